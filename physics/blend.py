@@ -1,0 +1,29 @@
+"""003: below a speed band the dynamic car follows the kinematic bicycle, blended smoothly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def kinematic_weight(speed, low, high):
+    """1 below ``low`` (fully kinematic), 0 above ``high``, a smoothstep between (no jump, no kink)."""
+    s = np.minimum(np.maximum((np.abs(speed) - low) / (high - low), 0.0), 1.0)
+    return 1.0 - s * s * (3.0 - 2.0 * s)
+
+
+def tyre_force_weight(kinematic):
+    """Share of the tyres' forces that acts on the car.
+
+    In the kinematic regime slip angles are meaningless (atan2 of a tiny forward speed), so the
+    tyre forces fade out with the blend; letting them act at a crawl is 003's full-lock stall.
+    """
+    return 1.0 - kinematic
+
+
+def kinematic_motion(vx, tan_delta, lr, wheelbase):
+    """Lateral velocity and yaw rate of the centre of mass in the kinematic bicycle (001, CoM form).
+
+    The rear axle moves along the heading at ``vx``: vy = vx lr tan(delta) / L, r = vx tan(delta) / L.
+    """
+    curvature = tan_delta / wheelbase
+    return vx * lr * curvature, vx * curvature

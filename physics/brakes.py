@@ -1,0 +1,23 @@
+"""Brakes: a force that opposes motion and never pushes a stopped car backwards (002)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def hold(v, other_force, capacity, mass, dt):
+    """The brake force [N] given the other forces along ``v`` and the brakes' ``capacity`` [N].
+
+    The brake opposes the speed the car would have without it, and at most stops the car within
+    the step: the result lies between that speed and zero, so a stopped car stays stopped against
+    up to ``capacity`` of other force, and is never driven the other way.
+    """
+    v_free = v + dt * other_force / mass
+    return np.minimum(np.maximum(-mass * v_free / dt, -capacity), capacity)
+
+
+def cap_speed(v, other_force, cap, mass, dt):
+    """Force [N] that keeps |v| at or below ``cap`` (001: the handbrake caps speed); 0 where cap is 0."""
+    v_free = v + dt * other_force / mass
+    excess = np.maximum(np.abs(v_free) - cap, 0.0) * (cap > 0)
+    return -np.sign(v_free) * mass * excess / dt

@@ -1,0 +1,45 @@
+"""003: the engine's torque curve, internal friction, rev limiter and free revving."""
+
+from __future__ import annotations
+
+import numpy as np
+
+RPM_PER_RAD_S = 60.0 / (2.0 * np.pi)
+
+
+def curve(rpm, e):
+    """Full-throttle torque [N m]: a bell peaking at ``peak_torque`` at ``peak_rpm``, never below the floor."""
+    width = np.where(rpm < e.peak_rpm, e.width_below, e.width_above)
+    z = (rpm - e.peak_rpm) / width
+    return e.peak_torque * np.maximum(np.exp(-z * z), e.torque_floor)
+
+
+def friction(rpm, e):
+    """Internal friction [N m], rising linearly from ``friction_idle`` at idle to ``friction_max`` at the limit."""
+    share = np.minimum(np.maximum((rpm - e.idle_rpm) / (e.rev_limit - e.idle_rpm), 0.0), 1.0)
+    return e.friction_idle + (e.friction_max - e.friction_idle) * share
+
+
+def limited_throttle(throttle, rpm, e):
+    """The throttle the limiter lets through: cut linearly over ``limiter_band`` below the rev limit."""
+    open_share = np.minimum(np.maximum((e.rev_limit - rpm) / e.limiter_band, 0.0), 1.0)
+    return throttle * open_share
+
+
+def net_torque(throttle, rpm, e):
+    """Torque at the flywheel [N m]: curve times throttle minus friction; negative off throttle (engine braking)."""
+    return throttle * curve(rpm, e) - friction(rpm, e)
+
+
+def free_rpm(rpm, throttle, e, dt):
+    """Engine speed after dt revving freely: up with throttle, down ``fall_rate`` without it, never below idle.
+
+    Below idle (after the drivetrain held it there) the idle control brings it back up.
+    """
+    rate = throttle * e.rise_rate - (1.0 - throttle) * e.fall_rate
+    return np.maximum(rpm + rate * dt, np.minimum(rpm + e.rise_rate * dt, e.idle_rpm))
+
+
+def coupled_rpm(free, drivetrain, coupling):
+    """003: engine speed blended between free revving and what the drivetrain imposes."""
+    return free + (drivetrain - free) * coupling

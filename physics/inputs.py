@@ -1,0 +1,81 @@
+"""What the driver does on one frame: digital keys and analog overrides, per car."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+KEYS = ("throttle", "brake", "left", "right", "clutch", "handbrake", "gear_up", "gear_down")
+"""The digital controls (SPEC 4). A key a car has no use for does nothing."""
+
+ANALOG = ("steer", "throttle_pedal", "brake_pedal", "clutch_pedal")
+"""Analog overrides: steer in -1..1 of full lock (positive left), pedals in 0..1."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One frame of driver input for N cars (bool and float arrays of shape (N,)).
+
+    An analog override replaces what the keys would do for that control while its ``*_on`` flag
+    is set; ``gear_on``/``gear_value`` select a gear directly (a script's ``gear`` setting).
+    """
+
+    throttle: np.ndarray
+    brake: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    clutch: np.ndarray
+    handbrake: np.ndarray
+    gear_up: np.ndarray
+    gear_down: np.ndarray
+    steer_on: np.ndarray
+    steer_value: np.ndarray
+    throttle_on: np.ndarray
+    throttle_value: np.ndarray
+    brake_on: np.ndarray
+    brake_value: np.ndarray
+    clutch_on: np.ndarray
+    clutch_value: np.ndarray
+    gear_on: np.ndarray
+    gear_value: np.ndarray
+
+    @classmethod
+    def idle(cls, n: int) -> Inputs:
+        """No key held and no override, for N cars."""
+        values = {}
+        for f in fields(cls):
+            if f.name.endswith("_value"):
+                values[f.name] = np.zeros(n, dtype=np.int64 if f.name == "gear_value" else float)
+            else:
+                values[f.name] = np.zeros(n, dtype=bool)
+        return cls(**values)
+
+    @classmethod
+    def from_keys(cls, n: int = 1, keys: frozenset[str] | set[str] | tuple[str, ...] = (), **analog: float) -> Inputs:
+        """The same keys (and analog overrides, by SPEC 4 name) for all N cars.
+
+        ``Inputs.from_keys(1, {"throttle", "left"}, steer=0.5)``; ``gear=2`` selects a gear.
+        """
+        base = cls.idle(n)
+        values = {f.name: getattr(base, f.name) for f in fields(cls)}
+        for key in keys:
+            if key not in KEYS:
+                raise ValueError(f"unknown key {key!r}; the keys are: {', '.join(KEYS)}")
+            values[key][:] = True
+        for name, value in analog.items():
+            field = _ANALOG_FIELDS.get(name)
+            if field is None:
+                raise ValueError(f"unknown override {name!r}; the overrides are: {', '.join(ANALOG)}, gear")
+            values[f"{field}_on"][:] = True
+            values[f"{field}_value"][:] = value
+        return cls(**values)
+
+
+_ANALOG_FIELDS = {
+    "steer": "steer",
+    "throttle_pedal": "throttle",
+    "brake_pedal": "brake",
+    "clutch_pedal": "clutch",
+    "gear": "gear",
+}

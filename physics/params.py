@@ -1,0 +1,365 @@
+"""The car's parameters: one frozen dataclass per subsystem, grouped as a preset file is.
+
+These dataclasses are the one schema: the preset loader validates TOML against them, the writer
+emits them, the workbench's parameter panel is generated from them. Values are SI (lengths in the
+preset's unit, see ``model.unit``); angles are radians and are shown in degrees only at the edges.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .schema import (
+    ParamError,
+    ParamInfo,
+    build_group,
+    group_class,
+    group_is_optional,
+    group_table,
+    leaves,
+    param,
+    unit_in,
+)
+
+KINEMATIC = "kinematic"
+DYNAMIC = "dynamic"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelParams:
+    """Which model runs and how it is set up."""
+
+    kind: str = param(doc="kinematic: 001's bicycle; dynamic: tyre forces with a kinematic low-speed blend",
+                      choices=(KINEMATIC, DYNAMIC))
+    unit: str = param(doc="unit of length of every length in this preset", choices=("m", "px"))
+    gravity: float = param(unit="m/s^2", doc="gravitational acceleration (static axle loads)", lo=0, lo_open=True,
+                           span=(1.0, 30.0))
+    stop_speed: float = param(unit="m/s", doc="003: below this speed with no drive force the car is stopped",
+                              lo=0, span=(0.0, 0.5))
+    reference: str = param("rear_axle", doc="001: the point whose position and speed the kinematic state holds",
+                           choices=("rear_axle", "com"))
+    blend_low: float = param(2.0, unit="m/s", doc="003: fully kinematic below this speed", lo=0, span=(0.0, 10.0))
+    blend_high: float = param(3.0, unit="m/s", doc="fully dynamic above this speed", lo=0, lo_open=True,
+                              span=(0.1, 15.0))
+
+    def check(self) -> str | None:
+        if self.blend_high <= self.blend_low:
+            return f"blend_high ({self.blend_high:g}) must be above blend_low ({self.blend_low:g})"
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BodyParams:
+    """Mass, size and geometry of the body."""
+
+    mass: float = param(unit="kg", doc="total mass", lo=0, lo_open=True, span=(0.5, 3000.0))
+    wheelbase: float = param(unit="m", doc="distance between the axles", lo=0, lo_open=True, span=(0.1, 5.0))
+    lr: float = param(unit="m", doc="distance from the centre of mass to the rear axle", lo=0, lo_open=True,
+                      span=(0.05, 3.0))
+    length: float = param(unit="m", doc="body length (drawing)", lo=0, lo_open=True, span=(0.1, 8.0))
+    width: float = param(unit="m", doc="body width (drawing)", lo=0, lo_open=True, span=(0.1, 3.0))
+    track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann)", lo=0, lo_open=True,
+                         span=(0.1, 3.0))
+    front_overhang: float = param(unit="m", doc="body ahead of the front axle (drawing)", lo=0, span=(0.0, 2.0))
+    wheel_radius: float = param(unit="m", doc="003: rolling radius of the driven wheels", lo=0, lo_open=True,
+                                span=(0.02, 0.6))
+    cg_height: float = param(0.5, unit="m", doc="003: height of the centre of mass (weight transfer)", lo=0,
+                             span=(0.0, 2.0))
+    yaw_inertia: float = param(1.0, unit="kg m^2", doc="moment of inertia about the vertical axis", lo=0,
+                               lo_open=True, span=(0.01, 5000.0))
+    driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to",
+                             choices=("rear", "all"))
+
+    def check(self) -> str | None:
+        if self.lr >= self.wheelbase:
+            return f"lr ({self.lr:g}) must be less than the wheelbase ({self.wheelbase:g})"
+        if self.wheelbase + self.front_overhang > self.length:
+            return (f"wheelbase + front_overhang ({self.wheelbase + self.front_overhang:g}) "
+                    f"must not exceed the length ({self.length:g})")
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SteeringParams:
+    """Steering lock, rate and the kinematic handbrake's wheelbase."""
+
+    lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, hi=math.pi / 2,
+                        lo_open=True, hi_open=True, span=(0.05, 1.2), display="deg")
+    rate: float = param(unit="rad/s", doc="how fast the wheel angle follows the keys", lo=0, lo_open=True,
+                        span=(0.1, 10.0), display="deg/s")
+    handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)",
+                                       lo=0, span=(0.0, 5.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PedalParams:
+    """003: pedals are ramps, not switches; these are their rates for the keyboard."""
+
+    throttle_rise: float = param(unit="1/s", doc="throttle pedal rise rate", lo=0, lo_open=True, span=(0.1, 20.0))
+    throttle_fall: float = param(unit="1/s", doc="throttle pedal fall rate", lo=0, lo_open=True, span=(0.1, 20.0))
+    brake_rise: float = param(unit="1/s", doc="brake pedal rise rate", lo=0, lo_open=True, span=(0.1, 20.0))
+    brake_fall: float = param(unit="1/s", doc="brake pedal fall rate", lo=0, lo_open=True, span=(0.1, 20.0))
+    clutch_rise: float = param(20.0, unit="1/s", doc="clutch pedal press rate", lo=0, lo_open=True, span=(0.1, 50.0))
+    clutch_fall: float = param(5.0, unit="1/s", doc="clutch pedal release rate", lo=0, lo_open=True,
+                               span=(0.1, 50.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriveParams:
+    """002: a drive force set directly by the throttle (cars without an engine model)."""
+
+    force: float = param(unit="N", doc="002: drive force at full throttle", lo=0, span=(0.0, 20000.0))
+    power: float = param(0.0, unit="W", doc="power limit: force <= power / speed (0: none)", lo=0,
+                         span=(0.0, 300000.0))
+    reverse_fraction: float = param(0.5, doc="share of the force available in reverse (brake key at rest)", lo=0,
+                                    hi=1, span=(0.0, 1.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineParams:
+    """003: torque curve, internal friction and free revving."""
+
+    idle_rpm: float = param(unit="rpm", doc="idle speed", lo=0, lo_open=True, span=(300.0, 2000.0))
+    rev_limit: float = param(unit="rpm", doc="rev limiter", lo=0, lo_open=True, span=(3000.0, 12000.0))
+    limiter_band: float = param(100.0, unit="rpm", doc="the limiter cuts the throttle over this band", lo=0,
+                                lo_open=True, span=(10.0, 1000.0))
+    peak_torque: float = param(unit="N m", doc="peak of the torque curve", lo=0, lo_open=True, span=(10.0, 1000.0))
+    peak_rpm: float = param(unit="rpm", doc="speed of the torque peak", lo=0, lo_open=True, span=(1000.0, 10000.0))
+    torque_floor: float = param(0.1, doc="the curve never falls below this share of the peak", lo=0, hi=1,
+                                span=(0.0, 1.0))
+    width_below: float = param(unit="rpm", doc="bell width below the peak", lo=0, lo_open=True,
+                               span=(100.0, 10000.0))
+    width_above: float = param(unit="rpm", doc="bell width above the peak", lo=0, lo_open=True,
+                               span=(100.0, 10000.0))
+    friction_idle: float = param(unit="N m", doc="internal friction at idle", lo=0, span=(0.0, 200.0))
+    friction_max: float = param(unit="N m", doc="internal friction at the rev limit", lo=0, span=(0.0, 300.0))
+    rise_rate: float = param(unit="rpm/s", doc="free revving at full throttle", lo=0, lo_open=True,
+                             span=(100.0, 20000.0))
+    fall_rate: float = param(unit="rpm/s", doc="003: free revving falls this fast off throttle", lo=0, lo_open=True,
+                             span=(100.0, 20000.0))
+
+    def check(self) -> str | None:
+        if not self.idle_rpm < self.rev_limit:
+            return f"idle_rpm ({self.idle_rpm:g}) must be below rev_limit ({self.rev_limit:g})"
+        if self.limiter_band >= self.rev_limit - self.idle_rpm:
+            return "limiter_band must be narrower than the range from idle to the rev limit"
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClutchParams:
+    """003: capacity, and the automatic clutch that holds the engine near idle at low speed."""
+
+    capacity: float = param(unit="N m", doc="003: torque the fully engaged clutch can pass", lo=0, lo_open=True,
+                            span=(10.0, 2000.0))
+    auto_speed: float = param(unit="m/s", doc="003: below this speed the clutch is automatic", lo=0,
+                              span=(0.0, 10.0))
+    auto_band: float = param(0.5, unit="m/s", doc="the automatic clutch hands over to the pedal over this band",
+                             lo=0, lo_open=True, span=(0.05, 3.0))
+    auto_rpm_band: float = param(unit="rpm", doc="003: auto engagement = (rpm - idle) / this", lo=0, lo_open=True,
+                                 span=(100.0, 3000.0))
+    sync_time: float = param(unit="s", doc="at engagement e the engine closes on the drivetrain's speed at -ln(1-e)/this",
+                             lo=0, lo_open=True, span=(0.001, 0.5))
+
+    def check(self) -> str | None:
+        if self.auto_band > self.auto_speed > 0:
+            return f"auto_band ({self.auto_band:g}) must not exceed auto_speed ({self.auto_speed:g})"
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GearboxParams:
+    """003: ratios and the rule that a shift needs the clutch pressed."""
+
+    ratios: list[float] = param(doc="forward gear ratios, 1st first", lo=0, lo_open=True)
+    reverse: float = param(unit="", doc="reverse ratio (negative)", hi=0, hi_open=True, span=(-6.0, -0.5))
+    final_drive: float = param(doc="final drive ratio", lo=0, lo_open=True, span=(1.0, 8.0))
+    shift_clutch: float = param(0.9, doc="clutch pedal position a shift needs", lo=0, hi=1, span=(0.0, 1.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TyreParams:
+    """003: Pacejka magic-formula lateral force, drive grip limit and sliding."""
+
+    b_front: float = param(unit="1/rad", doc="Pacejka stiffness factor B, front", lo=0, lo_open=True,
+                           span=(0.1, 20.0))
+    b_rear: float = param(unit="1/rad", doc="Pacejka stiffness factor B, rear", lo=0, lo_open=True,
+                          span=(0.1, 20.0))
+    c: float = param(doc="Pacejka shape factor C", lo=0, lo_open=True, span=(0.5, 3.0))
+    e: float = param(doc="Pacejka curvature factor E", hi=1, span=(-2.0, 1.0))
+    mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0, lo_open=True,
+                      span=(0.1, 2.5))
+    traction_mu: float = param(doc="003: the drive force is limited to this times the driven axle's load", lo=0,
+                               lo_open=True, span=(0.1, 2.5))
+    spin_fraction: float = param(doc="003: share of the grip limit that reaches the road while the wheels spin",
+                                 lo=0, hi=1, span=(0.0, 1.0))
+    slide_fraction: float = param(doc="grip of the locked rear wheels (handbrake) as a share of the peak", lo=0,
+                                  hi=1, span=(0.0, 1.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class AeroParams:
+    """002: aerodynamic drag and rolling resistance."""
+
+    cd: float = param(doc="002: drag coefficient", lo=0, span=(0.0, 1.5))
+    frontal_area: float = param(unit="m^2", doc="002: frontal area", lo=0, span=(0.0, 5.0))
+    air_density: float = param(unit="kg/m^3", doc="002: density of air (1.29)", lo=0, span=(0.0, 2.0))
+    rolling: float = param(unit="N s/m", doc="002: rolling resistance C_rr (about 30 * C_drag)", lo=0,
+                           span=(0.0, 100.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BrakeParams:
+    """Service brake, and the kinematic handbrake's speed cap."""
+
+    force: float = param(unit="N", doc="brake force at full pedal", lo=0, span=(0.0, 30000.0))
+    handbrake_speed: float = param(0.0, unit="m/s", doc="001: speed cap while the handbrake is on (0: no cap)",
+                                   lo=0, span=(0.0, 500.0))
+
+
+# Fields that only one model kind uses; the loader refuses them for the other kind.
+ONLY_FOR = {
+    "model.reference": KINEMATIC,
+    "model.blend_low": DYNAMIC,
+    "model.blend_high": DYNAMIC,
+    "steering.handbrake_wheelbase": KINEMATIC,
+    "brakes.handbrake_speed": KINEMATIC,
+    "body.cg_height": DYNAMIC,
+    "body.yaw_inertia": DYNAMIC,
+    "body.driven_axle": DYNAMIC,
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CarParams:
+    """Every parameter of one car; optional groups are None where the car has no such part."""
+
+    model: ModelParams
+    body: BodyParams
+    steering: SteeringParams
+    pedals: PedalParams
+    aero: AeroParams
+    brakes: BrakeParams
+    drive: DriveParams | None = None
+    engine: EngineParams | None = None
+    clutch: ClutchParams | None = None
+    gearbox: GearboxParams | None = None
+    tyres: TyreParams | None = None
+
+    @property
+    def manual(self) -> bool:
+        """True for the engine + clutch + gearbox drivetrain of 003."""
+        return self.engine is not None
+
+    @property
+    def kind(self) -> str:
+        return self.model.kind
+
+    # -- reading and writing ------------------------------------------------------------------
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any]) -> CarParams:
+        """Build and validate from a parsed TOML document. Raises ParamError naming the key."""
+        if not isinstance(doc, dict):
+            raise ParamError("expected a TOML table")
+        names = [f.name for f in fields(cls)]
+        unknown = [k for k in doc if k not in names]
+        if unknown:
+            raise ParamError(f"[{unknown[0]}]: unknown group; the groups are: {', '.join(names)}")
+        kind = doc.get("model", {}).get("kind") if isinstance(doc.get("model"), dict) else None
+        built = {}
+        for name in names:
+            if name not in doc:
+                if not group_is_optional(cls, name):
+                    raise ParamError(f"[{name}]: missing group")
+                continue
+            table = doc[name]
+            if isinstance(table, dict) and kind in (KINEMATIC, DYNAMIC):
+                for key in table:
+                    only = ONLY_FOR.get(f"{name}.{key}")
+                    if only is not None and only != kind:
+                        raise ParamError(f"{name}.{key}: not used by a {kind} car (only by a {only} car)")
+            built[name] = build_group(group_class(cls, name), name, table)
+        car = cls(**built)
+        problem = car.check()
+        if problem:
+            raise ParamError(problem)
+        return car
+
+    def check(self) -> str | None:
+        """Cross-group consistency; None when the car is consistent."""
+        manual = [self.engine is not None, self.clutch is not None, self.gearbox is not None]
+        if any(manual) and not all(manual):
+            return "[engine], [clutch] and [gearbox] go together: a manual drivetrain needs all three"
+        if all(manual) == (self.drive is not None):
+            return "a car needs exactly one drivetrain: [drive] (a direct drive force) or [engine]+[clutch]+[gearbox]"
+        if self.kind == DYNAMIC and self.tyres is None:
+            return "[tyres]: missing group (a dynamic car needs its tyres)"
+        if self.kind == KINEMATIC and self.tyres is not None:
+            return "[tyres]: not used by a kinematic car"
+        if self.engine is not None and self.clutch is not None and self.clutch.auto_rpm_band <= 0:
+            return "clutch.auto_rpm_band must be positive"
+        return None
+
+    def to_document(self) -> dict[str, Any]:
+        """The preset as a TOML-ready dict: values only, every field the car's kind uses."""
+        doc = {}
+        for f in fields(self):
+            group = getattr(self, f.name)
+            if group is None:
+                continue
+            table = group_table(group)
+            doc[f.name] = {k: v for k, v in table.items() if ONLY_FOR.get(f"{f.name}.{k}", self.kind) == self.kind}
+        return doc
+
+    # -- introspection and edits --------------------------------------------------------------
+
+    def infos(self) -> list[ParamInfo]:
+        """Every parameter this car uses, in preset order, with units in the preset's unit of length."""
+        out = []
+        for f in fields(self):
+            group = getattr(self, f.name)
+            if group is None:
+                continue
+            for info in leaves(type(group), f.name):
+                if ONLY_FOR.get(info.path, self.kind) != self.kind:
+                    continue
+                out.append(dataclasses.replace(info, unit=unit_in(info.unit, self.model.unit)))
+        return out
+
+    def info(self, path: str) -> ParamInfo:
+        for info in self.infos():
+            if info.path == path:
+                return info
+        known = ", ".join(i.path for i in self.infos())
+        raise ParamError(f"{path}: unknown parameter for this car; known: {known}")
+
+    def get(self, path: str) -> Any:
+        group_name, key = _split(path)
+        group = getattr(self, group_name, None)
+        if group is None or not hasattr(group, key):
+            self.info(path)  # raises with the list of known parameters
+        return getattr(group, key)
+
+    def with_value(self, path: str, value: Any) -> CarParams:
+        """A copy with one parameter changed, validated like a preset value."""
+        return self.with_values({path: value})
+
+    def with_values(self, changes: dict[str, Any]) -> CarParams:
+        """A copy with several parameters changed at once (validated together)."""
+        doc = self.to_document()
+        for path, value in changes.items():
+            self.info(path)
+            group_name, key = _split(path)
+            doc[group_name][key] = value
+        return CarParams.from_document(doc)
+
+
+def _split(path: str) -> tuple[str, str]:
+    if path.count(".") != 1:
+        raise ParamError(f"{path}: a parameter is named group.key, e.g. engine.peak_torque")
+    group, key = path.split(".")
+    return group, key

@@ -1,0 +1,75 @@
+"""Finding and loading car presets (``presets/cars/*.toml``) by name or path."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .params import CarParams
+from .schema import ParamError
+
+
+class PresetError(ValueError):
+    """A preset that cannot be loaded; the message names the file, the key and the reason."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A loaded preset: its name, where it came from, and its validated parameters."""
+
+    name: str
+    path: Path | None
+    params: CarParams
+
+
+def presets_root() -> Path:
+    """The folder that holds the shipped ``cars/`` and ``scripts/``."""
+    return Path(str(resources.files("presets")))
+
+
+def cars_dir() -> Path:
+    return presets_root() / "cars"
+
+
+def scripts_dir() -> Path:
+    return presets_root() / "scripts"
+
+
+def preset_names() -> list[str]:
+    """Names of the shipped car presets."""
+    return sorted(p.stem for p in cars_dir().glob("*.toml"))
+
+
+def resolve_preset(name_or_path: str | Path) -> Path:
+    """The file a preset name or path refers to; PresetError when there is none."""
+    text = str(name_or_path)
+    candidate = Path(text)
+    if candidate.suffix == ".toml" or candidate.parent != Path("."):
+        if candidate.is_file():
+            return candidate
+        raise PresetError(f"{text}: no such preset file")
+    shipped = cars_dir() / f"{text}.toml"
+    if shipped.is_file():
+        return shipped
+    raise PresetError(f"{text}: no such preset; the presets are: {', '.join(preset_names())}")
+
+
+def load_preset(name_or_path: str | Path) -> Preset:
+    """Load and validate a preset by shipped name (``"sedan"``) or by path."""
+    path = resolve_preset(name_or_path)
+    return Preset(name=path.stem, path=path, params=parse_preset(path.read_bytes(), str(path)))
+
+
+def parse_preset(data: bytes | str, source: str) -> CarParams:
+    """Parse preset TOML text; errors name ``source``, the key and the reason."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PresetError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return CarParams.from_document(doc)
+    except ParamError as exc:
+        raise PresetError(f"{source}: {exc}") from None

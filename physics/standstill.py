@@ -1,0 +1,16 @@
+"""003: the stop rule that ends a crawl instead of letting the car creep at 0.001 m/s forever."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def stop_mask(speed, accel, drive_force, stop_speed, weight):
+    """Which cars the stop rule brings to rest: crawling below ``stop_speed`` with no drive force.
+
+    The rule compares the *speed*. Comparing the acceleration instead (003's refactoring bug)
+    stops a car coasting on a pressed clutch at 11 km/h, whose drag and rolling resistance
+    decelerate it by less than the threshold; ``accel`` is passed so that bug can be put back.
+    """
+    no_drive = np.abs(drive_force) <= 1e-3 * weight
+    return (np.abs(speed) < stop_speed) & no_drive

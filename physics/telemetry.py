@@ -1,0 +1,106 @@
+"""Telemetry: every named quantity one frame exposes, with its unit and a one-line description.
+
+Each field of :class:`Telemetry` is a channel. Units are SI with lengths in the preset's unit;
+``display`` names the unit the workbench shows (degrees for angles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from .schema import unit_in
+
+
+def channel(unit: str, doc: str, display: str | None = None, si_only: bool = False):
+    return field(metadata=dict(unit=unit, doc=doc, display=display, si_only=si_only))
+
+
+@dataclass(slots=True)
+class Telemetry:
+    """One frame of N cars: the state at the frame's start and what acted during it (float arrays (N,))."""
+
+    t: np.ndarray = channel("s", "simulation time of the frame, k * dt")
+    x: np.ndarray = channel("m", "position of the reference point, world x")
+    y: np.ndarray = channel("m", "position of the reference point, world y")
+    heading: np.ndarray = channel("rad", "heading from +x, counter-clockwise", "deg")
+    speed: np.ndarray = channel("m/s", "speed of the reference point, negative in reverse")
+    speed_kmh: np.ndarray = channel("km/h", "speed in km/h", si_only=True)
+    vx: np.ndarray = channel("m/s", "forward velocity in the car frame")
+    vy: np.ndarray = channel("m/s", "leftward velocity in the car frame")
+    yaw_rate: np.ndarray = channel("rad/s", "yaw rate, counter-clockwise", "deg/s")
+    beta: np.ndarray = channel("rad", "body slip angle: velocity direction minus heading", "deg")
+    steer: np.ndarray = channel("rad", "bicycle front-wheel angle, positive left", "deg")
+    wheel_left: np.ndarray = channel("rad", "left front wheel angle (Ackermann)", "deg")
+    wheel_right: np.ndarray = channel("rad", "right front wheel angle (Ackermann)", "deg")
+    curvature: np.ndarray = channel("1/m", "predicted path curvature of the rear axle, tan(steer) / L")
+    throttle: np.ndarray = channel("", "throttle pedal 0..1")
+    brake: np.ndarray = channel("", "brake pedal 0..1")
+    clutch_pedal: np.ndarray = channel("", "clutch pedal 0..1 (1 = pressed)")
+    clutch: np.ndarray = channel("", "clutch engagement 0..1 (1 = engaged)")
+    handbrake: np.ndarray = channel("", "handbrake on (1) or off (0)")
+    gear: np.ndarray = channel("", "gear: -1 reverse, 0 neutral, 1.. forward")
+    rpm: np.ndarray = channel("rpm", "engine speed")
+    engine_torque: np.ndarray = channel("N m", "engine torque at the flywheel (negative: engine braking)")
+    axle_torque: np.ndarray = channel("N m", "torque reaching the driven axle")
+    drive_force: np.ndarray = channel("N", "drive force the driven wheels put on the road")
+    drag_force: np.ndarray = channel("N", "aerodynamic drag along the car's x axis")
+    rolling_force: np.ndarray = channel("N", "rolling resistance along the car's x axis")
+    brake_force: np.ndarray = channel("N", "braking force along the car's x axis (handbrake included)")
+    accel_long: np.ndarray = channel("m/s^2", "longitudinal acceleration from the forces")
+    accel_lat: np.ndarray = channel("m/s^2", "lateral acceleration, dvy/dt + vx * yaw_rate")
+    wheelspin: np.ndarray = channel("", "driven wheels spinning (1) or gripping (0)")
+    slip_front: np.ndarray = channel("rad", "front slip angle: travel direction minus wheel direction", "deg")
+    slip_rear: np.ndarray = channel("rad", "rear slip angle", "deg")
+    fy_front: np.ndarray = channel("N", "front tyre lateral force acting on the car")
+    fy_rear: np.ndarray = channel("N", "rear tyre lateral force acting on the car")
+    load_front: np.ndarray = channel("N", "front axle load (weight transfer)")
+    load_rear: np.ndarray = channel("N", "rear axle load (weight transfer)")
+    kinematic_weight: np.ndarray = channel("", "low-speed blend: 1 = fully kinematic, 0 = fully dynamic")
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    """What a channel is: its name, unit (in the preset's unit of length), description and display unit."""
+
+    name: str
+    unit: str
+    doc: str
+    display: str | None
+
+
+class UnknownChannelError(KeyError):
+    """A channel name that does not exist; the message lists the known ones."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return f"unknown channel {self.name!r}; the channels are: {', '.join(self.known)}"
+
+
+def channel_infos(length_unit: str = "m") -> list[ChannelInfo]:
+    """Every channel a car with this unit of length exposes (speed_kmh only for SI presets)."""
+    out = []
+    for f in fields(Telemetry):
+        if f.metadata["si_only"] and length_unit != "m":
+            continue
+        out.append(ChannelInfo(f.name, unit_in(f.metadata["unit"], length_unit), f.metadata["doc"],
+                               f.metadata["display"]))
+    return out
+
+
+def channel_names(length_unit: str = "m") -> list[str]:
+    return [c.name for c in channel_infos(length_unit)]
+
+
+def check_channel(name: str, length_unit: str = "m") -> ChannelInfo:
+    """The channel called ``name``; UnknownChannelError listing the known ones otherwise."""
+    infos = channel_infos(length_unit)
+    for info in infos:
+        if info.name == name:
+            return info
+    raise UnknownChannelError(name, [c.name for c in infos])

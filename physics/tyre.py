@@ -1,0 +1,29 @@
+"""003: tyre slip angles and the Pacejka magic-formula lateral force."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def slip(u, w):
+    """Slip angle [rad]: direction the tyre travels minus direction it points, atan2(lateral, |forward|).
+
+    ``u``/``w`` are the contact patch's velocity along and across the wheel; using |u| keeps the
+    angle meaningful in reverse, where the force still opposes the sideways motion.
+    """
+    return np.arctan2(w, np.abs(u))
+
+
+def pacejka(alpha, load, b, c, e, mu):
+    """Lateral force [N] opposing a slip angle, and its slope.
+
+    003's magic formula F = -D sin(C atan(B a - E (B a - atan(B a)))), D = mu * load. The slope
+    -dF/d(alpha) [N/rad] is clipped at zero past the peak; the step uses it for stability.
+    """
+    ba = b * alpha
+    phi = ba - e * (ba - np.arctan(ba))
+    shape = c * np.arctan(phi)
+    peak = mu * load
+    dphi = b - e * (b - b / (1.0 + ba * ba))
+    slope = np.maximum(peak * np.cos(shape) * c * dphi / (1.0 + phi * phi), 0.0)
+    return -peak * np.sin(shape), slope

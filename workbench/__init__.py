@@ -1,0 +1,1 @@
+"""carbench's workbench: input scripts, recorder, replay and the command line (headless), and the Qt window."""
