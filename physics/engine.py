@@ -32,12 +32,15 @@ def net_torque(throttle, rpm, e):
 
 
 def free_rpm(rpm, throttle, e, dt):
-    """Engine speed after dt revving freely: up with throttle, down ``fall_rate`` without it, never below idle.
+    """Engine speed after dt revving freely (clutch open or in neutral).
 
-    Below idle (after the drivetrain held it there) the idle control brings it back up.
+    003: it rises with the throttle (at ``rise_rate`` times the throttle, toward a free-running
+    speed that grows with the throttle up to the rev limit) and falls at ``fall_rate`` without it,
+    never below idle; below idle (after the drivetrain held it there) the idle control lifts it.
     """
-    rate = throttle * e.rise_rate - (1.0 - throttle) * e.fall_rate
-    return np.maximum(rpm + rate * dt, np.minimum(rpm + e.rise_rate * dt, e.idle_rpm))
+    target = e.idle_rpm + throttle * (e.rev_limit - e.idle_rpm)
+    up = np.where(rpm < e.idle_rpm, e.rise_rate, throttle * e.rise_rate) * dt
+    return np.where(rpm < target, np.minimum(rpm + up, target), np.maximum(rpm - e.fall_rate * dt, target))
 
 
 def coupled_rpm(free, drivetrain, coupling):

@@ -1,0 +1,150 @@
+"""The ``carbench`` command.
+
+``carbench`` opens the workbench (or, with no display, runs the headless demo); ``replay``,
+``presets`` and ``bench`` are headless and never import Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # bad arguments are bad input: exit 2 with one line
+        self.exit(EXIT_BAD_INPUT, f"carbench: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="carbench", description="A workbench for debugging and tuning car physics.")
+    parser.add_argument("--preset", help="car preset to open (name or path; default sedan)")
+    parser.add_argument("--script", help="input script to load into the recorder")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    rp = sub.add_parser("replay", help="replay scripts headless and judge their expectations")
+    rp.add_argument("scripts", nargs="+", metavar="SCRIPT", help="script files (TOML)")
+    rp.add_argument("--preset", dest="replay_preset", metavar="NAME|PATH", help="replace every script's preset")
+    rp.add_argument("--dt", type=float, help="replace every script's timestep [s]")
+    rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
+    rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+
+    sub.add_parser("presets", help="list the car presets and input scripts")
+    bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
+    bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
+    bp.add_argument("--no-gui", action="store_true", help="skip the GUI frame-time measurement")
+    sub.add_parser("demo", help="replay the shipped scripts headless and print their verdicts")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "replay":
+            return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json)
+        if args.command == "presets":
+            return _presets()
+        if args.command == "bench":
+            from .bench import run_bench
+
+            return run_bench(quick=args.quick, gui=not args.no_gui)
+        if args.command == "demo" or not has_display():
+            if args.command is None:
+                print("carbench: no display found; running the headless demo instead of the window.\n")
+            return _demo()
+        return _gui(args.preset, args.script)
+    except KeyboardInterrupt:
+        return 130
+
+
+def has_display() -> bool:
+    """Whether a window could be shown here."""
+    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
+        return False
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _bad(message: str) -> int:
+    print(f"carbench: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _replay(paths, preset, dt, csv, as_json) -> int:
+    from physics import check_dt
+
+    from .program import compile_script
+    from .replay import replay
+    from .report import as_json as to_json, table
+    from .script import ScriptError, load_script
+
+    if dt is not None:
+        try:
+            check_dt(dt)
+        except ValueError as exc:
+            return _bad(f"--dt: {exc}")
+    try:
+        programs = [compile_script(load_script(p), preset, dt) for p in paths]
+    except ScriptError as exc:
+        return _bad(str(exc))
+    results = replay(programs)
+    if csv:
+        target = Path(csv)
+        for r in results:
+            path = target if len(results) == 1 else target.with_name(f"{target.stem}.{r.program.name}{target.suffix or '.csv'}")
+            try:
+                r.log.write_csv(path, r.car, r.program.frames)
+            except OSError as exc:
+                return _bad(f"--csv: cannot write {path}: {exc}")
+    if as_json:
+        print(json.dumps(to_json(results), indent=2))
+    else:
+        print(table(results))
+    return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
+
+
+def _presets() -> int:
+    from physics import load_preset, preset_names
+    from physics.presets import scripts_dir
+
+    from .script import ScriptError, load_script
+
+    print("Car presets (presets/cars):")
+    for name in preset_names():
+        p = load_preset(name).params
+        drivetrain = "engine, clutch, gearbox" if p.manual else "direct drive"
+        print(f"  {name:10s} {p.kind:9s} unit {p.model.unit:2s}  {drivetrain}")
+    print("\nInput scripts (presets/scripts):")
+    for path in sorted(scripts_dir().glob("*.toml")):
+        try:
+            s = load_script(path)
+            print(f"  {path.name:28s} on {s.preset:9s} {s.duration:6g} s  {s.description}")
+        except ScriptError as exc:
+            print(f"  {path.name:28s} unreadable: {exc}")
+    return EXIT_OK
+
+
+def demo_paths() -> list[Path]:
+    from physics.presets import scripts_dir
+
+    return sorted(scripts_dir().glob("*.toml"))
+
+
+def _demo() -> int:
+    return _replay([str(p) for p in demo_paths()], None, None, None, False)
+
+
+def _gui(preset: str | None, script: str | None) -> int:
+    from .app import run_app
+
+    return run_app(preset=preset, script=script)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""The verdict table and JSON that ``carbench replay`` prints."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .replay import ReplayResult, Verdict
+
+
+def _window(v: Verdict, dt: float) -> str:
+    if v.expect.at is not None:
+        return f"at {v.expect.at:g} s (frame {v.first})"
+    return f"{v.expect.start:g}..{v.expect.end:g} s (frames {v.first}-{v.last})"
+
+
+def _value(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def table(results: Sequence[ReplayResult]) -> str:
+    """A table per script of every expectation: channel, frame window, bound, measured value, pass or fail."""
+    lines = []
+    total = failed = 0
+    for r in results:
+        p = r.program
+        lines.append(f"{p.name}  ({p.script.source})  preset {p.preset}, dt {p.dt:.6g} s, {p.frames} frames")
+        if not r.verdicts:
+            lines.append("  (no expectations)")
+        rows = []
+        for v in r.verdicts:
+            unit = f" {v.unit}" if v.unit else ""
+            where = "" if v.expect.at is not None else f" at {v.time:.4g} s"
+            rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, _window(v, p.dt),
+                         v.expect.bound_text(), f"{_value(v.measured)}{unit}{where}"))
+        if rows:
+            widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+            for row in rows:
+                lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        total += len(r.verdicts)
+        failed += sum(not v.passed for v in r.verdicts)
+        lines.append("")
+    scripts_failed = sum(not r.passed for r in results)
+    lines.append(f"{len(results)} script{'s' if len(results) != 1 else ''}, {total} expectations: "
+                 f"{total - failed} passed, {failed} failed"
+                 + (f" ({scripts_failed} script{'s' if scripts_failed != 1 else ''} failing)" if failed else ""))
+    return "\n".join(lines)
+
+
+def as_json(results: Sequence[ReplayResult]) -> dict:
+    scripts = []
+    for r in results:
+        p = r.program
+        scripts.append({
+            "name": p.name,
+            "file": p.script.source,
+            "preset": p.preset,
+            "dt": p.dt,
+            "frames": p.frames,
+            "passed": r.passed,
+            "digest": r.digest(),
+            "expectations": [
+                {
+                    "label": v.expect.label(),
+                    "channel": v.expect.channel,
+                    "at": v.expect.at,
+                    "from": v.expect.start,
+                    "to": v.expect.end,
+                    "frames": [v.first, v.last],
+                    "min": v.expect.min,
+                    "max": v.expect.max,
+                    "measured": v.measured,
+                    "unit": v.unit,
+                    "frame": v.frame,
+                    "time": v.time,
+                    "passed": v.passed,
+                }
+                for v in r.verdicts
+            ],
+        })
+    return {"passed": all(r.passed for r in results), "scripts": scripts}

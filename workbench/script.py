@@ -1,0 +1,310 @@
+"""Input scripts (SPEC 4): the TOML format people write and the recorder writes, parsed strictly.
+
+A script is data: what the driver does (``[[hold]]`` keys over [from, to), ``[[set]]`` settings
+at a time) and what must be true (``[[expect]]``). Parsing checks the structure; compiling a
+script against a car (``workbench.program``) checks what needs the car (channels, gears, params).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from physics import ANALOG, KEYS, channel_names
+from physics.simulation import MAX_DT
+
+from . import toml_writer
+from .files import atomic_write_text
+
+SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
+SET_KEYS = ("at", "gear", "release", "params") + ANALOG
+HOLD_KEYS = ("keys", "from", "to")
+EXPECT_KEYS = ("channel", "at", "from", "to", "min", "max", "name")
+ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_pedal": (0.0, 1.0),
+                 "clutch_pedal": (0.0, 1.0)}
+
+
+class ScriptError(ValueError):
+    """A script that cannot be used; the message names the file, the entry and the reason."""
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Keys held over the frames of [start, end)."""
+
+    keys: tuple[str, ...]
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Discrete settings from frame ``at`` on: a gear, analog overrides, releases, parameter changes."""
+
+    at: float
+    gear: int | None = None
+    analog: dict[str, float] = field(default_factory=dict)
+    release: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Expect:
+    """A channel held between bounds at one frame (``at``) or on every frame of [start, end)."""
+
+    channel: str
+    at: float | None = None
+    start: float | None = None
+    end: float | None = None
+    min: float | None = None
+    max: float | None = None
+    name: str | None = None
+
+    def label(self) -> str:
+        """How the verdict table names this expectation."""
+        if self.name:
+            return self.name
+        when = f"at {self.at:g} s" if self.at is not None else f"over {self.start:g}..{self.end:g} s"
+        return f"{self.channel} {when}"
+
+    def bound_text(self) -> str:
+        parts = []
+        if self.min is not None:
+            parts.append(f">= {self.min:g}")
+        if self.max is not None:
+            parts.append(f"<= {self.max:g}")
+        return " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class Script:
+    """A parsed script; ``source`` names where it came from (a path or a description)."""
+
+    name: str
+    preset: str
+    duration: float
+    dt: float | None = None
+    description: str = ""
+    sets: tuple[Setting, ...] = ()
+    holds: tuple[Hold, ...] = ()
+    expects: tuple[Expect, ...] = ()
+    source: str = "<script>"
+
+    def to_document(self) -> dict[str, Any]:
+        """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
+        head: dict[str, Any] = {"name": self.name, "preset": self.preset, "duration": self.duration}
+        if self.dt is not None:
+            head["dt"] = self.dt
+        if self.description:
+            head["description"] = self.description
+        doc: dict[str, Any] = {"script": head}
+        if self.sets:
+            doc["set"] = [_setting_table(s) for s in self.sets]
+        if self.holds:
+            doc["hold"] = [{"keys": list(h.keys), "from": h.start, "to": h.end} for h in self.holds]
+        if self.expects:
+            doc["expect"] = [_expect_table(e) for e in self.expects]
+        return doc
+
+    def to_toml(self) -> str:
+        return toml_writer.dumps(self.to_document())
+
+    def save(self, path: str | Path) -> Path:
+        """Write the script atomically."""
+        return atomic_write_text(path, self.to_toml())
+
+
+def _setting_table(s: Setting) -> dict[str, Any]:
+    table: dict[str, Any] = {"at": s.at}
+    if s.gear is not None:
+        table["gear"] = s.gear
+    table.update(s.analog)
+    if s.release:
+        table["release"] = list(s.release)
+    if s.params:
+        table["params"] = dict(s.params)
+    return table
+
+
+def _expect_table(e: Expect) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    if e.name:
+        table["name"] = e.name
+    table["channel"] = e.channel
+    if e.at is not None:
+        table["at"] = e.at
+    else:
+        table["from"], table["to"] = e.start, e.end
+    if e.min is not None:
+        table["min"] = e.min
+    if e.max is not None:
+        table["max"] = e.max
+    return table
+
+
+def load_script(path: str | Path) -> Script:
+    """Read and parse a script file; ScriptError names the file on any problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(f"{path}: no such script file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(f"{path}: cannot be read: {exc}") from None
+    return parse_script(text, str(path))
+
+
+def parse_script(text: str, source: str = "<script>") -> Script:
+    """Parse script TOML strictly: bad TOML (with its line), unknown keys, bad times and values are refused."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScriptError(f"{source}: not valid TOML: {exc}") from None
+    return _Parser(source).document(doc)
+
+
+class _Parser:
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, where: str, reason: str) -> ScriptError:
+        return ScriptError(f"{self.source}: {where}: {reason}")
+
+    def document(self, doc: dict[str, Any]) -> Script:
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect")]
+        if unknown:
+            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]] and [[expect]]")
+        head = doc.get("script")
+        if not isinstance(head, dict):
+            raise self.fail("[script]", "missing (it needs name, preset and duration)")
+        self.known_keys(head, SCRIPT_KEYS, "[script]")
+        for key in ("name", "preset", "duration"):
+            if key not in head:
+                raise self.fail("[script]", f"`{key}` is missing")
+        name = self.text(head["name"], "[script] name")
+        preset = self.text(head["preset"], "[script] preset")
+        duration = self.number(head["duration"], "[script] duration")
+        if duration <= 0:
+            raise self.fail("[script] duration", f"{duration:g} must be positive")
+        dt = None
+        if "dt" in head:
+            dt = self.number(head["dt"], "[script] dt")
+            if not 0 < dt <= MAX_DT:
+                raise self.fail("[script] dt", f"{dt:g} must be in (0, {MAX_DT}] s")
+        description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
+        self.duration = duration
+        sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
+        holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
+        expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
+        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source)
+
+    def array(self, doc, name) -> list[dict]:
+        entries = doc.get(name, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise self.fail(f"[[{name}]]", "must be an array of tables ([[" + name + "]] entries)")
+        return entries
+
+    def known_keys(self, table, allowed, where):
+        for key in table:
+            if key not in allowed:
+                raise self.fail(where, f"unknown key `{key}`; allowed: {', '.join(allowed)}")
+
+    def text(self, value, where, empty_ok=False) -> str:
+        if not isinstance(value, str) or (not value and not empty_ok):
+            raise self.fail(where, f"expected a non-empty string, got {value!r}")
+        return value
+
+    def number(self, value, where) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self.fail(where, f"expected a finite number, got {value!r}")
+        return float(value)
+
+    def time(self, table, key, where, *, end_ok: bool = True) -> float:
+        t = self.number(table[key], f"{where} `{key}`")
+        if t < 0:
+            raise self.fail(where, f"`{key}` = {t:g} is before the start (0 s)")
+        if t > self.duration or (t == self.duration and not end_ok):
+            raise self.fail(where, f"`{key}` = {t:g} is past the script's duration ({self.duration:g} s)")
+        return t
+
+    def setting(self, table, i) -> Setting:
+        where = f"[[set]] #{i}"
+        self.known_keys(table, SET_KEYS, where)
+        if "at" not in table:
+            raise self.fail(where, "`at` is missing")
+        at = self.time(table, "at", where)
+        gear = None
+        if "gear" in table:
+            value = table["gear"]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self.fail(where, f"`gear` must be a whole number (-1 reverse, 0 neutral, 1..), got {value!r}")
+            gear = value
+        analog = {}
+        for name in ANALOG:
+            if name in table:
+                value = self.number(table[name], f"{where} `{name}`")
+                lo, hi = ANALOG_RANGES[name]
+                if not lo <= value <= hi:
+                    raise self.fail(where, f"`{name}` = {value:g} is out of range {lo:g}..{hi:g}")
+                analog[name] = value
+        release = table.get("release", [])
+        if not isinstance(release, list) or any(r not in ANALOG for r in release):
+            raise self.fail(where, f"`release` must list analog controls among {', '.join(ANALOG)}, got {release!r}")
+        clash = [r for r in release if r in analog]
+        if clash:
+            raise self.fail(where, f"`{clash[0]}` is both set and released")
+        params = table.get("params", {})
+        if not isinstance(params, dict):
+            raise self.fail(where, "`params` must be a table of \"group.key\" = value")
+        if not (gear is not None or analog or release or params):
+            raise self.fail(where, "sets nothing (give gear, an analog control, release or params)")
+        return Setting(at, gear, analog, tuple(release), dict(params))
+
+    def hold(self, table, i) -> Hold:
+        where = f"[[hold]] #{i}"
+        self.known_keys(table, HOLD_KEYS, where)
+        for key in HOLD_KEYS:
+            if key not in table:
+                raise self.fail(where, f"`{key}` is missing")
+        keys = table["keys"]
+        if not isinstance(keys, list) or not keys:
+            raise self.fail(where, f"`keys` must be a non-empty list of keys ({', '.join(KEYS)})")
+        for key in keys:
+            if key not in KEYS:
+                raise self.fail(where, f"unknown key {key!r}; the keys are: {', '.join(KEYS)}")
+        start = self.time(table, "from", where, end_ok=False)
+        end = self.time(table, "to", where)
+        if end <= start:
+            raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g})")
+        return Hold(tuple(keys), start, end)
+
+    def expect(self, table, i) -> Expect:
+        where = f"[[expect]] #{i}"
+        self.known_keys(table, EXPECT_KEYS, where)
+        if "channel" not in table:
+            raise self.fail(where, "`channel` is missing")
+        channel = self.text(table["channel"], f"{where} channel")
+        known = channel_names("m")
+        if channel not in known:
+            raise self.fail(where, f"unknown channel {channel!r}; the channels are: {', '.join(known)}")
+        name = self.text(table["name"], f"{where} name") if "name" in table else None
+        lo = self.number(table["min"], f"{where} min") if "min" in table else None
+        hi = self.number(table["max"], f"{where} max") if "max" in table else None
+        if lo is None and hi is None:
+            raise self.fail(where, "needs `min`, `max` or both")
+        if lo is not None and hi is not None and hi < lo:
+            raise self.fail(where, f"`max` ({hi:g}) is below `min` ({lo:g})")
+        if "at" in table:
+            if "from" in table or "to" in table:
+                raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
+            return Expect(channel, at=self.time(table, "at", where), min=lo, max=hi, name=name)
+        if "from" not in table or "to" not in table:
+            raise self.fail(where, "needs `at` (one frame) or both `from` and `to` (a window)")
+        start = self.time(table, "from", where, end_ok=False)
+        end = self.time(table, "to", where)
+        if end <= start:
+            raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g})")
+        return Expect(channel, start=start, end=end, min=lo, max=hi, name=name)

@@ -1,0 +1,73 @@
+"""Telemetry over time: every channel of every frame, for one car or a batch, with CSV export and a digest."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from physics import ChannelInfo, Telemetry, channel_infos
+
+from .files import atomic_write_text
+
+
+class TelemetryLog:
+    """Channels of a run as (frames, N) float64 arrays, recorded frame by frame.
+
+    ``capacity`` frames are allocated up front and doubled when a live session outgrows them.
+    """
+
+    def __init__(self, length_unit: str, n: int = 1, capacity: int = 1024):
+        self.infos: list[ChannelInfo] = channel_infos(length_unit)
+        self.names = [c.name for c in self.infos]
+        self.n = n
+        self.frames = 0
+        self._data = {name: np.zeros((max(capacity, 1), n)) for name in self.names}
+
+    def record(self, telemetry: Telemetry) -> int:
+        """Append one frame; returns its index."""
+        k = self.frames
+        if k == len(self._data["t"]):
+            for name, column in self._data.items():
+                grown = np.zeros((2 * len(column), self.n))
+                grown[:k] = column
+                self._data[name] = grown
+        for name, column in self._data.items():
+            column[k] = getattr(telemetry, name)
+        self.frames = k + 1
+        return k
+
+    def truncate(self, frames: int) -> None:
+        """Forget every frame from ``frames`` on (a live session scrubbed back and driven on)."""
+        self.frames = min(self.frames, max(frames, 0))
+
+    def column(self, name: str, car: int = 0, frames: int | None = None) -> np.ndarray:
+        """Channel ``name`` of car ``car`` over the recorded frames (a view)."""
+        end = self.frames if frames is None else min(frames, self.frames)
+        return self._data[name][:end, car]
+
+    def frame(self, k: int, car: int = 0) -> dict[str, float]:
+        """Every channel's value at frame ``k``."""
+        return {name: float(self._data[name][k, car]) for name in self.names}
+
+    def matrix(self, car: int = 0, frames: int | None = None) -> np.ndarray:
+        """(frames, channels) array in channel order."""
+        return np.column_stack([self.column(name, car, frames) for name in self.names])
+
+    def digest(self, car: int = 0, frames: int | None = None) -> str:
+        """SHA-256 over every channel's bytes: equal digests mean bit-identical telemetry."""
+        h = hashlib.sha256()
+        for name in self.names:
+            h.update(name.encode())
+            h.update(np.ascontiguousarray(self.column(name, car, frames)).tobytes())
+        return h.hexdigest()
+
+    def csv_text(self, car: int = 0, frames: int | None = None) -> str:
+        """One row per frame, one column per channel, header = channel names; values round-trip exactly."""
+        rows = [",".join(self.names)]
+        rows.extend(",".join(map(repr, row)) for row in self.matrix(car, frames).tolist())
+        return "\n".join(rows) + "\n"
+
+    def write_csv(self, path: str | Path, car: int = 0, frames: int | None = None) -> Path:
+        return atomic_write_text(path, self.csv_text(car, frames))
