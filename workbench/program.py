@@ -24,6 +24,7 @@ class Program:
 
     script: Script
     preset: str  # the preset's name (file stem)
+    preset_path: Path | None  # the preset file it was loaded from
     params: CarParams  # in effect at frame 0
     dt: float
     frames: int  # frames 0 .. frames - 1; the last one is the state at t = duration
@@ -121,5 +122,5 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
             if last < first:
                 raise ScriptError(f"{src}: [[expect]] #{i}: the window covers no frame at dt = {step:g} s")
         windows.append((first, last))
-    return Program(script, loaded.name, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
+    return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
                    tuple(changes), tuple(windows))

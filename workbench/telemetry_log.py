@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from .files import atomic_write_text
 
 
 class TelemetryLog:
-    """Channels of a run as (frames, N) float64 arrays, recorded frame by frame.
+    """Channels of a run, recorded frame by frame into one (frames, channels, N) float64 array.
 
     ``capacity`` frames are allocated up front and doubled when a live session outgrows them.
     """
@@ -21,20 +22,20 @@ class TelemetryLog:
     def __init__(self, length_unit: str, n: int = 1, capacity: int = 1024):
         self.infos: list[ChannelInfo] = channel_infos(length_unit)
         self.names = [c.name for c in self.infos]
+        self.index = {name: i for i, name in enumerate(self.names)}
         self.n = n
         self.frames = 0
-        self._data = {name: np.zeros((max(capacity, 1), n)) for name in self.names}
+        self._fetch = operator.attrgetter(*self.names)
+        self._data = np.zeros((max(capacity, 1), len(self.names), n))
 
     def record(self, telemetry: Telemetry) -> int:
         """Append one frame; returns its index."""
         k = self.frames
-        if k == len(self._data["t"]):
-            for name, column in self._data.items():
-                grown = np.zeros((2 * len(column), self.n))
-                grown[:k] = column
-                self._data[name] = grown
-        for name, column in self._data.items():
-            column[k] = getattr(telemetry, name)
+        if k == len(self._data):
+            grown = np.zeros((2 * k,) + self._data.shape[1:])
+            grown[:k] = self._data
+            self._data = grown
+        self._data[k] = self._fetch(telemetry)
         self.frames = k + 1
         return k
 
@@ -42,18 +43,20 @@ class TelemetryLog:
         """Forget every frame from ``frames`` on (a live session scrubbed back and driven on)."""
         self.frames = min(self.frames, max(frames, 0))
 
+    def _end(self, frames: int | None) -> int:
+        return self.frames if frames is None else min(frames, self.frames)
+
     def column(self, name: str, car: int = 0, frames: int | None = None) -> np.ndarray:
         """Channel ``name`` of car ``car`` over the recorded frames (a view)."""
-        end = self.frames if frames is None else min(frames, self.frames)
-        return self._data[name][:end, car]
+        return self._data[:self._end(frames), self.index[name], car]
 
     def frame(self, k: int, car: int = 0) -> dict[str, float]:
         """Every channel's value at frame ``k``."""
-        return {name: float(self._data[name][k, car]) for name in self.names}
+        return dict(zip(self.names, self._data[k, :, car].tolist()))
 
     def matrix(self, car: int = 0, frames: int | None = None) -> np.ndarray:
-        """(frames, channels) array in channel order."""
-        return np.column_stack([self.column(name, car, frames) for name in self.names])
+        """(frames, channels) array in channel order (a view)."""
+        return self._data[:self._end(frames), :, car]
 
     def digest(self, car: int = 0, frames: int | None = None) -> str:
         """SHA-256 over every channel's bytes: equal digests mean bit-identical telemetry."""

@@ -1,0 +1,87 @@
+"""003: below a speed band the dynamic car follows the kinematic bicycle; the switch has no jump."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import physics.blend as blend
+from physics import Simulation
+
+from helpers import DT, keys, max_step, preset, record, stack_inputs
+
+STEERS = [0.2, 0.5, 1.0]  # share of full lock, one car of the batch each
+SWEEP_THROTTLE = 0.7  # a gentle pull-away: about 0.5 s through the band
+SWEEP_SECONDS = 7.0
+CHANNELS = ["yaw_rate", "vy", "accel_lat", "beta", "slip_front", "slip_rear", "fy_front", "fy_rear"]
+JUMP_FACTOR = 3.0  # the largest step inside the band is at most 3x the largest just outside it
+MARGIN = 1.0  # [m/s] "just outside": this far below and above the band
+
+
+def sweep() -> tuple[object, object]:
+    p = preset("sedan")
+    sim = Simulation(p, n=len(STEERS), dt=DT)
+    run = record(sim, SWEEP_SECONDS, stack_inputs([keys(steer=s, throttle_pedal=SWEEP_THROTTLE) for s in STEERS]))
+    return p, run
+
+
+@pytest.fixture(scope="module")
+def swept():
+    return sweep()
+
+
+def band_masks(run, p):
+    low, high = p.model.blend_low, p.model.blend_high
+    speed = run.speed
+    inside = (speed >= low) & (speed <= high)
+    outside = ((speed >= low - MARGIN) & (speed < low)) | ((speed > high) & (speed <= high + MARGIN))
+    return inside, outside
+
+
+def jump_ratio(run, p, channel: str) -> float:
+    """Largest frame-to-frame step of ``channel`` inside the blend band over the largest just outside."""
+    inside, outside = band_masks(run, p)
+    assert inside.sum() > 20 and outside.sum() > 40, "the sweep must cross the band slowly"
+    reference = max_step(run[channel], outside)
+    assert reference > 0.0
+    return max_step(run[channel], inside) / reference
+
+
+def test_the_sweep_crosses_the_band(swept):
+    p, run = swept
+    for i in range(len(STEERS)):
+        car = run.car(i)
+        assert car.speed[0] == 0.0 and car.speed[-1] > p.model.blend_high + MARGIN
+        assert np.all(np.diff(car.speed) >= 0.0)
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+@pytest.mark.parametrize("index", range(len(STEERS)), ids=[f"steer{s}" for s in STEERS])
+def test_no_jump_through_the_blend_band(swept, index, channel):
+    p, run = swept
+    assert jump_ratio(run.car(index), p, channel) <= JUMP_FACTOR
+
+
+@pytest.mark.parametrize("index", range(len(STEERS)), ids=[f"steer{s}" for s in STEERS])
+def test_kinematic_weight_goes_from_one_to_zero_continuously(swept, index):
+    p, run = swept
+    car = run.car(index)
+    w = car.kinematic_weight
+    assert np.all(w[car.speed <= p.model.blend_low] == 1.0)
+    assert np.all(w[car.speed >= p.model.blend_high] == 0.0)
+    assert np.all(np.diff(w) <= 0.0), "the speed only rises, so the weight only falls"
+    assert np.abs(np.diff(w)).max() <= 0.1
+    assert ((w > 0.0) & (w < 1.0)).sum() >= 20
+
+
+def test_the_jump_check_catches_a_hard_switch(monkeypatch):
+    # The same sweep with the blend replaced by a switch in the middle of the band must fail the check.
+    def switch(speed, low, high):
+        return (np.abs(speed) < 0.5 * (low + high)).astype(float)
+
+    monkeypatch.setattr(blend, "kinematic_weight", switch)
+    p, run = sweep()
+    ratios = {channel: max(jump_ratio(run.car(i), p, channel) for i in range(len(STEERS))) for channel in CHANNELS}
+    # A switch shows most in the lateral acceleration (about 30x); vy and the slip angles about 3-5x.
+    assert ratios["accel_lat"] > 10 * JUMP_FACTOR
+    assert ratios["vy"] > JUMP_FACTOR

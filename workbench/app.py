@@ -1,0 +1,37 @@
+"""Starting the workbench window."""
+
+from __future__ import annotations
+
+import sys
+
+from physics import PresetError
+
+
+def run_app(preset: str | None = None, script: str | None = None) -> int:
+    """Open the window on ``preset`` (default sedan), optionally with a script loaded; returns the exit code."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
+
+    from .live import LiveSession
+    from .main_window import MainWindow
+    from .script import ScriptError
+
+    pg.setConfigOptions(antialias=True)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("carbench")
+    app.setOrganizationName("carbench")
+    try:
+        session = LiveSession(preset or "sedan")
+    except PresetError as exc:
+        print(f"carbench: {exc}", file=sys.stderr)
+        return 2
+    window = MainWindow(session)
+    if script:
+        try:
+            window.model.load_script(script)
+        except (ScriptError, PresetError) as exc:
+            print(f"carbench: {exc}", file=sys.stderr)
+            return 2
+    window.show()
+    window.car_view.setFocus()
+    return app.exec()

@@ -1,0 +1,187 @@
+"""The car from above: body, wheels at their Ackermann angles, trail, arrows and the turn circle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QPolygonF
+from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
+
+from physics import channel_names
+
+from .car_geometry import car_shape, circle
+from .keymap import help_html
+from .scene import bay_lines, bays_for
+from .session_model import SessionModel
+
+TRAIL_SECONDS = 12.0
+TRAIL_SEGMENTS = 8
+
+BODY = QColor(52, 101, 164)
+WHEEL = QColor(30, 30, 30)
+FRONT_FORCE = QColor(204, 0, 0)
+REAR_FORCE = QColor(245, 121, 0)
+VELOCITY = QColor(78, 154, 6)
+CIRCLE = QColor(117, 80, 123)
+
+
+def _polygon_item(fill: QColor, edge: QColor) -> QGraphicsPolygonItem:
+    item = QGraphicsPolygonItem()
+    item.setBrush(QBrush(fill))
+    item.setPen(pg.mkPen(edge, width=1.5))
+    return item
+
+
+def _set_polygon(item: QGraphicsPolygonItem, points: np.ndarray) -> None:
+    item.setPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in points]))
+
+
+class CarView(pg.PlotWidget):
+    """Top view in the preset's unit: pan and zoom with the mouse, follow the car with F."""
+
+    def __init__(self, model: SessionModel, parent=None):
+        super().__init__(parent, background="w")
+        self._model = model
+        self.follow = True
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        plot = self.getPlotItem()
+        plot.setAspectLocked(True)
+        plot.showGrid(x=True, y=True, alpha=0.3)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        self._bays = pg.PlotCurveItem(pen=pg.mkPen((150, 150, 150), width=2), connect="pairs")
+        self._circle = pg.PlotCurveItem(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
+        self._trail = [pg.PlotCurveItem() for _ in range(TRAIL_SEGMENTS)]
+        self._body = _polygon_item(QColor(BODY.red(), BODY.green(), BODY.blue(), 90), BODY)
+        self._nose = pg.PlotCurveItem(pen=pg.mkPen(BODY, width=3))
+        self._wheels = [_polygon_item(WHEEL, WHEEL) for _ in range(4)]
+        self._velocity = pg.PlotCurveItem(pen=pg.mkPen(VELOCITY, width=2.5))
+        self._force_front = pg.PlotCurveItem(pen=pg.mkPen(FRONT_FORCE, width=2.5))
+        self._force_rear = pg.PlotCurveItem(pen=pg.mkPen(REAR_FORCE, width=2.5))
+        self._centres = pg.ScatterPlotItem(size=10, pxMode=True)
+        for item in [self._bays, self._circle, *self._trail, self._body, self._nose, *self._wheels,
+                     self._velocity, self._force_front, self._force_rear, self._centres]:
+            plot.addItem(item)
+        for i, segment in enumerate(self._trail):
+            alpha = int(40 + 200 * (i + 1) / TRAIL_SEGMENTS)
+            segment.setPen(pg.mkPen(QColor(60, 60, 60, alpha), width=1.5))
+        self._legend = QLabel(self)
+        self._legend.setTextFormat(Qt.TextFormat.RichText)
+        self._legend.setText(
+            "<span style='color:#4e9a06'>&#9632;</span> velocity (0.3 s ahead)<br>"
+            "<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;</span> rear"
+            " tyre force (weight = one wheelbase)<br>"
+            "<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
+            " <span style='color:#75507b'>&#9679;</span> its centre<br>"
+            "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation")
+        self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
+        self._help = QLabel(self)
+        self._help.setTextFormat(Qt.TextFormat.RichText)
+        self._help.setText("<b>Keyboard</b>" + help_html())
+        self._help.setStyleSheet("background: rgba(255,255,255,225); border: 1px solid #888; padding: 6px;")
+        self._help.setVisible(False)
+        plot.getViewBox().sigRangeChangedManually.connect(self._on_range_changed_manually)
+        model.stepped.connect(self._on_stepped)
+        model.view_frame_changed.connect(self._on_view_frame_changed)
+        model.preset_loaded.connect(self._on_preset_loaded)
+        model.params_changed.connect(self._on_params_changed)
+        self._on_preset_loaded(model.session.preset.name)
+
+    # -- model events ----------------------------------------------------------------------------
+
+    def _on_preset_loaded(self, name: str) -> None:
+        p = self._model.session.params
+        unit = p.model.unit
+        plot = self.getPlotItem()
+        plot.setLabel("bottom", f"x [{unit}]")
+        plot.setLabel("left", f"y [{unit}]")
+        xs, ys = bay_lines(bays_for(name))
+        self._bays.setData(xs, ys)
+        span = 10.0 * p.body.length if len(xs) else 6.0 * p.body.length
+        self._centre_on(np.zeros(2) if not len(xs) else np.array([0.0, 0.35 * ys.max()]), span)
+        self.redraw()
+
+    def _on_params_changed(self, path: str) -> None:
+        self.redraw()
+
+    def _on_stepped(self) -> None:
+        self.redraw()
+
+    def _on_view_frame_changed(self, frame: int) -> None:
+        self.redraw()
+
+    def _on_range_changed_manually(self, *args) -> None:
+        self.follow = False  # the user panned or zoomed: stop following until asked again
+
+    # -- drawing -----------------------------------------------------------------------------------
+
+    def set_follow(self, follow: bool) -> None:
+        self.follow = follow
+        self.redraw()
+
+    def show_help(self, shown: bool) -> None:
+        self._help.setVisible(shown)
+        self._help.adjustSize()
+        self._help.raise_()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if "_help" not in self.__dict__:
+            return  # called from the base class's __init__, before the overlays exist
+        self._legend.adjustSize()
+        self._legend.move(self.width() - self._legend.width() - 8, 8)
+        self._help.move(60, 12)
+
+    def _centre_on(self, centre: np.ndarray, span: float) -> None:
+        vb = self.getPlotItem().getViewBox()
+        vb.setRange(xRange=(centre[0] - span / 2, centre[0] + span / 2),
+                    yRange=(centre[1] - span / 2, centre[1] + span / 2), padding=0)
+
+    def redraw(self) -> None:
+        """Draw the frame on show (the scrubbed one, or the newest)."""
+        session = self._model.session
+        log = session.log
+        k = self._model.shown_frame()
+        values = log.frame(k) if k >= 0 else _AT_REST
+        shape = car_shape(values, session.params)
+        _set_polygon(self._body, shape.body)
+        self._nose.setData(shape.nose[:, 0], shape.nose[:, 1])
+        for item, outline in zip(self._wheels, shape.wheels):
+            _set_polygon(item, outline)
+        self._velocity.setData(shape.velocity[:, 0], shape.velocity[:, 1])
+        self._force_front.setData(shape.force_front[:, 0], shape.force_front[:, 1])
+        self._force_rear.setData(shape.force_rear[:, 0], shape.force_rear[:, 1])
+        spots = []
+        if shape.turn_centre is not None and shape.turn_radius < 50 * session.params.body.wheelbase:
+            cx, cy = circle(shape.turn_centre, shape.turn_radius)
+            self._circle.setData(cx, cy)
+            spots.append({"pos": tuple(shape.turn_centre), "brush": pg.mkBrush(CIRCLE), "symbol": "o"})
+        else:
+            self._circle.setData([], [])
+        if shape.icr is not None and np.linalg.norm(shape.icr - shape.com) < 50 * session.params.body.wheelbase:
+            spots.append({"pos": tuple(shape.icr), "brush": pg.mkBrush(196, 160, 0), "symbol": "+", "size": 14,
+                          "pen": pg.mkPen(196, 160, 0, width=2)})
+        self._centres.setData(spots)
+        self._draw_trail(k)
+        if self.follow:
+            self._centre_on(shape.com, self._current_span())
+
+    def _current_span(self) -> float:
+        (x0, x1), (y0, y1) = self.getPlotItem().getViewBox().viewRange()
+        return max(min(x1 - x0, y1 - y0), 1e-6)
+
+    def _draw_trail(self, k: int) -> None:
+        log = self._model.session.log
+        frames = int(TRAIL_SECONDS / self._model.session.dt)
+        start = max(0, k - frames)
+        xs = log.column("x")[start:k + 1]
+        ys = log.column("y")[start:k + 1]
+        bounds = np.linspace(0, len(xs), TRAIL_SEGMENTS + 1).astype(int)
+        for i, segment in enumerate(self._trail):
+            a, b = bounds[i], min(bounds[i + 1] + 1, len(xs))
+            segment.setData(xs[a:b], ys[a:b]) if b - a >= 2 else segment.setData([], [])
+
+
+# Before the first step the car is at rest at the origin: every channel zero.
+_AT_REST = dict.fromkeys(channel_names("m"), 0.0)

@@ -1,0 +1,371 @@
+"""The workbench window: the car view in the centre, docks for plots, parameters, telemetry and recorder."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFileDialog, QLabel,
+                               QLineEdit, QMainWindow, QMessageBox, QWidget)
+
+from physics import ParamError, PresetError
+from physics.presets import cars_dir, scripts_dir
+
+from .car_view import CarView
+from .keymap import COMMAND_SHORTCUTS, DRIVING_KEYS, help_html
+from .live import LiveSession
+from .param_panel import ParamPanel
+from .plot_panel import PlotPanel
+from .recorder_panel import RecorderPanel
+from .script import ScriptError
+from .session_model import SPEEDS, SessionModel
+from .telemetry_panel import TelemetryPanel
+
+TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
+SETTINGS_VERSION = 1
+
+
+class MainWindow(QMainWindow):
+    """carbench's main window; ``settings`` defaults to the user's QSettings for carbench."""
+
+    def __init__(self, session: LiveSession | None = None, settings: QSettings | None = None,
+                 start_timer: bool = True):
+        super().__init__()
+        self.setWindowTitle("carbench")
+        self.settings = settings if settings is not None else QSettings("carbench", "carbench")
+        self._create_model(session or LiveSession("sedan"))
+        self._create_central()
+        self._create_docks()
+        self._create_actions()
+        self._create_menus()
+        self._create_status_bar()
+        self._read_settings()
+        self._install_key_filter()
+        if start_timer:
+            self._start_timer()
+
+    # -- construction (table of contents above) --------------------------------------------------
+
+    def _create_model(self, session: LiveSession) -> None:
+        self.model = SessionModel(session, self)
+        self.model.preset_loaded.connect(self._on_preset_loaded)
+        self.model.params_changed.connect(self._on_params_changed)
+        self.model.stepped.connect(self._on_stepped)
+        self.model.running_changed.connect(self._on_running_changed)
+        self.model.recording_changed.connect(self._on_recording_changed)
+
+    def _create_central(self) -> None:
+        self.car_view = CarView(self.model, self)
+        self.setCentralWidget(self.car_view)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _create_docks(self) -> None:
+        self.plots = PlotPanel(self.model)
+        self.params = ParamPanel(self.model)
+        self.telemetry = TelemetryPanel(self.model)
+        self.recorder = RecorderPanel(self.model)
+        self.plots_dock = self._dock("Plots", "plots", self.plots, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.params_dock = self._dock("Parameters", "parameters", self.params, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.telemetry_dock = self._dock("Telemetry", "telemetry", self.telemetry,
+                                         Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
+        self.params_dock.raise_()
+        self.resizeDocks([self.params_dock, self.plots_dock], [420, 560], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.plots_dock, self.recorder_dock], [600, 330], Qt.Orientation.Vertical)
+        self.params.save_requested.connect(self.save_preset_dialog)
+        self.params.load_requested.connect(self.load_preset_dialog)
+        self.recorder.save_requested.connect(self.save_recording_dialog)
+        self.recorder.load_requested.connect(self.load_script_dialog)
+        self.resize(1500, 900)
+
+    def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)
+        return action
+
+    def _create_actions(self) -> None:
+        self.open_preset_action = self._action("Open preset\u2026", self.load_preset_dialog, "Ctrl+O")
+        self.save_preset_action = self._action("Save preset as\u2026", self.save_preset_dialog, "Ctrl+S")
+        self.load_script_action = self._action("Load script\u2026", self.load_script_dialog, "Ctrl+L")
+        self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
+        self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
+        self.pause_action = self._action("Pause", self.model.toggle_running, COMMAND_SHORTCUTS["pause"], True)
+        self.step_action = self._action("Single step", self.model.single_step, COMMAND_SHORTCUTS["step"])
+        self.reset_action = self._action("Reset car", self.model.reset, COMMAND_SHORTCUTS["reset"])
+        self.follow_action = self._action("Follow camera", self.car_view.set_follow, COMMAND_SHORTCUTS["follow"],
+                                          True)
+        self.follow_action.setChecked(True)
+        self.help_action = self._action("Keyboard help overlay", self.car_view.show_help, COMMAND_SHORTCUTS["help"],
+                                        True)
+        self.keys_action = self._action("Keyboard controls\u2026", self.show_keys)
+        for action in (self.pause_action, self.step_action, self.reset_action, self.follow_action, self.help_action):
+            self.addAction(action)  # shortcuts work wherever the focus is in the window
+
+    def _create_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for action in (self.open_preset_action, self.save_preset_action, None, self.load_script_action,
+                       self.save_recording_action, None, self.quit_action):
+            file_menu.addSeparator() if action is None else file_menu.addAction(action)
+        presets_menu = file_menu.addMenu("Shipped presets")
+        for path in sorted(cars_dir().glob("*.toml")):
+            presets_menu.addAction(path.stem, lambda p=path: self.load_preset(p))
+        sim = bar.addMenu("&Simulation")
+        for action in (self.pause_action, self.step_action, self.reset_action):
+            sim.addAction(action)
+        speeds = sim.addMenu("Speed")
+        for s in SPEEDS:
+            speeds.addAction(f"x{s:g}", lambda s=s: self.model.set_speed(s))
+        view = bar.addMenu("&View")
+        for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock):
+            view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        view.addAction(self.follow_action)
+        view.addAction(self.help_action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.keys_action)
+
+    def _create_status_bar(self) -> None:
+        self.status_time = QLabel()
+        self.status_rtf = QLabel()
+        self.status_preset = QLabel()
+        self.status_state = QLabel()
+        bar = self.statusBar()
+        for w in (self.status_time, self.status_rtf, self.status_preset, self.status_state):
+            bar.addPermanentWidget(w)
+        self._update_status()
+
+    def _read_settings(self) -> None:
+        s = self.settings
+        if s.value("version", type=int) == SETTINGS_VERSION:
+            geometry = s.value("geometry")
+            if geometry is not None:
+                self.restoreGeometry(geometry)
+            state = s.value("window_state")
+            if state is not None:
+                self.restoreState(state, SETTINGS_VERSION)
+            try:
+                plots = json.loads(s.value("plots", "[]"))
+                if plots:
+                    self.plots.set_channel_sets(plots)
+            except (TypeError, ValueError):
+                pass
+            window = s.value("plot_window", type=float)
+            if window:
+                self.plots.window.setValue(window)
+            follow = s.value("follow", type=bool)
+            if follow is not None:
+                self.follow_action.setChecked(bool(follow))
+                self.car_view.set_follow(bool(follow))
+
+    def write_settings(self) -> None:
+        s = self.settings
+        s.setValue("version", SETTINGS_VERSION)
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("window_state", self.saveState(SETTINGS_VERSION))
+        s.setValue("plots", json.dumps(self.plots.channel_sets()))
+        s.setValue("plot_window", self.plots.window.value())
+        s.setValue("follow", self.follow_action.isChecked())
+        s.sync()
+
+    def _install_key_filter(self) -> None:
+        self._keys = _DrivingKeys(self)
+        QApplication.instance().installEventFilter(self._keys)
+
+    def _start_timer(self) -> None:
+        self._last_tick = time.perf_counter()
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(self._on_tick)
+        self.timer.start(TICK_MS)
+
+    # -- the timer ---------------------------------------------------------------------------------
+
+    def _on_tick(self) -> None:
+        now = time.perf_counter()
+        elapsed, self._last_tick = now - self._last_tick, now
+        self.model.tick(elapsed)
+
+    # -- model events ------------------------------------------------------------------------------
+
+    def _on_stepped(self) -> None:
+        self._update_status()
+
+    def _on_preset_loaded(self, name: str) -> None:
+        self._update_status()
+
+    def _on_params_changed(self, path: str) -> None:
+        self._update_status()
+
+    def _on_running_changed(self, running: bool) -> None:
+        self.pause_action.setChecked(not running)
+        self._update_status()
+
+    def _on_recording_changed(self, recording: bool) -> None:
+        self._update_status()
+
+    def _update_status(self) -> None:
+        s = self.model.session
+        k = max(self.model.shown_frame(), 0)
+        self.status_time.setText(f"t = {k * s.dt:8.3f} s   frame {k:6d}")
+        rtf = self.model.real_time_factor()
+        self.status_rtf.setText(f"real time x{rtf:4.2f}" if rtf else "real time  --  ")
+        modified = "  *modified*" if s.modified else ""
+        self.status_preset.setText(f"preset {s.preset.name}{modified}")
+        state = "recording" if s.recording else "replaying" if s.replaying else ""
+        state += "" if self.model.running else (" paused" if state else "paused")
+        self.status_state.setText(state.strip())
+        self.setWindowTitle(f"carbench \u2014 {s.preset.name}{' *' if s.modified else ''}")
+
+    # -- files -------------------------------------------------------------------------------------
+
+    def show_error(self, title: str, message: str) -> None:
+        QMessageBox.warning(self, title, message)
+
+    def load_preset(self, path: str | Path) -> bool:
+        """Load a preset; a bad file shows its message and keeps the current car."""
+        if not self._confirm_discard("load another preset"):
+            return False
+        try:
+            self.model.load_preset(path)
+        except PresetError as exc:
+            self.show_error("Preset not loaded", str(exc))
+            return False
+        return True
+
+    def load_preset_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open preset", str(cars_dir()), "Presets (*.toml)")
+        if path:
+            self.load_preset(path)
+
+    def save_preset(self, path: str | Path) -> bool:
+        try:
+            self.model.save_preset(path)
+        except (OSError, ParamError, PresetError) as exc:
+            self.show_error("Preset not saved", f"{path}: {exc}")
+            return False
+        self.statusBar().showMessage(f"saved {path}", 4000)
+        return True
+
+    def save_preset_dialog(self) -> bool:
+        start = str(Path.home() / f"{self.model.session.preset.name}-tuned.toml")
+        path, _ = QFileDialog.getSaveFileName(self, "Save preset as", start, "Presets (*.toml)")
+        return self.save_preset(path) if path else False
+
+    def load_script(self, path: str | Path) -> bool:
+        """Load a script (and its preset) into the recorder; a bad script shows why and changes nothing."""
+        if not self._confirm_discard("load a script"):
+            return False
+        try:
+            self.model.load_script(path)
+        except (ScriptError, PresetError) as exc:
+            self.show_error("Script not loaded", str(exc))
+            return False
+        return True
+
+    def load_script_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load script", str(scripts_dir()), "Scripts (*.toml)")
+        if path:
+            self.load_script(path)
+
+    def save_recording(self, path: str | Path) -> bool:
+        script = self.model.session.last_recording
+        if script is None:
+            self.show_error("Nothing to save", "Record something first (Record, drive, Stop).")
+            return False
+        name = Path(path).stem
+        try:
+            from dataclasses import replace
+
+            replace(script, name=name).save(path)
+        except OSError as exc:
+            self.show_error("Recording not saved", f"{path}: {exc}")
+            return False
+        self.statusBar().showMessage(f"saved {path}", 4000)
+        return True
+
+    def save_recording_dialog(self) -> bool:
+        if self.model.session.recording:
+            self.model.stop_recording()
+        start = str(Path.home() / "recording.toml")
+        path, _ = QFileDialog.getSaveFileName(self, "Save recording", start, "Scripts (*.toml)")
+        return self.save_recording(path) if path else False
+
+    def show_keys(self) -> None:
+        QMessageBox.information(self, "Keyboard controls", help_html())
+
+    # -- closing -----------------------------------------------------------------------------------
+
+    def _confirm_discard(self, doing: str) -> bool:
+        """Ask before unsaved parameter edits are lost; True to go ahead."""
+        if not self.model.session.modified:
+            return True
+        answer = self.ask_unsaved(doing)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_preset_dialog()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def ask_unsaved(self, doing: str) -> QMessageBox.StandardButton:
+        return QMessageBox.question(
+            self, "Unsaved parameters",
+            f"The parameters of {self.model.session.preset.name} have unsaved changes. Save them before you {doing}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+
+    def closeEvent(self, event) -> None:
+        if not self._confirm_discard("close"):
+            event.ignore()
+            return
+        if hasattr(self, "timer"):
+            self.timer.stop()
+        self.write_settings()
+        QApplication.instance().removeEventFilter(self._keys)
+        event.accept()
+
+
+class _DrivingKeys(QObject):
+    """Application-wide key filter: driving keys reach the car unless an editor has the focus."""
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self._window = window
+
+    def eventFilter(self, watched, event) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            key = DRIVING_KEYS.get(event.key())
+            if key is None or not self._window.isActiveWindow() and not _offscreen():
+                return False
+            focus = QApplication.focusWidget()
+            if isinstance(focus, (QAbstractSpinBox, QLineEdit, QComboBox)):
+                return False
+            if event.isAutoRepeat():
+                return True
+            if kind == QEvent.Type.KeyPress:
+                self._window.model.press(key)
+            else:
+                self._window.model.release(key)
+            return True
+        if kind == QEvent.Type.WindowDeactivate and watched is self._window:
+            self._window.model.release_all()  # no stuck throttle when the window loses the keyboard
+        return False
+
+
+def _offscreen() -> bool:
+    return QApplication.platformName() in ("offscreen", "minimal")

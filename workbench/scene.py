@@ -1,0 +1,42 @@
+"""Scenery drawn under a car: the parking lot of 001's Precision Parking game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Bay:
+    """A marked bay: centre, size along (depth) and across (width), and the direction it opens to."""
+
+    x: float
+    y: float
+    width: float
+    depth: float
+
+
+def bays_for(preset_name: str) -> list[Bay]:
+    """The bays of a preset's scene: thirteen bays in a row for the parking car (in pixels)."""
+    if preset_name != "parking":
+        return []
+    width, depth, row_y = 48.0, 92.0, 190.0
+    return [Bay(x=(i - 6) * width, y=row_y, width=width, depth=depth) for i in range(13)]
+
+
+def bay_lines(bays: list[Bay]) -> tuple[np.ndarray, np.ndarray]:
+    """Line segments (pairs of points) that mark the bays: the dividers and the back line."""
+    xs, ys = [], []
+    if not bays:
+        return np.zeros(0), np.zeros(0)
+    top = bays[0].y + bays[0].depth / 2
+    bottom = bays[0].y - bays[0].depth / 2
+    for bay in bays:
+        left = bay.x - bay.width / 2
+        xs += [left, left]
+        ys += [bottom, top]
+    right = bays[-1].x + bays[-1].width / 2
+    xs += [right, right, bays[0].x - bays[0].width / 2, right]
+    ys += [bottom, top, top, top]
+    return np.array(xs), np.array(ys)

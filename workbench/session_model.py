@@ -1,0 +1,208 @@
+"""The Qt face of a LiveSession: it steps the session on the window's timer and tells the views.
+
+Views take this model in ``__init__`` and connect ``_on_..._changed`` handlers to its signals;
+they never step or integrate anything themselves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from physics import Preset
+
+from .live import LiveSession
+from .preset_io import save_preset
+from .program import Program
+from .script import Script
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+MAX_CATCH_UP = 0.25  # [s of real time] a stalled window does not try to catch up more than this
+
+
+class SessionModel(QObject):
+    """Observable wrapper of the interactive session."""
+
+    stepped = Signal()  # one or more frames were stepped (or the history was cleared)
+    params_changed = Signal(str)  # a parameter path, or "" when many changed
+    preset_loaded = Signal(str)  # the preset's name
+    recording_changed = Signal(bool)
+    script_loaded = Signal(str)  # the script's name ("" when none)
+    replay_changed = Signal(bool)  # a replay started (True) or ended (False)
+    view_frame_changed = Signal(int)  # the frame on show; -1 follows the live frame
+    running_changed = Signal(bool)
+    speed_changed = Signal(float)
+
+    def __init__(self, session: LiveSession, parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.keys: set[str] = set()
+        self.running = True
+        self.speed = 1.0
+        self.view_frame: int | None = None
+        self._debt = 0.0  # simulated time owed to the wall clock [s]
+        self._rate = deque(maxlen=120)  # (wall time, sim time) samples for the real-time factor
+
+    # -- time ------------------------------------------------------------------------------------
+
+    def tick(self, elapsed: float) -> int:
+        """The window's timer fired ``elapsed`` real seconds after the last time: step what is due."""
+        if not self.running:
+            return 0
+        self._debt = min(self._debt + min(elapsed, MAX_CATCH_UP) * self.speed, MAX_CATCH_UP * self.speed)
+        frames = int(self._debt / self.session.dt + 1e-9)
+        self._debt -= frames * self.session.dt
+        return self.advance(frames)
+
+    def advance(self, frames: int = 1) -> int:
+        """Step ``frames`` frames with the keys held now; one ``stepped`` signal for all of them."""
+        if frames <= 0:
+            return 0
+        was_replaying = self.session.replaying
+        for _ in range(frames):
+            self.session.step(self.keys)
+            if was_replaying and not self.session.replaying:
+                break
+        self._rate.append((time.perf_counter(), self.session.time))
+        if self.view_frame is not None:
+            self.set_view_frame(None)
+        self.stepped.emit()
+        if was_replaying and not self.session.replaying:
+            self.set_running(False)
+            self.replay_changed.emit(False)
+        return frames
+
+    def real_time_factor(self) -> float:
+        """Simulated seconds per wall second over the last couple of seconds (0 when paused)."""
+        if not self.running or len(self._rate) < 2:
+            return 0.0
+        (w0, s0), (w1, s1) = self._rate[0], self._rate[-1]
+        if time.perf_counter() - w1 > 0.5 or w1 <= w0:
+            return 0.0
+        return (s1 - s0) / (w1 - w0)
+
+    def set_running(self, running: bool) -> None:
+        if running != self.running:
+            self.running = running
+            self._debt = 0.0
+            self._rate.clear()
+            self.running_changed.emit(running)
+
+    def toggle_running(self) -> None:
+        self.set_running(not self.running)
+
+    def single_step(self) -> None:
+        """Pause and advance exactly one frame."""
+        self.set_running(False)
+        self.advance(1)
+
+    def set_speed(self, speed: float) -> None:
+        self.speed = float(speed)
+        self.speed_changed.emit(self.speed)
+
+    def set_view_frame(self, frame: int | None) -> None:
+        """Show a past frame (the car and plots as they were), or None to follow the live frame."""
+        if frame is not None:
+            frame = max(0, min(int(frame), self.session.log.frames - 1))
+            if frame == self.session.log.frames - 1 and self.running:
+                frame = None
+        if frame != self.view_frame:
+            self.view_frame = frame
+            self.view_frame_changed.emit(-1 if frame is None else frame)
+
+    def shown_frame(self) -> int:
+        """The frame the views draw: the scrubbed one, or the newest."""
+        if self.view_frame is not None:
+            return self.view_frame
+        return self.session.log.frames - 1
+
+    def reset(self) -> None:
+        """Back to rest at the origin (R)."""
+        self.session.reset()
+        self.view_frame = None
+        self.stepped.emit()
+
+    # -- keys ------------------------------------------------------------------------------------
+
+    def press(self, key: str) -> None:
+        self.keys.add(key)
+
+    def release(self, key: str) -> None:
+        self.keys.discard(key)
+
+    def release_all(self) -> None:
+        self.keys.clear()
+
+    # -- parameters and presets --------------------------------------------------------------------
+
+    def set_param(self, path: str, value: Any) -> None:
+        """Edit a parameter (applies on the next step); ParamError/ValueError leave it unchanged."""
+        self.session.set_param(path, value)
+        self.params_changed.emit(path)
+
+    def reset_params(self, paths: list[str] | None = None) -> None:
+        self.session.reset_params(paths)
+        self.params_changed.emit(paths[0] if paths and len(paths) == 1 else "")
+
+    def load_preset(self, name_or_path: str | Path) -> Preset:
+        """Switch car; PresetError (with file, key and reason) leaves the current car untouched."""
+        was_recording = self.session.recording
+        preset = self.session.load_preset(name_or_path)
+        self._after_new_car(was_recording)
+        self.preset_loaded.emit(preset.name)
+        return preset
+
+    def save_preset(self, path: str | Path) -> Path:
+        """Save the current parameters as a preset file; they become the reference (not modified)."""
+        from physics import load_preset
+
+        written = save_preset(self.session.params, path, header=f"carbench preset, saved from {self.session.preset.name}")
+        self.session.mark_saved(load_preset(written))
+        self.params_changed.emit("")
+        return written
+
+    def _after_new_car(self, was_recording: bool) -> None:
+        self.view_frame = None
+        if was_recording:
+            self.recording_changed.emit(False)
+        self.script_loaded.emit("")
+        self.stepped.emit()
+
+    # -- recording and replay --------------------------------------------------------------------
+
+    def start_recording(self) -> None:
+        self.session.start_recording()
+        self.view_frame = None
+        self.set_running(True)
+        self.recording_changed.emit(True)
+        self.stepped.emit()
+
+    def stop_recording(self) -> Script | None:
+        script = self.session.stop_recording()
+        self.recording_changed.emit(False)
+        if script is not None:
+            self.session.use_script(script)
+            self.script_loaded.emit(script.name)
+        return script
+
+    def load_script(self, path: str | Path) -> Program:
+        """Load a script (and its preset) to replay; ScriptError leaves everything as it was."""
+        was_recording = self.session.recording
+        program = self.session.load_script(path)
+        self._after_new_car(was_recording)
+        self.preset_loaded.emit(self.session.preset.name)
+        self.script_loaded.emit(program.name)
+        return program
+
+    def replay(self) -> None:
+        """Replay the loaded script (or the last recording) from its start, at the chosen speed."""
+        self.session.start_replay()
+        self.view_frame = None
+        self.recording_changed.emit(False)
+        self.replay_changed.emit(True)
+        self.set_running(True)
+        self.stepped.emit()

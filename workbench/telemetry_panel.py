@@ -1,0 +1,103 @@
+"""The telemetry panel: every channel with its live value and unit, like an ImGui debug window."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
+
+from .plot_panel import display_unit
+from .session_model import SessionModel
+
+COLUMNS = ("channel", "value", "unit")
+WHOLE_NUMBERS = {"gear", "handbrake", "wheelspin"}
+
+
+class TelemetryTable(QAbstractTableModel):
+    """Rows of (channel, value, unit) for the frame on show; values in display units."""
+
+    def __init__(self, model: SessionModel, parent=None):
+        super().__init__(parent)
+        self._model = model
+        self._infos = []
+        self._units: list[tuple[str, float]] = []
+        self.values: list[float] = []
+        self.reload()
+
+    def reload(self) -> None:
+        self.beginResetModel()
+        self._infos = list(self._model.session.log.infos)
+        self._units = [display_unit(i) for i in self._infos]
+        self.values = [0.0] * len(self._infos)
+        self.endResetModel()
+        self.update()
+
+    def update(self) -> None:
+        log = self._model.session.log
+        k = self._model.shown_frame()
+        if k >= 0:
+            row = log.frame(k)
+            self.values = [row[i.name] * factor for i, (_, factor) in zip(self._infos, self._units)]
+        if self._infos:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self._infos) - 1, 1))
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._infos)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        info = self._infos[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() == 0:
+                return info.name
+            if index.column() == 1:
+                value = self.values[index.row()]
+                return f"{value:7.0f}" if info.name in WHOLE_NUMBERS else f"{value:12.4f}"
+            return self._units[index.row()][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return info.doc
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 2:
+            return QColor(110, 110, 110)
+        return None
+
+
+class TelemetryPanel(QWidget):
+    def __init__(self, model: SessionModel, parent=None):
+        super().__init__(parent)
+        self.table = TelemetryTable(model, self)
+        self.view = QTableView()
+        self.view.setModel(self.table)
+        self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(18)
+        self.view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.view.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setAlternatingRowColors(True)
+        self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        model.stepped.connect(self._on_stepped)
+        model.view_frame_changed.connect(self._on_view_frame_changed)
+        model.preset_loaded.connect(self._on_preset_loaded)
+
+    def _on_stepped(self) -> None:
+        self.table.update()
+
+    def _on_view_frame_changed(self, frame: int) -> None:
+        self.table.update()
+
+    def _on_preset_loaded(self, name: str) -> None:
+        self.table.reload()
