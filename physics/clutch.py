@@ -5,16 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 
-def engagement(pedal, rpm, speed, c, idle_rpm):
+def engagement(pedal, auto_clutch, speed, c):
     """Engagement 0..1 from the pedal, or from the automatic clutch at low speed.
 
-    003: below ``auto_speed`` the automatic clutch holds the engine near idle with engagement
-    (rpm - idle) / auto_rpm_band; it hands over to the pedal over ``auto_band`` below that speed,
-    so engagement never jumps. A pressed pedal always opens the clutch.
+    Below ``auto_speed`` the automatic clutch (its reached engagement ``auto_clutch``) decides;
+    it hands over to the pedal over ``auto_band`` below that speed, so engagement never jumps. A
+    pressed pedal always opens the clutch.
     """
-    auto = np.minimum(np.maximum((rpm - idle_rpm) / c.auto_rpm_band, 0.0), 1.0)
     handover = np.minimum(np.maximum((np.abs(speed) - (c.auto_speed - c.auto_band)) / c.auto_band, 0.0), 1.0)
-    return np.minimum(1.0 - pedal, np.maximum(auto, handover))
+    return np.minimum(1.0 - pedal, np.maximum(auto_clutch, handover))
+
+
+def automatic(auto_clutch, rpm, c, idle_rpm, dt):
+    """003: the automatic clutch holds the engine near idle, engagement (rpm - idle) / auto_rpm_band.
+
+    It engages at most ``auto_rate`` per second and lets go at once: slamming it shut in one step
+    from a revving engine would drag the engine below idle and into a limit cycle at large dt.
+    """
+    goal = np.minimum(np.maximum((rpm - idle_rpm) / c.auto_rpm_band, 0.0), 1.0)
+    return np.minimum(goal, auto_clutch + c.auto_rate * dt)
 
 
 def transmitted(torque, engagement, capacity):

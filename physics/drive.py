@@ -18,14 +18,13 @@ def direct(throttle, brake, vx, d):
     return command * limit, brake * ~reversing, reversing
 
 
-def traction(demand, limit, spinning, still_spinning, spin_direction, spin_fraction):
+def traction(demand, limit, spinning, still_spinning, spin_fraction):
     """003: the driven wheels pass at most ``limit`` [N]; past it they spin and only a fraction reaches the road.
 
-    Wheels that spin keep spinning while ``still_spinning`` holds (the caller knows when the
-    wheels have caught up with the road again), pushing in ``spin_direction`` with sliding grip.
-    Returns (force on the road, spinning).
+    Wheels that spin keep spinning while ``still_spinning`` holds (the caller knows when they
+    have caught up with the road again). A spinning tyre pushes with sliding grip, and never
+    with more than the axle delivers. Returns (force on the road, spinning).
     """
-    over = np.abs(demand) > limit
-    spinning = over | (spinning & still_spinning)
-    direction = np.where(over, np.sign(demand), spin_direction)
-    return np.where(spinning, direction * spin_fraction * limit, demand), spinning
+    size = np.abs(demand)
+    spinning = (size > limit) | (spinning & still_spinning)
+    return np.where(spinning, np.sign(demand) * np.minimum(spin_fraction * limit, size), demand), spinning

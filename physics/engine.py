@@ -26,9 +26,19 @@ def limited_throttle(throttle, rpm, e):
     return throttle * open_share
 
 
-def net_torque(throttle, rpm, e):
-    """Torque at the flywheel [N m]: curve times throttle minus friction; negative off throttle (engine braking)."""
-    return throttle * curve(rpm, e) - friction(rpm, e)
+def net_torque(throttle, rpm, e, turned_back):
+    """Torque at the flywheel [N m]: curve times throttle minus friction; negative off throttle (engine braking).
+
+    Friction opposes the engine's rotation: where the wheels turn it backwards (``turned_back``:
+    the car rolls against the selected gear) it acts the other way, so engine braking always
+    brakes. The idle control opens the throttle just enough to carry the friction at idle,
+    fading out over ``limiter_band`` above it: an idling engine neither drags nor pushes, so the
+    automatic clutch never pulls a car at rest backwards.
+    """
+    full = curve(rpm, e)
+    drag = friction(rpm, e)
+    idle_share = np.minimum(np.maximum((e.idle_rpm + e.limiter_band - rpm) / e.limiter_band, 0.0), 1.0)
+    return np.maximum(throttle, idle_share * drag / full) * full - drag * (1.0 - 2.0 * turned_back)
 
 
 def free_rpm(rpm, throttle, e, dt):

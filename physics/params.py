@@ -163,6 +163,8 @@ class ClutchParams:
                                  span=(100.0, 3000.0))
     sync_time: float = param(unit="s", doc="at engagement e the engine closes on the drivetrain's speed at -ln(1-e)/this",
                              lo=0, lo_open=True, span=(0.001, 0.5))
+    auto_rate: float = param(4.0, unit="1/s", doc="how fast the automatic clutch can engage (it lets go at once)",
+                             lo=0, lo_open=True, span=(0.1, 50.0))
 
     def check(self) -> str | None:
         if self.auto_band > self.auto_speed > 0:

@@ -27,6 +27,7 @@ class State:
     clutch_pedal: np.ndarray  # [0..1] pedal (1 = pressed, clutch open)
     gear: np.ndarray  # int: -1 reverse, 0 neutral, 1.. forward
     rpm: np.ndarray  # [rpm] engine speed
+    auto_clutch: np.ndarray  # [0..1] engagement the automatic clutch has reached
     accel: np.ndarray  # [L/s^2] previous step's longitudinal acceleration (weight transfer)
     spinning: np.ndarray  # bool: the driven wheels spin
     up_held: np.ndarray  # bool: gear_up key held on the previous frame
@@ -48,7 +49,7 @@ def initial_state(n: int, idle_rpm: np.ndarray) -> State:
         vx=zeros.copy(), vy=zeros.copy(), yaw_rate=zeros.copy(),
         steer=zeros.copy(), throttle=zeros.copy(), brake=zeros.copy(), clutch_pedal=zeros.copy(),
         gear=np.ones(n, dtype=np.int64),  # 1st, or forward for a car without a gearbox
-        rpm=np.broadcast_to(np.asarray(idle_rpm, dtype=float), (n,)).copy(),
+        rpm=np.broadcast_to(np.asarray(idle_rpm, dtype=float), (n,)).copy(), auto_clutch=zeros.copy(),
         accel=zeros.copy(), spinning=no.copy(),
         up_held=no.copy(), down_held=no.copy(), up_pending=no.copy(), down_pending=no.copy(),
     )

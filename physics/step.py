@@ -49,6 +49,7 @@ class Drivetrain:
     engine_torque: np.ndarray
     axle_torque: np.ndarray
     imposed_rpm: np.ndarray  # engine speed the wheels, gear and final drive would impose
+    auto_clutch: np.ndarray  # the automatic clutch's engagement this frame
 
 
 def controls(car: Car, s: State, u: Inputs, dt: float) -> Controls:
@@ -72,7 +73,7 @@ def controls(car: Car, s: State, u: Inputs, dt: float) -> Controls:
     return Controls(throttle, brake, clutch_pedal, steer, u.handbrake, gear, up_pending, down_pending)
 
 
-def drivetrain(car: Car, s: State, c: Controls, wheel_speed) -> Drivetrain:
+def drivetrain(car: Car, s: State, c: Controls, wheel_speed, dt: float) -> Drivetrain:
     """003's engine -> clutch -> gearbox chain, or 002's direct drive force."""
     p = car.params
     if not car.manual:
@@ -80,17 +81,19 @@ def drivetrain(car: Car, s: State, c: Controls, wheel_speed) -> Drivetrain:
         zeros = np.zeros(car.n)
         gear = np.where(reversing, -1.0, 1.0)
         return Drivetrain(demand, brake_share, gear, zeros, np.ones(car.n), c.throttle, zeros,
-                          demand * p.body.wheel_radius, zeros)
+                          demand * p.body.wheel_radius, zeros, zeros)
     e = p.engine
     ratio = car.ratios[car.rows, c.gear + 1] * p.gearbox.final_drive
     in_gear = ratio != 0.0
-    engagement = clutch.engagement(c.clutch_pedal, s.rpm, wheel_speed, p.clutch, e.idle_rpm)
+    auto = clutch.automatic(s.auto_clutch, s.rpm, p.clutch, e.idle_rpm, dt)
+    engagement = clutch.engagement(c.clutch_pedal, auto, wheel_speed, p.clutch)
     throttle = engine.limited_throttle(c.throttle, s.rpm, e)
-    torque = engine.net_torque(throttle, s.rpm, e)
+    turning = wheel_speed / p.body.wheel_radius * ratio  # [rad/s] the engine speed the wheels impose
+    torque = engine.net_torque(throttle, s.rpm, e, turning < 0.0)
     axle = clutch.transmitted(torque, engagement, p.clutch.capacity) * ratio * in_gear
-    imposed = np.maximum(wheel_speed / p.body.wheel_radius * ratio, 0.0) * engine.RPM_PER_RAD_S
+    imposed = np.maximum(turning, 0.0) * engine.RPM_PER_RAD_S
     return Drivetrain(axle / p.body.wheel_radius, c.brake, c.gear.astype(float), ratio, engagement, throttle,
-                      torque, axle, imposed)
+                      torque, axle, imposed, auto)
 
 
 def next_rpm(car: Car, s: State, d: Drivetrain, slipping, dt: float):
@@ -124,7 +127,7 @@ def _kinematic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     tan_d = np.tan(c.steer)
     beta = kinematic.slip_angle(tan_d, b.lr * wheelbase / b.wheelbase, wheelbase) * car.reference_com
     speed = np.sign(s.vx) * np.hypot(s.vx, s.vy)
-    d = drivetrain(car, s, c, s.vx)
+    d = drivetrain(car, s, c, s.vx, dt)
     drag = -car.c_drag * speed * np.abs(speed)
     rolling = aero.rolling(speed, p.aero.rolling)
     other = d.demand + drag + rolling
@@ -141,7 +144,7 @@ def _kinematic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
         x=s.x + dt * new_speed * np.cos(heading + beta), y=s.y + dt * new_speed * np.sin(heading + beta),
         heading=heading, vx=new_speed * cos_b, vy=new_speed * sin_b, yaw_rate=yaw_rate,
         steer=c.steer, throttle=c.throttle, brake=c.brake, clutch_pedal=c.clutch_pedal, gear=c.gear,
-        rpm=next_rpm(car, s, d, np.zeros(car.n, dtype=bool), dt), accel=accel,
+        rpm=next_rpm(car, s, d, np.zeros(car.n, dtype=bool), dt), auto_clutch=d.auto_clutch, accel=accel,
         spinning=np.zeros(car.n, dtype=bool),
         up_held=u.gear_up, down_held=u.gear_down, up_pending=c.up_pending, down_pending=c.down_pending,
     )
@@ -185,27 +188,31 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     else:
         hand_capacity = 0.0
 
-    d = drivetrain(car, s, c, s.vx)
+    d = drivetrain(car, s, c, s.vx, dt)
     limit = ty.traction_mu * (car.weight if car.all_driven else load_r)
     if car.manual:
-        # Spinning wheels flare the engine; they grip again once it has come back to road speed.
-        still, direction = s.rpm > d.imposed_rpm, np.sign(d.ratio)
+        # Spinning wheels flare the engine; they spin on while it is faster than the road and the
+        # axle still drives them (the clutch pressed or the throttle lifted, they grip again).
+        still = (s.rpm > d.imposed_rpm) & (d.demand * np.sign(d.ratio) > 0.0)
     else:
         # Without an engine model: until the demand falls below what sliding rubber passes.
-        still, direction = np.abs(d.demand) > ty.spin_fraction * limit, np.sign(d.demand)
-    force, spinning = drive.traction(d.demand, limit, s.spinning, still, direction, ty.spin_fraction)
+        still = np.abs(d.demand) > ty.spin_fraction * limit
+    force, spinning = drive.traction(d.demand, limit, s.spinning, still, ty.spin_fraction)
     spinning = spinning & ~locked
     force = force * ~locked
     drag_x, drag_y = aero.drag(s.vx, s.vy, car.c_drag)
     rolling = aero.rolling(s.vx, p.aero.rolling)
     dyn = 1.0 - w
-    coupling = mass * dyn * s.vy * s.yaw_rate  # m vy r: the car frame rotates under vx
+    # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
+    # gains no energy from the step (explicit m vy r terms would, at high yaw rates).
+    vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
+    coupling = mass * dyn * (vx_turned - s.vx) / dt
     other = force + drag_x + rolling - k * fy_f * sin_d + coupling
     brake = brakes.hold(s.vx, other, d.brake_share * p.brakes.force + hand_capacity, mass, dt)
     vx = s.vx + dt * (other + brake) / mass
     accel = (other - coupling + brake) / mass
 
-    vy_dyn, r_dyn = body.lateral_step(s.vy, s.yaw_rate, s.vx, fy_f * cos_d + fy_r + drag_y,
+    vy_dyn, r_dyn = body.lateral_step(vy_turned, s.yaw_rate, fy_f * cos_d + fy_r + drag_y,
                                       lf * fy_f * cos_d - lr * fy_r, kf, kr, cos_d, lf, lr, mass, b.yaw_inertia, dt)
     vy_kin, r_kin = blend.kinematic_motion(vx, tan_d, lr, b.wheelbase)
     vy = w * vy_kin + dyn * vy_dyn
@@ -219,7 +226,7 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
         x=s.x + dt * (vx * cos_h - vy * sin_h), y=s.y + dt * (vx * sin_h + vy * cos_h),
         heading=heading, vx=vx, vy=vy, yaw_rate=yaw_rate,
         steer=c.steer, throttle=c.throttle, brake=c.brake, clutch_pedal=c.clutch_pedal, gear=c.gear,
-        rpm=next_rpm(car, s, d, spinning | locked, dt), accel=accel, spinning=spinning,
+        rpm=next_rpm(car, s, d, spinning | locked, dt), auto_clutch=d.auto_clutch, accel=accel, spinning=spinning,
         up_held=u.gear_up, down_held=u.gear_down, up_pending=c.up_pending, down_pending=c.down_pending,
     )
     lat = (vy - s.vy) / dt + vx * yaw_rate

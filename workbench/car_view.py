@@ -12,6 +12,7 @@ from physics import channel_names
 
 from .car_geometry import car_shape, circle
 from .keymap import help_html
+from .plot_style import style_plot
 from .scene import bay_lines, bays_for
 from .session_model import SessionModel
 
@@ -47,9 +48,7 @@ class CarView(pg.PlotWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         plot = self.getPlotItem()
         plot.setAspectLocked(True)
-        plot.showGrid(x=True, y=True, alpha=0.3)
-        plot.setMenuEnabled(False)
-        plot.hideButtons()
+        style_plot(plot)
         self._bays = pg.PlotCurveItem(pen=pg.mkPen((150, 150, 150), width=2), connect="pairs")
         self._circle = pg.PlotCurveItem(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
         self._trail = [pg.PlotCurveItem() for _ in range(TRAIL_SEGMENTS)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -95,9 +96,7 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
         return _bad(str(exc))
     results = replay(programs)
     if csv:
-        target = Path(csv)
-        for r in results:
-            path = target if len(results) == 1 else target.with_name(f"{target.stem}.{r.program.name}{target.suffix or '.csv'}")
+        for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results])):
             try:
                 r.log.write_csv(path, r.car, r.program.frames)
             except OSError as exc:
@@ -107,6 +106,21 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
     else:
         print(table(results))
     return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
+
+
+def csv_paths(target: Path, names: list[str]) -> list[Path]:
+    """One CSV per script: ``target`` itself for one script, else ``<stem>.<script name>.csv`` (made unique)."""
+    if len(names) == 1:
+        return [target]
+    paths, used = [], set()
+    for name in names:
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "script"
+        candidate, n = safe, 2
+        while candidate in used:
+            candidate, n = f"{safe}-{n}", n + 1
+        used.add(candidate)
+        paths.append(target.with_name(f"{target.stem}.{candidate}{target.suffix or '.csv'}"))
+    return paths
 
 
 def _presets() -> int:

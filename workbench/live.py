@@ -72,8 +72,9 @@ class LiveSession:
     def set_param(self, path: str, value: Any) -> CarParams:
         """Change one parameter from the next step on (validated: ParamError leaves everything as it was)."""
         updated = self.params.with_value(path, value)
-        if (updated.kind, updated.manual) != (self.params.kind, self.params.manual):
-            raise ValueError(f"{path}: the model kind and drivetrain cannot change while driving")
+        before = (self.params.kind, self.params.manual, self.params.model.unit)
+        if (updated.kind, updated.manual, updated.model.unit) != before:
+            raise ValueError(f"{path}: the model kind, drivetrain and unit cannot change while driving")
         self.params = updated
         self._pending[path] = updated.get(path)
         return updated
@@ -164,7 +165,7 @@ class LiveSession:
         return program
 
     def use_script(self, script: Script) -> Program:
-        """Take a script already in memory (e.g. the last recording) as the one to replay, on this car."""
+        """Take a script already in memory (e.g. the last recording) as the one to replay (on its preset)."""
         program = compile_script(script, dt=script.dt)
         self.program = program
         self._track = _InputTrack([program], program.frames)
@@ -174,6 +175,10 @@ class LiveSession:
         """Replay the loaded script from its start (frame 0, at rest, its parameters)."""
         if self.program is None:
             raise RuntimeError("no script loaded")
+        if self.program.preset_path is not None and self.program.preset_path != self.preset.path:
+            program, track = self.program, self._track
+            self._use_preset(load_preset(program.preset_path))
+            self.program, self._track = program, track
         self.recorder = None
         self.dt = self.program.dt
         self.params = self.program.params

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QMenu, QTool
 
 from physics import ChannelInfo
 
+from .plot_style import style_plot
 from .session_model import SessionModel
 
 DEFAULT_PLOTS = [["speed_kmh"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]]
@@ -54,11 +55,9 @@ class PlotRow(QWidget):
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMinimumHeight(90)
         item = self.plot.getPlotItem()
-        item.showGrid(x=True, y=True, alpha=0.3)
+        style_plot(item)
         item.setClipToView(True)
         item.setDownsampling(auto=True, mode="peak")
-        item.hideButtons()
-        item.setMenuEnabled(False)
         item.getAxis("left").enableAutoSIPrefix(False)
         item.getAxis("left").setWidth(62)
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
@@ -186,14 +185,25 @@ class PlotPanel(QWidget):
         row.channels_changed.connect(self.refresh)
         self.rows.append(row)
         self._rows_layout.addWidget(row, 1)
+        self._label_time_axis()
         self.refresh()
         return row
+
+    def _label_time_axis(self) -> None:
+        """Only the bottom plot numbers the shared time axis (and says it is in seconds)."""
+        for i, row in enumerate(self.rows):
+            axis = row.plot.getPlotItem().getAxis("bottom")
+            last = i == len(self.rows) - 1
+            axis.setStyle(showValues=last)
+            axis.setHeight(None if last else 6)
+            row.plot.getPlotItem().setLabel("bottom", "t [s]" if last else "")
 
     def remove_plot(self) -> None:
         if len(self.rows) > 1:
             row = self.rows.pop()
             self._rows_layout.removeWidget(row)
             row.deleteLater()
+            self._label_time_axis()
 
     def channel_sets(self) -> list[list[str]]:
         return [row.channels() for row in self.rows]

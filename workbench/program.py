@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from physics import ANALOG, KEYS, DEFAULT_DT, CarParams, ParamError, PresetError, UnknownChannelError
-from physics import check_channel, load_preset
+from physics import check_channel, check_dt, load_preset
 
 from .script import Script, ScriptError
 
 
 def frame_of(t: float, dt: float) -> int:
-    """The frame that covers time ``t``: frame k covers t = k * dt (computed, never accumulated)."""
-    return int(round(t / dt))
+    """The frame that covers time ``t``: frame k covers t = k * dt (computed, never accumulated).
+
+    Half a frame rounds up, the same way at every time.
+    """
+    return int(math.floor(t / dt + 0.5))
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,12 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
     an unknown channel, a gear on a car without a gearbox, a parameter change out of range.
     """
     loaded = _resolve_preset(script, preset)
-    step = dt if dt is not None else script.dt if script.dt is not None else DEFAULT_DT
     src = script.source
+    step = dt if dt is not None else script.dt if script.dt is not None else DEFAULT_DT
+    try:
+        step = check_dt(step)
+    except ValueError as exc:
+        raise ScriptError(f"{src}: {exc}") from None
     frames = frame_of(script.duration, step) + 1
     keys = np.zeros((frames, len(KEYS)), dtype=bool)
     for i, hold in enumerate(script.holds, 1):
@@ -101,8 +109,8 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
                 updated = params.with_values(setting.params)
             except ParamError as exc:
                 raise ScriptError(f"{where}: params: {exc}") from None
-            if (updated.kind, updated.manual) != (params.kind, params.manual):
-                raise ScriptError(f"{where}: params: the model kind and drivetrain cannot change mid-script")
+            if (updated.kind, updated.manual, updated.model.unit) != (params.kind, params.manual, params.model.unit):
+                raise ScriptError(f"{where}: params: the model kind, drivetrain and unit cannot change mid-script")
             params = updated
             if k == 0:
                 at_start = params

@@ -76,7 +76,10 @@ def replay(programs: Sequence[Program]) -> list[ReplayResult]:
     """Replay every program; results come back in the order given."""
     groups: dict[tuple, list[int]] = {}
     for i, program in enumerate(programs):
-        groups.setdefault(batch_key(program.params, program.dt), []).append(i)
+        key = batch_key(program.params, program.dt)
+        if any(batch_key(params, program.dt) != key for _, params in program.param_changes):
+            key = ("alone", i)  # its parameter changes reshape the car: it cannot share a batch
+        groups.setdefault(key, []).append(i)
     results: list[ReplayResult | None] = [None] * len(programs)
     for members in groups.values():
         batch = [programs[i] for i in members]

@@ -178,6 +178,8 @@ class _Parser:
         if unknown:
             raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]] and [[expect]]")
         head = doc.get("script")
+        if isinstance(head, list):
+            raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
         if not isinstance(head, dict):
             raise self.fail("[script]", "missing (it needs name, preset and duration)")
         self.known_keys(head, SCRIPT_KEYS, "[script]")
@@ -259,6 +261,11 @@ class _Parser:
         params = table.get("params", {})
         if not isinstance(params, dict):
             raise self.fail(where, "`params` must be a table of \"group.key\" = value")
+        for key, value in params.items():
+            if isinstance(value, dict):
+                inner = next(iter(value), "key")
+                raise self.fail(where, f"params: `{key}` reads as a table; quote the dotted name: "
+                                       f"params = {{ \"{key}.{inner}\" = ... }}")
         if not (gear is not None or analog or release or params):
             raise self.fail(where, "sets nothing (give gear, an analog control, release or params)")
         return Setting(at, gear, analog, tuple(release), dict(params))

@@ -153,7 +153,6 @@ class SessionModel(QObject):
         was_recording = self.session.recording
         preset = self.session.load_preset(name_or_path)
         self._after_new_car(was_recording)
-        self.preset_loaded.emit(preset.name)
         return preset
 
     def save_preset(self, path: str | Path) -> Path:
@@ -166,10 +165,13 @@ class SessionModel(QObject):
         return written
 
     def _after_new_car(self, was_recording: bool) -> None:
+        """Tell the views about a new car: its parameters and channels first, then its (empty) history."""
         self.view_frame = None
+        self.preset_loaded.emit(self.session.preset.name)
         if was_recording:
             self.recording_changed.emit(False)
-        self.script_loaded.emit("")
+        program = self.session.program
+        self.script_loaded.emit(program.name if program is not None else "")
         self.stepped.emit()
 
     # -- recording and replay --------------------------------------------------------------------
@@ -194,13 +196,14 @@ class SessionModel(QObject):
         was_recording = self.session.recording
         program = self.session.load_script(path)
         self._after_new_car(was_recording)
-        self.preset_loaded.emit(self.session.preset.name)
-        self.script_loaded.emit(program.name)
         return program
 
     def replay(self) -> None:
         """Replay the loaded script (or the last recording) from its start, at the chosen speed."""
+        preset = self.session.preset
         self.session.start_replay()
+        if self.session.preset is not preset:  # the script drives another car than the one on show
+            self.preset_loaded.emit(self.session.preset.name)
         self.view_frame = None
         self.recording_changed.emit(False)
         self.replay_changed.emit(True)

@@ -32,7 +32,9 @@ def value(v: Any) -> str:
             raise ValueError(f"{v!r} cannot be written to TOML")
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)  # JSON's escapes are all valid in a TOML basic string
+        # JSON's escapes are valid in a TOML basic string; DEL must be escaped too, and characters
+        # beyond the BMP are written as themselves (JSON's surrogate pairs are not TOML).
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(value(item) for item in v) + "]"
     if isinstance(v, dict):

@@ -6,6 +6,7 @@ Nothing here computes an expected value with the model's own functions: the clos
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import fields
 from functools import lru_cache
@@ -16,7 +17,6 @@ import numpy as np
 from physics import CarParams, Inputs, Simulation, load_preset
 
 DT = 1.0 / 120.0
-G = 9.81
 
 
 class Run(dict):
@@ -91,6 +91,26 @@ def shifting_driver(shift_at: list[float], until: float = math.inf, throttle: bo
 def stack_inputs(per_car: list[Inputs]) -> Inputs:
     """One Inputs for a batch from one Inputs per car (each for one car), in batch order."""
     return Inputs(**{f.name: np.concatenate([getattr(u, f.name) for u in per_car]) for f in fields(Inputs)})
+
+
+def to_toml(doc: dict) -> str:
+    """A preset document as TOML text (tables of numbers, strings and lists of numbers only)."""
+
+    def value(v) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return repr(float(v)) if isinstance(v, float) else str(v)
+
+    out = []
+    for group, table in doc.items():
+        out.append(f"[{group}]")
+        out.extend(f"{key} = {value(v)}" for key, v in table.items())
+        out.append("")
+    return "\n".join(out)
 
 
 def fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:

@@ -131,9 +131,6 @@ to = 1.0
 """
 
 
-@pytest.mark.xfail(strict=True, reason="bug: cli._replay() names each CSV target.with_name(f'{stem}.{name}{suffix}') "
-                   "from the script's [script] name unchecked; a name with '/' makes pathlib raise "
-                   "ValueError('Invalid name') and the command dies with a traceback (exit 1, not 2)")
 def test_cli_csv_of_a_script_whose_name_has_a_slash(run_cli, tmp_path):
     (tmp_path / "slashed.toml").write_text(SLASHED, encoding="utf-8")
     done = run_cli("replay", tmp_path / "slashed.toml", "presets/scripts/clutch_coast.toml",
@@ -144,9 +141,6 @@ def test_cli_csv_of_a_script_whose_name_has_a_slash(run_cli, tmp_path):
         assert done.stderr.startswith("carbench: ") and done.stderr.count("\n") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="bug: cli._replay() names each CSV after the script's [script] name only; "
-                   "two scripts with the same name (a script and its copy, or one file given twice) write the "
-                   "same file and the second silently overwrites the first: fewer CSVs than scripts")
 def test_cli_csv_of_two_scripts_with_one_name(run_cli, tmp_path):
     original = (tmp_path / "a.toml")
     original.write_text(SLASHED.replace("left/right", "same"), encoding="utf-8")

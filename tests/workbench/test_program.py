@@ -269,9 +269,6 @@ def test_dt_override_wins_over_the_script():
     assert np.flatnonzero(p.keys[:, 0]).tolist() == list(range(100, 200))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: compile_script(script, dt=...) does not validate the dt override; "
-                   "dt=0 raises ZeroDivisionError, dt=-1 numpy's 'negative dimensions', dt=1.0 compiles "
-                   "(Simulation refuses it only at replay); only the CLI checks --dt")
 @pytest.mark.parametrize("dt", [0.0, -1.0, 1.0])
 def test_bad_dt_override_is_refused_by_compile(dt):
     with pytest.raises(ValueError, match="dt"):

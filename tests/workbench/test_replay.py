@@ -196,6 +196,22 @@ def test_params_change_takes_effect_on_its_frame():
         assert b.column("speed")[-1] > a.column("speed")[-1]
 
 
+def test_params_changes_of_several_cars_in_one_batch():
+    programs = [
+        program(THROTTLE + '[[set]]\nat = 1.0\nparams = { "engine.peak_torque" = 450.0 }\n', name="a"),
+        program(THROTTLE, name="plain"),
+        program(THROTTLE + '[[set]]\nat = 1.0\nparams = { "engine.peak_torque" = 300.0 }\n'
+                '[[set]]\nat = 2.0\nparams = { "tyres.mu" = 0.7 }\n', name="b"),
+        program(THROTTLE + '[[set]]\nat = 0.5\nparams = { "engine.peak_torque" = 420.0 }\n'
+                '[[set]]\nat = 1.0\nparams = { "engine.peak_torque" = 350.0 }\n', name="c"),
+    ]
+    together = replay(programs)
+    assert together[0].log is together[3].log  # one batch of four
+    alone = [replay([p])[0] for p in programs]
+    assert [r.digest() for r in together] == [r.digest() for r in alone]
+    assert len({r.digest() for r in together}) == 4
+
+
 def test_params_at_frame_zero_are_the_starting_params():
     edited = program(THROTTLE + '[[set]]\nat = 0.0\nparams = { "engine.peak_torque" = 450.0 }\n')
     assert edited.params.engine.peak_torque == 450.0 and edited.param_changes == ()
@@ -264,10 +280,6 @@ FEWER_GEARS = '[[set]]\nat = 1.0\nparams = { "gearbox.ratios" = [3.5, 2.0, 1.4, 
 ALL_WHEELS = '[[set]]\nat = 1.0\nparams = { "body.driven_axle" = "all" }\n'
 
 
-@pytest.mark.xfail(strict=True, reason="bug: run_batch() puts scripts with equal batch_key (computed from the "
-                   "starting params only) into one Simulation; a [[set]] params change that alters a list length "
-                   "or a string (gearbox.ratios, body.driven_axle) mid-script then makes Simulation.set_cars raise "
-                   "ParamError 'cars of one batch must ...': such a script replays alone but crashes in a batch")
 @pytest.mark.parametrize("change", [FEWER_GEARS, ALL_WHEELS], ids=["gearbox.ratios", "body.driven_axle"])
 def test_params_change_of_batch_shape_replays_in_a_batch(change):
     edited = program(THROTTLE + change, name="edited")
@@ -277,9 +289,6 @@ def test_params_change_of_batch_shape_replays_in_a_batch(change):
     assert together.digest() == alone.digest()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a [[set]] that reduces gearbox.ratios to 4 entries while the car is "
-                   "in 5th compiles, then the replay dies with IndexError in physics/step.py drivetrain() "
-                   "(car.ratios[car.rows, c.gear + 1]); it should be refused with a ScriptError or clamp the gear")
 def test_fewer_gears_while_in_top_gear_is_refused_or_replays():
     try:
         p = program('[[set]]\nat = 0.0\ngear = 5\n' + FEWER_GEARS)

@@ -1,0 +1,212 @@
+"""The workbench window, offscreen: it opens, drives, edits, records, scrubs, remembers and refuses."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QDockWidget, QMessageBox
+
+from physics import Inputs, Simulation, load_preset
+from workbench.program import compile_script
+from workbench.replay import replay
+from workbench.testing import drive, hold, make_window
+
+PRESETS = ["sedan", "parking", "teaching", "f1tenth", "classic"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_window_opens_on_each_preset(qtbot, carbench_settings, preset):
+    window = make_window(preset, carbench_settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert preset in window.windowTitle()
+    names = {d.objectName() for d in window.findChildren(QDockWidget)}
+    assert names == {"plots", "parameters", "telemetry", "recorder"}
+    hold(window, {"throttle", "left"}, 240)
+    log = window.model.session.log
+    assert log.frames == 240
+    assert log.column("speed")[-1] > 0
+    # the parameter panel lists every parameter this car has, and nothing else
+    assert set(window.params.rows) == {i.path for i in load_preset(preset).params.infos()}
+    # the car is drawn where the model says: the body outline surrounds the reference point
+    body = window.car_view._body.polygon()
+    xs = [body.at(i).x() for i in range(body.size())]
+    assert min(xs) <= log.column("x")[-1] <= max(xs)
+
+
+def test_arrow_keys_drive_the_car_as_the_model_says(carbench_window, qtbot):
+    window = carbench_window
+    window.car_view.setFocus()
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Left)
+    assert window.model.keys == {"throttle", "left"}
+    window.model.advance(300)
+    qtbot.keyRelease(window.car_view, Qt.Key.Key_Left)
+    window.model.advance(60)
+    qtbot.keyRelease(window.car_view, Qt.Key.Key_Up)
+    assert window.model.keys == set()
+    # the same keys for the same frames, headless
+    sim = Simulation(load_preset("sedan").params)
+    speeds = []
+    for k in range(360):
+        speeds.append(sim.step(Inputs.from_keys(1, {"throttle", "left"} if k < 300 else {"throttle"})).speed[0])
+    assert np.array_equal(window.model.session.log.column("speed"), np.array(speeds))
+    assert window.model.session.log.column("heading")[-1] > 0.5  # it turned left
+
+
+def test_keys_go_to_an_editor_that_has_the_focus(carbench_window, qtbot):
+    window = carbench_window
+    spin = window.params.rows["engine.peak_torque"].editors[0].spin
+    spin.setFocus()
+    qtbot.keyPress(spin, Qt.Key.Key_Up)
+    assert "throttle" not in window.model.keys
+
+
+def test_parameter_edit_applies_on_the_next_step(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle"}, 600)
+    before = window.model.session.log.column("engine_torque")[-1]
+    editor = window.params.rows["engine.peak_torque"].editors[0]
+    editor.spin.setValue(450.0)
+    assert window.model.session.params.engine.peak_torque == 450.0
+    assert window.model.session.modified
+    assert "\u25cf" in window.params.rows["engine.peak_torque"].label.text()
+    assert "*" in window.windowTitle()
+    hold(window, {"throttle"}, 1)
+    after = window.model.session.log.column("engine_torque")[-1]
+    assert after > before * 1.1
+    window.params.rows["engine.peak_torque"].reset.click()
+    assert window.model.session.params.engine.peak_torque == 350.0
+    assert not window.model.session.modified
+
+
+def test_out_of_range_edit_is_refused_and_shown(carbench_window):
+    window = carbench_window
+    assert not window.params.edit("body.lr", 3.0)  # lr must be shorter than the wheelbase
+    assert window.model.session.params.body.lr == 1.3
+    assert "lr" in window.params.status.text() and not window.params.status.isHidden()
+
+
+def test_recording_made_in_the_window_replays_headless_identically(carbench_window):
+    window = carbench_window
+    model = window.model
+    model.start_recording()
+    hold(window, {"throttle"}, 400)
+    window.params.rows["engine.peak_torque"].editors[0].spin.setValue(420.0)
+    hold(window, {"throttle", "right"}, 300)
+    hold(window, {"clutch"}, 100)
+    script = model.stop_recording()
+    assert script is not None and script.duration == pytest.approx(800 * model.session.dt)
+    [result] = replay([compile_script(script)])
+    assert result.digest() != ""
+    assert result.log.digest(0, 800) == model.session.log.digest(0, 800)
+
+
+def test_scrubbing_shows_the_car_at_a_past_frame(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle", "left"}, 900)
+    log = window.model.session.log
+    window.recorder.timeline.setValue(300)
+    assert window.model.view_frame == 300
+    assert not window.model.running
+    shown = window.telemetry.table.values
+    assert shown[log.index["x"]] == pytest.approx(log.column("x")[300])
+    body = window.car_view._body.polygon()
+    cx = np.mean([body.at(i).x() for i in range(4)])
+    cy = np.mean([body.at(i).y() for i in range(4)])
+    now_x, now_y = log.column("x")[-1], log.column("y")[-1]
+    then_x, then_y = log.column("x")[300], log.column("y")[300]
+    assert np.hypot(cx - then_x, cy - then_y) < 3.0 < np.hypot(cx - now_x, cy - now_y)
+    assert window.plots.rows[0].now.isVisible()
+    assert window.plots.rows[0].now.value() == pytest.approx(300 * window.model.session.dt)
+    window.recorder.live.click()
+    assert window.model.view_frame is None
+
+
+def test_dock_layout_survives_a_restart(qtbot, tmp_path):
+    path = str(tmp_path / "layout.ini")
+    first = make_window("sedan", QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(first)
+    first.show()
+    first.telemetry_dock.hide()
+    first.removeDockWidget(first.recorder_dock)
+    first.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, first.recorder_dock)
+    first.recorder_dock.show()
+    first.plots.set_channel_sets([["rpm", "throttle"], ["beta"]])
+    first.close()
+    second = make_window("sedan", QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(second)
+    second.show()
+    assert second.telemetry_dock.isHidden()
+    assert second.dockWidgetArea(second.recorder_dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert second.plots.channel_sets() == [["rpm", "throttle"], ["beta"]]
+
+
+def test_a_bad_preset_shows_the_error_and_keeps_the_car(carbench_window, tmp_path):
+    window = carbench_window
+    hold(window, {"throttle"}, 120)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(load_preset("sedan").path.read_text().replace("mass = 1200.0", "mass = -5.0"))
+    assert not window.load_preset(bad)
+    title, message = window.shown_errors[-1]
+    assert "bad.toml" in message and "body.mass" in message
+    assert window.model.session.preset.name == "sedan"
+    assert window.model.session.log.frames == 120  # what was driven is still there
+
+
+def test_a_bad_script_shows_the_error_and_keeps_the_state(carbench_window, tmp_path):
+    window = carbench_window
+    hold(window, {"throttle"}, 60)
+    bad = tmp_path / "bad_script.toml"
+    bad.write_text('[script]\nname = "x"\npreset = "sedan"\nduration = 2.0\n[[expect]]\nchannel = "warp"\nat = 1.0\nmin = 0\n')
+    assert not window.load_script(bad)
+    assert "warp" in window.shown_errors[-1][1]
+    assert window.model.session.program is None
+    assert window.model.session.log.frames == 60
+
+
+def test_closing_with_unsaved_edits_asks_first(carbench_window):
+    window = carbench_window
+    window.model.set_param("body.mass", 1300.0)
+    asked = []
+    window.ask_unsaved = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
+    window.close()
+    assert asked == ["close"] and window.isVisible()
+    window.ask_unsaved = lambda doing: QMessageBox.StandardButton.Discard
+    window.close()
+    assert not window.isVisible()
+
+
+def test_saving_a_preset_writes_a_loadable_file(carbench_window, tmp_path):
+    window = carbench_window
+    window.model.set_param("engine.peak_torque", 410.0)
+    target = tmp_path / "tuned.toml"
+    assert window.save_preset(target)
+    assert load_preset(target).params.engine.peak_torque == 410.0
+    assert not window.model.session.modified
+
+
+def test_a_replay_in_the_window_gives_the_headless_verdicts(carbench_window):
+    window = carbench_window
+    path = "presets/scripts/clutch_coast.toml"
+    verdicts = drive(window, path)
+    [headless] = replay([compile_script(__import__("workbench.script", fromlist=["x"]).load_script(path))])
+    assert [v.passed for v in verdicts] == [v.passed for v in headless.verdicts] == [True] * len(verdicts)
+    assert [v.measured for v in verdicts] == [v.measured for v in headless.verdicts]
+    assert window.model.session.log.digest() == headless.digest()
+    items = [window.recorder.verdicts.topLevelItem(i).text(4) for i in range(len(verdicts))]
+    assert items == ["PASS"] * len(verdicts)
+
+
+def test_help_overlay_and_follow_camera_toggle(carbench_window):
+    window = carbench_window
+    window.help_action.trigger()
+    assert window.car_view._help.isVisible()
+    window.follow_action.trigger()
+    assert not window.car_view.follow
+    hold(window, {"throttle"}, 600)
+    (x0, x1), _ = window.car_view.getPlotItem().getViewBox().viewRange()
+    assert not x0 <= window.model.session.log.column("x")[-1] <= x1  # it drove out of the still view
+    window.follow_action.trigger()
+    (x0, x1), _ = window.car_view.getPlotItem().getViewBox().viewRange()
+    assert x0 <= window.model.session.log.column("x")[-1] <= x1

@@ -1,0 +1,241 @@
+"""Presets and parameters: every shipped preset loads and round-trips; bad values are refused clearly."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physics import (
+    CarParams,
+    ParamError,
+    PresetError,
+    Simulation,
+    UnknownChannelError,
+    channel_names,
+    check_channel,
+    load_preset,
+    parse_preset,
+    preset_names,
+)
+from physics.presets import cars_dir
+
+from helpers import to_toml
+
+SHIPPED = {"parking": ("kinematic", "px"), "teaching": ("kinematic", "m"), "f1tenth": ("dynamic", "m"),
+           "sedan": ("dynamic", "m"), "classic": ("dynamic", "m")}
+SOURCE = "bad.toml"
+
+
+def preset_text(name: str) -> str:
+    return (cars_dir() / f"{name}.toml").read_text()
+
+
+def set_value(text: str, key: str, value: str) -> str:
+    """The preset text with the first ``key = ...`` line's value replaced."""
+    out, count = re.subn(rf"(?m)^{re.escape(key)} = .*$", f"{key} = {value}", text, count=1)
+    assert count == 1, key
+    return out
+
+
+def refusal(text: str) -> str:
+    with pytest.raises(PresetError) as info:
+        parse_preset(text, SOURCE)
+    message = str(info.value)
+    assert SOURCE in message
+    return message
+
+
+# -- shipped presets --------------------------------------------------------------------------
+
+
+def test_the_shipped_presets_are_the_five_of_the_spec():
+    assert set(preset_names()) == set(SHIPPED)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_every_shipped_preset_loads(name):
+    loaded = load_preset(name)
+    assert loaded.name == name
+    assert isinstance(loaded.params, CarParams)
+    assert (loaded.params.kind, loaded.params.model.unit) == SHIPPED[name]
+    assert loaded.params.manual == (name == "sedan")
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_document_round_trip(name):
+    p = load_preset(name).params
+    assert CarParams.from_document(p.to_document()) == p
+    # ... and through TOML text, as the workbench writes a preset back.
+    assert parse_preset(to_toml(p.to_document()), f"{name}-copy.toml") == p
+
+
+def test_teaching_and_f1tenth_wheelbases_are_001s():
+    assert load_preset("teaching").params.body.wheelbase == 2.6
+    assert load_preset("teaching").params.body.lr == 1.3
+    assert load_preset("f1tenth").params.body.wheelbase == 0.3302
+
+
+def test_a_preset_loads_by_path(tmp_path: Path):
+    path = tmp_path / "mine.toml"
+    path.write_text(set_value(preset_text("sedan"), "mass", "1400.0"))
+    loaded = load_preset(path)
+    assert loaded.name == "mine" and loaded.params.body.mass == 1400.0
+
+
+def test_an_unknown_preset_name_lists_the_presets():
+    with pytest.raises(PresetError) as info:
+        load_preset("no-such-car")
+    assert "no-such-car" in str(info.value)
+    for name in SHIPPED:
+        assert name in str(info.value)
+
+
+# -- bad files --------------------------------------------------------------------------------
+
+
+def test_negative_mass_is_refused():
+    message = refusal(set_value(preset_text("sedan"), "mass", "-5.0"))
+    assert "body.mass" in message and "-5" in message
+    assert "allowed: 0 < value kg" in message
+
+
+def test_zero_wheelbase_is_refused():
+    message = refusal(set_value(preset_text("sedan"), "wheelbase", "0.0"))
+    assert "body.wheelbase" in message
+    assert "allowed: 0 < value m" in message
+
+
+@pytest.mark.parametrize("lock", ["1.5708", repr(math.pi / 2), "2.0"])
+def test_lock_of_90_degrees_or_more_is_refused(lock):
+    message = refusal(set_value(preset_text("sedan"), "lock", lock))
+    assert "steering.lock" in message
+    assert "allowed: 0 < value < 1.5708 rad" in message
+
+
+def test_lock_just_below_90_degrees_is_accepted():
+    p = parse_preset(set_value(preset_text("sedan"), "lock", "1.5707"), SOURCE)
+    assert p.steering.lock == 1.5707
+
+
+def test_unknown_key_is_refused():
+    message = refusal(preset_text("sedan").replace("[body]\n", "[body]\nbogus = 1.0\n", 1))
+    assert "body.bogus" in message and "unknown key" in message
+    assert "mass" in message and "wheelbase" in message  # the keys that are allowed
+
+
+def test_unknown_group_is_refused():
+    message = refusal(preset_text("sedan") + "\n[turbo]\nboost = 1.0\n")
+    assert "turbo" in message and "unknown group" in message
+    assert "engine" in message and "tyres" in message  # the groups that are allowed
+
+
+def test_wrong_type_is_refused():
+    message = refusal(set_value(preset_text("sedan"), "mass", '"heavy"'))
+    assert "body.mass" in message and "expected a number" in message
+    assert "allowed: 0 < value kg" in message
+
+
+def test_bad_toml_syntax_is_refused():
+    message = refusal(preset_text("sedan").replace("mass = 1200.0", "mass = = 1200.0"))
+    assert "TOML" in message and "line" in message
+
+
+def test_lr_not_less_than_wheelbase_is_refused():
+    message = refusal(set_value(preset_text("sedan"), "lr", "2.6"))
+    assert "lr" in message and "wheelbase" in message and "less than" in message
+
+
+def test_a_kinematic_car_with_tyres_is_refused():
+    tyres = "\n[tyres]\n" + "\n".join(
+        f"{k} = {v}" for k, v in load_preset("sedan").params.to_document()["tyres"].items()) + "\n"
+    message = refusal(preset_text("teaching") + tyres)
+    assert "tyres" in message and "kinematic" in message
+
+
+def test_a_key_of_the_other_model_kind_is_refused():
+    message = refusal(preset_text("sedan").replace("[brakes]\n", "[brakes]\nhandbrake_speed = 10.0\n", 1))
+    assert "brakes.handbrake_speed" in message and "kinematic" in message
+
+
+def test_a_missing_key_is_refused():
+    message = refusal(re.sub(r"(?m)^mass = .*\n", "", preset_text("sedan"), count=1))
+    assert "body.mass" in message and "missing" in message
+
+
+# -- edits ------------------------------------------------------------------------------------
+
+
+def test_with_value_returns_a_validated_copy():
+    p = load_preset("sedan").params
+    q = p.with_value("engine.peak_torque", 400.0)
+    assert q.engine.peak_torque == 400.0 and p.engine.peak_torque == 350.0
+    r = p.with_values({"body.wheelbase": 0.3302, "body.lr": 0.17})
+    assert (r.body.wheelbase, r.body.lr) == (0.3302, 0.17)
+
+
+@pytest.mark.parametrize("path, value, words", [
+    ("body.mass", -1.0, ["body.mass", "allowed: 0 < value kg"]),
+    ("steering.lock", 1.5708, ["steering.lock", "< 1.5708 rad"]),
+    ("body.wheelbase", 0.0, ["body.wheelbase", "allowed: 0 < value m"]),
+    ("body.mass", "heavy", ["body.mass", "expected a number"]),
+    ("body.lr", 3.0, ["lr", "wheelbase"]),
+    ("body.bogus", 1.0, ["body.bogus", "unknown parameter"]),
+    ("model.reference", "com", ["model.reference", "unknown parameter"]),  # a kinematic-only key
+])
+def test_with_value_validates(path, value, words):
+    p = load_preset("sedan").params
+    with pytest.raises(ParamError) as info:
+        p.with_value(path, value)
+    for word in words:
+        assert word in str(info.value)
+    assert p == load_preset("sedan").params, "nothing already loaded is lost"
+
+
+def test_a_simulation_refuses_a_bad_edit_and_keeps_running():
+    sim = Simulation(load_preset("sedan").params)
+    sim.step()
+    with pytest.raises(ParamError):
+        sim.set_param("body.mass", -1.0)
+    assert sim.cars[0].body.mass == 1200.0
+    sim.set_param("engine.peak_torque", 300.0)
+    assert sim.cars[0].engine.peak_torque == 300.0
+    sim.step()
+
+
+# -- channels ---------------------------------------------------------------------------------
+
+SPEC_CHANNELS = ("t x y heading speed speed_kmh vx vy yaw_rate beta steer wheel_left wheel_right throttle brake "
+                 "clutch gear rpm engine_torque axle_torque drive_force drag_force rolling_force brake_force "
+                 "wheelspin slip_front slip_rear fy_front fy_rear load_front load_rear kinematic_weight").split()
+
+
+def test_every_spec_channel_exists_with_a_unit_and_a_description():
+    assert set(SPEC_CHANNELS) <= set(channel_names("m"))
+    units = {"rpm": "rpm", "speed": "m/s", "speed_kmh": "km/h", "heading": "rad", "drive_force": "N",
+             "axle_torque": "N m", "clutch": "", "t": "s"}
+    for name, unit in units.items():
+        info = check_channel(name, "m")
+        assert info.unit == unit and info.doc
+
+
+def test_pixel_presets_report_pixel_units():
+    sim = Simulation(load_preset("parking").params)
+    sim.step()
+    assert sim.channel_info("speed").unit == "px/s"
+    assert sim.channel_info("x").unit == "px"
+    assert "speed_kmh" not in channel_names("px")
+
+
+def test_an_unknown_channel_lists_the_known_ones():
+    with pytest.raises(UnknownChannelError) as info:
+        check_channel("rpms")
+    assert "rpms" in str(info.value) and "rpm" in str(info.value) and "speed_kmh" in str(info.value)
+    sim = Simulation(load_preset("sedan").params)
+    sim.step()
+    with pytest.raises(UnknownChannelError):
+        sim.channel("rpms")
+    assert np.isfinite(sim.channel("rpm")).all()

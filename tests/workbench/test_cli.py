@@ -1,0 +1,172 @@
+"""The ``carbench`` command as a subprocess (SPEC 5): exit 0 when all pass, 1 when one fails, 2 for bad
+input with a one-line ``carbench: ...`` message and no traceback; --json; presets; demo."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from physics import preset_names
+
+CLUTCH = "presets/scripts/clutch_coast.toml"
+PARKING = "presets/scripts/parking_full_lock.toml"
+
+IMPOSSIBLE = """[script]
+name = "impossible"
+preset = "sedan"
+duration = 2.0
+
+[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 2.0
+
+[[expect]]
+name = "moves at all"
+channel = "speed"
+at = 2.0
+min = 0.1
+
+[[expect]]
+name = "supersonic in two seconds"
+channel = "speed_kmh"
+from = 1.0
+to = 2.0
+min = 1234.0
+"""
+
+
+def by_name(results, name):
+    return next(r for r in results if r.program.name == name)
+
+
+def assert_bad_input(done, *needles):
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
+    assert done.stderr.startswith("carbench: "), done.stderr
+    assert done.stderr.endswith("\n") and done.stderr.count("\n") == 1, done.stderr
+    assert done.stdout == ""
+    for needle in needles:
+        assert needle in done.stderr, (needle, done.stderr)
+
+
+def test_replay_of_a_passing_script(run_cli, shipped_alone):
+    done = run_cli("replay", CLUTCH)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    expected = by_name(shipped_alone, "clutch-coast")
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("clutch-coast  (presets/scripts/clutch_coast.toml)  preset sedan")
+    for verdict in expected.verdicts:
+        assert any(line.strip().startswith(f"PASS  {verdict.expect.label()}") for line in lines), verdict.expect
+    assert "FAIL" not in done.stdout
+    n = len(expected.verdicts)
+    assert lines[-1] == f"1 script, {n} expectations: {n} passed, 0 failed"
+
+
+def test_replay_of_a_failing_script_names_the_expectation(run_cli, tmp_path):
+    path = tmp_path / "impossible.toml"
+    path.write_text(IMPOSSIBLE, encoding="utf-8")
+    done = run_cli("replay", path, CLUTCH)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    rows = [line.strip() for line in done.stdout.splitlines()]
+    assert any(row.startswith("FAIL  supersonic in two seconds  speed_kmh") for row in rows), done.stdout
+    assert any(row.startswith("PASS  moves at all") for row in rows)
+    assert rows[-1].endswith("passed, 1 failed (1 script failing)")
+    assert rows[-1].startswith("2 scripts, 8 expectations: 7 passed")
+
+
+@pytest.mark.parametrize("case", ["missing file", "malformed TOML", "unknown channel", "unknown --preset",
+                                  "--dt 0", "--dt -1", "--dt 1.0", "--dt word", "no script"])
+def test_bad_input_exits_2_with_one_line(run_cli, tmp_path, case):
+    bad = tmp_path / "bad.toml"
+    if case == "missing file":
+        done = run_cli("replay", CLUTCH, tmp_path / "nope.toml")
+        assert_bad_input(done, "nope.toml", "no such script file")
+    elif case == "malformed TOML":
+        bad.write_text('[script]\nname = "x"\npreset = "sedan\nduration = 1.0\n', encoding="utf-8")
+        done = run_cli("replay", bad)
+        assert_bad_input(done, str(bad), "not valid TOML", "line 3")
+    elif case == "unknown channel":
+        bad.write_text(IMPOSSIBLE.replace('channel = "speed_kmh"', 'channel = "warp_factor"'), encoding="utf-8")
+        done = run_cli("replay", bad)
+        assert_bad_input(done, str(bad), "[[expect]] #2", "unknown channel 'warp_factor'", "speed_kmh")
+    elif case == "unknown --preset":
+        done = run_cli("replay", CLUTCH, "--preset", "lorry")
+        assert_bad_input(done, "--preset", "lorry", *preset_names())
+    elif case == "--dt word":
+        done = run_cli("replay", CLUTCH, "--dt", "word")
+        assert_bad_input(done, "--dt", "word")
+    elif case == "no script":
+        done = run_cli("replay")
+        assert_bad_input(done, "SCRIPT")
+    else:
+        value = case.split()[1]
+        done = run_cli("replay", CLUTCH, "--dt", value)
+        assert_bad_input(done, "--dt", "(0, 0.05]")
+
+
+def test_a_preset_without_a_channel_is_bad_input(run_cli):
+    done = run_cli("replay", CLUTCH, "--preset", "parking")
+    assert_bad_input(done, "clutch_coast.toml", "[[expect]] #1", "unknown channel 'speed_kmh'")
+
+
+def test_json_verdicts(run_cli, tmp_path, shipped_alone):
+    path = tmp_path / "impossible.toml"
+    path.write_text(IMPOSSIBLE, encoding="utf-8")
+    done = run_cli("replay", PARKING, path, CLUTCH, "--json")
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["passed"] is False
+    assert [s["name"] for s in doc["scripts"]] == ["parking-full-lock", "impossible", "clutch-coast"]
+    assert [s["passed"] for s in doc["scripts"]] == [True, False, True]
+    assert [e["passed"] for e in doc["scripts"][1]["expectations"]] == [True, False]
+    assert doc["scripts"][1]["expectations"][1]["label"] == "supersonic in two seconds"
+    for entry in (doc["scripts"][0], doc["scripts"][2]):
+        expected = by_name(shipped_alone, entry["name"])
+        assert entry["digest"] == expected.digest()  # another process, the same telemetry
+        assert entry["frames"] == expected.program.frames and entry["preset"] == expected.program.preset
+        assert len(entry["expectations"]) == len(expected.verdicts)
+        for e, v in zip(entry["expectations"], expected.verdicts):
+            assert e["label"] == v.expect.label() and e["channel"] == v.expect.channel
+            assert e["measured"] == v.measured and e["frame"] == v.frame and e["passed"] == v.passed
+            assert e["frames"] == [v.first, v.last] and e["unit"] == v.unit
+
+
+def test_json_of_passing_scripts_exits_0(run_cli):
+    done = run_cli("replay", CLUTCH, "--json", "--dt", "0.01")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["passed"] is True and doc["scripts"][0]["dt"] == 0.01 and doc["scripts"][0]["frames"] == 801
+
+
+def test_presets_lists_cars_and_scripts(run_cli, shipped_paths):
+    done = run_cli("presets")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    cars = out.split("Input scripts")[0]
+    for name in ("parking", "teaching", "f1tenth", "sedan", "classic"):
+        assert f"  {name} " in cars, name
+    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic"}
+    scripts = out.split("Input scripts")[1]
+    for path in shipped_paths:
+        assert path.name in scripts
+    assert "unreadable" not in out
+
+
+def test_demo_replays_the_shipped_scripts(run_cli, shipped_alone):
+    done = run_cli("demo")
+    assert done.returncode == 0, done.stderr
+    n = sum(len(r.verdicts) for r in shipped_alone)
+    assert done.stdout.splitlines()[-1] == f"{len(shipped_alone)} scripts, {n} expectations: {n} passed, 0 failed"
+    for r in shipped_alone:
+        assert f"{r.program.name}  (" in done.stdout
+
+
+def test_no_command_without_a_display_runs_the_demo(run_cli):
+    done = run_cli()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("carbench: no display found")
+    assert "expectations:" in done.stdout.splitlines()[-1]

@@ -1,0 +1,204 @@
+"""Writing files: atomic writes, presets written back load equal, the TOML writer's strings and values."""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+
+import pytest
+
+from physics import PresetError, load_preset, parse_preset, preset_names
+from workbench import toml_writer
+from workbench.files import atomic_write_text
+from workbench.preset_io import preset_text, save_preset
+from workbench.script import Script, parse_script
+
+
+def names(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+# -- atomic_write_text --------------------------------------------------------------------------------
+
+
+def test_atomic_write_creates_and_replaces(tmp_path):
+    target = tmp_path / "a.txt"
+    assert atomic_write_text(target, "one\n") == target
+    assert target.read_text(encoding="utf-8") == "one\n"
+    atomic_write_text(target, "two\r\nlines \u00e9\n")
+    assert target.read_bytes() == "two\r\nlines \u00e9\n".encode("utf-8")  # written as given, in UTF-8
+    assert names(tmp_path) == ["a.txt"]
+
+
+def test_atomic_write_makes_the_folder(tmp_path):
+    target = tmp_path / "new" / "deeper" / "a.txt"
+    atomic_write_text(str(target), "x")
+    assert target.read_text() == "x" and names(target.parent) == ["a.txt"]
+
+
+def test_atomic_write_to_a_relative_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    atomic_write_text("plain.txt", "x")
+    assert names(tmp_path) == ["plain.txt"]
+
+
+@pytest.mark.parametrize("broken", ["replace", "fsync"])
+def test_atomic_write_failure_keeps_the_original_and_no_temp_file(tmp_path, monkeypatch, broken):
+    target = tmp_path / "keep.txt"
+    target.write_text("original", encoding="utf-8")
+
+    def boom(*args, **kwargs):
+        raise OSError(5, "I/O error")
+
+    monkeypatch.setattr(os, broken, boom)
+    with pytest.raises(OSError, match="I/O error"):
+        atomic_write_text(target, "replacement")
+    monkeypatch.undo()
+    assert target.read_text(encoding="utf-8") == "original"
+    assert names(tmp_path) == ["keep.txt"]
+
+
+def test_atomic_write_of_text_that_cannot_be_encoded(tmp_path):
+    target = tmp_path / "keep.txt"
+    target.write_text("original", encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_text(target, "lone surrogate \ud800")
+    assert target.read_text(encoding="utf-8") == "original"
+    assert names(tmp_path) == ["keep.txt"]
+
+
+def test_atomic_write_interrupted(tmp_path, monkeypatch):
+    target = tmp_path / "keep.txt"
+    target.write_text("original", encoding="utf-8")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_text(target, "replacement")
+    monkeypatch.undo()
+    assert target.read_text(encoding="utf-8") == "original" and names(tmp_path) == ["keep.txt"]
+
+
+# -- presets written back ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_saved_preset_reloads_equal(name, tmp_path):
+    params = load_preset(name).params
+    path = save_preset(params, tmp_path / f"{name}.toml", header=f"{name}, written back\nsecond line")
+    assert names(tmp_path) == [f"{name}.toml"]
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(f"# {name}, written back\n# second line\n")
+    assert parse_preset(text, str(path)) == params
+    assert load_preset(path).params == params
+    assert tomllib.loads(text) == params.to_document()
+
+
+def test_all_five_presets_are_shipped():
+    assert set(preset_names()) >= {"parking", "teaching", "f1tenth", "sedan", "classic"}
+
+
+def test_edited_preset_round_trips(tmp_path):
+    params = load_preset("sedan").params.with_values({"engine.peak_torque": 401.25, "gearbox.ratios": [3.3, 1.9],
+                                                      "body.driven_axle": "all", "tyres.e": -0.5})
+    path = save_preset(params, tmp_path / "edited.toml")
+    assert load_preset(path).params == params
+    assert "ratios = [3.3, 1.9]" in path.read_text()
+
+
+def test_preset_text_never_writes_what_cannot_be_read(monkeypatch):
+    params = load_preset("teaching").params
+    monkeypatch.setattr(toml_writer, "dumps", lambda doc, header="": "[model]\nkind = 3\n")
+    with pytest.raises(PresetError):
+        preset_text(params)
+
+
+# -- the TOML writer -------------------------------------------------------------------------------
+
+STRINGS = [
+    'with "double" quotes',
+    "with 'single' quotes and ''' three",
+    'three """ double quotes',
+    "back\\slash and \\n not a newline",
+    "trailing backslash \\",
+    "new\nline and\r\ncrlf",
+    "tab\there",
+    "control \x00 \x01 \x1f \x7f",
+    "caf\u00e9 \u00fc\u00df \u65e5\u672c\u8a9e \u2192 \u00a0nbsp",
+    "\u2028 line separator",
+    "",
+    "# not a comment",
+    "[not] a table = 1",
+]
+
+
+@pytest.mark.parametrize("text", STRINGS)
+def test_strings_round_trip(text):
+    doc = {"script": {"description": text}}
+    assert tomllib.loads(toml_writer.dumps(doc)) == doc
+
+
+@pytest.mark.parametrize("text", STRINGS[:6])
+def test_strings_round_trip_through_a_script(text):
+    s = Script(name=text or "x", preset="sedan", duration=1.0, description=text, source="<s>")
+    assert parse_script(s.to_toml(), "<s>") == s
+
+
+@pytest.mark.parametrize("text", ["car \U0001F697", "math \U0001D400"])
+def test_strings_outside_the_bmp_round_trip(text):
+    doc = {"script": {"description": text}}
+    assert tomllib.loads(toml_writer.dumps(doc)) == doc
+
+
+@pytest.mark.parametrize("key", ["engine.peak_torque", "with space", "caf\u00e9", 'q"uote', "", "bare_key-1"])
+def test_keys_round_trip(key):
+    doc = {"script": {"params": {key: 1.5}}}
+    assert tomllib.loads(toml_writer.dumps(doc)) == doc
+
+
+def test_bare_keys_stay_bare():
+    assert toml_writer.key("bare_key-1") == "bare_key-1"
+    assert toml_writer.key("engine.peak_torque") == '"engine.peak_torque"'
+
+
+@pytest.mark.parametrize("number", [0.0, -0.0, 0.1, 1 / 3, 1e-300, 5e-324, 1.7976931348623157e308, 1e16, 123456.0,
+                                    -2.5e-7, 1 / 120])
+def test_floats_round_trip_exactly(number):
+    text = toml_writer.dumps({"t": {"v": number}})
+    back = tomllib.loads(text)["t"]["v"]
+    assert isinstance(back, float)
+    assert back == number and math.copysign(1.0, back) == math.copysign(1.0, number)
+
+
+@pytest.mark.parametrize("number", [0, -1, 2**62, -(2**63)])
+def test_ints_round_trip(number):
+    back = tomllib.loads(toml_writer.dumps({"t": {"v": number}}))["t"]["v"]
+    assert back == number and isinstance(back, int)
+
+
+def test_other_values_round_trip():
+    doc = {"a": {"yes": True, "no": False, "list": [1, 2.5, "x", True], "empty": [], "inline": {"k": 1, "k.2": [1.0]},
+                 "none": {}}}
+    assert tomllib.loads(toml_writer.dumps(doc)) == doc
+
+
+@pytest.mark.parametrize("number", [math.inf, -math.inf, math.nan])
+def test_non_finite_floats_are_refused(number):
+    with pytest.raises(ValueError):
+        toml_writer.value(number)
+
+
+def test_unwritable_values_are_refused():
+    with pytest.raises(TypeError):
+        toml_writer.value(None)
+    with pytest.raises(TypeError):
+        toml_writer.dumps({"a": 1})
+
+
+def test_document_layout():
+    text = toml_writer.dumps({"script": {"name": "x"}, "hold": [{"keys": ["a"]}, {"keys": ["b"]}]}, header="top")
+    assert text == '# top\n\n[script]\nname = "x"\n\n[[hold]]\nkeys = ["a"]\n\n[[hold]]\nkeys = ["b"]\n'
+    assert toml_writer.dumps({"a": {}}, header="one\n\nthree").startswith("# one\n#\n# three\n\n[a]\n")
