@@ -9,14 +9,12 @@ from physics import PresetError
 
 def run_app(preset: str | None = None, script: str | None = None) -> int:
     """Open the window on ``preset`` (default sedan), optionally with a script loaded; returns the exit code."""
-    import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
     from .live import LiveSession
     from .main_window import MainWindow
     from .script import ScriptError
 
-    pg.setConfigOptions(antialias=True)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("carbench")
     app.setOrganizationName("carbench")

@@ -46,9 +46,10 @@ class CarView(pg.PlotWidget):
         self._model = model
         self.follow = True
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setAntialiasing(True)  # smooth outlines of the car; the plots stay aliased (cheaper)
         plot = self.getPlotItem()
         plot.setAspectLocked(True)
-        style_plot(plot)
+        self._grid = style_plot(plot)
         self._bays = pg.PlotCurveItem(pen=pg.mkPen((150, 150, 150), width=2), connect="pairs")
         self._circle = pg.PlotCurveItem(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
         self._trail = [pg.PlotCurveItem() for _ in range(TRAIL_SEGMENTS)]
@@ -58,13 +59,16 @@ class CarView(pg.PlotWidget):
         self._velocity = pg.PlotCurveItem(pen=pg.mkPen(VELOCITY, width=2.5))
         self._force_front = pg.PlotCurveItem(pen=pg.mkPen(FRONT_FORCE, width=2.5))
         self._force_rear = pg.PlotCurveItem(pen=pg.mkPen(REAR_FORCE, width=2.5))
-        self._centres = pg.ScatterPlotItem(size=10, pxMode=True)
+        self._turn_centre = pg.ScatterPlotItem(size=9, pxMode=True, brush=pg.mkBrush(CIRCLE), pen=None)
+        self._icr = pg.ScatterPlotItem(size=14, pxMode=True, symbol="+", brush=pg.mkBrush(196, 160, 0),
+                                       pen=pg.mkPen(196, 160, 0, width=2))
         for item in [self._bays, self._circle, *self._trail, self._body, self._nose, *self._wheels,
-                     self._velocity, self._force_front, self._force_rear, self._centres]:
+                     self._velocity, self._force_front, self._force_rear, self._turn_centre, self._icr]:
             plot.addItem(item)
         for i, segment in enumerate(self._trail):
-            alpha = int(40 + 200 * (i + 1) / TRAIL_SEGMENTS)
-            segment.setPen(pg.mkPen(QColor(60, 60, 60, alpha), width=1.5))
+            # Fades from light to dark grey; opaque, since alpha-blended lines are slow to paint.
+            grey = int(215 - 155 * (i + 1) / TRAIL_SEGMENTS)
+            segment.setPen(pg.mkPen(QColor(grey, grey, grey), width=1))
         self._legend = QLabel(self)
         self._legend.setTextFormat(Qt.TextFormat.RichText)
         self._legend.setText(
@@ -75,6 +79,10 @@ class CarView(pg.PlotWidget):
             " <span style='color:#75507b'>&#9679;</span> its centre<br>"
             "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation")
         self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
+        # Painted once into a pixmap: laying out rich text on every repaint of the view is costly.
+        self._legend.adjustSize()
+        self._legend.setPixmap(self._legend.grab())
+        self._legend.adjustSize()
         self._help = QLabel(self)
         self._help.setTextFormat(Qt.TextFormat.RichText)
         self._help.setText("<b>Keyboard</b>" + help_html())
@@ -136,6 +144,7 @@ class CarView(pg.PlotWidget):
         vb = self.getPlotItem().getViewBox()
         vb.setRange(xRange=(centre[0] - span / 2, centre[0] + span / 2),
                     yRange=(centre[1] - span / 2, centre[1] + span / 2), padding=0)
+        vb.prepareForPaint()  # apply the new range now: at paint time it would cost a second repaint
 
     def redraw(self) -> None:
         """Draw the frame on show (the scrubbed one, or the newest)."""
@@ -151,24 +160,33 @@ class CarView(pg.PlotWidget):
         self._velocity.setData(shape.velocity[:, 0], shape.velocity[:, 1])
         self._force_front.setData(shape.force_front[:, 0], shape.force_front[:, 1])
         self._force_rear.setData(shape.force_rear[:, 0], shape.force_rear[:, 1])
-        spots = []
-        if shape.turn_centre is not None and shape.turn_radius < 50 * session.params.body.wheelbase:
+        near = 50 * session.params.body.wheelbase
+        if shape.turn_centre is not None and shape.turn_radius < near:
             cx, cy = circle(shape.turn_centre, shape.turn_radius)
             self._circle.setData(cx, cy)
-            spots.append({"pos": tuple(shape.turn_centre), "brush": pg.mkBrush(CIRCLE), "symbol": "o"})
+            self._turn_centre.setData([shape.turn_centre[0]], [shape.turn_centre[1]])
         else:
             self._circle.setData([], [])
-        if shape.icr is not None and np.linalg.norm(shape.icr - shape.com) < 50 * session.params.body.wheelbase:
-            spots.append({"pos": tuple(shape.icr), "brush": pg.mkBrush(196, 160, 0), "symbol": "+", "size": 14,
-                          "pen": pg.mkPen(196, 160, 0, width=2)})
-        self._centres.setData(spots)
+            self._turn_centre.setData([], [])
+        if shape.icr is not None and np.linalg.norm(shape.icr - shape.com) < near:
+            self._icr.setData([shape.icr[0]], [shape.icr[1]])
+        else:
+            self._icr.setData([], [])
         self._draw_trail(k)
         if self.follow:
-            self._centre_on(shape.com, self._current_span())
+            self._keep_in_view(shape.com)
 
-    def _current_span(self) -> float:
+    def _keep_in_view(self, point: np.ndarray) -> None:
+        """Follow camera with a dead zone: re-centre only when the car nears the edge of the view.
+
+        A camera glued to the car would move the grid and both axes every frame (costly to paint,
+        and restless to watch); this one moves in jumps of about a third of the view.
+        """
         (x0, x1), (y0, y1) = self.getPlotItem().getViewBox().viewRange()
-        return max(min(x1 - x0, y1 - y0), 1e-6)
+        margin_x, margin_y = 0.2 * (x1 - x0), 0.2 * (y1 - y0)
+        if x0 + margin_x <= point[0] <= x1 - margin_x and y0 + margin_y <= point[1] <= y1 - margin_y:
+            return
+        self._centre_on(point, max(min(x1 - x0, y1 - y0), 1e-6))
 
     def _draw_trail(self, k: int) -> None:
         log = self._model.session.log
@@ -176,6 +194,8 @@ class CarView(pg.PlotWidget):
         start = max(0, k - frames)
         xs = log.column("x")[start:k + 1]
         ys = log.column("y")[start:k + 1]
+        # Every third frame is plenty for a line a few pixels apart per point (and a third of the work).
+        xs, ys = xs[::-3][::-1], ys[::-3][::-1]
         bounds = np.linspace(0, len(xs), TRAIL_SEGMENTS + 1).astype(int)
         for i, segment in enumerate(self._trail):
             a, b = bounds[i], min(bounds[i + 1] + 1, len(xs))

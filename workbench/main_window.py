@@ -205,7 +205,8 @@ class MainWindow(QMainWindow):
     # -- model events ------------------------------------------------------------------------------
 
     def _on_stepped(self) -> None:
-        self._update_status()
+        if self.model.text_due:
+            self._update_status()
 
     def _on_preset_loaded(self, name: str) -> None:
         self._update_status()

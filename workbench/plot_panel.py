@@ -1,8 +1,10 @@
 """Live plots: stacked pyqtgraph plots of chosen channels over a scrolling time window.
 
 Curves are created once per chosen channel and only ``setData`` is called on each refresh, with
-views into the session's telemetry history (float64 time on x), peak downsampling and clip to
-view. A crosshair follows the mouse across all plots and reads out every curve's value.
+views into the session's telemetry history (float64 time on x) clipped to the window and
+peak-downsampled here to about two points per pixel column (pyqtgraph's own clip and downsampling
+would redo that work on every range change). A crosshair follows the mouse across all plots and
+reads out every curve's value.
 """
 
 from __future__ import annotations
@@ -37,6 +39,23 @@ COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 1
 _DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 
 
+def peak_decimate(t: np.ndarray, y: np.ndarray, columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most about 2 * ``columns`` points that keep every peak: the min and max of each bin."""
+    n = len(t)
+    per = n // max(columns, 1)
+    if per < 2:
+        return t, y
+    bins = n // per
+    head = bins * per
+    yb = y[:head].reshape(bins, per)
+    tb = t[:head].reshape(bins, per)
+    out_t = np.column_stack([tb[:, 0], tb[:, -1]]).ravel()
+    lo, hi = yb.min(axis=1), yb.max(axis=1)
+    rising = yb.argmin(axis=1) <= yb.argmax(axis=1)  # keep the order in which min and max came
+    out_y = np.column_stack([np.where(rising, lo, hi), np.where(rising, hi, lo)]).ravel()
+    return np.concatenate([out_t, t[head:]]), np.concatenate([out_y, y[head:]])
+
+
 def display_unit(info: ChannelInfo) -> tuple[str, float]:
     """The unit a channel is shown in and the factor from its SI value (degrees for angles)."""
     if info.display in _DISPLAY:
@@ -55,10 +74,10 @@ class PlotRow(QWidget):
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMinimumHeight(90)
         item = self.plot.getPlotItem()
-        style_plot(item)
-        item.setClipToView(True)
-        item.setDownsampling(auto=True, mode="peak")
-        item.getAxis("left").enableAutoSIPrefix(False)
+        self.grid = style_plot(item)
+        # The panel sets both ranges before each repaint; auto-ranging at paint time would
+        # change the axes mid-paint and paint every plot twice.
+        item.disableAutoRange()
         item.getAxis("left").setWidth(62)
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
         self.now = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
@@ -83,7 +102,7 @@ class PlotRow(QWidget):
         head.addWidget(self.button)
         layout.addLayout(head)
         layout.addWidget(self.plot, 1)
-        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.curves: dict[str, pg.PlotCurveItem] = {}
         self.set_channels(channels)
 
     def build_menu(self, infos: list[ChannelInfo]) -> None:
@@ -113,9 +132,8 @@ class PlotRow(QWidget):
             if name not in self.curves:
                 colour = COLOURS[len(self.curves) % len(COLOURS)]
                 unit, _ = display_unit(infos[name])
-                curve = pg.PlotDataItem(pen=pg.mkPen(colour, width=1.5), name=name)
-                curve.setDownsampling(auto=True, method="peak")
-                curve.setClipToView(True)
+                # One-pixel pens draw as one path; wider ones as thousands of separate segments.
+                curve = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1), name=name)  # leaner than PlotDataItem
                 item.addItem(curve)
                 self.curves[name] = curve
         units = sorted({display_unit(infos[n])[0] for n in names} - {""})
@@ -130,6 +148,19 @@ class PlotRow(QWidget):
 
     def channels(self) -> list[str]:
         return list(self.curves)
+
+    def fit_y(self, lo: float, hi: float) -> None:
+        """Fit the y range to the data [lo, hi] with a margin; kept while the data fits it well.
+
+        A range that moved every frame would redraw the axis every frame: it grows at once when
+        the data leaves it and shrinks only when the data fills less than half of it.
+        """
+        (y0, y1) = self.plot.getPlotItem().getViewBox().viewRange()[1]
+        fits = y0 <= lo and hi <= y1 and (hi - lo) >= 0.5 * (y1 - y0)
+        if fits:
+            return
+        pad = 0.1 * (hi - lo) if hi > lo else max(abs(hi) * 0.1, 1e-3)
+        self.plot.getPlotItem().setYRange(lo - pad, hi + pad, padding=0)
 
 
 class PlotPanel(QWidget):
@@ -179,8 +210,6 @@ class PlotPanel(QWidget):
     def add_plot(self, channels: list[str]) -> PlotRow:
         row = PlotRow(self, channels)
         row.build_menu(self.infos())
-        if self.rows:
-            row.plot.setXLink(self.rows[0].plot)
         row.plot.scene().sigMouseMoved.connect(lambda pos, r=row: self._on_mouse_moved(r, pos))
         row.channels_changed.connect(self.refresh)
         self.rows.append(row)
@@ -190,13 +219,13 @@ class PlotPanel(QWidget):
         return row
 
     def _label_time_axis(self) -> None:
-        """Only the bottom plot numbers the shared time axis (and says it is in seconds)."""
+        """Only the bottom plot draws the shared time axis (in seconds); the others just their grid."""
         for i, row in enumerate(self.rows):
-            axis = row.plot.getPlotItem().getAxis("bottom")
+            item = row.plot.getPlotItem()
             last = i == len(self.rows) - 1
-            axis.setStyle(showValues=last)
-            axis.setHeight(None if last else 6)
-            row.plot.getPlotItem().setLabel("bottom", "t [s]" if last else "")
+            if last:
+                item.setLabel("bottom", "t [s]")  # (setLabel also shows the axis)
+            item.showAxis("bottom", last)
 
     def remove_plot(self) -> None:
         if len(self.rows) > 1:
@@ -252,11 +281,21 @@ class PlotPanel(QWidget):
         infos = {i.name: i for i in log.infos}
         t_end = t[-1] if len(t) else 0.0
         for row in self.rows:
+            lo, hi = np.inf, -np.inf
+            item = row.plot.getPlotItem()
+            item.setXRange(max(0.0, t_end - span), max(span, t_end), padding=0)
+            columns = int(item.getViewBox().width()) or 500
             for name, curve in row.curves.items():
                 _, factor = display_unit(infos[name])
                 y = log.column(name)[start:end]
-                curve.setData(t, y * factor if factor != 1.0 else y)
-            row.plot.getPlotItem().setXRange(max(0.0, t_end - span), max(span, t_end), padding=0)
+                if factor != 1.0:
+                    y = y * factor
+                if len(y):
+                    lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+                curve.setData(*peak_decimate(t, y, columns), skipFiniteCheck=True)  # channels are finite
+            if lo <= hi:
+                row.fit_y(lo, hi)
+            item.getViewBox().prepareForPaint()  # apply the ranges now, not mid-paint (a second repaint)
             row.now.setVisible(not live)
             if not live:
                 row.now.setValue(t_end)

@@ -1,20 +1,64 @@
-"""One look for every pyqtgraph plot of the workbench."""
+"""One look for every pyqtgraph plot of the workbench, and a grid that is cheap to repaint."""
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 
-GRID = (228, 228, 228)
+GRID = (214, 214, 214)
 TEXT = (70, 70, 70)
 
 
-def style_plot(item: pg.PlotItem) -> None:
-    """Light opaque grid lines (alpha-blended ones cost several times more to paint), dark labels."""
-    item.showGrid(x=True, y=True, alpha=1.0)
+class Grid:
+    """Opaque grid lines at the axes' major ticks, drawn as one curve.
+
+    pyqtgraph's own grids (the axes' showGrid, GridItem) draw hundreds of alpha-blended lines and
+    cost tens of milliseconds per repaint on a large view; this costs one path of a few dozen
+    segments, redrawn whenever the view's range changes.
+    """
+
+    def __init__(self, item: pg.PlotItem):
+        self._item = item
+        self.curve = pg.PlotCurveItem(pen=pg.mkPen(GRID), connect="pairs")
+        self.curve.setZValue(-100)
+        item.getViewBox().addItem(self.curve, ignoreBounds=True)  # not a data curve of the plot
+        item.getViewBox().sigRangeChanged.connect(self._on_range_changed)
+
+    def _on_range_changed(self, *args) -> None:
+        self.update()
+
+    def _lines(self, axis: str, lo: float, hi: float, size: float) -> np.ndarray:
+        if not np.isfinite(lo) or not np.isfinite(hi) or hi <= lo or size <= 0:
+            return np.zeros(0)
+        levels = self._item.getAxis(axis).tickSpacing(lo, hi, size)
+        if not levels:
+            return np.zeros(0)
+        # The finest level of ticks that are at least 40 px apart (the labelled ones).
+        fine = [lv for lv in levels if lv[0] * size / (hi - lo) >= 40.0]
+        spacing, offset = fine[-1] if fine else levels[0]
+        first = np.ceil((lo - offset) / spacing) * spacing + offset
+        return np.arange(first, hi, spacing)[:200]
+
+    def update(self) -> None:
+        vb = self._item.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        width, height = vb.width(), vb.height()
+        xs = self._lines("bottom", x0, x1, width)
+        ys = self._lines("left", y0, y1, height)
+        px = np.column_stack([xs, xs]).ravel()
+        py = np.tile([y0, y1], len(xs))
+        qx = np.tile([x0, x1], len(ys))
+        qy = np.column_stack([ys, ys]).ravel()
+        self.curve.setData(np.concatenate([px, qx]), np.concatenate([py, qy]))
+
+
+def style_plot(item: pg.PlotItem) -> Grid:
+    """Grid behind the data, dark axes, no context menu or auto-range button."""
     for name in ("left", "bottom"):
         axis = item.getAxis(name)
-        axis.setTickPen(pg.mkPen(GRID))
         axis.setTextPen(pg.mkPen(TEXT))
         axis.setPen(pg.mkPen(TEXT))
+        axis.enableAutoSIPrefix(False)  # units are in the labels; a prefix would re-layout them per frame
     item.hideButtons()
     item.setMenuEnabled(False)
+    return Grid(item)

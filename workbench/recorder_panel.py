@@ -94,6 +94,8 @@ class RecorderPanel(QWidget):
     # -- model events ------------------------------------------------------------------------------
 
     def _on_stepped(self) -> None:
+        if not self._model.text_due:
+            return
         log = self._model.session.log
         with QSignalBlocker(self.timeline):
             self.timeline.setRange(0, max(log.frames - 1, 0))

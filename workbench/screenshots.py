@@ -20,7 +20,6 @@ SHOTS = (
 def take(folder: str | Path, width: int = 1600, height: int = 1000) -> list[Path]:
     """Write the screenshots into ``folder``; returns their paths."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import pyqtgraph as pg
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -29,7 +28,6 @@ def take(folder: str | Path, width: int = 1600, height: int = 1000) -> list[Path
     from .testing import make_window
 
     app = QApplication.instance() or QApplication([])
-    pg.setConfigOptions(antialias=True)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []

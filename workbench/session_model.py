@@ -21,6 +21,7 @@ from .program import Program
 from .script import Script
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+TEXT_EVERY = 4  # text panels (telemetry table, recorder, status) refresh on every 4th tick: 15 Hz
 MAX_CATCH_UP = 0.25  # [s of real time] a stalled window does not try to catch up more than this
 
 
@@ -44,6 +45,8 @@ class SessionModel(QObject):
         self.running = True
         self.speed = 1.0
         self.view_frame: int | None = None
+        self.text_due = True  # whether this ``stepped`` should refresh the text panels too
+        self._advances = 0
         self._debt = 0.0  # simulated time owed to the wall clock [s]
         self._rate = deque(maxlen=120)  # (wall time, sim time) samples for the real-time factor
 
@@ -70,11 +73,21 @@ class SessionModel(QObject):
         self._rate.append((time.perf_counter(), self.session.time))
         if self.view_frame is not None:
             self.set_view_frame(None)
+        self._advances += 1
+        # Text is read, not watched: at a run's full rate it would cost frames and show a blur.
+        # A burst of frames (catching up, a scripted advance) or a paused step always refreshes it.
+        self.text_due = not self.running or frames > 4 or self._advances % TEXT_EVERY == 0
         self.stepped.emit()
+        self.text_due = True
         if was_replaying and not self.session.replaying:
             self.set_running(False)
             self.replay_changed.emit(False)
         return frames
+
+    def refresh(self) -> None:
+        """Have every view, text panels included, show the current frame (no step)."""
+        self.text_due = True
+        self.stepped.emit()
 
     def real_time_factor(self) -> float:
         """Simulated seconds per wall second over the last couple of seconds (0 when paused)."""
@@ -91,6 +104,8 @@ class SessionModel(QObject):
             self._debt = 0.0
             self._rate.clear()
             self.running_changed.emit(running)
+            if not running:
+                self.refresh()  # paused: every panel shows the frame the car view shows
 
     def toggle_running(self) -> None:
         self.set_running(not self.running)

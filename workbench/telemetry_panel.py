@@ -75,6 +75,7 @@ class TelemetryTable(QAbstractTableModel):
 class TelemetryPanel(QWidget):
     def __init__(self, model: SessionModel, parent=None):
         super().__init__(parent)
+        self._model = model
         self.table = TelemetryTable(model, self)
         self.view = QTableView()
         self.view.setModel(self.table)
@@ -94,7 +95,8 @@ class TelemetryPanel(QWidget):
         model.preset_loaded.connect(self._on_preset_loaded)
 
     def _on_stepped(self) -> None:
-        self.table.update()
+        if self._model.text_due:
+            self.table.update()
 
     def _on_view_frame_changed(self, frame: int) -> None:
         self.table.update()

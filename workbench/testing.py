@@ -64,6 +64,7 @@ def hold(window, keys: Iterable[str], frames: int) -> None:
     model.advance(frames)
     for key in keys:
         model.release(key)
+    model.refresh()
 
 
 def drive(window, script: str | Path, chunk: int = 2):
@@ -80,4 +81,5 @@ def drive(window, script: str | Path, chunk: int = 2):
     while window.model.session.replaying:
         window.model.advance(chunk)
         QApplication.processEvents()
+    window.model.refresh()
     return window.model.session.verdicts()
