@@ -6,8 +6,11 @@ import numpy as np
 
 
 def kinematic_weight(speed, low, high):
-    """1 below ``low`` (fully kinematic), 0 above ``high``, a smoothstep between (no jump, no kink)."""
-    s = np.minimum(np.maximum((np.abs(speed) - low) / (high - low), 0.0), 1.0)
+    """1 below ``low`` (fully kinematic), 0 above ``high``, a smoothstep between (no jump, no kink).
+
+    ``speed`` is a magnitude (>= 0).
+    """
+    s = np.minimum(np.maximum((speed - low) / (high - low), 0.0), 1.0)
     return 1.0 - s * s * (3.0 - 2.0 * s)
 
 

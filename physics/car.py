@@ -55,6 +55,11 @@ class Car:
     ratios: np.ndarray  # (N, gears + 2) indexed by gear + 1
     rows: np.ndarray
     top_gear: int
+    # Tyre coefficients laid out for both axles at once: [front of every car, rear of every car].
+    tyre_b: np.ndarray | None = None
+    tyre_c: np.ndarray | None = None
+    tyre_e: np.ndarray | None = None
+    tyre_mu: np.ndarray | None = None
 
     @property
     def kinematic(self) -> bool:
@@ -78,6 +83,11 @@ def prepare(cars: CarParams | Sequence[CarParams], n: int | None = None) -> Car:
     count = len(cars)
     g = p.gearbox
     ratios = gearbox.ratio_table(g) if g is not None else np.zeros((count, 3))
+    t = p.tyres
+    axles = {}
+    if t is not None:
+        axles = dict(tyre_b=np.concatenate([t.b_front, t.b_rear]), tyre_c=np.tile(t.c, 2),
+                     tyre_e=np.tile(t.e, 2), tyre_mu=np.tile(t.mu, 2))
     return Car(
         params=p,
         cars=cars,
@@ -92,4 +102,5 @@ def prepare(cars: CarParams | Sequence[CarParams], n: int | None = None) -> Car:
         ratios=np.ascontiguousarray(ratios),
         rows=np.arange(count),
         top_gear=ratios.shape[1] - 2,
+        **axles,
     )

@@ -35,10 +35,9 @@ def net_torque(throttle, rpm, e, turned_back):
     fading out over ``limiter_band`` above it: an idling engine neither drags nor pushes, so the
     automatic clutch never pulls a car at rest backwards.
     """
-    full = curve(rpm, e)
     drag = friction(rpm, e)
     idle_share = np.minimum(np.maximum((e.idle_rpm + e.limiter_band - rpm) / e.limiter_band, 0.0), 1.0)
-    return np.maximum(throttle, idle_share * drag / full) * full - drag * (1.0 - 2.0 * turned_back)
+    return np.maximum(throttle * curve(rpm, e), idle_share * drag) - drag * (1.0 - 2.0 * turned_back)
 
 
 def free_rpm(rpm, throttle, e, dt):
@@ -49,7 +48,7 @@ def free_rpm(rpm, throttle, e, dt):
     never below idle; below idle (after the drivetrain held it there) the idle control lifts it.
     """
     target = e.idle_rpm + throttle * (e.rev_limit - e.idle_rpm)
-    up = np.where(rpm < e.idle_rpm, e.rise_rate, throttle * e.rise_rate) * dt
+    up = np.maximum(throttle, rpm < e.idle_rpm) * (e.rise_rate * dt)
     return np.where(rpm < target, np.minimum(rpm + up, target), np.maximum(rpm - e.fall_rate * dt, target))
 
 

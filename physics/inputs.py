@@ -13,7 +13,7 @@ ANALOG = ("steer", "throttle_pedal", "brake_pedal", "clutch_pedal")
 """Analog overrides: steer in -1..1 of full lock (positive left), pedals in 0..1."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Inputs:
     """One frame of driver input for N cars (bool and float arrays of shape (N,)).
 

@@ -64,12 +64,12 @@ def controls(car: Car, s: State, u: Inputs, dt: float) -> Controls:
     goal = steering.target(u.left, u.right, u.steer_on, u.steer_value, p.steering.lock)
     steer = steering.follow(s.steer, goal, p.steering.rate, dt)
     gear, up_pending, down_pending = s.gear, s.up_pending, s.down_pending
-    if car.manual:
+    if car.manual and ((u.gear_up | u.gear_down).any() or (s.up_pending | s.down_pending).any()):
         gear, up_pending, down_pending = gearbox.shift(
             s.gear, u.gear_up, u.gear_down, s.up_held, s.down_held, s.up_pending, s.down_pending,
             clutch_pedal, p.gearbox.shift_clutch, car.top_gear)
-        if u.gear_on.any():
-            gear = np.where(u.gear_on, np.minimum(np.maximum(u.gear_value, gearbox.REVERSE), car.top_gear), gear)
+    if car.manual and u.gear_on.any():
+        gear = np.where(u.gear_on, np.minimum(np.maximum(u.gear_value, gearbox.REVERSE), car.top_gear), gear)
     return Controls(throttle, brake, clutch_pedal, steer, u.handbrake, gear, up_pending, down_pending)
 
 
@@ -171,12 +171,14 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     uf = s.vx * cos_d + front_lat * sin_d
     wf = front_lat * cos_d - s.vx * sin_d
     ur, wr = s.vx, s.vy - lr * s.yaw_rate
-    alpha_f, alpha_r = tyre.slip(uf, wf), tyre.slip(ur, wr)
-    fy_f, kf = tyre.pacejka(alpha_f, load_f, ty.b_front, ty.c, ty.e, ty.mu)
-    kf = kf * np.abs(uf) / (uf * uf + wf * wf + _EPS2)
+    # Both axles in one evaluation: [front cars..., rear cars...].
+    n = car.n
+    alpha = tyre.slip(np.concatenate([uf, ur]), np.concatenate([wf, wr]))
+    fy, slope = tyre.pacejka(alpha, np.concatenate([load_f, load_r]), car.tyre_b, car.tyre_c, car.tyre_e, car.tyre_mu)
+    alpha_f, alpha_r, fy_f, fy_r = alpha[:n], alpha[n:], fy[:n], fy[n:]
     rear_v2 = ur * ur + wr * wr + _EPS2
-    fy_r, kr = tyre.pacejka(alpha_r, load_r, ty.b_rear, ty.c, ty.e, ty.mu)
-    kr = kr * np.abs(ur) / rear_v2
+    kf = slope[:n] * np.abs(uf) / (uf * uf + wf * wf + _EPS2)
+    kr = slope[n:] * np.abs(ur) / rear_v2
     locked = c.handbrake
     sliding = ty.slide_fraction * ty.mu * load_r
     if locked.any():
