@@ -2,7 +2,7 @@
 
 Curves are created once per chosen channel and only ``setData`` is called on each refresh, with
 views into the session's telemetry history (float64 time on x) clipped to the window and
-peak-downsampled here to about two points per pixel column (pyqtgraph's own clip and downsampling
+peak-downsampled here to about one point per pixel column (pyqtgraph's own clip and downsampling
 would redo that work on every range change). A crosshair follows the mouse across all plots and
 reads out every curve's value.
 """
@@ -40,9 +40,13 @@ _DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 
 
 def peak_decimate(t: np.ndarray, y: np.ndarray, columns: int) -> tuple[np.ndarray, np.ndarray]:
-    """At most about 2 * ``columns`` points that keep every peak: the min and max of each bin."""
+    """About one point per pixel column that keeps every peak: the min and max of each 2-column bin.
+
+    Also keeps segments longer than a pixel: an aliased 1-px polyline of sub-pixel segments
+    drops pixels where it is steep.
+    """
     n = len(t)
-    per = n // max(columns, 1)
+    per = n // max(columns // 2, 1)
     if per < 2:
         return t, y
     bins = n // per
@@ -80,7 +84,7 @@ class PlotRow(QWidget):
         item.disableAutoRange()
         item.getAxis("left").setWidth(62)
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
-        self.now = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
+        self.now = pg.InfiniteLine(pos=0.0, angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
         self.readout = pg.TextItem(color=(20, 20, 20), anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 210))
         for extra in (self.cursor, self.now, self.readout):
             item.addItem(extra, ignoreBounds=True)
@@ -103,6 +107,7 @@ class PlotRow(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.plot, 1)
         self.curves: dict[str, pg.PlotCurveItem] = {}
+        self.x_range: tuple[float, float] | None = None
         self.set_channels(channels)
 
     def build_menu(self, infos: list[ChannelInfo]) -> None:
@@ -133,7 +138,8 @@ class PlotRow(QWidget):
                 colour = COLOURS[len(self.curves) % len(COLOURS)]
                 unit, _ = display_unit(infos[name])
                 # One-pixel pens draw as one path; wider ones as thousands of separate segments.
-                curve = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1), name=name)  # leaner than PlotDataItem
+                # Antialiased: an aliased 1-px polyline drops pixels on steep stretches.
+                curve = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1), name=name, antialias=True)
                 item.addItem(curve)
                 self.curves[name] = curve
         units = sorted({display_unit(infos[n])[0] for n in names} - {""})
@@ -196,6 +202,7 @@ class PlotPanel(QWidget):
         layout.addLayout(bar)
         layout.addLayout(self._rows_layout, 1)
         self.rows: list[PlotRow] = []
+        self.t_ref = 0.0  # [s] the time of the frame on show: x = 0 on every plot
         for channels in plots or default_plots(model.session.params):
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
@@ -224,7 +231,7 @@ class PlotPanel(QWidget):
             item = row.plot.getPlotItem()
             last = i == len(self.rows) - 1
             if last:
-                item.setLabel("bottom", "t [s]")  # (setLabel also shows the axis)
+                item.setLabel("bottom", "time from the frame on show [s]")  # (setLabel also shows the axis)
             item.showAxis("bottom", last)
 
     def remove_plot(self) -> None:
@@ -267,23 +274,31 @@ class PlotPanel(QWidget):
     # -- drawing -----------------------------------------------------------------------------------
 
     def refresh(self) -> None:
+        """Draw the window of history around the frame on show.
+
+        Time runs along x relative to that frame (0 = the frame on show; live, it is the newest and
+        the window ends there; scrubbed, it is centred): the axis and grid then stay put while the
+        data scrolls, which keeps each repaint cheap.
+        """
         log = self._model.session.log
-        end = self._model.shown_frame() + 1
         live = self._model.view_frame is None
         dt = self._model.session.dt
         span = self.window.value()
         frames = int(span / dt) + 1
-        start = max(0, end - frames)
+        shown = self._model.shown_frame()
         if live:
-            start = max(0, log.frames - frames)
-            end = log.frames
-        t = log.column("t")[start:end]
+            start, end, x_range = max(0, log.frames - frames), log.frames, (-span, 0.0)
+        else:
+            start, end, x_range = max(0, shown - frames // 2), min(log.frames, shown + frames // 2 + 1), (-span / 2, span / 2)
+        self.t_ref = max(shown, 0) * dt
+        t = log.column("t")[start:end] - self.t_ref
         infos = {i.name: i for i in log.infos}
-        t_end = t[-1] if len(t) else 0.0
         for row in self.rows:
             lo, hi = np.inf, -np.inf
             item = row.plot.getPlotItem()
-            item.setXRange(max(0.0, t_end - span), max(span, t_end), padding=0)
+            if row.x_range != x_range:
+                item.setXRange(*x_range, padding=0)
+                row.x_range = x_range
             columns = int(item.getViewBox().width()) or 500
             for name, curve in row.curves.items():
                 _, factor = display_unit(infos[name])
@@ -297,15 +312,12 @@ class PlotPanel(QWidget):
                 row.fit_y(lo, hi)
             item.getViewBox().prepareForPaint()  # apply the ranges now, not mid-paint (a second repaint)
             row.now.setVisible(not live)
-            if not live:
-                row.now.setValue(t_end)
 
     def _on_mouse_moved(self, row: PlotRow, pos) -> None:
         vb = row.plot.getPlotItem().getViewBox()
         if not row.plot.sceneBoundingRect().contains(pos):
             return
-        t = vb.mapSceneToView(pos).x()
-        self.show_cursor(t)
+        self.show_cursor(vb.mapSceneToView(pos).x() + self.t_ref)
 
     def show_cursor(self, t: float | None) -> None:
         """Put the crosshair at time ``t`` on every plot and read out the values there (None hides it)."""
@@ -319,7 +331,7 @@ class PlotPanel(QWidget):
         values = log.frame(k)
         infos = {i.name: i for i in log.infos}
         for row in self.rows:
-            row.cursor.setValue(values["t"])
+            row.cursor.setValue(values["t"] - self.t_ref)
             row.cursor.setVisible(True)
             lines = [f"t = {values['t']:.3f} s"]
             for name in row.curves:

@@ -47,7 +47,7 @@ class RecorderPanel(QWidget):
         self.position = QLabel()
         self.state = QLabel()
         self.verdicts = QTreeWidget()
-        self.verdicts.setHeaderLabels(["expectation", "channel", "bound", "measured", ""])
+        self.verdicts.setHeaderLabels(["", "expectation", "channel", "bound", "measured"])
         self.verdicts.setRootIsDecorated(False)
         self.verdicts.setAlternatingRowColors(False)
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
@@ -132,10 +132,10 @@ class RecorderPanel(QWidget):
         program = self._model.session.program
         if program is not None:
             for expect in program.script.expects:
-                item = QTreeWidgetItem([expect.label(), expect.channel, _bound(expect), "", "pending"])
-                item.setToolTip(0, expect.label())
+                item = QTreeWidgetItem(["pending", expect.label(), expect.channel, _bound(expect), ""])
+                item.setToolTip(1, expect.label())
                 self.verdicts.addTopLevelItem(item)
-            for column in range(4):
+            for column in range(5):
                 self.verdicts.resizeColumnToContents(column)
         self.replay.setEnabled(program is not None)
         self._update_verdicts()
@@ -180,8 +180,9 @@ class RecorderPanel(QWidget):
                 colour = PASS if verdict.passed else FAIL
                 status = "PASS" if verdict.passed else "FAIL"
                 measured = f"{verdict.measured:.4g} {verdict.unit}".rstrip()
-            item.setText(3, measured)
-            item.setText(4, status)
+            item.setText(0, status)
+            item.setText(4, measured)
+            item.setToolTip(4, measured)
             for column in range(5):
                 item.setBackground(column, QBrush(colour))
 
