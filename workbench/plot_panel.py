@@ -203,7 +203,8 @@ class PlotPanel(QWidget):
         layout.addLayout(self._rows_layout, 1)
         self.rows: list[PlotRow] = []
         self.t_ref = 0.0  # [s] the time of the frame on show: x = 0 on every plot
-        for channels in plots or default_plots(model.session.params):
+        self._defaults = default_plots(model.session.params)
+        for channels in plots or self._defaults:
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -238,6 +239,7 @@ class PlotPanel(QWidget):
         if len(self.rows) > 1:
             row = self.rows.pop()
             self._rows_layout.removeWidget(row)
+            row.hide()  # gone now, not when the event loop gets round to deleting it
             row.deleteLater()
             self._label_time_axis()
 
@@ -245,7 +247,8 @@ class PlotPanel(QWidget):
         return [row.channels() for row in self.rows]
 
     def set_channel_sets(self, sets: list[list[str]]) -> None:
-        while len(self.rows) > 1:
+        """One plot per entry of ``sets``, each showing those channels."""
+        while len(self.rows) > max(len(sets), 1):
             self.remove_plot()
         for i, channels in enumerate(sets):
             if i < len(self.rows):
@@ -266,6 +269,10 @@ class PlotPanel(QWidget):
         self.refresh()
 
     def _on_preset_loaded(self, name: str) -> None:
+        if self.channel_sets() == self._defaults:
+            # Untouched defaults follow the car (engine speed for a manual car, forces otherwise).
+            self._defaults = default_plots(self._model.session.params)
+            self.set_channel_sets(self._defaults)
         for row in self.rows:
             row.set_channels(row.channels())
             row.build_menu(self.infos())
