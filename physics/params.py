@@ -47,7 +47,7 @@ class ModelParams:
 
     def check(self) -> str | None:
         if self.blend_high <= self.blend_low:
-            return f"blend_high ({self.blend_high:g}) must be above blend_low ({self.blend_low:g})"
+            return f"blend_high = {self.blend_high:g}: must be above blend_low ({self.blend_low:g})"
         return None
 
 
@@ -75,10 +75,10 @@ class BodyParams:
 
     def check(self) -> str | None:
         if self.lr >= self.wheelbase:
-            return f"lr ({self.lr:g}) must be less than the wheelbase ({self.wheelbase:g})"
+            return f"lr = {self.lr:g}: must be less than the wheelbase ({self.wheelbase:g})"
         if self.wheelbase + self.front_overhang > self.length:
-            return (f"wheelbase + front_overhang ({self.wheelbase + self.front_overhang:g}) "
-                    f"must not exceed the length ({self.length:g})")
+            return (f"front_overhang = {self.front_overhang:g}: with the wheelbase "
+                    f"({self.wheelbase + self.front_overhang:g}) it must not exceed the length ({self.length:g})")
         return None
 
 
@@ -143,9 +143,9 @@ class EngineParams:
 
     def check(self) -> str | None:
         if not self.idle_rpm < self.rev_limit:
-            return f"idle_rpm ({self.idle_rpm:g}) must be below rev_limit ({self.rev_limit:g})"
+            return f"idle_rpm = {self.idle_rpm:g}: must be below rev_limit ({self.rev_limit:g})"
         if self.limiter_band >= self.rev_limit - self.idle_rpm:
-            return "limiter_band must be narrower than the range from idle to the rev limit"
+            return f"limiter_band = {self.limiter_band:g}: must be narrower than the range from idle to the rev limit"
         return None
 
 
@@ -168,7 +168,7 @@ class ClutchParams:
 
     def check(self) -> str | None:
         if self.auto_band > self.auto_speed > 0:
-            return f"auto_band ({self.auto_band:g}) must not exceed auto_speed ({self.auto_speed:g})"
+            return f"auto_band = {self.auto_band:g}: must not exceed auto_speed ({self.auto_speed:g})"
         return None
 
 
@@ -302,8 +302,6 @@ class CarParams:
             return "[tyres]: missing group (a dynamic car needs its tyres)"
         if self.kind == KINEMATIC and self.tyres is not None:
             return "[tyres]: not used by a kinematic car"
-        if self.engine is not None and self.clutch is not None and self.clutch.auto_rpm_band <= 0:
-            return "clutch.auto_rpm_band must be positive"
         return None
 
     def to_document(self) -> dict[str, Any]:

@@ -224,7 +224,7 @@ def build_group(group_cls: type, prefix: str, table: Any) -> Any:
     if check is not None:
         problem = check()
         if problem:
-            raise ParamError(f"[{prefix}]: {problem}")
+            raise ParamError(f"{prefix}.{problem}")  # the check names its key first: "lr = 3: ..."
     return group
 
 

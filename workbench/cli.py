@@ -154,7 +154,30 @@ def _demo() -> int:
     return _replay([str(p) for p in demo_paths()], None, None, None, False)
 
 
+# Qt's X11 platform plugin loads these system libraries; without them Qt aborts the process.
+XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1",
+                 "xcb-image": "libxcb-image0", "xcb-render-util": "libxcb-render-util0", "xcb-xkb": "libxcb-xkb1",
+                 "xkbcommon-x11": "libxkbcommon-x11-0", "xcb-shape": "libxcb-shape0"}
+
+
+def missing_x11_libraries() -> list[str]:
+    """Debian package names of the libraries Qt's xcb plugin would fail to load (X11 sessions only)."""
+    if sys.platform != "linux" or not os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return []
+    if os.environ.get("QT_QPA_PLATFORM", "xcb") != "xcb":
+        return []
+    from ctypes.util import find_library
+
+    return [package for lib, package in XCB_LIBRARIES.items() if find_library(lib) is None]
+
+
 def _gui(preset: str | None, script: str | None) -> int:
+    missing = missing_x11_libraries()
+    if missing:
+        print("carbench: the window needs system libraries that Qt's X11 plugin loads and this machine lacks;\n"
+              f"  on Debian or Ubuntu: sudo apt install {' '.join(missing)}\n"
+              "Running the headless demo instead.\n", file=sys.stderr)
+        return _demo()
     from .app import run_app
 
     return run_app(preset=preset, script=script)

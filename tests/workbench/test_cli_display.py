@@ -1,0 +1,45 @@
+"""`carbench` with no arguments: the window where one can open, the headless demo (and why) where not."""
+
+import ctypes.util
+
+import pytest
+
+from workbench import cli
+
+
+def test_no_display_runs_the_demo_and_says_so(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(cli.sys, "platform", "linux")
+    assert cli.main([]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "no display found" in out and "running the headless demo" in out
+    assert "expectations:" in out and "0 failed" in out
+
+
+def test_offscreen_counts_as_no_display(monkeypatch):
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert not cli.has_display()
+
+
+@pytest.fixture
+def x11(monkeypatch):
+    monkeypatch.setattr(cli.sys, "platform", "linux")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+
+
+def test_missing_x11_libraries_are_named_with_their_packages(x11, monkeypatch):
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None if name == "xcb-cursor" else f"lib{name}.so")
+    assert cli.missing_x11_libraries() == ["libxcb-cursor0"]
+
+
+def test_a_display_without_the_libraries_explains_and_runs_the_demo(x11, monkeypatch, capsys):
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    opened = []
+    monkeypatch.setattr(cli, "_demo", lambda: opened.append("demo") or cli.EXIT_OK)
+    assert cli.main([]) == cli.EXIT_OK
+    err = capsys.readouterr().err
+    assert "sudo apt install libxcb-cursor0" in err and opened == ["demo"]
