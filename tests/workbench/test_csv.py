@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from physics import Inputs, Simulation, channel_names, load_preset
 from workbench.program import compile_script
