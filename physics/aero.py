@@ -19,3 +19,13 @@ def drag(vx, vy, c_drag):
 def rolling(v, c_rr):
     """F_rr = -C_rr v (002) [N], along the wheels' rolling direction."""
     return -c_rr * v
+
+
+def never_reversing(force, v, mass, dt):
+    """A resistance [N] along ``v``, limited to what stops the car within the step, never more.
+
+    Integrated explicitly, a resistance larger than m |v| / dt (a very light car, a large dt)
+    would push the car backwards and grow without bound; at most it brings the car to rest.
+    """
+    limit = mass * np.abs(v) / dt
+    return np.minimum(np.maximum(force, -limit), limit)

@@ -26,7 +26,8 @@ def tyre_force_weight(kinematic):
 def kinematic_motion(vx, tan_delta, lr, wheelbase):
     """Lateral velocity and yaw rate of the centre of mass in the kinematic bicycle (001, CoM form).
 
-    The rear axle moves along the heading at ``vx``: vy = vx lr tan(delta) / L, r = vx tan(delta) / L.
+    ``vx`` is the centre of mass's forward speed v cos(beta), which is also the rear axle's speed:
+    vy = v sin(beta) = vx lr tan(delta) / L and r = v cos(beta) tan(delta) / L = vx tan(delta) / L.
     """
     curvature = tan_delta / wheelbase
     return vx * lr * curvature, vx * curvature

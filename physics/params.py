@@ -86,8 +86,10 @@ class BodyParams:
 class SteeringParams:
     """Steering lock, rate and the kinematic handbrake's wheelbase."""
 
-    lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, hi=math.pi / 2,
-                        lo_open=True, hi_open=True, span=(0.05, 1.2), display="deg")
+    # Above about 80 deg the front tyre pulls along the car more than across it and the single-track
+    # integration loses stability; no road car steers that far.
+    lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, hi=math.radians(80.0),
+                        lo_open=True, span=(0.05, 1.2), display="deg")
     rate: float = param(unit="rad/s", doc="how fast the wheel angle follows the keys", lo=0, lo_open=True,
                         span=(0.1, 10.0), display="deg/s")
     handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)",
@@ -176,7 +178,7 @@ class ClutchParams:
 class GearboxParams:
     """003: ratios and the rule that a shift needs the clutch pressed."""
 
-    ratios: list[float] = param(doc="forward gear ratios, 1st first", lo=0, lo_open=True)
+    ratios: list[float] = param(doc="forward gear ratios, 1st first", lo=0, lo_open=True, span=(0.3, 6.0))
     reverse: float = param(unit="", doc="reverse ratio (negative)", hi=0, hi_open=True, span=(-6.0, -0.5))
     final_drive: float = param(doc="final drive ratio", lo=0, lo_open=True, span=(1.0, 8.0))
     shift_clutch: float = param(0.9, doc="clutch pedal position a shift needs", lo=0, hi=1, span=(0.0, 1.0))
@@ -302,6 +304,17 @@ class CarParams:
             return "[tyres]: missing group (a dynamic car needs its tyres)"
         if self.kind == KINEMATIC and self.tyres is not None:
             return "[tyres]: not used by a kinematic car"
+        return None
+
+    def swap_problem(self, other: CarParams) -> str | None:
+        """Why ``other`` cannot replace these parameters mid-run (None when it can).
+
+        The state means the same only for the same model kind, drivetrain, unit and reference point.
+        """
+        ours = (self.kind, self.manual, self.model.unit, self.model.reference)
+        theirs = (other.kind, other.manual, other.model.unit, other.model.reference)
+        if ours != theirs:
+            return "the model kind, drivetrain, unit and reference point cannot change mid-run"
         return None
 
     def to_document(self) -> dict[str, Any]:

@@ -59,12 +59,19 @@ def resolve_preset(name_or_path: str | Path) -> Path:
 def load_preset(name_or_path: str | Path) -> Preset:
     """Load and validate a preset by shipped name (``"sedan"``) or by path."""
     path = resolve_preset(name_or_path)
-    return Preset(name=path.stem, path=path, params=parse_preset(path.read_bytes(), str(path)))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PresetError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    return Preset(name=path.stem, path=path, params=parse_preset(data, str(path)))
 
 
 def parse_preset(data: bytes | str, source: str) -> CarParams:
     """Parse preset TOML text; errors name ``source``, the key and the reason."""
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as exc:
+        raise PresetError(f"{source}: not UTF-8 text (byte {exc.start})") from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -8,7 +8,6 @@ fields, so the dataclasses are the one schema.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import typing
 from dataclasses import MISSING, dataclass, field, fields
@@ -99,14 +98,14 @@ class ParamInfo:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind is str:
             return "a string"
-        parts = []
-        if self.lo is not None:
-            parts.append(f"{_fmt(self.lo)} {'<' if self.lo_open else '<='} ")
-        parts.append("value")
-        if self.hi is not None:
-            parts.append(f" {'<' if self.hi_open else '<='} {_fmt(self.hi)}")
-        text = "".join(parts)
-        if self.lo is None and self.hi is None:
+        if self.lo is not None and self.hi is not None:
+            text = (f"{_fmt(self.lo)} {'<' if self.lo_open else '<='} value "
+                    f"{'<' if self.hi_open else '<='} {_fmt(self.hi)}")
+        elif self.lo is not None:
+            text = f"value {'>' if self.lo_open else '>='} {_fmt(self.lo)}"
+        elif self.hi is not None:
+            text = f"value {'<' if self.hi_open else '<='} {_fmt(self.hi)}"
+        else:
             text = "any number"
         if self.kind is list:
             text = "a non-empty list of numbers, each " + text
@@ -152,11 +151,6 @@ def _leaf_kind(annotation: Any) -> type:
     if text.startswith("list"):
         return list
     return {"float": float, "int": int, "str": str}[text]
-
-
-def groups(cls: type) -> list[dataclasses.Field]:
-    """The group fields of a top-level parameter dataclass (each holds a group dataclass)."""
-    return list(fields(cls))
 
 
 def group_class(cls: type, name: str) -> type:

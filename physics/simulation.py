@@ -72,8 +72,9 @@ class Simulation:
         car = prepare(cars, self.car.n if isinstance(cars, CarParams) else None)
         if car.n != self.car.n:
             raise ValueError(f"{car.n} cars given for a batch of {self.car.n}")
-        if (car.kind, car.manual, car.unit) != (self.car.kind, self.car.manual, self.car.unit):
-            raise ValueError("parameters of another model kind, drivetrain or unit cannot replace these mid-run")
+        problem = self.car.cars[0].swap_problem(car.cars[0])
+        if problem:
+            raise ValueError(problem)
         self.car = car
         if car.manual:  # a gearbox that lost gears keeps the car in its new top gear
             self.state.gear = np.minimum(self.state.gear, car.top_gear)

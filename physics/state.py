@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,10 +34,6 @@ class State:
     down_held: np.ndarray  # bool
     up_pending: np.ndarray  # bool: a gear_up press waiting for the clutch
     down_pending: np.ndarray  # bool
-
-    def take(self, index) -> State:
-        """The state of the cars at ``index`` (a slice, an int array or a boolean mask)."""
-        return State(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 
 def initial_state(n: int, idle_rpm: np.ndarray) -> State:

@@ -27,5 +27,6 @@ def ackermann(tan_d, wheelbase, track):
     half = 0.5 * track * tan_d
     left = np.arctan2(wheelbase * tan_d, wheelbase - half)
     right = np.arctan2(wheelbase * tan_d, wheelbase + half)
-    # arctan2 keeps the sign of the numerator; a wheel is never turned past +-90 degrees.
+    # arctan2 keeps the angle continuous: where the turn centre falls between the front wheels
+    # (R < track / 2, only at extreme locks) the inner wheel turns past 90 degrees, as the geometry says.
     return left, right

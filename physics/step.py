@@ -1,7 +1,9 @@
 """One fixed-timestep step of a batch of cars: the subsystems composed, kinematic or dynamic.
 
-The step is explicit and deterministic: the same car, state, inputs and dt give bit-identical
-results. It returns the next state and the frame's telemetry (the state at the frame's start and
+The step is deterministic: the same car, state, inputs and dt give bit-identical results. Most of
+it is explicit Euler; the stiff parts (tyre slip against lateral speed, yaw rate and the front
+tyre's pull along the car) are taken linearly implicitly, and the car frame's turn is an exact
+rotation. It returns the next state and the frame's telemetry (the state at the frame's start and
 the forces that acted during it).
 """
 
@@ -128,8 +130,8 @@ def _kinematic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     beta = kinematic.slip_angle(tan_d, b.lr * wheelbase / b.wheelbase, wheelbase) * car.reference_com
     speed = np.sign(s.vx) * np.hypot(s.vx, s.vy)
     d = drivetrain(car, s, c, s.vx, dt)
-    drag = -car.c_drag * speed * np.abs(speed)
-    rolling = aero.rolling(speed, p.aero.rolling)
+    drag = aero.never_reversing(aero.drag(speed, 0.0, car.c_drag)[0], speed, b.mass, dt)
+    rolling = aero.never_reversing(aero.rolling(speed, p.aero.rolling), speed - dt * drag / b.mass, b.mass, dt)
     other = d.demand + drag + rolling
     brake = brakes.hold(speed, other, d.brake_share * p.brakes.force, b.mass, dt)
     brake = brake + brakes.cap_speed(speed, other + brake, p.brakes.handbrake_speed * c.handbrake, b.mass, dt)
@@ -203,7 +205,9 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     spinning = spinning & ~locked
     force = force * ~locked
     drag_x, drag_y = aero.drag(s.vx, s.vy, car.c_drag)
-    rolling = aero.rolling(s.vx, p.aero.rolling)
+    drag_x = aero.never_reversing(drag_x, s.vx, mass, dt)
+    drag_y = aero.never_reversing(drag_y, s.vy, mass, dt)
+    rolling = aero.never_reversing(aero.rolling(s.vx, p.aero.rolling), s.vx - dt * drag_x / mass, mass, dt)
     dyn = 1.0 - w
     # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
     # gains no energy from the step (explicit m vy r terms would, at high yaw rates).
@@ -211,7 +215,9 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     coupling = mass * dyn * (vx_turned - s.vx) / dt
     other = force + drag_x + rolling - k * fy_f * sin_d + coupling
     brake = brakes.hold(s.vx, other, d.brake_share * p.brakes.force + hand_capacity, mass, dt)
-    vx = s.vx + dt * (other + brake) / mass
+    # The front tyre's pull along the car (its lateral force times sin(steer)) stiffens with the
+    # lock; taken implicitly it adds dt times its slope to the mass, so it damps instead of ringing.
+    vx = s.vx + dt * (other + brake) / (mass + dt * k * kf * sin_d * sin_d)
     accel = (other - coupling + brake) / mass
 
     vy_dyn, r_dyn = body.lateral_step(vy_turned, s.yaw_rate, fy_f * cos_d + fy_r + drag_y,

@@ -95,16 +95,16 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
     except ScriptError as exc:
         return _bad(str(exc))
     results = replay(programs)
+    if as_json:
+        print(json.dumps(to_json(results), indent=2))
+    else:
+        print(table(results))
     if csv:
         for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results])):
             try:
                 r.log.write_csv(path, r.car, r.program.frames)
             except OSError as exc:
-                return _bad(f"--csv: cannot write {path}: {exc}")
-    if as_json:
-        print(json.dumps(to_json(results), indent=2))
-    else:
-        print(table(results))
+                return _bad(f"--csv: cannot write {path}: {exc.strerror or exc}")
     return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
 
 

@@ -39,6 +39,8 @@ class LiveSession:
     # -- the car --------------------------------------------------------------------------------
 
     def _use_preset(self, preset: Preset) -> None:
+        if self.__dict__.get("recorder") is not None:
+            self.stop_recording()  # a new car ends the recording; what was recorded is kept
         self.preset = preset
         self.params: CarParams = preset.params
         self.sim = Simulation(self.params, n=1, dt=self.dt)
@@ -48,6 +50,7 @@ class LiveSession:
         self.program: Program | None = None
         self._track: _InputTrack | None = None
         self.replaying = False
+        self.replayed = False  # the history is the loaded script's replay (so its verdicts apply)
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
@@ -71,10 +74,12 @@ class LiveSession:
 
     def set_param(self, path: str, value: Any) -> CarParams:
         """Change one parameter from the next step on (validated: ParamError leaves everything as it was)."""
+        if self.replaying:
+            raise ValueError(f"{path}: the script sets the parameters while it replays; edit them when it is over")
         updated = self.params.with_value(path, value)
-        before = (self.params.kind, self.params.manual, self.params.model.unit)
-        if (updated.kind, updated.manual, updated.model.unit) != before:
-            raise ValueError(f"{path}: the model kind, drivetrain and unit cannot change while driving")
+        problem = self.params.swap_problem(updated)
+        if problem:
+            raise ValueError(f"{path}: {problem}")
         self.params = updated
         self._pending[path] = updated.get(path)
         return updated
@@ -97,8 +102,13 @@ class LiveSession:
     def reset(self) -> None:
         """Back to rest at the origin at frame 0 with the current parameters; the history is cleared.
 
-        A recording restarts (a script starts from rest); a loaded script replays from its start.
+        A recording restarts (a script starts from rest); a replay starts over, with the script's
+        parameters.
         """
+        if self.replaying:
+            self.start_replay()
+            return
+        self.replayed = False
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self._pending = {}
@@ -140,6 +150,7 @@ class LiveSession:
     def start_recording(self) -> None:
         """Start a recording from rest at the origin (a script's start); the current parameters are kept."""
         self.replaying = False
+        self.replayed = False
         self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
         self.reset()
 
@@ -169,6 +180,7 @@ class LiveSession:
         program = compile_script(script, dt=script.dt)
         self.program = program
         self._track = _InputTrack([program], program.frames)
+        self.replayed = False
         return program
 
     def start_replay(self) -> None:
@@ -186,11 +198,14 @@ class LiveSession:
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=self.program.frames)
         self._pending = {}
         self.replaying = True
+        self.replayed = True
 
     def verdicts(self) -> list[Verdict | None]:
-        """The loaded script's expectations judged on the history so far (None: its window is not over)."""
+        """The loaded script's expectations judged on its replay so far (None: not over, or not replayed)."""
         if self.program is None:
             return []
+        if not self.replayed:
+            return [None] * len(self.program.script.expects)
         units = {c.name: c.unit for c in self.log.infos}
         out: list[Verdict | None] = []
         for expect, (first, last) in zip(self.program.script.expects, self.program.windows):

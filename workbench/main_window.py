@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.params.load_requested.connect(self.load_preset_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
         self.recorder.load_requested.connect(self.load_script_dialog)
+        self.recorder.replay_requested.connect(self.replay)
         self.resize(1500, 900)
 
     def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
@@ -278,6 +279,13 @@ class MainWindow(QMainWindow):
         except (ScriptError, PresetError) as exc:
             self.show_error("Script not loaded", str(exc))
             return False
+        return True
+
+    def replay(self) -> bool:
+        """Replay the loaded script from its start; it drives with its own parameters, so ask first."""
+        if self.model.session.program is None or not self._confirm_discard("replay the script"):
+            return False
+        self.model.replay()
         return True
 
     def load_script_dialog(self) -> None:

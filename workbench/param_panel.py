@@ -15,7 +15,7 @@ from physics import ParamError, ParamInfo
 from .session_model import SessionModel
 
 SLIDER_STEPS = 1000
-FIXED_WHILE_DRIVING = ("model.kind", "model.unit")
+FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
 _DEG = 180.0 / math.pi
 
 
@@ -48,10 +48,11 @@ class NumberEditor(QWidget):
         self.factor = _factor(info)
         lo = info.lo if info.lo is not None else -1e9
         hi = info.hi if info.hi is not None else 1e9
-        span = info.span or (lo, hi)
-        if not span[0] <= value <= span[1]:
+        span = info.span
+        if span is None or not span[0] <= value <= span[1]:
             # The span is for SI cars; a pixel car's lengths (or an unusual value) get one around the value.
-            span = (0.0 if value >= 0 else 2.0 * value, 2.0 * value if value > 0 else 0.0) if value else span
+            reach = max(abs(value), 1.0)
+            span = (0.0 if value >= 0 else -2.0 * reach, 2.0 * reach if value >= 0 else 0.0)
         self.span = (max(span[0], lo), min(span[1], hi))
         decimals = _decimals(value * self.factor, (self.span[0] * self.factor, self.span[1] * self.factor))
         tiny = 10.0 ** -decimals
@@ -116,7 +117,8 @@ class ParamRow:
             combo.setToolTip(self.label.toolTip())
             if info.path in FIXED_WHILE_DRIVING:
                 combo.setEnabled(False)
-                combo.setToolTip(f"{info.path} is fixed while driving: load another preset to change it")
+                combo.setToolTip(f"{info.path} is fixed while driving (the state means something else "
+                                 "with another value): edit the preset file to change it")
             combo.currentTextChanged.connect(lambda text: panel.edit(info.path, text))
             self.editors.append(combo)
             grid.addWidget(combo, row, 1)

@@ -109,8 +109,9 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
                 updated = params.with_values(setting.params)
             except ParamError as exc:
                 raise ScriptError(f"{where}: params: {exc}") from None
-            if (updated.kind, updated.manual, updated.model.unit) != (params.kind, params.manual, params.model.unit):
-                raise ScriptError(f"{where}: params: the model kind, drivetrain and unit cannot change mid-script")
+            problem = params.swap_problem(updated)
+            if problem:
+                raise ScriptError(f"{where}: params: {problem}")
             params = updated
             if k == 0:
                 at_start = params

@@ -19,6 +19,7 @@ class RecorderPanel(QWidget):
 
     save_requested = Signal()
     load_requested = Signal()
+    replay_requested = Signal()
 
     def __init__(self, model: SessionModel, parent=None):
         super().__init__(parent)
@@ -30,7 +31,7 @@ class RecorderPanel(QWidget):
         self.save.setToolTip("save the last recording as a script")
         self.load = QPushButton("Load script\u2026")
         self.replay = QPushButton("\u25b6 Replay")
-        self.replay.setToolTip("replay the loaded script (or the last recording) from its start")
+        self.replay.setToolTip("replay the loaded script, or the recording just made, from its start")
         self.pause = QPushButton("Pause")
         self.step = QPushButton("Step")
         self.step.setToolTip("advance one frame (pauses)")
@@ -73,7 +74,7 @@ class RecorderPanel(QWidget):
         self.stop.clicked.connect(model.stop_recording)
         self.save.clicked.connect(self.save_requested)
         self.load.clicked.connect(self.load_requested)
-        self.replay.clicked.connect(model.replay)
+        self.replay.clicked.connect(self.replay_requested)
         self.pause.clicked.connect(model.toggle_running)
         self.step.clicked.connect(model.single_step)
         self.speed.currentIndexChanged.connect(lambda i: model.set_speed(self.speed.itemData(i)))
@@ -132,7 +133,7 @@ class RecorderPanel(QWidget):
         program = self._model.session.program
         if program is not None:
             for expect in program.script.expects:
-                item = QTreeWidgetItem(["pending", expect.label(), expect.channel, _bound(expect), ""])
+                item = QTreeWidgetItem(["pending", expect.label(), expect.channel, expect.bound_text(compact=True), ""])
                 item.setToolTip(1, expect.label())
                 self.verdicts.addTopLevelItem(item)
             for column in range(5):
@@ -186,9 +187,3 @@ class RecorderPanel(QWidget):
             for column in range(5):
                 item.setBackground(column, QBrush(colour))
 
-
-def _bound(expect) -> str:
-    """A short bound: "161.5 .. 178.5", ">= 0.1" or "<= 85"."""
-    if expect.min is not None and expect.max is not None:
-        return f"{expect.min:g} .. {expect.max:g}"
-    return f">= {expect.min:g}" if expect.min is not None else f"<= {expect.max:g}"

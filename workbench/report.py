@@ -7,7 +7,7 @@ from typing import Sequence
 from .replay import ReplayResult, Verdict
 
 
-def _window(v: Verdict, dt: float) -> str:
+def _window(v: Verdict) -> str:
     if v.expect.at is not None:
         return f"at {v.expect.at:g} s (frame {v.first})"
     return f"{v.expect.start:g}..{v.expect.end:g} s (frames {v.first}-{v.last})"
@@ -30,7 +30,7 @@ def table(results: Sequence[ReplayResult]) -> str:
         for v in r.verdicts:
             unit = f" {v.unit}" if v.unit else ""
             where = "" if v.expect.at is not None else f" at {v.time:.4g} s"
-            rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, _window(v, p.dt),
+            rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, _window(v),
                          v.expect.bound_text(), f"{_value(v.measured)}{unit}{where}"))
         if rows:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

@@ -9,7 +9,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Bay:
-    """A marked bay: centre, size along (depth) and across (width), and the direction it opens to."""
+    """A marked bay, open towards -y: its centre, its width along x and its depth along y."""
 
     x: float
     y: float

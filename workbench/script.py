@@ -70,7 +70,10 @@ class Expect:
         when = f"at {self.at:g} s" if self.at is not None else f"over {self.start:g}..{self.end:g} s"
         return f"{self.channel} {when}"
 
-    def bound_text(self) -> str:
+    def bound_text(self, compact: bool = False) -> str:
+        """The bound in words: ">= 9 and <= 12", or with ``compact`` "9 .. 12"."""
+        if compact and self.min is not None and self.max is not None:
+            return f"{self.min:g} .. {self.max:g}"
         parts = []
         if self.min is not None:
             parts.append(f">= {self.min:g}")

@@ -66,6 +66,7 @@ class SessionModel(QObject):
         if frames <= 0:
             return 0
         was_replaying = self.session.replaying
+        params = self.session.params
         for _ in range(frames):
             self.session.step(self.keys)
             if was_replaying and not self.session.replaying:
@@ -73,6 +74,8 @@ class SessionModel(QObject):
         self._rate.append((time.perf_counter(), self.session.time))
         if self.view_frame is not None:
             self.set_view_frame(None)
+        if self.session.params is not params:
+            self.params_changed.emit("")  # the replayed script changed a parameter
         self._advances += 1
         # Text is read, not watched: at a run's full rate it would cost frames and show a blur.
         # A burst of frames (catching up, a scripted advance) or a paused step always refreshes it.
@@ -136,9 +139,10 @@ class SessionModel(QObject):
         return self.session.log.frames - 1
 
     def reset(self) -> None:
-        """Back to rest at the origin (R)."""
+        """Back to rest at the origin (R); a replay starts over."""
         self.session.reset()
         self.view_frame = None
+        self.params_changed.emit("")
         self.stepped.emit()
 
     # -- keys ------------------------------------------------------------------------------------
@@ -219,6 +223,7 @@ class SessionModel(QObject):
         self.session.start_replay()
         if self.session.preset is not preset:  # the script drives another car than the one on show
             self.preset_loaded.emit(self.session.preset.name)
+        self.params_changed.emit("")  # the script's own parameters
         self.view_frame = None
         self.recording_changed.emit(False)
         self.replay_changed.emit(True)

@@ -128,6 +128,26 @@ def test_parking_radius_table(angle, wheelbase, radius, lengths):
 
 
 @pytest.fixture(scope="module")
+def parking_table_paths():
+    """The parking car driven at each angle of 001's pixel table (the handbrake row with the handbrake)."""
+    p = preset("parking")
+    rows = [(angle, wheelbase) for angle, wheelbase, _, _ in PARKING_TABLE]
+    inputs = stack_inputs([keys("handbrake", steer=angle / p.steering.lock, throttle_pedal=0.5)
+                           if wheelbase != p.body.wheelbase else keys(steer=angle / p.steering.lock, throttle_pedal=0.5)
+                           for angle, wheelbase in rows])
+    run = record(Simulation([p] * len(rows), dt=DT), 8.0, inputs)
+    return {row: run.car(i) for i, row in enumerate(rows)}
+
+
+@pytest.mark.parametrize("angle, wheelbase, radius, lengths", PARKING_TABLE)
+def test_parking_table_from_the_simulated_path(parking_table_paths, angle, wheelbase, radius, lengths):
+    run = parking_table_paths[(angle, wheelbase)]
+    half = len(run.x) // 2
+    _, _, measured = fit_circle(run.x[half:], run.y[half:])
+    assert measured == pytest.approx(radius, rel=PATH_TOLERANCE)
+
+
+@pytest.fixture(scope="module")
 def parking_laps():
     """Full throttle and full lock left, without and with the handbrake (one batch of two)."""
     sim = Simulation(preset("parking"), n=2, dt=DT)

@@ -100,25 +100,28 @@ def test_an_unknown_preset_name_lists_the_presets():
 def test_negative_mass_is_refused():
     message = refusal(set_value(preset_text("sedan"), "mass", "-5.0"))
     assert "body.mass" in message and "-5" in message
-    assert "allowed: 0 < value kg" in message
+    assert "allowed: value > 0 kg" in message
 
 
 def test_zero_wheelbase_is_refused():
     message = refusal(set_value(preset_text("sedan"), "wheelbase", "0.0"))
     assert "body.wheelbase" in message
-    assert "allowed: 0 < value m" in message
+    assert "allowed: value > 0 m" in message
 
 
 @pytest.mark.parametrize("lock", ["1.5708", repr(math.pi / 2), "2.0"])
 def test_lock_of_90_degrees_or_more_is_refused(lock):
     message = refusal(set_value(preset_text("sedan"), "lock", lock))
     assert "steering.lock" in message
-    assert "allowed: 0 < value < 1.5708 rad" in message
+    assert "allowed: 0 < value <= 1.39626 rad" in message
 
 
-def test_lock_just_below_90_degrees_is_accepted():
-    p = parse_preset(set_value(preset_text("sedan"), "lock", "1.5707"), SOURCE)
-    assert p.steering.lock == 1.5707
+def test_lock_up_to_80_degrees_is_accepted_and_beyond_refused():
+    # The schema stops at 80 deg (beyond it the single-track integration is not stable).
+    limit = math.radians(80.0)
+    assert parse_preset(set_value(preset_text("sedan"), "lock", repr(limit)), SOURCE).steering.lock == limit
+    message = refusal(set_value(preset_text("sedan"), "lock", "1.45"))
+    assert "steering.lock" in message and "<= 1.39626 rad" in message
 
 
 def test_unknown_key_is_refused():
@@ -136,7 +139,7 @@ def test_unknown_group_is_refused():
 def test_wrong_type_is_refused():
     message = refusal(set_value(preset_text("sedan"), "mass", '"heavy"'))
     assert "body.mass" in message and "expected a number" in message
-    assert "allowed: 0 < value kg" in message
+    assert "allowed: value > 0 kg" in message
 
 
 def test_bad_toml_syntax_is_refused():
@@ -178,9 +181,9 @@ def test_with_value_returns_a_validated_copy():
 
 
 @pytest.mark.parametrize("path, value, words", [
-    ("body.mass", -1.0, ["body.mass", "allowed: 0 < value kg"]),
-    ("steering.lock", 1.5708, ["steering.lock", "< 1.5708 rad"]),
-    ("body.wheelbase", 0.0, ["body.wheelbase", "allowed: 0 < value m"]),
+    ("body.mass", -1.0, ["body.mass", "allowed: value > 0 kg"]),
+    ("steering.lock", 1.5708, ["steering.lock", "<= 1.39626 rad"]),
+    ("body.wheelbase", 0.0, ["body.wheelbase", "allowed: value > 0 m"]),
     ("body.mass", "heavy", ["body.mass", "expected a number"]),
     ("body.lr", 3.0, ["lr", "wheelbase"]),
     ("body.bogus", 1.0, ["body.bogus", "unknown parameter"]),

@@ -83,13 +83,6 @@ def random_run(name: str, dt: float, seed: int):
     return record(sim, DURATION, schedule_driver(schedules))
 
 
-SPIN_GAINS_ENERGY = (
-    "model bug: a timestep instability of the dynamic step at high yaw rates. The F1TENTH car (yaw "
-    "inertia 0.047 kg m^2) spun at 13 m/s with the handbrake gains kinetic energy with no drive force "
-    "(308 J -> 40,350 J in 3 s at dt = 1/120, yaw rate up to 35 rad/s) and runs away to inf/NaN at "
-    "dt = 1/60; at dt = 1/240 the same manoeuvre stays below 16 rad/s and comes to rest. Likely the "
-    "explicit car-frame rotation terms (m vy r in the vx update) at yaw_rate * dt of 0.1-1 rad")
-
 
 def _random_cases():
     for name in PRESETS:

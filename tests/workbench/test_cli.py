@@ -170,3 +170,9 @@ def test_no_command_without_a_display_runs_the_demo(run_cli):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("carbench: no display found")
     assert "expectations:" in done.stdout.splitlines()[-1]
+
+
+def test_a_preset_that_cannot_be_decoded_is_bad_input(run_cli, tmp_path):
+    bad = tmp_path / "binary.toml"
+    bad.write_bytes(b"\x80\x81\x82 not text")
+    assert_bad_input(run_cli("replay", CLUTCH, "--preset", str(bad)), "binary.toml", "not UTF-8")
