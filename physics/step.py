@@ -182,9 +182,10 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     kf = slope[:n] * np.abs(uf) / (uf * uf + wf * wf + _EPS2)
     kr = slope[n:] * np.abs(ur) / rear_v2
     locked = c.handbrake
-    sliding = ty.slide_fraction * ty.mu * load_r
-    if locked.any():
+    any_locked = locked.any()
+    if any_locked:
         # The handbrake locks the rear wheels: they slide, grip falling to a fraction of the peak.
+        sliding = ty.slide_fraction * ty.mu * load_r
         rear_v = np.sqrt(rear_v2)
         fy_r = np.where(locked, -sliding * wr / rear_v, fy_r)
         kr = np.where(locked, sliding * (ur * ur + _EPS2) / (rear_v2 * rear_v), kr)
@@ -197,13 +198,14 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     if car.manual:
         # Spinning wheels flare the engine; they spin on while it is faster than the road and the
         # axle still drives them (the clutch pressed or the throttle lifted, they grip again).
-        still = (s.rpm > d.imposed_rpm) & (d.demand * np.sign(d.ratio) > 0.0)
+        still = (s.rpm > d.imposed_rpm) & (d.demand * d.ratio > 0.0)
     else:
         # Without an engine model: until the demand falls below what sliding rubber passes.
         still = np.abs(d.demand) > ty.spin_fraction * limit
     force, spinning = drive.traction(d.demand, limit, s.spinning, still, ty.spin_fraction)
-    spinning = spinning & ~locked
-    force = force * ~locked
+    if any_locked:  # locked rear wheels pass no drive and do not spin
+        spinning = spinning & ~locked
+        force = force * ~locked
     drag_x, drag_y = aero.drag(s.vx, s.vy, car.c_drag)
     drag_x = aero.never_reversing(drag_x, s.vx, mass, dt)
     drag_y = aero.never_reversing(drag_y, s.vy, mass, dt)
