@@ -29,3 +29,12 @@ def never_reversing(force, v, mass, dt):
     """
     limit = mass * np.abs(v) / dt
     return np.minimum(np.maximum(force, -limit), limit)
+
+
+def resistances(vx, vy, c_drag, c_rr, mass, dt):
+    """Drag (car-frame x and y) and rolling resistance [N], each unable to reverse the motion in one step."""
+    drag_x, drag_y = drag(vx, vy, c_drag)
+    drag_x = never_reversing(drag_x, vx, mass, dt)
+    drag_y = never_reversing(drag_y, vy, mass, dt)
+    roll = never_reversing(rolling(vx, c_rr), vx + dt * drag_x / mass, mass, dt)
+    return drag_x, drag_y, roll

@@ -130,8 +130,7 @@ def _kinematic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     beta = kinematic.slip_angle(tan_d, b.lr * wheelbase / b.wheelbase, wheelbase) * car.reference_com
     speed = np.sign(s.vx) * np.hypot(s.vx, s.vy)
     d = drivetrain(car, s, c, s.vx, dt)
-    drag = aero.never_reversing(aero.drag(speed, 0.0, car.c_drag)[0], speed, b.mass, dt)
-    rolling = aero.never_reversing(aero.rolling(speed, p.aero.rolling), speed - dt * drag / b.mass, b.mass, dt)
+    drag, _, rolling = aero.resistances(speed, 0.0, car.c_drag, p.aero.rolling, b.mass, dt)
     other = d.demand + drag + rolling
     brake = brakes.hold(speed, other, d.brake_share * p.brakes.force, b.mass, dt)
     brake = brake + brakes.cap_speed(speed, other + brake, p.brakes.handbrake_speed * c.handbrake, b.mass, dt)
@@ -206,10 +205,7 @@ def _dynamic(car: Car, s: State, u: Inputs, c: Controls, dt: float, t: float):
     if any_locked:  # locked rear wheels pass no drive and do not spin
         spinning = spinning & ~locked
         force = force * ~locked
-    drag_x, drag_y = aero.drag(s.vx, s.vy, car.c_drag)
-    drag_x = aero.never_reversing(drag_x, s.vx, mass, dt)
-    drag_y = aero.never_reversing(drag_y, s.vy, mass, dt)
-    rolling = aero.never_reversing(aero.rolling(s.vx, p.aero.rolling), s.vx - dt * drag_x / mass, mass, dt)
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, car.c_drag, p.aero.rolling, mass, dt)
     dyn = 1.0 - w
     # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
     # gains no energy from the step (explicit m vy r terms would, at high yaw rates).

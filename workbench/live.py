@@ -191,7 +191,8 @@ class LiveSession:
             program, track = self.program, self._track
             self._use_preset(load_preset(program.preset_path))
             self.program, self._track = program, track
-        self.recorder = None
+        if self.recorder is not None:
+            self.stop_recording()  # kept as the last recording, not lost
         self.dt = self.program.dt
         self.params = self.program.params
         self.sim = Simulation(self.params, n=1, dt=self.dt)

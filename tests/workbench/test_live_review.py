@@ -92,3 +92,14 @@ def test_a_preset_that_is_not_utf8_is_refused_with_its_name(tmp_path):
         load_preset(bad)
     with pytest.raises(PresetError, match="not UTF-8"):
         parse_preset(b"\xff\xfe", "x.toml")
+
+
+def test_replaying_while_recording_keeps_the_recording():
+    session = LiveSession("sedan")
+    session.use_script(parse_script(CHANGING))
+    session.start_recording()
+    for _ in range(120):
+        session.step({"throttle"})
+    session.start_replay()
+    assert session.replaying and not session.recording
+    assert session.last_recording is not None and session.last_recording.duration == pytest.approx(1.0)
