@@ -45,7 +45,6 @@ def frame_time(frames: int = 240, warm_up_seconds: float = 12.0) -> tuple[float,
             model.advance(per_frame)
             app.processEvents()  # the posted repaints of the car view, plots and panels
             samples.append((time.perf_counter() - start) * 1e3)
-        window.model.session.params = window.model.session.preset.params  # nothing to ask on close
         window.close()
         app.processEvents()
     samples.sort()

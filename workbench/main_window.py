@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
@@ -300,8 +301,6 @@ class MainWindow(QMainWindow):
             return False
         name = Path(path).stem
         try:
-            from dataclasses import replace
-
             replace(script, name=name).save(path)
         except OSError as exc:
             self.show_error("Recording not saved", f"{path}: {exc}")
