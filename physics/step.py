@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import aero, blend, body, brakes, clutch, drive, engine, kinematic, pedals, standstill, steering, tyre
-from . import gearbox
+from . import aero, blend, body, brakes, clutch, drive, engine, gearbox, kinematic, pedals, standstill, steering, tyre
 from .car import Car
 from .inputs import Inputs
 from .state import State

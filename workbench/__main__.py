@@ -1,5 +1,5 @@
 """``python -m workbench`` is the ``carbench`` command."""
 
-from .cli import main
+from workbench.cli import main
 
 raise SystemExit(main())

@@ -9,10 +9,9 @@ import time
 
 from physics import Inputs, Simulation, load_preset
 from physics.presets import scripts_dir
-
-from .program import compile_script
-from .replay import replay
-from .script import load_script
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
 
 TARGET_REPLAY_RTF = 50.0
 TARGET_BATCH = 1_000_000.0
@@ -71,7 +70,7 @@ def run_bench(quick: bool = False, gui: bool = True) -> int:
     print(f"  {t * 1e3:8.2f} ms/step   {rate:,.0f} car-steps/s   target >= {TARGET_BATCH:,.0f}: {mark}")
     if gui:
         try:
-            from .gui_bench import frame_time
+            from workbench.gui.bench import frame_time
         except ImportError as exc:
             print(f"\nGUI frame time: skipped ({exc})")
         else:

@@ -11,8 +11,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "presets":
             return _presets()
         if args.command == "bench":
-            from .bench import run_bench
+            from workbench.bench import run_bench
 
             return run_bench(quick=args.quick, gui=not args.no_gui)
         if args.command == "demo" or not has_display():
@@ -79,11 +79,11 @@ def _bad(message: str) -> int:
 
 def _replay(paths, preset, dt, csv, as_json) -> int:
     from physics import check_dt
-
-    from .program import compile_script
-    from .replay import replay
-    from .report import as_json as to_json, table
-    from .script import ScriptError, load_script
+    from workbench.output.report import as_json as to_json
+    from workbench.output.report import table
+    from workbench.runs.replay import replay
+    from workbench.scripts.format import ScriptError, load_script
+    from workbench.scripts.program import compile_script
 
     if dt is not None:
         try:
@@ -100,7 +100,7 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
     else:
         print(table(results))
     if csv:
-        for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results])):
+        for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results]), strict=True):
             try:
                 r.log.write_csv(path, r.car, r.program.frames)
             except OSError as exc:
@@ -126,8 +126,7 @@ def csv_paths(target: Path, names: list[str]) -> list[Path]:
 def _presets() -> int:
     from physics import load_preset, preset_names
     from physics.presets import scripts_dir
-
-    from .script import ScriptError, load_script
+    from workbench.scripts.format import ScriptError, load_script
 
     print("Car presets (presets/cars):")
     for name in preset_names():
@@ -178,7 +177,7 @@ def _gui(preset: str | None, script: str | None) -> int:
               f"  on Debian or Ubuntu: sudo apt install {' '.join(missing)}\n"
               "Running the headless demo instead.\n", file=sys.stderr)
         return _demo()
-    from .app import run_app
+    from workbench.gui.app import run_app
 
     return run_app(preset=preset, script=script)
 

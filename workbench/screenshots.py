@@ -1,57 +1,6 @@
-"""Screenshots of the window driving a script, for the README: ``python -m workbench.screenshots docs``.
+"""Alias of :mod:`workbench.gui.screenshots`: ``python -m workbench.screenshots DIR`` keeps working."""
 
-Runs offscreen; each picture is the window part-way through a shipped script.
-"""
-
-from __future__ import annotations
-
-import os
-import sys
-import tempfile
-from pathlib import Path
-
-SHOTS = (
-    # (file name, script, seconds into the script, docks to show)
-    ("sedan.png", "full_lock_left.toml", 6.5),
-    ("parking.png", "parking_reverse_bay.toml", 9.0),
-)
-
-
-def take(folder: str | Path, width: int = 1600, height: int = 1000) -> list[Path]:
-    """Write the screenshots into ``folder``; returns their paths."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-
-    from physics.presets import scripts_dir
-
-    from .testing import make_window
-
-    app = QApplication.instance() or QApplication([])
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, script, seconds in SHOTS:
-            window = make_window("sedan", QSettings(os.path.join(tmp, f"{name}.ini"), QSettings.Format.IniFormat))
-            window.resize(width, height)
-            window.show()
-            app.processEvents()
-            if not window.load_script(scripts_dir() / script):
-                raise RuntimeError(window.shown_errors[-1][1])
-            window.model.replay()
-            frames = int(round(seconds / window.model.session.dt))
-            while window.model.session.frame < frames and window.model.session.replaying:
-                window.model.advance(min(8, frames - window.model.session.frame))
-                app.processEvents()
-            app.processEvents()
-            path = folder / name
-            window.grab().save(str(path))
-            written.append(path)
-            window.close()
-    return written
-
+from workbench.gui.screenshots import main, take  # noqa: F401
 
 if __name__ == "__main__":
-    for path in take(sys.argv[1] if len(sys.argv) > 1 else "docs"):
-        print(path)
+    main()

@@ -6,9 +6,9 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDockWidget, QMessageBox
 
 from physics import Inputs, Simulation, load_preset
-from workbench.program import compile_script
-from workbench.replay import replay
-from workbench.testing import drive, hold, make_window
+from workbench.gui.testing import drive, hold, make_window
+from workbench.runs.replay import replay
+from workbench.scripts.program import compile_script
 
 PRESETS = ["sedan", "parking", "teaching", "f1tenth", "classic"]
 
@@ -192,7 +192,7 @@ def test_a_replay_in_the_window_gives_the_headless_verdicts(carbench_window):
     window = carbench_window
     path = "presets/scripts/clutch_coast.toml"
     verdicts = drive(window, path)
-    [headless] = replay([compile_script(__import__("workbench.script", fromlist=["x"]).load_script(path))])
+    [headless] = replay([compile_script(__import__("workbench.scripts.format", fromlist=["x"]).load_script(path))])
     assert [v.passed for v in verdicts] == [v.passed for v in headless.verdicts] == [True] * len(verdicts)
     assert [v.measured for v in verdicts] == [v.measured for v in headless.verdicts]
     assert window.model.session.log.digest() == headless.digest()

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import fields
-from functools import lru_cache
-from typing import Callable
+from functools import cache
 
 import numpy as np
 
@@ -37,7 +37,7 @@ class Run(dict):
         return Run({k: np.concatenate([v, other[k]]) for k, v in self.items()})
 
 
-@lru_cache(maxsize=None)
+@cache
 def preset(name: str) -> CarParams:
     return load_preset(name).params
 

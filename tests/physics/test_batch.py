@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import DT, keys, preset, record, shifting_driver, stack_inputs
 
 from physics import ParamError, Simulation
-
-from helpers import DT, keys, preset, record, shifting_driver, stack_inputs
 
 PEAK_TORQUES = [250.0, 300.0, 350.0, 400.0, 450.0]  # [N m] engine.peak_torque variants
 SECONDS = 8.0

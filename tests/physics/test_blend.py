@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import DT, keys, max_step, preset, record, stack_inputs
 
 import physics.blend as blend
 from physics import Simulation
-
-from helpers import DT, keys, max_step, preset, record, stack_inputs
 
 STEERS = [0.2, 0.5, 1.0]  # share of full lock, one car of the batch each
 SWEEP_THROTTLE = 0.7  # a gentle pull-away: about 0.5 s through the band

@@ -12,12 +12,11 @@ import math
 
 import numpy as np
 import pytest
+from helpers import DT, keys, preset, record, resistance, stack_inputs
 
 import physics.blend as blend
 import physics.standstill as standstill
 from physics import Simulation
-
-from helpers import DT, keys, preset, record, resistance, stack_inputs
 
 # -- the clutch stop --------------------------------------------------------------------------
 

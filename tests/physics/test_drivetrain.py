@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import DT, keys, preset, record, resistance, shifting_driver
 
 from physics import Simulation
-
-from helpers import DT, keys, preset, record, resistance, shifting_driver
 
 # 003's figures.
 RATIOS = [3.5, 2.0, 1.4, 1.0, 0.8]

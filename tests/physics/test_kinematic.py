@@ -10,11 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers import DT, fit_circle, keys, preset, record, stack_inputs
 
 import physics.kinematic as kinematic
 from physics import Simulation
-
-from helpers import DT, fit_circle, keys, preset, record, stack_inputs
 
 # 001's table: steering angle [deg] -> (tan(delta), R for L = 2.6 m, R for L = 0.3302 m), as printed.
 TABLE = {

@@ -6,11 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers import DT, keys, preset, record, shifting_driver, stack_inputs, static_loads
 
 import physics.tyre as tyre
 from physics import Simulation
-
-from helpers import DT, keys, preset, record, shifting_driver, stack_inputs, static_loads
 
 # 003's tyre: "B = 1.5 (rigidez), C = 1.9 (forma da curva), E = 0.97 (curvatura depois do pico)".
 B, C, E = 1.5, 1.9, 0.97

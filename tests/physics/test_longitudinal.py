@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from helpers import DT, c_drag, keys, preset, record, resistance, shifting_driver, stack_inputs, top_speed
 
 from physics import Simulation
-
-from helpers import DT, c_drag, keys, preset, record, resistance, shifting_driver, stack_inputs, top_speed
 
 RHO = 1.29  # [kg/m^3] 002: density of air
 CROSSOVER = 30.0  # [m/s] 002: drag equals rolling resistance at about 30 m/s, C_rr ~ 30 C_drag

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import to_toml
 
 from physics import (
     CarParams,
@@ -22,8 +23,6 @@ from physics import (
     preset_names,
 )
 from physics.presets import cars_dir
-
-from helpers import to_toml
 
 SHIPPED = {"parking": ("kinematic", "px"), "teaching": ("kinematic", "m"), "f1tenth": ("dynamic", "m"),
            "sedan": ("dynamic", "m"), "classic": ("dynamic", "m")}

@@ -9,11 +9,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers import frames, keys, preset, record, shifting_driver, stack_inputs
 
 import physics.body as body
 from physics import Inputs, Simulation
-
-from helpers import frames, keys, preset, record, shifting_driver, stack_inputs
 
 PRESETS = ["parking", "teaching", "f1tenth", "sedan", "classic"]
 DTS = [1 / 120, 1 / 60]
@@ -86,7 +85,7 @@ def random_run(name: str, dt: float, seed: int):
 
 def _random_cases():
     for name in PRESETS:
-        for dt, dt_id in zip(DTS, ["dt120", "dt60"]):
+        for dt, dt_id in zip(DTS, ["dt120", "dt60"], strict=True):
             yield pytest.param(name, dt, id=f"{name}-{dt_id}")
 
 
@@ -184,7 +183,7 @@ ENERGY_SLACK = 1e-3  # relative growth allowed frame to frame (none is physical)
 
 def _energy_cases():
     for name in ("f1tenth", "sedan", "classic"):
-        for dt, dt_id in zip(DTS, ["dt120", "dt60"]):
+        for dt, dt_id in zip(DTS, ["dt120", "dt60"], strict=True):
             yield pytest.param(name, dt, id=f"{name}-{dt_id}")
 
 

@@ -31,8 +31,8 @@ def shipped_paths() -> list[Path]:
 
 @pytest.fixture(scope="session")
 def shipped_programs(shipped_paths):
-    from workbench.program import compile_script
-    from workbench.script import load_script
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
 
     return [compile_script(load_script(p)) for p in shipped_paths]
 
@@ -40,7 +40,7 @@ def shipped_programs(shipped_paths):
 @pytest.fixture(scope="session")
 def shipped_alone(shipped_programs):
     """Each shipped script replayed on its own (a batch of one)."""
-    from workbench.replay import replay
+    from workbench.runs.replay import replay
 
     return [replay([p])[0] for p in shipped_programs]
 
@@ -48,7 +48,7 @@ def shipped_alone(shipped_programs):
 @pytest.fixture(scope="session")
 def shipped_batch(shipped_programs):
     """Every shipped script replayed in one replay() call (sedan and parking scripts mixed)."""
-    from workbench.replay import replay
+    from workbench.runs.replay import replay
 
     return replay(shipped_programs)
 

@@ -15,10 +15,10 @@ import pytest
 import physics.blend
 import physics.standstill
 from physics.presets import scripts_dir
-from workbench.program import compile_script
-from workbench.replay import replay
-from workbench.report import as_json, table
-from workbench.script import load_script
+from workbench.output.report import as_json, table
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
 
 CLUTCH = "clutch_coast.toml"
 FULL_LOCK = ("full_lock_left.toml", "full_lock_right.toml")

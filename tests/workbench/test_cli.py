@@ -129,7 +129,7 @@ def test_json_verdicts(run_cli, tmp_path, shipped_alone):
         assert entry["digest"] == expected.digest()  # another process, the same telemetry
         assert entry["frames"] == expected.program.frames and entry["preset"] == expected.program.preset
         assert len(entry["expectations"]) == len(expected.verdicts)
-        for e, v in zip(entry["expectations"], expected.verdicts):
+        for e, v in zip(entry["expectations"], expected.verdicts, strict=True):
             assert e["label"] == v.expect.label() and e["channel"] == v.expect.channel
             assert e["measured"] == v.measured and e["frame"] == v.frame and e["passed"] == v.passed
             assert e["frames"] == [v.first, v.last] and e["unit"] == v.unit

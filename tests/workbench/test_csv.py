@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from physics import Inputs, Simulation, channel_names, load_preset
-from workbench.program import compile_script
-from workbench.replay import replay
-from workbench.script import load_script
-from workbench.telemetry_log import TelemetryLog
+from workbench.output.telemetry_log import TelemetryLog
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
 
 
 def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
@@ -41,7 +41,7 @@ def test_csv_text_of_every_shipped_script(shipped_alone):
 
 
 def test_csv_text_of_a_batch_member_is_its_own_car(shipped_batch, shipped_alone):
-    for together, alone in zip(shipped_batch, shipped_alone):
+    for together, alone in zip(shipped_batch, shipped_alone, strict=True):
         assert together.csv_text() == alone.csv_text()
     parking = by_name(shipped_batch, "parking-full-lock")
     assert "speed_kmh" not in parking.csv_text().splitlines()[0].split(",")

@@ -9,10 +9,10 @@ import tomllib
 import pytest
 
 from physics import PresetError, load_preset, parse_preset, preset_names
-from workbench import toml_writer
-from workbench.files import atomic_write_text
-from workbench.preset_io import preset_text, save_preset
-from workbench.script import Script, parse_script
+from workbench.output.files import atomic_write_text
+from workbench.output.preset_io import preset_text, save_preset
+from workbench.scripts import toml_writer
+from workbench.scripts.format import Script, parse_script
 
 
 def names(folder):

@@ -9,10 +9,10 @@ import pytest
 
 from physics import KEYS, ParamError
 from physics.presets import scripts_dir
-from workbench.live import LiveSession
-from workbench.program import compile_script
-from workbench.replay import replay
-from workbench.script import parse_script
+from workbench.runs.live import LiveSession
+from workbench.runs.replay import replay
+from workbench.scripts.format import parse_script
+from workbench.scripts.program import compile_script
 
 
 def drive(session: LiveSession, frames: int, seed: int, edits: dict[int, dict]) -> None:

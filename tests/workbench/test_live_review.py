@@ -3,10 +3,10 @@
 import pytest
 
 from physics import PresetError, load_preset, parse_preset
-from workbench.live import LiveSession
-from workbench.program import compile_script
-from workbench.replay import replay
-from workbench.script import parse_script
+from workbench.runs.live import LiveSession
+from workbench.runs.replay import replay
+from workbench.scripts.format import parse_script
+from workbench.scripts.program import compile_script
 
 CHANGING = """[script]
 name = "torque-drop"

@@ -9,8 +9,8 @@ import pytest
 
 from physics import ANALOG, DEFAULT_DT, KEYS, load_preset, preset_names
 from physics.presets import cars_dir
-from workbench.program import compile_script, frame_of
-from workbench.script import ScriptError, parse_script
+from workbench.scripts.format import ScriptError, parse_script
+from workbench.scripts.program import compile_script, frame_of
 
 SRC = "cases/program.toml"
 
@@ -235,7 +235,7 @@ def test_script_preset_path_beside_the_script(tmp_path):
     shutil.copy(cars_dir() / "teaching.toml", tmp_path / "own_car.toml")
     source = tmp_path / "s.toml"
     source.write_text('[script]\nname = "p"\npreset = "own_car.toml"\nduration = 1.0\n')
-    from workbench.script import load_script
+    from workbench.scripts.format import load_script
 
     p = compile_script(load_script(source))
     assert p.preset == "own_car" and p.params == load_preset("teaching").params

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from physics import ANALOG, KEYS, Inputs, Simulation, load_preset
-from workbench.program import compile_script, frame_of
-from workbench.recorder import Recorder, params_diff
-from workbench.replay import replay
-from workbench.script import Expect, Hold, Script, Setting, load_script, parse_script
-from workbench.telemetry_log import TelemetryLog
+from workbench.output.telemetry_log import TelemetryLog
+from workbench.runs.replay import replay
+from workbench.scripts.format import Expect, Hold, Script, Setting, load_script, parse_script
+from workbench.scripts.program import compile_script, frame_of
+from workbench.scripts.recorder import Recorder, params_diff
 
 SEDAN_EDITS = {
     150: {"engine.peak_torque": 420.0},

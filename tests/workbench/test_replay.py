@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from physics import channel_names, load_preset
-from workbench.program import compile_script
-from workbench.replay import batch_key, judge, replay
-from workbench.report import table
-from workbench.script import Expect, ScriptError, parse_script
+from workbench.output.report import table
+from workbench.runs.replay import batch_key, judge, replay
+from workbench.scripts.format import Expect, ScriptError, parse_script
+from workbench.scripts.program import compile_script
 
 SRC = "cases/replay.toml"
 
@@ -50,7 +50,7 @@ def test_the_library_mixes_batches(shipped_programs):
 
 def test_batch_replay_equals_one_by_one_bit_for_bit(shipped_batch, shipped_alone):
     problems = []
-    for together, alone in zip(shipped_batch, shipped_alone):
+    for together, alone in zip(shipped_batch, shipped_alone, strict=True):
         assert together.program is alone.program
         assert together.program.frames == alone.program.frames == len(together.column("t"))
         assert together.log.names == alone.log.names
@@ -72,7 +72,7 @@ def test_kinds_mixed_in_one_call_come_back_in_order(shipped_programs, shipped_al
                                       "clutch-coast")]
     results = replay([shipped_programs[i] for i in order])
     assert [r.program.name for r in results] == [names[i] for i in order]
-    for r, i in zip(results, order):
+    for r, i in zip(results, order, strict=True):
         assert r.program.preset == shipped_alone[i].program.preset
         assert r.digest() == shipped_alone[i].digest(), r.program.name
         assert [verdict_tuple(v) for v in r.verdicts] == [verdict_tuple(v) for v in shipped_alone[i].verdicts]
@@ -244,7 +244,7 @@ def test_gear_setting_selects_the_gear():
 
 
 def test_two_replays_give_identical_digests(shipped_paths):
-    from workbench.script import load_script
+    from workbench.scripts.format import load_script
 
     path = next(p for p in shipped_paths if p.name == "slalom.toml")
     first = replay([compile_script(load_script(path))])[0]
@@ -260,7 +260,7 @@ def test_digest_sees_one_changed_bit():
     from dataclasses import replace
 
     from physics import Inputs, Simulation
-    from workbench.telemetry_log import TelemetryLog
+    from workbench.output.telemetry_log import TelemetryLog
 
     sim = Simulation(load_preset("sedan").params)
     frames = [sim.step(Inputs.from_keys(1, {"throttle"})) for _ in range(50)]

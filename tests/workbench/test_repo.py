@@ -30,7 +30,7 @@ def test_ci_runs_the_readme_test_command():
 def test_the_pytest_plugin_and_the_command_are_registered():
     dist = metadata.distribution("carbench")
     points = {(e.group, e.name): e.value for e in dist.entry_points}
-    assert points[("pytest11", "carbench")] == "workbench.testing"
+    assert points[("pytest11", "carbench")] == "workbench.gui.testing"
     assert points[("console_scripts", "carbench")] == "workbench.cli:main"
 
 

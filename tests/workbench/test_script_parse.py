@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from physics import ANALOG, KEYS, channel_names
-from workbench.script import Expect, Hold, Script, ScriptError, Setting, load_script, parse_script
+from workbench.scripts.format import Expect, Hold, Script, ScriptError, Setting, load_script, parse_script
 
 SRC = "cases/bad_script.toml"
 

@@ -14,11 +14,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from physics import Preset
-
-from .live import LiveSession
-from .preset_io import save_preset
-from .program import Program
-from .script import Script
+from workbench.output.preset_io import save_preset
+from workbench.runs.live import LiveSession
+from workbench.scripts.format import Script
+from workbench.scripts.program import Program
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 TEXT_EVERY = 4  # text panels (telemetry table, recorder, status) refresh on every 4th tick: 15 Hz

@@ -6,8 +6,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from .plot_panel import display_unit
-from .session_model import SessionModel
+from workbench.gui.plot_panel import display_unit
+from workbench.gui.session_model import SessionModel
 
 COLUMNS = ("channel", "value", "unit")
 WHOLE_NUMBERS = {"gear", "handbrake", "wheelspin"}
@@ -37,14 +37,14 @@ class TelemetryTable(QAbstractTableModel):
         k = self._model.shown_frame()
         if k >= 0:
             row = log.frame(k)
-            self.values = [row[i.name] * factor for i, (_, factor) in zip(self._infos, self._units)]
+            self.values = [row[i.name] * factor for i, (_, factor) in zip(self._infos, self._units, strict=True)]
         if self._infos:
             self.dataChanged.emit(self.index(0, 1), self.index(len(self._infos) - 1, 1))
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 (Qt's own signature)
         return 0 if parent.isValid() else len(self._infos)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 (Qt's own signature)
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):

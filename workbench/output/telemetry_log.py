@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from physics import ChannelInfo, Telemetry, channel_infos
-
-from .files import atomic_write_text
+from workbench.output.files import atomic_write_text
 
 
 class TelemetryLog:
@@ -52,7 +51,7 @@ class TelemetryLog:
 
     def frame(self, k: int, car: int = 0) -> dict[str, float]:
         """Every channel's value at frame ``k``."""
-        return dict(zip(self.names, self._data[k, :, car].tolist()))
+        return dict(zip(self.names, self._data[k, :, car].tolist(), strict=True))
 
     def matrix(self, car: int = 0, frames: int | None = None) -> np.ndarray:
         """(frames, channels) array in channel order (a view)."""

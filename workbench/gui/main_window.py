@@ -9,21 +9,30 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget, QFileDialog, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
 
 from physics import ParamError, PresetError
 from physics.presets import cars_dir, scripts_dir
-
-from .car_view import CarView
-from .keymap import COMMAND_SHORTCUTS, DRIVING_KEYS, help_html
-from .live import LiveSession
-from .param_panel import ParamPanel
-from .plot_panel import PlotPanel
-from .recorder_panel import RecorderPanel
-from .script import ScriptError
-from .session_model import SPEEDS, SessionModel
-from .telemetry_panel import TelemetryPanel
+from workbench.gui.car_view import CarView
+from workbench.gui.keymap import COMMAND_SHORTCUTS, DRIVING_KEYS, help_html
+from workbench.gui.param_panel import ParamPanel
+from workbench.gui.plot_panel import PlotPanel
+from workbench.gui.recorder_panel import RecorderPanel
+from workbench.gui.session_model import SPEEDS, SessionModel
+from workbench.gui.telemetry_panel import TelemetryPanel
+from workbench.runs.live import LiveSession
+from workbench.scripts.format import ScriptError
 
 TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
 SETTINGS_VERSION = 1

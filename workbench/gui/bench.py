@@ -18,8 +18,8 @@ def frame_time(frames: int = 240, warm_up_seconds: float = 12.0) -> tuple[float,
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from .live import LiveSession
-    from .main_window import MainWindow
+    from workbench.gui.main_window import MainWindow
+    from workbench.runs.live import LiveSession
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as folder:

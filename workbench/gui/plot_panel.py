@@ -15,13 +15,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from physics import ChannelInfo
-
-from .plot_style import style_plot
-from .session_model import SessionModel
+from workbench.gui.plot_style import style_plot
+from workbench.gui.session_model import SessionModel
 
 DEFAULT_PLOTS = [["speed_kmh"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]]
 # Where a car lacks a channel (km/h on a pixel car) its nearest stands in.

@@ -8,17 +8,17 @@ without a display, and a replay in the window goes through the same per-frame in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from physics import DEFAULT_DT, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
 from physics.presets import cars_dir, load_preset
-
-from .program import Program, compile_script
-from .recorder import Recorder
-from .replay import Verdict, _InputTrack, judge
-from .script import Script, load_script
-from .telemetry_log import TelemetryLog
+from workbench.output.telemetry_log import TelemetryLog
+from workbench.runs.replay import Verdict, _InputTrack, judge
+from workbench.scripts.format import Script, load_script
+from workbench.scripts.program import Program, compile_script
+from workbench.scripts.recorder import Recorder
 
 
 def preset_reference(preset: Preset) -> str:
@@ -209,7 +209,7 @@ class LiveSession:
             return [None] * len(self.program.script.expects)
         units = {c.name: c.unit for c in self.log.infos}
         out: list[Verdict | None] = []
-        for expect, (first, last) in zip(self.program.script.expects, self.program.windows):
+        for expect, (first, last) in zip(self.program.script.expects, self.program.windows, strict=True):
             if last >= self.log.frames:
                 out.append(None)
             else:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from .replay import ReplayResult, Verdict
+from workbench.runs.replay import ReplayResult, Verdict
 
 
 def _window(v: Verdict) -> str:
@@ -35,7 +35,7 @@ def table(results: Sequence[ReplayResult]) -> str:
         if rows:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
-                lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+                lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         total += len(r.verdicts)
         failed += sum(not v.passed for v in r.verdicts)
         lines.append("")

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from physics import CarParams, parse_preset
-
-from . import toml_writer
-from .files import atomic_write_text
+from workbench.output.files import atomic_write_text
+from workbench.scripts import toml_writer
 
 
 def preset_text(params: CarParams, header: str = "") -> str:

@@ -8,10 +8,19 @@ from pathlib import Path
 
 import numpy as np
 
-from physics import ANALOG, KEYS, DEFAULT_DT, CarParams, ParamError, PresetError, UnknownChannelError
-from physics import check_channel, check_dt, load_preset
-
-from .script import Script, ScriptError
+from physics import (
+    ANALOG,
+    DEFAULT_DT,
+    KEYS,
+    CarParams,
+    ParamError,
+    PresetError,
+    UnknownChannelError,
+    check_channel,
+    check_dt,
+    load_preset,
+)
+from workbench.scripts.format import Script, ScriptError
 
 
 def frame_of(t: float, dt: float) -> int:

@@ -6,16 +6,15 @@ together as one Simulation of N cars; each keeps its own inputs, parameter chang
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from physics import ANALOG, KEYS, CarParams, Inputs, Simulation
-
-from .program import Program
-from .script import Expect
-from .telemetry_log import TelemetryLog
+from workbench.output.telemetry_log import TelemetryLog
+from workbench.scripts.format import Expect
+from workbench.scripts.program import Program
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def replay(programs: Sequence[Program]) -> list[ReplayResult]:
     results: list[ReplayResult | None] = [None] * len(programs)
     for members in groups.values():
         batch = [programs[i] for i in members]
-        for i, result in zip(members, run_batch(batch)):
+        for i, result in zip(members, run_batch(batch), strict=True):
             results[i] = result
     return results  # type: ignore[return-value]
 
@@ -111,7 +110,7 @@ def run_batch(programs: Sequence[Program]) -> list[ReplayResult]:
     for i, p in enumerate(programs):
         units = {c.name: c.unit for c in log.infos}
         verdicts = [judge(e, log.column(e.channel, i, p.frames), first, last, dt, units[e.channel])
-                    for e, (first, last) in zip(p.script.expects, p.windows)]
+                    for e, (first, last) in zip(p.script.expects, p.windows, strict=True)]
         results.append(ReplayResult(p, log, i, verdicts))
     return results
 

@@ -9,12 +9,11 @@ from PySide6.QtGui import QBrush, QColor, QPolygonF
 from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
-
-from .car_geometry import car_shape, circle
-from .keymap import help_html
-from .plot_style import style_plot
-from .scene import bay_lines, bays_for
-from .session_model import SessionModel
+from workbench.gui.car_geometry import car_shape, circle
+from workbench.gui.keymap import help_html
+from workbench.gui.plot_style import style_plot
+from workbench.gui.scene import bay_lines, bays_for
+from workbench.gui.session_model import SessionModel
 
 TRAIL_SECONDS = 12.0
 TRAIL_SEGMENTS = 8
@@ -155,7 +154,7 @@ class CarView(pg.PlotWidget):
         shape = car_shape(values, session.params)
         _set_polygon(self._body, shape.body)
         self._nose.setData(shape.nose[:, 0], shape.nose[:, 1])
-        for item, outline in zip(self._wheels, shape.wheels):
+        for item, outline in zip(self._wheels, shape.wheels, strict=True):
             _set_polygon(item, outline)
         self._velocity.setData(shape.velocity[:, 0], shape.velocity[:, 1])
         self._force_front.setData(shape.force_front[:, 0], shape.force_front[:, 1])

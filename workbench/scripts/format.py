@@ -2,7 +2,7 @@
 
 A script is data: what the driver does (``[[hold]]`` keys over [from, to), ``[[set]]`` settings
 at a time) and what must be true (``[[expect]]``). Parsing checks the structure; compiling a
-script against a car (``workbench.program``) checks what needs the car (channels, gears, params).
+script against a car (``workbench.scripts.program``) checks what needs the car (channels, gears, params).
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from typing import Any
 
 from physics import ANALOG, KEYS, channel_names
 from physics.simulation import MAX_DT
-
-from . import toml_writer
-from .files import atomic_write_text
+from workbench.output.files import atomic_write_text
+from workbench.scripts import toml_writer
 
 SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from physics import ANALOG, KEYS, CarParams
-
-from .script import Expect, Hold, Script, Setting
+from workbench.scripts.format import Expect, Hold, Script, Setting
 
 
 def params_diff(base: CarParams, params: CarParams) -> dict[str, Any]:

@@ -11,9 +11,9 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     """Open the window on ``preset`` (default sedan), optionally with a script loaded; returns the exit code."""
     from PySide6.QtWidgets import QApplication
 
-    from .live import LiveSession
-    from .main_window import MainWindow
-    from .script import ScriptError
+    from workbench.gui.main_window import MainWindow
+    from workbench.runs.live import LiveSession
+    from workbench.scripts.format import ScriptError
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("carbench")

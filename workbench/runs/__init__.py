@@ -1,0 +1,1 @@
+"""Runs of the model: batch replay of scripts with verdicts, and the live (interactive) session."""
