@@ -146,6 +146,7 @@ def test_cli_csv_of_two_scripts_with_one_name(run_cli, tmp_path):
     (tmp_path / "b.toml").write_text(SLASHED.replace("left/right", "same").replace("to = 1.0", "to = 0.5"),
                                      encoding="utf-8")
     out = tmp_path / "csv"
+    out.mkdir()
     done = run_cli("replay", tmp_path / "a.toml", tmp_path / "b.toml", "--csv", out / "runs.csv")
     assert done.returncode == 0, done.stderr
     assert len(list(out.iterdir())) == 2

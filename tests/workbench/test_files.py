@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from physics import PresetError, load_preset, parse_preset, preset_names
-from workbench.output.files import atomic_write_text
+from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir, check_output_file
 from workbench.output.preset_io import preset_text, save_preset
 from workbench.scripts import toml_writer
 from workbench.scripts.format import Script, parse_script
@@ -31,10 +31,44 @@ def test_atomic_write_creates_and_replaces(tmp_path):
     assert names(tmp_path) == ["a.txt"]
 
 
-def test_atomic_write_makes_the_folder(tmp_path):
+def test_atomic_write_never_makes_folders(tmp_path):
     target = tmp_path / "new" / "deeper" / "a.txt"
-    atomic_write_text(str(target), "x")
-    assert target.read_text() == "x" and names(target.parent) == ["a.txt"]
+    with pytest.raises(FileNotFoundError):
+        atomic_write_text(str(target), "x")
+    assert names(tmp_path) == []
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_a_new_file_follows_the_umask(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_replaced_file_keeps_its_mode(tmp_path):
+    target = tmp_path / "a.txt"
+    target.write_text("old")
+    target.chmod(0o640)
+    atomic_write_text(target, "new")
+    assert target.stat().st_mode & 0o777 == 0o640 and target.read_text() == "new"
+
+
+def test_output_paths_are_checked(tmp_path):
+    script = tmp_path / "s.toml"
+    script.write_text("")
+    assert check_output_file(tmp_path / "x.csv", "--csv") == tmp_path / "x.csv"
+    for bad, reason in [("", "empty"), (tmp_path, "is a directory"), (tmp_path / "no" / "x.csv", "does not exist"),
+                        (script, "is one of the inputs")]:
+        with pytest.raises(OutputPathError, match=reason):
+            check_output_file(bad, "--csv", inputs=[script])
+    assert check_output_dir(tmp_path / "new", "--out") == tmp_path / "new"
+    with pytest.raises(OutputPathError, match="does not exist"):
+        check_output_dir(tmp_path / "no" / "new", "--out")
+    with pytest.raises(OutputPathError, match="not a folder"):
+        check_output_dir(script, "--out")
 
 
 def test_atomic_write_to_a_relative_name(tmp_path, monkeypatch):
