@@ -1,0 +1,48 @@
+"""The PNG renderer of headless chart specs: every kind of chart draws and writes a PNG that opens."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+
+from workbench.gui.charts import render_png
+from workbench.output.charts import Band, Bars, Chart, Heatmap, Line, Marker, Series
+
+
+def opened(path) -> QImage:
+    image = QImage(str(path))
+    assert not image.isNull(), f"{path} does not open as an image"
+    return image
+
+
+def colours(image: QImage) -> set[int]:
+    return {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+
+
+T = np.linspace(0.0, 10.0, 200)
+CHARTS = {
+    "lines": Chart("speed", "t [s]", "speed [km/h]", series=[Series(T, np.sin(T), "a"), Series(T, np.cos(T), "b", dashed=True)],
+                   bands=[Band(2.0, 8.0, "x"), Band(0.5, np.inf, "y")], lines=[Line(0.5, label="min")],
+                   markers=[Marker(8.0, float(np.sin(8.0)), "worst")]),
+    "heatmap": Chart("margin", "lock [deg]", "mu", heatmap=Heatmap(np.arange(5.0), np.arange(4.0),
+                                                                  np.arange(20.0).reshape(4, 5) - 9.5)),
+    "bars": Chart("sensitivity", "margin", "", bars=Bars(["a", "b"], np.array([-1.0, -2.0]), np.array([1.0, 0.5]))),
+    "flat and non-finite": Chart("flat", "t [s]", "x", series=[Series(T, np.where(T > 5, np.nan, 1.0))]),
+}
+
+
+@pytest.mark.parametrize("name", CHARTS)
+def test_every_kind_of_chart_writes_a_png_that_opens(qapp, tmp_path, name):
+    path = render_png(CHARTS[name], tmp_path / "chart.png")
+    image = opened(path)
+    assert (image.width(), image.height()) == (CHARTS[name].width, CHARTS[name].height)
+    assert len(colours(image)) > 5, "the chart drew nothing but a background"
+
+
+def test_the_drawn_series_shows_in_its_colour(qapp, tmp_path):
+    chart = Chart("one", "x", "y", series=[Series(T, T, "line", colour="#ff00ff")])
+    image = opened(render_png(chart, tmp_path / "one.png"))
+    magenta = [(x, y) for x in range(image.width()) for y in range(0, image.height(), 3)
+               if image.pixelColor(x, y).name() == "#ff00ff"]
+    assert len(magenta) > 50

@@ -1,0 +1,164 @@
+"""Renders :mod:`workbench.output.charts` values to PNG with pyqtgraph, on Qt's offscreen platform
+when there is no window system (a CI job, a terminal over ssh)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from workbench.output.charts import Chart, finite_or
+
+
+def _application():
+    """The running QApplication, or a new one (offscreen unless a display is known to work)."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        if not os.environ.get("QT_QPA_PLATFORM"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        app = QApplication([])
+    return app
+
+
+def _pen(colour: str, width: float = 2.0, dashed: bool = False):
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+
+    return pg.mkPen(colour, width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+
+
+def _span(lo: float, hi: float, data_lo: float, data_hi: float) -> tuple[float, float]:
+    """A band's ends with infinite sides clipped a little beyond the data."""
+    pad = max(data_hi - data_lo, 1e-9) * 0.5
+    return (lo if math.isfinite(lo) else data_lo - pad, hi if math.isfinite(hi) else data_hi + pad)
+
+
+def render_png(chart: Chart, path: str | os.PathLike) -> Path:
+    """Draw ``chart`` and write it to ``path`` as a PNG (the folder must exist)."""
+    app = _application()
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor
+
+    from workbench.output.charts import PALETTE
+
+    widget = pg.GraphicsLayoutWidget()
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    widget.setBackground("w")
+    widget.resize(chart.width, chart.height)
+    title = chart.title + "".join(f"<br><span style='font-size:9pt'>{n}</span>" for n in chart.notes)
+    plot = widget.addPlot(title=f"<span style='color:#222'>{title}</span>")
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    for side in ("left", "bottom"):
+        plot.getAxis(side).setPen("#444")
+        plot.getAxis(side).setTextPen("#222")
+    plot.setLabel("bottom", chart.x_label)
+    plot.setLabel("left", chart.y_label)
+    legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
+
+    xs = [finite_or(s.x) for s in chart.series] or [np.zeros(1)]
+    ys = [finite_or(s.y) for s in chart.series] or [np.zeros(1)]
+    x_lo, x_hi = min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)
+    y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
+
+    if chart.heatmap is not None:
+        _heatmap(plot, chart.heatmap, widget)
+    if chart.bars is not None:
+        _bars(plot, chart.bars)
+    for band in chart.bands:
+        colour = QColor(band.colour)
+        colour.setAlpha(40)
+        if band.axis == "x":
+            region = pg.LinearRegionItem(_span(band.lo, band.hi, x_lo, x_hi), orientation="vertical",
+                                         brush=pg.mkBrush(colour), movable=False)
+        else:
+            region = pg.LinearRegionItem(_span(band.lo, band.hi, y_lo, y_hi), orientation="horizontal",
+                                         brush=pg.mkBrush(colour), movable=False)
+        for line in region.lines:
+            line.setPen(pg.mkPen(None))
+        region.setZValue(-10)
+        plot.addItem(region, ignoreBounds=True)
+        if band.label:
+            legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=0, brush=pg.mkBrush(colour)), band.label)
+    colours = itertools.cycle(PALETTE)
+    for s in chart.series:
+        colour = s.colour or next(colours)
+        item = plot.plot(finite_or(s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
+                         symbol="o" if s.points else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
+                         antialias=True)
+        item.setZValue(5)
+    for line in chart.lines:
+        angle = 0 if line.axis == "y" else 90
+        inf = pg.InfiniteLine(line.value, angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
+                              label=line.label or None,
+                              labelOpts={"color": line.colour, "position": 0.95, "anchors": [(1, 1), (1, 1)]})
+        plot.addItem(inf, ignoreBounds=True)
+    for m in chart.markers:
+        if not (math.isfinite(m.x) and math.isfinite(m.y)):
+            continue
+        plot.plot([m.x], [m.y], pen=None, symbol="x", symbolSize=14, symbolPen=_pen(m.colour, 2.5))
+        if m.label:
+            text = pg.TextItem(m.label, color=m.colour, anchor=(0, 1))
+            text.setPos(m.x, m.y)
+            plot.addItem(text, ignoreBounds=True)
+    if y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
+        plot.setYRange(y_lo - 1.0, y_hi + 1.0)
+
+    app.processEvents()
+    target = Path(path)
+    if not widget.grab().save(str(target), "PNG"):
+        raise OSError(f"could not write {target}")
+    widget.deleteLater()
+    app.processEvents()
+    return target
+
+
+def _heatmap(plot, heat, widget) -> None:
+    import pyqtgraph as pg
+    from PySide6.QtCore import QRectF
+
+    values = np.asarray(heat.values, dtype=float)
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if heat.level is not None and lo < heat.level < hi:  # centre a diverging map on the boundary
+        half = max(heat.level - lo, hi - heat.level)
+        lo, hi = heat.level - half, heat.level + half
+    image = pg.ImageItem(np.where(np.isfinite(values), values, lo).T)
+    # failing (negative margin) red, the boundary pale, passing green
+    image.setColorMap(pg.ColorMap([0.0, 0.5, 1.0], [(215, 48, 39), (255, 255, 191), (26, 152, 80)]))
+    image.setLevels((lo, hi if hi > lo else lo + 1.0))
+    x, y = np.asarray(heat.x, dtype=float), np.asarray(heat.y, dtype=float)
+    dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
+    dy = (y[-1] - y[0]) / max(len(y) - 1, 1) if len(y) > 1 else 1.0
+    image.setRect(QRectF(x[0] - dx / 2, y[0] - dy / 2, dx * len(x), dy * len(y)))
+    plot.addItem(image)
+    if heat.level is not None and values.shape[0] > 1 and values.shape[1] > 1:
+        curve = pg.IsocurveItem(data=np.where(np.isfinite(values), values, lo).T, level=heat.level,
+                                pen=pg.mkPen("#111", width=2.5))
+        curve.setParentItem(image)
+    bar = pg.ColorBarItem(values=(lo, hi), colorMap=image.getColorMap(), label=heat.colour_label, interactive=False)
+    bar.setImageItem(image, insert_in=plot)
+
+
+def _bars(plot, bars) -> None:
+    import pyqtgraph as pg
+
+    n = len(bars.labels)
+    lo, hi = finite_or(bars.lo), finite_or(bars.hi)
+    y = np.arange(n, dtype=float)
+    left = pg.BarGraphItem(x0=np.minimum(lo, bars.centre), x1=np.full(n, bars.centre), y=y, height=0.6,
+                           brush="#d62728", pen=None)
+    right = pg.BarGraphItem(x0=np.full(n, bars.centre), x1=np.maximum(hi, bars.centre), y=y, height=0.6,
+                            brush="#1f77b4", pen=None)
+    plot.addItem(left)
+    plot.addItem(right)
+    axis = plot.getAxis("left")
+    axis.setTicks([[(float(i), label) for i, label in enumerate(bars.labels)], []])
+    axis.setWidth(int(8 + 7 * max((len(label) for label in bars.labels), default=4)))
+    plot.setYRange(-0.6, n - 0.4, padding=0)
+    plot.addItem(pg.InfiniteLine(bars.centre, angle=90, pen=_pen("#222", 1.0)))

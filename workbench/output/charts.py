@@ -1,0 +1,113 @@
+"""Charts as data: what a report or a sweep wants drawn, with no drawing library.
+
+Headless code builds :class:`Chart` values; a renderer turns them into PNG files. The renderer lives
+with the window (``workbench.gui.charts.render_png``, pyqtgraph on Qt's offscreen platform), and the
+command line hands it to headless code as a plain callable, so nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+"""Colours for series in order (colour-blind-safe enough for up to four, distinct up to eight)."""
+
+PASS_COLOUR = "#2ca02c"
+FAIL_COLOUR = "#d62728"
+
+
+@dataclass(frozen=True)
+class Series:
+    """A curve: y against x, in the chart's units."""
+
+    x: np.ndarray
+    y: np.ndarray
+    label: str = ""
+    colour: str | None = None  # None: the next colour of PALETTE
+    dashed: bool = False
+    points: bool = False  # draw a symbol at each point as well
+
+
+@dataclass(frozen=True)
+class Band:
+    """A shaded span: of x (a time window) or of y (a pass band), between lo and hi (inf allowed)."""
+
+    lo: float
+    hi: float
+    axis: str = "x"  # "x" or "y"
+    colour: str = PASS_COLOUR
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """A straight reference line: horizontal at ``value`` (axis "y") or vertical (axis "x")."""
+
+    value: float
+    axis: str = "y"
+    colour: str = "#444444"
+    dashed: bool = True
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One marked point with a label (a worst value, a flip)."""
+
+    x: float
+    y: float
+    label: str = ""
+    colour: str = FAIL_COLOUR
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """Values on a grid: ``values[j, i]`` at ``x[i]``, ``y[j]``; ``level`` draws a boundary contour."""
+
+    x: np.ndarray
+    y: np.ndarray
+    values: np.ndarray
+    level: float | None = 0.0
+    colour_label: str = ""
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Horizontal bars from ``lo[i]`` to ``hi[i]`` per label (a tornado chart), about ``centre``."""
+
+    labels: Sequence[str]
+    lo: np.ndarray
+    hi: np.ndarray
+    centre: float = 0.0
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart: a title, labelled axes (with units), and what is drawn on them."""
+
+    title: str
+    x_label: str
+    y_label: str
+    series: Sequence[Series] = ()
+    bands: Sequence[Band] = ()
+    lines: Sequence[Line] = ()
+    markers: Sequence[Marker] = ()
+    heatmap: Heatmap | None = None
+    bars: Bars | None = None
+    width: int = 900
+    height: int = 480
+    notes: Sequence[str] = field(default_factory=tuple)  # short lines printed under the title
+
+
+Renderer = Callable[[Chart, Path], Path]
+"""Writes one chart as a PNG file and returns its path."""
+
+
+def finite_or(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """``values`` with non-finite entries replaced, so a chart never draws NaN."""
+    values = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(values), values, fill)
