@@ -1,0 +1,51 @@
+"""Chunks run in process or on Dask, with the results in chunk order either way."""
+
+from __future__ import annotations
+
+import builtins
+
+import pytest
+
+from workbench.runs import cluster
+
+
+def square(x):
+    return x * x
+
+
+def test_in_process_keeps_the_order():
+    with cluster.mapper() as run:
+        assert run(square, [3, 1, 2]) == [9, 1, 4]
+
+
+@pytest.mark.parametrize(("workers", "scheduler", "reason"), [
+    (0, None, "between 1 and"), (cluster.MAX_WORKERS + 1, None, "between 1 and"), (True, None, "between 1 and"),
+    (2, "tcp://127.0.0.1:1", "one or the other"), (None, " ", "empty"),
+])
+def test_bad_options_are_refused(workers, scheduler, reason):
+    with pytest.raises(cluster.ClusterError, match=reason):
+        cluster.check_options(workers, scheduler)
+
+
+def test_without_distributed_the_message_names_the_extra(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_distributed(name, *args, **kwargs):
+        if name.split(".")[0] == "distributed":
+            raise ImportError("no module named distributed")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(cluster.importlib, "import_module", lambda name: no_distributed(name))
+    with pytest.raises(cluster.ClusterError, match=r'carbench\[cluster\]'):
+        cluster.check_options(2, None)
+
+
+def test_an_unreachable_scheduler_is_a_clean_error(monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    with pytest.raises(cluster.ClusterError, match="cannot connect"), cluster.mapper(scheduler="tcp://127.0.0.1:9"):
+        pass
+
+
+def test_a_local_cluster_of_two_workers_keeps_the_order():
+    with cluster.mapper(workers=2) as run:
+        assert run(square, list(range(10))) == [x * x for x in range(10)]
