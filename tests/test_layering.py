@@ -4,6 +4,7 @@ sources are clean under ruff's rule set. Both tools run here as the suite's own 
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -17,10 +18,12 @@ ALIASES = {"workbench.testing", "workbench.screenshots"}  # documented GUI impor
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:
-    lint = shutil.which("lint-imports")
+    """``lint-imports`` (import-linter's command) on the sources under ``root``."""
+    beside = Path(sys.executable).parent / "lint-imports"
+    lint = str(beside) if beside.exists() else shutil.which("lint-imports")
     assert lint, "import-linter is one of the test extras"
-    return subprocess.run([lint, "--no-cache"], cwd=root, capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([lint, "--no-cache"], cwd=root, capture_output=True, text=True, timeout=300, env=env)
 
 
 def contracts() -> list[dict]:
