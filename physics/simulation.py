@@ -7,15 +7,17 @@ from typing import Sequence
 
 import numpy as np
 
+from . import records
 from .car import Car, prepare
 from .inputs import Inputs
+from .kernel import Kernel, default_kernel
 from .params import CarParams
-from .state import State, initial_state
-from .step import step
-from .telemetry import ChannelInfo, Telemetry, channel_infos, check_channel
+from .state import initial_state
+from .telemetry import ChannelInfo, channel_infos, check_channel
 
 DEFAULT_DT = 1.0 / 120.0
 MAX_DT = 0.05
+BLOCK_FRAMES = 4096  # frames per kernel call in run(): bounds the telemetry held at once for large batches
 
 
 def check_dt(dt: float) -> float:
@@ -26,20 +28,30 @@ def check_dt(dt: float) -> float:
 
 
 class Simulation:
-    """A batch of cars stepped at a fixed dt.
+    """A batch of cars stepped at a fixed dt by the compiled kernel.
 
     >>> from physics import Simulation, Inputs, load_preset
     >>> sim = Simulation(load_preset("sedan").params, n=1)
     >>> telemetry = sim.step(Inputs.from_keys(1, {"throttle"}))
     >>> sim.channel("rpm"), sim.channel_info("rpm").unit
+
+    ``step`` advances one frame (the interactive car); ``run`` advances a block of frames whose
+    inputs are given as a record array (frames, N) of physics.records.INPUTS. A batch of one car
+    runs the serial compilation of the kernel, larger batches the parallel one (``parallel``
+    overrides). ``kernel`` is the compiled model, physics.build_kernel(...) for a variant.
+    A NonFiniteError stops the run; reset() before going on.
     """
 
-    def __init__(self, cars: CarParams | Sequence[CarParams], n: int | None = None, dt: float = DEFAULT_DT):
+    def __init__(self, cars: CarParams | Sequence[CarParams], n: int | None = None, dt: float = DEFAULT_DT,
+                 kernel: Kernel | None = None, parallel: bool | None = None):
         self.dt = check_dt(dt)
         self.car: Car = prepare(cars, n)
+        self.kernel = kernel if kernel is not None else default_kernel()
+        self.parallel = parallel
         self.frame = 0
-        self.state: State = initial_state(self.car.n, self._idle_rpm())
-        self.telemetry: Telemetry | None = None
+        self.state = initial_state(self.car.n, self.car.idle_rpm)
+        self.telemetry: np.recarray | None = None
+        self._inputs = np.empty((1, self.car.n), dtype=records.INPUTS)
 
     @property
     def n(self) -> int:
@@ -49,23 +61,53 @@ class Simulation:
     def cars(self) -> tuple[CarParams, ...]:
         return self.car.cars
 
-    def _idle_rpm(self) -> np.ndarray:
-        e = self.car.params.engine
-        return e.idle_rpm if e is not None else np.zeros(self.car.n)
+    def _parallel(self) -> bool:
+        return self.car.n > 1 if self.parallel is None else self.parallel
 
     def reset(self) -> None:
         """Back to rest at the origin, frame 0, keeping the parameters."""
         self.frame = 0
-        self.state = initial_state(self.car.n, self._idle_rpm())
+        self.state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry = None
 
-    def step(self, inputs: Inputs | None = None) -> Telemetry:
-        """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry."""
+    def step(self, inputs: Inputs | None = None) -> np.recarray:
+        """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry.
+
+        ``inputs`` is an Inputs, or (N,) records of physics.records.INPUTS.
+
+        The telemetry is a record array of N cars with one field per channel (``telemetry.rpm``).
+        """
         if inputs is None:
-            inputs = Inputs.idle(self.car.n)
-        self.state, self.telemetry = step(self.car, self.state, inputs, self.dt, self.frame * self.dt)
+            self._inputs[...] = np.zeros((), dtype=records.INPUTS)
+        elif isinstance(inputs, np.ndarray):  # one frame of INPUTS records, e.g. a row of a script's inputs
+            self._inputs[0] = inputs
+        else:
+            records.inputs_records(inputs, self._inputs)
+        out = np.empty((1, self.car.n), dtype=records.TELEMETRY)
+        self.kernel.run(self.car.records, self.state, self._inputs, out, self.dt, self.frame, self._parallel())
         self.frame += 1
+        self.telemetry = out[0].view(np.recarray)
         return self.telemetry
+
+    def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None) -> np.ndarray:
+        """Advance ``len(inputs)`` frames; ``inputs`` is (frames, N) of INPUTS. Returns the telemetry, (frames, N).
+
+        ``telemetry`` is written in place when given (C-contiguous, (frames, N) of TELEMETRY).
+        """
+        frames = inputs.shape[0]
+        if inputs.dtype != records.INPUTS or inputs.shape[1:] != (self.car.n,):
+            raise ValueError(f"inputs: expected ({frames}, {self.car.n}) records of physics.records.INPUTS")
+        inputs = np.ascontiguousarray(inputs)
+        if telemetry is None:
+            telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY)
+        for start in range(0, frames, BLOCK_FRAMES):
+            end = min(start + BLOCK_FRAMES, frames)
+            self.kernel.run(self.car.records, self.state, inputs[start:end], telemetry[start:end], self.dt,
+                            self.frame, self._parallel())
+            self.frame += end - start
+        if frames:
+            self.telemetry = telemetry[frames - 1].view(np.recarray)
+        return telemetry
 
     def set_cars(self, cars: CarParams | Sequence[CarParams]) -> None:
         """Replace the parameters from the next step on (same batch size and kind); the state is kept."""
@@ -100,4 +142,4 @@ class Simulation:
         check_channel(name, self.car.unit)
         if self.telemetry is None:
             raise RuntimeError("no frame yet: call step() first")
-        return getattr(self.telemetry, name)
+        return self.telemetry[name]
