@@ -20,11 +20,11 @@ from .presets import Preset, PresetError, load_preset, parse_preset, preset_name
 from .schema import ParamError, ParamInfo
 from .simulation import DEFAULT_DT, Simulation, check_dt
 from .state import State, initial_state
-from .telemetry import ChannelInfo, Telemetry, UnknownChannelError, channel_infos, channel_names, check_channel
+from .telemetry import ChannelInfo, Telemetry, TelemetryFrame, UnknownChannelError, channel_infos, channel_names, check_channel
 
 __all__ = [
     "ANALOG", "Car", "CarParams", "ChannelInfo", "DEFAULT_DT", "Inputs", "KEYS", "ParamError", "ParamInfo",
-    "Preset", "PresetError", "Simulation", "State", "Telemetry", "UnknownChannelError", "channel_infos",
+    "Preset", "PresetError", "Simulation", "State", "Telemetry", "TelemetryFrame", "UnknownChannelError", "channel_infos",
     "channel_names", "check_channel", "check_dt", "initial_state", "load_preset", "parse_preset", "prepare",
     "preset_names", "resolve_preset", "Kernel", "NonFiniteError", "build_kernel", "default_kernel",
     "max_threads", "set_threads", "threads",

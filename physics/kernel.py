@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sys
+import threading
 import time
 import types
 from pathlib import Path
@@ -136,21 +137,32 @@ class Kernel:
         self._py = block
         self._key = cache_key
         self._compiled: dict[bool, Callable] = {}
+        self._lock = threading.Lock()
 
     def _dispatcher(self, parallel: bool):
+        """The compiled function, called without numba's type dispatch (run() checks the arguments' types)."""
         fn = self._compiled.get(parallel)
         if fn is not None:
             return fn
-        if DISABLED:
-            fn = self._py
-        else:
-            fn = numba.njit(parallel=parallel, error_model="numpy")(self._py)
-            if self._key is not None:
-                fn._cache = _ModelCache(self._py, f"{self._key}:{'parallel' if parallel else 'serial'}")
-            fn.compile(_signature())
-            fn.disable_compile()
-        self._compiled[parallel] = fn
+        with self._lock:  # two threads asking at once compile once
+            fn = self._compiled.get(parallel)
+            if fn is None:
+                fn = self._compile(parallel)
+                self._compiled[parallel] = fn
         return fn
+
+    def _compile(self, parallel: bool):
+        if DISABLED:
+            return self._py
+        dispatcher = numba.njit(parallel=parallel, error_model="numpy")(self._py)
+        if self._key is not None:
+            dispatcher._cache = _ModelCache(self._py, f"{self._key}:{'parallel' if parallel else 'serial'}")
+        dispatcher.compile(_signature())
+        dispatcher.disable_compile()
+        # The one overload's entry point skips numba's typing of the arguments on every call
+        # (several microseconds for record arrays); run() checks dtypes and layout instead.
+        (overload,) = dispatcher.overloads.values()
+        return overload.entry_point
 
     def compile(self, parallel: bool = False) -> float:
         """Compile (or load from the cache) now; returns the seconds it took."""
@@ -159,19 +171,30 @@ class Kernel:
         return time.perf_counter() - start
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
-            frame0: int, parallel: bool = False) -> None:
+            frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True) -> None:
         """Advance ``state`` (N,) over ``inputs`` (frames, N), writing ``telemetry`` (frames, N).
 
+        ``work`` is scratch space for N cars, reused between calls (allocated when None). The
+        arrays' dtypes, shapes and layout are checked (the compiled code trusts them) unless
+        ``check`` is False, for callers that built them so.
         Raises NonFiniteError for the first car (earliest frame, then lowest index) that stopped.
         """
         n = state.shape[0]
-        spare_state = np.empty(n, dtype=records.STATE)
-        spare_telemetry = np.empty(n, dtype=records.TELEMETRY)
-        fault = np.full((n, 2), -1, dtype=np.int64)
-        args = (params, state, inputs, telemetry, float(dt), int(frame0), spare_state, spare_telemetry, fault)
+        if work is None or work.n != n:
+            work = Workspace(n)
+        work.fault.fill(-1)
+        if check:
+            _check(params, records.PARAMS, (n,), "params")
+            _check(state, records.STATE, (n,), "state")
+            _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
+            _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
+        args = (params, state, inputs, telemetry, float(dt), int(frame0), work.state, work.telemetry, work.fault)
         if DISABLED:
             args = tuple(a.view(np.recarray) if isinstance(a, np.ndarray) and a.dtype.names else a for a in args)
         self._dispatcher(parallel)(*args)
+        fault = work.fault
+        if n == 1 and fault[0, 0] < 0:
+            return
         stopped = np.flatnonzero(fault[:, 0] >= 0)
         if stopped.size:
             car = int(stopped[np.argmin(fault[stopped, 0], kind="stable")])
@@ -179,6 +202,23 @@ class Kernel:
             if index < len(CHANNELS):
                 raise NonFiniteError(CHANNELS[index], car, frame)
             raise NonFiniteError(STATE_FLOATS[index - len(CHANNELS)], car, frame, state=True)
+
+
+class Workspace:
+    """Scratch records for N cars: the next state and telemetry before the guard accepts them, and the fault table."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.state = np.empty(n, dtype=records.STATE)
+        self.telemetry = np.empty(n, dtype=records.TELEMETRY)
+        self.fault = np.full((n, 2), -1, dtype=np.int64)
+
+
+def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:
+    if type(array) is not np.ndarray or array.dtype != dtype or array.shape != shape \
+            or not array.flags.c_contiguous or not array.flags.writeable:
+        raise TypeError(f"{name}: expected a writeable C-contiguous numpy array of shape {shape} of "
+                        f"physics.records.{name.upper()} records")
 
 
 def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = False) -> Kernel:

@@ -10,10 +10,10 @@ import numpy as np
 from . import records
 from .car import Car, prepare
 from .inputs import Inputs
-from .kernel import Kernel, default_kernel
+from .kernel import Kernel, Workspace, default_kernel
 from .params import CarParams
 from .state import initial_state
-from .telemetry import ChannelInfo, channel_infos, check_channel
+from .telemetry import ChannelInfo, TelemetryFrame, channel_infos, check_channel
 
 DEFAULT_DT = 1.0 / 120.0
 MAX_DT = 0.05
@@ -49,9 +49,15 @@ class Simulation:
         self.kernel = kernel if kernel is not None else default_kernel()
         self.parallel = parallel
         self.frame = 0
-        self.state = initial_state(self.car.n, self.car.idle_rpm)
-        self.telemetry: np.recarray | None = None
+        self._state = initial_state(self.car.n, self.car.idle_rpm)
+        self.telemetry: TelemetryFrame | None = None
         self._inputs = np.empty((1, self.car.n), dtype=records.INPUTS)
+        self._work = Workspace(self.car.n)
+
+    @property
+    def state(self) -> np.recarray:
+        """The state of every car, (N,) records of physics.records.STATE (``sim.state.vx``); a view."""
+        return self._state.view(np.recarray)
 
     @property
     def n(self) -> int:
@@ -67,26 +73,28 @@ class Simulation:
     def reset(self) -> None:
         """Back to rest at the origin, frame 0, keeping the parameters."""
         self.frame = 0
-        self.state = initial_state(self.car.n, self.car.idle_rpm)
+        self._state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry = None
 
-    def step(self, inputs: Inputs | None = None) -> np.recarray:
+    def step(self, inputs: Inputs | None = None) -> TelemetryFrame:
         """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry.
 
-        ``inputs`` is an Inputs, or (N,) records of physics.records.INPUTS.
-
-        The telemetry is a record array of N cars with one field per channel (``telemetry.rpm``).
+        ``inputs`` is an Inputs, or (N,) records of physics.records.INPUTS. The telemetry gives
+        every channel as an array over the N cars (``telemetry.rpm``).
         """
         if inputs is None:
             self._inputs[...] = np.zeros((), dtype=records.INPUTS)
         elif isinstance(inputs, np.ndarray):  # one frame of INPUTS records, e.g. a row of a script's inputs
+            if inputs.dtype != records.INPUTS:
+                raise TypeError("inputs: expected an Inputs or physics.records.INPUTS records")
             self._inputs[0] = inputs
         else:
             records.inputs_records(inputs, self._inputs)
         out = np.empty((1, self.car.n), dtype=records.TELEMETRY)
-        self.kernel.run(self.car.records, self.state, self._inputs, out, self.dt, self.frame, self._parallel())
+        self.kernel.run(self.car.records, self._state, self._inputs, out, self.dt, self.frame, self._parallel(),
+                        self._work, check=False)
         self.frame += 1
-        self.telemetry = out[0].view(np.recarray)
+        self.telemetry = TelemetryFrame(out[0])
         return self.telemetry
 
     def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None) -> np.ndarray:
@@ -102,11 +110,11 @@ class Simulation:
             telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY)
         for start in range(0, frames, BLOCK_FRAMES):
             end = min(start + BLOCK_FRAMES, frames)
-            self.kernel.run(self.car.records, self.state, inputs[start:end], telemetry[start:end], self.dt,
-                            self.frame, self._parallel())
+            self.kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
+                            self.frame, self._parallel(), self._work)
             self.frame += end - start
         if frames:
-            self.telemetry = telemetry[frames - 1].view(np.recarray)
+            self.telemetry = TelemetryFrame(telemetry[frames - 1])
         return telemetry
 
     def set_cars(self, cars: CarParams | Sequence[CarParams]) -> None:
@@ -119,7 +127,7 @@ class Simulation:
             raise ValueError(problem)
         self.car = car
         if car.manual:  # a gearbox that lost gears keeps the car in its new top gear
-            self.state.gear = np.minimum(self.state.gear, car.top_gear)
+            self._state["gear"] = np.minimum(self._state["gear"], car.top_gear)
 
     def set_param(self, path: str, value, index: int | None = None) -> None:
         """Change one parameter (of every car, or of car ``index``) from the next step on, validated."""

@@ -41,11 +41,14 @@ class State:
     down_pending: bool
 
 
-def initial_state(n: int, idle_rpm) -> np.recarray:
-    """A script's start: at rest at the origin heading along +x, engine idling, in 1st where there is a gearbox."""
+def initial_state(n: int, idle_rpm) -> np.ndarray:
+    """A script's start: at rest at the origin heading along +x, engine idling, in 1st where there is a gearbox.
+
+    (N,) records of physics.records.STATE.
+    """
     from .records import STATE
 
-    state = np.zeros(n, dtype=STATE).view(np.recarray)
-    state.gear = 1  # 1st, or forward for a car without a gearbox
-    state.rpm = np.broadcast_to(np.asarray(idle_rpm, dtype=float), (n,))
+    state = np.zeros(n, dtype=STATE)
+    state["gear"] = 1  # 1st, or forward for a car without a gearbox
+    state["rpm"] = np.broadcast_to(np.asarray(idle_rpm, dtype=float), (n,))
     return state

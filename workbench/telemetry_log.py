@@ -37,8 +37,9 @@ class TelemetryLog:
             grown = np.zeros((2 * k,) + self._data.shape[1:])
             grown[:k] = self._data
             self._data = grown
-        if isinstance(telemetry, np.ndarray) and telemetry.dtype.names == CHANNELS:
-            self._data[k] = telemetry.view(np.float64).reshape(self.n, len(CHANNELS)).T[self._columns]
+        records = getattr(telemetry, "records", telemetry)
+        if isinstance(records, np.ndarray) and records.dtype == TELEMETRY:
+            self._data[k] = records.view(np.float64).reshape(self.n, len(CHANNELS)).T[self._columns]
         else:
             self._data[k] = self._fetch(telemetry)
         self.frames = k + 1
