@@ -8,6 +8,8 @@ repeated and a batch of variants treat a car alike.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numba
 import numpy as np
 import pytest
@@ -22,13 +24,18 @@ SECONDS = 10.0
 TORQUES = np.linspace(250.0, 450.0, 64)  # [N m] engine.peak_torque of the other cars
 
 
+FROM = 15.0  # [s] where the fuzz driver of test_stability drives off (6 s in 1st, then random keys)
+
+
+@lru_cache(maxsize=None)
 def script_inputs(seed: int, n_frames: int) -> np.ndarray:
-    """(frames,) INPUTS of one random driver (the fuzz driver of test_stability, cut to SECONDS)."""
+    """(frames,) INPUTS of one random driver: test_stability's fuzz driver from FROM on."""
     schedule = random_schedule(np.random.default_rng(seed), True, DT)
+    first = frames(FROM, DT)
     out = np.zeros((n_frames, 1), dtype=INPUTS)
     j = 0
     for k in range(n_frames):
-        while j + 1 < len(schedule) and schedule[j + 1][0] <= k:
+        while j + 1 < len(schedule) and schedule[j + 1][0] <= first + k:
             j += 1
         inputs_records(schedule[j][1], out[k:k + 1])
     return out[:, 0]
@@ -68,9 +75,9 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def test_the_drive_is_not_trivial(alone):
-    # The car pulls away, shifts, steers and brakes: a determinism check on a car at rest would prove nothing.
+    # The car pulls away, changes gear and turns: a determinism check on a car at rest would prove nothing.
     assert alone["speed_kmh"].max() > 30.0
-    assert len(np.unique(alone["gear"])) >= 3
+    assert len(np.unique(alone["gear"])) >= 2
     assert np.abs(alone["yaw_rate"]).max() > 0.1
 
 

@@ -109,11 +109,11 @@ def imported(tree: ast.AST, package: str, module_level_only: bool) -> list[str]:
 
 def allowed_outside(name: str) -> bool:
     top = name.split(".")[0]
-    return top in sys.stdlib_module_names or top in ("numpy", "__future__")
+    return top in sys.stdlib_module_names or top in ("numpy", "numba", "__future__")
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "physics").rglob("*.py")), ids=lambda p: p.name)
-def test_physics_imports_only_numpy_and_the_stdlib(path: Path):
+def test_physics_imports_only_numpy_numba_and_the_stdlib(path: Path):
     text = path.read_text(encoding="utf-8")
     for word in ("PySide6", "pyqtgraph", "shiboken6", "PyQt"):
         assert word not in text, f"{path.name} mentions {word}"
