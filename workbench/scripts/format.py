@@ -17,10 +17,12 @@ from physics import ANALOG, KEYS, channel_names
 from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
 from workbench.scripts import toml_writer
+from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limited_text
 
 SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
+GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
 EXPECT_KEYS = ("channel", "at", "from", "to", "min", "max", "name")
 ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_pedal": (0.0, 1.0),
                  "clutch_pedal": (0.0, 1.0)}
@@ -148,23 +150,32 @@ def _expect_table(e: Expect) -> dict[str, Any]:
 
 
 def load_script(path: str | Path) -> Script:
-    """Read and parse a script file; ScriptError names the file on any problem."""
+    """Read and parse a script file; ScriptError names the file on any problem.
+
+    Only a regular file of at most ``limits.MAX_SCRIPT_BYTES`` is read (never a device or a FIFO).
+    """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited_text(path, "script")
     except FileNotFoundError:
         raise ScriptError(f"{path}: no such script file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(f"{path}: cannot be read: {exc}") from None
+    except LimitError as exc:
+        raise ScriptError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ScriptError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ScriptError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     return parse_script(text, str(path))
 
 
 def parse_script(text: str, source: str = "<script>") -> Script:
     """Parse script TOML strictly: bad TOML (with its line), unknown keys, bad times and values are refused."""
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(text.removeprefix("\ufeff"))  # a byte-order mark some editors write
     except tomllib.TOMLDecodeError as exc:
         raise ScriptError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScriptError(f"{source}: not valid TOML: nested too deeply") from None
     return _Parser(source).document(doc)
 
 
@@ -193,11 +204,14 @@ class _Parser:
         duration = self.number(head["duration"], "[script] duration")
         if duration <= 0:
             raise self.fail("[script] duration", f"{duration:g} must be positive")
+        if duration > MAX_DURATION:
+            raise self.fail("[script] duration", f"{duration:g} s is longer than a script may be "
+                                                 f"({MAX_DURATION:g} s, one day)")
         dt = None
         if "dt" in head:
             dt = self.number(head["dt"], "[script] dt")
-            if not 0 < dt <= MAX_DT:
-                raise self.fail("[script] dt", f"{dt:g} must be in (0, {MAX_DT}] s")
+            if not MIN_DT <= dt <= MAX_DT:
+                raise self.fail("[script] dt", f"{dt:g} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
         self.duration = duration
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
