@@ -168,7 +168,7 @@ def test_demo_replays_the_shipped_scripts(run_cli, shipped_alone):
 def test_no_command_without_a_display_runs_the_demo(run_cli):
     done = run_cli()
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("carbench: no display found")
+    assert done.stderr.startswith("carbench: no display found") and done.stderr.count("\n") == 2  # and a blank line
     assert "expectations:" in done.stdout.splitlines()[-1]
 
 

@@ -6,15 +6,21 @@ together as one Simulation of N cars; each keeps its own inputs, parameter chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from physics import ANALOG, KEYS, CarParams, Inputs, Simulation
+from physics import ANALOG, KEYS, CarParams, Inputs, Simulation, channel_names
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.scripts.format import Expect
+from workbench.scripts.limits import run_bytes
 from workbench.scripts.program import Program
+
+BLOCK = 4096  # frames between two calls of a replay's listener
+
+Listener = Callable[[Sequence[int], TelemetryLog, int], None]
+"""Called as frames are made: (indices of the programs in the batch, its log, frames done so far)."""
 
 
 @dataclass(frozen=True)
@@ -71,24 +77,46 @@ def judge(expect: Expect, values: np.ndarray, first: int, last: int, dt: float, 
     return Verdict(expect, first, last, float(window[j]), first + j, (first + j) * dt, unit, bool(margin[j] >= 0))
 
 
-def replay(programs: Sequence[Program]) -> list[ReplayResult]:
-    """Replay every program; results come back in the order given."""
+def batches(programs: Sequence[Program]) -> list[list[int]]:
+    """The programs that replay together, as lists of indices (in the order given)."""
     groups: dict[tuple, list[int]] = {}
     for i, program in enumerate(programs):
         key = batch_key(program.params, program.dt)
         if any(batch_key(params, program.dt) != key for _, params in program.param_changes):
             key = ("alone", i)  # its parameter changes reshape the car: it cannot share a batch
         groups.setdefault(key, []).append(i)
-    results: list[ReplayResult | None] = [None] * len(programs)
-    for members in groups.values():
+    return list(groups.values())
+
+
+def replay_bytes(programs: Sequence[Program]) -> tuple[int, int]:
+    """(frames, bytes): what replaying ``programs`` allocates for telemetry and inputs, known before it runs."""
+    frames = total = 0
+    for members in batches(programs):
         batch = [programs[i] for i in members]
-        for i, result in zip(members, run_batch(batch), strict=True):
+        longest = max(p.frames for p in batch)
+        frames += longest * len(batch)
+        total += run_bytes(longest, len(channel_names(batch[0].params.model.unit)), len(batch))
+    return frames, total
+
+
+def replay(programs: Sequence[Program], listener: Listener | None = None) -> list[ReplayResult]:
+    """Replay every program; results come back in the order given.
+
+    ``listener`` (if given) is called every :data:`BLOCK` frames of each batch and at its end, so
+    that telemetry can be streamed out (CSV) and progress shown while a long replay runs.
+    """
+    results: list[ReplayResult | None] = [None] * len(programs)
+    for members in batches(programs):
+        batch = [programs[i] for i in members]
+        relay = None if listener is None else (lambda log, done, members=members: listener(members, log, done))
+        for i, result in zip(members, run_batch(batch, relay), strict=True):
             results[i] = result
     return results  # type: ignore[return-value]
 
 
-def run_batch(programs: Sequence[Program]) -> list[ReplayResult]:
-    """Step programs of one batch key together and judge each."""
+def run_batch(programs: Sequence[Program],
+              listener: Callable[[TelemetryLog, int], None] | None = None) -> list[ReplayResult]:
+    """Step programs of one batch key together and judge each; ``listener(log, frames done)`` as frames are made."""
     n = len(programs)
     dt = programs[0].dt
     frames = max(p.frames for p in programs)
@@ -106,6 +134,10 @@ def run_batch(programs: Sequence[Program]) -> list[ReplayResult]:
                 cars[i] = params
             sim.set_cars(cars)
         log.record(sim.step(track.inputs(k)))
+        if listener is not None and (k + 1) % BLOCK == 0:
+            listener(log, k + 1)
+    if listener is not None:
+        listener(log, frames)
     results = []
     for i, p in enumerate(programs):
         units = {c.name: c.unit for c in log.infos}

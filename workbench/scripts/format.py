@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from physics import ANALOG, KEYS, channel_names
+from physics.presets import scripts_dir
 from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
 from workbench.scripts import toml_writer
@@ -149,6 +150,21 @@ def _expect_table(e: Expect) -> dict[str, Any]:
     return table
 
 
+def shipped_script_names() -> list[str]:
+    """Names of the scripts in ``presets/scripts`` (file stems)."""
+    return sorted(p.stem for p in scripts_dir().glob("*.toml"))
+
+
+def resolve_script(name_or_path: str | Path) -> Path:
+    """The file a script argument means: an existing path, else a shipped script's name (``braking_stop``)."""
+    path = Path(name_or_path)
+    text = str(name_or_path)
+    if path.exists() or path.parent != Path(".") or not text.strip():
+        return path
+    shipped = scripts_dir() / (text if text.endswith(".toml") else f"{text}.toml")
+    return shipped if shipped.is_file() else path
+
+
 def load_script(path: str | Path) -> Script:
     """Read and parse a script file; ScriptError names the file on any problem.
 
@@ -158,7 +174,8 @@ def load_script(path: str | Path) -> Script:
     try:
         text = read_limited_text(path, "script")
     except FileNotFoundError:
-        raise ScriptError(f"{path}: no such script file") from None
+        hint = "" if path.parent != Path(".") else f" (the shipped scripts are: {', '.join(shipped_script_names())})"
+        raise ScriptError(f"{path}: no such script file{hint}") from None
     except LimitError as exc:
         raise ScriptError(str(exc)) from None
     except UnicodeDecodeError as exc:

@@ -83,6 +83,14 @@ def check_memory(frames: int, channels: int, cars: int = 1, budget: int = DEFAUL
                          "(shorten the script, raise dt, or raise --max-memory)")
 
 
+def check_memory_total(frames: int, need: int, budget: int = DEFAULT_MAX_MEMORY, scripts: int = 1) -> None:
+    """LimitError when a whole replay (``frames`` car-frames needing ``need`` bytes) exceeds ``budget``."""
+    if need > budget:
+        what = f"{scripts} scripts" if scripts > 1 else "the script"
+        raise LimitError(f"replaying {what} takes {frames:,} frames of telemetry, {format_bytes(need)}, over the "
+                         f"memory budget of {format_bytes(budget)} (replay fewer at once, or raise --max-memory)")
+
+
 def format_bytes(n: float) -> str:
     """``n`` bytes in the largest binary unit that keeps it >= 1 (``2 GiB``, ``14.6 TiB``)."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
