@@ -105,7 +105,7 @@ def test_bad_input_exits_2_with_one_line(run_cli, tmp_path, case):
     else:
         value = case.split()[1]
         done = run_cli("replay", CLUTCH, "--dt", value)
-        assert_bad_input(done, "--dt", "(0, 0.05]")
+        assert_bad_input(done, "--dt", "[1e-05, 0.05]")
 
 
 def test_a_preset_without_a_channel_is_bad_input(run_cli):

@@ -21,6 +21,7 @@ from physics import (
     check_dt,
     load_preset,
 )
+from physics.simulation import MAX_DT
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory
 
@@ -46,9 +47,12 @@ def first_frame_from(t: float, dt: float) -> int:
 
 def check_step(dt: float) -> float:
     """The timestep, or ValueError when it is outside [MIN_DT, MAX_DT]."""
-    step = check_dt(dt)
-    if step < MIN_DT:
-        raise ValueError(f"dt = {dt!r}: the timestep must be at least {MIN_DT:g} s (and at most 0.05 s)")
+    try:
+        step = check_dt(dt)
+    except ValueError:
+        step = None
+    if step is None or step < MIN_DT:
+        raise ValueError(f"dt = {dt!r}: the timestep must be a number in [{MIN_DT:g}, {MAX_DT:g}] s")
     return step
 
 
