@@ -253,8 +253,13 @@ class _Parser:
         return value
 
     def number(self, value, where) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(where, f"expected a finite number, got {value!r}")
+        try:
+            ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+        except OverflowError:  # an integer too large for a float (TOML integers are unbounded)
+            ok = False
+        if not ok:
+            shown = f"{value!r}" if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+            raise self.fail(where, f"expected a finite number, got {shown}")
         return float(value)
 
     def time(self, table, key, where, *, end_ok: bool = True) -> float:
