@@ -169,6 +169,8 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         programs = [compile_script(load_script(f), preset, dt, max_memory) for f in files]
     except ScriptError as exc:
         return _bad(str(exc))
+    except MemoryError:
+        return _bad(f"not enough memory to prepare the replay (--max-memory is {format_bytes(max_memory)})")
     frames, need = replay_bytes(programs)
     try:
         check_memory_total(frames, need, max_memory, len(programs))
@@ -196,6 +198,9 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             results = replay(programs, listener)
     except OSError as exc:
         return _bad(f"--csv: cannot write {exc.filename or csv}: {exc.strerror or exc}")
+    except MemoryError:  # a budget raised past what the machine has
+        return _bad(f"not enough memory for {frames:,} frames of telemetry ({format_bytes(need)}); "
+                    "lower --max-memory to what this machine has, or shorten the script")
     finally:
         progress.close()
     if as_json:

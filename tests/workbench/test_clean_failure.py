@@ -279,3 +279,16 @@ def test_the_pytest_plugin_runs_the_readme_example_offscreen_without_a_display(t
                           text=True, cwd=tmp_path, env=env, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "1 passed" in done.stdout
+
+
+def test_a_budget_past_what_the_machine_has_fails_cleanly(monkeypatch, capsys, tmp_path):
+    import workbench.runs.replay as replay_module
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(replay_module, "run_batch", no_memory)
+    target = tmp_path / "x.csv"
+    code, out, err = run(["replay", str(CLUTCH), "--max-memory", "1T", "--csv", str(target)], capsys)
+    assert code == 2 and out == "" and err.startswith("carbench: not enough memory for 961 frames")
+    assert err.count("\n") == 1 and list(tmp_path.iterdir()) == []
