@@ -3,6 +3,8 @@
 These dataclasses are the one schema: the preset loader validates TOML against them, the writer
 emits them, the workbench's parameter panel is generated from them. Values are SI (lengths in the
 preset's unit, see ``model.unit``); angles are radians and are shown in degrees only at the edges.
+Every number has a lower and an upper bound: physical, wide enough for cars in metres and in pixels
+(about 15 px to the metre), and tight enough that no accepted value overflows the step.
 """
 
 from __future__ import annotations
@@ -35,14 +37,15 @@ class ModelParams:
     kind: str = param(doc="kinematic: 001's bicycle; dynamic: tyre forces with a kinematic low-speed blend",
                       choices=(KINEMATIC, DYNAMIC))
     unit: str = param(doc="unit of length of every length in this preset", choices=("m", "px"))
-    gravity: float = param(unit="m/s^2", doc="gravitational acceleration (static axle loads)", lo=0, lo_open=True,
+    gravity: float = param(unit="m/s^2", doc="gravitational acceleration (static axle loads)", lo=0.1, hi=1e4,
                            span=(1.0, 30.0))
-    stop_speed: float = param(unit="m/s", doc="003: below this speed with no drive force the car is stopped",
-                              lo=0, span=(0.0, 0.5))
+    stop_speed: float = param(unit="m/s", doc="003: below this speed with no drive force the car is stopped", lo=0,
+                              hi=100, span=(0.0, 0.5))
     reference: str = param("rear_axle", doc="001: the point whose position and speed the kinematic state holds",
                            choices=("rear_axle", "com"))
-    blend_low: float = param(2.0, unit="m/s", doc="003: fully kinematic below this speed", lo=0, span=(0.0, 10.0))
-    blend_high: float = param(3.0, unit="m/s", doc="fully dynamic above this speed", lo=0, lo_open=True,
+    blend_low: float = param(2.0, unit="m/s", doc="003: fully kinematic below this speed", lo=0, hi=100,
+                             span=(0.0, 10.0))
+    blend_high: float = param(3.0, unit="m/s", doc="fully dynamic above this speed", lo=0, lo_open=True, hi=200,
                               span=(0.1, 15.0))
 
     def check(self) -> str | None:
@@ -55,21 +58,22 @@ class ModelParams:
 class BodyParams:
     """Mass, size and geometry of the body."""
 
-    mass: float = param(unit="kg", doc="total mass", lo=0, lo_open=True, span=(0.5, 3000.0))
-    wheelbase: float = param(unit="m", doc="distance between the axles", lo=0, lo_open=True, span=(0.1, 5.0))
-    lr: float = param(unit="m", doc="distance from the centre of mass to the rear axle", lo=0, lo_open=True,
+    mass: float = param(unit="kg", doc="total mass", lo=0.01, hi=1e6, span=(0.5, 3000.0))
+    wheelbase: float = param(unit="m", doc="distance between the axles", lo=0.01, hi=1000, span=(0.1, 5.0))
+    lr: float = param(unit="m", doc="distance from the centre of mass to the rear axle", lo=0, lo_open=True, hi=1000,
                       span=(0.05, 3.0))
-    length: float = param(unit="m", doc="body length (drawing)", lo=0, lo_open=True, span=(0.1, 8.0))
-    width: float = param(unit="m", doc="body width (drawing)", lo=0, lo_open=True, span=(0.1, 3.0))
-    track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann)", lo=0, lo_open=True,
+    length: float = param(unit="m", doc="body length (drawing)", lo=0.01, hi=2000, span=(0.1, 8.0))
+    width: float = param(unit="m", doc="body width (drawing)", lo=0.01, hi=1000, span=(0.1, 3.0))
+    track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann)", lo=0.01, hi=1000,
                          span=(0.1, 3.0))
-    front_overhang: float = param(unit="m", doc="body ahead of the front axle (drawing)", lo=0, span=(0.0, 2.0))
-    wheel_radius: float = param(unit="m", doc="003: rolling radius of the driven wheels", lo=0, lo_open=True,
+    front_overhang: float = param(unit="m", doc="body ahead of the front axle (drawing)", lo=0, hi=1000,
+                                  span=(0.0, 2.0))
+    wheel_radius: float = param(unit="m", doc="003: rolling radius of the driven wheels", lo=0.001, hi=1000,
                                 span=(0.02, 0.6))
-    cg_height: float = param(0.5, unit="m", doc="003: height of the centre of mass (weight transfer)", lo=0,
+    cg_height: float = param(0.5, unit="m", doc="003: height of the centre of mass (weight transfer)", lo=0, hi=1000,
                              span=(0.0, 2.0))
-    yaw_inertia: float = param(1.0, unit="kg m^2", doc="moment of inertia about the vertical axis", lo=0,
-                               lo_open=True, span=(0.01, 5000.0))
+    yaw_inertia: float = param(1.0, unit="kg m^2", doc="moment of inertia about the vertical axis", lo=1e-4, hi=1e9,
+                               span=(0.01, 5000.0))
     driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to",
                              choices=("rear", "all"))
 
@@ -88,60 +92,58 @@ class SteeringParams:
 
     # Above about 80 deg the front tyre pulls along the car more than across it and the single-track
     # integration loses stability; no road car steers that far.
-    lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, hi=math.radians(80.0),
-                        lo_open=True, span=(0.05, 1.2), display="deg")
-    rate: float = param(unit="rad/s", doc="how fast the wheel angle follows the keys", lo=0, lo_open=True,
+    lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, lo_open=True,
+                        hi=math.radians(80.0), span=(0.05, 1.2), display="deg")
+    rate: float = param(unit="rad/s", doc="how fast the wheel angle follows the keys", lo=0.01, hi=100,
                         span=(0.1, 10.0), display="deg/s")
-    handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)",
-                                       lo=0, span=(0.0, 5.0))
+    handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)", lo=0,
+                                       hi=1000, span=(0.0, 5.0))
 
 
 @dataclass(frozen=True, kw_only=True)
 class PedalParams:
     """003: pedals are ramps, not switches; these are their rates for the keyboard."""
 
-    throttle_rise: float = param(unit="1/s", doc="throttle pedal rise rate", lo=0, lo_open=True, span=(0.1, 20.0))
-    throttle_fall: float = param(unit="1/s", doc="throttle pedal fall rate", lo=0, lo_open=True, span=(0.1, 20.0))
-    brake_rise: float = param(unit="1/s", doc="brake pedal rise rate", lo=0, lo_open=True, span=(0.1, 20.0))
-    brake_fall: float = param(unit="1/s", doc="brake pedal fall rate", lo=0, lo_open=True, span=(0.1, 20.0))
-    clutch_rise: float = param(20.0, unit="1/s", doc="clutch pedal press rate", lo=0, lo_open=True, span=(0.1, 50.0))
-    clutch_fall: float = param(5.0, unit="1/s", doc="clutch pedal release rate", lo=0, lo_open=True,
-                               span=(0.1, 50.0))
+    throttle_rise: float = param(unit="1/s", doc="throttle pedal rise rate", lo=0.01, hi=1000, span=(0.1, 20.0))
+    throttle_fall: float = param(unit="1/s", doc="throttle pedal fall rate", lo=0.01, hi=1000, span=(0.1, 20.0))
+    brake_rise: float = param(unit="1/s", doc="brake pedal rise rate", lo=0.01, hi=1000, span=(0.1, 20.0))
+    brake_fall: float = param(unit="1/s", doc="brake pedal fall rate", lo=0.01, hi=1000, span=(0.1, 20.0))
+    clutch_rise: float = param(20.0, unit="1/s", doc="clutch pedal press rate", lo=0.01, hi=1000, span=(0.1, 50.0))
+    clutch_fall: float = param(5.0, unit="1/s", doc="clutch pedal release rate", lo=0.01, hi=1000, span=(0.1, 50.0))
 
 
 @dataclass(frozen=True, kw_only=True)
 class DriveParams:
     """002: a drive force set directly by the throttle (cars without an engine model)."""
 
-    force: float = param(unit="N", doc="002: drive force at full throttle", lo=0, span=(0.0, 20000.0))
-    power: float = param(0.0, unit="W", doc="power limit: force <= power / speed (0: none)", lo=0,
+    force: float = param(unit="N", doc="002: drive force at full throttle", lo=0, hi=1e8, span=(0.0, 20000.0))
+    power: float = param(0.0, unit="W", doc="power limit: force <= power / speed (0: none)", lo=0, hi=1e10,
                          span=(0.0, 300000.0))
-    reverse_fraction: float = param(0.5, doc="share of the force available in reverse (brake key at rest)", lo=0,
-                                    hi=1, span=(0.0, 1.0))
+    reverse_fraction: float = param(0.5, doc="share of the force available in reverse (brake key at rest)", lo=0, hi=1,
+                                    span=(0.0, 1.0))
 
 
 @dataclass(frozen=True, kw_only=True)
 class EngineParams:
     """003: torque curve, internal friction and free revving."""
 
-    idle_rpm: float = param(unit="rpm", doc="idle speed", lo=0, lo_open=True, span=(300.0, 2000.0))
-    rev_limit: float = param(unit="rpm", doc="rev limiter", lo=0, lo_open=True, span=(3000.0, 12000.0))
+    idle_rpm: float = param(unit="rpm", doc="idle speed", lo=100, hi=20000, span=(300.0, 2000.0))
+    rev_limit: float = param(unit="rpm", doc="rev limiter", lo=500, hi=30000, span=(3000.0, 12000.0))
     limiter_band: float = param(100.0, unit="rpm", doc="the limiter cuts the throttle over this band", lo=0,
-                                lo_open=True, span=(10.0, 1000.0))
-    peak_torque: float = param(unit="N m", doc="peak of the torque curve", lo=0, lo_open=True, span=(10.0, 1000.0))
-    peak_rpm: float = param(unit="rpm", doc="speed of the torque peak", lo=0, lo_open=True, span=(1000.0, 10000.0))
+                                lo_open=True, hi=5000, span=(10.0, 1000.0))
+    peak_torque: float = param(unit="N m", doc="peak of the torque curve", lo=0, lo_open=True, hi=1e7,
+                               span=(10.0, 1000.0))
+    peak_rpm: float = param(unit="rpm", doc="speed of the torque peak", lo=100, hi=30000, span=(1000.0, 10000.0))
     torque_floor: float = param(0.1, doc="the curve never falls below this share of the peak", lo=0, hi=1,
                                 span=(0.0, 1.0))
-    width_below: float = param(unit="rpm", doc="bell width below the peak", lo=0, lo_open=True,
-                               span=(100.0, 10000.0))
-    width_above: float = param(unit="rpm", doc="bell width above the peak", lo=0, lo_open=True,
-                               span=(100.0, 10000.0))
-    friction_idle: float = param(unit="N m", doc="internal friction at idle", lo=0, span=(0.0, 200.0))
-    friction_max: float = param(unit="N m", doc="internal friction at the rev limit", lo=0, span=(0.0, 300.0))
-    rise_rate: float = param(unit="rpm/s", doc="free revving at full throttle", lo=0, lo_open=True,
+    width_below: float = param(unit="rpm", doc="bell width below the peak", lo=10, hi=1e5, span=(100.0, 10000.0))
+    width_above: float = param(unit="rpm", doc="bell width above the peak", lo=10, hi=1e5, span=(100.0, 10000.0))
+    friction_idle: float = param(unit="N m", doc="internal friction at idle", lo=0, hi=1e7, span=(0.0, 200.0))
+    friction_max: float = param(unit="N m", doc="internal friction at the rev limit", lo=0, hi=1e7, span=(0.0, 300.0))
+    rise_rate: float = param(unit="rpm/s", doc="free revving at full throttle", lo=0, lo_open=True, hi=1e6,
                              span=(100.0, 20000.0))
     fall_rate: float = param(unit="rpm/s", doc="003: free revving falls this fast off throttle", lo=0, lo_open=True,
-                             span=(100.0, 20000.0))
+                             hi=1e6, span=(100.0, 20000.0))
 
     def check(self) -> str | None:
         if not self.idle_rpm < self.rev_limit:
@@ -155,18 +157,19 @@ class EngineParams:
 class ClutchParams:
     """003: capacity, and the automatic clutch that holds the engine near idle at low speed."""
 
-    capacity: float = param(unit="N m", doc="003: torque the fully engaged clutch can pass", lo=0, lo_open=True,
+    capacity: float = param(unit="N m", doc="003: torque the fully engaged clutch can pass", lo=0, lo_open=True, hi=1e7,
                             span=(10.0, 2000.0))
-    auto_speed: float = param(unit="m/s", doc="003: below this speed the clutch is automatic", lo=0,
+    auto_speed: float = param(unit="m/s", doc="003: below this speed the clutch is automatic", lo=0, hi=1000,
                               span=(0.0, 10.0))
-    auto_band: float = param(0.5, unit="m/s", doc="the automatic clutch hands over to the pedal over this band",
-                             lo=0, lo_open=True, span=(0.05, 3.0))
-    auto_rpm_band: float = param(unit="rpm", doc="003: auto engagement = (rpm - idle) / this", lo=0, lo_open=True,
+    auto_band: float = param(0.5, unit="m/s", doc="the automatic clutch hands over to the pedal over this band", lo=0,
+                             lo_open=True, hi=1000, span=(0.05, 3.0))
+    auto_rpm_band: float = param(unit="rpm", doc="003: auto engagement = (rpm - idle) / this", lo=1, hi=30000,
                                  span=(100.0, 3000.0))
-    sync_time: float = param(unit="s", doc="at engagement e the engine closes on the drivetrain's speed at -ln(1-e)/this",
-                             lo=0, lo_open=True, span=(0.001, 0.5))
+    sync_time: float = param(unit="s",
+                             doc="at engagement e the engine closes on the drivetrain's speed at -ln(1-e)/this",
+                             lo=1e-4, hi=10, span=(0.001, 0.5))
     auto_rate: float = param(4.0, unit="1/s", doc="how fast the automatic clutch can engage (it lets go at once)",
-                             lo=0, lo_open=True, span=(0.1, 50.0))
+                             lo=0.01, hi=1000, span=(0.1, 50.0))
 
     def check(self) -> str | None:
         if self.auto_band > self.auto_speed > 0:
@@ -178,9 +181,9 @@ class ClutchParams:
 class GearboxParams:
     """003: ratios and the rule that a shift needs the clutch pressed."""
 
-    ratios: list[float] = param(doc="forward gear ratios, 1st first", lo=0, lo_open=True, span=(0.3, 6.0))
-    reverse: float = param(unit="", doc="reverse ratio (negative)", hi=0, hi_open=True, span=(-6.0, -0.5))
-    final_drive: float = param(doc="final drive ratio", lo=0, lo_open=True, span=(1.0, 8.0))
+    ratios: list[float] = param(doc="forward gear ratios, 1st first", lo=0.01, hi=100, span=(0.3, 6.0))
+    reverse: float = param(unit="", doc="reverse ratio (negative)", lo=-100, hi=-0.01, span=(-6.0, -0.5))
+    final_drive: float = param(doc="final drive ratio", lo=0.1, hi=100, span=(1.0, 8.0))
     shift_clutch: float = param(0.9, doc="clutch pedal position a shift needs", lo=0, hi=1, span=(0.0, 1.0))
 
 
@@ -188,30 +191,27 @@ class GearboxParams:
 class TyreParams:
     """003: Pacejka magic-formula lateral force, drive grip limit and sliding."""
 
-    b_front: float = param(unit="1/rad", doc="Pacejka stiffness factor B, front", lo=0, lo_open=True,
-                           span=(0.1, 20.0))
-    b_rear: float = param(unit="1/rad", doc="Pacejka stiffness factor B, rear", lo=0, lo_open=True,
-                          span=(0.1, 20.0))
-    c: float = param(doc="Pacejka shape factor C", lo=0, lo_open=True, span=(0.5, 3.0))
-    e: float = param(doc="Pacejka curvature factor E", hi=1, span=(-2.0, 1.0))
-    mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0, lo_open=True,
-                      span=(0.1, 2.5))
-    traction_mu: float = param(doc="003: the drive force is limited to this times the driven axle's load", lo=0,
-                               lo_open=True, span=(0.1, 2.5))
-    spin_fraction: float = param(doc="003: share of the grip limit that reaches the road while the wheels spin",
-                                 lo=0, hi=1, span=(0.0, 1.0))
-    slide_fraction: float = param(doc="grip of the locked rear wheels (handbrake) as a share of the peak", lo=0,
-                                  hi=1, span=(0.0, 1.0))
+    b_front: float = param(unit="1/rad", doc="Pacejka stiffness factor B, front", lo=0.01, hi=100, span=(0.1, 20.0))
+    b_rear: float = param(unit="1/rad", doc="Pacejka stiffness factor B, rear", lo=0.01, hi=100, span=(0.1, 20.0))
+    c: float = param(doc="Pacejka shape factor C", lo=0.01, hi=10, span=(0.5, 3.0))
+    e: float = param(doc="Pacejka curvature factor E", lo=-100, hi=1, span=(-2.0, 1.0))
+    mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0.01, hi=10, span=(0.1, 2.5))
+    traction_mu: float = param(doc="003: the drive force is limited to this times the driven axle's load", lo=0.01,
+                               hi=10, span=(0.1, 2.5))
+    spin_fraction: float = param(doc="003: share of the grip limit that reaches the road while the wheels spin", lo=0,
+                                 hi=1, span=(0.0, 1.0))
+    slide_fraction: float = param(doc="grip of the locked rear wheels (handbrake) as a share of the peak", lo=0, hi=1,
+                                  span=(0.0, 1.0))
 
 
 @dataclass(frozen=True, kw_only=True)
 class AeroParams:
     """002: aerodynamic drag and rolling resistance."""
 
-    cd: float = param(doc="002: drag coefficient", lo=0, span=(0.0, 1.5))
-    frontal_area: float = param(unit="m^2", doc="002: frontal area", lo=0, span=(0.0, 5.0))
-    air_density: float = param(unit="kg/m^3", doc="002: density of air (1.29)", lo=0, span=(0.0, 2.0))
-    rolling: float = param(unit="N s/m", doc="002: rolling resistance C_rr (about 30 * C_drag)", lo=0,
+    cd: float = param(doc="002: drag coefficient", lo=0, hi=10, span=(0.0, 1.5))
+    frontal_area: float = param(unit="m^2", doc="002: frontal area", lo=0, hi=1e4, span=(0.0, 5.0))
+    air_density: float = param(unit="kg/m^3", doc="002: density of air (1.29)", lo=0, hi=100, span=(0.0, 2.0))
+    rolling: float = param(unit="N s/m", doc="002: rolling resistance C_rr (about 30 * C_drag)", lo=0, hi=1e7,
                            span=(0.0, 100.0))
 
 
@@ -219,9 +219,9 @@ class AeroParams:
 class BrakeParams:
     """Service brake, and the kinematic handbrake's speed cap."""
 
-    force: float = param(unit="N", doc="brake force at full pedal", lo=0, span=(0.0, 30000.0))
-    handbrake_speed: float = param(0.0, unit="m/s", doc="001: speed cap while the handbrake is on (0: no cap)",
-                                   lo=0, span=(0.0, 500.0))
+    force: float = param(unit="N", doc="brake force at full pedal", lo=0, hi=1e8, span=(0.0, 30000.0))
+    handbrake_speed: float = param(0.0, unit="m/s", doc="001: speed cap while the handbrake is on (0: no cap)", lo=0,
+                                   hi=1e5, span=(0.0, 500.0))
 
 
 # Fields that only one model kind uses; the loader refuses them for the other kind.

@@ -10,6 +10,8 @@ from pathlib import Path
 from .params import CarParams
 from .schema import ParamError
 
+MAX_PRESET_BYTES = 1024 * 1024  # a preset is a few kB of TOML; anything far larger is not one
+
 
 class PresetError(ValueError):
     """A preset that cannot be loaded; the message names the file, the key and the reason."""
@@ -46,9 +48,15 @@ def resolve_preset(name_or_path: str | Path) -> Path:
     """The file a preset name or path refers to; PresetError when there is none."""
     text = str(name_or_path)
     candidate = Path(text)
+    if not text.strip():
+        raise PresetError(f"{text!r}: empty preset name; the presets are: {', '.join(preset_names())}")
+    if candidate.is_dir():
+        raise PresetError(f"{text}: is a directory, not a preset file")
     if candidate.suffix == ".toml" or candidate.parent != Path("."):
         if candidate.is_file():
             return candidate
+        if candidate.exists():
+            raise PresetError(f"{text}: is not a regular file (a device, FIFO or socket), not a preset file")
         raise PresetError(f"{text}: no such preset file")
     shipped = cars_dir() / f"{text}.toml"
     if shipped.is_file():
@@ -60,6 +68,9 @@ def load_preset(name_or_path: str | Path) -> Preset:
     """Load and validate a preset by shipped name (``"sedan"``) or by path."""
     path = resolve_preset(name_or_path)
     try:
+        size = path.stat().st_size
+        if size > MAX_PRESET_BYTES:
+            raise PresetError(f"{path}: {size} bytes is larger than a preset file may be ({MAX_PRESET_BYTES} bytes)")
         data = path.read_bytes()
     except OSError as exc:
         raise PresetError(f"{path}: cannot be read: {exc.strerror or exc}") from None
@@ -69,13 +80,15 @@ def load_preset(name_or_path: str | Path) -> Preset:
 def parse_preset(data: bytes | str, source: str) -> CarParams:
     """Parse preset TOML text; errors name ``source``, the key and the reason."""
     try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data.removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise PresetError(f"{source}: not UTF-8 text (byte {exc.start})") from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PresetError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise PresetError(f"{source}: not valid TOML: nested too deeply") from None
     try:
         return CarParams.from_document(doc)
     except ParamError as exc:

@@ -128,7 +128,10 @@ class ParamInfo:
     def _check_number(self, value: Any) -> float | int:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ParamError(f"expected a number, got {type(value).__name__} {value!r}; allowed: {self.allowed()}")
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a TOML integer beyond any float
+            raise ParamError(f"{str(value)[:20]}... is not a finite number; allowed: {self.allowed()}") from None
         if not math.isfinite(number):
             raise ParamError(f"{value!r} is not a finite number; allowed: {self.allowed()}")
         low_bad = self.lo is not None and (number <= self.lo if self.lo_open else number < self.lo)

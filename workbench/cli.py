@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -14,7 +15,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from workbench.display import probe_display
+from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MAX_DURATION, MAX_SCRIPT_BYTES, MIN_DT, format_bytes
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
+
+REPLAY_EPILOG = f"""\
+SCRIPT is a file, or the name of a shipped script (carbench presets lists them).
+limits: dt in [{MIN_DT:g}, 0.05] s; duration at most {MAX_DURATION:g} s; a script file at most
+{format_bytes(MAX_SCRIPT_BYTES)}; the telemetry of a run at most --max-memory (default {format_bytes(DEFAULT_MAX_MEMORY)}).
+Every output path is checked before the replay starts; nothing is written or printed on bad input.
+exit codes: 0 every expectation passed, 1 one failed, 2 bad input (one line on stderr naming the
+file, the entry and the reason)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,18 +35,42 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"carbench: {message}\n")
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("carbench")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _memory(text: str) -> int:
+    from workbench.scripts.limits import parse_bytes
+
+    try:
+        return parse_bytes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="carbench", description="A workbench for debugging and tuning car physics.")
+    parser.add_argument("--version", action="version", version=f"carbench {version()}")
     parser.add_argument("--preset", help="car preset to open (name or path; default sedan)")
-    parser.add_argument("--script", help="input script to load into the recorder")
+    parser.add_argument("--script", help="input script to load into the recorder (a file or a shipped name)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    rp = sub.add_parser("replay", help="replay scripts headless and judge their expectations")
-    rp.add_argument("scripts", nargs="+", metavar="SCRIPT", help="script files (TOML)")
+    rp = sub.add_parser("replay", help="replay scripts headless and judge their expectations",
+                        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    rp.add_argument("scripts", nargs="+", metavar="SCRIPT", help="script files (TOML) or shipped script names")
     rp.add_argument("--preset", dest="replay_preset", metavar="NAME|PATH", help="replace every script's preset")
-    rp.add_argument("--dt", type=float, help="replace every script's timestep [s]")
+    rp.add_argument("--dt", type=float, help=f"replace every script's timestep [s], {MIN_DT:g} .. 0.05")
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    rp.add_argument("--max-memory", type=_memory, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
+                    help=f"refuse a replay whose telemetry would need more (e.g. 512M, 8G; default "
+                         f"{format_bytes(DEFAULT_MAX_MEMORY)})")
 
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
@@ -44,32 +81,62 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
     try:
-        if args.command == "replay":
-            return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json)
-        if args.command == "presets":
-            return _presets()
-        if args.command == "bench":
-            from workbench.bench import run_bench
-
-            return run_bench(quick=args.quick, gui=not args.no_gui)
-        if args.command == "demo" or not has_display():
-            if args.command is None:
-                print("carbench: no display found; running the headless demo instead of the window.\n")
-            return _demo()
-        return _gui(args.preset, args.script)
+        return _main(argv)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
+        # closed stdout would fail again, so it is pointed at /dev/null.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "replay":
+        return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.max_memory)
+    if args.command == "presets":
+        return _presets()
+    if args.command == "bench":
+        from workbench.bench import run_bench
+
+        return run_bench(quick=args.quick, gui=not args.no_gui)
+    if args.command == "demo":
+        return _demo()
+    problem = _check_window_arguments(args.preset, args.script)
+    if problem:
+        return _bad(problem)
+    probe = probe_display()
+    if probe.platform is None:
+        print(f"carbench: {probe.reason}; running the headless demo instead of the window.\n", file=sys.stderr)
+        return _demo()
+    return _gui(args.preset, args.script, probe.platform)
 
 
 def has_display() -> bool:
-    """Whether a window could be shown here."""
-    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
-        return False
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    """Whether a window could be shown here (the display is probed, not only named)."""
+    return probe_display().platform is not None
+
+
+def _check_window_arguments(preset: str | None, script: str | None) -> str | None:
+    """Why ``--preset``/``--script`` cannot be opened (None when they can); checked before any window or demo."""
+    from physics import PresetError, load_preset
+    from workbench.scripts.format import ScriptError, load_script, resolve_script
+    from workbench.scripts.program import compile_script
+
+    try:
+        if preset is not None:
+            load_preset(preset)
+        if script is not None:
+            compile_script(load_script(resolve_script(script)))
+    except PresetError as exc:
+        return f"--preset: {exc}"
+    except ScriptError as exc:
+        return f"--script: {exc}"
+    return None
 
 
 def _bad(message: str) -> int:
@@ -77,34 +144,69 @@ def _bad(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _replay(paths, preset, dt, csv, as_json) -> int:
-    from physics import check_dt
+def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMORY) -> int:
+    """Check everything (scripts, preset, dt, memory, every output path), then run, then print.
+
+    Nothing reaches stdout, and no file is written, unless the replay ran to its end.
+    """
+    from workbench.output.csv_stream import CsvStreams
+    from workbench.output.files import OutputPathError, check_output_file
+    from workbench.output.progress import ProgressBar
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
-    from workbench.runs.replay import replay
-    from workbench.scripts.format import ScriptError, load_script
-    from workbench.scripts.program import compile_script
+    from workbench.runs.replay import replay, replay_bytes
+    from workbench.scripts.format import ScriptError, load_script, resolve_script
+    from workbench.scripts.limits import LimitError, check_memory_total
+    from workbench.scripts.program import check_step, compile_script
 
     if dt is not None:
         try:
-            check_dt(dt)
+            check_step(dt)
         except ValueError as exc:
             return _bad(f"--dt: {exc}")
+    files = [resolve_script(p) for p in paths]
     try:
-        programs = [compile_script(load_script(p), preset, dt) for p in paths]
+        programs = [compile_script(load_script(f), preset, dt, max_memory) for f in files]
     except ScriptError as exc:
         return _bad(str(exc))
-    results = replay(programs)
+    except MemoryError:
+        return _bad(f"not enough memory to prepare the replay (--max-memory is {format_bytes(max_memory)})")
+    frames, need = replay_bytes(programs)
+    try:
+        check_memory_total(frames, need, max_memory, len(programs))
+    except LimitError as exc:
+        return _bad(str(exc))
+    inputs = [*files, *(p.preset_path for p in programs if p.preset_path is not None)]
+    targets = []
+    if csv is not None:
+        try:
+            if not csv.strip():
+                check_output_file(csv, "--csv")  # refuses the empty path
+            targets = [check_output_file(t, "--csv", inputs)
+                       for t in csv_paths(Path(csv), [p.name for p in programs])]
+        except OutputPathError as exc:
+            return _bad(str(exc))
+    progress = ProgressBar(frames)
+    try:
+        with CsvStreams(targets, [p.frames for p in programs]) as streams:
+
+            def listener(members, log, done):
+                if targets:
+                    streams(members, log, done)
+                progress(members, log, done)
+
+            results = replay(programs, listener)
+    except OSError as exc:
+        return _bad(f"--csv: cannot write {exc.filename or csv}: {exc.strerror or exc}")
+    except MemoryError:  # a budget raised past what the machine has
+        return _bad(f"not enough memory for {frames:,} frames of telemetry ({format_bytes(need)}); "
+                    "lower --max-memory to what this machine has, or shorten the script")
+    finally:
+        progress.close()
     if as_json:
         print(json.dumps(to_json(results), indent=2))
     else:
         print(table(results))
-    if csv:
-        for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results]), strict=True):
-            try:
-                r.log.write_csv(path, r.car, r.program.frames)
-            except OSError as exc:
-                return _bad(f"--csv: cannot write {path}: {exc.strerror or exc}")
     return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
 
 
@@ -170,7 +272,9 @@ def missing_x11_libraries() -> list[str]:
     return [package for lib, package in XCB_LIBRARIES.items() if find_library(lib) is None]
 
 
-def _gui(preset: str | None, script: str | None) -> int:
+def _gui(preset: str | None, script: str | None, platform: str | None = None) -> int:
+    if platform in ("xcb", "wayland") and not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = platform  # the one the probe reached, not one Qt might try first
     missing = missing_x11_libraries()
     if missing:
         print("carbench: the window needs system libraries that Qt's X11 plugin loads and this machine lacks;\n"
@@ -178,8 +282,9 @@ def _gui(preset: str | None, script: str | None) -> int:
               "Running the headless demo instead.\n", file=sys.stderr)
         return _demo()
     from workbench.gui.app import run_app
+    from workbench.scripts.format import resolve_script
 
-    return run_app(preset=preset, script=script)
+    return run_app(preset=preset, script=str(resolve_script(script)) if script else None)
 
 
 if __name__ == "__main__":

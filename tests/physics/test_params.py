@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from pathlib import Path
@@ -99,13 +100,13 @@ def test_an_unknown_preset_name_lists_the_presets():
 def test_negative_mass_is_refused():
     message = refusal(set_value(preset_text("sedan"), "mass", "-5.0"))
     assert "body.mass" in message and "-5" in message
-    assert "allowed: value > 0 kg" in message
+    assert "allowed: 0.01 <= value <= 1e+06 kg" in message
 
 
 def test_zero_wheelbase_is_refused():
     message = refusal(set_value(preset_text("sedan"), "wheelbase", "0.0"))
     assert "body.wheelbase" in message
-    assert "allowed: value > 0 m" in message
+    assert "allowed: 0.01 <= value <= 1000 m" in message
 
 
 @pytest.mark.parametrize("lock", ["1.5708", repr(math.pi / 2), "2.0"])
@@ -138,7 +139,7 @@ def test_unknown_group_is_refused():
 def test_wrong_type_is_refused():
     message = refusal(set_value(preset_text("sedan"), "mass", '"heavy"'))
     assert "body.mass" in message and "expected a number" in message
-    assert "allowed: value > 0 kg" in message
+    assert "allowed: 0.01 <= value <= 1e+06 kg" in message
 
 
 def test_bad_toml_syntax_is_refused():
@@ -180,9 +181,9 @@ def test_with_value_returns_a_validated_copy():
 
 
 @pytest.mark.parametrize("path, value, words", [
-    ("body.mass", -1.0, ["body.mass", "allowed: value > 0 kg"]),
+    ("body.mass", -1.0, ["body.mass", "allowed: 0.01 <= value <= 1e+06 kg"]),
     ("steering.lock", 1.5708, ["steering.lock", "<= 1.39626 rad"]),
-    ("body.wheelbase", 0.0, ["body.wheelbase", "allowed: value > 0 m"]),
+    ("body.wheelbase", 0.0, ["body.wheelbase", "allowed: 0.01 <= value <= 1000 m"]),
     ("body.mass", "heavy", ["body.mass", "expected a number"]),
     ("body.lr", 3.0, ["lr", "wheelbase"]),
     ("body.bogus", 1.0, ["body.bogus", "unknown parameter"]),
@@ -241,3 +242,40 @@ def test_an_unknown_channel_lists_the_known_ones():
     with pytest.raises(UnknownChannelError):
         sim.channel("rpms")
     assert np.isfinite(sim.channel("rpm")).all()
+
+
+# -- every number is bounded on both sides ----------------------------------------------------------
+
+
+def test_every_numeric_parameter_has_a_lower_and_an_upper_bound():
+    from physics.params import CarParams as Params
+    from physics.schema import group_class, leaves
+
+    unbounded = []
+    for f in dataclasses.fields(Params):
+        for info in leaves(group_class(Params, f.name), f.name):
+            if info.kind is not str and (info.lo is None or info.hi is None):
+                unbounded.append(info.path)
+    assert not unbounded, unbounded
+
+
+@pytest.mark.parametrize("group, key, value", [
+    ("body", "mass", "1e308"),
+    ("body", "wheel_radius", "1e-300"),
+    ("engine", "peak_torque", "1e308"),
+    ("body", "yaw_inertia", "1e-300"),
+    ("engine", "rev_limit", "1e300"),
+    ("aero", "rolling", "1e300"),
+    ("brakes", "force", "1e300"),
+    ("tyres", "mu", "1e200"),
+    ("model", "gravity", "1e-200"),
+])
+def test_absurd_values_are_refused_with_file_key_and_range(group, key, value):
+    text = preset_text("sedan")
+    head = f"[{group}]\n"
+    start = text.index(head)
+    line_start = text.index(f"\n{key} = ", start) + 1
+    line_end = text.index("\n", line_start)
+    message = refusal(text[:line_start] + f"{key} = {value}" + text[line_end:])
+    assert message.startswith(SOURCE) and f"{group}.{key}" in message
+    assert "out of range" in message and re.search(r"allowed: \S+ <=? value <= \S+", message)

@@ -5,6 +5,7 @@ import ctypes.util
 import pytest
 
 from workbench import cli
+from workbench.display import DisplayProbe
 
 
 def test_no_display_runs_the_demo_and_says_so(monkeypatch, capsys):
@@ -12,9 +13,9 @@ def test_no_display_runs_the_demo_and_says_so(monkeypatch, capsys):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr(cli.sys, "platform", "linux")
     assert cli.main([]) == cli.EXIT_OK
-    out = capsys.readouterr().out
-    assert "no display found" in out and "running the headless demo" in out
-    assert "expectations:" in out and "0 failed" in out
+    captured = capsys.readouterr()
+    assert "no display found" in captured.err and "running the headless demo" in captured.err
+    assert "expectations:" in captured.out and "0 failed" in captured.out
 
 
 def test_offscreen_counts_as_no_display(monkeypatch):
@@ -37,6 +38,7 @@ def test_missing_x11_libraries_are_named_with_their_packages(x11, monkeypatch):
 
 
 def test_a_display_without_the_libraries_explains_and_runs_the_demo(x11, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "probe_display", lambda: DisplayProbe("xcb"))  # a live X server
     monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
     opened = []
     monkeypatch.setattr(cli, "_demo", lambda: opened.append("demo") or cli.EXIT_OK)

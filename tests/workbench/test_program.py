@@ -103,7 +103,8 @@ def test_hold_shorter_than_a_frame_is_refused():
 
 
 def test_expect_window_that_covers_no_frame_is_refused():
-    s = script('[[expect]]\nchannel = "speed"\nfrom = 1.0\nto = 1.002\nmin = 0.0\n')
+    # frame 120 is at 1.0 s and frame 121 at 1.0083 s: no frame lies in [1.001, 1.005)
+    s = script('[[expect]]\nchannel = "speed"\nfrom = 1.001\nto = 1.005\nmin = 0.0\n')
     message = refused(s)
     assert message.startswith(f"{SRC}: [[expect]] #1: the window covers no frame")
 
@@ -281,7 +282,7 @@ def test_channel_checked_against_the_preset_unit():
                '[[expect]]\nchannel = "speed_kmh"\nat = 1.0\nmin = 0.0\n', preset="parking")
     message = refused(s)
     assert message.startswith(f"{SRC}: [[expect]] #2: unknown channel 'speed_kmh'")
-    assert "speed, vx" in message  # lists the pixel preset's channels
+    assert "measures lengths in px" in message and "use 'speed' (px/s)" in message
     assert compile_script(s, preset="teaching").preset == "teaching"  # fine on an SI preset
     message = refused(script('[[expect]]\nchannel = "speed_kmh"\nat = 1.0\nmin = 0.0\n'), preset="parking")
     assert "[[expect]] #1: unknown channel 'speed_kmh'" in message

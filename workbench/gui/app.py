@@ -32,4 +32,17 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
             return 2
     window.show()
     window.car_view.setFocus()
-    return app.exec()
+    keeper = _keep_recovery(window)
+    code = app.exec()
+    keeper.discard()  # a clean exit: nothing to recover next time
+    return code
+
+
+def _keep_recovery(window):
+    """Offer what a crashed run left, then keep this run's recovery file every few seconds."""
+    from workbench.gui.recovery import RecoveryKeeper, offer_restore
+    from workbench.runs.recovery import RecoveryStore
+
+    store = RecoveryStore()
+    offer_restore(window, store)
+    return RecoveryKeeper(window, store)

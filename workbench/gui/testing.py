@@ -8,20 +8,35 @@ Fixtures (they need pytest-qt; Qt is imported only when a fixture is used):
   Message boxes never block: errors are collected in ``window.shown_errors`` and the question about
   unsaved parameters is answered "Discard" (replace ``window.ask_unsaved`` to answer otherwise).
 
+With no display (none set, or one that no longer answers) the plugin runs Qt offscreen, so the
+same tests run on a build machine; set ``QT_QPA_PLATFORM`` yourself to choose otherwise.
+
 Helpers: :func:`drive` replays a script through the window frame by frame, exactly as the GUI does,
 and returns its verdicts; :func:`hold` steps the window with keys held.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
+from workbench.display import probe_display
+
+
+def use_offscreen_without_a_display() -> bool:
+    """Set QT_QPA_PLATFORM=offscreen when no window could open here (and it is not set); True if it did."""
+    if os.environ.get("QT_QPA_PLATFORM") or probe_display().platform is not None:
+        return False
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    return True
+
 
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "carbench_preset(name): the preset the carbench_window fixture opens")
+    use_offscreen_without_a_display()  # before pytest-qt creates the application
 
 
 @pytest.fixture

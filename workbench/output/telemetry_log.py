@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import operator
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
 from physics import ChannelInfo, channel_infos
 from physics.records import CHANNELS, TELEMETRY
-from workbench.output.files import atomic_write_text
+from workbench.output.files import atomic_writer
 
 
 class TelemetryLog:
@@ -93,5 +94,22 @@ class TelemetryLog:
         rows.extend(",".join(map(repr, row)) for row in self.matrix(car, frames).tolist())
         return "\n".join(rows) + "\n"
 
+    def csv_header(self) -> str:
+        return ",".join(self.names) + "\n"
+
+    def write_csv_rows(self, handle: IO[str], car: int, start: int, stop: int) -> int:
+        """Write the CSV rows of frames [start, stop) of car ``car`` to ``handle``; returns ``stop``.
+
+        The same rows as :meth:`csv_text`, a block at a time, so a long replay streams its CSV.
+        """
+        stop = self._end(stop)
+        for first in range(start, stop, 1024):
+            block = self._data[first:min(first + 1024, stop), :, car].tolist()
+            handle.write("".join(",".join(map(repr, row)) + "\n" for row in block))
+        return max(stop, start)
+
     def write_csv(self, path: str | Path, car: int = 0, frames: int | None = None) -> Path:
-        return atomic_write_text(path, self.csv_text(car, frames))
+        with atomic_writer(path) as handle:
+            handle.write(self.csv_header())
+            self.write_csv_rows(handle, car, 0, self._end(frames))
+        return Path(path)

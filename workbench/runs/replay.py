@@ -8,16 +8,22 @@ between parameter changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from physics import ANALOG, KEYS, CarParams, Kernel, Simulation
+from physics import ANALOG, KEYS, CarParams, Kernel, Simulation, channel_names
 from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.scripts.format import Expect
+from workbench.scripts.limits import run_bytes
 from workbench.scripts.program import Program
+
+BLOCK = 4096  # frames between two calls of a replay's listener
+
+Listener = Callable[[Sequence[int], TelemetryLog, int], None]
+"""Called as frames are made: (indices of the programs in the batch, its log, frames done so far)."""
 
 
 @dataclass(frozen=True)
@@ -74,24 +80,51 @@ def judge(expect: Expect, values: np.ndarray, first: int, last: int, dt: float, 
     return Verdict(expect, first, last, float(window[j]), first + j, (first + j) * dt, unit, bool(margin[j] >= 0))
 
 
-def replay(programs: Sequence[Program], kernel: Kernel | None = None) -> list[ReplayResult]:
-    """Replay every program (on ``kernel``, the shipped model by default); results come back in the order given."""
+def batches(programs: Sequence[Program]) -> list[list[int]]:
+    """The programs that replay together, as lists of indices (in the order given)."""
     groups: dict[tuple, list[int]] = {}
     for i, program in enumerate(programs):
         key = batch_key(program.params, program.dt)
         if any(batch_key(params, program.dt) != key for _, params in program.param_changes):
             key = ("alone", i)  # its parameter changes reshape the car: it cannot share a batch
         groups.setdefault(key, []).append(i)
-    results: list[ReplayResult | None] = [None] * len(programs)
-    for members in groups.values():
+    return list(groups.values())
+
+
+def replay_bytes(programs: Sequence[Program]) -> tuple[int, int]:
+    """(frames, bytes): what replaying ``programs`` allocates for telemetry and inputs, known before it runs."""
+    frames = total = 0
+    for members in batches(programs):
         batch = [programs[i] for i in members]
-        for i, result in zip(members, run_batch(batch, kernel), strict=True):
+        longest = max(p.frames for p in batch)
+        frames += longest * len(batch)
+        total += run_bytes(longest, len(channel_names(batch[0].params.model.unit)), len(batch))
+    return frames, total
+
+
+def replay(programs: Sequence[Program], listener: Listener | None = None,
+           kernel: Kernel | None = None) -> list[ReplayResult]:
+    """Replay every program (on ``kernel``, the shipped model by default); results come back in the order given.
+
+    ``listener`` (if given) is called every :data:`BLOCK` frames of each batch and at its end, so
+    that telemetry can be streamed out (CSV) and progress shown while a long replay runs.
+    """
+    results: list[ReplayResult | None] = [None] * len(programs)
+    for members in batches(programs):
+        batch = [programs[i] for i in members]
+        relay = None if listener is None else (lambda log, done, members=members: listener(members, log, done))
+        for i, result in zip(members, run_batch(batch, relay, kernel), strict=True):
             results[i] = result
     return results  # type: ignore[return-value]
 
 
-def run_batch(programs: Sequence[Program], kernel: Kernel | None = None) -> list[ReplayResult]:
-    """Step programs of one batch key together and judge each."""
+def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int], None] | None = None,
+              kernel: Kernel | None = None) -> list[ReplayResult]:
+    """Step programs of one batch key together and judge each; ``listener(log, frames done)`` as frames are made.
+
+    The kernel runs a block of frames per call: up to the next parameter change, or :data:`BLOCK`
+    frames, whichever comes first, into one reused block of telemetry records.
+    """
     n = len(programs)
     dt = programs[0].dt
     frames = max(p.frames for p in programs)
@@ -103,17 +136,20 @@ def run_batch(programs: Sequence[Program], kernel: Kernel | None = None) -> list
         for k, params in p.param_changes:
             changes.setdefault(k, []).append((i, params))
     log = TelemetryLog(cars[0].model.unit, n, capacity=frames)
-    telemetry = log.block(frames)
-    bounds = sorted(k for k in changes if 0 < k < frames) + [frames]
+    buffer = log.block(min(frames, BLOCK))
+    cuts = sorted({k for k in changes if 0 < k < frames} | set(range(BLOCK, frames, BLOCK))) + [frames]
     start = 0
-    for end in bounds:
-        sim.run(track.records[start:end], telemetry[start:end])
+    for end in cuts:
+        block = buffer[:end - start]
+        sim.run(track.records[start:end], block)
+        log.commit(block)
         if end in changes:
             for i, params in changes[end]:
                 cars[i] = params
             sim.set_cars(cars)
+        if listener is not None and (end % BLOCK == 0 or end == frames):
+            listener(log, end)
         start = end
-    log.commit(telemetry)
     results = []
     for i, p in enumerate(programs):
         units = {c.name: c.unit for c in log.infos}

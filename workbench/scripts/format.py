@@ -14,13 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from physics import ANALOG, KEYS, channel_names
+from physics.presets import scripts_dir
 from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
 from workbench.scripts import toml_writer
+from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limited_text
 
 SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
+GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
 EXPECT_KEYS = ("channel", "at", "from", "to", "min", "max", "name")
 ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_pedal": (0.0, 1.0),
                  "clutch_pedal": (0.0, 1.0)}
@@ -147,24 +150,49 @@ def _expect_table(e: Expect) -> dict[str, Any]:
     return table
 
 
+def shipped_script_names() -> list[str]:
+    """Names of the scripts in ``presets/scripts`` (file stems)."""
+    return sorted(p.stem for p in scripts_dir().glob("*.toml"))
+
+
+def resolve_script(name_or_path: str | Path) -> Path:
+    """The file a script argument means: an existing path, else a shipped script's name (``braking_stop``)."""
+    path = Path(name_or_path)
+    text = str(name_or_path)
+    if path.exists() or path.parent != Path(".") or not text.strip():
+        return path
+    shipped = scripts_dir() / (text if text.endswith(".toml") else f"{text}.toml")
+    return shipped if shipped.is_file() else path
+
+
 def load_script(path: str | Path) -> Script:
-    """Read and parse a script file; ScriptError names the file on any problem."""
+    """Read and parse a script file; ScriptError names the file on any problem.
+
+    Only a regular file of at most ``limits.MAX_SCRIPT_BYTES`` is read (never a device or a FIFO).
+    """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited_text(path, "script")
     except FileNotFoundError:
-        raise ScriptError(f"{path}: no such script file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(f"{path}: cannot be read: {exc}") from None
+        hint = "" if path.parent != Path(".") else f" (the shipped scripts are: {', '.join(shipped_script_names())})"
+        raise ScriptError(f"{path}: no such script file{hint}") from None
+    except LimitError as exc:
+        raise ScriptError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ScriptError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ScriptError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     return parse_script(text, str(path))
 
 
 def parse_script(text: str, source: str = "<script>") -> Script:
     """Parse script TOML strictly: bad TOML (with its line), unknown keys, bad times and values are refused."""
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(text.removeprefix("\ufeff"))  # a byte-order mark some editors write
     except tomllib.TOMLDecodeError as exc:
         raise ScriptError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScriptError(f"{source}: not valid TOML: nested too deeply") from None
     return _Parser(source).document(doc)
 
 
@@ -193,11 +221,14 @@ class _Parser:
         duration = self.number(head["duration"], "[script] duration")
         if duration <= 0:
             raise self.fail("[script] duration", f"{duration:g} must be positive")
+        if duration > MAX_DURATION:
+            raise self.fail("[script] duration", f"{duration:g} s is longer than a script may be "
+                                                 f"({MAX_DURATION:g} s, one day)")
         dt = None
         if "dt" in head:
             dt = self.number(head["dt"], "[script] dt")
-            if not 0 < dt <= MAX_DT:
-                raise self.fail("[script] dt", f"{dt:g} must be in (0, {MAX_DT}] s")
+            if not MIN_DT <= dt <= MAX_DT:
+                raise self.fail("[script] dt", f"{dt:g} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
         self.duration = duration
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
@@ -222,8 +253,13 @@ class _Parser:
         return value
 
     def number(self, value, where) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(where, f"expected a finite number, got {value!r}")
+        try:
+            ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+        except OverflowError:  # an integer too large for a float (TOML integers are unbounded)
+            ok = False
+        if not ok:
+            shown = f"{value!r}" if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+            raise self.fail(where, f"expected a finite number, got {shown}")
         return float(value)
 
     def time(self, table, key, where, *, end_ok: bool = True) -> float:

@@ -16,11 +16,20 @@ from physics import (
     ParamError,
     PresetError,
     UnknownChannelError,
+    channel_names,
     check_channel,
     check_dt,
     load_preset,
 )
-from workbench.scripts.format import Script, ScriptError
+from physics.simulation import MAX_DT
+from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
+from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory
+
+# Channels that only mean something for a car with that part (elsewhere they read a constant).
+ENGINE_CHANNELS = ("rpm", "engine_torque", "axle_torque", "clutch", "gear")
+TYRE_CHANNELS = ("slip_front", "slip_rear", "fy_front", "fy_rear", "wheelspin")
+# A channel of an SI car that a car in pixels lacks, and the one to use there.
+SI_ONLY_CHANNELS = {"speed_kmh": "speed"}
 
 
 def frame_of(t: float, dt: float) -> int:
@@ -29,6 +38,22 @@ def frame_of(t: float, dt: float) -> int:
     Half a frame rounds up, the same way at every time.
     """
     return int(math.floor(t / dt + 0.5))
+
+
+def first_frame_from(t: float, dt: float) -> int:
+    """The first frame k with k * dt >= ``t`` (within a millionth of a frame, so 2.5 s at 1/120 s is frame 300)."""
+    return max(int(math.ceil(t / dt - 1e-6)), 0)
+
+
+def check_step(dt: float) -> float:
+    """The timestep, or ValueError when it is outside [MIN_DT, MAX_DT]."""
+    try:
+        step = check_dt(dt)
+    except ValueError:
+        step = None
+    if step is None or step < MIN_DT:
+        raise ValueError(f"dt = {dt!r}: the timestep must be a number in [{MIN_DT:g}, {MAX_DT:g}] s")
+    return step
 
 
 @dataclass(frozen=True)
@@ -68,25 +93,36 @@ def _resolve_preset(script: Script, preset: str | Path | None):
         raise ScriptError(f"{script.source}: {where}: {exc}") from None
 
 
-def compile_script(script: Script, preset: str | Path | None = None, dt: float | None = None) -> Program:
+def compile_script(script: Script, preset: str | Path | None = None, dt: float | None = None,
+                   max_memory: int = DEFAULT_MAX_MEMORY) -> Program:
     """Resolve ``script`` against its preset (or ``preset``) and dt (or ``dt``, else the script's, else 1/120 s).
 
     Raises ScriptError naming the file, the entry and the reason for anything the car refuses:
-    an unknown channel, a gear on a car without a gearbox, a parameter change out of range.
+    an unknown channel, a gear on a car without a gearbox, a parameter change out of range, or a
+    run whose telemetry would not fit in ``max_memory`` bytes (checked before anything is allocated).
     """
     loaded = _resolve_preset(script, preset)
     src = script.source
     step = dt if dt is not None else script.dt if script.dt is not None else DEFAULT_DT
     try:
-        step = check_dt(step)
+        step = check_step(step)
     except ValueError as exc:
-        raise ScriptError(f"{src}: {exc}") from None
+        raise ScriptError(f"{src}: {'--dt' if dt is not None else '[script] dt'}: {exc}") from None
     frames = frame_of(script.duration, step) + 1
+    unit = loaded.params.model.unit
+    try:
+        check_memory(frames, len(channel_names(unit)), 1, max_memory, src)
+    except LimitError as exc:
+        raise ScriptError(str(exc)) from None
     keys = np.zeros((frames, len(KEYS)), dtype=bool)
     for i, hold in enumerate(script.holds, 1):
         first, end = frame_of(hold.start, step), frame_of(hold.end, step)
         if end <= first:
             raise ScriptError(f"{src}: [[hold]] #{i}: covers no frame at dt = {step:g} s")
+        gear_keys = [key for key in hold.keys if key in GEAR_KEYS]
+        if gear_keys and loaded.params.gearbox is None:
+            raise ScriptError(f"{src}: [[hold]] #{i}: key {gear_keys[0]!r} is refused: "
+                              f"the {loaded.name} car has no gearbox")
         for key in hold.keys:
             keys[first:end, KEYS.index(key)] = True
 
@@ -129,16 +165,34 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
 
     windows = []
     for i, expect in enumerate(script.expects, 1):
-        try:
-            check_channel(expect.channel, params.model.unit)
-        except UnknownChannelError as exc:
-            raise ScriptError(f"{src}: [[expect]] #{i}: {exc}") from None
+        where = f"{src}: [[expect]] #{i}"
+        _check_expect_channel(expect.channel, params, loaded.name, where)
         if expect.at is not None:
             first = last = min(frame_of(expect.at, step), frames - 1)
         else:
-            first, last = frame_of(expect.start, step), frame_of(expect.end, step) - 1
+            # Every frame of [from, to): never one before `from`, whatever the dt.
+            first, last = first_frame_from(expect.start, step), first_frame_from(expect.end, step) - 1
             if last < first:
                 raise ScriptError(f"{src}: [[expect]] #{i}: the window covers no frame at dt = {step:g} s")
         windows.append((first, last))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
                    tuple(changes), tuple(windows))
+
+
+def _check_expect_channel(channel: str, params: CarParams, car: str, where: str) -> None:
+    """ScriptError when ``channel`` does not exist for this car or reads a part the car does not have."""
+    unit = params.model.unit
+    try:
+        check_channel(channel, unit)
+    except UnknownChannelError as exc:
+        instead = SI_ONLY_CHANNELS.get(channel)
+        if instead is not None and unit != "m":
+            raise ScriptError(f"{where}: unknown channel {channel!r} for the {car} car: it measures lengths "
+                              f"in {unit}, so there is no km/h; use {instead!r} ({unit}/s)") from None
+        raise ScriptError(f"{where}: {exc}") from None
+    if channel in ENGINE_CHANNELS and params.engine is None:
+        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no engine, clutch or "
+                          "gearbox (a direct drive force)")
+    if channel in TYRE_CHANNELS and params.tyres is None:
+        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car is kinematic and has no "
+                          "tyre model")

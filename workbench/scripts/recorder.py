@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from physics import ANALOG, KEYS, CarParams
-from workbench.scripts.format import Expect, Hold, Script, Setting
+from workbench.scripts.format import GEAR_KEYS, Expect, Hold, Script, Setting
 
 
 def params_diff(base: CarParams, params: CarParams) -> dict[str, Any]:
@@ -34,6 +34,8 @@ class Recorder:
         self._holds: list[tuple[int, int, str]] = []
         self._sets: list[tuple[int, Setting]] = []
         self._analog: dict[str, float] = {}
+        # Gear keys do nothing on a car without a gearbox, and a script for it refuses them.
+        self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
         start = params_diff(preset_params, params) if params is not None else {}
         if start:
             self._sets.append((0, Setting(0.0, params=start)))
@@ -46,6 +48,7 @@ class Recorder:
         unknown = held - set(KEYS)
         if unknown:
             raise ValueError(f"unknown key {sorted(unknown)[0]!r}; the keys are: {', '.join(KEYS)}")
+        held -= self._ignored
         for key in list(self._runs):
             if key not in held:
                 self._holds.append((self._runs.pop(key), k, key))

@@ -1,0 +1,112 @@
+"""Crash recovery in the window: a window killed while recording is restored, recording and edits, in a new one."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from workbench.gui.recovery import RecoveryKeeper, offer_restore
+from workbench.runs.recovery import RecoveryStore
+from workbench.runs.replay import replay
+from workbench.scripts.program import compile_script
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+    app = QApplication([])
+    from workbench.gui.recovery import RecoveryKeeper
+    from workbench.gui.testing import make_window
+    from workbench.runs.recovery import RecoveryStore
+    folder = sys.argv[1]
+    window = make_window("sedan", QSettings(folder + "/settings.ini", QSettings.Format.IniFormat))
+    window.show()
+    keeper = RecoveryKeeper(window, RecoveryStore(folder), interval=0.05)
+    m = window.model
+    m.set_param("engine.peak_torque", 400.0)  # an unsaved edit
+    m.start_recording()
+    m.press("throttle"); m.advance(150); m.press("left"); m.advance(90); m.release("throttle"); m.advance(60)
+    while not keeper.store.path.exists():  # the keeper's timer saves on its own
+        app.processEvents()
+        time.sleep(0.01)
+    s = m.session
+    print(s.log.digest(), s.log.frames, flush=True)
+    time.sleep(600)  # killed long before
+""")
+
+
+def read_line(proc: subprocess.Popen, timeout: float = 120.0) -> str:
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    assert ready, "the child window never saved its recovery file"
+    return proc.stdout.readline()
+
+
+def test_a_killed_window_is_restored_in_a_new_one(carbench_window, tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+    try:
+        line = read_line(proc)
+        assert line, proc.stderr.read()
+        digest, frames = line.split()
+        os.kill(proc.pid, signal.SIGKILL)  # no clean exit: the file stays
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    orphan = tmp_path / f"recovery-{proc.pid}.json"
+    assert proc.returncode == -signal.SIGKILL and orphan.is_file()
+
+    asked = []
+    restored = offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: asked.append(r) or True)
+    assert restored is not None and asked == [restored]
+    assert not orphan.exists()  # offered once
+    session = carbench_window.model.session
+    assert session.params.engine.peak_torque == 400.0 and session.modified  # the unsaved edit is back
+    recording = session.last_recording
+    assert recording is not None and recording.preset == "sedan" and restored.frames == int(frames)
+    assert session.program is not None and session.program.name == recording.name  # ready to replay or save
+    (result,) = replay([compile_script(recording)])
+    assert result.log.digest(result.car, int(frames)) == digest  # the same drive, bit for bit
+
+
+def test_declining_removes_the_offer(carbench_window, tmp_path):
+    store = RecoveryStore(tmp_path, pid=999_999_999)  # a process that does not exist
+    carbench_window.model.set_param("engine.peak_torque", 410.0)
+    keeper = RecoveryKeeper(carbench_window, store)
+    assert keeper.save_now() and store.path.exists()
+    keeper.timer.stop()
+    carbench_window.model.reset_params()
+    assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: False) is None
+    assert not store.path.exists()
+    assert not carbench_window.model.session.modified
+
+
+def test_nothing_to_lose_writes_no_file_and_a_clean_exit_removes_it(carbench_window, tmp_path):
+    keeper = RecoveryKeeper(carbench_window, RecoveryStore(tmp_path))
+    keeper.timer.stop()
+    assert not keeper.save_now() and list(tmp_path.iterdir()) == []
+    carbench_window.model.start_recording()
+    carbench_window.model.advance(10)
+    assert keeper.save_now() and keeper.store.path.exists()
+    assert not keeper.save_now()  # nothing changed: not written again
+    keeper.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text", ["{", '{"format": "carbench-recovery", "version": 99}', "[]"])
+def test_an_unreadable_orphan_is_skipped_and_removed(carbench_window, tmp_path, text):
+    orphan = tmp_path / "recovery-999999998.json"
+    orphan.write_text(text, encoding="utf-8")
+    assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: True) is None
+    assert not orphan.exists()
+    assert "recovery file skipped" in carbench_window.statusBar().currentMessage()

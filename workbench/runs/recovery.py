@@ -1,0 +1,232 @@
+"""Crash recovery, headless: what of a live session is worth saving, and saving, finding and restoring it.
+
+The window saves a recovery file every few seconds while there is something to lose: the running
+recording and parameter edits not yet saved as a preset. A clean exit deletes it. A file whose
+process is gone (a crash, a kill, a power cut) is an orphan, offered for restoring at the next start.
+Each process writes its own file (``recovery-<pid>.json``), atomically, so two windows never mix
+their files and a crash during a save never leaves half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from physics import PresetError, check_dt
+from workbench.output.files import atomic_write_text
+from workbench.scripts.format import Script, ScriptError, parse_script
+from workbench.scripts.limits import MAX_SCRIPT_BYTES, LimitError, read_limited_text
+from workbench.scripts.recorder import params_diff
+
+FORMAT = "carbench-recovery"
+VERSION = 1
+SAVE_EVERY = 3.0  # seconds between two saves while something could be lost
+
+
+class RecoveryError(ValueError):
+    """A recovery file that cannot be used; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What a crash would lose: the car (preset reference and unsaved edits) and the running recording."""
+
+    preset: str  # a shipped preset's name or a preset file's path
+    dt: float
+    params: dict[str, Any] = field(default_factory=dict)  # unsaved edits, by dotted path
+    recording: Script | None = None  # the recording so far, as a script that replays it
+    saved_at: float = 0.0  # seconds since the epoch
+    pid: int = 0
+
+    @property
+    def frames(self) -> int:
+        """Frames of the recording (0 when there is none)."""
+        return 0 if self.recording is None else int(round(self.recording.duration / self.recording.dt))
+
+    def describe(self) -> str:
+        """One line for the question the window asks."""
+        parts = []
+        if self.recording is not None:
+            parts.append(f"a recording of {self.recording.duration:.1f} s on {self.recording.preset}")
+        if self.params:
+            parts.append(f"{len(self.params)} unsaved parameter edit{'s' if len(self.params) != 1 else ''} "
+                         f"of {self.preset}")
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.saved_at)) if self.saved_at else "earlier"
+        return f"{' and '.join(parts) or 'nothing'} (saved {when})"
+
+    def to_text(self) -> str:
+        doc = {"format": FORMAT, "version": VERSION, "pid": self.pid, "saved_at": self.saved_at,
+               "preset": self.preset, "dt": self.dt, "params": self.params,
+               "recording": None if self.recording is None else self.recording.to_toml()}
+        return json.dumps(doc, indent=1, allow_nan=False)
+
+
+def capture(session, pid: int | None = None, now: float | None = None) -> Recovery | None:
+    """What ``session`` (a LiveSession) would lose now; None when nothing (no recording, no unsaved edit)."""
+    from workbench.runs.live import preset_reference
+
+    edits = params_diff(session.preset.params, session.params) if session.modified else {}
+    recording = None
+    if session.recorder is not None and session.recorder.frames > 0:
+        recording = session.recorder.script("recovered", description="restored after carbench closed unexpectedly")
+    if not edits and recording is None:
+        return None
+    return Recovery(preset_reference(session.preset), session.dt, edits, recording,
+                    time.time() if now is None else now, os.getpid() if pid is None else pid)
+
+
+def from_text(text: str, source: str) -> Recovery:
+    """Parse and validate a recovery file's text; RecoveryError names ``source`` and the reason."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise RecoveryError(f"{source}: not a recovery file: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise RecoveryError(f"{source}: not a carbench recovery file")
+    if doc.get("version") != VERSION:
+        raise RecoveryError(f"{source}: recovery format version {doc.get('version')!r}, this carbench reads {VERSION}")
+    preset, dt, params = doc.get("preset"), doc.get("dt"), doc.get("params", {})
+    pid, saved_at = doc.get("pid", 0), doc.get("saved_at", 0.0)
+    if not isinstance(preset, str) or not preset:
+        raise RecoveryError(f"{source}: `preset` must be a preset name or path")
+    try:
+        dt = check_dt(dt)
+    except ValueError as exc:
+        raise RecoveryError(f"{source}: {exc}") from None
+    if not isinstance(params, dict) or not all(isinstance(k, str) and _is_value(v) for k, v in params.items()):
+        raise RecoveryError(f"{source}: `params` must map parameter paths to numbers, strings or lists of numbers")
+    if isinstance(pid, bool) or not isinstance(pid, int) or not isinstance(saved_at, (int, float)):
+        raise RecoveryError(f"{source}: `pid` and `saved_at` must be numbers")
+    recording = doc.get("recording")
+    script = None
+    if recording is not None:
+        if not isinstance(recording, str):
+            raise RecoveryError(f"{source}: `recording` must be a script's TOML text")
+        try:
+            script = parse_script(recording, f"{source} (recording)")
+        except ScriptError as exc:
+            raise RecoveryError(str(exc)) from None
+    return Recovery(preset, dt, dict(params), script, float(saved_at), pid)
+
+
+def _is_value(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return math.isfinite(v)
+    if isinstance(v, str):
+        return True
+    return isinstance(v, list) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+
+
+def restore(target, recovery: Recovery) -> list[str]:
+    """Put ``recovery`` into ``target``: its car and unsaved edits, and the recording as the last recording.
+
+    ``target`` is a LiveSession, or anything with its ``load_preset``/``set_param`` and a ``session``
+    (the window's SessionModel, so that its views hear of the change). Returns the problems met (an
+    edit the car no longer accepts is skipped, not fatal); PresetError when the preset itself cannot
+    be loaded (then nothing has changed).
+    """
+    target.load_preset(recovery.preset)
+    session = getattr(target, "session", target)
+    problems = []
+    for path, value in recovery.params.items():
+        try:
+            target.set_param(path, value)
+        except ValueError as exc:  # ParamError too
+            problems.append(str(exc))
+    if recovery.recording is not None:
+        try:
+            session.use_script(recovery.recording)
+        except (ScriptError, PresetError) as exc:
+            problems.append(f"the recording cannot be replayed here: {exc}")
+        session.last_recording = recovery.recording
+    return problems
+
+
+def default_folder() -> Path:
+    """Where recovery files live: $CARBENCH_RECOVERY_DIR, else $XDG_STATE_HOME/carbench, else ~/.local/state/carbench."""
+    explicit = os.environ.get("CARBENCH_RECOVERY_DIR")
+    if explicit:
+        return Path(explicit)
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "carbench"
+
+
+def process_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class RecoveryStore:
+    """The recovery files in one folder: this process's own, and the orphans of processes that are gone."""
+
+    def __init__(self, folder: str | os.PathLike | None = None, pid: int | None = None):
+        self.folder = Path(folder) if folder is not None else default_folder()
+        self.pid = os.getpid() if pid is None else pid
+        self._last_text: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.folder / f"recovery-{self.pid}.json"
+
+    def save(self, recovery: Recovery | None) -> bool:
+        """Write (atomically) what a crash would lose, or remove the file when nothing; True when the file changed."""
+        if recovery is None:
+            return self.discard()
+        same = replace(recovery, saved_at=0.0).to_text()  # what matters, whatever the time
+        if same == self._last_text and self.path.exists():
+            return False
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path, recovery.to_text())
+        self._last_text = same
+        return True
+
+    def discard(self) -> bool:
+        """Remove this process's file (a clean exit); True when there was one."""
+        self._last_text = None
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def orphans(self) -> list[tuple[Path, Recovery | RecoveryError]]:
+        """Files of processes that are gone, newest first; unreadable ones come back as their RecoveryError."""
+        if not self.folder.is_dir():
+            return []
+        found: list[tuple[float, Path, Recovery | RecoveryError]] = []
+        for path in self.folder.glob("recovery-*.json"):
+            pid_text = path.stem.removeprefix("recovery-")
+            if not pid_text.isdigit() or int(pid_text) == self.pid or process_alive(int(pid_text)):
+                continue
+            try:
+                item: Recovery | RecoveryError = from_text(read_limited_text(path, "recovery", 4 * MAX_SCRIPT_BYTES),
+                                                           str(path))
+            except (OSError, UnicodeDecodeError, LimitError) as exc:
+                item = RecoveryError(f"{path}: cannot be read: {exc}")
+            except RecoveryError as exc:
+                item = exc
+            found.append((path.stat().st_mtime if path.exists() else 0.0, path, item))
+        return [(path, item) for _, path, item in sorted(found, key=lambda f: f[0], reverse=True)]
+
+    def remove(self, path: Path) -> None:
+        """Forget an orphan (restored, or declined)."""
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass

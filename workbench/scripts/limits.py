@@ -1,0 +1,120 @@
+"""Limits on every size a user can type: script files, durations, timesteps and the memory a replay needs.
+
+A replay allocates its telemetry up front (every channel of every frame), so a duration of 1e9 s or
+a dt of 1e-12 s would otherwise end in an allocation failure, or in hours of swapping. Each limit is
+checked before anything is allocated or run, and the refusal says what was asked and what is allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_SCRIPT_BYTES = 16 * 1024 * 1024
+"""A script file larger than this is refused unread (a recorded hour is about 1 MB of TOML)."""
+
+MAX_DURATION = 24 * 3600.0
+"""Longest script [s]: one day of simulated driving."""
+
+MIN_DT = 1e-5
+"""Smallest timestep [s] (100 kHz); the model's upper limit is physics.simulation.MAX_DT."""
+
+DEFAULT_MAX_MEMORY = 2 * 1024**3
+"""Default telemetry budget of one run [bytes] (``--max-memory``)."""
+
+CHANNEL_BYTES = 8  # every channel is float64
+INPUT_BYTES_PER_FRAME = 2 * (8 + 4 + 4 * 8 + 1 + 8)  # a program's input arrays and the replay's copy of them
+
+
+class LimitError(ValueError):
+    """A size beyond its limit; the message names what was asked and what is allowed."""
+
+
+def check_regular_file(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> Path:
+    """``path`` when it is a regular file no larger than ``max_bytes``; LimitError (or FileNotFoundError) otherwise.
+
+    Devices (``/dev/zero``), FIFOs and sockets are refused before they are opened: reading them
+    would never end or would block.
+    """
+    path = Path(path)
+    info = path.stat()  # FileNotFoundError for a missing file: the caller words that one
+    if stat.S_ISDIR(info.st_mode):
+        raise LimitError(f"{path}: is a directory, not a {what} file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode)
+                or stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a special file")
+        raise LimitError(f"{path}: is {kind}, not a regular {what} file")
+    if info.st_size > max_bytes:
+        raise LimitError(f"{path}: {format_bytes(info.st_size)} is larger than a {what} file may be "
+                         f"({format_bytes(max_bytes)})")
+    return path
+
+
+def read_limited_text(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` (a byte-order mark is dropped)."""
+    path = check_regular_file(path, what, max_bytes)
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew after the check
+        raise LimitError(f"{path}: larger than a {what} file may be ({format_bytes(max_bytes)})")
+    return data.decode("utf-8-sig")
+
+
+def telemetry_bytes(frames: int, channels: int, cars: int = 1) -> int:
+    """What the telemetry of ``cars`` cars over ``frames`` frames takes in memory."""
+    return frames * channels * cars * CHANNEL_BYTES
+
+
+def run_bytes(frames: int, channels: int, cars: int = 1) -> int:
+    """The telemetry plus the per-frame input arrays a replay of that size allocates."""
+    return telemetry_bytes(frames, channels, cars) + frames * cars * INPUT_BYTES_PER_FRAME
+
+
+def check_memory(frames: int, channels: int, cars: int = 1, budget: int = DEFAULT_MAX_MEMORY,
+                 where: str = "") -> None:
+    """LimitError when a run of this size would not fit in ``budget`` bytes."""
+    need = run_bytes(frames, channels, cars)
+    if need > budget:
+        who = f"{where}: " if where else ""
+        cars_text = f" x {cars} cars" if cars > 1 else ""
+        raise LimitError(f"{who}{frames:,} frames{cars_text} of {channels} channels would take "
+                         f"{format_bytes(need)}, over the memory budget of {format_bytes(budget)} "
+                         "(shorten the script, raise dt, or raise --max-memory)")
+
+
+def check_memory_total(frames: int, need: int, budget: int = DEFAULT_MAX_MEMORY, scripts: int = 1) -> None:
+    """LimitError when a whole replay (``frames`` car-frames needing ``need`` bytes) exceeds ``budget``."""
+    if need > budget:
+        what = f"{scripts} scripts" if scripts > 1 else "the script"
+        raise LimitError(f"replaying {what} takes {frames:,} frames of telemetry, {format_bytes(need)}, over the "
+                         f"memory budget of {format_bytes(budget)} (replay fewer at once, or raise --max-memory)")
+
+
+def format_bytes(n: float) -> str:
+    """``n`` bytes in the largest binary unit that keeps it >= 1 (``2 GiB``, ``14.6 TiB``)."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+_SUFFIXES = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1024**2, "mb": 1000**2, "mib": 1024**2,
+             "g": 1024**3, "gb": 1000**3, "gib": 1024**3, "t": 1024**4, "tb": 1000**4, "tib": 1024**4}
+
+
+def parse_bytes(text: str) -> int:
+    """A size typed by a user: ``2G``, ``512MiB``, ``1.5GB``, ``1000000`` (bytes); ValueError when unreadable."""
+    raw = text.strip().lower().replace(" ", "")
+    number = raw.rstrip("abcdefghijklmnopqrstuvwxyz")
+    suffix = raw[len(number):]
+    if suffix not in _SUFFIXES:
+        raise ValueError(f"{text!r}: unknown unit {suffix!r}; use a number of bytes or K, M, G, T (KiB, MiB, GiB ...)")
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (e.g. 2G, 512M)") from None
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{text!r}: the size must be positive")
+    return int(value * _SUFFIXES[suffix])
