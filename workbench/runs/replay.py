@@ -7,12 +7,13 @@ together as one Simulation of N cars; each keeps its own inputs, parameter chang
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from physics import ANALOG, KEYS, CarParams, Inputs, Simulation
 from workbench.output.telemetry_log import TelemetryLog
+from workbench.runs.measures import Measurement, measure_column, measure_unit
 from workbench.scripts.format import Expect
 from workbench.scripts.program import Program
 
@@ -39,6 +40,7 @@ class ReplayResult:
     log: TelemetryLog
     car: int
     verdicts: list[Verdict]
+    measurements: list[Measurement] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -111,7 +113,12 @@ def run_batch(programs: Sequence[Program]) -> list[ReplayResult]:
         units = {c.name: c.unit for c in log.infos}
         verdicts = [judge(e, log.column(e.channel, i, p.frames), first, last, dt, units[e.channel])
                     for e, (first, last) in zip(p.script.expects, p.windows, strict=True)]
-        results.append(ReplayResult(p, log, i, verdicts))
+        measurements = []
+        for m, (first, last) in zip(p.script.measures, p.measure_windows, strict=True):
+            value = measure_column(m, log.column(m.channel, i, p.frames), first, last, dt)
+            measurements.append(Measurement(m, first, last, None if np.isnan(value) else value,
+                                            measure_unit(m, units[m.channel])))
+        results.append(ReplayResult(p, log, i, verdicts, measurements))
     return results
 
 

@@ -48,6 +48,7 @@ class Program:
     gear_value: np.ndarray  # (frames,) int
     param_changes: tuple[tuple[int, CarParams], ...]  # (frame, parameters from that frame on), frame > 0
     windows: tuple[tuple[int, int], ...]  # per expectation: first and last frame, inclusive
+    measure_windows: tuple[tuple[int, int], ...] = ()  # per measure: first and last frame, inclusive
 
     @property
     def name(self) -> str:
@@ -127,18 +128,24 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
             else:
                 changes.append((k, params))
 
-    windows = []
-    for i, expect in enumerate(script.expects, 1):
-        try:
-            check_channel(expect.channel, params.model.unit)
-        except UnknownChannelError as exc:
-            raise ScriptError(f"{src}: [[expect]] #{i}: {exc}") from None
-        if expect.at is not None:
-            first = last = min(frame_of(expect.at, step), frames - 1)
-        else:
-            first, last = frame_of(expect.start, step), frame_of(expect.end, step) - 1
-            if last < first:
-                raise ScriptError(f"{src}: [[expect]] #{i}: the window covers no frame at dt = {step:g} s")
-        windows.append((first, last))
+    windows = tuple(_window(e, f"{src}: [[expect]] #{i}", params, step, frames)
+                    for i, e in enumerate(script.expects, 1))
+    measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", params, step, frames)
+                            for i, m in enumerate(script.measures, 1))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
-                   tuple(changes), tuple(windows))
+                   tuple(changes), windows, measure_windows)
+
+
+def _window(entry, where: str, params: CarParams, step: float, frames: int) -> tuple[int, int]:
+    """The first and last frame (inclusive) an [[expect]] or [[measure]] looks at; ScriptError if none."""
+    try:
+        check_channel(entry.channel, params.model.unit)
+    except UnknownChannelError as exc:
+        raise ScriptError(f"{where}: {exc}") from None
+    if entry.at is not None:
+        first = last = min(frame_of(entry.at, step), frames - 1)
+    else:
+        first, last = frame_of(entry.start, step), frame_of(entry.end, step) - 1
+        if last < first:
+            raise ScriptError(f"{where}: the window covers no frame at dt = {step:g} s")
+    return first, last
