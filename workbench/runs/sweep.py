@@ -1,0 +1,372 @@
+"""Parameter sweeps: one script over a grid or a Latin-hypercube sample of cars, as batches.
+
+Each car is the script's car with the swept parameters replaced (for the whole run: a script's
+``[[set]] params`` change the other parameters as written). Cars run in chunks of at most
+``chunk`` cars; a chunk steps its cars together and reduces each frame into per-car verdicts and
+measures (:class:`workbench.runs.measures.Tally`), so a sweep keeps O(cars) numbers, never telemetry.
+A car's row depends only on its values: not on the chunk size, its position or where the chunk ran.
+
+Sweep values are in the parameter's display unit (degrees for a lock), as the parameter panel shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics import CarParams, Inputs, ParamError, ParamInfo, Simulation
+from workbench.runs.measures import Tally
+from workbench.runs.replay import batch_key
+from workbench.scripts.program import Program
+
+MAX_CARS = 1_000_000
+MAX_VALUES = 100_000  # values on one axis
+DEFAULT_CHUNK = 2048
+_DISPLAY_FACTOR = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
+
+
+class SweepError(ValueError):
+    """A sweep that cannot run; the message names the option, the value or the combination and the reason."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept parameter: its path, unit shown, the factor from SI to that unit, and its values (shown units)."""
+
+    path: str
+    unit: str
+    factor: float
+    values: np.ndarray  # grid values, or for a sample the (lo, hi) range
+    log: bool = False
+    spec: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} [{self.unit}]" if self.unit else self.path
+
+
+def display(info: ParamInfo) -> tuple[str, float]:
+    """The unit a parameter is shown in and the factor from its SI value."""
+    if info.display in _DISPLAY_FACTOR:
+        return info.display, _DISPLAY_FACTOR[info.display]
+    return info.unit, 1.0
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SweepError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise SweepError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
+def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
+    """``PATH=LO:HI:N``, ``PATH=LO:HI:N:log`` or ``PATH=V1,V2,...``; with ``sample``, ``PATH=LO:HI[:log]``."""
+    where = f"--param {spec}"
+    path, sep, values_text = spec.partition("=")
+    path = path.strip()
+    if not sep or not path or not values_text.strip():
+        raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
+    try:
+        info = params.info(path)
+    except ParamError as exc:
+        raise SweepError(f"{where}: {exc}") from None
+    if info.kind not in (float, int) or info.choices:
+        raise SweepError(f"{where}: {path} is not a number and cannot be swept")
+    unit, factor = display(info)
+    parts = [p.strip() for p in values_text.split(":")]
+    log = len(parts) in (3, 4) and parts[-1] == "log"
+    if log:
+        parts = parts[:-1]
+    if sample:
+        if len(parts) != 2:
+            raise SweepError(f"{where}: with --samples give a range PATH=LO:HI or PATH=LO:HI:log")
+        lo, hi = (_number(p, where) for p in parts)
+        if not lo < hi:
+            raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
+        values = np.array([lo, hi])
+    elif len(parts) == 1:
+        values = np.array([_number(p, where) for p in parts[0].split(",")])
+        if log:
+            raise SweepError(f"{where}: log needs a range LO:HI:N:log")
+    elif len(parts) == 3:
+        lo, hi = _number(parts[0], where), _number(parts[1], where)
+        try:
+            n = int(parts[2])
+        except ValueError:
+            raise SweepError(f"{where}: N = {parts[2]!r} must be a whole number of values") from None
+        if not 2 <= n <= MAX_VALUES:
+            raise SweepError(f"{where}: N = {n} must be between 2 and {MAX_VALUES} (one value: PATH=V)")
+        if not lo < hi:
+            raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
+        if log and lo <= 0:
+            raise SweepError(f"{where}: a log axis needs LO > 0, got {lo:g}")
+        values = np.geomspace(lo, hi, n) if log else np.linspace(lo, hi, n)
+        values[0], values[-1] = lo, hi  # exactly the ends typed (geomspace can miss by an ulp)
+    else:
+        raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
+    if sample and log and values[0] <= 0:
+        raise SweepError(f"{where}: a log range needs LO > 0, got {values[0]:g}")
+    if len(values) > MAX_VALUES:
+        raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
+    for v in values:
+        _check_value(info, float(v) / factor, f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
+    return Axis(path, unit, factor, values, log, spec)
+
+
+def _check_value(info: ParamInfo, si: float, where: str, unit: str, factor: float) -> None:
+    try:
+        info.check(si)
+    except ParamError:
+        shown = dataclasses.replace(info, lo=None if info.lo is None else info.lo * factor,
+                                    hi=None if info.hi is None else info.hi * factor)
+        raise SweepError(f"{where} is out of range; allowed: {shown.allowed(unit)}") from None
+
+
+def latin_hypercube(n: int, dims: int, seed: int) -> np.ndarray:
+    """(n, dims) points in [0, 1): each column has exactly one point in each of the n strata [i/n, (i+1)/n)."""
+    rng = np.random.default_rng(seed)
+    u = np.empty((n, dims))
+    for d in range(dims):
+        u[:, d] = (rng.permutation(n) + rng.random(n)) / n
+    return u
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a sweep runs: the program, its axes, and one row of values per car (shown units)."""
+
+    program: Program
+    axes: tuple[Axis, ...]
+    values: np.ndarray  # (cars, axes) in the axes' shown units
+    grid: bool  # a full grid (rows in product order, first axis slowest) or a sample
+    seed: int | None = None
+
+    @property
+    def cars(self) -> int:
+        return len(self.values)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(a.values) for a in self.axes) if self.grid else (self.cars,)
+
+    def si_values(self) -> np.ndarray:
+        return self.values / np.array([a.factor for a in self.axes])
+
+
+def plan_sweep(program: Program, specs: Sequence[str], samples: int | None = None, seed: int | None = None) -> Plan:
+    """Parse the axes and lay out every car; SweepError for bad specs, too many cars or a car that breaks its constraints."""
+    if not specs:
+        raise SweepError("give at least one --param PATH=SPEC")
+    if samples is not None and not 1 <= samples <= MAX_CARS:
+        raise SweepError(f"--samples {samples}: must be between 1 and {MAX_CARS:,}")
+    if seed is not None and samples is None:
+        raise SweepError("--seed: only with --samples")
+    axes = tuple(parse_axis(s, program.params, sample=samples is not None) for s in specs)
+    paths = [a.path for a in axes]
+    repeated = next((p for p in paths if paths.count(p) > 1), None)
+    if repeated:
+        raise SweepError(f"--param {repeated}: given twice")
+    if samples is None:
+        count = math.prod(len(a.values) for a in axes)
+        if count > MAX_CARS:
+            raise SweepError(f"{' x '.join(str(len(a.values)) for a in axes)} = {count:,} cars; "
+                             f"a sweep has at most {MAX_CARS:,}")
+        mesh = np.meshgrid(*[a.values for a in axes], indexing="ij")
+        values = np.column_stack([m.ravel() for m in mesh])
+        plan = Plan(program, axes, values, True)
+    else:
+        u = latin_hypercube(samples, len(axes), 0 if seed is None else seed)
+        columns = []
+        for d, a in enumerate(axes):
+            lo, hi = a.values
+            columns.append(np.exp(np.log(lo) + u[:, d] * (np.log(hi) - np.log(lo))) if a.log else lo + u[:, d] * (hi - lo))
+        plan = Plan(program, axes, np.column_stack(columns), False, 0 if seed is None else seed)
+    check_cars(plan)
+    return plan
+
+
+def check_cars(plan: Plan) -> None:
+    """Refuse the first car whose values break a group's constraints, naming its values."""
+    program = plan.program
+    bases = [program.params] + [params for _, params in program.param_changes]
+    si = plan.si_values()
+    groups: dict[str, list[int]] = {}
+    for d, a in enumerate(plan.axes):
+        groups.setdefault(a.path.split(".")[0], []).append(d)
+    for group, dims in groups.items():
+        cols = si[:, dims]
+        unique, first = np.unique(cols, axis=0, return_index=True)
+        for row, i in zip(unique, first, strict=True):
+            for base in bases:
+                problem = _group_problem(base, group, [plan.axes[d].path for d in dims], row)
+                if problem:
+                    shown = ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
+                                      for a, v in zip(plan.axes, plan.values[i], strict=True))
+                    raise SweepError(f"car {i + 1} ({shown}): {group}.{problem}")
+
+
+def _group_problem(base: CarParams, group: str, paths: Sequence[str], values: np.ndarray) -> str | None:
+    current = getattr(base, group)
+    updated = dataclasses.replace(current, **{p.split(".")[1]: _typed(current, p, v) for p, v in zip(paths, values,
+                                                                                                   strict=True)})
+    check = getattr(updated, "check", None)
+    return check() if check is not None else None
+
+
+def _typed(group, path: str, value: float):
+    return int(value) if isinstance(getattr(group, path.split(".")[1]), int) else float(value)
+
+
+def car_with(base: CarParams, paths: Sequence[str], values: Sequence[float]) -> CarParams:
+    """``base`` with the parameters at ``paths`` set to ``values`` (SI), already checked by :func:`check_cars`."""
+    changes: dict[str, dict] = {}
+    for path, value in zip(paths, values, strict=True):
+        group, key = path.split(".")
+        changes.setdefault(group, {})[key] = _typed(getattr(base, group), path, value)
+    return dataclasses.replace(base, **{g: dataclasses.replace(getattr(base, g), **kv) for g, kv in changes.items()})
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Cars ``start .. start + len(values) - 1`` of a sweep: what a worker needs to run them."""
+
+    program: Program
+    paths: tuple[str, ...]
+    values: np.ndarray  # (cars, axes) SI
+    start: int
+
+
+@dataclass
+class ChunkResult:
+    start: int
+    expect_value: np.ndarray  # (E, cars)
+    expect_margin: np.ndarray
+    measure_value: np.ndarray  # (M, cars)
+    car_steps: int
+
+
+def _frame_inputs(program: Program, k: int, n: int) -> Inputs:
+    keys, on, value = program.keys[k], program.analog_on[k], program.analog_value[k]
+
+    def full(x, dtype):
+        return np.full(n, x, dtype=dtype)
+
+    return Inputs(
+        throttle=full(keys[0], bool), brake=full(keys[1], bool), left=full(keys[2], bool), right=full(keys[3], bool),
+        clutch=full(keys[4], bool), handbrake=full(keys[5], bool), gear_up=full(keys[6], bool),
+        gear_down=full(keys[7], bool),
+        steer_on=full(on[0], bool), steer_value=full(value[0], float), throttle_on=full(on[1], bool),
+        throttle_value=full(value[1], float), brake_on=full(on[2], bool), brake_value=full(value[2], float),
+        clutch_on=full(on[3], bool), clutch_value=full(value[3], float),
+        gear_on=full(program.gear_on[k], bool), gear_value=full(program.gear_value[k], np.int64),
+    )
+
+
+def run_chunk(chunk: Chunk) -> ChunkResult:
+    """Step the chunk's cars through the program as one batch, reducing every frame into a Tally."""
+    program, n = chunk.program, len(chunk.values)
+    cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
+    sim = Simulation(cars, dt=program.dt)
+    tally = Tally(program, n)
+    changes = dict(program.param_changes)
+    frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters
+    for k in range(frames):
+        if k in changes:
+            sim.set_cars([car_with(changes[k], chunk.paths, row) for row in chunk.values])
+        tally.update(k, sim.step(_frame_inputs(program, k, n)))
+    return ChunkResult(chunk.start, tally.expect_value, tally.expect_margin, tally.measure_value, frames * n)
+
+
+@dataclass
+class SweepResult:
+    """Every car's row: its values, each expectation's decisive value, margin and pass, each measure's value."""
+
+    plan: Plan
+    expect_value: np.ndarray  # (E, cars), in the channel's unit
+    expect_margin: np.ndarray  # (E, cars), signed: >= 0 passes
+    measure_value: np.ndarray  # (M, cars); NaN where a crossing never happens
+    car_steps: int
+    seconds: float
+
+    @property
+    def expect_passed(self) -> np.ndarray:
+        return self.expect_margin >= 0
+
+    @property
+    def all_passed(self) -> np.ndarray:
+        return self.expect_passed.all(axis=0)
+
+
+Progress = Callable[[int, int, int, float], None]
+"""progress(cars_done, cars, car_steps_done, seconds)"""
+
+
+def chunks_of(plan: Plan, size: int) -> list[Chunk]:
+    si = plan.si_values()
+    paths = tuple(a.path for a in plan.axes)
+    return [Chunk(plan.program, paths, si[i:i + size], i) for i in range(0, plan.cars, size)]
+
+
+def run_sweep(plan: Plan, mapper=None, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None,
+              per_round: int = 1, cancelled: Callable[[], bool] | None = None) -> SweepResult | None:
+    """Run every car of ``plan`` in chunks of ``chunk`` cars through ``mapper`` (in process when None).
+
+    ``per_round`` chunks go to the mapper at a time (a cluster's worker count), and ``progress`` is told
+    after each round; ``cancelled()`` returning True stops after the round and returns None.
+    """
+    if not 1 <= chunk <= MAX_CARS:
+        raise SweepError(f"chunk size {chunk}: must be between 1 and {MAX_CARS:,}")
+    program = plan.program
+    if any(batch_key(p, program.dt) != batch_key(program.params, program.dt) for _, p in program.param_changes):
+        raise SweepError(f"{program.script.source}: its [[set]] params reshape the car mid-run; it cannot be swept")
+    run = mapper or (lambda fn, items: [fn(item) for item in items])
+    pieces = chunks_of(plan, chunk)
+    results: list[ChunkResult] = []
+    began = time.perf_counter()
+    done = steps = 0
+    for r in range(0, len(pieces), max(per_round, 1)):
+        if cancelled is not None and cancelled():
+            return None
+        batch = pieces[r:r + max(per_round, 1)]
+        for piece, result in zip(batch, run(run_chunk, batch), strict=True):
+            results.append(result)
+            done += len(piece.values)
+            steps += result.car_steps
+        if progress is not None:
+            progress(done, plan.cars, steps, time.perf_counter() - began)
+    results.sort(key=lambda c: c.start)
+    return SweepResult(plan, np.concatenate([c.expect_value for c in results], axis=1),
+                       np.concatenate([c.expect_margin for c in results], axis=1),
+                       np.concatenate([c.measure_value for c in results], axis=1),
+                       steps, time.perf_counter() - began)
+
+
+def varied_axis(plan: Plan) -> int | None:
+    """The one axis of a grid with several values (the others hold one), else None."""
+    several = [d for d, a in enumerate(plan.axes) if len(a.values) > 1]
+    return several[0] if plan.grid and len(several) == 1 else None
+
+
+def flips(result: SweepResult) -> list[tuple[int, float, float, bool]]:
+    """Where each expectation's verdict changes along a one-axis grid: (expectation, value before, value after,
+    passes after). Empty unless the sweep is a grid with exactly one axis of several values."""
+    plan = result.plan
+    axis = varied_axis(plan)
+    if axis is None:
+        return []
+    values = plan.values[:, axis]
+    out = []
+    for e, passed in enumerate(result.expect_passed):
+        for i in range(len(values) - 1):
+            if passed[i] != passed[i + 1]:
+                out.append((e, float(values[i]), float(values[i + 1]), bool(passed[i + 1])))
+    return out
+
