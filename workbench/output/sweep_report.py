@@ -270,8 +270,9 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
             _title(result, f"sensitivity of \u201c{expect.label()}\u201d"),
             _with_unit("mean margin, lowest to highest third of each parameter", e_units[e]), "",
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
-            lines=[Line(0.0, "x", PASS_COLOUR, True, "bound")],
-            notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; (+): the margin grows with the parameter",),
+            lines=[Line(0.0, "x", PASS_COLOUR, True)],
+            notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
+                   "(+): the margin grows with the parameter",),
             height=max(240, 90 + 48 * len(rows)))))
     return out
 

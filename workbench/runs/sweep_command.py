@@ -103,8 +103,11 @@ def _empty_result(plan) -> SweepResult:
     return SweepResult(plan, np.zeros((e, plan.cars)), np.zeros((e, plan.cars)), np.zeros((m, plan.cars)), 0, 0.0)
 
 
-def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None = None,
+        stderr: TextIO | None = None) -> int:
     """The command: 0 when the sweep ran (whatever passed), 2 for bad input (one line on stderr, nothing on stdout)."""
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
     try:
         plan, folder = prepare(args)
     except BadInput as exc:
