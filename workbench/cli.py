@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     where = sw.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N processes")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
-    sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 2048)")
+    sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 8192)")
 
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")

@@ -26,7 +26,7 @@ from workbench.scripts.program import Program
 
 MAX_CARS = 1_000_000
 MAX_VALUES = 100_000  # values on one axis
-DEFAULT_CHUNK = 2048
+DEFAULT_CHUNK = 8192  # cars per batch: a few MB of state and one frame's telemetry
 _DISPLAY_FACTOR = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 
 

@@ -115,9 +115,12 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         return 2
     bar = ProgressBar(stderr) if stderr.isatty() else None
     rounds = 1 if args.workers is None and args.scheduler is None else 2 * (args.workers or 4)
+    chunk = args.chunk
+    if rounds > 1 and args.chunk == DEFAULT_CHUNK:  # enough chunks to keep every worker busy
+        chunk = max(1, min(chunk, -(-plan.cars // rounds)))
     try:
         with cluster.mapper(args.workers, args.scheduler) as mapper:
-            result = run_sweep(plan, mapper, args.chunk, bar, per_round=rounds)
+            result = run_sweep(plan, mapper, chunk, bar, per_round=rounds)
     except cluster.ClusterError as exc:
         print(f"carbench: {exc}", file=stderr)
         return 2
