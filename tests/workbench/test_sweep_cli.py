@@ -110,9 +110,9 @@ def test_workers_without_distributed_name_the_extra(capsys, script, monkeypatch,
 def test_the_progress_bar_shows_cars_rate_and_time_left_after_a_second():
     stream = io.StringIO()
     bar = ProgressBar(stream)
-    bar(100, 1000, 50_000, 0.5)
+    bar(100, 1000, 50_000, 500_000, 0.5)
     assert stream.getvalue() == ""
-    bar(250, 1000, 125_000, 2.0)
+    bar(250, 1000, 125_000, 500_000, 2.0)
     bar.close()
     text = stream.getvalue()
     assert "250/1,000 cars" in text and "62,500 car-steps/s" in text and "6 s left" in text and text.endswith("\n")

@@ -4,7 +4,6 @@ script over them off the GUI thread, and see where it passes; clicking a point o
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import pyqtgraph as pg
@@ -45,9 +44,11 @@ class SweepWorker(QObject):
         self.chunk = chunk
         self.cancel_requested = False
 
+    def _progress(self, done: int, cars: int, steps: int, total: int, seconds: float) -> None:
+        self.progressed.emit(int(cars * steps / total) if total else done, cars)
+
     def run(self) -> None:
-        result = run_sweep(self.plan, chunk=self.chunk, progress=lambda done, cars, *_: self.progressed.emit(done, cars),
-                           cancelled=lambda: self.cancel_requested)
+        result = run_sweep(self.plan, chunk=self.chunk, progress=self._progress, cancelled=lambda: self.cancel_requested)
         self.finished.emit(result)
 
 
@@ -222,7 +223,7 @@ class SweepDock(QWidget):
         self.progress.setValue(0)
         self._say(f"running {plan.cars} cars\u2026")
         self._thread = QThread(self)
-        self._worker = SweepWorker(plan, chunk=max(1, math.ceil(plan.cars / 10)))
+        self._worker = SweepWorker(plan, chunk=plan.cars)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         self._worker.progressed.connect(self._on_progress)

@@ -270,8 +270,23 @@ def _frame_inputs(program: Program, k: int, n: int) -> Inputs:
     )
 
 
-def run_chunk(chunk: Chunk) -> ChunkResult:
-    """Step the chunk's cars through the program as one batch, reducing every frame into a Tally."""
+TICK_FRAMES = 30  # an in-process chunk reports progress (and can be cancelled) this often
+
+
+class Cancelled(Exception):
+    """A sweep stopped on request between frames."""
+
+
+def frames_needed(program: Program) -> int:
+    """Frames a sweep steps: up to the last frame an expectation or measure looks at."""
+    return min(program.frames, Tally(program, 0).last_frame + 1)
+
+
+def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None) -> ChunkResult:
+    """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
+
+    ``tick(frames_done)`` (in process only) is called every TICK_FRAMES frames; it may raise Cancelled.
+    """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
     sim = Simulation(cars, dt=program.dt)
@@ -282,6 +297,8 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
         if k in changes:
             sim.set_cars([car_with(changes[k], chunk.paths, row) for row in chunk.values])
         tally.update(k, sim.step(_frame_inputs(program, k, n)))
+        if tick is not None and (k + 1) % TICK_FRAMES == 0:
+            tick(k + 1)
     return ChunkResult(chunk.start, tally.expect_value, tally.expect_margin, tally.measure_value, frames * n)
 
 
@@ -305,8 +322,8 @@ class SweepResult:
         return self.expect_passed.all(axis=0)
 
 
-Progress = Callable[[int, int, int, float], None]
-"""progress(cars_done, cars, car_steps_done, seconds)"""
+Progress = Callable[[int, int, int, int, float], None]
+"""progress(cars_done, cars, car_steps_done, car_steps, seconds)"""
 
 
 def chunks_of(plan: Plan, size: int) -> list[Chunk]:
@@ -317,31 +334,53 @@ def chunks_of(plan: Plan, size: int) -> list[Chunk]:
 
 def run_sweep(plan: Plan, mapper=None, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None,
               per_round: int = 1, cancelled: Callable[[], bool] | None = None) -> SweepResult | None:
-    """Run every car of ``plan`` in chunks of ``chunk`` cars through ``mapper`` (in process when None).
+    """Run every car of ``plan`` in chunks of ``chunk`` cars, in process (``mapper`` None) or through ``mapper``.
 
-    ``per_round`` chunks go to the mapper at a time (a cluster's worker count), and ``progress`` is told
-    after each round; ``cancelled()`` returning True stops after the round and returns None.
+    In process, ``progress`` is told every few frames and ``cancelled()`` is asked as often; through a
+    mapper, ``per_round`` chunks go out at a time (a cluster's worker count) and both happen between
+    rounds. A cancelled sweep returns None.
     """
     if not 1 <= chunk <= MAX_CARS:
         raise SweepError(f"chunk size {chunk}: must be between 1 and {MAX_CARS:,}")
     program = plan.program
     if any(batch_key(p, program.dt) != batch_key(program.params, program.dt) for _, p in program.param_changes):
         raise SweepError(f"{program.script.source}: its [[set]] params reshape the car mid-run; it cannot be swept")
-    run = mapper or (lambda fn, items: [fn(item) for item in items])
     pieces = chunks_of(plan, chunk)
     results: list[ChunkResult] = []
     began = time.perf_counter()
+    total = frames_needed(program) * plan.cars
     done = steps = 0
-    for r in range(0, len(pieces), max(per_round, 1)):
-        if cancelled is not None and cancelled():
-            return None
-        batch = pieces[r:r + max(per_round, 1)]
-        for piece, result in zip(batch, run(run_chunk, batch), strict=True):
-            results.append(result)
-            done += len(piece.values)
-            steps += result.car_steps
+
+    def tell(cars_done: int, steps_done: int) -> None:
         if progress is not None:
-            progress(done, plan.cars, steps, time.perf_counter() - began)
+            progress(cars_done, plan.cars, steps_done, total, time.perf_counter() - began)
+
+    if mapper is None:
+        for piece in pieces:
+            n = len(piece.values)
+
+            def tick(frames: int, n=n, done=done, steps=steps) -> None:
+                if cancelled is not None and cancelled():
+                    raise Cancelled
+                tell(done, steps + frames * n)
+
+            try:
+                result = run_chunk(piece, tick)
+            except Cancelled:
+                return None
+            results.append(result)
+            done, steps = done + n, steps + result.car_steps
+            tell(done, steps)
+    else:
+        for r in range(0, len(pieces), max(per_round, 1)):
+            if cancelled is not None and cancelled():
+                return None
+            batch = pieces[r:r + max(per_round, 1)]
+            for piece, result in zip(batch, mapper(run_chunk, batch), strict=True):
+                results.append(result)
+                done += len(piece.values)
+                steps += result.car_steps
+            tell(done, steps)
     results.sort(key=lambda c: c.start)
     return SweepResult(plan, np.concatenate([c.expect_value for c in results], axis=1),
                        np.concatenate([c.expect_margin for c in results], axis=1),

@@ -51,12 +51,13 @@ class ProgressBar:
         self.after = after
         self.shown = False
 
-    def __call__(self, done: int, cars: int, steps: int, seconds: float) -> None:
+    def __call__(self, done: int, cars: int, steps: int, total: int, seconds: float) -> None:
         if seconds < self.after and not self.shown:
             return
         rate = steps / seconds if seconds > 0 else 0.0
-        left = seconds * (cars - done) / done if done else 0.0
-        filled = int(30 * done / cars)
+        left = (total - steps) / rate if rate > 0 else 0.0
+        filled = int(30 * steps / total) if total else 30
+        done = max(done, int(cars * steps / total) if total else cars)  # cars' worth of steps, mid-chunk too
         self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done:,}/{cars:,} cars  "
                           f"{rate:,.0f} car-steps/s  {left:,.0f} s left ")
         self.stream.flush()
@@ -120,7 +121,7 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         chunk = max(1, min(chunk, -(-plan.cars // rounds)))
     try:
         with cluster.mapper(args.workers, args.scheduler) as mapper:
-            result = run_sweep(plan, mapper, chunk, bar, per_round=rounds)
+            result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)
     except cluster.ClusterError as exc:
         print(f"carbench: {exc}", file=stderr)
         return 2
