@@ -219,3 +219,15 @@ def test_a_two_worker_local_cluster_writes_the_same_csv_bytes(short):
     with cluster.mapper(workers=2) as mapper:
         there = csv_text(run_sweep(plan, mapper, chunk=2, per_round=4))
     assert there.encode() == here.encode()
+
+
+def test_a_one_axis_sample_names_its_flips_in_order_of_the_value(short):
+    result = run_sweep(plan_sweep(short, ["engine.peak_torque=20:350"], samples=12, seed=5))
+    moving = result.expect_passed[0]
+    assert moving.any() and not moving.all()
+    (line,) = [text for e, text in flip_lines(result).items() if e == 0]
+    torque = result.plan.values[:, 0]
+    lowest_pass, highest_fail = torque[moving].min(), torque[~moving].max()
+    assert highest_fail < lowest_pass  # the weak engines fail, the strong ones pass
+    assert line == (f"passes from engine.peak_torque = {lowest_pass:g} N m upwards "
+                    f"(fails at {highest_fail:g} N m)")

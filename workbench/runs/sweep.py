@@ -389,23 +389,25 @@ def run_sweep(plan: Plan, mapper=None, chunk: int = DEFAULT_CHUNK, progress: Pro
 
 
 def varied_axis(plan: Plan) -> int | None:
-    """The one axis of a grid with several values (the others hold one), else None."""
+    """The one axis with several values (the others hold one), or a sample's only axis; else None."""
+    if not plan.grid:
+        return 0 if len(plan.axes) == 1 else None
     several = [d for d, a in enumerate(plan.axes) if len(a.values) > 1]
-    return several[0] if plan.grid and len(several) == 1 else None
+    return several[0] if len(several) == 1 else None
 
 
 def flips(result: SweepResult) -> list[tuple[int, float, float, bool]]:
-    """Where each expectation's verdict changes along a one-axis grid: (expectation, value before, value after,
-    passes after). Empty unless the sweep is a grid with exactly one axis of several values."""
+    """Where each expectation's verdict changes along the one varied axis, in increasing order of its
+    value: (expectation, value before, value after, passes after). Empty with several varied axes."""
     plan = result.plan
     axis = varied_axis(plan)
     if axis is None:
         return []
-    values = plan.values[:, axis]
+    order = np.argsort(plan.values[:, axis], kind="stable")
+    values = plan.values[order, axis]
     out = []
-    for e, passed in enumerate(result.expect_passed):
+    for e, passed in enumerate(result.expect_passed[:, order]):
         for i in range(len(values) - 1):
             if passed[i] != passed[i + 1]:
                 out.append((e, float(values[i]), float(values[i + 1]), bool(passed[i + 1])))
     return out
-
