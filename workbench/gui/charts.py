@@ -141,7 +141,6 @@ def _heatmap(plot, heat, widget) -> None:
         curve = pg.IsocurveItem(data=np.where(np.isfinite(values), values, lo).T, level=heat.level,
                                 pen=pg.mkPen("#111", width=2.5))
         curve.setParentItem(image)
-        curve.setPos(0.5, 0.5)  # the contour is in data indices; pixel i's centre is at i + 0.5
         image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)  # no contour past the cells
     bar = pg.ColorBarItem(values=(lo, hi), colorMap=image.getColorMap(), label=heat.colour_label, interactive=False)
     bar.setImageItem(image, insert_in=plot)

@@ -29,7 +29,8 @@ from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, r
 from workbench.scripts.program import Program
 
 MAX_AXES = 2  # the dock draws a line (one axis) or a heatmap (two)
-DOCK_CARS = 10_000  # a sweep from the window stays interactive; bigger ones belong to `carbench sweep`
+DOCK_CARS = 10_000
+MARKED_CELLS = 400  # up to this many cells each shows a pass or fail mark  # a sweep from the window stays interactive; bigger ones belong to `carbench sweep`
 
 
 class SweepWorker(QObject):
@@ -321,6 +322,12 @@ class SweepDock(QWidget):
         dx, dy = self._cell
         image.setRect(x[0] - dx / 2, y[0] - dy / 2, dx * nx, dy * ny)
         self.plot.addItem(image)
+        if nx > 1 and ny > 1:  # the pass boundary, clipped to the cells
+            boundary = pg.IsocurveItem(data=margin, level=0.0, pen=pg.mkPen("#111", width=2))
+            boundary.setParentItem(image)
+            image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+        if nx * ny > MARKED_CELLS:
+            return
         passed = result.expect_passed[e].reshape(nx, ny)
         for i in range(nx):
             for j in range(ny):
