@@ -81,11 +81,19 @@ def test_a_heatmap_sweep_and_a_clicked_cell_become_the_sessions_parameters(qtbot
     images = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "ImageItem"]
     assert len(images) == 1 and images[0].image.shape == (3, 2)
     window.sweep.grab().save(str(tmp_path / "sweep_dock.png"))
+    # the pass boundary of "moving" runs between the failing and the passing torques
+    passed = dock.result.expect_passed[0].reshape(3, 2)
+    assert not passed[1].any() and passed[2].all(), dock.result.expect_margin[0]
+    (boundary,) = [i for i in images[0].childItems() if type(i).__name__ == "IsocurveItem"]
+    boundary.generatePath()
+    vb = dock.plot.getPlotItem().vb
+    rect = boundary.boundingRect()
+    left, right = (vb.mapFromItemToView(boundary, p).x() for p in (rect.topLeft(), rect.topRight()))
+    assert 180.0 < left <= right < 330.0
 
     # click the cell of torque 180 N m, lock 40 deg (car 4 in product order)
     chosen = []
     dock.car_chosen.connect(chosen.append)
-    vb = dock.plot.getPlotItem().vb
     scene_point = vb.mapViewToScene(dock.cell_position(3))
     widget_point = dock.plot.mapFromScene(scene_point)
     qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=widget_point)
