@@ -231,3 +231,22 @@ def test_a_one_axis_sample_names_its_flips_in_order_of_the_value(short):
     assert highest_fail < lowest_pass  # the weak engines fail, the strong ones pass
     assert line == (f"passes from engine.peak_torque = {lowest_pass:g} N m upwards "
                     f"(fails at {highest_fail:g} N m)")
+
+
+def test_degrees_become_radians_as_math_radians_makes_them(short):
+    values = [float(v) for v in np.linspace(10.0, 80.0, 141)]
+    plan = plan_sweep(short, ["steering.lock=" + ",".join(map(repr, values))])
+    assert plan.si_values()[:, 0].tolist() == [math.radians(v) for v in values]
+    assert plan.si_values()[-1, 0] == short.params.info("steering.lock").hi  # the 80 deg limit itself is allowed
+
+
+def test_a_scripts_parameter_changes_still_apply_to_every_car():
+    changed = SHORT + '\n[[set]]\nat = 0.5\nparams = { "engine.peak_torque" = 120.0 }\n'
+    program = compile_script(parse_script(changed, "changed.toml"))
+    assert program.param_changes
+    (plain,) = replay([program])
+    result = run_sweep(plan_sweep(program, ["body.mass=1200,1500"]))
+    assert result.expect_value[:, 0].tolist() == [v.measured for v in plain.verdicts]
+    assert result.measure_value[:, 0].tolist() == [m.value for m in plain.measurements]
+    heavier = run_sweep(plan_sweep(compile_script(parse_script(SHORT, "short.toml")), ["body.mass=1500"]))
+    assert result.expect_value[0, 1] != heavier.expect_value[0, 0]  # the weaker engine from 0.5 s on

@@ -28,6 +28,7 @@ MAX_CARS = 1_000_000
 MAX_VALUES = 100_000  # values on one axis
 DEFAULT_CHUNK = 8192  # cars per batch: a few MB of state and one frame's telemetry
 _DISPLAY_FACTOR = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
+_TO_SI = {"deg": math.pi / 180.0, "deg/s": math.pi / 180.0}  # what math.radians multiplies by
 
 
 class SweepError(ValueError):
@@ -44,6 +45,11 @@ class Axis:
     values: np.ndarray  # grid values, or for a sample the (lo, hi) range
     log: bool = False
     spec: str = ""
+
+    @property
+    def to_si(self) -> float:
+        """The factor from a shown value to SI (degrees to radians as math.radians does it)."""
+        return _TO_SI.get(self.unit, 1.0) if self.factor != 1.0 else 1.0
 
     @property
     def label(self) -> str:
@@ -117,7 +123,7 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
     if len(values) > MAX_VALUES:
         raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
     for v in values:
-        _check_value(info, float(v) / factor, f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
+        _check_value(info, float(v) * _TO_SI.get(unit, 1.0) if factor != 1.0 else float(v), f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
     return Axis(path, unit, factor, values, log, spec)
 
 
@@ -158,7 +164,7 @@ class Plan:
         return tuple(len(a.values) for a in self.axes) if self.grid else (self.cars,)
 
     def si_values(self) -> np.ndarray:
-        return self.values / np.array([a.factor for a in self.axes])
+        return self.values * np.array([a.to_si for a in self.axes])
 
 
 def plan_sweep(program: Program, specs: Sequence[str], samples: int | None = None, seed: int | None = None) -> Plan:
