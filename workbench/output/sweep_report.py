@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 import re
 from pathlib import Path
 
@@ -278,5 +279,19 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
 
 
 def write_charts(result: SweepResult, folder: Path, render: Renderer) -> list[Path]:
-    """Render every chart into ``folder`` (which must exist); returns the files written."""
-    return [render(chart, folder / name) for name, chart in charts(result)]
+    """Render every chart into ``folder`` (which must exist); returns the files written.
+
+    Each PNG is drawn to a hidden file beside its target and renamed over it, so a chart is whole or absent.
+    """
+    written = []
+    for name, chart in charts(result):
+        target = folder / name
+        partial = folder / f".{name}.partial.png"
+        try:
+            render(chart, partial)
+            os.replace(partial, target)
+        finally:
+            if partial.exists():
+                partial.unlink()
+        written.append(target)
+    return written
