@@ -1,6 +1,6 @@
 """The ``carbench`` command.
 
-``carbench`` opens the workbench (or, with no display, runs the headless demo); ``replay``,
+``carbench`` opens the workbench (or, with no display, runs the headless demo); ``replay``, ``sweep``,
 ``presets`` and ``bench`` are headless and never import Qt.
 """
 

@@ -117,8 +117,14 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
     run_dock(qtbot, window)
     curves = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotDataItem"]
     assert len(curves) == 2  # one margin line per expectation
-    dock.choose_car(0)
-    assert window.model.session.params.body.mass == dock.result.plan.si_values()[0, 0]
+    chosen = []
+    dock.car_chosen.connect(chosen.append)
+    vb = dock.plot.getPlotItem().vb
+    point = dock.plot.mapFromScene(vb.mapViewToScene(dock.cell_position(2)))  # the third car's point
+    qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    mass = dock.result.plan.si_values()[2, 0]
+    assert chosen == [{"body.mass": mass}]
+    assert window.model.session.params.body.mass == mass
 
 
 def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_window):
