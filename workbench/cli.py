@@ -135,12 +135,24 @@ def _sweep(args) -> int:
     if args.plot:
         try:
             from workbench.gui.charts import render_png
+
+            if not _installed("PySide6", "pyqtgraph"):  # the renderer imports them when it draws
+                raise ImportError("PySide6 and pyqtgraph")
         except ImportError:
             return _bad("--plot needs PySide6 and pyqtgraph")
         render = render_png
     return run(SweepArgs(args.script, args.params, args.samples, args.seed, args.sweep_preset, args.dt, args.out,
                          args.json, args.plot, args.workers, args.scheduler,
                          DEFAULT_CHUNK if args.chunk is None else args.chunk), render)
+
+
+def _installed(*modules: str) -> bool:
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except (ImportError, ValueError):
+        return False
 
 
 def csv_paths(target: Path, names: list[str]) -> list[Path]:

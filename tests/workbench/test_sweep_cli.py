@@ -5,8 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 
 import pytest
+from conftest import REPO, cli_env
 
 from workbench import cli
 from workbench.runs import cluster
@@ -116,3 +119,31 @@ def test_the_progress_bar_shows_cars_rate_and_time_left_after_a_second():
     bar.close()
     text = stream.getvalue()
     assert "250/1,000 cars" in text and "62,500 car-steps/s" in text and "6 s left" in text and text.endswith("\n")
+
+
+SWEEP_WITHOUT_QT = """
+import contextlib, io, sys
+GUI = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6", "matplotlib")
+class _NoGui:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in GUI:
+            raise ImportError(f"{name} is not installed here")
+        return None
+sys.meta_path.insert(0, _NoGui())
+import workbench.cli
+out, err = io.StringIO(), io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    ran = workbench.cli.main(["sweep", SCRIPT, "--param", "engine.peak_torque=50,350", "--out", OUT])
+    plotted = workbench.cli.main(["sweep", SCRIPT, "--param", "engine.peak_torque=50,350", "--out", OUT, "--plot"])
+print("CODES:", ran, plotted, "|", err.getvalue().strip())
+"""
+
+
+def test_a_sweep_runs_where_no_qt_is_installed_and_plot_says_what_it_needs(script, tmp_path):
+    code = f"SCRIPT, OUT = {str(script)!r}, {str(tmp_path / 'out')!r}\n" + SWEEP_WITHOUT_QT
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=cli_env(),
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("CODES:")]
+    assert line == "CODES: 0 2 | carbench: --plot needs PySide6 and pyqtgraph"
+    assert (tmp_path / "out" / "sweep.csv").is_file()
