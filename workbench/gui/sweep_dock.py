@@ -123,6 +123,7 @@ class SweepDock(QWidget):
         self.expect_choice = QComboBox()
         self.expect_choice.setToolTip("the expectation whose margin the heatmap shows")
         self.expect_choice.currentIndexChanged.connect(lambda _: self._draw())
+        self.expect_choice.setVisible(False)  # shown with a heatmap
         self.plot = pg.PlotWidget(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setMinimumHeight(220)
@@ -292,7 +293,7 @@ class SweepDock(QWidget):
         plan = result.plan
         x = plan.values[:, 0]
         self.plot.setLabel("left", "margin (>= 0 passes)")
-        self.plot.addLegend(offset=(-10, 10))
+        self.plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
         self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
         for e, expect in enumerate(plan.program.script.expects):
             colour = PALETTE[e % len(PALETTE)]
