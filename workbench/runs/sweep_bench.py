@@ -95,8 +95,9 @@ def report(quick: bool = False) -> None:
         r = measure_in_subprocess(100_000, short=True)
         print(f"  in process {r['cars']:8,} cars of the script's first second (121 frames)  {r['seconds']:7.2f} s  "
               f"peak RSS {r['peak_rss_mb']:6.0f} MB")
-    print("  (a sweep keeps per car only its verdicts and measures and steps one chunk at a time, so its memory does"
-          " not grow with the duration; 100,000 cars of the 10 s script take ten times the 10,000-car run here)")
+        print("  (a sweep keeps per car only its verdicts and measures and steps one chunk at a time, so its memory"
+              " does not grow with the duration; 100,000 cars of the whole 10 s script are not run here: by the rate"
+              " above they would take ten times the 10,000-car run)")
     try:
         r = measure_in_subprocess(big if quick else small * 4, workers=2)
     except RuntimeError as exc:
