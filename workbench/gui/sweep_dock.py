@@ -37,7 +37,7 @@ class SweepWorker(QObject):
     """Runs one sweep on a worker thread; tells progress, the result, or that it was cancelled."""
 
     progressed = Signal(int, int)  # cars done, cars
-    finished = Signal(object)  # SweepResult, or None when cancelled
+    finished = Signal(object)  # SweepResult, None when cancelled, or why it could not run
 
     def __init__(self, plan, chunk: int):
         super().__init__()
@@ -49,7 +49,11 @@ class SweepWorker(QObject):
         self.progressed.emit(int(cars * steps / total) if total else done, cars)
 
     def run(self) -> None:
-        result = run_sweep(self.plan, chunk=self.chunk, progress=self._progress, cancelled=lambda: self.cancel_requested)
+        try:
+            result = run_sweep(self.plan, chunk=self.chunk, progress=self._progress,
+                               cancelled=lambda: self.cancel_requested)
+        except (SweepError, ValueError) as exc:  # the dock says why; the thread always finishes
+            result = str(exc)
         self.finished.emit(result)
 
 
@@ -254,6 +258,9 @@ class SweepDock(QWidget):
         self.cancel_button.setEnabled(False)
         if result is None:
             self._say("cancelled")
+            return
+        if isinstance(result, str):
+            self._say(result)
             return
         self.result = result
         passing = int(result.all_passed.sum())
