@@ -147,3 +147,25 @@ def test_a_sweep_runs_where_no_qt_is_installed_and_plot_says_what_it_needs(scrip
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("CODES:")]
     assert line == "CODES: 0 2 | carbench: --plot needs PySide6 and pyqtgraph"
     assert (tmp_path / "out" / "sweep.csv").is_file()
+
+
+def test_a_failing_cluster_is_one_line_not_a_traceback(capsys, script, monkeypatch, tmp_path):
+    import contextlib
+
+    from workbench.runs import sweep_command
+
+    @contextlib.contextmanager
+    def broken(workers, scheduler):
+        def run(fn, chunks):
+            raise RuntimeError("Error during deserialization of the task graph.\nmore detail")
+
+        yield run
+
+    monkeypatch.setattr(sweep_command.cluster, "mapper", broken)
+    monkeypatch.setattr(sweep_command.cluster, "check_options", lambda workers, scheduler: None)
+    code, out, err = sweep(capsys, script, "--param", "body.mass=900,1000", "--out", tmp_path,
+                           "--scheduler", "tcp://127.0.0.1:8786")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("carbench: --scheduler tcp://127.0.0.1:8786: the Dask cluster could not run the sweep "
+                          "(RuntimeError: Error during deserialization of the task graph.)")
+    assert not (tmp_path / "sweep.csv").exists()

@@ -125,6 +125,14 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
     except cluster.ClusterError as exc:
         print(f"carbench: {exc}", file=stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a cluster's failure reaches us as whatever its workers raised
+        if rounds == 1:
+            raise
+        option = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"carbench: {option}: the Dask cluster could not run the sweep ({type(exc).__name__}: {first}); "
+              "the scheduler and every worker need this carbench installed", file=stderr)
+        return 2
     finally:
         if bar is not None:
             bar.close()
