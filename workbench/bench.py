@@ -68,6 +68,9 @@ def run_bench(quick: bool = False, gui: bool = True) -> int:
     mark = "ok" if rate >= TARGET_BATCH else "BELOW TARGET"
     print(f"\nbatch, sedan, N = {n:,}:")
     print(f"  {t * 1e3:8.2f} ms/step   {rate:,.0f} car-steps/s   target >= {TARGET_BATCH:,.0f}: {mark}")
+    from workbench.runs.sweep_bench import report as sweep_report
+
+    sweep_report(quick)
     if gui:
         try:
             from workbench.gui.bench import frame_time

@@ -1,6 +1,6 @@
 """The ``carbench`` command.
 
-``carbench`` opens the workbench (or, with no display, runs the headless demo); ``replay``,
+``carbench`` opens the workbench (or, with no display, runs the headless demo); ``replay``, ``sweep``,
 ``presets`` and ``bench`` are headless and never import Qt.
 """
 
@@ -72,6 +72,23 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"refuse a replay whose telemetry would need more (e.g. 512M, 8G; default "
                          f"{format_bytes(DEFAULT_MAX_MEMORY)})")
 
+    sw = sub.add_parser("sweep", help="run one script over a grid or sample of parameter values as one batch")
+    sw.add_argument("script", metavar="SCRIPT", help="script file (TOML)")
+    sw.add_argument("--param", dest="params", action="append", default=[], metavar="PATH=SPEC", required=True,
+                    help="an axis: PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,... (with --samples PATH=LO:HI[:log]);"
+                         " values in the parameter's display unit (deg for angles)")
+    sw.add_argument("--samples", type=int, metavar="N", help="a Latin-hypercube sample of N cars inside the ranges")
+    sw.add_argument("--seed", type=int, metavar="S", help="the sample's random seed (default 0)")
+    sw.add_argument("--preset", dest="sweep_preset", metavar="NAME|PATH", help="replace the script's preset")
+    sw.add_argument("--dt", type=float, help="replace the script's timestep [s]")
+    sw.add_argument("--out", default=".", metavar="DIR", help="folder for sweep.csv and the charts (default: here)")
+    sw.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sw.add_argument("--plot", action="store_true", help="write outcome charts (PNG) into DIR")
+    where = sw.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N processes")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
+    sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 8192)")
+
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -98,6 +115,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "replay":
         return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.max_memory)
+    if args.command == "sweep":
+        return _sweep(args)
     if args.command == "presets":
         return _presets()
     if args.command == "bench":
@@ -208,6 +227,34 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     else:
         print(table(results))
     return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
+
+
+def _sweep(args) -> int:
+    from workbench.runs.sweep import DEFAULT_CHUNK
+    from workbench.runs.sweep_command import SweepArgs, run
+
+    render = None
+    if args.plot:
+        try:
+            from workbench.gui.charts import render_png
+
+            if not _installed("PySide6", "pyqtgraph"):  # the renderer imports them when it draws
+                raise ImportError("PySide6 and pyqtgraph")
+        except ImportError:
+            return _bad("--plot needs PySide6 and pyqtgraph")
+        render = render_png
+    return run(SweepArgs(args.script, args.params, args.samples, args.seed, args.sweep_preset, args.dt, args.out,
+                         args.json, args.plot, args.workers, args.scheduler,
+                         DEFAULT_CHUNK if args.chunk is None else args.chunk), render)
+
+
+def _installed(*modules: str) -> bool:
+    import importlib.util
+
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except (ImportError, ValueError):
+        return False
 
 
 def csv_paths(target: Path, names: list[str]) -> list[Path]:

@@ -141,6 +141,7 @@ def _heatmap(plot, heat, widget) -> None:
         curve = pg.IsocurveItem(data=np.where(np.isfinite(values), values, lo).T, level=heat.level,
                                 pen=pg.mkPen("#111", width=2.5))
         curve.setParentItem(image)
+        image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)  # no contour past the cells
     bar = pg.ColorBarItem(values=(lo, hi), colorMap=image.getColorMap(), label=heat.colour_label, interactive=False)
     bar.setImageItem(image, insert_in=plot)
 

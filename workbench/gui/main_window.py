@@ -30,6 +30,7 @@ from workbench.gui.param_panel import ParamPanel
 from workbench.gui.plot_panel import PlotPanel
 from workbench.gui.recorder_panel import RecorderPanel
 from workbench.gui.session_model import SPEEDS, SessionModel
+from workbench.gui.sweep_dock import SweepDock, program_with
 from workbench.gui.telemetry_panel import TelemetryPanel
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
                                          Qt.DockWidgetArea.LeftDockWidgetArea)
         self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
+        self._create_sweep_dock()
         self.params_dock.raise_()
         self.resizeDocks([self.params_dock, self.plots_dock], [420, 560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.plots_dock, self.recorder_dock], [600, 330], Qt.Orientation.Vertical)
@@ -101,6 +103,36 @@ class MainWindow(QMainWindow):
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
         self.resize(1500, 900)
+
+    def _create_sweep_dock(self) -> None:
+        self.sweep = SweepDock(self.model)
+        self.sweep_dock = self._dock("Sweep", "sweep", self.sweep, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.recorder_dock, self.sweep_dock)
+        self.recorder_dock.raise_()
+        self.params.sweep_requested.connect(self._on_sweep_requested)
+        self.sweep.car_chosen.connect(self._on_sweep_car_chosen)
+
+    def _on_sweep_requested(self, path: str) -> None:
+        self.sweep_dock.show()
+        self.sweep_dock.raise_()
+        self.sweep.add_axis(path)
+
+    def _on_sweep_car_chosen(self, values: dict) -> None:
+        """A car picked on the Sweep dock's chart: its values become parameter edits and the script
+        replays on them. (Pinning the base run as a reference belongs here too.)"""
+        session = self.model.session
+        if session.replaying or session.program is None:
+            if session.program is None:
+                return
+            session.replaying = False  # a replay in progress ends here: the chosen car replays instead
+        try:
+            for path, value in values.items():
+                self.model.set_param(path, value)
+        except (ParamError, ValueError) as exc:
+            self.show_error("Car not loaded", str(exc))
+            return
+        session.program = program_with(session.program, values)
+        self.model.replay()
 
     def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
         action = QAction(text, self)
@@ -144,7 +176,7 @@ class MainWindow(QMainWindow):
         for s in SPEEDS:
             speeds.addAction(f"x{s:g}", lambda s=s: self.model.set_speed(s))
         view = bar.addMenu("&View")
-        for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock):
+        for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock, self.sweep_dock):
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
         view.addAction(self.follow_action)
@@ -351,6 +383,7 @@ class MainWindow(QMainWindow):
             return
         if hasattr(self, "timer"):
             self.timer.stop()
+        self.sweep.shutdown()
         self.write_settings()
         QApplication.instance().removeEventFilter(self._keys)
         event.accept()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QScrollArea,
     QSlider,
@@ -120,6 +121,9 @@ class ParamRow:
         self.reset.setToolTip(f"reset {info.path} to the preset's value")
         self.reset.clicked.connect(lambda: panel.reset_param(info.path))
         grid.addWidget(self.label, row, 0)
+        if not info.choices and info.kind is not list:  # a number: it can be swept (the Sweep dock)
+            self.label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            self.label.customContextMenuRequested.connect(lambda pos: panel.row_menu(info.path, self.label, pos))
         self.editors: list[QWidget] = []
         if info.choices:
             combo = QComboBox()
@@ -171,6 +175,7 @@ class ParamPanel(QWidget):
 
     save_requested = Signal()
     load_requested = Signal()
+    sweep_requested = Signal(str)  # a parameter path: "Sweep this" on its row
 
     def __init__(self, model: SessionModel, parent=None):
         super().__init__(parent)
@@ -267,6 +272,13 @@ class ParamPanel(QWidget):
 
     def reset_param(self, path: str) -> None:
         self._model.reset_params([path])
+
+    def row_menu(self, path: str, label: QWidget, pos) -> QMenu:
+        """The right-click menu of a number's row: "Sweep this" asks the Sweep dock to sweep it."""
+        menu = QMenu(label)
+        menu.addAction("Sweep this", lambda: self.sweep_requested.emit(path))
+        menu.popup(label.mapToGlobal(pos))
+        return menu
 
     # -- model events ------------------------------------------------------------------------------
 

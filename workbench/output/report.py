@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workbench.runs.measures import Measurement
 from workbench.runs.replay import ReplayResult, Verdict
 
 
@@ -15,6 +16,12 @@ def _window(v: Verdict) -> str:
 
 def _value(x: float) -> str:
     return f"{x:.6g}"
+
+
+def _measured(m: Measurement) -> str:
+    if m.value is None:
+        return "never"
+    return f"{_value(m.value)} {m.unit}".rstrip()
 
 
 def table(results: Sequence[ReplayResult]) -> str:
@@ -36,6 +43,12 @@ def table(results: Sequence[ReplayResult]) -> str:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
                 lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        if r.measurements:
+            lines.append("  measures:")
+            rows = [(m.measure.name, m.measure.channel, m.measure.how(), _measured(m)) for m in r.measurements]
+            widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+            for row in rows:
+                lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         total += len(r.verdicts)
         failed += sum(not v.passed for v in r.verdicts)
         lines.append("")
@@ -75,6 +88,21 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
                     "passed": v.passed,
                 }
                 for v in r.verdicts
+            ],
+            "measures": [
+                {
+                    "name": m.measure.name,
+                    "channel": m.measure.channel,
+                    "reduce": m.measure.reduce,
+                    "threshold": m.measure.threshold,
+                    "at": m.measure.at,
+                    "from": m.measure.start,
+                    "to": m.measure.end,
+                    "frames": [m.first, m.last],
+                    "value": m.value,
+                    "unit": m.unit,
+                }
+                for m in r.measurements
             ],
         })
     return {"passed": all(r.passed for r in results), "scripts": scripts}

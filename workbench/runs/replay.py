@@ -9,13 +9,14 @@ between parameter changes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from physics import ANALOG, KEYS, CarParams, Kernel, Simulation, channel_names
 from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
+from workbench.runs.measures import Measurement, measure_column, measure_unit
 from workbench.scripts.format import Expect
 from workbench.scripts.limits import run_bytes
 from workbench.scripts.program import Program
@@ -48,6 +49,7 @@ class ReplayResult:
     log: TelemetryLog
     car: int
     verdicts: list[Verdict]
+    measurements: list[Measurement] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -155,7 +157,12 @@ def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int
         units = {c.name: c.unit for c in log.infos}
         verdicts = [judge(e, log.column(e.channel, i, p.frames), first, last, dt, units[e.channel])
                     for e, (first, last) in zip(p.script.expects, p.windows, strict=True)]
-        results.append(ReplayResult(p, log, i, verdicts))
+        measurements = []
+        for m, (first, last) in zip(p.script.measures, p.measure_windows, strict=True):
+            value = measure_column(m, log.column(m.channel, i, p.frames), first, last, dt)
+            measurements.append(Measurement(m, first, last, None if np.isnan(value) else value,
+                                            measure_unit(m, units[m.channel])))
+        results.append(ReplayResult(p, log, i, verdicts, measurements))
     return results
 
 

@@ -25,6 +25,9 @@ SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
 GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
 EXPECT_KEYS = ("channel", "at", "from", "to", "min", "max", "name")
+MEASURE_KEYS = ("name", "channel", "at", "from", "to", "reduce", "first_time_above", "first_time_below")
+REDUCERS = ("min", "max", "mean", "final")
+CROSSINGS = ("first_time_above", "first_time_below")
 ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_pedal": (0.0, 1.0),
                  "clutch_pedal": (0.0, 1.0)}
 
@@ -85,6 +88,39 @@ class Expect:
 
 
 @dataclass(frozen=True)
+class Measure:
+    """A number taken from a channel at one frame (``at``) or over the frames of [start, end).
+
+    ``reduce`` is min, max, mean or final (the value), or first_time_above / first_time_below
+    (the script time [s] of the first frame of the window where the channel reaches
+    ``threshold``: >= for above, <= for below; None when it never does). Values and thresholds
+    are in the channel's unit, as [[expect]]'s bounds are.
+    """
+
+    name: str
+    channel: str
+    reduce: str = "final"
+    threshold: float | None = None
+    at: float | None = None
+    start: float | None = None
+    end: float | None = None
+
+    @property
+    def is_time(self) -> bool:
+        """Whether the value is a time [s] rather than the channel's value."""
+        return self.reduce in CROSSINGS
+
+    def how(self) -> str:
+        """The reduction in words: "max over 0..20 s", "first time above 100 in 0..20 s"."""
+        when = f"at {self.at:g} s" if self.at is not None else f"{self.start:g}..{self.end:g} s"
+        if self.is_time:
+            return f"first time {self.reduce.rsplit('_', 1)[1]} {self.threshold:g}, {when}"
+        if self.at is not None:
+            return when
+        return f"{self.reduce} over {when}"
+
+
+@dataclass(frozen=True)
 class Script:
     """A parsed script; ``source`` names where it came from (a path or a description)."""
 
@@ -97,6 +133,7 @@ class Script:
     holds: tuple[Hold, ...] = ()
     expects: tuple[Expect, ...] = ()
     source: str = "<script>"
+    measures: tuple[Measure, ...] = ()
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -112,6 +149,8 @@ class Script:
             doc["hold"] = [{"keys": list(h.keys), "from": h.start, "to": h.end} for h in self.holds]
         if self.expects:
             doc["expect"] = [_expect_table(e) for e in self.expects]
+        if self.measures:
+            doc["measure"] = [_measure_table(m) for m in self.measures]
         return doc
 
     def to_toml(self) -> str:
@@ -165,6 +204,19 @@ def resolve_script(name_or_path: str | Path) -> Path:
     return shipped if shipped.is_file() else path
 
 
+def _measure_table(m: Measure) -> dict[str, Any]:
+    table: dict[str, Any] = {"name": m.name, "channel": m.channel}
+    if m.at is not None:
+        table["at"] = m.at
+    else:
+        table["from"], table["to"] = m.start, m.end
+    if m.is_time:
+        table[m.reduce] = m.threshold
+    elif m.at is None or m.reduce != "final":
+        table["reduce"] = m.reduce
+    return table
+
+
 def load_script(path: str | Path) -> Script:
     """Read and parse a script file; ScriptError names the file on any problem.
 
@@ -204,9 +256,10 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure")]
         if unknown:
-            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]] and [[expect]]")
+            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]] "
+                                        "and [[measure]]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -234,7 +287,13 @@ class _Parser:
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
-        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source)
+        measures = tuple(self.measure(t, i) for i, t in enumerate(self.array(doc, "measure"), 1))
+        names = [m.name for m in measures]
+        for i, m in enumerate(measures, 1):
+            if names.index(m.name) != i - 1:
+                raise self.fail(f"[[measure]] #{i}", f"name {m.name!r} is already used by [[measure]] "
+                                                     f"#{names.index(m.name) + 1}")
+        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source, measures)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])
@@ -353,3 +412,44 @@ class _Parser:
         if end <= start:
             raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g})")
         return Expect(channel, start=start, end=end, min=lo, max=hi, name=name)
+
+    def measure(self, table, i) -> Measure:
+        where = f"[[measure]] #{i}"
+        self.known_keys(table, MEASURE_KEYS, where)
+        for key in ("name", "channel"):
+            if key not in table:
+                raise self.fail(where, f"`{key}` is missing")
+        name = self.text(table["name"], f"{where} name")
+        channel = self.text(table["channel"], f"{where} channel")
+        known = channel_names("m")
+        if channel not in known:
+            raise self.fail(where, f"unknown channel {channel!r}; the channels are: {', '.join(known)}")
+        given = [k for k in ("reduce",) + CROSSINGS if k in table]
+        if len(given) > 1:
+            raise self.fail(where, f"give one reduction: `reduce`, `first_time_above` or `first_time_below`, "
+                                   f"not {' and '.join(f'`{g}`' for g in given)}")
+        reduce, threshold = "final", None
+        if "reduce" in table:
+            reduce = table["reduce"]
+            if reduce not in REDUCERS:
+                crossing = " (write first_time_above = VALUE)" if reduce in CROSSINGS else ""
+                raise self.fail(where, f"`reduce` = {reduce!r} is not a reducer; the reducers are: "
+                                       f"{', '.join(REDUCERS)}, or first_time_above / first_time_below = VALUE"
+                                       f"{crossing}")
+        elif given:
+            reduce = given[0]
+            threshold = self.number(table[reduce], f"{where} {reduce}")
+        if "at" in table:
+            if "from" in table or "to" in table:
+                raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
+            return Measure(name, channel, reduce, threshold, at=self.time(table, "at", where))
+        if "from" not in table or "to" not in table:
+            raise self.fail(where, "needs `at` (one frame) or both `from` and `to` (a window)")
+        if not given:
+            raise self.fail(where, "a window needs a reduction: `reduce` = min, max, mean or final, "
+                                   "or first_time_above / first_time_below = VALUE")
+        start = self.time(table, "from", where, end_ok=False)
+        end = self.time(table, "to", where)
+        if end <= start:
+            raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g}): the window is empty")
+        return Measure(name, channel, reduce, threshold, start=start, end=end)

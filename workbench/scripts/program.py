@@ -73,6 +73,7 @@ class Program:
     gear_value: np.ndarray  # (frames,) int
     param_changes: tuple[tuple[int, CarParams], ...]  # (frame, parameters from that frame on), frame > 0
     windows: tuple[tuple[int, int], ...]  # per expectation: first and last frame, inclusive
+    measure_windows: tuple[tuple[int, int], ...] = ()  # per measure: first and last frame, inclusive
 
     @property
     def name(self) -> str:
@@ -163,20 +164,25 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
             else:
                 changes.append((k, params))
 
-    windows = []
-    for i, expect in enumerate(script.expects, 1):
-        where = f"{src}: [[expect]] #{i}"
-        _check_expect_channel(expect.channel, params, loaded.name, where)
-        if expect.at is not None:
-            first = last = min(frame_of(expect.at, step), frames - 1)
-        else:
-            # Every frame of [from, to): never one before `from`, whatever the dt.
-            first, last = first_frame_from(expect.start, step), first_frame_from(expect.end, step) - 1
-            if last < first:
-                raise ScriptError(f"{src}: [[expect]] #{i}: the window covers no frame at dt = {step:g} s")
-        windows.append((first, last))
+    windows = tuple(_window(e, f"{src}: [[expect]] #{i}", params, loaded.name, step, frames)
+                    for i, e in enumerate(script.expects, 1))
+    measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", params, loaded.name, step, frames)
+                            for i, m in enumerate(script.measures, 1))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
-                   tuple(changes), tuple(windows))
+                   tuple(changes), windows, measure_windows)
+
+
+def _window(entry, where: str, params: CarParams, car: str, step: float, frames: int) -> tuple[int, int]:
+    """The first and last frame (inclusive) an [[expect]] or [[measure]] looks at; ScriptError if none."""
+    _check_expect_channel(entry.channel, params, car, where)
+    if entry.at is not None:
+        first = last = min(frame_of(entry.at, step), frames - 1)
+    else:
+        # Every frame of [from, to): never one before `from`, whatever the dt.
+        first, last = first_frame_from(entry.start, step), first_frame_from(entry.end, step) - 1
+        if last < first:
+            raise ScriptError(f"{where}: the window covers no frame at dt = {step:g} s")
+    return first, last
 
 
 def _check_expect_channel(channel: str, params: CarParams, car: str, where: str) -> None:

@@ -1,0 +1,133 @@
+"""The Sweep dock: "Sweep this" from the parameter panel, a sweep off the GUI thread, its chart, and a click
+that loads the car clicked into the session and replays it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMenu
+
+SCRIPT = """
+[script]
+name = "dock-launch"
+preset = "sedan"
+duration = 1.0
+dt = 0.05
+
+[[hold]]
+keys = ["throttle", "left"]
+from = 0.0
+to = 1.0
+
+[[expect]]
+name = "moving"
+channel = "speed_kmh"
+at = 1.0
+min = 2.0
+
+[[expect]]
+name = "turning"
+channel = "yaw_rate"
+at = 1.0
+min = 0.05
+"""
+
+
+@pytest.fixture
+def loaded(carbench_window, tmp_path):
+    path = tmp_path / "dock.toml"
+    path.write_text(SCRIPT)
+    assert carbench_window.load_script(path)
+    return carbench_window
+
+
+def sweep_this(window, path: str) -> None:
+    """Right-click the parameter's row and choose "Sweep this"."""
+    label = window.params.rows[path].label
+    menu = window.params.row_menu(path, label, QPoint(2, 2))
+    assert isinstance(menu, QMenu)
+    (action,) = [a for a in menu.actions() if a.text() == "Sweep this"]
+    action.trigger()
+    menu.close()
+
+
+def run_dock(qtbot, window):
+    dock = window.sweep
+    assert dock.run()
+    assert dock.running and not dock.run_button.isEnabled() and dock.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not dock.running, timeout=120_000)
+    assert dock.result is not None, dock.status.text()
+    return dock
+
+
+def test_a_heatmap_sweep_and_a_clicked_cell_become_the_sessions_parameters(qtbot, loaded, tmp_path):
+    window = loaded
+    sweep_this(window, "engine.peak_torque")
+    sweep_this(window, "steering.lock")
+    dock = window.sweep
+    assert window.sweep_dock.isVisible() and list(dock.axes) == ["engine.peak_torque", "steering.lock"]
+    torque, lock = dock.axes["engine.peak_torque"], dock.axes["steering.lock"]
+    torque.start.setValue(30.0)
+    torque.stop.setValue(330.0)
+    torque.count.setValue(3)
+    lock.start.setValue(20.0)
+    lock.stop.setValue(40.0)
+    lock.count.setValue(2)
+    run_dock(qtbot, window)
+    assert dock.progress.value() == 6
+    assert "cars pass every expectation" in dock.status.text()
+    images = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "ImageItem"]
+    assert len(images) == 1 and images[0].image.shape == (3, 2)
+    window.sweep.grab().save(str(tmp_path / "sweep_dock.png"))
+    # the pass boundary of "moving" runs between the failing and the passing torques
+    passed = dock.result.expect_passed[0].reshape(3, 2)
+    assert not passed[1].any() and passed[2].all(), dock.result.expect_margin[0]
+    (boundary,) = [i for i in images[0].childItems() if type(i).__name__ == "IsocurveItem"]
+    boundary.generatePath()
+    vb = dock.plot.getPlotItem().vb
+    rect = boundary.boundingRect()
+    left, right = (vb.mapFromItemToView(boundary, p).x() for p in (rect.topLeft(), rect.topRight()))
+    assert 180.0 < left <= right < 330.0
+
+    # click the cell of torque 180 N m, lock 40 deg (car 4 in product order)
+    chosen = []
+    dock.car_chosen.connect(chosen.append)
+    scene_point = vb.mapViewToScene(dock.cell_position(3))
+    widget_point = dock.plot.mapFromScene(scene_point)
+    qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=widget_point)
+    assert chosen == [{"engine.peak_torque": 180.0, "steering.lock": math.radians(40.0)}]
+    params = window.model.session.params
+    assert params.engine.peak_torque == 180.0 and params.steering.lock == math.radians(40.0)
+    assert window.model.session.replaying  # the script replays on the chosen car
+
+
+def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
+    window = loaded
+    sweep_this(window, "body.mass")
+    dock = window.sweep
+    dock.axes["body.mass"].count.setValue(4)
+    assert dock.run()
+    dock.cancel()
+    qtbot.waitUntil(lambda: not dock.running, timeout=120_000)
+    assert dock.run_button.isEnabled()
+    if dock.result is None:
+        assert dock.status.text() == "cancelled"
+    run_dock(qtbot, window)
+    curves = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotDataItem"]
+    assert len(curves) == 2  # one margin line per expectation
+    chosen = []
+    dock.car_chosen.connect(chosen.append)
+    vb = dock.plot.getPlotItem().vb
+    point = dock.plot.mapFromScene(vb.mapViewToScene(dock.cell_position(2)))  # the third car's point
+    qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    mass = dock.result.plan.si_values()[2, 0]
+    assert chosen == [{"body.mass": mass}]
+    assert window.model.session.params.body.mass == mass
+
+
+def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_window):
+    dock = carbench_window.sweep
+    assert not dock.run() and "load a script" in dock.status.text()
+    assert not dock.add_axis("model.kind") and "cannot be swept" in dock.status.text()

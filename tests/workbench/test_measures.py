@@ -1,0 +1,223 @@
+"""[[measure]] entries: parsed strictly, compiled against the car, reduced in a replay, printed after the verdicts."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from workbench.output.report import as_json, table
+from workbench.runs.measures import Tally, measure_column
+from workbench.runs.replay import replay
+from workbench.scripts.format import Measure, ScriptError, parse_script
+from workbench.scripts.program import compile_script
+
+SRC = "cases/measures.toml"
+HEAD = """
+[script]
+name = "case"
+preset = "sedan"
+duration = 3.0
+
+[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 3.0
+"""
+
+
+def entry(body: str) -> str:
+    return HEAD + "\n[[measure]]\n" + body
+
+
+def refused(text: str, compile_too: bool = False) -> str:
+    with pytest.raises(ScriptError) as info:
+        script = parse_script(text, SRC)
+        if compile_too:
+            compile_script(script, dt=0.05 if "dt-coarse" in text else None)
+    message = str(info.value)
+    assert message.startswith(f"{SRC}: [[measure]] #1"), message
+    assert "\n" not in message
+    return message
+
+
+def test_every_form_parses_and_round_trips():
+    text = HEAD + """
+[[measure]]
+name = "top"
+channel = "speed_kmh"
+from = 0.0
+to = 3.0
+reduce = "max"
+
+[[measure]]
+name = "at two"
+channel = "rpm"
+at = 2.0
+
+[[measure]]
+name = "to 10"
+channel = "speed_kmh"
+from = 0.0
+to = 3.0
+first_time_above = 10.0
+
+[[measure]]
+name = "below"
+channel = "clutch"
+from = 0.5
+to = 3.0
+first_time_below = 0.5
+"""
+    s = parse_script(text, SRC)
+    assert s.measures == (
+        Measure("top", "speed_kmh", "max", start=0.0, end=3.0),
+        Measure("at two", "rpm", "final", at=2.0),
+        Measure("to 10", "speed_kmh", "first_time_above", 10.0, start=0.0, end=3.0),
+        Measure("below", "clutch", "first_time_below", 0.5, start=0.5, end=3.0),
+    )
+    assert parse_script(s.to_toml(), SRC) == s
+    assert s.measures[2].how() == "first time above 10, 0..3 s"
+    assert s.measures[0].how() == "max over 0..3 s"
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    ('channel = "speed"\nat = 1.0\n', "`name` is missing"),
+    ('name = "a"\nat = 1.0\n', "`channel` is missing"),
+    ('name = "a"\nchannel = "sped"\nat = 1.0\n', "unknown channel 'sped'; the channels are: t, x"),
+    ('name = "a"\nchannel = "speed"\nat = 1.0\nreduce = "median"\n', "`reduce` = 'median' is not a reducer"),
+    ('name = "a"\nchannel = "speed"\nat = 1.0\nreduce = "first_time_above"\n', "write first_time_above = VALUE"),
+    ('name = "a"\nchannel = "speed"\nfrom = 0.0\nto = 1.0\nreduce = "max"\nfirst_time_above = 1.0\n',
+     "give one reduction"),
+    ('name = "a"\nchannel = "speed"\nfrom = 0.0\nto = 1.0\nfirst_time_below = "x"\n', "expected a finite number"),
+    ('name = "a"\nchannel = "speed"\nfrom = 1.0\nto = 1.0\nreduce = "max"\n', "the window is empty"),
+    ('name = "a"\nchannel = "speed"\nfrom = 2.0\nto = 1.0\nreduce = "max"\n', "is not after `from`"),
+    ('name = "a"\nchannel = "speed"\nfrom = 0.0\nto = 9.0\nreduce = "max"\n', "past the script's duration"),
+    ('name = "a"\nchannel = "speed"\nfrom = 0.0\nreduce = "max"\n', "needs `at` (one frame) or both"),
+    ('name = "a"\nchannel = "speed"\nat = 1.0\nfrom = 0.0\nto = 1.0\n', "either `at`"),
+    ('name = "a"\nchannel = "speed"\nfrom = 0.0\nto = 1.0\n', "a window needs a reduction"),
+    ('name = "a"\nchannel = "speed"\nat = 1.0\nunit = "km/h"\n', "unknown key `unit`"),
+    ('name = ""\nchannel = "speed"\nat = 1.0\n', "expected a non-empty string"),
+])
+def test_bad_measures_are_refused_naming_the_entry(body, reason):
+    assert reason in refused(entry(body))
+
+
+def test_a_repeated_name_is_refused():
+    text = HEAD + '[[measure]]\nname = "a"\nchannel = "speed"\nat = 1.0\n' * 2
+    with pytest.raises(ScriptError, match=r"\[\[measure\]\] #2: name 'a' is already used by \[\[measure\]\] #1"):
+        parse_script(text, SRC)
+
+
+def test_a_window_with_no_frame_at_the_dt_is_refused_when_compiled():
+    body = 'name = "a"\nchannel = "speed"\nfrom = 1.0\nto = 1.01\nreduce = "max"\n# dt-coarse\n'
+    assert "covers no frame at dt = 0.05 s" in refused(entry(body), compile_too=True)
+
+
+def test_a_channel_the_car_lacks_is_refused_when_compiled():
+    text = entry('name = "a"\nchannel = "speed_kmh"\nat = 1.0\n').replace('preset = "sedan"', 'preset = "parking"')
+    assert "unknown channel 'speed_kmh'" in refused(text, compile_too=True)
+
+
+MEASURED = HEAD + """
+[[expect]]
+channel = "speed_kmh"
+at = 3.0
+min = 1.0
+
+[[measure]]
+name = "top"
+channel = "speed_kmh"
+from = 0.0
+to = 3.0
+reduce = "max"
+
+[[measure]]
+name = "mean rpm"
+channel = "rpm"
+from = 0.5
+to = 2.5
+reduce = "mean"
+
+[[measure]]
+name = "to 5 km/h"
+channel = "speed_kmh"
+from = 0.0
+to = 3.0
+first_time_above = 5.0
+
+[[measure]]
+name = "never"
+channel = "speed_kmh"
+from = 0.0
+to = 3.0
+first_time_above = 500.0
+
+[[measure]]
+name = "lowest clutch"
+channel = "clutch"
+from = 0.0
+to = 3.0
+reduce = "min"
+
+[[measure]]
+name = "end"
+channel = "speed_kmh"
+at = 3.0
+"""
+
+
+@pytest.fixture(scope="module")
+def measured():
+    (result,) = replay([compile_script(parse_script(MEASURED, SRC))])
+    return result
+
+
+def test_replay_reduces_each_measure_from_the_channel(measured):
+    speed, rpm, clutch = (measured.column(c) for c in ("speed_kmh", "rpm", "clutch"))
+    values = {m.measure.name: m.value for m in measured.measurements}
+    dt = measured.program.dt
+    assert values["top"] == speed[:360].max()  # [from, to): frame 360 (t = 3 s) is outside
+    assert values["mean rpm"] == pytest.approx(rpm[60:300].mean(), rel=1e-12)
+    first = int(np.flatnonzero(speed >= 5.0)[0])
+    assert values["to 5 km/h"] == first * dt and speed[first - 1] < 5.0
+    assert values["never"] is None
+    assert values["lowest clutch"] == clutch[:360].min()
+    assert values["end"] == speed[360]
+    units = {m.measure.name: m.unit for m in measured.measurements}
+    assert units["to 5 km/h"] == "s" and units["top"] == "km/h" and units["mean rpm"] == "rpm"
+
+
+def test_the_table_prints_measures_after_the_verdicts(measured):
+    lines = table([measured]).splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.strip().startswith("PASS"))
+    header = lines.index("  measures:")
+    assert header > verdict
+    rows = {line.split()[0]: line for line in lines[header + 1:] if line.startswith("    ")}
+    assert "never" in rows["never"].split()[-1]
+    assert rows["top"].endswith("km/h")
+
+
+def test_the_json_carries_every_measure(measured):
+    doc = json.loads(json.dumps(as_json([measured])))
+    measures = {m["name"]: m for m in doc["scripts"][0]["measures"]}
+    assert measures["never"]["value"] is None
+    assert measures["to 5 km/h"]["unit"] == "s" and measures["to 5 km/h"]["threshold"] == 5.0
+    assert measures["top"]["frames"] == [0, 359]
+
+
+def test_the_running_tally_agrees_with_the_column_to_the_bit(measured):
+    program = measured.program
+    tally = Tally(program, 1)
+    for k in range(program.frames):
+        frame = {name: np.array([v]) for name, v in measured.log.frame(k, measured.car).items()}
+        tally.update(k, type("Frame", (), frame))
+    for i, m in enumerate(measured.measurements):
+        first, last = program.measure_windows[i]
+        expected = measure_column(m.measure, measured.column(m.measure.channel), first, last, program.dt)
+        got = tally.measure_value[i, 0]
+        assert (math.isnan(got) and math.isnan(expected)) or got == expected, m.measure.name
+    v = measured.verdicts[0]
+    assert tally.expect_value[0, 0] == v.measured and tally.expect_passed[0, 0] == v.passed

@@ -1,0 +1,252 @@
+"""Sweeps: every combination a car, one row each, the same whatever the chunking or where it ran."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import physics.blend
+from physics.presets import scripts_dir
+from workbench.output.sweep_report import csv_text, flip_lines, summary
+from workbench.runs import cluster
+from workbench.runs.replay import replay
+from workbench.runs.sweep import MAX_CARS, SweepError, latin_hypercube, plan_sweep, run_sweep
+from workbench.scripts.format import load_script, parse_script
+from workbench.scripts.program import compile_script
+
+SHORT = """
+[script]
+name = "short-launch"
+preset = "sedan"
+duration = 2.0
+dt = 0.02
+
+[[hold]]
+keys = ["throttle", "left"]
+from = 0.0
+to = 2.0
+
+[[expect]]
+name = "moving"
+channel = "speed_kmh"
+at = 2.0
+min = 4.0
+
+[[expect]]
+name = "revs"
+channel = "rpm"
+from = 0.5
+to = 2.0
+min = 1000.0
+max = 1200.0
+
+[[measure]]
+name = "to 3 km/h"
+channel = "speed_kmh"
+from = 0.0
+to = 2.0
+first_time_above = 3.0
+
+[[measure]]
+name = "mean yaw rate"
+channel = "yaw_rate"
+from = 1.0
+to = 2.0
+reduce = "mean"
+"""
+
+
+@pytest.fixture(scope="module")
+def short():
+    return compile_script(parse_script(SHORT, "short.toml"))
+
+
+def test_the_row_count_is_the_product_of_the_axes(short):
+    plan = plan_sweep(short, ["body.mass=1000:1400:3", "steering.lock=20,30", "engine.peak_torque=300:400:2:log"])
+    assert plan.cars == 3 * 2 * 2 and plan.shape == (3, 2, 2)
+    result = run_sweep(plan, chunk=5)
+    lines = csv_text(result).splitlines()
+    assert len(lines) == 1 + 12
+    assert lines[0].split(",")[:4] == ["car", "body.mass [kg]", "steering.lock [deg]", "engine.peak_torque [N m]"]
+    # the first axis slowest: product order
+    assert [tuple(r) for r in plan.values[:4]] == [(1000.0, 20.0, 300.0), (1000.0, 20.0, 400.0),
+                                                   (1000.0, 30.0, 300.0), (1000.0, 30.0, 400.0)]
+    assert plan.values[:, 2].tolist().count(400.0) == 6  # the log axis ends exactly where it was typed
+
+
+def test_a_one_value_sweep_equals_a_plain_replay(short):
+    (plain,) = replay([short])
+    result = run_sweep(plan_sweep(short, ["steering.lock=40"]))
+    assert [v.measured for v in plain.verdicts] == result.expect_value[:, 0].tolist()
+    assert [v.passed for v in plain.verdicts] == result.expect_passed[:, 0].tolist()
+    assert [m.value for m in plain.measurements] == result.measure_value[:, 0].tolist()
+    assert math.isclose(short.params.steering.lock, math.radians(40.0))
+    # the sweep's car is the script's car: the value swept is the preset's own
+    assert short.params.steering.lock == plan_sweep(short, ["steering.lock=40"]).si_values()[0, 0]
+
+
+def test_the_margin_is_signed_and_positive_passes(short):
+    result = run_sweep(plan_sweep(short, ["engine.peak_torque=60,350"]))
+    moving = result.expect_margin[0]
+    assert moving[0] < 0 < moving[1]
+    assert result.expect_value[0] - 4.0 == pytest.approx(moving)
+    assert result.expect_passed[0].tolist() == [False, True]
+
+
+@pytest.mark.parametrize(("n", "dims", "seed"), [(1, 1, 0), (7, 3, 1), (50, 2, 42)])
+def test_the_latin_hypercube_covers_each_stratum_once(n, dims, seed):
+    u = latin_hypercube(n, dims, seed)
+    assert u.shape == (n, dims) and (u >= 0).all() and (u < 1).all()
+    for d in range(dims):
+        assert sorted(np.floor(u[:, d] * n).astype(int).tolist()) == list(range(n))
+    assert np.array_equal(u, latin_hypercube(n, dims, seed))
+
+
+def test_a_sample_stays_inside_its_ranges_with_one_car_per_stratum(short):
+    plan = plan_sweep(short, ["body.mass=1000:1500", "tyres.mu=0.5:2.0:log"], samples=20, seed=7)
+    assert plan.cars == 20 and not plan.grid
+    mass, mu = plan.values[:, 0], plan.values[:, 1]
+    assert sorted(np.floor((mass - 1000) / 500 * 20).astype(int).tolist()) == list(range(20))
+    strata = np.floor((np.log(mu) - np.log(0.5)) / (np.log(2.0) - np.log(0.5)) * 20).astype(int)
+    assert sorted(strata.tolist()) == list(range(20))
+
+
+def test_a_cars_row_does_not_depend_on_the_chunk_or_its_position(short):
+    plan = plan_sweep(short, ["steering.lock=15,30,45,60,75"])
+    rows = csv_text(run_sweep(plan, chunk=5)).splitlines()
+    assert csv_text(run_sweep(plan, chunk=2)).splitlines() == rows
+    reversed_plan = plan_sweep(short, ["steering.lock=75,60,45,30,15"])
+    flipped = csv_text(run_sweep(reversed_plan, chunk=3)).splitlines()
+    body = lambda line: line.split(",", 1)[1]  # noqa: E731 - without the car number
+    assert [body(r) for r in flipped[1:]] == [body(r) for r in rows[1:]][::-1]
+
+
+@pytest.mark.parametrize(("spec", "reason"), [
+    ("steering.lock", "expected PATH=LO:HI:N"),
+    ("steering.lok=1:2:3", "unknown parameter"),
+    ("model.kind=1,2", "not a number and cannot be swept"),
+    ("steering.lock=10:90:9", "steering.lock = 90 deg is out of range; allowed: 0 < value <= 80 deg"),
+    ("steering.lock=a:b:3", "'a' is not a number"),
+    ("steering.lock=10:80:1", "N = 1 must be between 2"),
+    ("steering.lock=10:80:x", "must be a whole number"),
+    ("steering.lock=80:10:3", "must be above LO"),
+    ("body.mass=0:1000:3", "body.mass = 0 kg is out of range; allowed: value > 0 kg"),
+    ("body.mass=-5:1000:3:log", "a log axis needs LO > 0"),
+    ("body.mass=1,nan", "not a finite number"),
+    ("body.mass=1:2:3:4:5", "expected PATH=LO:HI:N"),
+])
+def test_bad_axes_are_refused_naming_the_option(short, spec, reason):
+    with pytest.raises(SweepError) as info:
+        plan_sweep(short, [spec])
+    assert str(info.value).startswith(f"--param {spec}: "), info.value
+    assert reason in str(info.value)
+
+
+def test_a_car_breaking_its_constraints_is_refused_naming_the_combination(short):
+    with pytest.raises(SweepError, match=r"car 2 \(body.wheelbase = 2 m, body.lr = 2.1 m\): body.lr = 2.1: "
+                                         r"must be less than the wheelbase \(2\)"):
+        plan_sweep(short, ["body.wheelbase=2,3", "body.lr=1.3,2.1"])
+
+
+def test_too_many_cars_and_bad_sample_options_are_refused(short):
+    with pytest.raises(SweepError, match=f"1,030,301 cars; a sweep has at most {MAX_CARS:,}"):
+        plan_sweep(short, ["body.mass=900:1000:101", "tyres.mu=1:2:101", "steering.lock=20:40:101"])
+    with pytest.raises(SweepError, match="--samples 0: must be between 1"):
+        plan_sweep(short, ["body.mass=900:1000"], samples=0)
+    with pytest.raises(SweepError, match="with --samples give a range"):
+        plan_sweep(short, ["body.mass=900:1000:3"], samples=5)
+    with pytest.raises(SweepError, match="--seed: only with --samples"):
+        plan_sweep(short, ["body.mass=900:1000:3"], seed=1)
+    with pytest.raises(SweepError, match="given twice"):
+        plan_sweep(short, ["body.mass=900,1000", "body.mass=1100"])
+    with pytest.raises(SweepError, match="at least one --param"):
+        plan_sweep(short, [])
+
+
+# -- the full-lock stall, put back -------------------------------------------------------------------
+
+
+@pytest.fixture
+def full_lock_stall(monkeypatch):
+    """003's full-lock stall put back into the model: full tyre forces at a crawl and a yaw-only bicycle.
+
+    The one place this sweep test reaches into the model; a new model's seam changes only here.
+    """
+    monkeypatch.setattr(physics.blend, "tyre_force_weight", lambda kinematic: np.ones_like(kinematic))
+    monkeypatch.setattr(physics.blend, "kinematic_motion", lambda vx, tan_d, lr, wheelbase: (0.0 * vx,
+                                                                                            vx * tan_d / wheelbase))
+
+
+LOCKS = ["steering.lock=10:80:8"]
+
+
+def full_lock_sweep():
+    program = compile_script(load_script(scripts_dir() / "full_lock_left.toml"))
+    return run_sweep(plan_sweep(program, LOCKS))
+
+
+def pulls_away(result) -> int:
+    return [e.name for e in result.plan.program.script.expects].index("pulls away")
+
+
+def test_full_lock_pulls_away_at_every_lock():
+    result = full_lock_sweep()
+    e = pulls_away(result)
+    assert result.expect_passed[e].all(), result.expect_margin[e]
+    assert e not in flip_lines(result)
+    assert "pulls away: 8 of 8 pass\n" in summary(result)
+
+
+def test_with_the_stall_put_back_it_fails_from_some_lock_upwards(full_lock_stall):
+    result = full_lock_sweep()
+    e = pulls_away(result)
+    passed = result.expect_passed[e]
+    first_fail = int(np.argmin(passed))
+    assert not passed.all() and not passed[first_fail:].any() and passed[:first_fail].all()
+    locks = result.plan.values[:, 0]
+    boundary = f"fails from steering.lock = {locks[first_fail]:g} deg upwards (passes at {locks[first_fail - 1]:g} deg)"
+    assert f"pulls away: {first_fail} of 8 pass; {boundary}" in summary(result)
+
+
+# -- on a cluster ------------------------------------------------------------------------------------
+
+
+def test_a_two_worker_local_cluster_writes_the_same_csv_bytes(short):
+    plan = plan_sweep(short, ["steering.lock=20:60:3", "body.mass=1000,1300"])
+    here = csv_text(run_sweep(plan, chunk=2))
+    with cluster.mapper(workers=2) as mapper:
+        there = csv_text(run_sweep(plan, mapper, chunk=2, per_round=4))
+    assert there.encode() == here.encode()
+
+
+def test_a_one_axis_sample_names_its_flips_in_order_of_the_value(short):
+    result = run_sweep(plan_sweep(short, ["engine.peak_torque=20:350"], samples=12, seed=5))
+    moving = result.expect_passed[0]
+    assert moving.any() and not moving.all()
+    (line,) = [text for e, text in flip_lines(result).items() if e == 0]
+    torque = result.plan.values[:, 0]
+    lowest_pass, highest_fail = torque[moving].min(), torque[~moving].max()
+    assert highest_fail < lowest_pass  # the weak engines fail, the strong ones pass
+    assert line == (f"passes from engine.peak_torque = {lowest_pass:g} N m upwards "
+                    f"(fails at {highest_fail:g} N m)")
+
+
+def test_degrees_become_radians_as_math_radians_makes_them(short):
+    values = [float(v) for v in np.linspace(10.0, 80.0, 141)]
+    plan = plan_sweep(short, ["steering.lock=" + ",".join(map(repr, values))])
+    assert plan.si_values()[:, 0].tolist() == [math.radians(v) for v in values]
+    assert plan.si_values()[-1, 0] == short.params.info("steering.lock").hi  # the 80 deg limit itself is allowed
+
+
+def test_a_scripts_parameter_changes_still_apply_to_every_car():
+    changed = SHORT + '\n[[set]]\nat = 0.5\nparams = { "engine.peak_torque" = 120.0 }\n'
+    program = compile_script(parse_script(changed, "changed.toml"))
+    assert program.param_changes
+    (plain,) = replay([program])
+    result = run_sweep(plan_sweep(program, ["body.mass=1200,1500"]))
+    assert result.expect_value[:, 0].tolist() == [v.measured for v in plain.verdicts]
+    assert result.measure_value[:, 0].tolist() == [m.value for m in plain.measurements]
+    heavier = run_sweep(plan_sweep(compile_script(parse_script(SHORT, "short.toml")), ["body.mass=1500"]))
+    assert result.expect_value[0, 1] != heavier.expect_value[0, 0]  # the weaker engine from 0.5 s on

@@ -1,0 +1,407 @@
+"""The Sweep dock: pick parameters ("Sweep this" on the parameter panel), set ranges, run the loaded
+script over them off the GUI thread, and see where it passes; clicking a point or cell picks that car."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QPointF, Qt, QThread, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from physics import ParamError
+from workbench.gui.session_model import SessionModel
+from workbench.runs.replay import batch_key
+from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, run_sweep
+from workbench.scripts.program import Program
+
+MAX_AXES = 2  # the dock draws a line (one axis) or a heatmap (two)
+DOCK_CARS = 10_000
+MARKED_CELLS = 400  # up to this many cells each shows a pass or fail mark  # a sweep from the window stays interactive; bigger ones belong to `carbench sweep`
+
+
+class SweepWorker(QObject):
+    """Runs one sweep on a worker thread; tells progress, the result, or that it was cancelled."""
+
+    progressed = Signal(int, int)  # cars done, cars
+    finished = Signal(object)  # SweepResult, None when cancelled, or why it could not run
+
+    def __init__(self, plan, chunk: int):
+        super().__init__()
+        self.plan = plan
+        self.chunk = chunk
+        self.cancel_requested = False
+
+    def _progress(self, done: int, cars: int, steps: int, total: int, seconds: float) -> None:
+        self.progressed.emit(int(cars * steps / total) if total else done, cars)
+
+    def run(self) -> None:
+        try:
+            result = run_sweep(self.plan, chunk=self.chunk, progress=self._progress,
+                               cancelled=lambda: self.cancel_requested)
+        except (SweepError, ValueError) as exc:  # the dock says why; the thread always finishes
+            result = str(exc)
+        self.finished.emit(result)
+
+
+class AxisRow:
+    """One swept parameter: from, to and count, in its display unit."""
+
+    def __init__(self, dock: SweepDock, path: str, value: float, unit: str, factor: float, lo, hi):
+        self.path, self.unit, self.factor = path, unit, factor
+        shown = value * factor
+        span = abs(shown) * 0.3 or 1.0
+        self.label = QLabel(path)
+        self.start, self.stop = QDoubleSpinBox(), QDoubleSpinBox()
+        for spin, v in ((self.start, shown - span), (self.stop, shown + span)):
+            spin.setDecimals(4)
+            spin.setRange(-1e9 if lo is None else lo * factor, 1e9 if hi is None else hi * factor)
+            spin.setValue(v)
+            if unit:
+                spin.setSuffix(f" {unit}")
+        self.count = QSpinBox()
+        self.count.setRange(2, 100)
+        self.count.setValue(7)
+        self.remove = QToolButton()
+        self.remove.setText("\u2715")
+        self.remove.setToolTip(f"stop sweeping {path}")
+        self.remove.clicked.connect(lambda: dock.remove_axis(path))
+
+    @property
+    def widgets(self) -> list[QWidget]:
+        return [self.label, self.start, self.stop, self.count, self.remove]
+
+    def spec(self) -> str:
+        return f"{self.path}={self.start.value()!r}:{self.stop.value()!r}:{self.count.value()}"
+
+
+class SweepDock(QWidget):
+    """Sweeps of the loaded script over one or two parameters, with its outcome chart."""
+
+    car_chosen = Signal(dict)  # {parameter path: value in SI} of the car clicked on the chart
+
+    def __init__(self, model: SessionModel, parent=None):
+        super().__init__(parent)
+        self._model = model
+        self.axes: dict[str, AxisRow] = {}
+        self.result: SweepResult | None = None
+        self._thread: QThread | None = None
+        self._worker: SweepWorker | None = None
+        self._create_widgets()
+        model.preset_loaded.connect(self._on_preset_loaded)
+        model.script_loaded.connect(self._on_script_loaded)
+        self._on_script_loaded("")
+
+    # -- widgets -----------------------------------------------------------------------------------
+
+    def _create_widgets(self) -> None:
+        self.script_label = QLabel()
+        self.grid = QGridLayout()
+        for col, text in enumerate(("parameter", "from", "to", "values")):
+            self.grid.addWidget(QLabel(f"<b>{text}</b>"), 0, col)
+        self.hint = QLabel("Right-click a parameter in the Parameters dock and choose \u201cSweep this\u201d.")
+        self.hint.setWordWrap(True)
+        self.run_button = QPushButton("Run")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("%v / %m cars")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.expect_choice = QComboBox()
+        self.expect_choice.setToolTip("the expectation whose margin the heatmap shows")
+        self.expect_choice.currentIndexChanged.connect(lambda _: self._draw())
+        self.expect_choice.setVisible(False)  # shown with a heatmap
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setMinimumHeight(220)
+        self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.script_label)
+        layout.addLayout(self.grid)
+        layout.addWidget(self.hint)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(self.expect_choice)
+        layout.addWidget(self.plot, 1)
+
+    # -- axes --------------------------------------------------------------------------------------
+
+    def add_axis(self, path: str) -> bool:
+        """Sweep ``path`` too (around its current value); refused with a reason beyond two axes."""
+        if path in self.axes:
+            return True
+        params = self._model.session.params
+        try:
+            info = params.info(path)
+        except ParamError as exc:
+            self._say(str(exc))
+            return False
+        if info.kind not in (float, int) or info.choices:
+            self._say(f"{path} is not a number and cannot be swept")
+            return False
+        if len(self.axes) >= MAX_AXES:
+            self._say(f"the dock sweeps up to {MAX_AXES} parameters (more: carbench sweep on the command line)")
+            return False
+        unit, factor = display(info)
+        row = AxisRow(self, path, float(params.get(path)), unit, factor, info.lo, info.hi)
+        r = len(self.axes) + 1
+        for col, widget in enumerate(row.widgets):
+            self.grid.addWidget(widget, r, col)
+        self.axes[path] = row
+        if len(self.axes) == 2:
+            for axis in self.axes.values():
+                axis.count.setValue(min(axis.count.value(), 5))
+        self.hint.setVisible(False)
+        self._say("")
+        return True
+
+    def remove_axis(self, path: str) -> None:
+        row = self.axes.pop(path, None)
+        if row is None:
+            return
+        for widget in row.widgets:
+            self.grid.removeWidget(widget)
+            widget.deleteLater()
+        rows = list(self.axes.values())
+        for r, axis in enumerate(rows, 1):
+            for col, widget in enumerate(axis.widgets):
+                self.grid.addWidget(widget, r, col)
+        self.hint.setVisible(not self.axes)
+
+    # -- running -----------------------------------------------------------------------------------
+
+    def program(self) -> Program | None:
+        """The loaded script on the session's current car (its edits included) where the two fit."""
+        session = self._model.session
+        program = session.program
+        if program is None:
+            return None
+        if not session.replaying and batch_key(session.params, program.dt) == batch_key(program.params, program.dt):
+            return dataclasses.replace(program, params=session.params)
+        return program
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def run(self) -> bool:
+        """Start the sweep on a worker thread; False (with the reason shown) when it cannot start."""
+        if self.running:
+            return False
+        program = self.program()
+        if program is None:
+            self._say("load a script first (File \u2192 Load script)")
+            return False
+        if not self.axes:
+            self._say("pick a parameter to sweep: right-click it in the Parameters dock, \u201cSweep this\u201d")
+            return False
+        try:
+            plan = plan_sweep(program, [a.spec() for a in self.axes.values()])
+        except SweepError as exc:
+            self._say(str(exc))
+            return False
+        if plan.cars > DOCK_CARS:
+            self._say(f"{plan.cars:,} cars: the dock runs up to {DOCK_CARS:,}")
+            return False
+        self.progress.setRange(0, plan.cars)
+        self.progress.setValue(0)
+        self._say(f"running {plan.cars} cars\u2026")
+        self._thread = QThread(self)
+        self._worker = SweepWorker(plan, chunk=plan.cars)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        self._worker.progressed.connect(self._on_progress)
+        self._worker.finished.connect(self._on_finished)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self._thread.start()
+        return True
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel_requested = True
+            self._say("cancelling after the cars in flight\u2026")
+
+    def _on_progress(self, done: int, cars: int) -> None:
+        self.progress.setValue(done)
+
+    def _on_finished(self, result) -> None:
+        thread = self._thread
+        self._thread = self._worker = None
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+            thread.deleteLater()
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        if result is None:
+            self._say("cancelled")
+            return
+        if isinstance(result, str):
+            self._say(result)
+            return
+        self.result = result
+        passing = int(result.all_passed.sum())
+        self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
+                  f"({result.car_steps:,} car-steps in {result.seconds:.1f} s). Click a point or cell to drive that car.")
+        with _blocked(self.expect_choice):
+            self.expect_choice.clear()
+            self.expect_choice.addItems([e.label() for e in result.plan.program.script.expects])
+        self._draw()
+
+    def shutdown(self) -> None:
+        """Stop a running sweep and wait for its thread (the window is closing)."""
+        if self._worker is not None:
+            self._worker.cancel_requested = True
+        if self._thread is not None:
+            self._thread.quit()
+            self._thread.wait()
+
+    # -- the chart ---------------------------------------------------------------------------------
+
+    def _draw(self) -> None:
+        self.plot.clear()
+        result = self.result
+        if result is None:
+            return
+        plan = result.plan
+        self.plot.setLabel("bottom", plan.axes[0].label)
+        self.expect_choice.setVisible(len(plan.axes) == 2)
+        if len(plan.axes) == 1:
+            self._draw_lines(result)
+        else:
+            self._draw_heatmap(result)
+
+    def _draw_lines(self, result: SweepResult) -> None:
+        from workbench.output.charts import PALETTE
+
+        plan = result.plan
+        x = plan.values[:, 0]
+        self.plot.setLabel("left", "margin (>= 0 passes)")
+        self.plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
+        self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
+        for e, expect in enumerate(plan.program.script.expects):
+            colour = PALETTE[e % len(PALETTE)]
+            margin = result.expect_margin[e]
+            self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=expect.label())
+            passed = result.expect_passed[e]
+            brushes = [pg.mkBrush(colour) if p else pg.mkBrush("w") for p in passed]
+            points = pg.ScatterPlotItem(x, margin, size=9, brush=brushes, pen=pg.mkPen(colour), data=np.arange(len(x)))
+            points.sigClicked.connect(lambda _item, spots, _ev=None: self.choose_car(int(spots[0].data())))
+            self.plot.addItem(points)
+
+    def _draw_heatmap(self, result: SweepResult) -> None:
+        plan = result.plan
+        e = max(self.expect_choice.currentIndex(), 0)
+        self.plot.setLabel("left", plan.axes[1].label)
+        if not len(result.expect_margin):
+            return
+        nx, ny = plan.shape
+        margin = result.expect_margin[e].reshape(nx, ny)  # [i, j]: axis 0 value i, axis 1 value j
+        x, y = plan.axes[0].values, plan.axes[1].values
+        lo, hi = float(margin.min()), float(margin.max())
+        half = max(abs(lo), abs(hi)) or 1.0
+        image = pg.ImageItem(margin)
+        image.setColorMap(pg.ColorMap([0.0, 0.5, 1.0], [(215, 48, 39), (255, 255, 191), (26, 152, 80)]))
+        image.setLevels((-half, half))
+        self._cell = ((x[-1] - x[0]) / (nx - 1), (y[-1] - y[0]) / (ny - 1))
+        dx, dy = self._cell
+        image.setRect(x[0] - dx / 2, y[0] - dy / 2, dx * nx, dy * ny)
+        self.plot.addItem(image)
+        if nx > 1 and ny > 1:  # the pass boundary, clipped to the cells
+            boundary = pg.IsocurveItem(data=margin, level=0.0, pen=pg.mkPen("#111", width=2))
+            boundary.setParentItem(image)
+            image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+        if nx * ny > MARKED_CELLS:
+            return
+        passed = result.expect_passed[e].reshape(nx, ny)
+        for i in range(nx):
+            for j in range(ny):
+                text = pg.TextItem("\u2713" if passed[i, j] else "\u2717", color="#222", anchor=(0.5, 0.5))
+                text.setPos(x[i], y[j])
+                self.plot.addItem(text)
+
+    def cell_position(self, car: int) -> QPointF:
+        """Where car ``car`` is drawn, in the chart's data coordinates."""
+        row = self.result.plan.values[car]
+        if len(row) == 1:
+            return QPointF(float(row[0]), float(self.result.expect_margin[0, car]) if len(self.result.expect_margin)
+                           else 0.0)
+        return QPointF(float(row[0]), float(row[1]))
+
+    def _on_plot_clicked(self, event) -> None:
+        result = self.result
+        if result is None or len(result.plan.axes) != 2 or event.button() != Qt.MouseButton.LeftButton:
+            return
+        point = self.plot.getPlotItem().vb.mapSceneToView(event.scenePos())
+        x, y = result.plan.axes[0].values, result.plan.axes[1].values
+        dx, dy = self._cell
+        i, j = int(round((point.x() - x[0]) / dx)), int(round((point.y() - y[0]) / dy))
+        if 0 <= i < len(x) and 0 <= j < len(y):
+            self.choose_car(i * len(y) + j)
+
+    def choose_car(self, car: int) -> None:
+        """Emit ``car_chosen`` with car ``car``'s swept values (SI)."""
+        plan = self.result.plan
+        si = plan.si_values()[car]
+        values = {a.path: float(v) for a, v in zip(plan.axes, si, strict=True)}
+        shown = ", ".join(f"{a.path} = {v:g} {a.unit}".rstrip() for a, v in zip(plan.axes, plan.values[car],
+                                                                                  strict=True))
+        self._say(f"car {car + 1}: {shown}")
+        self.car_chosen.emit(values)
+
+    # -- model events ------------------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+
+    def _on_script_loaded(self, name: str) -> None:
+        program = self._model.session.program
+        self.script_label.setText(f"script: <b>{program.name}</b>" if program is not None else
+                                  "script: none loaded (File \u2192 Load script)")
+
+    def _on_preset_loaded(self, name: str) -> None:
+        params = self._model.session.params
+        for path in list(self.axes):
+            try:
+                params.info(path)
+            except ParamError:
+                self.remove_axis(path)
+
+
+class _blocked:
+    def __init__(self, widget):
+        self.widget = widget
+
+    def __enter__(self):
+        self.widget.blockSignals(True)
+
+    def __exit__(self, *exc):
+        self.widget.blockSignals(False)
+
+
+def program_with(program: Program, values: dict[str, float]) -> Program:
+    """``program`` starting on its car with ``values`` (SI) set."""
+    return dataclasses.replace(program, params=program.params.with_values(values))

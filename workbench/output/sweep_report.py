@@ -1,0 +1,297 @@
+"""What a sweep writes: the CSV (one row per car), the summary (text and JSON) and its outcome charts."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from physics import channel_infos
+from workbench.output.charts import PASS_COLOUR, Band, Bars, Chart, Heatmap, Line, Renderer, Series
+from workbench.output.files import atomic_write_text
+from workbench.runs.measures import measure_unit
+from workbench.runs.sweep import SweepResult, flips, varied_axis
+
+
+def _units(result: SweepResult) -> tuple[list[str], list[str]]:
+    """The unit of each expectation's value and each measure's value."""
+    program = result.plan.program
+    units = {c.name: c.unit for c in channel_infos(program.params.model.unit)}
+    return ([units[e.channel] for e in program.script.expects],
+            [measure_unit(m, units[m.channel]) for m in program.script.measures])
+
+
+def _with_unit(label: str, unit: str) -> str:
+    return f"{label} [{unit}]" if unit else label
+
+
+def header(result: SweepResult) -> list[str]:
+    script = result.plan.program.script
+    e_units, m_units = _units(result)
+    names = ["car"] + [a.label for a in result.plan.axes]
+    for e, unit in zip(script.expects, e_units, strict=True):
+        names += [_with_unit(e.label(), unit), _with_unit(f"{e.label()} margin", unit), f"{e.label()} pass"]
+    names += [_with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
+    return names + ["all pass"]
+
+
+def _number(x: float) -> str:
+    return repr(float(x)) if math.isfinite(x) else ""
+
+
+def csv_text(result: SweepResult) -> str:
+    """One row per car in plan order; numbers written so they read back exactly; a crossing never reached is empty."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header(result))
+    values, passed, everything = result.plan.values, result.expect_passed, result.all_passed
+    for i in range(result.plan.cars):
+        row = [str(i + 1)] + [_number(v) for v in values[i]]
+        for e in range(len(result.expect_margin)):
+            row += [_number(result.expect_value[e, i]), _number(result.expect_margin[e, i]),
+                    "true" if passed[e, i] else "false"]
+        row += [_number(result.measure_value[m, i]) for m in range(len(result.measure_value))]
+        row.append("true" if everything[i] else "false")
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def write_csv(result: SweepResult, path: str | Path) -> Path:
+    return atomic_write_text(path, csv_text(result))
+
+
+def _shown(value: float, unit: str) -> str:
+    return f"{value:g} {unit}".rstrip()
+
+
+def flip_lines(result: SweepResult) -> dict[int, str]:
+    """Per expectation with flips along the one varied axis: where its verdict changes, in words."""
+    axis = varied_axis(result.plan)
+    if axis is None:
+        return {}
+    a = result.plan.axes[axis]
+    by_expect: dict[int, list[tuple[float, float, bool]]] = {}
+    for e, before, after, passes in flips(result):
+        by_expect.setdefault(e, []).append((before, after, passes))
+    out = {}
+    for e, changes in by_expect.items():
+        if len(changes) == 1:
+            before, after, passes = changes[0]
+            verb, other = ("passes", "fails") if passes else ("fails", "passes")
+            out[e] = (f"{verb} from {a.path} = {_shown(after, a.unit)} upwards "
+                      f"({other} at {_shown(before, a.unit)})")
+        else:
+            out[e] = "; ".join(f"{'fails' if p else 'passes'} at {_shown(b, a.unit)}, "
+                               f"{'passes' if p else 'fails'} at {_shown(af, a.unit)}" for b, af, p in changes)
+    return out
+
+
+def _axes_text(result: SweepResult) -> str:
+    parts = []
+    for a in result.plan.axes:
+        v = a.values
+        if len(v) == 1:
+            parts.append(f"{a.path} = {_shown(v[0], a.unit)}")
+        elif result.plan.grid:
+            parts.append(f"{a.path} {_shown(v[0], a.unit)} .. {_shown(v[-1], a.unit)} ({len(v)} values"
+                         f"{', log' if a.log else ''})")
+        else:
+            parts.append(f"{a.path} in {_shown(v[0], a.unit)} .. {_shown(v[1], a.unit)}{' (log)' if a.log else ''}")
+    how = "grid" if result.plan.grid else f"Latin hypercube, seed {result.plan.seed}"
+    return f"{how}: " + ", ".join(parts)
+
+
+def summary(result: SweepResult) -> str:
+    """How many cars pass every expectation, each expectation's count, and where verdicts flip on one axis."""
+    plan = result.plan
+    p = plan.program
+    rate = result.car_steps / result.seconds if result.seconds > 0 else 0.0
+    lines = [f"{p.name}  ({p.script.source})  preset {p.preset}, dt {p.dt:.6g} s",
+             f"  {plan.cars:,} cars, {_axes_text(result)}",
+             f"  {result.car_steps:,} car-steps in {result.seconds:.2f} s ({rate:,.0f} car-steps/s)"]
+    if not p.script.expects:
+        lines.append("  (no expectations)")
+    passed = result.expect_passed
+    flipped = flip_lines(result)
+    for e, expect in enumerate(p.script.expects):
+        text = f"  {expect.label()}: {int(passed[e].sum()):,} of {plan.cars:,} pass"
+        if e in flipped:
+            text += f"; {flipped[e]}"
+        lines.append(text)
+    lines.append(f"{int(result.all_passed.sum()):,} of {plan.cars:,} cars pass every expectation")
+    return "\n".join(lines)
+
+
+def as_json(result: SweepResult, files: list[Path] | None = None) -> dict:
+    plan = result.plan
+    p = plan.program
+    e_units, m_units = _units(result)
+    flipped = {}
+    for e, before, after, passes in flips(result):
+        flipped.setdefault(e, []).append({"before": before, "after": after, "passes_after": passes})
+    return {
+        "script": p.name, "file": p.script.source, "preset": p.preset, "dt": p.dt, "frames": p.frames,
+        "cars": plan.cars, "grid": plan.grid, "seed": plan.seed,
+        "axes": [{"path": a.path, "unit": a.unit, "log": a.log,
+                  "values" if plan.grid else "range": [float(v) for v in a.values]} for a in plan.axes],
+        "car_steps": result.car_steps, "seconds": result.seconds,
+        "passed_all": int(result.all_passed.sum()),
+        "expectations": [{"label": e.label(), "channel": e.channel, "unit": unit, "min": e.min, "max": e.max,
+                          "passed": int(result.expect_passed[i].sum()), "flips": flipped.get(i, [])}
+                         for i, (e, unit) in enumerate(zip(p.script.expects, e_units, strict=True))],
+        "measures": [{"name": m.name, "channel": m.channel, "reduce": m.reduce, "unit": unit,
+                      "min": _finite_or_none(np.nanmin(result.measure_value[i]) if np.isfinite(
+                          result.measure_value[i]).any() else math.nan),
+                      "max": _finite_or_none(np.nanmax(result.measure_value[i]) if np.isfinite(
+                          result.measure_value[i]).any() else math.nan)}
+                     for i, (m, unit) in enumerate(zip(p.script.measures, m_units, strict=True))],
+        "files": [str(f) for f in files or []],
+    }
+
+
+def _finite_or_none(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+# -- charts -------------------------------------------------------------------------------------------------
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "chart"
+
+
+def charts(result: SweepResult) -> list[tuple[str, Chart]]:
+    """The outcome charts and their file names: one axis, margins and measures against it; two (a grid),
+    a heatmap per expectation and measure; otherwise a tornado chart per expectation."""
+    plan = result.plan
+    axis = varied_axis(plan)
+    if axis is None and len(plan.axes) == 1:
+        axis = 0
+    if axis is not None:
+        return _line_charts(result, axis)
+    several = [d for d, a in enumerate(plan.axes) if len(a.values) > 1]
+    if plan.grid and len(several) == 2:
+        return _heatmaps(result, several[0], several[1])
+    return _tornados(result)
+
+
+def _title(result: SweepResult, what: str) -> str:
+    return f"{result.plan.program.name}: {what}"
+
+
+def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
+    plan = result.plan
+    script = plan.program.script
+    e_units, m_units = _units(result)
+    a = plan.axes[axis]
+    x = plan.values[:, axis]
+    order = np.argsort(x, kind="stable")
+    x = x[order]
+    points = plan.cars <= 60
+    out = []
+    if script.expects:
+        series = [Series(x, result.expect_margin[e][order], _with_unit(expect.label(), e_units[e]), points=points)
+                  for e, expect in enumerate(script.expects)]
+        passing = int(result.all_passed.sum())
+        out.append(("margins.png", Chart(
+            _title(result, "margin to each expectation's bound"), a.label, "margin (>= 0 passes), in each unit",
+            series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
+            lines=[Line(0.0, "y", "#444444", True)],
+            notes=(f"{passing} of {plan.cars} cars pass every expectation",))))
+    for m, measure in enumerate(script.measures):
+        y = result.measure_value[m][order]
+        notes = (f"{measure.channel}, {measure.how()}",) + (
+            ("no point where it never happens",) if np.isnan(y).any() else ())
+        keep = np.isfinite(y)
+        out.append((f"measure-{slug(measure.name)}.png", Chart(
+            _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
+            series=[Series(x[keep], y[keep], points=points)], notes=notes)))
+    return out
+
+
+def _grid(result: SweepResult, row: np.ndarray, ix: int, iy: int) -> np.ndarray:
+    """A car-ordered row reshaped to values[j, i] at x[i] (axis ix), y[j] (axis iy)."""
+    shape = result.plan.shape
+    grid = row.reshape(shape)
+    others = tuple(d for d in range(len(shape)) if d not in (ix, iy))
+    grid = grid.transpose((iy, ix) + others)
+    return grid.reshape(shape[iy], shape[ix])
+
+
+def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
+    plan = result.plan
+    script = plan.program.script
+    e_units, m_units = _units(result)
+    ax, ay = plan.axes[ix], plan.axes[iy]
+    out = []
+    for e, expect in enumerate(script.expects):
+        values = _grid(result, result.expect_margin[e], ix, iy)
+        passing = int(result.expect_passed[e].sum())
+        out.append((f"heatmap-{slug(expect.label())}.png", Chart(
+            _title(result, f"margin of \u201c{expect.label()}\u201d"), ax.label, ay.label,
+            heatmap=Heatmap(ax.values, ay.values, values, 0.0, _with_unit("margin", e_units[e])),
+            notes=(f"{expect.bound_text()} {e_units[e]}; passes on green, black line: the pass boundary "
+                   f"({passing} of {plan.cars} pass)",))))
+    for m, measure in enumerate(script.measures):
+        values = _grid(result, result.measure_value[m], ix, iy)
+        out.append((f"heatmap-measure-{slug(measure.name)}.png", Chart(
+            _title(result, measure.name), ax.label, ay.label,
+            heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])))))
+    return out
+
+
+def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
+    """Per expectation: for each axis, the mean margin of the cars in its lowest and highest third."""
+    plan = result.plan
+    script = plan.program.script
+    e_units, _ = _units(result)
+    out = []
+    for e, expect in enumerate(script.expects):
+        margin = result.expect_margin[e]
+        centre = float(np.mean(margin))
+        rows = []
+        for d, a in enumerate(plan.axes):
+            v = plan.values[:, d]
+            lo_cut, hi_cut = np.quantile(v, [1 / 3, 2 / 3])
+            low, high = margin[v <= lo_cut], margin[v >= hi_cut]
+            if not len(low) or not len(high) or lo_cut == hi_cut:
+                continue
+            m_low, m_high = float(low.mean()), float(high.mean())
+            sign = "+" if m_high >= m_low else "\u2212"
+            rows.append((abs(m_high - m_low), f"{a.path} ({sign})", min(m_low, m_high), max(m_low, m_high)))
+        rows.sort()
+        if not rows:
+            continue
+        out.append((f"tornado-{slug(expect.label())}.png", Chart(
+            _title(result, f"sensitivity of \u201c{expect.label()}\u201d"),
+            _with_unit("mean margin, lowest to highest third of each parameter", e_units[e]), "",
+            bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
+            lines=[Line(0.0, "x", PASS_COLOUR, True)],
+            notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
+                   "(+): the margin grows with the parameter",),
+            height=max(240, 90 + 48 * len(rows)))))
+    return out
+
+
+def write_charts(result: SweepResult, folder: Path, render: Renderer) -> list[Path]:
+    """Render every chart into ``folder`` (which must exist); returns the files written.
+
+    Each PNG is drawn to a hidden file beside its target and renamed over it, so a chart is whole or absent.
+    """
+    written = []
+    for name, chart in charts(result):
+        target = folder / name
+        partial = folder / f".{name}.partial.png"
+        try:
+            render(chart, partial)
+            os.replace(partial, target)
+        finally:
+            if partial.exists():
+                partial.unlink()
+        written.append(target)
+    return written

@@ -1,0 +1,126 @@
+"""Measures and verdicts reduced from channels: over a whole recorded column (a replay), or frame by
+frame for a batch of cars (a sweep), with the same arithmetic so the two agree to the bit.
+
+A mean is the running sum of the window's values in frame order divided by their count (what
+``np.cumsum`` computes), a crossing time is ``k * dt`` of the first frame k that reaches the
+threshold, and a verdict's decisive value is the first frame of least margin to the bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.scripts.format import Expect, Measure
+from workbench.scripts.program import Program
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One [[measure]] taken: its value (None when a crossing never happens) in ``unit``."""
+
+    measure: Measure
+    first: int
+    last: int
+    value: float | None
+    unit: str  # the channel's unit, or "s" for a crossing time
+
+
+def measure_unit(measure: Measure, channel_unit: str) -> str:
+    return "s" if measure.is_time else channel_unit
+
+
+def bounds(expect: Expect) -> tuple[float, float]:
+    return (-math.inf if expect.min is None else expect.min, math.inf if expect.max is None else expect.max)
+
+
+def measure_column(measure: Measure, values: np.ndarray, first: int, last: int, dt: float) -> float:
+    """``measure`` over ``values[first..last]``; NaN when a crossing never happens."""
+    window = np.asarray(values[first:last + 1], dtype=float)
+    reduce = measure.reduce
+    if reduce == "final":
+        return float(window[-1])
+    if reduce == "min":
+        return float(window.min())
+    if reduce == "max":
+        return float(window.max())
+    if reduce == "mean":
+        return float(np.cumsum(window)[-1] / len(window))
+    hit = window >= measure.threshold if reduce == "first_time_above" else window <= measure.threshold
+    if not hit.any():
+        return math.nan
+    return (first + int(np.argmax(hit))) * dt
+
+
+class Tally:
+    """Per-car verdicts and measures of one program over a batch of ``n`` cars, updated frame by frame.
+
+    Keeps O(cars) numbers per expectation and measure, never the telemetry: ``update(k, telemetry)``
+    after each step, then read ``expect_value``, ``expect_margin`` (E, n) and ``measure_value`` (M, n).
+    """
+
+    def __init__(self, program: Program, n: int):
+        self.program = program
+        self.n = n
+        self.expects = program.script.expects
+        self.measures = program.script.measures
+        e, m = len(self.expects), len(self.measures)
+        self.expect_value = np.zeros((e, n))
+        self.expect_margin = np.full((e, n), math.inf)
+        self.expect_frame = np.zeros((e, n), dtype=np.int64)
+        self.measure_value = np.full((m, n), math.nan)
+        self._sums = np.zeros((m, n))
+        self._bounds = [bounds(x) for x in self.expects]
+        # frame -> which entries look at it, so a frame outside every window costs nothing
+        self._by_frame: dict[int, list[tuple[str, int]]] = {}
+        for i, (first, last) in enumerate(program.windows):
+            for k in range(first, last + 1):
+                self._by_frame.setdefault(k, []).append(("e", i))
+        for i, (first, last) in enumerate(program.measure_windows):
+            for k in range(first, last + 1):
+                self._by_frame.setdefault(k, []).append(("m", i))
+
+    @property
+    def last_frame(self) -> int:
+        """The last frame any entry looks at (a sweep can stop stepping after it)."""
+        return max(self._by_frame, default=-1)
+
+    def update(self, k: int, telemetry) -> None:
+        for kind, i in self._by_frame.get(k, ()):
+            if kind == "e":
+                self._update_expect(i, getattr(telemetry, self.expects[i].channel), k)
+            else:
+                self._update_measure(i, np.asarray(getattr(telemetry, self.measures[i].channel), dtype=float), k)
+
+    def _update_expect(self, i: int, values: np.ndarray, k: int) -> None:
+        lo, hi = self._bounds[i]
+        margin = np.minimum(values - lo, hi - values)
+        worse = margin < self.expect_margin[i]  # strict: the first frame of least margin decides
+        self.expect_margin[i] = np.where(worse, margin, self.expect_margin[i])
+        self.expect_value[i] = np.where(worse, values, self.expect_value[i])
+        self.expect_frame[i] = np.where(worse, k, self.expect_frame[i])
+
+    def _update_measure(self, i: int, values: np.ndarray, k: int) -> None:
+        measure, (first, last) = self.measures[i], self.program.measure_windows[i]
+        out = self.measure_value
+        reduce = measure.reduce
+        if reduce == "final":
+            if k == last:
+                out[i] = values
+        elif reduce == "min":
+            out[i] = values if k == first else np.minimum(out[i], values)
+        elif reduce == "max":
+            out[i] = values if k == first else np.maximum(out[i], values)
+        elif reduce == "mean":
+            self._sums[i] = values if k == first else self._sums[i] + values
+            if k == last:
+                out[i] = self._sums[i] / (last - first + 1)
+        else:
+            hit = values >= measure.threshold if reduce == "first_time_above" else values <= measure.threshold
+            out[i] = np.where(np.isnan(out[i]) & hit, k * self.program.dt, out[i])
+
+    @property
+    def expect_passed(self) -> np.ndarray:
+        return self.expect_margin >= 0

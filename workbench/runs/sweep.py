@@ -1,0 +1,317 @@
+"""Parameter sweeps: one script over a grid or a Latin-hypercube sample of cars, as batches.
+
+Each car is the script's car with the swept parameters replaced (for the whole run: a script's
+``[[set]] params`` change the other parameters as written). Cars run in chunks of at most
+``chunk`` cars; a chunk steps its cars together and reduces each frame into per-car verdicts and
+measures (:class:`workbench.runs.measures.Tally`), so a sweep keeps O(cars) numbers, never telemetry.
+A car's row depends only on its values: not on the chunk size, its position or where the chunk ran.
+
+Sweep values are in the parameter's display unit (degrees for a lock), as the parameter panel shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics import CarParams, Inputs, Simulation
+from workbench.runs.measures import Tally
+from workbench.runs.replay import batch_key
+from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
+from workbench.scripts.program import Program
+
+MAX_CARS = 1_000_000
+DEFAULT_CHUNK = 8192  # cars per batch: a few MB of state and one frame's telemetry
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a sweep runs: the program, its axes, and one row of values per car (shown units)."""
+
+    program: Program
+    axes: tuple[Axis, ...]
+    values: np.ndarray  # (cars, axes) in the axes' shown units
+    grid: bool  # a full grid (rows in product order, first axis slowest) or a sample
+    seed: int | None = None
+
+    @property
+    def cars(self) -> int:
+        return len(self.values)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(a.values) for a in self.axes) if self.grid else (self.cars,)
+
+    def si_values(self) -> np.ndarray:
+        return self.values * np.array([a.to_si for a in self.axes])
+
+
+def plan_sweep(program: Program, specs: Sequence[str], samples: int | None = None, seed: int | None = None) -> Plan:
+    """Parse the axes and lay out every car; SweepError for bad specs, too many cars or a car that breaks its constraints."""
+    if not specs:
+        raise SweepError("give at least one --param PATH=SPEC")
+    if samples is not None and not 1 <= samples <= MAX_CARS:
+        raise SweepError(f"--samples {samples}: must be between 1 and {MAX_CARS:,}")
+    if seed is not None and samples is None:
+        raise SweepError("--seed: only with --samples")
+    axes = tuple(parse_axis(s, program.params, sample=samples is not None) for s in specs)
+    paths = [a.path for a in axes]
+    repeated = next((p for p in paths if paths.count(p) > 1), None)
+    if repeated:
+        raise SweepError(f"--param {repeated}: given twice")
+    if samples is None:
+        count = math.prod(len(a.values) for a in axes)
+        if count > MAX_CARS:
+            raise SweepError(f"{' x '.join(str(len(a.values)) for a in axes)} = {count:,} cars; "
+                             f"a sweep has at most {MAX_CARS:,}")
+        mesh = np.meshgrid(*[a.values for a in axes], indexing="ij")
+        values = np.column_stack([m.ravel() for m in mesh])
+        plan = Plan(program, axes, values, True)
+    else:
+        u = latin_hypercube(samples, len(axes), 0 if seed is None else seed)
+        columns = []
+        for d, a in enumerate(axes):
+            lo, hi = a.values
+            columns.append(np.exp(np.log(lo) + u[:, d] * (np.log(hi) - np.log(lo))) if a.log else lo + u[:, d] * (hi - lo))
+        plan = Plan(program, axes, np.column_stack(columns), False, 0 if seed is None else seed)
+    check_cars(plan)
+    return plan
+
+
+def check_cars(plan: Plan) -> None:
+    """Refuse the first car whose values break a group's constraints, naming its values."""
+    program = plan.program
+    bases = [program.params] + [params for _, params in program.param_changes]
+    si = plan.si_values()
+    groups: dict[str, list[int]] = {}
+    for d, a in enumerate(plan.axes):
+        groups.setdefault(a.path.split(".")[0], []).append(d)
+    for group, dims in groups.items():
+        cols = si[:, dims]
+        unique, first = np.unique(cols, axis=0, return_index=True)
+        for row, i in zip(unique, first, strict=True):
+            for base in bases:
+                problem = _group_problem(base, group, [plan.axes[d].path for d in dims], row)
+                if problem:
+                    shown = ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
+                                      for a, v in zip(plan.axes, plan.values[i], strict=True))
+                    raise SweepError(f"car {i + 1} ({shown}): {group}.{problem}")
+
+
+def _group_problem(base: CarParams, group: str, paths: Sequence[str], values: np.ndarray) -> str | None:
+    current = getattr(base, group)
+    updated = dataclasses.replace(current, **{p.split(".")[1]: _typed(current, p, v) for p, v in zip(paths, values,
+                                                                                                   strict=True)})
+    check = getattr(updated, "check", None)
+    return check() if check is not None else None
+
+
+def _typed(group, path: str, value: float):
+    return int(value) if isinstance(getattr(group, path.split(".")[1]), int) else float(value)
+
+
+def car_with(base: CarParams, paths: Sequence[str], values: Sequence[float]) -> CarParams:
+    """``base`` with the parameters at ``paths`` set to ``values`` (SI), already checked by :func:`check_cars`."""
+    changes: dict[str, dict] = {}
+    for path, value in zip(paths, values, strict=True):
+        group, key = path.split(".")
+        changes.setdefault(group, {})[key] = _typed(getattr(base, group), path, value)
+    return dataclasses.replace(base, **{g: dataclasses.replace(getattr(base, g), **kv) for g, kv in changes.items()})
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Cars ``start .. start + len(values) - 1`` of a sweep: what a worker needs to run them."""
+
+    program: Program
+    paths: tuple[str, ...]
+    values: np.ndarray  # (cars, axes) SI
+    start: int
+
+
+@dataclass
+class ChunkResult:
+    start: int
+    expect_value: np.ndarray  # (E, cars)
+    expect_margin: np.ndarray
+    measure_value: np.ndarray  # (M, cars)
+    car_steps: int
+
+
+def _row_key(program: Program, k: int) -> bytes:
+    return (program.keys[k].tobytes() + program.analog_on[k].tobytes() + program.analog_value[k].tobytes()
+            + program.gear_on[k:k + 1].tobytes() + program.gear_value[k:k + 1].tobytes())
+
+
+def _frame_inputs(program: Program, k: int, n: int) -> Inputs:
+    keys, on, value = program.keys[k], program.analog_on[k], program.analog_value[k]
+
+    def full(x, dtype):
+        return np.full(n, x, dtype=dtype)
+
+    return Inputs(
+        throttle=full(keys[0], bool), brake=full(keys[1], bool), left=full(keys[2], bool), right=full(keys[3], bool),
+        clutch=full(keys[4], bool), handbrake=full(keys[5], bool), gear_up=full(keys[6], bool),
+        gear_down=full(keys[7], bool),
+        steer_on=full(on[0], bool), steer_value=full(value[0], float), throttle_on=full(on[1], bool),
+        throttle_value=full(value[1], float), brake_on=full(on[2], bool), brake_value=full(value[2], float),
+        clutch_on=full(on[3], bool), clutch_value=full(value[3], float),
+        gear_on=full(program.gear_on[k], bool), gear_value=full(program.gear_value[k], np.int64),
+    )
+
+
+TICK_FRAMES = 30  # an in-process chunk reports progress (and can be cancelled) this often
+
+
+class Cancelled(Exception):
+    """A sweep stopped on request between frames."""
+
+
+def frames_needed(program: Program) -> int:
+    """Frames a sweep steps: up to the last frame an expectation or measure looks at."""
+    return min(program.frames, Tally(program, 0).last_frame + 1)
+
+
+def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None) -> ChunkResult:
+    """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
+
+    ``tick(frames_done)`` (in process only) is called every TICK_FRAMES frames; it may raise Cancelled.
+    """
+    program, n = chunk.program, len(chunk.values)
+    cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
+    sim = Simulation(cars, dt=program.dt)
+    tally = Tally(program, n)
+    changes = dict(program.param_changes)
+    frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters
+    inputs: dict[bytes, Inputs] = {}  # every car gets the same inputs: one Inputs per distinct frame row
+    for k in range(frames):
+        if k in changes:
+            sim.set_cars([car_with(changes[k], chunk.paths, row) for row in chunk.values])
+        row = _row_key(program, k)
+        if row not in inputs:
+            inputs[row] = _frame_inputs(program, k, n)
+        tally.update(k, sim.step(inputs[row]))
+        if tick is not None and (k + 1) % TICK_FRAMES == 0:
+            tick(k + 1)
+    return ChunkResult(chunk.start, tally.expect_value, tally.expect_margin, tally.measure_value, frames * n)
+
+
+@dataclass
+class SweepResult:
+    """Every car's row: its values, each expectation's decisive value, margin and pass, each measure's value."""
+
+    plan: Plan
+    expect_value: np.ndarray  # (E, cars), in the channel's unit
+    expect_margin: np.ndarray  # (E, cars), signed: >= 0 passes
+    measure_value: np.ndarray  # (M, cars); NaN where a crossing never happens
+    car_steps: int
+    seconds: float
+
+    @property
+    def expect_passed(self) -> np.ndarray:
+        return self.expect_margin >= 0
+
+    @property
+    def all_passed(self) -> np.ndarray:
+        return self.expect_passed.all(axis=0)
+
+
+Progress = Callable[[int, int, int, int, float], None]
+"""progress(cars_done, cars, car_steps_done, car_steps, seconds)"""
+
+
+def chunks_of(plan: Plan, size: int) -> list[Chunk]:
+    si = plan.si_values()
+    paths = tuple(a.path for a in plan.axes)
+    return [Chunk(plan.program, paths, si[i:i + size], i) for i in range(0, plan.cars, size)]
+
+
+def run_sweep(plan: Plan, mapper=None, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None,
+              per_round: int = 1, cancelled: Callable[[], bool] | None = None) -> SweepResult | None:
+    """Run every car of ``plan`` in chunks of ``chunk`` cars, in process (``mapper`` None) or through ``mapper``.
+
+    In process, ``progress`` is told every few frames and ``cancelled()`` is asked as often; through a
+    mapper, ``per_round`` chunks go out at a time (a cluster's worker count) and both happen between
+    rounds. A cancelled sweep returns None.
+    """
+    if not 1 <= chunk <= MAX_CARS:
+        raise SweepError(f"chunk size {chunk}: must be between 1 and {MAX_CARS:,}")
+    program = plan.program
+    if any(batch_key(p, program.dt) != batch_key(program.params, program.dt) for _, p in program.param_changes):
+        raise SweepError(f"{program.script.source}: its [[set]] params reshape the car mid-run; it cannot be swept")
+    pieces = chunks_of(plan, chunk)
+    results: list[ChunkResult] = []
+    began = time.perf_counter()
+    total = frames_needed(program) * plan.cars
+    done = steps = 0
+
+    def tell(cars_done: int, steps_done: int) -> None:
+        if progress is not None:
+            progress(cars_done, plan.cars, steps_done, total, time.perf_counter() - began)
+
+    if mapper is None:
+        for piece in pieces:
+            n = len(piece.values)
+
+            def tick(frames: int, n=n, done=done, steps=steps) -> None:
+                if cancelled is not None and cancelled():
+                    raise Cancelled
+                tell(done, steps + frames * n)
+
+            try:
+                result = run_chunk(piece, tick)
+            except Cancelled:
+                return None
+            results.append(result)
+            done, steps = done + n, steps + result.car_steps
+            tell(done, steps)
+    else:
+        for r in range(0, len(pieces), max(per_round, 1)):
+            if cancelled is not None and cancelled():
+                return None
+            batch = pieces[r:r + max(per_round, 1)]
+            for piece, result in zip(batch, mapper(run_chunk, batch), strict=True):
+                results.append(result)
+                done += len(piece.values)
+                steps += result.car_steps
+            tell(done, steps)
+    results.sort(key=lambda c: c.start)
+    return SweepResult(plan, np.concatenate([c.expect_value for c in results], axis=1),
+                       np.concatenate([c.expect_margin for c in results], axis=1),
+                       np.concatenate([c.measure_value for c in results], axis=1),
+                       steps, time.perf_counter() - began)
+
+
+def varied_axis(plan: Plan) -> int | None:
+    """The one axis with several values (the others hold one), or a sample's only axis; else None."""
+    if not plan.grid:
+        return 0 if len(plan.axes) == 1 else None
+    several = [d for d, a in enumerate(plan.axes) if len(a.values) > 1]
+    return several[0] if len(several) == 1 else None
+
+
+def flips(result: SweepResult) -> list[tuple[int, float, float, bool]]:
+    """Where each expectation's verdict changes along the one varied axis, in increasing order of its
+    value: (expectation, value before, value after, passes after). Empty with several varied axes."""
+    plan = result.plan
+    axis = varied_axis(plan)
+    if axis is None:
+        return []
+    order = np.argsort(plan.values[:, axis], kind="stable")
+    values = plan.values[order, axis]
+    out = []
+    for e, passed in enumerate(result.expect_passed[:, order]):
+        for i in range(len(values) - 1):
+            if passed[i] != passed[i + 1]:
+                out.append((e, float(values[i]), float(values[i + 1]), bool(passed[i + 1])))
+    return out
+
+
+__all__ = ["Axis", "Chunk", "ChunkResult", "MAX_CARS", "Plan", "SweepError", "SweepResult", "car_with", "check_cars",
+           "display", "flips", "latin_hypercube", "parse_axis", "plan_sweep", "run_chunk", "run_sweep",
+           "varied_axis"]

@@ -1,0 +1,130 @@
+"""Sweep axes: ``PATH=LO:HI:N[:log]`` and ``PATH=V1,V2,...`` grids, ranges for a Latin-hypercube sample,
+values in the parameter's display unit (degrees for a lock, converted exactly as math.radians does)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics import CarParams, ParamError, ParamInfo
+
+MAX_VALUES = 100_000  # values on one axis
+_DISPLAY_FACTOR = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
+_TO_SI = {"deg": math.pi / 180.0, "deg/s": math.pi / 180.0}  # what math.radians multiplies by
+
+
+class SweepError(ValueError):
+    """A sweep that cannot run; the message names the option, the value or the combination and the reason."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept parameter: its path, unit shown, the factor from SI to that unit, and its values (shown units)."""
+
+    path: str
+    unit: str
+    factor: float
+    values: np.ndarray  # grid values, or for a sample the (lo, hi) range
+    log: bool = False
+    spec: str = ""
+
+    @property
+    def to_si(self) -> float:
+        """The factor from a shown value to SI (degrees to radians as math.radians does it)."""
+        return _TO_SI.get(self.unit, 1.0) if self.factor != 1.0 else 1.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} [{self.unit}]" if self.unit else self.path
+
+
+def display(info: ParamInfo) -> tuple[str, float]:
+    """The unit a parameter is shown in and the factor from its SI value."""
+    if info.display in _DISPLAY_FACTOR:
+        return info.display, _DISPLAY_FACTOR[info.display]
+    return info.unit, 1.0
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SweepError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise SweepError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
+def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
+    """``PATH=LO:HI:N``, ``PATH=LO:HI:N:log`` or ``PATH=V1,V2,...``; with ``sample``, ``PATH=LO:HI[:log]``."""
+    where = f"--param {spec}"
+    path, sep, values_text = spec.partition("=")
+    path = path.strip()
+    if not sep or not path or not values_text.strip():
+        raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
+    try:
+        info = params.info(path)
+    except ParamError as exc:
+        raise SweepError(f"{where}: {exc}") from None
+    if info.kind not in (float, int) or info.choices:
+        raise SweepError(f"{where}: {path} is not a number and cannot be swept")
+    unit, factor = display(info)
+    parts = [p.strip() for p in values_text.split(":")]
+    log = len(parts) in (3, 4) and parts[-1] == "log"
+    if log:
+        parts = parts[:-1]
+    if sample:
+        if len(parts) != 2:
+            raise SweepError(f"{where}: with --samples give a range PATH=LO:HI or PATH=LO:HI:log")
+        lo, hi = (_number(p, where) for p in parts)
+        if not lo < hi:
+            raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
+        values = np.array([lo, hi])
+    elif len(parts) == 1:
+        values = np.array([_number(p, where) for p in parts[0].split(",")])
+        if log:
+            raise SweepError(f"{where}: log needs a range LO:HI:N:log")
+    elif len(parts) == 3:
+        lo, hi = _number(parts[0], where), _number(parts[1], where)
+        try:
+            n = int(parts[2])
+        except ValueError:
+            raise SweepError(f"{where}: N = {parts[2]!r} must be a whole number of values") from None
+        if not 2 <= n <= MAX_VALUES:
+            raise SweepError(f"{where}: N = {n} must be between 2 and {MAX_VALUES} (one value: PATH=V)")
+        if not lo < hi:
+            raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
+        if log and lo <= 0:
+            raise SweepError(f"{where}: a log axis needs LO > 0, got {lo:g}")
+        values = np.geomspace(lo, hi, n) if log else np.linspace(lo, hi, n)
+        values[0], values[-1] = lo, hi  # exactly the ends typed (geomspace can miss by an ulp)
+    else:
+        raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
+    if sample and log and values[0] <= 0:
+        raise SweepError(f"{where}: a log range needs LO > 0, got {values[0]:g}")
+    if len(values) > MAX_VALUES:
+        raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
+    for v in values:
+        _check_value(info, float(v) * _TO_SI.get(unit, 1.0) if factor != 1.0 else float(v), f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
+    return Axis(path, unit, factor, values, log, spec)
+
+
+def _check_value(info: ParamInfo, si: float, where: str, unit: str, factor: float) -> None:
+    try:
+        info.check(si)
+    except ParamError:
+        shown = dataclasses.replace(info, lo=None if info.lo is None else info.lo * factor,
+                                    hi=None if info.hi is None else info.hi * factor)
+        raise SweepError(f"{where} is out of range; allowed: {shown.allowed(unit)}") from None
+
+
+def latin_hypercube(n: int, dims: int, seed: int) -> np.ndarray:
+    """(n, dims) points in [0, 1): each column has exactly one point in each of the n strata [i/n, (i+1)/n)."""
+    rng = np.random.default_rng(seed)
+    u = np.empty((n, dims))
+    for d in range(dims):
+        u[:, d] = (rng.permutation(n) + rng.random(n)) / n
+    return u

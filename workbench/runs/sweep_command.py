@@ -1,0 +1,163 @@
+"""``carbench sweep``: check every input and output, run the sweep (here or on Dask), print and write what it found."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from physics import check_dt
+from workbench.output.charts import Renderer
+from workbench.output.files import OutputPathError, check_output_dir, check_output_file
+from workbench.output.sweep_report import as_json, charts, summary, write_charts, write_csv
+from workbench.runs import cluster
+from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
+from workbench.scripts.format import ScriptError, load_script
+from workbench.scripts.program import compile_script
+
+CSV_NAME = "sweep.csv"
+PROGRESS_AFTER = 1.0  # [s] the bar shows only for sweeps that take longer than this
+
+
+@dataclass
+class SweepArgs:
+    script: str
+    params: list[str]
+    samples: int | None = None
+    seed: int | None = None
+    preset: str | None = None
+    dt: float | None = None
+    out: str = "."
+    json: bool = False
+    plot: bool = False
+    workers: int | None = None
+    scheduler: str | None = None
+    chunk: int = DEFAULT_CHUNK
+
+
+class BadInput(ValueError):
+    """One line for stderr: the sweep cannot run as asked."""
+
+
+class ProgressBar:
+    """Cars done, car-steps/s and time left on one stderr line, shown once a sweep has run a second."""
+
+    def __init__(self, stream: TextIO, after: float = PROGRESS_AFTER):
+        self.stream = stream
+        self.after = after
+        self.shown = False
+
+    def __call__(self, done: int, cars: int, steps: int, total: int, seconds: float) -> None:
+        if seconds < self.after and not self.shown:
+            return
+        rate = steps / seconds if seconds > 0 else 0.0
+        left = (total - steps) / rate if rate > 0 else 0.0
+        filled = int(30 * steps / total) if total else 30
+        done = max(done, int(cars * steps / total) if total else cars)  # cars' worth of steps, mid-chunk too
+        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done:,}/{cars:,} cars  "
+                          f"{rate:,.0f} car-steps/s  {left:,.0f} s left ")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def prepare(args: SweepArgs):
+    """Every check that needs no run: the script, the axes and cars, the cluster options, the output paths."""
+    if args.dt is not None:
+        try:
+            check_dt(args.dt)
+        except ValueError as exc:
+            raise BadInput(f"--dt: {exc}") from None
+    try:
+        cluster.check_options(args.workers, args.scheduler)
+    except cluster.ClusterError as exc:
+        raise BadInput(str(exc)) from None
+    try:
+        program = compile_script(load_script(args.script), args.preset, args.dt)
+        plan = plan_sweep(program, args.params, args.samples, args.seed)
+    except (ScriptError, SweepError) as exc:
+        raise BadInput(str(exc)) from None
+    if not 1 <= args.chunk <= 1_000_000:
+        raise BadInput(f"--chunk {args.chunk}: must be between 1 and 1,000,000 cars")
+    try:
+        folder = check_output_dir(args.out, "--out", [args.script])
+        names = [CSV_NAME] + ([name for name, _ in charts(_empty_result(plan))] if args.plot else [])
+        if folder.is_dir():
+            for name in names:
+                check_output_file(folder / name, "--out", [args.script])
+    except OutputPathError as exc:
+        raise BadInput(str(exc)) from None
+    return plan, folder
+
+
+def _empty_result(plan) -> SweepResult:
+    """A result of the plan's shape (for the names of the charts it will draw)."""
+    e, m = len(plan.program.script.expects), len(plan.program.script.measures)
+    return SweepResult(plan, np.zeros((e, plan.cars)), np.zeros((e, plan.cars)), np.zeros((m, plan.cars)), 0, 0.0)
+
+
+def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None = None,
+        stderr: TextIO | None = None) -> int:
+    """The command: 0 when the sweep ran (whatever passed), 2 for bad input (one line on stderr, nothing on stdout)."""
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+    try:
+        plan, folder = prepare(args)
+    except BadInput as exc:
+        print(f"carbench: {exc}", file=stderr)
+        return 2
+    bar = ProgressBar(stderr) if stderr.isatty() else None
+    rounds = 1 if args.workers is None and args.scheduler is None else 2 * (args.workers or 4)
+    chunk = args.chunk
+    if rounds > 1 and args.chunk == DEFAULT_CHUNK:  # enough chunks to keep every worker busy
+        chunk = max(1, min(chunk, -(-plan.cars // rounds)))
+    try:
+        with cluster.mapper(args.workers, args.scheduler) as mapper:
+            result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)
+    except cluster.ClusterError as exc:
+        print(f"carbench: {exc}", file=stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a cluster's failure reaches us as whatever its workers raised
+        if rounds == 1:
+            raise
+        option = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"carbench: {option}: the Dask cluster could not run the sweep ({type(exc).__name__}: {first}); "
+              "the scheduler and every worker need this carbench installed", file=stderr)
+        return 2
+    finally:
+        if bar is not None:
+            bar.close()
+    assert result is not None
+    try:
+        folder.mkdir(exist_ok=True)
+        files = [write_csv(result, folder / CSV_NAME)]
+        if args.plot and render is not None:
+            files += write_charts(result, folder, render)
+    except OSError as exc:
+        print(f"carbench: --out {folder}: cannot write: {exc.strerror or exc}", file=stderr)
+        return 2
+    if args.json:
+        print(json.dumps(as_json(result, files), indent=2), file=stdout)
+    else:
+        print(summary(result), file=stdout)
+        print("wrote " + ", ".join(str(f) for f in files), file=stdout)
+    return 0
+
+
+def timed(args: SweepArgs) -> tuple[SweepResult, float]:
+    """Run a sweep in process and return it with its wall time (benchmarks)."""
+    plan, _ = prepare(args)
+    began = time.perf_counter()
+    with cluster.mapper(args.workers, args.scheduler) as mapper:
+        result = run_sweep(plan, mapper, args.chunk, per_round=2 * (args.workers or 1))
+    return result, time.perf_counter() - began
+
