@@ -112,7 +112,7 @@ def test_a_repeated_name_is_refused():
 
 
 def test_a_window_with_no_frame_at_the_dt_is_refused_when_compiled():
-    body = 'name = "a"\nchannel = "speed"\nfrom = 1.0\nto = 1.01\nreduce = "max"\n# dt-coarse\n'
+    body = 'name = "a"\nchannel = "speed"\nfrom = 1.01\nto = 1.04\nreduce = "max"\n# dt-coarse\n'
     assert "covers no frame at dt = 0.05 s" in refused(entry(body), compile_too=True)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics import CarParams, Inputs, Simulation
+from physics import CarParams, Inputs, Kernel, Simulation
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
@@ -177,14 +177,15 @@ def frames_needed(program: Program) -> int:
     return min(program.frames, Tally(program, 0).last_frame + 1)
 
 
-def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None) -> ChunkResult:
+def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: Kernel | None = None) -> ChunkResult:
     """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
 
     ``tick(frames_done)`` (in process only) is called every TICK_FRAMES frames; it may raise Cancelled.
+    ``kernel`` runs a variant of the model (physics.build_kernel); the shipped one by default.
     """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
-    sim = Simulation(cars, dt=program.dt)
+    sim = Simulation(cars, dt=program.dt, kernel=kernel)
     tally = Tally(program, n)
     changes = dict(program.param_changes)
     frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters
@@ -232,7 +233,8 @@ def chunks_of(plan: Plan, size: int) -> list[Chunk]:
 
 
 def run_sweep(plan: Plan, mapper=None, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None,
-              per_round: int = 1, cancelled: Callable[[], bool] | None = None) -> SweepResult | None:
+              per_round: int = 1, cancelled: Callable[[], bool] | None = None,
+              kernel: Kernel | None = None) -> SweepResult | None:
     """Run every car of ``plan`` in chunks of ``chunk`` cars, in process (``mapper`` None) or through ``mapper``.
 
     In process, ``progress`` is told every few frames and ``cancelled()`` is asked as often; through a
@@ -264,7 +266,7 @@ def run_sweep(plan: Plan, mapper=None, chunk: int = DEFAULT_CHUNK, progress: Pro
                 tell(done, steps + frames * n)
 
             try:
-                result = run_chunk(piece, tick)
+                result = run_chunk(piece, tick, kernel)
             except Cancelled:
                 return None
             results.append(result)
