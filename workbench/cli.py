@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--dt", type=float, help="replace every script's timestep [s]")
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    rp.add_argument("--monitors", action="store_true", help="check every invariant monitor on every frame")
 
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
@@ -47,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "replay":
-            return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json)
+            return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.monitors)
         if args.command == "presets":
             return _presets()
         if args.command == "bench":
@@ -77,7 +78,7 @@ def _bad(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _replay(paths, preset, dt, csv, as_json) -> int:
+def _replay(paths, preset, dt, csv, as_json, monitors=False) -> int:
     from physics import check_dt
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
@@ -95,17 +96,27 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
     except ScriptError as exc:
         return _bad(str(exc))
     results = replay(programs)
+    from workbench.runs.monitors import check_results, violations_json, violations_table
+
+    found = check_results(results, everything=monitors)
+    checked = monitors or any(p.script.monitors for p in programs)
     if as_json:
-        print(json.dumps(to_json(results), indent=2))
+        doc = to_json(results)
+        if checked:
+            doc["monitors"] = violations_json(found)
+            doc["passed"] = doc["passed"] and not found
+        print(json.dumps(doc, indent=2))
     else:
         print(table(results))
+        if checked:
+            print(violations_table(found, len(results)))
     if csv:
         for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results]), strict=True):
             try:
                 r.log.write_csv(path, r.car, r.program.frames)
             except OSError as exc:
                 return _bad(f"--csv: cannot write {path}: {exc.strerror or exc}")
-    return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
+    return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
 
 
 def csv_paths(target: Path, names: list[str]) -> list[Path]:

@@ -22,6 +22,7 @@ SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
 EXPECT_KEYS = ("channel", "at", "from", "to", "min", "max", "name")
+MONITOR_KEYS = ("name", "tolerance")
 ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_pedal": (0.0, 1.0),
                  "clutch_pedal": (0.0, 1.0)}
 
@@ -82,6 +83,14 @@ class Expect:
 
 
 @dataclass(frozen=True)
+class MonitorCheck:
+    """An invariant monitor (``workbench.runs.monitors``) that must hold on every frame of the script."""
+
+    name: str
+    tolerance: float | None = None
+
+
+@dataclass(frozen=True)
 class Script:
     """A parsed script; ``source`` names where it came from (a path or a description)."""
 
@@ -94,6 +103,7 @@ class Script:
     holds: tuple[Hold, ...] = ()
     expects: tuple[Expect, ...] = ()
     source: str = "<script>"
+    monitors: tuple[MonitorCheck, ...] = ()
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -109,6 +119,9 @@ class Script:
             doc["hold"] = [{"keys": list(h.keys), "from": h.start, "to": h.end} for h in self.holds]
         if self.expects:
             doc["expect"] = [_expect_table(e) for e in self.expects]
+        if self.monitors:
+            doc["monitor"] = [{"name": m.name, **({} if m.tolerance is None else {"tolerance": m.tolerance})}
+                              for m in self.monitors]
         return doc
 
     def to_toml(self) -> str:
@@ -176,9 +189,10 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "monitor")]
         if unknown:
-            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]] and [[expect]]")
+            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]] "
+                                        "and [[monitor]]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -203,7 +217,8 @@ class _Parser:
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
-        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source)
+        checks = tuple(self.monitor(t, i) for i, t in enumerate(self.array(doc, "monitor"), 1))
+        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source, checks)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])
@@ -317,3 +332,20 @@ class _Parser:
         if end <= start:
             raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g})")
         return Expect(channel, start=start, end=end, min=lo, max=hi, name=name)
+
+    def monitor(self, table, i) -> MonitorCheck:
+        from workbench.runs.monitors import names
+
+        where = f"[[monitor]] #{i}"
+        self.known_keys(table, MONITOR_KEYS, where)
+        if "name" not in table:
+            raise self.fail(where, "`name` is missing")
+        name = self.text(table["name"], f"{where} name")
+        if name not in names():
+            raise self.fail(where, f"unknown monitor {name!r}; the monitors are: {', '.join(names())}")
+        tolerance = None
+        if "tolerance" in table:
+            tolerance = self.number(table["tolerance"], f"{where} tolerance")
+            if tolerance < 0:
+                raise self.fail(where, f"`tolerance` = {tolerance:g} must not be negative")
+        return MonitorCheck(name, tolerance)
