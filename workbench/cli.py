@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     rp.add_argument("--monitors", action="store_true", help="check every invariant monitor on every frame")
 
+    from workbench.runs import hunt_cli
+
+    hunt_cli.add_parser(sub)
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -49,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "replay":
             return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.monitors)
+        if args.command == "hunt":
+            from workbench.runs import hunt_cli
+
+            return hunt_cli.run(args)
         if args.command == "presets":
             return _presets()
         if args.command == "bench":
