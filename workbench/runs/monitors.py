@@ -288,27 +288,31 @@ def _lateral(f: Frames, tol: float):
 
 
 def _clutch_flip(f: Frames, tol: float):
+    """The direction of travel reverses from one frame to the next, or a car that came to rest moves
+    again, within one stretch of pressed clutch and released throttle. (The sign of ``speed`` alone
+    follows vx, which flips in any spin: the world-frame velocity is what must not reverse.)"""
     bad = np.zeros(f.shape, dtype=bool)
     if not _manual(f):
         return bad, lambda j, i: []
     shift = f.param(lambda p: p.gearbox.shift_clutch)
     cond = (f["clutch_pedal"] >= shift) & (f["throttle"] == 0.0) & f.valid()
-    speed = f["speed"]
-    sign = np.where(np.abs(speed) > tol, np.sign(speed), 0.0)
-    stretch = np.cumsum(~cond, axis=0)  # frames of one pressed-clutch stretch share a number
-    for i in range(f.shape[1]):
-        rows = np.flatnonzero(cond[:, i] & (sign[:, i] != 0.0))
-        if len(rows) < 2:
-            continue
-        same = stretch[rows[1:], i] == stretch[rows[:-1], i]
-        flips = same & (sign[rows[1:], i] != sign[rows[:-1], i])
-        bad[rows[1:][flips], i] = True
+    h, vx, vy = f["heading"], f["vx"], f["vy"]
+    wx, wy = vx * np.cos(h) - vy * np.sin(h), vx * np.sin(h) + vy * np.cos(h)
+    size = np.hypot(vx, vy)
+    moving = size > tol
+    reversed_ = (wx[:-1] * wx[1:] + wy[:-1] * wy[1:] < 0.0) & moving[:-1] & moving[1:] & cond[:-1] & cond[1:]
+    bad[1:] |= reversed_
+    rest = cond & ~moving
+    seen = np.cumsum(rest, axis=0)
+    before = np.vstack([np.zeros((1, f.shape[1])), seen[:-1]])
+    starts = cond & ~np.vstack([np.zeros((1, f.shape[1]), dtype=bool), cond[:-1]])
+    base = np.maximum.accumulate(np.where(starts, before, 0.0), axis=0)
+    bad |= cond & moving & (before - base > 0)
     unit = _length_unit(f)
 
     def values(j, i):
-        before = np.flatnonzero((sign[:j, i] != 0) & cond[:j, i])
-        prev = float(speed[before[-1], i]) if len(before) else float("nan")
-        return [("speed before", prev, f"{unit}/s"), ("speed", float(speed[j, i]), f"{unit}/s"),
+        prev = float(f["speed"][j - 1, i]) if j > 0 else float("nan")
+        return [("speed before", prev, f"{unit}/s"), ("speed", float(f["speed"][j, i]), f"{unit}/s"),
                 ("clutch pedal", float(f["clutch_pedal"][j, i]), ""), ("brake pedal", float(f["brake"][j, i]), "")]
 
     return bad, values
@@ -356,7 +360,7 @@ MONITORS: tuple[Monitor, ...] = (
     Monitor("lateral_balance", "in steady motion the tyres' lateral force over the mass is v r (none when "
             "fully kinematic)", 0.1, "allowed mismatch as a share of g + |v r|", _lateral),
     Monitor("clutch_flip", "no speed sign flip while the clutch is pressed and the throttle off", 1e-3,
-            "speeds below this [m/s] count as zero, not as a sign", _clutch_flip),
+            "speeds below this [m/s] count as rest", _clutch_flip),
     Monitor("rest_stays_rest", "a car at rest with no pedal pressed stays at rest", 1e-6,
             "largest speed [m/s], yaw rate [rad/s] or drift per second still counted as rest", _rest),
     Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]", 300.0,
