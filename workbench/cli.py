@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     rp.add_argument("--monitors", action="store_true", help="check every invariant monitor on every frame")
+    rp.add_argument("--report", metavar="DIR", help="write an HTML report with a chart per expectation (index.html)")
 
     from workbench.runs import hunt_cli
 
@@ -51,11 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "replay":
-            return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.monitors)
+            return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.monitors,
+                           args.report)
         if args.command == "hunt":
             from workbench.runs import hunt_cli
 
-            return hunt_cli.run(args)
+            return hunt_cli.run(args, chart_renderer)
         if args.command == "presets":
             return _presets()
         if args.command == "bench":
@@ -85,7 +87,20 @@ def _bad(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _replay(paths, preset, dt, csv, as_json, monitors=False) -> int:
+def chart_renderer():
+    """The PNG renderer for reports (pyqtgraph offscreen), or None where PySide6 or pyqtgraph is missing."""
+    from importlib.util import find_spec
+
+    if find_spec("PySide6") is None or find_spec("pyqtgraph") is None:
+        return None
+    try:
+        from workbench.gui.charts import render_png
+    except ImportError:
+        return None
+    return render_png
+
+
+def _replay(paths, preset, dt, csv, as_json, monitors=False, report=None) -> int:
     from physics import check_dt
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
@@ -98,6 +113,17 @@ def _replay(paths, preset, dt, csv, as_json, monitors=False) -> int:
             check_dt(dt)
         except ValueError as exc:
             return _bad(f"--dt: {exc}")
+    render = None
+    if report is not None:
+        from workbench.output.files import OutputPathError, check_output_dir
+
+        try:
+            check_output_dir(report, "--report", paths)
+        except OutputPathError as exc:
+            return _bad(str(exc))
+        render = chart_renderer()
+        if render is None:
+            return _bad("--report needs PySide6 and pyqtgraph")
     try:
         programs = [compile_script(load_script(p), preset, dt) for p in paths]
     except ScriptError as exc:
@@ -117,6 +143,11 @@ def _replay(paths, preset, dt, csv, as_json, monitors=False) -> int:
         print(table(results))
         if checked:
             print(violations_table(found, len(results)))
+    if report is not None:
+        from workbench.output.html_report import write_report
+
+        page = write_report(results, report, render, found)
+        print(f"report: {page}", file=sys.stderr)
     if csv:
         for r, path in zip(results, csv_paths(Path(csv), [r.program.name for r in results]), strict=True):
             try:

@@ -59,7 +59,20 @@ def _free_path(folder: Path, monitor: str, taken: set[Path]) -> Path:
     return folder / f"{monitor}-{n}.toml"
 
 
-def run(args) -> int:
+def write_report(paths: list[Path], folder: Path, render) -> Path:
+    """The HTML report of the minimal scripts, each replayed on its own with its monitor."""
+    from workbench.output.html_report import write_report as write_html
+    from workbench.runs.monitors import check_results
+    from workbench.runs.replay import replay
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    results = replay([compile_script(load_script(p)) for p in paths])
+    return write_html(results, folder, render, check_results(results), title="carbench hunt: minimal scripts")
+
+
+def run(args, renderer=lambda: None) -> int:
+    """``renderer()`` returns the chart renderer for the report, or None where Qt is missing."""
     presets = args.hunt_presets or preset_names()
     if not 1 <= args.cars <= hunting.MAX_CARS:
         return _bad(f"--cars {args.cars}: must be between 1 and {hunting.MAX_CARS}")
@@ -97,4 +110,10 @@ def run(args) -> int:
         atomic_write_text(path, f.explanation(args.seed) + "\n" + script.to_toml())
         paths.append(path)
     print(hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths]))
+    if paths:
+        render = renderer()
+        if render is None:
+            print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
+        else:
+            print(f"report: {write_report(paths, out / 'report', render)}")
     return EXIT_FAILED if findings else EXIT_OK

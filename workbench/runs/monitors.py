@@ -80,8 +80,18 @@ class Violation:
     count: int
     values: tuple[tuple[str, float, str], ...]  # (what, value, display unit)
 
+    def value_texts(self) -> list[str]:
+        """One text per value, a limit folded into the value before it: "lateral accel 30 m/s^2 (limit 25)"."""
+        out: list[str] = []
+        for what, value, unit in self.values:
+            if what == "limit" and out:
+                out[-1] += f" (limit {value:.4g})"
+            else:
+                out.append(f"{what} {value:.4g}{' ' + unit if unit else ''}")
+        return out
+
     def values_text(self) -> str:
-        return ", ".join(f"{what} {value:.4g}{' ' + unit if unit else ''}" for what, value, unit in self.values)
+        return ", ".join(self.value_texts())
 
 
 Check = Callable[[Frames, float], tuple[np.ndarray, Callable[[int, int], list[tuple[str, float, str]]]]]
