@@ -36,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     rp.add_argument("--monitors", action="store_true", help="check every invariant monitor on every frame")
     rp.add_argument("--report", metavar="DIR", help="write an HTML report with a chart per expectation (index.html)")
+    rp.add_argument("--mcap", metavar="FILE", help="write telemetry, parameters and verdicts as MCAP (Foxglove, "
+                    "PlotJuggler)")
 
     from workbench.runs import hunt_cli
 
@@ -53,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "replay":
             return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.monitors,
-                           args.report)
+                           args.report, args.mcap)
         if args.command == "hunt":
             from workbench.runs import hunt_cli
 
@@ -100,7 +102,7 @@ def chart_renderer():
     return render_png
 
 
-def _replay(paths, preset, dt, csv, as_json, monitors=False, report=None) -> int:
+def _replay(paths, preset, dt, csv, as_json, monitors=False, report=None, mcap=None) -> int:
     from physics import check_dt
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
@@ -113,6 +115,13 @@ def _replay(paths, preset, dt, csv, as_json, monitors=False, report=None) -> int
             check_dt(dt)
         except ValueError as exc:
             return _bad(f"--dt: {exc}")
+    if mcap is not None:
+        from workbench.output.files import OutputPathError, check_output_file
+
+        try:
+            check_output_file(mcap, "--mcap", paths)
+        except OutputPathError as exc:
+            return _bad(str(exc))
     render = None
     if report is not None:
         from workbench.output.files import OutputPathError, check_output_dir
@@ -143,6 +152,13 @@ def _replay(paths, preset, dt, csv, as_json, monitors=False, report=None) -> int
         print(table(results))
         if checked:
             print(violations_table(found, len(results)))
+    if mcap is not None:
+        from workbench.output.mcap_log import write_mcap
+
+        try:
+            write_mcap(results, mcap, found)
+        except OSError as exc:
+            return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
     if report is not None:
         from workbench.output.html_report import write_report
 
