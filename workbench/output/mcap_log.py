@@ -19,12 +19,16 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from mcap.writer import CompressionType, Writer
 
+from physics import CarParams
 from workbench.output.files import atomic_writer
-from workbench.output.html_report import stamp
+from workbench.output.html_report import _version, params_digest, stamp
+from workbench.output.telemetry_log import TelemetryLog
 
 NS = 1_000_000_000
 
@@ -81,11 +85,40 @@ def _topic(name: str, used: set[str]) -> str:
     return topic
 
 
+@dataclass(frozen=True)
+class Run:
+    """One car's run as the log holds it: what :func:`write_runs` needs of a replay or a live session."""
+
+    name: str
+    source: str
+    preset: str
+    params: Sequence[tuple[int, CarParams]]  # parameter sets and the frame each starts on
+    dt: float
+    log: TelemetryLog
+    car: int
+    frames: int
+    stamp: dict
+    verdicts: Sequence = ()  # workbench.runs.replay.Verdict
+    violations: Sequence = ()  # workbench.runs.monitors.Violation
+
+
+def run_of_result(result, violations: Sequence = ()) -> Run:
+    p = result.program
+    return Run(p.name, p.script.source, p.preset, [(0, p.params), *p.param_changes], p.dt, result.log, result.car,
+               p.frames, stamp(p), result.verdicts, violations)
+
+
 def write_mcap(results: Sequence, path: str | Path, violations: Sequence = ()) -> Path:
     """Write every replayed script's telemetry, parameters and verdicts to ``path`` (atomically).
 
     ``violations`` are :class:`workbench.runs.monitors.ScriptViolation` values (index into ``results``).
     """
+    runs = [run_of_result(r, [s.violation for s in violations if s.index == i]) for i, r in enumerate(results)]
+    return write_runs(runs, path)
+
+
+def write_runs(runs: Sequence[Run], path: str | Path) -> Path:
+    """Write runs to ``path`` as MCAP (atomically): three topics per run, named after it."""
     with atomic_writer(path, binary=True) as stream:
         writer = Writer(stream, compression=CompressionType.ZSTD)
         writer.start(profile="", library="carbench")
@@ -94,47 +127,60 @@ def write_mcap(results: Sequence, path: str | Path, violations: Sequence = ()) -
         verdict_schema = writer.register_schema("carbench.Verdict", "jsonschema", json.dumps(VERDICT_SCHEMA).encode())
         schemas: dict[str, int] = {}
         used: set[str] = set()
-        for i, r in enumerate(results):
-            p = r.program
-            infos = r.log.infos
-            unit = p.params.model.unit
-            if unit not in schemas:
-                schemas[unit] = writer.register_schema(f"carbench.Telemetry.{unit}", "jsonschema",
-                                                       json.dumps(telemetry_schema(infos)).encode())
-            topic = _topic(p.name, used)
-            meta = {"script": p.script.source, "preset": p.preset}
-            tele = writer.register_channel(f"/{topic}/telemetry", "json", schemas[unit], meta)
-            params = writer.register_channel(f"/{topic}/parameters", "json", params_schema, meta)
-            verdicts = writer.register_channel(f"/{topic}/verdicts", "json", verdict_schema, meta)
-
-            run_stamp = stamp(p)
-            for seq, (k, car) in enumerate([(0, p.params), *p.param_changes]):
-                t = int(round(k * p.dt * NS))
-                doc = {"script": p.name, "from_time": k * p.dt, "stamp": run_stamp, "parameters": car.to_document()}
-                writer.add_message(params, t, json.dumps(doc).encode(), t, seq)
-            names = [c.name for c in infos]
-            matrix = r.log.matrix(r.car, p.frames)
-            for k, row in enumerate(matrix.tolist()):
-                t = int(round(k * p.dt * NS))
-                data = json.dumps(dict(zip(names, map(_number, row), strict=True))).encode()
-                writer.add_message(tele, t, data, t, k)
-            seq = 0
-            for v in r.verdicts:
-                t = int(round(v.frame * p.dt * NS))
-                doc = {"kind": "expectation", "label": v.expect.label(), "channel": v.expect.channel,
-                       "passed": v.passed, "measured": _number(v.measured), "min": v.expect.min, "max": v.expect.max,
-                       "unit": v.unit, "frame": v.frame, "time": v.time, "values": []}
-                writer.add_message(verdicts, t, json.dumps(doc).encode(), t, seq)
-                seq += 1
-            for s in violations:
-                if s.index != i:
-                    continue
-                v = s.violation
-                t = int(round(v.frame * p.dt * NS))
-                doc = {"kind": "monitor", "label": v.monitor, "channel": "", "passed": False, "measured": None,
-                       "min": None, "max": None, "unit": "", "frame": v.frame, "time": v.time,
-                       "values": [{"name": what, "value": _number(value), "unit": u} for what, value, u in v.values]}
-                writer.add_message(verdicts, t, json.dumps(doc).encode(), t, seq)
-                seq += 1
+        for run in runs:
+            _write_run(writer, run, _topic(run.name, used), schemas, params_schema, verdict_schema)
         writer.finish()
     return Path(path)
+
+
+def _write_run(writer, run: Run, topic: str, schemas: dict[str, int], params_schema: int, verdict_schema: int):
+    infos = run.log.infos
+    unit = run.params[0][1].model.unit
+    if unit not in schemas:
+        schemas[unit] = writer.register_schema(f"carbench.Telemetry.{unit}", "jsonschema",
+                                               json.dumps(telemetry_schema(infos)).encode())
+    meta = {"script": run.source, "preset": run.preset}
+    tele = writer.register_channel(f"/{topic}/telemetry", "json", schemas[unit], meta)
+    params = writer.register_channel(f"/{topic}/parameters", "json", params_schema, meta)
+    verdicts = writer.register_channel(f"/{topic}/verdicts", "json", verdict_schema, meta)
+
+    def ns(k: int) -> int:
+        return int(round(k * run.dt * NS))
+
+    for seq, (k, car) in enumerate(run.params):
+        doc = {"script": run.name, "from_time": k * run.dt, "stamp": run.stamp, "parameters": car.to_document()}
+        writer.add_message(params, ns(k), json.dumps(doc).encode(), ns(k), seq)
+    names = [c.name for c in infos]
+    for k, row in enumerate(run.log.matrix(run.car, run.frames).tolist()):
+        writer.add_message(tele, ns(k), json.dumps(dict(zip(names, map(_number, row), strict=True))).encode(),
+                           ns(k), k)
+    seq = 0
+    for v in run.verdicts:
+        doc = {"kind": "expectation", "label": v.expect.label(), "channel": v.expect.channel, "passed": v.passed,
+               "measured": _number(v.measured), "min": v.expect.min, "max": v.expect.max, "unit": v.unit,
+               "frame": v.frame, "time": v.time, "values": []}
+        writer.add_message(verdicts, ns(v.frame), json.dumps(doc).encode(), ns(v.frame), seq)
+        seq += 1
+    for v in run.violations:
+        doc = {"kind": "monitor", "label": v.monitor, "channel": "", "passed": False, "measured": None, "min": None,
+               "max": None, "unit": "", "frame": v.frame, "time": v.time,
+               "values": [{"name": what, "value": _number(value), "unit": u} for what, value, u in v.values]}
+        writer.add_message(verdicts, ns(v.frame), json.dumps(doc).encode(), ns(v.frame), seq)
+        seq += 1
+
+
+def write_session_mcap(session, path: str | Path) -> Path:
+    """The live session's history (a :class:`workbench.runs.live.LiveSession`) as MCAP: what the window exports.
+
+    The parameters written are those in effect now; a replayed script's verdicts come along.
+    """
+    from workbench.runs.live import preset_reference
+
+    frames = session.log.frames
+    verdicts = [v for v in session.verdicts() if v is not None] if session.replayed else []
+    name = session.program.name if session.replayed and session.program is not None else "session"
+    run_stamp = {"carbench": _version("carbench"), "numpy": np.__version__, "preset": session.preset.name,
+                 "params_sha256": params_digest(session.params), "dt": session.dt}
+    run = Run(name, "carbench window", preset_reference(session.preset), [(0, session.params)], session.dt,
+              session.log, 0, frames, run_stamp, verdicts)
+    return write_runs([run], path)
