@@ -127,9 +127,12 @@ def violation_chart(result, violation) -> Chart:
     name = _violation_channel(violation)
     info = {c.name: c for c in channel_infos(p.params.model.unit)}[name]
     scale, unit = display_scale(info.unit, info.display)
-    t = result.column("t")
-    y = np.nan_to_num(result.column(name) * scale)
-    k = min(violation.frame, len(y) - 1)
+    k = min(violation.frame, p.frames - 1)
+    # The three seconds before the violation (and a little after): where it happens, large enough to see.
+    first, last = max(0, k - round(3.0 / p.dt)), min(p.frames, k + round(0.5 / p.dt) + 1)
+    t = result.column("t")[first:last]
+    y = np.nan_to_num(result.column(name)[first:last] * scale)
+    k -= first
     texts = violation.value_texts()
     notes = [", ".join(texts[i:i + 2]) for i in range(0, min(len(texts), 4), 2)]
     return Chart(title=f"VIOLATED: {violation.monitor} at {violation.time:.4g} s", x_label="time [s]",
