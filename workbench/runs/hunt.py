@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics import DEFAULT_DT, load_preset
+from physics import DEFAULT_DT, Preset, load_preset
 from workbench.runs import monitors
 from workbench.runs.replay import run_batch
 from workbench.scripts.format import Hold, MonitorCheck, Script
@@ -172,7 +172,11 @@ def to_script(case: Case, name: str, checks: Sequence[MonitorCheck] = (), descri
 
 def first_violations(cases: Sequence[Case], selection: Sequence[str] | None = None) -> list[dict[str, monitors.Violation]]:
     """Run ``cases`` (one preset and dt) as one batch; per case, each fired monitor's violation."""
-    programs = [compile_script(to_script(c, f"case-{i}"), c.preset) for i, c in enumerate(cases)]
+    presets: dict[str, Preset] = {}
+    programs = []
+    for i, c in enumerate(cases):
+        preset = presets.get(c.preset) or presets.setdefault(c.preset, load_preset(c.preset))
+        programs.append(compile_script(to_script(c, f"case-{i}"), preset))
     results = run_batch(programs)
     frames = monitors.frames_of_batch(results[0].log, programs)
     out: list[dict[str, monitors.Violation]] = [{} for _ in cases]

@@ -14,6 +14,7 @@ from physics import (
     KEYS,
     CarParams,
     ParamError,
+    Preset,
     PresetError,
     UnknownChannelError,
     check_channel,
@@ -54,7 +55,9 @@ class Program:
         return self.script.name
 
 
-def _resolve_preset(script: Script, preset: str | Path | None):
+def _resolve_preset(script: Script, preset: str | Path | Preset | None):
+    if isinstance(preset, Preset):  # already loaded (a batch of many scripts on one car)
+        return preset
     name = preset if preset is not None else script.preset
     text = str(name)
     if preset is None and (text.endswith(".toml") or "/" in text) and script.source not in ("", "<script>"):
@@ -68,7 +71,7 @@ def _resolve_preset(script: Script, preset: str | Path | None):
         raise ScriptError(f"{script.source}: {where}: {exc}") from None
 
 
-def compile_script(script: Script, preset: str | Path | None = None, dt: float | None = None) -> Program:
+def compile_script(script: Script, preset: str | Path | Preset | None = None, dt: float | None = None) -> Program:
     """Resolve ``script`` against its preset (or ``preset``) and dt (or ``dt``, else the script's, else 1/120 s).
 
     Raises ScriptError naming the file, the entry and the reason for anything the car refuses:
