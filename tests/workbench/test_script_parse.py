@@ -430,6 +430,7 @@ def test_every_shipped_script_round_trips(shipped_paths):
 
 
 def test_save_and_load(tmp_path):
+    (tmp_path / "sub").mkdir()  # outputs never create folders
     path = FULL.save(tmp_path / "sub" / "full.toml")
     assert path == tmp_path / "sub" / "full.toml"
     loaded = load_script(path)
