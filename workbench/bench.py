@@ -46,6 +46,17 @@ def replay_rtf(script: str, repeats: int = 3) -> tuple[float, float, int]:
     return simulated / wall, wall, program.frames
 
 
+def hunt_throughput(preset: str, cars: int, seconds: float) -> tuple[float, float]:
+    """Car-seconds simulated per wall second by the hunt's batch (random scripts, every monitor judged)."""
+    from workbench.runs.hunt import Chunk, run_chunk
+
+    chunk = Chunk(preset, 0, 0, 0, cars, seconds, 1.0 / 120.0)
+    start = time.perf_counter()
+    run_chunk(chunk)
+    wall = time.perf_counter() - start
+    return cars * seconds / wall, wall
+
+
 def _peak_rss_mb() -> float:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
@@ -71,6 +82,11 @@ def run_bench(quick: bool = False, gui: bool = True) -> int:
     from workbench.runs.sweep_bench import report as sweep_report
 
     sweep_report(quick)
+    cars, seconds = (50, 5.0) if quick else (200, 10.0)
+    print(f"\nhunt, {cars} random scripts x {seconds:g} s per preset, one batch each, every monitor judged:")
+    for preset in ("sedan", "parking"):
+        rate, wall = hunt_throughput(preset, cars, seconds)
+        print(f"  {preset:9s} {wall:8.2f} s wall   {rate:9,.0f} car-seconds simulated per second")
     if gui:
         try:
             from workbench.gui.bench import frame_time

@@ -68,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--dt", type=float, help=f"replace every script's timestep [s], {MIN_DT:g} .. 0.05")
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    rp.add_argument("--monitors", action="store_true", help="check every invariant monitor on every frame")
+    rp.add_argument("--report", metavar="DIR", help="write an HTML report with a chart per expectation (index.html)")
+    rp.add_argument("--mcap", metavar="FILE", help="write telemetry, parameters and verdicts as MCAP (Foxglove, "
+                    "PlotJuggler)")
     rp.add_argument("--max-memory", type=_memory, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
                     help=f"refuse a replay whose telemetry would need more (e.g. 512M, 8G; default "
                          f"{format_bytes(DEFAULT_MAX_MEMORY)})")
@@ -89,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
     sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 8192)")
 
+    from workbench.runs import hunt_cli
+
+    hunt_cli.add_parser(sub)
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -114,7 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "replay":
-        return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.max_memory)
+        return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.max_memory,
+                       args.monitors, args.report, args.mcap)
+    if args.command == "hunt":
+        from workbench.runs import hunt_cli
+
+        return hunt_cli.run(args, chart_renderer)
     if args.command == "sweep":
         return _sweep(args)
     if args.command == "presets":
@@ -163,16 +175,29 @@ def _bad(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMORY) -> int:
+def chart_renderer():
+    """The PNG renderer for reports (pyqtgraph offscreen), or None where PySide6 or pyqtgraph is missing."""
+    if not _installed("PySide6", "pyqtgraph"):  # the renderer imports them when it draws
+        return None
+    try:
+        from workbench.gui.charts import render_png
+    except ImportError:
+        return None
+    return render_png
+
+
+def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMORY, monitors: bool = False,
+            report: str | None = None, mcap: str | None = None) -> int:
     """Check everything (scripts, preset, dt, memory, every output path), then run, then print.
 
     Nothing reaches stdout, and no file is written, unless the replay ran to its end.
     """
     from workbench.output.csv_stream import CsvStreams
-    from workbench.output.files import OutputPathError, check_output_file
+    from workbench.output.files import OutputPathError, check_output_dir, check_output_file
     from workbench.output.progress import ProgressBar
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
+    from workbench.runs.monitors import check_results, violations_json, violations_table
     from workbench.runs.replay import replay, replay_bytes
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.limits import LimitError, check_memory_total
@@ -197,14 +222,22 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         return _bad(str(exc))
     inputs = [*files, *(p.preset_path for p in programs if p.preset_path is not None)]
     targets = []
-    if csv is not None:
-        try:
+    render = None
+    try:
+        if csv is not None:
             if not csv.strip():
                 check_output_file(csv, "--csv")  # refuses the empty path
             targets = [check_output_file(t, "--csv", inputs)
                        for t in csv_paths(Path(csv), [p.name for p in programs])]
-        except OutputPathError as exc:
-            return _bad(str(exc))
+        if mcap is not None:
+            check_output_file(mcap, "--mcap", [*inputs, *targets])
+        if report is not None:
+            check_output_dir(report, "--report", inputs)
+            render = chart_renderer()
+            if render is None:
+                return _bad("--report needs PySide6 and pyqtgraph")
+    except OutputPathError as exc:
+        return _bad(str(exc))
     progress = ProgressBar(frames)
     try:
         with CsvStreams(targets, [p.frames for p in programs]) as streams:
@@ -222,11 +255,34 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                     "lower --max-memory to what this machine has, or shorten the script")
     finally:
         progress.close()
+    found = check_results(results, everything=monitors)
+    checked = monitors or any(p.script.monitors for p in programs)
+    if mcap is not None:
+        from workbench.output.mcap_log import write_mcap
+
+        try:
+            write_mcap(results, mcap, found)
+        except OSError as exc:
+            return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
+    if report is not None:
+        from workbench.output.html_report import write_report
+
+        try:
+            page = write_report(results, report, render, found)
+        except OSError as exc:
+            return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
+        print(f"report: {page}", file=sys.stderr)
     if as_json:
-        print(json.dumps(to_json(results), indent=2))
+        doc = to_json(results)
+        if checked:
+            doc["monitors"] = violations_json(found)
+            doc["passed"] = doc["passed"] and not found
+        print(json.dumps(doc, indent=2))
     else:
         print(table(results))
-    return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
+        if checked:
+            print(violations_table(found, len(results)))
+    return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
 
 
 def _sweep(args) -> int:
@@ -235,14 +291,9 @@ def _sweep(args) -> int:
 
     render = None
     if args.plot:
-        try:
-            from workbench.gui.charts import render_png
-
-            if not _installed("PySide6", "pyqtgraph"):  # the renderer imports them when it draws
-                raise ImportError("PySide6 and pyqtgraph")
-        except ImportError:
+        render = chart_renderer()
+        if render is None:
             return _bad("--plot needs PySide6 and pyqtgraph")
-        render = render_png
     return run(SweepArgs(args.script, args.params, args.samples, args.seed, args.sweep_preset, args.dt, args.out,
                          args.json, args.plot, args.workers, args.scheduler,
                          DEFAULT_CHUNK if args.chunk is None else args.chunk), render)

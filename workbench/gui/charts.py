@@ -3,6 +3,7 @@ when there is no window system (a CI job, a terminal over ssh)."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import math
 import os
@@ -51,7 +52,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     widget.setBackground("w")
     widget.resize(chart.width, chart.height)
-    title = chart.title + "".join(f"<br><span style='font-size:9pt'>{n}</span>" for n in chart.notes)
+    # The title is rich text: escaped, so that a note such as "speed <= 3" is not read as a tag.
+    title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(n)}</span>"
+                                               for n in chart.notes)
     plot = widget.addPlot(title=f"<span style='color:#222'>{title}</span>")
     plot.showGrid(x=True, y=True, alpha=0.25)
     for side in ("left", "bottom"):
@@ -103,7 +106,8 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             continue
         plot.plot([m.x], [m.y], pen=None, symbol="x", symbolSize=14, symbolPen=_pen(m.colour, 2.5))
         if m.label:
-            text = pg.TextItem(m.label, color=m.colour, anchor=(0, 1))
+            # Right of the point, or left of it in the right half (so the label stays inside the plot).
+            text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if m.x > (x_lo + x_hi) / 2 else (0, 1))
             text.setPos(m.x, m.y)
             plot.addItem(text, ignoreBounds=True)
     if y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:

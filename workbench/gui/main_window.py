@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
         self.save_preset_action = self._action("Save preset as\u2026", self.save_preset_dialog, "Ctrl+S")
         self.load_script_action = self._action("Load script\u2026", self.load_script_dialog, "Ctrl+L")
         self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
+        self.export_mcap_action = self._action("Export telemetry as MCAP\u2026", self.export_mcap_dialog)
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
         self.pause_action = self._action("Pause", self.model.toggle_running, COMMAND_SHORTCUTS["pause"], True)
         self.step_action = self._action("Single step", self.model.single_step, COMMAND_SHORTCUTS["step"])
@@ -164,7 +165,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         for action in (self.open_preset_action, self.save_preset_action, None, self.load_script_action,
-                       self.save_recording_action, None, self.quit_action):
+                       self.save_recording_action, self.export_mcap_action, None, self.quit_action):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         presets_menu = file_menu.addMenu("Shipped presets")
         for path in sorted(cars_dir().glob("*.toml")):
@@ -355,6 +356,23 @@ class MainWindow(QMainWindow):
         start = str(Path.home() / "recording.toml")
         path, _ = QFileDialog.getSaveFileName(self, "Save recording", start, "Scripts (*.toml)")
         return self.save_recording(path) if path else False
+
+    def export_mcap(self, path: str | Path) -> bool:
+        """The history so far as MCAP (Foxglove, PlotJuggler)."""
+        from workbench.output.mcap_log import write_session_mcap
+
+        try:
+            write_session_mcap(self.model.session, path)
+        except OSError as exc:
+            self.show_error("Telemetry not exported", f"{path}: {exc}")
+            return False
+        self.statusBar().showMessage(f"exported {path}", 4000)
+        return True
+
+    def export_mcap_dialog(self) -> bool:
+        start = str(Path.home() / "telemetry.mcap")
+        path, _ = QFileDialog.getSaveFileName(self, "Export telemetry as MCAP", start, "MCAP (*.mcap)")
+        return self.export_mcap(path) if path else False
 
     def show_keys(self) -> None:
         QMessageBox.information(self, "Keyboard controls", help_html())

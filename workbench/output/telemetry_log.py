@@ -72,6 +72,10 @@ class TelemetryLog:
         """Channel ``name`` of car ``car`` over the recorded frames (a view)."""
         return self._data[:self._end(frames), self.index[name], car]
 
+    def block(self, name: str, frames: int | None = None) -> np.ndarray:
+        """Channel ``name`` of every car over the recorded frames: a (frames, N) view."""
+        return self._data[:self._end(frames), self.index[name], :]
+
     def frame(self, k: int, car: int = 0) -> dict[str, float]:
         """Every channel's value at frame ``k``."""
         return dict(zip(self.names, self._data[k, :, car].tolist(), strict=True))

@@ -28,6 +28,7 @@ EXPECT_KEYS = ("channel", "at", "from", "to", "min", "max", "name")
 MEASURE_KEYS = ("name", "channel", "at", "from", "to", "reduce", "first_time_above", "first_time_below")
 REDUCERS = ("min", "max", "mean", "final")
 CROSSINGS = ("first_time_above", "first_time_below")
+MONITOR_KEYS = ("name", "tolerance")
 ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_pedal": (0.0, 1.0),
                  "clutch_pedal": (0.0, 1.0)}
 
@@ -121,6 +122,14 @@ class Measure:
 
 
 @dataclass(frozen=True)
+class MonitorCheck:
+    """An invariant monitor (``workbench.runs.monitors``) that must hold on every frame of the script."""
+
+    name: str
+    tolerance: float | None = None
+
+
+@dataclass(frozen=True)
 class Script:
     """A parsed script; ``source`` names where it came from (a path or a description)."""
 
@@ -134,6 +143,7 @@ class Script:
     expects: tuple[Expect, ...] = ()
     source: str = "<script>"
     measures: tuple[Measure, ...] = ()
+    monitors: tuple[MonitorCheck, ...] = ()
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -151,6 +161,9 @@ class Script:
             doc["expect"] = [_expect_table(e) for e in self.expects]
         if self.measures:
             doc["measure"] = [_measure_table(m) for m in self.measures]
+        if self.monitors:
+            doc["monitor"] = [{"name": m.name, **({} if m.tolerance is None else {"tolerance": m.tolerance})}
+                              for m in self.monitors]
         return doc
 
     def to_toml(self) -> str:
@@ -256,10 +269,10 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor")]
         if unknown:
-            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]] "
-                                        "and [[measure]]")
+            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]], "
+                                        "[[measure]] and [[monitor]]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -293,7 +306,9 @@ class _Parser:
             if names.index(m.name) != i - 1:
                 raise self.fail(f"[[measure]] #{i}", f"name {m.name!r} is already used by [[measure]] "
                                                      f"#{names.index(m.name) + 1}")
-        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source, measures)
+        checks = tuple(self.monitor(t, i) for i, t in enumerate(self.array(doc, "monitor"), 1))
+        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source,
+                      measures=measures, monitors=checks)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])
@@ -453,3 +468,20 @@ class _Parser:
         if end <= start:
             raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g}): the window is empty")
         return Measure(name, channel, reduce, threshold, start=start, end=end)
+
+    def monitor(self, table, i) -> MonitorCheck:
+        from workbench.runs.monitors import names
+
+        where = f"[[monitor]] #{i}"
+        self.known_keys(table, MONITOR_KEYS, where)
+        if "name" not in table:
+            raise self.fail(where, "`name` is missing")
+        name = self.text(table["name"], f"{where} name")
+        if name not in names():
+            raise self.fail(where, f"unknown monitor {name!r}; the monitors are: {', '.join(names())}")
+        tolerance = None
+        if "tolerance" in table:
+            tolerance = self.number(table["tolerance"], f"{where} tolerance")
+            if tolerance < 0:
+                raise self.fail(where, f"`tolerance` = {tolerance:g} must not be negative")
+        return MonitorCheck(name, tolerance)

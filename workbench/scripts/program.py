@@ -14,6 +14,7 @@ from physics import (
     KEYS,
     CarParams,
     ParamError,
+    Preset,
     PresetError,
     UnknownChannelError,
     channel_names,
@@ -80,7 +81,9 @@ class Program:
         return self.script.name
 
 
-def _resolve_preset(script: Script, preset: str | Path | None):
+def _resolve_preset(script: Script, preset: str | Path | Preset | None):
+    if isinstance(preset, Preset):  # already loaded (a batch of many scripts on one car)
+        return preset
     name = preset if preset is not None else script.preset
     text = str(name)
     if preset is None and (text.endswith(".toml") or "/" in text) and script.source not in ("", "<script>"):
@@ -94,7 +97,7 @@ def _resolve_preset(script: Script, preset: str | Path | None):
         raise ScriptError(f"{script.source}: {where}: {exc}") from None
 
 
-def compile_script(script: Script, preset: str | Path | None = None, dt: float | None = None,
+def compile_script(script: Script, preset: str | Path | Preset | None = None, dt: float | None = None,
                    max_memory: int = DEFAULT_MAX_MEMORY) -> Program:
     """Resolve ``script`` against its preset (or ``preset``) and dt (or ``dt``, else the script's, else 1/120 s).
 

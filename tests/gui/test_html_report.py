@@ -1,0 +1,82 @@
+"""`carbench replay --report` and the hunt's report: a self-contained page with a PNG per expectation."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+
+from physics.presets import scripts_dir
+from workbench.output.charts import Chart
+from workbench.output.html_report import expectation_chart, param_diff, stamp, write_report
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "workbench", *map(str, args)], capture_output=True, text=True,
+                          cwd=REPO, timeout=300, env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+
+
+def test_replay_report_has_a_png_per_expectation_that_opens(tmp_path):
+    scripts = [scripts_dir() / "clutch_coast.toml", scripts_dir() / "parking_reverse_bay.toml"]
+    out = tmp_path / "report"
+    done = _cli("replay", *scripts, "--report", out)
+    assert done.returncode == 0, done.stderr
+    page = (out / "index.html").read_text()
+    expected = sum(len(load_script(s).expects) for s in scripts)
+    images = re.findall(r'<img src="([^"]+)"', page)
+    assert len(images) == expected == len(list(out.glob("*.png")))
+    for name in images:
+        image = QImage(str(out / name))
+        assert not image.isNull() and image.width() == 900 and image.height() == 480
+    assert "clutch-coast" in page and "parking-reverse-bay" in page and page.count('class="pass">PASS') >= expected
+    assert "deg" in page  # the heading's bounds are shown in degrees
+    assert "http" not in page  # self-contained: nothing fetched from elsewhere
+
+
+def test_report_parts(tmp_path):
+    path = tmp_path / "edited.toml"
+    path.write_text((scripts_dir() / "clutch_coast.toml").read_text()
+                    + '\n[[set]]\nat = 1.0\nparams = { "tyres.mu" = 0.5 }\n')
+    (result,) = replay([compile_script(load_script(path))])
+    s = stamp(result.program)
+    assert s["preset"] == "sedan" and len(s["params_sha256"]) == 64 and s["dt"] == result.program.dt
+    assert param_diff(result.program) == [("tyres.mu", "1.0", "0.5", "from 1 s")]
+    chart = expectation_chart(result, result.verdicts[3])  # a window: shaded, bound drawn, worst point marked
+    assert isinstance(chart, Chart) and len(chart.bands) == 1 and chart.lines[0].value == 10.0
+    assert chart.markers[0].x == result.verdicts[3].time
+    drawn = []
+    page = write_report([result], tmp_path / "r", lambda c, p: drawn.append(p) or p)
+    assert len(drawn) == len(result.verdicts) and page.name == "index.html"
+    assert "tyres.mu" in page.read_text()
+
+
+def test_replay_report_refuses_a_bad_folder(tmp_path):
+    done = _cli("replay", scripts_dir() / "clutch_coast.toml", "--report", tmp_path / "no" / "such")
+    assert done.returncode == 2 and "--report" in done.stderr and done.stdout == ""
+
+
+def test_hunt_writes_a_report_of_its_minimal_scripts(tmp_path, capsys, qapp):
+    sys.path.insert(0, str(REPO / "tests" / "workbench"))
+    import faults
+
+    from workbench.cli import main
+
+    with faults.pushing_drag():
+        code = main(["hunt", "--preset", "sedan", "--cars", "3", "--seconds", "12", "--seed", "11", "--out",
+                     str(tmp_path / "found")])
+    assert code == 1
+    page = (tmp_path / "found" / "report" / "index.html").read_text()
+    scripts = sorted((tmp_path / "found").glob("*.toml"))
+    assert scripts and all(load_script(p).name in page for p in scripts)
+    images = re.findall(r'<img src="([^"]+)"', page)
+    assert len(images) >= len(scripts)
+    assert all(not QImage(str(tmp_path / "found" / "report" / name)).isNull() for name in images)
+    assert "energy_gain" in page and "VIOLATED" in page

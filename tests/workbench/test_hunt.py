@@ -1,0 +1,73 @@
+"""The hunt: deterministic for a seed, a shrinker that finds a short script, and the command's exits."""
+
+from __future__ import annotations
+
+import faults
+
+from physics import DEFAULT_DT
+from workbench.runs import hunt
+from workbench.runs.monitors import frames_of_result, run_monitors
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script, parse_script
+from workbench.scripts.program import compile_script
+
+
+def test_random_scripts_depend_only_on_seed_preset_and_car():
+    a = hunt.random_case("sedan", 0, 7, 3, 20.0, DEFAULT_DT, True)
+    assert a == hunt.random_case("sedan", 0, 7, 3, 20.0, DEFAULT_DT, True)
+    assert a != hunt.random_case("sedan", 0, 8, 3, 20.0, DEFAULT_DT, True)
+    assert a != hunt.random_case("sedan", 0, 7, 4, 20.0, DEFAULT_DT, True)
+    keys = {k for keys, _, _ in a.segments for k in keys}
+    assert {"throttle", "clutch"} <= keys
+    assert all(0 <= first < end <= a.frames - 1 for _, first, end in a.segments)
+
+
+def test_a_hunt_is_deterministic_for_a_seed():
+    with faults.no_rev_limiter():
+        runs = [hunt.hunt(["sedan"], 6, 12.0, 11, selection=["rpm_range"]) for _ in range(2)]
+    assert runs[0], "the fault makes something fire"
+    assert runs[0] == runs[1]
+    assert [f.monitor for f in runs[0]] == ["rpm_range"]
+
+
+def test_shrinker_turns_a_failing_minute_into_a_few_holds():
+    monitor = "energy_gain"
+    with faults.pushing_drag():
+        case = hunt.random_case("sedan", 0, 1, 0, 60.0, DEFAULT_DT, True)
+        assert len(case.segments) > 20
+        assert monitor in hunt.first_violations([case], [monitor])[0]
+        minimal, violation = hunt.shrink(case, monitor)
+        assert len(minimal.segments) <= 3
+        assert minimal.frames < case.frames
+        # The written script fails on its own, through the script format and a replay.
+        text = hunt.to_script(minimal, "flip").to_toml()
+        result = replay([compile_script(parse_script(text))])[0]
+        assert {v.monitor for v in run_monitors(frames_of_result(result), [monitor])} == {monitor}
+        assert hunt.shrink(case, monitor) == (minimal, violation)  # deterministic too
+    result = replay([compile_script(parse_script(text))])[0]
+    assert run_monitors(frames_of_result(result), [monitor]) == []  # the model without the fault
+
+
+def test_hunt_command_writes_minimal_scripts_that_fail(run_cli, tmp_path):
+    out = tmp_path / "found"
+    done = run_cli("hunt", "--preset", "sedan", "--cars", "4", "--seconds", "8", "--seed", "2", "--out", out)
+    assert done.returncode in (0, 1), done.stderr
+    assert "hunt: 1 preset x 4 cars x 8 s" in done.stdout
+    written = sorted(out.glob("*.toml")) if out.exists() else []
+    assert (done.returncode == 1) == bool(written)
+    for path in written:
+        script = load_script(path)
+        assert script.monitors and path.stem.startswith(script.monitors[0].name)
+        assert path.read_text().startswith("# carbench hunt --preset sedan --seed 2")
+        assert run_cli("replay", path).returncode == 1
+
+
+def test_hunt_command_refuses_bad_input(run_cli, tmp_path):
+    for args, reason in ((["--cars", "0"], "--cars 0"), (["--cars", "10001"], "--cars"),
+                         (["--seconds", "0"], "--seconds"), (["--seconds", "601"], "--seconds"),
+                         (["--preset", "nope"], "no such preset"), (["--seed", "-1"], "--seed"),
+                         (["--workers", "1", "--scheduler", "tcp://x:1"], "one or the other"),
+                         (["--out", str(tmp_path / "a" / "b")], "does not exist")):
+        done = run_cli("hunt", *args, "--seconds" if "--seconds" not in args else "--cars", "1")
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert reason in done.stderr and "Traceback" not in done.stderr and done.stdout == ""

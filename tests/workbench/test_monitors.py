@@ -1,0 +1,182 @@
+"""Invariant monitors: each fires on the model with its fault put back, and none fires on a shipped script."""
+
+from __future__ import annotations
+
+import contextlib
+
+import faults
+import numpy as np
+import pytest
+
+from physics import load_preset
+from physics.presets import scripts_dir
+from workbench.runs import monitors
+from workbench.runs.monitors import frames_from_columns, frames_of_result, run_monitors
+from workbench.runs.replay import replay
+from workbench.scripts.format import parse_script
+from workbench.scripts.program import compile_script
+
+
+def _script(name: str, duration: float, holds: list[tuple[list[str], float, float]], params: str = "") -> str:
+    text = f'[script]\nname = "{name}"\npreset = "sedan"\nduration = {duration}\n'
+    if params:
+        text += f"[[set]]\nat = 0.0\nparams = {{ {params} }}\n"
+    for keys, start, end in holds:
+        text += f"[[hold]]\nkeys = {keys!r}\nfrom = {start}\nto = {end}\n".replace("'", '"')
+    return text
+
+
+SLIDE = _script("slide", 8.0, [(["throttle"], 0.0, 3.0), (["handbrake", "left"], 3.0, 4.5), (["brake"], 4.5, 8.0)])
+ICE_BRAKE = _script("ice-brake", 8.0, [(["throttle"], 0.0, 5.0), (["brake"], 5.0, 8.0)],
+                    ", ".join(f'"{k}" = {v}' for k, v in faults.ICE.items()))
+CLUTCH_BRAKE = _script("clutch-brake", 8.0, [(["throttle"], 0.0, 3.0), (["clutch"], 3.0, 8.0), (["brake"], 3.5, 8.0)])
+STEER_AT_REST = _script("steer-at-rest", 2.0, [(["left"], 0.0, 1.0)])
+
+
+def _shipped(name: str) -> str:
+    return (scripts_dir() / name).read_text(encoding="utf-8")
+
+
+def fired(text: str, fault=None) -> set[str]:
+    program = compile_script(parse_script(text))
+    with fault() if fault is not None else contextlib.nullcontext():
+        result = replay([program])[0]
+    return {v.monitor for v in run_monitors(frames_of_result(result))}
+
+
+def test_every_monitor_has_a_description_and_a_tolerance():
+    assert len(monitors.MONITORS) == 7
+    for m in monitors.MONITORS:
+        assert m.description and "\n" not in m.description
+        assert m.tolerance >= 0 and m.tolerance_doc
+
+
+def test_no_monitor_fires_on_a_shipped_script(shipped_alone):
+    for result in shipped_alone:
+        violations = run_monitors(frames_of_result(result))
+        assert violations == [], (result.program.name, violations)
+
+
+# (monitor, scenario, fault): the scenario is silent on the model and fires once the fault is put back.
+CASES = [
+    ("impossible_jerk", SLIDE, faults.blend_snap),
+    ("impossible_jerk", _shipped("clutch_coast.toml"), faults.clutch_stop),
+    ("lateral_balance", _shipped("full_lock_left.toml"), faults.full_lock_stall),
+    ("finite", _shipped("full_lock_left.toml"), faults.slip_nan),
+    ("energy_gain", _shipped("coast_down.toml"), faults.pushing_drag),
+    ("clutch_flip", CLUTCH_BRAKE, faults.reversing_brake),
+    ("rest_stays_rest", STEER_AT_REST, faults.idle_creep),
+    ("rpm_range", _shipped("launch_shift.toml"), faults.no_rev_limiter),
+]
+
+
+@pytest.mark.parametrize(("monitor", "text", "fault"), CASES, ids=[f"{m}-{f.__name__}" for m, _, f in CASES])
+def test_monitor_fires_with_its_fault_put_back(monitor, text, fault):
+    assert fired(text) == set()
+    assert monitor in fired(text, fault)
+
+
+def test_brakes_without_grip_limit_fire_on_ice():
+    # Today's brakes ignore the tyres' grip: on ice they stop the car harder than mu * g allows.
+    dry = ICE_BRAKE.replace("0.1", "1.0")
+    assert fired(dry) == set()
+    assert "impossible_jerk" in fired(ICE_BRAKE, faults.brake_without_grip)
+
+
+# -- the monitors on synthetic telemetry -----------------------------------------------------------
+
+def _synthetic(frames: int = 50, **overrides) -> dict:
+    sedan = load_preset("sedan").params
+    channels = {c: np.zeros(frames) for c in ("t", "x", "y", "heading", "speed", "vx", "vy", "yaw_rate", "steer",
+                                             "throttle", "brake", "clutch_pedal", "handbrake", "gear", "rpm",
+                                             "drive_force", "drag_force", "rolling_force", "fy_front", "fy_rear",
+                                             "kinematic_weight")}
+    channels["t"] = np.arange(frames) / 120.0
+    channels["rpm"] = np.full(frames, 1000.0)
+    channels.update(overrides)
+    return {"columns": channels, "params": [[(0, sedan)]], "dt": 1 / 120.0}
+
+
+def _run(name: str, **overrides):
+    return monitors.get(name).run(frames_from_columns(**_synthetic(**overrides)))
+
+
+def test_synthetic_rest_is_silent_everywhere():
+    assert run_monitors(frames_from_columns(**_synthetic())) == []
+
+
+def test_finite_names_the_channel_and_frame():
+    speed = np.zeros(50)
+    speed[7] = np.nan
+    (v,) = _run("finite", speed=speed)
+    assert (v.frame, v.count) == (7, 1) and v.values[0][0] == "speed"
+
+
+def test_jerk_fires_on_a_one_frame_sideways_stop():
+    vy = np.where(np.arange(50) < 20, 2.5, 0.0)  # 2.5 m/s sideways, gone in one frame: -30 g
+    speed = np.hypot(3.0, vy)
+    (v,) = _run("impossible_jerk", vx=np.full(50, 3.0), vy=vy, speed=speed)
+    assert v.frame == 19
+    lateral = dict((what, value) for what, value, _ in v.values[2:3])
+    assert lateral["lateral accel"] == pytest.approx(-300.0, rel=0.01)
+
+
+def test_clutch_flip_sees_a_flip_through_zero():
+    speed = np.concatenate([np.linspace(1.0, 0.2, 20), np.zeros(5), np.linspace(-0.2, -1.0, 25)])
+    assert _run("clutch_flip", speed=speed, vx=speed) == []  # the clutch is not pressed
+    (v,) = _run("clutch_flip", speed=speed, vx=speed, clutch_pedal=np.ones(50))
+    assert v.frame == 25
+
+
+def test_rpm_range_uses_the_tolerance():
+    rpm = np.full(50, 7600.0)
+    assert _run("rpm_range", rpm=rpm) == []  # within 300 rpm of the 7,400 rpm limit
+    assert monitors.get("rpm_range").run(frames_from_columns(**_synthetic(rpm=rpm)), tolerance=100.0)
+
+
+def test_unknown_monitor_lists_the_known_ones():
+    with pytest.raises(KeyError, match="impossible_jerk"):
+        monitors.get("nope")
+
+
+# -- [[monitor]] entries and `carbench replay --monitors` -----------------------------------------
+
+ICE_MONITORED = ICE_BRAKE + '[[monitor]]\nname = "impossible_jerk"\n'
+
+
+def test_monitor_entry_round_trips_and_is_parsed_strictly():
+    from workbench.scripts.format import ScriptError
+
+    script = parse_script(ICE_MONITORED + '[[monitor]]\nname = "rpm_range"\ntolerance = 50.0\n')
+    assert [(m.name, m.tolerance) for m in script.monitors] == [("impossible_jerk", None), ("rpm_range", 50.0)]
+    assert parse_script(script.to_toml()).monitors == script.monitors
+    for bad, reason in (('name = "nope"', "unknown monitor 'nope'"), ('name = "finite"\nlimit = 1', "unknown key"),
+                        ('tolerance = 1.0', "`name` is missing"), ('name = "finite"\ntolerance = -1', "negative")):
+        with pytest.raises(ScriptError, match=reason):
+            parse_script(ICE_BRAKE + "[[monitor]]\n" + bad + "\n", "x.toml")
+
+
+def test_replay_fails_a_script_whose_monitor_fires(run_cli, tmp_path):
+    path = tmp_path / "ice.toml"
+    path.write_text(ICE_MONITORED)
+    done = run_cli("replay", path)
+    assert done.returncode == 1, done.stderr
+    assert "VIOLATED  impossible_jerk  ice-brake (car 0)" in done.stdout
+    assert "m/s^2" in done.stdout
+
+
+def test_replay_monitors_flag_reports_json(run_cli, tmp_path):
+    import json
+
+    path = tmp_path / "ice.toml"
+    path.write_text(ICE_BRAKE)
+    assert run_cli("replay", path).returncode == 0  # no expectation, no monitor asked for
+    done = run_cli("replay", path, "--monitors", "--json")
+    assert done.returncode == 1
+    doc = json.loads(done.stdout)
+    assert doc["passed"] is False
+    (v,) = doc["monitors"]
+    assert v["monitor"] == "impossible_jerk" and v["script"] == "ice-brake" and v["frame"] > 0
+    assert {"name": "speed", "unit": "m/s"}.items() <= v["values"][-1].items()
+    clean = run_cli("replay", scripts_dir() / "clutch_coast.toml", "--monitors")
+    assert clean.returncode == 0 and "monitors: no violation in 1 script" in clean.stdout

@@ -1,0 +1,245 @@
+"""A self-contained HTML report of replayed scripts: verdict tables, one chart per expectation, the
+parameter diff against the shipped preset, monitor violations, and the run's stamp.
+
+Headless: charts are :mod:`workbench.output.charts` values drawn by a ``render`` callable handed in
+by the caller (the command line passes ``workbench.gui.charts.render_png``). The page links its PNGs
+by relative name, so the folder can be copied or uploaded as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import re
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
+from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
+from workbench.output.files import atomic_write_text
+
+# Which channel shows each monitor's violation best.
+MONITOR_CHANNEL = {"finite": "speed", "impossible_jerk": "vy", "energy_gain": "speed", "lateral_balance": "yaw_rate",
+                   "clutch_flip": "speed", "rest_stays_rest": "speed", "rpm_range": "rpm"}
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def params_digest(params: CarParams) -> str:
+    """SHA-256 of a car's parameters (their TOML document, keys sorted): equal digests, equal cars."""
+    return hashlib.sha256(json.dumps(params.to_document(), sort_keys=True).encode()).hexdigest()
+
+
+def stamp(program) -> dict:
+    """What a run depends on: versions, the preset and the digest of its parameters, and dt.
+
+    Kept small and in one function so that a richer run stamp can replace it.
+    """
+    return {"carbench": _version("carbench"), "numpy": np.__version__, "preset": program.preset,
+            "params_sha256": params_digest(program.params), "dt": program.dt}
+
+
+def display_scale(unit: str, display: str | None) -> tuple[float, str]:
+    """Factor and unit that turn a channel's SI value into its display unit (radians into degrees)."""
+    if display and display.startswith("deg"):
+        return 180.0 / math.pi, display
+    return 1.0, unit
+
+
+def _unit(info_unit: str) -> str:
+    return f" {info_unit}" if info_unit else ""
+
+
+def param_diff(program) -> list[tuple[str, str, str, str]]:
+    """(parameter, shipped value, value used, when) for every parameter that differs from the shipped preset."""
+    shipped = None
+    if program.preset in preset_names():
+        try:
+            shipped = load_preset(program.preset).params
+        except PresetError:
+            shipped = None
+    rows = []
+    if shipped is not None and shipped.swap_problem(program.params) is None:
+        for info in program.params.infos():
+            a, b = shipped.get(info.path), program.params.get(info.path)
+            if a != b:
+                rows.append((info.path, f"{a}{_unit(info.unit)}", f"{b}{_unit(info.unit)}", "from the start"))
+    previous = program.params
+    for k, params in program.param_changes:
+        for info in params.infos():
+            a, b = previous.get(info.path), params.get(info.path)
+            if a != b:
+                rows.append((info.path, f"{a}{_unit(info.unit)}", f"{b}{_unit(info.unit)}",
+                             f"from {k * program.dt:.4g} s"))
+        previous = params
+    return rows
+
+
+def expectation_chart(result, verdict) -> Chart:
+    """The expectation's channel against time: window shaded, bounds drawn, the deciding value marked."""
+    p = result.program
+    info = {c.name: c for c in channel_infos(p.params.model.unit)}[verdict.expect.channel]
+    scale, unit = display_scale(info.unit, info.display)
+    t = result.column("t")
+    y = result.column(verdict.expect.channel) * scale
+    e = verdict.expect
+    colour = PASS_COLOUR if verdict.passed else FAIL_COLOUR
+    bands, lines = [], []
+    if e.at is not None:
+        lines.append(Line(verdict.first * p.dt, axis="x", colour="#666666", label=f"at {e.at:g} s"))
+    else:
+        bands.append(Band(verdict.first * p.dt, verdict.last * p.dt, axis="x", colour="#1f77b4"))
+    for bound, name in ((e.min, "min"), (e.max, "max")):
+        if bound is not None:
+            lines.append(Line(bound * scale, axis="y", colour=FAIL_COLOUR, label=f"{name} {bound * scale:g} {unit}"))
+    status = "PASS" if verdict.passed else "FAIL"
+    marker = Marker(verdict.time, verdict.measured * scale, f"{status} {verdict.measured * scale:.4g} {unit}", colour)
+    when = f"at {e.at:g} s" if e.at is not None else f"on every frame of {e.start:g}..{e.end:g} s (shaded)"
+    note = f"{e.channel} {e.bound_text()} {when}" + (f"; script bounds in {info.unit}, shown in {unit}"
+                                                     if scale != 1 else "")
+    return Chart(title=f"{status}: {e.label()}", x_label="time [s]", y_label=f"{info.name} [{unit}]",
+                 series=[Series(t, y, "", "#1f77b4")], bands=bands, lines=lines, markers=[marker],
+                 notes=[note])
+
+
+def _violation_channel(violation) -> str:
+    """The channel that shows a violation: for a jerk, the component furthest past its limit."""
+    if violation.monitor == "impossible_jerk" and len(violation.values) >= 6:
+        v = violation.values
+        ratios = [abs(v[i][1]) / max(abs(v[i + 1][1]), 1e-12) for i in (0, 2, 4)]
+        return ("speed", "vy", "yaw_rate")[ratios.index(max(ratios))]
+    return MONITOR_CHANNEL.get(violation.monitor, "speed")
+
+
+def violation_chart(result, violation) -> Chart:
+    """The channel that shows a monitor's violation best, with the violating frame marked."""
+    p = result.program
+    name = _violation_channel(violation)
+    info = {c.name: c for c in channel_infos(p.params.model.unit)}[name]
+    scale, unit = display_scale(info.unit, info.display)
+    k = min(violation.frame, p.frames - 1)
+    # The three seconds before the violation (and a little after): where it happens, large enough to see.
+    first, last = max(0, k - round(3.0 / p.dt)), min(p.frames, k + round(0.5 / p.dt) + 1)
+    t = result.column("t")[first:last]
+    y = np.nan_to_num(result.column(name)[first:last] * scale)
+    k -= first
+    texts = violation.value_texts()
+    notes = [", ".join(texts[i:i + 2]) for i in range(0, min(len(texts), 4), 2)]
+    return Chart(title=f"VIOLATED: {violation.monitor} at {violation.time:.4g} s", x_label="time [s]",
+                 y_label=f"{name} [{unit}]", series=[Series(t, y, "", "#1f77b4")],
+                 lines=[Line(violation.time, axis="x", colour=FAIL_COLOUR)],
+                 markers=[Marker(float(t[k]), float(y[k]), f"{y[k]:.4g} {unit}")], notes=notes)
+
+
+_CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; padding-bottom: .2em; }
+table { border-collapse: collapse; margin: .6em 0 1em; width: 100%; }
+th, td { border: 1px solid #ddd; padding: .3em .55em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } td.nowrap { white-space: nowrap; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.pass { color: #1a7f37; font-weight: 600; } .fail { color: #c62828; font-weight: 600; }
+.charts { display: grid; grid-template-columns: 1fr 1fr; gap: .8em; margin: .4em 0 1.2em; }
+.charts img { width: 100%; border: 1px solid #ddd; }
+.muted { color: #666; }
+"""
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "script"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[int] = (),
+           nowrap: Sequence[int] = ()) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            if cell in ("PASS", "FAIL", "VIOLATED"):
+                cells.append(f'<td class="{"pass" if cell == "PASS" else "fail"}">{cell}</td>')
+            else:
+                cls = ' class="num"' if i in numeric else ' class="nowrap"' if i in nowrap else ""
+                cells.append(f"<td{cls}>{html.escape(cell)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join(out) + "</table>"
+
+
+def write_report(results: Sequence, folder: str | Path, render: Renderer, violations: Sequence = (),
+                 title: str = "carbench replay", notes: Sequence[str] = ()) -> Path:
+    """Write ``folder/index.html`` and its PNGs for replayed ``results``; returns the page's path.
+
+    ``violations`` are :class:`workbench.runs.monitors.ScriptViolation` values (index into ``results``).
+    The folder is created if its parent exists; files are written atomically.
+    """
+    folder = Path(folder)
+    folder.mkdir(exist_ok=True)
+    flagged = {v.index for v in violations}
+    failing = sum(1 for i, r in enumerate(results) if not r.passed or i in flagged)
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p>{len(results)} script{"s" if len(results) != 1 else ""}: '
+            f'<span class="{"fail" if failing else "pass"}">{failing} failing</span>, '
+            f"{len(violations)} monitor violation{'s' if len(violations) != 1 else ''}.</p>"]
+    body.extend(f'<p class="muted">{html.escape(n)}</p>' for n in notes)
+    used: set[str] = set()
+    for i, r in enumerate(results):
+        p = r.program
+        base, n = _safe(p.name), 2
+        while base in used:
+            base, n = f"{_safe(p.name)}-{n}", n + 1
+        used.add(base)
+        status = "PASS" if r.passed and i not in flagged else "FAIL"
+        body.append(f'<h2 id="{base}">{html.escape(p.name)} <span class="{status.lower()}">{status}</span></h2>')
+        if p.script.description:
+            body.append(f"<p>{html.escape(p.script.description)}</p>")
+        s = stamp(p)
+        body.append(_table(("file", "preset", "dt", "frames", "parameters (SHA-256)", "carbench", "numpy"),
+                           [(p.script.source, s["preset"], f"{s['dt']:.6g} s", str(p.frames), s["params_sha256"][:16],
+                             s["carbench"], s["numpy"])]))
+        diff = param_diff(p)
+        body.append("<h3>Parameters against the shipped preset</h3>")
+        body.append(_table(("parameter", "shipped", "used", "when"), diff) if diff
+                    else '<p class="muted">the shipped preset, unchanged</p>')
+        body.append("<h3>Expectations</h3>")
+        if not r.verdicts:
+            body.append('<p class="muted">no expectations</p>')
+        rows, charts = [], []
+        infos = {c.name: c for c in channel_infos(p.params.model.unit)}
+        for j, v in enumerate(r.verdicts, 1):
+            info = infos[v.expect.channel]
+            scale, unit = display_scale(info.unit, info.display)
+            when = f"at {v.expect.at:g} s" if v.expect.at is not None else f"{v.expect.start:g}..{v.expect.end:g} s"
+            rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, when,
+                         v.expect.bound_text() + _unit(info.unit), f"{v.measured * scale:.6g}{_unit(unit)}",
+                         f"{v.time:.4g} s"))
+            png = f"{base}-expect-{j}.png"
+            render(expectation_chart(r, v), folder / png)
+            charts.append(f'<img src="{png}" alt="{html.escape(v.expect.label())}">')
+        if rows:
+            body.append(_table(("", "expectation", "channel", "when", "bound", "measured", "at"), rows, (5, 6), (3,)))
+            body.append('<div class="charts">' + "".join(charts) + "</div>")
+        mine = [v for v in violations if v.index == i]
+        if mine:
+            body.append("<h3>Monitor violations</h3>")
+            body.append(_table(("", "monitor", "car", "frame", "time", "frames", "values"),
+                               [("VIOLATED", v.violation.monitor, str(v.violation.car), str(v.violation.frame),
+                                 f"{v.violation.time:.4g} s", str(v.violation.count), v.violation.values_text())
+                                for v in mine], (2, 3, 4, 5)))
+            images = []
+            for j, v in enumerate(mine, 1):
+                png = f"{base}-monitor-{j}.png"
+                render(violation_chart(r, v.violation), folder / png)
+                images.append(f'<img src="{png}" alt="{html.escape(v.violation.monitor)}">')
+            body.append('<div class="charts">' + "".join(images) + "</div>")
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+    return atomic_write_text(folder / "index.html", page)

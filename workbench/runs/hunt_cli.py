@@ -1,0 +1,119 @@
+"""``carbench hunt``: options checked, the hunt run (in process or on Dask), minimal scripts written."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from physics import PresetError, load_preset, preset_names
+from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
+from workbench.runs import hunt as hunting
+from workbench.runs.cluster import ClusterError, check_options, mapper
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_parser(sub) -> None:
+    hp = sub.add_parser("hunt", help="search random adversarial inputs for invariant violations; write minimal scripts")
+    hp.add_argument("--preset", dest="hunt_presets", nargs="+", action="extend", metavar="NAME|PATH",
+                    help="car presets to hunt on (default: every shipped preset)")
+    hp.add_argument("--cars", type=int, default=100, help=f"random scripts per preset, run as one batch "
+                    f"(1..{hunting.MAX_CARS}; default 100)")
+    hp.add_argument("--seconds", type=float, default=30.0,
+                    help=f"length of each random script [s] (up to {hunting.MAX_SECONDS:g}; default 30)")
+    hp.add_argument("--seed", type=int, default=0, help="random seed (the same seed finds the same scripts)")
+    hp.add_argument("--out", default="hunt", metavar="DIR", help="folder for the minimal scripts (default ./hunt)")
+    hp.add_argument("--workers", type=int, help="run on a local Dask cluster of N worker processes")
+    hp.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
+
+
+def _bad(message: str) -> int:
+    print(f"carbench: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+class _Progress:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self):
+        self.on = sys.stderr.isatty()
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if not self.on:
+            return
+        width = 30
+        full = int(width * done / max(total, 1))
+        sys.stderr.write(f"\rhunt: {phase:6s} [{'#' * full}{'.' * (width - full)}] {done}/{total}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.on:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def _free_path(folder: Path, monitor: str, taken: set[Path]) -> Path:
+    n = 1
+    while (folder / f"{monitor}-{n}.toml").exists() or folder / f"{monitor}-{n}.toml" in taken:
+        n += 1
+    return folder / f"{monitor}-{n}.toml"
+
+
+def write_report(paths: list[Path], folder: Path, render) -> Path:
+    """The HTML report of the minimal scripts, each replayed on its own with its monitor."""
+    from workbench.output.html_report import write_report as write_html
+    from workbench.runs.monitors import check_results
+    from workbench.runs.replay import replay
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    results = replay([compile_script(load_script(p)) for p in paths])
+    return write_html(results, folder, render, check_results(results), title="carbench hunt: minimal scripts")
+
+
+def run(args, renderer=lambda: None) -> int:
+    """``renderer()`` returns the chart renderer for the report, or None where Qt is missing."""
+    presets = args.hunt_presets or preset_names()
+    if not 1 <= args.cars <= hunting.MAX_CARS:
+        return _bad(f"--cars {args.cars}: must be between 1 and {hunting.MAX_CARS}")
+    if not 0 < args.seconds <= hunting.MAX_SECONDS:
+        return _bad(f"--seconds {args.seconds:g}: must be in (0, {hunting.MAX_SECONDS:g}] s")
+    if args.seed < 0:
+        return _bad(f"--seed {args.seed}: must not be negative")
+    for preset in presets:
+        try:
+            load_preset(preset)
+        except PresetError as exc:
+            return _bad(f"--preset: {exc}")
+    if len(set(presets)) != len(presets):
+        return _bad("--preset: a preset is named twice")
+    try:
+        out = check_output_dir(args.out, "--out")
+        check_options(args.workers, args.scheduler)
+    except (OutputPathError, ClusterError) as exc:
+        return _bad(str(exc))
+    progress = _Progress()
+    try:
+        with mapper(args.workers, args.scheduler) as run_map:
+            findings = hunting.hunt(presets, args.cars, args.seconds, args.seed, run=run_map, progress=progress,
+                                    wave=args.workers or (8 if args.scheduler else 1))
+    except ClusterError as exc:
+        progress.close()
+        return _bad(str(exc))
+    progress.close()
+    paths: list[Path] = []
+    if findings:
+        out.mkdir(exist_ok=True)
+    for f in findings:
+        path = _free_path(out, f.monitor, set(paths))
+        script = f.script(path.stem, args.seed)
+        atomic_write_text(path, f.explanation(args.seed) + "\n" + script.to_toml())
+        paths.append(path)
+    print(hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths]))
+    if paths:
+        render = renderer()
+        if render is None:
+            print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
+        else:
+            print(f"report: {write_report(paths, out / 'report', render)}")
+    return EXIT_FAILED if findings else EXIT_OK

@@ -1,0 +1,461 @@
+"""Invariant monitors: named physical checks evaluated on every frame of every car.
+
+A monitor reads telemetry as (frames, cars) arrays (:class:`Frames`), so the same checks run on a
+replay's log and on a hunt's batch. Each has a one-line description and a tolerance; a frame that
+breaks it becomes a :class:`Violation` with the values that decided it, in display units.
+
+Telemetry frame k holds the state at the frame's start and what acted during it, so the change
+from frame k to k + 1 is what frame k's forces and inputs did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from physics import CarParams
+
+_DEG = 180.0 / math.pi
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Telemetry of a batch over time: channel -> (frames, cars) array, in the model's units.
+
+    ``params`` holds, per car, the parameter sets in effect and the frame each starts on
+    (``[(0, params), (k, changed), ...]``); ``lengths`` the number of valid frames per car (cars of one
+    batch may run for different times).
+    """
+
+    channels: Mapping[str, np.ndarray]
+    params: Sequence[Sequence[tuple[int, CarParams]]]
+    dt: float
+    lengths: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.channels["t"].shape
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.channels[name]
+
+    def param(self, fn: Callable[[CarParams], float]) -> np.ndarray:
+        """``fn`` of the parameters in effect at every (frame, car), as a (frames, cars) array."""
+        frames, cars = self.shape
+        out = np.empty((frames, cars))
+        for i, segments in enumerate(self.params):
+            for j, (start, params) in enumerate(segments):
+                end = segments[j + 1][0] if j + 1 < len(segments) else frames
+                out[start:end, i] = fn(params)
+        return out
+
+    def valid(self, pairs: bool = False) -> np.ndarray:
+        """Mask of frames that exist for each car (``pairs``: frames k whose k + 1 exists too)."""
+        frames, _ = self.shape
+        k = np.arange(frames - 1 if pairs else frames)[:, None]
+        return k < (self.lengths[None, :] - (1 if pairs else 0))
+
+
+def frames_from_columns(columns: Mapping[str, np.ndarray], params: Sequence[Sequence[tuple[int, CarParams]]],
+                        dt: float, lengths: Sequence[int] | None = None) -> Frames:
+    """Frames from (frames, cars) arrays (or (frames,) for one car)."""
+    cols = {k: (np.asarray(v, dtype=float)[:, None] if np.ndim(v) == 1 else np.asarray(v, dtype=float))
+            for k, v in columns.items()}
+    frames, cars = cols["t"].shape
+    lens = np.full(cars, frames) if lengths is None else np.asarray(lengths)
+    return Frames(cols, params, dt, lens)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A monitor broken by one car: its first frame, how many frames broke it, and the deciding values."""
+
+    monitor: str
+    car: int
+    frame: int
+    time: float
+    count: int
+    values: tuple[tuple[str, float, str], ...]  # (what, value, display unit)
+
+    def value_texts(self) -> list[str]:
+        """One text per value, a limit folded into the value before it: "lateral accel 30 m/s^2 (limit 25)"."""
+        out: list[str] = []
+        for what, value, unit in self.values:
+            if what == "limit" and out:
+                out[-1] += f" (limit {value:.4g})"
+            else:
+                out.append(f"{what} {value:.4g}{' ' + unit if unit else ''}")
+        return out
+
+    def values_text(self) -> str:
+        return ", ".join(self.value_texts())
+
+
+Check = Callable[[Frames, float], tuple[np.ndarray, Callable[[int, int], list[tuple[str, float, str]]]]]
+
+
+@dataclass(frozen=True)
+class Monitor:
+    """One invariant: a name, a one-line description, a tolerance (with its meaning) and the check."""
+
+    name: str
+    description: str
+    tolerance: float
+    tolerance_doc: str
+    check: Check = field(repr=False)
+
+    def run(self, frames: Frames, tolerance: float | None = None) -> list[Violation]:
+        """Every car that breaks this monitor: its first violating frame and the count."""
+        tol = self.tolerance if tolerance is None else tolerance
+        mask, values = self.check(frames, tol)
+        out = []
+        for car in np.flatnonzero(mask.any(axis=0)):
+            hits = np.flatnonzero(mask[:, car])
+            k = int(hits[0])
+            out.append(Violation(self.name, int(car), k, k * frames.dt, len(hits), tuple(values(k, int(car)))))
+        return out
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+def _length_unit(frames: Frames) -> str:
+    return frames.params[0][0][1].model.unit
+
+
+def _kinematic(frames: Frames) -> bool:
+    return frames.params[0][0][1].kind == "kinematic"
+
+
+def _manual(frames: Frames) -> bool:
+    return frames.params[0][0][1].manual
+
+
+def _world_acceleration(f: Frames) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Acceleration of the reference point from frame k to k + 1 in the car's axes at mid-frame, and the yaw acceleration."""
+    h, vx, vy, r = f["heading"], f["vx"], f["vy"], f["yaw_rate"]
+    wx = vx * np.cos(h) - vy * np.sin(h)
+    wy = vx * np.sin(h) + vy * np.cos(h)
+    ax, ay = np.diff(wx, axis=0) / f.dt, np.diff(wy, axis=0) / f.dt
+    hm = 0.5 * (h[1:] + h[:-1])
+    along = ax * np.cos(hm) + ay * np.sin(hm)
+    across = -ax * np.sin(hm) + ay * np.cos(hm)
+    return along, across, np.diff(r, axis=0) / f.dt
+
+
+def _c_drag(p: CarParams) -> float:
+    return 0.5 * p.aero.cd * p.aero.frontal_area * p.aero.air_density
+
+
+def _drive_max(p: CarParams) -> float:
+    """Largest drive force the drivetrain can ask of the road [N]."""
+    if p.drive is not None:
+        return p.drive.force
+    ratio = max(max(p.gearbox.ratios), abs(p.gearbox.reverse)) * p.gearbox.final_drive
+    return min(p.engine.peak_torque, p.clutch.capacity) * ratio / p.body.wheel_radius
+
+
+def _pad(a: np.ndarray) -> np.ndarray:
+    """A (frames - 1, cars) pair mask padded to (frames, cars)."""
+    return np.vstack([a, np.zeros((1, a.shape[1]), dtype=bool)])
+
+
+# -- the checks ------------------------------------------------------------------------------------
+
+def _finite(f: Frames, tol: float):
+    names = list(f.channels)
+    bad = np.zeros(f.shape, dtype=bool)
+    for name in names:
+        v = f[name]
+        bad |= ~np.isfinite(v) | (np.abs(np.nan_to_num(v)) > tol)
+    bad &= f.valid()
+
+    def values(k, i):
+        out = []
+        for name in names:
+            v = float(f[name][k, i])
+            if not math.isfinite(v) or abs(v) > tol:
+                out.append((name, v, ""))
+        return out[:4]
+
+    return bad, values
+
+
+def _jerk(f: Frames, tol: float):
+    along, across, yaw_acc = _world_acceleration(f)
+    speed = np.maximum(np.abs(f["speed"][:-1]), np.abs(f["speed"][1:]))
+    mass = f.param(lambda p: p.body.mass)[:-1]
+    resist = (np.abs(f["drag_force"]) + np.abs(f["rolling_force"]))[:-1] / mass
+    lock = f.param(lambda p: p.steering.lock)[:-1]
+    rate = f.param(lambda p: p.steering.rate)[:-1]
+    wheelbase = f.param(lambda p: p.body.wheelbase)[:-1]
+    lr_share = f.param(lambda p: p.body.lr / p.body.wheelbase)[:-1]
+    sec2 = 1.0 / np.cos(lock) ** 2
+    exempt = np.zeros_like(speed, dtype=bool)
+    if _kinematic(f):
+        short = f.param(lambda p: p.steering.handbrake_wheelbase or p.body.wheelbase)[:-1]
+        wheelbase = np.minimum(wheelbase, short)
+        long_lim = f.param(lambda p: (_drive_max(p) + p.brakes.force) / p.body.mass)[:-1] + resist
+        weight = np.ones_like(speed)
+        # 001's arcade handbrake swaps the wheelbase and caps the speed at once: by design, not a force.
+        arcade = f.param(lambda p: float(p.steering.handbrake_wheelbase > 0 or p.brakes.handbrake_speed > 0))[:-1]
+        # Frame k's change follows the handbrake of frames k - 1 (the state it starts from) and k.
+        on = f["handbrake"] > 0
+        hb = on[:-1] | on[1:] | np.vstack([on[:1], on[:-2]])
+        exempt |= hb & (arcade > 0)
+        grip_long = grip_lat = yaw_grip = 0.0
+    else:
+        g = f.param(lambda p: p.model.gravity)[:-1]
+        mu = f.param(lambda p: p.tyres.mu)[:-1]
+        mu_peak = f.param(lambda p: max(p.tyres.mu, p.tyres.traction_mu))[:-1]
+        grip_long = mu_peak * g
+        grip_lat = mu * g
+        long_lim = grip_long + resist
+        yaw_grip = f.param(lambda p: p.tyres.mu * p.model.gravity * p.body.mass
+                           * max(p.body.lr, p.body.wheelbase - p.body.lr) / p.body.yaw_inertia)[:-1]
+        weight = np.maximum(f["kinematic_weight"][:-1], f["kinematic_weight"][1:])
+    drag_lat = f.param(_c_drag)[:-1] * speed * speed / mass
+    # The kinematic share of the motion turns with the wheel: its lateral and yaw accelerations
+    # come from geometry (v^2 tan(lock) / L, the steering rate), not from a force.
+    kin_lat = speed * speed * np.tan(lock) / wheelbase + speed * rate * sec2 * lr_share
+    kin_yaw = (long_lim * np.tan(lock) + speed * rate * sec2) / wheelbase
+    lat_lim = grip_lat + drag_lat + weight * kin_lat
+    yaw_lim = yaw_grip + weight * kin_yaw
+    # 003's stop rule ends a crawl below stop_speed in one frame: a step of at most stop_speed.
+    stop = f.param(lambda p: p.model.stop_speed)[:-1]
+    stopped = (np.abs(f["speed"][1:]) == 0.0) & (np.abs(f["speed"][:-1]) <= stop)
+    k = 1.0 + tol
+    # Rounding: the world-frame difference of two nearly equal velocities.
+    lat_lim = lat_lim + 1e-6 * (long_lim + 1.0)
+    yaw_lim = yaw_lim + 1e-6 * (long_lim + 1.0)
+    bad_long = (np.abs(along) > k * long_lim + 1e-9) & ~stopped
+    bad_lat = np.abs(across) > k * lat_lim + 1e-9
+    bad_yaw = np.abs(yaw_acc) > k * yaw_lim + 1e-9
+    bad = (bad_long | bad_lat | bad_yaw) & ~exempt & f.valid(pairs=True)
+    unit = _length_unit(f)
+
+    def values(j, i):
+        return [("longitudinal accel", float(along[j, i]), f"{unit}/s^2"),
+                ("limit", float(k * long_lim[j, i]), f"{unit}/s^2"),
+                ("lateral accel", float(across[j, i]), f"{unit}/s^2"),
+                ("limit", float(k * lat_lim[j, i]), f"{unit}/s^2"),
+                ("yaw accel", float(yaw_acc[j, i] * _DEG), "deg/s^2"),
+                ("limit", float(k * yaw_lim[j, i] * _DEG), "deg/s^2"),
+                ("speed", float(f["speed"][j, i]), f"{unit}/s")]
+
+    return _pad(bad), values
+
+
+def _energy(f: Frames, tol: float):
+    mass = f.param(lambda p: p.body.mass)
+    trans = 0.5 * mass * (f["vx"] ** 2 + f["vy"] ** 2)
+    if _kinematic(f):
+        energy = trans
+    else:
+        inertia = f.param(lambda p: p.body.yaw_inertia)
+        energy = trans + 0.5 * inertia * f["yaw_rate"] ** 2
+    gain = np.diff(energy, axis=0)
+    vx_mid = 0.5 * (f["vx"][1:] + f["vx"][:-1])
+    work = f.dt * np.maximum(f["drive_force"][:-1] * vx_mid, 0.0)
+    coasting = f["throttle"][:-1] == 0.0
+    allowed = work + tol * energy[:-1] + 1e-6 * mass[:-1]
+    bad = coasting & (gain > allowed) & f.valid(pairs=True)
+    unit = "J" if _length_unit(f) == "m" else "kg px^2/s^2"
+
+    def values(j, i):
+        return [("energy gain", float(gain[j, i]), unit), ("drive work", float(work[j, i]), unit),
+                ("kinetic energy", float(energy[j, i]), unit), ("brake pedal", float(f["brake"][j, i]), "")]
+
+    return _pad(bad), values
+
+
+def _lateral(f: Frames, tol: float):
+    unit = _length_unit(f)
+    if _kinematic(f):  # the kinematic bicycle has no tyre forces to compare with
+        return np.zeros(f.shape, dtype=bool), lambda j, i: []
+    mass = f.param(lambda p: p.body.mass)[:-1]
+    steer = f["steer"][:-1]
+    tyres = (f["fy_front"][:-1] * np.cos(steer) + f["fy_rear"][:-1]) / mass
+    w = f["kinematic_weight"][:-1]
+    v, r = f["speed"][:-1], f["yaw_rate"][:-1]
+    # Fully dynamic, the tyres carry the motion; fully kinematic, the car turns without them. Inside the
+    # blend band the two models' yaw rates mix and no single balance holds, so it is not judged there.
+    expected = (1.0 - w) * f["vx"][:-1] * r  # a_y = dvy/dt + vx r, and dvy/dt is small in steady motion
+    steady = (((w == 0.0) | (w == 1.0)) & (np.abs(np.diff(f["vy"], axis=0)) / f.dt < 0.5) & (np.abs(np.diff(f["yaw_rate"], axis=0)) / f.dt < 0.1)
+              & (np.abs(np.diff(f["vx"], axis=0)) / f.dt < 2.0) & (f["handbrake"][:-1] == 0.0))
+    g = f.param(lambda p: p.model.gravity)[:-1]
+    miss = np.abs(tyres - expected)
+    bad = steady & (miss > tol * (g + np.abs(expected))) & f.valid(pairs=True)
+
+    def values(j, i):
+        return [("tyre lateral accel", float(tyres[j, i]), f"{unit}/s^2"),
+                ("vx r", float(expected[j, i]), f"{unit}/s^2"),
+                ("speed", float(v[j, i]), f"{unit}/s"), ("yaw rate", float(r[j, i] * _DEG), "deg/s")]
+
+    return _pad(bad), values
+
+
+def _clutch_flip(f: Frames, tol: float):
+    """The direction of travel reverses from one frame to the next, or a car that came to rest moves
+    again, within one stretch of pressed clutch and released throttle. (The sign of ``speed`` alone
+    follows vx, which flips in any spin: the world-frame velocity is what must not reverse.)"""
+    bad = np.zeros(f.shape, dtype=bool)
+    if not _manual(f):
+        return bad, lambda j, i: []
+    shift = f.param(lambda p: p.gearbox.shift_clutch)
+    cond = (f["clutch_pedal"] >= shift) & (f["throttle"] == 0.0) & f.valid()
+    h, vx, vy = f["heading"], f["vx"], f["vy"]
+    wx, wy = vx * np.cos(h) - vy * np.sin(h), vx * np.sin(h) + vy * np.cos(h)
+    size = np.hypot(vx, vy)
+    moving = size > tol
+    reversed_ = (wx[:-1] * wx[1:] + wy[:-1] * wy[1:] < 0.0) & moving[:-1] & moving[1:] & cond[:-1] & cond[1:]
+    bad[1:] |= reversed_
+    rest = cond & ~moving
+    seen = np.cumsum(rest, axis=0)
+    before = np.vstack([np.zeros((1, f.shape[1])), seen[:-1]])
+    starts = cond & ~np.vstack([np.zeros((1, f.shape[1]), dtype=bool), cond[:-1]])
+    base = np.maximum.accumulate(np.where(starts, before, 0.0), axis=0)
+    bad |= cond & moving & (before - base > 0)
+    unit = _length_unit(f)
+
+    def values(j, i):
+        prev = float(f["speed"][j - 1, i]) if j > 0 else float("nan")
+        return [("speed before", prev, f"{unit}/s"), ("speed", float(f["speed"][j, i]), f"{unit}/s"),
+                ("clutch pedal", float(f["clutch_pedal"][j, i]), ""), ("brake pedal", float(f["brake"][j, i]), "")]
+
+    return bad, values
+
+
+def _rest(f: Frames, tol: float):
+    speed, r = f["speed"], f["yaw_rate"]
+    at_rest = (np.abs(speed[:-1]) == 0.0) & (np.abs(r[:-1]) == 0.0)
+    idle = (f["throttle"][:-1] == 0.0) & (f["brake"][:-1] == 0.0)
+    moved = np.hypot(np.diff(f["x"], axis=0), np.diff(f["y"], axis=0))
+    turned = np.abs(np.diff(f["heading"], axis=0))
+    bad = at_rest & idle & ((np.abs(speed[1:]) > tol) | (np.abs(r[1:]) > tol) | (moved > tol * f.dt)
+                            | (turned > tol * f.dt)) & f.valid(pairs=True)
+    unit = _length_unit(f)
+
+    def values(j, i):
+        return [("speed after", float(speed[j + 1, i]), f"{unit}/s"),
+                ("yaw rate after", float(r[j + 1, i] * _DEG), "deg/s"), ("moved", float(moved[j, i]), unit)]
+
+    return _pad(bad), values
+
+
+def _rpm(f: Frames, tol: float):
+    if not _manual(f):
+        return np.zeros(f.shape, dtype=bool), lambda j, i: []
+    limit = f.param(lambda p: p.engine.rev_limit)
+    rpm = f["rpm"]
+    bad = ((rpm < 0.0) | (rpm > limit + tol)) & f.valid()
+
+    def values(j, i):
+        return [("rpm", float(rpm[j, i]), "rpm"), ("rev limit", float(limit[j, i]), "rpm"),
+                ("gear", float(f["gear"][j, i]), ""), ("speed", float(f["speed"][j, i]), "m/s")]
+
+    return bad, values
+
+
+MONITORS: tuple[Monitor, ...] = (
+    Monitor("finite", "every channel of every frame is a finite number", 1e12,
+            "largest magnitude accepted as finite", _finite),
+    Monitor("impossible_jerk", "frame-to-frame change of speed, lateral speed and yaw rate within what the "
+            "tyres' grip and the drive and brakes allow", 0.5,
+            "margin over the limit derived from the car's parameters (0.5 = 50%)", _jerk),
+    Monitor("energy_gain", "kinetic energy never rises by more than the drive work while coasting or braking",
+            1e-4, "share of the kinetic energy a frame may gain beyond the drive work", _energy),
+    Monitor("lateral_balance", "in steady motion the tyres' lateral force over the mass is vx r (none when "
+            "fully kinematic)", 0.1, "allowed mismatch as a share of g + |v r|", _lateral),
+    Monitor("clutch_flip", "no speed sign flip while the clutch is pressed and the throttle off", 1e-3,
+            "speeds below this [m/s] count as rest", _clutch_flip),
+    Monitor("rest_stays_rest", "a car at rest with no pedal pressed stays at rest", 1e-6,
+            "largest speed [m/s], yaw rate [rad/s] or drift per second still counted as rest", _rest),
+    Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]", 300.0,
+            "rpm allowed above the rev limit", _rpm),
+)
+
+BY_NAME: dict[str, Monitor] = {m.name: m for m in MONITORS}
+
+
+def names() -> list[str]:
+    return [m.name for m in MONITORS]
+
+
+def get(name: str) -> Monitor:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown monitor {name!r}; the monitors are: {', '.join(names())}") from None
+
+
+def run_monitors(frames: Frames, selection: Sequence[str] | None = None,
+                 tolerances: Mapping[str, float] | None = None) -> list[Violation]:
+    """Every violation of the selected monitors (all by default), by monitor then car."""
+    tolerances = tolerances or {}
+    out = []
+    for name in selection or names():
+        out.extend(get(name).run(frames, tolerances.get(name)))
+    return out
+
+
+def frames_of_batch(log, programs: Sequence) -> Frames:
+    """Frames of a batch replayed by ``workbench.runs.replay.run_batch``: car i of ``log`` ran ``programs[i]``."""
+    columns = {name: log.block(name) for name in log.names}
+    params = [[(0, p.params), *p.param_changes] for p in programs]
+    return Frames(columns, params, programs[0].dt, np.array([p.frames for p in programs]))
+
+
+def frames_of_result(result) -> Frames:
+    """Frames of one replayed script (a :class:`workbench.runs.replay.ReplayResult`)."""
+    p = result.program
+    columns = {name: result.log.column(name, result.car, p.frames)[:, None] for name in result.log.names}
+    return Frames(columns, [[(0, p.params), *p.param_changes]], p.dt, np.array([p.frames]))
+
+
+@dataclass(frozen=True)
+class ScriptViolation:
+    """A violation found in one replayed script (``index`` into the results)."""
+
+    index: int
+    script: str
+    violation: Violation
+
+
+def check_results(results: Sequence, everything: bool = False) -> list[ScriptViolation]:
+    """The violations of each replayed script's ``[[monitor]]`` entries, or of every monitor with ``everything``.
+
+    A script's own entry sets the tolerance of its monitor in both cases.
+    """
+    out = []
+    for i, result in enumerate(results):
+        own = {m.name: m.tolerance for m in result.program.script.monitors}
+        selection = names() if everything else list(own)
+        if not selection:
+            continue
+        tolerances = {k: v for k, v in own.items() if v is not None}
+        for v in run_monitors(frames_of_result(result), selection, tolerances):
+            out.append(ScriptViolation(i, result.program.name, v))
+    return out
+
+
+def violations_table(found: Sequence[ScriptViolation], checked: int) -> str:
+    """The violations as text lines (one per monitor and script), or a line saying none fired."""
+    if not found:
+        return f"monitors: no violation in {checked} script{'s' if checked != 1 else ''}"
+    lines = [f"monitors: {len(found)} violation{'s' if len(found) != 1 else ''}"]
+    for s in found:
+        v = s.violation
+        frames = f", {v.count} frames" if v.count > 1 else ""
+        lines.append(f"  VIOLATED  {v.monitor}  {s.script} (car {v.car})  frame {v.frame} at {v.time:.4g} s"
+                     f"{frames}: {v.values_text()}")
+    return "\n".join(lines)
+
+
+def violations_json(found: Sequence[ScriptViolation]) -> list[dict]:
+    return [{"monitor": s.violation.monitor, "script": s.script, "car": s.violation.car, "frame": s.violation.frame,
+             "time": s.violation.time, "frames": s.violation.count,
+             "values": [{"name": what, "value": value, "unit": unit} for what, value, unit in s.violation.values]}
+            for s in found]
