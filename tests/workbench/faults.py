@@ -1,41 +1,93 @@
 """Faults put back into the model, one small context manager each, for the monitor and hunt tests.
 
-Every fault patches the model through one public seam of ``physics`` (a module-level function the
-step looks up at call time). When the model's internals move, re-target the patch here and
-nowhere else.
+Each fault is a variant of the compiled model (physics.build_kernel with one subsystem function
+replaced). While the context is open, every Simulation made without an explicit kernel (the
+replays and batches the monitor and hunt code runs) gets that variant; the variants are built
+once per session and cached on disk.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
+from functools import cache
 
-import numpy as np
+import bugs003
 
 import physics.aero as aero
-import physics.blend as blend
-import physics.brakes as brakes
-import physics.engine as engine
-import physics.standstill as standstill
-import physics.tyre as tyre
+import physics.drive as drive
+import physics.simulation as simulation
+from physics import Kernel, build_kernel
+
+_resistances = aero.resistances
+_traction = drive.traction
+
+
+def _blend_switch(speed, low, high):
+    """The low-speed blend as a switch: fully kinematic below the band's top, fully dynamic above."""
+    return 1.0 if speed < high else 0.0
+
+
+def _slip_by_division(u, w):
+    """Slip angle as atan(lateral / forward): 0 / 0 at a standstill (the classic division)."""
+    return math.atan(w / abs(u))
+
+
+def _pushing_resistances(vx, vy, c_drag, c_rr, mass, dt):
+    """Drag and rolling resistance with the wrong sign: they push the car along."""
+    drag_x, drag_y, roll = _resistances(vx, vy, c_drag, c_rr, mass, dt)
+    return -drag_x, -drag_y, -roll
+
+
+def _reversing_hold(v, other_force, capacity, mass, dt):
+    """A brake that always pushes rearwards with its full force."""
+    return -capacity + 0.0 * v
+
+
+def _no_limiter(throttle, rpm, p):
+    """The rev limiter cut out: the full throttle at any rpm."""
+    return throttle
+
+
+def _creeping_traction(demand, limit, spinning, still_spinning, spin_fraction):
+    """The drivetrain pushes 50 N with no throttle: a car at rest with no input rolls away."""
+    force, spin = _traction(demand, limit, spinning, still_spinning, spin_fraction)
+    return force + 50.0, spin
+
+
+VARIANTS = {
+    "blend_snap": {"blend.kinematic_weight": _blend_switch},
+    "clutch_stop": bugs003.CLUTCH_STOP,
+    "full_lock_stall": bugs003.FULL_LOCK,
+    "slip_nan": {"tyre.slip": _slip_by_division},
+    "pushing_drag": {"aero.resistances": _pushing_resistances},
+    "reversing_brake": {"brakes.hold": _reversing_hold},
+    "no_rev_limiter": {"engine.limited_throttle": _no_limiter},
+    "idle_creep": {"drive.traction": _creeping_traction},
+}
+
+
+@cache
+def kernel(name: str) -> Kernel:
+    """The model with fault ``name`` put back."""
+    return build_kernel(VARIANTS[name], cache=True)
 
 
 @contextlib.contextmanager
-def _patched(module, name: str, replacement) -> Iterator[None]:
-    original = getattr(module, name)
-    setattr(module, name, replacement)
+def _faulty(name: str) -> Iterator[Kernel]:
+    variant = kernel(name)
+    original = simulation.default_kernel
+    simulation.default_kernel = lambda: variant
     try:
-        yield
+        yield variant
     finally:
-        setattr(module, name, original)
+        simulation.default_kernel = original
 
 
 def blend_snap():
     """The low-speed blend as a switch: the kinematic model overwrites the lateral speed and yaw rate in one frame."""
-    def switch(speed, low, high):
-        return np.where(speed < high, 1.0, 0.0)
-
-    return _patched(blend, "kinematic_weight", switch)
+    return _faulty("blend_snap")
 
 
 @contextlib.contextmanager
@@ -52,67 +104,35 @@ ICE = {"tyres.mu": 0.1, "tyres.traction_mu": 0.1}
 
 def clutch_stop():
     """003's clutch stop: the stop rule compares |acceleration| instead of |speed|."""
-    def stop_on_acceleration(speed, accel, drive_force, stop_speed, weight):
-        no_drive = np.abs(drive_force) <= 1e-3 * weight
-        return (np.abs(accel) < stop_speed) & no_drive
-
-    return _patched(standstill, "stop_mask", stop_on_acceleration)
+    return _faulty("clutch_stop")
 
 
-@contextlib.contextmanager
-def full_lock_stall() -> Iterator[None]:
+def full_lock_stall():
     """003's full-lock stall: tyre forces acting at a crawl, and a low-speed bicycle with no lateral speed."""
-    def yaw_only(vx, tan_delta, lr, wheelbase):
-        return 0.0 * vx, vx * tan_delta / wheelbase
-
-    with _patched(blend, "tyre_force_weight", lambda kinematic: np.ones_like(kinematic)), \
-            _patched(blend, "kinematic_motion", yaw_only):
-        yield
+    return _faulty("full_lock_stall")
 
 
 def slip_nan():
-    """Slip angle as atan(lateral / forward): 0 / 0 at a standstill (the classic division)."""
-    def slip(u, w):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.arctan(w / np.abs(u))
-
-    return _patched(tyre, "slip", slip)
+    """Slip angle as atan(lateral / forward): NaN at a standstill."""
+    return _faulty("slip_nan")
 
 
 def pushing_drag():
     """Drag and rolling resistance with the wrong sign: they push the car along."""
-    original = aero.resistances
-
-    def resistances(vx, vy, c_drag, c_rr, mass, dt):
-        drag_x, drag_y, roll = original(vx, vy, c_drag, c_rr, mass, dt)
-        return -drag_x, -drag_y, -roll
-
-    return _patched(aero, "resistances", resistances)
+    return _faulty("pushing_drag")
 
 
 def reversing_brake():
     """A brake that always pushes rearwards with its full force: it stops a car rolling forwards and
     then drives it backwards."""
-    def hold(v, other_force, capacity, mass, dt):
-        return -capacity + 0.0 * v
-
-    return _patched(brakes, "hold", hold)
-
+    return _faulty("reversing_brake")
 
 
 def no_rev_limiter():
     """The rev limiter cut out: the wheels drive the engine past the limit in 1st."""
-    return _patched(engine, "limited_throttle", lambda throttle, rpm, e: throttle)
+    return _faulty("no_rev_limiter")
 
 
 def idle_creep():
     """The drivetrain pushes with no throttle (a car at rest with no input rolls away)."""
-    import physics.drive as drive
-
-    original = drive.traction
-
-    def traction(demand, limit, spinning, still_spinning, spin_fraction):
-        force, spin = original(demand, limit, spinning, still_spinning, spin_fraction)
-        return force + 50.0, spin
-
-    return _patched(drive, "traction", traction)
+    return _faulty("idle_creep")

@@ -72,7 +72,7 @@ class TelemetryLog:
         """Channel ``name`` of car ``car`` over the recorded frames (a view)."""
         return self._data[:self._end(frames), self.index[name], car]
 
-    def block(self, name: str, frames: int | None = None) -> np.ndarray:
+    def channel_block(self, name: str, frames: int | None = None) -> np.ndarray:
         """Channel ``name`` of every car over the recorded frames: a (frames, N) view."""
         return self._data[:self._end(frames), self.index[name], :]
 

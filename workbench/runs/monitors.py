@@ -403,7 +403,7 @@ def run_monitors(frames: Frames, selection: Sequence[str] | None = None,
 
 def frames_of_batch(log, programs: Sequence) -> Frames:
     """Frames of a batch replayed by ``workbench.runs.replay.run_batch``: car i of ``log`` ran ``programs[i]``."""
-    columns = {name: log.block(name) for name in log.names}
+    columns = {name: log.channel_block(name) for name in log.names}
     params = [[(0, p.params), *p.param_changes] for p in programs]
     return Frames(columns, params, programs[0].dt, np.array([p.frames for p in programs]))
 
