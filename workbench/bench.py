@@ -8,6 +8,7 @@ Euler from Python, measured in the same run; it is skipped with a note when not 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -33,12 +34,23 @@ TARGET_FRAME_MS = 8.0
 BATCH_N = 100_000
 
 
-def _median(fn, repeats: int) -> float:
-    samples = []
+CPU = {}  # figure name -> median CPU seconds of this process over the same runs (see _median)
+
+
+def _median(fn, repeats: int, name: str | None = None) -> float:
+    """Median wall seconds of ``fn``; with ``name``, the median CPU seconds go to CPU[name].
+
+    On a shared machine the wall time includes waiting for a core; the CPU time does not (for a
+    batch on several threads it is the sum over the threads).
+    """
+    samples, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
         samples.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    if name is not None:
+        CPU[name] = statistics.median(cpu)
     return statistics.median(samples)
 
 
@@ -56,12 +68,14 @@ def replay_figures(script: str, repeats: int) -> dict:
     def kernel_only():
         Simulation(program.params, dt=program.dt).run(track.records)
 
-    kernel_wall = _median(kernel_only, repeats)
-    replay_wall = _median(lambda: replay([program]), repeats)
+    kernel_wall = _median(kernel_only, repeats, "kernel")
+    replay_wall = _median(lambda: replay([program]), repeats, "replay")
     simulated = program.frames * program.dt
     return {"script": script, "frames": program.frames,
             "kernel_us_per_frame": kernel_wall / program.frames * 1e6, "kernel_x_real_time": simulated / kernel_wall,
-            "replay_us_per_frame": replay_wall / program.frames * 1e6, "replay_x_real_time": simulated / replay_wall}
+            "replay_us_per_frame": replay_wall / program.frames * 1e6, "replay_x_real_time": simulated / replay_wall,
+            "cpu_kernel_us_per_frame": CPU["kernel"] / program.frames * 1e6,
+            "cpu_replay_us_per_frame": CPU["replay"] / program.frames * 1e6}
 
 
 def step_us(preset: str, steps: int, repeats: int) -> float:
@@ -75,7 +89,9 @@ def step_us(preset: str, steps: int, repeats: int) -> float:
         for _ in range(steps):
             sim.step(inputs)
 
-    return _median(steps_, repeats) / steps * 1e6
+    wall = _median(steps_, repeats, f"step {preset}") / steps * 1e6
+    CPU[f"step {preset}"] *= 1e6 / steps
+    return wall
 
 
 def batch_rate(n: int, n_threads: int, frames: int, repeats: int) -> float:
@@ -89,9 +105,10 @@ def batch_rate(n: int, n_threads: int, frames: int, repeats: int) -> float:
         block[:] = block[0]
         telemetry = np.empty(block.shape, dtype=sim.run(block[:1]).dtype)
         sim.run(block, telemetry)  # pull away first
-        wall = _median(lambda: sim.run(block, telemetry), repeats)
+        wall = _median(lambda: sim.run(block, telemetry), repeats, f"batch {n_threads}")
     finally:
         set_threads(before)
+    CPU[f"batch {n_threads}"] = n * frames / CPU[f"batch {n_threads}"]  # car-steps per CPU second
     return n * frames / wall
 
 
@@ -114,7 +131,9 @@ def commonroad_step_us(steps: int, repeats: int) -> float | None:
         state["x"] = x
 
     steps_()
-    return _median(steps_, repeats) / steps * 1e6
+    wall = _median(steps_, repeats, "commonroad") / steps * 1e6
+    CPU["commonroad"] *= 1e6 / steps
+    return wall
 
 
 def replay_all_wall(repeats: int) -> float:
@@ -141,14 +160,16 @@ def measure(quick: bool = False, gui: bool = True) -> dict:
     out["replay"] = replay_figures("launch_shift.toml", repeats)
     out["step_us"] = {name: step_us(name, 2000 if quick else 10000, repeats)
                       for name in ("sedan", "classic", "f1tenth", "teaching", "parking")}
+    out["cpu_step_us"] = {name: CPU[f"step {name}"] for name in out["step_us"]}
     frames = 5 if quick else 20
     out["batch"] = {"n": BATCH_N, "frames_per_call": frames,
                     "car_steps_per_s": {str(t): batch_rate(BATCH_N, t, frames, repeats)
                                         for t in range(1, min(2, max_threads()) + 1)}}
+    out["batch"]["car_steps_per_cpu_s"] = {str(t): CPU[f"batch {t}"] for t in range(1, min(2, max_threads()) + 1)}
     cr = commonroad_step_us(2000 if quick else 10000, repeats)
     if cr is not None:
         best = max(out["batch"]["car_steps_per_s"].values())
-        out["commonroad_st"] = {"step_us": cr, "car_steps_per_s": 1e6 / cr,
+        out["commonroad_st"] = {"step_us": cr, "cpu_step_us": CPU["commonroad"], "car_steps_per_s": 1e6 / cr,
                                 "ratio_single_step": cr / out["step_us"]["sedan"],
                                 "ratio_replay_per_frame": cr / out["replay"]["kernel_us_per_frame"],
                                 "ratio_batch": best / (1e6 / cr)}
@@ -164,6 +185,7 @@ def measure(quick: bool = False, gui: bool = True) -> dict:
             median, p95 = frame_time(frames=60 if quick else 240)
             out["gui_frame_ms"] = {"median": median, "p95": p95}
     out["peak_rss_mb"] = _peak_rss_mb()
+    out["load_average_1min"] = os.getloadavg()[0]
     return out
 
 
@@ -182,15 +204,17 @@ def print_figures(f: dict) -> None:
           f"target <= {TARGET_REPLAY_US:g} us: {_mark(r['kernel_us_per_frame'] <= TARGET_REPLAY_US)}")
     print(f"  replay   {r['replay_us_per_frame']:8.3f} us/frame  {r['replay_x_real_time']:9.0f}x real time   "
           "(with the log and the verdicts)")
+    print(f"  CPU time: kernel {r['cpu_kernel_us_per_frame']:.3f} us/frame, replay {r['cpu_replay_us_per_frame']:.3f} us/frame")
     print("\nthe interactive single step, Simulation.step from Python:")
     for name, us in f["step_us"].items():
         extra = f"   target <= {TARGET_STEP_US:g} us: {_mark(us <= TARGET_STEP_US)}" if name == "sedan" else ""
-        print(f"  {name:9s} {us:8.2f} us/step{extra}")
+        print(f"  {name:9s} {us:8.2f} us/step (CPU {f['cpu_step_us'][name]:6.2f}){extra}")
     b = f["batch"]
     print(f"\nbatch, sedan, N = {b['n']:,} ({b['frames_per_call']} frames per call):")
     for t, rate in b["car_steps_per_s"].items():
         print(f"  {t} thread{'s' if t != '1' else ' '}  {rate:14,.0f} car-steps/s   "
-              f"target >= {TARGET_BATCH:,.0f}: {_mark(rate >= TARGET_BATCH)}")
+              f"target >= {TARGET_BATCH:,.0f}: {_mark(rate >= TARGET_BATCH)}   "
+              f"({b['car_steps_per_cpu_s'][t]:,.0f} per CPU second)")
     cr = f["commonroad_st"]
     if cr is None:
         print("\nCommonRoad ST: skipped (pip install 'carbench[bench]' for commonroad-vehicle-models)")
@@ -208,7 +232,8 @@ def print_figures(f: dict) -> None:
             print(f"\nGUI frame (offscreen: step, car view and four live plots repainted): median {g['median']:.2f} ms"
                   f"   95th percentile {g['p95']:.2f} ms   target < {TARGET_FRAME_MS:g} ms: "
                   f"{_mark(g['median'] < TARGET_FRAME_MS)}")
-    print(f"\npeak memory (RSS) of this process: {f['peak_rss_mb']:.0f} MB")
+    print(f"\npeak memory (RSS) of this process: {f['peak_rss_mb']:.0f} MB; "
+          f"load average {f['load_average_1min']:.1f} on {f['machine']['threads_available']} threads")
 
 
 def run_bench(quick: bool = False, gui: bool = True, as_json: bool = False) -> int:
