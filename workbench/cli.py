@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--report", metavar="DIR", help="write an HTML report with a chart per expectation (index.html)")
     rp.add_argument("--mcap", metavar="FILE", help="write telemetry, parameters and verdicts as MCAP (Foxglove, "
                     "PlotJuggler)")
+    add_threads_option(rp)
     rp.add_argument("--max-memory", type=_memory, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
                     help=f"refuse a replay whose telemetry would need more (e.g. 512M, 8G; default "
                          f"{format_bytes(DEFAULT_MAX_MEMORY)})")
@@ -92,16 +93,37 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N processes")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
     sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 8192)")
+    add_threads_option(sw)
 
     from workbench.runs import hunt_cli
 
-    hunt_cli.add_parser(sub)
+    add_threads_option(hunt_cli.add_parser(sub))
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
     bp.add_argument("--no-gui", action="store_true", help="skip the GUI frame-time measurement")
+    bp.add_argument("--json", action="store_true", help="print the figures as JSON")
     sub.add_parser("demo", help="replay the shipped scripts headless and print their verdicts")
     return parser
+
+
+def add_threads_option(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: how many threads a command's batches use (default: NUMBA_NUM_THREADS)."""
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="threads for batches of cars, 1..NUMBA_NUM_THREADS (default: all of them)")
+
+
+def use_threads(args: argparse.Namespace) -> str | None:
+    """Apply ``--threads``; the reason it is refused, or None."""
+    if getattr(args, "threads", None) is None:
+        return None
+    from physics import set_threads
+
+    try:
+        set_threads(args.threads)
+    except ValueError as exc:
+        return f"--threads: {exc}"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,6 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    problem = use_threads(args)
+    if problem:
+        return _bad(problem)
     if args.command == "replay":
         return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json, args.max_memory,
                        args.monitors, args.report, args.mcap)
@@ -134,7 +159,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "bench":
         from workbench.bench import run_bench
 
-        return run_bench(quick=args.quick, gui=not args.no_gui)
+        return run_bench(quick=args.quick, gui=not args.no_gui, as_json=args.json)
     if args.command == "demo":
         return _demo()
     problem = _check_window_arguments(args.preset, args.script)

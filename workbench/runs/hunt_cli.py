@@ -13,7 +13,8 @@ from workbench.runs.cluster import ClusterError, check_options, mapper
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
-def add_parser(sub) -> None:
+def add_parser(sub):
+    """The `hunt` subcommand's parser (returned, so the command can add its shared options)."""
     hp = sub.add_parser("hunt", help="search random adversarial inputs for invariant violations; write minimal scripts")
     hp.add_argument("--preset", dest="hunt_presets", nargs="+", action="extend", metavar="NAME|PATH",
                     help="car presets to hunt on (default: every shipped preset)")
@@ -25,6 +26,7 @@ def add_parser(sub) -> None:
     hp.add_argument("--out", default="hunt", metavar="DIR", help="folder for the minimal scripts (default ./hunt)")
     hp.add_argument("--workers", type=int, help="run on a local Dask cluster of N worker processes")
     hp.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
+    return hp
 
 
 def _bad(message: str) -> int:

@@ -78,30 +78,36 @@ def measure_in_subprocess(cars: int, workers: int | None = None, short: bool = F
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def report(quick: bool = False) -> None:
-    """Print sweep throughput in process and on 2 Dask workers, and the peak memory at two sweep sizes."""
+def figures(quick: bool = False) -> dict:
+    """Sweep throughput in process and on 2 Dask workers, and the peak memory, each run in a fresh process."""
     small, big = (500, 2_000) if quick else (1_000, TARGET_CARS)
-    print(f"\nsweep, {SCRIPT} (1,201 frames at dt 1/120), chunks of up to 8,192 cars, each run in a fresh process:")
-    runs = [measure_in_subprocess(small), measure_in_subprocess(big)]
-    for r in runs:
+    out: dict = {"script": SCRIPT, "in_process": [measure_in_subprocess(small), measure_in_subprocess(big)]}
+    if not quick:
+        out["first_second_100k"] = measure_in_subprocess(100_000, short=True)
+    try:
+        out["dask_2_workers"] = measure_in_subprocess(big if quick else small * 4, workers=2)
+    except RuntimeError as exc:
+        out["dask_2_workers"] = {"skipped": str(exc)}
+    return out
+
+
+def print_figures(f: dict) -> None:
+    print(f"\nsweep, {f['script']} (1,201 frames at dt 1/120), chunks of up to 8,192 cars, each run in a fresh process:")
+    for r in f["in_process"]:
         rate = r["car_steps"] / r["seconds"]
         print(f"  in process  {r['cars']:7,} cars  {r['seconds']:7.2f} s  {rate:12,.0f} car-steps/s  "
               f"peak RSS {r['peak_rss_mb']:6.0f} MB")
-    last = runs[-1]
+    last = f["in_process"][-1]
     if last["cars"] >= TARGET_CARS:
-        mark = "ok" if last["seconds"] < TARGET_SECONDS else "ABOVE TARGET"
+        mark = "ok" if last["seconds"] < TARGET_SECONDS else "MISSES TARGET"
         print(f"  target: {TARGET_CARS:,} cars in < {TARGET_SECONDS:g} s: {mark}")
-    if not quick:
-        r = measure_in_subprocess(100_000, short=True)
+    r = f.get("first_second_100k")
+    if r is not None:
         print(f"  in process {r['cars']:8,} cars of the script's first second (121 frames)  {r['seconds']:7.2f} s  "
               f"peak RSS {r['peak_rss_mb']:6.0f} MB")
-        print("  (a sweep keeps per car only its verdicts and measures and steps one chunk at a time, so its memory"
-              " does not grow with the duration; 100,000 cars of the whole 10 s script are not run here: by the rate"
-              " above they would take ten times the 10,000-car run)")
-    try:
-        r = measure_in_subprocess(big if quick else small * 4, workers=2)
-    except RuntimeError as exc:
-        print(f"  2 Dask workers: skipped ({exc})")
-        return
-    print(f"  2 Dask workers {r['cars']:7,} cars  {r['seconds']:7.2f} s  {r['car_steps'] / r['seconds']:12,.0f} "
-          "car-steps/s  (cluster start-up excluded)")
+    r = f["dask_2_workers"]
+    if "skipped" in r:
+        print(f"  2 Dask workers: skipped ({r['skipped']})")
+    else:
+        print(f"  2 Dask workers {r['cars']:7,} cars  {r['seconds']:7.2f} s  {r['car_steps'] / r['seconds']:12,.0f} "
+              "car-steps/s  (cluster start-up excluded)")
