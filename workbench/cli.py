@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
 
+    from workbench.runs.compare_command import add_parser as add_compare_parser
+
+    add_compare_parser(sub)
+
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -48,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "replay":
             return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json)
+        if args.command == "compare":
+            from workbench.runs.compare_command import run as run_compare
+
+            return run_compare(args)
         if args.command == "presets":
             return _presets()
         if args.command == "bench":
@@ -82,6 +90,7 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
     from workbench.runs.replay import replay
+    from workbench.runs.stamp import recording_note
     from workbench.scripts.format import ScriptError, load_script
     from workbench.scripts.program import compile_script
 
@@ -95,6 +104,10 @@ def _replay(paths, preset, dt, csv, as_json) -> int:
     except ScriptError as exc:
         return _bad(str(exc))
     results = replay(programs)
+    for program in programs:
+        note = recording_note(program)
+        if note:
+            print(f"carbench: {note}", file=sys.stderr)
     if as_json:
         print(json.dumps(to_json(results), indent=2))
     else:

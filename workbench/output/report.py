@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from workbench.runs.replay import ReplayResult, Verdict
+from workbench.runs.stamp import program_stamp
 
 
 def _window(v: Verdict) -> str:
@@ -58,6 +59,8 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
             "frames": p.frames,
             "passed": r.passed,
             "digest": r.digest(),
+            "stamp": program_stamp(p).to_table(),
+            "recorded": p.script.recorded.to_table() if p.script.recorded is not None else None,
             "expectations": [
                 {
                     "label": v.expect.label(),

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from physics import DEFAULT_DT, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
-from physics.presets import cars_dir, load_preset
+from physics.presets import load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
+from workbench.runs.stamp import preset_label
 from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.recorder import Recorder
@@ -23,9 +24,7 @@ from workbench.scripts.recorder import Recorder
 
 def preset_reference(preset: Preset) -> str:
     """How a script names this preset: the shipped name, or the file's path."""
-    if preset.path is not None and preset.path.parent.resolve() == cars_dir().resolve():
-        return preset.name
-    return str(preset.path) if preset.path is not None else preset.name
+    return preset_label(preset.name, preset.path)
 
 
 class LiveSession:

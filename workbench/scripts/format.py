@@ -16,6 +16,7 @@ from typing import Any
 from physics import ANALOG, KEYS, channel_names
 from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
+from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
 
 SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
@@ -94,6 +95,7 @@ class Script:
     holds: tuple[Hold, ...] = ()
     expects: tuple[Expect, ...] = ()
     source: str = "<script>"
+    recorded: Stamp | None = None  # a recording's stamp: what it was recorded with
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -109,6 +111,8 @@ class Script:
             doc["hold"] = [{"keys": list(h.keys), "from": h.start, "to": h.end} for h in self.holds]
         if self.expects:
             doc["expect"] = [_expect_table(e) for e in self.expects]
+        if self.recorded is not None:
+            doc["recorded"] = self.recorded.to_table()
         return doc
 
     def to_toml(self) -> str:
@@ -176,9 +180,10 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "recorded")]
         if unknown:
-            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]] and [[expect]]")
+            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]] "
+                                        "and, when recorded, [recorded]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -203,7 +208,15 @@ class _Parser:
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
-        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source)
+        recorded = None
+        if "recorded" in doc:
+            if isinstance(doc["recorded"], list):
+                raise self.fail("[recorded]", "must be one table written [recorded], not an array [[recorded]]")
+            try:
+                recorded = stamp_from_table(doc["recorded"])
+            except ValueError as exc:
+                raise ScriptError(f"{self.source}: {exc}") from None
+        return Script(name, preset, duration, dt, description, sets, holds, expects, self.source, recorded)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])

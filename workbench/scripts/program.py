@@ -48,6 +48,7 @@ class Program:
     gear_value: np.ndarray  # (frames,) int
     param_changes: tuple[tuple[int, CarParams], ...]  # (frame, parameters from that frame on), frame > 0
     windows: tuple[tuple[int, int], ...]  # per expectation: first and last frame, inclusive
+    preset_params: CarParams | None = None  # the preset's own parameters (before the script's changes)
 
     @property
     def name(self) -> str:
@@ -141,4 +142,4 @@ def compile_script(script: Script, preset: str | Path | None = None, dt: float |
                 raise ScriptError(f"{src}: [[expect]] #{i}: the window covers no frame at dt = {step:g} s")
         windows.append((first, last))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
-                   tuple(changes), tuple(windows))
+                   tuple(changes), tuple(windows), loaded.params)
