@@ -362,3 +362,10 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
                      for name, bad in bad_masks.items() if bad[first])
         result.divergence = Divergence(frame, float(t[first]), rows)
     return result
+
+
+def run_from_log(log, params: CarParams, dt: float, label: str, verdicts: list[Verdict] | None = None,
+                 stamp: Stamp | None = None, car: int = 0) -> Run:
+    """A run from a telemetry log (copied: the log may go on)."""
+    data = {name: np.array(log.column(name, car)) for name in log.names}
+    return Run(label, params.model.unit, dt, data, params, verdicts, stamp)
