@@ -75,3 +75,30 @@ def test_drive_from_the_present_discards_nothing():
     session = LiveSession("teaching")
     drive(session, 20, weave)
     assert session.drive_from(20) is None and session.frame == 20
+
+
+def test_a_replay_made_elsewhere_becomes_the_history_and_drives_on():
+    from workbench.scripts.format import load_script
+
+    session = LiveSession("sedan")
+    session.load_script(scripts_dir() / "clutch_coast.toml")
+    program = compile_script(load_script(scripts_dir() / "clutch_coast.toml"))
+    (result,) = replay([program])
+    session.adopt_replay(result)
+    assert session.frame == program.frames and session.replayed
+    assert np.array_equal(session.log.matrix(), result.log.matrix(0, program.frames))
+    assert all(v is not None and v.passed == w.passed for v, w in zip(session.verdicts(), result.verdicts,
+                                                                         strict=True))
+    # stepping on continues from the exact end state: the same as a session that replayed it itself
+    own = LiveSession("sedan")
+    own.load_script(scripts_dir() / "clutch_coast.toml")
+    own.start_replay()
+    while own.replaying:
+        own.step()
+    for s in (session, own):
+        drive(s, 30, lambda k: {"throttle"})
+    assert np.array_equal(session.log.matrix(), own.log.matrix())
+    # and it drives on from any of its frames
+    session.drive_from(400)
+    drive(session, 40, lambda k: {"brake"})
+    replays_as_seen(session, 440)

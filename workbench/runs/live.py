@@ -156,6 +156,7 @@ class LiveSession:
         self.replaying = False
         self.replayed = False  # the history is the loaded script's replay (so its verdicts apply)
         self.history = InputHistory(self.params)
+        self._stale_sim = False  # the simulation lags the history (see adopt_replay)
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
@@ -166,11 +167,11 @@ class LiveSession:
     @property
     def frame(self) -> int:
         """The next frame to step (also the number of frames recorded in the history)."""
-        return self.sim.frame
+        return self.history.frames if self._stale_sim else self.sim.frame
 
     @property
     def time(self) -> float:
-        return self.sim.frame * self.dt
+        return self.frame * self.dt
 
     @property
     def modified(self) -> bool:
@@ -217,12 +218,15 @@ class LiveSession:
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self.history = InputHistory(self.params)
+        self._stale_sim = False
         self._pending = {}
         if self.recorder is not None:
             self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
 
     def step(self, keys: Iterable[str] = ()) -> Telemetry:
         """Advance one frame: with ``keys`` held, or with the loaded script's inputs while it replays."""
+        if self._stale_sim:
+            self._restore_sim()
         k = self.sim.frame
         if self.replaying and self.program is not None:
             if k >= self.program.frames:
@@ -284,6 +288,7 @@ class LiveSession:
         if not np.array_equal(log.matrix(), self.log.matrix(frames=frame)):
             raise RuntimeError(f"re-simulating frames 0..{frame - 1} did not reproduce them bit for bit")
         self.sim, self.log = sim, log
+        self._stale_sim = False
         history.truncate(frame)
         self.params = history.params_at(frame - 1) if frame > 0 else history.start_params
         self._pending = {}
@@ -292,6 +297,43 @@ class LiveSession:
         self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, history.start_params)
         history.feed(self.recorder, frame)
         return past
+
+    def adopt_replay(self, result) -> None:
+        """Take a replay made elsewhere (``replay()``, e.g. in a background thread) as the session's history.
+
+        ``result`` is a ReplayResult of a script on this session's car and dt: its telemetry becomes
+        the history, its program the loaded script, and its inputs the input history, so the
+        session can drive on from any of its frames. The simulation's state at the end is rebuilt
+        (bit for bit, by re-simulation) only when the session steps on.
+        """
+        program = result.program
+        if program.dt != self.dt or self.params.swap_problem(program.params):
+            raise ValueError("the replay is of another dt or another kind of car than the session's")
+        if self.recorder is not None:
+            self.stop_recording()
+        self.program = program
+        self._track = _InputTrack([program], program.frames)
+        self.log = TelemetryLog(program.params.model.unit, 1, capacity=max(8192, program.frames))
+        self.log._data[:program.frames, :, 0] = result.log.matrix(result.car, program.frames)
+        self.log.frames = program.frames
+        history = InputHistory(program.params, capacity=max(4096, program.frames))
+        track, changes = self._track, dict(program.param_changes)
+        for k in range(program.frames):
+            gear = int(track.gear_value[k, 0]) if track.gear_on[k, 0] else None
+            history.append(track.keys[:, k, 0], track.on[:, k, 0], track.value[:, k, 0], gear, changes.get(k))
+        self.history = history
+        self.params = history.params_at(program.frames - 1)
+        self._pending = {}
+        self.replaying = False
+        self.replayed = True
+        self._stale_sim = True
+
+    def _restore_sim(self) -> None:
+        """Rebuild the simulation at the end of the history (after :meth:`adopt_replay`)."""
+        sim = Simulation(self.history.start_params, n=1, dt=self.dt)
+        self.history.replay_into(sim, None, self.history.frames)
+        self.sim = sim
+        self._stale_sim = False
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -350,6 +392,7 @@ class LiveSession:
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=self.program.frames)
         self.history = InputHistory(self.params)
+        self._stale_sim = False
         self._pending = {}
         self.replaying = True
         self.replayed = True
