@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QDockWidget
 
 from physics.presets import scripts_dir
 from workbench.gui.testing import drive, hold
+from workbench.runs.compare import edited_program
 from workbench.runs.replay import replay
 from workbench.scripts.format import load_script
 from workbench.scripts.program import compile_script
@@ -180,7 +181,5 @@ def test_the_window_works_while_a_rerun_is_in_flight(carbench_window, qtbot):
     assert session.log.frames == program.frames
     # what is on show is the headless replay of the edited script, bit for bit
     edited = compile_script(load_script(SCRIPT))
-    from workbench.gui.references import edited_program
-
     (expected,) = replay([edited_program(edited, {"engine.peak_torque": 280.0})])
     assert np.array_equal(session.log.matrix(), expected.log.matrix(0, program.frames))

@@ -10,17 +10,16 @@ a re-run is under way supersedes it (its result is dropped and the newest edit r
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor
 
 from workbench.gui.session_model import SessionModel
-from workbench.runs.compare import Run
+from workbench.runs.compare import Run, edited_program
 from workbench.runs.replay import ReplayResult, replay
-from workbench.scripts.format import Script, Setting
-from workbench.scripts.program import Program, compile_script
+from workbench.scripts.program import Program
 
 MAX_REFERENCES = 4
 COLOURS = (QColor(230, 120, 0), QColor(140, 60, 190), QColor(0, 150, 140), QColor(200, 40, 110))
@@ -67,14 +66,6 @@ class References(QObject):
         if self.items:
             self.items.clear()
             self.changed.emit()
-
-
-def edited_program(base: Program, overrides: dict[str, Any]) -> Program:
-    """``base``'s script with ``overrides`` set from frame 0 (after the script's own frame-0 settings)."""
-    script: Script = base.script
-    if overrides:
-        script = replace(script, sets=script.sets + (Setting(0.0, params=dict(overrides)),))
-    return compile_script(script, base.preset_path if base.preset_path is not None else base.preset, base.dt)
 
 
 class Rerun(QObject):

@@ -364,6 +364,22 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
     return result
 
 
+def edited_program(base, overrides: dict[str, Any]):
+    """``base`` (a Program) with ``overrides`` set from frame 0, after the script's own frame-0 settings.
+
+    What the window re-runs after a parameter edit; ScriptError when the car refuses a value.
+    """
+    from dataclasses import replace
+
+    from workbench.scripts.format import Setting
+    from workbench.scripts.program import compile_script
+
+    script = base.script
+    if overrides:
+        script = replace(script, sets=script.sets + (Setting(0.0, params=dict(overrides)),))
+    return compile_script(script, base.preset_path if base.preset_path is not None else base.preset, base.dt)
+
+
 def run_from_log(log, params: CarParams, dt: float, label: str, verdicts: list[Verdict] | None = None,
                  stamp: Stamp | None = None, car: int = 0) -> Run:
     """A run from a telemetry log (copied: the log may go on)."""
