@@ -144,7 +144,7 @@ class CompareDock(QWidget):
         if result.divergence is not None:
             d = result.divergence
             self.divergence.setText(f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
-                                    f"({len(d.channels)} channels) \u2014 click to show it")
+                                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
             self.divergence.setVisible(True)
             div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
             for r in d.channels:
@@ -154,7 +154,8 @@ class CompareDock(QWidget):
             QTreeWidgetItem(largest, [r.name, f"{r.delta:+.4g} {r.unit}".rstrip(), f"at {r.time:.3f} s", ""])
         params.setExpanded(True)
         verdicts.setExpanded(bool(result.flips))
-        self.tree.resizeColumnToContents(0)
+        for column in range(4):
+            self.tree.resizeColumnToContents(column)
 
 
 def _v(value) -> str:

@@ -213,7 +213,8 @@ class Comparison:
         lines.append("")
         if self.divergence is not None:
             d = self.divergence
-            lines.append(f"first divergence: frame {d.frame} (t = {d.time:.6g} s), in {len(d.channels)} channels:")
+            lines.append(f"first divergence: frame {d.frame} (t = {d.time:.6g} s), in {len(d.channels)} "
+                         f"channel{'s' if len(d.channels) != 1 else ''}:")
             lines += _columns([(r.name, f"{r.a:.10g} -> {r.b:.10g} {r.unit}".rstrip()) for r in d.channels])
         else:
             lines.append("no divergence beyond the tolerance")
