@@ -183,3 +183,31 @@ def test_the_window_works_while_a_rerun_is_in_flight(carbench_window, qtbot):
     edited = compile_script(load_script(SCRIPT))
     (expected,) = replay([edited_program(edited, {"engine.peak_torque": 280.0})])
     assert np.array_equal(session.log.matrix(), expected.log.matrix(0, program.frames))
+
+
+def test_references_align_by_distance(carbench_window, qtbot):
+    from workbench.gui.plot_overlay import distance_of, reference_times
+
+    window = carbench_window
+    drive(window, SCRIPT)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "aero.cd", 0.6)
+    dock = window.compare_dock_widget
+    dock.align.setCurrentIndex(1)
+    assert window.comparer.align == "distance"
+    log = window.model.session.log
+    ref = window.comparer.references.items[0].run
+    cur_t, cur_d = log.column("t"), distance_of(log.column("x"), log.column("y"))
+    ref_d = distance_of(ref.data["x"], ref.data["y"])
+    times, keep = reference_times(ref.data["t"], ref_d, cur_t, cur_d, "distance")
+    # a reference sample sits at the time the run on show had come as far
+    j = int(np.flatnonzero(keep)[len(np.flatnonzero(keep)) // 2])
+    assert abs(np.interp(times[j], cur_t, cur_d) - ref_d[j]) < 1e-9
+    assert not keep.all()  # the reference (less drag) went further than the run on show
+    # the ghost car is where the reference was when it had come as far as the car on show
+    window.model.set_view_frame(700)
+    ghost = window.ghost_cars.ghosts[0].body.polygon()
+    k = int(np.searchsorted(ref_d, cur_d[700]))
+    xs = [ghost.at(i).x() for i in range(ghost.size())]
+    assert min(xs) <= ref.data["x"][k] <= max(xs)
+    assert abs(ref.data["x"][k] - log.column("x")[700]) < 0.5  # side by side, not a time apart

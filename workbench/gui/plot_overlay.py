@@ -68,6 +68,7 @@ class PlotOverlay:
         self.panel = panel
         self.comparer = comparer
         self.rows: dict[int, _RowOverlay] = {}
+        self._distances: dict[int, tuple[object, np.ndarray]] = {}  # a reference's distance travelled, once
         model = comparer.model
         # Connected after the panel's own handlers: the panel has drawn (and set t_ref) by then.
         model.stepped.connect(self.refresh)
@@ -75,6 +76,12 @@ class PlotOverlay:
         panel.window.valueChanged.connect(lambda value: self.refresh())
         comparer.references.changed.connect(self.refresh)
         self.refresh()
+
+    def distance(self, run) -> np.ndarray:
+        cached = self._distances.get(id(run))
+        if cached is None or cached[0] is not run:
+            cached = self._distances[id(run)] = (run, distance_of(run.data["x"], run.data["y"]))
+        return cached[1]
 
     def row_overlay(self, row: PlotRow) -> _RowOverlay:
         entry = self.rows.get(id(row))
@@ -107,7 +114,7 @@ class PlotOverlay:
                 if ref.run.unit != model.session.params.model.unit:
                     continue  # a car in other units: its channels do not share these axes
                 data = ref.run.data
-                ref_d = distance_of(data["x"], data["y"]) if self.comparer.align == "distance" else data["t"]
+                ref_d = self.distance(ref.run) if self.comparer.align == "distance" else data["t"]
                 times, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
                 x = times - panel.t_ref
                 window = keep & (x >= lo_t - 1e-9) & (x <= hi_t + 1e-9)

@@ -18,6 +18,7 @@ from workbench.scripts.format import ScriptError, Setting, load_script
 from workbench.scripts.program import compile_script
 
 EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
+MAX_FRAMES = 2_000_000  # per run: about 600 MB of telemetry for the two runs and their comparison
 
 
 def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
@@ -74,6 +75,11 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
         b = compile_script(script, preset, vs_dt)
     else:
         b = compile_script(load_script(vs_script), preset)
+    for which, program in (("A", a), ("B", b)):
+        if program.frames > MAX_FRAMES:
+            raise CompareError(f"{program.script.source}: run {which} would be {program.frames:,} frames "
+                               f"(duration {program.script.duration:g} s at dt {program.dt:g} s); "
+                               f"the limit is {MAX_FRAMES:,}")
     ra, rb = replay([a, b])
     return run_of(ra), run_of(rb)
 
@@ -93,7 +99,8 @@ def run(args) -> int:
     try:
         atol = _tolerance(args.atol, "--atol", ATOL)
         rtol = _tolerance(args.rtol, "--rtol", RTOL)
-        csv = check_output_file(args.csv, "--csv", args.inputs) if args.csv else None
+        inputs = list(args.inputs) + ([args.vs_script] if args.vs_script else [])
+        csv = check_output_file(args.csv, "--csv", inputs) if args.csv else None
         a, b = build_runs(args.inputs, args.preset, args.vs_preset, args.vs_set, args.vs_dt, args.vs_script)
         result: Comparison = compare(a, b, atol, rtol)
     except (CompareError, ScriptError, OutputPathError) as exc:
