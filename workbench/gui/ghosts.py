@@ -34,6 +34,9 @@ class _Ghost:
             item.setZValue(-10)  # under the car on show
 
     def style(self, colour: QColor) -> None:
+        if getattr(self, "_colour", None) == colour.rgb():
+            return
+        self._colour = colour.rgb()
         fill = QColor(colour)
         fill.setAlpha(40)
         self.body.setBrush(QBrush(fill))

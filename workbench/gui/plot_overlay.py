@@ -53,7 +53,10 @@ class _RowOverlay:
             self.row.plot.getPlotItem().addItem(curve)
             self.curves[key] = curve
         style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
-        curve.setPen(pg.mkPen(ref.colour, width=1, style=style))
+        look = (ref.colour.rgb(), style)
+        if getattr(curve, "_carbench_look", None) != look:  # a new pen only when it changes (it costs a repaint)
+            curve.setPen(pg.mkPen(ref.colour, width=1, style=style))
+            curve._carbench_look = look
         return curve
 
     def drop_unused(self, used: set[tuple[int, str]]) -> None:
