@@ -73,6 +73,10 @@ def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
     k = log.frames - 1
     assert ys[np.argmin(np.abs(xs))] == log.column("speed_kmh")[k] - ref.data["speed_kmh"][k]
     assert ys.min() < 0  # more drag: slower than the reference
+    y0, y1 = row.plot.getPlotItem().getViewBox().viewRange()[1]
+    assert y0 <= ys.min() and 0.0 <= y1  # the axis fits the differences, not the hidden curves
+    window.model.refresh()  # the panel's next redraw keeps it so
+    assert row.plot.getPlotItem().getViewBox().viewRange()[1] == [y0, y1]
 
 
 def test_a_ghost_car_is_drawn_at_the_frame_on_show(carbench_window, qtbot):

@@ -41,6 +41,11 @@ class _RowOverlay:
         self.delta.setToolTip("show the run on show minus each reference instead of the curves")
         self.delta.toggled.connect(lambda on: overlay.refresh())
         row.head.insertWidget(1, self.delta)
+        # With references on show the overlay fits the y range to everything drawn (the run on
+        # show and the references, or the differences): the panel's own fit to its curves alone
+        # would undo that on every frame.
+        self.fit_y = row.fit_y
+        row.fit_y = lambda lo, hi: None if overlay.comparer.references.items else self.fit_y(lo, hi)
         self.zero = pg.InfiniteLine(pos=0.0, angle=0, movable=False, pen=pg.mkPen((120, 120, 120)))
         row.plot.getPlotItem().addItem(self.zero, ignoreBounds=True)
         self.zero.setVisible(False)
@@ -137,10 +142,14 @@ class PlotOverlay:
                     used.add((i, name))
             overlay.drop_unused(used)
             overlay.zero.setVisible(delta and bool(refs))
-            if delta and refs and lo <= hi:
-                row.fit_y(min(lo, 0.0), max(hi, 0.0))
-            elif not delta and lo <= hi:
-                (y0, y1) = row.plot.getPlotItem().getViewBox().viewRange()[1]
-                if lo < y0 or hi > y1:
-                    row.fit_y(min(lo, y0), max(hi, y1))
+            if refs and not delta and len(cur_t):
+                shown = (cur_t - panel.t_ref >= lo_t - 1e-9) & (cur_t - panel.t_ref <= hi_t + 1e-9)
+                for name in row.curves:
+                    values = log.column(name)[shown]
+                    if len(values):
+                        factor = display_unit(infos[name])[1]
+                        lo = min(lo, float(values.min()) * factor)
+                        hi = max(hi, float(values.max()) * factor)
+            if refs and lo <= hi:
+                overlay.fit_y(min(lo, 0.0), max(hi, 0.0)) if delta else overlay.fit_y(lo, hi)
             row.plot.getPlotItem().getViewBox().prepareForPaint()
