@@ -76,9 +76,13 @@ class CompareDock(QWidget):
         comparer.references.changed.connect(self.update_comparison)
         comparer.rerun_adopted.connect(self.update_comparison)
         comparer.drove_on.connect(lambda frame: self.update_comparison())
+        comparer.rerun.started.connect(self._on_rerun_started)
         model.running_changed.connect(lambda running: running or self.update_comparison())
         model.replay_changed.connect(lambda on: on or self.update_comparison())
         self.update_comparison()
+
+    def _on_rerun_started(self) -> None:
+        self.status.setText("Re-running the script from frame 0 with the edit\u2026")
 
     def _on_align_changed(self, index: int) -> None:
         self.comparer.align = "distance" if index == 1 else "time"
@@ -199,6 +203,7 @@ def install_compare(window) -> Comparer:
     view_menu = getattr(window, "view_menu", None)
     if view_menu is not None:
         view_menu.addAction(dock.toggleViewAction())
+    comparer.rerun.failed.connect(lambda message: window.show_error("Re-run failed", message))
     window.plot_overlay = PlotOverlay(window.plots, comparer)
     window.ghost_cars = GhostCars(window.car_view, comparer)
     return comparer

@@ -71,6 +71,7 @@ class References(QObject):
 class Rerun(QObject):
     """Re-runs a program in a worker thread; ``finished`` carries the newest request's ReplayResult."""
 
+    started = Signal()  # a re-run was asked for (one may already be under way)
     finished = Signal(object)  # ReplayResult
     failed = Signal(str)
     _done = Signal(object, int, str)  # (result or None, generation, error) from the worker thread
@@ -89,6 +90,7 @@ class Rerun(QObject):
     def request(self, program: Program) -> None:
         """Run ``program``; a run still under way for an older request is superseded."""
         self._generation += 1
+        self.started.emit()
         if self._thread is not None:
             self._queued = program  # starts as soon as the running one returns (its result is dropped)
             return
@@ -103,10 +105,13 @@ class Rerun(QObject):
     def _work(self, program: Program, generation: int) -> None:
         try:
             (result,) = replay([program])
+            outcome = (result, generation, "")
         except Exception as exc:  # noqa: BLE001 - shown to the user, never lost in a thread
-            self._done.emit(None, generation, f"{type(exc).__name__}: {exc}")
-            return
-        self._done.emit(result, generation, "")
+            outcome = (None, generation, f"{type(exc).__name__}: {exc}")
+        try:
+            self._done.emit(*outcome)
+        except RuntimeError:
+            pass  # the window closed while the re-run ran: nobody is waiting for it
 
     def _on_done(self, result: ReplayResult | None, generation: int, error: str) -> None:
         thread, self._thread = self._thread, None
