@@ -252,3 +252,15 @@ def test_unknown_keys_in_recorded_are_refused(tmp_path):
         parse_script(text.replace("[recorded]\n", "[recorded]\nextra = 1\n"), "x.toml")
     with pytest.raises(ScriptError, match="changed #1: unknown key"):
         parse_script(text.replace('{ path = "body.mass"', '{ what = 1, path = "body.mass"'), "x.toml")
+
+
+def test_verdict_flips_are_marked(capsys):
+    full_lock = str(scripts_dir() / "full_lock_left.toml")
+    code, out, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75", "--json")
+    assert code == 1
+    report = json.loads(out)
+    flipped = [e for e in report["expectations"] if e["flipped"]]
+    assert flipped and all(e["a"]["passed"] and not e["b"]["passed"] for e in flipped)
+    assert all(e["a"]["passed"] == e["b"]["passed"] for e in report["expectations"] if not e["flipped"])
+    code, text, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75")
+    assert text.count("FLIP") == len(flipped) and f"{len(flipped)} verdict flips" in text
