@@ -102,3 +102,23 @@ def test_a_replay_made_elsewhere_becomes_the_history_and_drives_on():
     session.drive_from(400)
     drive(session, 40, lambda k: {"brake"})
     replays_as_seen(session, 440)
+
+
+def test_drive_on_from_a_kept_state_is_the_same_as_from_rest():
+    from workbench.runs.live import SNAPSHOT_EVERY
+
+    sessions = [LiveSession("sedan"), LiveSession("sedan")]
+    for session in sessions:
+        drive(session, 700, weave)
+        session.set_param("engine.peak_torque", 410.0)
+        drive(session, 2 * SNAPSHOT_EVERY, weave)
+    quick, slow = sessions
+    slow._snapshots.clear()  # this one has to re-simulate from rest
+    frame = 2 * SNAPSHOT_EVERY + 77
+    quick.drive_from(frame)
+    slow.drive_from(frame)
+    assert quick.restored_from == 2 * SNAPSHOT_EVERY and slow.restored_from == 0
+    for session in sessions:
+        drive(session, 150, lambda k: {"brake", "left"})
+    assert np.array_equal(quick.log.matrix(), slow.log.matrix())
+    replays_as_seen(quick, frame + 150)

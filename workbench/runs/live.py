@@ -8,6 +8,7 @@ without a display, and a replay in the window goes through the same per-frame in
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -92,15 +93,22 @@ class InputHistory:
             gear_on=one(self.gear_on[k]), gear_value=one(self.gear_value[k]),
         )
 
-    def replay_into(self, sim: Simulation, log: TelemetryLog | None, frames: int) -> None:
-        """Step ``sim`` (fresh, on the start parameters) through frames 0 .. frames - 1 exactly as they were."""
+    def replay_into(self, sim: Simulation, log: TelemetryLog | None, frames: int,
+                    snapshots: dict[int, Any] | None = None) -> None:
+        """Step ``sim`` through frames sim.frame .. frames - 1 exactly as they were.
+
+        ``sim`` is fresh (frame 0, the start parameters) or restored at the start of a frame with the
+        parameters in effect there; ``snapshots`` collects the state every SNAPSHOT_EVERY frames.
+        """
         changes = dict(self.changes)
-        for k in range(frames):
+        for k in range(sim.frame, frames):
             if k in changes:
                 sim.set_cars(changes[k])
             telemetry = sim.step(self.inputs(k))
             if log is not None:
                 log.record(telemetry)
+            if snapshots is not None and sim.frame % SNAPSHOT_EVERY == 0:
+                snapshots[sim.frame] = copy.deepcopy(sim.state)
 
     def feed(self, recorder: Recorder, frames: int) -> None:
         """Write frames 0 .. frames - 1 into ``recorder`` (made with the start parameters)."""
@@ -118,6 +126,7 @@ class InputHistory:
 
 
 _KEY_INDEX = {key: i for i, key in enumerate(KEYS)}
+SNAPSHOT_EVERY = 600  # frames between kept copies of the state (5 s at 1/120 s), to drive on from quickly
 
 
 def _key_row(held) -> np.ndarray:
@@ -157,6 +166,7 @@ class LiveSession:
         self.replayed = False  # the history is the loaded script's replay (so its verdicts apply)
         self.history = InputHistory(self.params)
         self._stale_sim = False  # the simulation lags the history (see adopt_replay)
+        self._snapshots: dict[int, Any] = {}  # frame -> the state at its start (see drive_from)
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
@@ -219,6 +229,7 @@ class LiveSession:
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self.history = InputHistory(self.params)
         self._stale_sim = False
+        self._snapshots = {}
         self._pending = {}
         if self.recorder is not None:
             self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
@@ -242,6 +253,7 @@ class LiveSession:
                 self.history.append(track.keys[:, k, 0], track.on[:, k, 0], track.value[:, k, 0], gear, changed)
                 telemetry = self.sim.step(track.inputs(k))
                 self.log.record(telemetry)
+                self._snapshot()
                 if k + 1 >= self.program.frames:
                     self.replaying = False
                 return telemetry
@@ -254,7 +266,12 @@ class LiveSession:
         self._pending = {}
         telemetry = self.sim.step(Inputs.from_keys(1, held))
         self.log.record(telemetry)
+        self._snapshot()
         return telemetry
+
+    def _snapshot(self) -> None:
+        if self.sim.frame % SNAPSHOT_EVERY == 0:
+            self._snapshots[self.sim.frame] = copy.deepcopy(self.sim.state)
 
     # -- driving on from the past -----------------------------------------------------------------
 
@@ -271,8 +288,9 @@ class LiveSession:
     def drive_from(self, frame: int, label: str = "before driving on"):
         """Go on live from the start of ``frame``: frames 0 .. frame - 1 are kept, the later ones discarded.
 
-        The state is restored exactly by re-simulating frames 0 .. frame - 1 from rest with their
-        recorded inputs (checked bit for bit against the history). A recording restarts as those
+        The state is restored exactly: from the latest state kept at or before ``frame`` (one every
+        SNAPSHOT_EVERY frames), or from rest, by re-simulating the frames up to ``frame`` with their
+        recorded inputs, checked bit for bit against the history. A recording restarts as those
         frames' inputs, so what is driven next is recorded after them and the script replays
         everything seen. Returns the run as it was before (whole: every frame), or None when
         ``frame`` is past the history (nothing discarded).
@@ -282,12 +300,18 @@ class LiveSession:
             return None
         past = self.whole_run(label)
         history = self.history
-        sim = Simulation(history.start_params, n=1, dt=self.dt)
-        log = TelemetryLog(history.start_params.model.unit, 1, capacity=max(8192, 2 * frame))
-        history.replay_into(sim, log, frame)
-        if not np.array_equal(log.matrix(), self.log.matrix(frames=frame)):
-            raise RuntimeError(f"re-simulating frames 0..{frame - 1} did not reproduce them bit for bit")
-        self.sim, self.log = sim, log
+        base = max((f for f in self._snapshots if f <= frame), default=0)
+        sim = Simulation(history.params_at(base - 1) if base else history.start_params, n=1, dt=self.dt)
+        if base:
+            sim.state, sim.frame = copy.deepcopy(self._snapshots[base]), base
+        redone = TelemetryLog(history.start_params.model.unit, 1, capacity=max(frame - base, 1))
+        history.replay_into(sim, redone, frame)
+        if not np.array_equal(redone.matrix(), self.log.matrix(frames=frame)[base:]):
+            raise RuntimeError(f"re-simulating frames {base}..{frame - 1} did not reproduce them bit for bit")
+        self.restored_from = base
+        self.sim = sim
+        self.log.truncate(frame)
+        self._snapshots = {f: state for f, state in self._snapshots.items() if f <= frame}
         self._stale_sim = False
         history.truncate(frame)
         self.params = history.params_at(frame - 1) if frame > 0 else history.start_params
@@ -327,11 +351,12 @@ class LiveSession:
         self.replaying = False
         self.replayed = True
         self._stale_sim = True
+        self._snapshots = {}
 
     def _restore_sim(self) -> None:
         """Rebuild the simulation at the end of the history (after :meth:`adopt_replay`)."""
         sim = Simulation(self.history.start_params, n=1, dt=self.dt)
-        self.history.replay_into(sim, None, self.history.frames)
+        self.history.replay_into(sim, None, self.history.frames, self._snapshots)
         self.sim = sim
         self._stale_sim = False
 
@@ -393,6 +418,7 @@ class LiveSession:
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=self.program.frames)
         self.history = InputHistory(self.params)
         self._stale_sim = False
+        self._snapshots = {}
         self._pending = {}
         self.replaying = True
         self.replayed = True
