@@ -215,3 +215,20 @@ def test_references_align_by_distance(carbench_window, qtbot):
     xs = [ghost.at(i).x() for i in range(ghost.size())]
     assert min(xs) <= ref.data["x"][k] <= max(xs)
     assert abs(ref.data["x"][k] - log.column("x")[700]) < 0.5  # side by side, not a time apart
+
+
+def test_up_to_four_references_each_its_own_colour(carbench_window):
+    window = carbench_window
+    refs = window.comparer.references
+    assert not window.comparer.pin_current()  # nothing driven yet: nothing to pin
+    for _ in range(5):
+        hold(window, {"throttle"}, 10)
+        window.pin_action.trigger()
+    assert len(refs) == 4
+    assert len({r.colour.rgb() for r in refs.items}) == 4
+    assert [r.run.frames for r in refs.items] == [20, 30, 40, 50]  # the oldest made room
+    refs.unpin(1)
+    assert [r.run.frames for r in refs.items] == [20, 40, 50]
+    assert len(window.ghost_cars.ghosts) == 3
+    dock = window.compare_dock_widget
+    assert dock.refs_layout.count() == 3
