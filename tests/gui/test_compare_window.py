@@ -232,3 +232,17 @@ def test_up_to_four_references_each_its_own_colour(carbench_window):
     assert len(window.ghost_cars.ghosts) == 3
     dock = window.compare_dock_widget
     assert dock.refs_layout.count() == 3
+
+
+def test_a_new_script_drops_the_rerun_in_flight(carbench_window, qtbot):
+    window = carbench_window
+    drive(window, SCRIPT)
+    rerun = window.comparer.rerun
+    adopted = []
+    window.comparer.rerun_adopted.connect(lambda: adopted.append(True))
+    window.model.set_param("engine.peak_torque", 300.0)
+    assert rerun.busy
+    assert window.load_script(scripts_dir() / "braking_stop.toml")
+    qtbot.waitUntil(lambda: not rerun.busy, timeout=120_000)
+    assert not adopted and window.model.session.log.frames == 0
+    assert window.model.session.program.name == load_script(scripts_dir() / "braking_stop.toml").name

@@ -96,6 +96,11 @@ class Rerun(QObject):
             return
         self._start(program)
 
+    def cancel(self) -> None:
+        """Drop the result of any re-run under way or asked for (a new script or car came in)."""
+        self._generation += 1
+        self._queued = None
+
     def _start(self, program: Program) -> None:
         generation = self._generation
         self._thread = threading.Thread(target=self._work, args=(program, generation), daemon=True,
@@ -117,7 +122,7 @@ class Rerun(QObject):
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join()
-        if self._queued is not None:
+        if self._queued is not None and generation != self._generation:
             program, self._queued = self._queued, None
             self._start(program)
             return
@@ -146,6 +151,7 @@ class Comparer(QObject):
         self._editing = False
         model.params_changed.connect(self._on_params_changed)
         model.script_loaded.connect(self._on_script_loaded)
+        model.preset_loaded.connect(lambda name: self._on_script_loaded(""))
         self.rerun.finished.connect(self._on_rerun_finished)
         self._on_script_loaded("")
 
@@ -165,6 +171,7 @@ class Comparer(QObject):
     # -- editing ---------------------------------------------------------------------------------
 
     def _on_script_loaded(self, name: str) -> None:
+        self.rerun.cancel()  # a re-run of the script before is of no use now
         self._base = self.model.session.program
         self._overrides = {}
 
@@ -194,7 +201,10 @@ class Comparer(QObject):
         session = self.model.session
         if session.replaying or session.recording or session.program is None:
             return  # the user moved on: a replay or a recording now owns the history
-        session.adopt_replay(result)
+        try:
+            session.adopt_replay(result)
+        except ValueError:
+            return  # another car (or dt) came in while it ran
         self.model.view_frame = None
         self.model.refresh()
         self.rerun_adopted.emit()
