@@ -97,6 +97,28 @@ class PlotOverlay:
             entry = self.rows[id(row)] = _RowOverlay(row, self)
         return entry
 
+    @staticmethod
+    def _draw_shifted(curve, data, name: str, factor: float, t_ref: float, vis_lo: float, vis_hi: float,
+                      span: float, columns: int) -> tuple[float, float]:
+        """Draw a reference aligned by time: its data set once for a stretch three windows wide, in
+        absolute time, and the curve moved by the time of the frame on show (cheap) until the
+        window leaves that stretch. Returns the y extent of what is in the window."""
+        t = data["t"]
+        key = (id(data), name, span, columns, factor)
+        chunk = getattr(curve, "_carbench_chunk", None)
+        if chunk is None or chunk[0] != key or vis_lo < chunk[1] or vis_hi > chunk[2]:
+            c_lo, c_hi = vis_lo - span, vis_hi + span
+            a, b = np.searchsorted(t, [c_lo, c_hi])
+            a, b = max(a - 1, 0), min(b + 1, len(t))
+            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns), skipFiniteCheck=True)
+            curve._carbench_chunk = (key, c_lo, c_hi)
+        curve.setPos(-t_ref, 0.0)
+        a, b = np.searchsorted(t, [vis_lo, vis_hi])
+        shown = data[name][a:b]
+        if not len(shown):
+            return np.inf, -np.inf
+        return float(shown.min()) * factor, float(shown.max()) * factor
+
     def refresh(self) -> None:
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
@@ -110,6 +132,8 @@ class PlotOverlay:
         span = panel.window.value()
         live = model.view_frame is None
         lo_t, hi_t = (-span, 0.0) if live else (-span / 2, span / 2)
+        first, last = np.searchsorted(cur_t, [panel.t_ref + lo_t - 1e-9, panel.t_ref + hi_t + 1e-9], side="left")
+        last = min(int(np.searchsorted(cur_t, panel.t_ref + hi_t + 1e-9, side="right")), len(cur_t))
         for row in panel.rows:
             overlay = self.row_overlay(row)
             delta = overlay.delta.isChecked()
@@ -130,6 +154,13 @@ class PlotOverlay:
                     if name not in data or name not in infos:
                         continue
                     _, factor = display_unit(infos[name])
+                    curve = overlay.curve(i, name, ref)
+                    used.add((i, name))
+                    if not delta and self.comparer.align == "time":
+                        y_lo, y_hi = self._draw_shifted(curve, data, name, factor, panel.t_ref,
+                                                        panel.t_ref + lo_t, panel.t_ref + hi_t, span, columns)
+                        lo, hi = min(lo, y_lo), max(hi, y_hi)
+                        continue
                     y = data[name][window] * factor
                     xs = x[window]
                     if delta:
@@ -138,14 +169,14 @@ class PlotOverlay:
                         y, xs = (mine - y)[inside], xs[inside]
                     if len(y):
                         lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
-                    overlay.curve(i, name, ref).setData(*peak_decimate(xs, y, columns), skipFiniteCheck=True)
-                    used.add((i, name))
+                    curve._carbench_chunk = None
+                    curve.setPos(0.0, 0.0)
+                    curve.setData(*peak_decimate(xs, y, columns), skipFiniteCheck=True)
             overlay.drop_unused(used)
             overlay.zero.setVisible(delta and bool(refs))
             if refs and not delta and len(cur_t):
-                shown = (cur_t - panel.t_ref >= lo_t - 1e-9) & (cur_t - panel.t_ref <= hi_t + 1e-9)
                 for name in row.curves:
-                    values = log.column(name)[shown]
+                    values = log.column(name)[first:last]
                     if len(values):
                         factor = display_unit(infos[name])[1]
                         lo = min(lo, float(values.min()) * factor)
