@@ -98,6 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     from workbench.runs import hunt_cli
 
     add_threads_option(hunt_cli.add_parser(sub))
+
+    from workbench.runs.compare_command import add_parser as add_compare_parser
+
+    add_compare_parser(sub)
+
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -154,6 +159,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return hunt_cli.run(args, chart_renderer)
     if args.command == "sweep":
         return _sweep(args)
+    if args.command == "compare":
+        from workbench.runs.compare_command import run as run_compare
+
+        return run_compare(args)
     if args.command == "presets":
         return _presets()
     if args.command == "bench":
@@ -224,6 +233,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     from workbench.output.report import table
     from workbench.runs.monitors import check_results, violations_json, violations_table
     from workbench.runs.replay import replay, replay_bytes
+    from workbench.runs.stamp import recording_note
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.limits import LimitError, check_memory_total
     from workbench.scripts.program import check_step, compile_script
@@ -280,6 +290,10 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                     "lower --max-memory to what this machine has, or shorten the script")
     finally:
         progress.close()
+    for program in programs:
+        note = recording_note(program)
+        if note:
+            print(f"carbench: {note}", file=sys.stderr)
     found = check_results(results, everything=monitors)
     checked = monitors or any(p.script.monitors for p in programs)
     if mcap is not None:

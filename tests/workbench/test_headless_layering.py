@@ -19,13 +19,15 @@ GUI = {gui!r}
 {prelude}
 import physics, workbench, workbench.cli, workbench.runs.replay, workbench.scripts.program, workbench.scripts.format
 import workbench.scripts.recorder, workbench.output.report, workbench.output.telemetry_log, workbench.scripts.toml_writer
-import workbench.output.preset_io, workbench.output.files, workbench.runs.live
+import workbench.output.preset_io, workbench.output.files, workbench.runs.live, workbench.runs.compare
+import workbench.runs.stamp, workbench.runs.compare_command
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     codes = [workbench.cli.main(["replay", "presets/scripts/clutch_coast.toml", "presets/scripts/parking_handbrake.toml"]),
              workbench.cli.main(["replay", "presets/scripts/full_lock_left.toml", "--json", "--dt", "0.01"]),
-             workbench.cli.main(["presets"])]
-assert codes == [0, 0, 0], (codes, out.getvalue())
+             workbench.cli.main(["presets"]),
+             workbench.cli.main(["compare", "presets/scripts/clutch_coast.toml", "--vs-preset", "sedan"])]
+assert codes == [0, 0, 0, 0], (codes, out.getvalue())
 assert "PASS" in out.getvalue()
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in GUI)
 print("GUI-MODULES:", ",".join(loaded))

@@ -8,11 +8,11 @@ import tempfile
 import time
 
 
-def frame_time(frames: int = 240, warm_up_seconds: float = 12.0) -> tuple[float, float]:
+def frame_time(frames: int = 240, warm_up_seconds: float = 12.0, references: int = 0) -> tuple[float, float]:
     """Median and 95th-percentile time [ms] of one 60 Hz frame of the window driving the sedan.
 
     The plots are first filled with ``warm_up_seconds`` of history, so every curve draws a full
-    scrolling window.
+    scrolling window; ``references`` runs are then pinned (dashed curves and ghost cars to draw).
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
@@ -33,6 +33,9 @@ def frame_time(frames: int = 240, warm_up_seconds: float = 12.0) -> tuple[float,
             model.press(key)
         per_frame = max(1, round(1.0 / 60.0 / model.session.dt))
         model.advance(int(warm_up_seconds / model.session.dt))
+        for _ in range(references):
+            window.comparer.pin_current()
+            model.advance(int(1.0 / model.session.dt))  # each reference a second longer than the last
         app.processEvents()
         samples = []
         for i in range(frames):

@@ -35,6 +35,8 @@ HELP_ROWS = (
     ("P", "pause / resume"),
     ("N", "single step (pauses)"),
     ("F", "follow camera on / off"),
+    ("B", "pin the run on show as a reference (up to four)"),
+    ("D", "drive on from the frame on show (scrubbed)"),
     ("F1", "this help"),
 )
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from physics import ParamError, PresetError
 from physics.presets import cars_dir, scripts_dir
 from workbench.gui.car_view import CarView
+from workbench.gui.compare_dock import install_compare
 from workbench.gui.keymap import COMMAND_SHORTCUTS, DRIVING_KEYS, help_html
 from workbench.gui.param_panel import ParamPanel
 from workbench.gui.plot_panel import PlotPanel
@@ -52,6 +53,7 @@ class MainWindow(QMainWindow):
         self._create_docks()
         self._create_actions()
         self._create_menus()
+        self.comparer = install_compare(self)  # references, ghost cars, overlays, the Compare dock
         self._create_status_bar()
         self._read_settings()
         self._install_key_filter()
@@ -176,7 +178,7 @@ class MainWindow(QMainWindow):
         speeds = sim.addMenu("Speed")
         for s in SPEEDS:
             speeds.addAction(f"x{s:g}", lambda s=s: self.model.set_speed(s))
-        view = bar.addMenu("&View")
+        view = self.view_menu = bar.addMenu("&View")
         for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock, self.sweep_dock):
             view.addAction(dock.toggleViewAction())
         view.addSeparator()

@@ -102,6 +102,7 @@ class PlotRow(QWidget):
         self.title.setTextFormat(Qt.TextFormat.RichText)
         head.addWidget(self.title, 1)
         head.addWidget(self.button)
+        self.head = head  # other widgets (the compare overlay's B - A toggle) join the title row here
         layout.addLayout(head)
         layout.addWidget(self.plot, 1)
         self.curves: dict[str, pg.PlotCurveItem] = {}

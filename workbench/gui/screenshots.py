@@ -48,7 +48,45 @@ def take(folder: str | Path, width: int = 1600, height: int = 1000) -> list[Path
             window.grab().save(str(path))
             written.append(path)
             window.close()
+        written.append(take_compare(folder / "compare.png", os.path.join(tmp, "compare.ini"), width, height))
     return written
+
+
+def take_compare(path: Path, settings: str, width: int = 1600, height: int = 1000,
+                 script: str = "full_lock_left.toml", edit: tuple[str, float] = ("tyres.mu", 0.75),
+                 seconds: float = 5.0) -> Path:
+    """A before/after comparison: the script replayed and pinned, one parameter edited and re-run."""
+    import time
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from physics.presets import scripts_dir
+    from workbench.gui.testing import make_window
+
+    app = QApplication.instance()
+    window = make_window("sedan", QSettings(settings, QSettings.Format.IniFormat))
+    window.resize(width, height)
+    window.show()
+    app.processEvents()
+    if not window.load_script(scripts_dir() / script):
+        raise RuntimeError(window.shown_errors[-1][1])
+    window.model.replay()
+    while window.model.session.replaying:
+        window.model.advance(16)
+    window.comparer.pin_current()
+    window.model.set_param(*edit)
+    while window.comparer.rerun.busy:
+        app.processEvents()
+        time.sleep(0.01)
+    app.processEvents()
+    window.compare_dock.raise_()
+    window.model.set_view_frame(int(round(seconds / window.model.session.dt)))
+    window.car_view.set_follow(True)
+    app.processEvents()
+    window.grab().save(str(path))
+    window.close()
+    return path
 
 
 def main(argv: list[str] | None = None) -> None:

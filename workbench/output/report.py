@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from workbench.runs.measures import Measurement
 from workbench.runs.replay import ReplayResult, Verdict
+from workbench.runs.stamp import program_stamp
 
 
 def _window(v: Verdict) -> str:
@@ -71,6 +72,8 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
             "frames": p.frames,
             "passed": r.passed,
             "digest": r.digest(),
+            "stamp": program_stamp(p).to_table(),
+            "recorded": p.script.recorded.to_table() if p.script.recorded is not None else None,
             "expectations": [
                 {
                     "label": v.expect.label(),

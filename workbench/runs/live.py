@@ -8,24 +8,137 @@ without a display, and a replay in the window goes through the same per-frame in
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from physics import DEFAULT_DT, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
-from physics.presets import cars_dir, load_preset
+import numpy as np
+
+from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
+from physics.presets import load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
+from workbench.runs.stamp import preset_label
 from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
-from workbench.scripts.recorder import Recorder
+from workbench.scripts.recorder import Recorder, params_diff
+
+
+class InputHistory:
+    """What the car was given on each frame stepped so far: keys, analog overrides, gear selections, parameters.
+
+    Enough to re-simulate any prefix of the session bit for bit and to write it as a script.
+    """
+
+    def __init__(self, params: CarParams, capacity: int = 4096):
+        self.start_params = params  # in effect at frame 0
+        self.frames = 0
+        self.keys = np.zeros((capacity, len(KEYS)), dtype=bool)
+        self.analog_on = np.zeros((capacity, len(ANALOG)), dtype=bool)
+        self.analog_value = np.zeros((capacity, len(ANALOG)))
+        self.gear_on = np.zeros(capacity, dtype=bool)
+        self.gear_value = np.zeros(capacity, dtype=np.int64)
+        self.changes: list[tuple[int, CarParams]] = []  # (frame, parameters from that frame on), frame > 0
+
+    def _grow(self) -> None:
+        for name in ("keys", "analog_on", "analog_value", "gear_on", "gear_value"):
+            old = getattr(self, name)
+            new = np.zeros((2 * len(old),) + old.shape[1:], dtype=old.dtype)
+            new[:len(old)] = old
+            setattr(self, name, new)
+
+    def append(self, keys, analog_on=None, analog_value=None, gear: int | None = None,
+               params: CarParams | None = None) -> None:
+        """Frame ``self.frames``: ``keys`` a row of KEYS flags; ``params`` when they changed on this frame."""
+        k = self.frames
+        if k == len(self.keys):
+            self._grow()
+        self.keys[k] = keys
+        if analog_on is not None:
+            self.analog_on[k] = analog_on
+            self.analog_value[k] = analog_value
+        self.gear_on[k] = gear is not None
+        self.gear_value[k] = 0 if gear is None else gear
+        if params is not None:
+            if k == 0:
+                self.start_params = params
+            else:
+                self.changes.append((k, params))
+        self.frames = k + 1
+
+    def truncate(self, frames: int) -> None:
+        """Forget frame ``frames`` and every later one."""
+        self.frames = min(self.frames, max(frames, 0))
+        self.analog_on[self.frames:] = False
+        self.gear_on[self.frames:] = False
+        self.changes = [(k, p) for k, p in self.changes if k < self.frames]
+
+    def params_at(self, frame: int) -> CarParams:
+        """The parameters in effect on ``frame``."""
+        params = self.start_params
+        for k, p in self.changes:
+            if k <= frame:
+                params = p
+        return params
+
+    def inputs(self, k: int) -> Inputs:
+        keys, on, value = self.keys[k], self.analog_on[k], self.analog_value[k]
+        one = lambda a: np.array([a])  # noqa: E731
+        return Inputs(
+            throttle=one(keys[0]), brake=one(keys[1]), left=one(keys[2]), right=one(keys[3]), clutch=one(keys[4]),
+            handbrake=one(keys[5]), gear_up=one(keys[6]), gear_down=one(keys[7]),
+            steer_on=one(on[0]), steer_value=one(value[0]), throttle_on=one(on[1]), throttle_value=one(value[1]),
+            brake_on=one(on[2]), brake_value=one(value[2]), clutch_on=one(on[3]), clutch_value=one(value[3]),
+            gear_on=one(self.gear_on[k]), gear_value=one(self.gear_value[k]),
+        )
+
+    def replay_into(self, sim: Simulation, log: TelemetryLog | None, frames: int,
+                    snapshots: dict[int, Any] | None = None) -> None:
+        """Step ``sim`` through frames sim.frame .. frames - 1 exactly as they were.
+
+        ``sim`` is fresh (frame 0, the start parameters) or restored at the start of a frame with the
+        parameters in effect there; ``snapshots`` collects the state every SNAPSHOT_EVERY frames.
+        """
+        changes = dict(self.changes)
+        for k in range(sim.frame, frames):
+            if k in changes:
+                sim.set_cars(changes[k])
+            telemetry = sim.step(self.inputs(k))
+            if log is not None:
+                log.record(telemetry)
+            if snapshots is not None and sim.frame % SNAPSHOT_EVERY == 0:
+                snapshots[sim.frame] = copy.deepcopy(sim.state)
+
+    def feed(self, recorder: Recorder, frames: int) -> None:
+        """Write frames 0 .. frames - 1 into ``recorder`` (made with the start parameters)."""
+        changes = dict(self.changes)
+        params = self.start_params
+        for k in range(frames):
+            edits = None
+            if k in changes:
+                edits, params = params_diff(params, changes[k]), changes[k]
+            keys = [name for name, on in zip(KEYS, self.keys[k], strict=True) if on]
+            analog = {name: float(v) for name, on, v in zip(ANALOG, self.analog_on[k], self.analog_value[k],
+                                                             strict=True) if on}
+            gear = int(self.gear_value[k]) if self.gear_on[k] else None
+            recorder.record(keys, analog, gear, edits or None)
+
+
+_KEY_INDEX = {key: i for i, key in enumerate(KEYS)}
+SNAPSHOT_EVERY = 600  # frames between kept copies of the state (5 s at 1/120 s), to drive on from quickly
+
+
+def _key_row(held) -> np.ndarray:
+    row = np.zeros(len(KEYS), dtype=bool)
+    for key in held:
+        row[_KEY_INDEX[key]] = True
+    return row
 
 
 def preset_reference(preset: Preset) -> str:
     """How a script names this preset: the shipped name, or the file's path."""
-    if preset.path is not None and preset.path.parent.resolve() == cars_dir().resolve():
-        return preset.name
-    return str(preset.path) if preset.path is not None else preset.name
+    return preset_label(preset.name, preset.path)
 
 
 class LiveSession:
@@ -51,6 +164,9 @@ class LiveSession:
         self._track: _InputTrack | None = None
         self.replaying = False
         self.replayed = False  # the history is the loaded script's replay (so its verdicts apply)
+        self.history = InputHistory(self.params)
+        self._stale_sim = False  # the simulation lags the history (see adopt_replay)
+        self._snapshots: dict[int, Any] = {}  # frame -> the state at its start (see drive_from)
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
@@ -61,11 +177,11 @@ class LiveSession:
     @property
     def frame(self) -> int:
         """The next frame to step (also the number of frames recorded in the history)."""
-        return self.sim.frame
+        return self.history.frames if self._stale_sim else self.sim.frame
 
     @property
     def time(self) -> float:
-        return self.sim.frame * self.dt
+        return self.frame * self.dt
 
     @property
     def modified(self) -> bool:
@@ -111,23 +227,33 @@ class LiveSession:
         self.replayed = False
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
+        self.history = InputHistory(self.params)
+        self._stale_sim = False
+        self._snapshots = {}
         self._pending = {}
         if self.recorder is not None:
             self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
 
     def step(self, keys: Iterable[str] = ()) -> Telemetry:
         """Advance one frame: with ``keys`` held, or with the loaded script's inputs while it replays."""
+        if self._stale_sim:
+            self._restore_sim()
         k = self.sim.frame
         if self.replaying and self.program is not None:
             if k >= self.program.frames:
                 self.replaying = False
             else:
+                changed = None
                 for frame, params in self.program.param_changes:
                     if frame == k:
-                        self.params = params
+                        self.params = changed = params
                         self.sim.set_cars(params)
-                telemetry = self.sim.step(self._track.inputs(k))
+                track = self._track
+                gear = int(track.gear_value[k, 0]) if track.gear_on[k, 0] else None
+                self.history.append(track.keys[:, k, 0], track.on[:, k, 0], track.value[:, k, 0], gear, changed)
+                telemetry = self.sim.step(track.inputs(k))
                 self.log.record(telemetry)
+                self._snapshot()
                 if k + 1 >= self.program.frames:
                     self.replaying = False
                 return telemetry
@@ -136,10 +262,103 @@ class LiveSession:
             self.sim.set_cars(self.params)
         if self.recorder is not None:
             self.recorder.record(held, params=self._pending or None)
+        self.history.append(_key_row(held), params=self.params if self._pending else None)
         self._pending = {}
         telemetry = self.sim.step(Inputs.from_keys(1, held))
         self.log.record(telemetry)
+        self._snapshot()
         return telemetry
+
+    def _snapshot(self) -> None:
+        if self.sim.frame % SNAPSHOT_EVERY == 0:
+            self._snapshots[self.sim.frame] = copy.deepcopy(self.sim.state)
+
+    # -- driving on from the past -----------------------------------------------------------------
+
+    def whole_run(self, label: str = "run"):
+        """The session's history so far as a run (a copy), with its stamp and, after a replay, its verdicts."""
+        from workbench.runs.compare import run_from_log
+        from workbench.runs.stamp import make_stamp
+
+        start = self.history.start_params
+        stamp = make_stamp(preset_reference(self.preset), self.preset.params, start, self.dt)
+        verdicts = [v for v in self.verdicts() if v is not None] if self.replayed else None
+        return run_from_log(self.log, start, self.dt, label, verdicts, stamp)
+
+    def drive_from(self, frame: int, label: str = "before driving on"):
+        """Go on live from the start of ``frame``: frames 0 .. frame - 1 are kept, the later ones discarded.
+
+        The state is restored exactly: from the latest state kept at or before ``frame`` (one every
+        SNAPSHOT_EVERY frames), or from rest, by re-simulating the frames up to ``frame`` with their
+        recorded inputs, checked bit for bit against the history. A recording restarts as those
+        frames' inputs, so what is driven next is recorded after them and the script replays
+        everything seen. Returns the run as it was before (whole: every frame), or None when
+        ``frame`` is past the history (nothing discarded).
+        """
+        frame = max(0, int(frame))
+        if frame >= self.log.frames:
+            return None
+        past = self.whole_run(label)
+        history = self.history
+        base = max((f for f in self._snapshots if f <= frame), default=0)
+        sim = Simulation(history.params_at(base - 1) if base else history.start_params, n=1, dt=self.dt)
+        if base:
+            sim.state, sim.frame = copy.deepcopy(self._snapshots[base]), base
+        redone = TelemetryLog(history.start_params.model.unit, 1, capacity=max(frame - base, 1))
+        history.replay_into(sim, redone, frame)
+        if not np.array_equal(redone.matrix(), self.log.matrix(frames=frame)[base:]):
+            raise RuntimeError(f"re-simulating frames {base}..{frame - 1} did not reproduce them bit for bit")
+        self.restored_from = base
+        self.sim = sim
+        self.log.truncate(frame)
+        self._snapshots = {f: state for f, state in self._snapshots.items() if f <= frame}
+        self._stale_sim = False
+        history.truncate(frame)
+        self.params = history.params_at(frame - 1) if frame > 0 else history.start_params
+        self._pending = {}
+        self.replaying = False
+        self.replayed = False
+        self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, history.start_params)
+        history.feed(self.recorder, frame)
+        return past
+
+    def adopt_replay(self, result) -> None:
+        """Take a replay made elsewhere (``replay()``, e.g. in a background thread) as the session's history.
+
+        ``result`` is a ReplayResult of a script on this session's car and dt: its telemetry becomes
+        the history, its program the loaded script, and its inputs the input history, so the
+        session can drive on from any of its frames. The simulation's state at the end is rebuilt
+        (bit for bit, by re-simulation) only when the session steps on.
+        """
+        program = result.program
+        if program.dt != self.dt or self.params.swap_problem(program.params):
+            raise ValueError("the replay is of another dt or another kind of car than the session's")
+        if self.recorder is not None:
+            self.stop_recording()
+        self.program = program
+        self._track = _InputTrack([program], program.frames)
+        self.log = TelemetryLog(program.params.model.unit, 1, capacity=max(8192, program.frames))
+        self.log._data[:program.frames, :, 0] = result.log.matrix(result.car, program.frames)
+        self.log.frames = program.frames
+        history = InputHistory(program.params, capacity=max(4096, program.frames))
+        track, changes = self._track, dict(program.param_changes)
+        for k in range(program.frames):
+            gear = int(track.gear_value[k, 0]) if track.gear_on[k, 0] else None
+            history.append(track.keys[:, k, 0], track.on[:, k, 0], track.value[:, k, 0], gear, changes.get(k))
+        self.history = history
+        self.params = history.params_at(program.frames - 1)
+        self._pending = {}
+        self.replaying = False
+        self.replayed = True
+        self._stale_sim = True
+        self._snapshots = {}
+
+    def _restore_sim(self) -> None:
+        """Rebuild the simulation at the end of the history (after :meth:`adopt_replay`)."""
+        sim = Simulation(self.history.start_params, n=1, dt=self.dt)
+        self.history.replay_into(sim, None, self.history.frames, self._snapshots)
+        self.sim = sim
+        self._stale_sim = False
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -197,6 +416,9 @@ class LiveSession:
         self.params = self.program.params
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=self.program.frames)
+        self.history = InputHistory(self.params)
+        self._stale_sim = False
+        self._snapshots = {}
         self._pending = {}
         self.replaying = True
         self.replayed = True

@@ -17,6 +17,7 @@ from physics import ANALOG, KEYS, channel_names
 from physics.presets import scripts_dir
 from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
+from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
 from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limited_text
 
@@ -144,6 +145,7 @@ class Script:
     source: str = "<script>"
     measures: tuple[Measure, ...] = ()
     monitors: tuple[MonitorCheck, ...] = ()
+    recorded: Stamp | None = None  # a recording's stamp: what it was recorded with
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -164,6 +166,8 @@ class Script:
         if self.monitors:
             doc["monitor"] = [{"name": m.name, **({} if m.tolerance is None else {"tolerance": m.tolerance})}
                               for m in self.monitors]
+        if self.recorded is not None:
+            doc["recorded"] = self.recorded.to_table()
         return doc
 
     def to_toml(self) -> str:
@@ -269,10 +273,10 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded")]
         if unknown:
             raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]], "
-                                        "[[measure]] and [[monitor]]")
+                                        "[[measure]], [[monitor]] and, when recorded, [recorded]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -307,8 +311,16 @@ class _Parser:
                 raise self.fail(f"[[measure]] #{i}", f"name {m.name!r} is already used by [[measure]] "
                                                      f"#{names.index(m.name) + 1}")
         checks = tuple(self.monitor(t, i) for i, t in enumerate(self.array(doc, "monitor"), 1))
+        recorded = None
+        if "recorded" in doc:
+            if isinstance(doc["recorded"], list):
+                raise self.fail("[recorded]", "must be one table written [recorded], not an array [[recorded]]")
+            try:
+                recorded = stamp_from_table(doc["recorded"])
+            except ValueError as exc:
+                raise ScriptError(f"{self.source}: {exc}") from None
         return Script(name, preset, duration, dt, description, sets, holds, expects, self.source,
-                      measures=measures, monitors=checks)
+                      measures=measures, monitors=checks, recorded=recorded)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])

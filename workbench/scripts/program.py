@@ -75,6 +75,7 @@ class Program:
     param_changes: tuple[tuple[int, CarParams], ...]  # (frame, parameters from that frame on), frame > 0
     windows: tuple[tuple[int, int], ...]  # per expectation: first and last frame, inclusive
     measure_windows: tuple[tuple[int, int], ...] = ()  # per measure: first and last frame, inclusive
+    preset_params: CarParams | None = None  # the preset's own parameters (before the script's changes)
 
     @property
     def name(self) -> str:
@@ -172,7 +173,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
     measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", params, loaded.name, step, frames)
                             for i, m in enumerate(script.measures, 1))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
-                   tuple(changes), windows, measure_windows)
+                   tuple(changes), windows, measure_windows, loaded.params)
 
 
 def _window(entry, where: str, params: CarParams, car: str, step: float, frames: int) -> tuple[int, int]:

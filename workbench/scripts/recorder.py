@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from physics import ANALOG, KEYS, CarParams
+from workbench.runs.stamp import make_stamp
 from workbench.scripts.format import GEAR_KEYS, Expect, Hold, Script, Setting
 
 
@@ -36,6 +37,7 @@ class Recorder:
         self._analog: dict[str, float] = {}
         # Gear keys do nothing on a car without a gearbox, and a script for it refuses them.
         self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
+        self._stamp = make_stamp(preset, preset_params, params if params is not None else preset_params, dt)
         start = params_diff(preset_params, params) if params is not None else {}
         if start:
             self._sets.append((0, Setting(0.0, params=start)))
@@ -75,4 +77,4 @@ class Recorder:
         sets = tuple(s for _, s in sorted(self._sets, key=lambda item: item[0]))
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
-                      source=f"<recording {name}>")
+                      source=f"<recording {name}>", recorded=self._stamp)

@@ -1,0 +1,254 @@
+"""Comparing in the window: pinned references over the plots and as ghost cars, the background re-run after
+an edit, the Compare dock, and driving on from a past frame."""
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget
+
+from physics.presets import scripts_dir
+from workbench.gui.testing import drive, hold
+from workbench.runs.compare import edited_program
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
+
+SCRIPT = scripts_dir() / "clutch_coast.toml"
+
+
+def edit_and_wait(window, qtbot, path, value):
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        window.model.set_param(path, value)
+        assert window.comparer.rerun.busy  # it runs in the background: the call returned at once
+
+
+def overlay_curves(window, row):
+    overlay = window.plot_overlay.row_overlay(row)
+    return [c for c in overlay.curves.values() if c.isVisible() and len(c.getData()[0] if c.getData()[0] is not None
+                                                                              else [])]
+
+
+def test_pin_edit_and_every_plot_overlays_each_reference(carbench_window, qtbot):
+    window = carbench_window
+    drive(window, SCRIPT)
+    assert window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "engine.peak_torque", 420.0)
+    window.pin_action.trigger()
+    edit_and_wait(window, qtbot, "body.mass", 1500.0)
+    refs = window.comparer.references.items
+    assert len(refs) == 2 and refs[0].colour != refs[1].colour
+    session = window.model.session
+    # the run on show is the whole edited run, from frame 0 to the script's end
+    program = compile_script(load_script(SCRIPT))
+    assert session.log.frames == program.frames and session.params.body.mass == 1500.0
+    assert session.params.engine.peak_torque == 420.0
+    for row in window.plots.rows:
+        curves = overlay_curves(window, row)
+        assert len(curves) == len(refs) * len(row.curves)  # one dashed curve per reference and channel
+        for curve in curves:
+            assert curve.opts["pen"].style() == Qt.PenStyle.DashLine
+        colours = {c.opts["pen"].color().rgb() for c in curves}
+        assert colours == {r.colour.rgb() for r in refs}
+    # the reference curve is the reference's data: speed of ref 1 at the frame on show (x = 0)
+    row = window.plots.rows[0]
+    curve = window.plot_overlay.row_overlay(row).curves[(0, "speed_kmh")]
+    xs, ys = curve.getData()
+    xs = xs + curve.pos().x()  # drawn in the plot's time: seconds from the frame on show
+    assert ys[np.argmin(np.abs(xs))] == refs[0].run.data["speed_kmh"][-1]
+    # scrubbing moves it with the time axis
+    window.model.set_view_frame(400)
+    xs, ys = curve.getData()
+    xs = xs + curve.pos().x()
+    assert ys[np.argmin(np.abs(xs))] == refs[0].run.data["speed_kmh"][400]
+    # unpin one: its curves go
+    window.comparer.references.unpin(0)
+    assert len(overlay_curves(window, row)) == len(row.curves)
+
+
+def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
+    window = carbench_window
+    drive(window, SCRIPT)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "aero.cd", 0.6)
+    row = window.plots.rows[0]
+    overlay = window.plot_overlay.row_overlay(row)
+    overlay.delta.setChecked(True)
+    assert not row.curves["speed_kmh"].isVisible()
+    xs, ys = overlay.curves[(0, "speed_kmh")].getData()
+    log = window.model.session.log
+    ref = window.comparer.references.items[0].run
+    k = log.frames - 1
+    assert ys[np.argmin(np.abs(xs))] == log.column("speed_kmh")[k] - ref.data["speed_kmh"][k]
+    assert ys.min() < 0  # more drag: slower than the reference
+    y0, y1 = row.plot.getPlotItem().getViewBox().viewRange()[1]
+    assert y0 <= ys.min() and 0.0 <= y1  # the axis fits the differences, not the hidden curves
+    window.model.refresh()  # the panel's next redraw keeps it so
+    assert row.plot.getPlotItem().getViewBox().viewRange()[1] == [y0, y1]
+
+
+def test_a_ghost_car_is_drawn_at_the_frame_on_show(carbench_window, qtbot):
+    window = carbench_window
+    drive(window, SCRIPT)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "engine.peak_torque", 250.0)
+    window.model.set_view_frame(300)
+    ghosts = window.ghost_cars.ghosts
+    assert len(ghosts) == 1
+    body = ghosts[0].body.polygon()
+    xs = [body.at(i).x() for i in range(body.size())]
+    ref_x = window.comparer.references.items[0].run.data["x"][300]
+    assert body.size() >= 4 and min(xs) <= ref_x <= max(xs)
+    assert ghosts[0].body.brush().color().alpha() < 255  # translucent
+    tx, _ = ghosts[0].trail.getData()
+    assert len(tx) > 10
+    # the car on show is elsewhere: the edited car pulled away more slowly
+    own = window.model.session.log.column("x")[300]
+    assert own < ref_x
+
+
+def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(carbench_window, qtbot):
+    window = carbench_window
+    docks = {d.objectName() for d in window.findChildren(QDockWidget)}
+    assert "compare" in docks
+    assert window.compare_dock.toggleViewAction() in window.view_menu.actions()
+    drive(window, SCRIPT)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "aero.cd", 0.5)
+    dock = window.compare_dock_widget
+    params = dock.tree.topLevelItem(0)
+    rows = [(params.child(i).text(0), params.child(i).text(1), params.child(i).text(2)) for i in range(params.childCount())]
+    assert rows == [("aero.cd", "0.3", "0.5")]
+    divergence = dock.comparison.divergence
+    assert divergence is not None and dock.divergence.isVisible()
+    dock.divergence.click()
+    assert window.model.view_frame == divergence.frame
+
+
+def test_drive_300_scrub_to_100_drive_on_100(carbench_window, qtbot, tmp_path):
+    window = carbench_window
+    model = window.model
+    hold(window, {"throttle", "left"}, 180)
+    hold(window, {"throttle"}, 120)
+    original = model.session.log.matrix().copy()
+    assert len(original) == 300
+    model.set_running(False)
+    model.set_view_frame(100)
+    window.drive_on_action.trigger()
+    refs = window.comparer.references.items
+    assert len(refs) == 1
+    ref = refs[0].run
+    names = model.session.log.names
+    kept = np.column_stack([ref.data[n] for n in names])
+    assert np.array_equal(kept[100:300], original[100:300])  # the discarded future is the reference
+    assert model.session.log.frames == 100 and model.session.recording
+    model.set_running(True)
+    hold(window, {"brake", "right"}, 100)
+    seen = model.session.log.matrix().copy()
+    assert len(seen) == 200 and np.array_equal(seen[:100], original[:100])
+    model.stop_recording()
+    path = tmp_path / "drive-on.toml"
+    assert window.save_recording(path)
+    (result,) = replay([compile_script(load_script(path))])
+    assert np.array_equal(result.log.matrix(0, 200), seen)
+    assert window.ghost_cars.ghosts  # the past run is drawn as a ghost too
+
+
+def test_editing_while_scrubbed_drives_on_from_there(carbench_window):
+    window = carbench_window
+    model = window.model
+    hold(window, {"throttle"}, 200)
+    model.set_running(False)
+    model.set_view_frame(150)
+    model.set_param("body.mass", 2000.0)
+    session = model.session
+    assert session.log.frames == 150 and session.params.body.mass == 2000.0
+    assert len(window.comparer.references) == 1
+    hold(window, {"throttle"}, 50)
+    script = model.stop_recording()
+    (result,) = replay([compile_script(script, dt=script.dt)])
+    assert np.array_equal(result.log.matrix(0, 200), session.log.matrix())
+
+
+def test_the_window_works_while_a_rerun_is_in_flight(carbench_window, qtbot):
+    window = carbench_window
+    model = window.model
+    drive(window, SCRIPT)
+    window.comparer.pin_current()
+    rerun = window.comparer.rerun
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        model.set_param("engine.peak_torque", 300.0)
+        assert rerun.busy
+        # the window goes on: scrubbing, repainting and a second edit that supersedes the first
+        model.set_view_frame(50)
+        model.set_view_frame(None)
+        window.plots.refresh()
+        window.car_view.redraw()
+        model.set_param("engine.peak_torque", 280.0)
+        assert rerun.busy
+    qtbot.waitUntil(lambda: not rerun.busy, timeout=120_000)
+    session = model.session
+    assert session.params.engine.peak_torque == 280.0  # the newest edit's run is the one on show
+    program = compile_script(load_script(SCRIPT))
+    assert session.log.frames == program.frames
+    # what is on show is the headless replay of the edited script, bit for bit
+    edited = compile_script(load_script(SCRIPT))
+    (expected,) = replay([edited_program(edited, {"engine.peak_torque": 280.0})])
+    assert np.array_equal(session.log.matrix(), expected.log.matrix(0, program.frames))
+
+
+def test_references_align_by_distance(carbench_window, qtbot):
+    from workbench.gui.plot_overlay import distance_of, reference_times
+
+    window = carbench_window
+    drive(window, SCRIPT)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "aero.cd", 0.6)
+    dock = window.compare_dock_widget
+    dock.align.setCurrentIndex(1)
+    assert window.comparer.align == "distance"
+    log = window.model.session.log
+    ref = window.comparer.references.items[0].run
+    cur_t, cur_d = log.column("t"), distance_of(log.column("x"), log.column("y"))
+    ref_d = distance_of(ref.data["x"], ref.data["y"])
+    times, keep = reference_times(ref.data["t"], ref_d, cur_t, cur_d, "distance")
+    # a reference sample sits at the time the run on show had come as far
+    j = int(np.flatnonzero(keep)[len(np.flatnonzero(keep)) // 2])
+    assert abs(np.interp(times[j], cur_t, cur_d) - ref_d[j]) < 1e-9
+    assert not keep.all()  # the reference (less drag) went further than the run on show
+    # the ghost car is where the reference was when it had come as far as the car on show
+    window.model.set_view_frame(700)
+    ghost = window.ghost_cars.ghosts[0].body.polygon()
+    k = int(np.searchsorted(ref_d, cur_d[700]))
+    xs = [ghost.at(i).x() for i in range(ghost.size())]
+    assert min(xs) <= ref.data["x"][k] <= max(xs)
+    assert abs(ref.data["x"][k] - log.column("x")[700]) < 0.5  # side by side, not a time apart
+
+
+def test_up_to_four_references_each_its_own_colour(carbench_window):
+    window = carbench_window
+    refs = window.comparer.references
+    assert not window.comparer.pin_current()  # nothing driven yet: nothing to pin
+    for _ in range(5):
+        hold(window, {"throttle"}, 10)
+        window.pin_action.trigger()
+    assert len(refs) == 4
+    assert len({r.colour.rgb() for r in refs.items}) == 4
+    assert [r.run.frames for r in refs.items] == [20, 30, 40, 50]  # the oldest made room
+    refs.unpin(1)
+    assert [r.run.frames for r in refs.items] == [20, 40, 50]
+    assert len(window.ghost_cars.ghosts) == 3
+    dock = window.compare_dock_widget
+    assert dock.refs_layout.count() == 3
+
+
+def test_a_new_script_drops_the_rerun_in_flight(carbench_window, qtbot):
+    window = carbench_window
+    drive(window, SCRIPT)
+    rerun = window.comparer.rerun
+    adopted = []
+    window.comparer.rerun_adopted.connect(lambda: adopted.append(True))
+    window.model.set_param("engine.peak_torque", 300.0)
+    assert rerun.busy
+    assert window.load_script(scripts_dir() / "braking_stop.toml")
+    qtbot.waitUntil(lambda: not rerun.busy, timeout=120_000)
+    assert not adopted and window.model.session.log.frames == 0
+    assert window.model.session.program.name == load_script(scripts_dir() / "braking_stop.toml").name

@@ -1,0 +1,266 @@
+"""Comparing runs headless: ``carbench compare``, run stamps and their round trip through a recording."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physics import channel_names, load_preset
+from physics.presets import scripts_dir
+from workbench.cli import main
+from workbench.runs.compare import CompareError, compare, read_csv_run, run_of
+from workbench.runs.live import LiveSession
+from workbench.runs.replay import replay
+from workbench.runs.stamp import make_stamp, params_sha256, program_stamp
+from workbench.scripts.format import ScriptError, load_script, parse_script
+from workbench.scripts.program import compile_script
+
+LAUNCH = str(scripts_dir() / "launch_shift.toml")
+COAST = str(scripts_dir() / "clutch_coast.toml")
+PARKING = str(scripts_dir() / "parking_full_lock.toml")
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:  # argparse refuses the arguments (exit 2, one line)
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- the command ---------------------------------------------------------------------------------
+
+def test_a_script_compared_with_itself_agrees(capsys):
+    code, out, err = cli(capsys, "compare", COAST, "--vs-preset", "sedan", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["agree"] and report["divergence"] is None and report["params"] == [] and report["channels"] == []
+    assert all(not e["flipped"] and e["a"]["passed"] == e["b"]["passed"] for e in report["expectations"])
+    assert err == ""
+
+
+def test_vs_set_mass_lists_that_parameter_and_diverges_where_mass_first_acts(capsys):
+    code, out, err = cli(capsys, "compare", LAUNCH, "--vs-set", "body.mass=1400", "--json")
+    assert code == 1, err
+    report = json.loads(out)
+    sedan = load_preset("sedan").params
+    assert report["params"] == [{"path": "body.mass", "a": sedan.body.mass, "b": 1400.0, "unit": "kg"}]
+    # The car starts at rest and the telemetry of a frame is the state at its start: position and
+    # speed cannot differ on frame 0. The drivetrain cannot either: the engine idles at 1,000 rpm and
+    # the automatic clutch, (rpm - 1000) / 1000, is fully open, so no force reaches the road on
+    # frame 0 whatever the mass. The static axle loads, m g lr / L and m g lf / L, are the only
+    # channels mass reaches at once: frame 0 is where mass acts, through exactly those two.
+    d = report["divergence"]
+    assert d["frame"] == 0 and d["time"] == 0.0
+    assert {c["channel"] for c in d["channels"]} == {"load_front", "load_rear"}
+    body, g = sedan.body, 9.81
+    loads = {c["channel"]: c for c in d["channels"]}
+    for name, share in (("load_front", body.lr / body.wheelbase), ("load_rear", 1 - body.lr / body.wheelbase)):
+        assert loads[name]["a"] == pytest.approx(body.mass * g * share, rel=1e-3)
+        assert loads[name]["b"] == pytest.approx(1400.0 * g * share, rel=1e-3)
+    # and the speed differs later, once the clutch bites
+    speed = next(c for c in report["channels"] if c["channel"] == "speed_kmh")
+    assert speed["frame"] > 0
+
+
+def test_vs_dt_at_a_quarter_is_compared_on_the_coarse_frame_times():
+    script = load_script(LAUNCH)
+    a = compile_script(script)
+    b = compile_script(script, dt=a.dt / 4)
+    ra, rb = replay([a, b])
+    result = compare(run_of(ra), run_of(rb))
+    assert len(result.t) == a.frames and np.array_equal(result.t, ra.column("t"))
+    assert "A's frame times" in result.grid and "interpolated" in result.grid
+    # every 4th frame of the fine run falls on a coarse frame time: there it is B's own value
+    fine = rb.column("speed_kmh")
+    assert np.allclose(result.b_values["speed_kmh"], fine[::4][:a.frames], rtol=0, atol=1e-9)
+    assert np.array_equal(result.a_values["speed_kmh"], ra.column("speed_kmh"))
+    # the verdicts side by side, each the run's own, flips marked where the two disagree
+    assert [r.label for r in result.verdicts] == [e.label() for e in script.expects]
+    for row, va, vb in zip(result.verdicts, ra.verdicts, rb.verdicts, strict=True):
+        assert row.a.passed == va.passed and row.b.passed == vb.passed
+        assert row.flipped == (va.passed != vb.passed)
+    # the report says how far apart the two timesteps are, per channel, on aligned times
+    speed = next(r for r in result.channels if r.name == "speed_kmh")
+    j = int(np.argmax(np.abs(result.b_values["speed_kmh"] - result.a_values["speed_kmh"])))
+    assert speed.frame == j and speed.time == pytest.approx(j * a.dt)
+    assert 0 < abs(speed.delta) < 5.0  # km/h: the same physics at a finer step, not another car
+    assert not result.agree
+
+
+def test_vs_dt_from_the_command_line(capsys):
+    code, out, _ = cli(capsys, "compare", LAUNCH, "--vs-dt", 1 / 480)
+    assert code == 1
+    assert "A's frame times" in out and "first divergence" in out
+
+
+def test_tolerance_is_adjustable(capsys):
+    script = load_script(COAST)
+    a = compile_script(script)
+    b = compile_script(script, dt=a.dt / 2)
+    ra, rb = replay([a, b])
+    loose = compare(run_of(ra), run_of(rb), atol=1e9, rtol=0.0)
+    assert loose.divergence is None
+    strict = compare(run_of(ra), run_of(rb))
+    assert strict.divergence is not None
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["compare", LAUNCH, "--vs-set", "body.nosuch=1"], "body.nosuch"),
+    (["compare", LAUNCH, "--vs-set", "body.mass=heavy"], "body.mass"),
+    (["compare", LAUNCH, "--vs-set", "body.mass=-5"], "body.mass"),
+    (["compare", LAUNCH, "--vs-set", "mass"], "PATH=VALUE"),
+    (["compare", "no/such/script.toml", "--vs-dt", "0.01"], "no such script"),
+    (["compare", LAUNCH, "--vs-script", "no/such/other.toml"], "no such script"),
+    (["compare", LAUNCH, "--vs-preset", "nosuch"], "nosuch"),
+    (["compare", LAUNCH, "--vs-dt", "0"], "--vs-dt"),
+    (["compare", LAUNCH], "--vs-preset"),
+    (["compare", LAUNCH, "--vs-dt", "0.01", "--atol", "-1"], "--atol"),
+    (["compare", LAUNCH, "--vs-dt", "0.01", "--vs-preset", "sedan"], "not allowed with"),
+    (["compare", "missing-a.csv", "missing-b.csv"], "no such file"),
+    (["compare", LAUNCH, "--vs-dt", "1e-7"], "the limit is"),
+    (["compare", LAUNCH, "--vs-dt", "0.01", "--csv", "no/such/folder/out.csv"], "does not exist"),
+    (["compare", LAUNCH, "--vs-script", COAST, "--csv", LAUNCH], "one of the inputs"),
+    (["compare", LAUNCH + ".csv", "x.csv", "--vs-dt", "0.01"], "--vs-"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, args, needle):
+    code, out, err = cli(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and needle in err, err
+
+
+def test_a_car_in_pixels_against_one_in_metres_is_bad_input(capsys):
+    code, out, err = cli(capsys, "compare", PARKING, "--vs-preset", "teaching")
+    assert code == 2 and out == "" and "px" in err and err.count("\n") == 1
+
+
+# -- CSVs ----------------------------------------------------------------------------------------
+
+def test_csv_columns_per_channel_a_b_delta(tmp_path, capsys):
+    target = tmp_path / "cmp.csv"
+    code, _, err = cli(capsys, "compare", COAST, "--vs-set", "aero.cd=0.6", "--csv", target)
+    assert code == 1, err
+    lines = target.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split(",")
+    names = [name for name in channel_names("m") if name != "t"]
+    assert header == ["t"] + [f"{n}.{part}" for n in names for part in ("a", "b", "delta")]
+    assert {"speed_kmh.a", "speed_kmh.b", "speed_kmh.delta"} <= set(header)
+    rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    i = header.index("speed_kmh.a")
+    assert np.array_equal(rows[:, i + 2], rows[:, i + 1] - rows[:, i])
+    assert len(rows) == compile_script(load_script(COAST)).frames
+
+
+def test_two_telemetry_csvs_compare(tmp_path, capsys):
+    a, b, c = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
+    assert main(["replay", COAST, "--csv", str(a)]) == 0
+    assert main(["replay", COAST, "--csv", str(b)]) == 0
+    assert main(["replay", COAST, "--dt", str(1 / 60), "--csv", str(c)]) == 0
+    capsys.readouterr()
+    code, out, _ = cli(capsys, "compare", a, b)
+    assert code == 0 and "the runs agree" in out
+    code, out, _ = cli(capsys, "compare", a, c, "--json")
+    report = json.loads(out)
+    assert code == 1 and "B's frame times" in report["grid"]
+
+
+def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
+    good = tmp_path / "good.csv"
+    main(["replay", COAST, "--csv", str(good)])
+    capsys.readouterr()
+    other = tmp_path / "other.csv"
+    other.write_text("time,speed\n0,1\n0.1,2\n", encoding="utf-8")
+    code, out, err = cli(capsys, "compare", good, other)
+    assert code == 2 and out == "" and "not a telemetry CSV written by carbench" in err
+    cut = tmp_path / "cut.csv"
+    lines = good.read_text(encoding="utf-8").splitlines()
+    cut.write_text("\n".join(lines[:5] + [lines[5].rsplit(",", 1)[0]]) + "\n", encoding="utf-8")
+    code, _, err = cli(capsys, "compare", good, cut)
+    assert code == 2 and "line 6" in err
+
+
+def test_csvs_of_cars_in_other_units_are_refused(tmp_path, capsys):
+    metres, pixels = tmp_path / "m.csv", tmp_path / "px.csv"
+    main(["replay", COAST, "--csv", str(metres)])
+    main(["replay", PARKING, "--csv", str(pixels)])
+    capsys.readouterr()
+    assert read_csv_run(pixels).unit == "px" and read_csv_run(metres).unit == "m"
+    code, out, err = cli(capsys, "compare", metres, pixels)
+    assert code == 2 and out == "" and "in m" in err and "in px" in err
+    with pytest.raises(CompareError):
+        compare(read_csv_run(metres), read_csv_run(pixels))
+
+
+# -- stamps --------------------------------------------------------------------------------------
+
+def test_stamp_names_the_preset_its_hash_and_every_changed_parameter():
+    preset = load_preset("sedan").params
+    run = preset.with_values({"body.mass": 1400.0, "engine.peak_torque": 400.0})
+    stamp = make_stamp("sedan", preset, run, 1 / 120)
+    assert stamp.preset == "sedan" and stamp.preset_sha256 == params_sha256(preset) != stamp.params_sha256
+    assert [(c.path, c.preset, c.run) for c in stamp.changed] == [
+        ("body.mass", preset.body.mass, 1400.0), ("engine.peak_torque", preset.engine.peak_torque, 400.0)]
+    assert stamp.numpy == np.__version__ and stamp.dt == 1 / 120
+    assert params_sha256(load_preset("sedan").params) == stamp.preset_sha256  # canonical: same car, same hash
+
+
+def _recording(tmp_path) -> Path:
+    session = LiveSession("sedan")
+    session.set_param("body.mass", 1350.0)
+    session.start_recording()
+    for k in range(120):
+        session.step({"throttle"} if k < 90 else set())
+    script = session.stop_recording("rec")
+    return script.save(tmp_path / "rec.toml")
+
+
+def test_stamp_round_trip_through_a_recording(tmp_path, capsys):
+    path = _recording(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "[recorded]" in text
+    loaded = load_script(path)
+    assert loaded.recorded is not None
+    assert [(c.path, c.run) for c in loaded.recorded.changed] == [("body.mass", 1350.0)]
+    program = compile_script(loaded)
+    assert loaded.recorded == program_stamp(program)  # what it was made with is what it replays with
+    assert parse_script(loaded.to_toml(), "again").recorded == loaded.recorded
+    code, out, err = cli(capsys, "replay", path, "--json")
+    assert code == 0 and err == ""
+    entry = json.loads(out)["scripts"][0]
+    assert entry["stamp"] == entry["recorded"] == loaded.recorded.to_table()
+
+
+def test_a_recording_replayed_otherwise_says_so_in_one_line(tmp_path, capsys):
+    path = _recording(tmp_path)
+    code, out, err = cli(capsys, "replay", path, "--dt", 1 / 60)
+    assert code == 0 and err.count("\n") == 1 and "recorded with" in err and "dt" in err
+    older = tmp_path / "older.toml"
+    older.write_text(path.read_text(encoding="utf-8").replace(
+        f'carbench = "{load_script(path).recorded.carbench}"', 'carbench = "0.0.1"'), encoding="utf-8")
+    code, out, err = cli(capsys, "replay", older)
+    assert code == 0 and err.count("\n") == 1 and "carbench 0.0.1" in err
+
+
+def test_unknown_keys_in_recorded_are_refused(tmp_path):
+    text = _recording(tmp_path).read_text(encoding="utf-8")
+    with pytest.raises(ScriptError, match="unknown key `extra`"):
+        parse_script(text.replace("[recorded]\n", "[recorded]\nextra = 1\n"), "x.toml")
+    with pytest.raises(ScriptError, match="changed #1: unknown key"):
+        parse_script(text.replace('{ path = "body.mass"', '{ what = 1, path = "body.mass"'), "x.toml")
+
+
+def test_verdict_flips_are_marked(capsys):
+    full_lock = str(scripts_dir() / "full_lock_left.toml")
+    code, out, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75", "--json")
+    assert code == 1
+    report = json.loads(out)
+    flipped = [e for e in report["expectations"] if e["flipped"]]
+    assert flipped and all(e["a"]["passed"] and not e["b"]["passed"] for e in flipped)
+    assert all(e["a"]["passed"] == e["b"]["passed"] for e in report["expectations"] if not e["flipped"])
+    code, text, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75")
+    assert text.count("FLIP") == len(flipped) and f"{len(flipped)} verdict flips" in text

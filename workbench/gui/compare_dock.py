@@ -1,0 +1,209 @@
+"""The Compare dock: the pinned references, and the run on show against the first of them.
+
+It lists the parameter diff, every verdict side by side with the flips marked, and the first
+divergence; clicking the divergence moves the time cursor there. :func:`install_compare` adds
+the dock, the toolbar, the keys, the ghost cars and the plot overlays to a main window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.gui.ghosts import GhostCars
+from workbench.gui.plot_overlay import PlotOverlay
+from workbench.gui.references import Comparer
+from workbench.runs.compare import CompareError, Comparison, compare
+
+PIN_KEY = "B"
+DRIVE_ON_KEY = "D"
+
+
+class CompareDock(QWidget):
+    """References with their colours (unpin any), alignment, and the comparison with the first reference."""
+
+    def __init__(self, comparer: Comparer, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.comparer = comparer
+        self.comparison: Comparison | None = None
+        self.pin_button = QPushButton(f"Pin run ({PIN_KEY})")
+        self.pin_button.setToolTip("keep the run on show as a reference (up to four)")
+        self.pin_button.clicked.connect(comparer.pin_current)
+        self.drive_button = QPushButton(f"Drive from here ({DRIVE_ON_KEY})")
+        self.drive_button.setToolTip("go on live from the frame on show; what came after is kept as a reference")
+        self.drive_button.clicked.connect(comparer.drive_from_here)
+        self.align = QComboBox()
+        self.align.addItems(["align by time", "align by distance"])
+        self.align.currentIndexChanged.connect(self._on_align_changed)
+        self.refs_layout = QVBoxLayout()
+        self.refs_layout.setContentsMargins(0, 0, 0, 0)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.divergence = QPushButton()
+        self.divergence.setFlat(True)
+        self.divergence.setStyleSheet("text-align: left; color: #a40000;")
+        self.divergence.setToolTip("show this frame")
+        self.divergence.clicked.connect(self._on_divergence_clicked)
+        self.divergence.setVisible(False)
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(4)
+        self.tree.setHeaderLabels(["", "A (reference)", "B (on show)", ""])
+        self.tree.setRootIsDecorated(True)
+        top = QHBoxLayout()
+        top.addWidget(self.pin_button)
+        top.addWidget(self.drive_button)
+        top.addWidget(self.align)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addLayout(self.refs_layout)
+        layout.addWidget(self.status)
+        layout.addWidget(self.divergence)
+        layout.addWidget(self.tree, 1)
+        model = comparer.model
+        comparer.references.changed.connect(self.update_comparison)
+        comparer.rerun_adopted.connect(self.update_comparison)
+        comparer.drove_on.connect(lambda frame: self.update_comparison())
+        comparer.rerun.started.connect(self._on_rerun_started)
+        model.running_changed.connect(lambda running: running or self.update_comparison())
+        model.replay_changed.connect(lambda on: on or self.update_comparison())
+        self.update_comparison()
+
+    def _on_rerun_started(self) -> None:
+        self.status.setText("Re-running the script from frame 0 with the edit\u2026")
+
+    def _on_align_changed(self, index: int) -> None:
+        self.comparer.align = "distance" if index == 1 else "time"
+        self.comparer.references.changed.emit()
+
+    def _on_divergence_clicked(self) -> None:
+        if self.comparison is not None and self.comparison.divergence is not None:
+            model = self.comparer.model
+            model.set_running(False)
+            model.set_view_frame(self.comparison.divergence.frame)
+
+    def _rebuild_refs(self) -> None:
+        while self.refs_layout.count():
+            item = self.refs_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        for i, ref in enumerate(self.comparer.references.items):
+            row = QWidget()
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            label = QLabel(f"<span style='color:{ref.colour.name()}'>- - &#9632;</span> {ref.name}"
+                           f"{'  (A)' if i == 0 else ''}: {ref.run.frames} frames")
+            unpin = QToolButton()
+            unpin.setText("unpin")
+            unpin.clicked.connect(lambda checked=False, i=i: self.comparer.references.unpin(i))
+            line.addWidget(label, 1)
+            line.addWidget(unpin)
+            self.refs_layout.addWidget(row)
+
+    def update_comparison(self) -> None:
+        """Compare the run on show (B) with the first reference (A)."""
+        self._rebuild_refs()
+        self.tree.clear()
+        refs = self.comparer.references.items
+        session = self.comparer.model.session
+        self.comparison = None
+        self.divergence.setVisible(False)
+        if not refs:
+            self.status.setText("Pin a run (B), edit a parameter or drive on from a past frame to compare.")
+            return
+        if session.log.frames == 0:
+            self.status.setText("Nothing on show to compare yet.")
+            return
+        try:
+            result = compare(refs[0].run, self.comparer.current_run("on show"))
+        except CompareError as exc:
+            self.status.setText(str(exc))
+            return
+        self.comparison = result
+        flips = len(result.flips)
+        self.status.setText("B agrees with A on every frame" if result.agree else
+                            f"B differs from A ({len(result.params)} parameters, {flips} verdict "
+                            f"flip{'s' if flips != 1 else ''}); {result.grid}")
+        params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ)"])
+        for r in result.params:
+            QTreeWidgetItem(params, [r.path, _v(r.a), _v(r.b), r.unit])
+        verdicts = QTreeWidgetItem(self.tree, [f"expectations ({flips} flip{'s' if flips != 1 else ''})"])
+        for r in result.verdicts:
+            item = QTreeWidgetItem(verdicts, [r.label, _verdict(r.a), _verdict(r.b), "FLIP" if r.flipped else ""])
+            if r.flipped:
+                for c in range(4):
+                    item.setForeground(c, Qt.GlobalColor.red)
+        if result.divergence is not None:
+            d = result.divergence
+            self.divergence.setText(f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
+                                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
+            self.divergence.setVisible(True)
+            div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
+            for r in d.channels:
+                QTreeWidgetItem(div, [r.name, f"{r.a:.6g}", f"{r.b:.6g}", r.unit])
+        largest = QTreeWidgetItem(self.tree, ["largest difference per channel (B \u2212 A)"])
+        for r in result.channels:
+            QTreeWidgetItem(largest, [r.name, f"{r.delta:+.4g} {r.unit}".rstrip(), f"at {r.time:.3f} s", ""])
+        params.setExpanded(True)
+        verdicts.setExpanded(bool(result.flips))
+        for column in range(4):
+            self.tree.resizeColumnToContents(column)
+
+
+def _v(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _verdict(v) -> str:
+    if v is None:
+        return "-"
+    return f"{'PASS' if v.passed else 'FAIL'} {v.measured:.4g}"
+
+
+def install_compare(window) -> Comparer:
+    """Add comparing to ``window`` (a MainWindow): dock, toolbar, keys, ghost cars, plot overlays."""
+    comparer = Comparer(window.model, window)
+    window.compare_dock_widget = CompareDock(comparer)
+    dock = QDockWidget("Compare", window)
+    dock.setObjectName("compare")
+    dock.setWidget(window.compare_dock_widget)
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+    window.tabifyDockWidget(window.telemetry_dock, dock)
+    window.params_dock.raise_()
+    window.compare_dock = dock
+    pin = QAction("Pin run", window)
+    pin.setShortcut(QKeySequence(PIN_KEY))
+    pin.setToolTip(f"Pin the run on show as a reference ({PIN_KEY})")
+    pin.triggered.connect(comparer.pin_current)
+    drive = QAction("Drive from here", window)
+    drive.setShortcut(QKeySequence(DRIVE_ON_KEY))
+    drive.setToolTip(f"Go on live from the frame on show ({DRIVE_ON_KEY})")
+    drive.triggered.connect(comparer.drive_from_here)
+    for action in (pin, drive):
+        window.addAction(action)
+    toolbar = window.addToolBar("Compare")
+    toolbar.setObjectName("compare_toolbar")
+    toolbar.addAction(pin)
+    toolbar.addAction(drive)
+    window.pin_action, window.drive_on_action = pin, drive
+    view_menu = getattr(window, "view_menu", None)
+    if view_menu is not None:
+        view_menu.addAction(dock.toggleViewAction())
+    comparer.rerun.failed.connect(lambda message: window.show_error("Re-run failed", message))
+    window.plot_overlay = PlotOverlay(window.plots, comparer)
+    window.ghost_cars = GhostCars(window.car_view, comparer)
+    return comparer

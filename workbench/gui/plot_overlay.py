@@ -1,0 +1,186 @@
+"""Reference runs drawn over the live plots: dashed curves in each reference's colour, or B − A per plot.
+
+The overlay adds its own curves to each plot of a PlotPanel and redraws them after the panel
+has drawn the run on show, on the same time axis (seconds from the frame on show). Aligned by
+distance, a reference's sample is drawn at the time when the run on show had travelled as far.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolButton
+
+from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
+from workbench.gui.references import Comparer, Reference
+
+
+def distance_of(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Distance travelled up to each frame."""
+    if len(x) == 0:
+        return np.zeros(0)
+    return np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+
+
+def reference_times(ref_t: np.ndarray, ref_d: np.ndarray, cur_t: np.ndarray, cur_d: np.ndarray, align: str):
+    """Where each reference sample goes on the run on show's time axis, and which samples can be placed."""
+    if align != "distance" or len(cur_t) < 2:
+        return ref_t, np.ones(len(ref_t), dtype=bool)
+    keep = ref_d <= cur_d[-1]
+    return np.interp(ref_d, cur_d, cur_t), keep
+
+
+class _RowOverlay:
+    def __init__(self, row: PlotRow, overlay: PlotOverlay):
+        self.row = row
+        self.curves: dict[tuple[int, str], pg.PlotCurveItem] = {}
+        self.delta = QToolButton()
+        self.delta.setText("B\u2212A")
+        self.delta.setCheckable(True)
+        self.delta.setToolTip("show the run on show minus each reference instead of the curves")
+        self.delta.toggled.connect(lambda on: overlay.refresh())
+        row.head.insertWidget(1, self.delta)
+        # With references on show the overlay fits the y range to everything drawn (the run on
+        # show and the references, or the differences): the panel's own fit to its curves alone
+        # would undo that on every frame.
+        self.fit_y = row.fit_y
+        row.fit_y = lambda lo, hi: None if overlay.comparer.references.items else self.fit_y(lo, hi)
+        self.zero = pg.InfiniteLine(pos=0.0, angle=0, movable=False, pen=pg.mkPen((120, 120, 120)))
+        row.plot.getPlotItem().addItem(self.zero, ignoreBounds=True)
+        self.zero.setVisible(False)
+
+    def curve(self, i: int, name: str, ref: Reference) -> pg.PlotCurveItem:
+        key = (i, name)
+        curve = self.curves.get(key)
+        if curve is None:
+            curve = pg.PlotCurveItem(antialias=True)
+            self.row.plot.getPlotItem().addItem(curve)
+            self.curves[key] = curve
+        style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
+        look = (ref.colour.rgb(), style)
+        if getattr(curve, "_carbench_look", None) != look:  # a new pen only when it changes (it costs a repaint)
+            curve.setPen(pg.mkPen(ref.colour, width=1, style=style))
+            curve._carbench_look = look
+        return curve
+
+    def drop_unused(self, used: set[tuple[int, str]]) -> None:
+        for key in [k for k in self.curves if k not in used]:
+            self.row.plot.getPlotItem().removeItem(self.curves.pop(key))
+
+
+class PlotOverlay:
+    """Draws the comparer's references over every plot of ``panel``."""
+
+    def __init__(self, panel: PlotPanel, comparer: Comparer):
+        self.panel = panel
+        self.comparer = comparer
+        self.rows: dict[int, _RowOverlay] = {}
+        self._distances: dict[int, tuple[object, np.ndarray]] = {}  # a reference's distance travelled, once
+        model = comparer.model
+        # Connected after the panel's own handlers: the panel has drawn (and set t_ref) by then.
+        model.stepped.connect(self.refresh)
+        model.view_frame_changed.connect(lambda frame: self.refresh())
+        panel.window.valueChanged.connect(lambda value: self.refresh())
+        comparer.references.changed.connect(self.refresh)
+        self.refresh()
+
+    def distance(self, run) -> np.ndarray:
+        cached = self._distances.get(id(run))
+        if cached is None or cached[0] is not run:
+            cached = self._distances[id(run)] = (run, distance_of(run.data["x"], run.data["y"]))
+        return cached[1]
+
+    def row_overlay(self, row: PlotRow) -> _RowOverlay:
+        entry = self.rows.get(id(row))
+        if entry is None or entry.row is not row:
+            entry = self.rows[id(row)] = _RowOverlay(row, self)
+        return entry
+
+    @staticmethod
+    def _draw_shifted(curve, data, name: str, factor: float, t_ref: float, vis_lo: float, vis_hi: float,
+                      span: float, columns: int) -> tuple[float, float]:
+        """Draw a reference aligned by time: its data set once for a stretch three windows wide, in
+        absolute time, and the curve moved by the time of the frame on show (cheap) until the
+        window leaves that stretch. Returns the y extent of what is in the window."""
+        t = data["t"]
+        key = (id(data), name, span, columns, factor)
+        chunk = getattr(curve, "_carbench_chunk", None)
+        if chunk is None or chunk[0] != key or vis_lo < chunk[1] or vis_hi > chunk[2]:
+            c_lo, c_hi = vis_lo - span, vis_hi + span
+            a, b = np.searchsorted(t, [c_lo, c_hi])
+            a, b = max(a - 1, 0), min(b + 1, len(t))
+            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns), skipFiniteCheck=True)
+            curve._carbench_chunk = (key, c_lo, c_hi)
+        curve.setPos(-t_ref, 0.0)
+        a, b = np.searchsorted(t, [vis_lo, vis_hi])
+        shown = data[name][a:b]
+        if not len(shown):
+            return np.inf, -np.inf
+        return float(shown.min()) * factor, float(shown.max()) * factor
+
+    def refresh(self) -> None:
+        panel, model = self.panel, self.comparer.model
+        refs = self.comparer.references.items
+        log = model.session.log
+        alive = {id(r) for r in panel.rows}
+        for key in [k for k in self.rows if k not in alive]:
+            del self.rows[key]
+        infos = {i.name: i for i in log.infos}
+        cur_t = log.column("t")
+        cur_d = distance_of(log.column("x"), log.column("y")) if self.comparer.align == "distance" else cur_t
+        span = panel.window.value()
+        live = model.view_frame is None
+        lo_t, hi_t = (-span, 0.0) if live else (-span / 2, span / 2)
+        first, last = np.searchsorted(cur_t, [panel.t_ref + lo_t - 1e-9, panel.t_ref + hi_t + 1e-9], side="left")
+        last = min(int(np.searchsorted(cur_t, panel.t_ref + hi_t + 1e-9, side="right")), len(cur_t))
+        for row in panel.rows:
+            overlay = self.row_overlay(row)
+            delta = overlay.delta.isChecked()
+            used: set[tuple[int, str]] = set()
+            for main in row.curves.values():
+                main.setVisible(not delta or not refs)
+            lo, hi = np.inf, -np.inf
+            columns = int(row.plot.getPlotItem().getViewBox().width()) or 500
+            for i, ref in enumerate(refs):
+                if ref.run.unit != model.session.params.model.unit:
+                    continue  # a car in other units: its channels do not share these axes
+                data = ref.run.data
+                ref_d = self.distance(ref.run) if self.comparer.align == "distance" else data["t"]
+                times, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
+                x = times - panel.t_ref
+                window = keep & (x >= lo_t - 1e-9) & (x <= hi_t + 1e-9)
+                for name in row.curves:
+                    if name not in data or name not in infos:
+                        continue
+                    _, factor = display_unit(infos[name])
+                    curve = overlay.curve(i, name, ref)
+                    used.add((i, name))
+                    if not delta and self.comparer.align == "time":
+                        y_lo, y_hi = self._draw_shifted(curve, data, name, factor, panel.t_ref,
+                                                        panel.t_ref + lo_t, panel.t_ref + hi_t, span, columns)
+                        lo, hi = min(lo, y_lo), max(hi, y_hi)
+                        continue
+                    y = data[name][window] * factor
+                    xs = x[window]
+                    if delta:
+                        mine = np.interp(times[window], cur_t, log.column(name)) * factor if len(cur_t) else y
+                        inside = times[window] <= (cur_t[-1] if len(cur_t) else -1.0)
+                        y, xs = (mine - y)[inside], xs[inside]
+                    if len(y):
+                        lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+                    curve._carbench_chunk = None
+                    curve.setPos(0.0, 0.0)
+                    curve.setData(*peak_decimate(xs, y, columns), skipFiniteCheck=True)
+            overlay.drop_unused(used)
+            overlay.zero.setVisible(delta and bool(refs))
+            if refs and not delta and len(cur_t):
+                for name in row.curves:
+                    values = log.column(name)[first:last]
+                    if len(values):
+                        factor = display_unit(infos[name])[1]
+                        lo = min(lo, float(values.min()) * factor)
+                        hi = max(hi, float(values.max()) * factor)
+            if refs and lo <= hi:
+                overlay.fit_y(min(lo, 0.0), max(hi, 0.0)) if delta else overlay.fit_y(lo, hi)
+            row.plot.getPlotItem().getViewBox().prepareForPaint()

@@ -1,0 +1,388 @@
+"""Two runs side by side: the parameter diff, verdict flips, per-channel differences and the first divergence.
+
+A :class:`Run` is one car's telemetry with what made it (parameters, dt, verdicts, stamp): from a
+replay (:func:`run_of`) or from a telemetry CSV that carbench wrote (:func:`read_csv_run`).
+:func:`compare` lines two runs up frame by frame; runs of different dt are compared on the coarser
+run's frame times with the finer run linearly interpolated (the timestep-invariance check). Every
+value it reports is in the channel's display unit (degrees for angles).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from physics import CarParams, ChannelInfo, channel_infos, channel_names
+from workbench.output.files import atomic_write_text
+from workbench.runs.replay import ReplayResult, Verdict
+from workbench.runs.stamp import Stamp, program_stamp
+
+ATOL = 1e-9
+RTOL = 1e-9
+_DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
+LENGTH_UNITS = ("m", "px")
+
+
+class CompareError(ValueError):
+    """Two runs that cannot be compared (or a file that is no run); the message says which and why."""
+
+
+def display_unit(info: ChannelInfo) -> tuple[str, float]:
+    """The unit a channel is shown in and the factor from its SI value (degrees for angles)."""
+    if info.display in _DISPLAY:
+        return info.display, _DISPLAY[info.display]
+    return info.unit, 1.0
+
+
+@dataclass
+class Run:
+    """One car's telemetry (SI, per frame) and what made it."""
+
+    label: str
+    unit: str  # the preset's unit of length
+    dt: float
+    data: dict[str, np.ndarray]  # channel -> values per frame
+    params: CarParams | None = None  # at frame 0 (None for a CSV)
+    verdicts: list[Verdict] | None = None  # None when not known (a CSV)
+    stamp: Stamp | None = None
+
+    @property
+    def frames(self) -> int:
+        return len(self.data["t"])
+
+    @property
+    def infos(self) -> list[ChannelInfo]:
+        return channel_infos(self.unit)
+
+    def distance(self) -> np.ndarray:
+        """Distance travelled by the reference point up to each frame, in the preset's unit."""
+        x, y = self.data["x"], self.data["y"]
+        steps = np.hypot(np.diff(x), np.diff(y))
+        return np.concatenate([[0.0], np.cumsum(steps)])
+
+
+def run_of(result: ReplayResult, label: str | None = None) -> Run:
+    """The run of one replayed script."""
+    p = result.program
+    names = result.log.names
+    matrix = result.log.matrix(result.car, p.frames)
+    data = {name: np.array(matrix[:, i]) for i, name in enumerate(names)}
+    text = label or f"{p.name} ({p.script.source}) on {p.preset}, dt {p.dt:.6g} s"
+    return Run(text, p.params.model.unit, p.dt, data, p.params, list(result.verdicts), program_stamp(p))
+
+
+def read_csv_run(path: str | Path) -> Run:
+    """A telemetry CSV that carbench wrote (``replay --csv``), as a run.
+
+    carbench's CSV is recognised by its header row: exactly the channel list of a car in metres or
+    in pixels, in carbench's order (which also tells the unit); every value a finite number.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CompareError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{path}: cannot be read: {exc}") from None
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
+    header = lines[0].split(",")
+    unit = next((u for u in LENGTH_UNITS if header == channel_names(u)), None)
+    if unit is None:
+        raise CompareError(f"{path}: not a telemetry CSV written by carbench (its header row is not "
+                           "carbench's channel list)")
+    if len(lines) < 2:
+        raise CompareError(f"{path}: holds no frame")
+    for i, line in enumerate(lines[1:], 2):
+        if line.count(",") != len(header) - 1:
+            raise CompareError(f"{path}: line {i}: {line.count(',') + 1} values for {len(header)} channels")
+    try:
+        values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    except ValueError as exc:
+        raise CompareError(f"{path}: not a telemetry CSV written by carbench ({exc})") from None
+    if not np.isfinite(values).all():
+        raise CompareError(f"{path}: holds a value that is not finite; not a telemetry CSV written by carbench")
+    data = {name: values[:, i] for i, name in enumerate(header)}
+    t = data["t"]
+    dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
+    if len(t) > 1 and (dt <= 0 or not np.allclose(np.diff(t), dt, rtol=1e-6, atol=1e-12)):
+        raise CompareError(f"{path}: the time column does not advance by a fixed dt")
+    return Run(str(path), unit, dt, data)
+
+
+@dataclass(frozen=True)
+class ParamRow:
+    path: str
+    a: Any  # None: the car of A has no such parameter
+    b: Any
+    unit: str
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    label: str
+    a: Verdict | None
+    b: Verdict | None
+
+    @property
+    def flipped(self) -> bool:
+        return self.a is not None and self.b is not None and self.a.passed != self.b.passed
+
+
+@dataclass(frozen=True)
+class ChannelRow:
+    """The largest difference of one channel over the compared frames (display unit)."""
+
+    name: str
+    unit: str
+    delta: float  # b - a where |b - a| is largest
+    frame: int
+    time: float
+    a: float
+    b: float
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first frame where a channel differs beyond atol + rtol * |a|, and every channel that does there."""
+
+    frame: int
+    time: float
+    channels: tuple[ChannelRow, ...]
+
+
+@dataclass
+class Comparison:
+    a: Run
+    b: Run
+    atol: float
+    rtol: float
+    grid: str  # how the frames were lined up, in words
+    t: np.ndarray  # the compared frame times [s]
+    a_values: dict[str, np.ndarray]  # display units, on the compared frame times
+    b_values: dict[str, np.ndarray]
+    params: list[ParamRow] = field(default_factory=list)
+    verdicts: list[VerdictRow] = field(default_factory=list)
+    channels: list[ChannelRow] = field(default_factory=list)  # channels that differ at all
+    divergence: Divergence | None = None
+    span_note: str | None = None  # the runs cover different time spans
+
+    @property
+    def flips(self) -> list[VerdictRow]:
+        return [v for v in self.verdicts if v.flipped]
+
+    @property
+    def agree(self) -> bool:
+        return self.divergence is None and not self.flips and self.span_note is None
+
+    def units(self) -> dict[str, str]:
+        return {info.name: display_unit(info)[0] for info in self.a.infos}
+
+    # -- output ----------------------------------------------------------------------------------
+
+    def text(self) -> str:
+        lines = [f"A: {self.a.label}, {self.a.frames} frames", f"B: {self.b.label}, {self.b.frames} frames",
+                 f"compared on {self.grid} ({len(self.t)} frames); tolerance {self.atol:g} + {self.rtol:g} * |a|"]
+        if self.span_note:
+            lines.append(self.span_note)
+        lines.append("")
+        if self.a.params is not None and self.b.params is not None:
+            if self.params:
+                lines.append("parameters (A -> B):")
+                lines += _columns([(r.path, f"{_v(r.a)} -> {_v(r.b)}", r.unit) for r in self.params])
+            else:
+                lines.append("parameters: the same")
+            lines.append("")
+        if self.verdicts:
+            lines.append("expectations (A, B):")
+            lines += _columns([("PASS" if r.a and r.a.passed else "FAIL" if r.a else "-",
+                                "PASS" if r.b and r.b.passed else "FAIL" if r.b else "-",
+                                "FLIP" if r.flipped else "", r.label) for r in self.verdicts])
+            lines.append("")
+        if self.channels:
+            lines.append("largest difference per channel (B - A):")
+            lines += _columns([(r.name, f"{r.delta:+.6g} {r.unit}".rstrip(), f"at {r.time:.4f} s (frame {r.frame})",
+                                f"{r.a:.6g} -> {r.b:.6g}") for r in self.channels])
+        else:
+            lines.append("every channel is the same on every compared frame")
+        lines.append("")
+        if self.divergence is not None:
+            d = self.divergence
+            lines.append(f"first divergence: frame {d.frame} (t = {d.time:.6g} s), in {len(d.channels)} "
+                         f"channel{'s' if len(d.channels) != 1 else ''}:")
+            lines += _columns([(r.name, f"{r.a:.10g} -> {r.b:.10g} {r.unit}".rstrip()) for r in d.channels])
+        else:
+            lines.append("no divergence beyond the tolerance")
+        lines.append("")
+        flips = len(self.flips)
+        lines.append("the runs agree" if self.agree else
+                     f"the runs differ ({flips} verdict flip{'s' if flips != 1 else ''}"
+                     + (f", first divergence at {self.divergence.time:.6g} s" if self.divergence else "") + ")")
+        return "\n".join(lines)
+
+    def as_json(self) -> dict[str, Any]:
+        def verdict(v: Verdict | None):
+            return None if v is None else {"passed": v.passed, "measured": v.measured, "unit": v.unit,
+                                           "frame": v.frame, "time": v.time}
+
+        def row(r: ChannelRow):
+            return {"channel": r.name, "unit": r.unit, "delta": r.delta, "frame": r.frame, "time": r.time,
+                    "a": r.a, "b": r.b}
+
+        return {
+            "agree": self.agree,
+            "a": {"label": self.a.label, "dt": self.a.dt, "frames": self.a.frames,
+                  "stamp": self.a.stamp.to_table() if self.a.stamp else None},
+            "b": {"label": self.b.label, "dt": self.b.dt, "frames": self.b.frames,
+                  "stamp": self.b.stamp.to_table() if self.b.stamp else None},
+            "grid": self.grid, "frames": len(self.t), "atol": self.atol, "rtol": self.rtol,
+            "span_note": self.span_note,
+            "params": [{"path": r.path, "a": r.a, "b": r.b, "unit": r.unit} for r in self.params],
+            "expectations": [{"label": r.label, "a": verdict(r.a), "b": verdict(r.b), "flipped": r.flipped}
+                             for r in self.verdicts],
+            "channels": [row(r) for r in self.channels],
+            "divergence": None if self.divergence is None else {
+                "frame": self.divergence.frame, "time": self.divergence.time,
+                "channels": [row(r) for r in self.divergence.channels]},
+        }
+
+    def csv_text(self) -> str:
+        """Per compared frame: t, then ``name.a``, ``name.b``, ``name.delta`` for every channel (display units)."""
+        names = [n for n in self.a_values if n != "t"]
+        header = ["t"] + [f"{n}.{part}" for n in names for part in ("a", "b", "delta")]
+        columns = [self.t]
+        for n in names:
+            columns += [self.a_values[n], self.b_values[n], self.b_values[n] - self.a_values[n]]
+        matrix = np.column_stack(columns)
+        rows = [",".join(header)]
+        rows.extend(",".join(map(repr, row)) for row in matrix.tolist())
+        return "\n".join(rows) + "\n"
+
+    def write_csv(self, path: str | Path) -> Path:
+        return atomic_write_text(path, self.csv_text())
+
+
+def _v(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _columns(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
+    """Every parameter whose value differs between the two cars (or that only one of them has)."""
+    infos_a = {i.path: i for i in a.infos()}
+    infos_b = {i.path: i for i in b.infos()}
+    rows = []
+    for path in dict.fromkeys([*infos_a, *infos_b]):
+        va = a.get(path) if path in infos_a else None
+        vb = b.get(path) if path in infos_b else None
+        if va != vb:
+            rows.append(ParamRow(path, va, vb, (infos_a.get(path) or infos_b[path]).unit))
+    return rows
+
+
+def verdict_rows(a: list[Verdict] | None, b: list[Verdict] | None) -> list[VerdictRow]:
+    """Expectations of both runs matched by label (one script's own expectations line up one to one)."""
+    if a is None and b is None:
+        return []
+    by_a = {v.expect.label(): v for v in a or []}
+    by_b = {v.expect.label(): v for v in b or []}
+    return [VerdictRow(label, by_a.get(label), by_b.get(label)) for label in dict.fromkeys([*by_a, *by_b])]
+
+
+def _on_grid(run: Run, t: np.ndarray, exact: bool) -> dict[str, np.ndarray]:
+    out = {}
+    for info in run.infos:
+        values = run.data[info.name]
+        values = values[:len(t)] if exact else np.interp(t, run.data["t"], values)
+        _, factor = display_unit(info)
+        out[info.name] = values * factor if factor != 1.0 else np.array(values, dtype=float)
+    return out
+
+
+def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Comparison:
+    """Line ``a`` and ``b`` up frame by frame and report what differs (CompareError for runs of other units)."""
+    if a.unit != b.unit:
+        raise CompareError(f"A ({a.label}) is a car in {a.unit}, B ({b.label}) a car in {b.unit}: "
+                           "their channels cannot be compared")
+    if a.dt == b.dt:
+        n = min(a.frames, b.frames)
+        t = np.array(a.data["t"][:n])
+        grid, exact = "the frames of both (same dt)", True
+    else:
+        coarse = a if a.dt > b.dt else b
+        end = min(a.data["t"][-1], b.data["t"][-1])
+        t = np.array(coarse.data["t"][coarse.data["t"] <= end + 1e-12])
+        grid = (f"{'A' if coarse is a else 'B'}'s frame times (dt {coarse.dt:.6g} s), "
+                f"{'B' if coarse is a else 'A'} (dt {(b if coarse is a else a).dt:.6g} s) linearly interpolated")
+        exact = False
+    a_values = _on_grid(a, t, exact or a.dt > b.dt)
+    b_values = _on_grid(b, t, exact or b.dt > a.dt)
+    result = Comparison(a, b, atol, rtol, grid, t, a_values, b_values)
+    ends = (a.data["t"][-1], b.data["t"][-1])
+    if abs(ends[0] - ends[1]) > 0.5 * max(a.dt, b.dt):
+        result.span_note = (f"the runs cover different spans: A to {ends[0]:.6g} s, B to {ends[1]:.6g} s "
+                            "(compared where both ran)")
+    if a.params is not None and b.params is not None:
+        result.params = param_diff(a.params, b.params)
+    result.verdicts = verdict_rows(a.verdicts, b.verdicts)
+    units = result.units()
+
+    def a_frame(j: int) -> int:  # frame numbers are A's
+        return j if exact or a.dt >= b.dt else int(round(t[j] / a.dt))
+
+    first = len(t)
+    bad_masks = {}
+    for name in a_values:
+        if name == "t" or not len(t):
+            continue
+        va, vb = a_values[name], b_values[name]
+        delta = vb - va
+        j = int(np.argmax(np.abs(delta)))
+        if delta[j] != 0.0:
+            result.channels.append(ChannelRow(name, units[name], float(delta[j]), a_frame(j), float(t[j]), float(va[j]),
+                                              float(vb[j])))
+        bad = np.abs(delta) > atol + rtol * np.abs(va)
+        if bad.any():
+            bad_masks[name] = bad
+            first = min(first, int(np.argmax(bad)))
+    if first < len(t):
+        frame = a_frame(first)
+        rows = tuple(ChannelRow(name, units[name], float(b_values[name][first] - a_values[name][first]), frame,
+                                float(t[first]), float(a_values[name][first]), float(b_values[name][first]))
+                     for name, bad in bad_masks.items() if bad[first])
+        result.divergence = Divergence(frame, float(t[first]), rows)
+    return result
+
+
+def edited_program(base, overrides: dict[str, Any]):
+    """``base`` (a Program) with ``overrides`` set from frame 0, after the script's own frame-0 settings.
+
+    What the window re-runs after a parameter edit; ScriptError when the car refuses a value.
+    """
+    from dataclasses import replace
+
+    from workbench.scripts.format import Setting
+    from workbench.scripts.program import compile_script
+
+    script = base.script
+    if overrides:
+        script = replace(script, sets=script.sets + (Setting(0.0, params=dict(overrides)),))
+    return compile_script(script, base.preset_path if base.preset_path is not None else base.preset, base.dt)
+
+
+def run_from_log(log, params: CarParams, dt: float, label: str, verdicts: list[Verdict] | None = None,
+                 stamp: Stamp | None = None, car: int = 0) -> Run:
+    """A run from a telemetry log (copied: the log may go on)."""
+    data = {name: np.array(log.column(name, car)) for name in log.names}
+    return Run(label, params.model.unit, dt, data, params, verdicts, stamp)

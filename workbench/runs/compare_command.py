@@ -1,0 +1,132 @@
+"""``carbench compare``: one script on two cars, two dts or two scripts, or two telemetry CSVs, compared."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from physics import ParamError, check_dt
+from workbench.output.files import OutputPathError, check_output_file
+from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
+from workbench.runs.replay import replay
+from workbench.scripts.format import ScriptError, Setting, load_script
+from workbench.scripts.program import compile_script
+
+EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
+MAX_FRAMES = 2_000_000  # per run: about 600 MB of telemetry for the two runs and their comparison
+
+
+def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
+    """``PATH=VALUE`` with VALUE read as a TOML value (a number, true/false, "text", [list]); bare words are text."""
+    path, sep, raw = text.partition("=")
+    path, raw = path.strip(), raw.strip()
+    if not sep or not path or not raw:
+        raise CompareError(f"{option} {text!r}: expected PATH=VALUE, e.g. body.mass=1400")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return path, value
+
+
+def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_set: list[str] | None,
+               vs_dt: float | None, vs_script: str | None):
+    """The two runs to compare (CompareError or ScriptError for bad input)."""
+    alternatives = [x is not None for x in (vs_preset, vs_set, vs_dt, vs_script)]
+    if len(inputs) == 2:
+        if any(alternatives) or preset is not None:
+            raise CompareError("two CSVs are compared as they are: --preset and --vs-* are for a script")
+        for path in inputs:
+            if Path(path).suffix.lower() != ".csv":
+                raise CompareError(f"{path}: two inputs are compared as telemetry CSVs (.csv); "
+                                   "for a script give one SCRIPT and --vs-preset, --vs-set, --vs-dt or --vs-script")
+        return read_csv_run(inputs[0]), read_csv_run(inputs[1])
+    if len(inputs) != 1:
+        raise CompareError("give SCRIPT (with one --vs-* option) or two CSVs")
+    if sum(alternatives) != 1:
+        raise CompareError(f"{inputs[0]}: compare it against one of --vs-preset B, --vs-set PATH=VALUE, "
+                           "--vs-dt DT or --vs-script SCRIPT2")
+    if Path(inputs[0]).suffix.lower() == ".csv":
+        raise CompareError(f"{inputs[0]}: a CSV is compared with another CSV: carbench compare A.csv B.csv")
+    script = load_script(inputs[0])
+    a = compile_script(script, preset)
+    if vs_preset is not None:
+        b = compile_script(script, vs_preset)
+    elif vs_set is not None:
+        changes = dict(parse_assignment(item) for item in vs_set)
+        try:
+            a.params.with_values(changes)
+        except ParamError as exc:
+            raise CompareError(f"--vs-set: {exc}") from None
+        problem = a.params.swap_problem(a.params.with_values(changes))
+        if problem:
+            raise CompareError(f"--vs-set: {problem}")
+        b = compile_script(replace(script, sets=script.sets + (Setting(0.0, params=changes),)), preset)
+    elif vs_dt is not None:
+        try:
+            check_dt(vs_dt)
+        except ValueError as exc:
+            raise CompareError(f"--vs-dt: {exc}") from None
+        b = compile_script(script, preset, vs_dt)
+    else:
+        b = compile_script(load_script(vs_script), preset)
+    for which, program in (("A", a), ("B", b)):
+        if program.frames > MAX_FRAMES:
+            raise CompareError(f"{program.script.source}: run {which} would be {program.frames:,} frames "
+                               f"(duration {program.script.duration:g} s at dt {program.dt:g} s); "
+                               f"the limit is {MAX_FRAMES:,}")
+    ra, rb = replay([a, b])
+    return run_of(ra), run_of(rb)
+
+
+def _tolerance(value: float | None, option: str, default: float) -> float:
+    if value is None:
+        return default
+    if not math.isfinite(value) or value < 0:
+        raise CompareError(f"{option}: {value!r} must be a finite number >= 0")
+    return value
+
+
+def run(args) -> int:
+    """The command: exit 0 when the runs agree, 1 when they differ, 2 for bad input (one line on stderr)."""
+    from workbench.runs.compare import ATOL, RTOL
+
+    try:
+        atol = _tolerance(args.atol, "--atol", ATOL)
+        rtol = _tolerance(args.rtol, "--rtol", RTOL)
+        inputs = list(args.inputs) + ([args.vs_script] if args.vs_script else [])
+        csv = check_output_file(args.csv, "--csv", inputs) if args.csv else None
+        a, b = build_runs(args.inputs, args.preset, args.vs_preset, args.vs_set, args.vs_dt, args.vs_script)
+        result: Comparison = compare(a, b, atol, rtol)
+    except (CompareError, ScriptError, OutputPathError) as exc:
+        print(f"carbench: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if csv is not None:
+        try:
+            result.write_csv(csv)
+        except OSError as exc:
+            print(f"carbench: --csv: cannot write {csv}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    print(json.dumps(result.as_json(), indent=2) if args.json else result.text())
+    return EXIT_AGREE if result.agree else EXIT_DIFFER
+
+
+def add_parser(sub) -> None:
+    """The ``compare`` subcommand's arguments."""
+    cp = sub.add_parser("compare", help="compare two runs: parameter diff, verdict flips, first divergence")
+    cp.add_argument("inputs", nargs="+", metavar="SCRIPT|CSV", help="a script, or two telemetry CSVs carbench wrote")
+    cp.add_argument("--preset", metavar="NAME|PATH", help="run A's car (default: the script's preset)")
+    vs = cp.add_mutually_exclusive_group()
+    vs.add_argument("--vs-preset", metavar="NAME|PATH", help="run B on another car")
+    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE", help="run B with a parameter changed (repeatable)")
+    vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
+    vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script on A's car")
+    cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")
+    cp.add_argument("--rtol", type=float, help="relative tolerance (default 1e-9)")
+    cp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cp.add_argument("--csv", metavar="FILE", help="write per frame NAME.a, NAME.b, NAME.delta of every channel")

@@ -1,0 +1,167 @@
+"""A run's stamp: what a run was made with, so that two runs (or a recording and its replay) can be told apart.
+
+The stamp names the carbench and numpy versions, the preset and a SHA-256 of its parameters, every
+parameter of the run that differs from that preset, and dt. It is written into every recording
+as a ``[recorded]`` table and into ``carbench replay --json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from physics import CarParams
+
+STAMP_KEYS = ("carbench", "numpy", "preset", "preset_sha256", "params_sha256", "dt", "changed")
+CHANGE_KEYS = ("path", "preset", "run")
+
+
+def carbench_version() -> str:
+    try:
+        return metadata.version("carbench")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def params_sha256(params: CarParams) -> str:
+    """SHA-256 of the parameters' canonical form: JSON of the preset document, keys sorted, floats by repr."""
+    text = json.dumps(params.to_document(), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Change:
+    """One parameter of a run that differs from its preset."""
+
+    path: str
+    preset: Any  # None when the preset has no such parameter
+    run: Any
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a run was made with."""
+
+    carbench: str
+    numpy: str
+    preset: str
+    preset_sha256: str
+    params_sha256: str
+    dt: float
+    changed: tuple[Change, ...] = ()
+
+    def to_table(self) -> dict[str, Any]:
+        """The ``[recorded]`` table (and the JSON object) of this stamp."""
+        return {
+            "carbench": self.carbench, "numpy": self.numpy, "preset": self.preset,
+            "preset_sha256": self.preset_sha256, "params_sha256": self.params_sha256, "dt": self.dt,
+            "changed": [{"path": c.path, "preset": c.preset, "run": c.run} for c in self.changed
+                        if c.preset is not None],
+        }
+
+    def differences(self, other: Stamp) -> list[str]:
+        """What differs between the run stamped ``self`` and the run stamped ``other``, in words."""
+        out = []
+        if self.carbench != other.carbench:
+            out.append(f"carbench {self.carbench} (now {other.carbench})")
+        if self.numpy != other.numpy:
+            out.append(f"numpy {self.numpy} (now {other.numpy})")
+        if self.preset != other.preset:
+            out.append(f"preset {self.preset} (now {other.preset})")
+        elif self.preset_sha256 != other.preset_sha256:
+            out.append(f"preset {self.preset} had other parameters (its file changed since)")
+        if self.params_sha256 != other.params_sha256:
+            ours = {c.path: c.run for c in self.changed}
+            theirs = {c.path: c.run for c in other.changed}
+            paths = [p for p in dict.fromkeys([*ours, *theirs]) if ours.get(p) != theirs.get(p)]
+            listed = ", ".join(f"{p} {_text(ours.get(p, '-'))} (now {_text(theirs.get(p, '-'))})" for p in paths)
+            out.append(f"other parameters{': ' + listed if listed else ''}")
+        if self.dt != other.dt:
+            out.append(f"dt {self.dt:.6g} s (now {other.dt:.6g} s)")
+        return out
+
+
+def _text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def make_stamp(preset: str, preset_params: CarParams, params: CarParams, dt: float) -> Stamp:
+    """The stamp of a run of ``params`` (at frame 0) made from the preset ``preset`` at ``dt``."""
+    changed = []
+    base = {i.path for i in preset_params.infos()}
+    for info in params.infos():
+        value = params.get(info.path)
+        before = preset_params.get(info.path) if info.path in base else None
+        if before != value:
+            changed.append(Change(info.path, before, value))
+    return Stamp(carbench_version(), np.__version__, preset, params_sha256(preset_params), params_sha256(params),
+                 float(dt), tuple(changed))
+
+
+def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
+    """Parse a ``[recorded]`` table strictly; ValueError names the key and the reason."""
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: must be a table")
+    for key in table:
+        if key not in STAMP_KEYS:
+            raise ValueError(f"{where}: unknown key `{key}`; allowed: {', '.join(STAMP_KEYS)}")
+    for key in STAMP_KEYS:
+        if key not in table:
+            raise ValueError(f"{where}: `{key}` is missing")
+    for key in ("carbench", "numpy", "preset", "preset_sha256", "params_sha256"):
+        if not isinstance(table[key], str) or not table[key]:
+            raise ValueError(f"{where}: `{key}` must be a non-empty string, got {table[key]!r}")
+    for key in ("preset_sha256", "params_sha256"):
+        if len(table[key]) != 64 or any(ch not in "0123456789abcdef" for ch in table[key]):
+            raise ValueError(f"{where}: `{key}` must be 64 lowercase hex digits")
+    dt = table["dt"]
+    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
+        raise ValueError(f"{where}: `dt` must be a positive number, got {dt!r}")
+    changes = table["changed"]
+    if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
+        raise ValueError(f"{where}: `changed` must be a list of {{ path, preset, run }} tables")
+    out = []
+    for i, change in enumerate(changes, 1):
+        for key in change:
+            if key not in CHANGE_KEYS:
+                raise ValueError(f"{where}: changed #{i}: unknown key `{key}`; allowed: {', '.join(CHANGE_KEYS)}")
+        for key in CHANGE_KEYS:
+            if key not in change:
+                raise ValueError(f"{where}: changed #{i}: `{key}` is missing")
+        if not isinstance(change["path"], str) or change["path"].count(".") != 1:
+            raise ValueError(f"{where}: changed #{i}: `path` must read group.key, got {change['path']!r}")
+        out.append(Change(change["path"], change["preset"], change["run"]))
+    return Stamp(table["carbench"], table["numpy"], table["preset"], table["preset_sha256"], table["params_sha256"],
+                 float(dt), tuple(out))
+
+
+def preset_label(name: str, path) -> str:
+    """How a stamp (and a script) names a preset: the shipped name, or the file's path."""
+    from physics.presets import cars_dir
+
+    if path is not None and path.parent.resolve() != cars_dir().resolve():
+        return str(path)
+    return name
+
+
+def program_stamp(program) -> Stamp:
+    """The stamp of a run of a compiled script (a ``workbench.scripts.program.Program``)."""
+    base = program.preset_params if program.preset_params is not None else program.params
+    return make_stamp(preset_label(program.preset, program.preset_path), base, program.params, program.dt)
+
+
+def recording_note(program) -> str | None:
+    """One line when ``program`` is a recording replayed with other parameters, dt or versions than it was made with."""
+    recorded = program.script.recorded
+    if recorded is None:
+        return None
+    differences = recorded.differences(program_stamp(program))
+    if not differences:
+        return None
+    return f"note: {program.script.source} was recorded with " + "; ".join(differences)
