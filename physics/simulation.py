@@ -59,6 +59,12 @@ class Simulation:
         """The state of every car, (N,) records of physics.records.STATE (``sim.state.vx``); a view."""
         return self._state.view(np.recarray)
 
+    def restore(self, state: np.ndarray, frame: int) -> None:
+        """Put every car back into ``state`` (records as :attr:`state` gives them) at the start of ``frame``."""
+        self._state[...] = state
+        self.frame = int(frame)
+        self.telemetry = None
+
     @property
     def n(self) -> int:
         return self.car.n

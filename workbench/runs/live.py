@@ -8,7 +8,6 @@ without a display, and a replay in the window goes through the same per-frame in
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -108,7 +107,7 @@ class InputHistory:
             if log is not None:
                 log.record(telemetry)
             if snapshots is not None and sim.frame % SNAPSHOT_EVERY == 0:
-                snapshots[sim.frame] = copy.deepcopy(sim.state)
+                snapshots[sim.frame] = sim.state.copy()
 
     def feed(self, recorder: Recorder, frames: int) -> None:
         """Write frames 0 .. frames - 1 into ``recorder`` (made with the start parameters)."""
@@ -248,10 +247,10 @@ class LiveSession:
                     if frame == k:
                         self.params = changed = params
                         self.sim.set_cars(params)
-                track = self._track
-                gear = int(track.gear_value[k, 0]) if track.gear_on[k, 0] else None
-                self.history.append(track.keys[:, k, 0], track.on[:, k, 0], track.value[:, k, 0], gear, changed)
-                telemetry = self.sim.step(track.inputs(k))
+                p = self.program
+                gear = int(p.gear_value[k]) if p.gear_on[k] else None
+                self.history.append(p.keys[k], p.analog_on[k], p.analog_value[k], gear, changed)
+                telemetry = self.sim.step(self._track.inputs(k))
                 self.log.record(telemetry)
                 self._snapshot()
                 if k + 1 >= self.program.frames:
@@ -271,7 +270,7 @@ class LiveSession:
 
     def _snapshot(self) -> None:
         if self.sim.frame % SNAPSHOT_EVERY == 0:
-            self._snapshots[self.sim.frame] = copy.deepcopy(self.sim.state)
+            self._snapshots[self.sim.frame] = self.sim.state.copy()
 
     # -- driving on from the past -----------------------------------------------------------------
 
@@ -303,7 +302,7 @@ class LiveSession:
         base = max((f for f in self._snapshots if f <= frame), default=0)
         sim = Simulation(history.params_at(base - 1) if base else history.start_params, n=1, dt=self.dt)
         if base:
-            sim.state, sim.frame = copy.deepcopy(self._snapshots[base]), base
+            sim.restore(self._snapshots[base], base)
         redone = TelemetryLog(history.start_params.model.unit, 1, capacity=max(frame - base, 1))
         history.replay_into(sim, redone, frame)
         if not np.array_equal(redone.matrix(), self.log.matrix(frames=frame)[base:]):
@@ -341,10 +340,10 @@ class LiveSession:
         self.log._data[:program.frames, :, 0] = result.log.matrix(result.car, program.frames)
         self.log.frames = program.frames
         history = InputHistory(program.params, capacity=max(4096, program.frames))
-        track, changes = self._track, dict(program.param_changes)
+        changes = dict(program.param_changes)
         for k in range(program.frames):
-            gear = int(track.gear_value[k, 0]) if track.gear_on[k, 0] else None
-            history.append(track.keys[:, k, 0], track.on[:, k, 0], track.value[:, k, 0], gear, changes.get(k))
+            gear = int(program.gear_value[k]) if program.gear_on[k] else None
+            history.append(program.keys[k], program.analog_on[k], program.analog_value[k], gear, changes.get(k))
         self.history = history
         self.params = history.params_at(program.frames - 1)
         self._pending = {}
