@@ -7,25 +7,25 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
-    QApplication,
-    QComboBox,
+    QDialog,
     QDockWidget,
     QFileDialog,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
+    QUndoView,
+    QVBoxLayout,
     QWidget,
 )
 
 from physics import ParamError, PresetError
 from physics.presets import cars_dir, scripts_dir
 from workbench.gui.car_view import CarView
-from workbench.gui.keymap import COMMAND_SHORTCUTS, DRIVING_KEYS, help_html
+from workbench.gui.driving_keys import DrivingKeys
+from workbench.gui.keymap import COMMAND_SHORTCUTS, help_html
 from workbench.gui.param_panel import ParamPanel
 from workbench.gui.plot_panel import PlotPanel
 from workbench.gui.recorder_panel import RecorderPanel
@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
         self.model.stepped.connect(self._on_stepped)
         self.model.running_changed.connect(self._on_running_changed)
         self.model.recording_changed.connect(self._on_recording_changed)
+        self.model.view_frame_changed.connect(self._on_view_frame_changed)
 
     def _create_central(self) -> None:
         self.car_view = CarView(self.model, self)
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.plots_dock, self.recorder_dock], [600, 330], Qt.Orientation.Vertical)
         self.params.save_requested.connect(self.save_preset_dialog)
         self.params.load_requested.connect(self.load_preset_dialog)
+        self.params.reference_file_requested.connect(self.pick_reference_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
@@ -118,14 +120,28 @@ class MainWindow(QMainWindow):
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
         self.pause_action = self._action("Pause", self.model.toggle_running, COMMAND_SHORTCUTS["pause"], True)
         self.step_action = self._action("Single step", self.model.single_step, COMMAND_SHORTCUTS["step"])
-        self.reset_action = self._action("Reset car", self.model.reset, COMMAND_SHORTCUTS["reset"])
+        self.back_action = self._action("Step back", lambda: self.model.step_frames(-1), COMMAND_SHORTCUTS["back"])
+        self.forward_action = self._action("Step forward", lambda: self.model.step_frames(1),
+                                           COMMAND_SHORTCUTS["forward"])
+        self.reset_action = self._action("Reset car", self.reset_car, COMMAND_SHORTCUTS["reset"])
+        self.undo_action = self._action("Undo", self.undo, "Ctrl+Z")
+        self.redo_action = self._action("Redo", self.redo, "Ctrl+Shift+Z")
+        self.history_action = self._action("Edit history\u2026", self.show_history)
+        stack = self.model.undo_stack
+        stack.canUndoChanged.connect(self.undo_action.setEnabled)
+        stack.canRedoChanged.connect(self.redo_action.setEnabled)
+        stack.undoTextChanged.connect(lambda text: self.undo_action.setText(f"Undo {text}".strip()))
+        stack.redoTextChanged.connect(lambda text: self.redo_action.setText(f"Redo {text}".strip()))
+        self.undo_action.setEnabled(False)
+        self.redo_action.setEnabled(False)
         self.follow_action = self._action("Follow camera", self.car_view.set_follow, COMMAND_SHORTCUTS["follow"],
                                           True)
         self.follow_action.setChecked(True)
         self.help_action = self._action("Keyboard help overlay", self.car_view.show_help, COMMAND_SHORTCUTS["help"],
                                         True)
         self.keys_action = self._action("Keyboard controls\u2026", self.show_keys)
-        for action in (self.pause_action, self.step_action, self.reset_action, self.follow_action, self.help_action):
+        for action in (self.pause_action, self.step_action, self.back_action, self.forward_action, self.reset_action,
+                       self.follow_action, self.help_action, self.undo_action, self.redo_action):
             self.addAction(action)  # shortcuts work wherever the focus is in the window
 
     def _create_menus(self) -> None:
@@ -137,8 +153,11 @@ class MainWindow(QMainWindow):
         presets_menu = file_menu.addMenu("Shipped presets")
         for path in sorted(cars_dir().glob("*.toml")):
             presets_menu.addAction(path.stem, lambda p=path: self.load_preset(p))
+        edit = bar.addMenu("&Edit")
+        for action in (self.undo_action, self.redo_action, self.history_action):
+            edit.addAction(action)
         sim = bar.addMenu("&Simulation")
-        for action in (self.pause_action, self.step_action, self.reset_action):
+        for action in (self.pause_action, self.step_action, self.back_action, self.forward_action, self.reset_action):
             sim.addAction(action)
         speeds = sim.addMenu("Speed")
         for s in SPEEDS:
@@ -196,8 +215,7 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def _install_key_filter(self) -> None:
-        self._keys = _DrivingKeys(self)
-        QApplication.instance().installEventFilter(self._keys)
+        self._keys = DrivingKeys(self.model, self)
 
     def _start_timer(self) -> None:
         self._last_tick = time.perf_counter()
@@ -219,6 +237,9 @@ class MainWindow(QMainWindow):
         if self.model.text_due:
             self._update_status()
 
+    def _on_view_frame_changed(self, frame: int) -> None:
+        self._update_status()
+
     def _on_preset_loaded(self, name: str) -> None:
         self._update_status()
 
@@ -238,12 +259,12 @@ class MainWindow(QMainWindow):
         self.status_time.setText(f"t = {k * s.dt:8.3f} s   frame {k:6d}")
         rtf = self.model.real_time_factor()
         self.status_rtf.setText(f"real time x{rtf:4.2f}" if rtf else "real time  --  ")
-        modified = "  *modified*" if s.modified else ""
+        modified = "  *modified*" if self.model.modified else ""
         self.status_preset.setText(f"preset {s.preset.name}{modified}")
         state = "recording" if s.recording else "replaying" if s.replaying else ""
         state += "" if self.model.running else (" paused" if state else "paused")
         self.status_state.setText(state.strip())
-        self.setWindowTitle(f"carbench \u2014 {s.preset.name}{' *' if s.modified else ''}")
+        self.setWindowTitle(f"carbench \u2014 {s.preset.name}{' *' if self.model.modified else ''}")
 
     # -- files -------------------------------------------------------------------------------------
 
@@ -261,10 +282,30 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def preset_folder(self) -> str:
+        """Where the preset dialogs open: the folder of the last preset saved (or opened), else the shipped ones."""
+        folder = self.settings.value("preset_folder", "", type=str)
+        return folder if folder and Path(folder).is_dir() else str(cars_dir())
+
     def load_preset_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open preset", str(cars_dir()), "Presets (*.toml)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open preset", self.preset_folder(), "Presets (*.toml)")
         if path:
             self.load_preset(path)
+
+    def pick_reference_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Compare with preset", self.preset_folder(), "Presets (*.toml)")
+        if path:
+            self.set_reference(path)
+
+    def set_reference(self, path: str | Path) -> bool:
+        from physics import load_preset
+
+        try:
+            self.params.set_reference(load_preset(path))
+        except PresetError as exc:
+            self.show_error("Preset not loaded", str(exc))
+            return False
+        return True
 
     def save_preset(self, path: str | Path) -> bool:
         try:
@@ -272,11 +313,13 @@ class MainWindow(QMainWindow):
         except (OSError, ParamError, PresetError) as exc:
             self.show_error("Preset not saved", f"{path}: {exc}")
             return False
+        self.settings.setValue("preset_folder", str(Path(path).resolve().parent))
         self.statusBar().showMessage(f"saved {path}", 4000)
         return True
 
     def save_preset_dialog(self) -> bool:
-        start = str(Path.home() / f"{self.model.session.preset.name}-tuned.toml")
+        start = str(Path(self.preset_folder() if self.settings.contains("preset_folder") else Path.home())
+                    / f"{self.model.session.preset.name}-tuned.toml")
         path, _ = QFileDialog.getSaveFileName(self, "Save preset as", start, "Presets (*.toml)")
         return self.save_preset(path) if path else False
 
@@ -327,11 +370,55 @@ class MainWindow(QMainWindow):
     def show_keys(self) -> None:
         QMessageBox.information(self, "Keyboard controls", help_html())
 
+    # -- commands ----------------------------------------------------------------------------------
+
+    def reset_car(self) -> bool:
+        """R: back to rest at the origin; during a recording, only once the user agrees to restart it."""
+        if self.model.session.recording and not self.ask_yes_no(
+                "Restart the recording?",
+                f"Resetting the car restarts the recording ({self.model.session.log.frames} frames so far are lost)."):
+            return False
+        self.model.reset()
+        return True
+
+    def ask_yes_no(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def undo(self) -> None:
+        self._undo_redo(self.model.undo_stack.undo, "undo")
+
+    def redo(self) -> None:
+        self._undo_redo(self.model.undo_stack.redo, "redo")
+
+    def _undo_redo(self, do, what: str) -> None:
+        if self.model.session.replaying:
+            self.statusBar().showMessage(f"nothing to {what} while the script replays", 4000)
+            return
+        try:
+            do()
+        except (ParamError, ValueError) as exc:
+            self.statusBar().showMessage(f"cannot {what}: {exc}", 6000)
+
+    def show_history(self) -> None:
+        """The undo stack as a list; clicking an entry goes back (or forward) to it."""
+        if getattr(self, "_history", None) is None:
+            self._history = QDialog(self)
+            self._history.setWindowTitle("Edit history")
+            layout = QVBoxLayout(self._history)
+            view = QUndoView(self.model.undo_stack)
+            view.setEmptyLabel("(the preset as loaded)")
+            layout.addWidget(view)
+            self._history.resize(360, 420)
+        self._history.show()
+        self._history.raise_()
+
     # -- closing -----------------------------------------------------------------------------------
 
     def _confirm_discard(self, doing: str) -> bool:
         """Ask before unsaved parameter edits are lost; True to go ahead."""
-        if not self.model.session.modified:
+        if not self.model.modified:
             return True
         answer = self.ask_unsaved(doing)
         if answer == QMessageBox.StandardButton.Save:
@@ -352,37 +439,5 @@ class MainWindow(QMainWindow):
         if hasattr(self, "timer"):
             self.timer.stop()
         self.write_settings()
-        QApplication.instance().removeEventFilter(self._keys)
+        self._keys.uninstall()
         event.accept()
-
-
-class _DrivingKeys(QObject):
-    """Application-wide key filter: driving keys reach the car unless an editor has the focus."""
-
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self._window = window
-
-    def eventFilter(self, watched, event) -> bool:
-        kind = event.type()
-        if kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-            key = DRIVING_KEYS.get(event.key())
-            if key is None or not self._window.isActiveWindow() and not _offscreen():
-                return False
-            focus = QApplication.focusWidget()
-            if isinstance(focus, (QAbstractSpinBox, QLineEdit, QComboBox)):
-                return False
-            if event.isAutoRepeat():
-                return True
-            if kind == QEvent.Type.KeyPress:
-                self._window.model.press(key)
-            else:
-                self._window.model.release(key)
-            return True
-        if kind == QEvent.Type.WindowDeactivate and watched is self._window:
-            self._window.model.release_all()  # no stuck throttle when the window loses the keyboard
-        return False
-
-
-def _offscreen() -> bool:
-    return QApplication.platformName() in ("offscreen", "minimal")
