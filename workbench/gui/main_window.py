@@ -203,6 +203,13 @@ class MainWindow(QMainWindow):
             if follow is not None:
                 self.follow_action.setChecked(bool(follow))
                 self.car_view.set_follow(bool(follow))
+            speed = s.value("speed", 1.0, type=float)
+            if speed in SPEEDS:
+                self.model.set_speed(speed)
+            try:
+                self.params.set_folded(json.loads(s.value("folded", "[]")))
+            except (TypeError, ValueError):
+                pass
 
     def write_settings(self) -> None:
         s = self.settings
@@ -212,7 +219,25 @@ class MainWindow(QMainWindow):
         s.setValue("plots", json.dumps(self.plots.channel_sets()))
         s.setValue("plot_window", self.plots.window.value())
         s.setValue("follow", self.follow_action.isChecked())
+        s.setValue("speed", self.model.speed)
+        s.setValue("folded", json.dumps(sorted(self.params.folded)))
+        session = self.model.session
+        s.setValue("last_preset", str(session.preset.path) if session.preset.path else session.preset.name)
+        s.setValue("last_script", session.program.script.source if session.program is not None else "")
         s.sync()
+
+    def restore_last_session(self) -> None:
+        """Open the preset and script of the last run (when they still load; else stay as is)."""
+        preset = self.settings.value("last_preset", "", type=str)
+        script = self.settings.value("last_script", "", type=str)
+        try:
+            if script and Path(script).is_file():
+                self.model.load_script(script)
+            elif preset:
+                self.model.load_preset(preset)
+                self.model.undo_stack.clear()  # the car the window opened on is not a step to undo
+        except (ScriptError, PresetError):
+            pass
 
     def _install_key_filter(self) -> None:
         self._keys = DrivingKeys(self.model, self)
