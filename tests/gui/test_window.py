@@ -119,10 +119,12 @@ def test_scrubbing_shows_the_car_at_a_past_frame(carbench_window):
     then_x, then_y = log.column("x")[300], log.column("y")[300]
     assert np.hypot(cx - then_x, cy - then_y) < 3.0 < np.hypot(cx - now_x, cy - now_y)
     row = window.plots.rows[0]
-    assert row.now.isVisible() and row.now.value() == 0.0  # the plots centre on the frame on show
+    dt = window.model.session.dt
+    shown_x = (300 - (log.frames - 1)) * dt  # time from the newest frame
+    assert row.now.isVisible() and row.now.value() == pytest.approx(shown_x)  # the time cursor on the plots
     x, y = row.curves["speed_kmh"].getData()
-    at = int(np.argmin(np.abs(x)))
-    assert x[at] == pytest.approx(0.0) and y[at] == pytest.approx(log.column("speed_kmh")[300])
+    at = int(np.argmin(np.abs(x - shown_x)))
+    assert x[at] == pytest.approx(shown_x) and y[at] == pytest.approx(log.column("speed_kmh")[300])
     window.recorder.live.click()
     assert window.model.view_frame is None
 

@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         self.save_preset_action = self._action("Save preset as\u2026", self.save_preset_dialog, "Ctrl+S")
         self.load_script_action = self._action("Load script\u2026", self.load_script_dialog, "Ctrl+L")
         self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
+        self.export_csv_action = self._action("Export telemetry as CSV\u2026", self.export_telemetry_dialog, "Ctrl+E")
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
         self.pause_action = self._action("Pause", self.model.toggle_running, COMMAND_SHORTCUTS["pause"], True)
         self.step_action = self._action("Single step", self.model.single_step, COMMAND_SHORTCUTS["step"])
@@ -148,7 +149,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         for action in (self.open_preset_action, self.save_preset_action, None, self.load_script_action,
-                       self.save_recording_action, None, self.quit_action):
+                       self.save_recording_action, None, self.export_csv_action, None, self.quit_action):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         presets_menu = file_menu.addMenu("Shipped presets")
         for path in sorted(cars_dir().glob("*.toml")):
@@ -391,6 +392,23 @@ class MainWindow(QMainWindow):
         start = str(Path.home() / "recording.toml")
         path, _ = QFileDialog.getSaveFileName(self, "Save recording", start, "Scripts (*.toml)")
         return self.save_recording(path) if path else False
+
+    def export_telemetry(self, path: str | Path) -> bool:
+        """Every channel of every frame of the history as CSV (as ``carbench replay --csv`` writes it)."""
+        log = self.model.session.log
+        try:
+            log.write_csv(path)
+        except OSError as exc:
+            self.show_error("Telemetry not exported", f"{path}: {exc}")
+            return False
+        self.statusBar().showMessage(f"wrote {log.frames} frames to {path}", 4000)
+        return True
+
+    def export_telemetry_dialog(self) -> bool:
+        start = str(Path(self.preset_folder() if self.settings.contains("preset_folder") else Path.home())
+                    / "telemetry.csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export telemetry", start, "CSV (*.csv)")
+        return self.export_telemetry(path) if path else False
 
     def show_keys(self) -> None:
         QMessageBox.information(self, "Keyboard controls", help_html())

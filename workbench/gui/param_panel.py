@@ -146,10 +146,10 @@ class NumberEditor(QWidget):
             reach = max(abs(value), 1.0)
             span = (0.0 if value >= 0 else -2.0 * reach, 2.0 * reach if value >= 0 else 0.0)
         self.span = (max(span[0], lo), min(span[1], hi))
-        tiny = 1e-9 * max(abs(lo), abs(hi), 1.0)
         self.spin = WheelSafeSpin()
-        self.spin.setRange((lo + (tiny if info.lo_open else 0.0)) * self.factor,
-                           (hi - (tiny if info.hi_open else 0.0)) * self.factor)
+        # An open bound (mass > 0) is kept out by a hair, relative to the bound itself.
+        self.spin.setRange((lo + (1e-9 * max(abs(lo), 1.0) if info.lo_open else 0.0)) * self.factor,
+                           (hi - (1e-9 * max(abs(hi), 1.0) if info.hi_open else 0.0)) * self.factor)
         step = (self.span[1] - self.span[0]) * self.factor / 100.0 or 0.1
         self.spin.setSingleStep(float(format_number(step)))
         unit = _shown_unit(info)
@@ -357,7 +357,8 @@ class ParamPanel(QWidget):
         with QSignalBlocker(self.reference):
             self.reference.clear()
             ref = self.reference_preset
-            self.reference.addItem(f"{ref.name} ({ref.path})" if ref.path else ref.name, "current")
+            self.reference.addItem(ref.name, "current")
+            self.reference.setItemData(0, str(ref.path or ref.name), Qt.ItemDataRole.ToolTipRole)
             for name in preset_names():
                 if name != ref.name:
                     self.reference.addItem(name, name)
