@@ -451,8 +451,7 @@ class PlotPanel(QWidget):
             image.save(buffer, "PNG")
             atomic_write_bytes(path, bytes(buffer.data()))
         elif kind == "svg":
-            data = exporters.SVGExporter(item).export(toBytes=True)
-            atomic_write_bytes(path, data if isinstance(data, bytes) else bytes(data))
+            atomic_write_bytes(path, _svg(row.plot))
         else:
             atomic_write_text(path, self.csv_text(row))
 
@@ -469,3 +468,22 @@ class PlotPanel(QWidget):
         lines = [",".join(head)]
         lines += [",".join(repr(float(v)) for v in values) for values in zip(*columns, strict=True)]
         return "\n".join(lines) + "\n"
+
+
+def _svg(widget) -> bytes:
+    """The widget drawn as SVG by Qt's own generator (pyqtgraph 0.14's SVGExporter fails on the paths
+    Qt 6 writes)."""
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setSize(widget.size())
+    generator.setViewBox(widget.rect())
+    generator.setTitle("carbench plot")
+    painter = QPainter(generator)
+    widget.render(painter)
+    painter.end()
+    return bytes(buffer.data())
