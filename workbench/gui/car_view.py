@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
 from workbench.gui.car_geometry import car_shape, circle
+from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
 from workbench.gui.plot_style import style_plot
 from workbench.gui.scene import bay_lines, bays_for
@@ -45,6 +46,7 @@ class CarView(pg.PlotWidget):
         self._model = model
         self.follow = True
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMinimumSize(280, 220)  # on a small screen the docks give way first, not the car
         self.setAntialiasing(True)  # smooth outlines of the car; the plots stay aliased (cheaper)
         plot = self.getPlotItem()
         plot.setAspectLocked(True)
@@ -87,6 +89,8 @@ class CarView(pg.PlotWidget):
         self._help.setText("<b>Keyboard</b>" + help_html())
         self._help.setStyleSheet("background: rgba(255,255,255,225); border: 1px solid #888; padding: 6px;")
         self._help.setVisible(False)
+        self._help.setWordWrap(True)
+        self.hud = Hud(self)
         plot.getViewBox().sigRangeChangedManually.connect(self._on_range_changed_manually)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -102,7 +106,7 @@ class CarView(pg.PlotWidget):
         plot = self.getPlotItem()
         plot.setLabel("bottom", f"x [{unit}]")
         plot.setLabel("left", f"y [{unit}]")
-        xs, ys = bay_lines(bays_for(name))
+        xs, ys = bay_lines(bays_for(p))
         self._bays.setData(xs, ys)
         span = 10.0 * p.body.length if len(xs) else 6.0 * p.body.length
         self._centre_on(np.zeros(2) if not len(xs) else np.array([0.0, 0.35 * ys.max()]), span)
@@ -128,8 +132,22 @@ class CarView(pg.PlotWidget):
 
     def show_help(self, shown: bool) -> None:
         self._help.setVisible(shown)
-        self._help.adjustSize()
+        self._fit_help()
         self._help.raise_()
+
+    def _fit_help(self) -> None:
+        """The key overlay inside the view at any size: the largest font (12 pt down to 6) that fits."""
+        room_w, room_h = max(self.width() - 24, 60), max(self.height() - 24, 40)
+        font = self._help.font()
+        for size in (12, 11, 10, 9, 8, 7, 6):
+            font.setPointSize(size)
+            self._help.setFont(font)
+            self._help.setMaximumWidth(room_w)
+            self._help.adjustSize()
+            if self._help.width() <= room_w and self._help.heightForWidth(self._help.width()) <= room_h:
+                break
+        self._help.resize(min(self._help.width(), room_w), min(self._help.heightForWidth(self._help.width()), room_h))
+        self._help.move(max((self.width() - self._help.width()) // 2, 12), 12)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -137,7 +155,11 @@ class CarView(pg.PlotWidget):
             return  # called from the base class's __init__, before the overlays exist
         self._legend.adjustSize()
         self._legend.move(self.width() - self._legend.width() - 8, 8)
-        self._help.move(60, 12)
+        # Small views keep the car: the legend gives way first, the HUD last.
+        self._legend.setVisible(self.width() >= self._legend.width() + 160)
+        self.hud.move(8 + 60, self.height() - self.hud.height() - 44)
+        if self._help.isVisible():
+            self._fit_help()
 
     def _centre_on(self, centre: np.ndarray, span: float) -> None:
         vb = self.getPlotItem().getViewBox()
@@ -151,7 +173,7 @@ class CarView(pg.PlotWidget):
         log = session.log
         k = self._model.shown_frame()
         values = log.frame(k) if k >= 0 else _AT_REST
-        shape = car_shape(values, session.params)
+        shape = car_shape(values, session.params, session.dt)
         _set_polygon(self._body, shape.body)
         self._nose.setData(shape.nose[:, 0], shape.nose[:, 1])
         for item, outline in zip(self._wheels, shape.wheels, strict=True):
@@ -172,6 +194,8 @@ class CarView(pg.PlotWidget):
         else:
             self._icr.setData([], [])
         self._draw_trail(k)
+        if self._model.text_due:
+            self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
         if self.follow:
             self._keep_in_view(shape.com)
 

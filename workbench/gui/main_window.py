@@ -34,6 +34,8 @@ from workbench.gui.telemetry_panel import TelemetryPanel
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
+LEFT_SHARE = 0.25  # of the window's width, the parameter dock's at first (and after "Reset layout")
+RIGHT_SHARE = 0.35  # the plots' and the recorder's
 TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
 SETTINGS_VERSION = 1
 
@@ -92,17 +94,45 @@ class MainWindow(QMainWindow):
         self.telemetry_dock = self._dock("Telemetry", "telemetry", self.telemetry,
                                          Qt.DockWidgetArea.LeftDockWidgetArea)
         self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
-        self.params_dock.raise_()
-        self.resizeDocks([self.params_dock, self.plots_dock], [420, 560], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.plots_dock, self.recorder_dock], [600, 330], Qt.Orientation.Vertical)
+        self.resize(1500, 900)
+        self.reset_layout()
         self.params.save_requested.connect(self.save_preset_dialog)
         self.params.load_requested.connect(self.load_preset_dialog)
         self.params.reference_file_requested.connect(self.pick_reference_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
-        self.resize(1500, 900)
+
+    def reset_layout(self) -> None:
+        """The docks where they start: parameters and telemetry tabbed on the left, plots over the
+        recorder on the right, each side a share of the window's width (the car view the rest)."""
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        for dock, area in ((self.params_dock, left), (self.telemetry_dock, left), (self.plots_dock, right),
+                           (self.recorder_dock, right)):
+            dock.setFloating(False)
+            self.removeDockWidget(dock)
+            self.addDockWidget(area, dock)
+            dock.show()
+        self.splitDockWidget(self.plots_dock, self.recorder_dock, Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
+        self.params_dock.raise_()
+        width, height = self.width(), self.height()
+        self.resizeDocks([self.params_dock, self.plots_dock], [int(LEFT_SHARE * width), int(RIGHT_SHARE * width)],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.plots_dock, self.recorder_dock], [int(0.64 * height), int(0.36 * height)],
+                         Qt.Orientation.Vertical)
+
+    def resizeEvent(self, event) -> None:
+        """Docks keep their share of the width (Qt alone would give all new room to the car view)."""
+        old = event.oldSize()
+        docks = [d for d in self.findChildren(QDockWidget)
+                 if d.isVisible() and not d.isFloating()
+                 and self.dockWidgetArea(d) in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)]
+        shares = [d.width() / old.width() for d in docks] if old.width() > 0 else []
+        super().resizeEvent(event)
+        if shares and event.size().width() != old.width():
+            self.resizeDocks(docks, [max(int(share * event.size().width()), 1) for share in shares],
+                             Qt.Orientation.Horizontal)
 
     def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
         action = QAction(text, self)
@@ -141,6 +171,7 @@ class MainWindow(QMainWindow):
         self.help_action = self._action("Keyboard help overlay", self.car_view.show_help, COMMAND_SHORTCUTS["help"],
                                         True)
         self.keys_action = self._action("Keyboard controls\u2026", self.show_keys)
+        self.reset_layout_action = self._action("Reset layout", self.reset_layout)
         for action in (self.pause_action, self.step_action, self.back_action, self.forward_action, self.reset_action,
                        self.follow_action, self.help_action, self.undo_action, self.redo_action):
             self.addAction(action)  # shortcuts work wherever the focus is in the window
@@ -166,6 +197,7 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock):
             view.addAction(dock.toggleViewAction())
+        view.addAction(self.reset_layout_action)
         view.addSeparator()
         view.addAction(self.follow_action)
         view.addAction(self.help_action)
@@ -173,14 +205,28 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.keys_action)
 
     def _create_status_bar(self) -> None:
+        self.status_message = QLabel()  # messages go here, in their own slot: they never overlap the rest
+        self.status_message.setMinimumWidth(40)
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(self.status_message.clear)
         self.status_time = QLabel()
         self.status_rtf = QLabel()
         self.status_preset = QLabel()
         self.status_state = QLabel()
         bar = self.statusBar()
+        bar.addWidget(self.status_message, 1)
         for w in (self.status_time, self.status_rtf, self.status_preset, self.status_state):
             bar.addPermanentWidget(w)
         self._update_status()
+
+    def show_message(self, text: str, ms: int = 4000) -> None:
+        """A passing message in the status bar (elided to its slot; the full text in the tooltip)."""
+        metrics = self.status_message.fontMetrics()
+        self.status_message.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
+                                                       max(self.status_message.width(), 200)))
+        self.status_message.setToolTip(text)
+        self._message_timer.start(ms)
 
     def _read_settings(self) -> None:
         s = self.settings
@@ -284,7 +330,7 @@ class MainWindow(QMainWindow):
         k = max(self.model.shown_frame(), 0)
         self.status_time.setText(f"t = {k * s.dt:8.3f} s   frame {k:6d}")
         rtf = self.model.real_time_factor()
-        self.status_rtf.setText(f"real time x{rtf:4.2f}" if rtf else "real time  --  ")
+        self.status_rtf.setText(f"real time x{rtf:4.2f}" if rtf > 0 else "real time  --  ")
         modified = "  *modified*" if self.model.modified else ""
         self.status_preset.setText(f"preset {s.preset.name}{modified}")
         state = "recording" if s.recording else "replaying" if s.replaying else ""
@@ -340,7 +386,7 @@ class MainWindow(QMainWindow):
             self.show_error("Preset not saved", f"{path}: {exc}")
             return False
         self.settings.setValue("preset_folder", str(Path(path).resolve().parent))
-        self.statusBar().showMessage(f"saved {path}", 4000)
+        self.show_message(f"saved {path}", 4000)
         return True
 
     def save_preset_dialog(self) -> bool:
@@ -383,7 +429,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Recording not saved", f"{path}: {exc}")
             return False
-        self.statusBar().showMessage(f"saved {path}", 4000)
+        self.show_message(f"saved {path}", 4000)
         return True
 
     def save_recording_dialog(self) -> bool:
@@ -401,7 +447,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Telemetry not exported", f"{path}: {exc}")
             return False
-        self.statusBar().showMessage(f"wrote {log.frames} frames to {path}", 4000)
+        self.show_message(f"wrote {log.frames} frames to {path}", 4000)
         return True
 
     def export_telemetry_dialog(self) -> bool:
@@ -437,12 +483,12 @@ class MainWindow(QMainWindow):
 
     def _undo_redo(self, do, what: str) -> None:
         if self.model.session.replaying:
-            self.statusBar().showMessage(f"nothing to {what} while the script replays", 4000)
+            self.show_message(f"nothing to {what} while the script replays", 4000)
             return
         try:
             do()
         except (ParamError, ValueError) as exc:
-            self.statusBar().showMessage(f"cannot {what}: {exc}", 6000)
+            self.show_message(f"cannot {what}: {exc}", 6000)
 
     def show_history(self) -> None:
         """The undo stack as a list; clicking an entry goes back (or forward) to it."""

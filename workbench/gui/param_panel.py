@@ -35,7 +35,8 @@ from workbench.gui.session_model import SessionModel
 SLIDER_STEPS = 1000
 FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
 SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing zeros dropped
-SPIN_WIDTH = 118
+SPIN_WIDTH = 100
+NAME_WIDTH = 132  # [px] at most; a longer name is elided (its tooltip has the whole path)
 ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
 ROW_NAMES = {"gearbox.reverse": "reverse (R)"}
 _DEG = 180.0 / math.pi
@@ -159,7 +160,7 @@ class NumberEditor(QWidget):
         self.spin.setFixedWidth(SPIN_WIDTH)
         self.slider = WheelSafeSlider()
         self.slider.setRange(0, SLIDER_STEPS)
-        self.slider.setMinimumWidth(60)
+        self.slider.setMinimumWidth(30)
         self._drag = ""
         self.slider.sliderPressed.connect(self._on_slider_pressed)
         self.slider.sliderReleased.connect(self._on_slider_released)
@@ -274,7 +275,10 @@ class ParamRow:
         font = self.label.font()
         font.setBold(self.modified)
         self.label.setFont(font)
-        self.label.setText(self.name + ("  \u25cf" if self.modified else ""))
+        mark = "  \u25cf" if self.modified else ""
+        metrics = self.label.fontMetrics()
+        room = max(self.label.width() - metrics.horizontalAdvance(mark) - 2, 30)
+        self.label.setText(metrics.elidedText(self.name, Qt.TextElideMode.ElideMiddle, room) + mark)
         self.label.setStyleSheet("color: #b35900;" if self.modified else "")
         self.reset.setEnabled(self.modified)
         if reference is None:
@@ -398,13 +402,19 @@ class ParamPanel(QWidget):
             column.addWidget(body)
             self.groups[group] = (header, body)
         # One column width for the names (and the reference values) in every group: the editors line up.
-        name_width = max((r.label.fontMetrics().horizontalAdvance(r.name + "  \u25cf") + 4 for r in self.rows.values()),
-                         default=80)
+        name_width = min(max((r.label.fontMetrics().horizontalAdvance(r.name + "  \u25cf") + 4
+                              for r in self.rows.values()), default=80), NAME_WIDTH)
+        for row in self.rows.values():
+            row.label.setFixedWidth(name_width)
         for grid in grids:
             grid.setColumnMinimumWidth(0, name_width)
-            grid.setColumnMinimumWidth(3, 56)
         column.addStretch(1)
         self._scroll.setWidget(content)
+        # Never a horizontal scroll bar: the dock is at least as wide as the rows.
+        content.layout().activate()
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setMinimumWidth(content.minimumSizeHint().width() + self._scroll.verticalScrollBar().sizeHint().width()
+                                     + 2 * self._scroll.frameWidth())
         self._refresh()
 
     def set_group_open(self, group: str, open_: bool) -> None:

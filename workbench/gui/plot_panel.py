@@ -74,7 +74,7 @@ class PlotPanel(QWidget):
         self.window.setValue(window)
         self.window.setToolTip("length of the scrolling time window")
         self.window.valueChanged.connect(self._on_window_changed)
-        self.absolute = QCheckBox("absolute time")
+        self.absolute = QCheckBox("absolute")
         self.absolute.setToolTip("time on the x-axis from the start of the run, instead of from the newest frame")
         self.absolute.toggled.connect(self._on_time_base_changed)
         fit = QToolButton()

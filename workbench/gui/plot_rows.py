@@ -20,7 +20,7 @@ from workbench.gui.plot_style import style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
-AXIS_WIDTH = 64  # [px] wide enough for "-12345.6" ticks and a rotated unit label
+AXIS_WIDTH = 58  # [px] wide enough for "-12345.6" ticks and a rotated unit label
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
 GROUPS = (
     ("motion", ("t", "x", "y", "heading", "speed", "speed_kmh", "vx", "vy", "yaw_rate", "beta", "curvature",
@@ -141,7 +141,7 @@ class PlotRow(QWidget):
         self._panel = panel
         self.vb = CursorViewBox()
         self.plot = pg.PlotWidget(background="w", viewBox=self.vb)
-        self.plot.setMinimumHeight(70)
+        self.plot.setMinimumHeight(44)
         self.plot.leaveEvent = self._on_leave
         item = self.plot.getPlotItem()
         self.grid = style_plot(item)

@@ -145,12 +145,14 @@ class RecorderPanel(QWidget):
         self.verdicts.setRootIsDecorated(False)
         self.verdicts.setAlternatingRowColors(False)
         self.verdicts.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.verdicts.setMinimumHeight(48)
         self.verdicts.setToolTip("double-click a row: the time cursor goes to its worst value")
         header = self.verdicts.header()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(24)
         for column in range(len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
+            # The names give way (elided, whole in the tooltip); the numbers always keep their room.
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column in (1, 2)
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.verdicts.itemDoubleClicked.connect(self._on_verdict_double_clicked)
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
@@ -254,6 +256,7 @@ class RecorderPanel(QWidget):
                 bound = f"{display_bound(expect, factor)} {unit}".rstrip()
                 item = QTreeWidgetItem(["pending", expect.label(), expect.channel, bound, "", ""])
                 item.setToolTip(1, expect.label())
+                item.setToolTip(2, expect.channel)
                 item.setToolTip(3, f"{expect.bound_text()} {units[expect.channel][0]}".rstrip())
                 self.verdicts.addTopLevelItem(item)
         self.replay.setEnabled(program is not None)
