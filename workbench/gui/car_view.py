@@ -12,6 +12,7 @@ from physics import channel_names
 from workbench.gui.car_geometry import car_shape, circle
 from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
+from workbench.gui.plot_rows import KnownBoundsCurve
 from workbench.gui.plot_style import style_plot
 from workbench.gui.scene import bay_lines, bays_for
 from workbench.gui.session_model import SessionModel
@@ -52,14 +53,14 @@ class CarView(pg.PlotWidget):
         plot.setAspectLocked(True)
         self._grid = style_plot(plot)
         self._bays = pg.PlotCurveItem(pen=pg.mkPen((150, 150, 150), width=2), connect="pairs")
-        self._circle = pg.PlotCurveItem(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
-        self._trail = [pg.PlotCurveItem() for _ in range(TRAIL_SEGMENTS)]
+        self._circle = KnownBoundsCurve(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
+        self._trail = [KnownBoundsCurve() for _ in range(TRAIL_SEGMENTS)]
         self._body = _polygon_item(QColor(BODY.red(), BODY.green(), BODY.blue(), 90), BODY)
-        self._nose = pg.PlotCurveItem(pen=pg.mkPen(BODY, width=3))
+        self._nose = KnownBoundsCurve(pen=pg.mkPen(BODY, width=3))
         self._wheels = [_polygon_item(WHEEL, WHEEL) for _ in range(4)]
-        self._velocity = pg.PlotCurveItem(pen=pg.mkPen(VELOCITY, width=2.5))
-        self._force_front = pg.PlotCurveItem(pen=pg.mkPen(FRONT_FORCE, width=2.5))
-        self._force_rear = pg.PlotCurveItem(pen=pg.mkPen(REAR_FORCE, width=2.5))
+        self._velocity = KnownBoundsCurve(pen=pg.mkPen(VELOCITY, width=2.5))
+        self._force_front = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE, width=2.5))
+        self._force_rear = KnownBoundsCurve(pen=pg.mkPen(REAR_FORCE, width=2.5))
         self._turn_centre = pg.ScatterPlotItem(size=9, pxMode=True, brush=pg.mkBrush(CIRCLE), pen=None)
         self._icr = pg.ScatterPlotItem(size=14, pxMode=True, symbol="+", brush=pg.mkBrush(196, 160, 0),
                                        pen=pg.mkPen(196, 160, 0, width=2))
@@ -175,19 +176,19 @@ class CarView(pg.PlotWidget):
         values = log.frame(k) if k >= 0 else _AT_REST
         shape = car_shape(values, session.params, session.dt)
         _set_polygon(self._body, shape.body)
-        self._nose.setData(shape.nose[:, 0], shape.nose[:, 1])
+        self._nose.set_points(shape.nose[:, 0], shape.nose[:, 1])
         for item, outline in zip(self._wheels, shape.wheels, strict=True):
             _set_polygon(item, outline)
-        self._velocity.setData(shape.velocity[:, 0], shape.velocity[:, 1])
-        self._force_front.setData(shape.force_front[:, 0], shape.force_front[:, 1])
-        self._force_rear.setData(shape.force_rear[:, 0], shape.force_rear[:, 1])
+        self._velocity.set_points(shape.velocity[:, 0], shape.velocity[:, 1])
+        self._force_front.set_points(shape.force_front[:, 0], shape.force_front[:, 1])
+        self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
         near = 50 * session.params.body.wheelbase
         if shape.turn_centre is not None and shape.turn_radius < near:
             cx, cy = circle(shape.turn_centre, shape.turn_radius)
-            self._circle.setData(cx, cy)
+            self._circle.set_points(cx, cy)
             self._turn_centre.setData([shape.turn_centre[0]], [shape.turn_centre[1]])
         else:
-            self._circle.setData([], [])
+            self._circle.set_points([], [])
             self._turn_centre.setData([], [])
         if shape.icr is not None and np.linalg.norm(shape.icr - shape.com) < near:
             self._icr.setData([shape.icr[0]], [shape.icr[1]])
@@ -222,7 +223,7 @@ class CarView(pg.PlotWidget):
         bounds = np.linspace(0, len(xs), TRAIL_SEGMENTS + 1).astype(int)
         for i, segment in enumerate(self._trail):
             a, b = bounds[i], min(bounds[i + 1] + 1, len(xs))
-            segment.setData(xs[a:b], ys[a:b]) if b - a >= 2 else segment.setData([], [])
+            segment.set_points(xs[a:b], ys[a:b]) if b - a >= 2 else segment.set_points([], [])
 
 
 # Before the first step the car is at rest at the origin: every channel zero.

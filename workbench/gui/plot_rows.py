@@ -48,6 +48,15 @@ class KnownBoundsCurve(pg.PlotCurveItem):
     def set_bounds(self, x0: float, x1: float, y0: float, y1: float) -> None:
         self._known = (x0, x1, y0, y1)
 
+    def set_points(self, xs, ys) -> None:
+        """setData for a short curve (a trail, an arrow): its bounds from one min/max, not pyqtgraph's scan."""
+        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        if len(xs):
+            self._known = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
+        else:
+            self._known = None
+        self.setData(xs, ys, skipFiniteCheck=True)
+
     def dataBounds(self, ax, frac=1.0, orthoRange=None):
         known = getattr(self, "_known", None)
         if known is None or frac != 1.0 or orthoRange is not None:
