@@ -47,7 +47,7 @@ class CarView(pg.PlotWidget):
         self._model = model
         self.follow = True
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setMinimumSize(280, 220)  # on a small screen the docks give way first, not the car
+        self.setMinimumSize(260, 220)  # on a small screen the docks give way first, not the car
         self.setAntialiasing(True)  # smooth outlines of the car; the plots stay aliased (cheaper)
         plot = self.getPlotItem()
         plot.setAspectLocked(True)
@@ -158,7 +158,7 @@ class CarView(pg.PlotWidget):
         self._legend.move(self.width() - self._legend.width() - 8, 8)
         # Small views keep the car: the legend gives way first, the HUD last.
         self._legend.setVisible(self.width() >= self._legend.width() + 160)
-        self.hud.move(8 + 60, self.height() - self.hud.height() - 44)
+        self.hud.move(max(min(68, self.width() - self.hud.width() - 4), 4), self.height() - self.hud.height() - 44)
         if self._help.isVisible():
             self._fit_help()
 

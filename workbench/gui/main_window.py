@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -34,7 +34,7 @@ from workbench.gui.telemetry_panel import TelemetryPanel
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
-LEFT_SHARE = 0.25  # of the window's width, the parameter dock's at first (and after "Reset layout")
+LEFT_SHARE = 0.26  # of the window's width, the parameter dock's at first (and after "Reset layout")
 RIGHT_SHARE = 0.35  # the plots' and the recorder's
 TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
 SETTINGS_VERSION = 1
@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(area, dock)
+        self._docks.append(dock)
         return dock
 
     def _create_docks(self) -> None:
@@ -89,6 +90,15 @@ class MainWindow(QMainWindow):
         self.params = ParamPanel(self.model)
         self.telemetry = TelemetryPanel(self.model)
         self.recorder = RecorderPanel(self.model)
+        self._shares: dict[str, float] = {}  # dock name -> share of the window's width to keep
+        self._docks: list[QDockWidget] = []
+        self._closed = False
+        self._share_timer = QTimer(self)
+        self._share_timer.setSingleShot(True)
+        self._share_timer.timeout.connect(self._apply_shares)
+        # Docks keep their share of the width as the window grows (Qt alone gives all new room to the
+        # car view): a watcher of the window's resizes and of separator drags applies them.
+        self._resize_watch = DockShares(self)
         self.plots_dock = self._dock("Plots", "plots", self.plots, Qt.DockWidgetArea.RightDockWidgetArea)
         self.params_dock = self._dock("Parameters", "parameters", self.params, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.telemetry_dock = self._dock("Telemetry", "telemetry", self.telemetry,
@@ -117,22 +127,36 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
         self.params_dock.raise_()
         width, height = self.width(), self.height()
+        self._shares = {"parameters": LEFT_SHARE, "telemetry": LEFT_SHARE, "plots": RIGHT_SHARE, "recorder": RIGHT_SHARE}
         self.resizeDocks([self.params_dock, self.plots_dock], [int(LEFT_SHARE * width), int(RIGHT_SHARE * width)],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.plots_dock, self.recorder_dock], [int(0.64 * height), int(0.36 * height)],
                          Qt.Orientation.Vertical)
 
-    def resizeEvent(self, event) -> None:
-        """Docks keep their share of the width (Qt alone would give all new room to the car view)."""
-        old = event.oldSize()
-        docks = [d for d in self.findChildren(QDockWidget)
-                 if d.isVisible() and not d.isFloating()
-                 and self.dockWidgetArea(d) in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)]
-        shares = [d.width() / old.width() for d in docks] if old.width() > 0 else []
-        super().resizeEvent(event)
-        if shares and event.size().width() != old.width():
-            self.resizeDocks(docks, [max(int(share * event.size().width()), 1) for share in shares],
+    def _side_docks(self) -> list[QDockWidget]:
+        # The docks made by _dock (never findChildren: during teardown it would wrap dying objects).
+        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        return [d for d in self._docks if not d.isHidden() and not d.isFloating() and self.dockWidgetArea(d) in sides]
+
+    def _apply_shares(self) -> None:
+        if self._closed:
+            return
+        # One dock per side column is enough (its tab mates and the docks stacked with it follow);
+        # naming several of one column makes resizeDocks weigh them against each other.
+        chosen, columns = [], set()
+        for dock in self._side_docks():
+            column = (self.dockWidgetArea(dock), dock.x())
+            if dock.objectName() in self._shares and column not in columns and dock.isVisible():
+                columns.add(column)
+                chosen.append(dock)
+        if chosen:
+            self.resizeDocks(chosen, [max(int(self._shares[d.objectName()] * self.width()), 1) for d in chosen],
                              Qt.Orientation.Horizontal)
+
+    def keep_shares(self) -> None:
+        """Take the docks' present widths as the shares to keep (after the user moved a separator)."""
+        if self.width() > 0:
+            self._shares = {d.objectName(): d.width() / self.width() for d in self._side_docks()}
 
     def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
         action = QAction(text, self)
@@ -529,4 +553,31 @@ class MainWindow(QMainWindow):
             self.timer.stop()
         self.write_settings()
         self._keys.uninstall()
+        self._closed = True
         event.accept()
+
+
+class DockShares(QObject):
+    """Watches the window: a change of its width re-applies the docks' shares just after; the end of a
+    separator drag (a mouse release on the window itself) takes the new widths as the shares."""
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self._window = window
+        self._keep = QTimer(self)
+        self._keep.setSingleShot(True)
+        self._keep.timeout.connect(window.keep_shares)
+        self._again = QTimer(self)
+        self._again.setSingleShot(True)
+        self._again.timeout.connect(window._apply_shares)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.Resize and event.size().width() != event.oldSize().width():
+            # Once the layout has taken the new size (it may take a pass of the event loop or two).
+            self._window._share_timer.start(0)
+            self._again.start(40)
+        elif kind == QEvent.Type.MouseButtonRelease:
+            self._keep.start(0)
+        return False

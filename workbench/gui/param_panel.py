@@ -35,8 +35,9 @@ from workbench.gui.session_model import SessionModel
 SLIDER_STEPS = 1000
 FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
 SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing zeros dropped
-SPIN_WIDTH = 100
-NAME_WIDTH = 132  # [px] at most; a longer name is elided (its tooltip has the whole path)
+SPIN_WIDTH = (84, 118)  # [px] the spin boxes' common width: what the widest text needs, within these
+REFERENCE_WIDTH = 40  # [px] the reference value's column (elided; the tooltip has it whole)
+NAME_WIDTH = 116  # [px] at most; a longer name is elided (its tooltip has the whole path)
 ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
 ROW_NAMES = {"gearbox.reverse": "reverse (R)"}
 _DEG = 180.0 / math.pi
@@ -48,7 +49,8 @@ def _factor(info: ParamInfo) -> float:
 
 
 def _shown_unit(info: ParamInfo) -> str:
-    return info.display if info.display else info.unit
+    unit = info.display if info.display else info.unit
+    return unit.replace("^2", "\u00b2").replace("^3", "\u00b3")
 
 
 def format_number(value: float) -> str:
@@ -157,10 +159,9 @@ class NumberEditor(QWidget):
         if unit:
             self.spin.setSuffix(f" {unit}")
         self.spin.setKeyboardTracking(False)
-        self.spin.setFixedWidth(SPIN_WIDTH)
         self.slider = WheelSafeSlider()
         self.slider.setRange(0, SLIDER_STEPS)
-        self.slider.setMinimumWidth(30)
+        self.slider.setMinimumWidth(24)
         self._drag = ""
         self.slider.sliderPressed.connect(self._on_slider_pressed)
         self.slider.sliderReleased.connect(self._on_slider_released)
@@ -176,6 +177,12 @@ class NumberEditor(QWidget):
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.spin)
         self.show_value(value)
+
+    def text_width(self) -> int:
+        """Pixels the spin box needs to show its value, or either end of its slider, with the unit."""
+        metrics = self.spin.fontMetrics()
+        texts = [format_number(v * self.factor) + self.spin.suffix() for v in (*self.span, self.spin.value() / self.factor)]
+        return max(metrics.horizontalAdvance(t) for t in texts) + 30  # arrows and frame
 
     def show_value(self, value: float) -> None:
         """Show a model value without emitting ``edited`` (no echo back to the model)."""
@@ -223,6 +230,7 @@ class ParamRow:
         self.reset.setToolTip(f"reset {info.path} to the preset's value")
         self.reset.clicked.connect(lambda: panel.reset_param(info.path))
         self.reference = QLabel()
+        self.reference.setFixedWidth(REFERENCE_WIDTH)
         self.reference.setStyleSheet("color: #777;")
         self.reference.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.widgets: list[QWidget] = [self.label, self.reset, self.reference]
@@ -285,8 +293,10 @@ class ParamRow:
             self.reference.setText("\u2014")
             self.reference.setToolTip("the reference preset has no such parameter")
         else:
-            self.reference.setText(_text(reference) if self.differs else "")
-            self.reference.setToolTip(f"reference: {_text(reference)}")
+            text = _text(reference) if self.differs else ""
+            self.reference.setText(self.reference.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight,
+                                                                           REFERENCE_WIDTH))
+            self.reference.setToolTip(f"reference ({self.panel.reference_preset.name}): {_text(reference)}")
 
     def set_visible(self, visible: bool) -> None:
         for w in self.widgets:
@@ -391,7 +401,7 @@ class ParamPanel(QWidget):
             grid = QGridLayout(body)
             grid.setContentsMargins(14, 0, 0, 4)
             grid.setColumnStretch(1, 1)
-            grid.setHorizontalSpacing(6)
+            grid.setHorizontalSpacing(4)
             grids.append(grid)
             members = [i for i in infos if i.path.split(".")[0] == group]
             for r, info in enumerate(members):
@@ -406,6 +416,10 @@ class ParamPanel(QWidget):
                               for r in self.rows.values()), default=80), NAME_WIDTH)
         for row in self.rows.values():
             row.label.setFixedWidth(name_width)
+        numbers = [e for r in self.rows.values() for e in r.editors if isinstance(e, NumberEditor)]
+        spin_width = min(max([e.text_width() for e in numbers] + [SPIN_WIDTH[0]]), SPIN_WIDTH[1])
+        for editor in numbers:
+            editor.spin.setFixedWidth(spin_width)
         for grid in grids:
             grid.setColumnMinimumWidth(0, name_width)
         column.addStretch(1)

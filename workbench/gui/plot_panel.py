@@ -80,12 +80,12 @@ class PlotPanel(QWidget):
         fit = QToolButton()
         fit.setText("fit")
         fit.setToolTip("reset the zoom of the time axis (or double-click a plot)")
-        fit.clicked.connect(self.reset_zoom)
+        fit.clicked.connect(self._on_fit_clicked)
         add, remove = QToolButton(), QToolButton()
         add.setText("+ plot")
         remove.setText("- plot")
-        add.clicked.connect(lambda: self.add_plot(["speed"]))
-        remove.clicked.connect(self.remove_plot)
+        add.clicked.connect(self._on_add_clicked)
+        remove.clicked.connect(self._on_remove_clicked)
         for w in (self.absolute, fit, add, remove):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         bar = QHBoxLayout()
@@ -159,6 +159,12 @@ class PlotPanel(QWidget):
                 item.setLabel("bottom", label)  # (setLabel also shows the axis)
             item.showAxis("bottom", last)
 
+    def _on_add_clicked(self, checked: bool = False) -> None:
+        self.add_plot(["speed"])
+
+    def _on_remove_clicked(self, checked: bool = False) -> None:
+        self.remove_plot()
+
     def remove_plot(self) -> None:
         if len(self.rows) > 1:
             row = self.rows.pop()
@@ -227,6 +233,9 @@ class PlotPanel(QWidget):
 
     def span(self) -> float:
         return self._zoom if self._zoom is not None else self.window.value()
+
+    def _on_fit_clicked(self, checked: bool = False) -> None:
+        self.reset_zoom()
 
     def reset_zoom(self) -> None:
         self._zoom = None

@@ -54,6 +54,8 @@ class Grid:
 
 def style_axis(axis: pg.AxisItem) -> None:
     axis.setTextPen(pg.mkPen(TEXT))
+    # Fewer tick labels on a short axis, so that they never run into each other.
+    axis.setStyle(textFillLimits=[(0, 0.8), (2, 0.5), (4, 0.3), (6, 0.2)])
     axis.setPen(pg.mkPen(TEXT))
     axis.enableAutoSIPrefix(False)  # units are in the labels; a prefix would re-layout them per frame
 

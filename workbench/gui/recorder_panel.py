@@ -24,7 +24,7 @@ from physics import channel_infos
 from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
 
-COLUMNS = ("", "expectation", "channel", "bound", "measured", "worst at")
+COLUMNS = ("", "expectation", "bound", "measured", "worst at")
 MARK = QColor(230, 120, 0)
 
 
@@ -152,7 +152,7 @@ class RecorderPanel(QWidget):
         header.setMinimumSectionSize(24)
         for column in range(len(COLUMNS)):
             # The names give way (elided, whole in the tooltip); the numbers always keep their room.
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column in (1, 2)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.verdicts.itemDoubleClicked.connect(self._on_verdict_double_clicked)
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
@@ -254,10 +254,9 @@ class RecorderPanel(QWidget):
             for expect in program.script.expects:
                 unit, factor = units[expect.channel]
                 bound = f"{display_bound(expect, factor)} {unit}".rstrip()
-                item = QTreeWidgetItem(["pending", expect.label(), expect.channel, bound, "", ""])
-                item.setToolTip(1, expect.label())
-                item.setToolTip(2, expect.channel)
-                item.setToolTip(3, f"{expect.bound_text()} {units[expect.channel][0]}".rstrip())
+                item = QTreeWidgetItem(["pending", expect.label(), bound, "", ""])
+                item.setToolTip(1, f"{expect.label()}\nchannel: {expect.channel}")
+                item.setToolTip(2, f"{expect.channel} {expect.bound_text()} {units[expect.channel][0]}".rstrip())
                 self.verdicts.addTopLevelItem(item)
         self.replay.setEnabled(program is not None)
         self._update_verdicts()
@@ -309,10 +308,10 @@ class RecorderPanel(QWidget):
                 measured = f"{format_value(verdict.measured * factor)} {unit}".rstrip()
                 when = f"{verdict.time:.3f} s"
             item.setText(0, status)
-            item.setText(4, measured)
-            item.setToolTip(4, measured)
-            item.setText(5, when)
-            item.setData(5, Qt.ItemDataRole.UserRole, None if verdict is None else verdict.frame)
+            item.setText(3, measured)
+            item.setToolTip(3, measured)
+            item.setText(4, when)
+            item.setData(4, Qt.ItemDataRole.UserRole, None if verdict is None else verdict.frame)
             for column in range(len(COLUMNS)):
                 item.setBackground(column, QBrush(colour))
         if verdicts:
@@ -320,7 +319,7 @@ class RecorderPanel(QWidget):
         self.summary.setVisible(bool(verdicts))
 
     def _on_verdict_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
-        frame = item.data(5, Qt.ItemDataRole.UserRole)
+        frame = item.data(4, Qt.ItemDataRole.UserRole)
         if frame is not None:
             self._model.set_running(False)
             self._model.set_view_frame(int(frame))
