@@ -189,7 +189,7 @@ class PlotRow(QWidget):
         for button in (self.channel_button, self.export_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(0, 0, 6, 0)  # room for the right axis' label at the dock's edge
         layout.setSpacing(0)
         head = QHBoxLayout()
         head.setContentsMargins(2, 0, 2, 0)
