@@ -43,12 +43,16 @@ class DrivingKeys(QObject):
         # Keys that drove and are still physically down (even once released for the car): their
         # auto-repeats are swallowed, so a spin box that got the focus meanwhile is not stepped.
         self._down: set[int] = set()
+        self._uninstalled = False
         app = QApplication.instance()
         app.installEventFilter(self)
         app.focusChanged.connect(self._on_focus_changed)
         app.applicationStateChanged.connect(self._on_application_state_changed)
 
     def uninstall(self) -> None:
+        if self._uninstalled:
+            return  # a window closed twice
+        self._uninstalled = True
         app = QApplication.instance()
         app.removeEventFilter(self)
         app.focusChanged.disconnect(self._on_focus_changed)
