@@ -24,6 +24,8 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
         print(f"carbench: {exc}", file=sys.stderr)
         return 2
     window = MainWindow(session)
+    if preset is None and script is None:
+        window.restore_last_session()
     if script:
         try:
             window.model.load_script(script)

@@ -26,7 +26,7 @@ class CarShape:
     com: np.ndarray  # (2,)
     rear_axle: np.ndarray  # (2,)
     front_axle: np.ndarray  # (2,)
-    velocity: np.ndarray  # (2, 2) from the centre of mass
+    velocity: np.ndarray  # (2, 2) from the reference point (whose velocity the state holds)
     force_front: np.ndarray  # (2, 2) from the front axle
     force_rear: np.ndarray  # (2, 2) from the rear axle
     turn_centre: np.ndarray | None  # the bicycle's centre, R = L / tan(delta) beside the rear axle
@@ -45,8 +45,9 @@ def _box(centre: np.ndarray, heading: float, front: float, back: float, half_wid
     return centre + local @ _rot(heading).T
 
 
-def car_shape(v: dict[str, float], p: CarParams) -> CarShape:
-    """The car at the frame whose channel values are ``v`` (see :class:`physics.Telemetry`)."""
+def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
+    """The car at the frame whose channel values are ``v`` (see :class:`physics.Telemetry`); ``dt`` is the
+    step of the run (it places the centre of rotation of a kinematic car exactly on its trail)."""
     b = p.body
     heading = v["heading"]
     ahead = np.array([np.cos(heading), np.sin(heading)])
@@ -82,12 +83,23 @@ def car_shape(v: dict[str, float], p: CarParams) -> CarShape:
     if abs(curvature) * b.wheelbase > STRAIGHT:
         turn_centre = rear + left / curvature
         turn_radius = abs(1.0 / curvature)
+    # The body turns about the point where the velocity of every point is perpendicular to the line
+    # from it: from the reference point P (whose velocity vx, vy is), ICR = P + z x v_P / r. On a
+    # kinematic car with the rear-axle reference that is the rear axle's velocity, not the CoM's.
     icr = None
     r = v["yaw_rate"]
     speed = np.hypot(*world_v)
     if abs(r) > 1e-6 and speed > 0 and speed / abs(r) < 1e4 * b.wheelbase:
-        icr = com + np.array([-world_v[1], world_v[0]]) / r
-    return CarShape(body, nose, wheels, com, rear, front, np.array([com, com + ARROW_SECONDS * world_v]),
+        normal = np.array([-world_v[1], world_v[0]])
+        if p.kind == "kinematic" and dt > 0:
+            # 001's integrator moves the point along the new heading over the step, so the trail is a
+            # polygon whose chords (not its corners) have this velocity: the circle through the
+            # corners has its centre square to the middle of the last chord.
+            half_turn = 0.5 * dt * r
+            icr = point - 0.5 * dt * world_v + normal * (0.5 * dt / np.tan(half_turn))
+        else:
+            icr = point + normal / r
+    return CarShape(body, nose, wheels, com, rear, front, np.array([point, point + ARROW_SECONDS * world_v]),
                     force_front, force_rear, turn_centre, turn_radius, icr)
 
 

@@ -10,7 +10,9 @@ from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
 from workbench.gui.car_geometry import car_shape, circle
+from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
+from workbench.gui.plot_rows import KnownBoundsCurve
 from workbench.gui.plot_style import style_plot
 from workbench.gui.scene import bay_lines, bays_for
 from workbench.gui.session_model import SessionModel
@@ -45,19 +47,20 @@ class CarView(pg.PlotWidget):
         self._model = model
         self.follow = True
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMinimumSize(260, 220)  # on a small screen the docks give way first, not the car
         self.setAntialiasing(True)  # smooth outlines of the car; the plots stay aliased (cheaper)
         plot = self.getPlotItem()
         plot.setAspectLocked(True)
         self._grid = style_plot(plot)
         self._bays = pg.PlotCurveItem(pen=pg.mkPen((150, 150, 150), width=2), connect="pairs")
-        self._circle = pg.PlotCurveItem(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
-        self._trail = [pg.PlotCurveItem() for _ in range(TRAIL_SEGMENTS)]
+        self._circle = KnownBoundsCurve(pen=pg.mkPen(CIRCLE, width=1, style=Qt.PenStyle.DashLine))
+        self._trail = [KnownBoundsCurve() for _ in range(TRAIL_SEGMENTS)]
         self._body = _polygon_item(QColor(BODY.red(), BODY.green(), BODY.blue(), 90), BODY)
-        self._nose = pg.PlotCurveItem(pen=pg.mkPen(BODY, width=3))
+        self._nose = KnownBoundsCurve(pen=pg.mkPen(BODY, width=3))
         self._wheels = [_polygon_item(WHEEL, WHEEL) for _ in range(4)]
-        self._velocity = pg.PlotCurveItem(pen=pg.mkPen(VELOCITY, width=2.5))
-        self._force_front = pg.PlotCurveItem(pen=pg.mkPen(FRONT_FORCE, width=2.5))
-        self._force_rear = pg.PlotCurveItem(pen=pg.mkPen(REAR_FORCE, width=2.5))
+        self._velocity = KnownBoundsCurve(pen=pg.mkPen(VELOCITY, width=2.5))
+        self._force_front = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE, width=2.5))
+        self._force_rear = KnownBoundsCurve(pen=pg.mkPen(REAR_FORCE, width=2.5))
         self._turn_centre = pg.ScatterPlotItem(size=9, pxMode=True, brush=pg.mkBrush(CIRCLE), pen=None)
         self._icr = pg.ScatterPlotItem(size=14, pxMode=True, symbol="+", brush=pg.mkBrush(196, 160, 0),
                                        pen=pg.mkPen(196, 160, 0, width=2))
@@ -87,6 +90,8 @@ class CarView(pg.PlotWidget):
         self._help.setText("<b>Keyboard</b>" + help_html())
         self._help.setStyleSheet("background: rgba(255,255,255,225); border: 1px solid #888; padding: 6px;")
         self._help.setVisible(False)
+        self._help.setWordWrap(True)
+        self.hud = Hud(self)
         plot.getViewBox().sigRangeChangedManually.connect(self._on_range_changed_manually)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -102,7 +107,7 @@ class CarView(pg.PlotWidget):
         plot = self.getPlotItem()
         plot.setLabel("bottom", f"x [{unit}]")
         plot.setLabel("left", f"y [{unit}]")
-        xs, ys = bay_lines(bays_for(name))
+        xs, ys = bay_lines(bays_for(p))
         self._bays.setData(xs, ys)
         span = 10.0 * p.body.length if len(xs) else 6.0 * p.body.length
         self._centre_on(np.zeros(2) if not len(xs) else np.array([0.0, 0.35 * ys.max()]), span)
@@ -128,8 +133,22 @@ class CarView(pg.PlotWidget):
 
     def show_help(self, shown: bool) -> None:
         self._help.setVisible(shown)
-        self._help.adjustSize()
+        self._fit_help()
         self._help.raise_()
+
+    def _fit_help(self) -> None:
+        """The key overlay inside the view at any size: the largest font (12 pt down to 6) that fits."""
+        room_w, room_h = max(self.width() - 24, 60), max(self.height() - 24, 40)
+        font = self._help.font()
+        for size in (12, 11, 10, 9, 8, 7, 6):
+            font.setPointSize(size)
+            self._help.setFont(font)
+            self._help.setMaximumWidth(room_w)
+            self._help.adjustSize()
+            if self._help.width() <= room_w and self._help.heightForWidth(self._help.width()) <= room_h:
+                break
+        self._help.resize(min(self._help.width(), room_w), min(self._help.heightForWidth(self._help.width()), room_h))
+        self._help.move(max((self.width() - self._help.width()) // 2, 12), 12)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -137,7 +156,11 @@ class CarView(pg.PlotWidget):
             return  # called from the base class's __init__, before the overlays exist
         self._legend.adjustSize()
         self._legend.move(self.width() - self._legend.width() - 8, 8)
-        self._help.move(60, 12)
+        # Small views keep the car: the legend gives way first, the HUD last.
+        self._legend.setVisible(self.width() >= self._legend.width() + 160)
+        self.hud.move(max(min(68, self.width() - self.hud.width() - 4), 4), self.height() - self.hud.height() - 44)
+        if self._help.isVisible():
+            self._fit_help()
 
     def _centre_on(self, centre: np.ndarray, span: float) -> None:
         vb = self.getPlotItem().getViewBox()
@@ -151,27 +174,29 @@ class CarView(pg.PlotWidget):
         log = session.log
         k = self._model.shown_frame()
         values = log.frame(k) if k >= 0 else _AT_REST
-        shape = car_shape(values, session.params)
+        shape = car_shape(values, session.params, session.dt)
         _set_polygon(self._body, shape.body)
-        self._nose.setData(shape.nose[:, 0], shape.nose[:, 1])
+        self._nose.set_points(shape.nose[:, 0], shape.nose[:, 1])
         for item, outline in zip(self._wheels, shape.wheels, strict=True):
             _set_polygon(item, outline)
-        self._velocity.setData(shape.velocity[:, 0], shape.velocity[:, 1])
-        self._force_front.setData(shape.force_front[:, 0], shape.force_front[:, 1])
-        self._force_rear.setData(shape.force_rear[:, 0], shape.force_rear[:, 1])
+        self._velocity.set_points(shape.velocity[:, 0], shape.velocity[:, 1])
+        self._force_front.set_points(shape.force_front[:, 0], shape.force_front[:, 1])
+        self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
         near = 50 * session.params.body.wheelbase
         if shape.turn_centre is not None and shape.turn_radius < near:
             cx, cy = circle(shape.turn_centre, shape.turn_radius)
-            self._circle.setData(cx, cy)
+            self._circle.set_points(cx, cy)
             self._turn_centre.setData([shape.turn_centre[0]], [shape.turn_centre[1]])
         else:
-            self._circle.setData([], [])
+            self._circle.set_points([], [])
             self._turn_centre.setData([], [])
         if shape.icr is not None and np.linalg.norm(shape.icr - shape.com) < near:
             self._icr.setData([shape.icr[0]], [shape.icr[1]])
         else:
             self._icr.setData([], [])
         self._draw_trail(k)
+        if self._model.text_due:
+            self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
         if self.follow:
             self._keep_in_view(shape.com)
 
@@ -198,7 +223,7 @@ class CarView(pg.PlotWidget):
         bounds = np.linspace(0, len(xs), TRAIL_SEGMENTS + 1).astype(int)
         for i, segment in enumerate(self._trail):
             a, b = bounds[i], min(bounds[i + 1] + 1, len(xs))
-            segment.setData(xs[a:b], ys[a:b]) if b - a >= 2 else segment.setData([], [])
+            segment.set_points(xs[a:b], ys[a:b]) if b - a >= 2 else segment.set_points([], [])
 
 
 # Before the first step the car is at rest at the origin: every channel zero.

@@ -20,6 +20,8 @@ COMMAND_SHORTCUTS = {
     "reset": "R",
     "pause": "P",
     "step": "N",
+    "back": ",",
+    "forward": ".",
     "follow": "F",
     "help": "F1",
 }
@@ -34,6 +36,8 @@ HELP_ROWS = (
     ("R", "reset to rest at the origin"),
     ("P", "pause / resume"),
     ("N", "single step (pauses)"),
+    (", / .", "paused: one frame back / forward through the history"),
+    ("Ctrl+Z / Ctrl+Shift+Z", "undo / redo a parameter edit, reset or preset load"),
     ("F", "follow camera on / off"),
     ("B", "pin the run on show as a reference (up to four)"),
     ("D", "drive on from the frame on show (scrubbed)"),

@@ -10,15 +10,14 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
-    QApplication,
-    QComboBox,
+    QDialog,
     QDockWidget,
     QFileDialog,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
+    QUndoView,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -26,7 +25,8 @@ from physics import ParamError, PresetError
 from physics.presets import cars_dir, scripts_dir
 from workbench.gui.car_view import CarView
 from workbench.gui.compare_dock import install_compare
-from workbench.gui.keymap import COMMAND_SHORTCUTS, DRIVING_KEYS, help_html
+from workbench.gui.driving_keys import DrivingKeys
+from workbench.gui.keymap import COMMAND_SHORTCUTS, help_html
 from workbench.gui.param_panel import ParamPanel
 from workbench.gui.plot_panel import PlotPanel
 from workbench.gui.recorder_panel import RecorderPanel
@@ -36,6 +36,8 @@ from workbench.gui.telemetry_panel import TelemetryPanel
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
+LEFT_SHARE = 0.26  # of the window's width, the parameter dock's at first (and after "Reset layout")
+RIGHT_SHARE = 0.35  # the plots' and the recorder's
 TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
 SETTINGS_VERSION = 1
 
@@ -69,6 +71,7 @@ class MainWindow(QMainWindow):
         self.model.stepped.connect(self._on_stepped)
         self.model.running_changed.connect(self._on_running_changed)
         self.model.recording_changed.connect(self._on_recording_changed)
+        self.model.view_frame_changed.connect(self._on_view_frame_changed)
 
     def _create_central(self) -> None:
         self.car_view = CarView(self.model, self)
@@ -82,6 +85,7 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(area, dock)
+        self._docks.append(dock)
         return dock
 
     def _create_docks(self) -> None:
@@ -89,22 +93,81 @@ class MainWindow(QMainWindow):
         self.params = ParamPanel(self.model)
         self.telemetry = TelemetryPanel(self.model)
         self.recorder = RecorderPanel(self.model)
+        self._shares: dict[str, float] = {}  # dock name -> share of the window's width to keep
+        self._docks: list[QDockWidget] = []
+        self._closed = False
+        self._share_timer = QTimer(self)
+        self._share_timer.setSingleShot(True)
+        self._share_timer.timeout.connect(self._apply_shares)
+        # Docks keep their share of the width as the window grows (Qt alone gives all new room to the
+        # car view): a watcher of the window's resizes and of separator drags applies them.
+        self._resize_watch = DockShares(self)
         self.plots_dock = self._dock("Plots", "plots", self.plots, Qt.DockWidgetArea.RightDockWidgetArea)
         self.params_dock = self._dock("Parameters", "parameters", self.params, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.telemetry_dock = self._dock("Telemetry", "telemetry", self.telemetry,
                                          Qt.DockWidgetArea.LeftDockWidgetArea)
         self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
         self._create_sweep_dock()
-        self.params_dock.raise_()
-        self.resizeDocks([self.params_dock, self.plots_dock], [420, 560], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.plots_dock, self.recorder_dock], [600, 330], Qt.Orientation.Vertical)
+        self.resize(1500, 900)
+        self.reset_layout()
         self.params.save_requested.connect(self.save_preset_dialog)
         self.params.load_requested.connect(self.load_preset_dialog)
+        self.params.reference_file_requested.connect(self.pick_reference_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
-        self.resize(1500, 900)
+
+    def reset_layout(self) -> None:
+        """The docks where they start: parameters and telemetry tabbed on the left, plots over the
+        recorder on the right, each side a share of the window's width (the car view the rest)."""
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        for dock, area in ((self.params_dock, left), (self.telemetry_dock, left), (self.plots_dock, right),
+                           (self.recorder_dock, right)):
+            dock.setFloating(False)
+            self.removeDockWidget(dock)
+            self.addDockWidget(area, dock)
+            dock.show()
+        self.splitDockWidget(self.plots_dock, self.recorder_dock, Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
+        # The docks of the capabilities: sweeps behind the recorder, the comparison behind the telemetry.
+        for anchor, extra in ((self.recorder_dock, getattr(self, "sweep_dock", None)),
+                              (self.telemetry_dock, getattr(self, "compare_dock", None))):
+            if extra is not None:
+                extra.setFloating(False)
+                self.tabifyDockWidget(anchor, extra)
+        self.recorder_dock.raise_()
+        self.params_dock.raise_()
+        width, height = self.width(), self.height()
+        self._shares = {"parameters": LEFT_SHARE, "telemetry": LEFT_SHARE, "plots": RIGHT_SHARE, "recorder": RIGHT_SHARE}
+        self.resizeDocks([self.params_dock, self.plots_dock], [int(LEFT_SHARE * width), int(RIGHT_SHARE * width)],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.plots_dock, self.recorder_dock], [int(0.64 * height), int(0.36 * height)],
+                         Qt.Orientation.Vertical)
+
+    def _side_docks(self) -> list[QDockWidget]:
+        # The docks made by _dock (never findChildren: during teardown it would wrap dying objects).
+        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        return [d for d in self._docks if not d.isHidden() and not d.isFloating() and self.dockWidgetArea(d) in sides]
+
+    def _apply_shares(self) -> None:
+        if self._closed:
+            return
+        # One dock per side column is enough (its tab mates and the docks stacked with it follow);
+        # naming several of one column makes resizeDocks weigh them against each other.
+        chosen, columns = [], set()
+        for dock in self._side_docks():
+            column = (self.dockWidgetArea(dock), dock.x())
+            if dock.objectName() in self._shares and column not in columns and dock.isVisible():
+                columns.add(column)
+                chosen.append(dock)
+        if chosen:
+            self.resizeDocks(chosen, [max(int(self._shares[d.objectName()] * self.width()), 1) for d in chosen],
+                             Qt.Orientation.Horizontal)
+
+    def keep_shares(self) -> None:
+        """Take the docks' present widths as the shares to keep (after the user moved a separator)."""
+        if self.width() > 0:
+            self._shares = {d.objectName(): d.width() / self.width() for d in self._side_docks()}
 
     def _create_sweep_dock(self) -> None:
         self.sweep = SweepDock(self.model)
@@ -120,13 +183,14 @@ class MainWindow(QMainWindow):
         self.sweep.add_axis(path)
 
     def _on_sweep_car_chosen(self, values: dict) -> None:
-        """A car picked on the Sweep dock's chart: its values become parameter edits and the script
-        replays on them. (Pinning the base run as a reference belongs here too.)"""
+        """A car picked on the Sweep dock's chart: the run on show is pinned as the reference, the car's
+        values become parameter edits (undoable) and the script replays on them."""
         session = self.model.session
-        if session.replaying or session.program is None:
-            if session.program is None:
-                return
+        if session.program is None:
+            return
+        if session.replaying:
             session.replaying = False  # a replay in progress ends here: the chosen car replays instead
+        self.comparer.pin_current()
         try:
             for path, value in values.items():
                 self.model.set_param(path, value)
@@ -150,30 +214,50 @@ class MainWindow(QMainWindow):
         self.load_script_action = self._action("Load script\u2026", self.load_script_dialog, "Ctrl+L")
         self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
         self.export_mcap_action = self._action("Export telemetry as MCAP\u2026", self.export_mcap_dialog)
+        self.export_csv_action = self._action("Export telemetry as CSV\u2026", self.export_telemetry_dialog, "Ctrl+E")
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
         self.pause_action = self._action("Pause", self.model.toggle_running, COMMAND_SHORTCUTS["pause"], True)
         self.step_action = self._action("Single step", self.model.single_step, COMMAND_SHORTCUTS["step"])
-        self.reset_action = self._action("Reset car", self.model.reset, COMMAND_SHORTCUTS["reset"])
+        self.back_action = self._action("Step back", lambda: self.model.step_frames(-1), COMMAND_SHORTCUTS["back"])
+        self.forward_action = self._action("Step forward", lambda: self.model.step_frames(1),
+                                           COMMAND_SHORTCUTS["forward"])
+        self.reset_action = self._action("Reset car", self.reset_car, COMMAND_SHORTCUTS["reset"])
+        self.undo_action = self._action("Undo", self.undo, "Ctrl+Z")
+        self.redo_action = self._action("Redo", self.redo, "Ctrl+Shift+Z")
+        self.history_action = self._action("Edit history\u2026", self.show_history)
+        stack = self.model.undo_stack
+        stack.canUndoChanged.connect(self.undo_action.setEnabled)
+        stack.canRedoChanged.connect(self.redo_action.setEnabled)
+        stack.undoTextChanged.connect(lambda text: self.undo_action.setText(f"Undo {text}".strip()))
+        stack.redoTextChanged.connect(lambda text: self.redo_action.setText(f"Redo {text}".strip()))
+        self.undo_action.setEnabled(False)
+        self.redo_action.setEnabled(False)
         self.follow_action = self._action("Follow camera", self.car_view.set_follow, COMMAND_SHORTCUTS["follow"],
                                           True)
         self.follow_action.setChecked(True)
         self.help_action = self._action("Keyboard help overlay", self.car_view.show_help, COMMAND_SHORTCUTS["help"],
                                         True)
         self.keys_action = self._action("Keyboard controls\u2026", self.show_keys)
-        for action in (self.pause_action, self.step_action, self.reset_action, self.follow_action, self.help_action):
+        self.reset_layout_action = self._action("Reset layout", self.reset_layout)
+        for action in (self.pause_action, self.step_action, self.back_action, self.forward_action, self.reset_action,
+                       self.follow_action, self.help_action, self.undo_action, self.redo_action):
             self.addAction(action)  # shortcuts work wherever the focus is in the window
 
     def _create_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         for action in (self.open_preset_action, self.save_preset_action, None, self.load_script_action,
-                       self.save_recording_action, self.export_mcap_action, None, self.quit_action):
+                       self.save_recording_action, None, self.export_csv_action, self.export_mcap_action, None,
+                       self.quit_action):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         presets_menu = file_menu.addMenu("Shipped presets")
         for path in sorted(cars_dir().glob("*.toml")):
             presets_menu.addAction(path.stem, lambda p=path: self.load_preset(p))
+        edit = bar.addMenu("&Edit")
+        for action in (self.undo_action, self.redo_action, self.history_action):
+            edit.addAction(action)
         sim = bar.addMenu("&Simulation")
-        for action in (self.pause_action, self.step_action, self.reset_action):
+        for action in (self.pause_action, self.step_action, self.back_action, self.forward_action, self.reset_action):
             sim.addAction(action)
         speeds = sim.addMenu("Speed")
         for s in SPEEDS:
@@ -181,6 +265,7 @@ class MainWindow(QMainWindow):
         view = self.view_menu = bar.addMenu("&View")
         for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock, self.sweep_dock):
             view.addAction(dock.toggleViewAction())
+        view.addAction(self.reset_layout_action)
         view.addSeparator()
         view.addAction(self.follow_action)
         view.addAction(self.help_action)
@@ -188,14 +273,28 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.keys_action)
 
     def _create_status_bar(self) -> None:
+        self.status_message = QLabel()  # messages go here, in their own slot: they never overlap the rest
+        self.status_message.setMinimumWidth(40)
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.timeout.connect(self.status_message.clear)
         self.status_time = QLabel()
         self.status_rtf = QLabel()
         self.status_preset = QLabel()
         self.status_state = QLabel()
         bar = self.statusBar()
+        bar.addWidget(self.status_message, 1)
         for w in (self.status_time, self.status_rtf, self.status_preset, self.status_state):
             bar.addPermanentWidget(w)
         self._update_status()
+
+    def show_message(self, text: str, ms: int = 4000) -> None:
+        """A passing message in the status bar (elided to its slot; the full text in the tooltip)."""
+        metrics = self.status_message.fontMetrics()
+        self.status_message.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
+                                                       max(self.status_message.width(), 200)))
+        self.status_message.setToolTip(text)
+        self._message_timer.start(ms)
 
     def _read_settings(self) -> None:
         s = self.settings
@@ -219,6 +318,13 @@ class MainWindow(QMainWindow):
             if follow is not None:
                 self.follow_action.setChecked(bool(follow))
                 self.car_view.set_follow(bool(follow))
+            speed = s.value("speed", 1.0, type=float)
+            if speed in SPEEDS:
+                self.model.set_speed(speed)
+            try:
+                self.params.set_folded(json.loads(s.value("folded", "[]")))
+            except (TypeError, ValueError):
+                pass
 
     def write_settings(self) -> None:
         s = self.settings
@@ -228,11 +334,28 @@ class MainWindow(QMainWindow):
         s.setValue("plots", json.dumps(self.plots.channel_sets()))
         s.setValue("plot_window", self.plots.window.value())
         s.setValue("follow", self.follow_action.isChecked())
+        s.setValue("speed", self.model.speed)
+        s.setValue("folded", json.dumps(sorted(self.params.folded)))
+        session = self.model.session
+        s.setValue("last_preset", str(session.preset.path) if session.preset.path else session.preset.name)
+        s.setValue("last_script", session.program.script.source if session.program is not None else "")
         s.sync()
 
+    def restore_last_session(self) -> None:
+        """Open the preset and script of the last run (when they still load; else stay as is)."""
+        preset = self.settings.value("last_preset", "", type=str)
+        script = self.settings.value("last_script", "", type=str)
+        try:
+            if script and Path(script).is_file():
+                self.model.load_script(script)
+            elif preset:
+                self.model.load_preset(preset)
+                self.model.undo_stack.clear()  # the car the window opened on is not a step to undo
+        except (ScriptError, PresetError):
+            pass
+
     def _install_key_filter(self) -> None:
-        self._keys = _DrivingKeys(self)
-        QApplication.instance().installEventFilter(self._keys)
+        self._keys = DrivingKeys(self.model, self)
 
     def _start_timer(self) -> None:
         self._last_tick = time.perf_counter()
@@ -254,6 +377,9 @@ class MainWindow(QMainWindow):
         if self.model.text_due:
             self._update_status()
 
+    def _on_view_frame_changed(self, frame: int) -> None:
+        self._update_status()
+
     def _on_preset_loaded(self, name: str) -> None:
         self._update_status()
 
@@ -272,13 +398,13 @@ class MainWindow(QMainWindow):
         k = max(self.model.shown_frame(), 0)
         self.status_time.setText(f"t = {k * s.dt:8.3f} s   frame {k:6d}")
         rtf = self.model.real_time_factor()
-        self.status_rtf.setText(f"real time x{rtf:4.2f}" if rtf else "real time  --  ")
-        modified = "  *modified*" if s.modified else ""
+        self.status_rtf.setText(f"real time x{rtf:4.2f}" if rtf > 0 else "real time  --  ")
+        modified = "  *modified*" if self.model.modified else ""
         self.status_preset.setText(f"preset {s.preset.name}{modified}")
         state = "recording" if s.recording else "replaying" if s.replaying else ""
         state += "" if self.model.running else (" paused" if state else "paused")
         self.status_state.setText(state.strip())
-        self.setWindowTitle(f"carbench \u2014 {s.preset.name}{' *' if s.modified else ''}")
+        self.setWindowTitle(f"carbench \u2014 {s.preset.name}{' *' if self.model.modified else ''}")
 
     # -- files -------------------------------------------------------------------------------------
 
@@ -296,10 +422,30 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def preset_folder(self) -> str:
+        """Where the preset dialogs open: the folder of the last preset saved (or opened), else the shipped ones."""
+        folder = self.settings.value("preset_folder", "", type=str)
+        return folder if folder and Path(folder).is_dir() else str(cars_dir())
+
     def load_preset_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open preset", str(cars_dir()), "Presets (*.toml)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open preset", self.preset_folder(), "Presets (*.toml)")
         if path:
             self.load_preset(path)
+
+    def pick_reference_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Compare with preset", self.preset_folder(), "Presets (*.toml)")
+        if path:
+            self.set_reference(path)
+
+    def set_reference(self, path: str | Path) -> bool:
+        from physics import load_preset
+
+        try:
+            self.params.set_reference(load_preset(path))
+        except PresetError as exc:
+            self.show_error("Preset not loaded", str(exc))
+            return False
+        return True
 
     def save_preset(self, path: str | Path) -> bool:
         try:
@@ -307,11 +453,13 @@ class MainWindow(QMainWindow):
         except (OSError, ParamError, PresetError) as exc:
             self.show_error("Preset not saved", f"{path}: {exc}")
             return False
-        self.statusBar().showMessage(f"saved {path}", 4000)
+        self.settings.setValue("preset_folder", str(Path(path).resolve().parent))
+        self.show_message(f"saved {path}", 4000)
         return True
 
     def save_preset_dialog(self) -> bool:
-        start = str(Path.home() / f"{self.model.session.preset.name}-tuned.toml")
+        start = str(Path(self.preset_folder() if self.settings.contains("preset_folder") else Path.home())
+                    / f"{self.model.session.preset.name}-tuned.toml")
         path, _ = QFileDialog.getSaveFileName(self, "Save preset as", start, "Presets (*.toml)")
         return self.save_preset(path) if path else False
 
@@ -349,7 +497,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Recording not saved", f"{path}: {exc}")
             return False
-        self.statusBar().showMessage(f"saved {path}", 4000)
+        self.show_message(f"saved {path}", 4000)
         return True
 
     def save_recording_dialog(self) -> bool:
@@ -358,6 +506,23 @@ class MainWindow(QMainWindow):
         start = str(Path.home() / "recording.toml")
         path, _ = QFileDialog.getSaveFileName(self, "Save recording", start, "Scripts (*.toml)")
         return self.save_recording(path) if path else False
+
+    def export_telemetry(self, path: str | Path) -> bool:
+        """Every channel of every frame of the history as CSV (as ``carbench replay --csv`` writes it)."""
+        log = self.model.session.log
+        try:
+            log.write_csv(path)
+        except OSError as exc:
+            self.show_error("Telemetry not exported", f"{path}: {exc}")
+            return False
+        self.show_message(f"wrote {log.frames} frames to {path}", 4000)
+        return True
+
+    def export_telemetry_dialog(self) -> bool:
+        start = str(Path(self.preset_folder() if self.settings.contains("preset_folder") else Path.home())
+                    / "telemetry.csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export telemetry", start, "CSV (*.csv)")
+        return self.export_telemetry(path) if path else False
 
     def export_mcap(self, path: str | Path) -> bool:
         """The history so far as MCAP (Foxglove, PlotJuggler)."""
@@ -379,11 +544,55 @@ class MainWindow(QMainWindow):
     def show_keys(self) -> None:
         QMessageBox.information(self, "Keyboard controls", help_html())
 
+    # -- commands ----------------------------------------------------------------------------------
+
+    def reset_car(self) -> bool:
+        """R: back to rest at the origin; during a recording, only once the user agrees to restart it."""
+        if self.model.session.recording and not self.ask_yes_no(
+                "Restart the recording?",
+                f"Resetting the car restarts the recording ({self.model.session.log.frames} frames so far are lost)."):
+            return False
+        self.model.reset()
+        return True
+
+    def ask_yes_no(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def undo(self) -> None:
+        self._undo_redo(self.model.undo_stack.undo, "undo")
+
+    def redo(self) -> None:
+        self._undo_redo(self.model.undo_stack.redo, "redo")
+
+    def _undo_redo(self, do, what: str) -> None:
+        if self.model.session.replaying:
+            self.show_message(f"nothing to {what} while the script replays", 4000)
+            return
+        try:
+            do()
+        except (ParamError, ValueError) as exc:
+            self.show_message(f"cannot {what}: {exc}", 6000)
+
+    def show_history(self) -> None:
+        """The undo stack as a list; clicking an entry goes back (or forward) to it."""
+        if getattr(self, "_history", None) is None:
+            self._history = QDialog(self)
+            self._history.setWindowTitle("Edit history")
+            layout = QVBoxLayout(self._history)
+            view = QUndoView(self.model.undo_stack)
+            view.setEmptyLabel("(the preset as loaded)")
+            layout.addWidget(view)
+            self._history.resize(360, 420)
+        self._history.show()
+        self._history.raise_()
+
     # -- closing -----------------------------------------------------------------------------------
 
     def _confirm_discard(self, doing: str) -> bool:
         """Ask before unsaved parameter edits are lost; True to go ahead."""
-        if not self.model.session.modified:
+        if not self.model.modified:
             return True
         answer = self.ask_unsaved(doing)
         if answer == QMessageBox.StandardButton.Save:
@@ -405,37 +614,32 @@ class MainWindow(QMainWindow):
             self.timer.stop()
         self.sweep.shutdown()
         self.write_settings()
-        QApplication.instance().removeEventFilter(self._keys)
+        self._keys.uninstall()
+        self._closed = True
         event.accept()
 
 
-class _DrivingKeys(QObject):
-    """Application-wide key filter: driving keys reach the car unless an editor has the focus."""
+class DockShares(QObject):
+    """Watches the window: a change of its width re-applies the docks' shares just after; the end of a
+    separator drag (a mouse release on the window itself) takes the new widths as the shares."""
 
     def __init__(self, window: MainWindow):
         super().__init__(window)
         self._window = window
+        self._keep = QTimer(self)
+        self._keep.setSingleShot(True)
+        self._keep.timeout.connect(window.keep_shares)
+        self._again = QTimer(self)
+        self._again.setSingleShot(True)
+        self._again.timeout.connect(window._apply_shares)
+        window.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
         kind = event.type()
-        if kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-            key = DRIVING_KEYS.get(event.key())
-            if key is None or not self._window.isActiveWindow() and not _offscreen():
-                return False
-            focus = QApplication.focusWidget()
-            if isinstance(focus, (QAbstractSpinBox, QLineEdit, QComboBox)):
-                return False
-            if event.isAutoRepeat():
-                return True
-            if kind == QEvent.Type.KeyPress:
-                self._window.model.press(key)
-            else:
-                self._window.model.release(key)
-            return True
-        if kind == QEvent.Type.WindowDeactivate and watched is self._window:
-            self._window.model.release_all()  # no stuck throttle when the window loses the keyboard
+        if kind == QEvent.Type.Resize and event.size().width() != event.oldSize().width():
+            # Once the layout has taken the new size (it may take a pass of the event loop or two).
+            self._window._share_timer.start(0)
+            self._again.start(40)
+        elif kind == QEvent.Type.MouseButtonRelease:
+            self._keep.start(0)
         return False
-
-
-def _offscreen() -> bool:
-    return QApplication.platformName() in ("offscreen", "minimal")

@@ -1,19 +1,25 @@
 """The parameter panel, generated from the parameter dataclasses: a collapsible group per subsystem,
-a slider and a spin box with limits and units per value, modified values marked, reset and save."""
+a slider and a spin box with limits and units per value, modified values marked, a reference preset
+to compare with, search, reset and save."""
 
 from __future__ import annotations
 
 import math
+from itertools import count
 from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMenu,
     QPushButton,
     QScrollArea,
@@ -23,12 +29,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from physics import ParamError, ParamInfo
+from physics import CarParams, ParamError, ParamInfo, Preset, PresetError, load_preset
+from physics.presets import preset_names
 from workbench.gui.session_model import SessionModel
 
 SLIDER_STEPS = 1000
 FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
+SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing zeros dropped
+SPIN_WIDTH = (84, 102)  # [px] the spin boxes' common width: what the widest text needs, within these
+REFERENCE_WIDTH = 36  # [px] the reference value's column (elided; the tooltip has it whole)
+NAME_WIDTH = 104  # [px] at most; a longer name is elided (its tooltip has the whole path)
+ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
+ROW_NAMES = {"gearbox.reverse": "reverse (R)"}
 _DEG = 180.0 / math.pi
+_drags = count(1)
 
 
 def _factor(info: ParamInfo) -> float:
@@ -36,25 +50,95 @@ def _factor(info: ParamInfo) -> float:
 
 
 def _shown_unit(info: ParamInfo) -> str:
-    return info.display if info.display else info.unit
+    unit = info.display if info.display else info.unit
+    return unit.replace("^2", "\u00b2").replace("^3", "\u00b3")
 
 
-def _decimals(value: float, span: tuple[float, float]) -> int:
-    """Decimals that show ``value`` exactly (to 1e-9) and resolve a thousandth of the slider span."""
-    resolution = (span[1] - span[0]) / SLIDER_STEPS
-    needed = max(1, -math.floor(math.log10(resolution)) if resolution > 0 else 1)
-    for d in range(1, needed + 4):
-        if abs(round(value, d) - value) <= 1e-9 * max(abs(value), 1.0):
-            return min(max(d, needed), 8)
-    return min(needed + 3, 8)
+def format_number(value: float) -> str:
+    """The panel's one number format: ``SIGNIFICANT`` significant digits, no trailing zeros, never -0."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    decimals = max(0, SIGNIFICANT - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def unused(info: ParamInfo, params: CarParams) -> bool:
+    """Parameters the car has no use for (hidden): the clutch pedal without a clutch, 001's handbrake
+    swap on a dynamic car, tyres on a kinematic one."""
+    group, key = info.path.split(".", 1)
+    if group == "pedals" and key.startswith("clutch") and not params.manual:
+        return True
+    if info.path in ("steering.handbrake_wheelbase", "brakes.handbrake_speed") and params.kind == "dynamic":
+        return True
+    return group == "tyres" and params.kind == "kinematic"
+
+
+def pass_wheel_on(widget: QWidget, event) -> None:
+    """Hand a wheel event to the scroll area the widget sits in (it scrolls, the widget stays put)."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractScrollArea):
+        parent = parent.parentWidget()
+    if parent is None:
+        event.ignore()
+        return
+    QApplication.sendEvent(parent.viewport(), event)
+    event.accept()
+
+
+class WheelSafeSpin(QDoubleSpinBox):
+    """A spin box that the mouse wheel edits only once it has the focus (else the panel scrolls)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setDecimals(10)  # values are kept exactly; textFromValue rounds what is shown
+        self.setAlignment(Qt.AlignmentFlag.AlignRight)
+
+    def wheelEvent(self, event) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            pass_wheel_on(self, event)
+
+    def textFromValue(self, value: float) -> str:
+        return format_number(value)
+
+
+class WheelSafeSlider(QSlider):
+    """A slider that the mouse wheel moves only once it has the focus."""
+
+    def __init__(self):
+        super().__init__(Qt.Orientation.Horizontal)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            pass_wheel_on(self, event)
+
+
+class WheelSafeCombo(QComboBox):
+    def __init__(self):
+        super().__init__()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            pass_wheel_on(self, event)
 
 
 class NumberEditor(QWidget):
     """Slider + spin box for one number (or one entry of a list), in display units."""
 
-    edited = Signal(float)  # new value in model units
+    edited = Signal(float, str)  # new value in model units, and the merge key of a slider drag ("" for none)
 
-    def __init__(self, info: ParamInfo, value: float, parent=None):
+    def __init__(self, info: ParamInfo, value: float, label: str = "", parent=None):
         super().__init__(parent)
         self.info = info
         self.factor = _factor(info)
@@ -66,28 +150,40 @@ class NumberEditor(QWidget):
             reach = max(abs(value), 1.0)
             span = (0.0 if value >= 0 else -2.0 * reach, 2.0 * reach if value >= 0 else 0.0)
         self.span = (max(span[0], lo), min(span[1], hi))
-        decimals = _decimals(value * self.factor, (self.span[0] * self.factor, self.span[1] * self.factor))
-        tiny = 10.0 ** -decimals
-        self.spin = QDoubleSpinBox()
-        self.spin.setDecimals(decimals)
-        self.spin.setRange((lo + (tiny if info.lo_open else 0.0)) * self.factor,
-                           (hi - (tiny if info.hi_open else 0.0)) * self.factor)
-        self.spin.setSingleStep((self.span[1] - self.span[0]) * self.factor / 100.0 or 0.1)
+        self.spin = WheelSafeSpin()
+        # An open bound (mass > 0) is kept out by a hair, relative to the bound itself.
+        self.spin.setRange((lo + (1e-9 * max(abs(lo), 1.0) if info.lo_open else 0.0)) * self.factor,
+                           (hi - (1e-9 * max(abs(hi), 1.0) if info.hi_open else 0.0)) * self.factor)
+        step = (self.span[1] - self.span[0]) * self.factor / 100.0 or 0.1
+        self.spin.setSingleStep(float(format_number(step)))
         unit = _shown_unit(info)
         if unit:
             self.spin.setSuffix(f" {unit}")
         self.spin.setKeyboardTracking(False)
-        self.spin.setMinimumWidth(110)
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = WheelSafeSlider()
         self.slider.setRange(0, SLIDER_STEPS)
-        self.slider.setMinimumWidth(80)
+        self.slider.setMinimumWidth(24)
+        self._drag = ""
+        self.slider.sliderPressed.connect(self._on_slider_pressed)
+        self.slider.sliderReleased.connect(self._on_slider_released)
         self.spin.valueChanged.connect(self._on_spin_changed)
         self.slider.valueChanged.connect(self._on_slider_changed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        if label:
+            tag = QLabel(label)
+            tag.setFixedWidth(30)
+            tag.setStyleSheet("color: #555;")
+            layout.addWidget(tag)
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.spin)
         self.show_value(value)
+
+    def text_width(self) -> int:
+        """Pixels the spin box needs to show its value, or either end of its slider, with the unit."""
+        metrics = self.spin.fontMetrics()
+        texts = [format_number(v * self.factor) + self.spin.suffix() for v in (*self.span, self.spin.value() / self.factor)]
+        return max(metrics.horizontalAdvance(t) for t in texts) + 30  # arrows and frame
 
     def show_value(self, value: float) -> None:
         """Show a model value without emitting ``edited`` (no echo back to the model)."""
@@ -97,36 +193,55 @@ class NumberEditor(QWidget):
             share = (value - lo) / (hi - lo) if hi > lo else 0.0
             self.slider.setValue(int(round(min(max(share, 0.0), 1.0) * SLIDER_STEPS)))
 
+    def _on_slider_pressed(self) -> None:
+        self._drag = f"{self.info.path}#{next(_drags)}"
+
+    def _on_slider_released(self) -> None:
+        self._drag = ""
+
     def _on_spin_changed(self, shown: float) -> None:
-        self.edited.emit(shown / self.factor)
+        self.edited.emit(shown / self.factor, "")
 
     def _on_slider_changed(self, position: int) -> None:
         lo, hi = self.span
         value = lo + (hi - lo) * position / SLIDER_STEPS
-        shown = round(value * self.factor, self.spin.decimals())
-        self.edited.emit(shown / self.factor)
+        shown = float(format_number(value * self.factor))
+        self.edited.emit(shown / self.factor, self._drag)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float):
+        return format_number(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_number(v) for v in value)
+    return str(value)
 
 
 class ParamRow:
-    """The widgets of one parameter: name label, editor(s), reset button."""
+    """The widgets of one parameter: name label, editor(s), reset button, reference value."""
 
     def __init__(self, panel: ParamPanel, grid: QGridLayout, row: int, info: ParamInfo, value: Any):
         self.panel = panel
         self.info = info
-        name = info.path.split(".", 1)[1]
-        self.label = QLabel(name)
+        self.name = ROW_NAMES.get(info.path, info.path.split(".", 1)[1])
+        self.label = QLabel(self.name)
         self.label.setToolTip(f"{info.path}: {info.doc}\nallowed: {info.allowed()}")
         self.reset = QToolButton()
         self.reset.setText("\u21ba")
         self.reset.setToolTip(f"reset {info.path} to the preset's value")
         self.reset.clicked.connect(lambda: panel.reset_param(info.path))
+        self.reference = QLabel()
+        self.reference.setFixedWidth(REFERENCE_WIDTH)
+        self.reference.setStyleSheet("color: #777;")
+        self.reference.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.widgets: list[QWidget] = [self.label, self.reset, self.reference]
         grid.addWidget(self.label, row, 0)
         if not info.choices and info.kind is not list:  # a number: it can be swept (the Sweep dock)
             self.label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             self.label.customContextMenuRequested.connect(lambda pos: panel.row_menu(info.path, self.label, pos))
         self.editors: list[QWidget] = []
         if info.choices:
-            combo = QComboBox()
+            combo = WheelSafeCombo()
             combo.addItems(list(info.choices))
             combo.setCurrentText(value)
             combo.setToolTip(self.label.toolTip())
@@ -137,37 +252,59 @@ class ParamRow:
             combo.currentTextChanged.connect(lambda text: panel.edit(info.path, text))
             self.editors.append(combo)
             grid.addWidget(combo, row, 1)
+            self.widgets.append(combo)
         elif info.kind is list:
             box = QWidget()
             column = QVBoxLayout(box)
             column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(1)
+            labels = ITEM_LABELS.get(info.path, ())
             for i, item in enumerate(value):
-                editor = NumberEditor(info, item)
-                editor.edited.connect(lambda v, i=i: panel.edit_item(info.path, i, v))
+                editor = NumberEditor(info, item, labels[i] if i < len(labels) else f"#{i + 1}")
+                editor.edited.connect(lambda v, key, i=i: panel.edit_item(info.path, i, v, key))
                 self.editors.append(editor)
                 column.addWidget(editor)
             grid.addWidget(box, row, 1)
+            self.widgets.append(box)
         else:
             editor = NumberEditor(info, value)
-            editor.edited.connect(lambda v: panel.edit(info.path, v))
+            editor.edited.connect(lambda v, key: panel.edit(info.path, v, key))
             self.editors.append(editor)
             grid.addWidget(editor, row, 1)
+            self.widgets.append(editor)
         grid.addWidget(self.reset, row, 2)
+        grid.addWidget(self.reference, row, 3)
 
-    def show(self, value: Any, base: Any) -> None:
+    def show(self, value: Any, base: Any, reference: Any) -> None:
         for i, editor in enumerate(self.editors):
             if isinstance(editor, QComboBox):
                 with QSignalBlocker(editor):
                     editor.setCurrentText(value)
             else:
                 editor.show_value(value[i] if self.info.kind is list else value)
-        modified = value != base
+        self.modified = value != base
+        self.differs = value != reference
         font = self.label.font()
-        font.setBold(modified)
+        font.setBold(self.modified)
         self.label.setFont(font)
-        self.label.setText(self.info.path.split(".", 1)[1] + ("  \u25cf" if modified else ""))
-        self.label.setStyleSheet("color: #b35900;" if modified else "")
-        self.reset.setEnabled(modified)
+        mark = "  \u25cf" if self.modified else ""
+        metrics = self.label.fontMetrics()
+        room = max(self.label.width() - metrics.horizontalAdvance(mark) - 2, 30)
+        self.label.setText(metrics.elidedText(self.name, Qt.TextElideMode.ElideMiddle, room) + mark)
+        self.label.setStyleSheet("color: #b35900;" if self.modified else "")
+        self.reset.setEnabled(self.modified)
+        if reference is None:
+            self.reference.setText("\u2014")
+            self.reference.setToolTip("the reference preset has no such parameter")
+        else:
+            text = _text(reference) if self.differs else ""
+            self.reference.setText(self.reference.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight,
+                                                                           REFERENCE_WIDTH))
+            self.reference.setToolTip(f"reference ({self.panel.reference_preset.name}): {_text(reference)}")
+
+    def set_visible(self, visible: bool) -> None:
+        for w in self.widgets:
+            w.setVisible(visible)
 
 
 class ParamPanel(QWidget):
@@ -176,23 +313,44 @@ class ParamPanel(QWidget):
     save_requested = Signal()
     load_requested = Signal()
     sweep_requested = Signal(str)  # a parameter path: "Sweep this" on its row
+    reference_file_requested = Signal()  # "other file..." picked as the reference
 
     def __init__(self, model: SessionModel, parent=None):
         super().__init__(parent)
         self._model = model
         self.rows: dict[str, ParamRow] = {}
         self.groups: dict[str, tuple[QToolButton, QWidget]] = {}
+        self.folded: set[str] = set()
+        self.reference_preset: Preset = model.session.preset
         reset_all = QPushButton("Reset all")
         reset_all.setToolTip("put every parameter back to the preset's value")
         reset_all.clicked.connect(lambda: self._model.reset_params(None))
-        save = QPushButton("Save as preset\u2026")
+        save = QPushButton("Save as\u2026")
+        save.setToolTip("save the parameters as a preset file")
         save.clicked.connect(self.save_requested)
-        load = QPushButton("Load preset\u2026")
+        load = QPushButton("Load\u2026")
+        load.setToolTip("load a preset file")
         load.clicked.connect(self.load_requested)
         buttons = QHBoxLayout()
         buttons.addWidget(reset_all)
         buttons.addWidget(save)
         buttons.addWidget(load)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("search parameters")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._apply_filter)
+        self.modified_only = QCheckBox("modified only")
+        self.modified_only.setToolTip("show only the values that differ from the preset or the reference")
+        self.modified_only.toggled.connect(self._apply_filter)
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.modified_only)
+        self.reference = WheelSafeCombo()
+        self.reference.setToolTip("the preset whose values are shown, in grey, beside those that differ")
+        self.reference.activated.connect(self._on_reference_picked)
+        reference = QHBoxLayout()
+        reference.addWidget(QLabel("compare with"))
+        reference.addWidget(self.reference, 1)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #a40000;")
@@ -203,11 +361,28 @@ class ParamPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(buttons)
+        layout.addLayout(filters)
+        layout.addLayout(reference)
         layout.addWidget(self.status)
         layout.addWidget(self._scroll, 1)
         model.preset_loaded.connect(self._on_preset_loaded)
         model.params_changed.connect(self._on_params_changed)
+        self._fill_references()
         self._build()
+
+    # -- construction ------------------------------------------------------------------------------
+
+    def _fill_references(self) -> None:
+        with QSignalBlocker(self.reference):
+            self.reference.clear()
+            ref = self.reference_preset
+            self.reference.addItem(ref.name, "current")
+            self.reference.setItemData(0, str(ref.path or ref.name), Qt.ItemDataRole.ToolTipRole)
+            for name in preset_names():
+                if name != ref.name:
+                    self.reference.addItem(name, name)
+            self.reference.addItem("other file\u2026", "file")
+            self.reference.setCurrentIndex(0)
 
     def _build(self) -> None:
         content = QWidget()
@@ -217,58 +392,130 @@ class ParamPanel(QWidget):
         self.rows.clear()
         self.groups.clear()
         params = self._model.session.params
-        infos = params.infos()
+        infos = [i for i in params.infos() if not unused(i, params)]
+        grids = []
         for group in dict.fromkeys(i.path.split(".")[0] for i in infos):
             header = QToolButton()
             header.setText(group)
             header.setCheckable(True)
-            header.setChecked(True)
-            header.setArrowType(Qt.ArrowType.DownArrow)
+            header.setChecked(group not in self.folded)
+            header.setArrowType(Qt.ArrowType.DownArrow if group not in self.folded else Qt.ArrowType.RightArrow)
             header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             header.setStyleSheet("QToolButton { border: none; font-weight: bold; }")
             body = QWidget()
             grid = QGridLayout(body)
             grid.setContentsMargins(14, 0, 0, 4)
             grid.setColumnStretch(1, 1)
+            grid.setHorizontalSpacing(4)
+            grids.append(grid)
             members = [i for i in infos if i.path.split(".")[0] == group]
             for r, info in enumerate(members):
                 self.rows[info.path] = ParamRow(self, grid, r, info, params.get(info.path))
-            header.toggled.connect(lambda on, h=header, b=body: self._fold(h, b, on))
+            header.toggled.connect(lambda on, g=group: self.set_group_open(g, on))
+            body.setVisible(group not in self.folded)
             column.addWidget(header)
             column.addWidget(body)
             self.groups[group] = (header, body)
+        # One column width for the names (and the reference values) in every group: the editors line up.
+        name_width = min(max((r.label.fontMetrics().horizontalAdvance(r.name + "  \u25cf") + 4
+                              for r in self.rows.values()), default=80), NAME_WIDTH)
+        for row in self.rows.values():
+            row.label.setFixedWidth(name_width)
+        numbers = [e for r in self.rows.values() for e in r.editors if isinstance(e, NumberEditor)]
+        spin_width = min(max([e.text_width() for e in numbers] + [SPIN_WIDTH[0]]), SPIN_WIDTH[1])
+        for editor in numbers:
+            editor.spin.setFixedWidth(spin_width)
+        for grid in grids:
+            grid.setColumnMinimumWidth(0, name_width)
         column.addStretch(1)
         self._scroll.setWidget(content)
+        # Never a horizontal scroll bar: the dock is at least as wide as the rows.
+        content.layout().activate()
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setMinimumWidth(content.minimumSizeHint().width() + self._scroll.verticalScrollBar().sizeHint().width()
+                                     + 2 * self._scroll.frameWidth())
         self._refresh()
 
-    @staticmethod
-    def _fold(header: QToolButton, body: QWidget, open_: bool) -> None:
+    def set_group_open(self, group: str, open_: bool) -> None:
+        header, body = self.groups[group]
+        with QSignalBlocker(header):
+            header.setChecked(open_)
         header.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
         body.setVisible(open_)
+        (self.folded.discard if open_ else self.folded.add)(group)
+
+    def set_folded(self, groups) -> None:
+        """Fold these groups (the others open); kept across preset loads and restarts."""
+        self.folded = set(groups)
+        for group in self.groups:
+            self.set_group_open(group, group not in self.folded)
 
     def _refresh(self) -> None:
         params, base = self._model.session.params, self._model.session.preset.params
+        ref = self.reference_preset.params
         for path, row in self.rows.items():
-            row.show(params.get(path), base.get(path))
+            try:
+                reference = ref.get(path)
+            except (KeyError, AttributeError, ParamError):
+                reference = None
+            row.show(params.get(path), base.get(path), reference)
+        self._apply_filter()
+
+    def _apply_filter(self, *args) -> None:
+        text = self.search.text().strip().lower()
+        only = self.modified_only.isChecked()
+        shown_groups: dict[str, bool] = {}
+        for path, row in self.rows.items():
+            match = not text or text in path.lower() or text in row.name.lower()
+            visible = match and (not only or row.modified or row.differs)
+            row.set_visible(visible)
+            group = path.split(".")[0]
+            shown_groups[group] = shown_groups.get(group, False) or visible
+        for group, (header, body) in self.groups.items():
+            visible = shown_groups.get(group, False)
+            header.setVisible(visible)
+            body.setVisible(visible and group not in self.folded)
+
+    # -- the reference -----------------------------------------------------------------------------
+
+    def set_reference(self, preset: Preset) -> None:
+        """Compare the parameters with ``preset`` (the loaded preset until the user picks another)."""
+        self.reference_preset = preset
+        self._fill_references()
+        self._refresh()
+
+    def _on_reference_picked(self, index: int) -> None:
+        choice = self.reference.itemData(index)
+        if choice == "file":
+            self._fill_references()
+            self.reference_file_requested.emit()
+        elif choice != "current":
+            try:
+                self.set_reference(load_preset(choice))
+            except PresetError as exc:
+                self.show_problem(str(exc))
 
     # -- edits -------------------------------------------------------------------------------------
 
-    def edit(self, path: str, value: Any) -> bool:
+    def show_problem(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setVisible(True)
+
+    def edit(self, path: str, value: Any, merge_key: str = "") -> bool:
         """Apply an edit from a widget; an invalid value is refused with its reason and the widget reverts."""
         try:
-            self._model.set_param(path, value)
+            self._model.set_param(path, value, merge_key or None)
         except (ParamError, ValueError) as exc:
-            self.status.setText(str(exc))
-            self.status.setVisible(True)
+            self.show_problem(str(exc))
             self._refresh()
             return False
         self.status.setVisible(False)
         return True
 
-    def edit_item(self, path: str, index: int, value: float) -> bool:
+    def edit_item(self, path: str, index: int, value: float, merge_key: str = "") -> bool:
         items = list(self._model.session.params.get(path))
         items[index] = value
-        return self.edit(path, items)
+        return self.edit(path, items, merge_key)
 
     def reset_param(self, path: str) -> None:
         self._model.reset_params([path])
@@ -284,6 +531,8 @@ class ParamPanel(QWidget):
 
     def _on_preset_loaded(self, name: str) -> None:
         self.status.setVisible(False)
+        self.reference_preset = self._model.session.preset
+        self._fill_references()
         self._build()
 
     def _on_params_changed(self, path: str) -> None:

@@ -1,10 +1,11 @@
 """Live plots: stacked pyqtgraph plots of chosen channels over a scrolling time window.
 
 Curves are created once per chosen channel and only ``setData`` is called on each refresh, with
-views into the session's telemetry history (float64 time on x) clipped to the window and
-peak-downsampled here to about one point per pixel column (pyqtgraph's own clip and downsampling
-would redo that work on every range change). A crosshair follows the mouse across all plots and
-reads out every curve's value.
+the history in the window peak-decimated to about one point per pixel column; the decimation is
+kept between refreshes (see :mod:`workbench.gui.decimate`), so a 600 s window costs what a 10 s
+one does. The plots share one time range: the wheel or a right drag zooms them all, a
+double-click or "fit" resets it. A left click or drag moves the time cursor (the frame every
+panel shows); a crosshair follows the mouse and reads out every curve in the axis' time base.
 """
 
 from __future__ import annotations
@@ -13,17 +14,30 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QBuffer, QIODevice, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from physics import ChannelInfo
-from workbench.gui.plot_style import style_plot
+from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
+from workbench.gui.plot_rows import PlotRow
 from workbench.gui.session_model import SessionModel
+from workbench.output.files import atomic_write_bytes, atomic_write_text
 
 DEFAULT_PLOTS = [["speed_kmh"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]]
 # Where a car lacks a channel (km/h on a pixel car) its nearest stands in.
 STAND_INS = {"speed_kmh": "speed"}
+_DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
+EDIT = (230, 120, 0)
+BOUND = (150, 40, 160)
 
 
 def default_plots(params) -> list[list[str]]:
@@ -32,30 +46,6 @@ def default_plots(params) -> list[list[str]]:
     second = ["rpm"] if params.manual else ["drive_force", "brake_force"]
     fourth = ["fy_front", "fy_rear"] if params.kind == "dynamic" else ["curvature"]
     return [[speed], second, ["yaw_rate", "steer"], fourth]
-COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
-           (227, 119, 194), (23, 190, 207)]
-_DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
-
-
-def peak_decimate(t: np.ndarray, y: np.ndarray, columns: int) -> tuple[np.ndarray, np.ndarray]:
-    """About one point per pixel column that keeps every peak: the min and max of each 2-column bin.
-
-    Also keeps segments longer than a pixel: an aliased 1-px polyline of sub-pixel segments
-    drops pixels where it is steep.
-    """
-    n = len(t)
-    per = n // max(columns // 2, 1)
-    if per < 2:
-        return t, y
-    bins = n // per
-    head = bins * per
-    yb = y[:head].reshape(bins, per)
-    tb = t[:head].reshape(bins, per)
-    out_t = np.column_stack([tb[:, 0], tb[:, -1]]).ravel()
-    lo, hi = yb.min(axis=1), yb.max(axis=1)
-    rising = yb.argmin(axis=1) <= yb.argmax(axis=1)  # keep the order in which min and max came
-    out_y = np.column_stack([np.where(rising, lo, hi), np.where(rising, hi, lo)]).ravel()
-    return np.concatenate([out_t, t[head:]]), np.concatenate([out_y, y[head:]])
 
 
 def display_unit(info: ChannelInfo) -> tuple[str, float]:
@@ -65,107 +55,10 @@ def display_unit(info: ChannelInfo) -> tuple[str, float]:
     return info.unit, 1.0
 
 
-class PlotRow(QWidget):
-    """One plot with a channel menu; several channels share it."""
-
-    channels_changed = Signal()
-
-    def __init__(self, panel: PlotPanel, channels: list[str]):
-        super().__init__(panel)
-        self._panel = panel
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.setMinimumHeight(90)
-        item = self.plot.getPlotItem()
-        self.grid = style_plot(item)
-        # The panel sets both ranges before each repaint; auto-ranging at paint time would
-        # change the axes mid-paint and paint every plot twice.
-        item.disableAutoRange()
-        item.getAxis("left").setWidth(62)
-        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
-        self.now = pg.InfiniteLine(pos=0.0, angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
-        self.readout = pg.TextItem(color=(20, 20, 20), anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 210))
-        for extra in (self.cursor, self.now, self.readout):
-            item.addItem(extra, ignoreBounds=True)
-            extra.setVisible(False)
-        self.button = QToolButton()
-        self.button.setText("channels")
-        self.button.setToolTip("choose the channels of this plot")
-        self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.menu = QMenu(self.button)
-        self.button.setMenu(self.menu)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        head = QHBoxLayout()
-        head.setContentsMargins(2, 0, 2, 0)
-        self.title = QLabel()
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        head.addWidget(self.title, 1)
-        head.addWidget(self.button)
-        self.head = head  # other widgets (the compare overlay's B - A toggle) join the title row here
-        layout.addLayout(head)
-        layout.addWidget(self.plot, 1)
-        self.curves: dict[str, pg.PlotCurveItem] = {}
-        self.x_range: tuple[float, float] | None = None
-        self.set_channels(channels)
-
-    def build_menu(self, infos: list[ChannelInfo]) -> None:
-        self.menu.clear()
-        for info in infos:
-            unit, _ = display_unit(info)
-            action = QAction(f"{info.name} [{unit}]" if unit else info.name, self.menu, checkable=True)
-            action.setChecked(info.name in self.curves)
-            action.setToolTip(info.doc)
-            action.toggled.connect(lambda on, name=info.name: self._toggle(name, on))
-            self.menu.addAction(action)
-
-    def _toggle(self, name: str, on: bool) -> None:
-        names = [n for n in self.curves if n != name] + ([name] if on else [])
-        self.set_channels(names)
-        self.channels_changed.emit()
-
-    def set_channels(self, names: list[str]) -> None:
-        infos = {i.name: i for i in self._panel.infos()}
-        names = list(dict.fromkeys(n if n in infos else STAND_INS.get(n, n) for n in names))
-        names = [n for n in names if n in infos]
-        item = self.plot.getPlotItem()
-        for name in list(self.curves):
-            if name not in names:
-                item.removeItem(self.curves.pop(name))
-        for name in names:
-            if name not in self.curves:
-                colour = COLOURS[len(self.curves) % len(COLOURS)]
-                unit, _ = display_unit(infos[name])
-                # One-pixel pens draw as one path; wider ones as thousands of separate segments.
-                # Antialiased: an aliased 1-px polyline drops pixels on steep stretches.
-                curve = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1), name=name, antialias=True)
-                item.addItem(curve)
-                self.curves[name] = curve
-        units = sorted({display_unit(infos[n])[0] for n in names} - {""})
-        item.setLabel("left", ", ".join(units) if units else "")
-        self.title.setText("&nbsp;" + "&nbsp;&nbsp;".join(
-            f"<span style='color:rgb{self.curves[n].opts['pen'].color().getRgb()[:3]}'>&#9632;</span> {n}"
-            for n in names) if names else "&nbsp;(no channel: pick some)")
-        for action in self.menu.actions():
-            action.blockSignals(True)
-            action.setChecked(action.text().split(" [")[0] in self.curves)
-            action.blockSignals(False)
-
-    def channels(self) -> list[str]:
-        return list(self.curves)
-
-    def fit_y(self, lo: float, hi: float) -> None:
-        """Fit the y range to the data [lo, hi] with a margin; kept while the data fits it well.
-
-        A range that moved every frame would redraw the axis every frame: it grows at once when
-        the data leaves it and shrinks only when the data fills less than half of it.
-        """
-        (y0, y1) = self.plot.getPlotItem().getViewBox().viewRange()[1]
-        fits = y0 <= lo and hi <= y1 and (hi - lo) >= 0.5 * (y1 - y0)
-        if fits:
-            return
-        pad = 0.1 * (hi - lo) if hi > lo else max(abs(hi) * 0.1, 1e-3)
-        self.plot.getPlotItem().setYRange(lo - pad, hi + pad, padding=0)
+def format_value(value: float) -> str:
+    """A readout: four significant digits, never ``-0``."""
+    text = f"{value + 0.0:.4g}"
+    return "0" if text in ("-0", "-0.0") else text
 
 
 class PlotPanel(QWidget):
@@ -181,15 +74,26 @@ class PlotPanel(QWidget):
         self.window.setValue(window)
         self.window.setToolTip("length of the scrolling time window")
         self.window.valueChanged.connect(self._on_window_changed)
+        self.absolute = QCheckBox("absolute")
+        self.absolute.setToolTip("time on the x-axis from the start of the run, instead of from the newest frame")
+        self.absolute.toggled.connect(self._on_time_base_changed)
+        fit = QToolButton()
+        fit.setText("fit")
+        fit.setToolTip("reset the zoom of the time axis (or double-click a plot)")
+        fit.clicked.connect(self._on_fit_clicked)
         add, remove = QToolButton(), QToolButton()
         add.setText("+ plot")
         remove.setText("- plot")
-        add.clicked.connect(lambda: self.add_plot(["speed"]))
-        remove.clicked.connect(self.remove_plot)
+        add.clicked.connect(self._on_add_clicked)
+        remove.clicked.connect(self._on_remove_clicked)
+        for w in (self.absolute, fit, add, remove):
+            w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
         bar.addWidget(QLabel("window"))
         bar.addWidget(self.window)
+        bar.addWidget(fit)
+        bar.addWidget(self.absolute)
         bar.addStretch(1)
         bar.addWidget(add)
         bar.addWidget(remove)
@@ -201,16 +105,31 @@ class PlotPanel(QWidget):
         layout.addLayout(bar)
         layout.addLayout(self._rows_layout, 1)
         self.rows: list[PlotRow] = []
-        self.t_ref = 0.0  # [s] the time of the frame on show: x = 0 on every plot
+        self.origin = 0.0  # [s] the absolute time at x = 0 (the newest frame, or 0 in absolute time)
+        self.view = (0.0, 0.0)  # [s] the absolute time range on show
+        self._zoom: float | None = None  # [s] a zoomed span (None: the window)
+        self._paused_view: tuple[float, float] | None = None
+        self._cursor_t: float | None = None  # the crosshair's absolute time
+        self._log = None
+        self._marks_key = None
         self._defaults = default_plots(model.session.params)
         for channels in plots or self._defaults:
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
         model.preset_loaded.connect(self._on_preset_loaded)
+        model.params_changed.connect(self._on_params_changed)
+        model.script_loaded.connect(self._on_script_loaded)
 
     def infos(self) -> list[ChannelInfo]:
         return self._model.session.log.infos
+
+    def unit_of(self, info: ChannelInfo) -> str:
+        return display_unit(info)[0]
+
+    def stand_in(self, name: str) -> str:
+        names = {i.name for i in self.infos()}
+        return name if name in names else STAND_INS.get(name, name)
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -218,21 +137,33 @@ class PlotPanel(QWidget):
         row = PlotRow(self, channels)
         row.build_menu(self.infos())
         row.plot.scene().sigMouseMoved.connect(lambda pos, r=row: self._on_mouse_moved(r, pos))
-        row.channels_changed.connect(self.refresh)
+        row.channels_changed.connect(self._on_channels_changed)
+        row.vb.picked.time.connect(self._on_time_picked)
+        row.vb.picked.reset.connect(self.reset_zoom)
+        row.vb.sigRangeChangedManually.connect(lambda *a, r=row: self._on_zoomed(r))
+        row.export_requested.connect(lambda kind, r=row: self.export_dialog(r, kind))
         self.rows.append(row)
         self._rows_layout.addWidget(row, 1)
         self._label_time_axis()
+        self._marks_key = None
         self.refresh()
         return row
 
     def _label_time_axis(self) -> None:
         """Only the bottom plot draws the shared time axis (in seconds); the others just their grid."""
+        label = "time [s]" if self.absolute.isChecked() else "time from the newest frame [s]"
         for i, row in enumerate(self.rows):
             item = row.plot.getPlotItem()
             last = i == len(self.rows) - 1
             if last:
-                item.setLabel("bottom", "time from the frame on show [s]")  # (setLabel also shows the axis)
+                item.setLabel("bottom", label)  # (setLabel also shows the axis)
             item.showAxis("bottom", last)
+
+    def _on_add_clicked(self, checked: bool = False) -> None:
+        self.add_plot(["speed"])
+
+    def _on_remove_clicked(self, checked: bool = False) -> None:
+        self.remove_plot()
 
     def remove_plot(self) -> None:
         if len(self.rows) > 1:
@@ -254,6 +185,7 @@ class PlotPanel(QWidget):
                 self.rows[i].set_channels(channels)
             else:
                 self.add_plot(channels)
+        self._marks_key = None
         self.refresh()
 
     # -- model events ------------------------------------------------------------------------------
@@ -265,7 +197,26 @@ class PlotPanel(QWidget):
         self.refresh()
 
     def _on_window_changed(self, value: float) -> None:
+        self._zoom = None
+        self._paused_view = None
         self.refresh()
+
+    def _on_time_base_changed(self, absolute: bool) -> None:
+        self._label_time_axis()
+        self._marks_key = None
+        for row in self.rows:
+            row.x_range = None
+        self.refresh()
+
+    def _on_channels_changed(self) -> None:
+        self._marks_key = None
+        self.refresh()
+
+    def _on_params_changed(self, path: str) -> None:
+        self._marks_key = None  # an edit: a new mark
+
+    def _on_script_loaded(self, name: str) -> None:
+        self._marks_key = None
 
     def _on_preset_loaded(self, name: str) -> None:
         if self.channel_sets() == self._defaults:
@@ -275,60 +226,196 @@ class PlotPanel(QWidget):
         for row in self.rows:
             row.set_channels(row.channels())
             row.build_menu(self.infos())
+        self._marks_key = None
         self.refresh()
+
+    # -- the time range ----------------------------------------------------------------------------
+
+    def span(self) -> float:
+        return self._zoom if self._zoom is not None else self.window.value()
+
+    def _on_fit_clicked(self, checked: bool = False) -> None:
+        self.reset_zoom()
+
+    def reset_zoom(self) -> None:
+        self._zoom = None
+        self._paused_view = None
+        self.refresh()
+
+    def _on_zoomed(self, row: PlotRow) -> None:
+        """The user zoomed one plot (wheel or right drag): every plot takes its time range."""
+        x0, x1 = row.vb.viewRange()[0]
+        if not x1 > x0:
+            return
+        self._zoom = min(max(x1 - x0, 10 * self._model.session.dt), 600.0)
+        if self._model.view_frame is not None:
+            self._paused_view = (x0 + self.origin, x1 + self.origin)
+        self.refresh()
+
+    def _on_time_picked(self, x: float) -> None:
+        """A click or drag in a plot: the time cursor goes there (and the run pauses)."""
+        dt = self._model.session.dt
+        if self._model.session.log.frames == 0:
+            return
+        self._model.set_running(False)
+        self._model.set_view_frame(int(round((x + self.origin) / dt)))
+
+    def _time_range(self) -> tuple[float, float]:
+        """The absolute times on show: the newest ``span`` seconds live; paused, a window around the
+        frame on show that stays put while that frame stays well inside it (so a drag is steady)."""
+        dt = self._model.session.dt
+        newest = max(self._model.session.log.frames - 1, 0) * dt
+        span = self.span()
+        if self._model.view_frame is None:
+            self._paused_view = None
+            return newest - span, newest
+        shown = self._model.shown_frame() * dt
+        view = self._paused_view
+        if view is None or abs((view[1] - view[0]) - span) > 1e-9 or not (
+                view[0] + 0.02 * span <= shown <= view[1] - 0.02 * span):
+            if view is not None and abs((view[1] - view[0]) - span) <= 1e-9 and view[0] <= shown <= view[1]:
+                return view
+            start = min(shown - span / 2, newest - span / 2) if newest > span else shown - span / 2
+            view = (start, start + span)
+        self._paused_view = view
+        return view
 
     # -- drawing -----------------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Draw the window of history around the frame on show.
-
-        Time runs along x relative to that frame (0 = the frame on show; live, it is the newest and
-        the window ends there; scrubbed, it is centred): the axis and grid then stay put while the
-        data scrolls, which keeps each repaint cheap.
-        """
+        """Draw the time range on show, the time cursor, the crosshair and the marks."""
         log = self._model.session.log
-        live = self._model.view_frame is None
+        if log is not self._log:
+            self._log = log
+            self._marks_key = None
+            for row in self.rows:
+                for d in row.decimators.values():
+                    d.clear()
         dt = self._model.session.dt
-        span = self.window.value()
-        frames = int(span / dt) + 1
-        shown = self._model.shown_frame()
-        if live:
-            start, end, x_range = max(0, log.frames - frames), log.frames, (-span, 0.0)
-        else:
-            start, end, x_range = max(0, shown - frames // 2), min(log.frames, shown + frames // 2 + 1), (-span / 2, span / 2)
-        self.t_ref = max(shown, 0) * dt
-        t = log.column("t")[start:end] - self.t_ref
+        live = self._model.view_frame is None
+        a, b = self._time_range()
+        self.view = (a, b)
+        newest = max(log.frames - 1, 0) * dt
+        self.origin = 0.0 if self.absolute.isChecked() else newest
+        x_range = (a - self.origin, b - self.origin)
+        start = max(0, int(math.floor(a / dt)))
+        end = min(log.frames, int(math.ceil(b / dt)) + 1)
+        t_all = log.column("t")
         infos = {i.name: i for i in log.infos}
+        shown_x = self._model.shown_frame() * dt - self.origin
         for row in self.rows:
-            lo, hi = np.inf, -np.inf
             item = row.plot.getPlotItem()
             if row.x_range != x_range:
                 item.setXRange(*x_range, padding=0)
                 row.x_range = x_range
-            columns = int(item.getViewBox().width()) or 500
+            columns = int(row.vb.width()) or 500
+            per = max((end - start) // max(columns // 2, 1), 1)
+            ranges: dict[int, list[float]] = {}
             for name, curve in row.curves.items():
                 _, factor = display_unit(infos[name])
-                y = log.column(name)[start:end]
+                x, y, lo, hi = row.decimators[name].window(t_all, log.column(name), start, end, per, (id(log), name))
                 if factor != 1.0:
-                    y = y * factor
-                if len(y):
-                    lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
-                curve.setData(*peak_decimate(t, y, columns), skipFiniteCheck=True)  # channels are finite
-            if lo <= hi:
-                row.fit_y(lo, hi)
-            item.getViewBox().prepareForPaint()  # apply the ranges now, not mid-paint (a second repaint)
+                    y, lo, hi = y * factor, lo * factor, hi * factor
+                if len(x):
+                    x = x - self.origin
+                    curve.set_bounds(float(x[0]), float(x[-1]), lo, hi)
+                curve.setData(x, y, skipFiniteCheck=True)  # channels are finite
+                axis = row.axis_of(name)
+                r = ranges.setdefault(id(axis), [np.inf, -np.inf])
+                r[0], r[1] = min(r[0], lo), max(r[1], hi)
+            for axis in row.axes:
+                lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
+                axis.fit(lo, hi)
+                axis.vb.prepareForPaint()  # apply the ranges now, not mid-paint (a second repaint)
             row.now.setVisible(not live)
+            if not live:
+                row.now.setValue(shown_x)
+        self._draw_marks()
+        if self._cursor_t is not None:
+            self.show_cursor(self._cursor_t)
+
+    # -- marks: expectations, edits and [[set]] events -----------------------------------------------
+
+    def _draw_marks(self) -> None:
+        session = self._model.session
+        program = session.program
+        verdicts = session.verdicts() if program is not None else []
+        edits = tuple(self._model.edit_marks)
+        key = (id(session.log), self.origin if self._marks_move() else 0.0, edits,
+               tuple(v is not None and (v.frame, v.passed) for v in verdicts), id(program), len(self.rows))
+        if key == self._marks_key:
+            return
+        self._marks_key = key
+        dt = session.dt
+        sets = []
+        if program is not None and session.replayed:
+            sets = [(s.at, "[[set]]") for s in program.script.sets if s.params or s.gear is not None or s.analog]
+        infos = {i.name: i for i in session.log.infos}
+        for row in self.rows:
+            row.clear_marks()
+            for frame, text in edits:
+                self._vline(row, frame * dt, EDIT, text)
+            for at, text in sets:
+                self._vline(row, at, (120, 120, 120), text)
+            if program is None:
+                continue
+            for expect, verdict in zip(program.script.expects, verdicts or [None] * len(program.script.expects),
+                                       strict=False):
+                if expect.channel not in row.curves:
+                    continue
+                axis = row.axis_of(expect.channel)
+                _, factor = display_unit(infos[expect.channel])
+                self._expectation(row, axis, expect, verdict, factor)
+
+    def _marks_move(self) -> bool:
+        return not self.absolute.isChecked()
+
+    def _vline(self, row: PlotRow, t: float, colour, text: str) -> None:
+        line = pg.InfiniteLine(pos=t - self.origin, angle=90, movable=False,
+                               pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine))
+        line.setToolTip(text)
+        row.add_mark(line)
+
+    def _expectation(self, row: PlotRow, axis, expect, verdict, factor: float) -> None:
+        first = expect.at if expect.at is not None else expect.start
+        last = expect.at if expect.at is not None else expect.end
+        if first is None or last is None:
+            return
+        x0, x1 = first - self.origin, last - self.origin
+        pen = pg.mkPen(BOUND, width=1)
+        if x1 > x0:
+            region = pg.LinearRegionItem(values=(x0, x1), movable=False, brush=pg.mkBrush(150, 40, 160, 28),
+                                         pen=pg.mkPen(None))
+            region.setZValue(-50)
+            row.add_mark(region, axis)
+        for bound in (expect.min, expect.max):
+            if bound is None:
+                continue
+            y = bound * factor
+            xs = [x0, x1] if x1 > x0 else [x0 - 0.15, x0 + 0.15]
+            row.add_mark(pg.PlotCurveItem(xs, [y, y], pen=pen), axis)
+        if verdict is not None:
+            colour = (0, 140, 0) if verdict.passed else (200, 0, 0)
+            worst = pg.ScatterPlotItem([verdict.time - self.origin], [verdict.measured * factor], size=9,
+                                       symbol="o", brush=pg.mkBrush(*colour), pen=pg.mkPen(255, 255, 255))
+            worst.setToolTip(f"{expect.label()}: worst {format_value(verdict.measured * factor)} "
+                             f"at t = {verdict.time:.3f} s")
+            row.add_mark(worst, axis)
+
+    # -- the crosshair -----------------------------------------------------------------------------
 
     def _on_mouse_moved(self, row: PlotRow, pos) -> None:
-        vb = row.plot.getPlotItem().getViewBox()
-        if not row.plot.sceneBoundingRect().contains(pos):
+        if not row.vb.sceneBoundingRect().contains(pos):
+            self.show_cursor(None)
             return
-        self.show_cursor(vb.mapSceneToView(pos).x() + self.t_ref)
+        self.show_cursor(row.vb.mapSceneToView(pos).x() + self.origin)
 
     def show_cursor(self, t: float | None) -> None:
-        """Put the crosshair at time ``t`` on every plot and read out the values there (None hides it)."""
+        """Put the crosshair at absolute time ``t`` on every plot and read out the values there (None hides it)."""
         log = self._model.session.log
+        self._cursor_t = t
         if t is None or log.frames == 0:
+            self._cursor_t = None
             for row in self.rows:
                 row.cursor.setVisible(False)
                 row.readout.setVisible(False)
@@ -336,14 +423,76 @@ class PlotPanel(QWidget):
         k = int(np.clip(round(t / self._model.session.dt), 0, log.frames - 1))
         values = log.frame(k)
         infos = {i.name: i for i in log.infos}
+        x = values["t"] - self.origin
         for row in self.rows:
-            row.cursor.setValue(values["t"] - self.t_ref)
+            row.cursor.setValue(x)
             row.cursor.setVisible(True)
-            lines = [f"t = {values['t']:.3f} s"]
+            lines = [f"t = {format_value(round(x, 3))} s" + ("" if self.absolute.isChecked() else
+                                                            f"  (t = {values['t']:.3f} s)")]
             for name in row.curves:
                 unit, factor = display_unit(infos[name])
-                lines.append(f"{name} = {values[name] * factor:.4g} {unit}".rstrip())
+                lines.append(f"{name} = {format_value(values[name] * factor)} {unit}".rstrip())
             row.readout.setText("\n".join(lines))
-            (x0, _), (_, y1) = row.plot.getPlotItem().getViewBox().viewRange()
-            row.readout.setPos(x0, y1)
+            (x0, x1), (_, y1) = row.vb.viewRange()
+            # On the side away from the cursor, so it never hides the values it reads out.
+            right = x < (x0 + x1) / 2
+            row.readout.setAnchor((1, 0) if right else (0, 0))
+            row.readout.setPos(x1 if right else x0, y1)
             row.readout.setVisible(True)
+
+    # -- export ------------------------------------------------------------------------------------
+
+    def export_dialog(self, row: PlotRow, kind: str) -> None:
+        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", f"plot.{kind}", filters[kind])
+        if path:
+            self.export(row, kind, path)
+
+    def export(self, row: PlotRow, kind: str, path: str) -> None:
+        """Write the plot as an image (pyqtgraph's exporters) or its channels over the time on show as CSV."""
+        from pyqtgraph import exporters
+
+        item = row.plot.getPlotItem()
+        if kind == "png":
+            image = exporters.ImageExporter(item).export(toBytes=True)
+            buffer = QBuffer()
+            buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+            image.save(buffer, "PNG")
+            atomic_write_bytes(path, bytes(buffer.data()))
+        elif kind == "svg":
+            atomic_write_bytes(path, _svg(row.plot))
+        else:
+            atomic_write_text(path, self.csv_text(row))
+
+    def csv_text(self, row: PlotRow) -> str:
+        """Every frame of the time on show: t [s] and the row's channels in their display units."""
+        log = self._model.session.log
+        dt = self._model.session.dt
+        a, b = self.view
+        start, end = max(0, int(math.floor(a / dt))), min(log.frames, int(math.ceil(b / dt)) + 1)
+        infos = {i.name: i for i in log.infos}
+        names = row.channels()
+        head = ["t [s]"] + [f"{n} [{display_unit(infos[n])[0]}]" if display_unit(infos[n])[0] else n for n in names]
+        columns = [log.column("t")[start:end]] + [log.column(n)[start:end] * display_unit(infos[n])[1] for n in names]
+        lines = [",".join(head)]
+        lines += [",".join(repr(float(v)) for v in values) for values in zip(*columns, strict=True)]
+        return "\n".join(lines) + "\n"
+
+
+def _svg(widget) -> bytes:
+    """The widget drawn as SVG by Qt's own generator (pyqtgraph 0.14's SVGExporter fails on the paths
+    Qt 6 writes)."""
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setSize(widget.size())
+    generator.setViewBox(widget.rect())
+    generator.setTitle("carbench plot")
+    painter = QPainter(generator)
+    widget.render(painter)
+    painter.end()
+    return bytes(buffer.data())

@@ -52,13 +52,18 @@ class Grid:
         self.curve.setData(np.concatenate([px, qx]), np.concatenate([py, qy]))
 
 
+def style_axis(axis: pg.AxisItem) -> None:
+    axis.setTextPen(pg.mkPen(TEXT))
+    # Fewer tick labels on a short axis, so that they never run into each other.
+    axis.setStyle(textFillLimits=[(0, 0.8), (2, 0.5), (4, 0.3), (6, 0.2)])
+    axis.setPen(pg.mkPen(TEXT))
+    axis.enableAutoSIPrefix(False)  # units are in the labels; a prefix would re-layout them per frame
+
+
 def style_plot(item: pg.PlotItem) -> Grid:
     """Grid behind the data, dark axes, no context menu or auto-range button."""
     for name in ("left", "bottom"):
-        axis = item.getAxis(name)
-        axis.setTextPen(pg.mkPen(TEXT))
-        axis.setPen(pg.mkPen(TEXT))
-        axis.enableAutoSIPrefix(False)  # units are in the labels; a prefix would re-layout them per frame
+        style_axis(item.getAxis(name))
     item.hideButtons()
     item.setMenuEnabled(False)
     return Grid(item)

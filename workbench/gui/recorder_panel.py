@@ -3,21 +3,103 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSlider,
+    QStyle,
+    QStyleOptionSlider,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from physics import channel_infos
+from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
+
+COLUMNS = ("", "expectation", "bound", "measured", "worst at")
+MARK = QColor(230, 120, 0)
+
+
+def display_bound(expect, factor: float) -> str:
+    """An expectation's bound in the channel's display unit ("0.5 .. 2", ">= 9")."""
+    lo = None if expect.min is None else format_value(expect.min * factor)
+    hi = None if expect.max is None else format_value(expect.max * factor)
+    if lo is not None and hi is not None:
+        return f"{lo} .. {hi}"
+    return f">= {lo}" if lo is not None else f"<= {hi}"
+
+
+class Timeline(QSlider):
+    """The history as a slider: a click jumps to the frame under the mouse; edits and ``[[set]]`` events
+    are ticks above the groove."""
+
+    def __init__(self):
+        super().__init__(Qt.Orientation.Horizontal)
+        self.marks: list[int] = []  # frames
+
+    def _frame_at(self, x: float) -> int:
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                             QStyle.SubControl.SC_SliderGroove, self)
+        handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                             QStyle.SubControl.SC_SliderHandle, self)
+        left = groove.x() + handle.width() / 2
+        span = max(groove.width() - handle.width(), 1)
+        return QStyle.sliderValueFromPosition(self.minimum(), self.maximum(), int(round(x - left)), int(span))
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.setValue(self._frame_at(event.position().x()))
+            self.setSliderDown(True)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        if self.isSliderDown():
+            self.setValue(self._frame_at(event.position().x()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self.isSliderDown():
+            self.setSliderDown(False)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def x_of(self, frame: int) -> float:
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                             QStyle.SubControl.SC_SliderGroove, self)
+        handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                             QStyle.SubControl.SC_SliderHandle, self)
+        span = max(groove.width() - handle.width(), 1)
+        return groove.x() + handle.width() / 2 + QStyle.sliderPositionFromValue(
+            self.minimum(), self.maximum(), frame, int(span))
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if not self.marks or self.maximum() <= self.minimum():
+            return
+        painter = QPainter(self)
+        painter.setPen(QPen(MARK, 2))
+        for frame in self.marks:
+            if self.minimum() <= frame <= self.maximum():
+                x = self.x_of(frame)
+                painter.drawLine(int(x), 0, int(x), 5)
+        painter.end()
 
 PASS = QColor(198, 239, 206)
 FAIL = QColor(255, 199, 206)
@@ -50,17 +132,29 @@ class RecorderPanel(QWidget):
             self.speed.addItem(f"x{s:g}", s)
         self.speed.setCurrentIndex(SPEEDS.index(1.0))
         self.speed.setToolTip("simulation speed relative to real time")
-        self.timeline = QSlider(Qt.Orientation.Horizontal)
+        self.timeline = Timeline()
         self.timeline.setRange(0, 0)
         self.timeline.setToolTip("scrub to see the car and the plots at any past frame")
         self.live = QPushButton("Live")
         self.live.setToolTip("back to the newest frame")
         self.position = QLabel()
         self.state = QLabel()
+        self.summary = QLabel()
         self.verdicts = QTreeWidget()
-        self.verdicts.setHeaderLabels(["", "expectation", "channel", "bound", "measured"])
+        self.verdicts.setHeaderLabels(list(COLUMNS))
         self.verdicts.setRootIsDecorated(False)
         self.verdicts.setAlternatingRowColors(False)
+        self.verdicts.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.verdicts.setMinimumHeight(48)
+        self.verdicts.setToolTip("double-click a row: the time cursor goes to its worst value")
+        header = self.verdicts.header()
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(24)
+        for column in range(len(COLUMNS)):
+            # The names give way (elided, whole in the tooltip); the numbers always keep their room.
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+        self.verdicts.itemDoubleClicked.connect(self._on_verdict_double_clicked)
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
                   self.timeline, self.live):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -78,6 +172,7 @@ class RecorderPanel(QWidget):
         layout.addLayout(scrub)
         layout.addWidget(self.position)
         layout.addWidget(self.state)
+        layout.addWidget(self.summary)
         layout.addWidget(self.verdicts, 1)
 
         self.record.clicked.connect(model.start_recording)
@@ -98,6 +193,7 @@ class RecorderPanel(QWidget):
         model.replay_changed.connect(self._on_replay_changed)
         model.speed_changed.connect(self._on_speed_changed)
         model.preset_loaded.connect(self._on_preset_loaded)
+        model.params_changed.connect(self._on_params_changed)
         self._on_script_loaded("")
         self._update_state()
         self._on_stepped()
@@ -113,6 +209,18 @@ class RecorderPanel(QWidget):
             self.timeline.setValue(self._model.shown_frame())
         self._update_position()
         self._update_verdicts()
+
+    def _on_params_changed(self, path: str) -> None:
+        self._update_marks()
+
+    def _update_marks(self) -> None:
+        marks = [frame for frame, _ in self._model.edit_marks]
+        session = self._model.session
+        if session.program is not None and session.replayed:
+            marks += [int(round(s.at / session.dt)) for s in session.program.script.sets]
+        if marks != self.timeline.marks:
+            self.timeline.marks = marks
+            self.timeline.update()
 
     def _on_view_frame_changed(self, frame: int) -> None:
         with QSignalBlocker(self.timeline):
@@ -142,12 +250,14 @@ class RecorderPanel(QWidget):
         self.verdicts.clear()
         program = self._model.session.program
         if program is not None:
+            units = {i.name: display_unit(i) for i in channel_infos(self._model.session.params.model.unit)}
             for expect in program.script.expects:
-                item = QTreeWidgetItem(["pending", expect.label(), expect.channel, expect.bound_text(compact=True), ""])
-                item.setToolTip(1, expect.label())
+                unit, factor = units[expect.channel]
+                bound = f"{display_bound(expect, factor)} {unit}".rstrip()
+                item = QTreeWidgetItem(["pending", expect.label(), bound, "", ""])
+                item.setToolTip(1, f"{expect.label()}\nchannel: {expect.channel}")
+                item.setToolTip(2, f"{expect.channel} {expect.bound_text()} {units[expect.channel][0]}".rstrip())
                 self.verdicts.addTopLevelItem(item)
-            for column in range(5):
-                self.verdicts.resizeColumnToContents(column)
         self.replay.setEnabled(program is not None)
         self._update_verdicts()
         self._update_state()
@@ -181,19 +291,36 @@ class RecorderPanel(QWidget):
 
     def _update_verdicts(self) -> None:
         verdicts = self._model.session.verdicts()
+        units = {i.name: display_unit(i) for i in self._model.session.log.infos}
+        counts = {"pass": 0, "fail": 0, "pending": 0}
         for i, verdict in enumerate(verdicts):
             item = self.verdicts.topLevelItem(i)
             if item is None:
                 continue
             if verdict is None:
-                colour, status, measured = PENDING, "pending", ""
+                colour, status, measured, when = PENDING, "pending", "", ""
+                counts["pending"] += 1
             else:
                 colour = PASS if verdict.passed else FAIL
                 status = "PASS" if verdict.passed else "FAIL"
-                measured = f"{verdict.measured:.4g} {verdict.unit}".rstrip()
+                counts["pass" if verdict.passed else "fail"] += 1
+                unit, factor = units[verdict.expect.channel]
+                measured = f"{format_value(verdict.measured * factor)} {unit}".rstrip()
+                when = f"{verdict.time:.3f} s"
             item.setText(0, status)
-            item.setText(4, measured)
-            item.setToolTip(4, measured)
-            for column in range(5):
+            item.setText(3, measured)
+            item.setToolTip(3, measured)
+            item.setText(4, when)
+            item.setData(4, Qt.ItemDataRole.UserRole, None if verdict is None else verdict.frame)
+            for column in range(len(COLUMNS)):
                 item.setBackground(column, QBrush(colour))
+        if verdicts:
+            self.summary.setText(f"{counts['pass']} pass \u00b7 {counts['fail']} fail \u00b7 {counts['pending']} pending")
+        self.summary.setVisible(bool(verdicts))
+
+    def _on_verdict_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
+        frame = item.data(4, Qt.ItemDataRole.UserRole)
+        if frame is not None:
+            self._model.set_running(False)
+            self._model.set_view_frame(int(frame))
 

@@ -17,9 +17,15 @@ class Bay:
     depth: float
 
 
-def bays_for(preset_name: str) -> list[Bay]:
-    """The bays of a preset's scene: thirteen bays in a row for the parking car (in pixels)."""
-    if preset_name != "parking":
+def bays_for(params) -> list[Bay]:
+    """The bays under a car: 001's parking lot (thirteen bays in a row, in canvas pixels) for a kinematic
+    car in pixels, whatever its file is called.
+
+    The scene follows from the preset's content rather than a field of its own: the parking lot is
+    measured in 001's canvas pixels, so it only makes sense under a car in that unit, and a preset
+    saved as ``parking-tuned.toml`` (or any other name) keeps its lot.
+    """
+    if params.model.unit != "px" or params.kind != "kinematic":
         return []
     width, depth, row_y = 48.0, 92.0, 190.0
     return [Bay(x=(i - 6) * width, y=row_y, width=width, depth=depth) for i in range(13)]

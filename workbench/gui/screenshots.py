@@ -11,13 +11,16 @@ import tempfile
 from pathlib import Path
 
 SHOTS = (
-    # (file name, script, seconds into the script, docks to show)
-    ("sedan.png", "full_lock_left.toml", 6.5),
-    ("parking.png", "parking_reverse_bay.toml", 9.0),
+    # (file name, script, seconds into the script, window size)
+    ("sedan.png", "full_lock_left.toml", 6.5, (1500, 900)),
+    ("parking.png", "parking_reverse_bay.toml", 9.0, (1500, 900)),
+    ("sedan-1024x640.png", "clutch_coast.toml", 8.0, (1024, 640)),
+    ("sedan-1500x900.png", "clutch_coast.toml", 8.0, (1500, 900)),
+    ("sedan-2560x1440.png", "clutch_coast.toml", 8.0, (2560, 1440)),
 )
 
 
-def take(folder: str | Path, width: int = 1600, height: int = 1000) -> list[Path]:
+def take(folder: str | Path) -> list[Path]:
     """Write the screenshots into ``folder``; returns their paths."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
@@ -31,7 +34,7 @@ def take(folder: str | Path, width: int = 1600, height: int = 1000) -> list[Path
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, script, seconds in SHOTS:
+        for name, script, seconds, (width, height) in SHOTS:
             window = make_window("sedan", QSettings(os.path.join(tmp, f"{name}.ini"), QSettings.Format.IniFormat))
             window.resize(width, height)
             window.show()

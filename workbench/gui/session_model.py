@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
 
-from physics import Preset
+from physics import CarParams, Preset
+from workbench.gui.undo import ParamsCommand, PresetCommand, describe
 from workbench.output.preset_io import save_preset
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import Script
@@ -48,6 +50,9 @@ class SessionModel(QObject):
         self._advances = 0
         self._debt = 0.0  # simulated time owed to the wall clock [s]
         self._rate = deque(maxlen=120)  # (wall time, sim time) samples for the real-time factor
+        self.undo_stack = QUndoStack(self)
+        self.edit_marks: list[tuple[int, str]] = []  # (frame, text) of the edits made while driving
+        self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
 
     # -- time ------------------------------------------------------------------------------------
 
@@ -74,6 +79,8 @@ class SessionModel(QObject):
         if self.view_frame is not None:
             self.set_view_frame(None)
         if self.session.params is not params:
+            if was_replaying:
+                self._script_params = self.session.params
             self.params_changed.emit("")  # the replayed script changed a parameter
         self._advances += 1
         # Text is read, not watched: at a run's full rate it would cost frames and show a blur.
@@ -96,8 +103,8 @@ class SessionModel(QObject):
         if not self.running or len(self._rate) < 2:
             return 0.0
         (w0, s0), (w1, s1) = self._rate[0], self._rate[-1]
-        if time.perf_counter() - w1 > 0.5 or w1 <= w0:
-            return 0.0
+        if time.perf_counter() - w1 > 0.5 or w1 <= w0 or s1 < s0:
+            return 0.0  # stale, or the history restarted (a reset or a new car) inside the samples
         return (s1 - s0) / (w1 - w0)
 
     def set_running(self, running: bool) -> None:
@@ -113,9 +120,19 @@ class SessionModel(QObject):
         self.set_running(not self.running)
 
     def single_step(self) -> None:
-        """Pause and advance exactly one frame."""
+        """Pause and go one frame forward: through the history when a past frame is on show, else a new step."""
+        self.step_frames(1)
+
+    def step_frames(self, delta: int) -> None:
+        """Pause and move the time cursor ``delta`` frames; past the newest frame, step the car."""
         self.set_running(False)
-        self.advance(1)
+        newest = self.session.log.frames - 1
+        target = self.shown_frame() + delta
+        if target > newest:
+            self.advance(1)
+            self.set_view_frame(self.session.log.frames - 1)
+        else:
+            self.set_view_frame(max(target, 0))
 
     def set_speed(self, speed: float) -> None:
         self.speed = float(speed)
@@ -141,6 +158,8 @@ class SessionModel(QObject):
         """Back to rest at the origin (R); a replay starts over."""
         self.session.reset()
         self.view_frame = None
+        self.edit_marks.clear()
+        self._rate.clear()
         self.params_changed.emit("")
         self.stepped.emit()
 
@@ -157,21 +176,59 @@ class SessionModel(QObject):
 
     # -- parameters and presets --------------------------------------------------------------------
 
-    def set_param(self, path: str, value: Any) -> None:
-        """Edit a parameter (applies on the next step); ParamError/ValueError leave it unchanged."""
+    @property
+    def modified(self) -> bool:
+        """True when the user edited the parameters (a replay's own ``[[set]]`` changes do not count)."""
+        return self.session.modified and self.session.params is not self._script_params
+
+    def set_param(self, path: str, value: Any, merge_key: str | None = None) -> None:
+        """Edit a parameter (applies on the next step), undoably; ParamError/ValueError leave it unchanged.
+
+        Edits with the same ``merge_key`` in a row (one slider drag) are one step of the history.
+        """
+        before = self.session.params.get(path)
         self.session.set_param(path, value)
+        after = self.session.params.get(path)
+        self._mark_edit(describe(path, after))
+        self.undo_stack.push(ParamsCommand(self, describe(path, after), {path: before}, {path: after}, merge_key))
         self.params_changed.emit(path)
 
     def reset_params(self, paths: list[str] | None = None) -> None:
+        """Put parameters (all when None) back to the preset's values, undoably."""
+        params, base = self.session.params, self.session.preset.params
+        targets = [i.path for i in params.infos()] if paths is None else list(paths)
+        before = {p: params.get(p) for p in targets if params.get(p) != base.get(p)}
         self.session.reset_params(paths)
+        if before:
+            text = f"reset {targets[0]}" if len(targets) == 1 else "reset all parameters"
+            self._mark_edit(text)
+            after = {p: base.get(p) for p in before}
+            self.undo_stack.push(ParamsCommand(self, text, before, after))
         self.params_changed.emit(paths[0] if paths and len(paths) == 1 else "")
 
+    def apply_params(self, changes: dict[str, Any]) -> None:
+        """Set parameters as an undo or redo does (no new history entry)."""
+        self.session.set_params(changes)
+        self._mark_edit(", ".join(describe(p, v) for p, v in changes.items()))
+        self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
+
+    def _mark_edit(self, text: str) -> None:
+        self.edit_marks.append((self.session.frame, text))
+
     def load_preset(self, name_or_path: str | Path) -> Preset:
-        """Switch car; PresetError (with file, key and reason) leaves the current car untouched."""
+        """Switch car, undoably; PresetError (with file, key and reason) leaves the current car untouched."""
+        before = (self.session.preset, self.session.params)
         was_recording = self.session.recording
         preset = self.session.load_preset(name_or_path)
         self._after_new_car(was_recording)
+        self.undo_stack.push(PresetCommand(self, before, (preset, preset.params)))
         return preset
+
+    def apply_preset(self, preset: Preset, params: CarParams) -> None:
+        """Put a car back as an undo or redo of a preset load does."""
+        was_recording = self.session.recording
+        self.session.use_preset(preset, params)
+        self._after_new_car(was_recording)
 
     def save_preset(self, path: str | Path) -> Path:
         """Save the current parameters as a preset file; they become the reference (not modified)."""
@@ -185,6 +242,9 @@ class SessionModel(QObject):
     def _after_new_car(self, was_recording: bool) -> None:
         """Tell the views about a new car: its parameters and channels first, then its (empty) history."""
         self.view_frame = None
+        self.edit_marks.clear()
+        self._rate.clear()
+        self._script_params = None
         self.preset_loaded.emit(self.session.preset.name)
         if was_recording:
             self.recording_changed.emit(False)
@@ -197,6 +257,7 @@ class SessionModel(QObject):
     def start_recording(self) -> None:
         self.session.start_recording()
         self.view_frame = None
+        self.edit_marks.clear()
         self.set_running(True)
         self.recording_changed.emit(True)
         self.stepped.emit()
@@ -213,6 +274,7 @@ class SessionModel(QObject):
         """Load a script (and its preset) to replay; ScriptError leaves everything as it was."""
         was_recording = self.session.recording
         program = self.session.load_script(path)
+        self.undo_stack.clear()  # the edits were made to a car the script replaces
         self._after_new_car(was_recording)
         return program
 
@@ -220,6 +282,8 @@ class SessionModel(QObject):
         """Replay the loaded script (or the last recording) from its start, at the chosen speed."""
         preset = self.session.preset
         self.session.start_replay()
+        self.edit_marks.clear()
+        self._script_params = self.session.params
         if self.session.preset is not preset:  # the script drives another car than the one on show
             self.preset_loaded.emit(self.session.preset.name)
         self.params_changed.emit("")  # the script's own parameters

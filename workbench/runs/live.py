@@ -199,6 +199,25 @@ class LiveSession:
         self._pending[path] = updated.get(path)
         return updated
 
+    def set_params(self, changes: dict[str, Any]) -> CarParams:
+        """Change several parameters at once from the next step on (validated together, as one edit)."""
+        if self.replaying:
+            raise ValueError("the script sets the parameters while it replays; edit them when it is over")
+        updated = self.params.with_values(changes)
+        problem = self.params.swap_problem(updated)
+        if problem:
+            raise ValueError(problem)
+        self.params = updated
+        self._pending.update({path: updated.get(path) for path in changes})
+        return updated
+
+    def use_preset(self, preset: Preset, params: CarParams | None = None) -> None:
+        """Switch to a preset already loaded, optionally with edited ``params`` (undoing a preset load)."""
+        self._use_preset(preset)
+        if params is not None and params != preset.params:
+            self.params = params
+            self.sim = Simulation(self.params, n=1, dt=self.dt)
+
     def reset_params(self, paths: Iterable[str] | None = None) -> None:
         """Put parameters (all when ``paths`` is None) back to the preset's values, from the next step on."""
         base = self.preset.params

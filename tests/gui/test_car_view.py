@@ -1,0 +1,73 @@
+"""The car view: the actual centre of rotation, the HUD, the key overlay and the parking lot."""
+
+import numpy as np
+import pytest
+
+from physics import load_preset
+from workbench.gui.car_geometry import car_shape
+from workbench.gui.testing import hold, make_window
+
+
+def _fitted_centre(xs, ys):
+    """Least-squares circle through the points (Kasa fit): x^2 + y^2 + D x + E y + F = 0."""
+    a = np.column_stack([xs, ys, np.ones_like(xs)])
+    d, e, _ = np.linalg.lstsq(a, -(xs ** 2 + ys ** 2), rcond=None)[0]
+    return np.array([-d / 2, -e / 2])
+
+
+@pytest.mark.parametrize("preset", ["teaching", "parking"])
+def test_the_centre_of_rotation_sits_on_the_centre_of_the_trails_circle(qtbot, carbench_settings, preset):
+    window = make_window(preset, carbench_settings)
+    qtbot.addWidget(window)
+    window.show()
+    hold(window, {"throttle", "left"}, 600)  # full lock, full throttle: the reference point runs on one circle
+    log = window.model.session.log
+    assert abs(log.column("steer")[-1]) == pytest.approx(window.model.session.params.steering.lock)
+    xs, ys = log.column("x")[-90:], log.column("y")[-90:]
+    centre = _fitted_centre(xs, ys)
+    radius = float(np.mean(np.hypot(xs - centre[0], ys - centre[1])))
+    shape = car_shape(log.frame(log.frames - 1), window.model.session.params, window.model.session.dt)
+    assert np.linalg.norm(shape.icr - centre) < 0.005 * radius
+    drawn = window.car_view._icr.getData()
+    assert np.hypot(drawn[0][0] - centre[0], drawn[1][0] - centre[1]) < 0.005 * radius
+    # the bicycle's predicted centre (R = L / tan(delta) beside the rear axle) agrees to half a step's travel
+    assert np.linalg.norm(shape.turn_centre - centre) < 0.02 * radius
+
+
+def test_the_hud_shows_speed_gear_rpm_pedals_and_steering(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle", "left"}, 300)
+    hud = window.car_view.hud
+    log = window.model.session.log
+    speed, gear, steer = hud.lines()
+    assert speed == f"{log.column('speed_kmh')[-1]:.0f} km/h"
+    assert gear == f"gear 1   {log.column('rpm')[-1]:.0f} rpm"
+    assert steer == f"steer {np.degrees(log.column('steer')[-1]):+.1f} deg"
+    assert hud.values["throttle"] == log.column("throttle")[-1]
+    assert hud.isVisible() and window.car_view.rect().contains(hud.geometry())
+    window.recorder.timeline.setValue(100)  # the HUD follows the time cursor
+    assert hud.lines()[0] == f"{log.column('speed_kmh')[100]:.0f} km/h"
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900), (2560, 1440)])
+def test_the_key_overlay_fits_the_view(carbench_window, qtbot, size):
+    window = carbench_window
+    window.resize(*size)
+    qtbot.wait(20)
+    window.help_action.trigger()
+    qtbot.wait(20)
+    view = window.car_view
+    assert view._help.isVisible()
+    assert view.rect().contains(view._help.geometry())
+    assert view._help.heightForWidth(view._help.width()) <= view._help.height()  # no line cut off
+
+
+def test_a_parking_car_keeps_its_bays_under_another_name(carbench_window, tmp_path):
+    window = carbench_window
+    tuned = tmp_path / "parking-tuned.toml"
+    tuned.write_text(load_preset("parking").path.read_text())
+    assert window.load_preset(tuned)
+    xs, ys = window.car_view._bays.getData()
+    assert len(xs) > 20
+    assert window.load_preset("sedan")
+    assert len(window.car_view._bays.getData()[0]) == 0

@@ -1,0 +1,218 @@
+"""Keys and editing in the window: real key events, with the focus moved between widgets."""
+
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QKeyEvent, QWheelEvent
+from PySide6.QtWidgets import QApplication
+
+from workbench.gui.testing import hold
+
+
+def _spin(window, path="body.mass", i=0):
+    return window.params.rows[path].editors[i].spin
+
+
+def _focus(qtbot, widget):
+    widget.setFocus(Qt.FocusReason.MouseFocusReason)
+    qtbot.waitUntil(widget.hasFocus, timeout=1000)
+
+
+def test_throttle_held_in_the_car_view_lets_go_after_typing_in_a_spin_box(carbench_window, qtbot):
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
+    assert window.model.keys == {"throttle"}
+    spin = _spin(window)
+    qtbot.mouseClick(spin, Qt.MouseButton.LeftButton)
+    _focus(qtbot, spin)
+    # the key is still physically down: its auto-repeats land on the spin box and must not step it
+    QApplication.sendEvent(spin, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Up, Qt.KeyboardModifier.NoModifier,
+                                           "", True))
+    assert spin.value() == pytest.approx(1200.0)
+    spin.selectAll()
+    qtbot.keyClicks(spin, "1300")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    qtbot.keyRelease(spin, Qt.Key.Key_Up)
+    assert window.model.session.params.body.mass == pytest.approx(1300.0)
+    assert window.model.keys == set()
+    window.model.advance(120)
+    assert window.model.session.log.column("throttle")[-1] == 0.0
+
+
+def test_a_release_with_the_focus_elsewhere_still_releases(carbench_window, qtbot):
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Left)
+    assert "left" in window.model.keys
+    qtbot.keyRelease(window.plots.window, Qt.Key.Key_Left)
+    assert window.model.keys == set()
+
+
+def test_keys_let_go_when_the_focus_moves_or_the_window_deactivates(carbench_window, qtbot):
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
+    _focus(qtbot, _spin(window))
+    assert window.model.keys == set()
+    _focus(qtbot, window.car_view)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Down)
+    assert window.model.keys == {"brake"}
+    QApplication.sendEvent(window, QEvent(QEvent.Type.WindowDeactivate))
+    assert window.model.keys == set()
+
+
+def _wheel(widget, notches=3):
+    centre = QPointF(widget.width() / 2, widget.height() / 2)
+    event = QWheelEvent(centre, widget.mapToGlobal(centre), QPoint(0, 0), QPoint(0, -120 * notches),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_scrolls_the_panel_over_an_unfocused_spin_box_or_slider(carbench_window, qtbot):
+    window = carbench_window
+    window.resize(1024, 640)
+    qtbot.wait(10)
+    _focus(qtbot, window.car_view)
+    spin = _spin(window)
+    slider = window.params.rows["body.wheelbase"].editors[0].slider
+    before = slider.value()
+    bar = window.params._scroll.verticalScrollBar()
+    assert bar.maximum() > 0
+    _wheel(spin)
+    _wheel(slider)
+    assert window.model.session.params.body.mass == 1200.0
+    assert slider.value() == before
+    assert window.model.session.params.body.wheelbase == pytest.approx(2.6)
+    assert bar.value() > 0  # the panel scrolled instead
+    _focus(qtbot, spin)
+    _wheel(spin, 1)
+    assert window.model.session.params.body.mass != 1200.0  # focused: the wheel edits
+
+
+def test_a_key_with_a_modifier_never_drives(carbench_window, qtbot):
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_C)
+    assert window.model.keys == {"clutch"}
+    hold(window, {"clutch"}, 60)
+    window.model.press("clutch")
+    gear = window.model.session.log.column("gear")[-1]
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert "gear_down" not in window.model.keys
+    window.model.advance(30)
+    assert window.model.session.log.column("gear")[-1] == gear
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up, Qt.KeyboardModifier.ShiftModifier)
+    assert "throttle" not in window.model.keys
+
+
+def test_reset_during_a_recording_asks_first(carbench_window, qtbot):
+    window = carbench_window
+    asked = []
+    window.ask_yes_no = lambda title, text: asked.append(title) or False
+    window.model.start_recording()
+    hold(window, set(), 121)
+    _focus(qtbot, window.car_view)
+    qtbot.keyClick(window.car_view, Qt.Key.Key_R)
+    assert asked == ["Restart the recording?"]
+    assert window.model.session.log.frames == 121  # "No": nothing lost
+    window.ask_yes_no = lambda title, text: True
+    qtbot.keyClick(window.car_view, Qt.Key.Key_R)
+    assert window.model.session.log.frames == 0 and window.model.session.recording
+    window.model.stop_recording()
+    hold(window, set(), 10)
+    window.ask_yes_no = lambda title, text: pytest.fail("asked without a recording")
+    qtbot.keyClick(window.car_view, Qt.Key.Key_R)
+    assert window.model.session.log.frames == 0
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_Up, Qt.Key.Key_Right])
+def test_a_focused_slider_keeps_the_arrows(carbench_window, qtbot, key):
+    window = carbench_window
+    slider = window.params.rows["engine.peak_torque"].editors[0].slider
+    _focus(qtbot, slider)
+    before = slider.value()
+    qtbot.keyPress(slider, key)
+    assert window.model.keys == set()
+    assert slider.value() > before
+    assert window.model.session.params.engine.peak_torque > 350.0
+
+
+def test_a_focused_spin_box_keeps_the_arrows(carbench_window, qtbot):
+    window = carbench_window
+    spin = _spin(window)
+    _focus(qtbot, spin)
+    qtbot.keyPress(spin, Qt.Key.Key_Up)
+    assert window.model.keys == set()
+    assert window.model.session.params.body.mass > 1200.0
+
+
+def test_typing_a_decimal_point_in_a_spin_box_does_not_step_the_car(carbench_window, qtbot):
+    window = carbench_window
+    hold(window, {"throttle"}, 30)
+    window.model.set_running(False)
+    frames = window.model.session.log.frames
+    spin = _spin(window, "engine.peak_torque")
+    _focus(qtbot, spin)
+    spin.selectAll()
+    qtbot.keyClicks(spin, "412.5")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert window.model.session.params.engine.peak_torque == pytest.approx(412.5)
+    assert window.model.session.log.frames == frames and window.model.view_frame in (None, frames - 1)
+
+
+def test_undo_and_redo_parameter_edits_resets_and_preset_loads(carbench_window, qtbot):
+    window = carbench_window
+    model = window.model
+    _spin(window).setValue(1300.0)
+    _spin(window, "engine.peak_torque").setValue(420.0)
+    _focus(qtbot, window.car_view)
+    qtbot.keyClick(window.car_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert model.session.params.engine.peak_torque == 350.0 and model.session.params.body.mass == 1300.0
+    assert _spin(window, "engine.peak_torque").value() == pytest.approx(350.0)
+    assert window.undo_action.text() == "Undo body.mass = 1300"
+    qtbot.keyClick(window.car_view, Qt.Key.Key_Z,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert model.session.params.engine.peak_torque == 420.0
+    window.params.rows["body.mass"].reset.click()
+    assert model.session.params.body.mass == 1200.0
+    window.undo_action.trigger()
+    assert model.session.params.body.mass == 1300.0
+    window.load_preset("parking")
+    assert model.session.preset.name == "parking"
+    window.undo_action.trigger()
+    assert model.session.preset.name == "sedan"
+    assert model.session.params.body.mass == 1300.0 and model.session.params.engine.peak_torque == 420.0
+    assert "body.mass" in window.params.rows
+    window.redo_action.trigger()
+    assert model.session.preset.name == "parking"
+    edit_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    assert window.undo_action in edit_menu.actions() and window.history_action in edit_menu.actions()
+    window.history_action.trigger()
+    assert window._history.isVisible()
+
+
+def test_a_slider_drag_is_one_undo_step(carbench_window, qtbot):
+    window = carbench_window
+    slider = window.params.rows["engine.peak_torque"].editors[0].slider
+    slider.setSliderDown(True)
+    slider.sliderPressed.emit()
+    for position in (400, 450, 500):
+        slider.setValue(position)
+    slider.setSliderDown(False)
+    slider.sliderReleased.emit()
+    assert window.model.undo_stack.count() == 1
+    window.undo_action.trigger()
+    assert window.model.session.params.engine.peak_torque == 350.0
+
+
+def test_edits_are_recorded_and_undone_edits_too(carbench_window):
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, {"throttle"}, 60)
+    _spin(window, "engine.peak_torque").setValue(420.0)
+    hold(window, {"throttle"}, 60)
+    window.undo_action.trigger()
+    hold(window, {"throttle"}, 60)
+    script = window.model.stop_recording()
+    values = [s.params["engine.peak_torque"] for s in script.sets if s.params]
+    assert values == [420.0, 350.0]

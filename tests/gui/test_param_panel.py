@@ -1,0 +1,104 @@
+"""The parameter panel: search, modified only, a reference preset, labels, hidden groups, columns, formats."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from workbench.gui.param_panel import format_number
+from workbench.gui.testing import make_window
+
+
+def _visible(window):
+    return {path for path, row in window.params.rows.items() if row.label.isVisibleTo(window.params)}
+
+
+def test_search_filters_parameters_by_name(carbench_window, qtbot):
+    window = carbench_window
+    qtbot.keyClicks(window.params.search, "torque")
+    shown = _visible(window)
+    assert "engine.peak_torque" in shown and "body.mass" not in shown
+    assert not window.params.groups["body"][0].isVisibleTo(window.params)  # a group with no match hides
+    window.params.search.clear()
+    assert "body.mass" in _visible(window)
+
+
+def test_modified_only_shows_the_edited_values(carbench_window):
+    window = carbench_window
+    window.model.set_param("body.mass", 1300.0)
+    window.params.modified_only.setChecked(True)
+    assert _visible(window) == {"body.mass"}
+    window.params.modified_only.setChecked(False)
+    assert len(_visible(window)) == len(window.params.rows)
+
+
+def test_the_reference_stays_after_save_as_until_another_is_picked(carbench_window, tmp_path):
+    window = carbench_window
+    window.model.set_param("body.mass", 1300.0)
+    assert window.save_preset(tmp_path / "sedan-tuned.toml")
+    row = window.params.rows["body.mass"]
+    assert not window.model.modified and "\u25cf" not in row.label.text()
+    assert window.params.reference_preset.name == "sedan"
+    assert row.reference.text() == "1200"  # still compared with the shipped sedan
+    window.params.modified_only.setChecked(True)
+    assert _visible(window) == {"body.mass"}
+    index = window.params.reference.findData("classic")
+    window.params.reference.activated.emit(index)
+    assert window.params.reference_preset.name == "classic"
+    assert window.params.rows["engine.peak_torque"].reference.text() == "\u2014"  # classic has no engine
+
+
+def test_load_dialog_opens_where_the_last_preset_was_saved(carbench_window, tmp_path):
+    window = carbench_window
+    assert window.save_preset(tmp_path / "mine.toml")
+    assert window.preset_folder() == str(tmp_path.resolve())
+
+
+def test_gear_ratios_are_labelled(carbench_window):
+    window = carbench_window
+    editors = window.params.rows["gearbox.ratios"].editors
+    from PySide6.QtWidgets import QLabel
+
+    tags = [e.findChild(QLabel).text() for e in editors]
+    assert tags == ["1st", "2nd", "3rd", "4th", "5th"]
+    assert window.params.rows["gearbox.reverse"].label.text() == "reverse (R)"
+
+
+@pytest.mark.carbench_preset("parking")
+def test_the_parking_car_hides_what_it_does_not_use(carbench_window):
+    rows = carbench_window.params.rows
+    assert "pedals.clutch_rise" not in rows and "pedals.throttle_rise" in rows
+    assert "steering.handbrake_wheelbase" in rows
+
+
+def test_sliders_and_spin_boxes_line_up_across_groups(carbench_window, qtbot):
+    window = carbench_window
+    window.params.resize(460, 800)
+    qtbot.wait(20)
+    content = window.params._scroll.widget()
+    lefts = {round(row.editors[0].spin.mapTo(content, row.editors[0].spin.rect().topLeft()).x())
+             for path, row in window.params.rows.items()
+             if hasattr(row.editors[0], "spin") and row.info.kind is not list}
+    slider_lefts = {round(row.editors[0].slider.mapTo(content, row.editors[0].slider.rect().topLeft()).x())
+                    for row in window.params.rows.values()
+                    if hasattr(row.editors[0], "slider") and row.info.kind is not list}
+    assert len(lefts) == 1 and len(slider_lefts) == 1
+
+
+def test_one_number_format(carbench_window):
+    assert [format_number(v) for v in (24.0012, 0.17145, 1200.0, 3.5, -0.0, 1e-9, 123456.7)] == [
+        "24.001", "0.17145", "1200", "3.5", "0", "0.000000001", "123457"]
+    lock = carbench_window.params.rows["steering.lock"].editors[0].spin
+    assert lock.text() == f"{format_number(lock.value())} deg"
+
+
+def test_folded_groups_are_restored(qtbot, carbench_settings):
+    first = make_window("sedan", carbench_settings)
+    qtbot.addWidget(first)
+    first.show()
+    first.params.groups["aero"][0].click()
+    assert "aero" in first.params.folded
+    first.close()
+    second = make_window("sedan", carbench_settings)
+    qtbot.addWidget(second)
+    assert second.params.folded == {"aero"}
+    assert not second.params.groups["aero"][1].isVisibleTo(second.params)
+    assert Qt  # (Qt imported for the marks above)

@@ -1,0 +1,163 @@
+"""Plots: an axis per unit, sensible ranges, the channel menu, the crosshair, marks and export."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent
+
+from workbench.gui.decimate import Decimator, peak_decimate
+from workbench.gui.testing import drive, hold
+
+
+def test_channels_of_different_units_get_their_own_axis(carbench_window):
+    window = carbench_window
+    window.plots.set_channel_sets([["rpm", "engine_torque"]])
+    hold(window, {"throttle"}, 600)
+    row = window.plots.rows[0]
+    assert [a.unit for a in row.axes] == ["rpm", "N m"]
+    item = row.plot.getPlotItem()
+    assert item.getAxis("left").labelText == "rpm" and item.getAxis("right").labelText == "N m"
+    log = window.model.session.log
+    torque = log.column("engine_torque")[-1200:]
+    y0, y1 = row.axes[1].vb.viewRange()[1]
+    assert y0 <= torque.min() and torque.max() <= y1
+    assert (torque.max() - torque.min()) >= 0.5 * (y1 - y0)  # the torque fills its own axis
+
+
+def test_axis_labels_fit(carbench_window):
+    window = carbench_window
+    window.plots.set_channel_sets([["yaw_rate", "vx"]])
+    row = window.plots.rows[0]
+    for axis in row.axes:
+        label = axis.axis.label
+        assert label.boundingRect().width() <= axis.axis.height() + 1  # rotated: its width runs along the axis
+        assert "," not in axis.axis.labelText
+
+
+def test_a_flat_signal_gets_a_sensible_range(carbench_window):
+    window = carbench_window
+    window.plots.set_channel_sets([["fy_front"], ["rpm"]])
+    hold(window, set(), 120)  # standing still: no lateral force, the engine idling
+    y0, y1 = window.plots.rows[0].vb.viewRange()[1]
+    assert y1 - y0 >= 1.0
+    y0, y1 = window.plots.rows[1].vb.viewRange()[1]
+    assert 50 <= y1 - y0 <= 400 and y0 < 1000 < y1
+
+
+def test_the_channel_menu_is_grouped_and_searchable(carbench_window):
+    row = carbench_window.plots.rows[0]
+    groups = [a.text() for a in row.menu.actions() if a.menu() is not None]
+    assert groups[:3] == ["motion", "steering", "pedals"] and "tyres" in groups
+    row.search.setText("torque")
+    names = [a.data() for a in row.menu.actions() if a.data()]
+    assert names == ["engine_torque", "axle_torque"]
+    next(a for a in row.menu.actions() if a.data() == "axle_torque").setChecked(True)
+    assert "axle_torque" in row.channels()
+    row.search.clear()
+    assert any(a.data() == "axle_torque" and a.isChecked() for a in row.channel_actions())
+
+
+def test_the_crosshair_hides_on_leave_and_never_goes_stale_or_prints_minus_zero(carbench_window):
+    window = carbench_window
+    window.plots.set_channel_sets([["steer"]])
+    hold(window, {"left"}, 30)
+    hold(window, {"right"}, 30)
+    hold(window, set(), 240)
+    plots = window.plots
+    row = plots.rows[0]
+    plots.show_cursor(window.model.session.log.frames * window.model.session.dt - 0.5)
+    assert row.readout.isVisible()
+    assert "-0 " not in row.readout.toPlainText() and "= -0\n" not in row.readout.toPlainText() + "\n"
+    text = row.readout.toPlainText()
+    hold(window, {"left"}, 120)  # the data moved under the crosshair: the readout follows
+    assert row.readout.toPlainText() != text
+    row.plot.leaveEvent(QEvent(QEvent.Type.Leave))
+    assert not row.readout.isVisible() and not row.cursor.isVisible()
+
+
+def test_export_png_svg_and_csv(carbench_window, tmp_path):
+    window = carbench_window
+    hold(window, {"throttle"}, 240)
+    row = window.plots.rows[0]
+    for kind in ("png", "svg", "csv"):
+        window.plots.export(row, kind, str(tmp_path / f"plot.{kind}"))
+    assert (tmp_path / "plot.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (tmp_path / "plot.svg").read_bytes()
+    lines = (tmp_path / "plot.csv").read_text().splitlines()
+    assert lines[0] == "t [s],speed_kmh [km/h]" and len(lines) == 241
+    log = window.model.session.log
+    assert float(lines[-1].split(",")[1]) == log.column("speed_kmh")[-1]
+
+
+def test_whole_telemetry_to_csv_from_the_file_menu(carbench_window, tmp_path):
+    window = carbench_window
+    hold(window, {"throttle"}, 100)
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    assert window.export_csv_action in file_menu.actions()
+    assert window.export_telemetry(tmp_path / "all.csv")
+    lines = (tmp_path / "all.csv").read_text().splitlines()
+    assert lines[0].split(",") == window.model.session.log.names and len(lines) == 101
+
+
+def test_expectations_are_drawn_on_their_channels_plot(carbench_window):
+    window = carbench_window
+    window.plots.set_channel_sets([["speed_kmh"], ["axle_torque"], ["rpm"]])
+    verdicts = drive(window, "presets/scripts/clutch_coast.toml")
+    import pyqtgraph as pg
+
+    speed, torque, rpm = window.plots.rows
+    assert any(isinstance(m, pg.LinearRegionItem) for m in torque.marks)  # a window is shaded
+    assert not rpm.marks  # no expectation on rpm
+    worst = [m for m in speed.marks if isinstance(m, pg.ScatterPlotItem)]
+    speed_verdicts = [v for v in verdicts if v.expect.channel == "speed_kmh"]
+    assert len(worst) == len(speed_verdicts)
+    xs = sorted(float(m.data["x"][0]) + window.plots.origin for m in worst)
+    assert xs == pytest.approx(sorted(v.time for v in speed_verdicts))
+    bounds = [m for m in speed.marks if isinstance(m, pg.PlotCurveItem)]
+    assert {float(b.getData()[1][0]) for b in bounds} == {v.expect.min for v in speed_verdicts if v.expect.min}
+
+
+def test_parameter_edits_and_set_events_are_marked(carbench_window, tmp_path):
+    window = carbench_window
+    hold(window, {"throttle"}, 120)
+    window.model.set_param("engine.peak_torque", 400.0)
+    hold(window, {"throttle"}, 60)
+    import pyqtgraph as pg
+
+    lines = [m for m in window.plots.rows[0].marks if isinstance(m, pg.InfiniteLine)]
+    assert [round(line.value() + window.plots.origin, 6) for line in lines] == [round(120 * window.model.session.dt, 6)]
+    assert window.recorder.timeline.marks == [120]
+    script = tmp_path / "set.toml"
+    script.write_text('''[script]
+name = "set"
+preset = "sedan"
+duration = 2.0
+
+[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 2.0
+
+[[set]]
+at = 1.0
+params = { "engine.peak_torque" = 200.0 }
+''')
+    drive(window, script)
+    lines = [m for m in window.plots.rows[0].marks if isinstance(m, pg.InfiniteLine)]
+    assert [line.value() + window.plots.origin for line in lines] == pytest.approx([1.0])
+    assert window.recorder.timeline.marks == [round(1.0 / window.model.session.dt)]
+
+
+def test_cached_decimation_equals_decimating_afresh():
+    rng = np.random.default_rng(1)
+    t = np.arange(20000) / 120.0
+    y = np.cumsum(rng.normal(size=20000))
+    dec = Decimator()
+    for end in range(3000, 20000, 997):
+        start = max(0, end - 9000)
+        per = 12
+        x, v, lo, hi = dec.window(t, y, start, end, per, "s")
+        b0, b1 = -(-start // per), end // per
+        ref_x, ref_y = peak_decimate(t[b0 * per:b1 * per], y[b0 * per:b1 * per], 2 * (b1 - b0))
+        assert np.array_equal(x[(b0 * per - start):(b0 * per - start) + len(ref_x)], ref_x)
+        assert np.array_equal(v[(b0 * per - start):(b0 * per - start) + len(ref_y)], ref_y)
+        assert (lo, hi) == (y[start:end].min(), y[start:end].max())

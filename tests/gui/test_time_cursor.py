@@ -1,0 +1,166 @@
+"""One time cursor: plots, timeline, stepping, status bar, telemetry and car view show the same frame."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from workbench.gui.testing import drive, hold
+
+
+def _click_plot(qtbot, row, x_time):
+    """Click the plot at time x (in the plot's own time base)."""
+    row.plot.repaint()
+    scene_point = row.vb.mapViewToScene(pg_point(x_time, 0.0))
+    view_point = row.plot.mapFromScene(scene_point)
+    qtbot.mouseClick(row.plot.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(view_point.x(), row.plot.height() // 2))
+
+
+def pg_point(x, y):
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)
+
+
+def _frame_shown_everywhere(window):
+    """The frame each view shows: the status bar, the recorder, the telemetry table and the car."""
+    log = window.model.session.log
+    k = window.model.shown_frame()
+    status = window.status_time.text()
+    assert f"frame {k:6d}" in status
+    assert window.recorder.position.text().startswith(f"frame {k} ")
+    assert window.recorder.timeline.value() == k
+    assert window.telemetry.table.values[log.index["x"]] == pytest.approx(log.column("x")[k])
+    body = window.car_view._body.polygon()
+    cx = np.mean([body.at(i).x() for i in range(4)])
+    assert abs(cx - log.column("x")[k]) < 4.0
+    return k
+
+
+def test_a_click_in_a_plot_moves_the_time_cursor_everywhere(carbench_window, qtbot):
+    window = carbench_window
+    hold(window, {"throttle"}, 1200)
+    row = window.plots.rows[0]
+    _click_plot(qtbot, row, -4.0)  # four seconds before the newest frame
+    assert not window.model.running
+    k = _frame_shown_everywhere(window)
+    assert k == pytest.approx(1199 - 4.0 / window.model.session.dt, abs=3)
+    for other in window.plots.rows:
+        assert other.now.isVisible() and other.now.value() == pytest.approx((k - 1199) * window.model.session.dt)
+
+
+def test_dragging_in_a_plot_scrubs_steadily(carbench_window, qtbot):
+    window = carbench_window
+    hold(window, {"throttle"}, 1200)
+    row = window.plots.rows[1]
+    _click_plot(qtbot, row, -6.0)
+    first = window.model.shown_frame()
+    x_range = row.vb.viewRange()[0]
+    _click_plot(qtbot, row, -5.0)  # the range stayed put, so the same screen spot means the same time
+    assert row.vb.viewRange()[0] == pytest.approx(x_range)
+    assert window.model.shown_frame() - first == pytest.approx(1.0 / window.model.session.dt, abs=3)
+
+
+def test_the_timeline_jumps_to_the_clicked_place(carbench_window, qtbot):
+    window = carbench_window
+    hold(window, {"throttle"}, 1000)
+    timeline = window.recorder.timeline
+    x = int(round(timeline.x_of(300)))
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, timeline.height() // 2))
+    assert abs(window.model.shown_frame() - 300) <= 1000 / timeline.width() + 2
+    _frame_shown_everywhere(window)
+
+
+def test_stepping_through_the_history_when_paused(carbench_window, qtbot):
+    window = carbench_window
+    hold(window, {"throttle"}, 600)
+    window.model.set_running(False)
+    window.recorder.timeline.setValue(200)
+    window.car_view.setFocus()
+    qtbot.keyClick(window.car_view, Qt.Key.Key_Period)
+    assert window.model.shown_frame() == 201
+    qtbot.keyClick(window.car_view, Qt.Key.Key_Comma)
+    qtbot.keyClick(window.car_view, Qt.Key.Key_Comma)
+    assert window.model.shown_frame() == 199
+    window.recorder.step.click()
+    assert window.model.shown_frame() == 200 and window.model.session.log.frames == 600  # history, no new step
+    _frame_shown_everywhere(window)
+    window.recorder.timeline.setValue(599)
+    window.recorder.step.click()
+    assert window.model.session.log.frames == 601 and window.model.shown_frame() == 600  # at the end: a new step
+
+
+def test_zooming_one_plot_zooms_all_and_a_double_click_resets(carbench_window, qtbot):
+    window = carbench_window
+    hold(window, {"throttle"}, 1500)
+    rows = window.plots.rows
+    rows[0].vb.setXRange(-3.0, 0.0, padding=0)
+    rows[0].vb.sigRangeChangedManually.emit([True, False])
+    for row in rows:
+        x0, x1 = row.vb.viewRange()[0]
+        assert x1 - x0 == pytest.approx(3.0)
+    hold(window, {"throttle"}, 10)  # the zoom stays while it scrolls
+    assert rows[2].vb.viewRange()[0][1] - rows[2].vb.viewRange()[0][0] == pytest.approx(3.0)
+    rows[1].vb.picked.reset.emit()  # what a double-click does
+    for row in rows:
+        x0, x1 = row.vb.viewRange()[0]
+        assert x1 - x0 == pytest.approx(window.plots.window.value())
+
+
+def test_absolute_time_and_the_crosshair_in_the_same_base(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle"}, 1800)
+    plots = window.plots
+    plots.show_cursor(12.0)
+    row = plots.rows[0]
+    assert row.readout.toPlainText().startswith("t = -2.992 s")  # relative: from the newest frame (14.992 s)
+    plots.absolute.setChecked(True)
+    x0, x1 = row.vb.viewRange()[0]
+    assert (x0, x1) == pytest.approx((14.992 - 10.0, 14.992), abs=0.01)
+    assert row.readout.toPlainText().startswith("t = 12 s")
+    assert row.cursor.value() == pytest.approx(12.0)
+
+
+def test_verdicts_summary_units_worst_time_and_double_click(carbench_window, tmp_path):
+    window = carbench_window
+    script = tmp_path / "yaw.toml"
+    script.write_text("""[script]
+name = "yaw"
+preset = "sedan"
+duration = 4.0
+
+[[hold]]
+keys = ["throttle", "left"]
+from = 0.0
+to = 4.0
+
+[[expect]]
+name = "a very long expectation name that would push the numbers of the table out of view otherwise"
+from = 2.0
+to = 3.0
+channel = "yaw_rate"
+min = 0.5
+
+[[expect]]
+at = 3.5
+channel = "speed_kmh"
+max = 1.0
+""")
+    window.resize(1024, 640)
+    verdicts = drive(window, script)
+    tree = window.recorder.verdicts
+    assert window.recorder.summary.text() == "1 pass \u00b7 1 fail \u00b7 0 pending" or \
+        window.recorder.summary.text() == f"{sum(v.passed for v in verdicts)} pass \u00b7 " \
+        f"{sum(not v.passed for v in verdicts)} fail \u00b7 0 pending"
+    first = tree.topLevelItem(0)
+    assert first.text(2) == ">= 28.65 deg/s"  # 0.5 rad/s in the plots' unit
+    assert first.text(3).endswith("deg/s")
+    assert first.toolTip(1).startswith("a very long")
+    header = tree.header()
+    for column in (2, 3, 4):  # the numbers stay in view; the name gives way
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= tree.viewport().width() + 1
+        assert header.sectionSize(column) >= tree.fontMetrics().horizontalAdvance(tree.topLevelItem(0).text(column))
+    worst = verdicts[0]
+    assert first.text(4) == f"{worst.time:.3f} s"
+    tree.itemDoubleClicked.emit(first, 0)
+    assert window.model.shown_frame() == worst.frame
+    assert f"frame {worst.frame:6d}" in window.status_time.text()

@@ -1,0 +1,352 @@
+"""One plot of the plot panel: its curves, one y-axis per unit, the crosshair, the time cursor and marks.
+
+The main ViewBox takes the first unit (left axis) and handles the mouse: a left click or drag
+moves the time cursor, the wheel and a right drag zoom the time axis, a double-click resets it.
+Each further unit gets an overlay ViewBox of its own, x-linked to the main one, with its axis on
+the right, so rpm and engine torque each fill their plot's height.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget, QWidgetAction
+
+from physics import ChannelInfo
+from workbench.gui.decimate import Decimator
+from workbench.gui.plot_style import style_axis, style_plot
+
+COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
+           (227, 119, 194), (23, 190, 207)]
+AXIS_WIDTH = 58  # [px] wide enough for "-12345.6" ticks and a rotated unit label
+MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
+GROUPS = (
+    ("motion", ("t", "x", "y", "heading", "speed", "speed_kmh", "vx", "vy", "yaw_rate", "beta", "curvature",
+                "accel_long", "accel_lat")),
+    ("steering", ("steer", "wheel_left", "wheel_right")),
+    ("pedals", ("throttle", "brake", "clutch_pedal", "handbrake")),
+    ("engine and drivetrain", ("clutch", "gear", "rpm", "engine_torque", "axle_torque", "drive_force", "wheelspin")),
+    ("resistances and brakes", ("drag_force", "rolling_force", "brake_force")),
+    ("tyres", ("slip_front", "slip_rear", "fy_front", "fy_rear", "load_front", "load_rear")),
+    ("model", ("kinematic_weight",)),
+)
+
+
+def channel_group(name: str) -> str:
+    for group, names in GROUPS:
+        if name in names:
+            return group
+    return "other"
+
+
+class KnownBoundsCurve(pg.PlotCurveItem):
+    """A curve whose data bounds the panel tells it (it knows them from the decimation), so pyqtgraph
+    does not scan the data again for every bounding rectangle."""
+
+    def set_bounds(self, x0: float, x1: float, y0: float, y1: float) -> None:
+        self._known = (x0, x1, y0, y1)
+
+    def set_points(self, xs, ys) -> None:
+        """setData for a short curve (a trail, an arrow): its bounds from one min/max, not pyqtgraph's scan."""
+        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        if len(xs):
+            self._known = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
+        else:
+            self._known = None
+        self.setData(xs, ys, skipFiniteCheck=True)
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):
+        known = getattr(self, "_known", None)
+        if known is None or frac != 1.0 or orthoRange is not None:
+            return super().dataBounds(ax, frac, orthoRange)
+        return (known[0], known[1]) if ax == 0 else (known[2], known[3])
+
+
+class CursorViewBox(pg.ViewBox):
+    """The main ViewBox: left click/drag picks a time; wheel and right drag zoom x; double-click resets."""
+
+    def __init__(self):
+        super().__init__(enableMenu=False)
+        self.setMouseEnabled(x=True, y=False)
+        self.picked = _Relay()
+
+    def mouseClickEvent(self, ev) -> None:
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            if ev.double():
+                self.picked.reset.emit()
+            else:
+                self.picked.time.emit(self.mapSceneToView(ev.scenePos()).x())
+            return
+        super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev, axis=None) -> None:
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self.picked.time.emit(self.mapSceneToView(ev.scenePos()).x())
+            return
+        super().mouseDragEvent(ev, axis)
+
+
+class _Relay(QObject):
+    time = Signal(float)  # x in the plot's time base
+    reset = Signal()
+
+
+class OverlayViewBox(pg.ViewBox):
+    """A further unit's ViewBox on top of the main one: it lets every mouse event through."""
+
+    def __init__(self):
+        super().__init__(enableMenu=False)
+        self.setMouseEnabled(x=False, y=False)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+
+    def wheelEvent(self, ev, axis=None) -> None:
+        ev.ignore()
+
+
+class YAxis:
+    """One unit's y-axis: its ViewBox, its axis item, its range kept steady while the data fits."""
+
+    def __init__(self, unit: str, vb: pg.ViewBox, axis: pg.AxisItem):
+        self.unit = unit
+        self.vb = vb
+        self.axis = axis
+
+    def fit(self, lo: float, hi: float) -> None:
+        """Fit the range to [lo, hi] with a margin, kept while the data fills it well.
+
+        A range that moved every frame would redraw the axis every frame: it grows at once when the
+        data leaves it and shrinks only when the data fills less than half of it. A flat signal gets
+        a range of a tenth of its size (or one unit around zero), not a millionth.
+        """
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            return
+        (y0, y1) = self.vb.viewRange()[1]
+        if hi - lo < 1e-9 * max(abs(lo), abs(hi), 1.0):
+            half = max(0.1 * abs(hi), 1.0) if abs(hi) < 1e3 else 0.1 * abs(hi)
+            lo, hi = lo - half, hi + half
+            if y0 <= lo and hi <= y1 and (y1 - y0) <= 4.0 * (hi - lo):
+                return
+            self.vb.setYRange(lo, hi, padding=0)
+            return
+        if y0 <= lo and hi <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
+            return
+        pad = 0.08 * (hi - lo)
+        self.vb.setYRange(lo - pad, hi + pad, padding=0)
+
+
+class PlotRow(QWidget):
+    """One plot with a channel menu, an export menu, and the marks of the time cursor and the script."""
+
+    channels_changed = Signal()
+    export_requested = Signal(str)  # "png", "svg" or "csv"
+
+    def __init__(self, panel, channels: list[str]):
+        super().__init__(panel)
+        self._panel = panel
+        self.vb = CursorViewBox()
+        self.plot = pg.PlotWidget(background="w", viewBox=self.vb)
+        self.plot.setMinimumHeight(44)
+        self.plot.leaveEvent = self._on_leave
+        item = self.plot.getPlotItem()
+        self.grid = style_plot(item)
+        # The panel sets both ranges before each repaint; auto-ranging at paint time would
+        # change the axes mid-paint and paint every plot twice.
+        item.disableAutoRange()
+        item.getAxis("left").setWidth(AXIS_WIDTH)
+        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
+        self.now = pg.InfiniteLine(pos=0.0, angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
+        self.readout = pg.TextItem(color=(20, 20, 20), anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 220))
+        for extra in (self.cursor, self.now, self.readout):
+            item.addItem(extra, ignoreBounds=True)
+            extra.setVisible(False)
+        self.readout.setZValue(50)
+        self.marks: list[pg.GraphicsObject] = []  # expectations, edits: redrawn when they change
+        self.channel_button = QToolButton()
+        self.channel_button.setText("channels")
+        self.channel_button.setToolTip("choose the channels of this plot")
+        self.channel_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu = QMenu(self.channel_button)
+        self.channel_button.setMenu(self.menu)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("search channels")
+        self.search.textChanged.connect(self._fill_menu)
+        self._search_action = QWidgetAction(self.menu)
+        self._search_action.setDefaultWidget(self.search)
+        self.menu.addAction(self._search_action)
+        self.menu.aboutToShow.connect(lambda: QTimer.singleShot(0, self.search.setFocus))
+        self.export_button = QToolButton()
+        self.export_button.setText("export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        export_menu = QMenu(self.export_button)
+        for kind, text in (("png", "Plot as PNG\u2026"), ("svg", "Plot as SVG\u2026"), ("csv", "Data as CSV\u2026")):
+            export_menu.addAction(text, lambda k=kind: self.export_requested.emit(k))
+        self.export_button.setMenu(export_menu)
+        for button in (self.channel_button, self.export_button):
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 6, 0)  # room for the right axis' label at the dock's edge
+        layout.setSpacing(0)
+        head = QHBoxLayout()
+        head.setContentsMargins(2, 0, 2, 0)
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        head.addWidget(self.title, 1)
+        head.addWidget(self.channel_button)
+        head.addWidget(self.export_button)
+        layout.addLayout(head)
+        layout.addWidget(self.plot, 1)
+        self.curves: dict[str, KnownBoundsCurve] = {}
+        self.decimators: dict[str, Decimator] = {}
+        self.units: dict[str, str] = {}  # channel -> display unit
+        self.axes: list[YAxis] = [YAxis("", self.vb, item.getAxis("left"))]
+        self.x_range: tuple[float, float] | None = None
+        self._infos: list[ChannelInfo] = []
+        item.getViewBox().sigResized.connect(self._sync_overlays)
+        self.set_channels(channels)
+
+    # -- the channel menu --------------------------------------------------------------------------
+
+    def build_menu(self, infos: list[ChannelInfo]) -> None:
+        self._infos = list(infos)
+        self._fill_menu()
+
+    def _fill_menu(self, *args) -> None:
+        """Channels grouped by subsystem; with search text, the matching ones in one list."""
+        for action in self.menu.actions():
+            if action is not self._search_action:
+                self.menu.removeAction(action)
+                if action.menu() is not None:
+                    action.menu().deleteLater()
+                action.deleteLater()
+        text = self.search.text().strip().lower()
+        if text:
+            matches = [i for i in self._infos if text in i.name.lower() or text in i.doc.lower()]
+            for info in matches:
+                self.menu.addAction(self._channel_action(info, self.menu))
+            if not matches:
+                self.menu.addAction("(no channel matches)").setEnabled(False)
+            return
+        groups: dict[str, QMenu] = {}
+        for info in self._infos:
+            group = channel_group(info.name)
+            if group not in groups:
+                groups[group] = self.menu.addMenu(group)
+            groups[group].addAction(self._channel_action(info, groups[group]))
+
+    def _channel_action(self, info: ChannelInfo, parent) -> QAction:
+        unit = self._panel.unit_of(info)
+        action = QAction(f"{info.name} [{unit}]" if unit else info.name, parent, checkable=True)
+        action.setChecked(info.name in self.curves)
+        action.setToolTip(info.doc)
+        action.setData(info.name)
+        action.toggled.connect(lambda on, name=info.name: self._toggle(name, on))
+        return action
+
+    def channel_actions(self) -> list[QAction]:
+        out = []
+        for action in self.menu.actions():
+            if action.menu() is not None:
+                out += action.menu().actions()
+            elif action.data():
+                out.append(action)
+        return out
+
+    def _toggle(self, name: str, on: bool) -> None:
+        names = [n for n in self.curves if n != name] + ([name] if on else [])
+        self.set_channels(names)
+        self.channels_changed.emit()
+
+    # -- channels and axes -------------------------------------------------------------------------
+
+    def set_channels(self, names: list[str]) -> None:
+        infos = {i.name: i for i in self._panel.infos()}
+        names = list(dict.fromkeys(self._panel.stand_in(n) for n in names))
+        names = [n for n in names if n in infos]
+        for name in list(self.curves):
+            curve = self.curves.pop(name)
+            curve.getViewBox() and curve.getViewBox().removeItem(curve)
+        self.decimators = {n: self.decimators.get(n, Decimator()) for n in names}
+        self.units = {n: self._panel.unit_of(infos[n]) for n in names}
+        units = list(dict.fromkeys(self.units.values())) or [""]
+        self._make_axes(units[:MAX_AXES])
+        for i, name in enumerate(names):
+            colour = COLOURS[i % len(COLOURS)]
+            # One-pixel pens draw as one path; wider ones as thousands of separate segments.
+            # Antialiased: an aliased 1-px polyline drops pixels on steep stretches.
+            curve = KnownBoundsCurve(pen=pg.mkPen(colour, width=1), name=name, antialias=True)
+            curve.setSkipFiniteCheck(True) if hasattr(curve, "setSkipFiniteCheck") else None
+            self.axis_of(name).vb.addItem(curve)
+            self.curves[name] = curve
+        self.title.setText("&nbsp;" + "&nbsp;&nbsp;".join(
+            f"<span style='color:rgb{self.curves[n].opts['pen'].color().getRgb()[:3]}'>&#9632;</span> {n}"
+            for n in names) if names else "&nbsp;(no channel: pick some)")
+        for action in self.channel_actions():
+            action.blockSignals(True)
+            action.setChecked(action.data() in self.curves)
+            action.blockSignals(False)
+
+    def axis_of(self, name: str) -> YAxis:
+        unit = self.units.get(name, "")
+        for axis in self.axes:
+            if axis.unit == unit:
+                return axis
+        return self.axes[-1]
+
+    def _make_axes(self, units: list[str]) -> None:
+        """The main axis takes the first unit; each further one an overlay ViewBox and a right axis."""
+        item = self.plot.getPlotItem()
+        for extra in self.axes[1:]:
+            item.scene().removeItem(extra.vb)
+            if extra.axis is item.getAxis("right"):
+                item.hideAxis("right")
+            else:
+                item.layout.removeItem(extra.axis)
+                item.scene().removeItem(extra.axis)
+        self.axes = [YAxis(units[0], self.vb, item.getAxis("left"))]
+        item.setLabel("left", units[0] or "")
+        for i, unit in enumerate(units[1:]):
+            vb = OverlayViewBox()
+            item.scene().addItem(vb)
+            vb.setXLink(self.vb)
+            if i == 0:
+                item.showAxis("right")
+                axis = item.getAxis("right")
+                style_axis(axis)
+                axis.setWidth(AXIS_WIDTH)
+            else:
+                axis = pg.AxisItem("right")
+                style_axis(axis)
+                axis.setWidth(AXIS_WIDTH)
+                item.layout.addItem(axis, 2, 3 + i)
+            axis.linkToView(vb)
+            axis.setLabel(unit or "(1)")
+            self.axes.append(YAxis(unit, vb, axis))
+        self._sync_overlays()
+
+    def _sync_overlays(self, *args) -> None:
+        rect: QRectF = self.vb.sceneBoundingRect()
+        for axis in self.axes[1:]:
+            axis.vb.setGeometry(rect)
+            axis.vb.linkedViewChanged(self.vb, axis.vb.XAxis)
+
+    def channels(self) -> list[str]:
+        return list(self.curves)
+
+    # -- the crosshair -----------------------------------------------------------------------------
+
+    def _on_leave(self, event) -> None:
+        self._panel.show_cursor(None)
+
+    def clear_marks(self) -> None:
+        for mark in self.marks:
+            mark.getViewBox() and mark.getViewBox().removeItem(mark)
+        self.marks = []
+
+    def add_mark(self, mark, axis: YAxis | None = None) -> None:
+        (axis or self.axes[0]).vb.addItem(mark, ignoreBounds=True)
+        self.marks.append(mark)

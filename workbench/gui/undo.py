@@ -1,0 +1,78 @@
+"""Undo and redo of parameter edits, resets and preset loads (one QUndoStack, shown in the Edit menu).
+
+Each command holds what the car was and what it became, and applies either side through the
+session, so an undone edit is recorded (and replayed) like any other edit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtGui import QUndoCommand
+
+from physics import CarParams, Preset
+
+if TYPE_CHECKING:
+    from workbench.gui.session_model import SessionModel
+
+PARAM_EDIT_ID = 1001
+
+
+class ParamsCommand(QUndoCommand):
+    """Parameters changed from ``before`` to ``after`` (path -> value); already applied when pushed."""
+
+    def __init__(self, model: SessionModel, text: str, before: dict[str, Any], after: dict[str, Any],
+                 merge_key: str | None = None):
+        super().__init__(text)
+        self._model = model
+        self.before, self.after = before, after
+        self._merge_key = merge_key
+        self._applied = True  # the edit was made (and validated) before the command was pushed
+
+    def id(self) -> int:
+        return PARAM_EDIT_ID if self._merge_key else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        """A slider drag (or a run of spins of one value) is one step of the history."""
+        if not isinstance(other, ParamsCommand) or other._merge_key != self._merge_key:
+            return False
+        self.after = other.after
+        self.setText(other.text())
+        return True
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            return
+        self._model.apply_params(self.after)
+
+    def undo(self) -> None:
+        self._model.apply_params(self.before)
+
+
+class PresetCommand(QUndoCommand):
+    """The car switched from one preset (with its edits) to another; undo brings the first back."""
+
+    def __init__(self, model: SessionModel, before: tuple[Preset, CarParams], after: tuple[Preset, CarParams]):
+        super().__init__(f"load preset {after[0].name}")
+        self._model = model
+        self.before, self.after = before, after
+        self._applied = True
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            return
+        self._model.apply_preset(*self.after)
+
+    def undo(self) -> None:
+        self._model.apply_preset(*self.before)
+
+
+def describe(path: str, value: Any) -> str:
+    """The text of an edit in the history: ``body.mass = 1300``."""
+    if isinstance(value, float):
+        return f"{path} = {value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return f"{path} = [{', '.join(f'{v:.4g}' for v in value)}]"
+    return f"{path} = {value}"
