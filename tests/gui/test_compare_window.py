@@ -52,13 +52,14 @@ def test_pin_edit_and_every_plot_overlays_each_reference(carbench_window, qtbot)
     row = window.plots.rows[0]
     curve = window.plot_overlay.row_overlay(row).curves[(0, "speed_kmh")]
     xs, ys = curve.getData()
-    xs = xs + curve.pos().x()  # drawn in the plot's time: seconds from the frame on show
+    xs = xs + curve.pos().x()  # drawn in the plot's time: seconds from the newest frame (panel.origin)
     assert ys[np.argmin(np.abs(xs))] == refs[0].run.data["speed_kmh"][-1]
     # scrubbing moves it with the time axis
     window.model.set_view_frame(400)
     xs, ys = curve.getData()
     xs = xs + curve.pos().x()
-    assert ys[np.argmin(np.abs(xs))] == refs[0].run.data["speed_kmh"][400]
+    shown = 400 * session.dt - window.plots.origin
+    assert ys[np.argmin(np.abs(xs - shown))] == refs[0].run.data["speed_kmh"][400]
     # unpin one: its curves go
     window.comparer.references.unpin(0)
     assert len(overlay_curves(window, row)) == len(row.curves)

@@ -44,7 +44,8 @@ def test_reset_layout_puts_the_docks_back(carbench_window, qtbot):
     assert window.plots_dock.isVisible() and not window.recorder_dock.isFloating()
     assert window.dockWidgetArea(window.recorder_dock) == Qt.DockWidgetArea.RightDockWidgetArea
     assert window.dockWidgetArea(window.params_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-    assert window.tabifiedDockWidgets(window.params_dock) == [window.telemetry_dock]
+    assert set(window.tabifiedDockWidgets(window.params_dock)) == {window.telemetry_dock, window.compare_dock}
+    assert window.tabifiedDockWidgets(window.recorder_dock) == [window.sweep_dock]
 
 
 def test_speed_folded_groups_last_preset_and_script_are_restored(qtbot, carbench_settings):

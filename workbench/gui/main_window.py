@@ -13,9 +13,11 @@ from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QUndoView,
     QVBoxLayout,
     QWidget,
@@ -171,7 +173,12 @@ class MainWindow(QMainWindow):
 
     def _create_sweep_dock(self) -> None:
         self.sweep = SweepDock(self.model)
-        self.sweep_dock = self._dock("Sweep", "sweep", self.sweep, Qt.DockWidgetArea.RightDockWidgetArea)
+        # In a scroll area, so the dock's form never sets the window's minimum height (1024x640 fits).
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.sweep)
+        self.sweep_dock = self._dock("Sweep", "sweep", scroll, Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.recorder_dock, self.sweep_dock)
         self.recorder_dock.raise_()
         self.params.sweep_requested.connect(self._on_sweep_requested)

@@ -41,11 +41,6 @@ class _RowOverlay:
         self.delta.setToolTip("show the run on show minus each reference instead of the curves")
         self.delta.toggled.connect(lambda on: overlay.refresh())
         row.head.insertWidget(1, self.delta)
-        # With references on show the overlay fits the y range to everything drawn (the run on
-        # show and the references, or the differences): the panel's own fit to its curves alone
-        # would undo that on every frame.
-        self.fit_y = row.fit_y
-        row.fit_y = lambda lo, hi: None if overlay.comparer.references.items else self.fit_y(lo, hi)
         self.zero = pg.InfiniteLine(pos=0.0, angle=0, movable=False, pen=pg.mkPen((120, 120, 120)))
         row.plot.getPlotItem().addItem(self.zero, ignoreBounds=True)
         self.zero.setVisible(False)
@@ -55,7 +50,7 @@ class _RowOverlay:
         curve = self.curves.get(key)
         if curve is None:
             curve = pg.PlotCurveItem(antialias=True)
-            self.row.plot.getPlotItem().addItem(curve)
+            self.row.axis_of(name).vb.addItem(curve)  # on the y-axis of the channel's unit
             self.curves[key] = curve
         style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
         look = (ref.colour.rgb(), style)
@@ -66,7 +61,9 @@ class _RowOverlay:
 
     def drop_unused(self, used: set[tuple[int, str]]) -> None:
         for key in [k for k in self.curves if k not in used]:
-            self.row.plot.getPlotItem().removeItem(self.curves.pop(key))
+            curve = self.curves.pop(key)
+            if curve.getViewBox() is not None:
+                curve.getViewBox().removeItem(curve)
 
 
 class PlotOverlay:
@@ -120,6 +117,8 @@ class PlotOverlay:
         return float(shown.min()) * factor, float(shown.max()) * factor
 
     def refresh(self) -> None:
+        """Draw every reference on every plot over the time range the panel shows (panel.view, in
+        absolute time, drawn at x = t - panel.origin), each curve on its channel's y-axis."""
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
         log = model.session.log
@@ -129,58 +128,61 @@ class PlotOverlay:
         infos = {i.name: i for i in log.infos}
         cur_t = log.column("t")
         cur_d = distance_of(log.column("x"), log.column("y")) if self.comparer.align == "distance" else cur_t
-        span = panel.window.value()
-        live = model.view_frame is None
-        lo_t, hi_t = (-span, 0.0) if live else (-span / 2, span / 2)
-        first, last = np.searchsorted(cur_t, [panel.t_ref + lo_t - 1e-9, panel.t_ref + hi_t + 1e-9], side="left")
-        last = min(int(np.searchsorted(cur_t, panel.t_ref + hi_t + 1e-9, side="right")), len(cur_t))
+        vis_lo, vis_hi = getattr(panel, "view", (0.0, 0.0))
+        origin, span = panel.origin, max(vis_hi - vis_lo, 1e-9)
+        first = int(np.searchsorted(cur_t, vis_lo - 1e-9, side="left"))
+        last = min(int(np.searchsorted(cur_t, vis_hi + 1e-9, side="right")), len(cur_t))
         for row in panel.rows:
             overlay = self.row_overlay(row)
             delta = overlay.delta.isChecked()
             used: set[tuple[int, str]] = set()
             for main in row.curves.values():
                 main.setVisible(not delta or not refs)
-            lo, hi = np.inf, -np.inf
-            columns = int(row.plot.getPlotItem().getViewBox().width()) or 500
+            ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
+            columns = int(row.vb.width()) or 500
             for i, ref in enumerate(refs):
                 if ref.run.unit != model.session.params.model.unit:
                     continue  # a car in other units: its channels do not share these axes
                 data = ref.run.data
                 ref_d = self.distance(ref.run) if self.comparer.align == "distance" else data["t"]
                 times, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
-                x = times - panel.t_ref
-                window = keep & (x >= lo_t - 1e-9) & (x <= hi_t + 1e-9)
+                window = keep & (times >= vis_lo - 1e-9) & (times <= vis_hi + 1e-9)
                 for name in row.curves:
                     if name not in data or name not in infos:
                         continue
                     _, factor = display_unit(infos[name])
                     curve = overlay.curve(i, name, ref)
                     used.add((i, name))
+                    r = ranges.setdefault(id(row.axis_of(name)), [np.inf, -np.inf])
                     if not delta and self.comparer.align == "time":
-                        y_lo, y_hi = self._draw_shifted(curve, data, name, factor, panel.t_ref,
-                                                        panel.t_ref + lo_t, panel.t_ref + hi_t, span, columns)
-                        lo, hi = min(lo, y_lo), max(hi, y_hi)
+                        y_lo, y_hi = self._draw_shifted(curve, data, name, factor, origin, vis_lo, vis_hi, span,
+                                                        columns)
+                        r[0], r[1] = min(r[0], y_lo), max(r[1], y_hi)
                         continue
                     y = data[name][window] * factor
-                    xs = x[window]
+                    xs = times[window] - origin
                     if delta:
                         mine = np.interp(times[window], cur_t, log.column(name)) * factor if len(cur_t) else y
                         inside = times[window] <= (cur_t[-1] if len(cur_t) else -1.0)
                         y, xs = (mine - y)[inside], xs[inside]
                     if len(y):
-                        lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+                        r[0], r[1] = min(r[0], float(y.min())), max(r[1], float(y.max()))
                     curve._carbench_chunk = None
                     curve.setPos(0.0, 0.0)
                     curve.setData(*peak_decimate(xs, y, columns), skipFiniteCheck=True)
             overlay.drop_unused(used)
             overlay.zero.setVisible(delta and bool(refs))
-            if refs and not delta and len(cur_t):
+            if not refs:
+                continue
+            if not delta and len(cur_t):
                 for name in row.curves:
                     values = log.column(name)[first:last]
                     if len(values):
                         factor = display_unit(infos[name])[1]
-                        lo = min(lo, float(values.min()) * factor)
-                        hi = max(hi, float(values.max()) * factor)
-            if refs and lo <= hi:
-                overlay.fit_y(min(lo, 0.0), max(hi, 0.0)) if delta else overlay.fit_y(lo, hi)
-            row.plot.getPlotItem().getViewBox().prepareForPaint()
+                        r = ranges.setdefault(id(row.axis_of(name)), [np.inf, -np.inf])
+                        r[0], r[1] = min(r[0], float(values.min()) * factor), max(r[1], float(values.max()) * factor)
+            for axis in row.axes:
+                lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
+                if lo <= hi:
+                    axis.fit(min(lo, 0.0), max(hi, 0.0)) if delta else axis.fit(lo, hi)
+                axis.vb.prepareForPaint()

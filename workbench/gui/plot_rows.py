@@ -198,6 +198,7 @@ class PlotRow(QWidget):
         head.addWidget(self.title, 1)
         head.addWidget(self.channel_button)
         head.addWidget(self.export_button)
+        self.head = head  # other widgets (the compare overlay's B - A toggle) join the title row here
         layout.addLayout(head)
         layout.addWidget(self.plot, 1)
         self.curves: dict[str, KnownBoundsCurve] = {}
