@@ -25,7 +25,7 @@ from physics import (
 from physics.presets import cars_dir
 
 SHIPPED = {"parking": ("kinematic", "px"), "teaching": ("kinematic", "m"), "f1tenth": ("dynamic", "m"),
-           "sedan": ("dynamic", "m"), "classic": ("dynamic", "m")}
+           "sedan": ("dynamic", "m"), "classic": ("dynamic", "m"), "manual003": ("dynamic", "m")}
 SOURCE = "bad.toml"
 
 
@@ -51,7 +51,7 @@ def refusal(text: str) -> str:
 # -- shipped presets --------------------------------------------------------------------------
 
 
-def test_the_shipped_presets_are_the_five_of_the_spec():
+def test_the_shipped_presets_are_the_six_of_the_spec():
     assert set(preset_names()) == set(SHIPPED)
 
 
@@ -61,7 +61,7 @@ def test_every_shipped_preset_loads(name):
     assert loaded.name == name
     assert isinstance(loaded.params, CarParams)
     assert (loaded.params.kind, loaded.params.model.unit) == SHIPPED[name]
-    assert loaded.params.manual == (name == "sedan")
+    assert loaded.params.manual == (name in ("sedan", "manual003"))
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))

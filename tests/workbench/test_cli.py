@@ -147,9 +147,9 @@ def test_presets_lists_cars_and_scripts(run_cli, shipped_paths):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     cars = out.split("Input scripts")[0]
-    for name in ("parking", "teaching", "f1tenth", "sedan", "classic"):
+    for name in ("parking", "teaching", "f1tenth", "sedan", "classic", "manual003"):
         assert f"  {name} " in cars, name
-    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic"}
+    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic", "manual003"}
     scripts = out.split("Input scripts")[1]
     for path in shipped_paths:
         assert path.name in scripts
