@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import numpy as np
+from .jit import scalar
 
 
+@scalar
 def kinematic_weight(speed, low, high):
     """1 below ``low`` (fully kinematic), 0 above ``high``, a smoothstep between (no jump, no kink).
 
     ``speed`` is a magnitude (>= 0).
     """
-    s = np.minimum(np.maximum((speed - low) / (high - low), 0.0), 1.0)
+    s = min(max((speed - low) / (high - low), 0.0), 1.0)
     return 1.0 - s * s * (3.0 - 2.0 * s)
 
 
+@scalar
 def tyre_force_weight(kinematic):
     """Share of the tyres' forces that acts on the car.
 
@@ -23,6 +25,7 @@ def tyre_force_weight(kinematic):
     return 1.0 - kinematic
 
 
+@scalar
 def kinematic_motion(vx, tan_delta, lr, wheelbase):
     """Lateral velocity and yaw rate of the centre of mass in the kinematic bicycle (001, CoM form).
 

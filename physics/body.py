@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+import math
+
+from .jit import scalar
 
 MIN_AXLE_SHARE = 0.2  # 003: each axle keeps at least 20% of the weight
 
 
+@scalar
 def axle_loads(mass, gravity, lr, wheelbase, cg_height, accel):
     """003: front and rear axle loads [N], shifted rearwards by longitudinal acceleration.
 
@@ -16,16 +19,18 @@ def axle_loads(mass, gravity, lr, wheelbase, cg_height, accel):
     """
     weight = mass * gravity
     front = mass * (gravity * lr - accel * cg_height) / wheelbase
-    front = np.minimum(np.maximum(front, MIN_AXLE_SHARE * weight), (1.0 - MIN_AXLE_SHARE) * weight)
+    front = min(max(front, MIN_AXLE_SHARE * weight), (1.0 - MIN_AXLE_SHARE) * weight)
     return front, weight - front
 
 
+@scalar
 def frame_turn(vx, vy, angle):
     """The car-frame velocity after the frame has turned by ``angle`` [rad] under it (exact rotation)."""
-    c, s = np.cos(angle), np.sin(angle)
+    c, s = math.cos(angle), math.sin(angle)
     return vx * c + vy * s, vy * c - vx * s
 
 
+@scalar
 def lateral_step(vy, r, fy, mz, kf, kr, cos_d, lf, lr, mass, inertia, dt):
     """Lateral velocity and yaw rate after dt under the car-frame lateral force ``fy`` and yaw moment ``mz``.
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-import numpy as np
+from .jit import scalar
 
 
+@scalar
+def sign(x):
+    """-1, 0 or 1 (numpy's sign for finite x)."""
+    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+
+
+@scalar
 def hold(v, other_force, capacity, mass, dt):
     """The brake force [N] given the other forces along ``v`` and the brakes' ``capacity`` [N].
 
@@ -13,11 +20,12 @@ def hold(v, other_force, capacity, mass, dt):
     up to ``capacity`` of other force, and is never driven the other way.
     """
     v_free = v + dt * other_force / mass
-    return np.minimum(np.maximum(-mass * v_free / dt, -capacity), capacity)
+    return min(max(-mass * v_free / dt, -capacity), capacity)
 
 
+@scalar
 def cap_speed(v, other_force, cap, mass, dt):
     """Force [N] that keeps |v| at or below ``cap`` (001: the handbrake caps speed); 0 where cap is 0."""
     v_free = v + dt * other_force / mass
-    excess = np.maximum(np.abs(v_free) - cap, 0.0) * (cap > 0)
-    return -np.sign(v_free) * mass * excess / dt
+    excess = max(abs(v_free) - cap, 0.0) * (1.0 if cap > 0.0 else 0.0)
+    return -sign(v_free) * mass * excess / dt

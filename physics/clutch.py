@@ -1,37 +1,46 @@
-"""003: clutch engagement (pedal and automatic), its torque capacity and how it couples engine speed."""
+"""003: clutch engagement (pedal and automatic), its torque capacity and how it couples engine speed.
+
+``p`` is one car's parameter record (physics.records.PARAMS): ``p.clutch_capacity`` is the
+preset's ``clutch.capacity``.
+"""
 
 from __future__ import annotations
 
-import numpy as np
+from .jit import scalar
 
 
-def engagement(pedal, auto_clutch, speed, c):
+@scalar
+def engagement(pedal, auto_clutch, speed, p):
     """Engagement 0..1 from the pedal, or from the automatic clutch at low speed.
 
     Below ``auto_speed`` the automatic clutch (its reached engagement ``auto_clutch``) decides;
     it hands over to the pedal over ``auto_band`` below that speed, so engagement never jumps. A
     pressed pedal always opens the clutch.
     """
-    handover = np.minimum(np.maximum((np.abs(speed) - (c.auto_speed - c.auto_band)) / c.auto_band, 0.0), 1.0)
-    return np.minimum(1.0 - pedal, np.maximum(auto_clutch, handover))
+    band = p.clutch_auto_band
+    handover = min(max((abs(speed) - (p.clutch_auto_speed - band)) / band, 0.0), 1.0)
+    return min(1.0 - pedal, max(auto_clutch, handover))
 
 
-def automatic(auto_clutch, rpm, c, idle_rpm, dt):
+@scalar
+def automatic(auto_clutch, rpm, p, dt):
     """003: the automatic clutch holds the engine near idle, engagement (rpm - idle) / auto_rpm_band.
 
     It engages at most ``auto_rate`` per second and lets go at once: slamming it shut in one step
     from a revving engine would drag the engine below idle and into a limit cycle at large dt.
     """
-    goal = np.minimum(np.maximum((rpm - idle_rpm) / c.auto_rpm_band, 0.0), 1.0)
-    return np.minimum(goal, auto_clutch + c.auto_rate * dt)
+    goal = min(max((rpm - p.engine_idle_rpm) / p.clutch_auto_rpm_band, 0.0), 1.0)
+    return min(goal, auto_clutch + p.clutch_auto_rate * dt)
 
 
+@scalar
 def transmitted(torque, engagement, capacity):
     """Torque passed to the gearbox [N m]: the engine's, up to capacity * engagement; the rest is slip."""
     limit = capacity * engagement
-    return np.minimum(np.maximum(torque, -limit), limit)
+    return min(max(torque, -limit), limit)
 
 
+@scalar
 def rpm_coupling(engagement, dt, sync_time):
     """Share of the gap to the drivetrain's speed the engine closes in one step.
 

@@ -1,32 +1,42 @@
-"""003: the engine's torque curve, internal friction, rev limiter and free revving."""
+"""003: the engine's torque curve, internal friction, rev limiter and free revving.
+
+``p`` is one car's parameter record (physics.records.PARAMS): ``p.engine_peak_torque`` is the
+preset's ``engine.peak_torque``.
+"""
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-RPM_PER_RAD_S = 60.0 / (2.0 * np.pi)
+from .jit import scalar
+
+RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
 
 
-def curve(rpm, e):
+@scalar
+def curve(rpm, p):
     """Full-throttle torque [N m]: a bell peaking at ``peak_torque`` at ``peak_rpm``, never below the floor."""
-    width = np.where(rpm < e.peak_rpm, e.width_below, e.width_above)
-    z = (rpm - e.peak_rpm) / width
-    return e.peak_torque * np.maximum(np.exp(-z * z), e.torque_floor)
+    width = p.engine_width_below if rpm < p.engine_peak_rpm else p.engine_width_above
+    z = (rpm - p.engine_peak_rpm) / width
+    return p.engine_peak_torque * max(math.exp(-z * z), p.engine_torque_floor)
 
 
-def friction(rpm, e):
+@scalar
+def friction(rpm, p):
     """Internal friction [N m], rising linearly from ``friction_idle`` at idle to ``friction_max`` at the limit."""
-    share = np.minimum(np.maximum((rpm - e.idle_rpm) / (e.rev_limit - e.idle_rpm), 0.0), 1.0)
-    return e.friction_idle + (e.friction_max - e.friction_idle) * share
+    share = min(max((rpm - p.engine_idle_rpm) / (p.engine_rev_limit - p.engine_idle_rpm), 0.0), 1.0)
+    return p.engine_friction_idle + (p.engine_friction_max - p.engine_friction_idle) * share
 
 
-def limited_throttle(throttle, rpm, e):
+@scalar
+def limited_throttle(throttle, rpm, p):
     """The throttle the limiter lets through: cut linearly over ``limiter_band`` below the rev limit."""
-    open_share = np.minimum(np.maximum((e.rev_limit - rpm) / e.limiter_band, 0.0), 1.0)
+    open_share = min(max((p.engine_rev_limit - rpm) / p.engine_limiter_band, 0.0), 1.0)
     return throttle * open_share
 
 
-def net_torque(throttle, rpm, e, turned_back):
+@scalar
+def net_torque(throttle, rpm, p, turned_back):
     """Torque at the flywheel [N m]: curve times throttle minus friction; negative off throttle (engine braking).
 
     Friction opposes the engine's rotation: where the wheels turn it backwards (``turned_back``:
@@ -35,23 +45,30 @@ def net_torque(throttle, rpm, e, turned_back):
     fading out over ``limiter_band`` above it: an idling engine neither drags nor pushes, so the
     automatic clutch never pulls a car at rest backwards.
     """
-    drag = friction(rpm, e)
-    idle_share = np.minimum(np.maximum((e.idle_rpm + e.limiter_band - rpm) / e.limiter_band, 0.0), 1.0)
-    return np.maximum(throttle * curve(rpm, e), idle_share * drag) - drag * (1.0 - 2.0 * turned_back)
+    drag = friction(rpm, p)
+    band = p.engine_limiter_band
+    idle_share = min(max((p.engine_idle_rpm + band - rpm) / band, 0.0), 1.0)
+    back = 1.0 if turned_back else 0.0
+    return max(throttle * curve(rpm, p), idle_share * drag) - drag * (1.0 - 2.0 * back)
 
 
-def free_rpm(rpm, throttle, e, dt):
+@scalar
+def free_rpm(rpm, throttle, p, dt):
     """Engine speed after dt revving freely (clutch open or in neutral).
 
     003: it rises with the throttle (at ``rise_rate`` times the throttle, toward a free-running
     speed that grows with the throttle up to the rev limit) and falls at ``fall_rate`` without it,
     never below idle; below idle (after the drivetrain held it there) the idle control lifts it.
     """
-    target = e.idle_rpm + throttle * (e.rev_limit - e.idle_rpm)
-    up = np.maximum(throttle, rpm < e.idle_rpm) * (e.rise_rate * dt)
-    return np.where(rpm < target, np.minimum(rpm + up, target), np.maximum(rpm - e.fall_rate * dt, target))
+    idle = p.engine_idle_rpm
+    target = idle + throttle * (p.engine_rev_limit - idle)
+    up = max(throttle, 1.0 if rpm < idle else 0.0) * (p.engine_rise_rate * dt)
+    if rpm < target:
+        return min(rpm + up, target)
+    return max(rpm - p.engine_fall_rate * dt, target)
 
 
+@scalar
 def coupled_rpm(free, drivetrain, coupling):
     """003: engine speed blended between free revving and what the drivetrain imposes."""
     return free + (drivetrain - free) * coupling

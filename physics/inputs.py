@@ -43,13 +43,7 @@ class Inputs:
     @classmethod
     def idle(cls, n: int) -> Inputs:
         """No key held and no override, for N cars."""
-        values = {}
-        for f in fields(cls):
-            if f.name.endswith("_value"):
-                values[f.name] = np.zeros(n, dtype=np.int64 if f.name == "gear_value" else float)
-            else:
-                values[f.name] = np.zeros(n, dtype=bool)
-        return cls(**values)
+        return cls(**{f.name: np.zeros(n, dtype=element_type(f.name)) for f in fields(cls)})
 
     @classmethod
     def from_keys(cls, n: int = 1, keys: frozenset[str] | set[str] | tuple[str, ...] = (), **analog: float) -> Inputs:
@@ -70,6 +64,13 @@ class Inputs:
             values[f"{field}_on"][:] = True
             values[f"{field}_value"][:] = value
         return cls(**values)
+
+
+def element_type(name: str) -> type:
+    """The element type of field ``name``: keys and ``*_on`` flags are bool, values float, ``gear_value`` int."""
+    if name == "gear_value":
+        return np.int64
+    return np.float64 if name.endswith("_value") else np.bool_
 
 
 _ANALOG_FIELDS = {

@@ -7,15 +7,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import records
 from .car import Car, prepare
 from .inputs import Inputs
+from .kernel import Kernel, Workspace, default_kernel
 from .params import CarParams
-from .state import State, initial_state
-from .step import step
-from .telemetry import ChannelInfo, Telemetry, channel_infos, check_channel
+from .state import initial_state
+from .telemetry import ChannelInfo, TelemetryFrame, channel_infos, check_channel
 
 DEFAULT_DT = 1.0 / 120.0
 MAX_DT = 0.05
+BLOCK_FRAMES = 4096  # frames per kernel call in run(): bounds the telemetry held at once for large batches
 
 
 def check_dt(dt: float) -> float:
@@ -26,20 +28,36 @@ def check_dt(dt: float) -> float:
 
 
 class Simulation:
-    """A batch of cars stepped at a fixed dt.
+    """A batch of cars stepped at a fixed dt by the compiled kernel.
 
     >>> from physics import Simulation, Inputs, load_preset
     >>> sim = Simulation(load_preset("sedan").params, n=1)
     >>> telemetry = sim.step(Inputs.from_keys(1, {"throttle"}))
     >>> sim.channel("rpm"), sim.channel_info("rpm").unit
+
+    ``step`` advances one frame (the interactive car); ``run`` advances a block of frames whose
+    inputs are given as a record array (frames, N) of physics.records.INPUTS. A batch of one car
+    runs the serial compilation of the kernel, larger batches the parallel one (``parallel``
+    overrides). ``kernel`` is the compiled model, physics.build_kernel(...) for a variant.
+    A NonFiniteError stops the run; reset() before going on.
     """
 
-    def __init__(self, cars: CarParams | Sequence[CarParams], n: int | None = None, dt: float = DEFAULT_DT):
+    def __init__(self, cars: CarParams | Sequence[CarParams], n: int | None = None, dt: float = DEFAULT_DT,
+                 kernel: Kernel | None = None, parallel: bool | None = None):
         self.dt = check_dt(dt)
         self.car: Car = prepare(cars, n)
+        self.kernel = kernel if kernel is not None else default_kernel()
+        self.parallel = parallel
         self.frame = 0
-        self.state: State = initial_state(self.car.n, self._idle_rpm())
-        self.telemetry: Telemetry | None = None
+        self._state = initial_state(self.car.n, self.car.idle_rpm)
+        self.telemetry: TelemetryFrame | None = None
+        self._inputs = np.empty((1, self.car.n), dtype=records.INPUTS)
+        self._work = Workspace(self.car.n)
+
+    @property
+    def state(self) -> np.recarray:
+        """The state of every car, (N,) records of physics.records.STATE (``sim.state.vx``); a view."""
+        return self._state.view(np.recarray)
 
     @property
     def n(self) -> int:
@@ -49,23 +67,55 @@ class Simulation:
     def cars(self) -> tuple[CarParams, ...]:
         return self.car.cars
 
-    def _idle_rpm(self) -> np.ndarray:
-        e = self.car.params.engine
-        return e.idle_rpm if e is not None else np.zeros(self.car.n)
+    def _parallel(self) -> bool:
+        return self.car.n > 1 if self.parallel is None else self.parallel
 
     def reset(self) -> None:
         """Back to rest at the origin, frame 0, keeping the parameters."""
         self.frame = 0
-        self.state = initial_state(self.car.n, self._idle_rpm())
+        self._state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry = None
 
-    def step(self, inputs: Inputs | None = None) -> Telemetry:
-        """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry."""
+    def step(self, inputs: Inputs | None = None) -> TelemetryFrame:
+        """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry.
+
+        ``inputs`` is an Inputs, or (N,) records of physics.records.INPUTS. The telemetry gives
+        every channel as an array over the N cars (``telemetry.rpm``).
+        """
         if inputs is None:
-            inputs = Inputs.idle(self.car.n)
-        self.state, self.telemetry = step(self.car, self.state, inputs, self.dt, self.frame * self.dt)
+            self._inputs[...] = np.zeros((), dtype=records.INPUTS)
+        elif isinstance(inputs, np.ndarray):  # one frame of INPUTS records, e.g. a row of a script's inputs
+            if inputs.dtype != records.INPUTS:
+                raise TypeError("inputs: expected an Inputs or physics.records.INPUTS records")
+            self._inputs[0] = inputs
+        else:
+            records.inputs_records(inputs, self._inputs)
+        out = np.empty((1, self.car.n), dtype=records.TELEMETRY)
+        self.kernel.run(self.car.records, self._state, self._inputs, out, self.dt, self.frame, self._parallel(),
+                        self._work, check=False)
         self.frame += 1
+        self.telemetry = TelemetryFrame(out[0])
         return self.telemetry
+
+    def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None) -> np.ndarray:
+        """Advance ``len(inputs)`` frames; ``inputs`` is (frames, N) of INPUTS. Returns the telemetry, (frames, N).
+
+        ``telemetry`` is written in place when given (C-contiguous, (frames, N) of TELEMETRY).
+        """
+        frames = inputs.shape[0]
+        if inputs.dtype != records.INPUTS or inputs.shape[1:] != (self.car.n,):
+            raise ValueError(f"inputs: expected ({frames}, {self.car.n}) records of physics.records.INPUTS")
+        inputs = np.ascontiguousarray(inputs)
+        if telemetry is None:
+            telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY)
+        for start in range(0, frames, BLOCK_FRAMES):
+            end = min(start + BLOCK_FRAMES, frames)
+            self.kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
+                            self.frame, self._parallel(), self._work)
+            self.frame += end - start
+        if frames:
+            self.telemetry = TelemetryFrame(telemetry[frames - 1])
+        return telemetry
 
     def set_cars(self, cars: CarParams | Sequence[CarParams]) -> None:
         """Replace the parameters from the next step on (same batch size and kind); the state is kept."""
@@ -77,7 +127,7 @@ class Simulation:
             raise ValueError(problem)
         self.car = car
         if car.manual:  # a gearbox that lost gears keeps the car in its new top gear
-            self.state.gear = np.minimum(self.state.gear, car.top_gear)
+            self._state["gear"] = np.minimum(self._state["gear"], car.top_gear)
 
     def set_param(self, path: str, value, index: int | None = None) -> None:
         """Change one parameter (of every car, or of car ``index``) from the next step on, validated."""
@@ -100,4 +150,4 @@ class Simulation:
         check_channel(name, self.car.unit)
         if self.telemetry is None:
             raise RuntimeError("no frame yet: call step() first")
-        return getattr(self.telemetry, name)
+        return self.telemetry[name]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import numpy as np
+from .jit import scalar
 
 
+@scalar
 def stop_mask(speed, accel, drive_force, stop_speed, weight):
-    """Which cars the stop rule brings to rest: crawling below ``stop_speed`` with no drive force.
+    """Whether the stop rule brings the car to rest: crawling below ``stop_speed`` with no drive force.
 
     The rule compares the *speed*. Comparing the acceleration instead (003's refactoring bug)
     stops a car coasting on a pressed clutch at 11 km/h, whose drag and rolling resistance
-    decelerate it by less than the threshold; ``accel`` is passed so that bug can be put back.
+    decelerate it by less than the threshold; ``accel`` is passed so that bug can be put back
+    (physics.build_kernel(variants={"standstill.stop_mask": ...})).
     """
-    no_drive = np.abs(drive_force) <= 1e-3 * weight
-    return (np.abs(speed) < stop_speed) & no_drive
+    no_drive = abs(drive_force) <= 1e-3 * weight
+    return abs(speed) < stop_speed and no_drive

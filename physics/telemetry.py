@@ -60,6 +60,31 @@ class Telemetry:
     kinematic_weight: np.ndarray = channel("", "low-speed blend: 1 = fully kinematic, 0 = fully dynamic")
 
 
+class TelemetryFrame:
+    """One frame of N cars as the kernel wrote it: each channel an array over the cars.
+
+    ``frame.rpm`` or ``frame["rpm"]`` (shape (N,), views); ``frame.records`` is the (N,) record
+    array of physics.records.TELEMETRY itself.
+    """
+
+    __slots__ = ("records",)
+
+    def __init__(self, records: np.ndarray):
+        self.records = records
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self.records[name]
+        except (KeyError, ValueError):
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.records[name]
+
+    def copy(self) -> TelemetryFrame:
+        return TelemetryFrame(self.records.copy())
+
+
 @dataclass(frozen=True)
 class ChannelInfo:
     """What a channel is: its name, unit (in the preset's unit of length), description and display unit."""

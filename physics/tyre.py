@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import numpy as np
+import math
+
+from .jit import scalar
 
 
+@scalar
 def slip(u, w):
     """Slip angle [rad]: direction the tyre travels minus direction it points, atan2(lateral, |forward|).
 
     ``u``/``w`` are the contact patch's velocity along and across the wheel; using |u| keeps the
     angle meaningful in reverse, where the force still opposes the sideways motion.
     """
-    return np.arctan2(w, np.abs(u))
+    return math.atan2(w, abs(u))
 
 
+@scalar
 def pacejka(alpha, load, b, c, e, mu):
     """Lateral force [N] opposing a slip angle, and its slope.
 
@@ -21,9 +25,9 @@ def pacejka(alpha, load, b, c, e, mu):
     -dF/d(alpha) [N/rad] is clipped at zero past the peak; the step uses it for stability.
     """
     ba = b * alpha
-    phi = ba - e * (ba - np.arctan(ba))
-    shape = c * np.arctan(phi)
+    phi = ba - e * (ba - math.atan(ba))
+    shape = c * math.atan(phi)
     peak = mu * load
     dphi = b - e * (b - b / (1.0 + ba * ba))
-    slope = np.maximum(peak * np.cos(shape) * c * dphi / (1.0 + phi * phi), 0.0)
-    return -peak * np.sin(shape), slope
+    slope = max(peak * math.cos(shape) * c * dphi / (1.0 + phi * phi), 0.0)
+    return -peak * math.sin(shape), slope

@@ -61,7 +61,7 @@ def record(sim: Simulation, seconds: float, inputs: InputSource | None = None) -
         u = inputs(k * sim.dt, sim) if callable(inputs) else inputs
         tel = sim.step(u)
         for name in names:
-            rows[name].append(np.array(getattr(tel, name), dtype=float))
+            rows[name].append(np.array(tel[name], dtype=float))
     return Run({name: np.stack(values) for name, values in rows.items()})
 
 

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from helpers import DT, keys, max_step, preset, record, stack_inputs
 
-import physics.blend as blend
-from physics import Simulation
+from physics import Simulation, build_kernel
 
 STEERS = [0.2, 0.5, 1.0]  # share of full lock, one car of the batch each
 SWEEP_THROTTLE = 0.7  # a gentle pull-away: about 0.5 s through the band
@@ -17,9 +16,9 @@ JUMP_FACTOR = 3.0  # the largest step inside the band is at most 3x the largest 
 MARGIN = 1.0  # [m/s] "just outside": this far below and above the band
 
 
-def sweep() -> tuple[object, object]:
+def sweep(kernel=None) -> tuple[object, object]:
     p = preset("sedan")
-    sim = Simulation(p, n=len(STEERS), dt=DT)
+    sim = Simulation(p, n=len(STEERS), dt=DT, kernel=kernel)
     run = record(sim, SWEEP_SECONDS, stack_inputs([keys(steer=s, throttle_pedal=SWEEP_THROTTLE) for s in STEERS]))
     return p, run
 
@@ -73,13 +72,14 @@ def test_kinematic_weight_goes_from_one_to_zero_continuously(swept, index):
     assert ((w > 0.0) & (w < 1.0)).sum() >= 20
 
 
-def test_the_jump_check_catches_a_hard_switch(monkeypatch):
-    # The same sweep with the blend replaced by a switch in the middle of the band must fail the check.
-    def switch(speed, low, high):
-        return (np.abs(speed) < 0.5 * (low + high)).astype(float)
+def hard_switch(speed, low, high):
+    """A blend that is no blend: kinematic below the middle of the band, dynamic above."""
+    return 1.0 if abs(speed) < 0.5 * (low + high) else 0.0
 
-    monkeypatch.setattr(blend, "kinematic_weight", switch)
-    p, run = sweep()
+
+def test_the_jump_check_catches_a_hard_switch():
+    # The same sweep on the model with the blend replaced by a switch in the middle of the band must fail the check.
+    p, run = sweep(build_kernel({"blend.kinematic_weight": hard_switch}, cache=True))
     ratios = {channel: max(jump_ratio(run.car(i), p, channel) for i in range(len(STEERS))) for channel in CHANNELS}
     # A switch shows most in the lateral acceleration (about 30x); vy and the slip angles about 3-5x.
     assert ratios["accel_lat"] > 10 * JUMP_FACTOR

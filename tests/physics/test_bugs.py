@@ -1,21 +1,21 @@
 """003's two bugs: absent from the model, and caught by the same checks when put back.
 
 Each bug has a scenario (a run of the sedan) and a check that returns what is wrong with it; the
-check passes on the model and fails once the bug is monkeypatched back through its seam:
-``physics.standstill.stop_mask`` (the clutch stop) and ``physics.blend.tyre_force_weight`` with
-``physics.blend.kinematic_motion`` (the full-lock stall).
+check passes on the model and fails once the bug is put back through its seam, a variant of the
+compiled model with one subsystem function replaced (physics.build_kernel; tests/bugs003.py):
+``standstill.stop_mask`` (the clutch stop) and ``blend.tyre_force_weight`` with
+``blend.kinematic_motion`` (the full-lock stall).
 """
 
 from __future__ import annotations
 
 import math
 
+import bugs003
 import numpy as np
 import pytest
 from helpers import DT, keys, preset, record, resistance, stack_inputs
 
-import physics.blend as blend
-import physics.standstill as standstill
 from physics import Simulation
 
 # -- the clutch stop --------------------------------------------------------------------------
@@ -29,9 +29,9 @@ BUG_RANGE_MS, BUG_RANGE_KMH = 4.1, 15.0  # 003: drag + rolling decelerate by les
 BUG_FRAMES = 10  # the buggy rule stops the car "three frames after" the clutch is fully pressed: a few frames
 
 
-def clutch_stop_run():
+def clutch_stop_run(kernel=None):
     """1st at full throttle to about 11.5 km/h, then the clutch pressed and the throttle released."""
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("sedan"), dt=DT, kernel=kernel)
     state = {"pressed_at": None}
 
     def driver(t, sim_):
@@ -61,12 +61,6 @@ def clutch_stop_problems(run, pressed_at: int) -> list[str]:
     return problems
 
 
-def _stop_on_acceleration(speed, accel, drive_force, stop_speed, weight):
-    """003's refactoring bug: the stop rule compares |acceleration| instead of |speed|."""
-    no_drive = np.abs(drive_force) <= 1e-3 * weight
-    return (np.abs(accel) < stop_speed) & no_drive
-
-
 def test_003s_bug_window_follows_from_the_sedans_resistances():
     # Drag + rolling decelerate the sedan by less than the 0.05 threshold up to about 4.1 m/s (15 km/h).
     p = preset("sedan")
@@ -84,9 +78,8 @@ def test_clutch_pressed_at_11_kmh_coasts():
     assert clutch_stop_problems(run, pressed_at) == []
 
 
-def test_clutch_stop_check_fails_with_the_bug_put_back(monkeypatch):
-    monkeypatch.setattr(standstill, "stop_mask", _stop_on_acceleration)
-    run, pressed_at = clutch_stop_run()
+def test_clutch_stop_check_fails_with_the_bug_put_back():
+    run, pressed_at = clutch_stop_run(bugs003.clutch_stop_kernel())
     assert clutch_stop_problems(run, pressed_at) != []
     # 003's symptom: stopped dead a few frames after the clutch is fully pressed, and it stays stopped.
     opened = pressed_at + int(np.flatnonzero(run.clutch[pressed_at:] == 0.0)[0])
@@ -105,9 +98,9 @@ AUTO_CLUTCH_SHARE = 0.05  # 003: "o motor entrega com a embreagem automatica em 
 AUTO_CLUTCH_FORCE = 1000.0
 
 
-def stall_run():
+def stall_run(kernel=None):
     """Full lock left (car 0) and right (car 1) from a standstill in 1st at full throttle."""
-    sim = Simulation(preset("sedan"), n=2, dt=DT)
+    sim = Simulation(preset("sedan"), n=2, dt=DT, kernel=kernel)
     return record(sim, STALL_SECONDS, stack_inputs([keys("throttle", "left"), keys("throttle", "right")]))
 
 
@@ -121,11 +114,6 @@ def stall_problems(run) -> list[str]:
         if not sign * math.degrees(car.heading[-1]) > TURNS_DEG:
             problems.append(f"car {i}: heading {math.degrees(car.heading[-1]):.1f} deg")
     return problems
-
-
-def _kinematic_yaw_only(vx, tan_delta, lr, wheelbase):
-    """003's low-speed bicycle: only the yaw rate, no lateral velocity."""
-    return 0.0 * vx, vx * tan_delta / wheelbase
 
 
 def test_auto_clutch_force_in_003s_explanation():
@@ -142,10 +130,8 @@ def test_full_lock_from_standstill_pulls_away_both_ways():
         assert np.abs(run.car(i).steer[-1]) == pytest.approx(preset("sedan").steering.lock)
 
 
-def test_stall_check_fails_with_the_bug_put_back(monkeypatch):
-    monkeypatch.setattr(blend, "tyre_force_weight", lambda kinematic: np.ones_like(kinematic))
-    monkeypatch.setattr(blend, "kinematic_motion", _kinematic_yaw_only)
-    run = stall_run()
+def test_stall_check_fails_with_the_bug_put_back():
+    run = stall_run(bugs003.full_lock_kernel())
     assert stall_problems(run) != []
     for i in range(2):
         assert np.abs(run.car(i).speed_kmh).max() < STALLED_KMH

@@ -125,23 +125,22 @@ def test_ackermann_inner_wheel_turns_more_and_both_point_at_the_turn_centre(name
 @pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1, 0.2, 0.4, STALL_SLIP, 1.0, -0.1, -0.4])
 def test_pacejka_is_003s_magic_formula(alpha):
     load = 5000.0
-    force, _ = tyre.pacejka(np.array([alpha]), np.array([load]), B, C, E, 1.0)
+    force, _ = tyre.pacejka(alpha, load, B, C, E, 1.0)
     # The model returns the force on the car, opposing the slip.
-    assert -force[0] == pytest.approx(magic_formula(alpha, load), rel=1e-12)
-    assert np.sign(force[0]) == -np.sign(alpha)
+    assert -force == pytest.approx(magic_formula(alpha, load), rel=1e-12)
+    assert np.sign(force) == -np.sign(alpha)
 
 
 def test_pacejka_at_the_stall_slip_angle_gives_003s_force():
     front_load, _ = static_loads(preset("sedan"))
-    force, _ = tyre.pacejka(np.array([STALL_SLIP]), np.array([front_load]), B, C, E, 1.0)
-    assert abs(force[0]) == pytest.approx(STALL_FORCE, abs=STALL_FORCE_TOL)
-    assert abs(force[0]) * math.sin(STALL_SLIP) == pytest.approx(STALL_AGAINST, abs=STALL_AGAINST_TOL)
+    force, _ = tyre.pacejka(STALL_SLIP, front_load, B, C, E, 1.0)
+    assert abs(force) == pytest.approx(STALL_FORCE, abs=STALL_FORCE_TOL)
+    assert abs(force) * math.sin(STALL_SLIP) == pytest.approx(STALL_AGAINST, abs=STALL_AGAINST_TOL)
 
 
 def test_pacejka_force_grows_then_saturates():
     alpha = np.linspace(0.0, 1.5, 301)
-    force, _ = tyre.pacejka(alpha, np.full_like(alpha, 1000.0), B, C, E, 1.0)
-    magnitude = -force
+    magnitude = -np.array([tyre.pacejka(a, 1000.0, B, C, E, 1.0)[0] for a in alpha])
     assert magnitude.max() <= 1000.0 * (1 + 1e-12)  # D = mu * load is the peak
     assert np.all(np.diff(magnitude[alpha < 0.3]) > 0)
 

@@ -1,19 +1,18 @@
 """SPEC 2.5: the two bugs of 003 are absent, and their scripts catch them when they are put back.
 
-Each bug is put back in-process by monkeypatching the physics function that carries the fix; the
-same shipped script that passes on the model then fails, and the verdict table names the
-expectation that failed.
+Each bug is put back by compiling a variant of the model with the physics function that carries
+the fix replaced (physics.build_kernel, see tests/bugs003.py); the same shipped script that passes
+on the model then fails on the variant, and the verdict table names the expectation that failed.
 """
 
 from __future__ import annotations
 
 import re
 
+import bugs003
 import numpy as np
 import pytest
 
-import physics.blend
-import physics.standstill
 from physics.presets import scripts_dir
 from workbench.output.report import as_json, table
 from workbench.runs.replay import replay
@@ -24,8 +23,8 @@ CLUTCH = "clutch_coast.toml"
 FULL_LOCK = ("full_lock_left.toml", "full_lock_right.toml")
 
 
-def run(*names):
-    return replay([compile_script(load_script(scripts_dir() / name)) for name in names])
+def run(*names, kernel=None):
+    return replay([compile_script(load_script(scripts_dir() / name)) for name in names], kernel=kernel)
 
 
 def failing_rows(text: str) -> list[str]:
@@ -37,30 +36,14 @@ def names_failure(rows: list[str], label: str, channel: str) -> bool:
     return any(re.match(rf"FAIL\s+{re.escape(label)}\s+{channel}\s", row) for row in rows)
 
 
-def accel_stop_rule(speed, accel, drive_force, stop_speed, weight):
-    """003's clutch-stop bug: the stop rule compares the acceleration instead of the speed."""
-    return (np.abs(accel) < stop_speed) & (np.abs(drive_force) <= 1e-3 * weight)
-
-
-def full_tyre_forces(kinematic):
-    """003's full-lock stall, part 1: the tyre forces act fully at a crawl."""
-    return np.ones_like(kinematic)
-
-
-def yaw_only_bicycle(vx, tan_d, lr, wheelbase):
-    """003's full-lock stall, part 2: the low-speed bicycle sets only the yaw rate (no lateral velocity)."""
-    return (0.0 * vx, vx * tan_d / wheelbase)
+@pytest.fixture
+def clutch_stop_bug():
+    return bugs003.clutch_stop_kernel()
 
 
 @pytest.fixture
-def clutch_stop_bug(monkeypatch):
-    monkeypatch.setattr(physics.standstill, "stop_mask", accel_stop_rule)
-
-
-@pytest.fixture
-def full_lock_bug(monkeypatch):
-    monkeypatch.setattr(physics.blend, "tyre_force_weight", full_tyre_forces)
-    monkeypatch.setattr(physics.blend, "kinematic_motion", yaw_only_bicycle)
+def full_lock_bug():
+    return bugs003.full_lock_kernel()
 
 
 # -- on the model -------------------------------------------------------------------------------------
@@ -77,7 +60,7 @@ def test_the_bug_scripts_pass_on_the_model(shipped_alone):
 
 
 def test_clutch_stop_bug_fails_the_clutch_coast(clutch_stop_bug):
-    (result,) = run(CLUTCH)
+    (result,) = run(CLUTCH, kernel=clutch_stop_bug)
     assert not result.passed
     text = table([result])
     failed = failing_rows(text)
@@ -95,7 +78,7 @@ def test_clutch_stop_bug_fails_the_clutch_coast(clutch_stop_bug):
 
 def test_clutch_stop_bug_is_what_the_patch_changes(clutch_stop_bug, shipped_alone):
     # the patched run differs from the model's only once the clutch is down
-    (bugged,) = run(CLUTCH)
+    (bugged,) = run(CLUTCH, kernel=clutch_stop_bug)
     model = next(r for r in shipped_alone if r.program.name == "clutch-coast")
     speed, speed_model = bugged.column("speed_kmh"), model.column("speed_kmh")
     first_difference = int(np.flatnonzero(speed != speed_model)[0])
@@ -107,7 +90,7 @@ def test_clutch_stop_bug_is_what_the_patch_changes(clutch_stop_bug, shipped_alon
 
 @pytest.mark.parametrize("name", FULL_LOCK)
 def test_full_lock_bug_fails_the_pull_away(full_lock_bug, name):
-    (result,) = run(name)
+    (result,) = run(name, kernel=full_lock_bug)
     assert not result.passed
     text = table([result])
     failed = failing_rows(text)
@@ -118,25 +101,21 @@ def test_full_lock_bug_fails_the_pull_away(full_lock_bug, name):
 
 
 @pytest.mark.parametrize("patch", ["tyre_force_weight", "kinematic_motion"])
-def test_each_half_of_the_full_lock_bug_alone_is_another_question(monkeypatch, patch):
+def test_each_half_of_the_full_lock_bug_alone_is_another_question(patch):
     """Either half alone leaves the model pulling away: the blend fades the forces in *and* the
     bicycle carries the lateral velocity; the stall needs both undone (recorded here, so that a
     change to that balance is noticed)."""
-    if patch == "tyre_force_weight":
-        monkeypatch.setattr(physics.blend, "tyre_force_weight", full_tyre_forces)
-    else:
-        monkeypatch.setattr(physics.blend, "kinematic_motion", yaw_only_bicycle)
-    left, right = run(*FULL_LOCK)
+    left, right = run(*FULL_LOCK, kernel=bugs003.half_kernel(patch))
     assert left.passed and right.passed, table([left, right])
     assert left.column("speed_kmh")[240] > 3.0
 
 
 def test_full_lock_bug_leaves_the_clutch_coast_alone(full_lock_bug):
     # the two bugs are separate: putting back one does not trip the other's script
-    (result,) = run(CLUTCH)
+    (result,) = run(CLUTCH, kernel=full_lock_bug)
     assert result.passed, table([result])
 
 
 def test_clutch_stop_bug_leaves_the_full_lock_alone(clutch_stop_bug):
-    results = run(*FULL_LOCK)
+    results = run(*FULL_LOCK, kernel=clutch_stop_bug)
     assert all(r.passed for r in results), table(results)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from physics import ChannelInfo, Telemetry, channel_infos
+from physics import ChannelInfo, channel_infos
+from physics.records import CHANNELS, TELEMETRY
 from workbench.output.files import atomic_write_text
 
 
@@ -25,18 +26,39 @@ class TelemetryLog:
         self.n = n
         self.frames = 0
         self._fetch = operator.attrgetter(*self.names)
+        self._columns = np.array([CHANNELS.index(name) for name in self.names])
         self._data = np.zeros((max(capacity, 1), len(self.names), n))
 
-    def record(self, telemetry: Telemetry) -> int:
-        """Append one frame; returns its index."""
+    def record(self, telemetry) -> int:
+        """Append one frame (Simulation.step's telemetry, a record array of N cars); returns its index."""
         k = self.frames
         if k == len(self._data):
             grown = np.zeros((2 * k,) + self._data.shape[1:])
             grown[:k] = self._data
             self._data = grown
-        self._data[k] = self._fetch(telemetry)
+        records = getattr(telemetry, "records", telemetry)
+        if isinstance(records, np.ndarray) and records.dtype == TELEMETRY:
+            self._data[k] = records.view(np.float64).reshape(self.n, len(CHANNELS)).T[self._columns]
+        else:
+            self._data[k] = self._fetch(telemetry)
         self.frames = k + 1
         return k
+
+    def block(self, frames: int) -> np.ndarray:
+        """A (frames, N) telemetry record array for Simulation.run to fill; :meth:`commit` appends it."""
+        return np.empty((frames, self.n), dtype=TELEMETRY)
+
+    def commit(self, telemetry: np.ndarray) -> None:
+        """Append every frame of a (frames, N) telemetry record array."""
+        frames = telemetry.shape[0]
+        k = self.frames
+        if k + frames > len(self._data):
+            grown = np.zeros((max(2 * len(self._data), k + frames),) + self._data.shape[1:])
+            grown[:k] = self._data[:k]
+            self._data = grown
+        values = telemetry.view(np.float64).reshape(frames, self.n, len(CHANNELS))
+        self._data[k:k + frames] = values[:, :, self._columns].transpose(0, 2, 1)
+        self.frames = k + frames
 
     def truncate(self, frames: int) -> None:
         """Forget every frame from ``frames`` on (a live session scrubbed back and driven on)."""

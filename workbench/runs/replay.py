@@ -1,7 +1,9 @@
-"""Deterministic headless replay: scripts through the vectorised model, judged by their expectations.
+"""Deterministic headless replay: scripts through the compiled model, judged by their expectations.
 
 Scripts that can share a batch (same dt and the same model kind, drivetrain and unit) replay
 together as one Simulation of N cars; each keeps its own inputs, parameter changes and verdicts.
+A batch's inputs go to the kernel as one (frames, N) array: one call per stretch of frames
+between parameter changes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics import ANALOG, KEYS, CarParams, Inputs, Simulation
+from physics import ANALOG, KEYS, CarParams, Kernel, Simulation
+from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.scripts.format import Expect
 from workbench.scripts.program import Program
@@ -71,8 +74,8 @@ def judge(expect: Expect, values: np.ndarray, first: int, last: int, dt: float, 
     return Verdict(expect, first, last, float(window[j]), first + j, (first + j) * dt, unit, bool(margin[j] >= 0))
 
 
-def replay(programs: Sequence[Program]) -> list[ReplayResult]:
-    """Replay every program; results come back in the order given."""
+def replay(programs: Sequence[Program], kernel: Kernel | None = None) -> list[ReplayResult]:
+    """Replay every program (on ``kernel``, the shipped model by default); results come back in the order given."""
     groups: dict[tuple, list[int]] = {}
     for i, program in enumerate(programs):
         key = batch_key(program.params, program.dt)
@@ -82,30 +85,35 @@ def replay(programs: Sequence[Program]) -> list[ReplayResult]:
     results: list[ReplayResult | None] = [None] * len(programs)
     for members in groups.values():
         batch = [programs[i] for i in members]
-        for i, result in zip(members, run_batch(batch), strict=True):
+        for i, result in zip(members, run_batch(batch, kernel), strict=True):
             results[i] = result
     return results  # type: ignore[return-value]
 
 
-def run_batch(programs: Sequence[Program]) -> list[ReplayResult]:
+def run_batch(programs: Sequence[Program], kernel: Kernel | None = None) -> list[ReplayResult]:
     """Step programs of one batch key together and judge each."""
     n = len(programs)
     dt = programs[0].dt
     frames = max(p.frames for p in programs)
     cars = [p.params for p in programs]
-    sim = Simulation(cars, dt=dt)
+    sim = Simulation(cars, dt=dt, kernel=kernel)
     track = _InputTrack(programs, frames)
     changes: dict[int, list[tuple[int, CarParams]]] = {}
     for i, p in enumerate(programs):
         for k, params in p.param_changes:
             changes.setdefault(k, []).append((i, params))
     log = TelemetryLog(cars[0].model.unit, n, capacity=frames)
-    for k in range(frames):
-        if k in changes:
-            for i, params in changes[k]:
+    telemetry = log.block(frames)
+    bounds = sorted(k for k in changes if 0 < k < frames) + [frames]
+    start = 0
+    for end in bounds:
+        sim.run(track.records[start:end], telemetry[start:end])
+        if end in changes:
+            for i, params in changes[end]:
                 cars[i] = params
             sim.set_cars(cars)
-        log.record(sim.step(track.inputs(k)))
+        start = end
+    log.commit(telemetry)
     results = []
     for i, p in enumerate(programs):
         units = {c.name: c.unit for c in log.infos}
@@ -116,34 +124,26 @@ def run_batch(programs: Sequence[Program]) -> list[ReplayResult]:
 
 
 class _InputTrack:
-    """Per-frame input arrays of a batch laid out so that frame k is a set of cheap views."""
-
-    # inputs() below names the rows in this order.
-    assert KEYS == ("throttle", "brake", "left", "right", "clutch", "handbrake", "gear_up", "gear_down")
-    assert ANALOG == ("steer", "throttle_pedal", "brake_pedal", "clutch_pedal")
+    """Per-frame inputs of a batch as one (frames, N) record array of physics.records.INPUTS."""
 
     def __init__(self, programs: Sequence[Program], frames: int):
         n = len(programs)
-        keys = np.zeros((len(KEYS), frames, n), dtype=bool)
-        on = np.zeros((len(ANALOG), frames, n), dtype=bool)
-        value = np.zeros((len(ANALOG), frames, n))
-        gear_on = np.zeros((frames, n), dtype=bool)
-        gear_value = np.zeros((frames, n), dtype=np.int64)
+        self.records = np.zeros((frames, n), dtype=INPUTS)
         for i, p in enumerate(programs):
-            keys[:, :p.frames, i] = p.keys.T
-            on[:, :p.frames, i] = p.analog_on.T
-            value[:, :p.frames, i] = p.analog_value.T
-            gear_on[:p.frames, i] = p.gear_on
-            gear_value[:p.frames, i] = p.gear_value
-        self.keys, self.on, self.value = keys, on, value
-        self.gear_on, self.gear_value = gear_on, gear_value
+            column = self.records[:p.frames, i]
+            for j, key in enumerate(KEYS):
+                column[key] = p.keys[:, j]
+            for j, name in enumerate(ANALOG):
+                field = _ANALOG_FIELD[name]
+                column[f"{field}_on"] = p.analog_on[:, j]
+                column[f"{field}_value"] = p.analog_value[:, j]
+            column["gear_on"] = p.gear_on
+            column["gear_value"] = p.gear_value
 
-    def inputs(self, k: int) -> Inputs:
-        keys, on, value = self.keys, self.on, self.value
-        return Inputs(
-            throttle=keys[0, k], brake=keys[1, k], left=keys[2, k], right=keys[3, k], clutch=keys[4, k],
-            handbrake=keys[5, k], gear_up=keys[6, k], gear_down=keys[7, k],
-            steer_on=on[0, k], steer_value=value[0, k], throttle_on=on[1, k], throttle_value=value[1, k],
-            brake_on=on[2, k], brake_value=value[2, k], clutch_on=on[3, k], clutch_value=value[3, k],
-            gear_on=self.gear_on[k], gear_value=self.gear_value[k],
-        )
+    def inputs(self, k: int) -> np.ndarray:
+        """Frame ``k``'s inputs, (N,) records (Simulation.step takes them)."""
+        return self.records[k]
+
+
+# The script's analog names and the Inputs fields they drive (physics.inputs).
+_ANALOG_FIELD = {"steer": "steer", "throttle_pedal": "throttle", "brake_pedal": "brake", "clutch_pedal": "clutch"}

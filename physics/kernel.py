@@ -1,0 +1,270 @@
+"""The compiled kernel: N cars advanced over a block of frames, telemetry into a preallocated array.
+
+One Python function, :func:`_block`, is compiled twice from the same source: serially (the
+interactive car, and any caller that must not touch numba's thread pool) and with ``prange`` over
+the cars (batches). Each car runs its frames alone, in order, with its own parameter record: no
+reduction across cars, no fastmath, so a car's telemetry is bit-identical whatever the batch
+around it, the chunking or the number of threads.
+
+A guard checks every telemetry channel and state field once per frame: the first non-finite value
+stops that car, nothing non-finite is written, and the caller raises :class:`NonFiniteError`.
+
+Variants: ``build_kernel(variants={"standstill.stop_mask": my_rule})`` compiles physics.step again
+with subsystem functions replaced (plain Python functions are compiled for it), to try another
+rule, or to put one of 003's bugs back in a test. Only calls made from physics.step see the
+replacement.
+
+Caching: the default kernel is cached on disk (physics.jit says where) under a key that covers
+every source file of the model, so an edit to any subsystem recompiles it. The first compile
+prints one line to stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import prange
+
+from . import records
+from . import step as _step
+from .jit import DISABLED, scalar
+from .records import CHANNELS, STATE_FLOATS, copy_state, copy_telemetry, nonfinite_channel, nonfinite_state
+
+car_frame = _step.car_frame
+COMPILE_SECONDS = 20  # about how long the first compile of the default kernel takes (serial and parallel)
+
+
+class NonFiniteError(ArithmeticError):
+    """A telemetry channel or state field of a car would have become non-finite (nan or inf)."""
+
+    def __init__(self, channel: str, car: int, frame: int, state: bool = False):
+        self.channel, self.car, self.frame, self.state = channel, car, frame, state
+        what = "state field" if state else "channel"
+        super().__init__(f"{what} {channel!r} of car {car} became non-finite at frame {frame}")
+
+
+def _block(params, state, inputs, telemetry, dt, frame0, spare_state, spare_telemetry, fault):
+    """Advance every car over the frames of ``inputs``, (frames, N); telemetry into ``telemetry``, (frames, N).
+
+    ``state`` (N,) is advanced in place. ``fault`` (N, 2) comes in as -1 and gets, for a car that
+    stopped, the frame and the index of the field (a channel, or len(CHANNELS) + a float state field).
+    """
+    n = state.shape[0]
+    frames = inputs.shape[0]
+    for i in prange(n):
+        p = params[i]
+        for k in range(frames):
+            car_frame(p, state[i], inputs[k, i], spare_state[i], spare_telemetry[i], dt, (frame0 + k) * dt)
+            bad = nonfinite_channel(spare_telemetry[i])
+            if bad < 0:
+                bad = nonfinite_state(spare_state[i])
+                if bad >= 0:
+                    bad += len(CHANNELS)
+            if bad >= 0:
+                fault[i, 0] = frame0 + k
+                fault[i, 1] = bad
+                break
+            copy_telemetry(spare_telemetry[i], telemetry[k, i])
+            copy_state(spare_state[i], state[i])
+
+
+def _signature():
+    rec = numba.from_dtype
+    return (numba.types.Array(rec(records.PARAMS), 1, "C"), numba.types.Array(rec(records.STATE), 1, "C"),
+            numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(rec(records.TELEMETRY), 2, "C"),
+            numba.float64, numba.int64, numba.types.Array(rec(records.STATE), 1, "C"),
+            numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.int64, 2, "C"))
+
+
+def _source_key() -> str:
+    """A digest of every source file of the model: the cached kernel is only reused for the same sources."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    h.update(numba.__version__.encode())
+    return h.hexdigest()
+
+
+_announced = False
+
+
+def _announce() -> None:
+    global _announced
+    if not _announced:
+        _announced = True
+        print(f"carbench: compiling the car model, once (about {COMPILE_SECONDS} s)", file=sys.stderr, flush=True)
+
+
+if not DISABLED:
+    from numba.core.caching import FunctionCache
+
+    class _ModelCache(FunctionCache):
+        """numba's function cache, keyed also on the model's sources and the compilation mode."""
+
+        def __init__(self, py_func, key: str):
+            super().__init__(py_func)
+            self._model_key = key
+
+        def _index_key(self, sig, codegen):
+            base = super()._index_key(sig, codegen)
+            return base[:2] + (base[2] + (self._model_key,),)
+
+        def load_overload(self, sig, target_context):
+            data = super().load_overload(sig, target_context)
+            if data is None:
+                _announce()
+            return data
+
+
+class Kernel:
+    """One model compiled for batches: ``run`` advances N cars over a block of frames.
+
+    The serial and the parallel compilations are made on first use, one signature each.
+    """
+
+    def __init__(self, block: Callable, cache_key: str | None, name: str = "default"):
+        self.name = name
+        self._py = block
+        self._key = cache_key
+        self._compiled: dict[bool, Callable] = {}
+        self._lock = threading.Lock()
+
+    def _dispatcher(self, parallel: bool):
+        """The compiled function, called without numba's type dispatch (run() checks the arguments' types)."""
+        fn = self._compiled.get(parallel)
+        if fn is not None:
+            return fn
+        with self._lock:  # two threads asking at once compile once
+            fn = self._compiled.get(parallel)
+            if fn is None:
+                fn = self._compile(parallel)
+                self._compiled[parallel] = fn
+        return fn
+
+    def _compile(self, parallel: bool):
+        if DISABLED:
+            return self._py
+        dispatcher = numba.njit(parallel=parallel, error_model="numpy")(self._py)
+        if self._key is not None:
+            dispatcher._cache = _ModelCache(self._py, f"{self._key}:{'parallel' if parallel else 'serial'}")
+        dispatcher.compile(_signature())
+        dispatcher.disable_compile()
+        # The one overload's entry point skips numba's typing of the arguments on every call
+        # (several microseconds for record arrays); run() checks dtypes and layout instead.
+        (overload,) = dispatcher.overloads.values()
+        return overload.entry_point
+
+    def compile(self, parallel: bool = False) -> float:
+        """Compile (or load from the cache) now; returns the seconds it took."""
+        start = time.perf_counter()
+        self._dispatcher(parallel)
+        return time.perf_counter() - start
+
+    def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
+            frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True) -> None:
+        """Advance ``state`` (N,) over ``inputs`` (frames, N), writing ``telemetry`` (frames, N).
+
+        ``work`` is scratch space for N cars, reused between calls (allocated when None). The
+        arrays' dtypes, shapes and layout are checked (the compiled code trusts them) unless
+        ``check`` is False, for callers that built them so.
+        Raises NonFiniteError for the first car (earliest frame, then lowest index) that stopped.
+        """
+        n = state.shape[0]
+        if work is None or work.n != n:
+            work = Workspace(n)
+        work.fault.fill(-1)
+        if check:
+            _check(params, records.PARAMS, (n,), "params")
+            _check(state, records.STATE, (n,), "state")
+            _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
+            _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
+        args = (params, state, inputs, telemetry, float(dt), int(frame0), work.state, work.telemetry, work.fault)
+        if DISABLED:
+            args = tuple(a.view(np.recarray) if isinstance(a, np.ndarray) and a.dtype.names else a for a in args)
+        self._dispatcher(parallel)(*args)
+        fault = work.fault
+        if n == 1 and fault[0, 0] < 0:
+            return
+        stopped = np.flatnonzero(fault[:, 0] >= 0)
+        if stopped.size:
+            car = int(stopped[np.argmin(fault[stopped, 0], kind="stable")])
+            frame, index = int(fault[car, 0]), int(fault[car, 1])
+            if index < len(CHANNELS):
+                raise NonFiniteError(CHANNELS[index], car, frame)
+            raise NonFiniteError(STATE_FLOATS[index - len(CHANNELS)], car, frame, state=True)
+
+
+class Workspace:
+    """Scratch records for N cars: the next state and telemetry before the guard accepts them, and the fault table."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.state = np.empty(n, dtype=records.STATE)
+        self.telemetry = np.empty(n, dtype=records.TELEMETRY)
+        self.fault = np.full((n, 2), -1, dtype=np.int64)
+
+
+def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:
+    if type(array) is not np.ndarray or array.dtype != dtype or array.shape != shape \
+            or not array.flags.c_contiguous or not array.flags.writeable:
+        raise TypeError(f"{name}: expected a writeable C-contiguous numpy array of shape {shape} of "
+                        f"physics.records.{name.upper()} records")
+
+
+def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = False) -> Kernel:
+    """The model compiled with some subsystem functions replaced, named ``"module.function"``.
+
+    ``build_kernel({"standstill.stop_mask": rule})`` runs ``rule(speed, accel, drive_force,
+    stop_speed, weight)`` wherever physics.step applies the stop rule. A replacement takes the
+    same arguments and returns the same kind of values as the function it replaces; a plain Python
+    function is compiled. Variants are not cached on disk unless ``cache`` is set.
+    """
+    variants = dict(variants or {})
+    if not variants:
+        return default_kernel()
+    space = dict(vars(_step))
+    replaced: dict[str, types.ModuleType] = {}
+    for path, fn in variants.items():
+        module_name, _, func_name = path.partition(".")
+        module = space.get(module_name)
+        if not isinstance(module, types.ModuleType) or not hasattr(module, func_name):
+            raise ValueError(f"{path!r}: not a subsystem function used by physics.step (module.function)")
+        if module_name not in replaced:
+            copy = types.ModuleType(f"{module.__name__}[variant]")
+            copy.__dict__.update(vars(module))
+            replaced[module_name] = copy
+        setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn))
+    space.update(replaced)
+    for name, value in vars(_step).items():
+        py = getattr(value, "py_func", value if DISABLED and inspect.isfunction(value) else None)
+        if py is not None and getattr(py, "__module__", None) == _step.__name__:
+            space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__))
+    block_space = dict(globals())
+    block_space["car_frame"] = space["car_frame"]
+    block = types.FunctionType(_block.__code__, block_space, "_block")
+    key = None
+    if cache:
+        text = [f"{p}={inspect.getsource(getattr(f, 'py_func', f))}" for p, f in sorted(variants.items())]
+        key = hashlib.sha256((_source_key() + "".join(text)).encode()).hexdigest()
+    return Kernel(block, key, name=", ".join(sorted(variants)))
+
+
+_default: Kernel | None = None
+
+
+def default_kernel() -> Kernel:
+    """The model as shipped, cached on disk."""
+    global _default
+    if _default is None:
+        _default = Kernel(_block, _source_key())
+    return _default
