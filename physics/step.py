@@ -364,9 +364,9 @@ def grip_frame(p, s, u, c, new, out, dt, t):
             drive_r = ratio * clutch_t
 
     # The wheels with the body frozen: drive, road and brake; ABS lets off a wheel braked past the peak.
-    wf_new, wf_free, jf, tf, held_f = wheel.spin(s.wheel_front, drive_f, fxf, kxf, brake_f, radius,
+    wf_new, wf_free, jf, held_f = wheel.spin(s.wheel_front, drive_f, fxf, kxf, brake_f, radius,
                                                  p.body_wheel_inertia_front, dt)
-    wr_new, wr_free, jr, tr, held_r = wheel.spin(s.wheel_rear, drive_r, fxr, kxr, brake_r, radius, inertia_r, dt)
+    wr_new, wr_free, jr, held_r = wheel.spin(s.wheel_rear, drive_r, fxr, kxr, brake_r, radius, inertia_r, dt)
     if p.brakes_abs > 0 and d.brake_share > 0.0:
         abs_f = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
         held_f = held_f or abs_f != wf_new
@@ -433,15 +433,16 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     heading = s.heading + dt * yaw_rate
     cos_h, sin_h = math.cos(heading), math.sin(heading)
 
-    d = Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle,
-                   0.0 if stalled and s.stalled else engine_torque, drive_r + drive_f, 0.0, d.auto_clutch)
+    d = Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
+                   drive_r + drive_f, 0.0, d.auto_clutch)
     frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
     spinning = kappa_r > p.peak_long and fxr > 0.0
     out.drive_force = drive_force
     out.drag_force = drag_x
     out.rolling_force = rolling
-    brake_force_f = abs(jf * (wf_free - wf_new)) / (dt * radius) if held_f else (brake_f / radius if brake_f > 0 else 0.0)
-    brake_force_r = abs(jr * (wr_free - wr_new)) / (dt * radius) if held_r else (brake_r / radius if brake_r > 0 else 0.0)
+    # A held wheel took only the brake torque that stopped it (or that ABS let through); a turning one all of it.
+    brake_force_f = abs(jf * (wf_free - wf_new)) / (dt * radius) if held_f else brake_f / radius
+    brake_force_r = abs(jr * (wr_free - wr_new)) / (dt * radius) if held_r else brake_r / radius
     out.brake_force = -brakes.sign(s.vx) * (brake_force_f + brake_force_r)
     out.accel_long = accel
     out.accel_lat = (vy - s.vy) / dt + vx * yaw_rate

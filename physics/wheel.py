@@ -99,16 +99,12 @@ def spin(omega, drive_torque, road_force, stiffness, brake, radius, inertia, dt)
     I d(omega)/dt = T_drive - R Fx - T_brake, where Fx grows with omega at ``stiffness`` =
     dFx/d(omega R) [N per L/s]; taking that slope implicitly adds dt R^2 stiffness to the inertia,
     so the stiff tyre mode (thousands per second at a crawl) is stable at any dt. Returns
-    (speed, speed without the brake, effective inertia, torque on the wheel besides the road's,
-    held): ``held`` when the brake stopped it; the torque includes the brake when it slips.
+    (speed, speed without the brake, effective inertia, held): ``held`` when the brake stopped it.
     """
     inertia_eff = inertia + dt * radius * radius * stiffness
     free = omega + dt * (drive_torque - radius * road_force) / inertia_eff
     braked, stopped = hold(free, brake, inertia_eff, dt)
-    torque = drive_torque
-    if brake > 0.0 and not stopped:
-        torque = drive_torque - (brake if free > 0.0 else -brake)
-    return braked, free, inertia_eff, torque, stopped
+    return braked, free, inertia_eff, stopped
 
 
 @scalar
