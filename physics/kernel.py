@@ -197,7 +197,7 @@ class Kernel:
             return
         stopped = np.flatnonzero(fault[:, 0] >= 0)
         if stopped.size:
-            car = int(stopped[np.argmin(fault[stopped, 0], kind="stable")])
+            car = int(stopped[np.argmin(fault[stopped, 0])])  # earliest frame; ties: the lowest index
             frame, index = int(fault[car, 0]), int(fault[car, 1])
             if index < len(CHANNELS):
                 raise NonFiniteError(CHANNELS[index], car, frame)

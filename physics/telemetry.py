@@ -1,7 +1,9 @@
 """Telemetry: every named quantity one frame exposes, with its unit and a one-line description.
 
-Each field of :class:`Telemetry` is a channel. Units are SI with lengths in the preset's unit;
-``display`` names the unit the workbench shows (degrees for angles).
+Each field of :class:`Telemetry` is a channel: the schema from which physics.records generates
+the record the kernel writes (all float64), and a step returns a :class:`TelemetryFrame` with the
+same names. Units are SI with lengths in the preset's unit; ``display`` names the unit the
+workbench shows (degrees for angles).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def channel(unit: str, doc: str, display: str | None = None, si_only: bool = Fal
 
 @dataclass(slots=True)
 class Telemetry:
-    """One frame of N cars: the state at the frame's start and what acted during it (float arrays (N,))."""
+    """One frame of a car: the state at the frame's start and what acted during it (the channel schema)."""
 
     t: np.ndarray = channel("s", "simulation time of the frame, k * dt")
     x: np.ndarray = channel("m", "position of the reference point, world x")

@@ -1,49 +1,151 @@
-"""``carbench bench``: the performance figures of SPEC section 7, measured on the machine at hand."""
+"""``carbench bench``: the performance figures of SPEC section 7, measured on the machine at hand.
+
+Every figure is a median of repeated runs. The peer, where one exists, is CommonRoad's
+single-track model (``commonroad-vehicle-models``, the ``bench`` extra) stepped with explicit
+Euler from Python, measured in the same run; it is skipped with a note when not installed.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
-from physics import Inputs, Simulation, load_preset
+import numpy as np
+
+from physics import Inputs, Simulation, default_kernel, load_preset, max_threads, set_threads, threads
 from physics.presets import scripts_dir
-from workbench.runs.replay import replay
+from physics.records import INPUTS, inputs_records
+from workbench.runs.replay import _InputTrack, replay
 from workbench.scripts.format import load_script
 from workbench.scripts.program import compile_script
 
-TARGET_REPLAY_RTF = 50.0
-TARGET_BATCH = 1_000_000.0
+DT = 1.0 / 120.0
+TARGET_REPLAY_US = 2.0  # [us per frame] one sedan, every channel recorded
+TARGET_STEP_US = 10.0  # [us] the interactive single step from Python
+TARGET_BATCH = 5_000_000.0  # [car-steps/s] sedan, N = 100,000
 TARGET_FRAME_MS = 8.0
+BATCH_N = 100_000
 
 
-def step_time(preset: str, n: int, steps: int, repeats: int = 5) -> float:
-    """Median wall time of one step of ``n`` cars [s], throttle and steering held."""
-    sim = Simulation(load_preset(preset).params, n=n)
-    inputs = Inputs.from_keys(n, {"throttle", "left"})
-    for _ in range(20):
-        sim.step(inputs)
-    samples = []
+CPU = {}  # figure name -> median CPU seconds of this process over the same runs (see _median)
+
+
+def _median(fn, repeats: int, name: str | None = None) -> float:
+    """Median wall seconds of ``fn``; with ``name``, the median CPU seconds go to CPU[name].
+
+    On a shared machine the wall time includes waiting for a core; the CPU time does not (for a
+    batch on several threads it is the sum over the threads).
+    """
+    samples, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(steps):
-            sim.step(inputs)
-        samples.append((time.perf_counter() - start) / steps)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        fn()
+        samples.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    if name is not None:
+        CPU[name] = statistics.median(cpu)
     return statistics.median(samples)
 
 
-def replay_rtf(script: str, repeats: int = 3) -> tuple[float, float, int]:
-    """Real-time factor of a headless replay of one script (one car, telemetry recorded)."""
+def compile_time() -> dict:
+    """Seconds to get both compilations of the kernel (from the cache unless it was empty)."""
+    kernel = default_kernel()
+    return {"serial_s": kernel.compile(False), "parallel_s": kernel.compile(True)}
+
+
+def replay_figures(script: str, repeats: int) -> dict:
+    """One car's replay with every channel recorded: the kernel alone, and `replay` with its verdicts."""
     program = compile_script(load_script(scripts_dir() / script))
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        replay([program])
-        samples.append(time.perf_counter() - start)
-    wall = statistics.median(samples)
+    track = _InputTrack([program], program.frames)
+
+    def kernel_only():
+        Simulation(program.params, dt=program.dt).run(track.records)
+
+    kernel_wall = _median(kernel_only, repeats, "kernel")
+    replay_wall = _median(lambda: replay([program]), repeats, "replay")
     simulated = program.frames * program.dt
-    return simulated / wall, wall, program.frames
+    return {"script": script, "frames": program.frames,
+            "kernel_us_per_frame": kernel_wall / program.frames * 1e6, "kernel_x_real_time": simulated / kernel_wall,
+            "replay_us_per_frame": replay_wall / program.frames * 1e6, "replay_x_real_time": simulated / replay_wall,
+            "cpu_kernel_us_per_frame": CPU["kernel"] / program.frames * 1e6,
+            "cpu_replay_us_per_frame": CPU["replay"] / program.frames * 1e6}
+
+
+def step_us(preset: str, steps: int, repeats: int) -> float:
+    """Median µs of Simulation.step for one car with a prebuilt Inputs (throttle and steering held)."""
+    sim = Simulation(load_preset(preset).params, n=1, dt=DT)
+    inputs = Inputs.from_keys(1, {"throttle", "left"})
+    for _ in range(20):
+        sim.step(inputs)
+
+    def steps_():
+        for _ in range(steps):
+            sim.step(inputs)
+
+    wall = _median(steps_, repeats, f"step {preset}") / steps * 1e6
+    CPU[f"step {preset}"] *= 1e6 / steps
+    return wall
+
+
+def batch_rate(n: int, n_threads: int, frames: int, repeats: int) -> float:
+    """Car-steps per second of the sedan at batch size ``n`` on ``n_threads`` threads."""
+    before = threads()
+    set_threads(n_threads)
+    try:
+        sim = Simulation(load_preset("sedan").params, n=n, dt=DT, parallel=True)
+        block = np.zeros((frames, n), dtype=INPUTS)
+        inputs_records(Inputs.from_keys(n, {"throttle", "left"}), block[:1])
+        block[:] = block[0]
+        telemetry = np.empty(block.shape, dtype=sim.run(block[:1]).dtype)
+        sim.run(block, telemetry)  # pull away first
+        wall = _median(lambda: sim.run(block, telemetry), repeats, f"batch {n_threads}")
+    finally:
+        set_threads(before)
+    CPU[f"batch {n_threads}"] = n * frames / CPU[f"batch {n_threads}"]  # car-steps per CPU second
+    return n * frames / wall
+
+
+def commonroad_step_us(steps: int, repeats: int) -> float | None:
+    """Median µs of one explicit-Euler step of CommonRoad's ST model from Python (None when not installed)."""
+    try:
+        from vehiclemodels.init_st import init_st
+        from vehiclemodels.parameters_vehicle2 import parameters_vehicle2
+        from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st
+    except ImportError:
+        return None
+    p = parameters_vehicle2()
+    u = [0.05, 2.0]  # steering velocity [rad/s], longitudinal acceleration [m/s^2]
+    state = {"x": np.array(init_st([0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0]), dtype=float)}
+
+    def steps_():
+        x = state["x"]
+        for _ in range(steps):
+            x = x + DT * np.asarray(vehicle_dynamics_st(x, u, p))
+        state["x"] = x
+
+    steps_()
+    wall = _median(steps_, repeats, "commonroad") / steps * 1e6
+    CPU["commonroad"] *= 1e6 / steps
+    return wall
+
+
+def replay_all_wall(repeats: int) -> float:
+    """Wall time of ``carbench replay presets/scripts/*.toml`` in a fresh interpreter (cached compile)."""
+    paths = [str(p) for p in sorted(scripts_dir().glob("*.toml"))]
+    root = Path(__file__).resolve().parents[1]
+
+    def once():
+        done = subprocess.run([sys.executable, "-m", "workbench", "replay", *paths], cwd=root, capture_output=True)
+        if done.returncode not in (0, 1):
+            raise RuntimeError(done.stderr.decode())
+
+    return _median(once, repeats)
 
 
 def _peak_rss_mb() -> float:
@@ -51,32 +153,92 @@ def _peak_rss_mb() -> float:
     return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
 
 
-def run_bench(quick: bool = False, gui: bool = True) -> int:
-    steps = 300 if quick else 2000
-    print("carbench bench (median of repeated runs; dt = 1/120 s)\n")
-    print("one interactive car, one step:")
-    for preset in ("sedan", "classic", "f1tenth", "teaching", "parking"):
-        t = step_time(preset, 1, steps)
-        print(f"  {preset:9s} {t * 1e6:8.1f} us/step   {1.0 / 120.0 / t:7.0f}x real time")
-    rtf, wall, frames = replay_rtf("launch_shift.toml", 2 if quick else 3)
-    mark = "ok" if rtf >= TARGET_REPLAY_RTF else "BELOW TARGET"
-    print(f"\nheadless replay, launch_shift.toml ({frames} frames, every channel recorded):")
-    print(f"  {wall * 1e3:8.1f} ms wall   {rtf:7.1f}x real time   target >= {TARGET_REPLAY_RTF:g}x: {mark}")
-    n = 10_000
-    t = step_time("sedan", n, 10 if quick else 40, 3)
-    rate = n / t
-    mark = "ok" if rate >= TARGET_BATCH else "BELOW TARGET"
-    print(f"\nbatch, sedan, N = {n:,}:")
-    print(f"  {t * 1e3:8.2f} ms/step   {rate:,.0f} car-steps/s   target >= {TARGET_BATCH:,.0f}: {mark}")
+def measure(quick: bool = False, gui: bool = True) -> dict:
+    repeats = 3 if quick else 7
+    out: dict = {"machine": {"threads_available": max_threads()}, "compile": compile_time()}
+    out["replay"] = replay_figures("launch_shift.toml", repeats)
+    out["step_us"] = {name: step_us(name, 2000 if quick else 10000, repeats)
+                      for name in ("sedan", "classic", "f1tenth", "teaching", "parking")}
+    out["cpu_step_us"] = {name: CPU[f"step {name}"] for name in out["step_us"]}
+    frames = 5 if quick else 20
+    out["batch"] = {"n": BATCH_N, "frames_per_call": frames,
+                    "car_steps_per_s": {str(t): batch_rate(BATCH_N, t, frames, repeats)
+                                        for t in range(1, min(2, max_threads()) + 1)}}
+    out["batch"]["car_steps_per_cpu_s"] = {str(t): CPU[f"batch {t}"] for t in range(1, min(2, max_threads()) + 1)}
+    cr = commonroad_step_us(2000 if quick else 10000, repeats)
+    if cr is not None:
+        best = max(out["batch"]["car_steps_per_s"].values())
+        out["commonroad_st"] = {"step_us": cr, "cpu_step_us": CPU["commonroad"], "car_steps_per_s": 1e6 / cr,
+                                "ratio_single_step": cr / out["step_us"]["sedan"],
+                                "ratio_replay_per_frame": cr / out["replay"]["kernel_us_per_frame"],
+                                "ratio_batch": best / (1e6 / cr)}
+    else:
+        out["commonroad_st"] = None
+    out["replay_all_scripts_s"] = replay_all_wall(2 if quick else 3)
     if gui:
         try:
             from workbench.gui.bench import frame_time
         except ImportError as exc:
-            print(f"\nGUI frame time: skipped ({exc})")
+            out["gui_frame_ms"] = {"skipped": str(exc)}
         else:
             median, p95 = frame_time(frames=60 if quick else 240)
-            mark = "ok" if median < TARGET_FRAME_MS else "ABOVE TARGET"
-            print("\nGUI frame (offscreen: step, car view and four live plots repainted):")
-            print(f"  median {median:6.2f} ms   95th percentile {p95:6.2f} ms   target < {TARGET_FRAME_MS:g} ms: {mark}")
-    print(f"\npeak memory (RSS) of this process: {_peak_rss_mb():.0f} MB")
+            out["gui_frame_ms"] = {"median": median, "p95": p95}
+    out["peak_rss_mb"] = _peak_rss_mb()
+    out["load_average_1min"] = os.getloadavg()[0]
+    return out
+
+
+def _mark(ok: bool) -> str:
+    return "ok" if ok else "MISSES TARGET"
+
+
+def print_figures(f: dict) -> None:
+    c = f["compile"]
+    print("carbench bench (medians of repeated runs; dt = 1/120 s)\n")
+    print(f"kernel ready: serial {c['serial_s']:.2f} s, parallel {c['parallel_s']:.2f} s "
+          "(from the cache unless a compile was announced)\n")
+    r = f["replay"]
+    print(f"one sedan, {r['script']} ({r['frames']} frames, every channel recorded):")
+    print(f"  kernel   {r['kernel_us_per_frame']:8.3f} us/frame  {r['kernel_x_real_time']:9.0f}x real time   "
+          f"target <= {TARGET_REPLAY_US:g} us: {_mark(r['kernel_us_per_frame'] <= TARGET_REPLAY_US)}")
+    print(f"  replay   {r['replay_us_per_frame']:8.3f} us/frame  {r['replay_x_real_time']:9.0f}x real time   "
+          "(with the log and the verdicts)")
+    print(f"  CPU time: kernel {r['cpu_kernel_us_per_frame']:.3f} us/frame, replay {r['cpu_replay_us_per_frame']:.3f} us/frame")
+    print("\nthe interactive single step, Simulation.step from Python:")
+    for name, us in f["step_us"].items():
+        extra = f"   target <= {TARGET_STEP_US:g} us: {_mark(us <= TARGET_STEP_US)}" if name == "sedan" else ""
+        print(f"  {name:9s} {us:8.2f} us/step (CPU {f['cpu_step_us'][name]:6.2f}){extra}")
+    b = f["batch"]
+    print(f"\nbatch, sedan, N = {b['n']:,} ({b['frames_per_call']} frames per call):")
+    for t, rate in b["car_steps_per_s"].items():
+        print(f"  {t} thread{'s' if t != '1' else ' '}  {rate:14,.0f} car-steps/s   "
+              f"target >= {TARGET_BATCH:,.0f}: {_mark(rate >= TARGET_BATCH)}   "
+              f"({b['car_steps_per_cpu_s'][t]:,.0f} per CPU second)")
+    cr = f["commonroad_st"]
+    if cr is None:
+        print("\nCommonRoad ST: skipped (pip install 'carbench[bench]' for commonroad-vehicle-models)")
+    else:
+        print(f"\nCommonRoad ST model, explicit Euler from Python: {cr['step_us']:.2f} us/step, "
+              f"{cr['car_steps_per_s']:,.0f} car-steps/s")
+        print(f"  carbench's sedan is {cr['ratio_single_step']:.1f}x faster stepped from Python, "
+              f"{cr['ratio_replay_per_frame']:.0f}x in a replay, {cr['ratio_batch']:.0f}x in a batch")
+    print(f"\ncarbench replay presets/scripts/*.toml: {f['replay_all_scripts_s']:.2f} s wall (fresh interpreter)")
+    g = f.get("gui_frame_ms")
+    if g is not None:
+        if "skipped" in g:
+            print(f"\nGUI frame time: skipped ({g['skipped']})")
+        else:
+            print(f"\nGUI frame (offscreen: step, car view and four live plots repainted): median {g['median']:.2f} ms"
+                  f"   95th percentile {g['p95']:.2f} ms   target < {TARGET_FRAME_MS:g} ms: "
+                  f"{_mark(g['median'] < TARGET_FRAME_MS)}")
+    print(f"\npeak memory (RSS) of this process: {f['peak_rss_mb']:.0f} MB; "
+          f"load average {f['load_average_1min']:.1f} on {f['machine']['threads_available']} threads")
+
+
+def run_bench(quick: bool = False, gui: bool = True, as_json: bool = False) -> int:
+    figures = measure(quick, gui)
+    if as_json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print_figures(figures)
     return 0

@@ -34,18 +34,42 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--dt", type=float, help="replace every script's timestep [s]")
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    add_threads_option(rp)
 
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
     bp.add_argument("--no-gui", action="store_true", help="skip the GUI frame-time measurement")
+    bp.add_argument("--json", action="store_true", help="print the figures as JSON")
     sub.add_parser("demo", help="replay the shipped scripts headless and print their verdicts")
     return parser
+
+
+def add_threads_option(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: how many threads a command's batches use (default: NUMBA_NUM_THREADS)."""
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="threads for batches of cars, 1..NUMBA_NUM_THREADS (default: all of them)")
+
+
+def use_threads(args: argparse.Namespace) -> str | None:
+    """Apply ``--threads``; the reason it is refused, or None."""
+    if getattr(args, "threads", None) is None:
+        return None
+    from physics import set_threads
+
+    try:
+        set_threads(args.threads)
+    except ValueError as exc:
+        return f"--threads: {exc}"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        problem = use_threads(args)
+        if problem:
+            return _bad(problem)
         if args.command == "replay":
             return _replay(args.scripts, args.replay_preset, args.dt, args.csv, args.json)
         if args.command == "presets":
@@ -53,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             from workbench.bench import run_bench
 
-            return run_bench(quick=args.quick, gui=not args.no_gui)
+            return run_bench(quick=args.quick, gui=not args.no_gui, as_json=args.json)
         if args.command == "demo" or not has_display():
             if args.command is None:
                 print("carbench: no display found; running the headless demo instead of the window.\n")

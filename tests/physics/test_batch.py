@@ -1,4 +1,4 @@
-"""SPEC 2: one vectorised implementation; a batch of variants equals each variant run alone."""
+"""SPEC 2: one compiled implementation; a batch of variants equals each variant run alone."""
 
 from __future__ import annotations
 

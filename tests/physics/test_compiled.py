@@ -1,0 +1,165 @@
+"""The compiled model's promises: plain Python under NUMBA_DISABLE_JIT=1, concurrent kernels, the
+non-finite guard, and the compile cache with its one line on the first run.
+
+The subprocess tests start fresh interpreters; they load the kernel from the cache the rest of
+the suite has filled, except the cache test, which compiles the serial kernel once into an empty
+user cache.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import DT, keys, preset
+
+from physics import NonFiniteError, Simulation
+from physics.presets import scripts_dir
+from physics.records import TELEMETRY
+
+REPO = Path(__file__).resolve().parents[2]
+JIT_RTOL = 1e-12  # plain Python against compiled: the same operations, libm may differ by an ulp or so
+SCRIPT = "clutch_coast.toml"  # a manual car through launch, clutch and coast: short enough for plain Python
+
+REPLAY_TO_NPY = """
+import sys
+import numpy as np
+from workbench.scripts.program import compile_script
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+(result,) = replay([compile_script(load_script(sys.argv[1]))])
+np.save(sys.argv[2], result.log.matrix())
+"""
+
+
+def _python(code: str, *args: str, env: dict | None = None, cwd: Path = REPO, timeout: float = 240.0):
+    full = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], cwd=cwd, env=full,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_shipped_script_runs_the_same_as_plain_python(tmp_path):
+    path = str(scripts_dir() / SCRIPT)
+    plain, compiled = tmp_path / "plain.npy", tmp_path / "compiled.npy"
+    done = _python(REPLAY_TO_NPY, path, str(plain), env={"NUMBA_DISABLE_JIT": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "compiling" not in done.stderr  # nothing compiles under NUMBA_DISABLE_JIT
+    done = _python(REPLAY_TO_NPY, path, str(compiled))
+    assert done.returncode == 0, done.stderr
+    a, b = np.load(plain), np.load(compiled)
+    assert a.shape == b.shape and a.shape[0] == 961
+    assert np.all(np.isfinite(a))
+    assert np.all(np.abs(a - b) <= JIT_RTOL * np.maximum(np.abs(a), np.abs(b)))
+
+
+CONCURRENT = """
+import threading
+import numpy as np
+from physics import Inputs, Simulation, load_preset, threads
+from physics.records import INPUTS, inputs_records
+
+sedan = load_preset("sedan").params
+block = np.zeros((120, 2000), dtype=INPUTS)
+inputs_records(Inputs.from_keys(2000, {"throttle", "left"}), block[:1])
+block[:] = block[0]
+errors = []
+
+def batches():
+    try:
+        for _ in range(3):
+            Simulation(sedan, n=2000, parallel=True).run(block)
+    except BaseException as exc:
+        errors.append(exc)
+
+background = threading.Thread(target=batches)
+background.start()
+sim = Simulation(sedan, n=1)
+u = Inputs.from_keys(1, {"throttle"})
+steps = 0
+while background.is_alive() or steps < 500:
+    sim.step(u)
+    steps += 1
+background.join()
+alone = Simulation(sedan, n=1)
+for _ in range(steps):
+    alone.step(u)
+assert not errors, errors
+assert alone.state.tobytes() == sim.state.tobytes()
+print("ok", steps, threads())
+"""
+
+
+def test_a_parallel_batch_in_a_thread_beside_serial_steps_does_not_abort():
+    # numba's workqueue layer aborts this process ("Concurrent access has been detected"); omp does not.
+    done = _python(CONCURRENT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("ok")
+
+
+def test_a_non_finite_value_stops_the_run_and_names_channel_car_and_frame():
+    sim = Simulation(preset("sedan"), n=4, dt=DT)
+    for _ in range(120):
+        sim.step(keys("throttle", n=4))
+    before = sim.telemetry.records.copy()
+    sim.state.x[3] = np.inf  # a corrupted state: the guard must catch it before it reaches telemetry
+    with pytest.raises(NonFiniteError, match=r"^channel 'x' of car 3 became non-finite at frame 120$") as caught:
+        sim.step(keys("throttle", n=4))
+    assert (caught.value.channel, caught.value.car, caught.value.frame) == ("x", 3, 120)
+    assert sim.frame == 120 and sim.telemetry.records.tobytes() == before.tobytes()
+
+
+def test_the_guard_writes_no_non_finite_telemetry_in_a_block():
+    sim = Simulation(preset("sedan"), n=3, dt=DT)
+    block = np.zeros((50, 3), dtype=__import__("physics").records.INPUTS)
+    sim.run(block[:10])
+    sim.state.rpm[1] = np.nan
+    out = np.zeros((40, 3), dtype=TELEMETRY)
+    with pytest.raises(NonFiniteError, match="channel 'rpm' of car 1 became non-finite at frame 10"):
+        sim.run(block[10:], out)
+    for name in TELEMETRY.names:
+        assert np.all(out[:, 1][name] == 0.0), name  # nothing written for the stopped car
+        assert np.all(np.isfinite(out[:, [0, 2]][name])), name
+    assert np.all(out[:, 0]["t"] == (10 + np.arange(40)) * DT)  # the other cars ran their frames
+
+
+COLD_START = """
+import os
+import sys
+from pathlib import Path
+
+if sys.argv[1] == "read-only":  # the package directory as in a system site-packages (we may run as root)
+    package = str(Path.cwd() / "physics")
+    real_access = os.access
+    os.access = lambda path, mode, **kw: False if str(path) == package and mode & os.W_OK else real_access(path, mode, **kw)
+from physics import Inputs, Simulation, load_preset
+sim = Simulation(load_preset("sedan").params, n=1)
+sim.step(Inputs.from_keys(1, {"throttle"}))
+print(os.environ.get("NUMBA_CACHE_DIR", "in-tree"), sim.channel("rpm")[0])
+"""
+
+
+def test_a_read_only_install_compiles_once_into_the_user_cache(tmp_path):
+    # The kernel goes to ~/.cache/carbench/numba (here under XDG_CACHE_HOME), the first start says
+    # so in one line, the second start is silent and gives the same result.
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "NUMBA_CACHE_DIR": ""}
+    first = _python(COLD_START, "read-only", env=env)
+    second = _python(COLD_START, "read-only", env=env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert second.returncode == 0, second.stderr[-2000:]
+    lines = [line for line in first.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("carbench: compiling the car model, once (about "), first.stderr
+    assert second.stderr.strip() == ""
+    cache = tmp_path / "cache" / "carbench" / "numba"
+    assert first.stdout == second.stdout and first.stdout.startswith(str(cache))
+    assert list(cache.rglob("*.nbi"))
+
+
+def test_a_warm_start_is_silent():
+    done = _python(COLD_START, "in-tree")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip() == ""
