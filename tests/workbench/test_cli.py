@@ -14,7 +14,7 @@ PARKING = "presets/scripts/parking_full_lock.toml"
 
 IMPOSSIBLE = """[script]
 name = "impossible"
-preset = "sedan"
+preset = "manual003"
 duration = 2.0
 
 [[hold]]
@@ -57,7 +57,7 @@ def test_replay_of_a_passing_script(run_cli, shipped_alone):
     assert done.stderr == ""
     expected = by_name(shipped_alone, "clutch-coast")
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("clutch-coast  (presets/scripts/clutch_coast.toml)  preset sedan")
+    assert lines[0].startswith("clutch-coast  (presets/scripts/clutch_coast.toml)  preset manual003")
     for verdict in expected.verdicts:
         assert any(line.strip().startswith(f"PASS  {verdict.expect.label()}") for line in lines), verdict.expect
     assert "FAIL" not in done.stdout
