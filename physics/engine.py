@@ -72,3 +72,25 @@ def free_rpm(rpm, throttle, p, dt):
 def coupled_rpm(free, drivetrain, coupling):
     """003: engine speed blended between free revving and what the drivetrain imposes."""
     return free + (drivetrain - free) * coupling
+
+
+@scalar
+def governed_torque(throttle, rpm, p, stalled):
+    """Combined model: torque at the flywheel [N m] with an idle governor, or a stalled engine's friction.
+
+    The driver's throttle times the curve, or what the idle control opens: at idle just enough to
+    carry the friction (fading out over ``limiter_band`` above idle, as in :func:`net_torque`), and
+    below idle more and more, up to the full curve ``limiter_band`` below it, so that only a load
+    larger than the engine's whole torque drags it under idle. A stalled engine gives no torque:
+    its friction only opposes its rotation.
+    """
+    drag = friction(rpm, p)
+    if stalled:
+        return -drag if rpm > 0.0 else 0.0
+    band = p.engine_limiter_band
+    idle = p.engine_idle_rpm
+    full = curve(rpm, p)
+    carry = min(max((idle + band - rpm) / band, 0.0), 1.0)
+    lift = min(max((idle - rpm) / band, 0.0), 1.0)
+    governor = carry * drag + lift * max(full - drag, 0.0)
+    return max(throttle * full, governor) - drag

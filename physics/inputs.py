@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-KEYS = ("throttle", "brake", "left", "right", "clutch", "handbrake", "gear_up", "gear_down")
+KEYS = ("throttle", "brake", "left", "right", "clutch", "handbrake", "gear_up", "gear_down", "start")
 """The digital controls (SPEC 4). A key a car has no use for does nothing."""
 
 ANALOG = ("steer", "throttle_pedal", "brake_pedal", "clutch_pedal")
@@ -29,6 +29,7 @@ class Inputs:
     handbrake: np.ndarray
     gear_up: np.ndarray
     gear_down: np.ndarray
+    start: np.ndarray  # the starter: restarts a stalled engine
     steer_on: np.ndarray
     steer_value: np.ndarray
     throttle_on: np.ndarray

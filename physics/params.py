@@ -28,6 +28,8 @@ from .schema import (
 
 KINEMATIC = "kinematic"
 DYNAMIC = "dynamic"
+SIMPLE = "simple"
+COMBINED = "combined"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +49,13 @@ class ModelParams:
                              span=(0.0, 10.0))
     blend_high: float = param(3.0, unit="m/s", doc="fully dynamic above this speed", lo=0, lo_open=True, hi=200,
                               span=(0.1, 15.0))
+    traction: str = param(SIMPLE, doc="simple: 003's rules (grip limit, 70% while spinning, engine speed imposed by "
+                                      "the wheels, kinematic blend); combined: wheels and engine with inertia, "
+                                      "combined slip, brakes limited by the road",
+                          choices=(SIMPLE, COMBINED))
+    slip_speed: float = param(1.0, unit="m/s", doc="combined: slips are taken against at least this speed, so at a "
+                                                   "crawl the tyres act as dampers", lo=0, lo_open=True,
+                              span=(0.1, 5.0))
 
     def check(self) -> str | None:
         if self.blend_high <= self.blend_low:
@@ -76,6 +85,12 @@ class BodyParams:
                                span=(0.01, 5000.0))
     driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to",
                              choices=("rear", "all"))
+    wheel_inertia_front: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the front axle's "
+                                                               "wheels, tyres, discs and hubs", lo=0, lo_open=True,
+                                       span=(0.05, 10.0))
+    wheel_inertia_rear: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the rear axle's "
+                                                              "wheels, tyres, discs, hubs and half-shafts", lo=0,
+                                      lo_open=True, span=(0.05, 10.0))
 
     def check(self) -> str | None:
         if self.lr >= self.wheelbase:
@@ -144,12 +159,20 @@ class EngineParams:
                              span=(100.0, 20000.0))
     fall_rate: float = param(unit="rpm/s", doc="003: free revving falls this fast off throttle", lo=0, lo_open=True,
                              hi=1e6, span=(100.0, 20000.0))
+    inertia: float = param(0.2, unit="kg m^2", doc="combined: rotational inertia of crankshaft and flywheel; engine "
+                                                   "speed follows the torque through it", lo=1e-4, hi=100,
+                           span=(0.02, 2.0))
+    stall_rpm: float = param(500.0, unit="rpm", doc="combined: dragged below this speed the engine stalls (the start "
+                                                    "key restarts it)", lo=0, hi=1e5, span=(0.0, 2000.0))
 
     def check(self) -> str | None:
         if not self.idle_rpm < self.rev_limit:
             return f"idle_rpm = {self.idle_rpm:g}: must be below rev_limit ({self.rev_limit:g})"
         if self.limiter_band >= self.rev_limit - self.idle_rpm:
             return f"limiter_band = {self.limiter_band:g}: must be narrower than the range from idle to the rev limit"
+        if self.stall_rpm >= self.idle_rpm - self.limiter_band:
+            return (f"stall_rpm = {self.stall_rpm:g}: must be below idle_rpm - limiter_band "
+                    f"({self.idle_rpm - self.limiter_band:g}), where the idle control gives full torque")
         return None
 
 
@@ -202,6 +225,14 @@ class TyreParams:
                                  hi=1, span=(0.0, 1.0))
     slide_fraction: float = param(doc="grip of the locked rear wheels (handbrake) as a share of the peak", lo=0, hi=1,
                                   span=(0.0, 1.0))
+    lateral_share: float = param(1.0, doc="combined: the lateral peak as a share of mu (the friction ellipse's "
+                                          "other axis)", lo=0, lo_open=True, hi=1.5, span=(0.5, 1.2))
+    b_long: float = param(12.0, unit="", doc="combined: Pacejka stiffness factor B of the longitudinal curve "
+                                             "(per unit of slip ratio)", lo=0.01, hi=1000, span=(1.0, 40.0))
+    c_long: float = param(1.65, doc="combined: Pacejka shape factor C of the longitudinal curve", lo=0, lo_open=True,
+                          hi=2, hi_open=True, span=(0.5, 1.99))
+    e_long: float = param(0.4, doc="combined: Pacejka curvature factor E of the longitudinal curve", lo=-100, hi=1,
+                          span=(-2.0, 1.0))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,6 +253,10 @@ class BrakeParams:
     force: float = param(unit="N", doc="brake force at full pedal", lo=0, hi=1e8, span=(0.0, 30000.0))
     handbrake_speed: float = param(0.0, unit="m/s", doc="001: speed cap while the handbrake is on (0: no cap)", lo=0,
                                    hi=1e5, span=(0.0, 500.0))
+    front_share: float = param(0.65, doc="combined: share of the brake torque on the front axle", lo=0, hi=1,
+                               span=(0.0, 1.0))
+    abs: int = param(0, doc="combined: 1 = anti-lock brakes keep each braked wheel's slip near the tyre's peak, "
+                            "0 = the wheels lock when the brake beats the road", lo=0, hi=1, span=(0, 1))
 
 
 # Fields that only one model kind uses; the loader refuses them for the other kind.
@@ -234,6 +269,14 @@ ONLY_FOR = {
     "body.cg_height": DYNAMIC,
     "body.yaw_inertia": DYNAMIC,
     "body.driven_axle": DYNAMIC,
+    "body.wheel_inertia_front": DYNAMIC,
+    "body.wheel_inertia_rear": DYNAMIC,
+    "model.traction": DYNAMIC,
+    "model.slip_speed": DYNAMIC,
+    "engine.inertia": DYNAMIC,
+    "engine.stall_rpm": DYNAMIC,
+    "brakes.front_share": DYNAMIC,
+    "brakes.abs": DYNAMIC,
 }
 
 
@@ -304,6 +347,9 @@ class CarParams:
             return "[tyres]: missing group (a dynamic car needs its tyres)"
         if self.kind == KINEMATIC and self.tyres is not None:
             return "[tyres]: not used by a kinematic car"
+        if self.kind == DYNAMIC and self.model.traction == COMBINED and self.manual and self.body.driven_axle != "rear":
+            return ("body.driven_axle = 'all': the combined model drives one axle from an engine "
+                    "(use 'rear', or model.traction = 'simple')")
         return None
 
     def swap_problem(self, other: CarParams) -> str | None:

@@ -19,10 +19,10 @@ from dataclasses import fields
 
 import numpy as np
 
-from . import aero, gearbox
+from . import aero, gearbox, tyre
 from .inputs import Inputs, element_type
 from .jit import scalar
-from .params import KINEMATIC, CarParams
+from .params import COMBINED, KINEMATIC, CarParams
 from .schema import ParamError, group_class, leaves
 from .state import State
 from .telemetry import Telemetry
@@ -40,6 +40,10 @@ DERIVED = {
     "c_drag": (np.float64, "[N s^2/L^2] 002: 0.5 Cd A rho"),
     "top_gear": (np.int64, "highest forward gear (1 without a gearbox)"),
     "gear_ratio": ((np.float64, (gearbox.MAX_GEARS + 2,)), "ratio by gear + 1: reverse, neutral, 1st, ..."),
+    "combined": (np.bool_, "model.traction is combined: wheels and engine with inertia, combined slip"),
+    "peak_long": (np.float64, "slip ratio of the longitudinal curve's peak (tyres.b_long, c_long, e_long)"),
+    "peak_front": (np.float64, "[rad] slip angle of the front lateral curve's peak"),
+    "peak_rear": (np.float64, "[rad] slip angle of the rear lateral curve's peak"),
 }
 
 
@@ -80,6 +84,12 @@ def param_record(car: CarParams) -> np.void:
     rec["lf"] = b.wheelbase - b.lr
     rec["weight"] = b.mass * m.gravity
     rec["c_drag"] = aero.drag_constant(car.aero.cd, car.aero.frontal_area, car.aero.air_density)
+    rec["combined"] = m.kind != KINEMATIC and m.traction == COMBINED
+    t = car.tyres
+    if t is not None:
+        rec["peak_long"] = tyre.peak_slip(t.b_long, t.c_long, t.e_long)
+        rec["peak_front"] = tyre.peak_slip(t.b_front, t.c, t.e)
+        rec["peak_rear"] = tyre.peak_slip(t.b_rear, t.c, t.e)
     if car.gearbox is not None:
         count = len(car.gearbox.ratios)
         if count > gearbox.MAX_GEARS:

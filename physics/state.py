@@ -35,6 +35,9 @@ class State:
     auto_clutch: float  # [0..1] engagement the automatic clutch has reached
     accel: float  # [L/s^2] previous step's longitudinal acceleration (weight transfer)
     spinning: bool  # the driven wheels spin
+    wheel_front: float  # [rad/s] front axle's wheel speed (combined model; rolling speed otherwise)
+    wheel_rear: float  # [rad/s] rear axle's wheel speed
+    stalled: bool  # the engine has stalled (combined model); the start key restarts it
     up_held: bool  # gear_up key held on the previous frame
     down_held: bool
     up_pending: bool  # a gear_up press waiting for the clutch

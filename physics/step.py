@@ -19,7 +19,22 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-from . import aero, blend, body, brakes, clutch, drive, engine, gearbox, kinematic, pedals, standstill, steering, tyre
+from . import (
+    aero,
+    blend,
+    body,
+    brakes,
+    clutch,
+    drive,
+    engine,
+    gearbox,
+    kinematic,
+    pedals,
+    standstill,
+    steering,
+    tyre,
+    wheel,
+)
 from .jit import scalar
 
 _EPS2 = 1e-6  # [(L/s)^2] keeps slip-angle slopes finite at a standstill
@@ -97,6 +112,8 @@ def car_frame(p, s, u, new, out, dt, t):
     c = controls(p, s, u, dt)
     if p.kinematic:
         kinematic_frame(p, s, u, c, new, out, dt, t)
+    elif p.combined:
+        grip_frame(p, s, u, c, new, out, dt, t)
     else:
         dynamic_frame(p, s, u, c, new, out, dt, t)
 
@@ -142,6 +159,7 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     out.load_rear = rear
     out.kinematic_weight = 1.0
     out.beta = beta + 0.0
+    rolling_wheels(p, s.vx, s.vx, 0.0, 0.0, abs(brake), out)
 
     new.x = s.x + dt * new_speed * math.cos(heading + beta)
     new.y = s.y + dt * new_speed * math.sin(heading + beta)
@@ -152,6 +170,9 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     new.rpm = next_rpm(p, s, d, False, dt)
     new.accel = accel
     new.spinning = False
+    new.wheel_front = vx / p.body_wheel_radius
+    new.wheel_rear = new.wheel_front
+    new.stalled = False
     carry_controls(s, u, c, d, new)
 
 
@@ -239,6 +260,8 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     out.load_rear = load_r
     out.kinematic_weight = w
     out.beta = math.atan2(s.vy, abs(s.vx))
+    rolling_wheels(p, uf, ur, math.hypot(k * fy_f, 0.0) / (p.tyres_mu * load_f),
+                   math.hypot(force / (p.tyres_traction_mu * load_r), k * fy_r / (p.tyres_mu * load_r)), abs(brake), out)
 
     new.x = s.x + dt * (vx * cos_h - vy * sin_h)
     new.y = s.y + dt * (vx * sin_h + vy * cos_h)
@@ -249,7 +272,230 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     new.rpm = next_rpm(p, s, d, spinning or locked, dt)
     new.accel = accel
     new.spinning = spinning
+    new.wheel_front = vx / p.body_wheel_radius
+    new.wheel_rear = new.wheel_front
+    new.stalled = False
     carry_controls(s, u, c, d, new)
+
+
+@scalar
+def grip_drive(p, s, c, dt):
+    """Combined model: the engine's torque, the clutch's capacity and the overall ratio, or 002's direct drive.
+
+    Returns (Drivetrain for the telemetry, engine torque, clutch capacity [N m], drive torque of a
+    direct-drive car at its wheels [N m]).
+    """
+    if not p.manual:
+        demand, brake_share, reversing = drive.direct(c.throttle, c.brake, s.vx, p)
+        d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
+                       demand * p.body_wheel_radius, 0.0, 0.0)
+        return d, 0.0, 0.0, demand * p.body_wheel_radius
+    ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
+    auto = clutch.automatic(s.auto_clutch, s.rpm, p, dt)
+    engagement = clutch.engagement(c.clutch_pedal, auto, s.vx, p)
+    throttle = engine.limited_throttle(c.throttle, s.rpm, p)
+    torque = engine.governed_torque(throttle, s.rpm, p, s.stalled)
+    d = Drivetrain(0.0, c.brake, float(c.gear), ratio, engagement, throttle, torque, 0.0, 0.0, auto)
+    return d, torque, p.clutch_capacity * engagement, 0.0
+
+
+@scalar
+def grip_frame(p, s, u, c, new, out, dt, t):
+    """Combined model: wheels and engine with inertia, tyres sharing one friction ellipse, brakes limited by the road.
+
+    Per axle a wheel speed gives the slip ratio, the slip angle comes from the contact patch's
+    velocity, and the combined-slip tyre (physics.tyre.combined) gives both forces. The wheels are
+    advanced first with the body frozen (linearly implicit in their own tyre slope, brakes and
+    clutch as friction that may stick); the body's forward speed is then solved linearly
+    implicitly together with the wheels that still turn freely (each adds its tyre slope in
+    series with its own inertia), and the lateral/yaw step is physics.body.lateral_step. No state
+    is overwritten at low speed: the slips are taken against at least ``model.slip_speed``, so a
+    crawling car's tyres act as dampers and the kinematic bicycle emerges from the forces.
+    """
+    lf, lr, mass = p.lf, p.body_lr, p.body_mass
+    radius = p.body_wheel_radius
+    floor = p.model_slip_speed
+    sin_d, cos_d = math.sin(c.steer), math.cos(c.steer)
+    tan_d = sin_d / cos_d
+    load_f, load_r = body.axle_loads(mass, p.model_gravity, lr, p.body_wheelbase, p.body_cg_height, s.accel)
+
+    # Contact-patch velocities along (u) and across (w) each wheel, the slips and the tyre forces.
+    front_lat = s.vy + lf * s.yaw_rate
+    uf = s.vx * cos_d + front_lat * sin_d
+    wf = front_lat * cos_d - s.vx * sin_d
+    ur, wr = s.vx, s.vy - lr * s.yaw_rate
+    df, dr = wheel.slip_speed(uf, floor), wheel.slip_speed(ur, floor)
+    alpha_f, alpha_r = wheel.slip_angle(uf, wf, floor), wheel.slip_angle(ur, wr, floor)
+    kappa_f = wheel.slip_ratio(s.wheel_front, radius, uf, floor)
+    kappa_r = wheel.slip_ratio(s.wheel_rear, radius, ur, floor)
+    fxf, fyf, sxf, syf, secf, grip_f = tyre.combined(kappa_f, alpha_f, load_f, p.tyres_mu, p.tyres_lateral_share,
+                                               p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+                                               p.tyres_b_front, p.tyres_c, p.tyres_e, p.peak_front)
+    fxr, fyr, sxr, syr, secr, grip_r = tyre.combined(kappa_r, alpha_r, load_r, p.tyres_mu, p.tyres_lateral_share,
+                                               p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+                                               p.tyres_b_rear, p.tyres_c, p.tyres_e, p.peak_rear)
+    kyf, kyr = syf * df / (df * df + wf * wf), syr * dr / (dr * dr + wr * wr)  # [N per L/s] sideways
+
+    # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.
+    d, engine_torque, capacity, direct_torque = grip_drive(p, s, c, dt)
+    full_brake = d.brake_share * p.brakes_force * radius
+    brake_f = p.brakes_front_share * full_brake
+    brake_r = full_brake - brake_f
+    if c.handbrake:
+        brake_r = brake_r + p.brakes_force * radius
+    drive_f = 0.5 * direct_torque if p.all_driven else 0.0
+    drive_r = direct_torque - drive_f
+    # The tyres' longitudinal slopes [N per L/s of the rim's speed against the road].
+    kxf = wheel.slip_slope(sxf, secf, kappa_f, drive_f - radius * fxf - brake_f * brakes.sign(s.wheel_front)) / df
+    ratio = d.ratio
+    if p.manual:  # what the clutch can pass of the engine's torque, for the direction of the slip only
+        drive_r = ratio * min(max(engine_torque, -capacity), capacity)
+    kxr = wheel.slip_slope(sxr, secr, kappa_r, drive_r - radius * fxr - brake_r * brakes.sign(s.wheel_rear)) / dr
+    inertia_r = p.body_wheel_inertia_rear
+    clutch_t, stuck = 0.0, False
+    omega_e = s.rpm / engine.RPM_PER_RAD_S
+    if p.manual:
+        clutch_t, stuck = wheel.clutch_torque(omega_e, s.wheel_rear, engine_torque, radius * fxr, ratio, capacity,
+                                              p.engine_inertia, inertia_r + dt * radius * radius * kxr, dt)
+        if stuck:  # engine and wheels turn as one: the engine's inertia and torque act on the wheel
+            inertia_r = inertia_r + ratio * ratio * p.engine_inertia
+            drive_r = ratio * engine_torque
+        else:
+            drive_r = ratio * clutch_t
+
+    # The wheels with the body frozen: drive, road and brake; ABS lets off a wheel braked past the peak.
+    wf_new, wf_free, jf, held_f = wheel.spin(s.wheel_front, drive_f, fxf, kxf, brake_f, radius,
+                                                 p.body_wheel_inertia_front, dt)
+    wr_new, wr_free, jr, held_r = wheel.spin(s.wheel_rear, drive_r, fxr, kxr, brake_r, radius, inertia_r, dt)
+    if p.brakes_abs > 0 and d.brake_share > 0.0:
+        abs_f = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
+        held_f = held_f or abs_f != wf_new
+        wf_new = abs_f
+        if not c.handbrake:
+            abs_r = wheel.anti_lock(wr_new, wr_free, ur, radius, floor, p.peak_long)
+            held_r = held_r or abs_r != wr_new
+            wr_new = abs_r
+
+    # The body's forward speed, implicit with the tyres: a held wheel adds its whole slope, a free one
+    # its slope in series with its inertia (I / I_eff of it); the front tyre's pull along the car too.
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p.c_drag, p.aero_rolling, mass, dt)
+    vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
+    coupling = mass * (vx_turned - s.vx) / dt
+    # The tyres' longitudinal forces at the wheels' new speeds, body still frozen (linear in the slope).
+    fxf_0 = fxf + kxf * radius * (wf_new - s.wheel_front)
+    fxr_0 = fxr + kxr * radius * (wr_new - s.wheel_rear)
+    share_f = 1.0 if held_f else p.body_wheel_inertia_front / jf
+    share_r = 1.0 if held_r else inertia_r / jr
+    stiff = kxf * share_f * cos_d * cos_d + kxr * share_r + kyf * sin_d * sin_d
+    other = fxf_0 * cos_d - fyf * sin_d + fxr_0 + drag_x + rolling + coupling
+    vx = s.vx + dt * other / (mass + dt * stiff)
+    dvx = vx - s.vx
+    if not held_f:
+        wf_new = wheel.follow(wf_new, dt * radius * kxf * cos_d * dvx / jf, brake_f > 0.0)
+    if not held_r:
+        wr_new = wheel.follow(wr_new, dt * radius * kxr * dvx / jr, brake_r > 0.0)
+    fxf = fxf_0 - kxf * share_f * cos_d * dvx
+    fxr = fxr_0 - kxr * share_r * dvx
+    limit_f = p.tyres_mu * load_f
+    limit_r = p.tyres_mu * load_r
+    fxf = min(max(fxf, -limit_f), limit_f)
+    fxr = min(max(fxr, -limit_r), limit_r)
+    accel = (fxf * cos_d - fyf * sin_d + fxr + drag_x + rolling) / mass
+
+    # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
+    rpm = s.rpm
+    stalled = s.stalled
+    if p.manual:
+        if stuck:
+            omega_e = ratio * wr_new
+        else:
+            omega_e = omega_e + dt * (engine_torque - clutch_t) / p.engine_inertia
+        rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
+        if not stalled and rpm < p.engine_stall_rpm:
+            stalled = True
+        if stalled and u.start:  # the starter turns it to idle and it runs
+            stalled = False
+            rpm = max(rpm, p.engine_idle_rpm)
+
+    # Lateral and yaw, linearly implicit in the lateral slopes; the frame's turn exactly.
+    fy_front_car = fxf * sin_d + fyf * cos_d
+    vy, yaw_rate = body.lateral_step(vy_turned, s.yaw_rate, fy_front_car + fyr + drag_y,
+                                     lf * fy_front_car - lr * fyr, kyf, kyr, cos_d, lf, lr, mass, p.body_yaw_inertia,
+                                     dt)
+    drive_force = (drive_r + drive_f) / radius
+    speed = math.hypot(vx, vy)
+    # The stop rule ends a crawl; only where the tyres could have stopped the car within the frame.
+    if (standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
+            and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt):
+        vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
+        wf_new = 0.0
+        wr_new = 0.0 if not stuck else wr_new
+    heading = s.heading + dt * yaw_rate
+    cos_h, sin_h = math.cos(heading), math.sin(heading)
+
+    d = Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
+                   drive_r + drive_f, 0.0, d.auto_clutch)
+    frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
+    spinning = kappa_r > p.peak_long and fxr > 0.0
+    out.drive_force = drive_force
+    out.drag_force = drag_x
+    out.rolling_force = rolling
+    # A held wheel took only the brake torque that stopped it (or that ABS let through); a turning one all of it.
+    brake_force_f = abs(jf * (wf_free - wf_new)) / (dt * radius) if held_f else brake_f / radius
+    brake_force_r = abs(jr * (wr_free - wr_new)) / (dt * radius) if held_r else brake_r / radius
+    out.brake_force = -brakes.sign(s.vx) * (brake_force_f + brake_force_r)
+    out.accel_long = accel
+    out.accel_lat = (vy - s.vy) / dt + vx * yaw_rate
+    out.wheelspin = 1.0 if spinning else 0.0
+    out.slip_front = alpha_f
+    out.slip_rear = alpha_r
+    out.fy_front = fyf
+    out.fy_rear = fyr
+    out.load_front = load_f
+    out.load_rear = load_r
+    out.kinematic_weight = max(1.0 - abs(ur) / floor, 0.0)
+    out.beta = math.atan2(s.vy, abs(s.vx))
+    out.wheel_front = s.wheel_front
+    out.wheel_rear = s.wheel_rear
+    out.slip_ratio_front = kappa_f
+    out.slip_ratio_rear = kappa_r
+    out.fx_front = fxf
+    out.fx_rear = fxr
+    out.grip_front = grip_f
+    out.grip_rear = grip_r
+    out.brake_front = brake_force_f
+    out.brake_rear = brake_force_r
+    out.stalled = 1.0 if s.stalled else 0.0
+
+    new.x = s.x + dt * (vx * cos_h - vy * sin_h)
+    new.y = s.y + dt * (vx * sin_h + vy * cos_h)
+    new.heading = heading
+    new.vx = vx
+    new.vy = vy
+    new.yaw_rate = yaw_rate
+    new.rpm = rpm
+    new.accel = accel
+    new.spinning = spinning
+    new.wheel_front = wf_new
+    new.wheel_rear = wr_new
+    new.stalled = stalled
+    carry_controls(s, u, c, d, new)
+
+
+@scalar
+def rolling_wheels(p, u_front, u_rear, grip_front, grip_rear, brake, out):
+    """The wheel channels of the models without wheel dynamics: rolling wheels, the brake split by front_share."""
+    out.wheel_front = u_front / p.body_wheel_radius
+    out.wheel_rear = u_rear / p.body_wheel_radius
+    out.slip_ratio_front = 0.0
+    out.slip_ratio_rear = 0.0
+    out.fx_front = 0.0
+    out.fx_rear = out.drive_force
+    out.grip_front = min(grip_front, 1.0)
+    out.grip_rear = min(grip_rear, 1.0)
+    out.brake_front = p.brakes_front_share * brake
+    out.brake_rear = brake - out.brake_front
+    out.stalled = 0.0
 
 
 @scalar

@@ -59,7 +59,20 @@ class Telemetry:
     fy_rear: np.ndarray = channel("N", "rear tyre lateral force acting on the car")
     load_front: np.ndarray = channel("N", "front axle load (weight transfer)")
     load_rear: np.ndarray = channel("N", "rear axle load (weight transfer)")
-    kinematic_weight: np.ndarray = channel("", "low-speed blend: 1 = fully kinematic, 0 = fully dynamic")
+    kinematic_weight: np.ndarray = channel("", "low-speed blend: 1 = fully kinematic, 0 = fully dynamic (combined: "
+                                                "how far the rear axle is below the slip speed)")
+    wheel_front: np.ndarray = channel("rad/s", "front axle's wheel speed (rolling speed / radius outside the combined "
+                                               "model)")
+    wheel_rear: np.ndarray = channel("rad/s", "rear axle's wheel speed")
+    slip_ratio_front: np.ndarray = channel("", "front longitudinal slip ratio (omega R - u) / max(|u|, slip speed)")
+    slip_ratio_rear: np.ndarray = channel("", "rear longitudinal slip ratio; positive: wheelspin, -1: locked")
+    fx_front: np.ndarray = channel("N", "front tyre longitudinal force, along the wheel")
+    fx_rear: np.ndarray = channel("N", "rear tyre longitudinal force")
+    grip_front: np.ndarray = channel("", "share of the front tyres' friction ellipse in use, 0..1")
+    grip_rear: np.ndarray = channel("", "share of the rear tyres' friction ellipse in use, 0..1")
+    brake_front: np.ndarray = channel("N", "front brake force (brake torque / wheel radius) acting")
+    brake_rear: np.ndarray = channel("N", "rear brake force, handbrake included")
+    stalled: np.ndarray = channel("", "engine stalled (1) or running (0)")
 
 
 class TelemetryFrame:

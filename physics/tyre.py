@@ -31,3 +31,82 @@ def pacejka(alpha, load, b, c, e, mu):
     dphi = b - e * (b - b / (1.0 + ba * ba))
     slope = max(peak * math.cos(shape) * c * dphi / (1.0 + phi * phi), 0.0)
     return -peak * math.sin(shape), slope
+
+
+def peak_slip(b, c, e):
+    """Slip at the peak of the magic formula D sin(C atan(B x - E (B x - atan(B x)))), for the combined model.
+
+    The peak is where C atan(phi) = pi / 2, phi = tan(pi / (2 C)); phi(x) = (1 - E) B x + E atan(B x)
+    rises monotonically for E <= 1, so bisection finds x. A curve with C <= 1 has no peak: its
+    slip at B x = 10 stands in. Plain Python: called once per car when its parameter record is built.
+    """
+    if c <= 1.0:
+        return 10.0 / b
+    goal = math.tan(0.5 * math.pi / c)
+    lo, hi = 0.0, 1.0
+    while (1.0 - e) * b * hi + e * math.atan(b * hi) < goal and hi < 1e6:
+        hi *= 2.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if (1.0 - e) * b * mid + e * math.atan(b * mid) < goal:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@scalar
+def magic(x, b, c, e, peak):
+    """The magic formula F = D sin(C atan(B x - E (B x - atan(B x)))) with D = ``peak`` [N], and dF/dx.
+
+    Pacejka, Tyre and Vehicle Dynamics (2012), eq. 4.49; the same curve as :func:`pacejka`, signed
+    like ``x``.
+    """
+    bx = b * x
+    phi = bx - e * (bx - math.atan(bx))
+    shape = c * math.atan(phi)
+    dphi = b - e * (b - b / (1.0 + bx * bx))
+    return peak * math.sin(shape), peak * math.cos(shape) * c * dphi / (1.0 + phi * phi)
+
+
+@scalar
+def combined(kappa, alpha, load, mu, lat_share, b_x, c_x, e_x, peak_x, b_y, c_y, e_y, peak_y):
+    """Longitudinal and lateral force [N] of one axle's tyres sharing one friction ellipse, and their slopes.
+
+    ``kappa`` is the slip ratio (wheel faster than the road: positive, driving), ``alpha`` the
+    slip angle [rad]. Combined slip by normalised slip (Bakker, Nyborg and Pacejka, SAE 870421;
+    Milliken, Race Car Vehicle Dynamics, sec. 2.6): each slip is divided by its peak slip, the
+    resultant rho = |(kappa / kappa_peak, alpha / alpha_peak)| runs each pure-slip curve, and the
+    force points along the normalised slip:
+
+        Fx = (k / rho) Fx0(rho kappa_peak),  Fy = -(a / rho) Fy0(rho alpha_peak),
+
+    so (Fx / Dx)^2 + (Fy / Dy)^2 <= 1 with Dx = mu Fz and Dy = lat_share mu Fz, and a tyre
+    spinning or locked (large k) keeps little lateral force. Returns (Fx, Fy, dFx/dkappa,
+    -dFy/dalpha, Fx / kappa, usage): the slopes at fixed other slip (the step uses them for a
+    linearly implicit update), the longitudinal secant, and the share of the ellipse used, 0..1.
+    The longitudinal slope is clipped at zero past the peak; the lateral one is at least the
+    secant Fy / alpha, so that a sliding tyre is never carried through zero slip in one step
+    (F_new = secant * slip_new crosses zero only with the slip).
+    """
+    dx = mu * load
+    dy = lat_share * mu * load
+    k = kappa / peak_x
+    a = alpha / peak_y
+    rho = math.sqrt(k * k + a * a)
+    if rho < 1e-9:
+        return 0.0, 0.0, dx * b_x * c_x, dy * b_y * c_y, dx * b_x * c_x, 0.0
+    fx0, sx = magic(rho * peak_x, b_x, c_x, e_x, dx)
+    fy0, sy = magic(rho * peak_y, b_y, c_y, e_y, dy)
+    kk = k * k / (rho * rho)
+    aa = a * a / (rho * rho)
+    secant_x = fx0 / (rho * peak_x)
+    secant_y = fy0 / (rho * peak_y)
+    slope_x = max((aa * fx0 / rho + kk * sx * peak_x) / peak_x, 0.0)
+    slope_y = max((kk * fy0 / rho + aa * sy * peak_y) / peak_y, secant_y)
+    fx = k / rho * fx0
+    fy = -a / rho * fy0
+    usage = 0.0
+    if dx > 0.0 and dy > 0.0:
+        usage = min(math.sqrt((fx / dx) ** 2 + (fy / dy) ** 2), 1.0)
+    return fx, fy, slope_x, slope_y, secant_x, usage

@@ -29,7 +29,7 @@ def drive(t, sim):
 
 @pytest.fixture(scope="module")
 def batch_and_alone():
-    sedan = preset("sedan")
+    sedan = preset("manual003")
     variants = [sedan.with_value("engine.peak_torque", torque) for torque in PEAK_TORQUES]
     batch = record(Simulation(variants, dt=DT), SECONDS, drive)
     alone = [record(Simulation(v, dt=DT), SECONDS, drive).car(0) for v in variants]
@@ -66,9 +66,9 @@ def test_mixing_kinds_in_one_batch_is_refused(other):
 
 
 def test_replacing_parameters_of_another_kind_mid_run_is_refused():
-    sim = Simulation(preset("sedan"), n=2, dt=DT)
+    sim = Simulation(preset("manual003"), n=2, dt=DT)
     sim.step()
     with pytest.raises(ValueError):
         sim.set_cars([preset("classic")] * 2)
     with pytest.raises(ValueError):
-        sim.set_cars([preset("sedan")] * 3)
+        sim.set_cars([preset("manual003")] * 3)

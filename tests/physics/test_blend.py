@@ -17,7 +17,7 @@ MARGIN = 1.0  # [m/s] "just outside": this far below and above the band
 
 
 def sweep(kernel=None) -> tuple[object, object]:
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, n=len(STEERS), dt=DT, kernel=kernel)
     run = record(sim, SWEEP_SECONDS, stack_inputs([keys(steer=s, throttle_pedal=SWEEP_THROTTLE) for s in STEERS]))
     return p, run

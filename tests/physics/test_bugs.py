@@ -31,7 +31,7 @@ BUG_FRAMES = 10  # the buggy rule stops the car "three frames after" the clutch 
 
 def clutch_stop_run(kernel=None):
     """1st at full throttle to about 11.5 km/h, then the clutch pressed and the throttle released."""
-    sim = Simulation(preset("sedan"), dt=DT, kernel=kernel)
+    sim = Simulation(preset("manual003"), dt=DT, kernel=kernel)
     state = {"pressed_at": None}
 
     def driver(t, sim_):
@@ -46,7 +46,7 @@ def clutch_stop_run(kernel=None):
 
 def clutch_stop_problems(run, pressed_at: int) -> list[str]:
     """What 003's expectation finds wrong: the car must roll on, slowed only by drag and rolling resistance."""
-    p = preset("sedan")
+    p = preset("manual003")
     problems = []
     later = pressed_at + round(AFTER_PRESS / DT)
     if not run.speed_kmh[later] > STILL_ROLLING_KMH:
@@ -63,7 +63,7 @@ def clutch_stop_problems(run, pressed_at: int) -> list[str]:
 
 def test_003s_bug_window_follows_from_the_sedans_resistances():
     # Drag + rolling decelerate the sedan by less than the 0.05 threshold up to about 4.1 m/s (15 km/h).
-    p = preset("sedan")
+    p = preset("manual003")
     a, b, c = p.aero.cd * p.aero.frontal_area * p.aero.air_density / 2, p.aero.rolling, STOP_THRESHOLD * p.body.mass
     v = (-b + math.sqrt(b * b + 4 * a * c)) / (2 * a)
     assert v == pytest.approx(BUG_RANGE_MS, abs=0.05)
@@ -100,7 +100,7 @@ AUTO_CLUTCH_FORCE = 1000.0
 
 def stall_run(kernel=None):
     """Full lock left (car 0) and right (car 1) from a standstill in 1st at full throttle."""
-    sim = Simulation(preset("sedan"), n=2, dt=DT, kernel=kernel)
+    sim = Simulation(preset("manual003"), n=2, dt=DT, kernel=kernel)
     return record(sim, STALL_SECONDS, stack_inputs([keys("throttle", "left"), keys("throttle", "right")]))
 
 
@@ -118,7 +118,7 @@ def stall_problems(run) -> list[str]:
 
 def test_auto_clutch_force_in_003s_explanation():
     # 003: at 5% the auto-clutched engine pushes "about 1,000 N": capacity * 5% through 1st and the final drive.
-    p = preset("sedan")
+    p = preset("manual003")
     force = p.clutch.capacity * AUTO_CLUTCH_SHARE * p.gearbox.ratios[0] * p.gearbox.final_drive / p.body.wheel_radius
     assert force == pytest.approx(AUTO_CLUTCH_FORCE, rel=0.1)
 
@@ -127,7 +127,7 @@ def test_full_lock_from_standstill_pulls_away_both_ways():
     run = stall_run()
     assert stall_problems(run) == []
     for i in range(2):
-        assert np.abs(run.car(i).steer[-1]) == pytest.approx(preset("sedan").steering.lock)
+        assert np.abs(run.car(i).steer[-1]) == pytest.approx(preset("manual003").steering.lock)
 
 
 def test_stall_check_fails_with_the_bug_put_back():

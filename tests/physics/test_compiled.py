@@ -29,9 +29,9 @@ SCRIPT = "clutch_coast.toml"  # a manual car through launch, clutch and coast: s
 REPLAY_TO_NPY = """
 import sys
 import numpy as np
-from workbench.program import compile_script
-from workbench.replay import replay
-from workbench.script import load_script
+from workbench.scripts.program import compile_script
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
 (result,) = replay([compile_script(load_script(sys.argv[1]))])
 np.save(sys.argv[2], result.log.matrix())
 """

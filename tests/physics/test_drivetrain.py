@@ -1,4 +1,4 @@
-"""003: the manual sedan's engine, clutch, gearbox and pedals against the article's figures."""
+"""003: the manual sedan (preset manual003) engine, clutch, gearbox and pedals against the article's figures."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ ENGINE_BRAKING_SPEED = 3.0  # [m/s] above the automatic clutch's range
 SHIFT_1_2, SHIFT_2_3, RUN_END = 6.2, 12.0, 17.0  # [s] when the full-throttle run shifts, and its length
 
 
-def test_sedan_preset_has_003s_drivetrain():
-    p = preset("sedan")
+def test_manual003_preset_has_003s_drivetrain():
+    p = preset("manual003")
     assert p.gearbox.ratios == RATIOS
     assert p.gearbox.reverse == REVERSE
     assert p.gearbox.final_drive == FINAL_DRIVE
@@ -45,7 +45,7 @@ def test_sedan_preset_has_003s_drivetrain():
 @pytest.fixture(scope="module")
 def full_throttle():
     """From rest at full throttle: 1st to the limiter, 2nd, 3rd (clutch + gear_up for each shift)."""
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("manual003"), dt=DT)
     return record(sim, RUN_END, shifting_driver([SHIFT_1_2, SHIFT_2_3])).car(0)
 
 
@@ -76,7 +76,7 @@ def test_about_six_seconds_in_first_reaches_the_rev_limit(full_throttle):
 
 
 def test_axle_torque_is_engine_torque_times_gear_and_final_drive(full_throttle):
-    p = preset("sedan")
+    p = preset("manual003")
     run = full_throttle
     locked = (run.clutch == 1.0) & (np.abs(run.engine_torque) <= p.clutch.capacity) & (run.gear >= 1)
     assert locked.sum() > 500
@@ -101,13 +101,13 @@ def test_second_and_third_gear_speeds(full_throttle):
     assert run.speed_kmh[run.gear == 2].max() > SECOND_GEAR_KMH
     assert run.speed_kmh[run.gear == 3].max() > THIRD_GEAR_KMH
     shifts = np.flatnonzero(np.diff(run.gear) != 0) + 1
-    assert np.all(run.clutch_pedal[shifts] >= preset("sedan").gearbox.shift_clutch)
+    assert np.all(run.clutch_pedal[shifts] >= preset("manual003").gearbox.shift_clutch)
 
 
 @pytest.fixture(scope="module")
 def early_shift():
     """1st at full throttle, shifted to 2nd at 3 s (18 km/h, before any wheelspin), throttle held."""
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("manual003"), dt=DT)
     return record(sim, 4.0, shifting_driver([3.0])).car(0)
 
 
@@ -127,7 +127,7 @@ def test_engine_flares_while_the_clutch_is_pressed(early_shift):
 
 
 def test_gear_up_without_the_clutch_does_nothing():
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("manual003"), dt=DT)
 
     def driver(t, sim_):
         if t < 1.0:
@@ -141,7 +141,7 @@ def test_gear_up_without_the_clutch_does_nothing():
 
 
 def test_pedals_are_ramps():
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("manual003"), dt=DT)
     run = record(sim, 1.0, keys("throttle", "brake")).concat(record(sim, 1.0, keys())).car(0)
     for name, rise, fall in (("throttle", THROTTLE_RISE, THROTTLE_FALL), ("brake", BRAKE_RISE, BRAKE_FALL)):
         value = run[name]
@@ -155,7 +155,7 @@ def test_pedals_are_ramps():
 
 
 def test_engine_braking():
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, dt=DT)
     launch = record(sim, 3.0, keys("throttle")).car(0)
     run = record(sim, 2.0, keys()).car(0)
@@ -190,7 +190,7 @@ def test_the_road_never_gets_more_drive_force_than_the_axle_delivers(full_thrott
 def test_clutch_pressed_after_wheelspin_coasts():
     # SPEC 2.5 / 003: a car coasting on a pressed clutch slows only by drag and rolling resistance,
     # also when the wheels were spinning the moment before (1st at full throttle, about 50 km/h).
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, dt=DT)
     launch = record(sim, 5.0, keys("throttle")).car(0)
     run = record(sim, 1.0, keys("clutch")).car(0)
@@ -212,7 +212,7 @@ AGAINST = ("model bug: rolling against the selected gear (forward in reverse, ba
 
 def _roll_against_the_gear(case: str):
     """The sedan rolling one way, then (clutch pressed) the gear of the other way, clutch released, no throttle."""
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, dt=DT)
     if case == "forward_in_reverse":
         record(sim, 5.0, shifting_driver([3.0]))  # 39 km/h in 2nd

@@ -34,7 +34,7 @@ def magic_formula(alpha, load, mu=1.0, b=B, c=C, e=E):
 @pytest.fixture(scope="module")
 def launch_and_brake():
     """The sedan and a copy with an absurd CG height: 3 s at full throttle, then 2 s of brake."""
-    p = preset("sedan")
+    p = preset("manual003")
     tall = p.with_value("body.cg_height", 10.0)
     sim = Simulation([p, tall], dt=DT)
     launch = record(sim, 3.0, keys("throttle", n=2))
@@ -43,7 +43,7 @@ def launch_and_brake():
 
 
 def test_sedan_cg_height_is_003s():
-    assert preset("sedan").body.cg_height == CG_HEIGHT
+    assert preset("manual003").body.cg_height == CG_HEIGHT
 
 
 def test_weight_moves_rearwards_accelerating_and_forwards_braking(launch_and_brake):
@@ -132,7 +132,7 @@ def test_pacejka_is_003s_magic_formula(alpha):
 
 
 def test_pacejka_at_the_stall_slip_angle_gives_003s_force():
-    front_load, _ = static_loads(preset("sedan"))
+    front_load, _ = static_loads(preset("manual003"))
     force, _ = tyre.pacejka(STALL_SLIP, front_load, B, C, E, 1.0)
     assert abs(force) == pytest.approx(STALL_FORCE, abs=STALL_FORCE_TOL)
     assert abs(force) * math.sin(STALL_SLIP) == pytest.approx(STALL_AGAINST, abs=STALL_AGAINST_TOL)
@@ -148,7 +148,7 @@ def test_pacejka_force_grows_then_saturates():
 @pytest.fixture(scope="module")
 def cornering():
     """The sedan at about 50 km/h in 2nd (shifted at 3 s), then a steady left turn off the throttle."""
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("manual003"), dt=DT)
     driver = shifting_driver([3.0])
 
     def drive(t, sim_):
@@ -158,7 +158,7 @@ def cornering():
 
 
 def test_slip_angles_are_travel_minus_pointing_direction(cornering):
-    p = preset("sedan")
+    p = preset("manual003")
     run = cornering
     lf, lr = p.body.wheelbase - p.body.lr, p.body.lr
     turning = (run.t > 6.2) & (run.kinematic_weight == 0.0)
@@ -170,7 +170,7 @@ def test_slip_angles_are_travel_minus_pointing_direction(cornering):
 
 
 def test_lateral_forces_are_pacejka_of_slip_and_axle_load(cornering):
-    p = preset("sedan")
+    p = preset("manual003")
     run = cornering
     turning = (run.t > 6.2) & (run.kinematic_weight == 0.0)
     ty = p.tyres
@@ -187,7 +187,7 @@ def test_lateral_forces_are_pacejka_of_slip_and_axle_load(cornering):
 
 
 def test_handbrake_in_a_turn_steps_the_tail_out():
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, n=2, dt=DT)
     driver = shifting_driver([3.0])
 

@@ -87,7 +87,7 @@ def test_coast_down_on_the_sedan_on_a_pressed_clutch_matches_002():
 
     It gets there in 1st and 2nd without wheelspin (shifting at 3 s, before the wheels spin).
     """
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, dt=DT)
     run = record(sim, 8.5, shifting_driver([3.0], until=7.0)).car(0)
     assert np.all(run.wheelspin == 0.0)
@@ -103,7 +103,7 @@ def test_coast_down_on_the_sedan_on_a_pressed_clutch_matches_002():
 
 
 def test_sedan_brake_opposes_motion_and_stops_without_reversing():
-    p = preset("sedan")
+    p = preset("manual003")
     sim = Simulation(p, dt=DT)
     launch = record(sim, 3.0, keys("throttle"))
     run = record(sim, 5.0, keys("brake")).car(0)
@@ -120,7 +120,7 @@ def test_sedan_brake_opposes_motion_and_stops_without_reversing():
 
 
 def test_sedan_brake_at_rest_never_moves_it():
-    sim = Simulation(preset("sedan"), dt=DT)
+    sim = Simulation(preset("manual003"), dt=DT)
     run = record(sim, 3.0, keys("brake")).car(0)
     assert run.brake[-1] == 1.0
     assert np.all(run.speed == 0.0) and np.all(run.x == 0.0) and np.all(run.y == 0.0)

@@ -26,7 +26,7 @@ from physics import (
 from physics.presets import cars_dir
 
 SHIPPED = {"parking": ("kinematic", "px"), "teaching": ("kinematic", "m"), "f1tenth": ("dynamic", "m"),
-           "sedan": ("dynamic", "m"), "classic": ("dynamic", "m")}
+           "sedan": ("dynamic", "m"), "classic": ("dynamic", "m"), "manual003": ("dynamic", "m")}
 SOURCE = "bad.toml"
 
 
@@ -52,7 +52,7 @@ def refusal(text: str) -> str:
 # -- shipped presets --------------------------------------------------------------------------
 
 
-def test_the_shipped_presets_are_the_five_of_the_spec():
+def test_the_shipped_presets_are_the_six_of_the_spec():
     assert set(preset_names()) == set(SHIPPED)
 
 
@@ -62,7 +62,7 @@ def test_every_shipped_preset_loads(name):
     assert loaded.name == name
     assert isinstance(loaded.params, CarParams)
     assert (loaded.params.kind, loaded.params.model.unit) == SHIPPED[name]
-    assert loaded.params.manual == (name == "sedan")
+    assert loaded.params.manual == (name in ("sedan", "manual003"))
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
@@ -81,7 +81,7 @@ def test_teaching_and_f1tenth_wheelbases_are_001s():
 
 def test_a_preset_loads_by_path(tmp_path: Path):
     path = tmp_path / "mine.toml"
-    path.write_text(set_value(preset_text("sedan"), "mass", "1400.0"))
+    path.write_text(set_value(preset_text("manual003"), "mass", "1400.0"))
     loaded = load_preset(path)
     assert loaded.name == "mine" and loaded.params.body.mass == 1400.0
 
@@ -98,20 +98,20 @@ def test_an_unknown_preset_name_lists_the_presets():
 
 
 def test_negative_mass_is_refused():
-    message = refusal(set_value(preset_text("sedan"), "mass", "-5.0"))
+    message = refusal(set_value(preset_text("manual003"), "mass", "-5.0"))
     assert "body.mass" in message and "-5" in message
     assert "allowed: 0.01 <= value <= 1e+06 kg" in message
 
 
 def test_zero_wheelbase_is_refused():
-    message = refusal(set_value(preset_text("sedan"), "wheelbase", "0.0"))
+    message = refusal(set_value(preset_text("manual003"), "wheelbase", "0.0"))
     assert "body.wheelbase" in message
     assert "allowed: 0.01 <= value <= 1000 m" in message
 
 
 @pytest.mark.parametrize("lock", ["1.5708", repr(math.pi / 2), "2.0"])
 def test_lock_of_90_degrees_or_more_is_refused(lock):
-    message = refusal(set_value(preset_text("sedan"), "lock", lock))
+    message = refusal(set_value(preset_text("manual003"), "lock", lock))
     assert "steering.lock" in message
     assert "allowed: 0 < value <= 1.39626 rad" in message
 
@@ -119,53 +119,53 @@ def test_lock_of_90_degrees_or_more_is_refused(lock):
 def test_lock_up_to_80_degrees_is_accepted_and_beyond_refused():
     # The schema stops at 80 deg (beyond it the single-track integration is not stable).
     limit = math.radians(80.0)
-    assert parse_preset(set_value(preset_text("sedan"), "lock", repr(limit)), SOURCE).steering.lock == limit
-    message = refusal(set_value(preset_text("sedan"), "lock", "1.45"))
+    assert parse_preset(set_value(preset_text("manual003"), "lock", repr(limit)), SOURCE).steering.lock == limit
+    message = refusal(set_value(preset_text("manual003"), "lock", "1.45"))
     assert "steering.lock" in message and "<= 1.39626 rad" in message
 
 
 def test_unknown_key_is_refused():
-    message = refusal(preset_text("sedan").replace("[body]\n", "[body]\nbogus = 1.0\n", 1))
+    message = refusal(preset_text("manual003").replace("[body]\n", "[body]\nbogus = 1.0\n", 1))
     assert "body.bogus" in message and "unknown key" in message
     assert "mass" in message and "wheelbase" in message  # the keys that are allowed
 
 
 def test_unknown_group_is_refused():
-    message = refusal(preset_text("sedan") + "\n[turbo]\nboost = 1.0\n")
+    message = refusal(preset_text("manual003") + "\n[turbo]\nboost = 1.0\n")
     assert "turbo" in message and "unknown group" in message
     assert "engine" in message and "tyres" in message  # the groups that are allowed
 
 
 def test_wrong_type_is_refused():
-    message = refusal(set_value(preset_text("sedan"), "mass", '"heavy"'))
+    message = refusal(set_value(preset_text("manual003"), "mass", '"heavy"'))
     assert "body.mass" in message and "expected a number" in message
     assert "allowed: 0.01 <= value <= 1e+06 kg" in message
 
 
 def test_bad_toml_syntax_is_refused():
-    message = refusal(preset_text("sedan").replace("mass = 1200.0", "mass = = 1200.0"))
+    message = refusal(preset_text("manual003").replace("mass = 1200.0", "mass = = 1200.0"))
     assert "TOML" in message and "line" in message
 
 
 def test_lr_not_less_than_wheelbase_is_refused():
-    message = refusal(set_value(preset_text("sedan"), "lr", "2.6"))
+    message = refusal(set_value(preset_text("manual003"), "lr", "2.6"))
     assert "lr" in message and "wheelbase" in message and "less than" in message
 
 
 def test_a_kinematic_car_with_tyres_is_refused():
     tyres = "\n[tyres]\n" + "\n".join(
-        f"{k} = {v}" for k, v in load_preset("sedan").params.to_document()["tyres"].items()) + "\n"
+        f"{k} = {v}" for k, v in load_preset("manual003").params.to_document()["tyres"].items()) + "\n"
     message = refusal(preset_text("teaching") + tyres)
     assert "tyres" in message and "kinematic" in message
 
 
 def test_a_key_of_the_other_model_kind_is_refused():
-    message = refusal(preset_text("sedan").replace("[brakes]\n", "[brakes]\nhandbrake_speed = 10.0\n", 1))
+    message = refusal(preset_text("manual003").replace("[brakes]\n", "[brakes]\nhandbrake_speed = 10.0\n", 1))
     assert "brakes.handbrake_speed" in message and "kinematic" in message
 
 
 def test_a_missing_key_is_refused():
-    message = refusal(re.sub(r"(?m)^mass = .*\n", "", preset_text("sedan"), count=1))
+    message = refusal(re.sub(r"(?m)^mass = .*\n", "", preset_text("manual003"), count=1))
     assert "body.mass" in message and "missing" in message
 
 
@@ -173,7 +173,7 @@ def test_a_missing_key_is_refused():
 
 
 def test_with_value_returns_a_validated_copy():
-    p = load_preset("sedan").params
+    p = load_preset("manual003").params
     q = p.with_value("engine.peak_torque", 400.0)
     assert q.engine.peak_torque == 400.0 and p.engine.peak_torque == 350.0
     r = p.with_values({"body.wheelbase": 0.3302, "body.lr": 0.17})
@@ -190,16 +190,16 @@ def test_with_value_returns_a_validated_copy():
     ("model.reference", "com", ["model.reference", "unknown parameter"]),  # a kinematic-only key
 ])
 def test_with_value_validates(path, value, words):
-    p = load_preset("sedan").params
+    p = load_preset("manual003").params
     with pytest.raises(ParamError) as info:
         p.with_value(path, value)
     for word in words:
         assert word in str(info.value)
-    assert p == load_preset("sedan").params, "nothing already loaded is lost"
+    assert p == load_preset("manual003").params, "nothing already loaded is lost"
 
 
 def test_a_simulation_refuses_a_bad_edit_and_keeps_running():
-    sim = Simulation(load_preset("sedan").params)
+    sim = Simulation(load_preset("manual003").params)
     sim.step()
     with pytest.raises(ParamError):
         sim.set_param("body.mass", -1.0)
@@ -237,7 +237,7 @@ def test_an_unknown_channel_lists_the_known_ones():
     with pytest.raises(UnknownChannelError) as info:
         check_channel("rpms")
     assert "rpms" in str(info.value) and "rpm" in str(info.value) and "speed_kmh" in str(info.value)
-    sim = Simulation(load_preset("sedan").params)
+    sim = Simulation(load_preset("manual003").params)
     sim.step()
     with pytest.raises(UnknownChannelError):
         sim.channel("rpms")

@@ -14,7 +14,7 @@ PARKING = "presets/scripts/parking_full_lock.toml"
 
 IMPOSSIBLE = """[script]
 name = "impossible"
-preset = "sedan"
+preset = "manual003"
 duration = 2.0
 
 [[hold]]
@@ -57,7 +57,7 @@ def test_replay_of_a_passing_script(run_cli, shipped_alone):
     assert done.stderr == ""
     expected = by_name(shipped_alone, "clutch-coast")
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("clutch-coast  (presets/scripts/clutch_coast.toml)  preset sedan")
+    assert lines[0].startswith("clutch-coast  (presets/scripts/clutch_coast.toml)  preset manual003")
     for verdict in expected.verdicts:
         assert any(line.strip().startswith(f"PASS  {verdict.expect.label()}") for line in lines), verdict.expect
     assert "FAIL" not in done.stdout
@@ -147,9 +147,9 @@ def test_presets_lists_cars_and_scripts(run_cli, shipped_paths):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     cars = out.split("Input scripts")[0]
-    for name in ("parking", "teaching", "f1tenth", "sedan", "classic"):
+    for name in ("parking", "teaching", "f1tenth", "sedan", "classic", "manual003"):
         assert f"  {name} " in cars, name
-    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic"}
+    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic", "manual003"}
     scripts = out.split("Input scripts")[1]
     for path in shipped_paths:
         assert path.name in scripts

@@ -136,7 +136,7 @@ def test_all_five_presets_are_shipped():
 
 
 def test_edited_preset_round_trips(tmp_path):
-    params = load_preset("sedan").params.with_values({"engine.peak_torque": 401.25, "gearbox.ratios": [3.3, 1.9],
+    params = load_preset("manual003").params.with_values({"engine.peak_torque": 401.25, "gearbox.ratios": [3.3, 1.9],
                                                       "body.driven_axle": "all", "tyres.e": -0.5})
     path = save_preset(params, tmp_path / "edited.toml")
     assert load_preset(path).params == params

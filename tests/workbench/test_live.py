@@ -28,7 +28,7 @@ def drive(session: LiveSession, frames: int, seed: int, edits: dict[int, dict]) 
 
 @pytest.fixture(scope="module")
 def recorded():
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     session.set_param("engine.peak_torque", 390.0)  # an edit made before recording starts
     session.start_recording()
     drive(session, 600, seed=5, edits={120: {"tyres.mu": 0.9}, 300: {"engine.peak_torque": 330.0,
@@ -78,7 +78,7 @@ def test_session_replay_of_a_shipped_script_is_the_headless_replay(shipped_alone
 
 
 def test_refused_edit_changes_nothing():
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     before = session.params
     with pytest.raises(ParamError):
         session.set_param("engine.peak_torque", -1.0)

@@ -10,7 +10,7 @@ from workbench.scripts.program import compile_script
 
 CHANGING = """[script]
 name = "torque-drop"
-preset = "sedan"
+preset = "manual003"
 duration = 4.0
 
 [[hold]]
@@ -37,7 +37,7 @@ def _replay_to_end(session):
 def test_reset_during_a_replay_starts_it_over_with_the_scripts_parameters(tmp_path):
     path = tmp_path / "change.toml"
     path.write_text(CHANGING)
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     session.load_script(path)
     session.start_replay()
     for _ in range(360):  # past the parameter change at 2 s
@@ -52,7 +52,7 @@ def test_reset_during_a_replay_starts_it_over_with_the_scripts_parameters(tmp_pa
 
 
 def test_edits_are_refused_while_a_script_replays():
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     session.use_script(parse_script(CHANGING))
     session.start_replay()
     session.step()
@@ -62,7 +62,7 @@ def test_edits_are_refused_while_a_script_replays():
 
 
 def test_a_new_car_ends_the_recording_and_keeps_it():
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     session.start_recording()
     for _ in range(300):
         session.step({"throttle"})
@@ -75,7 +75,7 @@ def test_a_new_car_ends_the_recording_and_keeps_it():
 def test_verdicts_judge_only_a_replay_of_the_script(tmp_path):
     path = tmp_path / "change.toml"
     path.write_text(CHANGING)
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     session.load_script(path)
     for _ in range(480):
         session.step()  # driving by hand (idle) with the script loaded
@@ -87,7 +87,7 @@ def test_verdicts_judge_only_a_replay_of_the_script(tmp_path):
 
 def test_a_preset_that_is_not_utf8_is_refused_with_its_name(tmp_path):
     bad = tmp_path / "latin1.toml"
-    bad.write_bytes(load_preset("sedan").path.read_bytes() + "# caf\xe9\n".encode("latin-1"))
+    bad.write_bytes(load_preset("manual003").path.read_bytes() + "# caf\xe9\n".encode("latin-1"))
     with pytest.raises(PresetError, match="latin1.toml: not UTF-8"):
         load_preset(bad)
     with pytest.raises(PresetError, match="not UTF-8"):
@@ -95,7 +95,7 @@ def test_a_preset_that_is_not_utf8_is_refused_with_its_name(tmp_path):
 
 
 def test_replaying_while_recording_keeps_the_recording():
-    session = LiveSession("sedan")
+    session = LiveSession("manual003")
     session.use_script(parse_script(CHANGING))
     session.start_recording()
     for _ in range(120):

@@ -15,7 +15,7 @@ from workbench.scripts.program import compile_script, frame_of
 SRC = "cases/program.toml"
 
 
-def script(body: str = "", preset: str = "sedan", duration: float = 8.0, dt: float | None = None, source=SRC):
+def script(body: str = "", preset: str = "manual003", duration: float = 8.0, dt: float | None = None, source=SRC):
     head = f'[script]\nname = "p"\npreset = "{preset}"\nduration = {duration!r}\n'
     if dt is not None:
         head += f"dt = {dt!r}\n"
@@ -178,7 +178,7 @@ def test_params_change_from_its_frame_on():
                '[[set]]\nat = 2.0\nparams = { "engine.peak_torque" = 420.0, "tyres.mu" = 0.9 }\n'
                '[[set]]\nat = 3.0\nparams = { "tyres.mu" = 1.1 }\n')
     p = compile_script(s)
-    base = load_preset("sedan").params
+    base = load_preset("manual003").params
     assert p.params == base.with_value("engine.peak_torque", 380.0)
     assert [k for k, _ in p.param_changes] == [240, 360]
     at2, at3 = p.param_changes[0][1], p.param_changes[1][1]
@@ -221,12 +221,12 @@ def test_preset_override_by_name():
     s = script('[[expect]]\nchannel = "speed"\nat = 1.0\nmin = 0.0\n')
     p = compile_script(s, preset="classic")
     assert p.preset == "classic" and p.params == load_preset("classic").params
-    assert compile_script(s).preset == "sedan"
+    assert compile_script(s).preset == "manual003"
 
 
 def test_preset_override_by_path(tmp_path):
     path = tmp_path / "mycar.toml"
-    text = (cars_dir() / "sedan.toml").read_text().replace("peak_torque = 350.0", "peak_torque = 410.0")
+    text = (cars_dir() / "manual003.toml").read_text().replace("peak_torque = 350.0", "peak_torque = 410.0")
     path.write_text(text)
     p = compile_script(script(), preset=str(path))
     assert p.preset == "mycar" and p.params.engine.peak_torque == 410.0
@@ -257,7 +257,7 @@ def test_missing_preset_file_is_refused(tmp_path):
 
 def test_malformed_preset_file_is_refused(tmp_path):
     path = tmp_path / "broken.toml"
-    path.write_text((cars_dir() / "sedan.toml").read_text().replace("mass = 1200.0", "mass = -1.0"))
+    path.write_text((cars_dir() / "manual003.toml").read_text().replace("mass = 1200.0", "mass = -1.0"))
     message = refused(script(), preset=str(path))
     assert "--preset" in message and "body.mass" in message
 

@@ -15,7 +15,7 @@ from workbench.scripts.program import compile_script
 SRC = "cases/replay.toml"
 
 
-def program(body: str, preset: str = "sedan", duration: float = 3.0, name: str = "r", **kw):
+def program(body: str, preset: str = "manual003", duration: float = 3.0, name: str = "r", **kw):
     text = f'[script]\nname = "{name}"\npreset = "{preset}"\nduration = {duration!r}\n' + body
     return compile_script(parse_script(text, SRC), **kw)
 
@@ -260,7 +260,7 @@ def test_digest_sees_one_changed_bit():
     from physics import Inputs, Simulation
     from workbench.output.telemetry_log import TelemetryLog
 
-    sim = Simulation(load_preset("sedan").params)
+    sim = Simulation(load_preset("manual003").params)
     frames = [sim.step(Inputs.from_keys(1, {"throttle"})) for _ in range(50)]
     a, b = TelemetryLog("m"), TelemetryLog("m")
     for k, telemetry in enumerate(frames):

@@ -13,6 +13,7 @@ DRIVING_KEYS = {
     Qt.Key.Key_Space: "handbrake",
     Qt.Key.Key_A: "gear_up",
     Qt.Key.Key_Z: "gear_down",
+    Qt.Key.Key_S: "start",
 }
 """Held keys: a control is on while its key is down."""
 
@@ -33,6 +34,7 @@ HELP_ROWS = (
     ("C", "clutch (hold)"),
     ("A / Z", "gear up / down (press the clutch first)"),
     ("Space", "handbrake"),
+    ("S", "starter: restarts a stalled engine"),
     ("R", "reset to rest at the origin"),
     ("P", "pause / resume"),
     ("N", "single step (pauses)"),

@@ -1,0 +1,133 @@
+"""The wheels as rotating bodies: slip per axle, brakes and clutch as friction, and each axle's spin.
+
+Combined model only. Each axle is one wheel of the single-track car with a rotational speed
+[rad/s] and an inertia; the road acts on it through the tyre's longitudinal force, the brakes
+and (on the driven axle) the clutch through friction torques. Friction is set-valued at a
+standstill of the sliding surfaces, so :func:`hold` and :func:`clutch_torque` solve for the
+torque that stops the relative motion within the frame, up to the capacity, as physics.brakes
+does for the body.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .jit import scalar
+
+
+@scalar
+def slip_speed(u, floor):
+    """The speed slips are measured against [L/s]: |u|, but at least ``floor``.
+
+    Below ``floor`` the slip ratio and slip angle are the slip velocities divided by ``floor``:
+    the tyre becomes a damper on the contact patch's sliding (finite at a standstill and in
+    reverse), which is what makes the crawl kinematic through forces.
+    """
+    return max(abs(u), floor)
+
+
+@scalar
+def slip_ratio(omega, radius, u, floor):
+    """Longitudinal slip ratio (omega R - u) / max(|u|, floor): positive when the wheel outruns the road."""
+    return (omega * radius - u) / slip_speed(u, floor)
+
+
+@scalar
+def slip_angle(u, w, floor):
+    """Slip angle [rad], atan2(w, max(|u|, floor)): the contact patch's sideways over its forward speed."""
+    return math.atan2(w, slip_speed(u, floor))
+
+
+@scalar
+def hold(omega, capacity, inertia, dt):
+    """Wheel speed after a friction torque of up to ``capacity`` [N m] opposes it for dt.
+
+    The brake opposes the rotation and at most stops the wheel within the frame: it never spins
+    it the other way. Returns (speed, stopped): stopped when the capacity was enough to stop it.
+    """
+    change = dt * capacity / inertia
+    if omega > change:
+        return omega - change, False
+    if omega < -change:
+        return omega + change, False
+    return 0.0, True
+
+
+@scalar
+def anti_lock(omega, omega_free, u, radius, floor, peak):
+    """ABS: the braked wheel kept from turning slower than the tyre's peak slip ratio ``peak`` allows.
+
+    An ideal, continuous ABS: it lets off the brake just enough that the slip ratio does not pass
+    -peak (braking forwards; +peak backwards), where the longitudinal curve peaks, but never
+    spins the wheel up beyond what it would do with the brake released (``omega_free``). At a
+    crawl the target speed crosses zero and the wheel may lock to stop the car.
+    """
+    d = slip_speed(u, floor)
+    if u > 0.0:
+        return max(omega, min((u - peak * d) / radius, omega_free))
+    if u < 0.0:
+        return min(omega, max((u + peak * d) / radius, omega_free))
+    return omega
+
+
+@scalar
+def clutch_torque(omega_engine, omega_wheel, engine_torque, road_torque, ratio, capacity, engine_inertia,
+                  wheel_inertia, dt):
+    """Torque through the clutch [N m, at the engine] and whether it sticks this frame.
+
+    I_e d(omega_e)/dt = T_e - T_c and I_w d(omega_w)/dt = G T_c - T_road. The torque that brings
+    both sides to omega_e = G omega_w at the end of the frame,
+
+        T_lock = ((omega_e - G omega_w) / dt + T_e / I_e + G T_road / I_w) / (1 / I_e + G^2 / I_w),
+
+    passes when the clutch can carry it (|T_lock| <= capacity); otherwise it slips at the
+    capacity in the direction of T_lock. Neutral (G = 0) or an open clutch pass nothing.
+    """
+    if ratio == 0.0 or capacity <= 0.0:
+        return 0.0, False
+    lock = (((omega_engine - ratio * omega_wheel) / dt + engine_torque / engine_inertia
+             + ratio * road_torque / wheel_inertia) / (1.0 / engine_inertia + ratio * ratio / wheel_inertia))
+    if abs(lock) <= capacity:
+        return lock, True
+    return (capacity if lock > 0.0 else -capacity), False
+
+
+@scalar
+def spin(omega, drive_torque, road_force, stiffness, brake, radius, inertia, dt):
+    """One axle's first, body-frozen update of its speed under drive, road and brake, linearly implicit.
+
+    I d(omega)/dt = T_drive - R Fx - T_brake, where Fx grows with omega at ``stiffness`` =
+    dFx/d(omega R) [N per L/s]; taking that slope implicitly adds dt R^2 stiffness to the inertia,
+    so the stiff tyre mode (thousands per second at a crawl) is stable at any dt. Returns
+    (speed, speed without the brake, effective inertia, held): ``held`` when the brake stopped it.
+    """
+    inertia_eff = inertia + dt * radius * radius * stiffness
+    free = omega + dt * (drive_torque - radius * road_force) / inertia_eff
+    braked, stopped = hold(free, brake, inertia_eff, dt)
+    return braked, free, inertia_eff, stopped
+
+
+@scalar
+def follow(omega, change, braked):
+    """A freely turning wheel's speed after the body's own update moved the road under it by ``change``.
+
+    A braked wheel is not carried through zero: the brake would hold it there.
+    """
+    moved = omega + change
+    if braked and moved * omega < 0.0:
+        return 0.0
+    return moved
+
+
+@scalar
+def slip_slope(tangent, secant, kappa, net_torque):
+    """The tyre slope [N per unit slip] a wheel's implicit update uses.
+
+    Driven away from zero slip (``net_torque`` pushes the slip further from zero) the tangent,
+    clipped at zero past the peak: a wheel breaking loose spins up (or locks) as fast as its
+    torque says, whatever the dt. Coming back, the larger of tangent and secant F / kappa: the
+    secant cannot carry a sliding wheel through zero slip in one step.
+    """
+    if net_torque * kappa > 0.0:
+        return tangent
+    return max(tangent, secant)
