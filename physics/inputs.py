@@ -59,7 +59,7 @@ class Inputs:
                 raise ValueError(f"unknown key {key!r}; the keys are: {', '.join(KEYS)}")
             values[key][:] = True
         for name, value in analog.items():
-            field = _ANALOG_FIELDS.get(name)
+            field = ANALOG_FIELDS.get(name)
             if field is None:
                 raise ValueError(f"unknown override {name!r}; the overrides are: {', '.join(ANALOG)}, gear")
             values[f"{field}_on"][:] = True
@@ -74,7 +74,7 @@ def element_type(name: str) -> type:
     return np.float64 if name.endswith("_value") else np.bool_
 
 
-_ANALOG_FIELDS = {
+ANALOG_FIELDS = {  # a script's override name -> the Inputs field pair it sets
     "steer": "steer",
     "throttle_pedal": "throttle",
     "brake_pedal": "brake",

@@ -54,7 +54,7 @@ class ModelParams:
                                       "combined slip, brakes limited by the road",
                           choices=(SIMPLE, COMBINED))
     slip_speed: float = param(1.0, unit="m/s", doc="combined: slips are taken against at least this speed, so at a "
-                                                   "crawl the tyres act as dampers", lo=0, lo_open=True,
+                                                   "crawl the tyres act as dampers", lo=1e-3, hi=1e3,
                               span=(0.1, 5.0))
 
     def check(self) -> str | None:
@@ -86,11 +86,11 @@ class BodyParams:
     driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to",
                              choices=("rear", "all"))
     wheel_inertia_front: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the front axle's "
-                                                               "wheels, tyres, discs and hubs", lo=0, lo_open=True,
+                                                               "wheels, tyres, discs and hubs", lo=1e-4, hi=1e4,
                                        span=(0.05, 10.0))
     wheel_inertia_rear: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the rear axle's "
-                                                              "wheels, tyres, discs, hubs and half-shafts", lo=0,
-                                      lo_open=True, span=(0.05, 10.0))
+                                                              "wheels, tyres, discs, hubs and half-shafts", lo=1e-4,
+                                      hi=1e4, span=(0.05, 10.0))
 
     def check(self) -> str | None:
         if self.lr >= self.wheelbase:

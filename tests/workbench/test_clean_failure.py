@@ -56,9 +56,9 @@ def test_a_byte_order_mark_is_accepted(tmp_path, capsys):
     script = tmp_path / "bom.toml"
     script.write_bytes(b"\xef\xbb\xbf" + CLUTCH.read_bytes())
     preset = tmp_path / "bom-car.toml"
-    preset.write_bytes(b"\xef\xbb\xbf" + (cars_dir() / "sedan.toml").read_bytes())
+    preset.write_bytes(b"\xef\xbb\xbf" + (cars_dir() / "manual003.toml").read_bytes())
     assert load_script(script).name == "clutch-coast"
-    assert load_preset(preset).params == load_preset("sedan").params
+    assert load_preset(preset).params == load_preset("manual003").params
     code, out, err = run(["replay", str(script), "--preset", str(preset)], capsys)
     assert (code, err) == (0, "") and "0 failed" in out
 

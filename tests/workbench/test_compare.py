@@ -35,7 +35,7 @@ def cli(capsys, *args) -> tuple[int, str, str]:
 # -- the command ---------------------------------------------------------------------------------
 
 def test_a_script_compared_with_itself_agrees(capsys):
-    code, out, err = cli(capsys, "compare", COAST, "--vs-preset", "sedan", "--json")
+    code, out, err = cli(capsys, "compare", COAST, "--vs-preset", "manual003", "--json")
     assert code == 0, err
     report = json.loads(out)
     assert report["agree"] and report["divergence"] is None and report["params"] == [] and report["channels"] == []
@@ -47,7 +47,7 @@ def test_vs_set_mass_lists_that_parameter_and_diverges_where_mass_first_acts(cap
     code, out, err = cli(capsys, "compare", LAUNCH, "--vs-set", "body.mass=1400", "--json")
     assert code == 1, err
     report = json.loads(out)
-    sedan = load_preset("sedan").params
+    sedan = load_preset("manual003").params  # the preset launch_shift.toml is about
     assert report["params"] == [{"path": "body.mass", "a": sedan.body.mass, "b": 1400.0, "unit": "kg"}]
     # The car starts at rest and the telemetry of a frame is the state at its start: position and
     # speed cannot differ on frame 0. The drivetrain cannot either: the engine idles at 1,000 rpm and

@@ -26,7 +26,7 @@ with contextlib.redirect_stdout(out):
     codes = [workbench.cli.main(["replay", "presets/scripts/clutch_coast.toml", "presets/scripts/parking_handbrake.toml"]),
              workbench.cli.main(["replay", "presets/scripts/full_lock_left.toml", "--json", "--dt", "0.01"]),
              workbench.cli.main(["presets"]),
-             workbench.cli.main(["compare", "presets/scripts/clutch_coast.toml", "--vs-preset", "sedan"])]
+             workbench.cli.main(["compare", "presets/scripts/clutch_coast.toml", "--vs-preset", "manual003"])]
 assert codes == [0, 0, 0, 0], (codes, out.getvalue())
 assert "PASS" in out.getvalue()
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in GUI)

@@ -58,7 +58,7 @@ def test_mcap_round_trip(run_cli, tmp_path):
     assert [m.log_time for _, m in by_topic["/clutch-coast/parameters"]] == [0, round(change * programs[0].dt * 1e9)]
     assert [p["from_time"] for p in params] == [0.0, change * programs[0].dt]
     assert params[0]["parameters"]["tyres"]["mu"] == 1.0 and params[1]["parameters"]["tyres"]["mu"] == 0.5
-    assert params[0]["stamp"]["preset"] == "sedan" and len(params[0]["stamp"]["params_sha256"]) == 64
+    assert params[0]["stamp"]["preset"] == "manual003" and len(params[0]["stamp"]["params_sha256"]) == 64
     assert summary.statistics.message_count == len(messages)
 
 

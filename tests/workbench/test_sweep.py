@@ -18,7 +18,7 @@ from workbench.scripts.program import compile_script
 SHORT = """
 [script]
 name = "short-launch"
-preset = "sedan"
+preset = "manual003"
 duration = 2.0
 dt = 0.02
 

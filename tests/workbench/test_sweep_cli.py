@@ -18,7 +18,7 @@ from workbench.runs.sweep_command import ProgressBar
 SCRIPT = """
 [script]
 name = "tiny"
-preset = "sedan"
+preset = "manual003"
 duration = 1.0
 dt = 0.05
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
+from physics.inputs import ANALOG_FIELDS
 from physics.presets import load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
@@ -83,14 +84,11 @@ class InputHistory:
 
     def inputs(self, k: int) -> Inputs:
         keys, on, value = self.keys[k], self.analog_on[k], self.analog_value[k]
-        one = lambda a: np.array([a])  # noqa: E731
-        return Inputs(
-            throttle=one(keys[0]), brake=one(keys[1]), left=one(keys[2]), right=one(keys[3]), clutch=one(keys[4]),
-            handbrake=one(keys[5]), gear_up=one(keys[6]), gear_down=one(keys[7]),
-            steer_on=one(on[0]), steer_value=one(value[0]), throttle_on=one(on[1]), throttle_value=one(value[1]),
-            brake_on=one(on[2]), brake_value=one(value[2]), clutch_on=one(on[3]), clutch_value=one(value[3]),
-            gear_on=one(self.gear_on[k]), gear_value=one(self.gear_value[k]),
-        )
+        fields = {key: np.array([keys[j]]) for j, key in enumerate(KEYS)}
+        for j, name in enumerate(ANALOG):
+            field = ANALOG_FIELDS[name]
+            fields[f"{field}_on"], fields[f"{field}_value"] = np.array([on[j]]), np.array([value[j]])
+        return Inputs(**fields, gear_on=np.array([self.gear_on[k]]), gear_value=np.array([self.gear_value[k]]))
 
     def replay_into(self, sim: Simulation, log: TelemetryLog | None, frames: int,
                     snapshots: dict[int, Any] | None = None) -> None:

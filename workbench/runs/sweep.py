@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics import CarParams, Inputs, Kernel, Simulation
+from physics import ANALOG, KEYS, CarParams, Inputs, Kernel, Simulation
+from physics.inputs import ANALOG_FIELDS
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
@@ -149,20 +150,17 @@ def _row_key(program: Program, k: int) -> bytes:
 
 
 def _frame_inputs(program: Program, k: int, n: int) -> Inputs:
+    """Frame ``k``'s inputs of ``program`` for all ``n`` cars of a chunk (they all drive the script)."""
     keys, on, value = program.keys[k], program.analog_on[k], program.analog_value[k]
 
     def full(x, dtype):
         return np.full(n, x, dtype=dtype)
 
-    return Inputs(
-        throttle=full(keys[0], bool), brake=full(keys[1], bool), left=full(keys[2], bool), right=full(keys[3], bool),
-        clutch=full(keys[4], bool), handbrake=full(keys[5], bool), gear_up=full(keys[6], bool),
-        gear_down=full(keys[7], bool),
-        steer_on=full(on[0], bool), steer_value=full(value[0], float), throttle_on=full(on[1], bool),
-        throttle_value=full(value[1], float), brake_on=full(on[2], bool), brake_value=full(value[2], float),
-        clutch_on=full(on[3], bool), clutch_value=full(value[3], float),
-        gear_on=full(program.gear_on[k], bool), gear_value=full(program.gear_value[k], np.int64),
-    )
+    fields = {key: full(keys[j], bool) for j, key in enumerate(KEYS)}
+    for j, name in enumerate(ANALOG):
+        field = ANALOG_FIELDS[name]
+        fields[f"{field}_on"], fields[f"{field}_value"] = full(on[j], bool), full(value[j], float)
+    return Inputs(**fields, gear_on=full(program.gear_on[k], bool), gear_value=full(program.gear_value[k], np.int64))
 
 
 TICK_FRAMES = 30  # an in-process chunk reports progress (and can be cancelled) this often
