@@ -90,14 +90,6 @@ def blend_snap():
     return _faulty("blend_snap")
 
 
-@contextlib.contextmanager
-def brake_without_grip() -> Iterator[None]:
-    """Brakes that ignore the tyres' grip. Today's model has no grip limit on its brakes, so
-    nothing needs patching: the scenario drives on ice (see ``ICE``). A model with that limit
-    puts the unlimited force back here."""
-    yield
-
-
 ICE = {"tyres.mu": 0.1, "tyres.traction_mu": 0.1}
 """Parameters of an icy road for the brake scenario."""
 

@@ -33,7 +33,7 @@ def test_a_hunt_is_deterministic_for_a_seed():
 def test_shrinker_turns_a_failing_minute_into_a_few_holds():
     monitor = "energy_gain"
     with faults.pushing_drag():
-        case = hunt.random_case("sedan", 0, 1, 0, 60.0, DEFAULT_DT, True)
+        case = hunt.random_case("manual003", 0, 1, 0, 60.0, DEFAULT_DT, True)  # 003's car: the fault's path
         assert len(case.segments) > 20
         assert monitor in hunt.first_violations([case], [monitor])[0]
         minimal, violation = hunt.shrink(case, monitor)

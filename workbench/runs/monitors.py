@@ -256,9 +256,25 @@ def _energy(f: Frames, tol: float):
     else:
         inertia = f.param(lambda p: p.body.yaw_inertia)
         energy = trans + 0.5 * inertia * f["yaw_rate"] ** 2
-    gain = np.diff(energy, axis=0)
     vx_mid = 0.5 * (f["vx"][1:] + f["vx"][:-1])
     work = f.dt * np.maximum(f["drive_force"][:-1] * vx_mid, 0.0)
+    combined = f.param(lambda p: 1.0 if getattr(p.model, "traction", "simple") == "combined" else 0.0)
+    if combined.any():
+        # The combined model's wheels and engine have inertia: the energy they store can push the car
+        # (a stalling engine's flywheel through the clutch, spinning wheels gripping again), and the
+        # engine's own torque is the work put in (the idle governor works with the throttle closed).
+        wheel_f = f.param(lambda p: p.body.wheel_inertia_front) * combined
+        wheel_r = f.param(lambda p: p.body.wheel_inertia_rear) * combined
+        flywheel = f.param(lambda p: p.engine.inertia if p.engine is not None else 0.0) * combined
+        omega = f["rpm"] * (2.0 * np.pi / 60.0)
+        energy = energy + 0.5 * (wheel_f * f["wheel_front"] ** 2 + wheel_r * f["wheel_rear"] ** 2
+                                 + flywheel * omega ** 2)
+        engine_work = f.dt * np.maximum(f["engine_torque"][:-1] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
+        work = np.where(combined[:-1] > 0.0, engine_work, work)
+        # The start key spins a stalled engine up to idle at once: the starter's work, not the car's.
+        started = (f["stalled"][:-1] > 0.0) & (f["stalled"][1:] == 0.0)
+        work = np.where(started, np.inf, work)
+    gain = np.diff(energy, axis=0)
     coasting = f["throttle"][:-1] == 0.0
     allowed = work + tol * energy[:-1] + 1e-6 * mass[:-1]
     bad = coasting & (gain > allowed) & f.valid(pairs=True)
@@ -332,6 +348,10 @@ def _rest(f: Frames, tol: float):
     speed, r = f["speed"], f["yaw_rate"]
     at_rest = (np.abs(speed[:-1]) == 0.0) & (np.abs(r[:-1]) == 0.0)
     idle = (f["throttle"][:-1] == 0.0) & (f["brake"][:-1] == 0.0)
+    if _manual(f):
+        # An idling engine in gear with the clutch biting pushes the car (idle creep, then a stall):
+        # that is input, not rest. At rest means no drive path: neutral, or the clutch fully open.
+        idle &= (f["gear"][:-1] == 0.0) | (f["clutch"][:-1] == 0.0)
     moved = np.hypot(np.diff(f["x"], axis=0), np.diff(f["y"], axis=0))
     turned = np.abs(np.diff(f["heading"], axis=0))
     bad = at_rest & idle & ((np.abs(speed[1:]) > tol) | (np.abs(r[1:]) > tol) | (moved > tol * f.dt)
