@@ -47,7 +47,7 @@ def test_report_parts(tmp_path):
                     + '\n[[set]]\nat = 1.0\nparams = { "tyres.mu" = 0.5 }\n')
     (result,) = replay([compile_script(load_script(path))])
     s = stamp(result.program)
-    assert s["preset"] == "sedan" and len(s["params_sha256"]) == 64 and s["dt"] == result.program.dt
+    assert s["preset"] == "manual003" and len(s["params_sha256"]) == 64 and s["dt"] == result.program.dt
     assert param_diff(result.program) == [("tyres.mu", "1.0", "0.5", "from 1 s")]
     chart = expectation_chart(result, result.verdicts[3])  # a window: shaded, bound drawn, worst point marked
     assert isinstance(chart, Chart) and len(chart.bands) == 1 and chart.lines[0].value == 10.0
@@ -70,7 +70,7 @@ def test_hunt_writes_a_report_of_its_minimal_scripts(tmp_path, capsys, qapp):
     from workbench.cli import main
 
     with faults.pushing_drag():
-        code = main(["hunt", "--preset", "sedan", "--cars", "3", "--seconds", "12", "--seed", "11", "--out",
+        code = main(["hunt", "--preset", "manual003", "--cars", "3", "--seconds", "12", "--seed", "11", "--out",
                      str(tmp_path / "found")])
     assert code == 1
     page = (tmp_path / "found" / "report" / "index.html").read_text()

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMenu
 SCRIPT = """
 [script]
 name = "dock-launch"
-preset = "sedan"
+preset = "manual003"
 duration = 1.0
 dt = 0.05
 

@@ -8,7 +8,7 @@ import math
 from itertools import count
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
@@ -170,9 +170,10 @@ class NumberEditor(QWidget):
         self.slider.valueChanged.connect(self._on_slider_changed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        if label:
+        if label:  # a list's entry ("1st", "R"): a narrow tag, so a list row is hardly wider than the others
+            layout.setSpacing(3)
             tag = QLabel(label)
-            tag.setFixedWidth(30)
+            tag.setFixedWidth(24)
             tag.setStyleSheet("color: #555;")
             layout.addWidget(tag)
         layout.addWidget(self.slider, 1)
@@ -432,9 +433,17 @@ class ParamPanel(QWidget):
         # Never a horizontal scroll bar: the dock is at least as wide as the rows.
         content.layout().activate()
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._fit_width()
+        QTimer.singleShot(0, self._fit_width)  # again once the rows are polished (styles, fonts)
+        self._refresh()
+
+    def _fit_width(self) -> None:
+        content = self._scroll.widget()
+        if content is None:
+            return
+        content.layout().activate()
         self._scroll.setMinimumWidth(content.minimumSizeHint().width() + self._scroll.verticalScrollBar().sizeHint().width()
                                      + 2 * self._scroll.frameWidth())
-        self._refresh()
 
     def set_group_open(self, group: str, open_: bool) -> None:
         header, body = self.groups[group]
