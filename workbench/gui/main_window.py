@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self._create_actions()
         self._create_menus()
         self.comparer = install_compare(self)  # references, ghost cars, overlays, the Compare dock
+        self._default_layout = self.saveState()  # what View > Reset layout restores
         self._create_status_bar()
         self._read_settings()
         self._install_key_filter()
@@ -109,9 +110,9 @@ class MainWindow(QMainWindow):
         self.telemetry_dock = self._dock("Telemetry", "telemetry", self.telemetry,
                                          Qt.DockWidgetArea.LeftDockWidgetArea)
         self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._create_sweep_dock()
         self.resize(1500, 900)
         self.reset_layout()
+        self._create_sweep_dock()  # after the first arrangement: tabbed behind the recorder once
         self.params.save_requested.connect(self.save_preset_dialog)
         self.params.load_requested.connect(self.load_preset_dialog)
         self.params.reference_file_requested.connect(self.pick_reference_dialog)
@@ -121,7 +122,30 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self) -> None:
         """The docks where they start: parameters and telemetry tabbed on the left, plots over the
-        recorder on the right, each side a share of the window's width (the car view the rest)."""
+        recorder on the right, each side a share of the window's width (the car view the rest).
+
+        Once the window is built this restores the layout saved then: taking tabbed docks out and
+        putting them back would leave Qt's old tab bars on show.
+        """
+        default = getattr(self, "_default_layout", None)
+        if default is not None:
+            for dock in self._docks + [getattr(self, "compare_dock", None)]:
+                if dock is not None:
+                    dock.setFloating(False)
+                    dock.show()
+            self.restoreState(default)
+        else:
+            self._arrange_docks()
+        self.recorder_dock.raise_()
+        self.params_dock.raise_()
+        width, height = self.width(), self.height()
+        self._shares = {"parameters": LEFT_SHARE, "telemetry": LEFT_SHARE, "plots": RIGHT_SHARE, "recorder": RIGHT_SHARE}
+        self.resizeDocks([self.params_dock, self.plots_dock], [int(LEFT_SHARE * width), int(RIGHT_SHARE * width)],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.plots_dock, self.recorder_dock], [int(0.64 * height), int(0.36 * height)],
+                         Qt.Orientation.Vertical)
+
+    def _arrange_docks(self) -> None:
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
         for dock, area in ((self.params_dock, left), (self.telemetry_dock, left), (self.plots_dock, right),
                            (self.recorder_dock, right)):
@@ -131,20 +155,6 @@ class MainWindow(QMainWindow):
             dock.show()
         self.splitDockWidget(self.plots_dock, self.recorder_dock, Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
-        # The docks of the capabilities: sweeps behind the recorder, the comparison behind the telemetry.
-        for anchor, extra in ((self.recorder_dock, getattr(self, "sweep_dock", None)),
-                              (self.telemetry_dock, getattr(self, "compare_dock", None))):
-            if extra is not None:
-                extra.setFloating(False)
-                self.tabifyDockWidget(anchor, extra)
-        self.recorder_dock.raise_()
-        self.params_dock.raise_()
-        width, height = self.width(), self.height()
-        self._shares = {"parameters": LEFT_SHARE, "telemetry": LEFT_SHARE, "plots": RIGHT_SHARE, "recorder": RIGHT_SHARE}
-        self.resizeDocks([self.params_dock, self.plots_dock], [int(LEFT_SHARE * width), int(RIGHT_SHARE * width)],
-                         Qt.Orientation.Horizontal)
-        self.resizeDocks([self.plots_dock, self.recorder_dock], [int(0.64 * height), int(0.36 * height)],
-                         Qt.Orientation.Vertical)
 
     def _side_docks(self) -> list[QDockWidget]:
         # The docks made by _dock (never findChildren: during teardown it would wrap dying objects).
@@ -179,15 +189,23 @@ class MainWindow(QMainWindow):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.sweep)
         self.sweep_dock = self._dock("Sweep", "sweep", scroll, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.recorder_dock, self.sweep_dock)
-        self.recorder_dock.raise_()
+        # Hidden until asked for ("Sweep this", View > Sweep), then tabbed behind the recorder: tabbed
+        # at start-up, Qt leaves a second, stale tab bar of the pair over the status bar.
+        self.sweep_dock.hide()
         self.params.sweep_requested.connect(self._on_sweep_requested)
         self.sweep.car_chosen.connect(self._on_sweep_car_chosen)
 
     def _on_sweep_requested(self, path: str) -> None:
+        self.show_sweep_dock()
+        self.sweep.add_axis(path)
+
+    def show_sweep_dock(self) -> None:
+        """Show the Sweep dock, tabbed behind the recorder the first time."""
+        if not self.sweep_dock.isVisible() and not self.sweep_dock.isFloating() \
+                and self.sweep_dock not in self.tabifiedDockWidgets(self.recorder_dock):
+            self.tabifyDockWidget(self.recorder_dock, self.sweep_dock)
         self.sweep_dock.show()
         self.sweep_dock.raise_()
-        self.sweep.add_axis(path)
 
     def _on_sweep_car_chosen(self, values: dict) -> None:
         """A car picked on the Sweep dock's chart: the run on show is pinned as the reference, the car's
