@@ -88,7 +88,17 @@ def pass_wheel_on(widget: QWidget, event) -> None:
     event.accept()
 
 
-class WheelSafeSpin(QDoubleSpinBox):
+class FocusedWheel:
+    """Mixin for an editor that the mouse wheel edits only once it has the focus (else the panel scrolls)."""
+
+    def wheelEvent(self, event) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            pass_wheel_on(self, event)
+
+
+class WheelSafeSpin(FocusedWheel, QDoubleSpinBox):
     """A spin box that the mouse wheel edits only once it has the focus (else the panel scrolls)."""
 
     def __init__(self):
@@ -97,40 +107,22 @@ class WheelSafeSpin(QDoubleSpinBox):
         self.setDecimals(10)  # values are kept exactly; textFromValue rounds what is shown
         self.setAlignment(Qt.AlignmentFlag.AlignRight)
 
-    def wheelEvent(self, event) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            pass_wheel_on(self, event)
-
     def textFromValue(self, value: float) -> str:
         return format_number(value)
 
 
-class WheelSafeSlider(QSlider):
+class WheelSafeSlider(FocusedWheel, QSlider):
     """A slider that the mouse wheel moves only once it has the focus."""
 
     def __init__(self):
         super().__init__(Qt.Orientation.Horizontal)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
-    def wheelEvent(self, event) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            pass_wheel_on(self, event)
 
-
-class WheelSafeCombo(QComboBox):
+class WheelSafeCombo(FocusedWheel, QComboBox):
     def __init__(self):
         super().__init__()
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-
-    def wheelEvent(self, event) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            pass_wheel_on(self, event)
 
 
 class NumberEditor(QWidget):
