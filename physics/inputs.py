@@ -47,6 +47,18 @@ class Inputs:
         return cls(**{f.name: np.zeros(n, dtype=element_type(f.name)) for f in fields(cls)})
 
     @classmethod
+    def from_row(cls, keys, analog_on, analog_value, gear_on: bool, gear_value: int, n: int = 1) -> Inputs:
+        """One frame of a compiled script (keys in KEYS order, overrides in ANALOG order), the same for N cars."""
+        values = {key: np.full(n, keys[j], dtype=np.bool_) for j, key in enumerate(KEYS)}
+        for j, name in enumerate(ANALOG):
+            field = ANALOG_FIELDS[name]
+            values[f"{field}_on"] = np.full(n, analog_on[j], dtype=np.bool_)
+            values[f"{field}_value"] = np.full(n, analog_value[j], dtype=np.float64)
+        values["gear_on"] = np.full(n, gear_on, dtype=np.bool_)
+        values["gear_value"] = np.full(n, gear_value, dtype=np.int64)
+        return cls(**values)
+
+    @classmethod
     def from_keys(cls, n: int = 1, keys: frozenset[str] | set[str] | tuple[str, ...] = (), **analog: float) -> Inputs:
         """The same keys (and analog overrides, by SPEC 4 name) for all N cars.
 

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
-from physics.inputs import ANALOG_FIELDS
 from physics.presets import load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
@@ -83,12 +82,8 @@ class InputHistory:
         return params
 
     def inputs(self, k: int) -> Inputs:
-        keys, on, value = self.keys[k], self.analog_on[k], self.analog_value[k]
-        fields = {key: np.array([keys[j]]) for j, key in enumerate(KEYS)}
-        for j, name in enumerate(ANALOG):
-            field = ANALOG_FIELDS[name]
-            fields[f"{field}_on"], fields[f"{field}_value"] = np.array([on[j]]), np.array([value[j]])
-        return Inputs(**fields, gear_on=np.array([self.gear_on[k]]), gear_value=np.array([self.gear_value[k]]))
+        return Inputs.from_row(self.keys[k], self.analog_on[k], self.analog_value[k], self.gear_on[k],
+                               self.gear_value[k])
 
     def replay_into(self, sim: Simulation, log: TelemetryLog | None, frames: int,
                     snapshots: dict[int, Any] | None = None) -> None:

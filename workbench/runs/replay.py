@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from physics import ANALOG, KEYS, CarParams, Kernel, Simulation, channel_names
+from physics.inputs import ANALOG_FIELDS
 from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.measures import Measurement, measure_column, measure_unit
@@ -177,7 +178,7 @@ class _InputTrack:
             for j, key in enumerate(KEYS):
                 column[key] = p.keys[:, j]
             for j, name in enumerate(ANALOG):
-                field = _ANALOG_FIELD[name]
+                field = ANALOG_FIELDS[name]
                 column[f"{field}_on"] = p.analog_on[:, j]
                 column[f"{field}_value"] = p.analog_value[:, j]
             column["gear_on"] = p.gear_on
@@ -188,5 +189,3 @@ class _InputTrack:
         return self.records[k]
 
 
-# The script's analog names and the Inputs fields they drive (physics.inputs).
-_ANALOG_FIELD = {"steer": "steer", "throttle_pedal": "throttle", "brake_pedal": "brake", "clutch_pedal": "clutch"}

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics import ANALOG, KEYS, CarParams, Inputs, Kernel, Simulation
-from physics.inputs import ANALOG_FIELDS
+from physics import CarParams, Inputs, Kernel, Simulation
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
@@ -151,16 +150,8 @@ def _row_key(program: Program, k: int) -> bytes:
 
 def _frame_inputs(program: Program, k: int, n: int) -> Inputs:
     """Frame ``k``'s inputs of ``program`` for all ``n`` cars of a chunk (they all drive the script)."""
-    keys, on, value = program.keys[k], program.analog_on[k], program.analog_value[k]
-
-    def full(x, dtype):
-        return np.full(n, x, dtype=dtype)
-
-    fields = {key: full(keys[j], bool) for j, key in enumerate(KEYS)}
-    for j, name in enumerate(ANALOG):
-        field = ANALOG_FIELDS[name]
-        fields[f"{field}_on"], fields[f"{field}_value"] = full(on[j], bool), full(value[j], float)
-    return Inputs(**fields, gear_on=full(program.gear_on[k], bool), gear_value=full(program.gear_value[k], np.int64))
+    return Inputs.from_row(program.keys[k], program.analog_on[k], program.analog_value[k], program.gear_on[k],
+                           program.gear_value[k], n)
 
 
 TICK_FRAMES = 30  # an in-process chunk reports progress (and can be cancelled) this often
