@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from .jit import scalar
 
 
@@ -34,3 +36,25 @@ def kinematic_motion(vx, tan_delta, lr, wheelbase):
     """
     curvature = tan_delta / wheelbase
     return vx * lr * curvature, vx * curvature
+
+
+
+@scalar
+def pull(dx, dy, limit):
+    """The kinematic share's velocity step (dx, dy) towards the kinematic path, at most ``limit`` long.
+
+    The kinematic bicycle's velocity is where rolling tyres hold the car, and the tyres hold it
+    there with their grip: a car sliding sideways or spinning as it slows into the band is brought
+    onto the kinematic path at most as fast as mu g allows, instead of in one frame. Driving on the
+    path, the step is the path's own turn (v^2 / R at most, small below the band) and the limit is
+    not reached.
+    """
+    size = math.hypot(dx, dy)
+    scale = limit / size if size > limit else 1.0
+    return dx * scale, dy * scale
+
+
+@scalar
+def limited(d, limit):
+    """``d`` clipped to [-limit, limit]: the kinematic share's yaw-rate step, at most what the grip allows."""
+    return min(max(d, -limit), limit)

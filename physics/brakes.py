@@ -29,3 +29,23 @@ def cap_speed(v, other_force, cap, mass, dt):
     v_free = v + dt * other_force / mass
     excess = max(abs(v_free) - cap, 0.0) * (1.0 if cap > 0.0 else 0.0)
     return -sign(v_free) * mass * excess / dt
+
+
+@scalar
+def road_limit(capacity, mu, load):
+    """The brakes' capacity [N] as far as the road can take it: at most ``mu`` times the braked ``load``.
+
+    Simple traction has no wheels to lock, so the brakes act as an ideal anti-lock system would: the
+    deceleration stops at the tyres' peak friction, mu g on a braked weight, ice included.
+    """
+    return min(capacity, mu * load)
+
+
+@scalar
+def within_grip(drive_force, brake_force, limit):
+    """The brake force [N] trimmed so that drive and brake together stay within the road's ``limit``.
+
+    Drive and brakes act on the same wheels, and the road passes their sum: throttle and brake
+    pressed together on a car sliding backwards (both pushing forwards) get the tyres' grip, no more.
+    """
+    return min(max(drive_force + brake_force, -limit), limit) - drive_force

@@ -225,23 +225,33 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
     # gains no energy from the step (explicit m vy r terms would, at high yaw rates).
     vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
-    coupling = mass * dyn * (vx_turned - s.vx) / dt
-    other = force + drag_x + rolling - k * fy_f * sin_d + coupling
-    brake = brakes.hold(s.vx, other, d.brake_share * p.brakes_force + hand_capacity, mass, dt)
+    other = force + drag_x + rolling - k * fy_f * sin_d
+    capacity = brakes.road_limit(d.brake_share * p.brakes_force + hand_capacity, p.tyres_mu, p.weight)
+    brake = brakes.hold(s.vx, other, capacity, mass, dt)
+    brake = brakes.within_grip(force, brake, max(p.tyres_mu, p.tyres_traction_mu) * p.weight)
     # The front tyre's pull along the car (its lateral force times sin(steer)) stiffens with the
     # lock; taken implicitly it adds dt times its slope to the mass, so it damps instead of ringing.
-    vx = s.vx + dt * (other + brake) / (mass + dt * k * kf * sin_d * sin_d)
-    accel = (other - coupling + brake) / mass
+    vx_forces = s.vx + dt * (other + brake) / (mass + dt * k * kf * sin_d * sin_d)
+    accel = (other + brake) / mass
 
     vy_dyn, r_dyn = body.lateral_step(vy_turned, s.yaw_rate, fy_f * cos_d + fy_r + drag_y,
                                       lf * fy_f * cos_d - lr * fy_r, kf, kr, cos_d, lf, lr, mass, p.body_yaw_inertia,
                                       dt)
-    vy_kin, r_kin = blend.kinematic_motion(vx, tan_d, lr, p.body_wheelbase)
-    vy = w * vy_kin + dyn * vy_dyn
-    yaw_rate = w * r_kin + dyn * r_dyn
+    # The dynamic share moves as its forces say. The kinematic share is pulled from where the frame's
+    # turn carried it onto the kinematic path (001): its forward speed is the forces' and its lateral
+    # speed and yaw rate follow the wheels, but the tyres pull it there at most as hard as their grip.
+    vy_kin, r_kin = blend.kinematic_motion(vx_forces, tan_d, lr, p.body_wheelbase)
+    grip = p.tyres_mu * p.model_gravity * dt
+    yaw_grip = grip * mass * max(lf, lr) / p.body_yaw_inertia
+    pull_x, pull_y = blend.pull(s.vx - vx_turned, vy_kin - vy_turned, grip)
+    vx = vx_forces + (vx_turned - s.vx) + w * pull_x
+    vy = vy_turned + dyn * (vy_dyn - vy_turned) + w * pull_y
+    yaw_rate = s.yaw_rate + dyn * (r_dyn - s.yaw_rate) + w * blend.limited(r_kin - s.yaw_rate, yaw_grip)
     if standstill.stop_mask(math.hypot(vx, vy), accel, force, p.model_stop_speed, p.weight):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
-    heading = s.heading + dt * yaw_rate
+    # The heading turns by the angle the velocity was carried through (frame_turn): the velocity in
+    # the world then changes only by what the tyres, drive, brakes and air do.
+    heading = s.heading + dt * s.yaw_rate
     cos_h, sin_h = math.cos(heading), math.sin(heading)
 
     frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
@@ -360,6 +370,11 @@ def grip_frame(p, s, u, c, new, out, dt, t):
         if stuck:  # engine and wheels turn as one: the engine's inertia and torque act on the wheel
             inertia_r = inertia_r + ratio * ratio * p.engine_inertia
             drive_r = ratio * engine_torque
+            if s.stalled:
+                # A stalled engine only rubs: its friction brakes the wheels it is geared to, and
+                # like a brake it stops them without turning them back (or holds them at rest).
+                drive_r = 0.0
+                brake_r = brake_r + abs(ratio) * engine.friction(s.rpm, p)
         else:
             drive_r = ratio * clutch_t
 
@@ -394,12 +409,15 @@ def grip_frame(p, s, u, c, new, out, dt, t):
         wf_new = wheel.follow(wf_new, dt * radius * kxf * cos_d * dvx / jf, brake_f > 0.0)
     if not held_r:
         wr_new = wheel.follow(wr_new, dt * radius * kxr * dvx / jr, brake_r > 0.0)
-    fxf = fxf_0 - kxf * share_f * cos_d * dvx
-    fxr = fxr_0 - kxr * share_r * dvx
+    fxf_lin = fxf_0 - kxf * share_f * cos_d * dvx
+    fxr_lin = fxr_0 - kxr * share_r * dvx
     limit_f = p.tyres_mu * load_f
     limit_r = p.tyres_mu * load_r
-    fxf = min(max(fxf, -limit_f), limit_f)
-    fxr = min(max(fxr, -limit_r), limit_r)
+    fxf = min(max(fxf_lin, -limit_f), limit_f)
+    fxr = min(max(fxr_lin, -limit_r), limit_r)
+    # Where the linearised force passed the road's limit the car gets the limit: its speed changes by
+    # the forces that act, not by the extrapolation.
+    vx = vx + dt * ((fxf - fxf_lin) * cos_d + (fxr - fxr_lin)) / mass
     accel = (fxf * cos_d - fyf * sin_d + fxr + drag_x + rolling) / mass
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
@@ -430,7 +448,9 @@ def grip_frame(p, s, u, c, new, out, dt, t):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
         wf_new = 0.0
         wr_new = 0.0 if not stuck else wr_new
-    heading = s.heading + dt * yaw_rate
+    # The heading turns by the angle the velocity was carried through (frame_turn): the velocity in
+    # the world then changes only by the forces.
+    heading = s.heading + dt * s.yaw_rate
     cos_h, sin_h = math.cos(heading), math.sin(heading)
 
     d = Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,

@@ -43,14 +43,15 @@ def hold(omega, capacity, inertia, dt):
     """Wheel speed after a friction torque of up to ``capacity`` [N m] opposes it for dt.
 
     The brake opposes the rotation and at most stops the wheel within the frame: it never spins
-    it the other way. Returns (speed, stopped): stopped when the capacity was enough to stop it.
+    it the other way. Returns (speed, stopped): stopped when the capacity was enough to stop it. A
+    wheel with no brake on it is never held, even at rest: it turns with the road.
     """
     change = dt * capacity / inertia
     if omega > change:
         return omega - change, False
     if omega < -change:
         return omega + change, False
-    return 0.0, True
+    return 0.0, capacity > 0.0
 
 
 @scalar

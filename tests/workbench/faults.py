@@ -25,8 +25,18 @@ _traction = drive.traction
 
 
 def _blend_switch(speed, low, high):
-    """The low-speed blend as a switch: fully kinematic below the band's top, fully dynamic above."""
+    """003's blend as a switch: fully kinematic below the band's top, fully dynamic above."""
     return 1.0 if speed < high else 0.0
+
+
+def _blend_snap(dx, dy, limit):
+    """003's blend: the kinematic share's velocity set onto the kinematic path in one frame, grip or no grip."""
+    return dx, dy
+
+
+def _yaw_snap(d, limit):
+    """003's blend: the kinematic share's yaw rate set in one frame."""
+    return d
 
 
 def _slip_by_division(u, w):
@@ -45,6 +55,16 @@ def _reversing_hold(v, other_force, capacity, mass, dt):
     return -capacity + 0.0 * v
 
 
+def _ungripped_brakes(capacity, mu, load):
+    """003's brakes: their whole force reaches the road, whatever its grip."""
+    return capacity + 0.0 * mu * load
+
+
+def _ungripped_sum(drive_force, brake_force, limit):
+    """003's brakes: drive and brake forces add up with no road limit."""
+    return brake_force + 0.0 * drive_force * limit
+
+
 def _no_limiter(throttle, rpm, p):
     """The rev limiter cut out: the full throttle at any rpm."""
     return throttle
@@ -57,12 +77,13 @@ def _creeping_traction(demand, limit, spinning, still_spinning, spin_fraction):
 
 
 VARIANTS = {
-    "blend_snap": {"blend.kinematic_weight": _blend_switch},
+    "blend_snap": {"blend.kinematic_weight": _blend_switch, "blend.pull": _blend_snap, "blend.limited": _yaw_snap},
     "clutch_stop": bugs003.CLUTCH_STOP,
     "full_lock_stall": bugs003.FULL_LOCK,
     "slip_nan": {"tyre.slip": _slip_by_division},
     "pushing_drag": {"aero.resistances": _pushing_resistances},
     "reversing_brake": {"brakes.hold": _reversing_hold},
+    "ungripped_brakes": {"brakes.road_limit": _ungripped_brakes, "brakes.within_grip": _ungripped_sum},
     "no_rev_limiter": {"engine.limited_throttle": _no_limiter},
     "idle_creep": {"drive.traction": _creeping_traction},
 }
@@ -86,7 +107,8 @@ def _faulty(name: str) -> Iterator[Kernel]:
 
 
 def blend_snap():
-    """The low-speed blend as a switch: the kinematic model overwrites the lateral speed and yaw rate in one frame."""
+    """The low-speed blend as a switch with no grip limit: the kinematic model overwrites the lateral speed and
+    yaw rate in one frame."""
     return _faulty("blend_snap")
 
 
@@ -118,6 +140,11 @@ def reversing_brake():
     """A brake that always pushes rearwards with its full force: it stops a car rolling forwards and
     then drives it backwards."""
     return _faulty("reversing_brake")
+
+
+def ungripped_brakes():
+    """003's brakes, not limited by the road: on ice they stop the car harder than mu g allows."""
+    return _faulty("ungripped_brakes")
 
 
 def no_rev_limiter():

@@ -223,10 +223,11 @@ def _jerk(f: Frames, tol: float):
     kin_yaw = (long_lim * np.tan(lock) + speed * rate * sec2) / wheelbase
     lat_lim = grip_lat + drag_lat + weight * kin_lat
     yaw_lim = yaw_grip + weight * kin_yaw
-    # 003's stop rule ends a crawl below stop_speed in one frame: a step of at most stop_speed.
-    stop = f.param(lambda p: p.model.stop_speed)[:-1]
-    stopped = (np.abs(f["speed"][1:]) == 0.0) & (np.abs(f["speed"][:-1]) <= stop)
     k = 1.0 + tol
+    # 003's stop rule ends a crawl that this frame's forces leave below stop_speed: a step of at most
+    # stop_speed beyond what the forces do.
+    stop = f.param(lambda p: p.model.stop_speed)[:-1]
+    stopped = (np.abs(f["speed"][1:]) == 0.0) & (np.abs(f["speed"][:-1]) <= stop + f.dt * k * long_lim)
     # Rounding: the world-frame difference of two nearly equal velocities.
     lat_lim = lat_lim + 1e-6 * (long_lim + 1.0)
     yaw_lim = yaw_lim + 1e-6 * (long_lim + 1.0)
