@@ -40,21 +40,35 @@ def kinematic_motion(vx, tan_delta, lr, wheelbase):
 
 
 @scalar
-def pull(dx, dy, limit):
-    """The kinematic share's velocity step (dx, dy) towards the kinematic path, at most ``limit`` long.
+def reach(dx, dy, dr, limit, yaw_limit):
+    """Share 0..1 of the way to the kinematic path the kinematic share gets this frame.
 
-    The kinematic bicycle's velocity is where rolling tyres hold the car, and the tyres hold it
-    there with their grip: a car sliding sideways or spinning as it slows into the band is brought
-    onto the kinematic path at most as fast as mu g allows, instead of in one frame. Driving on the
-    path, the step is the path's own turn (v^2 / R at most, small below the band) and the limit is
-    not reached.
+    The kinematic bicycle's velocity (dx, dy) and yaw rate (dr) away are where rolling tyres hold the
+    car, and the tyres hold it there with their grip: a car sliding sideways or spinning as it slows
+    into the band is brought onto the path at most as fast as mu g (``limit``, a speed step) and
+    its yaw equivalent (``yaw_limit``) allow, instead of in one frame. One share for all three keeps
+    the step on the straight line to the path. Driving on the path the step is the path's own turn
+    (v^2 / R, small below the band) and the share is 1.
     """
+    share = 1.0
     size = math.hypot(dx, dy)
-    scale = limit / size if size > limit else 1.0
-    return dx * scale, dy * scale
+    if size > limit:
+        share = limit / size
+    if abs(dr) * share > yaw_limit:
+        share = yaw_limit / abs(dr)
+    return share
 
 
 @scalar
-def limited(d, limit):
-    """``d`` clipped to [-limit, limit]: the kinematic share's yaw-rate step, at most what the grip allows."""
-    return min(max(d, -limit), limit)
+def energy_share(vx, vy, r, mass, inertia, budget):
+    """Share 0..1 of the kinematic path's velocity (vx, vy, r) whose energy stays within ``budget`` [J].
+
+    Coming onto the path takes nothing but tyre forces, and they do no work on the car: a state
+    pulled onto a path of more energy (a car understeering at lock, whose path yaws faster, or a
+    wheel turned at a crawl) pays with speed instead of gaining energy.
+    """
+    energy = 0.5 * (mass * (vx * vx + vy * vy) + inertia * r * r)
+    budget = max(budget, 0.0)
+    if energy <= budget:
+        return 1.0
+    return math.sqrt(budget / energy)

@@ -231,22 +231,35 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     brake = brakes.within_grip(force, brake, max(p.tyres_mu, p.tyres_traction_mu) * p.weight)
     # The front tyre's pull along the car (its lateral force times sin(steer)) stiffens with the
     # lock; taken implicitly it adds dt times its slope to the mass, so it damps instead of ringing.
-    vx_forces = s.vx + dt * (other + brake) / (mass + dt * k * kf * sin_d * sin_d)
-    accel = (other + brake) / mass
+    vx_dyn_forces = s.vx + dt * (other + brake) / (mass + dt * k * kf * sin_d * sin_d)
+    # On the kinematic path the body moves as one with its forward speed: the centre of mass swings
+    # out (vy = vx lr tan / L) and the car yaws (r = vx tan / L), so a force along the car speeds up
+    # m (1 + (lr tan / L)^2) + Iz (tan / L)^2, not m alone (the energy of the path is 1/2 m_path vx^2).
+    vy_per_vx, r_per_vx = blend.kinematic_motion(1.0, tan_d, lr, p.body_wheelbase)
+    path_mass = mass * (1.0 + vy_per_vx * vy_per_vx) + p.body_yaw_inertia * r_per_vx * r_per_vx
+    vx_kin_forces = s.vx + dt * (other + brake) / path_mass
+    accel = (other + brake) * (dyn / mass + w / path_mass)
 
     vy_dyn, r_dyn = body.lateral_step(vy_turned, s.yaw_rate, fy_f * cos_d + fy_r + drag_y,
                                       lf * fy_f * cos_d - lr * fy_r, kf, kr, cos_d, lf, lr, mass, p.body_yaw_inertia,
                                       dt)
-    # The dynamic share moves as its forces say. The kinematic share is pulled from where the frame's
-    # turn carried it onto the kinematic path (001): its forward speed is the forces' and its lateral
-    # speed and yaw rate follow the wheels, but the tyres pull it there at most as hard as their grip.
-    vy_kin, r_kin = blend.kinematic_motion(vx_forces, tan_d, lr, p.body_wheelbase)
+    # The dynamic share moves as its forces say. The kinematic share starts where the frame's turn and
+    # the forces carried it and is pulled onto the kinematic path (001): its forward speed is the
+    # forces', its lateral speed and yaw rate follow the wheels; the tyres pull it there within their
+    # grip, and the path's energy is at most what the share had plus the forces' work.
+    inertia = p.body_yaw_inertia
+    vx_base = vx_kin_forces + (vx_turned - s.vx)
+    budget = (0.5 * (mass * (vx_turned * vx_turned + vy_turned * vy_turned) + inertia * s.yaw_rate * s.yaw_rate)
+              + dt * (other + brake) * 0.5 * (s.vx + vx_kin_forces))
+    vy_path, r_path = blend.kinematic_motion(vx_kin_forces, tan_d, lr, p.body_wheelbase)
+    fits = blend.energy_share(vx_kin_forces, vy_path, r_path, mass, inertia, budget)
+    vx_path, vy_path, r_path = fits * vx_kin_forces, fits * vy_path, fits * r_path
     grip = p.tyres_mu * p.model_gravity * dt
-    yaw_grip = grip * mass * max(lf, lr) / p.body_yaw_inertia
-    pull_x, pull_y = blend.pull(s.vx - vx_turned, vy_kin - vy_turned, grip)
-    vx = vx_forces + (vx_turned - s.vx) + w * pull_x
-    vy = vy_turned + dyn * (vy_dyn - vy_turned) + w * pull_y
-    yaw_rate = s.yaw_rate + dyn * (r_dyn - s.yaw_rate) + w * blend.limited(r_kin - s.yaw_rate, yaw_grip)
+    share = blend.reach(vx_path - vx_base, vy_path - vy_turned, r_path - s.yaw_rate, grip,
+                        grip * mass * max(lf, lr) / inertia)
+    vx = dyn * (vx_dyn_forces + vx_turned - s.vx) + w * (vx_base + share * (vx_path - vx_base))
+    vy = dyn * vy_dyn + w * (vy_turned + share * (vy_path - vy_turned))
+    yaw_rate = dyn * r_dyn + w * (s.yaw_rate + share * (r_path - s.yaw_rate))
     if standstill.stop_mask(math.hypot(vx, vy), accel, force, p.model_stop_speed, p.weight):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
     # The heading turns by the angle the velocity was carried through (frame_turn): the velocity in
@@ -362,12 +375,16 @@ def grip_frame(p, s, u, c, new, out, dt, t):
         drive_r = ratio * min(max(engine_torque, -capacity), capacity)
     kxr = wheel.slip_slope(sxr, secr, kappa_r, drive_r - radius * fxr - brake_r * brakes.sign(s.wheel_rear)) / dr
     inertia_r = p.body_wheel_inertia_rear
+    start_r = s.wheel_rear
     clutch_t, stuck = 0.0, False
     omega_e = s.rpm / engine.RPM_PER_RAD_S
     if p.manual:
         clutch_t, stuck = wheel.clutch_torque(omega_e, s.wheel_rear, engine_torque, radius * fxr, ratio, capacity,
                                               p.engine_inertia, inertia_r + dt * radius * radius * kxr, dt)
         if stuck:  # engine and wheels turn as one: the engine's inertia and torque act on the wheel
+            # They meet at the speed their angular momentum gives (a lock-up loses energy, never makes it).
+            start_r = ((inertia_r * s.wheel_rear + ratio * p.engine_inertia * omega_e)
+                       / (inertia_r + ratio * ratio * p.engine_inertia))
             inertia_r = inertia_r + ratio * ratio * p.engine_inertia
             drive_r = ratio * engine_torque
             if s.stalled:
@@ -381,7 +398,9 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     # The wheels with the body frozen: drive, road and brake; ABS lets off a wheel braked past the peak.
     wf_new, wf_free, jf, held_f = wheel.spin(s.wheel_front, drive_f, fxf, kxf, brake_f, radius,
                                                  p.body_wheel_inertia_front, dt)
-    wr_new, wr_free, jr, held_r = wheel.spin(s.wheel_rear, drive_r, fxr, kxr, brake_r, radius, inertia_r, dt)
+    # The tyre's force where the wheel starts from (linear in its slope; a lock-up moves it), within the road's grip.
+    fxr_start = min(max(fxr + kxr * radius * (start_r - s.wheel_rear), -p.tyres_mu * load_r), p.tyres_mu * load_r)
+    wr_new, wr_free, jr, held_r = wheel.spin(start_r, drive_r, fxr_start, kxr, brake_r, radius, inertia_r, dt)
     if p.brakes_abs > 0 and d.brake_share > 0.0:
         abs_f = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
         held_f = held_f or abs_f != wf_new
@@ -405,19 +424,35 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     other = fxf_0 * cos_d - fyf * sin_d + fxr_0 + drag_x + rolling + coupling
     vx = s.vx + dt * other / (mass + dt * stiff)
     dvx = vx - s.vx
-    if not held_f:
-        wf_new = wheel.follow(wf_new, dt * radius * kxf * cos_d * dvx / jf, brake_f > 0.0)
-    if not held_r:
-        wr_new = wheel.follow(wr_new, dt * radius * kxr * dvx / jr, brake_r > 0.0)
     fxf_lin = fxf_0 - kxf * share_f * cos_d * dvx
     fxr_lin = fxr_0 - kxr * share_r * dvx
     limit_f = p.tyres_mu * load_f
     limit_r = p.tyres_mu * load_r
     fxf = min(max(fxf_lin, -limit_f), limit_f)
     fxr = min(max(fxr_lin, -limit_r), limit_r)
-    # Where the linearised force passed the road's limit the car gets the limit: its speed changes by
-    # the forces that act, not by the extrapolation.
+    # Where the linearised force passed the road's limit the car gets the limit, not the extrapolation,
+    # and the wheel turns under that same force (physics.wheel.at_limit); elsewhere a free wheel follows
+    # the road the body's update moved under it, through its tyre's slope.
     vx = vx + dt * ((fxf - fxf_lin) * cos_d + (fxr - fxr_lin)) / mass
+    if fxr != fxr_lin:
+        v_without = vx - dt * fxr / mass
+        wr_new, wr_free, held_r, fxr = wheel.at_limit(start_r, drive_r, fxr, brake_r, radius, inertia_r, ur,
+                                                     v_without, mass, dt)
+        vx = v_without + dt * fxr / mass
+        if p.brakes_abs > 0 and d.brake_share > 0.0 and not c.handbrake:
+            wr_new = wheel.anti_lock(wr_new, wr_free, ur, radius, floor, p.peak_long)
+    elif not held_r:
+        wr_new = wheel.follow(wr_new, dt * radius * kxr * dvx / jr, brake_r > 0.0)
+    if fxf != fxf_lin:
+        v_without = vx - dt * fxf * cos_d / mass
+        wf_new, wf_free, held_f, fxf = wheel.at_limit(s.wheel_front, drive_f, fxf, brake_f, radius,
+                                                     p.body_wheel_inertia_front, uf,
+                                                     uf + (v_without - s.vx) * cos_d, mass / (cos_d * cos_d), dt)
+        vx = v_without + dt * fxf * cos_d / mass
+        if p.brakes_abs > 0 and d.brake_share > 0.0:
+            wf_new = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
+    elif not held_f:
+        wf_new = wheel.follow(wf_new, dt * radius * kxf * cos_d * dvx / jf, brake_f > 0.0)
     accel = (fxf * cos_d - fyf * sin_d + fxr + drag_x + rolling) / mass
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.

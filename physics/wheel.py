@@ -132,3 +132,25 @@ def slip_slope(tangent, secant, kappa, net_torque):
     if net_torque * kappa > 0.0:
         return tangent
     return max(tangent, secant)
+
+
+
+@scalar
+def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_without, mass, dt):
+    """An axle whose tyre reached the road's grip this frame: (speed, speed without the brake, held, force).
+
+    At the limit ``force`` the tyre passes the limit whatever the slip, so the wheel turns under it
+    alone (I d(omega)/dt = T_drive - R Fx) and the car gets the same force. Should that carry the rim
+    past the road (``u_without`` is the road's speed at the end without this tyre's force, ``mass``
+    what the force accelerates), the tyre grips again within the frame: wheel and road end at one
+    speed and the force is the one that brings them there, less than the limit. The brake then acts
+    as friction on the wheel.
+    """
+    free = omega + dt * (drive_torque - radius * force) / inertia
+    u_end = u_without + dt * force / mass
+    if (free * radius - u_end) * (omega * radius - u_start) < 0.0:
+        force = (radius * omega + radius * dt * drive_torque / inertia - u_without) / (
+            dt * (radius * radius / inertia + 1.0 / mass))
+        free = omega + dt * (drive_torque - radius * force) / inertia
+    braked, held = hold(free, brake, inertia, dt)
+    return braked, free, held, force

@@ -46,13 +46,13 @@ def test_dropping_the_clutch_bogs_the_engine_down_over_time():
     assert run.speed_kmh[-1] > 15.0
 
 
-def test_a_dropped_clutch_in_second_stalls_and_the_start_key_restarts():
+def test_a_dropped_clutch_in_third_stalls_and_the_start_key_restarts():
     p = sedan(**BARE_MANUAL)
     sim = Simulation(p, n=1, dt=DT)
 
     def driver(t, tel):
         if t < 1.0:
-            return Inputs.from_keys(1, set(), clutch_pedal=1.0, gear=2)
+            return Inputs.from_keys(1, set(), clutch_pedal=1.0, gear=3)
         if t < 2.5:
             return Inputs.from_keys(1, set(), clutch_pedal=0.0)
         return Inputs.from_keys(1, {"start"} if 3.0 <= t < 3.1 else set(), clutch_pedal=1.0)

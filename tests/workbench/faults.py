@@ -29,14 +29,9 @@ def _blend_switch(speed, low, high):
     return 1.0 if speed < high else 0.0
 
 
-def _blend_snap(dx, dy, limit):
-    """003's blend: the kinematic share's velocity set onto the kinematic path in one frame, grip or no grip."""
-    return dx, dy
-
-
-def _yaw_snap(d, limit):
-    """003's blend: the kinematic share's yaw rate set in one frame."""
-    return d
+def _blend_snap(dx, dy, dr, limit, yaw_limit):
+    """003's blend: the kinematic share set onto the kinematic path in one frame, grip or no grip."""
+    return 1.0
 
 
 def _slip_by_division(u, w):
@@ -77,7 +72,7 @@ def _creeping_traction(demand, limit, spinning, still_spinning, spin_fraction):
 
 
 VARIANTS = {
-    "blend_snap": {"blend.kinematic_weight": _blend_switch, "blend.pull": _blend_snap, "blend.limited": _yaw_snap},
+    "blend_snap": {"blend.kinematic_weight": _blend_switch, "blend.reach": _blend_snap},
     "clutch_stop": bugs003.CLUTCH_STOP,
     "full_lock_stall": bugs003.FULL_LOCK,
     "slip_nan": {"tyre.slip": _slip_by_division},

@@ -105,7 +105,7 @@ def test_brakes_on_ice_stop_at_the_grip_on_both_models():
 
 def _synthetic(frames: int = 50, **overrides) -> dict:
     sedan = load_preset("manual003").params  # 003's car: no wheel or engine inertia to account for
-    channels = {c: np.zeros(frames) for c in ("t", "x", "y", "heading", "speed", "vx", "vy", "yaw_rate", "steer",
+    channels = {c: np.zeros(frames) for c in ("t", "x", "y", "heading", "speed", "vx", "vy", "yaw_rate", "steer", "fx_front",
                                              "throttle", "brake", "clutch_pedal", "clutch", "handbrake", "gear", "rpm",
                                              "drive_force", "drag_force", "rolling_force", "fy_front", "fy_rear",
                                              "kinematic_weight")}
@@ -160,6 +160,11 @@ def test_unknown_monitor_lists_the_known_ones():
 # -- [[monitor]] entries and `carbench replay --monitors` -----------------------------------------
 
 ICE_MONITORED = ICE_BRAKE + '[[monitor]]\nname = "impossible_jerk"\n'
+# A driver's mistake the model shows as it is: 1st gear at about 115 km/h with the clutch let go, and
+# the wheels drive the engine far past its limit (the "money shift").
+MONEY_SHIFT = (_script("money-shift", 9.0, [(["throttle"], 0.0, 7.0), (["clutch"], 7.0, 7.5), (["gear_down"], 7.2, 7.25)],
+                       preset="sedan").replace("duration = 9.0\n", "duration = 9.0\n[[set]]\nat = 0.0\ngear = 2\n")
+               + '[[monitor]]\nname = "rpm_range"\n')
 
 
 def test_monitor_entry_round_trips_and_is_parsed_strictly():
@@ -175,26 +180,31 @@ def test_monitor_entry_round_trips_and_is_parsed_strictly():
 
 
 def test_replay_fails_a_script_whose_monitor_fires(run_cli, tmp_path):
-    path = tmp_path / "ice.toml"
-    path.write_text(ICE_MONITORED)
+    path = tmp_path / "money.toml"
+    path.write_text(MONEY_SHIFT)
     done = run_cli("replay", path)
     assert done.returncode == 1, done.stderr
-    assert "VIOLATED  impossible_jerk  ice-brake (car 0)" in done.stdout
-    assert "m/s^2" in done.stdout
+    assert "VIOLATED  rpm_range  money-shift (car 0)" in done.stdout
+    assert "rev limit 7000 rpm, gear 1" in done.stdout
+    path.write_text(ICE_MONITORED)  # the brakes on ice stop at the road's grip: nothing to report
+    done = run_cli("replay", path)
+    assert done.returncode == 0 and "monitors: no violation in 1 script" in done.stdout, done.stdout
 
 
 def test_replay_monitors_flag_reports_json(run_cli, tmp_path):
     import json
 
-    path = tmp_path / "ice.toml"
-    path.write_text(ICE_BRAKE)
+    path = tmp_path / "money.toml"
+    path.write_text(MONEY_SHIFT.split("[[monitor]]")[0])
     assert run_cli("replay", path).returncode == 0  # no expectation, no monitor asked for
     done = run_cli("replay", path, "--monitors", "--json")
     assert done.returncode == 1
     doc = json.loads(done.stdout)
     assert doc["passed"] is False
     (v,) = doc["monitors"]
-    assert v["monitor"] == "impossible_jerk" and v["script"] == "ice-brake" and v["frame"] > 0
+    assert v["monitor"] == "rpm_range" and v["script"] == "money-shift" and v["frame"] > 0
+    assert v["frames"] > 100  # every frame over the limit, not only the first
+    assert {"name": "rpm", "unit": "rpm"}.items() <= v["values"][0].items() and v["values"][0]["value"] > 7300.0
     assert {"name": "speed", "unit": "m/s"}.items() <= v["values"][-1].items()
     clean = run_cli("replay", scripts_dir() / "clutch_coast.toml", "--monitors")
     assert clean.returncode == 0 and "monitors: no violation in 1 script" in clean.stdout

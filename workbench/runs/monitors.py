@@ -292,16 +292,21 @@ def _lateral(f: Frames, tol: float):
     unit = _length_unit(f)
     if _kinematic(f):  # the kinematic bicycle has no tyre forces to compare with
         return np.zeros(f.shape, dtype=bool), lambda j, i: []
-    mass = f.param(lambda p: p.body.mass)[:-1]
-    steer = f["steer"][:-1]
-    tyres = (f["fy_front"][:-1] * np.cos(steer) + f["fy_rear"][:-1]) / mass
+    mass = f.param(lambda p: p.body.mass)
+    steer = f["steer"]
+    # The channels hold the tyres' forces at the frame's start (the curve of their slips); the step
+    # moves them along their slopes, so the balance is judged where they hold still.
+    tyres_all = (f["fy_front"] * np.cos(steer) + f["fx_front"] * np.sin(steer) + f["fy_rear"]) / mass
+    tyres = tyres_all[:-1]
     w = f["kinematic_weight"][:-1]
     v, r = f["speed"][:-1], f["yaw_rate"][:-1]
     # Fully dynamic, the tyres carry the motion; fully kinematic, the car turns without them. Inside the
     # blend band the two models' yaw rates mix and no single balance holds, so it is not judged there.
     expected = (1.0 - w) * f["vx"][:-1] * r  # a_y = dvy/dt + vx r, and dvy/dt is small in steady motion
-    steady = (((w == 0.0) | (w == 1.0)) & (np.abs(np.diff(f["vy"], axis=0)) / f.dt < 0.5) & (np.abs(np.diff(f["yaw_rate"], axis=0)) / f.dt < 0.1)
-              & (np.abs(np.diff(f["vx"], axis=0)) / f.dt < 2.0) & (f["handbrake"][:-1] == 0.0))
+    steady = (((w == 0.0) | (w == 1.0)) & (np.abs(np.diff(f["vy"], axis=0)) / f.dt < 0.5)
+              & (np.abs(np.diff(f["yaw_rate"], axis=0)) / f.dt < 0.1)
+              & (np.abs(np.diff(f["vx"], axis=0)) / f.dt < 2.0) & (np.abs(np.diff(tyres_all, axis=0)) / f.dt < 5.0)
+              & (f["handbrake"][:-1] == 0.0))
     g = f.param(lambda p: p.model.gravity)[:-1]
     miss = np.abs(tyres - expected)
     bad = steady & (miss > tol * (g + np.abs(expected))) & f.valid(pairs=True)
@@ -322,7 +327,9 @@ def _clutch_flip(f: Frames, tol: float):
     if not _manual(f):
         return bad, lambda j, i: []
     shift = f.param(lambda p: p.gearbox.shift_clutch)
-    cond = (f["clutch_pedal"] >= shift) & (f["throttle"] == 0.0) & f.valid()
+    # Pressed: far enough for a shift and passing nothing (the automatic launch clutch may still
+    # bite on a pedal coming up, and then the engine drives the car).
+    cond = (f["clutch_pedal"] >= shift) & (f["clutch"] == 0.0) & (f["throttle"] == 0.0) & f.valid()
     h, vx, vy = f["heading"], f["vx"], f["vy"]
     wx, wy = vx * np.cos(h) - vy * np.sin(h), vx * np.sin(h) + vy * np.cos(h)
     size = np.hypot(vx, vy)
