@@ -60,15 +60,24 @@ def reach(dx, dy, dr, limit, yaw_limit):
 
 
 @scalar
-def energy_share(vx, vy, r, mass, inertia, budget):
-    """Share 0..1 of the kinematic path's velocity (vx, vy, r) whose energy stays within ``budget`` [J].
+def energy_share(vx, vy, r, mass, inertia, energy, impulse):
+    """Share 0..1 of the kinematic path's velocity (vx, vy, r) that the energy allows.
 
     Coming onto the path takes nothing but tyre forces, and they do no work on the car: a state
     pulled onto a path of more energy (a car understeering at lock, whose path yaws faster, or a
-    wheel turned at a crawl) pays with speed instead of gaining energy.
+    wheel turned at a crawl) pays with speed instead of gaining energy. ``energy`` [J] is what the
+    share has before the frame's forces and half their work at the start speed; ``impulse`` [N s]
+    those forces over the frame. The path's energy q v^2 at forward speed v may reach
+    energy + impulse v / 2 (their work at the mean of the two speeds), so v solves
+    q v^2 - impulse v / 2 - energy = 0 on the side of ``vx``.
     """
-    energy = 0.5 * (mass * (vx * vx + vy * vy) + inertia * r * r)
-    budget = max(budget, 0.0)
-    if energy <= budget:
+    path = 0.5 * (mass * (vx * vx + vy * vy) + inertia * r * r)
+    if vx == 0.0 or path <= energy + 0.5 * impulse * vx:
         return 1.0
-    return math.sqrt(budget / energy)
+    q = path / (vx * vx)
+    root = 0.25 * impulse * impulse + 4.0 * q * energy
+    if root <= 0.0:
+        return 0.0
+    side = 1.0 if vx > 0.0 else -1.0
+    v = (0.5 * impulse + side * math.sqrt(root)) / (2.0 * q)
+    return min(max(v / vx, 0.0), 1.0)

@@ -249,10 +249,11 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     # grip, and the path's energy is at most what the share had plus the forces' work.
     inertia = p.body_yaw_inertia
     vx_base = vx_kin_forces + (vx_turned - s.vx)
-    budget = (0.5 * (mass * (vx_turned * vx_turned + vy_turned * vy_turned) + inertia * s.yaw_rate * s.yaw_rate)
-              + dt * (other + brake) * 0.5 * (s.vx + vx_kin_forces))
+    impulse = dt * (other + brake)
+    energy = (0.5 * (mass * (vx_turned * vx_turned + vy_turned * vy_turned) + inertia * s.yaw_rate * s.yaw_rate)
+              + 0.5 * impulse * s.vx)
     vy_path, r_path = blend.kinematic_motion(vx_kin_forces, tan_d, lr, p.body_wheelbase)
-    fits = blend.energy_share(vx_kin_forces, vy_path, r_path, mass, inertia, budget)
+    fits = blend.energy_share(vx_kin_forces, vy_path, r_path, mass, inertia, energy, impulse)
     vx_path, vy_path, r_path = fits * vx_kin_forces, fits * vy_path, fits * r_path
     grip = p.tyres_mu * p.model_gravity * dt
     share = blend.reach(vx_path - vx_base, vy_path - vy_turned, r_path - s.yaw_rate, grip,

@@ -25,7 +25,7 @@ to = 1.0
 name = "moving"
 channel = "speed_kmh"
 at = 1.0
-min = 2.0
+min = 1.8
 
 [[expect]]
 name = "turning"
