@@ -54,3 +54,38 @@ def lateral_step(vy, r, fy, mz, kf, kr, cos_d, lf, lr, mass, inertia, dt):
     a22 = 1.0 - dt * j22
     det = a11 * a22 - a12 * a21  # > 1: the tyre terms are damping and the coupling symmetric
     return vy + (a22 * b1 - a12 * b2) / det, r + (a11 * b2 - a21 * b1) / det
+
+
+@scalar
+def planar_step(mass, inertia, x_force, y_force, moment, kx_front, kx_rear, ky_front, ky_rear, cos_d, sin_d, lf, lr,
+                dt):
+    """The changes of vx, vy and yaw rate over dt under car-frame forces and a yaw moment, linearly implicit
+    in every tyre's slope at once (combined model).
+
+    M dv/dt = F(v) with M = diag(m, m, Iz), v = (vx, vy, r). Each tyre's force changes with its own
+    slip speed, one direction in (vx, vy, r): the front wheel's rolling direction h = (cos d, sin d,
+    lf sin d) and its sideways direction g = (-sin d, cos d, lf cos d), the rear's (1, 0, 0) and
+    (0, 1, -lr); ``kx_*``/``ky_*`` are the slopes [N per L/s] along them. Solving
+    (M + dt K) dv = dt F with K = sum k n n^T keeps each tyre's force along its own wheel axes, so
+    the step cannot turn a tyre's force into a push along the way it rolls (solving the forward
+    speed and the lateral motion one after the other did, and made energy when the wheel turned
+    at a crawl). K is symmetric and positive, M + dt K too: the step damps.
+    """
+    c, s = cos_d, sin_d
+    a11 = mass + dt * (kx_front * c * c + kx_rear + ky_front * s * s)
+    a12 = dt * (kx_front - ky_front) * c * s
+    a13 = lf * a12
+    a22 = mass + dt * (kx_front * s * s + ky_front * c * c + ky_rear)
+    a23 = dt * (lf * (kx_front * s * s + ky_front * c * c) - ky_rear * lr)
+    a33 = inertia + dt * (lf * lf * (kx_front * s * s + ky_front * c * c) + ky_rear * lr * lr)
+    b1, b2, b3 = dt * x_force, dt * y_force, dt * moment
+    # Cramer's rule on the symmetric 3 x 3 system (positive definite: det > 0).
+    c11 = a22 * a33 - a23 * a23
+    c12 = a13 * a23 - a12 * a33
+    c13 = a12 * a23 - a13 * a22
+    det = a11 * c11 + a12 * c12 + a13 * c13
+    c22 = a11 * a33 - a13 * a13
+    c23 = a12 * a13 - a11 * a23
+    c33 = a11 * a22 - a12 * a12
+    return ((c11 * b1 + c12 * b2 + c13 * b3) / det, (c12 * b1 + c22 * b2 + c23 * b3) / det,
+            (c13 * b1 + c23 * b2 + c33 * b3) / det)

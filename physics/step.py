@@ -411,30 +411,39 @@ def grip_frame(p, s, u, c, new, out, dt, t):
             held_r = held_r or abs_r != wr_new
             wr_new = abs_r
 
-    # The body's forward speed, implicit with the tyres: a held wheel adds its whole slope, a free one
-    # its slope in series with its inertia (I / I_eff of it); the front tyre's pull along the car too.
+    # The body's velocity and yaw rate in one linearly implicit step with every tyre's slope
+    # (physics.body.planar_step): a held wheel adds its tyre's whole longitudinal slope, a free one its
+    # slope in series with its inertia (I / I_eff of it); the frame's turn enters as a force would.
     drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p.c_drag, p.aero_rolling, mass, dt)
     vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
-    coupling = mass * (vx_turned - s.vx) / dt
+    inertia = p.body_yaw_inertia
     # The tyres' longitudinal forces at the wheels' new speeds, body still frozen (linear in the slope).
     fxf_0 = fxf + kxf * radius * (wf_new - s.wheel_front)
     fxr_0 = fxr + kxr * radius * (wr_new - s.wheel_rear)
-    share_f = 1.0 if held_f else p.body_wheel_inertia_front / jf
-    share_r = 1.0 if held_r else inertia_r / jr
-    stiff = kxf * share_f * cos_d * cos_d + kxr * share_r + kyf * sin_d * sin_d
-    other = fxf_0 * cos_d - fyf * sin_d + fxr_0 + drag_x + rolling + coupling
-    vx = s.vx + dt * other / (mass + dt * stiff)
-    dvx = vx - s.vx
-    fxf_lin = fxf_0 - kxf * share_f * cos_d * dvx
-    fxr_lin = fxr_0 - kxr * share_r * dvx
+    kxf_s = kxf * (1.0 if held_f else p.body_wheel_inertia_front / jf)
+    kxr_s = kxr * (1.0 if held_r else inertia_r / jr)
+    front_y = fxf_0 * sin_d + fyf * cos_d
+    dvx, dvy, dr = body.planar_step(mass, inertia,
+                                    fxf_0 * cos_d - fyf * sin_d + fxr_0 + drag_x + rolling
+                                    + mass * (vx_turned - s.vx) / dt,
+                                    front_y + fyr + drag_y + mass * (vy_turned - s.vy) / dt, lf * front_y - lr * fyr,
+                                    kxf_s, kxr_s, kyf, kyr, cos_d, sin_d, lf, lr, dt)
+    du_f = cos_d * dvx + sin_d * (dvy + lf * dr)  # the road's speed under the front wheel, along it
+    fxf_lin = fxf_0 - kxf_s * du_f
+    fxr_lin = fxr_0 - kxr_s * dvx
     limit_f = p.tyres_mu * load_f
     limit_r = p.tyres_mu * load_r
     fxf = min(max(fxf_lin, -limit_f), limit_f)
     fxr = min(max(fxr_lin, -limit_r), limit_r)
     # Where the linearised force passed the road's limit the car gets the limit, not the extrapolation,
     # and the wheel turns under that same force (physics.wheel.at_limit); elsewhere a free wheel follows
-    # the road the body's update moved under it, through its tyre's slope.
-    vx = vx + dt * ((fxf - fxf_lin) * cos_d + (fxr - fxr_lin)) / mass
+    # the road the body's update moved under it, through its tyre's slope. A front force acts along
+    # the front wheel: on vx, vy and the yaw rate (its mobility along the wheel is 1/m + (lf sin d)^2 / Iz).
+    front_mobility = 1.0 / mass + (lf * sin_d) ** 2 / inertia
+    extra_f = dt * (fxf - fxf_lin)
+    vx = s.vx + dvx + (extra_f * cos_d + dt * (fxr - fxr_lin)) / mass
+    vy = s.vy + dvy + extra_f * sin_d / mass
+    yaw_rate = s.yaw_rate + dr + extra_f * lf * sin_d / inertia
     if fxr != fxr_lin:
         v_without = vx - dt * fxr / mass
         wr_new, wr_free, held_r, fxr = wheel.at_limit(start_r, drive_r, fxr, brake_r, radius, inertia_r, ur,
@@ -445,16 +454,20 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     elif not held_r:
         wr_new = wheel.follow(wr_new, dt * radius * kxr * dvx / jr, brake_r > 0.0)
     if fxf != fxf_lin:
-        v_without = vx - dt * fxf * cos_d / mass
+        before = fxf
+        u_end = uf + du_f + extra_f * front_mobility
         wf_new, wf_free, held_f, fxf = wheel.at_limit(s.wheel_front, drive_f, fxf, brake_f, radius,
                                                      p.body_wheel_inertia_front, uf,
-                                                     uf + (v_without - s.vx) * cos_d, mass / (cos_d * cos_d), dt)
-        vx = v_without + dt * fxf * cos_d / mass
+                                                     u_end - dt * fxf * front_mobility, 1.0 / front_mobility, dt)
+        change = dt * (fxf - before)
+        vx = vx + change * cos_d / mass
+        vy = vy + change * sin_d / mass
+        yaw_rate = yaw_rate + change * lf * sin_d / inertia
         if p.brakes_abs > 0 and d.brake_share > 0.0:
             wf_new = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
     elif not held_f:
-        wf_new = wheel.follow(wf_new, dt * radius * kxf * cos_d * dvx / jf, brake_f > 0.0)
-    accel = (fxf * cos_d - fyf * sin_d + fxr + drag_x + rolling) / mass
+        wf_new = wheel.follow(wf_new, dt * radius * kxf * du_f / jf, brake_f > 0.0)
+    accel = (vx - vx_turned) / dt
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
     rpm = s.rpm
@@ -471,11 +484,6 @@ def grip_frame(p, s, u, c, new, out, dt, t):
             stalled = False
             rpm = max(rpm, p.engine_idle_rpm)
 
-    # Lateral and yaw, linearly implicit in the lateral slopes; the frame's turn exactly.
-    fy_front_car = fxf * sin_d + fyf * cos_d
-    vy, yaw_rate = body.lateral_step(vy_turned, s.yaw_rate, fy_front_car + fyr + drag_y,
-                                     lf * fy_front_car - lr * fyr, kyf, kyr, cos_d, lf, lr, mass, p.body_yaw_inertia,
-                                     dt)
     drive_force = (drive_r + drive_f) / radius
     speed = math.hypot(vx, vy)
     # The stop rule ends a crawl; only where the tyres could have stopped the car within the frame.
