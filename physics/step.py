@@ -419,7 +419,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     inertia = p.body_yaw_inertia
     # The tyres' longitudinal forces at the wheels' new speeds, body still frozen (linear in the slope).
     fxf_0 = fxf + kxf * radius * (wf_new - s.wheel_front)
-    fxr_0 = fxr + kxr * radius * (wr_new - s.wheel_rear)
+    fxr_0 = fxr_start + kxr * radius * (wr_new - start_r)  # the line the wheel's own update used
     kxf_s = kxf * (1.0 if held_f else p.body_wheel_inertia_front / jf)
     kxr_s = kxr * (1.0 if held_r else inertia_r / jr)
     front_y = fxf_0 * sin_d + fyf * cos_d
