@@ -320,7 +320,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     else:
         print(table(results))
         if checked:
-            print(violations_table(found, len(results)))
+            print(violations_table(found, len(results) if monitors else sum(bool(p.script.monitors) for p in programs)))
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
 
 

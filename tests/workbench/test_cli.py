@@ -160,7 +160,9 @@ def test_demo_replays_the_shipped_scripts(run_cli, shipped_alone):
     done = run_cli("demo")
     assert done.returncode == 0, done.stderr
     n = sum(len(r.verdicts) for r in shipped_alone)
-    assert done.stdout.splitlines()[-1] == f"{len(shipped_alone)} scripts, {n} expectations: {n} passed, 0 failed"
+    last = done.stdout.splitlines()[-2:]
+    assert last == [f"{len(shipped_alone)} scripts, {n} expectations: {n} passed, 0 failed",
+                    f"monitors: no violation in {sum(bool(r.program.script.monitors) for r in shipped_alone)} scripts"]
     for r in shipped_alone:
         assert f"{r.program.name}  (" in done.stdout
 
@@ -169,7 +171,7 @@ def test_no_command_without_a_display_runs_the_demo(run_cli):
     done = run_cli()
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("carbench: no display found") and done.stderr.count("\n") == 2  # and a blank line
-    assert "expectations:" in done.stdout.splitlines()[-1]
+    assert "expectations:" in done.stdout.splitlines()[-2] and "monitors: no violation" in done.stdout.splitlines()[-1]
 
 
 def test_a_preset_that_cannot_be_decoded_is_bad_input(run_cli, tmp_path):
