@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -189,8 +188,9 @@ def rerun_after_edit(script: str = "full_lock_left.toml", repeats: int = 3) -> t
 
 
 def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
+    from workbench.runs.sweep_bench import peak_rss_mb
+
+    return peak_rss_mb()
 
 
 def measure(quick: bool = False, gui: bool = True) -> dict:
