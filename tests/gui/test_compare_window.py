@@ -29,7 +29,7 @@ def overlay_curves(window, row):
 
 def test_pin_edit_and_every_plot_overlays_each_reference(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     assert window.comparer.pin_current()
     edit_and_wait(window, qtbot, "engine.peak_torque", 420.0)
     window.pin_action.trigger()
@@ -67,7 +67,7 @@ def test_pin_edit_and_every_plot_overlays_each_reference(carbench_window, qtbot)
 
 def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     window.comparer.pin_current()
     edit_and_wait(window, qtbot, "aero.cd", 0.6)
     row = window.plots.rows[0]
@@ -88,7 +88,7 @@ def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
 
 def test_a_ghost_car_is_drawn_at_the_frame_on_show(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     window.comparer.pin_current()
     edit_and_wait(window, qtbot, "engine.peak_torque", 250.0)
     window.model.set_view_frame(300)
@@ -111,7 +111,7 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     docks = {d.objectName() for d in window.findChildren(QDockWidget)}
     assert "compare" in docks
     assert window.compare_dock.toggleViewAction() in window.view_menu.actions()
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     window.comparer.pin_current()
     edit_and_wait(window, qtbot, "aero.cd", 0.5)
     dock = window.compare_dock_widget
@@ -172,7 +172,7 @@ def test_editing_while_scrubbed_drives_on_from_there(carbench_window):
 def test_the_window_works_while_a_rerun_is_in_flight(carbench_window, qtbot):
     window = carbench_window
     model = window.model
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     window.comparer.pin_current()
     rerun = window.comparer.rerun
     with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
@@ -200,7 +200,7 @@ def test_references_align_by_distance(carbench_window, qtbot):
     from workbench.gui.plot_overlay import distance_of, reference_times
 
     window = carbench_window
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     window.comparer.pin_current()
     edit_and_wait(window, qtbot, "aero.cd", 0.6)
     dock = window.compare_dock_widget
@@ -243,7 +243,7 @@ def test_up_to_four_references_each_its_own_colour(carbench_window):
 
 def test_a_new_script_drops_the_rerun_in_flight(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT)
+    drive(window, SCRIPT, chunk=24)
     rerun = window.comparer.rerun
     adopted = []
     window.comparer.rerun_adopted.connect(lambda: adopted.append(True))

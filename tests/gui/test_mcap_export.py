@@ -38,7 +38,7 @@ def test_export_writes_the_driven_history(carbench_window, qtbot, tmp_path):
 
 def test_export_after_a_replay_carries_its_verdicts(carbench_window, tmp_path):
     script = scripts_dir() / "clutch_coast.toml"
-    verdicts = drive(carbench_window, script)
+    verdicts = drive(carbench_window, script, chunk=24)
     assert carbench_window.export_mcap(tmp_path / "replay.mcap")
     topics = _topics(tmp_path / "replay.mcap")
     assert len(topics["/clutch-coast/verdicts"]) == len(verdicts)

@@ -106,7 +106,7 @@ def test_whole_telemetry_to_csv_from_the_file_menu(carbench_window, tmp_path):
 def test_expectations_are_drawn_on_their_channels_plot(carbench_window):
     window = carbench_window
     window.plots.set_channel_sets([["speed_kmh"], ["axle_torque"], ["rpm"]])
-    verdicts = drive(window, "presets/scripts/clutch_coast.toml")
+    verdicts = drive(window, "presets/scripts/clutch_coast.toml", chunk=24)
     import pyqtgraph as pg
 
     speed, torque, rpm = window.plots.rows
@@ -146,7 +146,7 @@ to = 2.0
 at = 1.0
 params = { "engine.peak_torque" = 200.0 }
 ''')
-    drive(window, script)
+    drive(window, script, chunk=24)
     lines = [m for m in window.plots.rows[0].marks if isinstance(m, pg.InfiniteLine)]
     assert [line.value() + window.plots.origin for line in lines] == pytest.approx([1.0])
     assert window.recorder.timeline.marks == [round(1.0 / window.model.session.dt)]

@@ -198,7 +198,7 @@ def test_saving_a_preset_writes_a_loadable_file(carbench_window, tmp_path):
 def test_a_replay_in_the_window_gives_the_headless_verdicts(carbench_window):
     window = carbench_window
     path = "presets/scripts/clutch_coast.toml"
-    verdicts = drive(window, path)
+    verdicts = drive(window, path, chunk=24)
     [headless] = replay([compile_script(__import__("workbench.scripts.format", fromlist=["x"]).load_script(path))])
     assert [v.passed for v in verdicts] == [v.passed for v in headless.verdicts] == [True] * len(verdicts)
     assert [v.measured for v in verdicts] == [v.measured for v in headless.verdicts]
@@ -241,7 +241,7 @@ def test_a_replay_shows_the_scripts_parameters_in_the_panel(carbench_window, tmp
     window = carbench_window
     path = tmp_path / "drop.toml"
     path.write_text(CHANGING_SCRIPT)
-    drive(window, path)
+    drive(window, path, chunk=24)
     row = window.params.rows["engine.peak_torque"]
     assert window.model.session.params.engine.peak_torque == 100.0
     assert row.editors[0].spin.value() == pytest.approx(100.0)
