@@ -6,9 +6,9 @@ the next state into ``new`` and the frame's telemetry (the state at the frame's 
 forces that acted during it) into ``out``. physics.kernel loops it over cars and frames.
 
 The step is deterministic: the same car, state, inputs and dt give bit-identical results. Most of
-it is explicit Euler; the stiff parts (tyre slip against lateral speed, yaw rate and the front
-tyre's pull along the car) are taken linearly implicitly, and the car frame's turn is an exact
-rotation.
+it is explicit Euler; the stiff parts (tyre slip against the body's speeds and yaw rate, and the
+wheels' spin) are taken linearly implicitly, and the car frame's turn is an exact rotation under
+which the heading turns by the same angle, so the velocity in the world changes only by forces.
 
 The subsystems are reached through their modules (``standstill.stop_mask``): physics.kernel's
 ``build_kernel(variants=...)`` compiles this file again with any of them replaced.
@@ -330,11 +330,13 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     Per axle a wheel speed gives the slip ratio, the slip angle comes from the contact patch's
     velocity, and the combined-slip tyre (physics.tyre.combined) gives both forces. The wheels are
     advanced first with the body frozen (linearly implicit in their own tyre slope, brakes and
-    clutch as friction that may stick); the body's forward speed is then solved linearly
-    implicitly together with the wheels that still turn freely (each adds its tyre slope in
-    series with its own inertia), and the lateral/yaw step is physics.body.lateral_step. No state
-    is overwritten at low speed: the slips are taken against at least ``model.slip_speed``, so a
-    crawling car's tyres act as dampers and the kinematic bicycle emerges from the forces.
+    clutch as friction that may stick; a clutch locking up shares the engine's momentum); the
+    body's vx, vy and yaw rate are then one linearly implicit step with every tyre's slope
+    (physics.body.planar_step; a wheel that still turns freely adds its tyre's slope in series with
+    its own inertia). A tyre whose linearised force passes the road's limit gives car and wheel the
+    limit (physics.wheel.at_limit). No state is overwritten at low speed: the slips are taken
+    against at least ``model.slip_speed``, so a crawling car's tyres act as dampers and the
+    kinematic bicycle emerges from the forces.
     """
     lf, lr, mass = p.lf, p.body_lr, p.body_mass
     radius = p.body_wheel_radius

@@ -134,7 +134,6 @@ def slip_slope(tangent, secant, kappa, net_torque):
     return max(tangent, secant)
 
 
-
 @scalar
 def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_without, mass, dt):
     """An axle whose tyre reached the road's grip this frame: (speed, speed without the brake, held, force).
