@@ -38,7 +38,6 @@ def kinematic_motion(vx, tan_delta, lr, wheelbase):
     return vx * lr * curvature, vx * curvature
 
 
-
 @scalar
 def reach(dx, dy, dr, limit, yaw_limit):
     """Share 0..1 of the way to the kinematic path the kinematic share gets this frame.
