@@ -45,16 +45,19 @@ class Timeline(QSlider):
         super().__init__(Qt.Orientation.Horizontal)
         self.marks: list[int] = []  # frames
 
-    def _frame_at(self, x: float) -> int:
+    def _track(self) -> tuple[float, int]:
+        """Where the handle's centre can travel: its leftmost x and the length of the travel [px]."""
         option = QStyleOptionSlider()
         self.initStyleOption(option)
         groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
                                              QStyle.SubControl.SC_SliderGroove, self)
         handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
                                              QStyle.SubControl.SC_SliderHandle, self)
-        left = groove.x() + handle.width() / 2
-        span = max(groove.width() - handle.width(), 1)
-        return QStyle.sliderValueFromPosition(self.minimum(), self.maximum(), int(round(x - left)), int(span))
+        return groove.x() + handle.width() / 2, int(max(groove.width() - handle.width(), 1))
+
+    def _frame_at(self, x: float) -> int:
+        left, span = self._track()
+        return QStyle.sliderValueFromPosition(self.minimum(), self.maximum(), int(round(x - left)), span)
 
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -79,15 +82,8 @@ class Timeline(QSlider):
         super().mouseReleaseEvent(event)
 
     def x_of(self, frame: int) -> float:
-        option = QStyleOptionSlider()
-        self.initStyleOption(option)
-        groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
-                                             QStyle.SubControl.SC_SliderGroove, self)
-        handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
-                                             QStyle.SubControl.SC_SliderHandle, self)
-        span = max(groove.width() - handle.width(), 1)
-        return groove.x() + handle.width() / 2 + QStyle.sliderPositionFromValue(
-            self.minimum(), self.maximum(), frame, int(span))
+        left, span = self._track()
+        return left + QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), frame, span)
 
     def paintEvent(self, event) -> None:
         super().paintEvent(event)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -104,16 +105,21 @@ def make_stamp(preset: str, preset_params: CarParams, params: CarParams, dt: flo
                  float(dt), tuple(changed))
 
 
+def _exact_keys(table: dict, allowed: Sequence[str], where: str) -> None:
+    """ValueError unless ``table`` has every key of ``allowed`` and no other."""
+    for key in table:
+        if key not in allowed:
+            raise ValueError(f"{where}: unknown key `{key}`; allowed: {', '.join(allowed)}")
+    for key in allowed:
+        if key not in table:
+            raise ValueError(f"{where}: `{key}` is missing")
+
+
 def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
     """Parse a ``[recorded]`` table strictly; ValueError names the key and the reason."""
     if not isinstance(table, dict):
         raise ValueError(f"{where}: must be a table")
-    for key in table:
-        if key not in STAMP_KEYS:
-            raise ValueError(f"{where}: unknown key `{key}`; allowed: {', '.join(STAMP_KEYS)}")
-    for key in STAMP_KEYS:
-        if key not in table:
-            raise ValueError(f"{where}: `{key}` is missing")
+    _exact_keys(table, STAMP_KEYS, where)
     for key in ("carbench", "numpy", "preset", "preset_sha256", "params_sha256"):
         if not isinstance(table[key], str) or not table[key]:
             raise ValueError(f"{where}: `{key}` must be a non-empty string, got {table[key]!r}")
@@ -128,12 +134,7 @@ def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
         raise ValueError(f"{where}: `changed` must be a list of {{ path, preset, run }} tables")
     out = []
     for i, change in enumerate(changes, 1):
-        for key in change:
-            if key not in CHANGE_KEYS:
-                raise ValueError(f"{where}: changed #{i}: unknown key `{key}`; allowed: {', '.join(CHANGE_KEYS)}")
-        for key in CHANGE_KEYS:
-            if key not in change:
-                raise ValueError(f"{where}: changed #{i}: `{key}` is missing")
+        _exact_keys(change, CHANGE_KEYS, f"{where}: changed #{i}")
         if not isinstance(change["path"], str) or change["path"].count(".") != 1:
             raise ValueError(f"{where}: changed #{i}: `path` must read group.key, got {change['path']!r}")
         out.append(Change(change["path"], change["preset"], change["run"]))
