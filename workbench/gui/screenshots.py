@@ -20,14 +20,28 @@ SHOTS = (
 )
 
 
-def take(folder: str | Path) -> list[Path]:
-    """Write the screenshots into ``folder``; returns their paths."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+def _replaying(settings: str, width: int, height: int, script: str):
+    """A shown window of ``width`` x ``height``, its settings in the file ``settings``, replaying a shipped script."""
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from physics.presets import scripts_dir
     from workbench.gui.testing import make_window
+
+    window = make_window("sedan", QSettings(settings, QSettings.Format.IniFormat))
+    window.resize(width, height)
+    window.show()
+    QApplication.instance().processEvents()
+    if not window.load_script(scripts_dir() / script):
+        raise RuntimeError(window.shown_errors[-1][1])
+    window.model.replay()
+    return window
+
+
+def take(folder: str | Path) -> list[Path]:
+    """Write the screenshots into ``folder``; returns their paths."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
     folder = Path(folder)
@@ -35,13 +49,7 @@ def take(folder: str | Path) -> list[Path]:
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, script, seconds, (width, height) in SHOTS:
-            window = make_window("sedan", QSettings(os.path.join(tmp, f"{name}.ini"), QSettings.Format.IniFormat))
-            window.resize(width, height)
-            window.show()
-            app.processEvents()
-            if not window.load_script(scripts_dir() / script):
-                raise RuntimeError(window.shown_errors[-1][1])
-            window.model.replay()
+            window = _replaying(os.path.join(tmp, f"{name}.ini"), width, height, script)
             frames = int(round(seconds / window.model.session.dt))
             while window.model.session.frame < frames and window.model.session.replaying:
                 window.model.advance(min(8, frames - window.model.session.frame))
@@ -61,20 +69,10 @@ def take_compare(path: Path, settings: str, width: int = 1600, height: int = 100
     """A before/after comparison: the script replayed and pinned, one parameter edited and re-run."""
     import time
 
-    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from physics.presets import scripts_dir
-    from workbench.gui.testing import make_window
-
     app = QApplication.instance()
-    window = make_window("sedan", QSettings(settings, QSettings.Format.IniFormat))
-    window.resize(width, height)
-    window.show()
-    app.processEvents()
-    if not window.load_script(scripts_dir() / script):
-        raise RuntimeError(window.shown_errors[-1][1])
-    window.model.replay()
+    window = _replaying(settings, width, height, script)
     while window.model.session.replaying:
         window.model.advance(16)
     window.comparer.pin_current()
