@@ -26,6 +26,19 @@ def rolling(v, c_rr):
 
 
 @scalar
+def road_rolling(v, coefficient, weight, band):
+    """A road tyre's rolling resistance [N]: C_rr m g against the motion, whatever the speed.
+
+    Measured rolling coefficients of car tyres barely change below about 100 km/h (Gillespie,
+    Fundamentals of Vehicle Dynamics, 1992, sec. 4, fig. 4.10; SAE J2452's coast-down fits), unlike
+    002's term that grows with v. Below ``band`` [L/s] (the speeds the model takes for rest,
+    ``model.stop_speed``) the force falls linearly to zero, so it passes through a standstill
+    continuously and never pushes a car at rest.
+    """
+    return -coefficient * weight * v / max(abs(v), band)
+
+
+@scalar
 def never_reversing(force, v, mass, dt):
     """A resistance [N] along ``v``, limited to what stops the car within the step, never more.
 
@@ -37,10 +50,15 @@ def never_reversing(force, v, mass, dt):
 
 
 @scalar
-def resistances(vx, vy, c_drag, c_rr, mass, dt):
-    """Drag (car-frame x and y) and rolling resistance [N], each unable to reverse the motion in one step."""
-    drag_x, drag_y = drag(vx, vy, c_drag)
+def resistances(vx, vy, p, mass, dt):
+    """Drag (car-frame x and y) and rolling resistance [N], each unable to reverse the motion in one step.
+
+    The rolling resistance is 002's linear term plus a road tyre's constant one (either may be zero).
+    """
+    drag_x, drag_y = drag(vx, vy, p.c_drag)
     drag_x = never_reversing(drag_x, vx, mass, dt)
     drag_y = never_reversing(drag_y, vy, mass, dt)
-    roll = never_reversing(rolling(vx, c_rr), vx + dt * drag_x / mass, mass, dt)
+    resist = rolling(vx, p.aero_rolling) + road_rolling(vx, p.aero_rolling_coefficient, mass * p.model_gravity,
+                                                        max(p.model_stop_speed, 1e-3))
+    roll = never_reversing(resist, vx + dt * drag_x / mass, mass, dt)
     return drag_x, drag_y, roll

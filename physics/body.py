@@ -24,6 +24,21 @@ def axle_loads(mass, gravity, lr, wheelbase, cg_height, accel):
 
 
 @scalar
+def travels_backwards(vx, vy, vx_before, vy_before, before):
+    """Whether the car travels backwards along itself: the sign of the ``speed`` channel.
+
+    The sign is the forward speed's only where the velocity could have passed through zero this frame
+    (its size is no more than the frame's change of it): a car reversing from rest, or braking through
+    a standstill into reverse, changes it; a car that spins keeps it (its vx crosses zero while it
+    slides sideways at speed, and a sign taken from vx would flip the speed from +v to -v in one frame).
+    """
+    size = math.hypot(vx, vy)
+    if size <= math.hypot(vx - vx_before, vy - vy_before):
+        return vx < 0.0
+    return before
+
+
+@scalar
 def frame_turn(vx, vy, angle):
     """The car-frame velocity after the frame has turned by ``angle`` [rad] under it (exact rotation)."""
     c, s = math.cos(angle), math.sin(angle)

@@ -34,6 +34,20 @@ def automatic(auto_clutch, rpm, p, dt):
 
 
 @scalar
+def launch(auto_clutch, rpm, speed, p, dt):
+    """Combined model: the automatic launch clutch's engagement, handing over to the pedal at ``auto_speed``.
+
+    The engagement :func:`automatic` aims for, or the hand-over share of :func:`engagement` where that is
+    higher, reached at no more than ``auto_rate`` per second: a car that accelerates through the
+    hand-over band in a tenth of a second would otherwise have its clutch slammed shut. Lets go at once.
+    """
+    band = p.clutch_auto_band
+    handover = min(max((abs(speed) - (p.clutch_auto_speed - band)) / band, 0.0), 1.0)
+    goal = max(min(max((rpm - p.engine_idle_rpm) / p.clutch_auto_rpm_band, 0.0), 1.0), handover)
+    return min(goal, auto_clutch + p.clutch_auto_rate * dt)
+
+
+@scalar
 def transmitted(torque, engagement, capacity):
     """Torque passed to the gearbox [N m]: the engine's, up to capacity * engagement; the rest is slip."""
     limit = capacity * engagement

@@ -75,22 +75,46 @@ def coupled_rpm(free, drivetrain, coupling):
 
 
 @scalar
-def governed_torque(throttle, rpm, p, stalled):
-    """Combined model: torque at the flywheel [N m] with an idle governor, or a stalled engine's friction.
+def starter(rpm, p):
+    """The starter motor's torque at the crankshaft [N m]: ``starter_torque`` at rest, falling linearly to
+    zero at ``starter_rpm`` (a series-wound DC motor's torque-speed line), never driving backwards."""
+    return p.engine_starter_torque * min(max(1.0 - rpm / p.engine_starter_rpm, 0.0), 1.0)
+
+
+@scalar
+def governed_torque(throttle, rpm, p, stalled, cranking):
+    """Combined model: torque at the flywheel [N m] with an idle governor, or a stalled engine's friction
+    and, while the key is held, the starter's torque.
 
     The driver's throttle times the curve, or what the idle control opens: at idle just enough to
     carry the friction (fading out over ``limiter_band`` above idle, as in :func:`net_torque`), and
-    below idle more and more, up to the full curve ``limiter_band`` below it, so that only a load
-    larger than the engine's whole torque drags it under idle. A stalled engine gives no torque:
-    its friction only opposes its rotation.
+    below idle more, up to ``idle_authority`` of the peak torque ``limiter_band`` below it (never
+    more than the curve gives): an idle controller opens the throttle a little, it is not the
+    driver's foot, so a load beyond that drags the engine under idle and, below ``stall_rpm``,
+    stalls it. A stalled engine gives no torque of its own: its friction opposes its rotation, and
+    at rest holds it against a starter weaker than the friction.
     """
     drag = friction(rpm, p)
     if stalled:
-        return -drag if rpm > 0.0 else 0.0
+        crank = starter(rpm, p) if cranking else 0.0
+        return crank - drag if rpm > 0.0 else max(crank - drag, 0.0)
     band = p.engine_limiter_band
     idle = p.engine_idle_rpm
     full = curve(rpm, p)
     carry = min(max((idle + band - rpm) / band, 0.0), 1.0)
     lift = min(max((idle - rpm) / band, 0.0), 1.0)
-    governor = carry * drag + lift * max(full - drag, 0.0)
+    governor = min(carry * drag + lift * p.engine_idle_authority * p.engine_peak_torque, full)
     return max(throttle * full, governor) - drag
+
+
+@scalar
+def next_stalled(rpm, previous_rpm, stalled, cranking, p):
+    """Whether the engine is stalled after this frame: a running engine dragged down past ``stall_rpm``
+    dies; a stalled one fires while the starter turns it at ``firing_rpm`` or more.
+
+    A just-fired engine below ``stall_rpm`` that the idle control is lifting does not die again: only
+    an engine the load pulls down does.
+    """
+    if stalled:
+        return not (cranking and rpm >= p.engine_firing_rpm)
+    return rpm < p.engine_stall_rpm and rpm < previous_rpm

@@ -1,4 +1,4 @@
-"""The car's parameters: one frozen dataclass per subsystem, grouped as a preset file is.
+"""The car's parameters: CarParams, one frozen group per subsystem (physics.groups), as a preset file is.
 
 These dataclasses are the one schema: the preset loader validates TOML against them, the writer
 emits them, the workbench's parameter panel is generated from them. Values are SI (lengths in the
@@ -10,10 +10,27 @@ Every number has a lower and an upper bound: physical, wide enough for cars in m
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .groups import (
+    COMBINED,
+    DYNAMIC,
+    KINEMATIC,
+    SIMPLE,
+    AeroParams,
+    AidParams,
+    BodyParams,
+    BrakeParams,
+    ClutchParams,
+    DriveParams,
+    EngineParams,
+    GearboxParams,
+    ModelParams,
+    PedalParams,
+    SteeringParams,
+    TyreParams,
+)
 from .schema import (
     ParamError,
     ParamInfo,
@@ -22,242 +39,10 @@ from .schema import (
     group_is_optional,
     group_table,
     leaves,
-    param,
     unit_in,
 )
 
-KINEMATIC = "kinematic"
-DYNAMIC = "dynamic"
-SIMPLE = "simple"
-COMBINED = "combined"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelParams:
-    """Which model runs and how it is set up."""
-
-    kind: str = param(doc="kinematic: 001's bicycle; dynamic: tyre forces with a kinematic low-speed blend",
-                      choices=(KINEMATIC, DYNAMIC))
-    unit: str = param(doc="unit of length of every length in this preset", choices=("m", "px"))
-    gravity: float = param(unit="m/s^2", doc="gravitational acceleration (static axle loads)", lo=0.1, hi=1e4,
-                           span=(1.0, 30.0))
-    stop_speed: float = param(unit="m/s", doc="003: below this speed with no drive force the car is stopped", lo=0,
-                              hi=100, span=(0.0, 0.5))
-    reference: str = param("rear_axle", doc="001: the point whose position and speed the kinematic state holds",
-                           choices=("rear_axle", "com"))
-    blend_low: float = param(2.0, unit="m/s", doc="003: fully kinematic below this speed", lo=0, hi=100,
-                             span=(0.0, 10.0))
-    blend_high: float = param(3.0, unit="m/s", doc="fully dynamic above this speed", lo=0, lo_open=True, hi=200,
-                              span=(0.1, 15.0))
-    traction: str = param(SIMPLE, doc="simple: 003's rules (grip limit, 70% while spinning, engine speed imposed by "
-                                      "the wheels, kinematic blend); combined: wheels and engine with inertia, "
-                                      "combined slip, brakes limited by the road",
-                          choices=(SIMPLE, COMBINED))
-    slip_speed: float = param(1.0, unit="m/s", doc="combined: slips are taken against at least this speed, so at a "
-                                                   "crawl the tyres act as dampers", lo=1e-3, hi=1e3,
-                              span=(0.1, 5.0))
-
-    def check(self) -> str | None:
-        if self.blend_high <= self.blend_low:
-            return f"blend_high = {self.blend_high:g}: must be above blend_low ({self.blend_low:g})"
-        return None
-
-
-@dataclass(frozen=True, kw_only=True)
-class BodyParams:
-    """Mass, size and geometry of the body."""
-
-    mass: float = param(unit="kg", doc="total mass", lo=0.01, hi=1e6, span=(0.5, 3000.0))
-    wheelbase: float = param(unit="m", doc="distance between the axles", lo=0.01, hi=1000, span=(0.1, 5.0))
-    lr: float = param(unit="m", doc="distance from the centre of mass to the rear axle", lo=0, lo_open=True, hi=1000,
-                      span=(0.05, 3.0))
-    length: float = param(unit="m", doc="body length (drawing)", lo=0.01, hi=2000, span=(0.1, 8.0))
-    width: float = param(unit="m", doc="body width (drawing)", lo=0.01, hi=1000, span=(0.1, 3.0))
-    track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann)", lo=0.01, hi=1000,
-                         span=(0.1, 3.0))
-    front_overhang: float = param(unit="m", doc="body ahead of the front axle (drawing)", lo=0, hi=1000,
-                                  span=(0.0, 2.0))
-    wheel_radius: float = param(unit="m", doc="003: rolling radius of the driven wheels", lo=0.001, hi=1000,
-                                span=(0.02, 0.6))
-    cg_height: float = param(0.5, unit="m", doc="003: height of the centre of mass (weight transfer)", lo=0, hi=1000,
-                             span=(0.0, 2.0))
-    yaw_inertia: float = param(1.0, unit="kg m^2", doc="moment of inertia about the vertical axis", lo=1e-4, hi=1e9,
-                               span=(0.01, 5000.0))
-    driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to",
-                             choices=("rear", "all"))
-    wheel_inertia_front: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the front axle's "
-                                                               "wheels, tyres, discs and hubs", lo=1e-4, hi=1e4,
-                                       span=(0.05, 10.0))
-    wheel_inertia_rear: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the rear axle's "
-                                                              "wheels, tyres, discs, hubs and half-shafts", lo=1e-4,
-                                      hi=1e4, span=(0.05, 10.0))
-
-    def check(self) -> str | None:
-        if self.lr >= self.wheelbase:
-            return f"lr = {self.lr:g}: must be less than the wheelbase ({self.wheelbase:g})"
-        if self.wheelbase + self.front_overhang > self.length:
-            return (f"front_overhang = {self.front_overhang:g}: with the wheelbase "
-                    f"({self.wheelbase + self.front_overhang:g}) it must not exceed the length ({self.length:g})")
-        return None
-
-
-@dataclass(frozen=True, kw_only=True)
-class SteeringParams:
-    """Steering lock, rate and the kinematic handbrake's wheelbase."""
-
-    # Above about 80 deg the front tyre pulls along the car more than across it and the single-track
-    # integration loses stability; no road car steers that far.
-    lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, lo_open=True,
-                        hi=math.radians(80.0), span=(0.05, 1.2), display="deg")
-    rate: float = param(unit="rad/s", doc="how fast the wheel angle follows the keys", lo=0.01, hi=100,
-                        span=(0.1, 10.0), display="deg/s")
-    handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)", lo=0,
-                                       hi=1000, span=(0.0, 5.0))
-
-
-@dataclass(frozen=True, kw_only=True)
-class PedalParams:
-    """003: pedals are ramps, not switches; these are their rates for the keyboard."""
-
-    throttle_rise: float = param(unit="1/s", doc="throttle pedal rise rate", lo=0.01, hi=1000, span=(0.1, 20.0))
-    throttle_fall: float = param(unit="1/s", doc="throttle pedal fall rate", lo=0.01, hi=1000, span=(0.1, 20.0))
-    brake_rise: float = param(unit="1/s", doc="brake pedal rise rate", lo=0.01, hi=1000, span=(0.1, 20.0))
-    brake_fall: float = param(unit="1/s", doc="brake pedal fall rate", lo=0.01, hi=1000, span=(0.1, 20.0))
-    clutch_rise: float = param(20.0, unit="1/s", doc="clutch pedal press rate", lo=0.01, hi=1000, span=(0.1, 50.0))
-    clutch_fall: float = param(5.0, unit="1/s", doc="clutch pedal release rate", lo=0.01, hi=1000, span=(0.1, 50.0))
-
-
-@dataclass(frozen=True, kw_only=True)
-class DriveParams:
-    """002: a drive force set directly by the throttle (cars without an engine model)."""
-
-    force: float = param(unit="N", doc="002: drive force at full throttle", lo=0, hi=1e8, span=(0.0, 20000.0))
-    power: float = param(0.0, unit="W", doc="power limit: force <= power / speed (0: none)", lo=0, hi=1e10,
-                         span=(0.0, 300000.0))
-    reverse_fraction: float = param(0.5, doc="share of the force available in reverse (brake key at rest)", lo=0, hi=1,
-                                    span=(0.0, 1.0))
-
-
-@dataclass(frozen=True, kw_only=True)
-class EngineParams:
-    """003: torque curve, internal friction and free revving."""
-
-    idle_rpm: float = param(unit="rpm", doc="idle speed", lo=100, hi=20000, span=(300.0, 2000.0))
-    rev_limit: float = param(unit="rpm", doc="rev limiter", lo=500, hi=30000, span=(3000.0, 12000.0))
-    limiter_band: float = param(100.0, unit="rpm", doc="the limiter cuts the throttle over this band", lo=0,
-                                lo_open=True, hi=5000, span=(10.0, 1000.0))
-    peak_torque: float = param(unit="N m", doc="peak of the torque curve", lo=0, lo_open=True, hi=1e7,
-                               span=(10.0, 1000.0))
-    peak_rpm: float = param(unit="rpm", doc="speed of the torque peak", lo=100, hi=30000, span=(1000.0, 10000.0))
-    torque_floor: float = param(0.1, doc="the curve never falls below this share of the peak", lo=0, hi=1,
-                                span=(0.0, 1.0))
-    width_below: float = param(unit="rpm", doc="bell width below the peak", lo=10, hi=1e5, span=(100.0, 10000.0))
-    width_above: float = param(unit="rpm", doc="bell width above the peak", lo=10, hi=1e5, span=(100.0, 10000.0))
-    friction_idle: float = param(unit="N m", doc="internal friction at idle", lo=0, hi=1e7, span=(0.0, 200.0))
-    friction_max: float = param(unit="N m", doc="internal friction at the rev limit", lo=0, hi=1e7, span=(0.0, 300.0))
-    rise_rate: float = param(unit="rpm/s", doc="free revving at full throttle", lo=0, lo_open=True, hi=1e6,
-                             span=(100.0, 20000.0))
-    fall_rate: float = param(unit="rpm/s", doc="003: free revving falls this fast off throttle", lo=0, lo_open=True,
-                             hi=1e6, span=(100.0, 20000.0))
-    inertia: float = param(0.2, unit="kg m^2", doc="combined: rotational inertia of crankshaft and flywheel; engine "
-                                                   "speed follows the torque through it", lo=1e-4, hi=100,
-                           span=(0.02, 2.0))
-    stall_rpm: float = param(500.0, unit="rpm", doc="combined: dragged below this speed the engine stalls (the start "
-                                                    "key restarts it)", lo=0, hi=1e5, span=(0.0, 2000.0))
-
-    def check(self) -> str | None:
-        if not self.idle_rpm < self.rev_limit:
-            return f"idle_rpm = {self.idle_rpm:g}: must be below rev_limit ({self.rev_limit:g})"
-        if self.limiter_band >= self.rev_limit - self.idle_rpm:
-            return f"limiter_band = {self.limiter_band:g}: must be narrower than the range from idle to the rev limit"
-        if self.stall_rpm >= self.idle_rpm - self.limiter_band:
-            return (f"stall_rpm = {self.stall_rpm:g}: must be below idle_rpm - limiter_band "
-                    f"({self.idle_rpm - self.limiter_band:g}), where the idle control gives full torque")
-        return None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClutchParams:
-    """003: capacity, and the automatic clutch that holds the engine near idle at low speed."""
-
-    capacity: float = param(unit="N m", doc="003: torque the fully engaged clutch can pass", lo=0, lo_open=True, hi=1e7,
-                            span=(10.0, 2000.0))
-    auto_speed: float = param(unit="m/s", doc="003: below this speed the clutch is automatic", lo=0, hi=1000,
-                              span=(0.0, 10.0))
-    auto_band: float = param(0.5, unit="m/s", doc="the automatic clutch hands over to the pedal over this band", lo=0,
-                             lo_open=True, hi=1000, span=(0.05, 3.0))
-    auto_rpm_band: float = param(unit="rpm", doc="003: auto engagement = (rpm - idle) / this", lo=1, hi=30000,
-                                 span=(100.0, 3000.0))
-    sync_time: float = param(unit="s",
-                             doc="at engagement e the engine closes on the drivetrain's speed at -ln(1-e)/this",
-                             lo=1e-4, hi=10, span=(0.001, 0.5))
-    auto_rate: float = param(4.0, unit="1/s", doc="how fast the automatic clutch can engage (it lets go at once)",
-                             lo=0.01, hi=1000, span=(0.1, 50.0))
-
-    def check(self) -> str | None:
-        if self.auto_band > self.auto_speed > 0:
-            return f"auto_band = {self.auto_band:g}: must not exceed auto_speed ({self.auto_speed:g})"
-        return None
-
-
-@dataclass(frozen=True, kw_only=True)
-class GearboxParams:
-    """003: ratios and the rule that a shift needs the clutch pressed."""
-
-    ratios: list[float] = param(doc="forward gear ratios, 1st first", lo=0.01, hi=100, span=(0.3, 6.0))
-    reverse: float = param(unit="", doc="reverse ratio (negative)", lo=-100, hi=-0.01, span=(-6.0, -0.5))
-    final_drive: float = param(doc="final drive ratio", lo=0.1, hi=100, span=(1.0, 8.0))
-    shift_clutch: float = param(0.9, doc="clutch pedal position a shift needs", lo=0, hi=1, span=(0.0, 1.0))
-
-
-@dataclass(frozen=True, kw_only=True)
-class TyreParams:
-    """003: Pacejka magic-formula lateral force, drive grip limit and sliding."""
-
-    b_front: float = param(unit="1/rad", doc="Pacejka stiffness factor B, front", lo=0.01, hi=100, span=(0.1, 20.0))
-    b_rear: float = param(unit="1/rad", doc="Pacejka stiffness factor B, rear", lo=0.01, hi=100, span=(0.1, 20.0))
-    c: float = param(doc="Pacejka shape factor C", lo=0.01, hi=10, span=(0.5, 3.0))
-    e: float = param(doc="Pacejka curvature factor E", lo=-100, hi=1, span=(-2.0, 1.0))
-    mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0.01, hi=10, span=(0.1, 2.5))
-    traction_mu: float = param(doc="003: the drive force is limited to this times the driven axle's load", lo=0.01,
-                               hi=10, span=(0.1, 2.5))
-    spin_fraction: float = param(doc="003: share of the grip limit that reaches the road while the wheels spin", lo=0,
-                                 hi=1, span=(0.0, 1.0))
-    slide_fraction: float = param(doc="grip of the locked rear wheels (handbrake) as a share of the peak", lo=0, hi=1,
-                                  span=(0.0, 1.0))
-    lateral_share: float = param(1.0, doc="combined: the lateral peak as a share of mu (the friction ellipse's "
-                                          "other axis)", lo=0, lo_open=True, hi=1.5, span=(0.5, 1.2))
-    b_long: float = param(12.0, unit="", doc="combined: Pacejka stiffness factor B of the longitudinal curve "
-                                             "(per unit of slip ratio)", lo=0.01, hi=1000, span=(1.0, 40.0))
-    c_long: float = param(1.65, doc="combined: Pacejka shape factor C of the longitudinal curve", lo=0, lo_open=True,
-                          hi=2, hi_open=True, span=(0.5, 1.99))
-    e_long: float = param(0.4, doc="combined: Pacejka curvature factor E of the longitudinal curve", lo=-100, hi=1,
-                          span=(-2.0, 1.0))
-
-
-@dataclass(frozen=True, kw_only=True)
-class AeroParams:
-    """002: aerodynamic drag and rolling resistance."""
-
-    cd: float = param(doc="002: drag coefficient", lo=0, hi=10, span=(0.0, 1.5))
-    frontal_area: float = param(unit="m^2", doc="002: frontal area", lo=0, hi=1e4, span=(0.0, 5.0))
-    air_density: float = param(unit="kg/m^3", doc="002: density of air (1.29)", lo=0, hi=100, span=(0.0, 2.0))
-    rolling: float = param(unit="N s/m", doc="002: rolling resistance C_rr (about 30 * C_drag)", lo=0, hi=1e7,
-                           span=(0.0, 100.0))
-
-
-@dataclass(frozen=True, kw_only=True)
-class BrakeParams:
-    """Service brake, and the kinematic handbrake's speed cap."""
-
-    force: float = param(unit="N", doc="brake force at full pedal", lo=0, hi=1e8, span=(0.0, 30000.0))
-    handbrake_speed: float = param(0.0, unit="m/s", doc="001: speed cap while the handbrake is on (0: no cap)", lo=0,
-                                   hi=1e5, span=(0.0, 500.0))
-    front_share: float = param(0.65, doc="combined: share of the brake torque on the front axle", lo=0, hi=1,
-                               span=(0.0, 1.0))
-    abs: int = param(0, doc="combined: 1 = anti-lock brakes keep each braked wheel's slip near the tyre's peak, "
-                            "0 = the wheels lock when the brake beats the road", lo=0, hi=1, span=(0, 1))
-
+__all__ = ["COMBINED", "DYNAMIC", "KINEMATIC", "SIMPLE", "CarParams", "ParamError", "ParamInfo"]
 
 # Fields that only one model kind uses; the loader refuses them for the other kind.
 ONLY_FOR = {
@@ -275,8 +60,15 @@ ONLY_FOR = {
     "model.slip_speed": DYNAMIC,
     "engine.inertia": DYNAMIC,
     "engine.stall_rpm": DYNAMIC,
+    "engine.idle_authority": DYNAMIC,
+    "engine.starter_torque": DYNAMIC,
+    "engine.starter_rpm": DYNAMIC,
+    "engine.firing_rpm": DYNAMIC,
     "brakes.front_share": DYNAMIC,
     "brakes.abs": DYNAMIC,
+    "brakes.abs_slip": DYNAMIC,
+    "brakes.abs_rear_margin": DYNAMIC,
+    "brakes.abs_select_low": DYNAMIC,
 }
 
 
@@ -295,6 +87,7 @@ class CarParams:
     clutch: ClutchParams | None = None
     gearbox: GearboxParams | None = None
     tyres: TyreParams | None = None
+    aids: AidParams | None = None
 
     @property
     def manual(self) -> bool:
@@ -347,6 +140,8 @@ class CarParams:
             return "[tyres]: missing group (a dynamic car needs its tyres)"
         if self.kind == KINEMATIC and self.tyres is not None:
             return "[tyres]: not used by a kinematic car"
+        if self.kind == KINEMATIC and self.aids is not None:
+            return "[aids]: not used by a kinematic car"
         if self.kind == DYNAMIC and self.model.traction == COMBINED and self.manual and self.body.driven_axle != "rear":
             return ("body.driven_axle = 'all': the combined model drives one axle from an engine "
                     "(use 'rear', or model.traction = 'simple')")

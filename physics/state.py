@@ -38,6 +38,8 @@ class State:
     wheel_front: float  # [rad/s] front axle's wheel speed (combined model; rolling speed otherwise)
     wheel_rear: float  # [rad/s] rear axle's wheel speed
     stalled: bool  # the engine has stalled (combined model); the start key restarts it
+    tcs: float  # [0..1] share of the engine's torque traction control cuts (combined model)
+    backwards: bool  # the car travels backwards along itself: the sign of the speed channel (body.travels_backwards)
     up_held: bool  # gear_up key held on the previous frame
     down_held: bool
     up_pending: bool  # a gear_up press waiting for the clutch

@@ -21,6 +21,7 @@ from collections import namedtuple
 
 from . import (
     aero,
+    aids,
     blend,
     body,
     brakes,
@@ -129,7 +130,7 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     beta = beta * (1.0 if p.reference_com else 0.0)
     speed = brakes.sign(s.vx) * math.hypot(s.vx, s.vy)
     d = drivetrain(p, s, c, s.vx, dt)
-    drag, _, rolling = aero.resistances(speed, 0.0, p.c_drag, p.aero_rolling, mass, dt)
+    drag, _, rolling = aero.resistances(speed, 0.0, p, mass, dt)
     other = d.demand + drag + rolling
     brake = brakes.hold(speed, other, d.brake_share * p.brakes_force, mass, dt)
     cap = p.brakes_handbrake_speed * (1.0 if c.handbrake else 0.0)
@@ -173,6 +174,7 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     new.wheel_front = vx / p.body_wheel_radius
     new.wheel_rear = new.wheel_front
     new.stalled = False
+    new.tcs = 0.0
     carry_controls(s, u, c, d, new)
 
 
@@ -220,7 +222,7 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     if locked:  # locked rear wheels pass no drive and do not spin
         spinning = False
         force = force * 0.0
-    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p.c_drag, p.aero_rolling, mass, dt)
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt)
     dyn = 1.0 - w
     # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
     # gains no energy from the step (explicit m vy r terms would, at high yaw rates).
@@ -299,28 +301,39 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     new.wheel_front = vx / p.body_wheel_radius
     new.wheel_rear = new.wheel_front
     new.stalled = False
+    new.tcs = 0.0
     carry_controls(s, u, c, d, new)
 
 
 @scalar
-def grip_drive(p, s, c, dt):
+def grip_drive(p, s, c, cranking, kappa, dt):
     """Combined model: the engine's torque, the clutch's capacity and the overall ratio, or 002's direct drive.
 
-    Returns (Drivetrain for the telemetry, engine torque, clutch capacity [N m], drive torque of a
-    direct-drive car at its wheels [N m]).
+    Traction control cuts the throttle by what the driven wheels' slip ratio ``kappa`` asks
+    (physics.aids.tcs_cut). Returns (Drivetrain for the telemetry, engine torque, clutch capacity
+    [N m], drive torque of a direct-drive car at its wheels [N m], the share traction control cut).
     """
     if not p.manual:
-        demand, brake_share, reversing = drive.direct(c.throttle, c.brake, s.vx, p)
+        cut = aids.tcs_cut(p, kappa, 1.0, s.tcs, dt)
+        demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut), c.brake, s.vx, p)
         d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
                        demand * p.body_wheel_radius, 0.0, 0.0)
-        return d, 0.0, 0.0, demand * p.body_wheel_radius
+        return d, 0.0, 0.0, demand * p.body_wheel_radius, cut
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
-    auto = clutch.automatic(s.auto_clutch, s.rpm, p, dt)
-    engagement = clutch.engagement(c.clutch_pedal, auto, s.vx, p)
-    throttle = engine.limited_throttle(c.throttle, s.rpm, p)
-    torque = engine.governed_torque(throttle, s.rpm, p, s.stalled)
+    if p.clutch_auto_speed > 0.0:
+        auto = clutch.launch(s.auto_clutch, s.rpm, s.vx, p, dt)
+        engagement = min(1.0 - c.clutch_pedal, auto)
+    else:  # a bare manual: the pedal alone
+        auto = 0.0
+        engagement = 1.0 - c.clutch_pedal
+    # Traction control never takes the engine below its idle: it would stall it (cars' engine controls
+    # hand back the torque near idle).
+    cut = aids.tcs_cut(p, kappa, brakes.sign(ratio), s.tcs, dt) if s.rpm > p.engine_idle_rpm + p.engine_limiter_band \
+        else 0.0
+    throttle = engine.limited_throttle(c.throttle, s.rpm, p) * (1.0 - cut)
+    torque = engine.governed_torque(throttle, s.rpm, p, s.stalled, cranking)
     d = Drivetrain(0.0, c.brake, float(c.gear), ratio, engagement, throttle, torque, 0.0, 0.0, auto)
-    return d, torque, p.clutch_capacity * engagement, 0.0
+    return d, torque, p.clutch_capacity * engagement, 0.0, cut
 
 
 @scalar
@@ -363,7 +376,8 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     kyf, kyr = syf * df / (df * df + wf * wf), syr * dr / (dr * dr + wr * wr)  # [N per L/s] sideways
 
     # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.
-    d, engine_torque, capacity, direct_torque = grip_drive(p, s, c, dt)
+    driven_slip = max(kappa_f, kappa_r) if p.all_driven else kappa_r
+    d, engine_torque, capacity, direct_torque, tcs = grip_drive(p, s, c, u.start, driven_slip, dt)
     full_brake = d.brake_share * p.brakes_force * radius
     brake_f = p.brakes_front_share * full_brake
     brake_r = full_brake - brake_f
@@ -392,8 +406,9 @@ def grip_frame(p, s, u, c, new, out, dt, t):
             drive_r = ratio * engine_torque
             if s.stalled:
                 # A stalled engine only rubs: its friction brakes the wheels it is geared to, and
-                # like a brake it stops them without turning them back (or holds them at rest).
-                drive_r = 0.0
+                # like a brake it stops them without turning them back (or holds them at rest); the
+                # starter, while the key is held, drives them.
+                drive_r = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
                 brake_r = brake_r + abs(ratio) * engine.friction(s.rpm, p)
         else:
             drive_r = ratio * clutch_t
@@ -402,28 +417,66 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     wf_new, wf_free, jf, held_f = wheel.spin(s.wheel_front, drive_f, fxf, kxf, brake_f, radius,
                                                  p.body_wheel_inertia_front, dt)
     # The tyre's force where the wheel starts from (linear in its slope; a lock-up moves it), within the road's grip.
-    fxr_start = min(max(fxr + kxr * radius * (start_r - s.wheel_rear), -p.tyres_mu * load_r), p.tyres_mu * load_r)
-    wr_new, wr_free, jr, held_r = wheel.spin(start_r, drive_r, fxr_start, kxr, brake_r, radius, inertia_r, dt)
+    # A lock-up that carries the wheel past what the tyre can pass leaves it sliding at the limit, where
+    # its force no longer grows with the slip: it turns under the limit alone (physics.wheel.at_limit
+    # below lets it grip again within the frame).
+    fxr_shared = fxr + kxr * radius * (start_r - s.wheel_rear)
+    limit_r = tyre.longitudinal_limit(fyr, load_r, p.tyres_mu, p.tyres_lateral_share)
+    fxr_start = min(max(fxr_shared, -limit_r), limit_r)
+    kxr_w = kxr if fxr_start == fxr_shared else 0.0
+    wr_new, wr_free, jr, held_r = wheel.spin(start_r, drive_r, fxr_start, kxr_w, brake_r, radius, inertia_r, dt)
+    target_f, target_r = aids.abs_targets(p, alpha_f, alpha_r, s.vx * s.yaw_rate)
+    ahead_r = dt * s.accel  # the road's change under the wheels this frame, from the last one's deceleration
+    ahead_f = ahead_r * cos_d
     if p.brakes_abs > 0 and d.brake_share > 0.0:
-        abs_f = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
+        abs_f = wheel.anti_lock(wf_new, wf_free, uf, ahead_f, radius, floor, target_f)
         held_f = held_f or abs_f != wf_new
         wf_new = abs_f
         if not c.handbrake:
-            abs_r = wheel.anti_lock(wr_new, wr_free, ur, radius, floor, p.peak_long)
+            abs_r = wheel.anti_lock(wr_new, wr_free, ur, ahead_r, radius, floor, target_r)
             held_r = held_r or abs_r != wr_new
             wr_new = abs_r
+    # Traction control: with the clutch locked the engine gives up what keeps the driven wheel at its slip
+    # target; a wheel that spins on past tcs_brake_slip (a slipping clutch passes its capacity whatever the
+    # engine's torque) is braked too, up to the brake's full torque on that axle.
+    # Neither takes the engine below what its idle control holds: traction control never stalls it.
+    tcs_on = tcs > 0.0
+    above_idle = not p.manual or s.rpm > p.engine_idle_rpm + p.engine_limiter_band
+    if stuck and not s.stalled and above_idle:
+        direction = brakes.sign(ratio)
+        gross = abs(ratio) * (engine_torque - engine.governed_torque(0.0, s.rpm, p, False, False))
+        take = aids.tcs_torque(p, wr_new, ur, ahead_r, radius, floor, direction, jr, max(gross, 0.0), dt)
+        if take > 0.0:
+            wr_new = wr_new - direction * take * dt / jr
+            wr_free = wr_free - direction * take * dt / jr
+            engine_torque = engine_torque - take / abs(ratio)
+            drive_r = drive_r - direction * take
+            tcs_on = True
+    spin_target = (p.aids_tcs_brake_slip * (brakes.sign(ratio) if p.manual else 1.0)
+                   * (1.0 if p.aids_tcs > 0 and above_idle else 0.0))
+    spin_most_r = dt * (1.0 - p.brakes_front_share) * p.brakes_force * radius / jr
+    tcs_r = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target, spin_most_r)
+    tcs_on = tcs_on or tcs_r != wr_new
+    held_r = held_r or tcs_r != wr_new
+    wr_new = tcs_r
+    if p.all_driven:
+        tcs_f = wheel.anti_spin(wf_new, uf, ahead_f, radius, floor, spin_target,
+                                dt * p.brakes_front_share * p.brakes_force * radius / jf)
+        tcs_on = tcs_on or tcs_f != wf_new
+        held_f = held_f or tcs_f != wf_new
+        wf_new = tcs_f
 
     # The body's velocity and yaw rate in one linearly implicit step with every tyre's slope
     # (physics.body.planar_step): a held wheel adds its tyre's whole longitudinal slope, a free one its
     # slope in series with its inertia (I / I_eff of it); the frame's turn enters as a force would.
-    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p.c_drag, p.aero_rolling, mass, dt)
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt)
     vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
     inertia = p.body_yaw_inertia
     # The tyres' longitudinal forces at the wheels' new speeds, body still frozen (linear in the slope).
     fxf_0 = fxf + kxf * radius * (wf_new - s.wheel_front)
-    fxr_0 = fxr_start + kxr * radius * (wr_new - start_r)  # the line the wheel's own update used
+    fxr_0 = fxr_start + kxr_w * radius * (wr_new - start_r)  # the line the wheel's own update used
     kxf_s = kxf * (1.0 if held_f else p.body_wheel_inertia_front / jf)
-    kxr_s = kxr * (1.0 if held_r else inertia_r / jr)
+    kxr_s = kxr_w * (1.0 if held_r else inertia_r / jr)
     front_y = fxf_0 * sin_d + fyf * cos_d
     dvx, dvy, dr = body.planar_step(mass, inertia,
                                     fxf_0 * cos_d - fyf * sin_d + fxr_0 + drag_x + rolling
@@ -433,8 +486,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     du_f = cos_d * dvx + sin_d * (dvy + lf * dr)  # the road's speed under the front wheel, along it
     fxf_lin = fxf_0 - kxf_s * du_f
     fxr_lin = fxr_0 - kxr_s * dvx
-    limit_f = p.tyres_mu * load_f
-    limit_r = p.tyres_mu * load_r
+    limit_f = tyre.longitudinal_limit(fyf, load_f, p.tyres_mu, p.tyres_lateral_share)
     fxf = min(max(fxf_lin, -limit_f), limit_f)
     fxr = min(max(fxr_lin, -limit_r), limit_r)
     # Where the linearised force passed the road's limit the car gets the limit, not the extrapolation,
@@ -446,15 +498,16 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     vx = s.vx + dvx + (extra_f * cos_d + dt * (fxr - fxr_lin)) / mass
     vy = s.vy + dvy + extra_f * sin_d / mass
     yaw_rate = s.yaw_rate + dr + extra_f * lf * sin_d / inertia
-    if fxr != fxr_lin:
+    if fxr != fxr_lin or kxr_w != kxr:
         v_without = vx - dt * fxr / mass
         wr_new, wr_free, held_r, fxr = wheel.at_limit(start_r, drive_r, fxr, brake_r, radius, inertia_r, ur,
                                                      v_without, mass, dt)
         vx = v_without + dt * fxr / mass
         if p.brakes_abs > 0 and d.brake_share > 0.0 and not c.handbrake:
-            wr_new = wheel.anti_lock(wr_new, wr_free, ur, radius, floor, p.peak_long)
+            wr_new = wheel.anti_lock(wr_new, wr_free, ur, ahead_r, radius, floor, target_r)
+        wr_new = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target, spin_most_r)
     elif not held_r:
-        wr_new = wheel.follow(wr_new, dt * radius * kxr * dvx / jr, brake_r > 0.0)
+        wr_new = wheel.follow(wr_new, dt * radius * kxr_w * dvx / jr, brake_r > 0.0)
     if fxf != fxf_lin:
         before = fxf
         u_end = uf + du_f + extra_f * front_mobility
@@ -466,7 +519,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
         vy = vy + change * sin_d / mass
         yaw_rate = yaw_rate + change * lf * sin_d / inertia
         if p.brakes_abs > 0 and d.brake_share > 0.0:
-            wf_new = wheel.anti_lock(wf_new, wf_free, uf, radius, floor, p.peak_long)
+            wf_new = wheel.anti_lock(wf_new, wf_free, uf, ahead_f, radius, floor, target_f)
     elif not held_f:
         wf_new = wheel.follow(wf_new, dt * radius * kxf * du_f / jf, brake_f > 0.0)
     accel = (vx - vx_turned) / dt
@@ -480,11 +533,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
         else:
             omega_e = omega_e + dt * (engine_torque - clutch_t) / p.engine_inertia
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
-        if not stalled and rpm < p.engine_stall_rpm:
-            stalled = True
-        if stalled and u.start:  # the starter turns it to idle and it runs
-            stalled = False
-            rpm = max(rpm, p.engine_idle_rpm)
+        stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 
     drive_force = (drive_r + drive_f) / radius
     speed = math.hypot(vx, vy)
@@ -532,6 +581,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     out.brake_front = brake_force_f
     out.brake_rear = brake_force_r
     out.stalled = 1.0 if s.stalled else 0.0
+    out.tcs_active = 1.0 if tcs_on else 0.0
 
     new.x = s.x + dt * (vx * cos_h - vy * sin_h)
     new.y = s.y + dt * (vx * sin_h + vy * cos_h)
@@ -545,6 +595,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     new.wheel_front = wf_new
     new.wheel_rear = wr_new
     new.stalled = stalled
+    new.tcs = tcs
     carry_controls(s, u, c, d, new)
 
 
@@ -562,11 +613,13 @@ def rolling_wheels(p, u_front, u_rear, grip_front, grip_rear, brake, out):
     out.brake_front = p.brakes_front_share * brake
     out.brake_rear = brake - out.brake_front
     out.stalled = 0.0
+    out.tcs_active = 0.0
 
 
 @scalar
 def carry_controls(s, u, c, d, new):
-    """The controls and key memory the next frame starts from."""
+    """The controls and key memory the next frame starts from, and the direction of travel."""
+    new.backwards = body.travels_backwards(new.vx, new.vy, s.vx, s.vy, s.backwards)
     new.steer = c.steer
     new.throttle = c.throttle
     new.brake = c.brake
@@ -582,7 +635,7 @@ def carry_controls(s, u, c, d, new):
 @scalar
 def frame_telemetry(p, s, c, d, out, t, curvature):
     """The channels both models share: the state at the frame's start, the controls and the drivetrain."""
-    speed = brakes.sign(s.vx) * math.hypot(s.vx, s.vy)
+    speed = (-1.0 if s.backwards else 1.0) * math.hypot(s.vx, s.vy)
     left, right = steering.ackermann(curvature * p.body_wheelbase, p.body_wheelbase, p.body_track)
     out.t = t
     out.x = s.x

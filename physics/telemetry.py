@@ -27,7 +27,8 @@ class Telemetry:
     x: np.ndarray = channel("m", "position of the reference point, world x")
     y: np.ndarray = channel("m", "position of the reference point, world y")
     heading: np.ndarray = channel("rad", "heading from +x, counter-clockwise", "deg")
-    speed: np.ndarray = channel("m/s", "speed of the reference point, negative in reverse")
+    speed: np.ndarray = channel("m/s", "speed of the reference point |v|, negative while the car travels backwards "
+                                       "(the sign changes only through a standstill, never in a spin)")
     speed_kmh: np.ndarray = channel("km/h", "speed in km/h", si_only=True)
     vx: np.ndarray = channel("m/s", "forward velocity in the car frame")
     vy: np.ndarray = channel("m/s", "leftward velocity in the car frame")
@@ -73,6 +74,7 @@ class Telemetry:
     brake_front: np.ndarray = channel("N", "front brake force (brake torque / wheel radius) acting")
     brake_rear: np.ndarray = channel("N", "rear brake force, handbrake included")
     stalled: np.ndarray = channel("", "engine stalled (1) or running (0)")
+    tcs_active: np.ndarray = channel("", "traction control cutting the engine's torque (1) or not (0)")
 
 
 class TelemetryFrame:

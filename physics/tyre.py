@@ -110,3 +110,15 @@ def combined(kappa, alpha, load, mu, lat_share, b_x, c_x, e_x, peak_x, b_y, c_y,
     if dx > 0.0 and dy > 0.0:
         usage = min(math.sqrt((fx / dx) ** 2 + (fy / dy) ** 2), 1.0)
     return fx, fy, slope_x, slope_y, secant_x, usage
+
+
+@scalar
+def longitudinal_limit(fy, load, mu, lat_share):
+    """The largest longitudinal force [N] the friction ellipse leaves beside the lateral force ``fy``.
+
+    (Fx / (mu Fz))^2 + (Fy / (lat_share mu Fz))^2 <= 1 (physics.tyre.combined's ellipse): a tyre that
+    corners has less to give along the road.
+    """
+    dx = mu * load
+    share = fy / (lat_share * dx) if dx > 0.0 else 0.0
+    return dx * math.sqrt(max(1.0 - share * share, 0.0))

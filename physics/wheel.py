@@ -55,19 +55,43 @@ def hold(omega, capacity, inertia, dt):
 
 
 @scalar
-def anti_lock(omega, omega_free, u, radius, floor, peak):
-    """ABS: the braked wheel kept from turning slower than the tyre's peak slip ratio ``peak`` allows.
+def anti_lock(omega, omega_free, u, ahead, radius, floor, target):
+    """ABS: the braked wheel kept from turning slower than the slip ratio ``target`` allows.
 
-    An ideal, continuous ABS: it lets off the brake just enough that the slip ratio does not pass
-    -peak (braking forwards; +peak backwards), where the longitudinal curve peaks, but never
-    spins the wheel up beyond what it would do with the brake released (``omega_free``). At a
-    crawl the target speed crosses zero and the wheel may lock to stop the car.
+    A continuous ABS: it lets off the brake just enough that the slip ratio does not pass -target
+    (braking forwards; +target backwards), where physics.aids puts it (near the longitudinal
+    curve's peak, lowered when the tyre also corners), but never spins the wheel up beyond what it
+    would do with the brake released (``omega_free``). The slip is held against the road's speed at
+    the frame's end, u + ``ahead`` (the car's last deceleration over dt): at a crawl the frame's own
+    deceleration is a large share of the road's speed, and a wheel held against the start's would
+    end the frame far below the target. Where the road would stop within the frame the wheel may
+    lock to stop the car.
     """
-    d = slip_speed(u, floor)
-    if u > 0.0:
-        return max(omega, min((u - peak * d) / radius, omega_free))
-    if u < 0.0:
-        return min(omega, max((u + peak * d) / radius, omega_free))
+    road = u + ahead
+    if road * u <= 0.0:
+        return omega
+    d = slip_speed(road, floor)
+    if road > 0.0:
+        return max(omega, min((road - target * d) / radius, omega_free))
+    return min(omega, max((road + target * d) / radius, omega_free))
+
+
+@scalar
+def anti_spin(omega, u, ahead, radius, floor, target, most):
+    """Traction control by brake: the driven wheel kept from turning faster than the slip ratio ``target``
+    allows (signed: positive for a drive forwards), braking it by at most ``most`` [rad/s] this frame.
+
+    The mirror of :func:`anti_lock`, against the road's speed at the frame's end, u + ``ahead``; the
+    brake only takes speed away, so the wheel is never turned back past the road.
+    """
+    road = u + ahead
+    d = slip_speed(road, floor)
+    if target > 0.0:
+        limit = (road + target * d) / radius
+        return max(min(omega, limit), omega - most) if omega > limit else omega
+    if target < 0.0:
+        limit = (road + target * d) / radius
+        return min(max(omega, limit), omega + most) if omega < limit else omega
     return omega
 
 
@@ -142,14 +166,17 @@ def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_with
     alone (I d(omega)/dt = T_drive - R Fx) and the car gets the same force. Should that carry the rim
     past the road (``u_without`` is the road's speed at the end without this tyre's force, ``mass``
     what the force accelerates), the tyre grips again within the frame: wheel and road end at one
-    speed and the force is the one that brings them there, less than the limit. The brake then acts
-    as friction on the wheel.
+    speed and the force is the one that brings them there, as long as the road can pass it: a wheel
+    that the drive or a lock-up tears away from the road faster than the grip could hold it slides
+    at the limit (the meeting force is clamped to it). The brake then acts as friction on the wheel.
     """
     free = omega + dt * (drive_torque - radius * force) / inertia
     u_end = u_without + dt * force / mass
     if (free * radius - u_end) * (omega * radius - u_start) < 0.0:
-        force = (radius * omega + radius * dt * drive_torque / inertia - u_without) / (
+        limit = abs(force)
+        meet = (radius * omega + radius * dt * drive_torque / inertia - u_without) / (
             dt * (radius * radius / inertia + 1.0 / mass))
+        force = min(max(meet, -limit), limit)
         free = omega + dt * (drive_torque - radius * force) / inertia
     braked, held = hold(free, brake, inertia, dt)
     return braked, free, held, force

@@ -10,7 +10,7 @@ from physics import Inputs, Simulation
 
 V0 = 100.0 / 3.6
 # Without drag and rolling resistance the tyres alone stop the car: v^2 / (2 mu g) is then a true bound.
-NO_RESISTANCE = {"aero.cd": 0.0, "aero.rolling": 0.0}
+NO_RESISTANCE = {"aero.cd": 0.0, "aero.rolling": 0.0, "aero.rolling_coefficient": 0.0}
 
 
 def stopping_distance(mu: float, abs_on: int, dt: float = 1.0 / 120.0) -> tuple[float, np.recarray]:

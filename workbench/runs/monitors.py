@@ -275,11 +275,9 @@ def _energy(f: Frames, tol: float):
                                  + flywheel * omega ** 2)
         engine_work = f.dt * np.maximum(f["engine_torque"][:-1] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
         work = np.where(combined[:-1] > 0.0, engine_work, work)
-    # The start key spins a stalled engine up to idle at once: the starter's work, not the car's, so a
-    # stretch with a start in it is not judged.
-    started = (f["stalled"][:-1] > 0.0) & (f["stalled"][1:] == 0.0) if combined.any() else np.zeros_like(work, bool)
+    # The starter's torque is part of engine_torque while it cranks: its work counts like the engine's.
     valid = f.valid(pairs=True)
-    coasting = (f["throttle"][:-1] == 0.0) & ~started & valid
+    coasting = (f["throttle"][:-1] == 0.0) & valid
     step_gain = np.where(valid, np.diff(energy, axis=0), 0.0)
     step_allowed = np.where(valid, work, 0.0)
     # Over ENERGY_WINDOW of coasting, and each frame at twice the tolerance: a first-order step may
@@ -405,6 +403,37 @@ def _rest(f: Frames, tol: float):
     return _pad(bad), values
 
 
+def _grip(f: Frames, tol: float):
+    """Each axle's tyre force within the road's grip: on the combined model the resultant of its longitudinal
+    and lateral force within mu Fz (the ellipse's larger axis); on 003's simple rules, which keep the
+    lateral force and the drive force apart, each within its own limit."""
+    if _kinematic(f):
+        return np.zeros(f.shape, dtype=bool), lambda j, i: []
+    mu = f.param(lambda p: p.tyres.mu)
+    combined = f.param(lambda p: 1.0 if p.model.traction == "combined" else 0.0) > 0.0
+    axis = f.param(lambda p: max(1.0, p.tyres.lateral_share))
+    drive_mu = f.param(lambda p: max(p.tyres.mu, p.tyres.traction_mu))
+    all_driven = f.param(lambda p: 1.0 if p.body.driven_axle == "all" else 0.0) > 0.0
+    k = 1.0 + tol
+    out = np.zeros(f.shape, dtype=bool)
+    use = {}
+    for axle in ("front", "rear"):
+        fx, fy, load = f[f"fx_{axle}"], f[f"fy_{axle}"], f[f"load_{axle}"]
+        ellipse = np.hypot(fx, fy) / (mu * axis * load)
+        drive_load = np.where(all_driven, f["load_front"] + f["load_rear"], load)
+        apart = np.maximum(np.abs(fy) / (mu * load), np.abs(fx) / (drive_mu * drive_load))
+        use[axle] = np.where(combined, ellipse, apart)
+        out |= use[axle] > k
+    bad = out & f.valid()
+
+    def values(j, i):
+        return [("front tyre", float(use["front"][j, i]), "x mu Fz"), ("rear tyre", float(use["rear"][j, i]),
+                "x mu Fz"), ("rear force", float(np.hypot(f["fx_rear"][j, i], f["fy_rear"][j, i])), "N"),
+                ("rear load", float(f["load_rear"][j, i]), "N")]
+
+    return bad, values
+
+
 def _rpm(f: Frames, tol: float):
     if not _manual(f):
         return np.zeros(f.shape, dtype=bool), lambda j, i: []
@@ -436,6 +465,8 @@ MONITORS: tuple[Monitor, ...] = (
             "largest speed [m/s], yaw rate [rad/s] or drift per second still counted as rest", _rest),
     Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]", 300.0,
             "rpm allowed above the rev limit", _rpm),
+    Monitor("grip_limit", "no tyre's force beyond the road's grip mu Fz of its axle", 0.02,
+            "share the force may pass mu Fz by (0.02 = 2%)", _grip),
 )
 
 BY_NAME: dict[str, Monitor] = {m.name: m for m in MONITORS}

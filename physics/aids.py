@@ -1,0 +1,84 @@
+"""Driver aids of the combined model: the anti-lock brakes' slip targets and traction control.
+
+``p`` is one car's parameter record (physics.records.PARAMS).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .jit import scalar
+
+
+@scalar
+def cornering_share(alpha, peak):
+    """How much of a tyre's lateral peak its slip angle uses, |alpha| / alpha_peak (normalised combined slip)."""
+    return abs(alpha) / peak
+
+
+@scalar
+def ellipse(lateral):
+    """The share of a tyre's longitudinal slip that its friction ellipse leaves at normalised slip angle
+    ``lateral``: sqrt(1 - lateral^2), 0 past the lateral peak.
+
+    With normalised combined slip (physics.tyre.combined) the resultant sqrt(k^2 + a^2) runs the
+    pure-slip curves: a wheel braked to k = sqrt(1 - a^2) of its peak slip keeps the resultant at the
+    peak, and any more braking only costs lateral grip.
+    """
+    return math.sqrt(max(1.0 - lateral * lateral, 0.0))
+
+
+@scalar
+def abs_targets(p, alpha_f, alpha_r, lateral_accel):
+    """ABS slip-ratio targets (magnitudes) of the front and the rear axle.
+
+    Each is ``abs_slip`` of the peak slip on a straight, lowered by the lateral demand on its own tyre
+    (:func:`ellipse`). The rear's slip angle counts ``abs_rear_margin`` times, so it lets go before
+    its lateral peak, and with ``abs_select_low`` the rear axle is braked to what its inner wheel can
+    take: that wheel carries 1 - 2 h a_y / (g t) of the axle's mean load (lateral load transfer in
+    proportion to the axle loads) and would lock first.
+    """
+    straight = p.peak_long * p.brakes_abs_slip
+    front = straight * ellipse(cornering_share(alpha_f, p.peak_front))
+    rear = straight * ellipse(p.brakes_abs_rear_margin * cornering_share(alpha_r, p.peak_rear))
+    if p.brakes_abs_select_low > 0:
+        inner = 1.0 - 2.0 * p.body_cg_height * abs(lateral_accel) / (p.model_gravity * p.body_track)
+        rear = rear * min(max(inner, 0.0), 1.0)
+    return front, rear
+
+
+@scalar
+def tcs_cut(p, kappa, direction, previous, dt):
+    """Traction control's cut of the throttle: the share of the engine's torque cut, 0..1, for the driven
+    wheels' slip ratio ``kappa`` at the frame's start (what a wheel spinning with the clutch slipping needs:
+    the engine's torque then reaches the wheel only later, through the engine's speed).
+
+    The cut grows by ``tcs_gain`` per unit of slip beyond ``tcs_slip`` in the direction the
+    drivetrain drives (``direction``: 1 forwards, -1 in reverse), at once, as an engine intervention
+    (ignition and throttle) does, and gives the torque back at most ``tcs_recovery`` per second from
+    the cut it had (``previous``): a cut released at once would let the wheels break loose again a
+    frame later. A wheel slower than the road is the brakes' business.
+    """
+    if p.aids_tcs <= 0:
+        return 0.0
+    asked = min(max(p.aids_tcs_gain * (direction * kappa - p.aids_tcs_slip), 0.0), 1.0)
+    return max(asked, previous - p.aids_tcs_recovery * dt)
+
+
+@scalar
+def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available, dt):
+    """Traction control holding the slip: the drive torque [N m at the wheel] the engine gives up this frame,
+    at most ``available``, so that a driven wheel locked to the engine ends the frame at ``tcs_slip``.
+
+    ``omega`` is the wheel's speed at the frame's end with the engine's whole torque and ``inertia``
+    what that update moved (wheel and engine, the tyre's slope included). Solved within the frame,
+    it does not depend on dt, as an ideal continuous controller would not.
+    """
+    if p.aids_tcs <= 0 or direction == 0.0:
+        return 0.0
+    road = u + ahead
+    hold = (road + direction * p.aids_tcs_slip * max(abs(road), floor)) / radius
+    excess = direction * (omega - hold)
+    if excess <= 0.0:
+        return 0.0
+    return min(excess * inertia / dt, available)

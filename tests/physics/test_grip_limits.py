@@ -1,0 +1,230 @@
+"""The road car at its limits: ABS in a bend, every tyre force within grip, the idle control, the starter,
+a road tyre's rolling resistance, traction control and a speed channel that does not jump in a spin.
+
+Expected values come from closed forms written out here (v^2 / (2 mu g), the coast-down's force balance,
+the starter's torque line), never from the model's own functions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from grip_drivers import RPM_PER_RAD_S, G, SpeedHold, drive, first_index, flying_start, sedan
+
+from physics import Inputs, Simulation
+from physics.engine import governed_torque
+from physics.records import param_records
+
+DT = 1.0 / 120.0
+BARE_MANUAL = {"clutch.auto_speed": 0.0}
+
+
+def steady_bend(car, speed: float, lateral_g: float, dt: float = DT):
+    """A Simulation in a steady turn at ``lateral_g`` and ``speed`` (the steer found by iteration), and that steer."""
+    share = 0.06 * lateral_g / 0.5
+    for _ in range(6):
+        sim = Simulation(car, n=1, dt=dt)
+        flying_start(sim, speed, 3)
+        run = drive(sim, 6.0, SpeedHold(speed, dt, share))
+        share *= lateral_g * G / np.mean(run.accel_lat[-60:])
+    return sim, share
+
+
+def brake_in_the_bend(lateral_g: float, **changes) -> np.recarray:
+    sim, share = steady_bend(sedan(**changes), 25.0, lateral_g)
+    return drive(sim, 6.0, lambda t, tel: Inputs.from_keys(1, {"clutch"}, brake_pedal=1.0, steer=share))
+
+
+@pytest.mark.parametrize("lateral_g", [0.5, 0.7])
+def test_abs_keeps_the_car_on_its_line_braking_in_a_bend(lateral_g):
+    run = brake_in_the_bend(lateral_g)
+    assert np.degrees(np.abs(run.beta)).max() < 5.0
+    assert abs(run.speed[-1]) < 1e-3
+    assert np.degrees(run.heading[-1] - run.heading[0]) > 10.0  # it still turns: steerable
+
+
+def test_each_abs_choice_is_what_keeps_it_straight():
+    """Without the rear's reserve and select-low, the same full stop at 0.7 g spins the car."""
+    run = brake_in_the_bend(0.7, **{"brakes.abs_rear_margin": 1.0, "brakes.abs_select_low": 0})
+    assert np.degrees(np.abs(run.beta)).max() > 45.0
+
+
+@pytest.mark.parametrize("mu", [1.0, 0.5, 0.2])
+def test_straight_stops_with_abs_within_8_percent_of_the_tyres_limit(mu):
+    """From 100 km/h, drag and rolling resistance off: 1.00-1.08 times v^2 / (2 mu g)."""
+    car = sedan(**{"tyres.mu": mu, "aero.cd": 0.0, "aero.rolling_coefficient": 0.0})
+    sim = Simulation(car, n=1, dt=DT)
+    v = 100.0 / 3.6
+    flying_start(sim, v, 4)
+    run = drive(sim, 2.5 * v / (mu * G), lambda t, tel: Inputs.from_keys(1, {"clutch"}, brake_pedal=1.0))
+    stop = first_index(np.abs(run.vx) < 1e-3)
+    ratio = (run.x[stop] - run.x[0]) / (v * v / (2.0 * mu * G))
+    assert 1.0 <= ratio <= 1.08
+
+
+@pytest.mark.parametrize("dt", [1 / 30, 1 / 60, 1 / 120, 1 / 240, 1 / 480])
+def test_a_dropped_clutch_at_120_brakes_within_the_rear_tyres_grip(dt):
+    """4th to 1st at 120 km/h, the clutch dropped in one frame: no frame's rear force beyond 1.02 mu Fz."""
+    car = sedan()
+    sim = Simulation(car, n=1, dt=dt)
+    flying_start(sim, 120.0 / 3.6, 4)
+
+    def driver(t, tel):
+        if t < 0.3:
+            return Inputs.from_keys(1, {"clutch"}, gear=1)
+        return Inputs.from_keys(1, set(), clutch_pedal=0.0)
+
+    run = drive(sim, 1.0, driver)
+    force = np.hypot(run.fx_rear, run.fy_rear)
+    assert np.all(force <= 1.02 * car.tyres.mu * run.load_rear)
+    assert force.max() > 0.9 * car.tyres.mu * run.load_rear.min()  # the tyre does brake at its limit
+    decel = -np.diff(run.vx) / dt
+    assert decel.max() < car.tyres.mu * G * 0.62  # the rear's share of the weight, with drag
+
+
+def test_the_idle_control_adds_its_authority_and_no_more():
+    car = sedan()
+    rec = param_records([car])[0]
+    e = car.engine
+    far_below = governed_torque(0.0, e.idle_rpm - 3 * e.limiter_band, rec, False, False)
+    assert far_below == pytest.approx(e.idle_authority * e.peak_torque)  # net of the friction it also carries
+    assert governed_torque(1.0, e.idle_rpm - 3 * e.limiter_band, rec, False, False) > 4 * far_below  # the foot
+    at_idle = governed_torque(0.0, e.idle_rpm, rec, False, False)
+    assert at_idle == pytest.approx(0.0, abs=1e-9)  # it carries its friction at idle, no more
+
+
+def test_a_clutch_let_go_in_second_at_idle_stalls_a_bare_manual_on_the_spot():
+    sim = Simulation(sedan(**BARE_MANUAL), n=1, dt=DT)
+    sim.state.clutch_pedal[:] = 1.0
+    run = drive(sim, 4.0, lambda t, tel: Inputs.from_keys(1, {"clutch"} if t < 1.0 else set(), gear=2))
+    after = run.t >= 1.0
+    stall = first_index(after & (run.stalled > 0.0))
+    assert run.t[stall] - 1.0 <= 0.5
+    assert run.x[-1] <= 0.3
+    assert run.slip_ratio_rear[after].max() < 0.2
+
+
+def test_a_dead_engine_in_gear_drags_the_car_to_rest():
+    car = sedan(**BARE_MANUAL)
+    sim = Simulation(car, n=1, dt=DT)
+    v = 5.0 / 3.6
+    flying_start(sim, v, 1)
+    sim.state.stalled[:] = True
+    run = drive(sim, 4.0, lambda t, tel: Inputs.from_keys(1, set()))
+    assert np.all(run.stalled == 1.0)
+    assert abs(run.speed[int(round(3.0 / DT))]) < 1e-3
+
+
+def test_the_starter_cranks_along_its_torque_line_and_fires_the_engine():
+    """Clutch pressed, the start key held: the engine speed rises by (starter - friction) / inertia a frame."""
+    car = sedan(**BARE_MANUAL)
+    e = car.engine
+    sim = Simulation(car, n=1, dt=DT)
+    sim.state.stalled[:] = True
+    sim.state.rpm[:] = 0.0
+    sim.state.clutch_pedal[:] = 1.0
+    run = drive(sim, 1.5, lambda t, tel: Inputs.from_keys(1, {"clutch", "start"} if t < 0.6 else {"clutch"}))
+    omega = run.rpm / RPM_PER_RAD_S
+    k = 3
+    torque = e.starter_torque * (1.0 - run.rpm[k] / e.starter_rpm) - e.friction_idle
+    assert omega[k + 1] - omega[k] == pytest.approx(DT * torque / e.inertia, rel=1e-6)
+    assert np.diff(run.rpm).max() < DT * (e.starter_torque + e.idle_authority * e.peak_torque) / e.inertia \
+        * RPM_PER_RAD_S  # no jump to idle
+    fired = first_index(run.stalled == 0.0)  # the first frame that starts with the engine running
+    assert run.rpm[fired - 1] < e.firing_rpm <= run.rpm[fired]
+    assert run.rpm[-1] == pytest.approx(e.idle_rpm, abs=20.0)
+
+
+def test_the_starter_creeps_the_car_in_gear_with_the_clutch_out():
+    car = sedan(**BARE_MANUAL)
+    sim = Simulation(car, n=1, dt=DT)
+    sim.state.stalled[:] = True
+    sim.state.rpm[:] = 0.0
+    run = drive(sim, 2.0, lambda t, tel: Inputs.from_keys(1, {"start"}, gear=2))
+    assert 0.2 < run.speed.max() < 2.0  # a creep, not a launch
+    assert np.diff(run.rpm).max() < 20.0
+
+
+@pytest.mark.parametrize("kmh", [100.0, 60.0])
+def test_coast_down_is_drag_plus_a_road_tyres_rolling_resistance(kmh):
+    """a = -(0.5 rho Cd A v^2 + C_rr m g) / (m + (I_f + I_r) / r^2), within 3%."""
+    car = sedan()
+    sim = Simulation(car, n=1, dt=DT)
+    v = kmh / 3.6
+    flying_start(sim, v, 4)
+    run = drive(sim, 1.0, lambda t, tel: Inputs.from_keys(1, {"clutch"}))
+    k = int(round(0.5 / DT))
+    a, b = car.aero, car.body
+    force = 0.5 * a.air_density * a.cd * a.frontal_area * run.vx[k] ** 2 + a.rolling_coefficient * b.mass * G
+    m_eff = b.mass + (b.wheel_inertia_front + b.wheel_inertia_rear) / b.wheel_radius**2
+    assert run.accel_long[k] == pytest.approx(-force / m_eff, rel=0.03)
+    assert run.rolling_force[k] == pytest.approx(-a.rolling_coefficient * b.mass * G, rel=1e-9)
+
+
+def test_rolling_resistance_passes_a_standstill_smoothly():
+    car = sedan()
+    sim = Simulation(car, n=1, dt=DT)
+    flying_start(sim, 0.5, 1)
+    run = drive(sim, 6.0, lambda t, tel: Inputs.from_keys(1, {"clutch"}))
+    assert abs(run.speed[-1]) < 1e-9 and abs(run.rolling_force[-1]) < 1e-9  # at rest: no force
+    assert np.all(np.diff(run.rolling_force) >= -1e-9)  # it only shrinks toward rest, never flips
+
+
+def keyboard_launch(tcs: int, seconds: float = 8.0) -> np.recarray:
+    """Full throttle from the keyboard; a shift at 6,700 rpm with the clutch key (0.3 s)."""
+    sim = Simulation(sedan(**{"aids.tcs": tcs}), n=1, dt=DT)
+    shift = []
+
+    def driver(t, tel):
+        if tel is not None and not shift and tel.rpm[0] > 6700.0 and tel.clutch[0] > 0.95:
+            shift.append(t)
+        if shift and t - shift[0] < 0.3:
+            return Inputs.from_keys(1, {"clutch", "gear_up"} if 0.1 <= t - shift[0] < 0.2 else {"clutch"})
+        return Inputs.from_keys(1, {"throttle"})
+
+    return drive(sim, seconds, driver)
+
+
+def test_traction_control_launches_the_sedan_like_a_road_car():
+    run = keyboard_launch(1)
+    hundred = first_index(run.speed_kmh >= 100.0)
+    assert 4.5 <= run.t[hundred] <= 5.8
+    assert run.slip_ratio_rear[(run.t > 0.3) & (run.t < run.t[hundred])].max() < 0.25
+    assert run.tcs_active.max() == 1.0
+
+
+def test_without_traction_control_the_burnout_is_still_there():
+    sim = Simulation(sedan(**{"aids.tcs": 0}), n=1, dt=DT)
+    run = drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, {"throttle"}))
+    assert run.slip_ratio_rear[(run.t > 0.5) & (run.t < 2.0)].min() > 1.0
+    assert run.tcs_active.max() == 0.0
+
+
+def test_speed_does_not_jump_when_a_spinning_car_turns_through_sideways():
+    sim = Simulation(sedan(**{"brakes.abs": 0}), n=1, dt=DT)
+    flying_start(sim, 20.0, 3)
+    run = drive(sim, 4.0, lambda t, tel: Inputs.from_keys(1, {"handbrake"} if t < 1.5 else set(), steer=1.0))
+    assert (run.vx[:-1] * run.vx[1:] < 0.0).any()  # the car does turn through sideways
+    size = np.hypot(run.vx, run.vy)
+    velocity_change = np.hypot(np.diff(run.vx), np.diff(run.vy))
+    assert np.all(np.abs(np.diff(run.speed)) <= velocity_change + 1e-9)
+    assert np.allclose(np.abs(run.speed), size)
+
+
+def test_speed_is_negative_reversing_from_rest_and_through_a_stop():
+    sim = Simulation(sedan(), n=1, dt=DT)
+    run = drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, set(), throttle_pedal=0.3, gear=-1))
+    assert run.speed[-1] < -1.0 and run.vx[-1] < 0.0
+    sim.reset()
+    flying_start(sim, 2.0, 1)
+
+    def driver(t, tel):  # braked to a stop with the clutch pressed, then reverse and some throttle
+        if t < 1.5:
+            return Inputs.from_keys(1, {"clutch"}, brake_pedal=0.5)
+        return Inputs.from_keys(1, set(), throttle_pedal=0.3, gear=-1)
+
+    run = drive(sim, 4.0, driver)
+    assert run.speed[0] > 0.0 and run.speed[-1] < 0.0
+    assert math.isclose(abs(run.speed[-1]), math.hypot(run.vx[-1], run.vy[-1]))
