@@ -82,3 +82,34 @@ def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available,
     if excess <= 0.0:
         return 0.0
     return min(excess * inertia / dt, available)
+
+
+@scalar
+def yaw_reference(p, vx, steer):
+    """The yaw rate [rad/s] the driver asks for: the linear bicycle's steady response vx tan(delta) / (L + K vx^2)
+    (K the understeer gradient of the car's own cornering stiffnesses), no more than the road's mu g / |vx|."""
+    asked = vx * math.tan(steer) / (p.body_wheelbase + p.understeer * vx * vx)
+    most = p.tyres_mu * p.model_gravity / max(abs(vx), 1e-3)
+    return min(max(asked, -most), most)
+
+
+@scalar
+def esc_torques(p, vx, yaw_rate, steer):
+    """Stability control's brake torques [N m] on fl, fr, rl and rr.
+
+    The yaw rate beyond :func:`yaw_reference` by more than ``esc_threshold`` is corrected by one wheel's
+    brake, ``esc_gain`` per rad/s of the excess: a car yawing too far into a left turn (oversteer) gets
+    its outer (right) front wheel braked, one yawing too little (understeer) its inner (left) rear, and
+    the mirror in a right turn. Off below 3 m/s, where the bicycle reference means little.
+    """
+    if p.aids_esc <= 0 or abs(vx) < 3.0:
+        return 0.0, 0.0, 0.0, 0.0
+    ref = yaw_reference(p, vx, steer)
+    error = (yaw_rate - ref) * (1.0 if vx > 0.0 else -1.0)
+    excess = abs(error) - p.aids_esc_threshold
+    if excess <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0
+    torque = p.aids_esc_gain * excess
+    if error > 0.0:  # yawing further left than asked: a clockwise moment from a right wheel
+        return (0.0, torque, 0.0, 0.0) if ref >= 0.0 else (0.0, 0.0, 0.0, torque)
+    return (torque, 0.0, 0.0, 0.0) if ref <= 0.0 else (0.0, 0.0, torque, 0.0)

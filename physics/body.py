@@ -104,3 +104,17 @@ def planar_step(mass, inertia, x_force, y_force, moment, kx_front, kx_rear, ky_f
     c33 = a11 * a22 - a12 * a12
     return ((c11 * b1 + c12 * b2 + c13 * b3) / det, (c12 * b1 + c22 * b2 + c23 * b3) / det,
             (c13 * b1 + c23 * b2 + c33 * b3) / det)
+
+
+@scalar
+def solve3(a11, a12, a13, a22, a23, a33, b1, b2, b3):
+    """x of the symmetric positive definite 3 x 3 system A x = b, by Cramer's rule."""
+    c11 = a22 * a33 - a23 * a23
+    c12 = a13 * a23 - a12 * a33
+    c13 = a12 * a23 - a13 * a22
+    det = a11 * c11 + a12 * c12 + a13 * c13
+    c22 = a11 * a33 - a13 * a13
+    c23 = a12 * a13 - a11 * a23
+    c33 = a11 * a22 - a12 * a12
+    return ((c11 * b1 + c12 * b2 + c13 * b3) / det, (c12 * b1 + c22 * b2 + c23 * b3) / det,
+            (c13 * b1 + c23 * b2 + c33 * b3) / det)

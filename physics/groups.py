@@ -15,6 +15,8 @@ KINEMATIC = "kinematic"
 DYNAMIC = "dynamic"
 SIMPLE = "simple"
 COMBINED = "combined"
+SINGLE_TRACK = "single_track"
+FOUR_WHEEL = "four_wheel"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +44,13 @@ class ModelParams:
                                                    "crawl the tyres act as dampers", lo=1e-3, hi=1e3,
                               span=(0.1, 5.0))
 
+    layout: str = param(SINGLE_TRACK, doc="single_track: one tyre per axle (the bicycle); four_wheel: a tyre per "
+                                          "corner with lateral load transfer, roll, differentials and per-wheel "
+                                          "brakes (needs traction = combined)", choices=(SINGLE_TRACK, FOUR_WHEEL))
+
     def check(self) -> str | None:
+        if self.layout == FOUR_WHEEL and self.traction != COMBINED:
+            return f"layout = {self.layout!r}: the four-wheel car runs on the combined tyres (traction = 'combined')"
         if self.blend_high <= self.blend_low:
             return f"blend_high = {self.blend_high:g}: must be above blend_low ({self.blend_low:g})"
         return None
@@ -98,6 +106,8 @@ class SteeringParams:
                         span=(0.1, 10.0), display="deg/s")
     handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)", lo=0,
                                        hi=1000, span=(0.0, 5.0))
+    ackermann: float = param(1.0, doc="four_wheel: share of the Ackermann geometry the front wheels follow (0: "
+                                      "parallel, 1: both point at the turn centre)", lo=-1.0, hi=1.5, span=(0.0, 1.2))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -232,6 +242,12 @@ class TyreParams:
                           hi=2, hi_open=True, span=(0.5, 1.99))
     e_long: float = param(0.4, doc="combined: Pacejka curvature factor E of the longitudinal curve", lo=-100, hi=1,
                           span=(-2.0, 1.0))
+    cornering_load: float = param(0.0, doc="four_wheel: Pacejka's p_Ky2: the cornering stiffness grows with the load "
+                                           "as sin(2 atan(Fz / (p_Ky2 Fz_static))), saturating (0: in proportion)",
+                                  lo=0.0, hi=20.0, span=(0.0, 5.0))
+    load_sensitivity: float = param(0.0, doc="four_wheel: the tyre's friction falls by this share for each static "
+                                             "load of extra load (mu (1 - s (Fz / Fz_static - 1)))", lo=0.0, hi=0.5,
+                                    span=(0.0, 0.4))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -275,7 +291,8 @@ class BrakeParams:
 
 @dataclass(frozen=True, kw_only=True)
 class AidParams:
-    """combined: driver aids beyond ABS (which is brakes.abs): traction control."""
+    """combined: driver aids beyond ABS (which is brakes.abs): traction control, and stability control on the
+    four-wheel car."""
 
     tcs: int = param(0, doc="1 = traction control holds the driven wheels' slip at tcs_slip by the engine's torque "
                             "and brakes a wheel that spins past tcs_brake_slip", lo=0, hi=1, span=(0, 1))
@@ -294,3 +311,59 @@ class AidParams:
     tcs_recovery: float = param(3.0, unit="1/s", doc="how fast traction control gives a cut torque back (3: all of "
                                                      "it in a third of a second)", lo=0.01, hi=1000.0,
                                 span=(0.1, 50.0))
+
+    # Stability control (four_wheel): the yaw rate the driver asks for is the linear bicycle's, capped by what
+    # the road can give; a car yawing faster (oversteer) gets its outer front wheel braked, one yawing slower
+    # (understeer) its inner rear wheel (van Zanten, Bosch ESP, SAE 2000-01-1633).
+    esc: int = param(0, doc="four_wheel: 1 = stability control brakes single wheels to hold the yaw rate the steering "
+                            "asks for", lo=0, hi=1, span=(0, 1))
+    esc_threshold: float = param(0.05, unit="rad/s", doc="yaw-rate error stability control lets pass", lo=0.0, hi=10.0,
+                                 span=(0.0, 0.5), display="deg/s")
+    esc_gain: float = param(8000.0, unit="N m s/rad", doc="brake torque stability control applies per rad/s of yaw-rate "
+                                                          "error beyond the threshold", lo=0.0, hi=1e7,
+                            span=(0.0, 40000.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuspensionParams:
+    """four_wheel: the springs, anti-roll bars and roll centres that share the lateral load transfer between the
+    axles, and the body's roll."""
+
+    spring_front: float = param(unit="N/m", doc="wheel rate of each front spring", lo=1.0, hi=1e8,
+                                span=(5000.0, 150000.0))
+    spring_rear: float = param(unit="N/m", doc="wheel rate of each rear spring", lo=1.0, hi=1e8,
+                               span=(5000.0, 150000.0))
+    arb_front: float = param(unit="N m/rad", doc="roll stiffness of the front anti-roll bar", lo=0.0, hi=1e8,
+                             span=(0.0, 150000.0))
+    arb_rear: float = param(unit="N m/rad", doc="roll stiffness of the rear anti-roll bar", lo=0.0, hi=1e8,
+                            span=(0.0, 150000.0))
+    roll_centre_front: float = param(unit="m", doc="height of the front roll centre", lo=-10.0, hi=100.0,
+                                     span=(-0.1, 0.4))
+    roll_centre_rear: float = param(unit="m", doc="height of the rear roll centre", lo=-10.0, hi=100.0,
+                                    span=(-0.1, 0.4))
+    roll_inertia: float = param(unit="kg m^2", doc="the body's moment of inertia about its roll axis", lo=1e-4,
+                                hi=1e9, span=(10.0, 2000.0))
+    roll_damping: float = param(unit="N m s/rad", doc="the dampers' resistance to roll, both axles together", lo=0.0,
+                                hi=1e9, span=(0.0, 30000.0))
+    damping_front_share: float = param(0.5, doc="share of the roll damping at the front axle", lo=0.0, hi=1.0,
+                                       span=(0.0, 1.0))
+
+
+OPEN, LOCKED, LIMITED_SLIP, TORQUE_SENSING = "open", "locked", "limited_slip", "torque_sensing"
+DIFFERENTIALS = (OPEN, LOCKED, LIMITED_SLIP, TORQUE_SENSING)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DifferentialParams:
+    """four_wheel: the driven axle's differential, which shares the drive between its left and right wheel."""
+
+    kind: str = param(OPEN, doc="open: equal torques, free speeds; locked: one speed; limited_slip: a clutch pack "
+                                "(preload + ramp) resists the wheels' speed difference; torque_sensing: the "
+                                "slower wheel can take bias_ratio times the faster one's torque (Torsen)",
+                      choices=DIFFERENTIALS)
+    preload: float = param(0.0, unit="N m", doc="limited_slip: the clutch pack's locking torque with no drive",
+                           lo=0.0, hi=1e6, span=(0.0, 500.0))
+    ramp: float = param(0.0, doc="limited_slip: locking torque per unit of the torque through the differential "
+                                 "(the ramp angle's lock-up)", lo=0.0, hi=1.0, span=(0.0, 1.0))
+    bias_ratio: float = param(2.0, doc="torque_sensing: most the slower wheel's torque may be of the faster's", lo=1.0,
+                              hi=20.0, span=(1.0, 6.0))

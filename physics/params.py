@@ -16,19 +16,23 @@ from typing import Any
 from .groups import (
     COMBINED,
     DYNAMIC,
+    FOUR_WHEEL,
     KINEMATIC,
     SIMPLE,
+    SINGLE_TRACK,
     AeroParams,
     AidParams,
     BodyParams,
     BrakeParams,
     ClutchParams,
+    DifferentialParams,
     DriveParams,
     EngineParams,
     GearboxParams,
     ModelParams,
     PedalParams,
     SteeringParams,
+    SuspensionParams,
     TyreParams,
 )
 from .schema import (
@@ -42,7 +46,8 @@ from .schema import (
     unit_in,
 )
 
-__all__ = ["COMBINED", "DYNAMIC", "KINEMATIC", "SIMPLE", "CarParams", "ParamError", "ParamInfo"]
+__all__ = ["COMBINED", "DYNAMIC", "FOUR_WHEEL", "KINEMATIC", "SIMPLE", "SINGLE_TRACK", "CarParams", "ParamError",
+           "ParamInfo"]
 
 # Fields that only one model kind uses; the loader refuses them for the other kind.
 ONLY_FOR = {
@@ -69,6 +74,10 @@ ONLY_FOR = {
     "brakes.abs_slip": DYNAMIC,
     "brakes.abs_rear_margin": DYNAMIC,
     "brakes.abs_select_low": DYNAMIC,
+    "model.layout": DYNAMIC,
+    "steering.ackermann": DYNAMIC,
+    "tyres.load_sensitivity": DYNAMIC,
+    "tyres.cornering_load": DYNAMIC,
 }
 
 
@@ -88,6 +97,8 @@ class CarParams:
     gearbox: GearboxParams | None = None
     tyres: TyreParams | None = None
     aids: AidParams | None = None
+    suspension: SuspensionParams | None = None
+    differential: DifferentialParams | None = None
 
     @property
     def manual(self) -> bool:
@@ -142,6 +153,14 @@ class CarParams:
             return "[tyres]: not used by a kinematic car"
         if self.kind == KINEMATIC and self.aids is not None:
             return "[aids]: not used by a kinematic car"
+        four = self.kind == DYNAMIC and self.model.layout == FOUR_WHEEL
+        for name in ("suspension", "differential"):
+            if four and getattr(self, name) is None:
+                return f"[{name}]: missing group (a four-wheel car needs it)"
+            if not four and getattr(self, name) is not None:
+                return f"[{name}]: used only by a four-wheel car (model.layout = 'four_wheel')"
+        if four and self.manual and self.body.driven_axle != "rear":
+            return "body.driven_axle = 'all': the four-wheel car is driven on its rear axle"
         if self.kind == DYNAMIC and self.model.traction == COMBINED and self.manual and self.body.driven_axle != "rear":
             return ("body.driven_axle = 'all': the combined model drives one axle from an engine "
                     "(use 'rear', or model.traction = 'simple')")
@@ -152,10 +171,10 @@ class CarParams:
 
         The state means the same only for the same model kind, drivetrain, unit and reference point.
         """
-        ours = (self.kind, self.manual, self.model.unit, self.model.reference)
-        theirs = (other.kind, other.manual, other.model.unit, other.model.reference)
+        ours = (self.kind, self.manual, self.model.unit, self.model.reference, self.model.layout)
+        theirs = (other.kind, other.manual, other.model.unit, other.model.reference, other.model.layout)
         if ours != theirs:
-            return "the model kind, drivetrain, unit and reference point cannot change mid-run"
+            return "the model kind, layout, drivetrain, unit and reference point cannot change mid-run"
         return None
 
     def to_document(self) -> dict[str, Any]:

@@ -2,9 +2,9 @@
 
 - PARAMS: one car's parameters, a field ``group_key`` per numeric leaf of CarParams
   (``engine_peak_torque`` is ``engine.peak_torque``), plus the derived values in DERIVED;
-- STATE: the fields of physics.state.State;
+- STATE: the fields of physics.state.State, and each corner's (physics.corners);
 - INPUTS: the fields of physics.inputs.Inputs (one frame of one car);
-- TELEMETRY: the channels of physics.telemetry.Telemetry, all float64.
+- TELEMETRY: the channels of physics.telemetry.Telemetry and each corner's, all float64.
 
 Compiled code reads them by name (``p.engine_peak_torque``, ``s.vx``); nothing is positional.
 The helpers at the end (copying a record, finding a non-finite field) are generated from the
@@ -19,13 +19,14 @@ from dataclasses import fields
 
 import numpy as np
 
-from . import aero, gearbox, tyre
+from . import aero, corners, gearbox, tyre
+from .groups import DIFFERENTIALS
 from .inputs import Inputs, element_type
 from .jit import scalar
-from .params import COMBINED, KINEMATIC, CarParams
+from .params import COMBINED, FOUR_WHEEL, KINEMATIC, CarParams
 from .schema import ParamError, group_class, leaves
 from .state import State
-from .telemetry import Telemetry
+from .telemetry import channel_names_all
 
 _SCALARS = {"float": np.float64, "int": np.int64, "bool": np.bool_}
 
@@ -44,6 +45,14 @@ DERIVED = {
     "peak_long": (np.float64, "slip ratio of the longitudinal curve's peak (tyres.b_long, c_long, e_long)"),
     "peak_front": (np.float64, "[rad] slip angle of the front lateral curve's peak"),
     "peak_rear": (np.float64, "[rad] slip angle of the rear lateral curve's peak"),
+    "four_wheel": (np.bool_, "model.layout is four_wheel: a tyre per corner"),
+    "static_front": (np.float64, "[N] each front wheel's static load"),
+    "static_rear": (np.float64, "[N] each rear wheel's static load"),
+    "roll_stiffness_front": (np.float64, "[N m/rad] front springs (k t^2 / 2) and anti-roll bar"),
+    "roll_stiffness_rear": (np.float64, "[N m/rad] rear springs and anti-roll bar"),
+    "roll_axis_height": (np.float64, "[L] the roll axis under the centre of mass (between the roll centres)"),
+    "understeer": (np.float64, "[rad s^2/L] the linear bicycle's understeer gradient m / L (lr / Cf - lf / Cr)"),
+    "diff_kind": (np.int64, "the differential: 0 open, 1 locked, 2 limited slip, 3 torque sensing"),
 }
 
 
@@ -62,11 +71,12 @@ PARAM_LEAVES = _param_leaves()
 PARAMS = np.dtype([(name, np.float64) for name, _, _ in PARAM_LEAVES]
                   + [(name, kind) if not isinstance(kind, tuple) else (name, kind[0], kind[1])
                      for name, (kind, _) in DERIVED.items()])
-STATE = np.dtype([(f.name, _SCALARS[f.type]) for f in fields(State)])
+_STATE_FIELDS = [(f.name, f.type) for f in fields(State)] + corners.state_fields()
+STATE = np.dtype([(name, _SCALARS[kind]) for name, kind in _STATE_FIELDS])
 INPUTS = np.dtype([(f.name, element_type(f.name)) for f in fields(Inputs)])
-TELEMETRY = np.dtype([(f.name, np.float64) for f in fields(Telemetry)])
+TELEMETRY = np.dtype([(name, np.float64) for name in channel_names_all()])
 CHANNELS = tuple(TELEMETRY.names)
-STATE_FLOATS = tuple(f.name for f in fields(State) if f.type == "float")
+STATE_FLOATS = tuple(name for name, kind in _STATE_FIELDS if kind == "float")
 
 
 def param_record(car: CarParams) -> np.void:
@@ -90,6 +100,8 @@ def param_record(car: CarParams) -> np.void:
         rec["peak_long"] = tyre.peak_slip(t.b_long, t.c_long, t.e_long)
         rec["peak_front"] = tyre.peak_slip(t.b_front, t.c, t.e)
         rec["peak_rear"] = tyre.peak_slip(t.b_rear, t.c, t.e)
+    if t is not None and car.model.layout == FOUR_WHEEL:
+        four_wheel_derived(rec, car)
     if car.gearbox is not None:
         count = len(car.gearbox.ratios)
         if count > gearbox.MAX_GEARS:
@@ -100,6 +112,26 @@ def param_record(car: CarParams) -> np.void:
     else:
         rec["top_gear"] = 1
     return rec
+
+
+def four_wheel_derived(rec: np.void, car: CarParams) -> None:
+    """The four-wheel car's derived values: static loads, each axle's roll stiffness, the roll axis, the
+    linear bicycle's understeer gradient (for stability control's yaw reference) and the differential."""
+    b, m, t, susp = car.body, car.model, car.tyres, car.suspension
+    weight = b.mass * m.gravity
+    lf = b.wheelbase - b.lr
+    rec["four_wheel"] = True
+    rec["static_front"] = 0.5 * weight * b.lr / b.wheelbase
+    rec["static_rear"] = 0.5 * weight * lf / b.wheelbase
+    rec["roll_stiffness_front"] = 0.5 * susp.spring_front * b.track**2 + susp.arb_front
+    rec["roll_stiffness_rear"] = 0.5 * susp.spring_rear * b.track**2 + susp.arb_rear
+    rec["roll_axis_height"] = susp.roll_centre_front + (susp.roll_centre_rear - susp.roll_centre_front) * lf / b.wheelbase
+    # Each axle's cornering stiffness is the slope of its magic formula at zero slip, B C D, with
+    # D = lateral_share mu Fz on the axle's static load.
+    c_front = t.b_front * t.c * t.lateral_share * t.mu * 2.0 * rec["static_front"]
+    c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * rec["static_rear"]
+    rec["understeer"] = b.mass / b.wheelbase * (b.lr / c_front - lf / c_rear)  # Gillespie (1992), ch. 6
+    rec["diff_kind"] = DIFFERENTIALS.index(car.differential.kind)
 
 
 def param_records(cars: Sequence[CarParams]) -> np.ndarray:

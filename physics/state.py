@@ -40,6 +40,9 @@ class State:
     stalled: bool  # the engine has stalled (combined model); the start key restarts it
     tcs: float  # [0..1] share of the engine's torque traction control cuts (combined model)
     backwards: bool  # the car travels backwards along itself: the sign of the speed channel (body.travels_backwards)
+    accel_y: float  # [L/s^2] previous step's lateral acceleration (the four-wheel car's lateral load transfer)
+    roll: float  # [rad] body roll, positive to the right (outwards in a left turn; four-wheel model)
+    roll_rate: float  # [rad/s]
     up_held: bool  # gear_up key held on the previous frame
     down_held: bool
     up_pending: bool  # a gear_up press waiting for the clutch

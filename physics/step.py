@@ -1,4 +1,4 @@
-"""One fixed-timestep step of one car: the subsystems composed, kinematic or dynamic.
+"""One fixed-timestep step of one car: the subsystems composed, kinematic, dynamic or four-wheel (physics.four_wheel).
 
 ``car_frame(p, s, u, new, out, dt, t)`` reads the car's parameter record ``p``, its state ``s``
 and this frame's inputs ``u`` (records of physics.records.PARAMS, STATE and INPUTS), and writes
@@ -26,8 +26,10 @@ from . import (
     body,
     brakes,
     clutch,
+    corners,
     drive,
     engine,
+    four_wheel,
     gearbox,
     kinematic,
     pedals,
@@ -111,12 +113,16 @@ def next_rpm(p, s, d, slipping, dt):
 def car_frame(p, s, u, new, out, dt, t):
     """Advance one car by dt: the next state into ``new``, this frame's telemetry into ``out``."""
     c = controls(p, s, u, dt)
+    if p.four_wheel:
+        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t)
+        return
     if p.kinematic:
         kinematic_frame(p, s, u, c, new, out, dt, t)
     elif p.combined:
         grip_frame(p, s, u, c, new, out, dt, t)
     else:
         dynamic_frame(p, s, u, c, new, out, dt, t)
+    single_track(out, new)
 
 
 @scalar
@@ -614,6 +620,18 @@ def rolling_wheels(p, u_front, u_rear, grip_front, grip_rear, brake, out):
     out.brake_rear = brake - out.brake_front
     out.stalled = 0.0
     out.tcs_active = 0.0
+
+
+@scalar
+def single_track(out, new):
+    """What a single-track car has none of: the four-wheel car's corners, roll and stability control."""
+    corners.zero_corners(out)
+    corners.zero_corner_state(new)
+    out.roll = 0.0
+    out.esc_active = 0.0
+    new.roll = 0.0
+    new.roll_rate = 0.0
+    new.accel_y = 0.0
 
 
 @scalar

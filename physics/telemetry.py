@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from . import corners
 from .schema import unit_in
 
 
@@ -75,6 +76,8 @@ class Telemetry:
     brake_rear: np.ndarray = channel("N", "rear brake force, handbrake included")
     stalled: np.ndarray = channel("", "engine stalled (1) or running (0)")
     tcs_active: np.ndarray = channel("", "traction control cutting the engine's torque (1) or not (0)")
+    roll: np.ndarray = channel("rad", "body roll, positive to the right (four-wheel model)", "deg")
+    esc_active: np.ndarray = channel("", "stability control braking a wheel (1) or not (0)")
 
 
 class TelemetryFrame:
@@ -125,14 +128,22 @@ class UnknownChannelError(KeyError):
 
 
 def channel_infos(length_unit: str = "m") -> list[ChannelInfo]:
-    """Every channel a car with this unit of length exposes (speed_kmh only for SI presets)."""
+    """Every channel a car with this unit of length exposes (speed_kmh only for SI presets), the
+    four-wheel model's per-corner channels (physics.corners) last."""
     out = []
     for f in fields(Telemetry):
         if f.metadata["si_only"] and length_unit != "m":
             continue
         out.append(ChannelInfo(f.name, unit_in(f.metadata["unit"], length_unit), f.metadata["doc"],
                                f.metadata["display"]))
+    for name, unit, doc, display in corners.channel_fields():
+        out.append(ChannelInfo(name, unit_in(unit, length_unit), doc, display))
     return out
+
+
+def channel_names_all() -> list[str]:
+    """Every channel the kernel writes, in record order (speed_kmh included)."""
+    return [f.name for f in fields(Telemetry)] + [name for name, *_ in corners.channel_fields()]
 
 
 def channel_names(length_unit: str = "m") -> list[str]:

@@ -17,9 +17,9 @@ G = 9.81
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
 
 
-def sedan(**changes) -> CarParams:
-    """The sedan preset, with ``{"group.key": value}`` changes."""
-    p = load_preset("sedan").params
+def sedan(preset: str = "sedan_single_track", **changes) -> CarParams:
+    """The single-track sedan (or ``preset``), with ``{"group.key": value}`` changes."""
+    p = load_preset(preset).params
     return p.with_values(changes) if changes else p
 
 
@@ -30,6 +30,8 @@ def flying_start(sim: Simulation, speed: float, gear: int) -> None:
     state.vx[:] = speed
     state.wheel_front[:] = speed / p.body.wheel_radius
     state.wheel_rear[:] = speed / p.body.wheel_radius
+    for corner in ("fl", "fr", "rl", "rr"):  # the four-wheel car's wheels
+        state[f"wheel_{corner}"][:] = speed / p.body.wheel_radius
     if p.gearbox is not None:
         ratio = ([p.gearbox.reverse, 0.0] + list(p.gearbox.ratios))[gear + 1] * p.gearbox.final_drive
         state.gear[:] = gear

@@ -135,6 +135,14 @@ def _manual(frames: Frames) -> bool:
     return frames.params[0][0][1].manual
 
 
+def _four_wheel(frames: Frames) -> bool:
+    p = frames.params[0][0][1]
+    return p.kind != "kinematic" and p.model.layout == "four_wheel"
+
+
+CORNERS = ("fl", "fr", "rl", "rr")
+
+
 def _world_acceleration(f: Frames) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Acceleration of the reference point from frame k to k + 1 in the car's axes at mid-frame, and the yaw acceleration."""
     h, vx, vy, r = f["heading"], f["vx"], f["vy"], f["yaw_rate"]
@@ -271,8 +279,12 @@ def _energy(f: Frames, tol: float):
         wheel_r = f.param(lambda p: p.body.wheel_inertia_rear) * combined
         flywheel = f.param(lambda p: p.engine.inertia if p.engine is not None else 0.0) * combined
         omega = f["rpm"] * (2.0 * np.pi / 60.0)
-        energy = energy + 0.5 * (wheel_f * f["wheel_front"] ** 2 + wheel_r * f["wheel_rear"] ** 2
-                                 + flywheel * omega ** 2)
+        if _four_wheel(f):  # each wheel half its axle's inertia
+            spin = 0.5 * (wheel_f * (f["wheel_speed_fl"] ** 2 + f["wheel_speed_fr"] ** 2)
+                          + wheel_r * (f["wheel_speed_rl"] ** 2 + f["wheel_speed_rr"] ** 2))
+        else:
+            spin = wheel_f * f["wheel_front"] ** 2 + wheel_r * f["wheel_rear"] ** 2
+        energy = energy + 0.5 * (spin + flywheel * omega ** 2)
         engine_work = f.dt * np.maximum(f["engine_torque"][:-1] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
         work = np.where(combined[:-1] > 0.0, engine_work, work)
     # The starter's torque is part of engine_torque while it cranks: its work counts like the engine's.
@@ -326,7 +338,12 @@ def _lateral(f: Frames, tol: float):
     steer = f["steer"]
     # The channels hold the tyres' forces at the frame's start (the curve of their slips); the step
     # moves them along their slopes, so the balance is judged where they hold still.
-    tyres_all = (f["fy_front"] * np.cos(steer) + f["fx_front"] * np.sin(steer) + f["fy_rear"]) / mass
+    if _four_wheel(f):  # each front wheel at its own angle
+        left, right = f["wheel_left"], f["wheel_right"]
+        tyres_all = (f["fy_fl"] * np.cos(left) + f["fx_fl"] * np.sin(left) + f["fy_fr"] * np.cos(right)
+                     + f["fx_fr"] * np.sin(right) + f["fy_rl"] + f["fy_rr"]) / mass
+    else:
+        tyres_all = (f["fy_front"] * np.cos(steer) + f["fx_front"] * np.sin(steer) + f["fy_rear"]) / mass
     tyres = tyres_all[:-1]
     w = f["kinematic_weight"][:-1]
     v, r = f["speed"][:-1], f["yaw_rate"][:-1]
@@ -409,12 +426,27 @@ def _grip(f: Frames, tol: float):
     lateral force and the drive force apart, each within its own limit."""
     if _kinematic(f):
         return np.zeros(f.shape, dtype=bool), lambda j, i: []
+    axis = f.param(lambda p: max(1.0, p.tyres.lateral_share))
+    k = 1.0 + tol
+    if _four_wheel(f):  # each tyre against its own load and friction coefficient (the road's, and its load's)
+        use4 = {c: np.hypot(f[f"fx_{c}"], f[f"fy_{c}"]) / np.maximum(f[f"mu_{c}"] * axis * f[f"load_{c}"], 1e-9)
+                for c in CORNERS}
+        for c in CORNERS:  # a lifted wheel passes nothing
+            use4[c] = np.where(f[f"load_{c}"] > 0.0, use4[c], np.where(np.hypot(f[f"fx_{c}"], f[f"fy_{c}"]) > 0.0,
+                                                                       np.inf, 0.0))
+        bad4 = np.zeros(f.shape, dtype=bool)
+        for c in CORNERS:
+            bad4 |= use4[c] > k
+        bad4 &= f.valid()
+
+        def values4(j, i):
+            return [(f"{c} tyre", float(use4[c][j, i]), "x mu Fz") for c in CORNERS]
+
+        return bad4, values4
     mu = f.param(lambda p: p.tyres.mu)
     combined = f.param(lambda p: 1.0 if p.model.traction == "combined" else 0.0) > 0.0
-    axis = f.param(lambda p: max(1.0, p.tyres.lateral_share))
     drive_mu = f.param(lambda p: max(p.tyres.mu, p.tyres.traction_mu))
     all_driven = f.param(lambda p: 1.0 if p.body.driven_axle == "all" else 0.0) > 0.0
-    k = 1.0 + tol
     out = np.zeros(f.shape, dtype=bool)
     use = {}
     for axle in ("front", "rear"):
