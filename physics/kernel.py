@@ -11,8 +11,8 @@ stops that car, nothing non-finite is written, and the caller raises :class:`Non
 
 Variants: ``build_kernel(variants={"standstill.stop_mask": my_rule})`` compiles physics.step again
 with subsystem functions replaced (plain Python functions are compiled for it), to try another
-rule, or to put one of 003's bugs back in a test. Only calls made from physics.step see the
-replacement.
+rule, or to put one of 003's bugs back in a test. Only calls made from physics.step and
+physics.four_wheel see the replacement.
 
 Caching: the default kernel is cached on disk (physics.jit says where) under a key that covers
 every source file of the model, so an edit to any subsystem recompiles it. The first compile
@@ -34,6 +34,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from . import four_wheel as _four_wheel
 from . import records
 from . import step as _step
 from .jit import DISABLED, scalar
@@ -245,10 +246,17 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
             replaced[module_name] = copy
         setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn))
     space.update(replaced)
-    for name, value in vars(_step).items():
-        py = getattr(value, "py_func", value if DISABLED and inspect.isfunction(value) else None)
-        if py is not None and getattr(py, "__module__", None) == _step.__name__:
-            space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__))
+    _recompile(_step, space)
+    # The four-wheel frame calls physics.step's drivetrain and the subsystems too: it sees the same variants.
+    wheels = dict(vars(_four_wheel))
+    wheels.update({name: module for name, module in replaced.items() if name in wheels})
+    step_copy = types.ModuleType(f"{_step.__name__}[variant]")
+    step_copy.__dict__.update(space)
+    wheels["_step"] = step_copy
+    _recompile(_four_wheel, wheels)
+    wheels_copy = types.ModuleType(f"{_four_wheel.__name__}[variant]")
+    wheels_copy.__dict__.update(wheels)
+    space["four_wheel"] = wheels_copy
     block_space = dict(globals())
     block_space["car_frame"] = space["car_frame"]
     block = types.FunctionType(_block.__code__, block_space, "_block")
@@ -257,6 +265,14 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
         text = [f"{p}={inspect.getsource(getattr(f, 'py_func', f))}" for p, f in sorted(variants.items())]
         key = hashlib.sha256((_source_key() + "".join(text)).encode()).hexdigest()
     return Kernel(block, key, name=", ".join(sorted(variants)))
+
+
+def _recompile(module: types.ModuleType, space: dict) -> None:
+    """Every compiled function defined in ``module``, compiled again with ``space`` as its globals (in place)."""
+    for name, value in vars(module).items():
+        py = getattr(value, "py_func", value if DISABLED and inspect.isfunction(value) else None)
+        if py is not None and getattr(py, "__module__", None) == module.__name__:
+            space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__))
 
 
 _default: Kernel | None = None

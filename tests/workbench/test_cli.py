@@ -149,7 +149,8 @@ def test_presets_lists_cars_and_scripts(run_cli, shipped_paths):
     cars = out.split("Input scripts")[0]
     for name in ("parking", "teaching", "f1tenth", "sedan", "classic", "manual003"):
         assert f"  {name} " in cars, name
-    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic", "manual003"}
+    assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic", "manual003",
+                                   "sedan_single_track"}
     scripts = out.split("Input scripts")[1]
     for path in shipped_paths:
         assert path.name in scripts
