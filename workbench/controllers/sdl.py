@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import warnings
+from functools import partial
 
 from workbench.controllers.device import KINDS, DeviceInfo
 from workbench.controllers.mapping import RAW_MAX, RAW_MIN
@@ -60,6 +61,10 @@ def _init(sdl, subsystem: int) -> None:
     sdl.SDL_GameControllerEventState(sdl.SDL_IGNORE)
 
 
+def _hat_bit(get_hat, joystick, hat: int, bit: int) -> bool:
+    return bool(get_hat(joystick, hat) & bit)
+
+
 def _guid(sdl, index: int) -> str:
     text = ctypes.create_string_buffer(33)
     sdl.SDL_JoystickGetGUIDString(sdl.SDL_JoystickGetDeviceGUID(index), text, 33)
@@ -81,51 +86,47 @@ class Device:
                 else sdl.SDL_JoystickName(self._joystick)) or b"unnamed controller"
         guid = _guid(sdl, index)
         if self._controller:
-            self._axes = [a for a in range(sdl.SDL_CONTROLLER_AXIS_MAX)
-                          if sdl.SDL_GameControllerHasAxis(self._controller, a)]
-            self._buttons = [b for b in range(sdl.SDL_CONTROLLER_BUTTON_MAX)
-                             if sdl.SDL_GameControllerHasButton(self._controller, b)]
-            axes = tuple(sdl.SDL_GameControllerGetStringForAxis(a).decode() for a in self._axes)
-            buttons = tuple(sdl.SDL_GameControllerGetStringForButton(b).decode() for b in self._buttons)
+            gc = self._controller
+            axes_ = [a for a in range(sdl.SDL_CONTROLLER_AXIS_MAX) if sdl.SDL_GameControllerHasAxis(gc, a)]
+            buttons_ = [b for b in range(sdl.SDL_CONTROLLER_BUTTON_MAX) if sdl.SDL_GameControllerHasButton(gc, b)]
+            axes = tuple(sdl.SDL_GameControllerGetStringForAxis(a).decode() for a in axes_)
+            buttons = tuple(sdl.SDL_GameControllerGetStringForButton(b).decode() for b in buttons_)
             ranges = tuple(TRIGGER_RANGE if "trigger" in a else (RAW_MIN, RAW_MAX) for a in axes)
             kind = "gamepad"
+            self._axis = {n: partial(sdl.SDL_GameControllerGetAxis, gc, a) for n, a in zip(axes, axes_, strict=True)}
+            self._button = {n: partial(sdl.SDL_GameControllerGetButton, gc, b)
+                            for n, b in zip(buttons, buttons_, strict=True)}
         else:
-            n_axes = max(sdl.SDL_JoystickNumAxes(self._joystick), 0)
-            n_buttons = max(sdl.SDL_JoystickNumButtons(self._joystick), 0)
-            self._hats = max(sdl.SDL_JoystickNumHats(self._joystick), 0)
+            j = self._joystick
+            n_axes = max(sdl.SDL_JoystickNumAxes(j), 0)
+            n_buttons = max(sdl.SDL_JoystickNumButtons(j), 0)
+            hats = max(sdl.SDL_JoystickNumHats(j), 0)
             axes = tuple(f"axis {i}" for i in range(n_axes))
-            buttons = tuple(f"button {i}" for i in range(n_buttons)) + tuple(
-                f"hat {h} {d}" for h in range(self._hats) for d, _ in HAT_DIRECTIONS)
             ranges = ((RAW_MIN, RAW_MAX),) * n_axes
-            kind_index = sdl.SDL_JoystickGetType(self._joystick)
+            kind_index = sdl.SDL_JoystickGetType(j)
             kind = KINDS[kind_index - 1] if 1 <= kind_index <= len(KINDS) else "joystick"
             kind = "joystick" if kind == "gamepad" else kind  # a gamepad SDL has no mapping for
+            self._axis = {n: partial(sdl.SDL_JoystickGetAxis, j, i) for i, n in enumerate(axes)}
+            self._button = {f"button {i}": partial(sdl.SDL_JoystickGetButton, j, i) for i in range(n_buttons)}
+            for h in range(hats):
+                for direction, bit in HAT_DIRECTIONS:
+                    self._button[f"hat {h} {direction}"] = partial(_hat_bit, sdl.SDL_JoystickGetHat, j, h, bit)
+            buttons = tuple(self._button)
         self.info = DeviceInfo(guid, name.decode(errors="replace"), kind, axes, buttons, ranges)
 
     @property
     def attached(self) -> bool:
         return bool(self._sdl.SDL_JoystickGetAttached(self._joystick))
 
-    def axes(self) -> dict[str, int]:
-        """The raw reading of every axis, by name."""
-        sdl = self._sdl
-        if self._controller:
-            return {name: sdl.SDL_GameControllerGetAxis(self._controller, a)
-                    for name, a in zip(self.info.axes, self._axes, strict=True)}
-        return {name: sdl.SDL_JoystickGetAxis(self._joystick, i) for i, name in enumerate(self.info.axes)}
+    def axes(self, names=None) -> dict[str, int]:
+        """The raw reading of every axis (or of those ``names``), by name."""
+        readers = self._axis if names is None else {n: self._axis[n] for n in names if n in self._axis}
+        return {name: read() for name, read in readers.items()}
 
-    def pressed(self) -> frozenset[str]:
-        """The names of the buttons that are down (a hat's directions count as buttons)."""
-        sdl = self._sdl
-        if self._controller:
-            return frozenset(name for name, b in zip(self.info.buttons, self._buttons, strict=True)
-                             if sdl.SDL_GameControllerGetButton(self._controller, b))
-        count = sdl.SDL_JoystickNumButtons(self._joystick)
-        down = {f"button {i}" for i in range(count) if sdl.SDL_JoystickGetButton(self._joystick, i)}
-        for h in range(self._hats):
-            bits = sdl.SDL_JoystickGetHat(self._joystick, h)
-            down.update(f"hat {h} {d}" for d, bit in HAT_DIRECTIONS if bits & bit)
-        return frozenset(down)
+    def pressed(self, names=None) -> frozenset[str]:
+        """The buttons (or those of ``names``) that are down; a hat's directions count as buttons."""
+        readers = self._button if names is None else {n: self._button[n] for n in names if n in self._button}
+        return frozenset(name for name, read in readers.items() if read())
 
     def close(self) -> None:
         if self._controller:
@@ -133,6 +134,7 @@ class Device:
         elif self._joystick:
             self._sdl.SDL_JoystickClose(self._joystick)
         self._controller = self._joystick = None
+        self._axis, self._button = {}, {}  # their handles are gone: nothing reads them again
 
 
 class ControllerHub:

@@ -145,7 +145,7 @@ class ControllerDialog(QDialog):
         self._timer.timeout.connect(self.update_values)
         controllers.devices_changed.connect(self._fill_devices)
         self._fill_devices()
-        self.resize(980, 620)
+        self.resize(980, 560)
 
     # -- which controller ----------------------------------------------------------------------------
 

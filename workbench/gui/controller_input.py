@@ -88,7 +88,9 @@ class ControllerInput(QObject):
         if added or removed:
             self.devices_changed.emit()
         for device in self.devices:
-            held = {a for a in self.mapping(device).actions(device.pressed()) if a in COMMANDS}
+            mapping = self.mapping(device)
+            commands = [b for b, action in mapping.buttons.items() if action in COMMANDS]
+            held = mapping.actions(device.pressed(commands))
             before = self._commands_down.get(device.instance_id)
             self._commands_down[device.instance_id] = held
             if before is None:
@@ -104,9 +106,9 @@ class ControllerInput(QObject):
         keys: set[str] = set()
         sources = {}
         for device in self.hub.devices.values():
-            mapping = self.mapping(device)
-            keys.update(a for a in mapping.actions(device.pressed()) if a in KEYS)
-            sources[f"controller {device.instance_id}"] = mapping.sample(device.axes())
+            mapping = self.mapping(device)  # only what it maps is read: a frame stays cheap
+            keys.update(a for a in mapping.actions(device.pressed(mapping.buttons)) if a in KEYS)
+            sources[f"controller {device.instance_id}"] = mapping.sample(device.axes(a.axis for a in mapping.axes))
         return keys, sources
 
     def refresh(self) -> None:

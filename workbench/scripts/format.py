@@ -1,7 +1,7 @@
 """Input scripts (SPEC 4): the TOML format people write and the recorder writes, parsed strictly.
 
 A script is data: what the driver does (``[[hold]]`` keys over [from, to), ``[[set]]`` settings
-at a time) and what must be true (``[[expect]]``). Parsing checks the structure; compiling a
+at a time, ``[[track]]`` an analog control's value frame by frame) and what must be true (``[[expect]]``). Parsing checks the structure; compiling a
 script against a car (``workbench.scripts.program``) checks what needs the car (channels, gears, params).
 """
 
