@@ -119,6 +119,11 @@ def test_the_wheel_default_steers_with_the_first_axis_and_has_inverted_pedals(vi
             ("axis 3", "clutch_pedal", True)]
         assert mapping.buttons == {"button 0": "gear_up", "button 1": "gear_down"}
         assert set(mapping.sample(device.axes()).values()) == {0.0}  # at rest: centred, pedals up
+        virtual_wheel.set_hat(0, 1 | 2)  # up and right on the hat
+        virtual_wheel.set_button(0, True)
+        hub.update()
+        assert device.pressed() == {"button 0", "hat 0 up", "hat 0 right"}
+        assert mapping.actions(device.pressed()) == {"gear_up"}
     finally:
         hub.close()
 
