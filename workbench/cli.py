@@ -103,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_compare_parser(sub)
 
+    from workbench.controllers.devices_command import add_parser as add_devices_parser
+
+    add_devices_parser(sub)
+
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -163,6 +167,10 @@ def _main(argv: Sequence[str] | None) -> int:
         from workbench.runs.compare_command import run as run_compare
 
         return run_compare(args)
+    if args.command == "devices":
+        from workbench.controllers.devices_command import run as run_devices
+
+        return run_devices(args)
     if args.command == "presets":
         return _presets()
     if args.command == "bench":

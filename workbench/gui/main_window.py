@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from physics import ParamError, PresetError
 from physics.presets import cars_dir, scripts_dir
+from workbench.gui.analog_driving import install_analog_driving
 from workbench.gui.car_view import CarView
 from workbench.gui.compare_dock import install_compare
 from workbench.gui.driving_keys import DrivingKeys
@@ -62,6 +63,7 @@ class MainWindow(QMainWindow):
         self._create_status_bar()
         self._read_settings()
         self._install_key_filter()
+        self.analog = install_analog_driving(self)  # controllers, mouse steering: the Controls menu
         if start_timer:
             self._start_timer()
 
@@ -394,6 +396,7 @@ class MainWindow(QMainWindow):
     def _on_tick(self) -> None:
         now = time.perf_counter()
         elapsed, self._last_tick = now - self._last_tick, now
+        self.analog.pump()
         self.model.tick(elapsed)
 
     # -- model events ------------------------------------------------------------------------------
@@ -640,6 +643,7 @@ class MainWindow(QMainWindow):
         self.sweep.shutdown()
         self.write_settings()
         self._keys.uninstall()
+        self.analog.shutdown()
         self._closed = True
         event.accept()
 

@@ -60,6 +60,9 @@ def take(folder: str | Path) -> list[Path]:
             written.append(path)
             window.close()
         written.append(take_compare(folder / "compare.png", os.path.join(tmp, "compare.ini"), width, height))
+        from workbench.gui.controller_screenshot import take_controllers
+
+        written.append(take_controllers(folder / "controllers.png", os.path.join(tmp, "controllers.ini")))
     return written
 
 

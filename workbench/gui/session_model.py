@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,9 @@ class SessionModel(QObject):
         self.undo_stack = QUndoStack(self)
         self.edit_marks: list[tuple[int, str]] = []  # (frame, text) of the edits made while driving
         self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
+        # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
+        # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
+        self.frame_inputs: Callable[[set[str]], tuple[Iterable[str], dict[str, float] | None]] | None = None
 
     # -- time ------------------------------------------------------------------------------------
 
@@ -72,7 +76,10 @@ class SessionModel(QObject):
         was_replaying = self.session.replaying
         params = self.session.params
         for _ in range(frames):
-            self.session.step(self.keys)
+            if self.frame_inputs is None:
+                self.session.step(self.keys)
+            else:
+                self.session.step(*self.frame_inputs(self.keys))
             if was_replaying and not self.session.replaying:
                 break
         self._rate.append((time.perf_counter(), self.session.time))

@@ -128,6 +128,13 @@ def _key_row(held) -> np.ndarray:
     return row
 
 
+def _analog_row(analog: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+    on, value = np.zeros(len(ANALOG), dtype=bool), np.zeros(len(ANALOG))
+    for name, v in analog.items():
+        on[ANALOG.index(name)], value[ANALOG.index(name)] = True, v
+    return on, value
+
+
 def preset_reference(preset: Preset) -> str:
     """How a script names this preset: the shipped name, or the file's path."""
     return preset_label(preset.name, preset.path)
@@ -245,8 +252,12 @@ class LiveSession:
         if self.recorder is not None:
             self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
 
-    def step(self, keys: Iterable[str] = ()) -> Telemetry:
-        """Advance one frame: with ``keys`` held, or with the loaded script's inputs while it replays."""
+    def step(self, keys: Iterable[str] = (), analog: dict[str, float] | None = None) -> Telemetry:
+        """Advance one frame: with ``keys`` held, or with the loaded script's inputs while it replays.
+
+        ``analog`` holds the overrides in force on this frame (a controller's or the mouse's
+        steer, throttle_pedal, brake_pedal, clutch_pedal); a control it leaves out follows the keys.
+        """
         if self._stale_sim:
             self._restore_sim()
         k = self.sim.frame
@@ -271,11 +282,13 @@ class LiveSession:
         held = frozenset(keys)
         if self._pending:
             self.sim.set_cars(self.params)
+        analog = analog or {}
         if self.recorder is not None:
-            self.recorder.record(held, params=self._pending or None)
-        self.history.append(_key_row(held), params=self.params if self._pending else None)
+            self.recorder.record(held, analog, params=self._pending or None)
+        on, value = _analog_row(analog) if analog else (None, None)
+        self.history.append(_key_row(held), on, value, params=self.params if self._pending else None)
         self._pending = {}
-        telemetry = self.sim.step(Inputs.from_keys(1, held))
+        telemetry = self.sim.step(Inputs.from_keys(1, held, **analog))
         self.log.record(telemetry)
         self._snapshot()
         return telemetry

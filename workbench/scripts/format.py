@@ -1,7 +1,7 @@
 """Input scripts (SPEC 4): the TOML format people write and the recorder writes, parsed strictly.
 
 A script is data: what the driver does (``[[hold]]`` keys over [from, to), ``[[set]]`` settings
-at a time) and what must be true (``[[expect]]``). Parsing checks the structure; compiling a
+at a time, ``[[track]]`` an analog control's value frame by frame) and what must be true (``[[expect]]``). Parsing checks the structure; compiling a
 script against a car (``workbench.scripts.program``) checks what needs the car (channels, gears, params).
 """
 
@@ -20,6 +20,7 @@ from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
 from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limited_text
+from workbench.scripts.track import Track, check_tracks, parse_track
 
 SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
@@ -146,6 +147,7 @@ class Script:
     measures: tuple[Measure, ...] = ()
     monitors: tuple[MonitorCheck, ...] = ()
     recorded: Stamp | None = None  # a recording's stamp: what it was recorded with
+    tracks: tuple[Track, ...] = ()  # per-frame values of analog controls (workbench.scripts.track)
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -159,6 +161,8 @@ class Script:
             doc["set"] = [_setting_table(s) for s in self.sets]
         if self.holds:
             doc["hold"] = [{"keys": list(h.keys), "from": h.start, "to": h.end} for h in self.holds]
+        if self.tracks:
+            doc["track"] = [t.to_table() for t in self.tracks]
         if self.expects:
             doc["expect"] = [_expect_table(e) for e in self.expects]
         if self.measures:
@@ -273,10 +277,11 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded",
+                                               "track")]
         if unknown:
-            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]], "
-                                        "[[measure]], [[monitor]] and, when recorded, [recorded]")
+            raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[track]], "
+                                        "[[expect]], [[measure]], [[monitor]] and, when recorded, [recorded]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -303,6 +308,8 @@ class _Parser:
         self.duration = duration
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
+        tracks = tuple(parse_track(self, t, i, dt, ANALOG_RANGES) for i, t in enumerate(self.array(doc, "track"), 1))
+        check_tracks(self, tracks, sets, dt)
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
         measures = tuple(self.measure(t, i) for i, t in enumerate(self.array(doc, "measure"), 1))
         names = [m.name for m in measures]
@@ -320,7 +327,7 @@ class _Parser:
             except ValueError as exc:
                 raise ScriptError(f"{self.source}: {exc}") from None
         return Script(name, preset, duration, dt, description, sets, holds, expects, self.source,
-                      measures=measures, monitors=checks, recorded=recorded)
+                      measures=measures, monitors=checks, recorded=recorded, tracks=tracks)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])

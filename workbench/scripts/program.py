@@ -25,6 +25,7 @@ from physics import (
 from physics.simulation import MAX_DT
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory
+from workbench.scripts.track import apply_tracks
 
 # Channels that only mean something for a car with that part (elsewhere they read a constant).
 ENGINE_CHANNELS = ("rpm", "engine_torque", "axle_torque", "clutch", "gear")
@@ -168,6 +169,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             else:
                 changes.append((k, params))
 
+    apply_tracks(script, step, analog_on, analog_value)
     windows = tuple(_window(e, f"{src}: [[expect]] #{i}", params, loaded.name, step, frames)
                     for i, e in enumerate(script.expects, 1))
     measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", params, loaded.name, step, frames)

@@ -1,4 +1,9 @@
-"""The recorder: a live session's per-frame inputs written as a script that replays it exactly."""
+"""The recorder: a live session's per-frame inputs written as a script that replays it exactly.
+
+Keys become ``[[hold]]`` segments; an analog control (a gamepad's stick, a wheel's pedal, the
+mouse) becomes a ``[[track]]`` of per-frame values while it moves and a ``[[set]]`` where it
+changes once and then stays.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,10 @@ from typing import Any
 from physics import ANALOG, KEYS, CarParams
 from workbench.runs.stamp import make_stamp
 from workbench.scripts.format import GEAR_KEYS, Expect, Hold, Script, Setting
+from workbench.scripts.track import Track
+
+TRACK_GAP = 6  # [frames] changes of a control this close together go into one [[track]]
+TRACK_MIN = 3  # changes a [[track]] holds at least; fewer are written as [[set]] entries
 
 
 def params_diff(base: CarParams, params: CarParams) -> dict[str, Any]:
@@ -21,7 +30,7 @@ def params_diff(base: CarParams, params: CarParams) -> dict[str, Any]:
 
 
 class Recorder:
-    """Collects what the driver did on each frame and writes it as frame-exact [[hold]]/[[set]] entries.
+    """Collects what the driver did on each frame and writes it as frame-exact [[hold]]/[[set]]/[[track]] entries.
 
     Call :meth:`record` once per simulated frame, before that frame is stepped, with the keys
     held, any analog overrides and any parameter changes that take effect on that frame.
@@ -35,6 +44,7 @@ class Recorder:
         self._holds: list[tuple[int, int, str]] = []
         self._sets: list[tuple[int, Setting]] = []
         self._analog: dict[str, float] = {}
+        self._changes: dict[str, list[tuple[int, float | None]]] = {name: [] for name in ANALOG}  # None: released
         # Gear keys do nothing on a car without a gearbox, and a script for it refuses them.
         self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
         self._stamp = make_stamp(preset, preset_params, params if params is not None else preset_params, dt)
@@ -50,18 +60,25 @@ class Recorder:
         unknown = held - set(KEYS)
         if unknown:
             raise ValueError(f"unknown key {sorted(unknown)[0]!r}; the keys are: {', '.join(KEYS)}")
+        analog = {name: float(value) for name, value in (analog or {}).items()}
+        if not set(analog) <= set(ANALOG):
+            odd = sorted(set(analog) - set(ANALOG))[0]
+            raise ValueError(f"unknown analog control {odd!r}; the controls are: {', '.join(ANALOG)}")
         held -= self._ignored
         for key in list(self._runs):
             if key not in held:
                 self._holds.append((self._runs.pop(key), k, key))
         for key in held:
             self._runs.setdefault(key, k)
-        analog = dict(analog or {})
-        changed = {name: value for name, value in analog.items() if self._analog.get(name) != value}
-        released = tuple(name for name in ANALOG if name in self._analog and name not in analog)
+        for name, value in analog.items():
+            if self._analog.get(name) != value:
+                self._changes[name].append((k, value))
+        for name in self._analog:
+            if name not in analog:
+                self._changes[name].append((k, None))
         self._analog = analog
-        if changed or released or gear is not None or params:
-            self._sets.append((k, Setting(k * self.dt, gear, changed, released, dict(params or {}))))
+        if gear is not None or params:
+            self._sets.append((k, Setting(k * self.dt, gear, params=dict(params or {}))))
         self.frames = k + 1
 
     def script(self, name: str, expects: Iterable[Expect] = (), description: str = "") -> Script:
@@ -74,7 +91,59 @@ class Recorder:
             Hold(tuple(sorted(keys, key=KEYS.index)), first * self.dt, end * self.dt)
             for (first, end), keys in sorted(merged.items())
         )
-        sets = tuple(s for _, s in sorted(self._sets, key=lambda item: item[0]))
+        sets, tracks = self._analog_entries()
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
-                      source=f"<recording {name}>", recorded=self._stamp)
+                      source=f"<recording {name}>", recorded=self._stamp, tracks=tracks)
+
+    def _analog_entries(self) -> tuple[tuple[Setting, ...], tuple[Track, ...]]:
+        """The [[set]] entries (gears, parameters and the analog changes that stand alone) and the [[track]]s.
+
+        A control's changes that follow each other within TRACK_GAP frames form one stretch; a stretch
+        of TRACK_MIN changes or more is a track (the frames between its changes repeat the value
+        held), shorter ones and every release are [[set]] entries.
+        """
+        by_frame: dict[int, tuple[dict[str, float], list[str]]] = {}
+        tracks = []
+        for name in ANALOG:
+            for stretch in _stretches(self._changes[name]):
+                if len(stretch) >= TRACK_MIN:
+                    first, last = stretch[0][0], stretch[-1][0]
+                    values, j = [], 0
+                    for frame in range(first, last + 1):
+                        while j + 1 < len(stretch) and stretch[j + 1][0] <= frame:
+                            j += 1
+                        values.append(stretch[j][1])
+                    tracks.append(Track(name, first * self.dt, tuple(values)))
+                    continue
+                for frame, value in stretch:
+                    analog, released = by_frame.setdefault(frame, ({}, []))
+                    if value is None:
+                        released.append(name)
+                    else:
+                        analog[name] = value
+        entries = list(self._sets)
+        last_at = {k: i for i, (k, _) in enumerate(entries)}  # a frame's last gear or parameter entry
+        for k, (analog, released) in by_frame.items():
+            if k in last_at:
+                i = last_at[k]
+                base = entries[i][1]
+                entries[i] = (k, Setting(base.at, base.gear, analog, tuple(released), base.params))
+            else:
+                entries.append((k, Setting(k * self.dt, analog=analog, release=tuple(released))))
+        sets = tuple(s for _, s in sorted(entries, key=lambda item: item[0]))
+        return sets, tuple(sorted(tracks, key=lambda t: (t.start, ANALOG.index(t.control))))
+
+
+def _stretches(changes: list[tuple[int, float | None]]) -> list[list[tuple[int, float | None]]]:
+    """A control's changes split where it is released or stays still for more than TRACK_GAP frames.
+
+    A release stands alone (a track only holds values).
+    """
+    out: list[list[tuple[int, float | None]]] = []
+    for frame, value in changes:
+        if value is not None and out and out[-1][-1][1] is not None and frame - out[-1][-1][0] <= TRACK_GAP:
+            out[-1].append((frame, value))
+        else:
+            out.append([(frame, value)])
+    return out

@@ -44,8 +44,25 @@ def value(v: Any) -> str:
     raise TypeError(f"cannot write {type(v).__name__} to TOML")
 
 
+LINE = 100  # characters: a longer list (a recorded [[track]]'s values) is wrapped, several items a line
+
+
+def _entry(name: str, v: Any) -> str:
+    line = f"{key(name)} = {value(v)}"
+    if len(line) <= LINE or not isinstance(v, (list, tuple)):
+        return line
+    rows, row = [], ""
+    for item in (value(i) for i in v):
+        if row and len(row) + len(item) + 2 > LINE - 4:
+            rows.append(row)
+            row = ""
+        row += f"{item}, "
+    rows.append(row)
+    return "\n".join([f"{key(name)} = [", *(f"    {r.rstrip()}" for r in rows), "]"])
+
+
 def _body(table: dict[str, Any]) -> list[str]:
-    return [f"{key(k)} = {value(v)}" for k, v in table.items()]
+    return [_entry(k, v) for k, v in table.items()]
 
 
 def dumps(doc: dict[str, Any], header: str = "") -> str:

@@ -1,0 +1,199 @@
+"""Analog driving in the window, with a virtual SDL2 gamepad (no physical device, offscreen): plugged in
+while the window runs, its axes and buttons drive the car, a recorded drive (half throttle, a steady steer,
+a brake modulation) replays headless bit for bit; the keyboard beside it; mouse steering; the window
+without SDL2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from physics import ANALOG
+from workbench.cli import main
+from workbench.controllers import sdl
+from workbench.gui.testing import hold, make_window
+from workbench.runs.replay import replay
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
+
+HALF = 654  # the raw reading where a trigger (2% dead zone) gives 0.50: (654 + 32768) / 2 / 32767 = 0.51
+
+
+def plugged(window, device):
+    """Let the window see ``device`` (one tick of its timer)."""
+    window.analog.pump()
+    assert any(d.instance_id == device.instance_id for d in window.analog.controllers.devices)
+
+
+def overrides(session, name, first=0, last=None):
+    """The history's override of analog control ``name`` per frame (NaN where the keys drove it)."""
+    j = ANALOG.index(name)
+    h = session.history
+    last = h.frames if last is None else last
+    return np.where(h.analog_on[first:last, j], h.analog_value[first:last, j], np.nan)
+
+
+def test_a_gamepad_plugged_in_while_the_window_runs_is_named_in_the_status_bar(carbench_window, virtual_gamepad):
+    window = carbench_window
+    assert "virtual" not in window.analog.status.text()
+    plugged(window, virtual_gamepad)
+    assert window.analog.status.text() == "controller: carbench virtual gamepad"
+    assert window.status_message.toolTip() == "controller plugged in: carbench virtual gamepad (gamepad)"
+    virtual_gamepad.detach()
+    window.analog.pump()
+    assert window.analog.status.text() == ""
+    assert window.status_message.toolTip() == "controller unplugged: carbench virtual gamepad (gamepad)"
+
+
+def test_a_recorded_gamepad_drive_replays_headless_to_bit_identical_telemetry(carbench_window, virtual_gamepad,
+                                                                             tmp_path, capsys):
+    window, pad = carbench_window, virtual_gamepad
+    plugged(window, pad)
+    model = window.model
+    model.start_recording()
+    model.advance(30)  # at rest
+    pad.set_axis("righttrigger", HALF)  # half throttle
+    pad.set_axis("leftx", -16384)  # a steady steer to the left: 16384 / 65535 of the travel
+    model.advance(240)
+    pad.set_button("b", True)  # the clutch (a button), then up a gear on the right shoulder
+    model.advance(10)
+    pad.set_button("rightshoulder", True)
+    model.advance(3)
+    pad.set_button("rightshoulder", False)
+    pad.set_button("b", False)
+    pad.set_axis("righttrigger", -32768)
+    model.advance(20)
+    for k in range(150):  # brake modulation: the left trigger squeezed and eased every frame
+        pad.set_axis("lefttrigger", round(-32768 + 65535 * (0.35 + 0.3 * math.sin(k / 8.0))))
+        model.advance(1)
+    pad.set_axis("lefttrigger", -32768)
+    model.advance(30)
+    session = model.session
+    frames = session.log.frames
+    assert frames == 483
+    throttle, steer, brake = (overrides(session, name) for name in ("throttle_pedal", "steer", "brake_pedal"))
+    assert np.isnan(throttle[:30]).all() and (throttle[30:270] == 0.5).all()
+    x = 1 - 2 * 16384 / 65535  # from the centre, to the left (positive steer)
+    assert (steer[30:] == round(((x - 0.08) / 0.92) ** 1.5, 4)).all() and steer[30] == 0.3084
+    assert len(set(brake[303:453].tolist())) > 100 and np.nanmax(brake) == pytest.approx((0.65 - 0.02) / 0.98, abs=2e-3)
+    assert session.log.column("gear")[-1] == 2 and session.log.column("speed_kmh")[-1] > 5
+    model.stop_recording()
+    path = tmp_path / "gamepad.toml"
+    assert window.save_recording(path)
+    recording = load_script(path)
+    assert {t.control for t in recording.tracks} == {"brake_pedal"}  # it moved every frame
+    assert [len(t.values) for t in recording.tracks] == [151]  # 150 squeezes, then back to 0 on release
+    assert {name for s in recording.sets for name in s.analog} == {"throttle_pedal", "steer"}  # steady stretches
+    assert len(path.read_text().splitlines()) < 120  # 483 frames of four controls
+    (result,) = replay([compile_script(recording)])
+    assert np.array_equal(result.log.matrix(0, frames), session.log.matrix())
+    csv = tmp_path / "replayed.csv"
+    assert main(["replay", str(path), "--csv", str(csv)]) == 0
+    capsys.readouterr()
+    window.export_telemetry(tmp_path / "window.csv")
+    assert csv.read_text().splitlines()[:frames + 1] == (tmp_path / "window.csv").read_text().splitlines()
+
+
+def test_the_keyboard_beside_a_gamepad_the_last_input_to_move_wins(carbench_window, virtual_gamepad):
+    window, pad = carbench_window, virtual_gamepad
+    plugged(window, pad)
+    model, session = window.model, window.model.session
+    model.advance(5)
+    pad.set_axis("righttrigger", HALF)
+    model.advance(10)  # the trigger drives the throttle
+    hold(window, ["throttle"], 10)  # Up pressed: the keys drive it, the trigger still half way
+    model.advance(10)  # Up released: still the keys (the trigger has not moved)
+    pad.set_axis("righttrigger", 32767)
+    model.advance(10)  # the trigger moved: its again
+    throttle = overrides(session, "throttle_pedal")
+    assert np.isnan(throttle[:5]).all() and (throttle[5:15] == 0.5).all()
+    assert np.isnan(throttle[15:35]).all() and (throttle[35:45] == 1.0).all()
+    assert session.log.column("throttle")[34] < session.log.column("throttle")[24]  # the key's ramp let go
+    assert np.isnan(overrides(session, "steer")).all()  # the resting stick took nothing
+
+
+def test_command_buttons_pause_pin_and_reset(carbench_window, virtual_gamepad):
+    window, pad = carbench_window, virtual_gamepad
+    plugged(window, pad)
+    window.model.advance(20)
+    pad.set_button("start", True)
+    window.analog.pump()
+    assert not window.model.running
+    window.analog.pump()  # held, not pressed again
+    assert not window.model.running
+    pad.set_button("start", False)
+    window.analog.pump()
+    pad.set_button("start", True)
+    window.analog.pump()
+    assert window.model.running
+    pad.set_button("x", True)
+    window.analog.pump()
+    assert len(window.comparer.references.items) == 1
+    pad.set_button("back", True)
+    window.analog.pump()
+    assert window.model.session.frame == 0
+
+
+def mouse(view, kind, x, button=Qt.MouseButton.NoButton):
+    viewport = view.viewport()
+    point = QPointF(x, viewport.height() / 2)
+    buttons = button if kind == QEvent.Type.MouseButtonPress else Qt.MouseButton.NoButton
+    event = QMouseEvent(kind, point, viewport.mapToGlobal(point), button, buttons, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, event)
+
+
+def test_mouse_steering_position_is_the_steer_and_the_buttons_are_throttle_and_brake(carbench_window):
+    window = carbench_window
+    view, session = window.car_view, window.model.session
+    window.analog.mouse_action.setChecked(True)
+    assert window.settings.value("mouse_steering", type=bool)
+    assert "mouse steers" in window.analog.status.text()
+    width = view.viewport().width()
+    mouse(view, QEvent.Type.MouseMove, width / 2)
+    window.model.advance(5)
+    mouse(view, QEvent.Type.MouseMove, width / 4)  # a quarter across: half lock to the left
+    mouse(view, QEvent.Type.MouseButtonPress, width / 4, Qt.MouseButton.LeftButton)
+    window.model.advance(60)
+    mouse(view, QEvent.Type.MouseButtonRelease, width / 4, Qt.MouseButton.LeftButton)
+    mouse(view, QEvent.Type.MouseMove, width)  # the right edge: full lock right
+    window.model.advance(5)
+    steer = overrides(session, "steer")
+    assert np.isnan(steer[:5]).all() and (steer[5:65] == 0.5).all() and (steer[65:] == -1.0).all()
+    throttle_key = session.history.keys[:, 0]
+    assert not throttle_key[:5].any() and throttle_key[5:65].all() and not throttle_key[65:70].any()
+    assert session.log.column("steer")[64] > 0 and session.log.column("speed_kmh")[64] > 1
+    hold(window, ["left"], 3)  # the keyboard takes the steering back
+    assert np.isnan(overrides(session, "steer", 70)).all()
+    window.analog.mouse_action.setChecked(False)
+    assert view.getPlotItem().getViewBox().state["mouseEnabled"] == [True, True]
+
+
+@pytest.mark.parametrize(("error", "reason"), [
+    (ModuleNotFoundError("No module named 'sdl2'", name="sdl2"), "pysdl2 is not installed"),
+    (ImportError("could not find any library for SDL2"), "the SDL2 library cannot be loaded"),
+])
+def test_without_sdl2_the_window_starts_and_drives_with_the_keyboard(qtbot, carbench_settings, monkeypatch, error,
+                                                                     reason):
+    def missing():
+        raise error
+
+    monkeypatch.setattr(sdl, "_import_sdl2", missing)
+    window = make_window("sedan", carbench_settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.analog.controllers.hub is None
+    assert window.analog.status.text() == "no controllers (SDL2 missing)"
+    assert window.analog.status.toolTip().startswith(reason)
+    window.analog.pump()
+    hold(window, ["throttle", "left"], 240)
+    session = window.model.session
+    assert session.log.column("speed_kmh")[-1] > 5 and session.log.column("steer")[-1] > 0
+    dialog = window.analog.show_dialog()
+    assert dialog.about.text().startswith(f"Controllers cannot be used here: {reason}")
+    dialog.close()

@@ -1,0 +1,120 @@
+"""The mapping dialog (Controls > Controllers and wheels) on a virtual SDL2 gamepad: raw and mapped values
+live, edits saved per controller GUID and read back, calibration by moving a control through its travel."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.controllers.mapping import ControllerMapping
+from workbench.gui.controller_input import ControllerInput
+
+
+@pytest.fixture
+def dialog(carbench_window, virtual_gamepad):
+    carbench_window.analog.pump()
+    dialog = carbench_window.analog.show_dialog()
+    yield dialog
+    dialog.close()
+
+
+def row(dialog, axis):
+    return next(r for r in dialog.rows if r.axis == axis)
+
+
+def saved(window, dialog) -> dict:
+    guid = dialog.device().info.guid
+    return json.loads(window.settings.value(f"controllers/{guid}", "{}", type=str))
+
+
+def test_every_axis_and_button_is_shown_with_its_raw_and_mapped_value(dialog, virtual_gamepad):
+    assert [r.axis for r in dialog.rows] == ["leftx", "lefty", "rightx", "righty", "lefttrigger", "righttrigger"]
+    assert len(dialog.buttons) == 15 and dialog.buttons["rightshoulder"][1].currentText() == "gear_up"
+    virtual_gamepad.set_axis("leftx", 32767)
+    virtual_gamepad.set_axis("righttrigger", 0)
+    virtual_gamepad.set_button("a", True)
+    dialog.update_values()
+    assert row(dialog, "leftx").raw.value() == 32767 and row(dialog, "leftx").value.text() == "-1.000"
+    assert row(dialog, "righttrigger").raw.value() == 16383
+    assert row(dialog, "righttrigger").value.text() == f"{(16383 / 32767 - 0.02) / 0.98:.3f}"
+    assert row(dialog, "lefty").value.text() == "\u2014"  # drives nothing
+    assert dialog.buttons["a"][0].text() == "\u25cf" and dialog.buttons["b"][0].text() == "\u25cb"
+
+
+def test_edits_apply_at_once_and_are_saved_for_the_controllers_guid(carbench_window, dialog, virtual_gamepad):
+    window = carbench_window
+    leftx = row(dialog, "leftx")
+    leftx.curve.setCurrentText("linear")
+    leftx.dead_zone.setValue(20.0)
+    leftx.invert.setChecked(True)
+    virtual_gamepad.set_axis("leftx", 32767)
+    dialog.update_values()
+    assert leftx.value.text() == "+1.000"  # inverted: the right end now steers left
+    row(dialog, "rightx").control.setCurrentText("steer")  # takes steering from leftx
+    assert leftx.control.currentText() == "\u2014" and not leftx.dead_zone.isEnabled()
+    dialog.buttons["a"][1].setCurrentText("start")
+    document = saved(window, dialog)
+    assert {a["axis"]: a["control"] for a in document["axes"]} == {
+        "rightx": "steer", "righttrigger": "throttle_pedal", "lefttrigger": "brake_pedal"}
+    assert document["buttons"]["a"] == "start"
+    again = ControllerInput(window.settings)  # as the next start of the window reads it
+    try:
+        again.pump()
+        (device,) = again.devices
+        assert again.mapping(device) == ControllerMapping.from_dict(document)
+    finally:
+        again.close()
+    dialog.restore_defaults()
+    assert not window.settings.contains(f"controllers/{dialog.device().info.guid}")
+    assert row(dialog, "leftx").control.currentText() == "steer"
+
+
+def test_calibration_takes_the_travel_the_control_went_through(carbench_window, dialog, virtual_gamepad):
+    trigger = row(dialog, "lefttrigger")
+    trigger.calibrate.click()
+    assert trigger.calibrate.text() == "Done"
+    for raw in (-32768, -20000, 0, 20000, 27232, 10000, -32768):  # most of the way down and back
+        virtual_gamepad.set_axis("lefttrigger", raw)
+        dialog.update_values()
+        if raw == 27232:
+            deepest = dialog.device().axes()["lefttrigger"]
+    assert 29990 <= deepest <= 30000  # a trigger reads 0 .. 32767 for -32768 .. 32767
+    trigger.calibrate.click()
+    assert trigger.range.text() == f"0 .. {deepest}" and dialog.problem.text() == ""
+    axis = dialog.controllers.mapping(dialog.device()).axis_for("lefttrigger")
+    assert (axis.low, axis.high) == (0, deepest)
+    virtual_gamepad.set_axis("lefttrigger", 27232)
+    dialog.update_values()
+    assert trigger.value.text() == "1.000"  # the end of its travel is full brake now
+    virtual_gamepad.set_axis("lefttrigger", -2000)
+    dialog.update_values()
+    half = dialog.device().axes()["lefttrigger"] / deepest
+    assert trigger.value.text() == f"{(half - 0.02) / 0.98:.3f}"
+    assert saved(carbench_window, dialog)["axes"][2]["high"] == deepest
+
+
+def test_a_calibration_that_barely_moved_is_refused_and_changes_nothing(dialog, virtual_gamepad):
+    stick = row(dialog, "leftx")
+    stick.calibrate.click()
+    for raw in (0, 500, 1500):
+        virtual_gamepad.set_axis("leftx", raw)
+        dialog.update_values()
+    stick.calibrate.click()
+    assert "move it through its whole travel" in dialog.problem.text()
+    axis = dialog.controllers.mapping(dialog.device()).axis_for("leftx")
+    assert (axis.low, axis.high) == (-32768, 32767) and stick.range.text() == "-32768 .. 32767"
+
+
+def test_a_saved_mapping_that_is_not_usable_falls_back_to_the_default_and_says_so(carbench_window, virtual_gamepad):
+    window = carbench_window
+    guid = "ff005efa63617262656e636820007601"  # the virtual gamepad's
+    window.settings.setValue(f"controllers/{guid}", '{"axes": [{"axis": "leftx", "control": "steer", "exponent": 99}]}')
+    said = []
+    window.analog.controllers.message.connect(said.append)
+    window.analog.pump()
+    (device,) = window.analog.controllers.devices
+    assert device.info.guid == guid
+    assert window.analog.controllers.mapping(device).axis_for("righttrigger").control == "throttle_pedal"
+    assert said[0].startswith("carbench virtual gamepad: the saved mapping is not usable (axis 'leftx': exponent 99")
+    assert said[1] == "controller plugged in: carbench virtual gamepad (gamepad)"

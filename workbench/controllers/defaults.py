@@ -1,0 +1,61 @@
+"""The mapping a controller starts with, before anyone edits it: one for gamepads, one for wheels.
+
+A gamepad (anything SDL's game controller API knows) steers with the left stick and has the right
+and left triggers as throttle and brake, as racing games do. Anything else is taken for a wheel
+with pedals, as most report themselves: the first axis steers, the next three are throttle, brake
+and clutch (pedals that read the top of their range at rest, hence inverted), and the first two
+buttons (the paddles on many wheels) shift up and down. The mapping dialog shows each axis live,
+so a wheel that differs is put right in a minute and remembered by its GUID.
+"""
+
+from __future__ import annotations
+
+from workbench.controllers.device import DeviceInfo
+from workbench.controllers.mapping import AxisMapping, ControllerMapping
+
+GAMEPAD_STEER_DEAD_ZONE = 0.08  # a worn thumbstick rests up to about 8% off centre
+TRIGGER_DEAD_ZONE = 0.02
+PEDAL_DEAD_ZONE = 0.02
+GAMEPAD_STEER_EXPONENT = 1.5  # finer near the centre: a stick's short travel is the whole lock
+GAMEPAD_BUTTONS = {
+    "rightshoulder": "gear_up",
+    "leftshoulder": "gear_down",
+    "a": "handbrake",
+    "b": "clutch",
+    "y": "start",
+    "x": "pin",
+    "back": "reset",
+    "start": "pause",
+}
+WHEEL_PEDALS = ("throttle_pedal", "brake_pedal", "clutch_pedal")
+WHEEL_BUTTONS = ("gear_up", "gear_down")
+
+
+def default_mapping(info: DeviceInfo) -> ControllerMapping:
+    """The starting mapping for ``info``: the gamepad layout, or the wheel layout for anything else."""
+    if info.kind == "gamepad" and {"leftx", "lefttrigger", "righttrigger"} <= set(info.axes):
+        return _gamepad(info)
+    return _wheel(info)
+
+
+def _gamepad(info: DeviceInfo) -> ControllerMapping:
+    def axis(name, control, **options):
+        low, high = info.axis_range(name)
+        return AxisMapping(name, control, low=low, high=high, **options)
+
+    axes = (axis("leftx", "steer", dead_zone=GAMEPAD_STEER_DEAD_ZONE, curve="power", exponent=GAMEPAD_STEER_EXPONENT),
+            axis("righttrigger", "throttle_pedal", dead_zone=TRIGGER_DEAD_ZONE),
+            axis("lefttrigger", "brake_pedal", dead_zone=TRIGGER_DEAD_ZONE))
+    buttons = {b: action for b, action in GAMEPAD_BUTTONS.items() if b in info.buttons}
+    return ControllerMapping(axes, buttons)
+
+
+def _wheel(info: DeviceInfo) -> ControllerMapping:
+    axes = []
+    for name, control in zip(info.axes, ("steer",) + WHEEL_PEDALS, strict=False):
+        low, high = info.axis_range(name)
+        pedal = control != "steer"
+        axes.append(AxisMapping(name, control, invert=pedal, dead_zone=PEDAL_DEAD_ZONE if pedal else 0.0,
+                                low=low, high=high))
+    buttons = dict(zip(info.buttons, WHEEL_BUTTONS, strict=False))
+    return ControllerMapping(tuple(axes), buttons)
