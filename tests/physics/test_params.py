@@ -26,7 +26,7 @@ from physics import (
 from physics.presets import cars_dir
 
 SHIPPED = {"parking": ("kinematic", "px"), "teaching": ("kinematic", "m"), "f1tenth": ("dynamic", "m"),
-           "sedan_single_track": ("dynamic", "m"),
+           "sedan_single_track": ("dynamic", "m"), "tail_happy": ("dynamic", "m"),
            "sedan": ("dynamic", "m"), "classic": ("dynamic", "m"), "manual003": ("dynamic", "m")}
 SOURCE = "bad.toml"
 
@@ -53,7 +53,7 @@ def refusal(text: str) -> str:
 # -- shipped presets --------------------------------------------------------------------------
 
 
-def test_the_shipped_presets_are_the_six_of_the_spec_and_the_single_track_sedan():
+def test_the_shipped_presets_are_the_six_of_the_spec_and_two_more_sedans():
     assert set(preset_names()) == set(SHIPPED)
 
 
@@ -63,7 +63,7 @@ def test_every_shipped_preset_loads(name):
     assert loaded.name == name
     assert isinstance(loaded.params, CarParams)
     assert (loaded.params.kind, loaded.params.model.unit) == SHIPPED[name]
-    assert loaded.params.manual == (name in ("sedan", "sedan_single_track", "manual003"))
+    assert loaded.params.manual == (name in ("sedan", "sedan_single_track", "tail_happy", "manual003"))
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))

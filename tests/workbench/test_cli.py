@@ -150,7 +150,7 @@ def test_presets_lists_cars_and_scripts(run_cli, shipped_paths):
     for name in ("parking", "teaching", "f1tenth", "sedan", "classic", "manual003"):
         assert f"  {name} " in cars, name
     assert set(preset_names()) == {"parking", "teaching", "f1tenth", "sedan", "classic", "manual003",
-                                   "sedan_single_track"}
+                                   "sedan_single_track", "tail_happy"}
     scripts = out.split("Input scripts")[1]
     for path in shipped_paths:
         assert path.name in scripts
