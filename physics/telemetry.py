@@ -73,6 +73,14 @@ class Telemetry:
     brake_front: np.ndarray = channel("N", "front brake force (brake torque / wheel radius) acting")
     brake_rear: np.ndarray = channel("N", "rear brake force, handbrake included")
     stalled: np.ndarray = channel("", "engine stalled (1) or running (0)")
+    lateral_error: np.ndarray = channel("m", "driver: distance of the reference point from the path, positive "
+                                             "left (0 without a path)")
+    path_distance: np.ndarray = channel("m", "driver: arc length along the path of the nearest point (0 without "
+                                             "a path)")
+    target_speed: np.ndarray = channel("m/s", "driver: the speed it is asked to hold (0 when it holds none)")
+    target_x: np.ndarray = channel("m", "driver: the preview point on the path it steers for, world x (the car's "
+                                        "position without a path)")
+    target_y: np.ndarray = channel("m", "driver: the preview point, world y")
 
 
 class TelemetryFrame:
