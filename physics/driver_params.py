@@ -27,14 +27,14 @@ AFTER_STEER = {"continue": 0, "hold": 1}
 class DriverParams:
     """Gains of the driver: a preview path follower, a speed controller on the pedals, a shift rule."""
 
-    preview_time: float = param(0.55, unit="s", doc="the lateral error is taken at the point this far ahead along "
+    preview_time: float = param(0.25, unit="s", doc="the lateral error is taken at the point this far ahead along "
                                                     "the car's course (preview distance = speed * time)", lo=0.01,
                                 hi=10.0, span=(0.1, 2.0))
     preview_min: float = param(1.5, unit="m", doc="the preview distance is at least this (a crawling car still "
                                                   "looks ahead)", lo=1e-3, hi=1e4, span=(0.1, 20.0))
-    damping: float = param(0.8, doc="damping ratio of the lateral error the preview law asks for "
+    damping: float = param(1.3, doc="damping ratio of the lateral error the preview law asks for "
                                     "(gain 4 damping^2 / preview distance^2)", lo=0.1, hi=3.0, span=(0.3, 1.5))
-    lead_time: float = param(0.1, unit="s", doc="the path's curvature is fed forward from this far ahead (the "
+    lead_time: float = param(0.05, unit="s", doc="the path's curvature is fed forward from this far ahead (the "
                                                 "steering and the tyres lag)", lo=0.0, hi=2.0, span=(0.0, 0.5))
     integral_time: float = param(1.5, unit="s", doc="integral time of the lateral error (a steady understeer "
                                                     "or oversteer is trimmed out)", lo=0.05, hi=1e3,

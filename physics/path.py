@@ -60,9 +60,16 @@ def track_rows(x, y, spacing: float, closed: bool = False) -> np.ndarray:
     return rows_of(rx, ry, step, closed)
 
 
-def rows_of(x: np.ndarray, y: np.ndarray, step: float, closed: bool) -> np.ndarray:
-    """Rows from points already at equal spacing ``step``: heading and curvature by central differences."""
+def rows_of(x: np.ndarray, y: np.ndarray, step: float, closed: bool, heading: np.ndarray | None = None,
+            curvature: np.ndarray | None = None) -> np.ndarray:
+    """Rows from points already at equal spacing ``step``; heading and curvature as given (a generator
+    knows them exactly) or by central differences."""
     n = len(x)
+    if heading is not None and curvature is not None:
+        out = np.empty((n, len(COLUMNS)))
+        out[:, X], out[:, Y], out[:, HEADING], out[:, CURVATURE] = x, y, heading, curvature
+        out[:, S] = np.arange(n) * step
+        return out
     if closed:
         dx = (np.roll(x, -1) - np.roll(x, 1)) / 2.0
         dy = (np.roll(y, -1) - np.roll(y, 1)) / 2.0

@@ -19,6 +19,7 @@ from physics.presets import load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
 from workbench.runs.stamp import preset_label
+from workbench.scripts.driving import Drive, drivers_of, ends_at
 from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.recorder import Recorder, params_diff
@@ -148,6 +149,7 @@ class LiveSession:
             self.stop_recording()  # a new car ends the recording; what was recorded is kept
         self.preset = preset
         self.params: CarParams = preset.params
+        self._drive: Drive | None = None  # the script's driver on the frames of the history it drove
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self._pending: dict[str, Any] = {}
@@ -209,7 +211,7 @@ class LiveSession:
         self._use_preset(preset)
         if params is not None and params != preset.params:
             self.params = params
-            self.sim = Simulation(self.params, n=1, dt=self.dt)
+            self.sim = self._new_sim(self.params)
 
     def reset_params(self, paths: Iterable[str] | None = None) -> None:
         """Put parameters (all when ``paths`` is None) back to the preset's values, from the next step on."""
@@ -236,7 +238,8 @@ class LiveSession:
             self.start_replay()
             return
         self.replayed = False
-        self.sim = Simulation(self.params, n=1, dt=self.dt)
+        self._drive = None
+        self.sim = self._new_sim(self.params)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self.history = InputHistory(self.params)
         self._stale_sim = False
@@ -280,6 +283,11 @@ class LiveSession:
         self._snapshot()
         return telemetry
 
+    def _new_sim(self, params: CarParams) -> Simulation:
+        """A fresh simulation of the session's car, driven by the script's driver where the history was."""
+        drivers, track = drivers_of([self._drive])
+        return Simulation(params, n=1, dt=self.dt, drivers=drivers, track=track)
+
     def _snapshot(self) -> None:
         if self.sim.frame % SNAPSHOT_EVERY == 0:
             self._snapshots[self.sim.frame] = self.sim.state.copy()
@@ -312,7 +320,7 @@ class LiveSession:
         past = self.whole_run(label)
         history = self.history
         base = max((f for f in self._snapshots if f <= frame), default=0)
-        sim = Simulation(history.params_at(base - 1) if base else history.start_params, n=1, dt=self.dt)
+        sim = self._new_sim(history.params_at(base - 1) if base else history.start_params)
         if base:
             sim.restore(self._snapshots[base], base)
         redone = TelemetryLog(history.start_params.model.unit, 1, capacity=max(frame - base, 1))
@@ -320,6 +328,9 @@ class LiveSession:
         if not np.array_equal(redone.matrix(), self.log.matrix(frames=frame)[base:]):
             raise RuntimeError(f"re-simulating frames {base}..{frame - 1} did not reproduce them bit for bit")
         self.restored_from = base
+        if self._drive is not None:  # from here on the keys drive: the script's driver lets go at ``frame``
+            self._drive = ends_at(self._drive, (frame - 0.5) * self.dt)
+            sim.set_drivers(*drivers_of([self._drive]))
         self.sim = sim
         self.log.truncate(frame)
         self._snapshots = {f: state for f, state in self._snapshots.items() if f <= frame}
@@ -347,6 +358,7 @@ class LiveSession:
         if self.recorder is not None:
             self.stop_recording()
         self.program = program
+        self._drive = program.drive
         self._track = _InputTrack([program], program.frames)
         self.log = TelemetryLog(program.params.model.unit, 1, capacity=max(8192, program.frames))
         self.log._data[:program.frames, :, 0] = result.log.matrix(result.car, program.frames)
@@ -366,7 +378,7 @@ class LiveSession:
 
     def _restore_sim(self) -> None:
         """Rebuild the simulation at the end of the history (after :meth:`adopt_replay`)."""
-        sim = Simulation(self.history.start_params, n=1, dt=self.dt)
+        sim = self._new_sim(self.history.start_params)
         self.history.replay_into(sim, None, self.history.frames, self._snapshots)
         self.sim = sim
         self._stale_sim = False
@@ -425,7 +437,8 @@ class LiveSession:
             self.stop_recording()  # kept as the last recording, not lost
         self.dt = self.program.dt
         self.params = self.program.params
-        self.sim = Simulation(self.params, n=1, dt=self.dt)
+        self._drive = self.program.drive
+        self.sim = self._new_sim(self.params)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=self.program.frames)
         self.history = InputHistory(self.params)
         self._stale_sim = False

@@ -19,6 +19,7 @@ from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.measures import Measurement, measure_column, measure_unit
 from workbench.scripts.format import Expect
+from workbench.scripts.driving import drivers_of
 from workbench.scripts.limits import run_bytes
 from workbench.scripts.program import Program
 
@@ -132,7 +133,8 @@ def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int
     dt = programs[0].dt
     frames = max(p.frames for p in programs)
     cars = [p.params for p in programs]
-    sim = Simulation(cars, dt=dt, kernel=kernel)
+    drivers, track = drivers_of([p.drive for p in programs])
+    sim = Simulation(cars, dt=dt, kernel=kernel, drivers=drivers, track=track)
     track = _InputTrack(programs, frames)
     changes: dict[int, list[tuple[int, CarParams]]] = {}
     for i, p in enumerate(programs):

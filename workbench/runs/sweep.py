@@ -23,6 +23,7 @@ from physics import CarParams, Inputs, Kernel, Simulation
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
+from workbench.scripts.driving import drivers_of
 from workbench.scripts.program import Program
 
 MAX_CARS = 1_000_000
@@ -174,7 +175,8 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
-    sim = Simulation(cars, dt=program.dt, kernel=kernel)
+    drivers, track = drivers_of([program.drive] * n)
+    sim = Simulation(cars, dt=program.dt, kernel=kernel, drivers=drivers, track=track)
     tally = Tally(program, n)
     changes = dict(program.param_changes)
     frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters

@@ -19,9 +19,10 @@ from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
+from workbench.scripts.driver_format import DriverSpec, FormatError, RobotSpec, parse_driver, parse_robot
 from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limited_text
 
-SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
+SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description", "manoeuvre")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
 GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
@@ -146,6 +147,9 @@ class Script:
     measures: tuple[Measure, ...] = ()
     monitors: tuple[MonitorCheck, ...] = ()
     recorded: Stamp | None = None  # a recording's stamp: what it was recorded with
+    driver: DriverSpec | None = None  # [driver]: the closed-loop driver
+    robot: RobotSpec | None = None  # [robot]: the open-loop steering robot
+    manoeuvre: str | None = None  # [script] manoeuvre: the handling test whose KPIs this run gives
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -154,7 +158,13 @@ class Script:
             head["dt"] = self.dt
         if self.description:
             head["description"] = self.description
+        if self.manoeuvre:
+            head["manoeuvre"] = self.manoeuvre
         doc: dict[str, Any] = {"script": head}
+        if self.driver is not None:
+            doc["driver"] = self.driver.to_table()
+        if self.robot is not None:
+            doc["robot"] = self.robot.to_table()
         if self.sets:
             doc["set"] = [_setting_table(s) for s in self.sets]
         if self.holds:
@@ -273,10 +283,12 @@ class _Parser:
         return ScriptError(f"{self.source}: {where}: {reason}")
 
     def document(self, doc: dict[str, Any]) -> Script:
-        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded")]
+        unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded",
+                                               "driver", "robot")]
         if unknown:
             raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[expect]], "
-                                        "[[measure]], [[monitor]] and, when recorded, [recorded]")
+                                        "[[measure]], [[monitor]], [driver], [robot] and, when recorded, "
+                                        "[recorded]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -300,7 +312,16 @@ class _Parser:
             if not MIN_DT <= dt <= MAX_DT:
                 raise self.fail("[script] dt", f"{dt:g} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
+        manoeuvre = self.text(head["manoeuvre"], "[script] manoeuvre") if "manoeuvre" in head else None
         self.duration = duration
+        try:
+            driver = parse_driver(doc["driver"], duration) if "driver" in doc else None
+            robot = parse_robot(doc["robot"], duration) if "robot" in doc else None
+        except FormatError as exc:
+            raise ScriptError(f"{self.source}: {exc}") from None
+        if robot is not None and driver is not None and driver.path is not None:
+            raise self.fail("[robot]", "the robot steers, so the driver cannot also follow a path: drop "
+                                       "[driver.path] (the driver still holds the speed)")
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
@@ -320,7 +341,8 @@ class _Parser:
             except ValueError as exc:
                 raise ScriptError(f"{self.source}: {exc}") from None
         return Script(name, preset, duration, dt, description, sets, holds, expects, self.source,
-                      measures=measures, monitors=checks, recorded=recorded)
+                      measures=measures, monitors=checks, recorded=recorded, driver=driver, robot=robot,
+                      manoeuvre=manoeuvre)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])
