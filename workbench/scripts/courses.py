@@ -139,10 +139,11 @@ def iso3888_cones(width: float) -> np.ndarray:
     return np.array(cones)
 
 
-def body_clearance(x, y, heading, cones, front: float, back: float, width: float) -> np.ndarray:
+def body_clearance(x, y, heading, cones, front: float, back: float, width: float, per_cone: bool = False) -> np.ndarray:
     """Per pose (..., P), the least distance from the body's outline to any cone's base circle
-    (negative: the body overlaps a cone). The body is the rectangle from ``back`` behind to ``front``
-    ahead of the point (x, y), ``width`` wide, turned to ``heading``."""
+    (negative: the body overlaps a cone); with ``per_cone``, to each cone (..., P, cones). The body is
+    the rectangle from ``back`` behind to ``front`` ahead of the point (x, y), ``width`` wide, turned
+    to ``heading``."""
     c, s = np.cos(heading)[..., None], np.sin(heading)[..., None]
     dx, dy = cones[:, 0] - np.asarray(x)[..., None], cones[:, 1] - np.asarray(y)[..., None]
     u, w = dx * c + dy * s, -dx * s + dy * c
@@ -150,7 +151,7 @@ def body_clearance(x, y, heading, cones, front: float, back: float, width: float
     oy = np.maximum(np.abs(w) - width / 2, 0.0)
     inside = np.minimum(np.maximum(-back - u, u - front), np.abs(w) - width / 2)  # < 0 inside
     distance = np.where((ox > 0) | (oy > 0), np.hypot(ox, oy), inside)
-    return (distance - CONE_RADIUS).min(axis=-1)
+    return distance - CONE_RADIUS if per_cone else (distance - CONE_RADIUS).min(axis=-1)
 
 
 @lru_cache(maxsize=32)
