@@ -11,8 +11,8 @@ from . import records
 from .car import Car, prepare
 from .inputs import Inputs
 from .kernel import Kernel, Workspace, default_kernel
-from .path import COLUMNS as PATH_COLUMNS
 from .params import CarParams
+from .path import COLUMNS as PATH_COLUMNS
 from .state import initial_state
 from .telemetry import ChannelInfo, TelemetryFrame, channel_infos, check_channel
 
@@ -74,7 +74,7 @@ class Simulation:
             start, count = drivers[f"{name}_start"], drivers[f"{name}_count"]
             if np.any((count > 0) & ((start < 0) | (start + count > rows))):
                 raise ValueError(f"drivers: a {name} reaches past the track's {rows} rows")
-        if np.any((drivers["path_count"] == 1)):
+        if np.any(drivers["path_count"] == 1):
             raise ValueError("drivers: a path needs at least two rows")
         self.drivers, self.track = drivers, track
 

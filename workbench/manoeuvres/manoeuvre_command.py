@@ -21,8 +21,8 @@ from workbench.manoeuvres.charts import charts_of
 from workbench.manoeuvres.kpi import Kpi
 from workbench.manoeuvres.runner import Car, run_jobs
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
-from workbench.runs.compare_command import parse_assignment
 from workbench.runs.compare import CompareError
+from workbench.runs.compare_command import parse_assignment
 from workbench.scripts.format import ScriptError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
-from workbench.manoeuvres.kpi import DEG, G, KMH, Kpi, RunData, line_fit, moving_mean
+from workbench.manoeuvres.kpi import DEG, KMH, G, Kpi, RunData, line_fit, moving_mean
 
 FIT_RANGE = (1.0, 4.0)  # [m/s^2] the linear range the gradients are taken over
 ON_CIRCLE = 1.0  # [m] a car further than this from the circle is off the test's radius

@@ -18,8 +18,8 @@ from physics.inputs import ANALOG_FIELDS
 from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.measures import Measurement, measure_column, measure_unit
-from workbench.scripts.format import Expect
 from workbench.scripts.driving import drivers_of
+from workbench.scripts.format import Expect
 from workbench.scripts.limits import run_bytes
 from workbench.scripts.program import Program
 
