@@ -102,17 +102,22 @@ def speed_demand(d, track, speed, path_s, speed_i, t, dt):
 
 @scalar
 def shift_phase(d, p, s, speed):
-    """The shift under way or to begin: (phase, target gear). Up above the upshift speed, down below the
-    downshift speed when the lower gear stays below the upshift speed."""
+    """The shift under way or to begin: (phase, target gear).
+
+    The rule reads the engine speed the road imposes in the gear (the car's speed through the gear
+    and final drive), not the engine's own: just after a shift the clutch still slips, and a
+    spinning wheel revs the engine without the car going faster.
+    """
     phase, gear = s.drv_phase, s.drv_gear
     if phase != 0 or not (p.manual and d.shift) or s.gear < 1:
         return phase, gear
     limit = p.engine_rev_limit
-    if s.rpm > d.upshift * limit and s.gear < p.top_gear:
+    per_ratio = s.vx / p.body_wheel_radius * p.gearbox_final_drive * 60.0 / (2.0 * math.pi)  # [rpm per unit ratio]
+    rpm = per_ratio * p.gear_ratio[s.gear + 1]  # gear_ratio is indexed by gear + 1
+    if rpm > d.upshift * limit and s.gear < p.top_gear:
         return 1, s.gear + 1
-    if s.gear > 1 and s.rpm < d.downshift * limit and speed > p.clutch_auto_speed:
-        lower = s.rpm * p.gear_ratio[s.gear] / p.gear_ratio[s.gear + 1]  # gear_ratio is indexed by gear + 1
-        if lower < 0.9 * d.upshift * limit:
+    if s.gear > 1 and rpm < d.downshift * limit and speed > p.clutch_auto_speed:
+        if per_ratio * p.gear_ratio[s.gear] < 0.9 * d.upshift * limit:
             return 1, s.gear - 1
     return phase, gear
 
