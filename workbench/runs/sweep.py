@@ -203,6 +203,8 @@ class SweepResult:
     measure_value: np.ndarray  # (M, cars); NaN where a crossing never happens
     car_steps: int
     seconds: float
+    kpi_names: tuple[tuple[str, str], ...] = ()  # a manoeuvre's KPIs as measures: (label, unit) each
+    kpi_value: np.ndarray | None = None  # (K, cars); NaN where a car did not reach it
 
     @property
     def expect_passed(self) -> np.ndarray:

@@ -137,6 +137,9 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         if bar is not None:
             bar.close()
     assert result is not None
+    from workbench.manoeuvres.sweep_kpis import with_kpis
+
+    result = with_kpis(result)  # a handling test's script: its KPIs are measures too
     try:
         folder.mkdir(exist_ok=True)
         files = [write_csv(result, folder / CSV_NAME)]
