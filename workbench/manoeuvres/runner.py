@@ -41,6 +41,9 @@ def compile_jobs(jobs: Sequence[tuple[Script, Car]]) -> list[Program]:
     """Every job's program (ScriptError names the script and the car that refuses it)."""
     programs = []
     for script, car in jobs:
+        if car.params.model.unit != "m":
+            raise ScriptError(f"{script.source}: the {car.name} car measures lengths in {car.params.model.unit}; "
+                              "the handling tests' speeds, radii and cones are in metres")
         program = compile_script(script, car.preset())
         if program.param_changes:
             raise ScriptError(f"{script.source}: a manoeuvre's script changes no parameters after frame 0")
