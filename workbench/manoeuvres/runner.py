@@ -21,7 +21,7 @@ from workbench.scripts.driving import drivers_of
 from workbench.scripts.format import Script, ScriptError
 from workbench.scripts.program import Program, compile_script
 
-BLOCK = 1024  # frames per kernel call
+BLOCK = 128  # frames per kernel call (a block of 512 cars' telemetry is then 30 MB)
 DEFAULT_CHUNK = 512  # cars per batch
 
 
