@@ -80,3 +80,21 @@ def test_a_grip_change_moves_the_understeer_gradient_the_right_way(change, direc
                      for kpis in m.run(cars, lambda jobs: run_jobs(jobs, m.channels)))
     # Less rear cornering stiffness: more oversteer (a smaller gradient); less front: more understeer.
     assert direction * (changed - base) > 0.2
+
+
+def test_a_session_drives_on_from_a_frame_of_a_driven_replay():
+    from workbench.runs.live import LiveSession
+
+    session = LiveSession("sedan")
+    session.load_script(resolve_script("iso7401_step"))
+    session.start_replay()
+    while session.replaying:
+        session.step()
+    frame = 900
+    before = session.log.column("steer")[:frame].copy()
+    session.drive_from(frame)  # re-simulates the driven frames and checks them bit for bit
+    assert np.array_equal(session.log.column("steer")[:frame], before)
+    for _ in range(120):
+        session.step({"right"})  # from here the keys steer: the driver has let go
+    assert session.log.column("steer")[-1] < -0.5
+    assert session.log.column("target_speed")[-1] == 0.0

@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
         """
         default = getattr(self, "_default_layout", None)
         if default is not None:
-            for dock in self._docks + [getattr(self, "compare_dock", None)]:
+            for dock in self._docks + [getattr(self, "compare_dock", None), getattr(self, "kpi_dock", None)]:
                 if dock is not None:
                     dock.setFloating(False)
                     dock.show()
