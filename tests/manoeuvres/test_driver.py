@@ -98,3 +98,30 @@ def test_a_session_drives_on_from_a_frame_of_a_driven_replay():
         session.step({"right"})  # from here the keys steer: the driver has let go
     assert session.log.column("steer")[-1] < -0.5
     assert session.log.column("target_speed")[-1] == 0.0
+
+
+def test_the_lane_change_speed_is_one_batch_and_rises_with_grip():
+    m = CATALOGUE["iso3888_2"]
+    sedan = load_preset("sedan")
+    cars = [Car(sedan.params, "sedan"), Car(sedan.params.with_values({"tyres.mu": 1.4}), "grippier")]
+    calls = []
+
+    def runner(jobs):
+        calls.append(len(jobs))
+        return run_jobs(jobs, m.channels)
+
+    base, grippier = ({k.key: k.value for k in kpis}["max_entry_speed"] for kpis in m.run(cars, runner))
+    from workbench.manoeuvres.lane_change import SPEEDS
+
+    assert calls == [2 * len(SPEEDS)]  # every speed of both cars in one batch
+    assert base is not None and grippier > base
+
+
+def test_the_robot_reaches_the_car_through_its_steering_rate_and_lock():
+    text = LINE.replace("[driver.path]\nkind = \"iso3888_2\"\nrun_up = 120.0\n", "")
+    text += '[robot]\nkind = "step"\nstart = 3.0\namplitude = 25.0\nrate = 3000.0\n'  # road-wheel degrees, ratio 1
+    (result,) = replay([compile_script(parse_script(text, "step"))])
+    steer = result.column("steer")
+    rate = load_preset("sedan").params.steering.rate
+    assert np.abs(np.diff(steer)).max() <= rate * result.program.dt * (1 + 1e-12)
+    assert steer.max() == pytest.approx(np.radians(25.0))
