@@ -123,6 +123,9 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
 
     try:
         if test_of(plan) is not None:  # a handling test's script: its KPIs are measures too (run here)
+            if rounds > 1:
+                print(f"carbench: {args.script}: a handling test's sweep runs here, not on Dask (its KPIs are "
+                      "computed from the runs)", file=stderr)
             result = run_test_sweep(plan)
         else:
             with cluster.mapper(args.workers, args.scheduler) as mapper:

@@ -34,7 +34,7 @@ CONES_PER_SIDE = 5
 LINE_MARGIN = 0.05  # [m] the line's body clearance to the cones
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Course:
     """A path's rows, whether it is closed, and what stands beside it."""
 

@@ -24,7 +24,7 @@ from workbench.scripts.driver_format import DriverSpec, RobotSpec
 KMH = 3.6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Drive:
     """One car's driver: its DRIVER record (row offsets relative to ``track``) and the course it drives."""
 
