@@ -16,8 +16,8 @@ times e over integral_time). Linearised on a straight path, e'' = v^2 (kappa - k
 e'' + 2 zeta (2 v / D) e' + (2 v / D)^2 e = 0: a lateral error decays like a second-order system
 of natural frequency 2 v / D and damping zeta, at any speed (the lookahead law of Rossetter and
 Gerdes, "Lyapunov based performance guarantees for the potential field lane-keeping assistance
-system", 2006). The wheel angle is the kinematic atan(L kappa) plus ``yaw_gain`` L times the
-curvature the car falls short of (kappa - r / v), which takes up most of an understeer at once.
+system", 2006). The wheel angle is the kinematic atan(L kappa), plus (``yaw_gain``, off by default)
+L times the curvature the car falls short of (kappa - r / v); the integral takes up an understeer.
 
 Longitudinal: a PI controller on the speed error relative to the target (so the gains suit a car
 in metres or in pixels), throttle for a positive demand and ``brake_share`` of it on the brake for

@@ -6,7 +6,8 @@ lateral acceleration:
 - understeer gradient U = d(delta)/d(a_y) - L d(1/R)/d(a_y) (ISO 8855), with delta the
   road-wheel angle (the steering-wheel angle over the overall steering ratio) and the path
   curvature 1/R = yaw rate / speed (ISO 4138 allows R from speed and yaw velocity); here the slope
-  of a least-squares line of delta - L r / v against a_y over FIT_RANGE, in deg/g;
+  of a least-squares line of delta - L r / v against a_y over FIT_RANGE, in deg/g, on the frames
+  where the car is on the circle and within STEADY_SPEED of the speed asked for;
 - body slip angle gradient d(beta)/d(a_y) over the same range, in deg/g;
 - the characteristic speed sqrt(L / U) of an understeering car, or the critical speed sqrt(-L / U) of
   an oversteering one (ISO 8855);
@@ -25,6 +26,7 @@ from workbench.manoeuvres.kpi import DEG, KMH, G, Kpi, RunData, line_fit, moving
 
 FIT_RANGE = (1.0, 4.0)  # [m/s^2] the linear range the gradients are taken over
 ON_CIRCLE = 1.0  # [m] a car further than this from the circle is off the test's radius
+STEADY_SPEED = 0.5  # [m/s] a car this close to the driver's target speed is in the quasi-steady ramp
 CLAUSE = "ISO 4138:2021 data evaluation; ISO 8855:2011"
 
 
@@ -33,7 +35,7 @@ class SteadyStateCircle(Manoeuvre):
     title = "Steady-state circular driving (constant radius)"
     standard = "ISO 4138:2021"
     script = "iso4138_circle"
-    channels = ("steer", "accel_lat", "yaw_rate", "speed", "beta", "lateral_error")
+    channels = ("steer", "accel_lat", "yaw_rate", "speed", "beta", "lateral_error", "target_speed")
 
     def kpis(self, run: RunData) -> list[Kpi]:
         t, ay, r, v = run.t, run["accel_lat"], run["yaw_rate"], run["speed"]
@@ -42,7 +44,9 @@ class SteadyStateCircle(Manoeuvre):
         wheelbase = run.params.body.wheelbase
         on = np.abs(run["lateral_error"]) < ON_CIRCLE
         curvature = r / np.maximum(v, 0.5)
-        pick = (ay >= FIT_RANGE[0]) & (ay <= FIT_RANGE[1]) & on & (t > 1.0)
+        # Quasi-steady frames only: on the circle and at the speed asked for (not the run-up from rest).
+        steady = np.abs(v - run["target_speed"]) < STEADY_SPEED
+        pick = (ay >= FIT_RANGE[0]) & (ay <= FIT_RANGE[1]) & on & steady & (t > 1.0)
         fit_u = line_fit(ay[pick], (delta - wheelbase * curvature)[pick])
         fit_b = line_fit(ay[pick], beta[pick])
         u = fit_u[0] if fit_u else None  # [rad per m/s^2]
