@@ -16,8 +16,9 @@ times e over integral_time). Linearised on a straight path, e'' = v^2 (kappa - k
 e'' + 2 zeta (2 v / D) e' + (2 v / D)^2 e = 0: a lateral error decays like a second-order system
 of natural frequency 2 v / D and damping zeta, at any speed (the lookahead law of Rossetter and
 Gerdes, "Lyapunov based performance guarantees for the potential field lane-keeping assistance
-system", 2006). The wheel angle is the kinematic atan(L kappa), plus (``yaw_gain``, off by default)
-L times the curvature the car falls short of (kappa - r / v); the integral takes up an understeer.
+system", 2006). The wheel angle is the kinematic atan(L kappa) plus ``yaw_gain`` L times the
+curvature the car falls short of (kappa - r / v), which holds an oversteering car's yaw and takes up
+most of an understeer at once (the integral the rest); the term fades in above a crawl.
 
 Longitudinal: a PI controller on the speed error relative to the target (so the gains suit a car
 in metres or in pixels), throttle for a positive demand and ``brake_share`` of it on the brake for
@@ -80,8 +81,12 @@ def steer_share(d, track, p, s, speed, row, path_s, error, path_heading, dt):
     ahead = path.point_at(track, d.path_start, d.path_count, d.closed, path_s + speed * d.lead_time)
     kappa = ahead[3] - gain * (error + reach * math.sin(e_psi)) - lateral_i
     kappa = min(max(kappa, -limit), limit)
-    kappa_car = s.yaw_rate / max(speed, d.preview_min / d.preview_time)
-    delta = math.atan(wheelbase * kappa) + d.yaw_gain * wheelbase * (kappa - kappa_car)
+    crawl = d.preview_min / d.preview_time  # [L/s] the speed at which the preview distance stops shrinking
+    kappa_car = s.yaw_rate / max(speed, crawl)
+    # At a crawl the yaw rate answers the steer within a frame and the feedback would chatter: it fades
+    # in between two and four times that speed.
+    fade = min(max(speed / crawl - 2.0, 0.0) * 0.5, 1.0)
+    delta = math.atan(wheelbase * kappa) + fade * d.yaw_gain * wheelbase * (kappa - kappa_car)
     target = path.point_at(track, d.path_start, d.path_count, d.closed, path_s + reach)
     return min(max(delta / p.steering_lock, -1.0), 1.0), lateral_i, target[0], target[1]
 

@@ -39,9 +39,8 @@ class DriverParams:
     integral_time: float = param(1.5, unit="s", doc="integral time of the lateral error (a steady understeer "
                                                     "or oversteer is trimmed out)", lo=0.05, hi=1e3,
                                  span=(0.2, 20.0))
-    yaw_gain: float = param(0.0, doc="extra steer per unit of curvature the car falls short of (r / v against "
-                                     "the curvature asked for); off by default: the yaw rate answers the steer "
-                                     "within a frame at a crawl, and the loop chatters", lo=0.0, hi=10.0,
+    yaw_gain: float = param(1.0, doc="extra steer per unit of curvature the car falls short of (r / v against "
+                                     "the curvature asked for), faded in above a crawl", lo=0.0, hi=10.0,
                             span=(0.0, 3.0))
     speed_gain: float = param(4.0, doc="pedal per unit of relative speed error (error / target speed)", lo=0.0,
                               hi=1e3, span=(0.0, 20.0))
