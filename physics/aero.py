@@ -50,15 +50,16 @@ def never_reversing(force, v, mass, dt):
 
 
 @scalar
-def resistances(vx, vy, p, mass, dt):
+def resistances(vx, vy, p, mass, dt, coefficient):
     """Drag (car-frame x and y) and rolling resistance [N], each unable to reverse the motion in one step.
 
-    The rolling resistance is 002's linear term plus a road tyre's constant one (either may be zero).
+    The rolling resistance is 002's linear term plus a road tyre's constant one, ``coefficient`` (the car's
+    aero.rolling_coefficient, or the roads' under its wheels); either may be zero.
     """
     drag_x, drag_y = drag(vx, vy, p.c_drag)
     drag_x = never_reversing(drag_x, vx, mass, dt)
     drag_y = never_reversing(drag_y, vy, mass, dt)
-    resist = rolling(vx, p.aero_rolling) + road_rolling(vx, p.aero_rolling_coefficient, mass * p.model_gravity,
+    resist = rolling(vx, p.aero_rolling) + road_rolling(vx, coefficient, mass * p.model_gravity,
                                                         max(p.model_stop_speed, 1e-3))
     roll = never_reversing(resist, vx + dt * drag_x / mass, mass, dt)
     return drag_x, drag_y, roll

@@ -12,7 +12,7 @@ from .records import param_records
 from .schema import ParamError
 
 
-def _layout(car: CarParams) -> dict[str, object]:
+def batch_layout(car: CarParams) -> dict[str, object]:
     """What cars of one batch must share: which groups they have and every string-valued parameter."""
     out: dict[str, object] = {}
     for f in fields(car):
@@ -28,13 +28,13 @@ def _layout(car: CarParams) -> dict[str, object]:
 
 
 def _check_batch(cars: Sequence[CarParams]) -> None:
-    first = _layout(cars[0])
+    first = batch_layout(cars[0])
     seen = {id(cars[0])}
     for car in cars[1:]:
         if id(car) in seen:
             continue
         seen.add(id(car))
-        for key, value in _layout(car).items():
+        for key, value in batch_layout(car).items():
             if value != first[key]:
                 if key.startswith("["):
                     raise ParamError(f"{key}: some cars of the batch have it and some do not")

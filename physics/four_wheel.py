@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-from . import aero, aids, body, brakes, corners, differential, engine, steering, suspension, tyre, wheel
+from . import aero, aids, body, brakes, corners, differential, engine, steering, surface, suspension, tyre, wheel
 from . import step as _step
 from .corners import Wheel
 from .jit import scalar
@@ -40,26 +40,35 @@ Finished = namedtuple("Finished", "omega fx fx_lin")
 
 
 @scalar
-def friction(p, load, static):
-    """The tyre's friction coefficient under ``load``: mu, less ``load_sensitivity`` per static load of extra load."""
+def friction(p, load, static, road):
+    """The tyre's friction coefficient under ``load`` on a road of friction ``road``: less ``load_sensitivity``
+    per static load of extra load."""
     share = load / static - 1.0 if static > 0.0 else 0.0
-    return p.tyres_mu * max(1.0 - p.tyres_load_sensitivity * share, 0.1)
+    return road * max(1.0 - p.tyres_load_sensitivity * share, 0.1)
 
 
 @scalar
-def cornering_scale(p, load, static, mu):
+def ground(p, road, s, x, y):
+    """The road's friction and rolling coefficients under the corner at (x, y) in the car's frame."""
+    c, sn = math.cos(s.heading), math.sin(s.heading)
+    return surface.under(road, s.x + c * x - sn * y, s.y + sn * x + c * y, p.tyres_mu, p.aero_rolling_coefficient)
+
+
+@scalar
+def cornering_scale(p, load, static, mu, road):
     """The factor on the lateral curve's B that makes the cornering stiffness B C D follow Pacejka's
     saturating K = K_static sin(2 atan(Fz / (p_Ky2 Fz_static))) / sin(2 atan(1 / p_Ky2)) (Pacejka, Tyre and
-    Vehicle Dynamics, 2012, the MF-Tyre cornering stiffness), D being mu Fz: 1 at the static load."""
+    Vehicle Dynamics, 2012, the MF-Tyre cornering stiffness), D being mu Fz (``road`` the friction at no load
+    sensitivity): 1 at the static load."""
     q = p.tyres_cornering_load
     if q <= 0.0 or static <= 0.0:
         return 1.0
     x = max(load / static, 1e-6)
-    return math.sin(2.0 * math.atan(x / q)) / math.sin(2.0 * math.atan(1.0 / q)) / (x * mu / p.tyres_mu)
+    return math.sin(2.0 * math.atan(x / q)) / math.sin(2.0 * math.atan(1.0 / q)) / (x * mu / road)
 
 
 @scalar
-def contact(p, vx, vy, r, x, y, delta, omega, load, mu, front):
+def contact(p, vx, vy, r, x, y, delta, omega, load, mu, road, front):
     """One corner's tyre at the frame's start (a :class:`Contact`)."""
     c, s = math.cos(delta), math.sin(delta)
     vcx, vcy = vx - r * y, vy + r * x
@@ -69,7 +78,7 @@ def contact(p, vx, vy, r, x, y, delta, omega, load, mu, front):
     d = wheel.slip_speed(u, floor)
     alpha = wheel.slip_angle(u, w, floor)
     kappa = wheel.slip_ratio(omega, p.body_wheel_radius, u, floor)
-    scale = cornering_scale(p, load, p.static_front if front else p.static_rear, mu)
+    scale = cornering_scale(p, load, p.static_front if front else p.static_rear, mu, road)
     b_y = (p.tyres_b_front if front else p.tyres_b_rear) * scale
     peak_y = (p.peak_front if front else p.peak_rear) / scale  # the peak sits at one B alpha
     fx, fy, sx, sy, sec, grip = tyre.combined(kappa, alpha, load, mu, p.tyres_lateral_share, p.tyres_b_long,
@@ -149,8 +158,9 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
 
 
 @scalar
-def four_wheel_frame(p, s, u, c, new, out, dt, t):
-    """Advance the four-wheel car by dt: the next state into ``new``, this frame's telemetry into ``out``."""
+def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
+    """Advance the four-wheel car by dt on ``road`` (its surfaces' rows, physics.surface): the next state into
+    ``new``, this frame's telemetry into ``out``."""
     lf, lr, mass, inertia = p.lf, p.body_lr, p.body_mass, p.body_yaw_inertia
     radius, half = p.body_wheel_radius, 0.5 * p.body_track
     tan_d = math.tan(c.steer)
@@ -161,12 +171,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t):
     # Loads from the last frame's accelerations and the roll, and each corner's tyre.
     shift_f, shift_r = suspension.lateral_transfer(p, s.accel_y, s.roll, s.roll_rate)
     z_fl, z_fr, z_rl, z_rr = suspension.wheel_loads(p, s.accel, shift_f, shift_r)
-    mu_fl, mu_fr = friction(p, z_fl, p.static_front), friction(p, z_fr, p.static_front)
-    mu_rl, mu_rr = friction(p, z_rl, p.static_rear), friction(p, z_rr, p.static_rear)
-    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, d_fl, s.wheel_fl, z_fl, mu_fl, True)
-    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, d_fr, s.wheel_fr, z_fr, mu_fr, True)
-    k_rl = contact(p, s.vx, s.vy, s.yaw_rate, -lr, half, 0.0, s.wheel_rl, z_rl, mu_rl, False)
-    k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 0.0, s.wheel_rr, z_rr, mu_rr, False)
+    g_fl, c_fl = ground(p, road, s, lf, half)
+    g_fr, c_fr = ground(p, road, s, lf, -half)
+    g_rl, c_rl = ground(p, road, s, -lr, half)
+    g_rr, c_rr = ground(p, road, s, -lr, -half)
+    mu_fl, mu_fr = friction(p, z_fl, p.static_front, g_fl), friction(p, z_fr, p.static_front, g_fr)
+    mu_rl, mu_rr = friction(p, z_rl, p.static_rear, g_rl), friction(p, z_rr, p.static_rear, g_rr)
+    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, d_fl, s.wheel_fl, z_fl, mu_fl, g_fl, True)
+    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, d_fr, s.wheel_fr, z_fr, mu_fr, g_fr, True)
+    k_rl = contact(p, s.vx, s.vy, s.yaw_rate, -lr, half, 0.0, s.wheel_rl, z_rl, mu_rl, g_rl, False)
+    k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
 
     # The drivetrain (traction control's cut follows the less spinning driven wheel: the brake takes the other).
     d, engine_torque, capacity, direct_torque, tcs = _step.grip_drive(p, s, c, u.start, min(k_rl.kappa, k_rr.kappa),
@@ -239,7 +253,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t):
     # The body: vx, vy and the yaw rate in one linearly implicit step with every tyre's slopes. A held wheel
     # adds its tyre's whole longitudinal slope, a free one its slope in series with its inertia (the engine's
     # share on a driven wheel it is locked to).
-    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt)
+    coefficient = (c_fl * z_fl + c_fr * z_fr + c_rl * z_rl + c_rr * z_rr) / p.weight
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt, coefficient)
     vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
     m = Planar(mass, 0.0, 0.0, mass, 0.0, inertia, dt * (drag_x + rolling) + mass * (vx_turned - s.vx),
                dt * drag_y + mass * (vy_turned - s.vy), 0.0)
@@ -340,6 +355,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t):
     out.stalled = 1.0 if s.stalled else 0.0
     out.tcs_active = 1.0 if tcs > 0.0 or h_rl.tcs_on or h_rr.tcs_on else 0.0
     out.roll = s.roll
+    out.mu_front = 0.5 * (mu_fl + mu_fr)
+    out.mu_rear = 0.5 * (mu_rl + mu_rr)
     out.esc_active = 1.0 if e_fl + e_fr + e_rl + e_rr > 0.0 else 0.0
     corners.write_fl(out, Wheel(z_fl, mu_fl, k_fl.alpha, k_fl.kappa, n_fl.fx, k_fl.fy, s.wheel_fl, used_fl,
                                 1.0 if h_fl.abs_on else 0.0, 0.0, 1.0 if e_fl > 0.0 else 0.0))

@@ -6,6 +6,10 @@ the cars (batches). Each car runs its frames alone, in order, with its own param
 reduction across cars, no fastmath, so a car's telemetry is bit-identical whatever the batch
 around it, the chunking or the number of threads.
 
+The closed-loop driver (physics.driver) is the kernel's one hook: for a car with a driver record
+that is on, the driver writes the frame's inputs (its analog overrides) before the car's frame, and
+its memory and channels after it. The paths it follows are rows of one ``track`` array.
+
 A guard checks every telemetry channel and state field once per frame: the first non-finite value
 stops that car, nothing non-finite is written, and the caller raises :class:`NonFiniteError`.
 
@@ -34,11 +38,13 @@ import numba
 import numpy as np
 from numba import prange
 
+from . import driver, records
 from . import four_wheel as _four_wheel
-from . import records
 from . import step as _step
 from .jit import DISABLED, scalar
+from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, copy_telemetry, nonfinite_channel, nonfinite_state
+from .surface import COLUMNS as SURFACE_COLUMNS
 
 car_frame = _step.car_frame
 COMPILE_SECONDS = 10  # about how long the first compile takes: 4.5 s serial + parallel on a quiet 2-core machine
@@ -53,18 +59,31 @@ class NonFiniteError(ArithmeticError):
         super().__init__(f"{what} {channel!r} of car {car} became non-finite at frame {frame}")
 
 
-def _block(params, state, inputs, telemetry, dt, frame0, spare_state, spare_telemetry, fault):
+def _block(params, state, inputs, telemetry, dt, frame0, spare_state, spare_telemetry, fault, drivers, track,
+           spare_inputs, ground, ground_index):
     """Advance every car over the frames of ``inputs``, (frames, N); telemetry into ``telemetry``, (frames, N).
 
     ``state`` (N,) is advanced in place. ``fault`` (N, 2) comes in as -1 and gets, for a car that
     stopped, the frame and the index of the field (a channel, or len(CHANNELS) + a float state field).
+    ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
+    ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
+    ``ground_index[i, 1]`` of them.
     """
     n = state.shape[0]
     frames = inputs.shape[0]
     for i in prange(n):
         p = params[i]
+        road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
         for k in range(frames):
-            car_frame(p, state[i], inputs[k, i], spare_state[i], spare_telemetry[i], dt, (frame0 + k) * dt)
+            t = (frame0 + k) * dt
+            u = inputs[k, i]
+            if drivers[i].on:
+                look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
+                u = spare_inputs[i]
+            else:
+                look = driver.idle(state[i])
+            car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road)
+            driver.carry(look, spare_state[i], spare_telemetry[i])
             bad = nonfinite_channel(spare_telemetry[i])
             if bad < 0:
                 bad = nonfinite_state(spare_state[i])
@@ -83,7 +102,10 @@ def _signature():
     return (numba.types.Array(rec(records.PARAMS), 1, "C"), numba.types.Array(rec(records.STATE), 1, "C"),
             numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(rec(records.TELEMETRY), 2, "C"),
             numba.float64, numba.int64, numba.types.Array(rec(records.STATE), 1, "C"),
-            numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.int64, 2, "C"))
+            numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.int64, 2, "C"),
+            numba.types.Array(rec(records.DRIVER), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
+            numba.types.Array(rec(records.INPUTS), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
+            numba.types.Array(numba.int64, 2, "C"))
 
 
 def _source_key() -> str:
@@ -172,9 +194,14 @@ class Kernel:
         return time.perf_counter() - start
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
-            frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True) -> None:
+            frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
+            drivers: np.ndarray | None = None, track: np.ndarray | None = None, ground: np.ndarray | None = None,
+            ground_index: np.ndarray | None = None) -> None:
         """Advance ``state`` (N,) over ``inputs`` (frames, N), writing ``telemetry`` (frames, N).
 
+        ``drivers`` (N,) DRIVER records and ``track`` (rows, len(physics.path.COLUMNS)) float64 are the
+        cars' closed-loop drivers and their paths (none when None); ``ground`` (rows, 4) float64 the road
+        surfaces' rows (physics.surface) and ``ground_index`` (N, 2) int64 each car's first row and count.
         ``work`` is scratch space for N cars, reused between calls (allocated when None). The
         arrays' dtypes, shapes and layout are checked (the compiled code trusts them) unless
         ``check`` is False, for callers that built them so.
@@ -189,7 +216,26 @@ class Kernel:
             _check(state, records.STATE, (n,), "state")
             _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
             _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
-        args = (params, state, inputs, telemetry, float(dt), int(frame0), work.state, work.telemetry, work.fault)
+        if drivers is None:
+            drivers, track = work.drivers, work.track
+        elif check:
+            _check(drivers, records.DRIVER, (n,), "driver")
+            if type(track) is not np.ndarray or track.dtype != np.float64 or track.ndim != 2 \
+                    or track.shape[1] != len(PATH_COLUMNS) or not track.flags.c_contiguous:
+                raise TypeError(f"track: expected a C-contiguous float64 array of shape (rows, {len(PATH_COLUMNS)})")
+        if ground is None:
+            ground, ground_index = work.ground, work.ground_index
+        elif check:
+            if type(ground) is not np.ndarray or ground.dtype != np.float64 or ground.ndim != 2 \
+                    or ground.shape[1] != SURFACE_COLUMNS or not ground.flags.c_contiguous:
+                raise TypeError(f"ground: expected a C-contiguous float64 array of shape (rows, {SURFACE_COLUMNS})")
+            if type(ground_index) is not np.ndarray or ground_index.dtype != np.int64 \
+                    or ground_index.shape != (n, 2) or not ground_index.flags.c_contiguous:
+                raise TypeError(f"ground_index: expected a C-contiguous int64 array of shape ({n}, 2)")
+            if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
+                raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
+        args = (params, state, inputs, telemetry, float(dt), int(frame0), work.state, work.telemetry, work.fault,
+                drivers, track, work.inputs, ground, ground_index)
         if DISABLED:
             args = tuple(a.view(np.recarray) if isinstance(a, np.ndarray) and a.dtype.names else a for a in args)
         self._dispatcher(parallel)(*args)
@@ -213,6 +259,11 @@ class Workspace:
         self.state = np.empty(n, dtype=records.STATE)
         self.telemetry = np.empty(n, dtype=records.TELEMETRY)
         self.fault = np.full((n, 2), -1, dtype=np.int64)
+        self.inputs = np.empty(n, dtype=records.INPUTS)  # a driven car's inputs, as the driver wrote them
+        self.drivers = records.no_drivers(n)
+        self.track = np.zeros((2, len(PATH_COLUMNS)))
+        self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
+        self.ground_index = np.zeros((n, 2), dtype=np.int64)
 
 
 def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:

@@ -4,7 +4,8 @@
   (``engine_peak_torque`` is ``engine.peak_torque``), plus the derived values in DERIVED;
 - STATE: the fields of physics.state.State, and each corner's (physics.corners);
 - INPUTS: the fields of physics.inputs.Inputs (one frame of one car);
-- TELEMETRY: the channels of physics.telemetry.Telemetry and each corner's, all float64.
+- TELEMETRY: the channels of physics.telemetry.Telemetry and each corner's, all float64;
+- DRIVER: one car's closed-loop driver, the fields of physics.driver_params.DriverSetup and DriverParams.
 
 Compiled code reads them by name (``p.engine_peak_torque``, ``s.vx``); nothing is positional.
 The helpers at the end (copying a record, finding a non-finite field) are generated from the
@@ -20,6 +21,7 @@ from dataclasses import fields
 import numpy as np
 
 from . import aero, corners, gearbox, tyre
+from .driver_params import DriverParams, DriverSetup
 from .groups import DIFFERENTIALS
 from .inputs import Inputs, element_type
 from .jit import scalar
@@ -76,6 +78,10 @@ STATE = np.dtype([(name, _SCALARS[kind]) for name, kind in _STATE_FIELDS])
 INPUTS = np.dtype([(f.name, element_type(f.name)) for f in fields(Inputs)])
 TELEMETRY = np.dtype([(name, np.float64) for name in channel_names_all()])
 CHANNELS = tuple(TELEMETRY.names)
+_DRIVER_TYPES = {bool: np.bool_, int: np.int64, float: np.float64, "bool": np.bool_, "int": np.int64,
+                 "float": np.float64}
+DRIVER = np.dtype([(f.name, _DRIVER_TYPES[f.type]) for f in fields(DriverSetup)]
+                  + [(f.name, np.float64) for f in fields(DriverParams)])
 STATE_FLOATS = tuple(name for name, kind in _STATE_FIELDS if kind == "float")
 
 
@@ -146,6 +152,23 @@ def param_records(cars: Sequence[CarParams]) -> np.ndarray:
     return out
 
 
+def driver_record(setup: DriverSetup, gains: DriverParams | None = None) -> np.void:
+    """One car's DRIVER record: what it is asked to do and its gains (the defaults when None)."""
+    rec = np.zeros((), dtype=DRIVER)
+    for f in fields(DriverSetup):
+        rec[f.name] = getattr(setup, f.name)
+    for f in fields(DriverParams):
+        rec[f.name] = getattr(gains or DriverParams(), f.name)
+    return rec
+
+
+def no_drivers(n: int) -> np.ndarray:
+    """(N,) DRIVER records of cars that nobody drives: the inputs reach them unchanged."""
+    out = np.empty(n, dtype=DRIVER)
+    out[...] = driver_record(DriverSetup())
+    return out
+
+
 def inputs_records(u: Inputs, out: np.ndarray | None = None) -> np.ndarray:
     """Inputs (arrays of shape (N,)) as a (1, N) record array of INPUTS, into ``out`` when given."""
     n = len(u.throttle)
@@ -182,5 +205,6 @@ def _finder(name: str, names: Sequence[str]):
 
 copy_state = _copier("copy_state", STATE.names)
 copy_telemetry = _copier("copy_telemetry", TELEMETRY.names)
+copy_inputs = _copier("copy_inputs", INPUTS.names)
 nonfinite_channel = _finder("nonfinite_channel", CHANNELS)
 nonfinite_state = _finder("nonfinite_state", STATE_FLOATS)

@@ -12,7 +12,9 @@ from .car import Car, prepare
 from .inputs import Inputs
 from .kernel import Kernel, Workspace, default_kernel
 from .params import CarParams
+from .path import COLUMNS as PATH_COLUMNS
 from .state import initial_state
+from .surface import COLUMNS as SURFACE_COLUMNS
 from .telemetry import ChannelInfo, TelemetryFrame, channel_infos, check_channel
 
 DEFAULT_DT = 1.0 / 120.0
@@ -39,11 +41,15 @@ class Simulation:
     inputs are given as a record array (frames, N) of physics.records.INPUTS. A batch of one car
     runs the serial compilation of the kernel, larger batches the parallel one (``parallel``
     overrides). ``kernel`` is the compiled model, physics.build_kernel(...) for a variant.
-    A NonFiniteError stops the run; reset() before going on.
+    A NonFiniteError stops the run; reset() before going on. ``drivers`` and ``track`` give the cars
+    closed-loop drivers (see :meth:`set_drivers`), ``ground`` and ``ground_index`` road surfaces
+    (see :meth:`set_ground`).
     """
 
     def __init__(self, cars: CarParams | Sequence[CarParams], n: int | None = None, dt: float = DEFAULT_DT,
-                 kernel: Kernel | None = None, parallel: bool | None = None):
+                 kernel: Kernel | None = None, parallel: bool | None = None, drivers: np.ndarray | None = None,
+                 track: np.ndarray | None = None, ground: np.ndarray | None = None,
+                 ground_index: np.ndarray | None = None):
         self.dt = check_dt(dt)
         self.car: Car = prepare(cars, n)
         self.kernel = kernel if kernel is not None else default_kernel()
@@ -53,6 +59,48 @@ class Simulation:
         self.telemetry: TelemetryFrame | None = None
         self._inputs = np.empty((1, self.car.n), dtype=records.INPUTS)
         self._work = Workspace(self.car.n)
+        self.drivers: np.ndarray | None = None
+        self.track: np.ndarray | None = None
+        if drivers is not None:
+            self.set_drivers(drivers, track)
+        self.ground: np.ndarray | None = None
+        self.ground_index: np.ndarray | None = None
+        if ground is not None:
+            self.set_ground(ground, ground_index)
+
+    def set_ground(self, ground: np.ndarray | None, index: np.ndarray | None = None) -> None:
+        """Lay road surfaces under the cars from the next step on: the rows of their polygons (physics.surface)
+        and each car's (first row, row count) in them (all of them for every car when None); None takes
+        them away."""
+        if ground is None:
+            self.ground = self.ground_index = None
+            return
+        ground = np.ascontiguousarray(ground, dtype=np.float64).reshape(-1, SURFACE_COLUMNS)
+        if index is None:
+            index = np.tile(np.array([0, len(ground)], dtype=np.int64), (self.car.n, 1))
+        index = np.ascontiguousarray(index, dtype=np.int64).reshape(self.car.n, 2)
+        if np.any(index < 0) or np.any(index.sum(axis=1) > len(ground)):
+            raise ValueError(f"ground_index: a car's surfaces reach past the ground's {len(ground)} rows")
+        if not len(ground):
+            ground = np.zeros((1, SURFACE_COLUMNS))
+        self.ground, self.ground_index = ground, index
+
+    def set_drivers(self, drivers: np.ndarray | None, track: np.ndarray | None = None) -> None:
+        """Drive the cars from the next step on: (N,) physics.records.DRIVER records and the rows of
+        their paths and profiles (physics.path); None takes every driver away."""
+        if drivers is None:
+            self.drivers = self.track = None
+            return
+        drivers = np.ascontiguousarray(drivers, dtype=records.DRIVER).reshape(self.car.n)
+        track = np.zeros((2, len(PATH_COLUMNS))) if track is None else np.ascontiguousarray(track, dtype=float)
+        rows = len(track)
+        for name in ("path", "profile"):
+            start, count = drivers[f"{name}_start"], drivers[f"{name}_count"]
+            if np.any((count > 0) & ((start < 0) | (start + count > rows))):
+                raise ValueError(f"drivers: a {name} reaches past the track's {rows} rows")
+        if np.any(drivers["path_count"] == 1):
+            raise ValueError("drivers: a path needs at least two rows")
+        self.drivers, self.track = drivers, track
 
     @property
     def state(self) -> np.recarray:
@@ -98,7 +146,8 @@ class Simulation:
             records.inputs_records(inputs, self._inputs)
         out = np.empty((1, self.car.n), dtype=records.TELEMETRY)
         self.kernel.run(self.car.records, self._state, self._inputs, out, self.dt, self.frame, self._parallel(),
-                        self._work, check=False)
+                        self._work, check=False, drivers=self.drivers, track=self.track, ground=self.ground,
+                        ground_index=self.ground_index)
         self.frame += 1
         self.telemetry = TelemetryFrame(out[0])
         return self.telemetry
@@ -117,7 +166,8 @@ class Simulation:
         for start in range(0, frames, BLOCK_FRAMES):
             end = min(start + BLOCK_FRAMES, frames)
             self.kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
-                            self.frame, self._parallel(), self._work)
+                            self.frame, self._parallel(), self._work, drivers=self.drivers, track=self.track,
+                            ground=self.ground, ground_index=self.ground_index)
             self.frame += end - start
         if frames:
             self.telemetry = TelemetryFrame(telemetry[frames - 1])

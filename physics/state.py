@@ -16,7 +16,8 @@ import numpy as np
 class State:
     """What one step carries to the next, per car.
 
-    Position and velocity are of the reference point: the centre of mass for the dynamic model,
+    The ``drv_`` fields are the memory of the closed-loop driver (physics.driver), carried with the
+    car so that a restored state drives on exactly. Position and velocity are of the reference point: the centre of mass for the dynamic model,
     ``model.reference`` for the kinematic one. Velocities are in the car frame.
     """
 
@@ -47,6 +48,15 @@ class State:
     down_held: bool
     up_pending: bool  # a gear_up press waiting for the clutch
     down_pending: bool
+    # The closed-loop driver's memory (physics.driver); zero for a car nobody drives.
+    drv_row: int  # the path row the car was nearest on the previous frame (relative to the path's start)
+    drv_speed_i: float  # integral of the relative speed error (or of the deceleration error)
+    drv_lateral_i: float  # [1/L] integral term of the curvature asked for
+    drv_phase: int  # shifting: 0 not, 1 pressing the clutch, 2 letting it out
+    drv_gear: int  # the gear a shift goes to
+    drv_after: bool  # the trigger (a time or a distance) has been reached
+    drv_steer: float  # [0..1 of lock] the steering held once triggered
+    drv_throttle: float  # [0..1] the throttle held once triggered
 
 
 def initial_state(n: int, idle_rpm) -> np.ndarray:

@@ -35,6 +35,7 @@ from . import (
     pedals,
     standstill,
     steering,
+    surface,
     tyre,
     wheel,
 )
@@ -110,16 +111,17 @@ def next_rpm(p, s, d, slipping, dt):
 
 
 @scalar
-def car_frame(p, s, u, new, out, dt, t):
-    """Advance one car by dt: the next state into ``new``, this frame's telemetry into ``out``."""
+def car_frame(p, s, u, new, out, dt, t, road):
+    """Advance one car by dt on ``road`` (its surfaces' rows, physics.surface): the next state into ``new``,
+    this frame's telemetry into ``out``."""
     c = controls(p, s, u, dt)
     if p.four_wheel:
-        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t)
+        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t, road)
         return
     if p.kinematic:
         kinematic_frame(p, s, u, c, new, out, dt, t)
     elif p.combined:
-        grip_frame(p, s, u, c, new, out, dt, t)
+        grip_frame(p, s, u, c, new, out, dt, t, road)
     else:
         dynamic_frame(p, s, u, c, new, out, dt, t)
     single_track(out, new)
@@ -136,7 +138,7 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     beta = beta * (1.0 if p.reference_com else 0.0)
     speed = brakes.sign(s.vx) * math.hypot(s.vx, s.vy)
     d = drivetrain(p, s, c, s.vx, dt)
-    drag, _, rolling = aero.resistances(speed, 0.0, p, mass, dt)
+    drag, _, rolling = aero.resistances(speed, 0.0, p, mass, dt, p.aero_rolling_coefficient)
     other = d.demand + drag + rolling
     brake = brakes.hold(speed, other, d.brake_share * p.brakes_force, mass, dt)
     cap = p.brakes_handbrake_speed * (1.0 if c.handbrake else 0.0)
@@ -228,7 +230,7 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     if locked:  # locked rear wheels pass no drive and do not spin
         spinning = False
         force = force * 0.0
-    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt)
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt, p.aero_rolling_coefficient)
     dyn = 1.0 - w
     # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
     # gains no energy from the step (explicit m vy r terms would, at high yaw rates).
@@ -343,7 +345,7 @@ def grip_drive(p, s, c, cranking, kappa, dt):
 
 
 @scalar
-def grip_frame(p, s, u, c, new, out, dt, t):
+def grip_frame(p, s, u, c, new, out, dt, t, road):
     """Combined model: wheels and engine with inertia, tyres sharing one friction ellipse, brakes limited by the road.
 
     Per axle a wheel speed gives the slip ratio, the slip angle comes from the contact patch's
@@ -363,6 +365,10 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     sin_d, cos_d = math.sin(c.steer), math.cos(c.steer)
     tan_d = sin_d / cos_d
     load_f, load_r = body.axle_loads(mass, p.model_gravity, lr, p.body_wheelbase, p.body_cg_height, s.accel)
+    # The road under each axle's centre (physics.surface): its friction and rolling coefficients.
+    cos_h0, sin_h0 = math.cos(s.heading), math.sin(s.heading)
+    mu_f, rolling_f = surface.under(road, s.x + lf * cos_h0, s.y + lf * sin_h0, p.tyres_mu, p.aero_rolling_coefficient)
+    mu_r, rolling_r = surface.under(road, s.x - lr * cos_h0, s.y - lr * sin_h0, p.tyres_mu, p.aero_rolling_coefficient)
 
     # Contact-patch velocities along (u) and across (w) each wheel, the slips and the tyre forces.
     front_lat = s.vy + lf * s.yaw_rate
@@ -373,10 +379,10 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     alpha_f, alpha_r = wheel.slip_angle(uf, wf, floor), wheel.slip_angle(ur, wr, floor)
     kappa_f = wheel.slip_ratio(s.wheel_front, radius, uf, floor)
     kappa_r = wheel.slip_ratio(s.wheel_rear, radius, ur, floor)
-    fxf, fyf, sxf, syf, secf, grip_f = tyre.combined(kappa_f, alpha_f, load_f, p.tyres_mu, p.tyres_lateral_share,
+    fxf, fyf, sxf, syf, secf, grip_f = tyre.combined(kappa_f, alpha_f, load_f, mu_f, p.tyres_lateral_share,
                                                p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
                                                p.tyres_b_front, p.tyres_c, p.tyres_e, p.peak_front)
-    fxr, fyr, sxr, syr, secr, grip_r = tyre.combined(kappa_r, alpha_r, load_r, p.tyres_mu, p.tyres_lateral_share,
+    fxr, fyr, sxr, syr, secr, grip_r = tyre.combined(kappa_r, alpha_r, load_r, mu_r, p.tyres_lateral_share,
                                                p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
                                                p.tyres_b_rear, p.tyres_c, p.tyres_e, p.peak_rear)
     kyf, kyr = syf * df / (df * df + wf * wf), syr * dr / (dr * dr + wr * wr)  # [N per L/s] sideways
@@ -427,7 +433,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     # its force no longer grows with the slip: it turns under the limit alone (physics.wheel.at_limit
     # below lets it grip again within the frame).
     fxr_shared = fxr + kxr * radius * (start_r - s.wheel_rear)
-    limit_r = tyre.longitudinal_limit(fyr, load_r, p.tyres_mu, p.tyres_lateral_share)
+    limit_r = tyre.longitudinal_limit(fyr, load_r, mu_r, p.tyres_lateral_share)
     fxr_start = min(max(fxr_shared, -limit_r), limit_r)
     kxr_w = kxr if fxr_start == fxr_shared else 0.0
     wr_new, wr_free, jr, held_r = wheel.spin(start_r, drive_r, fxr_start, kxr_w, brake_r, radius, inertia_r, dt)
@@ -475,7 +481,8 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     # The body's velocity and yaw rate in one linearly implicit step with every tyre's slope
     # (physics.body.planar_step): a held wheel adds its tyre's whole longitudinal slope, a free one its
     # slope in series with its inertia (I / I_eff of it); the frame's turn enters as a force would.
-    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt)
+    rolling_coefficient = (rolling_f * load_f + rolling_r * load_r) / p.weight
+    drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt, rolling_coefficient)
     vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
     inertia = p.body_yaw_inertia
     # The tyres' longitudinal forces at the wheels' new speeds, body still frozen (linear in the slope).
@@ -492,7 +499,7 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     du_f = cos_d * dvx + sin_d * (dvy + lf * dr)  # the road's speed under the front wheel, along it
     fxf_lin = fxf_0 - kxf_s * du_f
     fxr_lin = fxr_0 - kxr_s * dvx
-    limit_f = tyre.longitudinal_limit(fyf, load_f, p.tyres_mu, p.tyres_lateral_share)
+    limit_f = tyre.longitudinal_limit(fyf, load_f, mu_f, p.tyres_lateral_share)
     fxf = min(max(fxf_lin, -limit_f), limit_f)
     fxr = min(max(fxr_lin, -limit_r), limit_r)
     # Where the linearised force passed the road's limit the car gets the limit, not the extrapolation,
@@ -588,6 +595,8 @@ def grip_frame(p, s, u, c, new, out, dt, t):
     out.brake_rear = brake_force_r
     out.stalled = 1.0 if s.stalled else 0.0
     out.tcs_active = 1.0 if tcs_on else 0.0
+    out.mu_front = mu_f
+    out.mu_rear = mu_r
 
     new.x = s.x + dt * (vx * cos_h - vy * sin_h)
     new.y = s.y + dt * (vx * sin_h + vy * cos_h)
@@ -620,6 +629,8 @@ def rolling_wheels(p, u_front, u_rear, grip_front, grip_rear, brake, out):
     out.brake_rear = brake - out.brake_front
     out.stalled = 0.0
     out.tcs_active = 0.0
+    out.mu_front = p.tyres_mu
+    out.mu_rear = p.tyres_mu
 
 
 @scalar

@@ -77,7 +77,18 @@ class Telemetry:
     stalled: np.ndarray = channel("", "engine stalled (1) or running (0)")
     tcs_active: np.ndarray = channel("", "traction control cutting the engine's torque (1) or not (0)")
     roll: np.ndarray = channel("rad", "body roll, positive to the right (four-wheel model)", "deg")
+    mu_front: np.ndarray = channel("", "the front tyres' friction coefficient: the road's under them (four-wheel: the "
+                                       "front wheels' mean)")
+    mu_rear: np.ndarray = channel("", "the rear tyres' friction coefficient")
     esc_active: np.ndarray = channel("", "stability control braking a wheel (1) or not (0)")
+    lateral_error: np.ndarray = channel("m", "driver: distance of the reference point from the path, positive "
+                                             "left (0 without a path)")
+    path_distance: np.ndarray = channel("m", "driver: arc length along the path of the nearest point (0 without "
+                                             "a path)")
+    target_speed: np.ndarray = channel("m/s", "driver: the speed it is asked to hold (0 when it holds none)")
+    target_x: np.ndarray = channel("m", "driver: the preview point on the path it steers for, world x (the car's "
+                                        "position without a path)")
+    target_y: np.ndarray = channel("m", "driver: the preview point, world y")
 
 
 class TelemetryFrame:

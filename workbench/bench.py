@@ -220,6 +220,9 @@ def measure(quick: bool = False, gui: bool = True) -> dict:
     from workbench.runs import sweep_bench
 
     out["sweep"] = sweep_bench.figures(quick)
+    from workbench.manoeuvres import handling_bench
+
+    out["handling"] = handling_bench.figures(quick)
     cars, seconds = (50, 5.0) if quick else (200, 10.0)
     out["hunt"] = {preset: hunt_throughput(preset, cars, seconds) for preset in ("sedan", "parking")}
     if gui:
@@ -282,6 +285,9 @@ def print_figures(f: dict) -> None:
     from workbench.runs import sweep_bench
 
     sweep_bench.print_figures(f["sweep"])
+    from workbench.manoeuvres import handling_bench
+
+    handling_bench.print_figures(f["handling"])
     print("\nhunt: random scripts per preset as one batch each, every monitor judged:")
     for preset, h in f["hunt"].items():
         print(f"  {preset:9s} {h['cars']} cars x {h['seconds_each']:g} s  {h['wall_s']:8.2f} s wall   "

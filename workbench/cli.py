@@ -107,6 +107,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_devices_parser(sub)
 
+    from workbench.manoeuvres.manoeuvre_command import add_parser as add_manoeuvre_parser
+
+    add_manoeuvre_parser(sub)
+
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -171,6 +175,10 @@ def _main(argv: Sequence[str] | None) -> int:
         from workbench.controllers.devices_command import run as run_devices
 
         return run_devices(args)
+    if args.command == "manoeuvre":
+        from workbench.manoeuvres.manoeuvre_command import run as run_manoeuvre
+
+        return run_manoeuvre(args, chart_renderer() if args.report is not None else None)
     if args.command == "presets":
         return _presets()
     if args.command == "bench":

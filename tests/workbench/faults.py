@@ -41,9 +41,9 @@ def _slip_by_division(u, w):
     return math.atan(w / abs(u))
 
 
-def _pushing_resistances(vx, vy, p, mass, dt):
+def _pushing_resistances(vx, vy, p, mass, dt, coefficient):
     """Drag and rolling resistance with the wrong sign: they push the car along."""
-    drag_x, drag_y, roll = _resistances(vx, vy, p, mass, dt)
+    drag_x, drag_y, roll = _resistances(vx, vy, p, mass, dt, coefficient)
     return -drag_x, -drag_y, -roll
 
 

@@ -30,6 +30,7 @@ from workbench.gui.car_view import CarView
 from workbench.gui.compare_dock import install_compare
 from workbench.gui.driving_keys import DrivingKeys
 from workbench.gui.keymap import COMMAND_SHORTCUTS, help_html
+from workbench.gui.kpi_dock import install_kpis
 from workbench.gui.param_panel import ParamPanel
 from workbench.gui.plot_panel import PlotPanel
 from workbench.gui.recorder_panel import RecorderPanel
@@ -59,6 +60,7 @@ class MainWindow(QMainWindow):
         self._create_actions()
         self._create_menus()
         self.comparer = install_compare(self)  # references, ghost cars, overlays, the Compare dock
+        self.kpis = install_kpis(self)  # the KPI dock, the course in the car view, the Scripts menu
         self._default_layout = self.saveState()  # what View > Reset layout restores
         self._create_status_bar()
         self._read_settings()
@@ -131,7 +133,7 @@ class MainWindow(QMainWindow):
         """
         default = getattr(self, "_default_layout", None)
         if default is not None:
-            for dock in self._docks + [getattr(self, "compare_dock", None)]:
+            for dock in self._docks + [getattr(self, "compare_dock", None), getattr(self, "kpi_dock", None)]:
                 if dock is not None:
                     dock.setFloating(False)
                     dock.show()

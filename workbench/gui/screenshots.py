@@ -60,6 +60,8 @@ def take(folder: str | Path) -> list[Path]:
             written.append(path)
             window.close()
         written.append(take_compare(folder / "compare.png", os.path.join(tmp, "compare.ini"), width, height))
+        written.append(take_compare(folder / "kpi-dock.png", os.path.join(tmp, "kpis.ini"), width, height,
+                                    "iso7401_sweep.toml", ("tyres.b_rear", 11.0), 40.0, "kpi_dock"))
         from workbench.gui.controller_screenshot import take_controllers
 
         written.append(take_controllers(folder / "controllers.png", os.path.join(tmp, "controllers.ini")))
@@ -68,8 +70,8 @@ def take(folder: str | Path) -> list[Path]:
 
 def take_compare(path: Path, settings: str, width: int = 1600, height: int = 1000,
                  script: str = "full_lock_left.toml", edit: tuple[str, float] = ("tyres.mu", 0.75),
-                 seconds: float = 5.0) -> Path:
-    """A before/after comparison: the script replayed and pinned, one parameter edited and re-run."""
+                 seconds: float = 5.0, dock: str = "compare_dock") -> Path:
+    """A before/after comparison: the script replayed and pinned, one parameter edited and re-run, ``dock`` on show."""
     import time
 
     from PySide6.QtWidgets import QApplication
@@ -84,7 +86,7 @@ def take_compare(path: Path, settings: str, width: int = 1600, height: int = 100
         app.processEvents()
         time.sleep(0.01)
     app.processEvents()
-    window.compare_dock.raise_()
+    getattr(window, dock).raise_()
     window.model.set_view_frame(int(round(seconds / window.model.session.dt)))
     window.car_view.set_follow(True)
     app.processEvents()

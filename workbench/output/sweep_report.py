@@ -37,6 +37,7 @@ def header(result: SweepResult) -> list[str]:
     for e, unit in zip(script.expects, e_units, strict=True):
         names += [_with_unit(e.label(), unit), _with_unit(f"{e.label()} margin", unit), f"{e.label()} pass"]
     names += [_with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
+    names += [_with_unit(label, unit) for label, unit in result.kpi_names]
     return names + ["all pass"]
 
 
@@ -56,6 +57,7 @@ def csv_text(result: SweepResult) -> str:
             row += [_number(result.expect_value[e, i]), _number(result.expect_margin[e, i]),
                     "true" if passed[e, i] else "false"]
         row += [_number(result.measure_value[m, i]) for m in range(len(result.measure_value))]
+        row += [_number(result.kpi_value[k, i]) for k in range(len(result.kpi_names))]
         row.append("true" if everything[i] else "false")
         writer.writerow(row)
     return out.getvalue()
@@ -123,6 +125,11 @@ def summary(result: SweepResult) -> str:
         if e in flipped:
             text += f"; {flipped[e]}"
         lines.append(text)
+    for k, (label, unit) in enumerate(result.kpi_names):
+        values = result.kpi_value[k]
+        finite = values[np.isfinite(values)]
+        span = f"{finite.min():.4g} .. {finite.max():.4g} {unit}".rstrip() if len(finite) else "not reached"
+        lines.append(f"  KPI {label}: {span} ({len(finite):,} of {plan.cars:,} cars)")
     lines.append(f"{int(result.all_passed.sum()):,} of {plan.cars:,} cars pass every expectation")
     return "\n".join(lines)
 
@@ -150,6 +157,9 @@ def as_json(result: SweepResult, files: list[Path] | None = None) -> dict:
                       "max": _finite_or_none(np.nanmax(result.measure_value[i]) if np.isfinite(
                           result.measure_value[i]).any() else math.nan)}
                      for i, (m, unit) in enumerate(zip(p.script.measures, m_units, strict=True))],
+        "kpis": [{"label": label, "unit": unit,
+                  "values": [_finite_or_none(float(v)) for v in result.kpi_value[k]]}
+                 for k, (label, unit) in enumerate(result.kpi_names)],
         "files": [str(f) for f in files or []],
     }
 

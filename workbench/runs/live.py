@@ -19,9 +19,11 @@ from physics.presets import load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
 from workbench.runs.stamp import preset_label
+from workbench.scripts.driving import Drive, drivers_of, ends_at
 from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.recorder import Recorder, params_diff
+from workbench.scripts.surfaces import ground_for
 
 
 class InputHistory:
@@ -155,6 +157,7 @@ class LiveSession:
             self.stop_recording()  # a new car ends the recording; what was recorded is kept
         self.preset = preset
         self.params: CarParams = preset.params
+        self._drive: Drive | None = None  # the script's driver on the frames of the history it drove
         self.sim = Simulation(self.params, n=1, dt=self.dt)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self._pending: dict[str, Any] = {}
@@ -216,7 +219,7 @@ class LiveSession:
         self._use_preset(preset)
         if params is not None and params != preset.params:
             self.params = params
-            self.sim = Simulation(self.params, n=1, dt=self.dt)
+            self.sim = self._new_sim(self.params)
 
     def reset_params(self, paths: Iterable[str] | None = None) -> None:
         """Put parameters (all when ``paths`` is None) back to the preset's values, from the next step on."""
@@ -243,14 +246,16 @@ class LiveSession:
             self.start_replay()
             return
         self.replayed = False
-        self.sim = Simulation(self.params, n=1, dt=self.dt)
+        self._drive = None
+        self.sim = self._new_sim(self.params)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=8192)
         self.history = InputHistory(self.params)
         self._stale_sim = False
         self._snapshots = {}
         self._pending = {}
         if self.recorder is not None:
-            self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
+            self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params,
+                                 surfaces=self._surfaces())
 
     def step(self, keys: Iterable[str] = (), analog: dict[str, float] | None = None) -> Telemetry:
         """Advance one frame: with ``keys`` held, or with the loaded script's inputs while it replays.
@@ -293,6 +298,16 @@ class LiveSession:
         self._snapshot()
         return telemetry
 
+    def _surfaces(self) -> tuple:
+        """The road the session drives on: the loaded script's surfaces."""
+        return self.program.script.surfaces if self.program is not None else ()
+
+    def _new_sim(self, params: CarParams) -> Simulation:
+        """A fresh simulation of the session's car, driven by the script's driver where the history was."""
+        drivers, track = drivers_of([self._drive])
+        ground = ground_for([self.program]) if self.program is not None else {}  # the loaded script's road
+        return Simulation(params, n=1, dt=self.dt, drivers=drivers, track=track, **ground)
+
     def _snapshot(self) -> None:
         if self.sim.frame % SNAPSHOT_EVERY == 0:
             self._snapshots[self.sim.frame] = self.sim.state.copy()
@@ -325,7 +340,7 @@ class LiveSession:
         past = self.whole_run(label)
         history = self.history
         base = max((f for f in self._snapshots if f <= frame), default=0)
-        sim = Simulation(history.params_at(base - 1) if base else history.start_params, n=1, dt=self.dt)
+        sim = self._new_sim(history.params_at(base - 1) if base else history.start_params)
         if base:
             sim.restore(self._snapshots[base], base)
         redone = TelemetryLog(history.start_params.model.unit, 1, capacity=max(frame - base, 1))
@@ -333,6 +348,9 @@ class LiveSession:
         if not np.array_equal(redone.matrix(), self.log.matrix(frames=frame)[base:]):
             raise RuntimeError(f"re-simulating frames {base}..{frame - 1} did not reproduce them bit for bit")
         self.restored_from = base
+        if self._drive is not None:  # from here on the keys drive: the script's driver lets go at ``frame``
+            self._drive = ends_at(self._drive, (frame - 0.5) * self.dt)
+            sim.set_drivers(*drivers_of([self._drive]))
         self.sim = sim
         self.log.truncate(frame)
         self._snapshots = {f: state for f, state in self._snapshots.items() if f <= frame}
@@ -342,7 +360,8 @@ class LiveSession:
         self._pending = {}
         self.replaying = False
         self.replayed = False
-        self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, history.start_params)
+        self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, history.start_params,
+                                 surfaces=self._surfaces())
         history.feed(self.recorder, frame)
         return past
 
@@ -360,6 +379,7 @@ class LiveSession:
         if self.recorder is not None:
             self.stop_recording()
         self.program = program
+        self._drive = program.drive
         self._track = _InputTrack([program], program.frames)
         self.log = TelemetryLog(program.params.model.unit, 1, capacity=max(8192, program.frames))
         self.log._data[:program.frames, :, 0] = result.log.matrix(result.car, program.frames)
@@ -379,7 +399,7 @@ class LiveSession:
 
     def _restore_sim(self) -> None:
         """Rebuild the simulation at the end of the history (after :meth:`adopt_replay`)."""
-        sim = Simulation(self.history.start_params, n=1, dt=self.dt)
+        sim = self._new_sim(self.history.start_params)
         self.history.replay_into(sim, None, self.history.frames, self._snapshots)
         self.sim = sim
         self._stale_sim = False
@@ -394,7 +414,8 @@ class LiveSession:
         """Start a recording from rest at the origin (a script's start); the current parameters are kept."""
         self.replaying = False
         self.replayed = False
-        self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params)
+        self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params,
+                                 surfaces=self._surfaces())
         self.reset()
 
     def stop_recording(self, name: str = "recording") -> Script | None:
@@ -438,7 +459,8 @@ class LiveSession:
             self.stop_recording()  # kept as the last recording, not lost
         self.dt = self.program.dt
         self.params = self.program.params
-        self.sim = Simulation(self.params, n=1, dt=self.dt)
+        self._drive = self.program.drive
+        self.sim = self._new_sim(self.params)
         self.log = TelemetryLog(self.params.model.unit, 1, capacity=self.program.frames)
         self.history = InputHistory(self.params)
         self._stale_sim = False

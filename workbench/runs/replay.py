@@ -14,13 +14,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from physics import ANALOG, KEYS, CarParams, Kernel, Simulation, channel_names
+from physics.car import batch_layout
 from physics.inputs import ANALOG_FIELDS
 from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.measures import Measurement, measure_column, measure_unit
+from workbench.scripts.driving import drivers_of
 from workbench.scripts.format import Expect
 from workbench.scripts.limits import run_bytes
 from workbench.scripts.program import Program
+from workbench.scripts.surfaces import ground_for
 
 BLOCK = 4096  # frames between two calls of a replay's listener
 
@@ -69,8 +72,7 @@ class ReplayResult:
 def batch_key(params: CarParams, dt: float) -> tuple:
     """Cars with equal keys can step in one batch."""
     gears = len(params.gearbox.ratios) if params.gearbox is not None else 0
-    groups = tuple(getattr(params, g) is None for g in ("drive", "engine", "clutch", "gearbox", "tyres"))
-    return (dt, params.kind, params.model.unit, params.model.reference, params.body.driven_axle, gears, groups)
+    return (dt, gears, tuple(sorted(batch_layout(params).items())))
 
 
 def judge(expect: Expect, values: np.ndarray, first: int, last: int, dt: float, unit: str) -> Verdict:
@@ -132,7 +134,8 @@ def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int
     dt = programs[0].dt
     frames = max(p.frames for p in programs)
     cars = [p.params for p in programs]
-    sim = Simulation(cars, dt=dt, kernel=kernel)
+    drivers, track = drivers_of([p.drive for p in programs])
+    sim = Simulation(cars, dt=dt, kernel=kernel, drivers=drivers, track=track, **ground_for(programs))
     track = _InputTrack(programs, frames)
     changes: dict[int, list[tuple[int, CarParams]]] = {}
     for i, p in enumerate(programs):

@@ -23,7 +23,9 @@ from physics import CarParams, Inputs, Kernel, Simulation
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
+from workbench.scripts.driving import drivers_of
 from workbench.scripts.program import Program
+from workbench.scripts.surfaces import ground_for
 
 MAX_CARS = 1_000_000
 DEFAULT_CHUNK = 8192  # cars per batch: a few MB of state and one frame's telemetry
@@ -174,7 +176,8 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
-    sim = Simulation(cars, dt=program.dt, kernel=kernel)
+    drivers, track = drivers_of([program.drive] * n)
+    sim = Simulation(cars, dt=program.dt, kernel=kernel, drivers=drivers, track=track, **ground_for([program] * n))
     tally = Tally(program, n)
     changes = dict(program.param_changes)
     frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters
@@ -201,6 +204,8 @@ class SweepResult:
     measure_value: np.ndarray  # (M, cars); NaN where a crossing never happens
     car_steps: int
     seconds: float
+    kpi_names: tuple[tuple[str, str], ...] = ()  # a manoeuvre's KPIs as measures: (label, unit) each
+    kpi_value: np.ndarray | None = None  # (K, cars); NaN where a car did not reach it
 
     @property
     def expect_passed(self) -> np.ndarray:

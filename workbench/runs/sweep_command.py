@@ -119,9 +119,17 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
     chunk = args.chunk
     if rounds > 1 and args.chunk == DEFAULT_CHUNK:  # enough chunks to keep every worker busy
         chunk = max(1, min(chunk, -(-plan.cars // rounds)))
+    from workbench.manoeuvres.sweep_kpis import run_test_sweep, test_of
+
     try:
-        with cluster.mapper(args.workers, args.scheduler) as mapper:
-            result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)
+        if test_of(plan) is not None:  # a handling test's script: its KPIs are measures too (run here)
+            if rounds > 1:
+                print(f"carbench: {args.script}: a handling test's sweep runs here, not on Dask (its KPIs are "
+                      "computed from the runs)", file=stderr)
+            result = run_test_sweep(plan)
+        else:
+            with cluster.mapper(args.workers, args.scheduler) as mapper:
+                result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)
     except cluster.ClusterError as exc:
         print(f"carbench: {exc}", file=stderr)
         return 2

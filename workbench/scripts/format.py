@@ -19,10 +19,12 @@ from physics.simulation import MAX_DT
 from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
+from workbench.scripts.driver_format import DriverSpec, FormatError, RobotSpec, parse_driver, parse_robot
 from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limited_text
+from workbench.scripts.surfaces import Surface, check_surfaces, parse_surface
 from workbench.scripts.track import Track, check_tracks, parse_track
 
-SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description")
+SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description", "manoeuvre")
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
 GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
@@ -148,6 +150,10 @@ class Script:
     monitors: tuple[MonitorCheck, ...] = ()
     recorded: Stamp | None = None  # a recording's stamp: what it was recorded with
     tracks: tuple[Track, ...] = ()  # per-frame values of analog controls (workbench.scripts.track)
+    surfaces: tuple[Surface, ...] = ()  # patches of road under the tyres (workbench.scripts.surfaces)
+    driver: DriverSpec | None = None  # [driver]: the closed-loop driver
+    robot: RobotSpec | None = None  # [robot]: the open-loop steering robot
+    manoeuvre: str | None = None  # [script] manoeuvre: the handling test whose KPIs this run gives
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
@@ -156,13 +162,21 @@ class Script:
             head["dt"] = self.dt
         if self.description:
             head["description"] = self.description
+        if self.manoeuvre:
+            head["manoeuvre"] = self.manoeuvre
         doc: dict[str, Any] = {"script": head}
+        if self.driver is not None:
+            doc["driver"] = self.driver.to_table()
+        if self.robot is not None:
+            doc["robot"] = self.robot.to_table()
         if self.sets:
             doc["set"] = [_setting_table(s) for s in self.sets]
         if self.holds:
             doc["hold"] = [{"keys": list(h.keys), "from": h.start, "to": h.end} for h in self.holds]
         if self.tracks:
             doc["track"] = [t.to_table() for t in self.tracks]
+        if self.surfaces:
+            doc["surface"] = [s.to_table() for s in self.surfaces]
         if self.expects:
             doc["expect"] = [_expect_table(e) for e in self.expects]
         if self.measures:
@@ -278,10 +292,11 @@ class _Parser:
 
     def document(self, doc: dict[str, Any]) -> Script:
         unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded",
-                                               "track")]
+                                               "track", "driver", "robot", "surface")]
         if unknown:
             raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[track]], "
-                                        "[[expect]], [[measure]], [[monitor]] and, when recorded, [recorded]")
+                                        "[[expect]], [[measure]], [[monitor]], [[surface]], [driver], [robot] "
+                                        "and, when recorded, [recorded]")
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
@@ -305,11 +320,22 @@ class _Parser:
             if not MIN_DT <= dt <= MAX_DT:
                 raise self.fail("[script] dt", f"{dt:g} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
+        manoeuvre = self.text(head["manoeuvre"], "[script] manoeuvre") if "manoeuvre" in head else None
         self.duration = duration
+        try:
+            driver = parse_driver(doc["driver"], duration) if "driver" in doc else None
+            robot = parse_robot(doc["robot"], duration) if "robot" in doc else None
+        except FormatError as exc:
+            raise ScriptError(f"{self.source}: {exc}") from None
+        if robot is not None and driver is not None and driver.path is not None:
+            raise self.fail("[robot]", "the robot steers, so the driver cannot also follow a path: drop "
+                                       "[driver.path] (the driver still holds the speed)")
         sets = tuple(self.setting(t, i) for i, t in enumerate(self.array(doc, "set"), 1))
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
         tracks = tuple(parse_track(self, t, i, dt, ANALOG_RANGES) for i, t in enumerate(self.array(doc, "track"), 1))
         check_tracks(self, tracks, sets, dt)
+        surfaces = tuple(parse_surface(self, t, i) for i, t in enumerate(self.array(doc, "surface"), 1))
+        check_surfaces(self, surfaces)
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
         measures = tuple(self.measure(t, i) for i, t in enumerate(self.array(doc, "measure"), 1))
         names = [m.name for m in measures]
@@ -327,7 +353,8 @@ class _Parser:
             except ValueError as exc:
                 raise ScriptError(f"{self.source}: {exc}") from None
         return Script(name, preset, duration, dt, description, sets, holds, expects, self.source,
-                      measures=measures, monitors=checks, recorded=recorded, tracks=tracks)
+                      measures=measures, monitors=checks, recorded=recorded, tracks=tracks, surfaces=surfaces, driver=driver,
+                      robot=robot, manoeuvre=manoeuvre)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])

@@ -23,6 +23,7 @@ from physics import (
     load_preset,
 )
 from physics.simulation import MAX_DT
+from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory
 from workbench.scripts.track import apply_tracks
@@ -77,6 +78,7 @@ class Program:
     windows: tuple[tuple[int, int], ...]  # per expectation: first and last frame, inclusive
     measure_windows: tuple[tuple[int, int], ...] = ()  # per measure: first and last frame, inclusive
     preset_params: CarParams | None = None  # the preset's own parameters (before the script's changes)
+    drive: Drive | None = None  # the closed-loop driver ([driver]), compiled against the car
 
     @property
     def name(self) -> str:
@@ -137,6 +139,8 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
     gear_on = np.zeros(frames, dtype=bool)
     gear_value = np.zeros(frames, dtype=np.int64)
     params = loaded.params
+    steer = ANALOG.index("steer")
+    robot_owns = np.full(frames, script.robot is not None)  # the robot steers until a [[set]] steer or release
     at_start = params
     changes: list[tuple[int, CarParams]] = []
     order = sorted(range(len(script.sets)), key=lambda j: script.sets[j].at)
@@ -148,6 +152,8 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             analog_value[k:, ANALOG.index(name)] = value
         for name in setting.release:
             analog_on[k:, ANALOG.index(name)] = False
+        if "steer" in setting.analog or "steer" in setting.release:
+            robot_owns[k:] = False
         if setting.gear is not None:
             if params.gearbox is None:
                 raise ScriptError(f"{where}: `gear` is refused: the {loaded.name} car has no gearbox")
@@ -170,12 +176,23 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
                 changes.append((k, params))
 
     apply_tracks(script, step, analog_on, analog_value)
+    drive = None
+    try:
+        if script.robot is not None:
+            angle = robot_angle(script.robot, np.arange(frames) * step)
+            analog_on[robot_owns, steer] = True
+            analog_value[robot_owns, steer] = steer_share(angle[robot_owns], at_start)
+        if script.driver is not None:
+            # The driver hands back every control after the script's last frame.
+            drive = compile_drive(script.driver, at_start, (frames - 0.5) * step, loaded.name)
+    except DriveError as exc:
+        raise ScriptError(f"{src}: {exc}") from None
     windows = tuple(_window(e, f"{src}: [[expect]] #{i}", params, loaded.name, step, frames)
                     for i, e in enumerate(script.expects, 1))
     measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", params, loaded.name, step, frames)
                             for i, m in enumerate(script.measures, 1))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
-                   tuple(changes), windows, measure_windows, loaded.params)
+                   tuple(changes), windows, measure_windows, loaded.params, drive)
 
 
 def _window(entry, where: str, params: CarParams, car: str, step: float, frames: int) -> tuple[int, int]:

@@ -36,8 +36,10 @@ class Recorder:
     held, any analog overrides and any parameter changes that take effect on that frame.
     """
 
-    def __init__(self, preset: str, dt: float, preset_params: CarParams, params: CarParams | None = None):
+    def __init__(self, preset: str, dt: float, preset_params: CarParams, params: CarParams | None = None,
+                 surfaces: tuple = ()):
         self.preset = preset
+        self.surfaces = tuple(surfaces)  # the road driven on: a recording replays on the same surfaces
         self.dt = dt
         self.frames = 0
         self._runs: dict[str, int] = {}  # key -> first frame of the current run
@@ -94,7 +96,7 @@ class Recorder:
         sets, tracks = self._analog_entries()
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
-                      source=f"<recording {name}>", recorded=self._stamp, tracks=tracks)
+                      source=f"<recording {name}>", recorded=self._stamp, tracks=tracks, surfaces=self.surfaces)
 
     def _analog_entries(self) -> tuple[tuple[Setting, ...], tuple[Track, ...]]:
         """The [[set]] entries (gears, parameters and the analog changes that stand alone) and the [[track]]s.

@@ -1,0 +1,202 @@
+"""The closed-loop driver, compiled into the kernel: it steers along a path and works the pedals.
+
+It acts before the car's frame and only through that frame's inputs: :func:`drive` copies the
+frame's inputs and writes the analog overrides (steer, throttle, brake, clutch, gear) of the
+controls it drives, so every model kind is driven through the same controls (the steering rate
+and lock of physics.steering, the gear rule of physics.gearbox) and no frame function knows of it.
+An override the script itself sets on a frame (``[[set]] throttle_pedal = 0``) wins over the
+driver; keys are ignored for the controls the driver holds. After the car's frame,
+:func:`carry` stores the driver's memory in the new state and its channels in the telemetry.
+
+Lateral: a preview law. With e the car's distance from the path (left positive), e_psi the angle
+of its course (heading + body slip) to the path's, and D = max(preview_min, v * preview_time) the
+preview distance, the error at the preview point is e_p = e + D sin(e_psi) and the curvature asked
+for is kappa = kappa_path(s + v * lead_time) - 4 zeta^2 / D^2 * e_p - (integral of the same gain
+times e over integral_time). Linearised on a straight path, e'' = v^2 (kappa - kappa_path), this is
+e'' + 2 zeta (2 v / D) e' + (2 v / D)^2 e = 0: a lateral error decays like a second-order system
+of natural frequency 2 v / D and damping zeta, at any speed (the lookahead law of Rossetter and
+Gerdes, "Lyapunov based performance guarantees for the potential field lane-keeping assistance
+system", 2006). The wheel angle is the kinematic atan(L kappa) plus ``yaw_gain`` L times the
+curvature the car falls short of (kappa - r / v), which holds an oversteering car's yaw and takes up
+most of an understeer at once (the integral the rest); the term fades in above a crawl.
+
+Longitudinal: a PI controller on the speed error relative to the target (so the gains suit a car
+in metres or in pixels), throttle for a positive demand and ``brake_share`` of it on the brake for
+a negative one; or a deceleration held by a PI on the brake with the car's own full-pedal force as
+feedforward. Pedal demands move at the car's pedal rates (physics.pedals.ramp). A manual car
+shifts up above ``upshift`` and down below ``downshift`` times the rev limit: clutch in at its
+rate, the gear selected once the clutch is down to the gearbox's ``shift_clutch``, clutch out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from . import gearbox, path, pedals
+from .driver_params import AFTER_CONTINUE, AFTER_DECELERATE, AFTER_HOLD, PEDALS_FIXED, PEDALS_SPEED
+from .jit import scalar
+from .records import copy_inputs
+
+Look = namedtuple("Look", "row speed_i lateral_i phase gear after steer throttle "
+                          "lateral_error path_distance target_speed target_x target_y")
+"""What a frame of driving leaves: the driver's memory for the next frame, then its channels."""
+
+
+@scalar
+def idle(s):
+    """Nobody drives this frame: the memory stays as it is, the channels are at rest."""
+    return Look(s.drv_row, s.drv_speed_i, s.drv_lateral_i, s.drv_phase, s.drv_gear, s.drv_after, s.drv_steer,
+                s.drv_throttle, 0.0, 0.0, 0.0, s.x, s.y)
+
+
+@scalar
+def carry(look, new, out):
+    """The driver's memory into the next state, its channels into the frame's telemetry."""
+    new.drv_row = look.row
+    new.drv_speed_i = look.speed_i
+    new.drv_lateral_i = look.lateral_i
+    new.drv_phase = look.phase
+    new.drv_gear = look.gear
+    new.drv_after = look.after
+    new.drv_steer = look.steer
+    new.drv_throttle = look.throttle
+    out.lateral_error = look.lateral_error
+    out.path_distance = look.path_distance
+    out.target_speed = look.target_speed
+    out.target_x = look.target_x
+    out.target_y = look.target_y
+
+
+@scalar
+def steer_share(d, track, p, s, speed, row, path_s, error, path_heading, dt):
+    """The steering (share of full lock) the preview law asks for, the new integral, and the preview point."""
+    wheelbase = p.body_wheelbase
+    course = s.heading + math.atan2(s.vy, abs(s.vx) + 1e-9)
+    e_psi = math.atan2(math.sin(course - path_heading), math.cos(course - path_heading))
+    reach = max(d.preview_min, speed * d.preview_time)
+    gain = 4.0 * d.damping * d.damping / (reach * reach)
+    limit = math.tan(p.steering_lock) / wheelbase
+    lateral_i = min(max(s.drv_lateral_i + dt * gain * error / d.integral_time, -limit), limit)
+    ahead = path.point_at(track, d.path_start, d.path_count, d.closed, path_s + speed * d.lead_time)
+    kappa = ahead[3] - gain * (error + reach * math.sin(e_psi)) - lateral_i
+    kappa = min(max(kappa, -limit), limit)
+    crawl = d.preview_min / d.preview_time  # [L/s] the speed at which the preview distance stops shrinking
+    kappa_car = s.yaw_rate / max(speed, crawl)
+    # At a crawl the yaw rate answers the steer within a frame and the feedback would chatter: it fades
+    # in between two and four times that speed.
+    fade = min(max(speed / crawl - 2.0, 0.0) * 0.5, 1.0)
+    delta = math.atan(wheelbase * kappa) + fade * d.yaw_gain * wheelbase * (kappa - kappa_car)
+    target = path.point_at(track, d.path_start, d.path_count, d.closed, path_s + reach)
+    return min(max(delta / p.steering_lock, -1.0), 1.0), lateral_i, target[0], target[1]
+
+
+@scalar
+def speed_demand(d, track, speed, path_s, speed_i, t, dt):
+    """The pedal demand (-1 .. 1: brake below zero) of the speed controller, its new integral, the target."""
+    target = d.speed
+    if d.profile_count > 0:
+        target = path.profile_at(track, d.profile_start, d.profile_count, path_s if d.profile_by_distance else t)
+    scale = max(abs(target), d.preview_min / d.preview_time)
+    error = (target - speed) / scale
+    demand = d.speed_gain * error + speed_i
+    if (demand < 1.0 or error < 0.0) and (demand > -1.0 or error > 0.0):  # no wind-up against a full pedal
+        speed_i = min(max(speed_i + dt * d.speed_integral * error, -1.0), 1.0)
+    return min(max(demand, -1.0), 1.0), speed_i, target
+
+
+@scalar
+def shift_phase(d, p, s, speed):
+    """The shift under way or to begin: (phase, target gear).
+
+    The rule reads the engine speed the road imposes in the gear (the car's speed through the gear
+    and final drive), not the engine's own: just after a shift the clutch still slips, and a
+    spinning wheel revs the engine without the car going faster.
+    """
+    phase, gear = s.drv_phase, s.drv_gear
+    if phase != 0 or not (p.manual and d.shift) or s.gear < 1:
+        return phase, gear
+    limit = p.engine_rev_limit
+    per_ratio = s.vx / p.body_wheel_radius * p.gearbox_final_drive * 60.0 / (2.0 * math.pi)  # [rpm per unit ratio]
+    rpm = per_ratio * p.gear_ratio[s.gear + 1]  # gear_ratio is indexed by gear + 1
+    if rpm > d.upshift * limit and s.gear < p.top_gear:
+        return 1, s.gear + 1
+    if s.gear > 1 and rpm < d.downshift * limit and speed > p.clutch_auto_speed:
+        if per_ratio * p.gear_ratio[s.gear] < 0.9 * d.upshift * limit:
+            return 1, s.gear - 1
+    return phase, gear
+
+
+@scalar
+def drive(d, track, p, s, u, v, dt, t):
+    """The inputs the car's frame gets (into ``v``): ``u`` with the driver's controls; returns its Look."""
+    copy_inputs(u, v)
+    if t >= d.end_time:
+        return idle(s)
+    speed = math.hypot(s.vx, s.vy)
+    row, path_s, error, heading = s.drv_row, 0.0, 0.0, s.heading
+    has_path = d.path_count > 1
+    if has_path:
+        row, path_s, error, heading, _ = path.locate(track, d.path_start, d.path_count, d.closed, s.drv_row,
+                                                     s.x, s.y)
+    triggered = s.drv_after or t >= d.until_time or (has_path and path_s >= d.until_distance)
+    steer_hold, throttle_hold = s.drv_steer, s.drv_throttle
+    speed_i = s.drv_speed_i
+    if triggered and not s.drv_after:  # the moment of the trigger: what is held from now on
+        steer_hold, throttle_hold = s.steer / p.steering_lock, s.throttle
+        speed_i = 0.0
+
+    lateral_i, tx, ty = s.drv_lateral_i, s.x, s.y
+    if d.lateral and has_path:
+        share, lateral_i, tx, ty = steer_share(d, track, p, s, speed, row, path_s, error, heading, dt)
+        if triggered and d.after_steer == 1:
+            share = steer_hold
+        if not u.steer_on:
+            v.steer_on = True
+            v.steer_value = share
+
+    phase, gear = s.drv_phase, s.drv_gear
+    target_speed = 0.0
+    if d.pedals != 0:
+        throttle, brake, new_i = 0.0, 0.0, speed_i
+        mode = d.after_throttle if triggered else AFTER_CONTINUE
+        if mode == AFTER_CONTINUE:
+            if d.pedals == PEDALS_SPEED:
+                demand, new_i, target_speed = speed_demand(d, track, speed, path_s, speed_i, t, dt)
+                throttle = max(demand, 0.0)
+                brake = min(max(-demand, 0.0) * d.brake_share, 1.0)
+            elif d.pedals == PEDALS_FIXED:
+                throttle = d.throttle
+            phase, gear = shift_phase(d, p, s, speed)
+            if phase == 0:
+                speed_i = new_i
+            else:
+                throttle = 0.0  # off the throttle while the clutch is out of play
+        elif mode == AFTER_HOLD:
+            throttle = throttle_hold
+        elif mode == AFTER_DECELERATE:
+            error_a = (s.accel + d.decel) / p.model_gravity  # > 0: slowing less than asked
+            brake = d.decel * p.body_mass / p.brakes_force + d.decel_gain * error_a + speed_i
+            if brake < 1.0 or error_a < 0.0:
+                speed_i = speed_i + dt * d.decel_integral * error_a
+            brake = min(max(brake, 0.0), 1.0)
+        if not u.throttle_on:
+            v.throttle_on = True
+            v.throttle_value = pedals.ramp(s.throttle, throttle, p.pedals_throttle_rise, p.pedals_throttle_fall, dt)
+        if not u.brake_on:
+            v.brake_on = True
+            v.brake_value = pedals.ramp(s.brake, brake, p.pedals_brake_rise, p.pedals_brake_fall, dt)
+        if p.manual and d.shift and not u.clutch_on:
+            # Phase 1 presses the clutch; once it is down far enough the gear goes in and phase 2 lets it out.
+            if phase == 1 and s.clutch_pedal >= p.gearbox_shift_clutch:
+                if not u.gear_on:
+                    v.gear_on = True
+                    v.gear_value = min(max(gear, gearbox.REVERSE), p.top_gear)
+                phase = 2
+            elif phase == 2 and s.clutch_pedal <= 0.0:
+                phase = 0
+            v.clutch_on = True
+            v.clutch_value = pedals.ramp(s.clutch_pedal, 1.0 if phase == 1 else 0.0, p.pedals_clutch_rise,
+                                         p.pedals_clutch_fall, dt)
+    return Look(row, speed_i, lateral_i, phase, gear, triggered, steer_hold, throttle_hold, error, path_s,
+                target_speed, tx, ty)

@@ -1,0 +1,58 @@
+"""The KPI dock and the Scripts menu: run a manoeuvre, pin it, edit, and read both runs' KPIs; the car
+view draws the course's path, cones and the driver's preview point."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.gui.kpi_dock import run_manoeuvre
+
+
+def finish(window, qtbot) -> None:
+    model = window.model
+    while model.session.replaying:
+        model.advance(240)
+
+
+def test_a_manoeuvre_from_the_scripts_menu_shows_its_kpis_and_course(carbench_window, qtbot):
+    w = carbench_window
+    titles = [a.text() for a in w.scripts_menu.actions()[0].menu().actions()]
+    assert any("ISO 3888-2" in t for t in titles) and any("ISO 4138" in t for t in titles)
+    assert run_manoeuvre(w, "iso3888_2")
+    finish(w, qtbot)
+    rows = dict(w.kpis.rows)
+    assert rows["cones touched"] == ["0 PASS"]
+    assert rows["entry speed"][0].endswith("km/h")
+    overlay = w.course_overlay
+    assert len(overlay.cones.data) == 30  # five a side of three lanes
+    assert overlay.path.getData()[0].size > 100
+    tx, ty = overlay.target.getData()
+    assert len(tx) == 1 and tx[0] > w.model.session.log.column("x")[-1]  # the preview point is ahead
+
+
+def test_an_edit_reruns_and_the_dock_lists_the_reference_beside(carbench_window, qtbot):
+    w = carbench_window
+    assert run_manoeuvre(w, "iso7401_step")
+    finish(w, qtbot)
+    before = dict(w.kpis.rows)["steady yaw-rate gain (road wheel)"]
+    assert w.comparer.pin_current()
+    w.model.set_param("tyres.b_rear", 11.0)
+    qtbot.waitUntil(lambda: len(dict(w.kpis.rows)["steady yaw-rate gain (road wheel)"]) == 2
+                    and not w.comparer.rerun.busy, timeout=60000)
+    qtbot.waitUntil(lambda: dict(w.kpis.rows)["steady yaw-rate gain (road wheel)"][0] != before[0], timeout=60000)
+    on_show, ref = dict(w.kpis.rows)["steady yaw-rate gain (road wheel)"]
+    assert ref == before[0]
+    # Less rear cornering stiffness: more yaw rate for the same steer.
+    assert float(on_show.split()[0]) > float(ref.split()[0])
+
+
+@pytest.mark.carbench_preset("sedan")
+def test_the_frequency_response_is_drawn_as_a_bode_chart(carbench_window, qtbot):
+    w = carbench_window
+    assert run_manoeuvre(w, "iso7401_sweep")
+    finish(w, qtbot)
+    assert w.kpis.gain.isVisible() or not w.isVisible()
+    curves = w.kpis.gain.getPlotItem().listDataItems()
+    assert len(curves) == 1
+    freq, gain = curves[0].getData()
+    assert freq.min() < 0.5 and freq.max() > 2.5 and gain[0] > gain[-1]  # the yaw gain falls off with frequency

@@ -1,0 +1,70 @@
+"""SPEC 8: a near-linear car matches the linear bicycle's closed forms.
+
+ISO 4138's understeer gradient against K = m/L (l_r/C_f - l_f/C_r), within 2%; ISO 7401's steady
+yaw-rate gain against V / (L + K V^2), within 2%; the step response's 90% time and its fitted yaw
+damping within 5% of the 2-DOF model's (simulated with the run's own steer, and from the
+characteristic equation).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from linear_car import bicycle_yaw, damping, linear_sedan, understeer_gradient, yaw_gain
+
+from workbench.manoeuvres.catalogue import CATALOGUE
+from workbench.manoeuvres.kpi import G
+from workbench.manoeuvres.runner import Car, run_jobs
+from workbench.manoeuvres.transient import step_response
+
+
+def kpis(name: str, car: Car) -> dict[str, float]:
+    m = CATALOGUE[name]
+    (result,) = m.run([car], lambda jobs: run_jobs(jobs, m.channels))
+    return {k.key: k.value for k in result}
+
+
+@pytest.fixture(scope="module")
+def car() -> Car:
+    return Car(linear_sedan(), "near-linear sedan")
+
+
+@pytest.fixture(scope="module")
+def step_run(car):
+    m = CATALOGUE["iso7401_step"]
+    (run,) = run_jobs([(m.base_script(), car)], m.channels)
+    return run
+
+
+def test_understeer_gradient_matches_the_bicycle(car):
+    expected = understeer_gradient(car.params) * 180.0 / math.pi * G  # deg/g
+    measured = kpis("iso4138", car)["understeer_gradient"]
+    assert measured == pytest.approx(expected, rel=0.02)
+    assert expected > 0.5  # the sedan's tyres understeer: a gradient that could be told from zero
+
+
+def test_characteristic_speed_follows_from_the_gradient(car):
+    k = understeer_gradient(car.params)
+    assert kpis("iso4138", car)["characteristic_speed"] == pytest.approx(
+        math.sqrt(car.params.body.wheelbase / k) * 3.6, rel=0.02)
+
+
+def test_steady_yaw_gain_matches_the_bicycle(car, step_run):
+    m = CATALOGUE["iso7401_step"]
+    measured = {k.key: k.value for k in m.kpis(step_run)}["steady_yaw_gain"]
+    v = float(np.mean(step_run["speed"][-240:]))
+    assert measured == pytest.approx(yaw_gain(car.params, v), rel=0.02)
+    assert measured < 0.95 * v / car.params.body.wheelbase  # understeer shows: below the kinematic V / L
+
+
+def test_step_response_time_and_damping_match_the_2dof_model(car, step_run):
+    m = CATALOGUE["iso7401_step"]
+    got = {k.key: k.value for k in m.kpis(step_run)}
+    t, steer = step_run.t, step_run["steer"]
+    v = float(np.mean(step_run["speed"][-240:]))
+    model = step_response(t, steer, bicycle_yaw(car.params, v, t, steer), float(t[-1]))
+    assert got["yaw_response_time"] == pytest.approx(model["t90"], rel=0.05)
+    assert got["yaw_peak_time"] == pytest.approx(model["peak_time"], rel=0.05)
+    assert got["yaw_damping"] == pytest.approx(damping(car.params, v), rel=0.05)

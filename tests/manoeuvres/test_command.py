@@ -1,0 +1,72 @@
+"""``carbench manoeuvre`` and the [driver] / [robot] script tables: what a user types and reads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.cli import main
+from workbench.scripts.format import ScriptError, parse_script
+from workbench.scripts.program import compile_script
+
+HEAD = '[script]\nname = "x"\npreset = "sedan"\nduration = 10.0\n'
+
+
+def test_one_test_against_a_second_car_prints_both_and_the_change(capsys):
+    code = main(["manoeuvre", "iso7975", "--vs-set", "brakes.front_share=0.5", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["cars"] == ["sedan", "sedan (edited)"]
+    a, b = doc["manoeuvres"]["iso7975"]["cars"]
+    keys = [k["key"] for k in a]
+    assert "stopping_distance" in keys and "heading_deviation_1s" in keys
+    assert all(k["unit"] is not None and k["clause"].startswith("ISO 7975") for k in a)
+    assert a != b  # another brake balance brakes the turn differently
+
+
+def test_a_limit_that_fails_exits_1_and_says_so(capsys):
+    code = main(["manoeuvre", "r140_swd"])
+    out = capsys.readouterr().out
+    assert "<= 35 %" in out and "worst yaw-rate ratio 1.00 s after COS" in out
+    assert code == (1 if "FAIL" in out else 0)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["manoeuvre", "moose"], "unknown manoeuvre 'moose'"),
+    (["manoeuvre", "iso7975", "--set", "body.mass=-3"], "body.mass"),
+    (["manoeuvre", "iso7975", "--preset", "nonesuch"], "nonesuch"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("carbench: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[driver]\nspeed_kmh = 50.0\nspeed = 3.0\n', "give one of speed, speed_kmh and throttle"),
+    ('[driver]\nspeed_kmh = 50.0\n[driver.path]\nkind = "circle"\n', "`radius` is missing"),
+    ('[driver]\nspeed_kmh = 50.0\npreview_time = -1.0\n', "preview_time"),
+    ('[driver]\nspeed_kmh = 50.0\nuntil_distance = 10.0\n', "needs a [driver.path]"),
+    ('[robot]\nkind = "sweep"\nstart = 1.0\namplitude = 5.0\n', "`f_start` is missing"),
+    ('[robot]\nkind = "wobble"\nstart = 1.0\n', "kind"),
+    ('[driver]\nspeed_kmh = 50.0\n[driver.path]\nkind = "straight"\n[robot]\nkind = "step"\nstart = 1.0\n'
+     'amplitude = 5.0\n', "the robot steers"),
+])
+def test_a_bad_driver_or_robot_table_is_refused_by_name(text, message):
+    with pytest.raises(ScriptError) as caught:
+        parse_script(HEAD + text, "bad.toml")
+    assert str(caught.value).startswith("bad.toml: ") and message in str(caught.value)
+
+
+def test_a_robot_past_the_lock_is_refused_against_the_car():
+    script = parse_script(HEAD + '[robot]\nkind = "step"\nstart = 1.0\namplitude = 40.0\nratio = 1.0\n', "lock.toml")
+    with pytest.raises(ScriptError, match="past the car's lock"):
+        compile_script(script)
+
+
+def test_a_script_with_a_driver_round_trips():
+    text = (HEAD + '[driver]\nspeed_kmh = [[0.0, 10.0], [5.0, 40.0]]\nprofile = "time"\npreview_time = 0.3\n'
+            '[driver.path]\nkind = "lane_change"\noffset = 3.0\n[robot]\n')
+    script = parse_script(text.removesuffix("[robot]\n"), "rt.toml")
+    again = parse_script(script.to_toml(), "rt.toml")
+    assert again.driver == script.driver and again.driver.gains.preview_time == 0.3

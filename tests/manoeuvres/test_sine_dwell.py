@@ -1,0 +1,56 @@
+"""UN R140 / FMVSS 126 criteria on a synthetic sine-with-dwell run whose answers are known by construction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from physics import robot
+from workbench.manoeuvres.sine_dwell import series, swd_criteria
+
+DT = 1.0 / 120.0
+START, F, DWELL = 1.0, 0.7, 0.5
+PEAK, TAU, T_PEAK = 0.40, 0.8, 2.2  # [rad/s] the reversal's yaw peak, its decay time, when it peaks
+
+
+def synthetic(tau: float = TAU):
+    t = np.arange(0.0, 8.0, DT)
+    steer = robot.sine_with_dwell(t, START, 0.1, F, DWELL)
+    reversal = START + 0.5 / F
+    yaw = np.where(t < reversal, 0.5 * steer, 0.0)
+    rise = (t >= reversal) & (t < T_PEAK)
+    yaw[rise] = -PEAK * 0.5 * (1 - np.cos(math.pi * (t[rise] - reversal) / (T_PEAK - reversal)))
+    after = t >= T_PEAK
+    yaw[after] = -PEAK * np.exp(-(t[after] - T_PEAK) / tau)
+    x = 22.2 * t
+    y = np.where(t > START, 1.5 * (t - START) ** 2, 0.0)  # 1.5 * 1.07^2 = 1.717 m at BOS + 1.07 s
+    return t, steer, yaw, x, y, np.zeros_like(t)
+
+
+def test_the_criteria_of_a_known_trace():
+    c = swd_criteria(*synthetic(), START, F, DWELL)
+    cos_time = START + 1.0 / F + DWELL
+    assert c["psi_peak"] == pytest.approx(-PEAK, rel=1e-6)
+    for after in (1.00, 1.75):
+        expected = math.exp(-(cos_time + after - T_PEAK) / TAU)
+        assert c[f"ratio_{after:.2f}"] == pytest.approx(expected, abs=1e-3)
+    assert c["displacement"] == pytest.approx(1.5 * 1.07 ** 2, abs=1e-3)
+
+
+def test_a_slow_decay_fails_and_a_fast_one_passes():
+    slow = swd_criteria(*synthetic(tau=3.0), START, F, DWELL)
+    fast = swd_criteria(*synthetic(tau=0.3), START, F, DWELL)
+    assert slow["ratio_1.00"] > 0.35 and slow["ratio_1.75"] > 0.20
+    assert fast["ratio_1.00"] < 0.35 and fast["ratio_1.75"] < 0.20
+
+
+def test_the_amplitude_series_of_s7_6():
+    assert series(20.0, 15.0, math.radians(31.5)) == pytest.approx(
+        [30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190, 200, 210, 220, 230, 240, 250,
+         260, 270])  # up to 270 deg: 6.5 A = 130 is less
+    # 6.5 A past 300 deg: the series stops at 300 deg, which is the last run.
+    assert series(48.0, 15.0, math.radians(31.5)) == pytest.approx([24 * k for k in range(3, 13)] + [300.0])
+    # The car's lock ends it sooner: 31.5 deg at ratio 5 is 157.5 deg of handwheel.
+    assert max(series(48.0, 5.0, math.radians(31.5))) <= 157.5

@@ -1,0 +1,112 @@
+"""Road surfaces: the [[surface]] entry, each wheel reading the patch under it, split-mu braking, batches."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from physics import Inputs, Simulation, load_preset
+from physics.surface import under
+from workbench.runs.replay import replay
+from workbench.scripts.format import ScriptError, load_script, parse_script, resolve_script
+from workbench.scripts.program import compile_script
+from workbench.scripts.surfaces import ground_rows
+
+HEAD = '[script]\nname = "s"\npreset = "sedan"\nduration = 2.0\n\n'
+RECT = '[[surface]]\nmu = 0.3\nx = [0.0, 10.0]\ny = [-1.0, 1.0]\n'
+
+
+def test_a_rectangle_and_a_polygon_round_trip_through_toml():
+    text = HEAD + RECT + '\n[[surface]]\nname = "wet"\nmu = 0.6\nrolling = 0.02\npolygon = [[0, 0], [4, 0], [0, 3]]\n'
+    script = parse_script(text)
+    assert [s.mu for s in script.surfaces] == [0.3, 0.6]
+    assert script.surfaces[1].rolling == 0.02 and script.surfaces[0].rolling is None
+    again = parse_script(script.to_toml())
+    assert again.surfaces == script.surfaces
+
+
+@pytest.mark.parametrize(("entry", "reason"), [
+    ('[[surface]]\nx = [0, 1]\ny = [0, 1]\n', "`mu` is missing"),
+    ('[[surface]]\nmu = 0.0\nx = [0, 1]\ny = [0, 1]\n', "must be in (0, 3]"),
+    ('[[surface]]\nmu = 4.0\nx = [0, 1]\ny = [0, 1]\n', "must be in (0, 3]"),
+    ('[[surface]]\nmu = 0.5\nrolling = -0.1\nx = [0, 1]\ny = [0, 1]\n', "`rolling`"),
+    ('[[surface]]\nmu = 0.5\nx = [1, 0]\ny = [0, 1]\n', "`from` must be less than `to`"),
+    ('[[surface]]\nmu = 0.5\nx = [0, 1]\n', "`y` is missing"),
+    ('[[surface]]\nmu = 0.5\nx = [0, 1]\ny = [0, 1]\npolygon = [[0, 0], [1, 0], [0, 1]]\n', "one of the two"),
+    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [1, 0]]\n', "3 to 64"),
+    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [1, 1], [2, 2]]\n', "no area"),
+    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [1e9, 0], [0, 1]]\n', "further than"),
+    ('[[surface]]\nmu = 0.5\ncolour = "blue"\nx = [0, 1]\ny = [0, 1]\n', "unknown key `colour`"),
+])
+def test_a_bad_surface_is_refused_naming_its_entry(entry, reason):
+    with pytest.raises(ScriptError, match=r"\[\[surface\]\] #1") as exc:
+        parse_script(HEAD + entry)
+    assert reason in str(exc.value)
+
+
+def test_too_many_surfaces_are_refused():
+    with pytest.raises(ScriptError, match="at most 256"):
+        parse_script(HEAD + RECT * 257)
+
+
+def test_the_last_patch_that_holds_a_point_wins():
+    script = parse_script(HEAD + RECT + '[[surface]]\nmu = 0.8\nrolling = 0.05\npolygon = [[5, -5], [20, -5], [5, 5]]\n')
+    rows = ground_rows(script.surfaces)
+    assert under(rows, 2.0, 0.0, 1.1, 0.011) == (0.3, 0.011)  # only the rectangle: the car's rolling coefficient
+    assert under(rows, 6.0, 0.0, 1.1, 0.011) == (0.8, 0.05)  # both: the later polygon
+    assert under(rows, 30.0, 0.0, 1.1, 0.011) == (1.1, 0.011)  # neither: the car's own road
+    assert under(np.zeros((1, 4)), 0.0, 0.0, 1.1, 0.0) == (1.1, 0.0)
+
+
+@pytest.mark.parametrize("preset", ["sedan", "sedan_single_track"])
+def test_each_wheel_reads_the_patch_under_it(preset):
+    """Ice under the right half: the four-wheel car's right wheels see it, the single-track car's axles (on the
+    centre line) only when their centres are on it."""
+    script = parse_script(HEAD.replace('"sedan"', f'"{preset}"')
+                          + '[[surface]]\nmu = 0.2\nx = [-10.0, 100.0]\ny = [-5.0, 0.0]\n')
+    result = replay([compile_script(script)])[0]
+    log = {name: result.log.column(name, result.car, result.program.frames) for name in result.log.names}
+    if preset == "sedan":
+        base = load_preset("sedan").params.tyres.mu
+        assert np.all(log["mu_fr"] < 0.25) and np.all(log["mu_rr"] < 0.25)
+        assert np.all(log["mu_fl"] > 0.8 * base) and np.all(log["mu_rl"] > 0.8 * base)
+    else:  # the axle centres sit on y = 0, the patch's edge, not inside it
+        assert np.all(log["mu_front"] == load_preset(preset).params.tyres.mu)
+
+
+def test_surfaces_slow_a_car_in_a_batch_and_leave_its_neighbour_alone():
+    ice = parse_script(HEAD + '[[surface]]\nmu = 0.1\nx = [-100.0, 100.0]\ny = [-100.0, 100.0]\n'
+                       '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 2.0\n')
+    dry = parse_script(HEAD + '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 2.0\n')
+    both = replay([compile_script(ice), compile_script(dry)])
+    alone = replay([compile_script(dry)])
+    speed = [r.log.column("speed", r.car, r.program.frames) for r in both]
+    assert speed[0][-1] < 0.5 * speed[1][-1]
+    assert np.array_equal(speed[1], alone[0].log.column("speed", alone[0].car, alone[0].program.frames))
+
+
+def test_split_mu_braking_stays_in_its_lane_with_abs():
+    program = compile_script(load_script(resolve_script("split_mu_braking")))
+    (result,) = replay([program])
+    assert result.passed
+
+
+def test_without_abs_split_mu_braking_yaws_further():
+    text = load_script(resolve_script("split_mu_braking")).to_toml()
+    text = text.replace("[driver]", '[[set]]\nat = 0.0\nparams = { "brakes.abs" = 0 }\n\n[driver]', 1)
+    (result,) = replay([compile_script(parse_script(text))])
+    heading = result.log.column("heading", result.car, result.program.frames)
+    braking = np.arange(len(heading)) * result.program.dt >= 14.0
+    assert np.abs(heading[braking]).max() > math.radians(5.0)
+
+
+def test_a_simulation_takes_ground_rows_directly():
+    rows = np.array([[4, 0.2, -1, 0], [-50, -50, 0, 0], [50, -50, 0, 0], [50, 50, 0, 0], [-50, 50, 0, 0]], float)
+    sim = Simulation(load_preset("sedan").params, n=1, ground=rows)
+    for _ in range(3):
+        telemetry = sim.step(Inputs.from_keys(1, {"throttle"}))
+    assert telemetry.mu_front[0] < 0.21
+    with pytest.raises(ValueError, match="reach past"):
+        sim.set_ground(rows, np.array([[2, 5]]))

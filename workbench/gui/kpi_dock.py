@@ -1,0 +1,159 @@
+"""The KPI dock: the handling test's KPIs of the run on show beside each pinned reference's, and the Bode chart.
+
+When the loaded script names a handling test (``[script] manoeuvre``), the dock computes that test's
+KPIs (workbench.manoeuvres) from the session's run and from every reference's; it recomputes when a
+replay ends, when the Compare dock's background re-run after an edit is adopted, and when a reference
+is pinned or unpinned. A frequency-response run also draws its yaw-rate gain and phase against
+frequency, one curve per run. :func:`install_kpis` adds the dock and the Scripts menu (run a
+manoeuvre) to a main window.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QDockWidget, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from physics.presets import scripts_dir
+from workbench.gui.course_overlay import CourseOverlay
+from workbench.gui.plot_style import style_plot
+from workbench.gui.references import Comparer
+from workbench.manoeuvres.catalogue import CATALOGUE, of_script
+from workbench.manoeuvres.kpi import Kpi, RunData
+
+ON_SHOW = QColor(31, 119, 180)
+
+
+def run_data(run, script) -> RunData:
+    """A compare Run (the session's, or a reference's) as the KPIs read it."""
+    return RunData(run.data, run.dt, run.params, script)
+
+
+def kpis_of(test, run, script) -> list[Kpi] | str:
+    """The test's KPIs of ``run``, or why there are none (a run cut short, another script)."""
+    try:
+        return test.kpis(run_data(run, script))
+    except (KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
+        return f"no KPIs for this run ({type(exc).__name__}: {exc})"
+
+
+class KpiDock(QWidget):
+    """KPI table (run on show, then each reference) and, for a frequency response, the Bode chart."""
+
+    def __init__(self, comparer: Comparer, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.comparer = comparer
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setRootIsDecorated(False)
+        self.gain = pg.PlotWidget(background="w")
+        self.phase = pg.PlotWidget(background="w")
+        for plot, label in ((self.gain, "yaw rate / road-wheel angle [1/s]"), (self.phase, "phase [deg]")):
+            item = plot.getPlotItem()
+            style_plot(item)
+            item.setLabel("left", label)
+            item.setLabel("bottom", "frequency [Hz]")
+            plot.setMinimumHeight(140)
+            plot.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tree, 2)
+        layout.addWidget(self.gain, 1)
+        layout.addWidget(self.phase, 1)
+        self.rows: list[tuple[str, list[str]]] = []  # (KPI label, value per column), for tests and screenshots
+        model = comparer.model
+        comparer.references.changed.connect(self.update_kpis)
+        comparer.rerun_adopted.connect(self.update_kpis)
+        model.replay_changed.connect(lambda on: on or self.update_kpis())
+        model.script_loaded.connect(lambda name: self.update_kpis())
+        self.update_kpis()
+
+    def update_kpis(self) -> None:
+        session = self.comparer.model.session
+        program = session.program
+        test = of_script(program.script) if program is not None else None
+        self.tree.clear()
+        self.rows = []
+        for plot in (self.gain, self.phase):
+            plot.clear()
+            plot.setVisible(False)
+        if test is None:
+            self.status.setText("Run a manoeuvre (Scripts menu) to see its KPIs here.")
+            return
+        refs = self.comparer.references.items
+        columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]
+        runs = [session.whole_run("on show") if session.log.frames else None] + [r.run for r in refs]
+        results = [kpis_of(test, run, program.script) if run is not None and run.frames > 1 else "nothing on show"
+                   for run in runs]
+        self.status.setText(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
+                            f"`carbench manoeuvre {test.name}` runs the whole procedure.")
+        self.tree.setColumnCount(len(columns) + 2)
+        self.tree.setHeaderLabels(["KPI"] + [c for c, _ in columns] + ["limit"])
+        for i, (_, colour) in enumerate(columns):
+            self.tree.headerItem().setForeground(i + 1, colour)
+        keys = {k.key: k for r in results if not isinstance(r, str) for k in r}
+        for key, first in keys.items():
+            cells = []
+            for r in results:
+                k = None if isinstance(r, str) else next((x for x in r if x.key == key), None)
+                verdict = "" if k is None or k.passed is None else (" PASS" if k.passed else " FAIL")
+                cells.append("-" if k is None else k.text() + verdict)
+            item = QTreeWidgetItem(self.tree, [first.label, *cells, first.limit or ""])
+            item.setToolTip(0, f"{first.clause}. {first.note}".strip())
+            self.rows.append((first.label, cells))
+        for r in results:
+            if isinstance(r, str):
+                QTreeWidgetItem(self.tree, [r])
+        for c in range(len(columns) + 2):
+            self.tree.resizeColumnToContents(c)
+        if test.name == "iso7401_sweep":
+            self._draw_bode(test, runs, columns, program.script)
+
+    def _draw_bode(self, test, runs, columns, script) -> None:
+        for run, (name, colour) in zip(runs, columns, strict=True):
+            if run is None or run.frames < 2:
+                continue
+            try:
+                b = test.bode(run_data(run, script))
+            except (KeyError, ValueError, IndexError):
+                continue
+            pen = pg.mkPen(colour, width=2, style=Qt.PenStyle.SolidLine if name == "on show" else Qt.PenStyle.DashLine)
+            self.gain.plot(b["frequency"], b["gain"], pen=pen)
+            self.phase.plot(b["frequency"], np.degrees(np.unwrap(np.radians(b["phase"]))), pen=pen)
+        for plot in (self.gain, self.phase):
+            plot.setVisible(True)
+
+
+def install_kpis(window) -> KpiDock:
+    """Add the KPI dock (tabbed with the Compare dock), its View toggle and the Scripts menu to ``window``."""
+    dock_widget = KpiDock(window.comparer)
+    dock = QDockWidget("KPIs", window)
+    dock.setObjectName("kpis")
+    dock.setWidget(dock_widget)
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+    window.tabifyDockWidget(window.compare_dock, dock)
+    window.params_dock.raise_()
+    window.kpi_dock = dock
+    window.course_overlay = CourseOverlay(window.car_view, window.model)
+    if getattr(window, "view_menu", None) is not None:
+        window.view_menu.addAction(dock.toggleViewAction())
+    scripts = window.menuBar().addMenu("S&cripts")
+    runs = scripts.addMenu("Run manoeuvre")
+    for test in CATALOGUE.values():
+        runs.addAction(f"{test.title} ({test.standard})", lambda t=test: run_manoeuvre(window, t.script))
+    scripts.addAction(window.load_script_action)
+    window.scripts_menu = scripts
+    return dock_widget
+
+
+def run_manoeuvre(window, script: str) -> bool:
+    """Load a manoeuvre's shipped script and replay it (asking first about unsaved edits), showing its KPIs."""
+    if not window.load_script(scripts_dir() / f"{script}.toml"):
+        return False
+    window.kpi_dock.show()
+    window.kpi_dock.raise_()
+    return window.replay()

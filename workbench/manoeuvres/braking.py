@@ -1,0 +1,109 @@
+"""Braking: ISO 7975 braking in a turn, ISO 21994 straight-line stopping from 100 km/h.
+
+ISO 7975:2019 (braking in a turn): a steady 100 m circle at the speed of 5 m/s^2, then braking at
+a deceleration held at 5 m/s^2 with the steering wheel held where it was (the driver's "decelerate"
+and "hold" after the trigger). With t_b the brake onset and the circle's centre and radius R from
+the script's path, 1 s after onset: the yaw-rate ratio r(t_b + 1) / r(t_b); the heading deviation,
+the heading turned minus the turn of the circle at the speed driven (integral of v / R); the path
+deviation, the distance from the circle's centre minus R (positive: outside the circle); the mean
+deceleration over that second; and the stopping distance, the path length from onset to standstill.
+
+ISO 21994:2007 (passenger cars, stopping distance at straight-line braking with ABS): full brake
+from 100 km/h. The stopping distance from the brake onset to standstill, corrected to exactly
+100 km/h as s (100 / v_0)^2, and the mean fully developed deceleration
+MFDD = (v_b^2 - v_e^2) / (25.92 (s_e - s_b)) of UN R13-H Annex 3 (v_b = 0.8 v_0, v_e = 0.1 v_0 in
+km/h, s in m).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from workbench.manoeuvres.base import Manoeuvre
+from workbench.manoeuvres.kpi import DEG, KMH, Kpi, RunData, at_time, crossing
+
+TURN_CLAUSE = "ISO 7975:2019"
+STRAIGHT_CLAUSE = "ISO 21994:2007"
+STOPPED = 0.05  # [m/s]
+
+
+def travelled(t, speed) -> np.ndarray:
+    """Path length from the first frame (trapezoids of the speed)."""
+    steps = 0.5 * (speed[1:] + speed[:-1]) * np.diff(t)
+    return np.concatenate([[0.0], np.cumsum(steps)])
+
+
+def stop_time(t, speed, after: float) -> float | None:
+    k = np.flatnonzero((t > after) & (speed <= STOPPED))
+    return float(t[k[0]]) if len(k) else None
+
+
+class BrakingInATurn(Manoeuvre):
+    name = "iso7975"
+    title = "Braking in a turn (100 m circle, 5 m/s^2)"
+    standard = "ISO 7975:2019"
+    script = "iso7975_brake_turn"
+    channels = ("x", "y", "heading", "speed", "yaw_rate", "accel_long", "brake")
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        t, v, r = run.t, run["speed"], run["yaw_rate"]
+        driver = run.script.driver
+        tb = driver.until
+        radius = driver.path.get("radius")
+        side = 1.0 if driver.path.get("turn") == "left" else -1.0
+        one = tb + 1.0
+        if one > t[-1]:
+            return [Kpi("yaw_ratio_1s", "yaw-rate ratio 1 s after brake onset", None, "", TURN_CLAUSE)]
+        r0, r1 = at_time(t, r, tb), at_time(t, r, one)
+        pick = (t >= tb) & (t <= one)
+        turn_circle = float(np.trapezoid(v[pick] / radius, t[pick])) * side
+        heading_dev = (at_time(t, run["heading"], one) - at_time(t, run["heading"], tb) - turn_circle) * DEG
+        x1, y1 = at_time(t, run["x"], one), at_time(t, run["y"], one)
+        path_dev = math.hypot(x1, y1 - side * radius) - radius
+        decel = -(at_time(t, v, one) - at_time(t, v, tb)) / 1.0
+        stop = stop_time(t, v, tb)
+        s = travelled(t, v)
+        distance = None if stop is None else float(np.interp(stop, t, s) - np.interp(tb, t, s))
+        return [Kpi("yaw_ratio_1s", "yaw-rate ratio 1 s after brake onset", r1 / r0 if r0 else None, "",
+                    TURN_CLAUSE),
+                Kpi("heading_deviation_1s", "heading deviation from the circle at 1 s", heading_dev, "deg",
+                    TURN_CLAUSE, note="positive: turned further in than the circle"),
+                Kpi("path_deviation_1s", "path deviation from the circle at 1 s", path_dev, "m", TURN_CLAUSE,
+                    note="positive: outside the circle"),
+                Kpi("mean_deceleration_1s", "mean deceleration over the first second", decel, "m/s^2", TURN_CLAUSE),
+                Kpi("stopping_distance", "stopping distance from brake onset", distance, "m", TURN_CLAUSE),
+                Kpi("initial_speed", "speed at brake onset", at_time(t, v, tb) * KMH, "km/h", TURN_CLAUSE)]
+
+
+class StraightBraking(Manoeuvre):
+    name = "iso21994"
+    title = "Straight-line braking from 100 km/h"
+    standard = "ISO 21994:2007"
+    script = "iso21994_braking"
+    channels = ("speed", "brake")
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        t, v = run.t, run["speed"]
+        tb = crossing(t, run["brake"], 1e-6)
+        if tb is None:
+            return [Kpi("stopping_distance", "stopping distance (corrected to 100 km/h)", None, "m", STRAIGHT_CLAUSE)]
+        k = int(np.searchsorted(t, tb))
+        v0 = float(v[k]) * KMH
+        stop = stop_time(t, v, tb)
+        s = travelled(t, v) - float(np.interp(tb, t, travelled(t, v)))
+        distance = None if stop is None else float(np.interp(stop, t, s))
+        corrected = None if distance is None else distance * (100.0 / v0) ** 2
+        vb, ve = 0.8 * v0, 0.1 * v0
+        after = t >= tb
+        kmh = v * KMH
+        tsb = crossing(t, -kmh, -vb, after=tb)
+        tse = crossing(t, -kmh, -ve, after=tb)
+        mfdd = None
+        if tsb is not None and tse is not None and tse > tsb:
+            sb, se = float(np.interp(tsb, t[after], s[after])), float(np.interp(tse, t[after], s[after]))
+            mfdd = (vb * vb - ve * ve) / (25.92 * (se - sb))
+        return [Kpi("stopping_distance", "stopping distance (corrected to 100 km/h)", corrected, "m", STRAIGHT_CLAUSE,
+                    note=f"{distance:.4g} m from {v0:.4g} km/h" if distance is not None else "did not stop"),
+                Kpi("mfdd", "mean fully developed deceleration", mfdd, "m/s^2", "UN R13-H Annex 3 (MFDD)")]

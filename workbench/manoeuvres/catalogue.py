@@ -1,0 +1,34 @@
+"""The catalogue of handling tests, by name."""
+
+from __future__ import annotations
+
+from workbench.manoeuvres.base import Manoeuvre
+from workbench.manoeuvres.braking import BrakingInATurn, StraightBraking
+from workbench.manoeuvres.lane_change import ObstacleAvoidance
+from workbench.manoeuvres.performance import Acceleration, CoastDown, InGear
+from workbench.manoeuvres.sine_dwell import SineWithDwell
+from workbench.manoeuvres.steady_state import SteadyStateCircle
+from workbench.manoeuvres.transient import FrequencyResponse, StepSteer
+
+CATALOGUE: dict[str, Manoeuvre] = {m.name: m for m in (
+    SteadyStateCircle(), StepSteer(), FrequencyResponse(), SineWithDwell(), ObstacleAvoidance(), BrakingInATurn(),
+    StraightBraking(), Acceleration(), InGear(), CoastDown())}
+
+
+def manoeuvre(name: str) -> Manoeuvre:
+    """The test called ``name`` (its own name, or its shipped script's); KeyError lists the known ones."""
+    for m in CATALOGUE.values():
+        if name in (m.name, m.script):
+            return m
+    raise KeyError(f"unknown manoeuvre {name!r}; the manoeuvres are: {', '.join(CATALOGUE)}")
+
+
+def of_script(script) -> Manoeuvre | None:
+    """The test whose KPIs a script's run gives (its [script] manoeuvre), or None."""
+    name = getattr(script, "manoeuvre", None)
+    if not name:
+        return None
+    try:
+        return manoeuvre(name)
+    except KeyError:
+        return None

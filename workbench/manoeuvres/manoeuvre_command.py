@@ -1,0 +1,199 @@
+"""``carbench manoeuvre NAME|all``: run handling tests on a car (and a second one) and print their KPIs.
+
+Every KPI is printed with its unit, the clause that defines it and, where the standard gives one,
+its limit and pass or fail. Against a second car (``--vs-preset`` or ``--vs-set``) both values and
+the change B - A. Exit 0 when every limited KPI of every car passes, 1 when one fails, 2 for bad
+input (one line naming the entry and the reason; nothing is run or written).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from physics import ParamError, PresetError, load_preset
+from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
+from workbench.manoeuvres.charts import charts_of
+from workbench.manoeuvres.kpi import Kpi
+from workbench.manoeuvres.runner import Car, run_jobs
+from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
+from workbench.runs.compare import CompareError
+from workbench.runs.compare_command import parse_assignment
+from workbench.scripts.format import ScriptError
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_parser(sub) -> None:
+    mp = sub.add_parser("manoeuvre", help="run handling tests (ISO 4138, 7401, 3888-2, 7975, 21994, UN R140, "
+                                          "acceleration, coast-down) and print their KPIs")
+    mp.add_argument("name", metavar="NAME|all", help=f"a test: {', '.join(CATALOGUE)}; or all of them")
+    mp.add_argument("--preset", dest="manoeuvre_preset", default="sedan", metavar="NAME|PATH",
+                    help="the car (default sedan)")
+    mp.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
+                    help="change a parameter of the car (repeatable; the value is read as TOML)")
+    vs = mp.add_mutually_exclusive_group()
+    vs.add_argument("--vs-preset", metavar="NAME|PATH", help="a second car: print both and the change")
+    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
+                    help="a second car: the first with these parameters changed (repeatable)")
+    mp.add_argument("--json", action="store_true", help="print the KPIs as JSON")
+    mp.add_argument("--report", metavar="DIR", help="write an HTML report with the KPI tables and charts (index.html)")
+
+
+@dataclass
+class Outcome:
+    """Every test's KPIs for each car."""
+
+    names: list[str]
+    cars: list[Car]
+    kpis: dict[str, list[list[Kpi]]] = field(default_factory=dict)  # test -> per car
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(k.passed is not False for per_car in self.kpis.values() for kpis in per_car for k in kpis)
+
+
+def car_of(preset: str, sets: list[str], option: str) -> Car:
+    loaded = load_preset(preset)
+    params = loaded.params
+    if sets:
+        changes = dict(parse_assignment(item, option) for item in sets)
+        try:
+            params = params.with_values(changes)
+        except ParamError as exc:
+            raise CompareError(f"{option}: {exc}") from None
+    name = loaded.name + ("" if params == loaded.params else " (edited)")
+    return Car(params, name, loaded.path)
+
+
+def run_tests(names: list[str], cars: list[Car]) -> Outcome:
+    """Run the tests on the cars; each test's runs for all cars as batches.
+
+    Of several tests, one that a car cannot drive (a car in pixels has no km/h) is reported as not
+    run, with the reason; a single test that cannot run raises its ScriptError.
+    """
+    out = Outcome(names, cars)
+    for name in names:
+        m = CATALOGUE[name]
+        began = time.perf_counter()
+        try:
+            out.kpis[name] = m.run(cars, lambda jobs, m=m: run_jobs(jobs, m.channels))
+        except ScriptError as exc:
+            if len(names) == 1:
+                raise
+            out.kpis[name] = [[Kpi("not_run", "not run", None, "", "", note=str(exc))] for _ in cars]
+        out.seconds[name] = time.perf_counter() - began
+    return out
+
+
+def _verdict(k: Kpi) -> str:
+    return "" if k.passed is None else ("PASS" if k.passed else "FAIL")
+
+
+def table(outcome: Outcome) -> str:
+    lines = []
+    two = len(outcome.cars) == 2
+    for name in outcome.names:
+        m = CATALOGUE[name]
+        lines.append(f"{m.name}  {m.title}  ({m.standard}, script {m.script})")
+        per_car = outcome.kpis[name]
+        labels = {k.key: k for kpis in per_car for k in kpis}
+        for key, k in labels.items():
+            values = [next((x for x in kpis if x.key == key), None) for kpis in per_car]
+            a = values[0]
+            row = f"  {k.label:<58s} {a.text() if a else '-':>16s}"
+            if two:
+                b = values[1]
+                row += f" {b.text() if b else '-':>16s}"
+                change = (f"{b.value - a.value:+.4g}" if a and b and a.value is not None and b.value is not None
+                          else "-")
+                row += f" {change:>10s}"
+            limit = k.limit or ""
+            row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
+            lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
+        lines.append("")
+    head = "  ".join(f"{'AB'[i]}: {c.name}" for i, c in enumerate(outcome.cars)) if two else f"car: {outcome.cars[0].name}"
+    return head + "\n\n" + "\n".join(lines)
+
+
+def as_json(outcome: Outcome) -> dict:
+    return {"cars": [c.name for c in outcome.cars], "passed": outcome.passed,
+            "manoeuvres": {name: {"title": CATALOGUE[name].title, "standard": CATALOGUE[name].standard,
+                                  "script": CATALOGUE[name].script, "seconds": round(outcome.seconds[name], 3),
+                                  "cars": [[k.to_json() for k in kpis] for kpis in outcome.kpis[name]]}
+                           for name in outcome.names}}
+
+
+def write_report(outcome: Outcome, folder: Path, render) -> Path:
+    """index.html with every test's KPI table and its charts (of its shipped script on each car)."""
+    folder.mkdir(exist_ok=True)
+    body = [f"<h1>carbench manoeuvre</h1><p>{html.escape(', '.join(c.name for c in outcome.cars))}</p>"]
+    for name in outcome.names:
+        m = CATALOGUE[name]
+        body.append(f"<h2>{html.escape(m.title)}</h2><p>{html.escape(m.standard)}, script {html.escape(m.script)}</p>")
+        rows = []
+        per_car = outcome.kpis[name]
+        for key, k in {k.key: k for kpis in per_car for k in kpis}.items():
+            cells = [html.escape(k.label)]
+            for kpis in per_car:
+                x = next((v for v in kpis if v.key == key), None)
+                cells.append(html.escape(x.text() if x else "-") + (f" <b>{_verdict(x)}</b>" if x and _verdict(x) else ""))
+            cells += [html.escape(k.limit or ""), html.escape(k.clause), html.escape(k.note)]
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        head = ["KPI"] + [c.name for c in outcome.cars] + ["limit", "clause", "note"]
+        body.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows)
+                    + "</table>")
+        runs = run_jobs([(m.base_script(), car) for car in outcome.cars], m.channels)
+        for i, chart in enumerate(charts_of(m, runs, [c.name for c in outcome.cars])):
+            png = f"{name}-{i + 1}.png"
+            render(chart, folder / png)
+            body.append(f'<img src="{png}" alt="{html.escape(chart.title)}">')
+    css = "body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left}table{border-collapse:collapse}" \
+          "tr:nth-child(even){background:#f4f4f4}img{max-width:100%}"
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>carbench manoeuvre</title>"
+            f"<style>{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return atomic_write_text(folder / "index.html", page)
+
+
+def run(args, render=None, stdout=None, stderr=None) -> int:
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+
+    def bad(message: str) -> int:
+        print(f"carbench: {message}", file=stderr)
+        return EXIT_BAD_INPUT
+
+    try:
+        names = list(CATALOGUE) if args.name == "all" else [manoeuvre(args.name).name]
+    except KeyError as exc:
+        return bad(str(exc.args[0]))
+    try:
+        cars = [car_of(args.manoeuvre_preset, args.sets, "--set")]
+        if args.vs_preset is not None:
+            cars.append(car_of(args.vs_preset, args.sets, "--vs-preset"))
+        elif args.vs_set:
+            cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
+        folder = None
+        if args.report is not None:
+            folder = check_output_dir(args.report, "--report", [])
+            if render is None:
+                return bad("--report needs PySide6 and pyqtgraph")
+        outcome = run_tests(names, cars)
+    except (PresetError, CompareError, ScriptError, OutputPathError) as exc:
+        return bad(str(exc))
+    if folder is not None:
+        try:
+            page = write_report(outcome, folder, render)
+        except OSError as exc:
+            return bad(f"--report: cannot write into {folder}: {exc.strerror or exc}")
+        print(f"report: {page}", file=stderr)
+    if args.json:
+        print(json.dumps(as_json(outcome), indent=2), file=stdout)
+    else:
+        print(table(outcome), file=stdout)
+    return EXIT_OK if outcome.passed else EXIT_FAILED

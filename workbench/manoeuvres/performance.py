@@ -1,0 +1,124 @@
+"""Acceleration (0-100, 0-200 km/h with shifting, 80-120 km/h in gear) and the coast-down road load.
+
+Acceleration: full throttle from rest, the driver shifting by its rpm rule; the time from the first
+frame to each speed (linear between frames). In gear: the driver holds 80 km/h, the gear is set
+(4th, or the top gear of a shorter box) and the throttle goes to full at FULL_AT; the time from
+then to 120 km/h.
+
+Coast-down: from 130 km/h in neutral, the car rolls out. The road load F(v) = -m_eff dv/dt is
+fitted by least squares with F = A + B v + C v^2 over 20 km/h .. 95% of the start speed (the
+road-load equation of SAE J2263 and UN R154 / WLTP Annex 4), dv/dt from the speed by central
+differences over 1 s. m_eff is the mass plus the wheels' rotational inertia over the radius
+squared (the combined model's wheels turn with the car; the other models have no wheel inertia).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from workbench.manoeuvres.base import Manoeuvre
+from workbench.manoeuvres.kpi import KMH, Kpi, RunData, crossing
+from workbench.scripts.format import Script
+
+CLAUSE = "0-100/0-200 km/h"
+GEAR = 4
+COAST_CLAUSE = "SAE J2263 / UN R154 Annex 4 road load"
+
+
+class Acceleration(Manoeuvre):
+    name = "acceleration"
+    title = "Acceleration 0-100 and 0-200 km/h"
+    standard = "full throttle, shifting"
+    script = "accel_0_200"
+    channels = ("speed",)
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        kmh = run["speed"] * KMH
+        out = []
+        for target in (100.0, 200.0):
+            when = crossing(run.t, kmh, target)
+            out.append(Kpi(f"time_0_{target:.0f}", f"0-{target:.0f} km/h", when, "s", CLAUSE,
+                           note="" if when is not None else f"top speed {kmh.max():.4g} km/h in the run"))
+        return out
+
+
+class InGear(Manoeuvre):
+    name = "elasticity"
+    title = "Acceleration 80-120 km/h in gear"
+    standard = "full throttle, one gear"
+    script = "accel_80_120"
+    channels = ("speed", "throttle", "gear")
+
+    def run(self, cars, runner, script: Script | None = None):
+        script = script or self.base_script()
+        jobs = [(for_car(script, car.params), car) for car in cars]
+        return [self.kpis(run) for run in runner(jobs)]
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        full = next((s.at for s in run.script.sets if s.analog.get("throttle_pedal") == 1.0), None)
+        kmh = run["speed"] * KMH
+        if full is None:
+            return [Kpi("time_80_120", "80-120 km/h in gear", None, "s", "in gear")]
+        when = crossing(run.t, kmh, 120.0, after=full)
+        gear = int(round(float(run["gear"][-1])))
+        start = float(np.interp(full, run.t, kmh))
+        return [Kpi("time_80_120", "80-120 km/h in gear", None if when is None else when - full, "s",
+                    f"in gear {gear}", note=f"from {start:.4g} km/h")]
+
+
+def for_car(script: Script, params) -> Script:
+    """The in-gear script for a car: the gear set only where there is a gearbox (4th or its top)."""
+    sets = []
+    for s in script.sets:
+        if s.gear is not None:
+            if params.gearbox is None:
+                s = replace(s, gear=None)
+                if not (s.analog or s.release or s.params):
+                    continue
+            else:
+                s = replace(s, gear=min(GEAR, len(params.gearbox.ratios)))
+        sets.append(s)
+    return replace(script, sets=tuple(sets))
+
+
+class CoastDown(Manoeuvre):
+    name = "coastdown"
+    title = "Coast-down road load A + B v + C v^2"
+    standard = COAST_CLAUSE
+    script = "coastdown_fit"
+    channels = ("speed",)
+
+    def run(self, cars, runner, script: Script | None = None):
+        script = script or self.base_script()
+        jobs = [(for_car_neutral(script, car.params), car) for car in cars]
+        return [self.kpis(run) for run in runner(jobs)]
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        t, v = run.t, run["speed"]
+        start = run.script.driver.until
+        p = run.params
+        m_eff = p.body.mass
+        if p.model.traction == "combined" and p.kind == "dynamic":
+            m_eff += (p.body.wheel_inertia_front + p.body.wheel_inertia_rear) / p.body.wheel_radius ** 2
+        half = max(int(round(0.5 / run.dt)), 1)
+        accel = np.full_like(v, np.nan)
+        accel[half:-half] = (v[2 * half:] - v[:-2 * half]) / (t[2 * half:] - t[:-2 * half])
+        top = float(np.interp(start, t, v))
+        pick = (t > start + 1.0) & (v >= 20.0 / KMH) & (v <= 0.95 * top) & np.isfinite(accel)
+        if pick.sum() < 10:
+            return [Kpi("road_load_a", "road load A", None, "N", COAST_CLAUSE)]
+        c, b, a = np.polyfit(v[pick], -m_eff * accel[pick], 2)
+        return [Kpi("road_load_a", "road load A", float(a), "N", COAST_CLAUSE),
+                Kpi("road_load_b", "road load B", float(b), "N s/m", COAST_CLAUSE),
+                Kpi("road_load_c", "road load C", float(c), "N s^2/m^2", COAST_CLAUSE,
+                    note=f"m_eff {m_eff:.5g} kg, {v[pick].min() * KMH:.3g}..{v[pick].max() * KMH:.3g} km/h")]
+
+
+def for_car_neutral(script: Script, params) -> Script:
+    """The coast-down script for a car: neutral where there is a gearbox, else only the throttle released."""
+    if params.gearbox is not None:
+        return script
+    sets = (replace(s, gear=None) for s in script.sets)
+    return replace(script, sets=tuple(s for s in sets if s.analog or s.release or s.params))

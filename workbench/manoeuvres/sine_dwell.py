@@ -1,0 +1,169 @@
+"""UN R140 / FMVSS 126 sine with dwell at 80 km/h, after the slowly increasing steer that sizes it.
+
+FMVSS 126 S7.5 (UN R140 Annex 3, the same test): the slowly increasing steer ramps the handwheel at
+13.5 deg/s at 80 km/h; A is the handwheel angle at 0.3 g, from a least-squares line of handwheel
+angle against lateral acceleration over SIS_FIT (NHTSA TP-126). S7.6: the sine with dwell, 0.7 Hz
+with a 500 ms dwell at its second peak, runs at 1.5 A and upwards in steps of 0.5 A to 6.5 A or
+270 deg, whichever is greater (the last run at 300 deg when 6.5 A would pass it), the throttle
+released, here steering left first. Per run (S5.2):
+
+- S5.2.1: the yaw rate 1.00 s after the completion of steer (COS) is at most 35% of the first yaw
+  rate peak after the steer changes sign (psi_peak);
+- S5.2.2: 1.75 s after COS, at most 20%;
+- S5.2.3: 1.07 s after the beginning of steer (BOS), the centre of mass has moved at least 1.83 m
+  sideways from the straight line it drove at BOS (a car of up to 3,500 kg), on runs of 5 A and up.
+
+The handwheel angle is the road-wheel angle times the robot's ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from physics.robot import completion_of_steer
+from workbench.manoeuvres.base import Manoeuvre, Runner
+from workbench.manoeuvres.kpi import DEG, G, Kpi, RunData, at_time, line_fit
+from workbench.scripts.format import Script, load_script, resolve_script
+
+SIS_FIT = (0.1 * G, 0.375 * G)  # [m/s^2]
+YAW_LIMITS = ((1.00, 0.35), (1.75, 0.20))  # (s after COS, largest share of psi_peak)
+DISPLACEMENT_AT = 1.07  # [s] after BOS
+DISPLACEMENT_MIN = 1.83  # [m]
+CLAUSE = "FMVSS 126 / UN R140 Annex 3"
+
+
+def swd_criteria(t, steer, yaw, x, y, heading, start: float, frequency: float = 0.7,
+                 dwell: float = 0.5) -> dict[str, float | None]:
+    """The S5.2 figures of one sine-with-dwell run: both yaw-rate ratios and the lateral displacement."""
+    cos_time = completion_of_steer(start, frequency, dwell)
+    first_sign = np.sign(steer[np.argmax(np.abs(np.where(t < start + 0.5 / frequency, steer, 0.0)))])
+    reversed_ = (t > start) & (np.sign(steer) == -first_sign) & (np.abs(steer) > 1e-9)
+    peak = None
+    if reversed_.any():
+        k0 = int(np.flatnonzero(reversed_)[0])
+        opposite = -first_sign * yaw[k0:]
+        # The first peak of yaw rate in the direction of the second half of the steer.
+        rising = np.flatnonzero((opposite[1:-1] >= opposite[:-2]) & (opposite[1:-1] > opposite[2:])
+                                & (opposite[1:-1] > 0))
+        if len(rising):
+            peak = float(-first_sign * opposite[rising[0] + 1])
+    out: dict[str, float | None] = {"psi_peak": peak}
+    for after, _ in YAW_LIMITS:
+        when = cos_time + after
+        out[f"ratio_{after:.2f}"] = (None if peak is None or when > t[-1]
+                                     else float(at_time(t, yaw, when) / peak))
+    k = int(np.searchsorted(t, start))
+    x0, y0, h0 = x[k], y[k], heading[k]
+    when = start + DISPLACEMENT_AT
+    dx, dy = at_time(t, x, when) - x0, at_time(t, y, when) - y0
+    out["displacement"] = float(abs(-dx * math.sin(h0) + dy * math.cos(h0))) if when <= t[-1] else None
+    return out
+
+
+class SineWithDwell(Manoeuvre):
+    name = "r140_swd"
+    title = "Sine with dwell (ESC) at 80 km/h"
+    standard = "UN R140 / FMVSS 126"
+    script = "r140_sine_dwell"
+    sis_script = "r140_slowly_increasing"
+    channels = ("steer", "yaw_rate", "accel_lat", "x", "y", "heading", "speed")
+
+    def run(self, cars, runner: Runner, script: Script | None = None):
+        sis = load_script(resolve_script(self.sis_script))
+        script = script or self.base_script()
+        ratio = script.robot.ratio
+        amplitudes = [sis_amplitude(run, ratio) for run in runner([(sis, car) for car in cars])]
+        jobs, owners = [], []
+        for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
+            for amplitude in series(a, ratio, car.params.steering.lock):
+                values = dict(script.robot.values, amplitude=amplitude)
+                run_script = replace(script, robot=replace(script.robot, values=values))
+                jobs.append((run_script, car))
+                owners.append((i, amplitude))
+        runs = runner(jobs) if jobs else []
+        out = []
+        for i, a in enumerate(amplitudes):
+            mine = [(amp, run) for (owner, amp), run in zip(owners, runs, strict=True) if owner == i]
+            out.append(summary(a, mine))
+        return out
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        robot = run.script.robot
+        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
+                         robot.get("frequency"), robot.get("dwell"))
+        return _run_kpis(c, robot.get("amplitude"), None)
+
+
+def sis_amplitude(run: RunData, ratio: float) -> float | None:
+    """A [deg of handwheel]: the handwheel angle at 0.3 g of a slowly increasing steer."""
+    ay = np.abs(run["accel_lat"])
+    handwheel = np.abs(run["steer"]) * DEG * ratio
+    pick = (ay >= SIS_FIT[0]) & (ay <= SIS_FIT[1])
+    fit = line_fit(ay[pick], handwheel[pick])
+    return None if fit is None else fit[0] * 0.3 * G + fit[1]
+
+
+def series(a: float | None, ratio: float, lock: float) -> list[float]:
+    """The S7.6 amplitudes [deg of handwheel], within the car's lock."""
+    if a is None or not a > 0:
+        return []
+    top = max(6.5 * a, 270.0) if 6.5 * a <= 300.0 else 300.0
+    out, k = [], 3
+    while k * 0.5 * a <= top + 1e-9:
+        out.append(k * 0.5 * a)
+        k += 1
+    if out and out[-1] < top and 6.5 * a > 300.0:
+        out.append(300.0)
+    reach = math.degrees(lock) * ratio
+    return [amp for amp in out if amp <= reach]
+
+
+def _run_kpis(c, amplitude: float, a: float | None) -> list[Kpi]:
+    out = []
+    for after, limit in YAW_LIMITS:
+        ratio = c[f"ratio_{after:.2f}"]
+        out.append(Kpi(f"yaw_ratio_{after:.2f}", f"yaw-rate ratio {after:.2f} s after COS",
+                       None if ratio is None else 100 * ratio, "%",
+                       f"{CLAUSE} S5.2.{1 if after < 1.5 else 2}", f"<= {100 * limit:g} %",
+                       None if ratio is None else bool(ratio <= limit)))
+    needed = a is None or amplitude >= 5 * a
+    d = c["displacement"]
+    out.append(Kpi("lateral_displacement", f"lateral displacement {DISPLACEMENT_AT:g} s after BOS", d, "m",
+                   f"{CLAUSE} S5.2.3", f">= {DISPLACEMENT_MIN:g} m" if needed else None,
+                   None if d is None or not needed else bool(d >= DISPLACEMENT_MIN),
+                   note=f"at {amplitude:.4g} deg of handwheel"))
+    return out
+
+
+def summary(a: float | None, runs) -> list[Kpi]:
+    """The test over the series: A, the worst of each criterion, and the runs it took."""
+    kpis = [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", a, "deg", f"{CLAUSE} S7.5")]
+    if not runs:
+        return kpis + [Kpi("runs", "sine-with-dwell runs", 0.0, "", f"{CLAUSE} S7.6", note="no amplitude within lock")]
+    rows = []
+    for amplitude, run in runs:
+        robot = run.script.robot
+        rows.append((amplitude, swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"],
+                                             run["heading"], robot.start, robot.get("frequency"),
+                                             robot.get("dwell"))))
+    for after, limit in YAW_LIMITS:
+        key = f"ratio_{after:.2f}"
+        values = [(c[key], amp) for amp, c in rows if c[key] is not None]
+        worst = max(values, default=None)
+        kpis.append(Kpi(f"yaw_ratio_{after:.2f}", f"worst yaw-rate ratio {after:.2f} s after COS",
+                        None if worst is None else 100 * worst[0], "%", f"{CLAUSE} S5.2.{1 if after < 1.5 else 2}",
+                        f"<= {100 * limit:g} %", None if worst is None else bool(worst[0] <= limit),
+                        note="" if worst is None else f"at {worst[1]:.4g} deg"))
+    needed = [(c["displacement"], amp) for amp, c in rows if a is not None and amp >= 5 * a - 1e-9
+              and c["displacement"] is not None]
+    least = min(needed, default=None)
+    kpis.append(Kpi("lateral_displacement", f"least lateral displacement {DISPLACEMENT_AT:g} s after BOS (5 A and up)",
+                    None if least is None else least[0], "m", f"{CLAUSE} S5.2.3", f">= {DISPLACEMENT_MIN:g} m",
+                    None if least is None else bool(least[0] >= DISPLACEMENT_MIN),
+                    note="" if least is None else f"at {least[1]:.4g} deg"))
+    kpis.append(Kpi("runs", "sine-with-dwell runs", float(len(rows)), "", f"{CLAUSE} S7.6",
+                    note=f"{rows[0][0]:.4g} .. {rows[-1][0]:.4g} deg of handwheel"))
+    return kpis

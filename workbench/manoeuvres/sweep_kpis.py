@@ -1,0 +1,72 @@
+"""A sweep of a handling test's script: every car through the test, its KPIs as the sweep's measures.
+
+The cars' runs of the script go through the manoeuvre runner (only the channels the KPIs, the
+expectations and the measures read are kept); the expectations and measures are judged on those
+runs with the replay's own arithmetic, so a test that needs only its script's run steps each car
+once. A test whose standard asks for more runs (a series of speeds or amplitudes) runs them too.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from workbench.manoeuvres.base import Manoeuvre
+from workbench.manoeuvres.catalogue import of_script
+from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
+from workbench.runs.measures import bounds, measure_column
+from workbench.runs.sweep import Plan, SweepResult, car_with
+
+
+def test_of(plan: Plan) -> Manoeuvre | None:
+    return of_script(plan.program.script)
+
+
+def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK) -> SweepResult:
+    """Every car of ``plan`` through its script's handling test: verdicts, measures and the test's KPIs."""
+    began = time.perf_counter()
+    program = plan.program
+    script = program.script
+    test = test_of(plan)
+    paths = [a.path for a in plan.axes]
+    cars = [Car(car_with(program.params, paths, row), program.preset, program.preset_path)
+            for row in plan.si_values()]
+    channels = list(dict.fromkeys([*test.channels, *(e.channel for e in script.expects),
+                                   *(m.channel for m in script.measures)]))
+    runs = run_jobs([(script, car) for car in cars], channels, chunk)
+    steps = sum(len(r.t) for r in runs)
+    if type(test).run is Manoeuvre.run:  # the test is its script's one run: its KPIs come from these runs
+        per_car = [test.kpis(run) for run in runs]
+    else:
+        counted = []
+
+        def runner(jobs):
+            done = run_jobs(jobs, test.channels, chunk)
+            counted.append(sum(len(r.t) for r in done))
+            return done
+
+        per_car = test.run(cars, runner, script)
+        steps += sum(counted)
+    e, m, n = len(script.expects), len(script.measures), len(cars)
+    expect_value, expect_margin = np.zeros((e, n)), np.zeros((e, n))
+    measure_value = np.full((m, n), np.nan)
+    for i, run in enumerate(runs):
+        for j, (expect, (first, last)) in enumerate(zip(script.expects, program.windows, strict=True)):
+            window = run[expect.channel][first:last + 1]
+            lo, hi = bounds(expect)
+            margin = np.minimum(window - lo, hi - window)
+            k = int(np.argmin(margin))
+            expect_value[j, i], expect_margin[j, i] = window[k], margin[k]
+        for j, (measure, (first, last)) in enumerate(zip(script.measures, program.measure_windows, strict=True)):
+            measure_value[j, i] = measure_column(measure, run[measure.channel], first, last, program.dt)
+    keys = list(dict.fromkeys(k.key for kpis in per_car for k in kpis if k.key != "not_run"))
+    first_of = {k.key: k for kpis in per_car for k in kpis}
+    kpi_value = np.full((len(keys), n), np.nan)
+    for i, kpis in enumerate(per_car):
+        for k in kpis:
+            if k.key in keys and k.value is not None:
+                kpi_value[keys.index(k.key), i] = k.value
+    names = tuple((first_of[key].label, first_of[key].unit) for key in keys)
+    return SweepResult(plan, expect_value, expect_margin, measure_value, steps, time.perf_counter() - began,
+                       names, kpi_value)

@@ -1,0 +1,177 @@
+"""ISO 7401 lateral transient response: the step steer and the frequency response, at 80 km/h.
+
+Step input (ISO 7401:2011, step steer input): the steering robot turns the wheel quickly to the
+angle that gives 4 m/s^2 in the steady state (a first run finds it: the response is near-linear,
+so the angle is scaled by 4 / the first run's steady state) and holds it, the throttle held as it
+was. Time is counted from the instant the steer reaches half its final value (t = 0 of ISO 7401).
+The steady state is the mean of the last STEADY seconds of the run. KPIs: yaw-rate response time
+(to 90% of the steady state), peak response time (to the yaw rate's peak), overshoot of the peak
+over the steady state, lateral-acceleration response time (to 90%), the steady yaw-rate gain
+(r / delta, road wheel), and the yaw damping ratio and natural frequency of the second-order
+model r'' + 2 zeta w r' + w^2 r = w^2 G (delta + T delta') fitted by least squares to the run
+(the linear bicycle's yaw response has that form: Mitschke and Wallentowitz, Dynamik der
+Kraftfahrzeuge, ch. 15).
+
+Frequency response (ISO 7401:2011, sine sweep input): a sweep of the steer from 0.1 to 3 Hz. The
+yaw-rate gain and phase against frequency are the H1 estimate S_delta,r / S_delta,delta (Welch:
+Hann windows of WINDOW seconds, half overlapping; Bendat and Piersol, Random Data, ch. 9). KPIs:
+the gain at the lowest frequency measured, the -3 dB bandwidth (the first frequency where the gain
+falls below that gain / sqrt 2), the peak gain ratio, the yaw-rate and lateral-acceleration phase
+at 1 Hz.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from workbench.manoeuvres.base import Manoeuvre, Runner
+from workbench.manoeuvres.kpi import DEG, Kpi, RunData, crossing, mean_over
+from workbench.scripts.format import Script
+
+STEADY = 2.0  # [s] the steady state is the mean over the run's last seconds
+TARGET_AY = 4.0  # [m/s^2] ISO 7401's steady-state lateral acceleration
+WINDOW = 10.0  # [s] Welch segment
+STEP_CLAUSE = "ISO 7401:2011 step steer input"
+SWEEP_CLAUSE = "ISO 7401:2011 sine sweep input"
+
+
+def step_response(t, steer, response, end: float) -> dict[str, float | None]:
+    """Times of a step response from the half-steer instant: 90% time, peak time, overshoot, steady state."""
+    steady_steer = mean_over(t, steer, end - STEADY, end)
+    steady = mean_over(t, response, end - STEADY, end)
+    sign = 1.0 if steady_steer >= 0 else -1.0
+    t0 = crossing(t, sign * steer, 0.5 * abs(steady_steer))
+    if t0 is None or steady == 0:
+        return {"t0": None, "steady": steady, "steady_steer": steady_steer, "t90": None, "peak_time": None,
+                "overshoot": None}
+    scaled = response / steady
+    t90 = crossing(t, scaled, 0.9, after=t0)
+    after = t >= t0
+    k = int(np.argmax(np.where(after, scaled, -np.inf)))
+    return {"t0": t0, "steady": steady, "steady_steer": steady_steer, "t90": None if t90 is None else t90 - t0,
+            "peak_time": float(t[k] - t0), "overshoot": float(scaled[k] - 1.0)}
+
+
+def second_order_fit(t, steer, yaw, t0: float, span: float = 3.0) -> tuple[float, float] | None:
+    """(damping ratio, natural frequency [rad/s]) of r'' + a1 r' + a0 r = b0 delta + b1 delta' fitted
+    by least squares over [t0 - 0.5, t0 + span]."""
+    pick = (t >= t0 - 0.5) & (t <= t0 + span)
+    if pick.sum() < 20:
+        return None
+    dt = t[1] - t[0]
+    r1 = np.gradient(yaw, dt)
+    r2 = np.gradient(r1, dt)
+    d1 = np.gradient(steer, dt)
+    a = np.column_stack([-r1, -yaw, steer, d1])[pick]
+    (a1, a0, _, _), *_ = np.linalg.lstsq(a, r2[pick], rcond=None)
+    if a0 <= 0:
+        return None
+    return float(a1 / (2.0 * math.sqrt(a0))), float(math.sqrt(a0))
+
+
+class StepSteer(Manoeuvre):
+    name = "iso7401_step"
+    title = "Step steer at 80 km/h to 4 m/s^2"
+    standard = "ISO 7401:2011"
+    script = "iso7401_step"
+    channels = ("steer", "yaw_rate", "accel_lat", "speed")
+
+    def run(self, cars, runner: Runner, script: Script | None = None):
+        script = script or self.base_script()
+        first = runner([(script, car) for car in cars])
+        scaled = [rescaled(script, run, TARGET_AY) for run in first]
+        return [self.kpis(run) for run in runner([(s, car) for s, car in zip(scaled, cars, strict=True)])]
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        t, steer, yaw, ay = run.t, run["steer"], run["yaw_rate"], run["accel_lat"]
+        end = float(t[-1])
+        r = step_response(t, steer, yaw, end)
+        a = step_response(t, steer, ay, end)
+        fit = second_order_fit(t, steer, yaw, r["t0"]) if r["t0"] is not None else None
+        gain = r["steady"] / r["steady_steer"] if r["steady_steer"] else None
+        return [Kpi("yaw_response_time", "yaw-rate response time (90%)", r["t90"], "s", STEP_CLAUSE),
+                Kpi("yaw_peak_time", "yaw-rate peak response time", r["peak_time"], "s", STEP_CLAUSE),
+                Kpi("yaw_overshoot", "yaw-rate overshoot", None if r["overshoot"] is None else 100 * r["overshoot"],
+                    "%", STEP_CLAUSE),
+                Kpi("ay_response_time", "lateral-acceleration response time (90%)", a["t90"], "s", STEP_CLAUSE),
+                Kpi("steady_ay", "steady lateral acceleration", a["steady"], "m/s^2", STEP_CLAUSE),
+                Kpi("steady_yaw_gain", "steady yaw-rate gain (road wheel)", gain, "1/s", STEP_CLAUSE),
+                Kpi("yaw_damping", "yaw damping ratio (2nd-order fit)", None if fit is None else fit[0], "",
+                    STEP_CLAUSE),
+                Kpi("yaw_frequency", "yaw natural frequency (2nd-order fit)",
+                    None if fit is None else fit[1] / (2 * math.pi), "Hz", STEP_CLAUSE)]
+
+
+def rescaled(script: Script, run: RunData, target: float) -> Script:
+    """The script with its robot's amplitude scaled so that the steady lateral acceleration is ``target``."""
+    end = float(run.t[-1])
+    steady = abs(mean_over(run.t, run["accel_lat"], end - STEADY, end))
+    if not steady > 0 or script.robot is None:
+        return script
+    values = dict(script.robot.values)
+    values["amplitude"] = values["amplitude"] * target / steady
+    return replace(script, robot=replace(script.robot, values=values))
+
+
+def transfer(t, inp, out, window: float = WINDOW) -> tuple[np.ndarray, np.ndarray]:
+    """Frequencies [Hz] and the H1 transfer function out/in (complex), Welch-averaged."""
+    dt = t[1] - t[0]
+    n = min(int(round(window / dt)), len(t))
+    step = max(n // 2, 1)
+    hann = np.hanning(n)
+    pxx = np.zeros(n // 2 + 1)
+    pxy = np.zeros(n // 2 + 1, dtype=complex)
+    for start in range(0, len(t) - n + 1, step):
+        x = np.fft.rfft(hann * (inp[start:start + n] - inp[start:start + n].mean()))
+        y = np.fft.rfft(hann * (out[start:start + n] - out[start:start + n].mean()))
+        pxx += np.abs(x) ** 2
+        pxy += np.conj(x) * y
+    freq = np.fft.rfftfreq(n, dt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return freq, pxy / pxx
+
+
+class FrequencyResponse(Manoeuvre):
+    name = "iso7401_sweep"
+    title = "Frequency response (sine sweep) at 80 km/h"
+    standard = "ISO 7401:2011"
+    script = "iso7401_sweep"
+    channels = ("steer", "yaw_rate", "accel_lat", "speed")
+
+    def bode(self, run: RunData) -> dict[str, np.ndarray]:
+        """Gain [1/s] and phase [deg] of yaw rate / road-wheel angle, and of a_y, over the swept band."""
+        robot = run.script.robot
+        f0, f1 = robot.get("f_start"), robot.get("f_end")
+        start, end = robot.start, robot.start + robot.get("duration")
+        pick = (run.t >= start) & (run.t < end)
+        t = run.t[pick]
+        freq, h = transfer(t, run["steer"][pick], run["yaw_rate"][pick])
+        _, ha = transfer(t, run["steer"][pick], run["accel_lat"][pick])
+        band = (freq >= max(f0, 2.0 / WINDOW)) & (freq <= f1)
+        return {"frequency": freq[band], "gain": np.abs(h[band]), "phase": np.degrees(np.angle(h[band])),
+                "ay_gain": np.abs(ha[band]), "ay_phase": np.degrees(np.angle(ha[band]))}
+
+    def kpis(self, run: RunData) -> list[Kpi]:
+        b = self.bode(run)
+        freq, gain = b["frequency"], b["gain"]
+        if not len(freq):
+            return [Kpi("bandwidth", "yaw-rate -3 dB bandwidth", None, "Hz", SWEEP_CLAUSE)]
+        low = float(gain[0])
+        below = np.flatnonzero(gain < low / math.sqrt(2.0))
+        bandwidth = None
+        if len(below) and below[0] > 0:
+            k = below[0]  # linear between the bins on either side of -3 dB
+            g0, g1 = gain[k - 1], gain[k]
+            bandwidth = float(freq[k - 1] + (freq[k] - freq[k - 1]) * (g0 - low / math.sqrt(2.0)) / (g0 - g1))
+        phase_1hz = float(np.interp(1.0, freq, np.unwrap(np.radians(b["phase"])))) * DEG
+        ay_phase_1hz = float(np.interp(1.0, freq, np.unwrap(np.radians(b["ay_phase"])))) * DEG
+        return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz", low, "1/s", SWEEP_CLAUSE),
+                Kpi("bandwidth", "yaw-rate -3 dB bandwidth", bandwidth, "Hz", SWEEP_CLAUSE,
+                    note="" if bandwidth is not None else "the gain stays above -3 dB over the sweep"),
+                Kpi("peak_gain_ratio", "yaw-rate peak gain / low-frequency gain", float(gain.max() / low), "",
+                    SWEEP_CLAUSE),
+                Kpi("yaw_phase_1hz", "yaw-rate phase at 1 Hz", phase_1hz, "deg", SWEEP_CLAUSE),
+                Kpi("ay_phase_1hz", "lateral-acceleration phase at 1 Hz", ay_phase_1hz, "deg", SWEEP_CLAUSE)]

@@ -1,0 +1,153 @@
+"""``[[surface]]`` entries: patches of road under the tyres, each with its friction (and rolling) coefficient.
+
+A rectangle or a polygon, in the world's coordinates (the car starts at the origin heading along +x,
++y to its left)::
+
+    [[surface]]                 # ice under the right-hand wheels from 40 m on
+    name = "ice"
+    mu = 0.2                    # the road's friction coefficient there (replaces tyres.mu)
+    x = [40.0, 200.0]
+    y = [-10.0, 0.0]
+
+    [[surface]]
+    mu = 0.6
+    rolling = 0.02              # optional: the rolling coefficient there (replaces aero.rolling_coefficient)
+    polygon = [[0.0, 0.0], [10.0, 0.0], [10.0, 5.0]]
+
+Where patches overlap the later one wins; outside them the car's own values hold. Each wheel of the
+four-wheel car reads the patch under its own contact patch, each axle of a single-track combined car
+the patch under the axle's centre (physics.surface).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from physics.surface import COLUMNS, NO_ROLLING
+
+SURFACE_KEYS = ("name", "mu", "rolling", "x", "y", "polygon")
+MAX_SURFACES = 256
+MAX_VERTICES = 64
+MAX_COORDINATE = 1e6  # [L] a million metres (or pixels) from the start
+MU_RANGE = (0.0, 3.0)  # (exclusive, inclusive): no road grips more than three times its load
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One patch of road: its polygon (world x, y) and coefficients; ``rolling`` None keeps the car's."""
+
+    mu: float
+    polygon: tuple[tuple[float, float], ...]
+    rolling: float | None = None
+    name: str = ""
+    rectangle: bool = False
+
+    def to_table(self) -> dict[str, Any]:
+        table: dict[str, Any] = {"name": self.name} if self.name else {}
+        table["mu"] = self.mu
+        if self.rolling is not None:
+            table["rolling"] = self.rolling
+        if self.rectangle:
+            xs = [x for x, _ in self.polygon]
+            ys = [y for _, y in self.polygon]
+            table["x"], table["y"] = [min(xs), max(xs)], [min(ys), max(ys)]
+        else:
+            table["polygon"] = [list(v) for v in self.polygon]
+        return table
+
+
+def parse_surface(parser, table: dict, i: int) -> Surface:
+    """One ``[[surface]]`` table, checked by ``parser`` (the script parser: its ``fail``, ``known_keys`` and
+    ``number``)."""
+    where = f"[[surface]] #{i}"
+    parser.known_keys(table, SURFACE_KEYS, where)
+    if "mu" not in table:
+        raise parser.fail(where, "`mu` is missing (the road's friction coefficient there)")
+    mu = parser.number(table["mu"], f"{where} mu")
+    if not MU_RANGE[0] < mu <= MU_RANGE[1]:
+        raise parser.fail(where, f"`mu` = {mu:g} must be in ({MU_RANGE[0]:g}, {MU_RANGE[1]:g}]")
+    rolling = None
+    if "rolling" in table:
+        rolling = parser.number(table["rolling"], f"{where} rolling")
+        if not 0.0 <= rolling <= 1.0:
+            raise parser.fail(where, f"`rolling` = {rolling:g} must be in [0, 1]")
+    name = parser.text(table["name"], f"{where} name") if "name" in table else ""
+    has_box = "x" in table or "y" in table
+    if has_box == ("polygon" in table):
+        raise parser.fail(where, "give either `x` and `y` (a rectangle) or `polygon`, one of the two")
+    if has_box:
+        xs = _pair(parser, table, "x", where)
+        ys = _pair(parser, table, "y", where)
+        polygon = ((xs[0], ys[0]), (xs[1], ys[0]), (xs[1], ys[1]), (xs[0], ys[1]))
+        return Surface(mu, polygon, rolling, name, rectangle=True)
+    vertices = table["polygon"]
+    if not isinstance(vertices, list) or not 3 <= len(vertices) <= MAX_VERTICES:
+        raise parser.fail(where, f"`polygon` must be a list of 3 to {MAX_VERTICES} [x, y] points")
+    points = []
+    for k, v in enumerate(vertices, 1):
+        if not isinstance(v, list) or len(v) != 2:
+            raise parser.fail(where, f"`polygon` point {k} must be [x, y]")
+        points.append((_coordinate(parser, v[0], f"{where} polygon point {k}"),
+                       _coordinate(parser, v[1], f"{where} polygon point {k}")))
+    if abs(_area(points)) <= 0.0:
+        raise parser.fail(where, "`polygon` encloses no area")
+    return Surface(mu, tuple(points), rolling, name)
+
+
+def check_surfaces(parser, surfaces: Sequence[Surface]) -> None:
+    if len(surfaces) > MAX_SURFACES:
+        raise parser.fail("[[surface]]", f"{len(surfaces)} surfaces; a script may lay at most {MAX_SURFACES}")
+
+
+def _pair(parser, table, key, where) -> tuple[float, float]:
+    if key not in table:
+        raise parser.fail(where, f"`{key}` is missing (a rectangle needs both x and y, as [from, to])")
+    value = table[key]
+    if not isinstance(value, list) or len(value) != 2:
+        raise parser.fail(where, f"`{key}` must be [from, to]")
+    lo, hi = (_coordinate(parser, v, f"{where} {key}") for v in value)
+    if not lo < hi:
+        raise parser.fail(where, f"`{key}` = [{lo:g}, {hi:g}]: `from` must be less than `to`")
+    return lo, hi
+
+
+def _coordinate(parser, value, where) -> float:
+    number = parser.number(value, where)
+    if not abs(number) <= MAX_COORDINATE:
+        raise parser.fail(where, f"{number:g} is further than {MAX_COORDINATE:g} from the start")
+    return number
+
+
+def _area(points) -> float:
+    return 0.5 * sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1], strict=True))
+
+
+def ground_rows(surfaces: Sequence[Surface]) -> np.ndarray:
+    """The kernel's rows of the surfaces (physics.surface): a header row per polygon, then its vertices."""
+    rows = []
+    for s in surfaces:
+        rows.append((len(s.polygon), s.mu, NO_ROLLING if s.rolling is None else s.rolling, 0.0))
+        rows.extend((x, y, 0.0, 0.0) for x, y in s.polygon)
+    return np.array(rows, dtype=np.float64).reshape(len(rows), COLUMNS)
+
+
+def ground_for(programs) -> dict[str, np.ndarray]:
+    """The Simulation keywords that lay each program's surfaces under its car (programs of one batch)."""
+    ground, index = ground_of([p.script.surfaces for p in programs])
+    return {"ground": ground, "ground_index": index}
+
+
+def ground_of(surface_sets: Sequence[Sequence[Surface]]) -> tuple[np.ndarray, np.ndarray]:
+    """One batch's ground rows and each car's (first row, row count) in them."""
+    blocks, index, first = [], np.zeros((len(surface_sets), 2), dtype=np.int64), 0
+    for i, surfaces in enumerate(surface_sets):
+        rows = ground_rows(surfaces)
+        index[i] = (first, len(rows))
+        blocks.append(rows)
+        first += len(rows)
+    ground = np.concatenate(blocks) if first else np.zeros((1, COLUMNS))
+    return np.ascontiguousarray(ground), index
