@@ -94,22 +94,33 @@ def yaw_reference(p, vx, steer):
 
 
 @scalar
-def esc_torques(p, vx, yaw_rate, steer):
+def yaw_target(p, previous, vx, steer, dt):
+    """The yaw rate stability control holds the car to: :func:`yaw_reference`, followed with the lag
+    ``esc_lag`` (a car yaws into a turn over its own response time; a steady-state target would call every
+    turn-in understeer)."""
+    share = 1.0 - math.exp(-dt / p.aids_esc_lag)
+    return previous + share * (yaw_reference(p, vx, steer) - previous)
+
+
+@scalar
+def esc_torques(p, vx, yaw_rate, target):
     """Stability control's brake torques [N m] on fl, fr, rl and rr.
 
-    The yaw rate beyond :func:`yaw_reference` by more than ``esc_threshold`` is corrected by one wheel's
-    brake, ``esc_gain`` per rad/s of the excess: a car yawing too far into a left turn (oversteer) gets
-    its outer (right) front wheel braked, one yawing too little (understeer) its inner (left) rear, and
-    the mirror in a right turn. Off below 3 m/s, where the bicycle reference means little.
+    Oversteer, the car yawing more than ``target`` by more than ``esc_threshold`` (or the other way): the
+    front wheel on the outside of the car's own yaw is braked, a moment against it that costs the rear
+    none of its grip. Understeer, yawing less than asked by more than the threshold: the rear wheel on
+    the inside of the turn asked for. ``esc_gain`` per rad/s beyond the threshold; off below 3 m/s and in
+    reverse, where the bicycle reference means little.
     """
-    if p.aids_esc <= 0 or abs(vx) < 3.0:
+    if p.aids_esc <= 0 or vx < 3.0:
         return 0.0, 0.0, 0.0, 0.0
-    ref = yaw_reference(p, vx, steer)
-    error = (yaw_rate - ref) * (1.0 if vx > 0.0 else -1.0)
-    excess = abs(error) - p.aids_esc_threshold
-    if excess <= 0.0:
-        return 0.0, 0.0, 0.0, 0.0
-    torque = p.aids_esc_gain * excess
-    if error > 0.0:  # yawing further left than asked: a clockwise moment from a right wheel
-        return (0.0, torque, 0.0, 0.0) if ref >= 0.0 else (0.0, 0.0, 0.0, torque)
-    return (torque, 0.0, 0.0, 0.0) if ref <= 0.0 else (0.0, 0.0, torque, 0.0)
+    threshold = p.aids_esc_threshold
+    over = abs(yaw_rate - target) - threshold if (yaw_rate * target < 0.0 or abs(yaw_rate) > abs(target)) else 0.0
+    if over > 0.0:
+        torque = p.aids_esc_gain * over
+        return (0.0, torque, 0.0, 0.0) if yaw_rate > 0.0 else (torque, 0.0, 0.0, 0.0)
+    under = abs(target) - abs(yaw_rate) - threshold
+    if under > 0.0:
+        torque = p.aids_esc_gain * under
+        return (0.0, 0.0, torque, 0.0) if target > 0.0 else (0.0, 0.0, 0.0, torque)
+    return 0.0, 0.0, 0.0, 0.0

@@ -191,7 +191,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     b_rear = 0.5 * full - b_front
     if c.handbrake:
         b_rear = b_rear + 0.5 * p.brakes_force * radius
-    e_fl, e_fr, e_rl, e_rr = aids.esc_torques(p, s.vx, s.yaw_rate, c.steer)
+    yaw_target = aids.yaw_target(p, s.yaw_target, s.vx, c.steer, dt)
+    e_fl, e_fr, e_rl, e_rr = aids.esc_torques(p, s.vx, s.yaw_rate, yaw_target)
     top = 0.5 * p.brakes_force * radius  # one wheel's whole brake
     b_fl, b_fr = min(b_front + e_fl, top), min(b_front + e_fr, top)
     b_rl, b_rr = min(b_rear + e_rl, top), min(b_rear + e_rr, top)
@@ -378,6 +379,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     new.accel_y = accel_y
     new.roll = roll
     new.roll_rate = roll_rate
+    new.yaw_target = yaw_target
     new.spinning = spinning
     new.wheel_front = 0.5 * (w_fl + w_fr)
     new.wheel_rear = 0.5 * (w_rl + w_rr)

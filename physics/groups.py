@@ -313,12 +313,14 @@ class AidParams:
                                 span=(0.1, 50.0))
 
     # Stability control (four_wheel): the yaw rate the driver asks for is the linear bicycle's, capped by what
-    # the road can give; a car yawing faster (oversteer) gets its outer front wheel braked, one yawing slower
-    # (understeer) its inner rear wheel (van Zanten, Bosch ESP, SAE 2000-01-1633).
+    # the road can give, followed with a lag; a car yawing more (oversteer) gets a front wheel braked against
+    # its yaw, one yawing less (understeer) its inner rear wheel (van Zanten, Bosch ESP, SAE 2000-01-1633).
     esc: int = param(0, doc="four_wheel: 1 = stability control brakes single wheels to hold the yaw rate the steering "
                             "asks for", lo=0, hi=1, span=(0, 1))
     esc_threshold: float = param(0.05, unit="rad/s", doc="yaw-rate error stability control lets pass", lo=0.0, hi=10.0,
                                  span=(0.0, 0.5), display="deg/s")
+    esc_lag: float = param(0.15, unit="s", doc="time constant of the yaw rate stability control holds the car to "
+                                               "(the car's own yaw response)", lo=0.001, hi=10.0, span=(0.01, 1.0))
     esc_gain: float = param(8000.0, unit="N m s/rad", doc="brake torque stability control applies per rad/s of yaw-rate "
                                                           "error beyond the threshold", lo=0.0, hi=1e7,
                             span=(0.0, 40000.0))

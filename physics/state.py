@@ -44,6 +44,7 @@ class State:
     accel_y: float  # [L/s^2] previous step's lateral acceleration (the four-wheel car's lateral load transfer)
     roll: float  # [rad] body roll, positive to the right (outwards in a left turn; four-wheel model)
     roll_rate: float  # [rad/s]
+    yaw_target: float  # [rad/s] the yaw rate stability control holds the car to (aids.yaw_target)
     up_held: bool  # gear_up key held on the previous frame
     down_held: bool
     up_pending: bool  # a gear_up press waiting for the clutch

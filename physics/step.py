@@ -643,6 +643,7 @@ def single_track(out, new):
     new.roll = 0.0
     new.roll_rate = 0.0
     new.accel_y = 0.0
+    new.yaw_target = 0.0
 
 
 @scalar

@@ -121,6 +121,22 @@ def _run(name: str, **overrides):
     return monitors.get(name).run(frames_from_columns(**_synthetic(**overrides)))
 
 
+def test_grip_limit_holds_a_single_track_axle_to_the_surface_under_it():
+    # Half the rear axle's load as braking force is within the tyre's own mu (1.1) but not within
+    # the ice under it (0.2): the monitor judges the road the axle stands on.
+    car = load_preset("sedan_single_track").params
+    n = 30
+    load = np.full(n, 0.5 * car.body.mass * car.model.gravity)
+    base = _synthetic(n)
+    base["params"] = [[(0, car)]]
+    cols = base["columns"]
+    cols.update(load_front=load, load_rear=load, fx_rear=-0.5 * load, mu_front=np.full(n, 1.1))
+    for mu, fires in ((1.1, False), (0.2, True)):
+        cols["mu_rear"] = np.full(n, mu)
+        found = monitors.get("grip_limit").run(frames_from_columns(**base))
+        assert bool(found) == fires, (mu, found)
+
+
 def test_synthetic_rest_is_silent_everywhere():
     assert run_monitors(frames_from_columns(**_synthetic())) == []
 

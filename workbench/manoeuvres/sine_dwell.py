@@ -98,10 +98,16 @@ class SineWithDwell(Manoeuvre):
 
 
 def sis_amplitude(run: RunData, ratio: float) -> float | None:
-    """A [deg of handwheel]: the handwheel angle at 0.3 g of a slowly increasing steer."""
+    """A [deg of handwheel]: the handwheel angle at 0.3 g of a slowly increasing steer.
+
+    Only the ramp up to the first frame past the fit's top counts: a car that later loses control passes
+    back through the same lateral accelerations at much larger steer angles.
+    """
     ay = np.abs(run["accel_lat"])
     handwheel = np.abs(run["steer"]) * DEG * ratio
-    pick = (ay >= SIS_FIT[0]) & (ay <= SIS_FIT[1])
+    past = np.flatnonzero(ay > SIS_FIT[1])
+    ramp = np.arange(len(ay)) < (past[0] if past.size else len(ay))
+    pick = (ay >= SIS_FIT[0]) & (ay <= SIS_FIT[1]) & ramp
     fit = line_fit(ay[pick], handwheel[pick])
     return None if fit is None else fit[0] * 0.3 * G + fit[1]
 

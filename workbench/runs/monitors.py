@@ -451,7 +451,9 @@ def _grip(f: Frames, tol: float):
     use = {}
     for axle in ("front", "rear"):
         fx, fy, load = f[f"fx_{axle}"], f[f"fy_{axle}"], f[f"load_{axle}"]
-        ellipse = np.hypot(fx, fy) / (mu * axis * load)
+        # The combined model reads the surface under the axle (003's simple rules know no surfaces).
+        road = np.where(combined, f[f"mu_{axle}"], mu) if combined.any() else mu
+        ellipse = np.hypot(fx, fy) / (road * axis * load)
         drive_load = np.where(all_driven, f["load_front"] + f["load_rear"], load)
         apart = np.maximum(np.abs(fy) / (mu * load), np.abs(fx) / (drive_mu * drive_load))
         use[axle] = np.where(combined, ellipse, apart)
