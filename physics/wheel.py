@@ -86,12 +86,14 @@ def anti_spin(omega, u, ahead, radius, floor, target, most):
     """
     road = u + ahead
     d = slip_speed(road, floor)
+    # A brake turns a wheel towards standstill only: a wheel turning the other way, or a road that runs
+    # backwards under a wheel slower than it, is nothing for it to correct.
     if target > 0.0:
         limit = (road + target * d) / radius
-        return max(min(omega, limit), omega - most) if omega > limit else omega
+        return max(limit, 0.0, omega - most) if omega > limit and omega > 0.0 else omega
     if target < 0.0:
         limit = (road + target * d) / radius
-        return min(max(omega, limit), omega + most) if omega < limit else omega
+        return min(limit, 0.0, omega + most) if omega < limit and omega < 0.0 else omega
     return omega
 
 

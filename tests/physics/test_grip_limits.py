@@ -228,3 +228,21 @@ def test_speed_is_negative_reversing_from_rest_and_through_a_stop():
     run = drive(sim, 4.0, driver)
     assert run.speed[0] > 0.0 and run.speed[-1] < 0.0
     assert math.isclose(abs(run.speed[-1]), math.hypot(run.vx[-1], run.vy[-1]))
+
+
+@pytest.mark.parametrize(("omega", "road", "target", "expected"), [
+    (12.0, 3.3, 0.1, None),    # spinning forwards past the target: braked to it
+    (2.0, -3.3, 0.1, 0.0),     # turning forwards on a road running backwards: braked to a stop, no further
+    (-7.35, -3.1, 0.12, -7.35),  # turning backwards slower than the road: nothing for a brake to do
+    (-12.0, -3.3, -0.1, None),  # reverse gear, spinning backwards past the target: braked to it
+    (1.0, -3.3, -0.1, 1.0),    # reverse gear, a wheel turning forwards: left alone
+])
+def test_traction_controls_brake_only_turns_a_wheel_towards_standstill(omega, road, target, expected):
+    from physics.wheel import anti_spin, slip_speed
+
+    radius, floor = 0.33, 1.0
+    out = anti_spin(omega, road, 0.0, radius, floor, target, 100.0)
+    if expected is None:
+        expected = (road + target * slip_speed(road, floor)) / radius
+    assert out == pytest.approx(expected)
+    assert abs(out) <= abs(omega) and out * omega >= 0.0  # never faster, never turned round
