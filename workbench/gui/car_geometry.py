@@ -1,4 +1,5 @@
-"""Where the parts of the car are in the world, for drawing: body, wheels, arrows, turn centre.
+"""Where the parts of the car are in the world, for drawing: body, wheels, arrows, turn centre, and on a
+four-wheel car each corner's force, load and driver aids.
 
 Pure numpy from one frame's channels and the car's parameters, so the drawing can be checked
 against the model without a screen.
@@ -11,9 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import CarParams
+from physics.corners import CORNERS
+from physics.groups import FOUR_WHEEL
 
 ARROW_SECONDS = 0.3  # the velocity arrow shows where the car would be this much later
 STRAIGHT = 1e-6  # |curvature| * wheelbase below this counts as driving straight
+LIFTED = 0.02  # a wheel carrying less than this share of its static load is off the ground
+UNLOADED = 0.5  # below this share of its static load a wheel's load bar turns to the warning colour
+LOAD_BAR_MAX = 2.5  # the load bar stops growing at this many static loads
+AIDS = ("abs", "tcs", "esc")  # the per-wheel aid channels, in the order their marks are written
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,35 @@ class CarShape:
     turn_centre: np.ndarray | None  # the bicycle's centre, R = L / tan(delta) beside the rear axle
     turn_radius: float | None  # |R|
     icr: np.ndarray | None  # the body's actual instantaneous centre of rotation
+    corners: list[WheelShape] | None = None  # a four-wheel car's corners (fl, fr, rl, rr); None on a single track
+
+
+@dataclass(frozen=True)
+class WheelShape:
+    """One corner of a four-wheel car, in world coordinates: where it is, its force, its load and its aids."""
+
+    corner: str  # fl, fr, rl, rr (physics.corners)
+    centre: np.ndarray  # (2,) the contact patch
+    outline: np.ndarray  # (5, 2) the wheel, at its own steering angle
+    force: np.ndarray  # (2, 2) from the centre: the tyre's (fx, fy) turned into the world
+    load_ratio: float  # load / static load
+    load_bar: np.ndarray  # (5, 2) beside the wheel, outboard: as long as the wheel at the static load
+    load_frame: np.ndarray  # (5, 2) the same bar at the static load (the scale the bar is read against)
+    lifted: bool  # load below LIFTED of the static load
+    aids: tuple[str, ...]  # the aids acting on the wheel this frame: some of "ABS", "TCS", "ESC"
+    aids_at: np.ndarray  # (2,) where their names are written: outboard of the load bar
+
+
+def force_scale(p: CarParams) -> float:
+    """World length per newton of the force arrows: the car's weight draws one wheelbase long."""
+    return p.body.wheelbase / (p.body.mass * p.model.gravity)
+
+
+def static_loads(p: CarParams) -> tuple[float, float]:
+    """Each front and each rear wheel's static load [N] (as physics.records.four_wheel_derived)."""
+    b = p.body
+    weight = b.mass * p.model.gravity
+    return 0.5 * weight * b.lr / b.wheelbase, 0.5 * weight * (b.wheelbase - b.lr) / b.wheelbase
 
 
 def _rot(heading: float) -> np.ndarray:
@@ -74,7 +110,7 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
     ]
     world_v = _rot(heading) @ np.array([v["vx"], v["vy"]])
     # A force equal to the car's weight draws one wheelbase long, perpendicular to its wheel.
-    scale = b.wheelbase / (b.mass * p.model.gravity)
+    scale = force_scale(p)
     front_dir = _rot(heading + v["steer"]) @ np.array([0.0, 1.0])
     force_front = np.array([front, front + v["fy_front"] * scale * front_dir])
     force_rear = np.array([rear, rear + v["fy_rear"] * scale * left])
@@ -99,8 +135,34 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
             icr = point - 0.5 * dt * world_v + normal * (0.5 * dt / np.tan(half_turn))
         else:
             icr = point + normal / r
+    corners = None
+    if p.model.layout == FOUR_WHEEL:
+        angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
+        outlines = {"rl": wheels[0], "rr": wheels[1], "fl": wheels[2], "fr": wheels[3]}
+        corners = [_corner(v, p, c, front if c.front else rear, left, heading, angles[c.name], outlines[c.name],
+                           scale, wheel_len, wheel_half_w) for c in CORNERS]
     return CarShape(body, nose, wheels, com, rear, front, np.array([point, point + ARROW_SECONDS * world_v]),
-                    force_front, force_rear, turn_centre, turn_radius, icr)
+                    force_front, force_rear, turn_centre, turn_radius, icr, corners)
+
+
+def _corner(v, p: CarParams, c, axle: np.ndarray, left: np.ndarray, heading: float, angle: float,
+            outline: np.ndarray, scale: float, wheel_len: float, wheel_half_w: float) -> WheelShape:
+    b = p.body
+    centre = axle + c.side * 0.5 * b.track * left
+    force = np.array([centre, centre + scale * (_rot(heading + angle) @ np.array([v[f"fx_{c.name}"],
+                                                                                  v[f"fy_{c.name}"]]))])
+    static = static_loads(p)[0 if c.front else 1]
+    ratio = max(v[f"load_{c.name}"], 0.0) / static if static > 0 else 0.0
+    # The bar lies outboard of the body, from the wheel's back to the front: a wheel's length per static load.
+    bar_half_w = 0.5 * wheel_half_w
+    offset = max(0.5 * b.width, 0.5 * b.track + wheel_half_w) + 0.5 * wheel_half_w + bar_half_w
+    bar_at = axle + c.side * offset * left - wheel_len * np.array([np.cos(heading), np.sin(heading)])
+    length = 2.0 * wheel_len
+    bar = _box(bar_at, heading, length * min(ratio, LOAD_BAR_MAX), 0.0, bar_half_w)
+    frame = _box(bar_at, heading, length, 0.0, bar_half_w)
+    aids = tuple(a.upper() for a in AIDS if v[f"{a}_{c.name}"] > 0.5)
+    aids_at = axle + c.side * (offset + bar_half_w + 0.5 * b.width) * left
+    return WheelShape(c.name, centre, outline, force, ratio, bar, frame, ratio < LIFTED, aids, aids_at)
 
 
 def circle(centre: np.ndarray, radius: float, points: int = 181) -> tuple[np.ndarray, np.ndarray]:

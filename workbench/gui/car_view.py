@@ -1,15 +1,16 @@
-"""The car from above: body, wheels at their Ackermann angles, trail, arrows and the turn circle."""
+"""The car from above: body, wheels at their Ackermann angles, trail, arrows and the turn circle; on a
+four-wheel car each wheel's force, load bar and driver aids."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QBrush, QColor, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QPixmap, QPolygonF
 from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
-from workbench.gui.car_geometry import car_shape, circle
+from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle
 from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
 from workbench.gui.plot_rows import KnownBoundsCurve
@@ -26,6 +27,12 @@ FRONT_FORCE = QColor(204, 0, 0)
 REAR_FORCE = QColor(245, 121, 0)
 VELOCITY = QColor(78, 154, 6)
 CIRCLE = QColor(117, 80, 123)
+LIFTED_WHEEL = QColor(136, 138, 133)
+LOAD = QColor(46, 52, 54)
+LOAD_LOW = QColor(245, 121, 0)
+LOAD_FRAME = QColor(160, 160, 160)
+AID_COLOURS = {"ABS": QColor(196, 160, 0), "TCS": QColor(78, 154, 6), "ESC": QColor(173, 127, 168)}
+CORNER_ORDER = {"rl": 0, "rr": 1, "fl": 2, "fr": 3}  # each corner's index in CarShape.wheels
 
 
 def _polygon_item(fill: QColor, edge: QColor) -> QGraphicsPolygonItem:
@@ -64,27 +71,20 @@ class CarView(pg.PlotWidget):
         self._turn_centre = pg.ScatterPlotItem(size=9, pxMode=True, brush=pg.mkBrush(CIRCLE), pen=None)
         self._icr = pg.ScatterPlotItem(size=14, pxMode=True, symbol="+", brush=pg.mkBrush(196, 160, 0),
                                        pen=pg.mkPen(196, 160, 0, width=2))
+        self._corners = {name: _CornerItems(name[0] == "f") for name in CORNER_ORDER}
+        corner_items = [item for c in self._corners.values() for item in c.items()]
         for item in [self._bays, self._circle, *self._trail, self._body, self._nose, *self._wheels,
-                     self._velocity, self._force_front, self._force_rear, self._turn_centre, self._icr]:
+                     self._velocity, self._force_front, self._force_rear, *corner_items, self._turn_centre,
+                     self._icr]:
             plot.addItem(item)
+        self._wheel_style = [None] * 4
         for i, segment in enumerate(self._trail):
             # Fades from light to dark grey; opaque, since alpha-blended lines are slow to paint.
             grey = int(215 - 155 * (i + 1) / TRAIL_SEGMENTS)
             segment.setPen(pg.mkPen(QColor(grey, grey, grey), width=1))
         self._legend = QLabel(self)
-        self._legend.setTextFormat(Qt.TextFormat.RichText)
-        self._legend.setText(
-            "<span style='color:#4e9a06'>&#9632;</span> velocity (0.3 s ahead)<br>"
-            "<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;</span> rear"
-            " tyre force (weight = one wheelbase)<br>"
-            "<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
-            " <span style='color:#75507b'>&#9679;</span> its centre<br>"
-            "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation")
         self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
-        # Painted once into a pixmap: laying out rich text on every repaint of the view is costly.
-        self._legend.adjustSize()
-        self._legend.setPixmap(self._legend.grab())
-        self._legend.adjustSize()
+        self._legend_key = None
         self._help = QLabel(self)
         self._help.setTextFormat(Qt.TextFormat.RichText)
         self._help.setText("<b>Keyboard</b>" + help_html())
@@ -100,6 +100,40 @@ class CarView(pg.PlotWidget):
         self._on_preset_loaded(model.session.preset.name)
 
     # -- model events ----------------------------------------------------------------------------
+
+    def _set_legend(self, four_wheel: bool) -> None:
+        """The key to the drawing, for the car's layout; painted once into a pixmap (laying out rich text on
+        every repaint of the view is costly)."""
+        key = four_wheel
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        lines = ["<span style='color:#4e9a06'>&#9632;</span> velocity (0.3 s ahead)"]
+        if four_wheel:
+            lines += ["<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;</span>"
+                      " rear wheel's tyre force (weight = one wheelbase)",
+                      "<span style='color:#2e3436'>&#9646;</span> load (a wheel's length = static;"
+                      " <span style='color:#f57900'>&#9646;</span> below half), hollow wheel: lifted",
+                      "<span style='color:#c4a000'>ABS</span> <span style='color:#4e9a06'>TCS</span>"
+                      " <span style='color:#ad7fa8'>ESC</span> braking the wheel"]
+        else:
+            lines.append("<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;"
+                         "</span> rear tyre force (weight = one wheelbase)")
+        lines += ["<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
+                  " <span style='color:#75507b'>&#9679;</span> its centre",
+                  "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation"]
+        self._legend.setPixmap(QPixmap())
+        self._legend.setTextFormat(Qt.TextFormat.RichText)
+        self._legend.setText("<br>".join(lines))
+        self._legend.adjustSize()
+        self._legend.setPixmap(self._legend.grab())
+        self._legend.adjustSize()
+        self._place_legend()
+
+    def _place_legend(self) -> None:
+        self._legend.move(self.width() - self._legend.width() - 8, 8)
+        # Small views keep the car: the legend gives way first, the HUD last.
+        self._legend.setVisible(self.width() >= self._legend.width() + 160)
 
     def _on_preset_loaded(self, name: str) -> None:
         p = self._model.session.params
@@ -154,10 +188,7 @@ class CarView(pg.PlotWidget):
         super().resizeEvent(event)
         if "_help" not in self.__dict__:
             return  # called from the base class's __init__, before the overlays exist
-        self._legend.adjustSize()
-        self._legend.move(self.width() - self._legend.width() - 8, 8)
-        # Small views keep the car: the legend gives way first, the HUD last.
-        self._legend.setVisible(self.width() >= self._legend.width() + 160)
+        self._place_legend()
         self.hud.move(max(min(68, self.width() - self.hud.width() - 4), 4), self.height() - self.hud.height() - 44)
         if self._help.isVisible():
             self._fit_help()
@@ -180,8 +211,8 @@ class CarView(pg.PlotWidget):
         for item, outline in zip(self._wheels, shape.wheels, strict=True):
             _set_polygon(item, outline)
         self._velocity.set_points(shape.velocity[:, 0], shape.velocity[:, 1])
-        self._force_front.set_points(shape.force_front[:, 0], shape.force_front[:, 1])
-        self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
+        self._set_legend(shape.corners is not None)
+        self._draw_corners(shape)
         near = 50 * session.params.body.wheelbase
         if shape.turn_centre is not None and shape.turn_radius < near:
             cx, cy = circle(shape.turn_centre, shape.turn_radius)
@@ -199,6 +230,38 @@ class CarView(pg.PlotWidget):
             self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
         if self.follow:
             self._keep_in_view(shape.com)
+
+    def _draw_corners(self, shape: CarShape) -> None:
+        """The axles' forces on a single-track car; each wheel's force, load and aids on a four-wheel one."""
+        if shape.corners is None:
+            self._force_front.set_points(shape.force_front[:, 0], shape.force_front[:, 1])
+            self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
+            for items in self._corners.values():
+                items.hide()
+            for i in range(4):
+                self._style_wheel(i, ())
+            return
+        self._force_front.set_points([], [])
+        self._force_rear.set_points([], [])
+        for wheel in shape.corners:
+            self._corners[wheel.corner].show(wheel)
+            self._style_wheel(CORNER_ORDER[wheel.corner], ("lifted",) if wheel.lifted else wheel.aids)
+
+    def _style_wheel(self, i: int, style: tuple[str, ...]) -> None:
+        """A wheel's fill and outline: solid black; hollow grey when lifted; outlined in its aid's colour."""
+        if self._wheel_style[i] == style:
+            return
+        self._wheel_style[i] = style
+        item = self._wheels[i]
+        if style == ("lifted",):
+            item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+            item.setPen(pg.mkPen(LIFTED_WHEEL, width=1.5, style=Qt.PenStyle.DashLine))
+        elif style:
+            item.setBrush(QBrush(WHEEL))
+            item.setPen(pg.mkPen(AID_COLOURS[style[0]], width=3))
+        else:
+            item.setBrush(QBrush(WHEEL))
+            item.setPen(pg.mkPen(WHEEL, width=1.5))
 
     def _keep_in_view(self, point: np.ndarray) -> None:
         """Follow camera with a dead zone: re-centre only when the car nears the edge of the view.
@@ -224,6 +287,48 @@ class CarView(pg.PlotWidget):
         for i, segment in enumerate(self._trail):
             a, b = bounds[i], min(bounds[i + 1] + 1, len(xs))
             segment.set_points(xs[a:b], ys[a:b]) if b - a >= 2 else segment.set_points([], [])
+
+
+class _CornerItems:
+    """What the car view draws at one corner of a four-wheel car: the force arrow, the load bar (and the
+    static load's frame around it) and the names of the aids acting on the wheel."""
+
+    def __init__(self, front: bool):
+        self.force = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE if front else REAR_FORCE, width=2.5))
+        self.frame = _polygon_item(QColor(255, 255, 255, 0), LOAD_FRAME)
+        self.frame.setPen(pg.mkPen(LOAD_FRAME, width=1))
+        self.bar = _polygon_item(LOAD, LOAD)
+        self.aids = pg.TextItem("", anchor=(0.5, 0.5))
+        self.aids.setFont(QFont("", 8, QFont.Weight.Bold))
+        self._low = False
+        self._text = ""
+
+    def items(self) -> list:
+        return [self.frame, self.bar, self.force, self.aids]
+
+    def hide(self) -> None:
+        for item in self.items():
+            item.setVisible(False)
+
+    def show(self, wheel) -> None:
+        for item in self.items():
+            item.setVisible(True)
+        self.force.set_points(wheel.force[:, 0], wheel.force[:, 1])
+        _set_polygon(self.frame, wheel.load_frame)
+        _set_polygon(self.bar, wheel.load_bar)
+        low = wheel.load_ratio < UNLOADED
+        if low != self._low:
+            self._low = low
+            colour = LOAD_LOW if low else LOAD
+            self.bar.setBrush(QBrush(colour))
+            self.bar.setPen(pg.mkPen(colour, width=1))
+        text = " ".join(wheel.aids)
+        if text != self._text:
+            self._text = text
+            colour = AID_COLOURS[wheel.aids[0]] if wheel.aids else WHEEL
+            self.aids.setText(text, color=colour)
+        if text:
+            self.aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
 
 
 # Before the first step the car is at rest at the origin: every channel zero.
