@@ -168,3 +168,30 @@ def _corner(v, p: CarParams, c, axle: np.ndarray, left: np.ndarray, heading: flo
 def circle(centre: np.ndarray, radius: float, points: int = 181) -> tuple[np.ndarray, np.ndarray]:
     a = np.linspace(0.0, 2.0 * np.pi, points)
     return centre[0] + radius * np.cos(a), centre[1] + radius * np.sin(a)
+
+
+def inside(polygon: np.ndarray, point: np.ndarray) -> bool:
+    """Whether ``point`` lies inside ``polygon`` ((n, 2), not closed), by even-odd crossings as physics.surface."""
+    x, y = point
+    hit = False
+    for (xi, yi), (xj, yj) in zip(polygon, np.roll(polygon, 1, axis=0), strict=True):
+        if (yi > y) != (yj > y) and x < xi + (y - yi) * (xj - xi) / (yj - yi):
+            hit = not hit
+    return hit
+
+
+def label_point(polygon: np.ndarray, view: tuple[float, float, float, float]) -> np.ndarray:
+    """Where a surface's label goes for the view (x0, x1, y0, y1): the point of the polygon's bounding box
+    nearest the view's centre, kept a little inside the view where the two overlap, when that point is on
+    the surface; else the mean of its vertices. A road a kilometre long keeps its label on screen."""
+    x0, x1, y0, y1 = view
+    inset = 0.1 * np.array([x1 - x0, y1 - y0])
+    lo, hi = polygon.min(axis=0), polygon.max(axis=0)
+    off_edge = np.minimum(0.25 * (hi - lo), 0.5 * inset)  # off the edges, where the even-odd test is undecided
+    lo, hi = lo + off_edge, hi - off_edge
+    near_lo = np.maximum(lo, np.array([x0, y0]) + inset)
+    near_hi = np.minimum(hi, np.array([x1, y1]) - inset)
+    if np.any(near_lo > near_hi):  # the surface is (nearly) out of view: its bounding box's nearest point
+        near_lo, near_hi = lo, hi
+    point = np.clip(np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)]), near_lo, near_hi)
+    return point if inside(polygon, point) else polygon.mean(axis=0)

@@ -1,5 +1,6 @@
 """The car from above: body, wheels at their Ackermann angles, trail, arrows and the turn circle; on a
-four-wheel car each wheel's force, load bar and driver aids."""
+four-wheel car each wheel's force, load bar and driver aids; under the car the loaded script's road
+surfaces, shaded by their friction."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPixmap, QPolygonF
 from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
-from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle
+from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle, label_point
 from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
 from workbench.gui.plot_rows import KnownBoundsCurve
@@ -33,6 +34,21 @@ LOAD_LOW = QColor(245, 121, 0)
 LOAD_FRAME = QColor(160, 160, 160)
 AID_COLOURS = {"ABS": QColor(196, 160, 0), "TCS": QColor(78, 154, 6), "ESC": QColor(173, 127, 168)}
 CORNER_ORDER = {"rl": 0, "rr": 1, "fl": 2, "fr": 3}  # each corner's index in CarShape.wheels
+ICE = QColor(205, 228, 255)  # a road of (nearly) no grip: light blue
+ASPHALT = QColor(170, 170, 170)  # a road of mu DRY_MU or more: mid grey
+DRY_MU = 1.0
+SURFACE_Z = -20  # under the ghosts (-10) and the car
+
+
+def surface_colour(mu: float) -> QColor:
+    """A road surface's shade: from light blue at mu 0 to grey at DRY_MU and above (less grip, lighter and bluer)."""
+    t = min(max(mu / DRY_MU, 0.0), 1.0)
+    return QColor(*(round(a + t * (b - a)) for a, b in ((ICE.red(), ASPHALT.red()), (ICE.green(), ASPHALT.green()),
+                                                      (ICE.blue(), ASPHALT.blue()))))
+
+
+def surface_label(surface) -> str:
+    return f"{surface.name}  \u03bc {surface.mu:.2f}" if surface.name else f"\u03bc {surface.mu:.2f}"
 
 
 def _polygon_item(fill: QColor, edge: QColor) -> QGraphicsPolygonItem:
@@ -78,6 +94,8 @@ class CarView(pg.PlotWidget):
                      self._icr]:
             plot.addItem(item)
         self._wheel_style = [None] * 4
+        self._surfaces: list[tuple[QGraphicsPolygonItem, pg.TextItem, np.ndarray]] = []
+        self._surfaces_of = None  # the script whose surfaces are drawn
         for i, segment in enumerate(self._trail):
             # Fades from light to dark grey; opaque, since alpha-blended lines are slow to paint.
             grey = int(215 - 155 * (i + 1) / TRAIL_SEGMENTS)
@@ -85,6 +103,9 @@ class CarView(pg.PlotWidget):
         self._legend = QLabel(self)
         self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
         self._legend_key = None
+        self._road_legend = QLabel(self)
+        self._road_legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
+        self._road_legend.setVisible(False)
         self._help = QLabel(self)
         self._help.setTextFormat(Qt.TextFormat.RichText)
         self._help.setText("<b>Keyboard</b>" + help_html())
@@ -97,7 +118,10 @@ class CarView(pg.PlotWidget):
         model.view_frame_changed.connect(self._on_view_frame_changed)
         model.preset_loaded.connect(self._on_preset_loaded)
         model.params_changed.connect(self._on_params_changed)
+        model.script_loaded.connect(self._on_script_loaded)
+        plot.getViewBox().sigRangeChanged.connect(self._place_surface_labels)
         self._on_preset_loaded(model.session.preset.name)
+        self._on_script_loaded("")
 
     # -- model events ----------------------------------------------------------------------------
 
@@ -134,6 +158,9 @@ class CarView(pg.PlotWidget):
         self._legend.move(self.width() - self._legend.width() - 8, 8)
         # Small views keep the car: the legend gives way first, the HUD last.
         self._legend.setVisible(self.width() >= self._legend.width() + 160)
+        below = self._legend.height() + 12 if self._legend.isVisibleTo(self) else 8
+        self._road_legend.move(self.width() - self._road_legend.width() - 8, below)
+        self._road_legend.setVisible(bool(self._surfaces) and self.width() >= self._road_legend.width() + 160)
 
     def _on_preset_loaded(self, name: str) -> None:
         p = self._model.session.params
@@ -146,6 +173,57 @@ class CarView(pg.PlotWidget):
         span = 10.0 * p.body.length if len(xs) else 6.0 * p.body.length
         self._centre_on(np.zeros(2) if not len(xs) else np.array([0.0, 0.35 * ys.max()]), span)
         self.redraw()
+
+    def _on_script_loaded(self, name: str) -> None:
+        program = self._model.session.program
+        surfaces = program.script.surfaces if program is not None else ()
+        if surfaces == self._surfaces_of:
+            return
+        self._surfaces_of = surfaces
+        plot = self.getPlotItem()
+        for item, label, _ in self._surfaces:
+            plot.removeItem(item)
+            plot.removeItem(label)
+        self._surfaces = []
+        for surface in surfaces:
+            polygon = np.array(surface.polygon, dtype=float)
+            colour = surface_colour(surface.mu)
+            item = _polygon_item(colour, colour.darker(115))
+            _set_polygon(item, np.vstack([polygon, polygon[:1]]))
+            item.setZValue(SURFACE_Z)
+            label = pg.TextItem(surface_label(surface), color=(60, 60, 60), anchor=(0.5, 0.5))
+            label.setZValue(SURFACE_Z + 1)
+            plot.addItem(item)
+            plot.addItem(label)
+            self._surfaces.append((item, label, polygon))
+        self._set_road_legend(surfaces)
+        self._place_surface_labels()
+
+    def _set_road_legend(self, surfaces) -> None:
+        """The key to the surfaces' shading: a swatch and the mu of each (one line per distinct mu)."""
+        seen = {}
+        for s in surfaces:
+            seen.setdefault(s.mu, []).append(s.name)
+        lines = [f"<span style='color:{surface_colour(mu).name()}'>&#9632;</span> &mu; {mu:.2f}"
+                 + (f" ({', '.join(n for n in names if n)})" if any(names) else "")
+                 for mu, names in sorted(seen.items())]
+        self._road_legend.setPixmap(QPixmap())
+        self._road_legend.setTextFormat(Qt.TextFormat.RichText)
+        self.road_key = "<b>road</b> (lighter, bluer: less grip)<br>" + "<br>".join(lines)  # as painted
+        self._road_legend.setText(self.road_key)
+        self._road_legend.adjustSize()
+        self._road_legend.setPixmap(self._road_legend.grab())
+        self._road_legend.adjustSize()
+        self._place_legend()
+
+    def _place_surface_labels(self, *args) -> None:
+        """Each surface's label at its point nearest the view's centre, so it stays on screen as the camera moves."""
+        if not self._surfaces:
+            return
+        (x0, x1), (y0, y1) = self.getPlotItem().getViewBox().viewRange()
+        for _, label, polygon in self._surfaces:
+            at = label_point(polygon, (x0, x1, y0, y1))
+            label.setPos(float(at[0]), float(at[1]))
 
     def _on_params_changed(self, path: str) -> None:
         self.redraw()
