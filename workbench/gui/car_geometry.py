@@ -195,3 +195,26 @@ def label_point(polygon: np.ndarray, view: tuple[float, float, float, float]) ->
         near_lo, near_hi = lo, hi
     point = np.clip(np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)]), near_lo, near_hi)
     return point if inside(polygon, point) else polygon.mean(axis=0)
+
+
+def edge_point(target: np.ndarray, view: tuple[float, float, float, float], inset: float) -> tuple[np.ndarray, float]:
+    """Where the line from the view's (x0, x1, y0, y1) centre to an off-view ``target`` crosses the view's edge
+    drawn ``inset`` inside, and the line's direction [rad]: the place and bearing of an edge-of-view marker."""
+    x0, x1, y0, y1 = view
+    centre = np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)])
+    half = np.maximum(np.array([0.5 * (x1 - x0), 0.5 * (y1 - y0)]) - inset, 1e-9)
+    d = np.asarray(target, dtype=float) - centre
+    bearing = float(np.arctan2(d[1], d[0]))
+    reach = np.min(np.where(np.abs(d) > 0, half / np.maximum(np.abs(d), 1e-300), np.inf))
+    return centre + d * min(reach, 1.0), bearing
+
+
+def in_view(point: np.ndarray, view: tuple[float, float, float, float]) -> bool:
+    x0, x1, y0, y1 = view
+    return bool(x0 <= point[0] <= x1 and y0 <= point[1] <= y1)
+
+
+def chevron(at: np.ndarray, bearing: float, size: float) -> np.ndarray:
+    """A closed arrowhead (5, 2) of ``size`` (its length) with its tip at ``at``, pointing along ``bearing``."""
+    local = size * np.array([[0.0, 0.0], [-1.0, 0.6], [-0.65, 0.0], [-1.0, -0.6], [0.0, 0.0]])
+    return at + local @ _rot(bearing).T
