@@ -128,3 +128,15 @@ def test_a_single_track_car_keeps_its_axle_arrows(carbench_window):
         assert not any(item.isVisible() for item in items.items())
     for wheel in view._wheels:
         assert wheel.brush().style() == Qt.BrushStyle.SolidPattern
+
+
+def test_the_four_wheel_screenshot_drives_the_tail_happy_car(tmp_path):
+    from workbench.gui.screenshots import CAR_SHOTS, _script_on
+    from workbench.scripts.format import load_script
+
+    shots = {name: (script, preset) for name, script, preset, *_ in CAR_SHOTS}
+    assert set(shots) == {"four-wheel.png", "split-mu.png"}
+    copy = _script_on(*shots["four-wheel.png"], str(tmp_path))
+    assert copy.parent == tmp_path and load_script(copy).preset == "tail_happy"
+    split = _script_on(*shots["split-mu.png"], str(tmp_path))
+    assert load_script(split).surfaces  # the shipped script itself, with its road

@@ -181,9 +181,10 @@ def inside(polygon: np.ndarray, point: np.ndarray) -> bool:
 
 
 def label_point(polygon: np.ndarray, view: tuple[float, float, float, float]) -> np.ndarray:
-    """Where a surface's label goes for the view (x0, x1, y0, y1): the point of the polygon's bounding box
-    nearest the view's centre, kept a little inside the view where the two overlap, when that point is on
-    the surface; else the mean of its vertices. A road a kilometre long keeps its label on screen."""
+    """Where a surface's label goes for the view (x0, x1, y0, y1): in the part of the polygon's bounding box
+    in view (kept a little inside), halfway across it and as near a quarter from the view's left as it
+    goes (the following camera keeps the car near the middle), when that point is on the surface; else
+    the mean of its vertices. A road a kilometre long keeps its label on screen, beside the car."""
     x0, x1, y0, y1 = view
     inset = 0.1 * np.array([x1 - x0, y1 - y0])
     lo, hi = polygon.min(axis=0), polygon.max(axis=0)
@@ -193,7 +194,7 @@ def label_point(polygon: np.ndarray, view: tuple[float, float, float, float]) ->
     near_hi = np.minimum(hi, np.array([x1, y1]) - inset)
     if np.any(near_lo > near_hi):  # the surface is (nearly) out of view: its bounding box's nearest point
         near_lo, near_hi = lo, hi
-    point = np.clip(np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)]), near_lo, near_hi)
+    point = np.array([min(max(x0 + 0.25 * (x1 - x0), near_lo[0]), near_hi[0]), 0.5 * (near_lo[1] + near_hi[1])])
     return point if inside(polygon, point) else polygon.mean(axis=0)
 
 

@@ -29,7 +29,7 @@ REAR_FORCE = QColor(245, 121, 0)
 VELOCITY = QColor(78, 154, 6)
 CIRCLE = QColor(117, 80, 123)
 LIFTED_WHEEL = QColor(136, 138, 133)
-LOAD = QColor(46, 52, 54)
+LOAD = QColor(0, 128, 128)
 LOAD_LOW = QColor(245, 121, 0)
 LOAD_FRAME = QColor(160, 160, 160)
 AID_COLOURS = {"ABS": QColor(196, 160, 0), "TCS": QColor(78, 154, 6), "ESC": QColor(173, 127, 168)}
@@ -136,7 +136,7 @@ class CarView(pg.PlotWidget):
         if four_wheel:
             lines += ["<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;</span>"
                       " rear wheel's tyre force (weight = one wheelbase)",
-                      "<span style='color:#2e3436'>&#9646;</span> load (a wheel's length = static;"
+                      "<span style='color:#008080'>&#9646;</span> load (a wheel's length = static;"
                       " <span style='color:#f57900'>&#9646;</span> below half), hollow wheel: lifted",
                       "<span style='color:#c4a000'>ABS</span> <span style='color:#4e9a06'>TCS</span>"
                       " <span style='color:#ad7fa8'>ESC</span> braking the wheel"]
@@ -243,6 +243,10 @@ class CarView(pg.PlotWidget):
         self.follow = follow
         self.redraw()
 
+    def zoom_on_car(self, span: float) -> None:
+        """Centre the view on the car, ``span`` (in the preset's unit) across its shorter side."""
+        self._centre_on(self._com, span)
+
     def show_help(self, shown: bool) -> None:
         self._help.setVisible(shown)
         self._fit_help()
@@ -304,6 +308,7 @@ class CarView(pg.PlotWidget):
         else:
             self._icr.setData([], [])
         self._draw_trail(k)
+        self._com = shape.com
         if self._model.text_due:
             self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
         if self.follow:
