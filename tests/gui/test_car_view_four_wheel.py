@@ -95,6 +95,8 @@ def test_a_lifted_wheel_is_hollow_an_unloaded_one_warns_and_the_aids_are_marked(
     items = view._corners
     assert items["fl"].aids.textItem.toPlainText() == "ABS"
     assert items["rl"].aids.textItem.toPlainText() == "TCS ESC"
+    html = items["rl"].aids.textItem.toHtml()
+    assert html.index(AID_COLOURS["TCS"].name()) < html.index(AID_COLOURS["ESC"].name())  # each in its colour
     assert items["rr"].aids.textItem.toPlainText() == "ESC"
     assert items["fr"].aids.textItem.toPlainText() == ""
     assert items["rl"].bar.brush().color() == LOAD_LOW  # below half its static load

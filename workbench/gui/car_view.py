@@ -408,8 +408,7 @@ class _CornerItems:
         text = " ".join(wheel.aids)
         if text != self._text:
             self._text = text
-            colour = AID_COLOURS[wheel.aids[0]] if wheel.aids else WHEEL
-            self.aids.setText(text, color=colour)
+            self.aids.setHtml(" ".join(f"<span style='color:{AID_COLOURS[a].name()}'>{a}</span>" for a in wheel.aids))
         if text:
             self.aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
 

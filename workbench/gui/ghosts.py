@@ -44,7 +44,7 @@ class _Ghost:
         self.trail = pg.PlotCurveItem()
         self.label = pg.TextItem("", anchor=(0.0, 1.0))
         self.marker = QGraphicsPolygonItem()
-        self.marker_label = pg.TextItem("")
+        self.marker_label = pg.TextItem("", fill=pg.mkBrush(255, 255, 255, 210))  # legible over the car
         bold = QFont()
         bold.setBold(True)
         self.marker_label.setFont(bold)
