@@ -29,6 +29,10 @@ def test_a_four_wheel_car_draws_each_wheel_where_the_model_has_it(carbench_windo
     window = carbench_window
     p = window.model.session.params
     assert p.model.layout == "four_wheel"
+    view = window.car_view
+    assert window.model.session.log.frames == 0  # before the first step the car stands on its four wheels
+    assert all(w.brush().style() == Qt.BrushStyle.SolidPattern for w in view._wheels)
+    assert all(_points(c.bar)[0] == pytest.approx(_points(c.frame)[0]) for c in view._corners.values())
     hold(window, {"throttle", "left"}, 400)  # a tightening left turn under power: the loads shift right
     log = window.model.session.log
     v = log.frame(log.frames - 1)
@@ -50,7 +54,8 @@ def test_a_four_wheel_car_draws_each_wheel_where_the_model_has_it(carbench_windo
         assert outline[:4].mean(axis=0) == pytest.approx(places[corner], abs=1e-6)
         turn = _direction(outline) - (heading + angles[corner])
         assert np.angle(np.exp(1j * turn)) == pytest.approx(0.0, abs=1e-9)
-        force = _curve(view._corners[corner].force)
+        curve = _curve(view._force_front if corner[0] == "f" else view._force_rear)
+        force = curve[:2] if corner[1] == "l" else curve[2:]  # a pair of points per wheel, left first
         world = np.array([[np.cos(heading + angles[corner]), -np.sin(heading + angles[corner])],
                           [np.sin(heading + angles[corner]), np.cos(heading + angles[corner])]])
         expected = force_scale(p) * world @ np.array([v[f"fx_{corner}"], v[f"fy_{corner}"]])
@@ -63,8 +68,7 @@ def test_a_four_wheel_car_draws_each_wheel_where_the_model_has_it(carbench_windo
         ratios[corner] = ratio
     assert ratios["fr"] > 1.0 > ratios["fl"]  # the outside wheels carry more than their static load
     assert ratios["rr"] > 1.0 > ratios["rl"]
-    # The axles' single-track arrows give way to the wheels' own.
-    assert len(_curve(view._force_front)) == 0 and len(_curve(view._force_rear)) == 0
+    assert len(_curve(view._force_front)) == len(_curve(view._force_rear)) == 4  # no axle arrow besides
 
 
 def _state(window, **channels) -> dict[str, float]:
@@ -98,7 +102,8 @@ def test_a_lifted_wheel_is_hollow_an_unloaded_one_warns_and_the_aids_are_marked(
     html = items["rl"].aids.textItem.toHtml()
     assert html.index(AID_COLOURS["TCS"].name()) < html.index(AID_COLOURS["ESC"].name())  # each in its colour
     assert items["rr"].aids.textItem.toPlainText() == "ESC"
-    assert items["fr"].aids.textItem.toPlainText() == ""
+    assert items["fr"].aids.textItem.toPlainText() == "" and not items["fr"].aids.isVisible()
+    assert items["fl"].aids.isVisible()
     assert items["rl"].bar.brush().color() == LOAD_LOW  # below half its static load
     assert items["fl"].bar.brush().color() == LOAD and items["rr"].bar.brush().color() == LOAD
 
@@ -126,6 +131,7 @@ def test_a_single_track_car_keeps_its_axle_arrows(carbench_window):
     front = _curve(view._force_front)
     assert len(front) == 2 and np.linalg.norm(front[1] - front[0]) == pytest.approx(
         abs(v["fy_front"]) * force_scale(window.model.session.params))
+    assert len(_curve(view._force_rear)) == 2  # the axle's one arrow
     for items in view._corners.values():
         assert not any(item.isVisible() for item in items.items())
     for wheel in view._wheels:

@@ -139,19 +139,19 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
     if p.model.layout == FOUR_WHEEL:
         angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
         outlines = {"rl": wheels[0], "rr": wheels[1], "fl": wheels[2], "fr": wheels[3]}
+        statics = static_loads(p)
         corners = [_corner(v, p, c, front if c.front else rear, left, heading, angles[c.name], outlines[c.name],
-                           scale, wheel_len, wheel_half_w) for c in CORNERS]
+                           scale, statics[0 if c.front else 1], wheel_len, wheel_half_w) for c in CORNERS]
     return CarShape(body, nose, wheels, com, rear, front, np.array([point, point + ARROW_SECONDS * world_v]),
                     force_front, force_rear, turn_centre, turn_radius, icr, corners)
 
 
 def _corner(v, p: CarParams, c, axle: np.ndarray, left: np.ndarray, heading: float, angle: float,
-            outline: np.ndarray, scale: float, wheel_len: float, wheel_half_w: float) -> WheelShape:
+            outline: np.ndarray, scale: float, static: float, wheel_len: float, wheel_half_w: float) -> WheelShape:
     b = p.body
     centre = axle + c.side * 0.5 * b.track * left
     force = np.array([centre, centre + scale * (_rot(heading + angle) @ np.array([v[f"fx_{c.name}"],
                                                                                   v[f"fy_{c.name}"]]))])
-    static = static_loads(p)[0 if c.front else 1]
     ratio = max(v[f"load_{c.name}"], 0.0) / static if static > 0 else 0.0
     # The bar lies outboard of the body, from the wheel's back to the front: a wheel's length per static load.
     bar_half_w = 0.5 * wheel_half_w

@@ -11,7 +11,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPixmap, QPolygonF
 from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
-from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle, label_point
+from physics.corners import CORNERS
+from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle, label_point, static_loads
 from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
 from workbench.gui.plot_rows import KnownBoundsCurve
@@ -82,12 +83,13 @@ class CarView(pg.PlotWidget):
         self._nose = KnownBoundsCurve(pen=pg.mkPen(BODY, width=3))
         self._wheels = [_polygon_item(WHEEL, WHEEL) for _ in range(4)]
         self._velocity = KnownBoundsCurve(pen=pg.mkPen(VELOCITY, width=2.5))
-        self._force_front = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE, width=2.5))
-        self._force_rear = KnownBoundsCurve(pen=pg.mkPen(REAR_FORCE, width=2.5))
+        # One arrow per axle on a single track, one per wheel on four wheels: point pairs, one curve per axle.
+        self._force_front = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE, width=2.5), connect="pairs")
+        self._force_rear = KnownBoundsCurve(pen=pg.mkPen(REAR_FORCE, width=2.5), connect="pairs")
         self._turn_centre = pg.ScatterPlotItem(size=9, pxMode=True, brush=pg.mkBrush(CIRCLE), pen=None)
         self._icr = pg.ScatterPlotItem(size=14, pxMode=True, symbol="+", brush=pg.mkBrush(196, 160, 0),
                                        pen=pg.mkPen(196, 160, 0, width=2))
-        self._corners = {name: _CornerItems(name[0] == "f") for name in CORNER_ORDER}
+        self._corners = {name: _CornerItems() for name in CORNER_ORDER}
         corner_items = [item for c in self._corners.values() for item in c.items()]
         for item in [self._bays, self._circle, *self._trail, self._body, self._nose, *self._wheels,
                      self._velocity, self._force_front, self._force_rear, *corner_items, self._turn_centre,
@@ -286,7 +288,7 @@ class CarView(pg.PlotWidget):
         session = self._model.session
         log = session.log
         k = self._model.shown_frame()
-        values = log.frame(k) if k >= 0 else _AT_REST
+        values = log.frame(k) if k >= 0 else at_rest(session.params)
         shape = car_shape(values, session.params, session.dt)
         _set_polygon(self._body, shape.body)
         self._nose.set_points(shape.nose[:, 0], shape.nose[:, 1])
@@ -324,8 +326,9 @@ class CarView(pg.PlotWidget):
             for i in range(4):
                 self._style_wheel(i, ())
             return
-        self._force_front.set_points([], [])
-        self._force_rear.set_points([], [])
+        for curve, axle in ((self._force_front, "f"), (self._force_rear, "r")):
+            pairs = np.concatenate([w.force for w in shape.corners if w.corner[0] == axle])
+            curve.set_points(pairs[:, 0], pairs[:, 1])
         for wheel in shape.corners:
             self._corners[wheel.corner].show(wheel)
             self._style_wheel(CORNER_ORDER[wheel.corner], ("lifted",) if wheel.lifted else wheel.aids)
@@ -373,30 +376,36 @@ class CarView(pg.PlotWidget):
 
 
 class _CornerItems:
-    """What the car view draws at one corner of a four-wheel car: the force arrow, the load bar (and the
-    static load's frame around it) and the names of the aids acting on the wheel."""
+    """What the car view draws at one corner of a four-wheel car besides the wheel and its force: the load bar
+    (and the static load's frame around it) and the names of the aids acting on the wheel."""
 
-    def __init__(self, front: bool):
-        self.force = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE if front else REAR_FORCE, width=2.5))
+    def __init__(self):
         self.frame = _polygon_item(QColor(255, 255, 255, 0), LOAD_FRAME)
         self.frame.setPen(pg.mkPen(LOAD_FRAME, width=1))
         self.bar = _polygon_item(LOAD, LOAD)
         self.aids = pg.TextItem("", anchor=(0.5, 0.5))
         self.aids.setFont(QFont("", 8, QFont.Weight.Bold))
+        self.aids.setVisible(False)  # shown while an aid acts
         self._low = False
         self._text = ""
+        self._shown = True
 
     def items(self) -> list:
-        return [self.frame, self.bar, self.force, self.aids]
+        return [self.frame, self.bar, self.aids]
 
     def hide(self) -> None:
-        for item in self.items():
-            item.setVisible(False)
+        if self._shown:
+            self._shown = False
+            self._text = ""  # set again when shown
+            self.aids.setText("")
+            for item in self.items():
+                item.setVisible(False)
 
     def show(self, wheel) -> None:
-        for item in self.items():
-            item.setVisible(True)
-        self.force.set_points(wheel.force[:, 0], wheel.force[:, 1])
+        if not self._shown:
+            self._shown = True
+            self.frame.setVisible(True)
+            self.bar.setVisible(True)
         _set_polygon(self.frame, wheel.load_frame)
         _set_polygon(self.bar, wheel.load_bar)
         low = wheel.load_ratio < UNLOADED
@@ -409,9 +418,16 @@ class _CornerItems:
         if text != self._text:
             self._text = text
             self.aids.setHtml(" ".join(f"<span style='color:{AID_COLOURS[a].name()}'>{a}</span>" for a in wheel.aids))
+            self.aids.setVisible(bool(text))
         if text:
             self.aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
 
 
-# Before the first step the car is at rest at the origin: every channel zero.
-_AT_REST = dict.fromkeys(channel_names("m"), 0.0)
+def at_rest(p) -> dict[str, float]:
+    """The frame on show before the first step: the car at rest at the origin, every channel zero but the
+    wheels' loads, which are static (a car standing still has its wheels on the ground)."""
+    values = dict.fromkeys(channel_names(p.model.unit), 0.0)
+    front, rear = static_loads(p)
+    for c in CORNERS:
+        values[f"load_{c.name}"] = front if c.front else rear
+    return values
