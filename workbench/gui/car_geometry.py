@@ -81,9 +81,10 @@ def _box(centre: np.ndarray, heading: float, front: float, back: float, half_wid
     return centre + local @ _rot(heading).T
 
 
-def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
+def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0, corners: bool = True) -> CarShape:
     """The car at the frame whose channel values are ``v`` (see :class:`physics.Telemetry`); ``dt`` is the
-    step of the run (it places the centre of rotation of a kinematic car exactly on its trail)."""
+    step of the run (it places the centre of rotation of a kinematic car exactly on its trail); ``corners``
+    False leaves a four-wheel car's corners out (a ghost draws only the body)."""
     b = p.body
     heading = v["heading"]
     ahead = np.array([np.cos(heading), np.sin(heading)])
@@ -135,15 +136,15 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
             icr = point - 0.5 * dt * world_v + normal * (0.5 * dt / np.tan(half_turn))
         else:
             icr = point + normal / r
-    corners = None
-    if p.model.layout == FOUR_WHEEL:
+    wheel_shapes = None
+    if corners and p.model.layout == FOUR_WHEEL:
         angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
         outlines = {"rl": wheels[0], "rr": wheels[1], "fl": wheels[2], "fr": wheels[3]}
         statics = static_loads(p)
-        corners = [_corner(v, p, c, front if c.front else rear, left, heading, angles[c.name], outlines[c.name],
-                           scale, statics[0 if c.front else 1], wheel_len, wheel_half_w) for c in CORNERS]
+        wheel_shapes = [_corner(v, p, c, front if c.front else rear, left, heading, angles[c.name], outlines[c.name],
+                                scale, statics[0 if c.front else 1], wheel_len, wheel_half_w) for c in CORNERS]
     return CarShape(body, nose, wheels, com, rear, front, np.array([point, point + ARROW_SECONDS * world_v]),
-                    force_front, force_rear, turn_centre, turn_radius, icr, corners)
+                    force_front, force_rear, turn_centre, turn_radius, icr, wheel_shapes)
 
 
 def _corner(v, p: CarParams, c, axle: np.ndarray, left: np.ndarray, heading: float, angle: float,

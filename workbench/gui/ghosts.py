@@ -136,7 +136,7 @@ class GhostCars:
             data = ref.run.data
             j = reference_frame(ref, k * session.dt, distance)
             values = {name: float(column[j]) for name, column in data.items()}
-            shape = car_shape(values, ref.run.params if ref.run.params is not None else session.params)
+            shape = car_shape(values, ref.run.params if ref.run.params is not None else session.params, corners=False)
             _set_polygon(ghost.body, shape.body)
             ghost.nose.setData(shape.nose[:, 0], shape.nose[:, 1])
             ghost.label.setPos(float(shape.body[0][0]), float(shape.body[0][1]))
