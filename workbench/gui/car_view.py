@@ -1,15 +1,18 @@
-"""The car from above: body, wheels at their Ackermann angles, trail, arrows and the turn circle."""
+"""The car from above: body, wheels at their Ackermann angles, trail, arrows and the turn circle; on a
+four-wheel car each wheel's force, load bar and driver aids; under the car the loaded script's road
+surfaces, shaded by their friction."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QBrush, QColor, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QPixmap, QPolygonF
 from PySide6.QtWidgets import QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
-from workbench.gui.car_geometry import car_shape, circle
+from physics.corners import CORNERS
+from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle, label_point, static_loads
 from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
 from workbench.gui.plot_rows import KnownBoundsCurve
@@ -26,6 +29,27 @@ FRONT_FORCE = QColor(204, 0, 0)
 REAR_FORCE = QColor(245, 121, 0)
 VELOCITY = QColor(78, 154, 6)
 CIRCLE = QColor(117, 80, 123)
+LIFTED_WHEEL = QColor(136, 138, 133)
+LOAD = QColor(0, 128, 128)
+LOAD_LOW = QColor(245, 121, 0)
+LOAD_FRAME = QColor(160, 160, 160)
+AID_COLOURS = {"ABS": QColor(196, 160, 0), "TCS": QColor(78, 154, 6), "ESC": QColor(173, 127, 168)}
+CORNER_ORDER = {"rl": 0, "rr": 1, "fl": 2, "fr": 3}  # each corner's index in CarShape.wheels
+ICE = QColor(205, 228, 255)  # a road of (nearly) no grip: light blue
+ASPHALT = QColor(170, 170, 170)  # a road of mu DRY_MU or more: mid grey
+DRY_MU = 1.0
+SURFACE_Z = -20  # under the ghosts (-10) and the car
+
+
+def surface_colour(mu: float) -> QColor:
+    """A road surface's shade: from light blue at mu 0 to grey at DRY_MU and above (less grip, lighter and bluer)."""
+    t = min(max(mu / DRY_MU, 0.0), 1.0)
+    return QColor(*(round(a + t * (b - a)) for a, b in ((ICE.red(), ASPHALT.red()), (ICE.green(), ASPHALT.green()),
+                                                      (ICE.blue(), ASPHALT.blue()))))
+
+
+def surface_label(surface) -> str:
+    return f"{surface.name}  \u03bc {surface.mu:.2f}" if surface.name else f"\u03bc {surface.mu:.2f}"
 
 
 def _polygon_item(fill: QColor, edge: QColor) -> QGraphicsPolygonItem:
@@ -59,32 +83,31 @@ class CarView(pg.PlotWidget):
         self._nose = KnownBoundsCurve(pen=pg.mkPen(BODY, width=3))
         self._wheels = [_polygon_item(WHEEL, WHEEL) for _ in range(4)]
         self._velocity = KnownBoundsCurve(pen=pg.mkPen(VELOCITY, width=2.5))
-        self._force_front = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE, width=2.5))
-        self._force_rear = KnownBoundsCurve(pen=pg.mkPen(REAR_FORCE, width=2.5))
+        # One arrow per axle on a single track, one per wheel on four wheels: point pairs, one curve per axle.
+        self._force_front = KnownBoundsCurve(pen=pg.mkPen(FRONT_FORCE, width=2.5), connect="pairs")
+        self._force_rear = KnownBoundsCurve(pen=pg.mkPen(REAR_FORCE, width=2.5), connect="pairs")
         self._turn_centre = pg.ScatterPlotItem(size=9, pxMode=True, brush=pg.mkBrush(CIRCLE), pen=None)
         self._icr = pg.ScatterPlotItem(size=14, pxMode=True, symbol="+", brush=pg.mkBrush(196, 160, 0),
                                        pen=pg.mkPen(196, 160, 0, width=2))
+        self._corners = {name: _CornerItems() for name in CORNER_ORDER}
+        corner_items = [item for c in self._corners.values() for item in c.items()]
         for item in [self._bays, self._circle, *self._trail, self._body, self._nose, *self._wheels,
-                     self._velocity, self._force_front, self._force_rear, self._turn_centre, self._icr]:
+                     self._velocity, self._force_front, self._force_rear, *corner_items, self._turn_centre,
+                     self._icr]:
             plot.addItem(item)
+        self._wheel_style = [None] * 4
+        self._surfaces: list[tuple[QGraphicsPolygonItem, pg.TextItem, np.ndarray]] = []
+        self._surfaces_of = None  # the script whose surfaces are drawn
         for i, segment in enumerate(self._trail):
             # Fades from light to dark grey; opaque, since alpha-blended lines are slow to paint.
             grey = int(215 - 155 * (i + 1) / TRAIL_SEGMENTS)
             segment.setPen(pg.mkPen(QColor(grey, grey, grey), width=1))
         self._legend = QLabel(self)
-        self._legend.setTextFormat(Qt.TextFormat.RichText)
-        self._legend.setText(
-            "<span style='color:#4e9a06'>&#9632;</span> velocity (0.3 s ahead)<br>"
-            "<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;</span> rear"
-            " tyre force (weight = one wheelbase)<br>"
-            "<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
-            " <span style='color:#75507b'>&#9679;</span> its centre<br>"
-            "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation")
         self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
-        # Painted once into a pixmap: laying out rich text on every repaint of the view is costly.
-        self._legend.adjustSize()
-        self._legend.setPixmap(self._legend.grab())
-        self._legend.adjustSize()
+        self._legend_key = None
+        self._road_legend = QLabel(self)
+        self._road_legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
+        self._road_legend.setVisible(False)
         self._help = QLabel(self)
         self._help.setTextFormat(Qt.TextFormat.RichText)
         self._help.setText("<b>Keyboard</b>" + help_html())
@@ -97,9 +120,49 @@ class CarView(pg.PlotWidget):
         model.view_frame_changed.connect(self._on_view_frame_changed)
         model.preset_loaded.connect(self._on_preset_loaded)
         model.params_changed.connect(self._on_params_changed)
+        model.script_loaded.connect(self._on_script_loaded)
+        plot.getViewBox().sigRangeChanged.connect(self._place_surface_labels)
         self._on_preset_loaded(model.session.preset.name)
+        self._on_script_loaded("")
 
     # -- model events ----------------------------------------------------------------------------
+
+    def _set_legend(self, four_wheel: bool) -> None:
+        """The key to the drawing, for the car's layout; painted once into a pixmap (laying out rich text on
+        every repaint of the view is costly)."""
+        key = four_wheel
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        lines = ["<span style='color:#4e9a06'>&#9632;</span> velocity (0.3 s ahead)"]
+        if four_wheel:
+            lines += ["<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;</span>"
+                      " rear wheel's tyre force (weight = one wheelbase)",
+                      "<span style='color:#008080'>&#9646;</span> load (a wheel's length = static;"
+                      " <span style='color:#f57900'>&#9646;</span> below half), hollow wheel: lifted",
+                      "<span style='color:#c4a000'>ABS</span> <span style='color:#4e9a06'>TCS</span>"
+                      " <span style='color:#ad7fa8'>ESC</span> braking the wheel"]
+        else:
+            lines.append("<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;"
+                         "</span> rear tyre force (weight = one wheelbase)")
+        lines += ["<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
+                  " <span style='color:#75507b'>&#9679;</span> its centre",
+                  "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation"]
+        self._legend.setPixmap(QPixmap())
+        self._legend.setTextFormat(Qt.TextFormat.RichText)
+        self._legend.setText("<br>".join(lines))
+        self._legend.adjustSize()
+        self._legend.setPixmap(self._legend.grab())
+        self._legend.adjustSize()
+        self._place_legend()
+
+    def _place_legend(self) -> None:
+        self._legend.move(self.width() - self._legend.width() - 8, 8)
+        # Small views keep the car: the legend gives way first, the HUD last.
+        self._legend.setVisible(self.width() >= self._legend.width() + 160)
+        below = self._legend.height() + 12 if self._legend.isVisibleTo(self) else 8
+        self._road_legend.move(self.width() - self._road_legend.width() - 8, below)
+        self._road_legend.setVisible(bool(self._surfaces) and self.width() >= self._road_legend.width() + 160)
 
     def _on_preset_loaded(self, name: str) -> None:
         p = self._model.session.params
@@ -112,6 +175,57 @@ class CarView(pg.PlotWidget):
         span = 10.0 * p.body.length if len(xs) else 6.0 * p.body.length
         self._centre_on(np.zeros(2) if not len(xs) else np.array([0.0, 0.35 * ys.max()]), span)
         self.redraw()
+
+    def _on_script_loaded(self, name: str) -> None:
+        program = self._model.session.program
+        surfaces = program.script.surfaces if program is not None else ()
+        if surfaces == self._surfaces_of:
+            return
+        self._surfaces_of = surfaces
+        plot = self.getPlotItem()
+        for item, label, _ in self._surfaces:
+            plot.removeItem(item)
+            plot.removeItem(label)
+        self._surfaces = []
+        for surface in surfaces:
+            polygon = np.array(surface.polygon, dtype=float)
+            colour = surface_colour(surface.mu)
+            item = _polygon_item(colour, colour.darker(115))
+            _set_polygon(item, np.vstack([polygon, polygon[:1]]))
+            item.setZValue(SURFACE_Z)
+            label = pg.TextItem(surface_label(surface), color=(60, 60, 60), anchor=(0.5, 0.5))
+            label.setZValue(SURFACE_Z + 1)
+            plot.addItem(item)
+            plot.addItem(label)
+            self._surfaces.append((item, label, polygon))
+        self._set_road_legend(surfaces)
+        self._place_surface_labels()
+
+    def _set_road_legend(self, surfaces) -> None:
+        """The key to the surfaces' shading: a swatch and the mu of each (one line per distinct mu)."""
+        seen = {}
+        for s in surfaces:
+            seen.setdefault(s.mu, []).append(s.name)
+        lines = [f"<span style='color:{surface_colour(mu).name()}'>&#9632;</span> &mu; {mu:.2f}"
+                 + (f" ({', '.join(n for n in names if n)})" if any(names) else "")
+                 for mu, names in sorted(seen.items())]
+        self._road_legend.setPixmap(QPixmap())
+        self._road_legend.setTextFormat(Qt.TextFormat.RichText)
+        self.road_key = "<b>road</b> (lighter, bluer: less grip)<br>" + "<br>".join(lines)  # as painted
+        self._road_legend.setText(self.road_key)
+        self._road_legend.adjustSize()
+        self._road_legend.setPixmap(self._road_legend.grab())
+        self._road_legend.adjustSize()
+        self._place_legend()
+
+    def _place_surface_labels(self, *args) -> None:
+        """Each surface's label at its point nearest the view's centre, so it stays on screen as the camera moves."""
+        if not self._surfaces:
+            return
+        (x0, x1), (y0, y1) = self.getPlotItem().getViewBox().viewRange()
+        for _, label, polygon in self._surfaces:
+            at = label_point(polygon, (x0, x1, y0, y1))
+            label.setPos(float(at[0]), float(at[1]))
 
     def _on_params_changed(self, path: str) -> None:
         self.redraw()
@@ -130,6 +244,10 @@ class CarView(pg.PlotWidget):
     def set_follow(self, follow: bool) -> None:
         self.follow = follow
         self.redraw()
+
+    def zoom_on_car(self, span: float) -> None:
+        """Centre the view on the car, ``span`` (in the preset's unit) across its shorter side."""
+        self._centre_on(self._com, span)
 
     def show_help(self, shown: bool) -> None:
         self._help.setVisible(shown)
@@ -154,10 +272,7 @@ class CarView(pg.PlotWidget):
         super().resizeEvent(event)
         if "_help" not in self.__dict__:
             return  # called from the base class's __init__, before the overlays exist
-        self._legend.adjustSize()
-        self._legend.move(self.width() - self._legend.width() - 8, 8)
-        # Small views keep the car: the legend gives way first, the HUD last.
-        self._legend.setVisible(self.width() >= self._legend.width() + 160)
+        self._place_legend()
         self.hud.move(max(min(68, self.width() - self.hud.width() - 4), 4), self.height() - self.hud.height() - 44)
         if self._help.isVisible():
             self._fit_help()
@@ -173,15 +288,15 @@ class CarView(pg.PlotWidget):
         session = self._model.session
         log = session.log
         k = self._model.shown_frame()
-        values = log.frame(k) if k >= 0 else _AT_REST
+        values = log.frame(k) if k >= 0 else at_rest(session.params)
         shape = car_shape(values, session.params, session.dt)
         _set_polygon(self._body, shape.body)
         self._nose.set_points(shape.nose[:, 0], shape.nose[:, 1])
         for item, outline in zip(self._wheels, shape.wheels, strict=True):
             _set_polygon(item, outline)
         self._velocity.set_points(shape.velocity[:, 0], shape.velocity[:, 1])
-        self._force_front.set_points(shape.force_front[:, 0], shape.force_front[:, 1])
-        self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
+        self._set_legend(shape.corners is not None)
+        self._draw_corners(shape)
         near = 50 * session.params.body.wheelbase
         if shape.turn_centre is not None and shape.turn_radius < near:
             cx, cy = circle(shape.turn_centre, shape.turn_radius)
@@ -195,10 +310,44 @@ class CarView(pg.PlotWidget):
         else:
             self._icr.setData([], [])
         self._draw_trail(k)
+        self._com = shape.com
         if self._model.text_due:
             self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
         if self.follow:
             self._keep_in_view(shape.com)
+
+    def _draw_corners(self, shape: CarShape) -> None:
+        """The axles' forces on a single-track car; each wheel's force, load and aids on a four-wheel one."""
+        if shape.corners is None:
+            self._force_front.set_points(shape.force_front[:, 0], shape.force_front[:, 1])
+            self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
+            for items in self._corners.values():
+                items.hide()
+            for i in range(4):
+                self._style_wheel(i, ())
+            return
+        for curve, axle in ((self._force_front, "f"), (self._force_rear, "r")):
+            pairs = np.concatenate([w.force for w in shape.corners if w.corner[0] == axle])
+            curve.set_points(pairs[:, 0], pairs[:, 1])
+        for wheel in shape.corners:
+            self._corners[wheel.corner].show(wheel)
+            self._style_wheel(CORNER_ORDER[wheel.corner], ("lifted",) if wheel.lifted else wheel.aids)
+
+    def _style_wheel(self, i: int, style: tuple[str, ...]) -> None:
+        """A wheel's fill and outline: solid black; hollow grey when lifted; outlined in its aid's colour."""
+        if self._wheel_style[i] == style:
+            return
+        self._wheel_style[i] = style
+        item = self._wheels[i]
+        if style == ("lifted",):
+            item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+            item.setPen(pg.mkPen(LIFTED_WHEEL, width=1.5, style=Qt.PenStyle.DashLine))
+        elif style:
+            item.setBrush(QBrush(WHEEL))
+            item.setPen(pg.mkPen(AID_COLOURS[style[0]], width=3))
+        else:
+            item.setBrush(QBrush(WHEEL))
+            item.setPen(pg.mkPen(WHEEL, width=1.5))
 
     def _keep_in_view(self, point: np.ndarray) -> None:
         """Follow camera with a dead zone: re-centre only when the car nears the edge of the view.
@@ -226,5 +375,59 @@ class CarView(pg.PlotWidget):
             segment.set_points(xs[a:b], ys[a:b]) if b - a >= 2 else segment.set_points([], [])
 
 
-# Before the first step the car is at rest at the origin: every channel zero.
-_AT_REST = dict.fromkeys(channel_names("m"), 0.0)
+class _CornerItems:
+    """What the car view draws at one corner of a four-wheel car besides the wheel and its force: the load bar
+    (and the static load's frame around it) and the names of the aids acting on the wheel."""
+
+    def __init__(self):
+        self.frame = _polygon_item(QColor(255, 255, 255, 0), LOAD_FRAME)
+        self.frame.setPen(pg.mkPen(LOAD_FRAME, width=1))
+        self.bar = _polygon_item(LOAD, LOAD)
+        self.aids = pg.TextItem("", anchor=(0.5, 0.5))
+        self.aids.setFont(QFont("", 8, QFont.Weight.Bold))
+        self.aids.setVisible(False)  # shown while an aid acts
+        self._low = False
+        self._text = ""
+        self._shown = True
+
+    def items(self) -> list:
+        return [self.frame, self.bar, self.aids]
+
+    def hide(self) -> None:
+        if self._shown:
+            self._shown = False
+            self._text = ""  # set again when shown
+            self.aids.setText("")
+            for item in self.items():
+                item.setVisible(False)
+
+    def show(self, wheel) -> None:
+        if not self._shown:
+            self._shown = True
+            self.frame.setVisible(True)
+            self.bar.setVisible(True)
+        _set_polygon(self.frame, wheel.load_frame)
+        _set_polygon(self.bar, wheel.load_bar)
+        low = wheel.load_ratio < UNLOADED
+        if low != self._low:
+            self._low = low
+            colour = LOAD_LOW if low else LOAD
+            self.bar.setBrush(QBrush(colour))
+            self.bar.setPen(pg.mkPen(colour, width=1))
+        text = " ".join(wheel.aids)
+        if text != self._text:
+            self._text = text
+            self.aids.setHtml(" ".join(f"<span style='color:{AID_COLOURS[a].name()}'>{a}</span>" for a in wheel.aids))
+            self.aids.setVisible(bool(text))
+        if text:
+            self.aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
+
+
+def at_rest(p) -> dict[str, float]:
+    """The frame on show before the first step: the car at rest at the origin, every channel zero but the
+    wheels' loads, which are static (a car standing still has its wheels on the ground)."""
+    values = dict.fromkeys(channel_names(p.model.unit), 0.0)
+    front, rear = static_loads(p)
+    for c in CORNERS:
+        values[f"load_{c.name}"] = front if c.front else rear
+    return values

@@ -1,17 +1,22 @@
-"""Reference runs in the car view: each a ghost car (translucent outline) with its trail, at the frame on show."""
+"""Reference runs in the car view: each a ghost car (translucent outline) with its trail and label, at the frame on
+show; a ghost out of view gets a marker on the view's edge pointing at it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QGraphicsPolygonItem
 
-from workbench.gui.car_geometry import car_shape
+from workbench.gui.car_geometry import car_shape, chevron, edge_point, in_view
 from workbench.gui.car_view import TRAIL_SECONDS, CarView, _set_polygon
 from workbench.gui.plot_overlay import distance_of
 from workbench.gui.references import Comparer, Reference
+
+MARKER_PX = 16  # [px] the edge marker's length
+MARKER_INSET_PX = 10  # [px] from the view's edge to the marker's tip
+MARKER_Z = 50  # over everything the view draws
 
 
 def reference_frame(ref: Reference, t: float, distance: float | None) -> int:
@@ -24,14 +29,37 @@ def reference_frame(ref: Reference, t: float, distance: float | None) -> int:
     return int(np.clip(round(t / ref.run.dt), 0, n - 1))
 
 
+def ghost_label(ref: Reference, script: str | None, current: str | None) -> str:
+    """The name a ghost shows: the reference's, marked when it was driven under another script than the one
+    loaded (``script`` and ``current`` the scripts' names, None for driving without one)."""
+    if script == current:
+        return ref.name
+    return f"{ref.name} [other script: {script}]" if script else f"{ref.name} [driven, no script]"
+
+
 class _Ghost:
     def __init__(self, view: CarView):
         self.body = QGraphicsPolygonItem()
         self.nose = pg.PlotCurveItem()
         self.trail = pg.PlotCurveItem()
-        for item in (self.trail, self.body, self.nose):
+        self.label = pg.TextItem("", anchor=(0.0, 1.0))
+        self.marker = QGraphicsPolygonItem()
+        self.marker_label = pg.TextItem("", fill=pg.mkBrush(255, 255, 255, 210))  # legible over the car
+        bold = QFont()
+        bold.setBold(True)
+        self.marker_label.setFont(bold)
+        for item in (self.trail, self.body, self.nose, self.label):
             view.getPlotItem().addItem(item)
             item.setZValue(-10)  # under the car on show
+        for item in (self.marker, self.marker_label):
+            view.getPlotItem().addItem(item)
+            item.setZValue(MARKER_Z)
+            item.setVisible(False)
+        self.com: np.ndarray | None = None
+        self.text = ""
+
+    def items(self) -> tuple:
+        return self.trail, self.body, self.nose, self.label, self.marker, self.marker_label
 
     def style(self, colour: QColor) -> None:
         if getattr(self, "_colour", None) == colour.rgb():
@@ -43,9 +71,18 @@ class _Ghost:
         self.body.setPen(pg.mkPen(colour, width=1.5, style=Qt.PenStyle.DashLine))
         self.nose.setPen(pg.mkPen(colour, width=2))
         self.trail.setPen(pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine))
+        self.marker.setBrush(QBrush(colour))
+        self.marker.setPen(pg.mkPen(colour.darker(130), width=1))
+        self.label.setColor(colour)
+        self.marker_label.setColor(colour.darker(120))
+
+    def set_text(self, text: str) -> None:
+        if text != self.text:
+            self.text = text
+            self.label.setText(text)
 
     def remove(self, view: CarView) -> None:
-        for item in (self.trail, self.body, self.nose):
+        for item in self.items():
             view.getPlotItem().removeItem(item)
 
 
@@ -56,10 +93,29 @@ class GhostCars:
         self.view = view
         self.comparer = comparer
         self.ghosts: list[_Ghost] = []
+        self._scripts: list[tuple[Reference, str | None]] = []  # each reference and the script it was pinned under
         model = comparer.model
         model.stepped.connect(self.redraw)
         model.view_frame_changed.connect(lambda frame: self.redraw())
-        comparer.references.changed.connect(self.redraw)
+        model.script_loaded.connect(lambda name: self.redraw())
+        comparer.references.changed.connect(self._on_references_changed)
+        view.getPlotItem().getViewBox().sigRangeChanged.connect(self._place_markers)
+
+    def _current_script(self) -> str | None:
+        program = self.comparer.model.session.program
+        return program.name if program is not None else None
+
+    def script_of(self, ref: Reference) -> str | None:
+        """The script ``ref`` was driven under (None: driven without one)."""
+        return next((s for r, s in self._scripts if r is ref), None)
+
+    def _on_references_changed(self) -> None:
+        # A reference is pinned from the run on show, so the script loaded now is the one it was driven under.
+        items = self.comparer.references.items
+        kept = [(r, s) for r, s in self._scripts if any(r is i for i in items)]
+        current = self._current_script()
+        self._scripts = kept + [(i, current) for i in items if not any(i is r for r, _ in kept)]
+        self.redraw()
 
     def redraw(self) -> None:
         model = self.comparer.model
@@ -73,13 +129,43 @@ class GhostCars:
         distance = None
         if self.comparer.align == "distance" and session.log.frames:
             distance = float(distance_of(session.log.column("x")[:k + 1], session.log.column("y")[:k + 1])[-1])
+        current = self._current_script()
         for ghost, ref in zip(self.ghosts, refs, strict=True):
             ghost.style(ref.colour)
+            ghost.set_text(ghost_label(ref, self.script_of(ref), current))
             data = ref.run.data
             j = reference_frame(ref, k * session.dt, distance)
             values = {name: float(column[j]) for name, column in data.items()}
-            shape = car_shape(values, ref.run.params if ref.run.params is not None else session.params)
+            shape = car_shape(values, ref.run.params if ref.run.params is not None else session.params, corners=False)
             _set_polygon(ghost.body, shape.body)
             ghost.nose.setData(shape.nose[:, 0], shape.nose[:, 1])
+            ghost.label.setPos(float(shape.body[0][0]), float(shape.body[0][1]))
+            ghost.com = shape.com
             start = max(0, j - int(TRAIL_SECONDS / ref.run.dt))
             ghost.trail.setData(data["x"][start:j + 1:3], data["y"][start:j + 1:3])
+        self._place_markers()
+
+    def _place_markers(self, *args) -> None:
+        """An arrowhead on the view's edge, with the ghost's label and how far it is, for each ghost out of view."""
+        vb = self.view.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        view = (x0, x1, y0, y1)
+        px = max(vb.viewPixelSize()[0], 1e-12)  # the aspect is locked: a pixel is as wide as it is high
+        unit = self.comparer.model.session.params.model.unit
+        centre = np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)])
+        for ghost in self.ghosts:
+            off = ghost.com is not None and not in_view(ghost.com, view)
+            ghost.marker.setVisible(off)
+            ghost.marker_label.setVisible(off)
+            if not off:
+                continue
+            tip, bearing = edge_point(ghost.com, view, MARKER_INSET_PX * px)
+            _set_polygon(ghost.marker, chevron(tip, bearing, MARKER_PX * px))
+            # The label behind the arrowhead, on the side away from the edge it points at.
+            back = tip - (MARKER_PX + 4) * px * np.array([np.cos(bearing), np.sin(bearing)])
+            ghost.marker_label.setAnchor((0.5 + 0.5 * np.cos(bearing), 0.5 - 0.5 * np.sin(bearing)))
+            ghost.marker_label.setPos(float(back[0]), float(back[1]))
+            away = float(np.linalg.norm(ghost.com - centre))
+            text = f"{ghost.text}  {away:.0f} {unit}"
+            if ghost.marker_label.toPlainText() != text:
+                ghost.marker_label.setText(text)

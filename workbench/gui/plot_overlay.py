@@ -11,6 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
+from shiboken6 import isValid
 
 from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
 from workbench.gui.references import Comparer, Reference
@@ -48,7 +49,7 @@ class _RowOverlay:
     def curve(self, i: int, name: str, ref: Reference) -> pg.PlotCurveItem:
         key = (i, name)
         curve = self.curves.get(key)
-        if curve is None:
+        if curve is None or not isValid(curve):  # a new car rebuilds the row's axes, and their curves with them
             curve = pg.PlotCurveItem(antialias=True)
             self.row.axis_of(name).vb.addItem(curve)  # on the y-axis of the channel's unit
             self.curves[key] = curve

@@ -19,9 +19,36 @@ SHOTS = (
     ("sedan-2560x1440.png", "clutch_coast.toml", 8.0, (2560, 1440)),
 )
 
+CAR_SHOTS = (
+    # (file name, script, the car it drives instead of its own (or None), seconds, window size, car view span [m])
+    # The tail-happy sedan in the sine with dwell, sliding out of the second steer: its inside rear wheel
+    # nearly off the ground.
+    ("four-wheel.png", "r140_sine_dwell.toml", "tail_happy", 15.4, (1500, 900), 10.0),
+    # Braking with the left wheels on dry road and the right ones on ice: ABS on every wheel.
+    ("split-mu.png", "split_mu_braking.toml", None, 15.0, (1500, 900), 16.0),
+)
 
-def _replaying(settings: str, width: int, height: int, script: str):
-    """A shown window of ``width`` x ``height``, its settings in the file ``settings``, replaying a shipped script."""
+
+def _script_on(script: str, preset: str | None, folder: str) -> Path:
+    """The shipped ``script``, or a copy of it in ``folder`` that drives ``preset`` instead of its own car."""
+    import re
+
+    from physics.presets import scripts_dir
+
+    path = scripts_dir() / script
+    if preset is None:
+        return path
+    text, count = re.subn(r'(?m)^preset = ".*"$', f'preset = "{preset}"', path.read_text(encoding="utf-8"), count=1)
+    if count != 1:
+        raise RuntimeError(f"{path}: no `preset = ...` line to change")
+    copy = Path(folder) / script
+    copy.write_text(text, encoding="utf-8")
+    return copy
+
+
+def _replaying(settings: str, width: int, height: int, script: str | Path):
+    """A shown window of ``width`` x ``height``, its settings in the file ``settings``, replaying a script (a shipped
+    one by name)."""
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -32,7 +59,7 @@ def _replaying(settings: str, width: int, height: int, script: str):
     window.resize(width, height)
     window.show()
     QApplication.instance().processEvents()
-    if not window.load_script(scripts_dir() / script):
+    if not window.load_script(scripts_dir() / script if isinstance(script, str) else script):
         raise RuntimeError(window.shown_errors[-1][1])
     window.model.replay()
     return window
@@ -59,6 +86,9 @@ def take(folder: str | Path) -> list[Path]:
             window.grab().save(str(path))
             written.append(path)
             window.close()
+        for name, script, preset, seconds, size, span in CAR_SHOTS:
+            written.append(take_car_view(folder / name, os.path.join(tmp, f"{name}.ini"),
+                                         _script_on(script, preset, tmp), seconds, size, span))
         written.append(take_compare(folder / "compare.png", os.path.join(tmp, "compare.ini"), width, height))
         written.append(take_compare(folder / "kpi-dock.png", os.path.join(tmp, "kpis.ini"), width, height,
                                     "iso7401_sweep.toml", ("tyres.b_rear", 11.0), 40.0, "kpi_dock"))
@@ -66,6 +96,26 @@ def take(folder: str | Path) -> list[Path]:
 
         written.append(take_controllers(folder / "controllers.png", os.path.join(tmp, "controllers.ini")))
     return written
+
+
+def take_car_view(path: Path, settings: str, script: Path, seconds: float, size: tuple[int, int],
+                  span: float) -> Path:
+    """The window replaying ``script`` up to ``seconds``, the car view following the car ``span`` across."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    window = _replaying(settings, *size, script)
+    frames = int(round(seconds / window.model.session.dt))
+    while window.model.session.frame < frames and window.model.session.replaying:
+        window.model.advance(min(16, frames - window.model.session.frame))
+    window.model.set_running(False)
+    window.car_view.set_follow(True)
+    window.car_view.zoom_on_car(span)
+    window.model.refresh()
+    app.processEvents()
+    window.grab().save(str(path))
+    window.close()
+    return path
 
 
 def take_compare(path: Path, settings: str, width: int = 1600, height: int = 1000,

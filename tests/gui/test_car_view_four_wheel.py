@@ -1,0 +1,150 @@
+"""The car view of a four-wheel car: four wheels at their own angles, each with its force, load bar and aids."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from physics import channel_names
+from workbench.gui.car_geometry import LIFTED, car_shape, force_scale, static_loads
+from workbench.gui.car_view import AID_COLOURS, CORNER_ORDER, LIFTED_WHEEL, LOAD, LOAD_LOW, WHEEL
+from workbench.gui.testing import hold
+
+
+def _points(item) -> np.ndarray:
+    return np.array([(p.x(), p.y()) for p in item.polygon()])
+
+
+def _curve(item) -> np.ndarray:
+    xs, ys = item.getData()
+    return np.column_stack([xs, ys]) if xs is not None else np.zeros((0, 2))
+
+
+def _direction(outline: np.ndarray) -> float:
+    """The heading of a wheel's outline (front edge minus back edge, as car_geometry._box lays it)."""
+    along = outline[0] - outline[1]
+    return float(np.arctan2(along[1], along[0]))
+
+
+def test_a_four_wheel_car_draws_each_wheel_where_the_model_has_it(carbench_window):
+    window = carbench_window
+    p = window.model.session.params
+    assert p.model.layout == "four_wheel"
+    view = window.car_view
+    assert window.model.session.log.frames == 0  # before the first step the car stands on its four wheels
+    assert all(w.brush().style() == Qt.BrushStyle.SolidPattern for w in view._wheels)
+    assert all(_points(c.bar)[0] == pytest.approx(_points(c.frame)[0]) for c in view._corners.values())
+    hold(window, {"throttle", "left"}, 400)  # a tightening left turn under power: the loads shift right
+    log = window.model.session.log
+    v = log.frame(log.frames - 1)
+    view = window.car_view
+    heading = v["heading"]
+    ahead = np.array([np.cos(heading), np.sin(heading)])
+    left = np.array([-ahead[1], ahead[0]])
+    com = np.array([v["x"], v["y"]])
+    b = p.body
+    places = {"fl": com + (b.wheelbase - b.lr) * ahead + 0.5 * b.track * left,
+              "fr": com + (b.wheelbase - b.lr) * ahead - 0.5 * b.track * left,
+              "rl": com - b.lr * ahead + 0.5 * b.track * left, "rr": com - b.lr * ahead - 0.5 * b.track * left}
+    angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
+    assert v["wheel_left"] > v["wheel_right"] > 0.0  # Ackermann: the inner (left) wheel turns more
+    static = dict(zip(("front", "rear"), static_loads(p), strict=True))
+    ratios = {}
+    for corner, i in CORNER_ORDER.items():
+        outline = _points(view._wheels[i])
+        assert outline[:4].mean(axis=0) == pytest.approx(places[corner], abs=1e-6)
+        turn = _direction(outline) - (heading + angles[corner])
+        assert np.angle(np.exp(1j * turn)) == pytest.approx(0.0, abs=1e-9)
+        curve = _curve(view._force_front if corner[0] == "f" else view._force_rear)
+        force = curve[:2] if corner[1] == "l" else curve[2:]  # a pair of points per wheel, left first
+        world = np.array([[np.cos(heading + angles[corner]), -np.sin(heading + angles[corner])],
+                          [np.sin(heading + angles[corner]), np.cos(heading + angles[corner])]])
+        expected = force_scale(p) * world @ np.array([v[f"fx_{corner}"], v[f"fy_{corner}"]])
+        assert force[0] == pytest.approx(places[corner], abs=1e-6)
+        assert force[1] - force[0] == pytest.approx(expected, abs=1e-9)
+        bar, frame = _points(view._corners[corner].bar), _points(view._corners[corner].frame)
+        ratio = np.linalg.norm(bar[0] - bar[1]) / np.linalg.norm(frame[0] - frame[1])
+        load = v[f"load_{corner}"] / static["front" if corner[0] == "f" else "rear"]
+        assert ratio == pytest.approx(load, rel=1e-9)
+        ratios[corner] = ratio
+    assert ratios["fr"] > 1.0 > ratios["fl"]  # the outside wheels carry more than their static load
+    assert ratios["rr"] > 1.0 > ratios["rl"]
+    assert len(_curve(view._force_front)) == len(_curve(view._force_rear)) == 4  # no axle arrow besides
+
+
+def _state(window, **channels) -> dict[str, float]:
+    """A frame of the car at rest at the origin with ``channels`` set."""
+    v = dict.fromkeys(channel_names(window.model.session.params.model.unit), 0.0)
+    front, rear = static_loads(window.model.session.params)
+    v.update(load_fl=front, load_fr=front, load_rl=rear, load_rr=rear)
+    v.update(channels)
+    return v
+
+
+def test_a_lifted_wheel_is_hollow_an_unloaded_one_warns_and_the_aids_are_marked(carbench_window):
+    window = carbench_window
+    view = window.car_view
+    p = window.model.session.params
+    front, rear = static_loads(p)
+    v = _state(window, load_fl=1.8 * front, load_fr=0.5 * LIFTED * front, load_rl=0.3 * rear, abs_fl=1.0,
+               tcs_rl=1.0, esc_rl=1.0, esc_rr=1.0)
+    view._draw_corners(car_shape(v, p))
+    fl, fr, rl, rr = (view._wheels[CORNER_ORDER[c]] for c in ("fl", "fr", "rl", "rr"))
+    assert fr.brush().style() == Qt.BrushStyle.NoBrush  # lifted: hollow, dashed grey
+    assert fr.pen().style() == Qt.PenStyle.DashLine and fr.pen().color() == LIFTED_WHEEL
+    for wheel in (fl, rl, rr):
+        assert wheel.brush().style() == Qt.BrushStyle.SolidPattern and wheel.brush().color() == WHEEL
+    assert fl.pen().color() == AID_COLOURS["ABS"]
+    assert rl.pen().color() == AID_COLOURS["TCS"]  # the first of its aids colours the wheel
+    assert rr.pen().color() == AID_COLOURS["ESC"]
+    items = view._corners
+    assert items["fl"].aids.textItem.toPlainText() == "ABS"
+    assert items["rl"].aids.textItem.toPlainText() == "TCS ESC"
+    html = items["rl"].aids.textItem.toHtml()
+    assert html.index(AID_COLOURS["TCS"].name()) < html.index(AID_COLOURS["ESC"].name())  # each in its colour
+    assert items["rr"].aids.textItem.toPlainText() == "ESC"
+    assert items["fr"].aids.textItem.toPlainText() == "" and not items["fr"].aids.isVisible()
+    assert items["fl"].aids.isVisible()
+    assert items["rl"].bar.brush().color() == LOAD_LOW  # below half its static load
+    assert items["fl"].bar.brush().color() == LOAD and items["rr"].bar.brush().color() == LOAD
+
+    def length(item):
+        pts = _points(item)
+        return np.linalg.norm(pts[0] - pts[1])
+
+    assert length(items["fl"].bar) == pytest.approx(1.8 * length(items["fl"].frame))
+    assert length(items["rr"].bar) == pytest.approx(length(items["rr"].frame))
+    assert length(items["fr"].bar) < 0.01 * length(items["fr"].frame)
+    # The wheel comes back down: solid again, its mark gone.
+    view._draw_corners(car_shape(_state(window), p))
+    assert fr.brush().style() == Qt.BrushStyle.SolidPattern and fr.pen().color() == WHEEL
+    assert fl.pen().color() == WHEEL and items["fl"].aids.textItem.toPlainText() == ""
+
+
+@pytest.mark.carbench_preset("sedan_single_track")
+def test_a_single_track_car_keeps_its_axle_arrows(carbench_window):
+    window = carbench_window
+    assert window.model.session.params.model.layout == "single_track"
+    hold(window, {"throttle", "left"}, 300)
+    view = window.car_view
+    log = window.model.session.log
+    v = log.frame(log.frames - 1)
+    front = _curve(view._force_front)
+    assert len(front) == 2 and np.linalg.norm(front[1] - front[0]) == pytest.approx(
+        abs(v["fy_front"]) * force_scale(window.model.session.params))
+    assert len(_curve(view._force_rear)) == 2  # the axle's one arrow
+    for items in view._corners.values():
+        assert not any(item.isVisible() for item in items.items())
+    for wheel in view._wheels:
+        assert wheel.brush().style() == Qt.BrushStyle.SolidPattern
+
+
+def test_the_four_wheel_screenshot_drives_the_tail_happy_car(tmp_path):
+    from workbench.gui.screenshots import CAR_SHOTS, _script_on
+    from workbench.scripts.format import load_script
+
+    shots = {name: (script, preset) for name, script, preset, *_ in CAR_SHOTS}
+    assert set(shots) == {"four-wheel.png", "split-mu.png"}
+    copy = _script_on(*shots["four-wheel.png"], str(tmp_path))
+    assert copy.parent == tmp_path and load_script(copy).preset == "tail_happy"
+    split = _script_on(*shots["split-mu.png"], str(tmp_path))
+    assert load_script(split).surfaces  # the shipped script itself, with its road

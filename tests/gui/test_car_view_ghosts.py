@@ -1,0 +1,75 @@
+"""Ghost cars out of view get a marker on the view's edge; a ghost from another script says so."""
+
+import numpy as np
+import pytest
+
+from physics.presets import scripts_dir
+from workbench.gui.car_geometry import edge_point
+from workbench.gui.testing import hold
+
+
+def _points(item) -> np.ndarray:
+    return np.array([(p.x(), p.y()) for p in item.polygon()])
+
+
+def test_an_off_screen_ghost_is_marked_on_the_edge_pointing_at_it(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle"}, 1500)  # straight ahead, a long way from the start
+    window.comparer.pin_current()
+    ghost = window.ghost_cars.ghosts[0]
+    assert ghost.text == "ref 1"  # driven live, and the car on show is driven live too: no mark
+    assert window.load_script(scripts_dir() / "full_lock_left.toml")
+    window.model.replay()
+    view = window.car_view
+    view.set_follow(True)
+    dt = window.model.session.dt
+    while window.model.session.frame < int(10.0 / dt):
+        window.model.advance(50)
+    window.model.refresh()
+    # The ghost came from live driving, the car on show from a script: its label says so.
+    assert ghost.text == "ref 1 [driven, no script]"
+    ref = window.comparer.references.items[0]
+    j = min(window.model.session.frame, ref.run.frames - 1)
+    far = np.array([ref.run.data["x"][j], ref.run.data["y"][j]])
+    (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
+    assert not (x0 <= far[0] <= x1 and y0 <= far[1] <= y1)  # the following camera has left the ghost behind
+    assert ghost.marker.isVisible() and ghost.marker_label.isVisible()
+    arrow = _points(ghost.marker)
+    tip = arrow[0]
+    assert x0 < tip[0] < x1 and y0 < tip[1] < y1
+    near_edge = min(tip[0] - x0, x1 - tip[0], tip[1] - y0, y1 - tip[1])
+    assert near_edge < 0.05 * (x1 - x0)  # on the edge
+    centre = np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)])
+    to_ghost = (far - centre) / np.linalg.norm(far - centre)
+    pointing = (tip - arrow[2]) / np.linalg.norm(tip - arrow[2])  # from the arrowhead's notch to its tip
+    assert pointing @ to_ghost > 0.999
+    offset = tip - centre
+    assert offset[0] * to_ghost[1] - offset[1] * to_ghost[0] == pytest.approx(0.0, abs=1e-4 * (x1 - x0))  # on the line
+    text = ghost.marker_label.toPlainText()
+    assert text.startswith("ref 1 [driven, no script]")
+    assert text.endswith(f"{np.linalg.norm(far - centre):.0f} m")
+    # Pan onto the ghost: the marker goes, the ghost itself is in view.
+    view.set_follow(False)
+    view._centre_on(far, x1 - x0)
+    assert not ghost.marker.isVisible()
+
+
+def test_a_ghost_pinned_under_another_script_is_marked(carbench_window):
+    window = carbench_window
+    assert window.load_script(scripts_dir() / "full_lock_left.toml")
+    window.model.replay()
+    window.model.advance(200)
+    window.comparer.pin_current()
+    ghost = window.ghost_cars.ghosts[0]
+    assert ghost.text == "ref 1"
+    assert window.load_script(scripts_dir() / "split_mu_braking.toml")
+    assert ghost.text == "ref 1 [other script: full-lock-left]"
+    assert ghost.label.textItem.toPlainText() == ghost.text
+
+
+def test_the_edge_point_lies_on_the_inset_edge_towards_the_target():
+    at, bearing = edge_point(np.array([100.0, 5.0]), (-10.0, 10.0, -10.0, 10.0), 1.0)
+    assert at[0] == pytest.approx(9.0) and at[1] == pytest.approx(9.0 * 5.0 / 100.0)
+    assert bearing == pytest.approx(np.arctan2(5.0, 100.0))
+    at, _ = edge_point(np.array([-3.0, -50.0]), (0.0, 20.0, 0.0, 20.0), 2.0)
+    assert at[1] == pytest.approx(2.0)
