@@ -92,21 +92,22 @@ def step_us(preset: str, steps: int, repeats: int) -> float:
     return wall
 
 
-def batch_rate(n: int, n_threads: int, frames: int, repeats: int) -> float:
-    """Car-steps per second of the sedan at batch size ``n`` on ``n_threads`` threads."""
+def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = "sedan") -> float:
+    """Car-steps per second of ``preset`` at batch size ``n`` on ``n_threads`` threads."""
     before = threads()
     set_threads(n_threads)
     try:
-        sim = Simulation(load_preset("sedan").params, n=n, dt=DT, parallel=True)
+        sim = Simulation(load_preset(preset).params, n=n, dt=DT, parallel=True)
         block = np.zeros((frames, n), dtype=INPUTS)
         inputs_records(Inputs.from_keys(n, {"throttle", "left"}), block[:1])
         block[:] = block[0]
         telemetry = np.empty(block.shape, dtype=sim.run(block[:1]).dtype)
         sim.run(block, telemetry)  # pull away first
-        wall = _median(lambda: sim.run(block, telemetry), repeats, f"batch {n_threads}")
+        key = f"batch {n_threads}" + ("" if preset == "sedan" else f" {preset}")
+        wall = _median(lambda: sim.run(block, telemetry), repeats, key)
     finally:
         set_threads(before)
-    CPU[f"batch {n_threads}"] = n * frames / CPU[f"batch {n_threads}"]  # car-steps per CPU second
+    CPU[key] = n * frames / CPU[key]  # car-steps per CPU second
     return n * frames / wall
 
 
@@ -205,6 +206,12 @@ def measure(quick: bool = False, gui: bool = True) -> dict:
                     "car_steps_per_s": {str(t): batch_rate(BATCH_N, t, frames, repeats)
                                         for t in range(1, min(2, max_threads()) + 1)}}
     out["batch"]["car_steps_per_cpu_s"] = {str(t): CPU[f"batch {t}"] for t in range(1, min(2, max_threads()) + 1)}
+    # The four-wheel sedan against the same car on one tyre per axle, one thread, per CPU second (the
+    # ratio holds on a busy machine, where the wall figures do not).
+    single = batch_rate(BATCH_N, 1, frames, repeats, "sedan_single_track")
+    out["batch"]["single_track"] = {"car_steps_per_s": single,
+                                    "car_steps_per_cpu_s": CPU["batch 1 sedan_single_track"],
+                                    "four_wheel_cost": CPU["batch 1 sedan_single_track"] / CPU["batch 1"]}
     cr = commonroad_step_us(2000 if quick else 10000, repeats)
     if cr is not None:
         best = max(out["batch"]["car_steps_per_s"].values())
@@ -269,6 +276,10 @@ def print_figures(f: dict) -> None:
         print(f"  {t} thread{'s' if t != '1' else ' '}  {rate:14,.0f} car-steps/s   "
               f"target >= {TARGET_BATCH:,.0f}: {_mark(rate >= TARGET_BATCH)}   "
               f"({b['car_steps_per_cpu_s'][t]:,.0f} per CPU second)")
+    st = b["single_track"]
+    print(f"  sedan_single_track, 1 thread {st['car_steps_per_s']:14,.0f} car-steps/s "
+          f"({st['car_steps_per_cpu_s']:,.0f} per CPU second): a four-wheel car-step costs "
+          f"{st['four_wheel_cost']:.2f}x a single-track one   target <= 2.5x: {_mark(st['four_wheel_cost'] <= 2.5)}")
     cr = f["commonroad_st"]
     if cr is None:
         print("\nCommonRoad ST: skipped (pip install 'carbench[bench]' for commonroad-vehicle-models)")
