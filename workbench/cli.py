@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                          f"{format_bytes(DEFAULT_MAX_MEMORY)})")
 
     sw = sub.add_parser("sweep", help="run one script over a grid or sample of parameter values as one batch")
-    sw.add_argument("script", metavar="SCRIPT", help="script file (TOML)")
+    sw.add_argument("script", metavar="SCRIPT", help="script file (TOML) or shipped script name")
     sw.add_argument("--param", dest="params", action="append", default=[], metavar="PATH=SPEC", required=True,
                     help="an axis: PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,... (with --samples PATH=LO:HI[:log]);"
                          " values in the parameter's display unit (deg for angles)")
@@ -205,15 +205,16 @@ def has_display() -> bool:
 def _check_window_arguments(preset: str | None, script: str | None) -> str | None:
     """Why ``--preset``/``--script`` cannot be opened (None when they can); checked before any window or demo."""
     from physics import PresetError, load_preset
+    from workbench.names import NameRuleError, resolve_preset_name
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.program import compile_script
 
     try:
         if preset is not None:
-            load_preset(preset)
+            load_preset(resolve_preset_name(preset))
         if script is not None:
             compile_script(load_script(resolve_script(script)))
-    except PresetError as exc:
+    except (PresetError, NameRuleError) as exc:
         return f"--preset: {exc}"
     except ScriptError as exc:
         return f"--script: {exc}"
@@ -259,8 +260,8 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             check_step(dt)
         except ValueError as exc:
             return _bad(f"--dt: {exc}")
-    files = [resolve_script(p) for p in paths]
     try:
+        files = [resolve_script(p) for p in paths]
         programs = [compile_script(load_script(f), preset, dt, max_memory) for f in files]
     except ScriptError as exc:
         return _bad(str(exc))
@@ -435,9 +436,11 @@ def _gui(preset: str | None, script: str | None, platform: str | None = None) ->
               "Running the headless demo instead.\n", file=sys.stderr)
         return _demo()
     from workbench.gui.app import run_app
+    from workbench.names import resolve_preset_name
     from workbench.scripts.format import resolve_script
 
-    return run_app(preset=preset, script=str(resolve_script(script)) if script else None)
+    return run_app(preset=str(resolve_preset_name(preset)) if preset else None,
+                   script=str(resolve_script(script)) if script else None)
 
 
 if __name__ == "__main__":

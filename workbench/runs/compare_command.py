@@ -14,7 +14,7 @@ from physics import ParamError, check_dt
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
-from workbench.scripts.format import ScriptError, Setting, load_script
+from workbench.scripts.format import ScriptError, Setting, load_script, resolve_script
 from workbench.scripts.program import compile_script
 
 EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
@@ -53,7 +53,7 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
                            "--vs-dt DT or --vs-script SCRIPT2")
     if Path(inputs[0]).suffix.lower() == ".csv":
         raise CompareError(f"{inputs[0]}: a CSV is compared with another CSV: carbench compare A.csv B.csv")
-    script = load_script(inputs[0])
+    script = load_script(resolve_script(inputs[0]))
     a = compile_script(script, preset)
     if vs_preset is not None:
         b = compile_script(script, vs_preset)
@@ -74,7 +74,7 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
             raise CompareError(f"--vs-dt: {exc}") from None
         b = compile_script(script, preset, vs_dt)
     else:
-        b = compile_script(load_script(vs_script), preset)
+        b = compile_script(load_script(resolve_script(vs_script)), preset)
     for which, program in (("A", a), ("B", b)):
         if program.frames > MAX_FRAMES:
             raise CompareError(f"{program.script.source}: run {which} would be {program.frames:,} frames "

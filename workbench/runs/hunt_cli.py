@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 from physics import PresetError, load_preset, preset_names
+from physics.presets import cars_dir
+from workbench.names import NameRuleError, resolve_preset_name
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
@@ -82,11 +84,15 @@ def run(args, renderer=lambda: None) -> int:
         return _bad(f"--seconds {args.seconds:g}: must be in (0, {hunting.MAX_SECONDS:g}] s")
     if args.seed < 0:
         return _bad(f"--seed {args.seed}: must not be negative")
+    resolved = []
     for preset in presets:
         try:
-            load_preset(preset)
-        except PresetError as exc:
+            path = load_preset(resolve_preset_name(preset)).path
+            # a shipped preset keeps its name (the minimal scripts say preset = "sedan")
+            resolved.append(path.stem if path is not None and path.parent == cars_dir() else preset)
+        except (PresetError, NameRuleError) as exc:
             return _bad(f"--preset: {exc}")
+    presets = resolved
     if len(set(presets)) != len(presets):
         return _bad("--preset: a preset is named twice")
     try:

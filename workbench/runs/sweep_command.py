@@ -16,7 +16,7 @@ from workbench.output.files import OutputPathError, check_output_dir, check_outp
 from workbench.output.sweep_report import as_json, charts, summary, write_charts, write_csv
 from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
-from workbench.scripts.format import ScriptError, load_script
+from workbench.scripts.format import ScriptError, load_script, resolve_script
 from workbench.scripts.program import compile_script
 
 CSV_NAME = "sweep.csv"
@@ -81,7 +81,7 @@ def prepare(args: SweepArgs):
     except cluster.ClusterError as exc:
         raise BadInput(str(exc)) from None
     try:
-        program = compile_script(load_script(args.script), args.preset, args.dt)
+        program = compile_script(load_script(resolve_script(args.script)), args.preset, args.dt)
         plan = plan_sweep(program, args.params, args.samples, args.seed)
     except (ScriptError, SweepError) as exc:
         raise BadInput(str(exc)) from None

@@ -230,13 +230,16 @@ def shipped_script_names() -> list[str]:
 
 
 def resolve_script(name_or_path: str | Path) -> Path:
-    """The file a script argument means: an existing path, else a shipped script's name (``braking_stop``)."""
-    path = Path(name_or_path)
-    text = str(name_or_path)
-    if path.exists() or path.parent != Path(".") or not text.strip():
-        return path
-    shipped = scripts_dir() / (text if text.endswith(".toml") else f"{text}.toml")
-    return shipped if shipped.is_file() else path
+    """The file a script argument means (workbench.names: an existing regular file, else a shipped name).
+
+    ScriptError, saying which rule applied, when it names neither.
+    """
+    from workbench.names import NameRuleError, resolve_script_name
+
+    try:
+        return resolve_script_name(name_or_path)
+    except NameRuleError as exc:
+        raise ScriptError(str(exc)) from None
 
 
 def _measure_table(m: Measure) -> dict[str, Any]:

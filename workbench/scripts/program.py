@@ -94,9 +94,11 @@ def _resolve_preset(script: Script, preset: str | Path | Preset | None):
         beside = Path(script.source).parent / text
         if beside.is_file():
             name = beside
+    from workbench.names import NameRuleError, resolve_preset_name
+
     try:
-        return load_preset(name)
-    except PresetError as exc:
+        return load_preset(resolve_preset_name(name))
+    except (PresetError, NameRuleError) as exc:
         where = "--preset" if preset is not None else "[script] preset"
         raise ScriptError(f"{script.source}: {where}: {exc}") from None
 
