@@ -140,10 +140,15 @@ def use_threads(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from workbench.signals import Terminated, signals_as_exceptions
+
     try:
-        return _main(argv)
+        with signals_as_exceptions():
+            return _main(argv)
     except KeyboardInterrupt:
         return 130
+    except Terminated as exc:  # SIGTERM or SIGHUP: outputs cleaned up on the way out, like Ctrl-C
+        return exc.exit_code
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
         # closed stdout would fail again, so it is pointed at /dev/null.
@@ -244,7 +249,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     Nothing reaches stdout, and no file is written, unless the replay ran to its end.
     """
     from workbench.output.csv_stream import CsvStreams
-    from workbench.output.files import OutputPathError, check_output_dir, check_output_file
+    from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
     from workbench.output.progress import ProgressBar
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
@@ -254,6 +259,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.limits import LimitError, check_memory_total
     from workbench.scripts.program import check_step, compile_script
+    from workbench.signals import deferring
 
     if dt is not None:
         try:
@@ -284,50 +290,59 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if mcap is not None:
             check_output_file(mcap, "--mcap", [*inputs, *targets])
         if report is not None:
-            check_output_dir(report, "--report", inputs)
+            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=report_writes)
             render = chart_renderer()
             if render is None:
                 return _bad("--report needs PySide6 and pyqtgraph")
+            render = deferring(render)
     except OutputPathError as exc:
         return _bad(str(exc))
     progress = ProgressBar(frames)
-    try:
-        with CsvStreams(targets, [p.frames for p in programs]) as streams:
+    with StagedOutputs() as staged:
+        staged_csv = [staged.file(t) for t in targets]
+        try:
+            with CsvStreams(staged_csv, [p.frames for p in programs]) as streams:
 
-            def listener(members, log, done):
-                if targets:
-                    streams(members, log, done)
-                progress(members, log, done)
+                def listener(members, log, done):
+                    if targets:
+                        streams(members, log, done)
+                    progress(members, log, done)
 
-            results = replay(programs, listener)
-    except OSError as exc:
-        return _bad(f"--csv: cannot write {exc.filename or csv}: {exc.strerror or exc}")
-    except MemoryError:  # a budget raised past what the machine has
-        return _bad(f"not enough memory for {frames:,} frames of telemetry ({format_bytes(need)}); "
-                    "lower --max-memory to what this machine has, or shorten the script")
-    finally:
-        progress.close()
+                results = replay(programs, listener)
+        except OSError as exc:
+            return _bad(f"--csv: cannot write {csv}: {exc.strerror or exc}")
+        except MemoryError:  # a budget raised past what the machine has
+            return _bad(f"not enough memory for {frames:,} frames of telemetry ({format_bytes(need)}); "
+                        "lower --max-memory to what this machine has, or shorten the script")
+        finally:
+            progress.close()
+        found = check_results(results, everything=monitors)
+        if mcap is not None:
+            from workbench.output.mcap_log import write_mcap
+
+            try:
+                write_mcap(results, staged.file(mcap), found)
+            except OSError as exc:
+                return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
+        if report is not None:
+            from workbench.output.html_report import write_report
+
+            try:
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    write_report(results, staged.folder(report), render, found)
+            except OSError as exc:
+                return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
+        try:
+            staged.commit()
+        except OSError as exc:
+            return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
     for program in programs:
         note = recording_note(program)
         if note:
             print(f"carbench: {note}", file=sys.stderr)
-    found = check_results(results, everything=monitors)
     checked = monitors or any(p.script.monitors for p in programs)
-    if mcap is not None:
-        from workbench.output.mcap_log import write_mcap
-
-        try:
-            write_mcap(results, mcap, found)
-        except OSError as exc:
-            return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
     if report is not None:
-        from workbench.output.html_report import write_report
-
-        try:
-            page = write_report(results, report, render, found)
-        except OSError as exc:
-            return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
-        print(f"report: {page}", file=sys.stderr)
+        print(f"report: {Path(report) / 'index.html'}", file=sys.stderr)
     if as_json:
         doc = to_json(results)
         if checked:
@@ -339,6 +354,30 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if checked:
             print(violations_table(found, len(results) if monitors else sum(bool(p.script.monitors) for p in programs)))
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
+
+
+def report_writes(name: str) -> bool:
+    """Whether ``--report DIR`` may write a file of this name into DIR (its page and its charts)."""
+    return name == "index.html" or name.lower().endswith(".png")
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 pointed at /dev/null for the block (libraries that print their own warnings)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _sweep(args) -> int:
@@ -436,6 +475,9 @@ def _gui(preset: str | None, script: str | None, platform: str | None = None) ->
               "Running the headless demo instead.\n", file=sys.stderr)
         return _demo()
     from workbench.gui.app import run_app
+    from workbench.signals import restore_default_signals
+
+    restore_default_signals()
     from workbench.names import resolve_preset_name
     from workbench.scripts.format import resolve_script
 
