@@ -140,11 +140,20 @@ def use_threads(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from workbench.numba_env import numba_env_problem
     from workbench.signals import Terminated, signals_as_exceptions
 
+    _usable_streams()
+    problem = numba_env_problem()
+    if problem:  # before anything imports numba, which reads these once
+        return _bad(problem)
     try:
         with signals_as_exceptions():
-            return _main(argv)
+            code = _main(argv)
+        _flush_stdout()
+        return code
+    except StdoutError as exc:
+        return _bad(str(exc))
     except KeyboardInterrupt:
         return 130
     except Terminated as exc:  # SIGTERM or SIGHUP: outputs cleaned up on the way out, like Ctrl-C
@@ -152,10 +161,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
         # closed stdout would fail again, so it is pointed at /dev/null.
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a path the checks did not foresee, a full stdout: one line, never a traceback
+        from workbench.names import path_problem
+
+        if exc.filename is None:
+            _stdout_to_devnull()
+            return _bad(f"cannot write the output: {path_problem(exc)}")
+        return _bad(f"{exc.filename}: {path_problem(exc)}")
+
+
+def _stdout_to_devnull() -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+class StdoutError(Exception):
+    """stdout is full or closed: the output could not be printed."""
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        _stdout_to_devnull()  # the interpreter's own flush at exit must not fail again
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StdoutError(f"cannot write to stdout: {reason}") from None
+
+
+def _usable_streams() -> None:
+    """A closed stdout or stderr (``2>&-``) becomes /dev/null, so that an error never lands on stdout;
+    text that the terminal's encoding cannot show is escaped, not a traceback."""
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        usable = stream is not None
+        if usable and getattr(stream, "fileno", None) is not None:
+            try:
+                usable = stream.fileno() != fd or _fd_open(fd)
+            except (OSError, ValueError, AttributeError):
+                usable = True  # not a real file (a test's capture): leave it alone
+        if not usable:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+            continue
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _fd_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -209,14 +271,14 @@ def has_display() -> bool:
 
 def _check_window_arguments(preset: str | None, script: str | None) -> str | None:
     """Why ``--preset``/``--script`` cannot be opened (None when they can); checked before any window or demo."""
-    from physics import PresetError, load_preset
-    from workbench.names import NameRuleError, resolve_preset_name
+    from physics import PresetError
+    from workbench.names import NameRuleError, load_named_preset
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.program import compile_script
 
     try:
         if preset is not None:
-            load_preset(resolve_preset_name(preset))
+            load_named_preset(preset)
         if script is not None:
             compile_script(load_script(resolve_script(script)))
     except (PresetError, NameRuleError) as exc:

@@ -113,3 +113,28 @@ def resolve_script_name(text: str | os.PathLike) -> Path:
 
 def resolve_preset_name(text: str | os.PathLike) -> Path:
     return resolve_name(text, "preset")
+
+
+def load_named_preset(text: str | os.PathLike):
+    """The preset a ``--preset`` argument names, loaded and checked against what the model can hold.
+
+    PresetError (or NameRuleError) with one line for anything wrong: the name, the file, a number too
+    long to read, more gears than the model has room for.
+    """
+    from physics import PresetError, load_preset
+
+    path = resolve_preset_name(text)
+    try:
+        preset = load_preset(path)
+    except PresetError:
+        raise
+    except (ValueError, OverflowError, RecursionError) as exc:  # a 5,000-digit number, say
+        from workbench.scripts.format import number_problem
+
+        raise PresetError(f"{path}: not valid TOML: {number_problem(exc)}") from None
+    from workbench.scripts.program import record_problem
+
+    problem = record_problem(preset.params)
+    if problem:
+        raise PresetError(f"{path}: {problem}")
+    return preset

@@ -75,19 +75,30 @@ def run_of(result: ReplayResult, label: str | None = None) -> Run:
     return Run(text, p.params.model.unit, p.dt, data, p.params, list(result.verdicts), program_stamp(p))
 
 
+MAX_CSV_BYTES = 1024**3
+"""A telemetry CSV larger than this is refused unread (compare's 2,000,000 frames fit well inside)."""
+
+
 def read_csv_run(path: str | Path) -> Run:
     """A telemetry CSV that carbench wrote (``replay --csv``), as a run.
 
     carbench's CSV is recognised by its header row: exactly the channel list of a car in metres or
     in pixels, in carbench's order (which also tells the unit); every value a finite number.
     """
+    from workbench.names import path_problem
+    from workbench.scripts.limits import LimitError, read_limited_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited_text(path, "telemetry CSV", MAX_CSV_BYTES)
     except FileNotFoundError:
         raise CompareError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CompareError(f"{path}: cannot be read: {exc}") from None
+    except LimitError as exc:
+        raise CompareError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise CompareError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise CompareError(f"{path}: cannot be read: {path_problem(exc)}") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")

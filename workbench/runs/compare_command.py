@@ -71,7 +71,10 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
             a.params.with_values(changes)
         except ParamError as exc:
             raise CompareError(f"--vs-set: {exc}") from None
-        problem = a.params.swap_problem(a.params.with_values(changes))
+        from workbench.scripts.program import record_problem
+
+        changed = a.params.with_values(changes)
+        problem = a.params.swap_problem(changed) or record_problem(changed)
         if problem:
             raise CompareError(f"--vs-set: {problem}")
         b = compile_script(replace(script, sets=script.sets + (Setting(0.0, params=changes),)), preset)

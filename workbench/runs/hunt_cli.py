@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from physics import PresetError, load_preset, preset_names
+from physics import PresetError, preset_names
 from physics.presets import cars_dir
-from workbench.names import NameRuleError, resolve_preset_name
+from workbench.names import NameRuleError, load_named_preset
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
@@ -82,12 +82,12 @@ def run(args, renderer=lambda: None) -> int:
         return _bad(f"--cars {args.cars}: must be between 1 and {hunting.MAX_CARS}")
     if not 0 < args.seconds <= hunting.MAX_SECONDS:
         return _bad(f"--seconds {args.seconds:g}: must be in (0, {hunting.MAX_SECONDS:g}] s")
-    if args.seed < 0:
-        return _bad(f"--seed {args.seed}: must not be negative")
+    if not 0 <= args.seed < 2**32:
+        return _bad(f"--seed {args.seed}: must be a whole number in 0 .. {2**32 - 1:,}")
     resolved = []
     for preset in presets:
         try:
-            path = load_preset(resolve_preset_name(preset)).path
+            path = load_named_preset(preset).path
             # a shipped preset keeps its name (the minimal scripts say preset = "sedan")
             resolved.append(path.stem if path is not None and path.parent == cars_dir() else preset)
         except (PresetError, NameRuleError) as exc:

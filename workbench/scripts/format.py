@@ -229,6 +229,14 @@ def shipped_script_names() -> list[str]:
     return sorted(p.stem for p in scripts_dir().glob("*.toml"))
 
 
+def number_problem(exc: BaseException) -> str:
+    """The reason a TOML number could not be read, in words."""
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "a number of more than 4,300 digits"
+    return text
+
+
 def resolve_script(name_or_path: str | Path) -> Path:
     """The file a script argument means (workbench.names: an existing regular file, else a shipped name).
 
@@ -283,6 +291,8 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         raise ScriptError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ScriptError(f"{source}: not valid TOML: nested too deeply") from None
+    except (ValueError, OverflowError) as exc:  # an integer of thousands of digits
+        raise ScriptError(f"{source}: not valid TOML: {number_problem(exc)}") from None
     return _Parser(source).document(doc)
 
 
