@@ -155,8 +155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StdoutError as exc:
         return _bad(str(exc))
     except KeyboardInterrupt:
+        _say("interrupted")
         return 130
     except Terminated as exc:  # SIGTERM or SIGHUP: outputs cleaned up on the way out, like Ctrl-C
+        _say(f"stopped by signal {exc.signum}")
         return exc.exit_code
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
@@ -170,6 +172,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             _stdout_to_devnull()
             return _bad(f"cannot write the output: {path_problem(exc)}")
         return _bad(f"{exc.filename}: {path_problem(exc)}")
+
+
+def _say(message: str) -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(f"carbench: {message}", file=sys.stderr)
 
 
 def _stdout_to_devnull() -> None:
