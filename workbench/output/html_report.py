@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
+from physics.presets import cars_dir
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
 from workbench.output.files import atomic_write_text
 
@@ -65,7 +66,7 @@ def param_diff(program) -> list[tuple[str, str, str, str]]:
     shipped = None
     if program.preset in preset_names():
         try:
-            shipped = load_preset(program.preset).params
+            shipped = load_preset(cars_dir() / f"{program.preset}.toml").params
         except PresetError:
             shipped = None
     rows = []

@@ -210,7 +210,7 @@ class Chunk:
 
 def run_chunk(chunk: Chunk) -> list[tuple[int, str, int]]:
     """(car, monitor, first frame) of every violation in one chunk of random cars."""
-    manual = load_preset(chunk.preset).params.manual
+    manual = load_preset(resolve_preset_name(chunk.preset)).params.manual
     cases = [random_case(chunk.preset, chunk.preset_index, chunk.seed, chunk.first + i, chunk.seconds, chunk.dt,
                          manual) for i in range(chunk.count)]
     found = first_violations(cases, chunk.selection)
