@@ -551,3 +551,61 @@ def test_a_scheduler_that_never_answers_is_given_up_on(monkeypatch):
         server.close()
 
 
+
+
+# -- one stamp: --json, the recording, the HTML page, the MCAP and the window show the same ------------------------
+
+STAMPED = SHORT + '[[set]]\nat = 0.0\nparams = { "body.mass" = 1400.0, "steering.lock" = 0.5 }\n'
+
+
+def _mcap_messages(path: Path):
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        return [(channel.topic, message.log_time, message.data)
+                for _, channel, message in make_reader(f).iter_messages(log_time_order=False)]
+
+
+def test_one_stamp_on_every_surface(tmp_path, monkeypatch, capsys):
+    import json
+
+    from workbench.runs.live import LiveSession
+    from workbench.runs.stamp import session_stamp
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+    from workbench.scripts.recorder import Recorder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    (tmp_path / "S.toml").write_text(STAMPED, encoding="utf-8")
+    code, out, err = run(["replay", "S.toml", "--json", "--mcap", "r.mcap", "--report", "rep"], capsys)
+    assert code == 0, err
+    from_json = json.loads(out)["scripts"][0]["stamp"]
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" class="stamp">(.*?)</script>', page)
+    from_html = json.loads(found.group(1))
+    assert from_json["params_sha256"] in page and from_json["preset_sha256"] in page
+    parameters = [json.loads(data) for topic, _, data in _mcap_messages(tmp_path / "r.mcap")
+                  if topic.endswith("/parameters")]
+    from_mcap = parameters[0]["stamp"]
+    program = compile_script(load_script("S.toml"))
+    from_recording = Recorder(program.preset, program.dt, program.preset_params, program.params).script("r") \
+        .recorded.to_table()
+    session = LiveSession("sedan", program.dt)
+    session.set_params({"body.mass": 1400.0, "steering.lock": 0.5})
+    from_window = session_stamp(session).to_table()
+
+    assert from_json == from_html == from_mcap == from_recording == from_window
+    assert {c["path"] for c in from_json["changed"]} == {"body.mass", "steering.lock"}
+    assert from_json["params_sha256"] != from_json["preset_sha256"]
+
+
+def test_mcap_messages_are_in_log_time_order(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["replay", "full_lock_left", "braking_stop", "--mcap", "r.mcap"], capsys)
+    assert code == 0, err
+    times = [t for _, t, _ in _mcap_messages(tmp_path / "r.mcap")]
+    assert len(times) > 2000
+    assert times == sorted(times)
+    topics = {topic for topic, _, _ in _mcap_messages(tmp_path / "r.mcap")}
+    assert any(t.endswith("/verdicts") for t in topics)

@@ -9,7 +9,6 @@ value it reports is in the channel's display unit (degrees for angles).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from physics import CarParams, ChannelInfo, channel_infos, channel_names
+from physics.units import display_of
 from workbench.output.files import atomic_write_text
 from workbench.runs.replay import ReplayResult, Verdict
 from workbench.runs.stamp import Stamp, program_stamp
 
 ATOL = 1e-9
 RTOL = 1e-9
-_DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 LENGTH_UNITS = ("m", "px")
 
 
@@ -32,10 +31,8 @@ class CompareError(ValueError):
 
 
 def display_unit(info: ChannelInfo) -> tuple[str, float]:
-    """The unit a channel is shown in and the factor from its SI value (degrees for angles)."""
-    if info.display in _DISPLAY:
-        return info.display, _DISPLAY[info.display]
-    return info.unit, 1.0
+    """The unit a channel is shown in and the factor from its SI value (physics.units: degrees for angles)."""
+    return display_of(info)
 
 
 @dataclass
@@ -289,8 +286,18 @@ def _columns(rows: list[tuple[str, ...]]) -> list[str]:
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
+def _scaled(value: Any, factor: float) -> Any:
+    if factor == 1.0 or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value * factor
+    if isinstance(value, (list, tuple)):
+        return [_scaled(v, factor) for v in value]
+    return value
+
+
 def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
-    """Every parameter whose value differs between the two cars (or that only one of them has)."""
+    """Every parameter whose value differs between the two cars (or that only one of them has), in display units."""
     infos_a = {i.path: i for i in a.infos()}
     infos_b = {i.path: i for i in b.infos()}
     rows = []
@@ -298,7 +305,9 @@ def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
         va = a.get(path) if path in infos_a else None
         vb = b.get(path) if path in infos_b else None
         if va != vb:
-            rows.append(ParamRow(path, va, vb, (infos_a.get(path) or infos_b[path]).unit))
+            info = infos_a.get(path) or infos_b[path]
+            unit, factor = display_of(info)
+            rows.append(ParamRow(path, _scaled(va, factor), _scaled(vb, factor), unit))
     return rows
 
 

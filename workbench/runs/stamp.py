@@ -198,3 +198,14 @@ def recording_note(program) -> str | None:
     if not differences:
         return None
     return f"note: {program.script.source} was recorded with " + "; ".join(differences)
+
+
+def stamp_table(program) -> dict[str, Any]:
+    """The one stamp of a run of a compiled script, as every surface shows it (--json, recordings, HTML, MCAP)."""
+    return program_stamp(program).to_table()
+
+
+def session_stamp(session) -> Stamp:
+    """The stamp of the window's live session (a ``workbench.runs.live.LiveSession``) at its current parameters."""
+    preset = session.preset
+    return make_stamp(preset_label(preset.name, preset.path), preset.params, session.params, session.dt)

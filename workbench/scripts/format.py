@@ -80,15 +80,17 @@ class Expect:
         when = f"at {self.at:g} s" if self.at is not None else f"over {self.start:g}..{self.end:g} s"
         return f"{self.channel} {when}"
 
-    def bound_text(self, compact: bool = False) -> str:
-        """The bound in words: ">= 9 and <= 12", or with ``compact`` "9 .. 12"."""
-        if compact and self.min is not None and self.max is not None:
-            return f"{self.min:g} .. {self.max:g}"
+    def bound_text(self, compact: bool = False, scale: float = 1.0) -> str:
+        """The bound in words: ">= 9 and <= 12", or with ``compact`` "9 .. 12" (times ``scale``: a display unit)."""
+        lo = None if self.min is None else self.min * scale
+        hi = None if self.max is None else self.max * scale
+        if compact and lo is not None and hi is not None:
+            return f"{lo:g} .. {hi:g}"
         parts = []
-        if self.min is not None:
-            parts.append(f">= {self.min:g}")
-        if self.max is not None:
-            parts.append(f"<= {self.max:g}")
+        if lo is not None:
+            parts.append(f">= {lo:g}")
+        if hi is not None:
+            parts.append(f"<= {hi:g}")
         return " and ".join(parts)
 
 
