@@ -18,6 +18,7 @@ import numpy as np
 from physics import CarParams, ChannelInfo, channel_infos, channel_names
 from physics.units import display_of
 from workbench.output.files import atomic_write_text
+from workbench.output.telemetry_log import split_header_cell
 from workbench.runs.replay import ReplayResult, Verdict
 from workbench.runs.stamp import Stamp, program_stamp
 
@@ -99,11 +100,15 @@ def read_csv_run(path: str | Path) -> Run:
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
-    header = lines[0].split(",")
+    cells = [split_header_cell(c) for c in lines[0].split(",")]
+    header = [name for name, _ in cells]
     unit = next((u for u in LENGTH_UNITS if header == channel_names(u)), None)
     if unit is None:
         raise CompareError(f"{path}: not a telemetry CSV written by carbench (its header row is not "
                            "carbench's channel list)")
+    for info, (name, shown) in zip(channel_infos(unit), cells, strict=True):
+        if shown is not None and shown != info.unit:
+            raise CompareError(f"{path}: column {name} is in {shown}, carbench writes it in {info.unit or 'no unit'}")
     if len(lines) < 2:
         raise CompareError(f"{path}: holds no frame")
     for i, line in enumerate(lines[1:], 2):
