@@ -609,3 +609,70 @@ def test_mcap_messages_are_in_log_time_order(tmp_path, monkeypatch, capsys):
     assert times == sorted(times)
     topics = {topic for topic, _, _ in _mcap_messages(tmp_path / "r.mcap")}
     assert any(t.endswith("/verdicts") for t in topics)
+
+
+# -- display units: one table (physics.units), every surface ------------------------------------------------------
+
+def test_the_replay_table_shows_angles_in_degrees(capsys):
+    code, out, err = run(["replay", "full_lock_left"], capsys)
+    assert code == 0, err
+    heading = next(line for line in out.splitlines() if "a full circle" in line)
+    assert ">= 360 deg" in heading and "rad" not in heading, heading
+    yaw = next(line for line in out.splitlines() if "turns left" in line)
+    assert "deg/s" in yaw and "rad" not in yaw, yaw
+
+
+def test_compares_parameter_diff_is_in_degrees(capsys):
+    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=0.55"], capsys)
+    assert code in (0, 1), err
+    row = next(line for line in out.splitlines() if "steering.lock" in line)
+    assert row.split()[-1] == "deg" and "31.5127" in row, row
+
+
+def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["replay", "full_lock_left", "--csv", "a.csv"], capsys)
+    assert code == 0, err
+    header = (tmp_path / "a.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header[:4] == ["t [s]", "x [m]", "y [m]", "heading [rad]"] and "gear" in header
+    code, out, err = run(["compare", "a.csv", "a.csv"], capsys)
+    assert code == 0, err
+    text = (tmp_path / "a.csv").read_text(encoding="utf-8").replace("heading [rad]", "heading [deg]", 1)
+    (tmp_path / "b.csv").write_text(text, encoding="utf-8")
+    one_line(*run(["compare", "a.csv", "b.csv"], capsys), ["b.csv", "heading", "deg"])
+
+
+def test_sweep_columns_and_charts_are_in_display_units_one_unit_per_axis(tmp_path, monkeypatch, capsys):
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    charts_drawn = {}
+
+    def render(chart, path):
+        charts_drawn[Path(path).name.split(".partial")[0].lstrip(".")] = chart
+        Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    monkeypatch.setattr(cli, "chart_renderer", lambda: render)
+    code, out, err = run(["sweep", "full_lock_left", "--param", "steering.lock=20,40", "--out", "o", "--plot"], capsys)
+    assert code == 0, err
+    with open(tmp_path / "o" / "sweep.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert "a full circle within 10 s [deg]" in rows[0] and "turns left [deg/s]" in rows[0]
+    assert float(rows[1]["a full circle within 10 s [deg]"]) > 360  # degrees, not radians
+    margins = [c for name, c in charts_drawn.items() if name.startswith("margins")]
+    assert len(margins) == len({c.y_label for c in margins}) >= 3  # km/h, deg/s, deg: one chart each
+    assert all("[" in c.y_label for c in margins)
+
+
+def test_the_display_table_is_the_one_the_surfaces_use():
+    import math
+
+    from physics import channel_infos
+    from physics.units import display_of, shown, to_si
+
+    infos = {c.name: c for c in channel_infos("m")}
+    assert display_of(infos["heading"]) == ("deg", 180.0 / math.pi)
+    assert display_of(infos["yaw_rate"])[0] == "deg/s"
+    assert display_of(infos["speed"]) == ("m/s", 1.0)
+    assert shown(math.pi, infos["heading"]) == "180 deg"
+    assert to_si(180.0, infos["heading"]) == math.pi
