@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from workbench.signals import Terminated
 
 MAX_WORKERS = 64
 CONNECT_TIMEOUT = 10.0  # [s] to reach a scheduler given with --scheduler
@@ -61,6 +64,9 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
         if scheduler is not None:
             client = stack.enter_context(_connect(dd, scheduler))
         else:
+            # The worker processes log only errors (not a warning per task cancelled by Ctrl-C); they read
+            # this when they start, and a user's own setting wins.
+            os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
             cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                           dashboard_address=None))
             client = stack.enter_context(dd.Client(cluster))
@@ -71,7 +77,7 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
 
         try:
             yield run
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Terminated):
             _quiet_dask()  # the cluster is closed on the way out without its warnings
             with _stderr_silenced():
                 stack.close()
