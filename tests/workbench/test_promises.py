@@ -365,6 +365,7 @@ def test_a_signal_at_any_stage_leaves_nothing_behind(stage, name, code, tmp_path
 
         monkeypatch.setattr(files.StagedOutputs, "commit", commit)
     before = snapshot(tmp_path)
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
 
     got, out, err = run(["replay", "S.toml", "--csv", "t.csv", "--mcap", "t.mcap", "--report", "rep"], capsys)
 
@@ -373,7 +374,25 @@ def test_a_signal_at_any_stage_leaves_nothing_behind(stage, name, code, tmp_path
     assert err.strip().splitlines()[-1].startswith("carbench: "), err
     assert "Traceback" not in err
     assert snapshot(tmp_path) == before, "a staged or partial output was left behind"
-    assert signal.getsignal(signal.SIGTERM) is not cli  # the handlers are put back after the command
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == handlers  # put back
+
+
+@pytest.mark.parametrize(("name", "code"), SIGNALS, ids=[s for s, _ in SIGNALS])
+def test_a_signal_while_a_sweep_draws_leaves_no_folder(name, code, tmp_path, monkeypatch, capsys):
+    signum = getattr(signal, name)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+
+    def render(chart, path):
+        _send(signum)
+        return _fake_render(chart, path)
+
+    monkeypatch.setattr(cli, "chart_renderer", lambda: render)
+    before = snapshot(tmp_path)
+    got, out, err = run(["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw", "--plot"], capsys)
+    assert got == code, (got, out, err)
+    assert out == "" and err.strip().splitlines()[-1].startswith("carbench: "), err
+    assert snapshot(tmp_path) == before, "the sweep's folder or a chart was left behind"
 
 
 def test_a_whole_run_writes_every_output_and_no_staging(tmp_path, monkeypatch, capsys):
