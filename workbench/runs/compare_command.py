@@ -31,6 +31,10 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except (ValueError, OverflowError, RecursionError) as exc:  # a number of thousands of digits
+        from workbench.scripts.format import number_problem
+
+        raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
     return path, value
 
 
