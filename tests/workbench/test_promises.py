@@ -219,6 +219,8 @@ CASES = [
          ["--vs-set body.mass", "4,300 digits"]),
     Case("manoeuvre-set-integer-of-5000-digits", "huge numbers",
          ["manoeuvre", "iso4138_circle", "--set", "body.mass=" + "9" * 5000], ["body.mass", "4,300 digits"]),
+    Case("gears-10000-by-manoeuvre-set", "huge numbers", ["manoeuvre", "iso4138_circle", "--set",
+                                                          f"gearbox.ratios={GEARS}"], ["--set", "10000 gears"]),
     Case("vs-set-traction-simple", "huge numbers", ["compare", "S.toml", "--vs-set", "model.traction=simple"],
          ["--vs-set", "traction"]),
     Case("sweep-seed-negative", "huge numbers", ["sweep", "S.toml", "--param", "body.mass=900:1000", "--samples",

@@ -70,6 +70,11 @@ def car_of(preset: str, sets: list[str], option: str) -> Car:
             params = params.with_values(changes)
         except ParamError as exc:
             raise CompareError(f"{option}: {exc}") from None
+        from workbench.scripts.program import record_problem
+
+        problem = record_problem(params)
+        if problem:
+            raise CompareError(f"{option}: {problem}")
     name = loaded.name + ("" if params == loaded.params else " (edited)")
     return Car(params, name, loaded.path)
 
