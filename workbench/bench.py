@@ -194,13 +194,18 @@ def _peak_rss_mb() -> float:
     return peak_rss_mb()
 
 
-def measure(quick: bool = False, gui: bool = True) -> dict:
+def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -> dict:
+    """Every figure of ``carbench bench``; ``progress(what)`` is called as each measurement starts."""
     repeats = 3 if quick else 7
+    progress("compiling the model")
     out: dict = {"machine": {"threads_available": max_threads()}, "compile": compile_time()}
+    progress("replaying launch_shift")
     out["replay"] = replay_figures("launch_shift.toml", repeats)
+    progress("single steps of five cars")
     out["step_us"] = {name: step_us(name, 2000 if quick else 10000, repeats)
                       for name in ("sedan", "classic", "f1tenth", "teaching", "parking")}
     out["cpu_step_us"] = {name: CPU[f"step {name}"] for name in out["step_us"]}
+    progress("batches of cars")
     frames = 5 if quick else 20
     out["batch"] = {"n": BATCH_N, "frames_per_call": frames,
                     "car_steps_per_s": {str(t): batch_rate(BATCH_N, t, frames, repeats)
@@ -212,6 +217,7 @@ def measure(quick: bool = False, gui: bool = True) -> dict:
     out["batch"]["single_track"] = {"car_steps_per_s": single,
                                     "car_steps_per_cpu_s": CPU["batch 1 sedan_single_track"],
                                     "four_wheel_cost": CPU["batch 1 sedan_single_track"] / CPU["batch 1"]}
+    progress("CommonRoad's single-track model")
     cr = commonroad_step_us(2000 if quick else 10000, repeats)
     if cr is not None:
         best = max(out["batch"]["car_steps_per_s"].values())
@@ -221,17 +227,23 @@ def measure(quick: bool = False, gui: bool = True) -> dict:
                                 "ratio_batch": best / (1e6 / cr)}
     else:
         out["commonroad_st"] = None
+    progress("replaying every shipped script")
     out["replay_all_scripts_s"] = replay_all_wall(2 if quick else 3)
+    progress("re-running after an edit")
     wall, frames = rerun_after_edit(repeats=2 if quick else 5)
     out["rerun_after_edit"] = {"script": "full_lock_left.toml", "frames": frames, "references": 2, "wall_s": wall}
+    progress("a sweep")
     from workbench.runs import sweep_bench
 
     out["sweep"] = sweep_bench.figures(quick)
+    progress("the handling tests")
     from workbench.manoeuvres import handling_bench
 
     out["handling"] = handling_bench.figures(quick)
+    progress("the hunt")
     cars, seconds = (50, 5.0) if quick else (200, 10.0)
     out["hunt"] = {preset: hunt_throughput(preset, cars, seconds) for preset in ("sedan", "parking")}
+    progress("GUI frame times")
     if gui:
         try:
             from workbench.gui.bench import SIZES, TARGETS_MS, frame_time
@@ -319,8 +331,29 @@ def print_figures(f: dict) -> None:
           f"load average {f['load_average_1min']:.1f} on {f['machine']['threads_available']} threads")
 
 
+class BenchProgress:
+    """One stderr line per measurement as it starts, with the time since the bench began."""
+
+    def __init__(self, stream=None, steps: int = 11):
+        import time
+
+        self.stream = stream
+        self.began = time.perf_counter()
+        self.step = 0
+        self.steps = steps
+
+    def __call__(self, what: str) -> None:
+        import sys
+        import time
+
+        self.step += 1
+        stream = self.stream if self.stream is not None else sys.stderr
+        print(f"bench [{self.step}/{self.steps}] {what} ({time.perf_counter() - self.began:.0f} s)", file=stream,
+              flush=True)
+
+
 def run_bench(quick: bool = False, gui: bool = True, as_json: bool = False) -> int:
-    figures = measure(quick, gui)
+    figures = measure(quick, gui, BenchProgress(steps=11 if gui else 10))
     if as_json:
         print(json.dumps(figures, indent=2))
     else:

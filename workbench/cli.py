@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                          f"{format_bytes(DEFAULT_MAX_MEMORY)})")
 
     sw = sub.add_parser("sweep", help="run one script over a grid or sample of parameter values as one batch")
-    sw.add_argument("script", metavar="SCRIPT", help="script file (TOML)")
+    sw.add_argument("script", metavar="SCRIPT", help="script file (TOML) or shipped script name")
     sw.add_argument("--param", dest="params", action="append", default=[], metavar="PATH=SPEC", required=True,
                     help="an axis: PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,... (with --samples PATH=LO:HI[:log]);"
                          " values in the parameter's display unit (deg for angles)")
@@ -140,17 +140,91 @@ def use_threads(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from workbench.numba_env import numba_env_problem
+    from workbench.signals import Terminated, signals_as_exceptions
+
+    _usable_streams()
+    problem = numba_env_problem()
+    if problem:  # before anything imports numba, which reads these once
+        return _bad(problem)
     try:
-        return _main(argv)
+        with signals_as_exceptions():
+            code = _main(argv)
+        _flush_stdout()
+        return code
+    except StdoutError as exc:
+        return _bad(str(exc))
     except KeyboardInterrupt:
+        _say("interrupted")
         return 130
+    except Terminated as exc:  # SIGTERM or SIGHUP: outputs cleaned up on the way out, like Ctrl-C
+        _say(f"stopped by signal {exc.signum}")
+        return exc.exit_code
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
         # closed stdout would fail again, so it is pointed at /dev/null.
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a path the checks did not foresee, a full stdout: one line, never a traceback
+        from workbench.names import path_problem
+
+        if exc.filename is None:
+            _stdout_to_devnull()
+            return _bad(f"cannot write the output: {path_problem(exc)}")
+        return _bad(f"{exc.filename}: {path_problem(exc)}")
+
+
+def _say(message: str) -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(f"carbench: {message}", file=sys.stderr)
+
+
+def _stdout_to_devnull() -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+class StdoutError(Exception):
+    """stdout is full or closed: the output could not be printed."""
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        _stdout_to_devnull()  # the interpreter's own flush at exit must not fail again
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StdoutError(f"cannot write to stdout: {reason}") from None
+
+
+def _usable_streams() -> None:
+    """A closed stdout or stderr (``2>&-``) becomes /dev/null, so that an error never lands on stdout;
+    text that the terminal's encoding cannot show is escaped, not a traceback."""
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        usable = stream is not None
+        if usable and getattr(stream, "fileno", None) is not None:
+            try:
+                usable = stream.fileno() != fd or _fd_open(fd)
+            except (OSError, ValueError, AttributeError):
+                usable = True  # not a real file (a test's capture): leave it alone
+        if not usable:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+            continue
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _fd_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -204,16 +278,17 @@ def has_display() -> bool:
 
 def _check_window_arguments(preset: str | None, script: str | None) -> str | None:
     """Why ``--preset``/``--script`` cannot be opened (None when they can); checked before any window or demo."""
-    from physics import PresetError, load_preset
+    from physics import PresetError
+    from workbench.names import NameRuleError, load_named_preset
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.program import compile_script
 
     try:
         if preset is not None:
-            load_preset(preset)
+            load_named_preset(preset)
         if script is not None:
             compile_script(load_script(resolve_script(script)))
-    except PresetError as exc:
+    except (PresetError, NameRuleError) as exc:
         return f"--preset: {exc}"
     except ScriptError as exc:
         return f"--script: {exc}"
@@ -243,7 +318,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     Nothing reaches stdout, and no file is written, unless the replay ran to its end.
     """
     from workbench.output.csv_stream import CsvStreams
-    from workbench.output.files import OutputPathError, check_output_dir, check_output_file
+    from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
     from workbench.output.progress import ProgressBar
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
@@ -253,14 +328,15 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.limits import LimitError, check_memory_total
     from workbench.scripts.program import check_step, compile_script
+    from workbench.signals import deferring
 
     if dt is not None:
         try:
             check_step(dt)
         except ValueError as exc:
             return _bad(f"--dt: {exc}")
-    files = [resolve_script(p) for p in paths]
     try:
+        files = [resolve_script(p) for p in paths]
         programs = [compile_script(load_script(f), preset, dt, max_memory) for f in files]
     except ScriptError as exc:
         return _bad(str(exc))
@@ -283,50 +359,59 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if mcap is not None:
             check_output_file(mcap, "--mcap", [*inputs, *targets])
         if report is not None:
-            check_output_dir(report, "--report", inputs)
+            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=report_writes)
             render = chart_renderer()
             if render is None:
                 return _bad("--report needs PySide6 and pyqtgraph")
+            render = deferring(render)
     except OutputPathError as exc:
         return _bad(str(exc))
     progress = ProgressBar(frames)
-    try:
-        with CsvStreams(targets, [p.frames for p in programs]) as streams:
+    with StagedOutputs() as staged:
+        staged_csv = [staged.file(t) for t in targets]
+        try:
+            with CsvStreams(staged_csv, [p.frames for p in programs]) as streams:
 
-            def listener(members, log, done):
-                if targets:
-                    streams(members, log, done)
-                progress(members, log, done)
+                def listener(members, log, done):
+                    if targets:
+                        streams(members, log, done)
+                    progress(members, log, done)
 
-            results = replay(programs, listener)
-    except OSError as exc:
-        return _bad(f"--csv: cannot write {exc.filename or csv}: {exc.strerror or exc}")
-    except MemoryError:  # a budget raised past what the machine has
-        return _bad(f"not enough memory for {frames:,} frames of telemetry ({format_bytes(need)}); "
-                    "lower --max-memory to what this machine has, or shorten the script")
-    finally:
-        progress.close()
+                results = replay(programs, listener)
+        except OSError as exc:
+            return _bad(f"--csv: cannot write {csv}: {exc.strerror or exc}")
+        except MemoryError:  # a budget raised past what the machine has
+            return _bad(f"not enough memory for {frames:,} frames of telemetry ({format_bytes(need)}); "
+                        "lower --max-memory to what this machine has, or shorten the script")
+        finally:
+            progress.close()
+        found = check_results(results, everything=monitors)
+        if mcap is not None:
+            from workbench.output.mcap_log import write_mcap
+
+            try:
+                write_mcap(results, staged.file(mcap), found)
+            except OSError as exc:
+                return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
+        if report is not None:
+            from workbench.output.html_report import write_report
+
+            try:
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    write_report(results, staged.folder(report), render, found)
+            except OSError as exc:
+                return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
+        try:
+            staged.commit()
+        except OSError as exc:
+            return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
     for program in programs:
         note = recording_note(program)
         if note:
             print(f"carbench: {note}", file=sys.stderr)
-    found = check_results(results, everything=monitors)
     checked = monitors or any(p.script.monitors for p in programs)
-    if mcap is not None:
-        from workbench.output.mcap_log import write_mcap
-
-        try:
-            write_mcap(results, mcap, found)
-        except OSError as exc:
-            return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
     if report is not None:
-        from workbench.output.html_report import write_report
-
-        try:
-            page = write_report(results, report, render, found)
-        except OSError as exc:
-            return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
-        print(f"report: {page}", file=sys.stderr)
+        print(f"report: {Path(report) / 'index.html'}", file=sys.stderr)
     if as_json:
         doc = to_json(results)
         if checked:
@@ -338,6 +423,30 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if checked:
             print(violations_table(found, len(results) if monitors else sum(bool(p.script.monitors) for p in programs)))
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
+
+
+def report_writes(name: str) -> bool:
+    """Whether ``--report DIR`` may write a file of this name into DIR (its page and its charts)."""
+    return name == "index.html" or name.lower().endswith(".png")
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 pointed at /dev/null for the block (libraries that print their own warnings)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _sweep(args) -> int:
@@ -435,9 +544,14 @@ def _gui(preset: str | None, script: str | None, platform: str | None = None) ->
               "Running the headless demo instead.\n", file=sys.stderr)
         return _demo()
     from workbench.gui.app import run_app
+    from workbench.signals import restore_default_signals
+
+    restore_default_signals()
+    from workbench.names import resolve_preset_name
     from workbench.scripts.format import resolve_script
 
-    return run_app(preset=preset, script=str(resolve_script(script)) if script else None)
+    return run_app(preset=str(resolve_preset_name(preset)) if preset else None,
+                   script=str(resolve_script(script)) if script else None)
 
 
 if __name__ == "__main__":

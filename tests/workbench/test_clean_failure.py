@@ -64,7 +64,7 @@ def test_a_byte_order_mark_is_accepted(tmp_path, capsys):
 
 
 def test_shipped_scripts_are_accepted_by_name(capsys):
-    code, out, err = run(["replay", "braking_stop", "clutch_coast.toml"], capsys)
+    code, out, err = run(["replay", "braking_stop", "clutch_coast"], capsys)
     assert (code, err) == (0, "")
     assert "braking-stop" in out and "clutch-coast" in out
 

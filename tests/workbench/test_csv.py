@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from physics import Inputs, Simulation, channel_names, load_preset
+from physics import Inputs, Simulation, channel_infos, channel_names, load_preset
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import replay
 from workbench.scripts.format import load_script
@@ -13,8 +13,10 @@ from workbench.scripts.program import compile_script
 
 def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
     assert text.endswith("\n") and "\r" not in text
+    from workbench.output.telemetry_log import split_header_cell
+
     lines = text.splitlines()
-    header = lines[0].split(",")
+    header = [split_header_cell(cell)[0] for cell in lines[0].split(",")]
     rows = [[float(cell) for cell in line.split(",")] for line in lines[1:]]
     assert all(len(row) == len(header) for row in rows)
     return header, np.array(rows, dtype=float).reshape(len(rows), len(header))
@@ -44,14 +46,15 @@ def test_csv_text_of_a_batch_member_is_its_own_car(shipped_batch, shipped_alone)
     for together, alone in zip(shipped_batch, shipped_alone, strict=True):
         assert together.csv_text() == alone.csv_text()
     parking = by_name(shipped_batch, "parking-full-lock")
-    assert "speed_kmh" not in parking.csv_text().splitlines()[0].split(",")
-    assert "speed_kmh" in by_name(shipped_batch, "clutch-coast").csv_text().splitlines()[0].split(",")
+    assert "speed_kmh [km/h]" not in parking.csv_text().splitlines()[0].split(",")
+    assert "speed_kmh [km/h]" in by_name(shipped_batch, "clutch-coast").csv_text().splitlines()[0].split(",")
 
 
 def test_csv_header_is_the_channels_in_order(shipped_alone):
     header = by_name(shipped_alone, "coast-down").csv_text().splitlines()[0]
-    assert header.startswith("t,x,y,heading,speed,speed_kmh,")
-    assert header.endswith("," + channel_names()[-1])
+    assert header.startswith("t [s],x [m],y [m],heading [rad],speed [m/s],speed_kmh [km/h],")
+    last = channel_infos()[-1]
+    assert header.endswith("," + (f"{last.name} [{last.unit}]" if last.unit else last.name))
 
 
 def compile_and_replay(name, **kw):

@@ -171,7 +171,7 @@ CASES = [
       "[[expect]] #1", "'slip_front'", "kinematic"),
     S("expect-kmh-on-px-car", head(preset='"parking"') + EXPECT.replace('"speed"', '"speed_kmh"'),
       "[[expect]] #1", "'speed_kmh'", "measures lengths in px", "'speed'"),
-    S("script-preset-unknown", head(preset='"nosuch"'), "[script] preset", "nosuch", "the presets are"),
+    S("script-preset-unknown", head(preset='"nosuch"'), "[script] preset", "nosuch", "looked up among the shipped presets"),
     S("script-preset-missing-file", head(preset='"cars/none.toml"'), "[script] preset", "no such preset file"),
     # -- what the script file is -------------------------------------------------------------------
     Case("script-missing", ["missing.toml", "no such script file"], script=None, argv=["replay", "missing.toml"]),
@@ -191,10 +191,10 @@ CASES = [
     Case("second-script-bad", ["s.toml", "[[hold]] #1"], script=HEAD + HOLD.replace("throttle", "nitro"),
          argv=["replay", CLUTCH, "s.toml"]),
     # -- the --preset file ------------------------------------------------------------------------
-    Case("preset-unknown-name", ["--preset", "nosuch", "the presets are"], args=["--preset", "nosuch"]),
+    Case("preset-unknown-name", ["--preset", "nosuch", "looked up among the shipped presets"], args=["--preset", "nosuch"]),
     Case("preset-empty-name", ["--preset", "empty preset name"], args=["--preset", ""]),
     Case("preset-directory", ["--preset", "dir.toml", "is a directory"], args=["--preset", "dir.toml"], setup="dir"),
-    Case("preset-dev-zero", ["--preset", "/dev/zero", "not a regular file"], args=["--preset", "/dev/zero"]),
+    Case("preset-dev-zero", ["--preset", "/dev/zero", "is a device", "not a regular file"], args=["--preset", "/dev/zero"]),
     Case("preset-fifo", ["--preset", "fifo.toml", "not a regular file"], args=["--preset", "fifo.toml"],
          setup="fifo"),
     Case("preset-missing-file", ["--preset", "none.toml", "no such preset file"], args=["--preset", "none.toml"]),

@@ -15,11 +15,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from physics import ParamError, PresetError, load_preset
+from physics import ParamError, PresetError
 from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
 from workbench.manoeuvres.charts import charts_of
 from workbench.manoeuvres.kpi import Kpi
 from workbench.manoeuvres.runner import Car, run_jobs
+from workbench.names import NameRuleError
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.compare import CompareError
 from workbench.runs.compare_command import parse_assignment
@@ -59,7 +60,9 @@ class Outcome:
 
 
 def car_of(preset: str, sets: list[str], option: str) -> Car:
-    loaded = load_preset(preset)
+    from workbench.names import load_named_preset
+
+    loaded = load_named_preset(preset)
     params = loaded.params
     if sets:
         changes = dict(parse_assignment(item, option) for item in sets)
@@ -67,6 +70,11 @@ def car_of(preset: str, sets: list[str], option: str) -> Car:
             params = params.with_values(changes)
         except ParamError as exc:
             raise CompareError(f"{option}: {exc}") from None
+        from workbench.scripts.program import record_problem
+
+        problem = record_problem(params)
+        if problem:
+            raise CompareError(f"{option}: {problem}")
     name = loaded.name + ("" if params == loaded.params else " (edited)")
     return Car(params, name, loaded.path)
 
@@ -184,7 +192,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")
         outcome = run_tests(names, cars)
-    except (PresetError, CompareError, ScriptError, OutputPathError) as exc:
+    except (PresetError, NameRuleError, CompareError, ScriptError, OutputPathError) as exc:
         return bad(str(exc))
     if folder is not None:
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -65,50 +65,175 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     return Path(path)
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def _realpath(path: str | os.PathLike) -> str | None:
     try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
+        return os.path.realpath(path)
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether ``a`` and ``b`` are one file: the same path through links, or the same inode (hard links)."""
+    ra, rb = _realpath(a), _realpath(b)
+    if ra is not None and ra == rb:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
         return False
+
+
+def _looked_at(path: Path, option: str, call):
+    """``call()``, with an unusable path (too long, a loop of links, a deleted working folder) as OutputPathError."""
+    try:
+        return call()
+    except OSError as exc:
+        from workbench.names import path_problem
+
+        raise OutputPathError(f"{option} {path}: cannot be used: {path_problem(exc)}") from None
+
+
+def _check_cwd(path: Path, option: str) -> None:
+    if not path.is_absolute():
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            raise OutputPathError(f"{option} {path}: the working folder no longer exists") from None
 
 
 def check_output_file(path: str | os.PathLike | None, option: str, inputs: Iterable[str | os.PathLike] = ()) -> Path:
     """``path`` as a Path, or OutputPathError when it could not be written or would overwrite an input.
 
     Call it for every output before anything runs, so a bad path never costs a run or leaves some
-    outputs written and others not. The folder must exist (it is never created).
+    outputs written and others not. The folder must exist (it is never created). ``inputs`` are
+    every file the command reads and every other output it writes; they are compared through links.
     """
     if path is None or not str(path).strip():
         raise OutputPathError(f"{option}: the output path is empty")
+    if "\0" in str(path):
+        raise OutputPathError(f"{option} {path!r}: a path cannot contain a NUL character")
     target = Path(path)
-    if target.is_dir():
+    _check_cwd(target, option)
+    if _looked_at(target, option, lambda: target.is_dir()):
         raise OutputPathError(f"{option} {target}: is a directory, not a file")
-    if target.exists() and not target.is_file():
+    if _looked_at(target, option, lambda: target.exists() and not target.is_file()):
         raise OutputPathError(f"{option} {target}: is not a regular file")
+    if target.is_symlink() and not target.exists():
+        raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise OutputPathError(f"{option} {target}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable")
+    if len(target.name.encode("utf-8", "surrogateescape")) > 200:  # leaves room for the hidden staging name
+        raise OutputPathError(f"{option} {target}: the name is too long for this file system")
     for source in inputs:
-        if _same_file(target, Path(source)) or target.resolve() == Path(source).resolve():
-            raise OutputPathError(f"{option} {target}: is one of the inputs; refusing to overwrite it")
+        if _same_file(target, source):
+            raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
+                                  "refusing to overwrite it")
     return target
 
 
-def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterable[str | os.PathLike] = ()) -> Path:
-    """An output folder: it may exist (as a folder) or be created in an existing parent; never an input."""
+def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterable[str | os.PathLike] = (),
+                     writes: Callable[[str], bool] = lambda name: True) -> Path:
+    """An output folder: it may exist (as a folder) or be created in an existing parent; never an input.
+
+    ``writes(name)`` tells whether the command may write a file of that name into the folder; an
+    input (or another output) that is such a file in the folder, through links or not, is refused.
+    """
     if path is None or not str(path).strip():
         raise OutputPathError(f"{option}: the output folder is empty")
     target = Path(path)
-    if target.exists() and not target.is_dir():
+    _check_cwd(target, option)
+    if _looked_at(target, option, lambda: target.exists() and not target.is_dir()):
         raise OutputPathError(f"{option} {target}: exists and is not a folder")
+    if target.is_symlink() and not target.exists():
+        raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
     parent = target.parent if str(target.parent) else Path(".")
     if not target.exists() and not parent.is_dir():
         raise OutputPathError(f"{option} {target}: the folder {parent} does not exist")
     if not os.access(target if target.exists() else parent, os.W_OK):
         raise OutputPathError(f"{option} {target}: not writable")
-    for source in inputs:
-        if _same_file(target, Path(source)):
+    if len(target.name.encode("utf-8", "surrogateescape")) > 200:
+        raise OutputPathError(f"{option} {target}: the name is too long for this file system")
+    sources = list(inputs)
+    for source in sources:
+        if _same_file(target, source):
             raise OutputPathError(f"{option} {target}: is one of the inputs")
+    real = _realpath(target)
+    for source in sources:
+        where = _realpath(source)
+        inside = where is not None and real is not None and os.path.dirname(where) == real
+        if inside and writes(os.path.basename(where)):
+            raise OutputPathError(f"{option} {target}: would overwrite {source}, one of the inputs or another "
+                                  "output, inside it")
+    if target.is_dir():
+        for name in os.listdir(target):
+            if writes(name) and any(_same_file(target / name, source) for source in sources):
+                raise OutputPathError(f"{option} {target}: would overwrite {target / name}, a link to one of "
+                                      "the inputs")
     return target
+
+
+class StagedOutputs:
+    """Every output of a run, staged beside its target and moved into place only when all are complete.
+
+    >>> with StagedOutputs() as staged:
+    ...     write_csv(staged.file(csv)); write_report(staged.folder(report))
+    ...     staged.commit()          # nothing of a failed run (an exception, a signal) stays behind
+
+    A staged file is a hidden name in the target's folder (so the move is a rename); a staged folder is
+    a hidden folder beside a new target, or inside an existing one (its files are then moved in).
+    """
+
+    def __init__(self):
+        self._files: list[tuple[Path, Path]] = []
+        self._folders: list[tuple[Path, Path, bool]] = []
+        self.committed = False
+
+    def __enter__(self) -> StagedOutputs:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not self.committed:
+            self.discard()
+
+    def file(self, target: str | os.PathLike) -> Path:
+        target = Path(target)
+        folder = target.parent if str(target.parent) else Path(".")
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".staged", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)  # the writer creates it, with the mode the umask gives
+        self._files.append((Path(tmp), target))
+        return Path(tmp)
+
+    def folder(self, target: str | os.PathLike) -> Path:
+        target = Path(target)
+        existed = target.is_dir()
+        where = target if existed else (target.parent if str(target.parent) else Path("."))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".staged", dir=where))
+        self._folders.append((tmp, target, existed))
+        return tmp
+
+    def commit(self) -> None:
+        for tmp, target in self._files:
+            if tmp.exists():
+                os.replace(tmp, target)
+        for tmp, target, existed in self._folders:
+            if existed:
+                for entry in sorted(os.listdir(tmp)):
+                    os.replace(tmp / entry, target / entry)
+                os.rmdir(tmp)
+            else:
+                os.chmod(tmp, 0o777 & ~_umask())
+                os.rename(tmp, target)
+        self.committed = True
+
+    def discard(self) -> None:
+        import shutil
+
+        for tmp, _ in self._files:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        for tmp, _, _ in self._folders:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -8,10 +8,8 @@ by relative name, so the folder can be copied or uploaded as it is.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
-import math
 import re
 from collections.abc import Sequence
 from importlib import metadata
@@ -20,8 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
+from physics.presets import cars_dir
+from physics.units import display_unit
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
 from workbench.output.files import atomic_write_text
+from workbench.runs.stamp import params_sha256, program_stamp
 
 # Which channel shows each monitor's violation best.
 MONITOR_CHANNEL = {"finite": "speed", "impossible_jerk": "vy", "energy_gain": "speed", "lateral_balance": "yaw_rate",
@@ -36,24 +37,19 @@ def _version(package: str) -> str:
 
 
 def params_digest(params: CarParams) -> str:
-    """SHA-256 of a car's parameters (their TOML document, keys sorted): equal digests, equal cars."""
-    return hashlib.sha256(json.dumps(params.to_document(), sort_keys=True).encode()).hexdigest()
+    """SHA-256 of a car's parameters: the stamp's own (workbench.runs.stamp.params_sha256)."""
+    return params_sha256(params)
 
 
 def stamp(program) -> dict:
-    """What a run depends on: versions, the preset and the digest of its parameters, and dt.
-
-    Kept small and in one function so that a richer run stamp can replace it.
-    """
-    return {"carbench": _version("carbench"), "numpy": np.__version__, "preset": program.preset,
-            "params_sha256": params_digest(program.params), "dt": program.dt}
+    """The run's stamp (workbench.runs.stamp): the same fields and hashes as --json, recordings and MCAP."""
+    return program_stamp(program).to_table()
 
 
 def display_scale(unit: str, display: str | None) -> tuple[float, str]:
-    """Factor and unit that turn a channel's SI value into its display unit (radians into degrees)."""
-    if display and display.startswith("deg"):
-        return 180.0 / math.pi, display
-    return 1.0, unit
+    """Factor and unit that turn a channel's SI value into its display unit (physics.units)."""
+    shown, factor = display_unit(unit, display)
+    return factor, shown
 
 
 def _unit(info_unit: str) -> str:
@@ -65,7 +61,7 @@ def param_diff(program) -> list[tuple[str, str, str, str]]:
     shipped = None
     if program.preset in preset_names():
         try:
-            shipped = load_preset(program.preset).params
+            shipped = load_preset(cars_dir() / f"{program.preset}.toml").params
         except PresetError:
             shipped = None
     rows = []
@@ -201,9 +197,15 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
         if p.script.description:
             body.append(f"<p>{html.escape(p.script.description)}</p>")
         s = stamp(p)
-        body.append(_table(("file", "preset", "dt", "frames", "parameters (SHA-256)", "carbench", "numpy"),
-                           [(p.script.source, s["preset"], f"{s['dt']:.6g} s", str(p.frames), s["params_sha256"][:16],
-                             s["carbench"], s["numpy"])]))
+        body.append(_table(("file", "preset", "dt", "frames", "carbench", "numpy"),
+                           [(p.script.source, s["preset"], f"{s['dt']:.6g} s", str(p.frames), s["carbench"],
+                             s["numpy"])]))
+        body.append(_table(("stamp", "SHA-256"), [("preset_sha256", s["preset_sha256"]),
+                                                  ("params_sha256", s["params_sha256"])]))
+        body.append(f'<p class="muted">changed from the preset: {len(s["changed"])} parameter'
+                    f'{"s" if len(s["changed"]) != 1 else ""}</p>')
+        stamp_json = json.dumps(s, sort_keys=True).replace("</", "<\\/")  # raw text inside <script>
+        body.append(f'<script type="application/json" class="stamp">{stamp_json}</script>')
         diff = param_diff(p)
         body.append("<h3>Parameters against the shipped preset</h3>")
         body.append(_table(("parameter", "shipped", "used", "when"), diff) if diff

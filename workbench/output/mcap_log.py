@@ -15,6 +15,7 @@ The layout follows the MCAP JSON convention: ``message_encoding = "json"``, sche
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
@@ -22,13 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from mcap.writer import CompressionType, Writer
 
 from physics import CarParams
 from workbench.output.files import atomic_writer
-from workbench.output.html_report import _version, params_digest, stamp
+from workbench.output.html_report import stamp
 from workbench.output.telemetry_log import TelemetryLog
+from workbench.runs.stamp import session_stamp
 
 NS = 1_000_000_000
 
@@ -127,13 +128,16 @@ def write_runs(runs: Sequence[Run], path: str | Path) -> Path:
         verdict_schema = writer.register_schema("carbench.Verdict", "jsonschema", json.dumps(VERDICT_SCHEMA).encode())
         schemas: dict[str, int] = {}
         used: set[str] = set()
-        for run in runs:
-            _write_run(writer, run, _topic(run.name, used), schemas, params_schema, verdict_schema)
+        streams = [_messages(writer, run, _topic(run.name, used), schemas, params_schema, verdict_schema)
+                   for run in runs]
+        for log_time, _, channel, data, seq in heapq.merge(*streams, key=lambda m: (m[0], m[1])):
+            writer.add_message(channel, log_time, data, log_time, seq)  # every message in log-time order
         writer.finish()
     return Path(path)
 
 
-def _write_run(writer, run: Run, topic: str, schemas: dict[str, int], params_schema: int, verdict_schema: int):
+def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_schema: int, verdict_schema: int):
+    """Register the run's three channels; its messages as (log time, order, channel, data, sequence), in time order."""
     infos = run.log.infos
     unit = run.params[0][1].model.unit
     if unit not in schemas:
@@ -147,26 +151,32 @@ def _write_run(writer, run: Run, topic: str, schemas: dict[str, int], params_sch
     def ns(k: int) -> int:
         return int(round(k * run.dt * NS))
 
-    for seq, (k, car) in enumerate(run.params):
-        doc = {"script": run.name, "from_time": k * run.dt, "stamp": run.stamp, "parameters": car.to_document()}
-        writer.add_message(params, ns(k), json.dumps(doc).encode(), ns(k), seq)
-    names = [c.name for c in infos]
-    for k, row in enumerate(run.log.matrix(run.car, run.frames).tolist()):
-        writer.add_message(tele, ns(k), json.dumps(dict(zip(names, map(_number, row), strict=True))).encode(),
-                           ns(k), k)
-    seq = 0
-    for v in run.verdicts:
-        doc = {"kind": "expectation", "label": v.expect.label(), "channel": v.expect.channel, "passed": v.passed,
-               "measured": _number(v.measured), "min": v.expect.min, "max": v.expect.max, "unit": v.unit,
-               "frame": v.frame, "time": v.time, "values": []}
-        writer.add_message(verdicts, ns(v.frame), json.dumps(doc).encode(), ns(v.frame), seq)
-        seq += 1
-    for v in run.violations:
-        doc = {"kind": "monitor", "label": v.monitor, "channel": "", "passed": False, "measured": None, "min": None,
-               "max": None, "unit": "", "frame": v.frame, "time": v.time,
-               "values": [{"name": what, "value": _number(value), "unit": u} for what, value, u in v.values]}
-        writer.add_message(verdicts, ns(v.frame), json.dumps(doc).encode(), ns(v.frame), seq)
-        seq += 1
+    def parameter_messages():
+        for seq, (k, car) in enumerate(sorted(run.params, key=lambda item: item[0])):
+            doc = {"script": run.name, "from_time": k * run.dt, "stamp": run.stamp, "parameters": car.to_document()}
+            yield ns(k), 0, params, json.dumps(doc).encode(), seq
+
+    def telemetry_messages():
+        names = [c.name for c in infos]
+        for k, row in enumerate(run.log.matrix(run.car, run.frames).tolist()):
+            yield ns(k), 1, tele, json.dumps(dict(zip(names, map(_number, row), strict=True))).encode(), k
+
+    def verdict_messages():
+        docs = []
+        for v in run.verdicts:
+            docs.append((v.frame, {"kind": "expectation", "label": v.expect.label(), "channel": v.expect.channel,
+                                   "passed": v.passed, "measured": _number(v.measured), "min": v.expect.min,
+                                   "max": v.expect.max, "unit": v.unit, "frame": v.frame, "time": v.time,
+                                   "values": []}))
+        for v in run.violations:
+            docs.append((v.frame, {"kind": "monitor", "label": v.monitor, "channel": "", "passed": False,
+                                   "measured": None, "min": None, "max": None, "unit": "", "frame": v.frame,
+                                   "time": v.time, "values": [{"name": what, "value": _number(value), "unit": u}
+                                                              for what, value, u in v.values]}))
+        for seq, (frame, doc) in enumerate(sorted(docs, key=lambda item: item[0])):
+            yield ns(frame), 2, verdicts, json.dumps(doc).encode(), seq
+
+    return heapq.merge(parameter_messages(), telemetry_messages(), verdict_messages(), key=lambda m: (m[0], m[1]))
 
 
 def write_session_mcap(session, path: str | Path) -> Path:
@@ -179,8 +189,7 @@ def write_session_mcap(session, path: str | Path) -> Path:
     frames = session.log.frames
     verdicts = [v for v in session.verdicts() if v is not None] if session.replayed else []
     name = session.program.name if session.replayed and session.program is not None else "session"
-    run_stamp = {"carbench": _version("carbench"), "numpy": np.__version__, "preset": session.preset.name,
-                 "params_sha256": params_digest(session.params), "dt": session.dt}
+    run_stamp = session_stamp(session).to_table()
     run = Run(name, "carbench window", preset_reference(session.preset), [(0, session.params)], session.dt,
               session.log, 0, frames, run_stamp, verdicts)
     return write_runs([run], path)

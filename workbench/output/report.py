@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from physics import channel_infos
+from physics.units import display_of
 from workbench.runs.measures import Measurement
 from workbench.runs.replay import ReplayResult, Verdict
 from workbench.runs.stamp import program_stamp
@@ -19,9 +21,13 @@ def _value(x: float) -> str:
     return f"{x:.6g}"
 
 
-def _measured(m: Measurement) -> str:
+def _measured(m: Measurement, infos: dict | None = None) -> str:
     if m.value is None:
         return "never"
+    info = (infos or {}).get(m.measure.channel)
+    if info is not None and m.unit == info.unit:  # a value of the channel itself: in its display unit
+        unit, factor = display_of(info)
+        return f"{_value(m.value * factor)} {unit}".rstrip()
     return f"{_value(m.value)} {m.unit}".rstrip()
 
 
@@ -35,18 +41,20 @@ def table(results: Sequence[ReplayResult]) -> str:
         if not r.verdicts:
             lines.append("  (no expectations)")
         rows = []
+        infos = {c.name: c for c in channel_infos(p.params.model.unit)}
         for v in r.verdicts:
-            unit = f" {v.unit}" if v.unit else ""
+            shown, factor = display_of(infos[v.expect.channel]) if v.expect.channel in infos else (v.unit, 1.0)
+            unit = f" {shown}" if shown else ""
             where = "" if v.expect.at is not None else f" at {v.time:.4g} s"
             rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, _window(v),
-                         v.expect.bound_text(), f"{_value(v.measured)}{unit}{where}"))
+                         v.expect.bound_text(scale=factor) + unit, f"{_value(v.measured * factor)}{unit}{where}"))
         if rows:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
                 lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if r.measurements:
             lines.append("  measures:")
-            rows = [(m.measure.name, m.measure.channel, m.measure.how(), _measured(m)) for m in r.measurements]
+            rows = [(m.measure.name, m.measure.channel, m.measure.how(), _measured(m, infos)) for m in r.measurements]
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
                 lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())

@@ -7,23 +7,42 @@ import io
 import math
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from physics import channel_infos
+from physics.units import display_of
 from workbench.output.charts import PASS_COLOUR, Band, Bars, Chart, Heatmap, Line, Renderer, Series
 from workbench.output.files import atomic_write_text
-from workbench.runs.measures import measure_unit
 from workbench.runs.sweep import SweepResult, flips, varied_axis
 
 
-def _units(result: SweepResult) -> tuple[list[str], list[str]]:
-    """The unit of each expectation's value and each measure's value."""
+def _display(result: SweepResult) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """(display unit, factor from SI) of each expectation's value and each measure's value (physics.units)."""
     program = result.plan.program
-    units = {c.name: c.unit for c in channel_infos(program.params.model.unit)}
-    return ([units[e.channel] for e in program.script.expects],
-            [measure_unit(m, units[m.channel]) for m in program.script.measures])
+    infos = {c.name: c for c in channel_infos(program.params.model.unit)}
+    expects = [display_of(infos[e.channel]) for e in program.script.expects]
+    measures = [display_of(infos[m.channel]) if not m.is_time else ("s", 1.0) for m in program.script.measures]
+    return expects, measures
+
+
+def _units(result: SweepResult) -> tuple[list[str], list[str]]:
+    """The display unit of each expectation's value and each measure's value."""
+    expects, measures = _display(result)
+    return [u for u, _ in expects], [u for u, _ in measures]
+
+
+def shown(result: SweepResult) -> SweepResult:
+    """``result`` with every expectation value, margin and measure in its display unit (deg, not rad)."""
+    expects, measures = _display(result)
+    e = np.array([f for _, f in expects], dtype=float).reshape(-1, 1)
+    m = np.array([f for _, f in measures], dtype=float).reshape(-1, 1)
+    if (e == 1.0).all() and (m == 1.0).all():
+        return result
+    return replace(result, expect_value=result.expect_value * e, expect_margin=result.expect_margin * e,
+                   measure_value=result.measure_value * m)
 
 
 def _with_unit(label: str, unit: str) -> str:
@@ -47,6 +66,7 @@ def _number(x: float) -> str:
 
 def csv_text(result: SweepResult) -> str:
     """One row per car in plan order; numbers written so they read back exactly; a crossing never reached is empty."""
+    result = shown(result)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header(result))
@@ -178,6 +198,7 @@ def slug(text: str) -> str:
 def charts(result: SweepResult) -> list[tuple[str, Chart]]:
     """The outcome charts and their file names: one axis, margins and measures against it; two (a grid),
     a heatmap per expectation and measure; otherwise a tornado chart per expectation."""
+    result = shown(result)
     plan = result.plan
     axis = varied_axis(plan)
     if axis is None and len(plan.axes) == 1:
@@ -204,12 +225,17 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     x = x[order]
     points = plan.cars <= 60
     out = []
-    if script.expects:
-        series = [Series(x, result.expect_margin[e][order], _with_unit(expect.label(), e_units[e]), points=points)
-                  for e, expect in enumerate(script.expects)]
+    groups: dict[str, list[int]] = {}  # one chart per unit: never two units on one axis
+    for e, unit in enumerate(e_units):
+        groups.setdefault(unit, []).append(e)
+    for n, (unit, members) in enumerate(groups.items()):
+        series = [Series(x, result.expect_margin[e][order], script.expects[e].label(), points=points)
+                  for e in members]
         passing = int(result.all_passed.sum())
-        out.append(("margins.png", Chart(
-            _title(result, "margin to each expectation's bound"), a.label, "margin (>= 0 passes), in each unit",
+        name = "margins.png" if n == 0 else f"margins-{slug(unit) or 'plain'}.png"
+        out.append((name, Chart(
+            _title(result, "margin to each expectation's bound" + (f" (in {unit})" if len(groups) > 1 else "")),
+            a.label, _with_unit("margin (>= 0 passes)", unit),
             series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
             lines=[Line(0.0, "y", "#444444", True)],
             notes=(f"{passing} of {plan.cars} cars pass every expectation",))))
@@ -245,7 +271,7 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
         out.append((f"heatmap-{slug(expect.label())}.png", Chart(
             _title(result, f"margin of \u201c{expect.label()}\u201d"), ax.label, ay.label,
             heatmap=Heatmap(ax.values, ay.values, values, 0.0, _with_unit("margin", e_units[e])),
-            notes=(f"{expect.bound_text()} {e_units[e]}; passes on green, black line: the pass boundary "
+            notes=(f"{expect.bound_text(scale=_display(result)[0][e][1])} {e_units[e]}; passes on green, black line: the pass boundary "
                    f"({passing} of {plan.cars} pass)",))))
     for m, measure in enumerate(script.measures):
         values = _grid(result, result.measure_value[m], ix, iy)

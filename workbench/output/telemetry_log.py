@@ -93,13 +93,14 @@ class TelemetryLog:
         return h.hexdigest()
 
     def csv_text(self, car: int = 0, frames: int | None = None) -> str:
-        """One row per frame, one column per channel, header = channel names; values round-trip exactly."""
-        rows = [",".join(self.names)]
+        """One row per frame, one column per channel, header = channel names with their units
+        (``speed [m/s]``; see :func:`csv_header_cells`); values (SI) round-trip exactly."""
+        rows = [",".join(csv_header_cells(self.infos))]
         rows.extend(",".join(map(repr, row)) for row in self.matrix(car, frames).tolist())
         return "\n".join(rows) + "\n"
 
     def csv_header(self) -> str:
-        return ",".join(self.names) + "\n"
+        return ",".join(csv_header_cells(self.infos)) + "\n"
 
     def write_csv_rows(self, handle: IO[str], car: int, start: int, stop: int) -> int:
         """Write the CSV rows of frames [start, stop) of car ``car`` to ``handle``; returns ``stop``.
@@ -117,3 +118,20 @@ class TelemetryLog:
             handle.write(self.csv_header())
             self.write_csv_rows(handle, car, 0, self._end(frames))
         return Path(path)
+
+
+def csv_header_cells(infos) -> list[str]:
+    """A telemetry CSV's header: each channel's name and, where it has one, its unit: ``speed [m/s]``, ``gear``.
+
+    The values are SI, as the model computes them (radians, not degrees); the unit says which.
+    """
+    return [f"{c.name} [{c.unit}]" if c.unit else c.name for c in infos]
+
+
+def split_header_cell(cell: str) -> tuple[str, str | None]:
+    """(name, unit or None) of a header cell written by :func:`csv_header_cells` (or a bare name)."""
+    cell = cell.strip()
+    if cell.endswith("]") and " [" in cell:
+        name, _, unit = cell[:-1].partition(" [")
+        return name, unit
+    return cell, None

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from workbench.signals import Terminated
 
 MAX_WORKERS = 64
 CONNECT_TIMEOUT = 10.0  # [s] to reach a scheduler given with --scheduler
@@ -59,11 +62,11 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
     dd = distributed()
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
-            try:
-                client = stack.enter_context(dd.Client(scheduler, timeout=CONNECT_TIMEOUT))
-            except (OSError, TimeoutError) as exc:
-                raise ClusterError(f"--scheduler {scheduler}: cannot connect ({exc})") from exc
+            client = stack.enter_context(_connect(dd, scheduler))
         else:
+            # The worker processes log only errors (not a warning per task cancelled by Ctrl-C); they read
+            # this when they start, and a user's own setting wins.
+            os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
             cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                           dashboard_address=None))
             client = stack.enter_context(dd.Client(cluster))
@@ -72,4 +75,75 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             futures = client.map(fn, list(chunks), pure=False)
             return client.gather(futures)
 
-        yield run
+        try:
+            yield run
+        except (KeyboardInterrupt, Terminated):
+            _quiet_dask()  # the cluster is closed on the way out without its warnings
+            with _stderr_silenced():
+                stack.close()
+            raise
+
+
+def _connect(dd, scheduler: str):
+    """A Client of the scheduler at ``scheduler``, or ClusterError within CONNECT_TIMEOUT (plus a second).
+
+    A port that accepts a connection but never answers (not a Dask scheduler) would otherwise keep
+    the handshake waiting for good, so the connection is made in a thread that is given up on.
+    """
+    import threading
+
+    with contextlib.suppress(Exception):
+        import dask
+
+        dask.config.set({"distributed.comm.timeouts.connect": f"{CONNECT_TIMEOUT:g}s"})
+    outcome: dict[str, Any] = {}
+
+    def connect():
+        try:
+            outcome["client"] = dd.Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=connect, name="carbench-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT + 1.0)
+    if thread.is_alive():
+        _quiet_dask()
+        raise ClusterError(f"--scheduler {scheduler}: no answer within {CONNECT_TIMEOUT:g} s "
+                           "(is a Dask scheduler listening there?)")
+    error = outcome.get("error")
+    if error is not None:
+        if isinstance(error, (OSError, TimeoutError, ValueError)):
+            raise ClusterError(f"--scheduler {scheduler}: cannot connect ({error})") from error
+        raise error
+    return outcome["client"]
+
+
+def _quiet_dask() -> None:
+    import logging
+    import warnings
+
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    warnings.filterwarnings("ignore")
+
+
+@contextlib.contextmanager
+def _stderr_silenced():
+    import os
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -9,7 +9,6 @@ value it reports is in the channel's display unit (degrees for angles).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from physics import CarParams, ChannelInfo, channel_infos, channel_names
+from physics.units import display_of
 from workbench.output.files import atomic_write_text
+from workbench.output.telemetry_log import split_header_cell
 from workbench.runs.replay import ReplayResult, Verdict
 from workbench.runs.stamp import Stamp, program_stamp
 
 ATOL = 1e-9
 RTOL = 1e-9
-_DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 LENGTH_UNITS = ("m", "px")
 
 
@@ -32,10 +32,8 @@ class CompareError(ValueError):
 
 
 def display_unit(info: ChannelInfo) -> tuple[str, float]:
-    """The unit a channel is shown in and the factor from its SI value (degrees for angles)."""
-    if info.display in _DISPLAY:
-        return info.display, _DISPLAY[info.display]
-    return info.unit, 1.0
+    """The unit a channel is shown in and the factor from its SI value (physics.units: degrees for angles)."""
+    return display_of(info)
 
 
 @dataclass
@@ -75,27 +73,42 @@ def run_of(result: ReplayResult, label: str | None = None) -> Run:
     return Run(text, p.params.model.unit, p.dt, data, p.params, list(result.verdicts), program_stamp(p))
 
 
+MAX_CSV_BYTES = 1024**3
+"""A telemetry CSV larger than this is refused unread (compare's 2,000,000 frames fit well inside)."""
+
+
 def read_csv_run(path: str | Path) -> Run:
     """A telemetry CSV that carbench wrote (``replay --csv``), as a run.
 
     carbench's CSV is recognised by its header row: exactly the channel list of a car in metres or
     in pixels, in carbench's order (which also tells the unit); every value a finite number.
     """
+    from workbench.names import path_problem
+    from workbench.scripts.limits import LimitError, read_limited_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited_text(path, "telemetry CSV", MAX_CSV_BYTES)
     except FileNotFoundError:
         raise CompareError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CompareError(f"{path}: cannot be read: {exc}") from None
+    except LimitError as exc:
+        raise CompareError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise CompareError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise CompareError(f"{path}: cannot be read: {path_problem(exc)}") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
-    header = lines[0].split(",")
+    cells = [split_header_cell(c) for c in lines[0].split(",")]
+    header = [name for name, _ in cells]
     unit = next((u for u in LENGTH_UNITS if header == channel_names(u)), None)
     if unit is None:
         raise CompareError(f"{path}: not a telemetry CSV written by carbench (its header row is not "
                            "carbench's channel list)")
+    for info, (name, shown) in zip(channel_infos(unit), cells, strict=True):
+        if shown is not None and shown != info.unit:
+            raise CompareError(f"{path}: column {name} is in {shown}, carbench writes it in {info.unit or 'no unit'}")
     if len(lines) < 2:
         raise CompareError(f"{path}: holds no frame")
     for i, line in enumerate(lines[1:], 2):
@@ -278,8 +291,18 @@ def _columns(rows: list[tuple[str, ...]]) -> list[str]:
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
+def _scaled(value: Any, factor: float) -> Any:
+    if factor == 1.0 or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value * factor
+    if isinstance(value, (list, tuple)):
+        return [_scaled(v, factor) for v in value]
+    return value
+
+
 def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
-    """Every parameter whose value differs between the two cars (or that only one of them has)."""
+    """Every parameter whose value differs between the two cars (or that only one of them has), in display units."""
     infos_a = {i.path: i for i in a.infos()}
     infos_b = {i.path: i for i in b.infos()}
     rows = []
@@ -287,7 +310,9 @@ def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
         va = a.get(path) if path in infos_a else None
         vb = b.get(path) if path in infos_b else None
         if va != vb:
-            rows.append(ParamRow(path, va, vb, (infos_a.get(path) or infos_b[path]).unit))
+            info = infos_a.get(path) or infos_b[path]
+            unit, factor = display_of(info)
+            rows.append(ParamRow(path, _scaled(va, factor), _scaled(vb, factor), unit))
     return rows
 
 

@@ -14,7 +14,7 @@ from physics import ParamError, check_dt
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
-from workbench.scripts.format import ScriptError, Setting, load_script
+from workbench.scripts.format import ScriptError, Setting, load_script, resolve_script
 from workbench.scripts.program import compile_script
 
 EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
@@ -31,12 +31,21 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except (ValueError, OverflowError, RecursionError) as exc:  # a number of thousands of digits
+        from workbench.scripts.format import number_problem
+
+        raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
     return path, value
 
 
 def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_set: list[str] | None,
-               vs_dt: float | None, vs_script: str | None):
-    """The two runs to compare (CompareError or ScriptError for bad input)."""
+               vs_dt: float | None, vs_script: str | None, check=None):
+    """The two runs to compare (CompareError or ScriptError for bad input).
+
+    ``check(files)`` is called with every file the runs read (scripts, presets, CSVs) before any is
+    run or read, so that an output can be checked against them.
+    """
+    check = check or (lambda files: None)
     alternatives = [x is not None for x in (vs_preset, vs_set, vs_dt, vs_script)]
     if len(inputs) == 2:
         if any(alternatives) or preset is not None:
@@ -45,6 +54,7 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
             if Path(path).suffix.lower() != ".csv":
                 raise CompareError(f"{path}: two inputs are compared as telemetry CSVs (.csv); "
                                    "for a script give one SCRIPT and --vs-preset, --vs-set, --vs-dt or --vs-script")
+        check([Path(p) for p in inputs])
         return read_csv_run(inputs[0]), read_csv_run(inputs[1])
     if len(inputs) != 1:
         raise CompareError("give SCRIPT (with one --vs-* option) or two CSVs")
@@ -53,7 +63,9 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
                            "--vs-dt DT or --vs-script SCRIPT2")
     if Path(inputs[0]).suffix.lower() == ".csv":
         raise CompareError(f"{inputs[0]}: a CSV is compared with another CSV: carbench compare A.csv B.csv")
-    script = load_script(inputs[0])
+    script_file = resolve_script(inputs[0])
+    script = load_script(script_file)
+    files = [script_file]
     a = compile_script(script, preset)
     if vs_preset is not None:
         b = compile_script(script, vs_preset)
@@ -63,7 +75,10 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
             a.params.with_values(changes)
         except ParamError as exc:
             raise CompareError(f"--vs-set: {exc}") from None
-        problem = a.params.swap_problem(a.params.with_values(changes))
+        from workbench.scripts.program import record_problem
+
+        changed = a.params.with_values(changes)
+        problem = a.params.swap_problem(changed) or record_problem(changed)
         if problem:
             raise CompareError(f"--vs-set: {problem}")
         b = compile_script(replace(script, sets=script.sets + (Setting(0.0, params=changes),)), preset)
@@ -74,12 +89,15 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
             raise CompareError(f"--vs-dt: {exc}") from None
         b = compile_script(script, preset, vs_dt)
     else:
-        b = compile_script(load_script(vs_script), preset)
+        second = resolve_script(vs_script)
+        files.append(second)
+        b = compile_script(load_script(second), preset)
     for which, program in (("A", a), ("B", b)):
         if program.frames > MAX_FRAMES:
             raise CompareError(f"{program.script.source}: run {which} would be {program.frames:,} frames "
                                f"(duration {program.script.duration:g} s at dt {program.dt:g} s); "
                                f"the limit is {MAX_FRAMES:,}")
+    check([*files, *(p.preset_path for p in (a, b) if p.preset_path is not None)])
     ra, rb = replay([a, b])
     return run_of(ra), run_of(rb)
 
@@ -99,14 +117,21 @@ def run(args) -> int:
     try:
         atol = _tolerance(args.atol, "--atol", ATOL)
         rtol = _tolerance(args.rtol, "--rtol", RTOL)
-        inputs = list(args.inputs) + ([args.vs_script] if args.vs_script else [])
-        csv = check_output_file(args.csv, "--csv", inputs) if args.csv else None
-        a, b = build_runs(args.inputs, args.preset, args.vs_preset, args.vs_set, args.vs_dt, args.vs_script)
+        csv = None
+
+        def check(files):
+            nonlocal csv
+            if args.csv is not None:
+                csv = check_output_file(args.csv, "--csv", files)
+
+        if args.csv is not None:
+            check_output_file(args.csv, "--csv")  # the path itself, before anything is read
+        a, b = build_runs(args.inputs, args.preset, args.vs_preset, args.vs_set, args.vs_dt, args.vs_script, check)
         result: Comparison = compare(a, b, atol, rtol)
     except (CompareError, ScriptError, OutputPathError) as exc:
         print(f"carbench: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if csv is not None:
+    if args.csv is not None and csv is not None:
         try:
             result.write_csv(csv)
         except OSError as exc:

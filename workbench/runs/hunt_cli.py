@@ -5,10 +5,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from physics import PresetError, load_preset, preset_names
-from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
+from physics import PresetError, preset_names
+from physics.presets import cars_dir
+from workbench.names import NameRuleError, load_named_preset
+from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_text, check_output_dir
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
+from workbench.signals import deferring
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -61,15 +64,21 @@ def _free_path(folder: Path, monitor: str, taken: set[Path]) -> Path:
     return folder / f"{monitor}-{n}.toml"
 
 
-def write_report(paths: list[Path], folder: Path, render) -> Path:
-    """The HTML report of the minimal scripts, each replayed on its own with its monitor."""
+def write_report(paths: list[Path], folder: Path, render, shown_as: list[Path] | None = None) -> Path:
+    """The HTML report of the minimal scripts, each replayed on its own with its monitor.
+
+    ``shown_as``: the paths the report names the scripts by (where they land once staged files move in).
+    """
     from workbench.output.html_report import write_report as write_html
     from workbench.runs.monitors import check_results
     from workbench.runs.replay import replay
-    from workbench.scripts.format import load_script
+    from workbench.scripts.format import parse_script
+    from workbench.scripts.limits import read_limited_text
     from workbench.scripts.program import compile_script
 
-    results = replay([compile_script(load_script(p)) for p in paths])
+    names = shown_as if shown_as is not None else paths
+    scripts = [parse_script(read_limited_text(p), str(name)) for p, name in zip(paths, names, strict=True)]
+    results = replay([compile_script(s) for s in scripts])
     return write_html(results, folder, render, check_results(results), title="carbench hunt: minimal scripts")
 
 
@@ -80,17 +89,25 @@ def run(args, renderer=lambda: None) -> int:
         return _bad(f"--cars {args.cars}: must be between 1 and {hunting.MAX_CARS}")
     if not 0 < args.seconds <= hunting.MAX_SECONDS:
         return _bad(f"--seconds {args.seconds:g}: must be in (0, {hunting.MAX_SECONDS:g}] s")
-    if args.seed < 0:
-        return _bad(f"--seed {args.seed}: must not be negative")
+    if not 0 <= args.seed < 2**32:
+        return _bad(f"--seed {args.seed}: must be a whole number in 0 .. {2**32 - 1:,}")
+    resolved = []
     for preset in presets:
         try:
-            load_preset(preset)
-        except PresetError as exc:
+            path = load_named_preset(preset).path
+            # a shipped preset keeps its name (the minimal scripts say preset = "sedan")
+            resolved.append(path.stem if path is not None and path.parent == cars_dir() else preset)
+        except (PresetError, NameRuleError) as exc:
             return _bad(f"--preset: {exc}")
+    presets = resolved
     if len(set(presets)) != len(presets):
         return _bad("--preset: a preset is named twice")
     try:
-        out = check_output_dir(args.out, "--out")
+        files = [load_named_preset(p).path for p in presets]
+        out = check_output_dir(args.out, "--out", [f for f in files if f is not None],
+                               writes=lambda name: name.endswith(".toml") or name == "report")
+        if (out / "report").exists():
+            check_output_dir(out / "report", "--out", [f for f in files if f is not None])
         check_options(args.workers, args.scheduler)
     except (OutputPathError, ClusterError) as exc:
         return _bad(str(exc))
@@ -104,18 +121,22 @@ def run(args, renderer=lambda: None) -> int:
         return _bad(str(exc))
     progress.close()
     paths: list[Path] = []
-    if findings:
-        out.mkdir(exist_ok=True)
-    for f in findings:
-        path = _free_path(out, f.monitor, set(paths))
-        script = f.script(path.stem, args.seed)
-        atomic_write_text(path, f.explanation(args.seed) + "\n" + script.to_toml())
-        paths.append(path)
+    report = None
+    with StagedOutputs() as staged:  # the scripts and their report move into --out together, or not at all
+        stage = staged.folder(out) if findings else None
+        for f in findings:
+            path = _free_path(out, f.monitor, set(paths))
+            script = f.script(path.stem, args.seed)
+            atomic_write_text(stage / path.name, f.explanation(args.seed) + "\n" + script.to_toml())
+            paths.append(path)
+        render = renderer() if paths else None
+        if paths and render is not None:
+            write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
+            report = out / "report" / "index.html"
+        staged.commit()
     print(hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths]))
-    if paths:
-        render = renderer()
-        if render is None:
-            print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
-        else:
-            print(f"report: {write_report(paths, out / 'report', render)}")
+    if paths and report is None:
+        print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
+    elif report is not None:
+        print(f"report: {report}")
     return EXIT_FAILED if findings else EXIT_OK

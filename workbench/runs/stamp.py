@@ -105,6 +105,30 @@ def make_stamp(preset: str, preset_params: CarParams, params: CarParams, dt: flo
                  float(dt), tuple(changed))
 
 
+MAX_STAMP_DT = 1.0  # [s] no run is stepped more coarsely than this
+MAX_CHANGES = 1000  # far more parameters than a car has
+MAX_LIST = 64  # a parameter list (the gear ratios) is short
+
+
+def _value_problem(value: Any) -> str | None:
+    """Why a parameter value in a stamp is not one a parameter can have, or None."""
+    if isinstance(value, bool) or isinstance(value, str):
+        return None
+    if isinstance(value, int):
+        return None if abs(value) < 10**15 else "is an integer too large for a parameter"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "must be finite"
+    if isinstance(value, list):
+        if len(value) > MAX_LIST:
+            return f"lists {len(value):,} values; at most {MAX_LIST}"
+        for item in value:
+            problem = _value_problem(item)
+            if problem or isinstance(item, list):
+                return problem or "must be a flat list"
+        return None
+    return f"must be a number, a boolean, text or a list of numbers, got {type(value).__name__}"
+
+
 def _exact_keys(table: dict, allowed: Sequence[str], where: str) -> None:
     """ValueError unless ``table`` has every key of ``allowed`` and no other."""
     for key in table:
@@ -127,16 +151,24 @@ def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
         if len(table[key]) != 64 or any(ch not in "0123456789abcdef" for ch in table[key]):
             raise ValueError(f"{where}: `{key}` must be 64 lowercase hex digits")
     dt = table["dt"]
-    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
-        raise ValueError(f"{where}: `dt` must be a positive number, got {dt!r}")
+    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0 < dt <= MAX_STAMP_DT \
+            or not math.isfinite(dt):
+        shown = f"{dt!r}" if not isinstance(dt, int) or abs(dt) < 10**20 else "an integer of many digits"
+        raise ValueError(f"{where}: `dt` must be a number in (0, {MAX_STAMP_DT:g}] s, got {shown}")
     changes = table["changed"]
     if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
         raise ValueError(f"{where}: `changed` must be a list of {{ path, preset, run }} tables")
+    if len(changes) > MAX_CHANGES:
+        raise ValueError(f"{where}: `changed` lists {len(changes):,} parameters; at most {MAX_CHANGES:,}")
     out = []
     for i, change in enumerate(changes, 1):
         _exact_keys(change, CHANGE_KEYS, f"{where}: changed #{i}")
         if not isinstance(change["path"], str) or change["path"].count(".") != 1:
             raise ValueError(f"{where}: changed #{i}: `path` must read group.key, got {change['path']!r}")
+        for key in ("preset", "run"):
+            problem = _value_problem(change[key])
+            if problem:
+                raise ValueError(f"{where}: changed #{i}: `{key}` {problem}")
         out.append(Change(change["path"], change["preset"], change["run"]))
     return Stamp(table["carbench"], table["numpy"], table["preset"], table["preset_sha256"], table["params_sha256"],
                  float(dt), tuple(out))
@@ -166,3 +198,14 @@ def recording_note(program) -> str | None:
     if not differences:
         return None
     return f"note: {program.script.source} was recorded with " + "; ".join(differences)
+
+
+def stamp_table(program) -> dict[str, Any]:
+    """The one stamp of a run of a compiled script, as every surface shows it (--json, recordings, HTML, MCAP)."""
+    return program_stamp(program).to_table()
+
+
+def session_stamp(session) -> Stamp:
+    """The stamp of the window's live session (a ``workbench.runs.live.LiveSession``) at its current parameters."""
+    preset = session.preset
+    return make_stamp(preset_label(preset.name, preset.path), preset.params, session.params, session.dt)

@@ -61,6 +61,8 @@ def plan_sweep(program: Program, specs: Sequence[str], samples: int | None = Non
         raise SweepError(f"--samples {samples}: must be between 1 and {MAX_CARS:,}")
     if seed is not None and samples is None:
         raise SweepError("--seed: only with --samples")
+    if seed is not None and not 0 <= seed < 2**32:
+        raise SweepError(f"--seed {seed}: must be a whole number in 0 .. {2**32 - 1:,}")
     axes = tuple(parse_axis(s, program.params, sample=samples is not None) for s in specs)
     paths = [a.path for a in axes]
     repeated = next((p for p in paths if paths.count(p) > 1), None)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import CarParams, ParamError, ParamInfo
+from physics.units import DISPLAY_UNITS, display_of
 
 MAX_VALUES = 100_000  # values on one axis
-_DISPLAY_FACTOR = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
-_TO_SI = {"deg": math.pi / 180.0, "deg/s": math.pi / 180.0}  # what math.radians multiplies by
+_TO_SI = {unit: back for unit, (_, _, back) in DISPLAY_UNITS.items()}  # what math.radians multiplies by
 
 
 class SweepError(ValueError):
@@ -42,10 +42,8 @@ class Axis:
 
 
 def display(info: ParamInfo) -> tuple[str, float]:
-    """The unit a parameter is shown in and the factor from its SI value."""
-    if info.display in _DISPLAY_FACTOR:
-        return info.display, _DISPLAY_FACTOR[info.display]
-    return info.unit, 1.0
+    """The unit a parameter is shown in and the factor from its SI value (physics.units)."""
+    return display_of(info)
 
 
 def _number(text: str, where: str) -> float:

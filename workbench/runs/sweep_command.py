@@ -12,11 +12,11 @@ import numpy as np
 
 from physics import check_dt
 from workbench.output.charts import Renderer
-from workbench.output.files import OutputPathError, check_output_dir, check_output_file
+from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
 from workbench.output.sweep_report import as_json, charts, summary, write_charts, write_csv
 from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
-from workbench.scripts.format import ScriptError, load_script
+from workbench.scripts.format import ScriptError, load_script, resolve_script
 from workbench.scripts.program import compile_script
 
 CSV_NAME = "sweep.csv"
@@ -81,18 +81,20 @@ def prepare(args: SweepArgs):
     except cluster.ClusterError as exc:
         raise BadInput(str(exc)) from None
     try:
-        program = compile_script(load_script(args.script), args.preset, args.dt)
+        script_file = resolve_script(args.script)
+        program = compile_script(load_script(script_file), args.preset, args.dt)
         plan = plan_sweep(program, args.params, args.samples, args.seed)
     except (ScriptError, SweepError) as exc:
         raise BadInput(str(exc)) from None
     if not 1 <= args.chunk <= 1_000_000:
         raise BadInput(f"--chunk {args.chunk}: must be between 1 and 1,000,000 cars")
     try:
-        folder = check_output_dir(args.out, "--out", [args.script])
+        inputs = [script_file, *([program.preset_path] if program.preset_path is not None else [])]
         names = [CSV_NAME] + ([name for name, _ in charts(_empty_result(plan))] if args.plot else [])
+        folder = check_output_dir(args.out, "--out", inputs, writes=lambda name: name in names)
         if folder.is_dir():
             for name in names:
-                check_output_file(folder / name, "--out", [args.script])
+                check_output_file(folder / name, "--out", inputs)
     except OutputPathError as exc:
         raise BadInput(str(exc)) from None
     return plan, folder
@@ -145,11 +147,16 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         if bar is not None:
             bar.close()
     assert result is not None
+    from workbench.signals import deferring
+
     try:
-        folder.mkdir(exist_ok=True)
-        files = [write_csv(result, folder / CSV_NAME)]
-        if args.plot and render is not None:
-            files += write_charts(result, folder, render)
+        with StagedOutputs() as staged:
+            stage = staged.folder(folder)
+            written = [write_csv(result, stage / CSV_NAME)]
+            if args.plot and render is not None:
+                written += write_charts(result, stage, deferring(render))
+            staged.commit()
+        files = [folder / f.name for f in written]
     except OSError as exc:
         print(f"carbench: --out {folder}: cannot write: {exc.strerror or exc}", file=stderr)
         return 2

@@ -80,15 +80,17 @@ class Expect:
         when = f"at {self.at:g} s" if self.at is not None else f"over {self.start:g}..{self.end:g} s"
         return f"{self.channel} {when}"
 
-    def bound_text(self, compact: bool = False) -> str:
-        """The bound in words: ">= 9 and <= 12", or with ``compact`` "9 .. 12"."""
-        if compact and self.min is not None and self.max is not None:
-            return f"{self.min:g} .. {self.max:g}"
+    def bound_text(self, compact: bool = False, scale: float = 1.0) -> str:
+        """The bound in words: ">= 9 and <= 12", or with ``compact`` "9 .. 12" (times ``scale``: a display unit)."""
+        lo = None if self.min is None else self.min * scale
+        hi = None if self.max is None else self.max * scale
+        if compact and lo is not None and hi is not None:
+            return f"{lo:g} .. {hi:g}"
         parts = []
-        if self.min is not None:
-            parts.append(f">= {self.min:g}")
-        if self.max is not None:
-            parts.append(f"<= {self.max:g}")
+        if lo is not None:
+            parts.append(f">= {lo:g}")
+        if hi is not None:
+            parts.append(f"<= {hi:g}")
         return " and ".join(parts)
 
 
@@ -229,14 +231,25 @@ def shipped_script_names() -> list[str]:
     return sorted(p.stem for p in scripts_dir().glob("*.toml"))
 
 
+def number_problem(exc: BaseException) -> str:
+    """The reason a TOML number could not be read, in words."""
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "a number of more than 4,300 digits"
+    return text
+
+
 def resolve_script(name_or_path: str | Path) -> Path:
-    """The file a script argument means: an existing path, else a shipped script's name (``braking_stop``)."""
-    path = Path(name_or_path)
-    text = str(name_or_path)
-    if path.exists() or path.parent != Path(".") or not text.strip():
-        return path
-    shipped = scripts_dir() / (text if text.endswith(".toml") else f"{text}.toml")
-    return shipped if shipped.is_file() else path
+    """The file a script argument means (workbench.names: an existing regular file, else a shipped name).
+
+    ScriptError, saying which rule applied, when it names neither.
+    """
+    from workbench.names import NameRuleError, resolve_script_name
+
+    try:
+        return resolve_script_name(name_or_path)
+    except NameRuleError as exc:
+        raise ScriptError(str(exc)) from None
 
 
 def _measure_table(m: Measure) -> dict[str, Any]:
@@ -280,6 +293,8 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         raise ScriptError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ScriptError(f"{source}: not valid TOML: nested too deeply") from None
+    except (ValueError, OverflowError) as exc:  # an integer of thousands of digits
+        raise ScriptError(f"{source}: not valid TOML: {number_problem(exc)}") from None
     return _Parser(source).document(doc)
 
 

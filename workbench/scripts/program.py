@@ -20,7 +20,6 @@ from physics import (
     channel_names,
     check_channel,
     check_dt,
-    load_preset,
 )
 from physics.simulation import MAX_DT
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
@@ -85,6 +84,17 @@ class Program:
         return self.script.name
 
 
+def record_problem(params: CarParams) -> str | None:
+    """Why the model cannot take ``params`` (more gears than it has room for, say), or None."""
+    from physics.records import param_record
+
+    try:
+        param_record(params)
+    except (ParamError, ValueError, OverflowError) as exc:
+        return str(exc)
+    return None
+
+
 def _resolve_preset(script: Script, preset: str | Path | Preset | None):
     if isinstance(preset, Preset):  # already loaded (a batch of many scripts on one car)
         return preset
@@ -94,9 +104,11 @@ def _resolve_preset(script: Script, preset: str | Path | Preset | None):
         beside = Path(script.source).parent / text
         if beside.is_file():
             name = beside
+    from workbench.names import NameRuleError, load_named_preset
+
     try:
-        return load_preset(name)
-    except PresetError as exc:
+        return load_named_preset(name)
+    except (PresetError, NameRuleError) as exc:
         where = "--preset" if preset is not None else "[script] preset"
         raise ScriptError(f"{script.source}: {where}: {exc}") from None
 
@@ -166,7 +178,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
                 updated = params.with_values(setting.params)
             except ParamError as exc:
                 raise ScriptError(f"{where}: params: {exc}") from None
-            problem = params.swap_problem(updated)
+            problem = params.swap_problem(updated) or record_problem(updated)
             if problem:
                 raise ScriptError(f"{where}: params: {problem}")
             params = updated

@@ -1,0 +1,92 @@
+"""The ``carbench`` pytest plugin as a user meets it: the README's example, a failing test's screenshot,
+the run that ``drive()`` returns, and the window's key helpers."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from workbench.gui.testing import drive
+
+pytest_plugins = ["pytester"]
+
+# The README's example, on a shipped script (the README's names a script of the user's own).
+README_EXAMPLE = '''
+from workbench.gui.testing import drive
+
+def test_my_script_in_the_window(carbench_window):
+    verdicts = drive(carbench_window, "{script}")
+    assert all(v.passed for v in verdicts)
+'''
+
+
+def _run(pytester, source: str, *args: str):
+    pytester.makepyfile(source)
+    # A fresh interpreter, as a user's `pytest` is: Qt offscreen, the compiled model from the cache.
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", *args)
+
+
+def test_the_readme_example_passes_faster_than_the_script_runs(pytester):
+    # skidpad is 24 s of simulated time: paced at the script's dt it could not finish in less.
+    result = _run(pytester, README_EXAMPLE.format(script="skidpad"), "--durations=0", "-vv")
+    result.assert_outcomes(passed=1)
+    calls = [float(m.group(1)) for m in re.finditer(r"^([\d.]+)s call .*test_my_script_in_the_window",
+                                                    result.stdout.str(), re.M)]
+    assert len(calls) == 1, result.stdout.str()
+    assert calls[0] < 24.0
+
+
+def test_a_failing_test_leaves_a_screenshot_named_in_its_report(pytester):
+    from PySide6.QtGui import QImage
+
+    result = _run(pytester, '''
+from workbench.gui.testing import drive
+
+def test_fails(carbench_window):
+    drive(carbench_window, "braking_stop")
+    assert False, "on purpose"
+''')
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    found = re.search(r"screenshot of the window when the test failed: (\S+\.png)", out)
+    assert found, out
+    image = QImage(found.group(1))
+    assert not image.isNull() and image.width() >= 800 and image.height() >= 500
+
+
+def test_the_option_keeps_a_screenshot_of_every_test(pytester):
+    folder = pytester.path / "shots"
+    result = _run(pytester, '''
+def test_passes(carbench_window):
+    carbench_window.hold(["throttle"], 0.5)
+''', f"--carbench-screenshots={folder}")
+    result.assert_outcomes(passed=1)
+    assert [p.suffix for p in folder.iterdir()] == [".png"]
+
+
+def test_drive_returns_the_run_in_display_units_with_its_stamp(carbench_window):
+    driven = drive(carbench_window, "braking_stop")
+    assert len(driven) == len(list(driven)) > 0 and all(v.passed for v in driven)
+    speed = driven.channel("speed_kmh")
+    assert driven.unit("speed_kmh") == "km/h" and driven.unit("heading") == "deg"
+    assert len(speed) == len(driven.t) == driven.run.data["vx"].size
+    assert speed.max() > 55.0 and abs(speed[-1]) < 0.5  # up to speed, then stopped (the script's own bounds)
+    np.testing.assert_allclose(driven.channel("heading"), np.degrees(driven.run.data["heading"]))
+    assert driven.stamp.preset.startswith("manual003") and driven.stamp.params_sha256
+    assert driven.repaints < driven.frames  # several frames per repaint, not one
+
+
+def test_pacing_does_not_change_the_physics(carbench_window):
+    fast = drive(carbench_window, "braking_stop", repaint_every=1.0)
+    slow = drive(carbench_window, "braking_stop", repaint_every=0.0)  # a repaint after every chunk of one
+    for name in ("x", "vx", "rpm", "heading"):
+        np.testing.assert_array_equal(fast.run.data[name], slow.run.data[name])
+
+
+@pytest.mark.carbench_script("braking_stop")
+def test_the_script_marker_loads_it_and_hold_sends_real_keys(carbench_window):
+    assert carbench_window.model.session.program.script.name == "braking-stop"
+    carbench_window.hold(["throttle"], 1.0)
+    assert carbench_window.model.session.log.column("throttle").max() > 0.0

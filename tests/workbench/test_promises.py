@@ -1,0 +1,703 @@
+"""What the README promises, tried as a hostile user would: names, clobbered inputs, left-behind files,
+signals at every stage, full disks, links, FIFOs, devices, long names, huge numbers, the environment.
+
+Each refusal is checked like test_hostile's: exit 2, stderr one ``carbench: `` line naming what is at
+fault, stdout empty, no traceback, and the folder exactly as it was (nothing written, nothing changed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from physics.presets import cars_dir, scripts_dir
+from workbench import cli
+
+SEDAN = (cars_dir() / "sedan.toml").read_text(encoding="utf-8")
+SHORT = ('[script]\nname = "short"\npreset = "sedan"\nduration = 2.0\n'
+         '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 1.0\n'
+         '[[expect]]\nchannel = "speed"\nat = 1.5\nmin = 0.0\n')
+HASH = "a" * 64
+RECORDED = ('\n[recorded]\ncarbench = "x"\nnumpy = "y"\npreset = "sedan"\npreset_sha256 = "{h}"\n'
+            'params_sha256 = "{h}"\ndt = {dt}\nchanged = {changed}\n')
+GEARS = "[" + ", ".join(["3.0"] * 10_000) + "]"
+
+
+def recorded(dt: str = "0.01", changed: str = "[]") -> str:
+    return SHORT + RECORDED.format(h=HASH, dt=dt, changed=changed)
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + dirnames:
+            path = Path(dirpath) / name
+            info = path.lstat()
+            out[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
+    return out
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def one_line(code: int, out: str, err: str, needles=()) -> None:
+    assert code == cli.EXIT_BAD_INPUT, (code, out, err)
+    assert out == "", out
+    assert err.startswith("carbench: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+# -- the files a case starts from ------------------------------------------------------------------
+
+def _files(root: Path, kind: str) -> None:
+    from physics import channel_names
+
+    (root / "S.toml").write_text(SHORT, encoding="utf-8")
+    names = channel_names("m")
+    rows = [",".join(names)] + [",".join([f"{t / 100:g}"] + ["0"] * (len(names) - 1)) for t in range(3)]
+    (root / "a.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (root / "car.toml").write_text(SEDAN, encoding="utf-8")
+    if kind == "link":
+        (root / "link.toml").symlink_to("car.toml")
+    elif kind == "hardlink":
+        os.link(root / "car.toml", root / "hard.toml")
+    elif kind == "o":
+        (root / "o").mkdir()
+        (root / "o" / "sweep.csv").write_text(SEDAN, encoding="utf-8")
+    elif kind == "o-script":
+        (root / "o").mkdir()
+        (root / "o" / "sweep.csv").write_text(SHORT, encoding="utf-8")
+    elif kind == "rep":
+        (root / "rep").mkdir()
+        (root / "rep" / "index.html").write_text(SHORT, encoding="utf-8")
+    elif kind == "rep-link":
+        (root / "rep").mkdir()
+        (root / "rep" / "index.html").symlink_to(root / "S.toml")
+    elif kind == "fifo":
+        os.mkfifo(root / "b.csv")
+    elif kind == "zero":
+        (root / "b.csv").symlink_to("/dev/zero")
+    elif kind == "null":
+        (root / "n.csv").symlink_to("/dev/null")
+    elif kind == "bigcsv":
+        with open(root / "b.csv", "wb") as f:
+            f.truncate(1024**3 + 1)  # sparse
+    elif kind == "loop":
+        (root / "loop1").symlink_to("loop2")
+        (root / "loop2").symlink_to("loop1")
+    elif kind == "bigint":
+        (root / "big.toml").write_text(SHORT + '[[set]]\nat = 1.0\nparams = { "body.mass" = ' + "9" * 5000 + " }\n",
+                                       encoding="utf-8")
+    elif kind == "bigint-preset":
+        (root / "big.toml").write_text(SEDAN.replace("mass = ", "mass = " + "9" * 5000 + " # ", 1), encoding="utf-8")
+    elif kind == "gears-preset":
+        (root / "gears.toml").write_text(re.sub(r"ratios = \[[^\]]*\]", f"ratios = {GEARS}", SEDAN, count=1),
+                                         encoding="utf-8")
+    elif kind == "gears-set":
+        (root / "gears.toml").write_text(SHORT + f'[[set]]\nat = 1.0\nparams = {{ "gearbox.ratios" = {GEARS} }}\n',
+                                         encoding="utf-8")
+    elif kind == "huge-dt":
+        (root / "rec.toml").write_text(recorded(dt="1" + "0" * 400), encoding="utf-8")
+    elif kind == "datetime":
+        (root / "rec.toml").write_text(
+            recorded(changed='[{ path = "body.mass", preset = 1979-05-27T07:32:00Z, run = 1.0 }]'), encoding="utf-8")
+    elif kind == "long-changed":
+        rows = ", ".join('{ path = "body.mass", preset = 1.0, run = 2.0 }' for _ in range(1001))
+        (root / "rec.toml").write_text(recorded(changed=f"[{rows}]"), encoding="utf-8")
+    elif kind == "dirs":
+        (root / "sedan").mkdir()
+        (root / "braking_stop").mkdir()
+        (root / "dir.toml").mkdir()
+
+
+@dataclass
+class Case:
+    id: str
+    family: str
+    argv: list[str]
+    needles: list[str]
+    kind: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+
+LONG = "a" * 300 + ".toml"
+CASES = [
+    # -- outputs against inputs (presets too, through links), and against the other outputs ------------
+    Case("compare-csv-is-vs-preset", "clobber", ["compare", "S.toml", "--vs-preset", "car.toml", "--csv", "car.toml"],
+         ["--csv car.toml", "one of the inputs"]),
+    Case("compare-csv-is-preset", "clobber", ["compare", "S.toml", "--preset", "car.toml", "--vs-preset", "sedan",
+                                              "--csv", "car.toml"], ["--csv car.toml", "one of the inputs"]),
+    Case("compare-csv-is-preset-by-link", "links", ["compare", "S.toml", "--vs-preset", "car.toml", "--csv",
+                                                    "link.toml"], ["--csv link.toml", "one of the inputs"], "link"),
+    Case("compare-csv-is-preset-by-hard-link", "links", ["compare", "S.toml", "--vs-preset", "car.toml", "--csv",
+                                                         "hard.toml"], ["--csv hard.toml", "one of the inputs"],
+         "hardlink"),
+    Case("compare-csv-is-vs-script", "clobber", ["compare", "S.toml", "--vs-script", "braking_stop", "--csv",
+                                                 "S.toml"], ["--csv S.toml", "one of the inputs"]),
+    Case("sweep-out-holds-the-preset", "clobber", ["sweep", "S.toml", "--preset", "o/sweep.csv", "--param",
+                                                   "body.mass=900:1000:2", "--out", "o"], ["--out", "sweep.csv"], "o"),
+    Case("sweep-out-holds-the-script", "clobber", ["sweep", "o/sweep.csv", "--param", "body.mass=900:1000:2",
+                                                   "--out", "o"], ["--out", "sweep.csv"], "o-script"),
+    Case("replay-report-holds-the-script", "clobber", ["replay", "rep/index.html", "--report", "rep"],
+         ["--report rep", "index.html"], "rep"),
+    Case("replay-report-holds-a-link-to-the-script", "links", ["replay", "S.toml", "--report", "rep"],
+         ["--report rep", "index.html", "link"], "rep-link"),
+    Case("replay-csv-inside-report", "clobber", ["replay", "S.toml", "--csv", "rep/index.html", "--report", "rep"],
+         ["--report rep", "index.html"], "rep"),
+    Case("replay-mcap-inside-report", "clobber", ["replay", "S.toml", "--mcap", "rep/chart.png", "--report", "rep"],
+         ["--report rep", "chart.png"], "rep"),
+    Case("replay-mcap-is-csv", "clobber", ["replay", "S.toml", "--csv", "x.out", "--mcap", "x.out"],
+         ["--mcap x.out", "another output"]),
+    Case("replay-csv-is-preset-by-link", "links", ["replay", "S.toml", "--preset", "car.toml", "--csv", "link.toml"],
+         ["--csv link.toml", "one of the inputs"], "link"),
+    Case("replay-csv-is-a-loop", "links", ["replay", "S.toml", "--csv", "loop1"], ["--csv loop1", "loop"], "loop"),
+    # -- names -----------------------------------------------------------------------------------------------
+    Case("name-directory-with-extension", "names", ["replay", "dir.toml"], ["dir.toml", "is a directory",
+                                                                            "regular file"], "dirs"),
+    Case("name-missing-bare", "names", ["replay", "braking_stopp"], ["braking_stopp", "looked up among the shipped",
+                                                                     "braking_stop"]),
+    Case("name-shipped-with-extension", "names", ["replay", "braking_stop.toml"],
+         ["braking_stop.toml", "named without the extension: braking_stop"]),
+    Case("name-empty", "names", ["compare", "", "--vs-dt", "0.01"], ["empty script name"]),
+    Case("name-preset-directory", "names", ["compare", "S.toml", "--vs-preset", "dir.toml"],
+         ["dir.toml", "is a directory"], "dirs"),
+    Case("name-sweep-missing", "names", ["sweep", "nosuch", "--param", "body.mass=900:1000:2"],
+         ["nosuch", "looked up among the shipped scripts"]),
+    Case("name-hunt-preset-missing", "names", ["hunt", "--preset", "nosuch"],
+         ["--preset", "nosuch", "looked up among the shipped presets"]),
+    Case("name-window-script-directory", "names", ["--script", "dir.toml"], ["--script", "is a directory"], "dirs"),
+    # -- FIFOs, devices, sizes ------------------------------------------------------------------------------
+    Case("compare-csv-fifo", "fifos", ["compare", "a.csv", "b.csv"], ["b.csv", "is a FIFO"], "fifo"),
+    Case("compare-csv-link-to-dev-zero", "devices", ["compare", "a.csv", "b.csv"], ["b.csv", "is a device"], "zero"),
+    Case("compare-csv-too-big", "sizes", ["compare", "a.csv", "b.csv"], ["b.csv", "larger than a telemetry CSV"],
+         "bigcsv"),
+    Case("compare-csv-link-to-dev-null", "devices", ["compare", "a.csv", "n.csv"], ["n.csv", "is a device"],
+         "null"),
+    # -- path errors ------------------------------------------------------------------------------------------
+    Case("long-script-name", "long names", ["replay", LONG], ["too long"]),
+    Case("long-preset-name", "long names", ["replay", "S.toml", "--preset", LONG], ["--preset", "too long"]),
+    Case("long-csv-name", "long names", ["replay", "S.toml", "--csv", "a" * 300 + ".csv"], ["--csv", "too long"]),
+    Case("long-compare-csv", "long names", ["compare", "a.csv", "b" * 300 + ".csv"], ["too long"]),
+    Case("script-symlink-loop", "links", ["replay", "loop1"], ["loop1", "loop of symbolic links"], "loop"),
+    Case("preset-symlink-loop", "links", ["replay", "S.toml", "--preset", "loop1"], ["loop1", "loop"], "loop"),
+    # -- huge numbers and long lists ----------------------------------------------------------------------
+    Case("integer-of-5000-digits", "huge numbers", ["replay", "big.toml"], ["big.toml", "4,300 digits"], "bigint"),
+    Case("preset-integer-of-5000-digits", "huge numbers", ["replay", "S.toml", "--preset", "big.toml"],
+         ["big.toml", "4,300 digits"], "bigint-preset"),
+    Case("gears-10000-in-a-preset", "huge numbers", ["replay", "S.toml", "--preset", "gears.toml"],
+         ["gears.toml", "10000 gears", "at most"], "gears-preset"),
+    Case("gears-10000-in-set-params", "huge numbers", ["replay", "gears.toml"], ["[[set]] #1", "10000 gears"],
+         "gears-set"),
+    Case("gears-10000-by-vs-set", "huge numbers", ["compare", "S.toml", "--vs-set", f"gearbox.ratios={GEARS}"],
+         ["--vs-set", "10000 gears"]),
+    Case("gears-10000-on-the-window", "huge numbers", ["--preset", "gears.toml"], ["--preset", "10000 gears"],
+         "gears-preset"),
+    Case("gears-10000-for-hunt", "huge numbers", ["hunt", "--preset", "gears.toml"], ["--preset", "10000 gears"],
+         "gears-preset"),
+    Case("stamp-dt-of-400-digits", "huge numbers", ["replay", "rec.toml"], ["[recorded]", "`dt`", "many digits"],
+         "huge-dt"),
+    Case("stamp-datetime-in-changed", "huge numbers", ["replay", "rec.toml"], ["[recorded]", "changed #1",
+                                                                               "datetime"], "datetime"),
+    Case("stamp-1001-changes", "huge numbers", ["replay", "rec.toml"], ["[recorded]", "at most 1,000"],
+         "long-changed"),
+    Case("vs-set-integer-of-5000-digits", "huge numbers", ["compare", "S.toml", "--vs-set", "body.mass=" + "9" * 5000],
+         ["--vs-set body.mass", "4,300 digits"]),
+    Case("manoeuvre-set-integer-of-5000-digits", "huge numbers",
+         ["manoeuvre", "iso4138_circle", "--set", "body.mass=" + "9" * 5000], ["body.mass", "4,300 digits"]),
+    Case("gears-10000-by-manoeuvre-set", "huge numbers", ["manoeuvre", "iso4138_circle", "--set",
+                                                          f"gearbox.ratios={GEARS}"], ["--set", "10000 gears"]),
+    Case("vs-set-traction-simple", "huge numbers", ["compare", "S.toml", "--vs-set", "model.traction=simple"],
+         ["--vs-set", "traction"]),
+    Case("sweep-seed-negative", "huge numbers", ["sweep", "S.toml", "--param", "body.mass=900:1000", "--samples",
+                                                 "3", "--seed", "-1"], ["--seed -1", "0 .."]),
+    Case("sweep-seed-too-large", "huge numbers", ["sweep", "S.toml", "--param", "body.mass=900:1000", "--samples",
+                                                  "3", "--seed", str(2**40)], ["--seed", "0 .."]),
+    Case("hunt-seed-negative", "huge numbers", ["hunt", "--seed", "-1"], ["--seed -1", "0 .."]),
+    # -- the environment numba reads --------------------------------------------------------------------------
+    Case("numba-threads-huge", "environment", ["replay", "S.toml"], ["NUMBA_NUM_THREADS", "from 1 to"],
+         env={"NUMBA_NUM_THREADS": "100000"}),
+    Case("numba-threads-zero", "environment", ["replay", "S.toml"], ["NUMBA_NUM_THREADS", "from 1 to"],
+         env={"NUMBA_NUM_THREADS": "0"}),
+    Case("numba-threads-words", "environment", ["replay", "S.toml"], ["NUMBA_NUM_THREADS='lots'"],
+         env={"NUMBA_NUM_THREADS": "lots"}),
+    Case("numba-threading-layer-bogus", "environment", ["replay", "S.toml"], ["NUMBA_THREADING_LAYER='bogus'",
+                                                                              "omp"],
+         env={"NUMBA_THREADING_LAYER": "bogus"}),
+]
+
+
+def test_the_cases_are_many_unique_and_in_every_family():
+    assert len(CASES) >= 50
+    assert len({c.id for c in CASES}) == len(CASES)
+    assert {c.family for c in CASES} >= {"clobber", "names", "links", "fifos", "devices", "sizes", "long names",
+                                         "huge numbers", "environment"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_a_promise_holds(case: Case, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    for key, value in case.env.items():
+        monkeypatch.setenv(key, value)
+    _files(tmp_path, case.kind)
+    before = snapshot(tmp_path)
+    shipped = snapshot(scripts_dir())
+
+    code, out, err = run(case.argv, capsys)
+
+    one_line(code, out, err, case.needles)
+    assert snapshot(tmp_path) == before, "a file was written or changed"
+    assert snapshot(scripts_dir()) == shipped
+
+
+# -- every command, with shipped names, from a folder that is not the repository ----------------------------
+
+SHIPPED_RUNS = [
+    ["replay", "braking_stop", "--preset", "sedan"],
+    ["compare", "braking_stop", "--vs-preset", "sedan_single_track"],
+    ["compare", "braking_stop", "--preset", "sedan", "--vs-script", "braking_grip"],
+    ["sweep", "braking_stop", "--preset", "sedan", "--param", "body.mass=900:1000:2", "--out", "sw"],
+    ["hunt", "--preset", "sedan", "--cars", "1", "--seconds", "1", "--out", "h"],
+]
+
+
+@pytest.mark.parametrize("argv", SHIPPED_RUNS, ids=[" ".join(a[:2]) for a in SHIPPED_RUNS])
+def test_every_command_takes_shipped_names_from_any_folder(argv, tmp_path, monkeypatch, capsys):
+    """Folders named like the shipped script and preset do not hide them (an existing regular file wins; a
+    bare name that is not one is looked up among the shipped ones)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sedan").mkdir()
+    (tmp_path / "braking_stop").mkdir()
+    code, out, err = run(argv, capsys)
+    assert code in (0, 1), (code, out, err)
+    assert "carbench: " not in err.replace("carbench: compiling", ""), err
+    assert out.strip()
+
+
+def test_the_window_takes_shipped_names_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sedan").mkdir()
+    (tmp_path / "braking_stop").mkdir()
+    assert cli._check_window_arguments("sedan", "braking_stop") is None
+    assert "is a directory" in cli._check_window_arguments(None, "braking_stop/")
+
+
+def test_an_existing_regular_file_wins_over_a_shipped_name(tmp_path, monkeypatch):
+    from workbench.names import resolve_preset_name, resolve_script_name
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "braking_stop").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "sedan").write_text(SEDAN, encoding="utf-8")
+    assert resolve_script_name("braking_stop") == Path("braking_stop")
+    assert resolve_preset_name("sedan") == Path("sedan")
+    (tmp_path / "braking_stop").unlink()
+    assert resolve_script_name("braking_stop") == scripts_dir() / "braking_stop.toml"
+
+
+# -- signals at every stage: cleaned up like Ctrl-C, exit 128 + N ---------------------------------------------
+
+def _fake_render(chart, path):
+    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")  # a PNG's signature is enough for the page
+    return Path(path)
+
+
+def _send(signum):
+    os.kill(os.getpid(), signum)
+
+
+STAGES = ["while-streaming-the-csv", "while-writing-the-mcap", "while-rendering-a-chart", "before-the-commit"]
+SIGNALS = [("SIGINT", 130), ("SIGTERM", 128 + signal.SIGTERM), ("SIGHUP", 128 + signal.SIGHUP)]
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize(("name", "code"), SIGNALS, ids=[s for s, _ in SIGNALS])
+def test_a_signal_at_any_stage_leaves_nothing_behind(stage, name, code, tmp_path, monkeypatch, capsys):
+    import workbench.output.files as files
+    import workbench.output.mcap_log as mcap_log
+    import workbench.runs.replay as replay_module
+
+    signum = getattr(signal, name)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    if stage == "while-streaming-the-csv":
+        real = replay_module.replay
+
+        def replay(programs, listener=None):
+            def relay(members, log, done):
+                listener(members, log, done)
+                if done > 10:
+                    _send(signum)
+            return real(programs, relay)
+
+        monkeypatch.setattr(replay_module, "replay", replay)
+    elif stage == "while-writing-the-mcap":
+        real_write = mcap_log.write_mcap
+
+        def write_mcap(results, path, violations=()):
+            Path(path).write_bytes(b"partial")
+            _send(signum)
+            return real_write(results, path, violations)
+
+        monkeypatch.setattr(mcap_log, "write_mcap", write_mcap)
+    elif stage == "while-rendering-a-chart":
+        def render(chart, path):  # the signal arrives mid-drawing: held until the chart is done, then acted on
+            _send(signum)
+            return _fake_render(chart, path)
+
+        monkeypatch.setattr(cli, "chart_renderer", lambda: render)
+    else:
+        real_commit = files.StagedOutputs.commit
+
+        def commit(self):
+            _send(signum)
+            return real_commit(self)
+
+        monkeypatch.setattr(files.StagedOutputs, "commit", commit)
+    before = snapshot(tmp_path)
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+
+    got, out, err = run(["replay", "S.toml", "--csv", "t.csv", "--mcap", "t.mcap", "--report", "rep"], capsys)
+
+    assert got == code, (got, out, err)
+    assert out == ""
+    assert err.strip().splitlines()[-1].startswith("carbench: "), err
+    assert "Traceback" not in err
+    assert snapshot(tmp_path) == before, "a staged or partial output was left behind"
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == handlers  # put back
+
+
+@pytest.mark.parametrize(("name", "code"), SIGNALS, ids=[s for s, _ in SIGNALS])
+def test_a_signal_while_a_sweep_draws_leaves_no_folder(name, code, tmp_path, monkeypatch, capsys):
+    signum = getattr(signal, name)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+
+    def render(chart, path):
+        _send(signum)
+        return _fake_render(chart, path)
+
+    monkeypatch.setattr(cli, "chart_renderer", lambda: render)
+    before = snapshot(tmp_path)
+    got, out, err = run(["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw", "--plot"], capsys)
+    assert got == code, (got, out, err)
+    assert out == "" and err.strip().splitlines()[-1].startswith("carbench: "), err
+    assert snapshot(tmp_path) == before, "the sweep's folder or a chart was left behind"
+
+
+def test_a_whole_run_writes_every_output_and_no_staging(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    code, out, err = run(["replay", "S.toml", "--csv", "t.csv", "--mcap", "t.mcap", "--report", "rep"], capsys)
+    assert code == 0, err
+    assert sorted(os.listdir(tmp_path)) == ["S.toml", "rep", "t.csv", "t.mcap"]
+    assert "index.html" in os.listdir(tmp_path / "rep")
+    assert not [n for n in os.listdir(tmp_path / "rep") if n.startswith(".")]
+    assert f"{0o777 & ~_umask():o}" == f"{(tmp_path / 'rep').stat().st_mode & 0o777:o}"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# -- full disks: a small tmpfs ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MiB tmpfs mounted at tmp_path/disk (root and a mount namespace that allows it), else a skip saying why."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root; the full-disk cases cannot be made here")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode}); no full-disk cases")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=False)
+
+
+def _fill(disk: Path, leave: int) -> None:
+    """Fill ``disk`` until at most ``leave`` bytes are free."""
+    st = os.statvfs(disk)
+    free = st.f_bavail * st.f_frsize
+    with open(disk / "filler", "wb") as f:
+        try:
+            f.write(b"\0" * max(0, free - leave))
+            f.flush()
+            os.fsync(f.fileno())
+        except OSError:
+            pass
+
+
+FULL = [
+    ("replay-csv-then-mcap", ["replay", "S.toml", "--csv", "ok.csv", "--mcap", "x.mcap"], "csv"),
+    ("replay-report", ["replay", "S.toml", "--report", "rep"], 0),
+    ("replay-report-and-csv", ["replay", "S.toml", "--csv", "ok.csv", "--report", "rep"], "csv"),
+    ("sweep-out", ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw"], 0),
+    ("compare-csv", ["compare", "S.toml", "--vs-preset", "sedan_single_track", "--csv", "c.csv"], 0),
+]
+
+
+@pytest.mark.parametrize(("case", "argv", "leave"), FULL, ids=[f[0] for f in FULL])
+def test_a_full_disk_creates_nothing(case, argv, leave, small_disk, monkeypatch, capsys):
+    monkeypatch.chdir(small_disk)
+    (small_disk / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    if leave == "csv":  # room for the CSV of the short script, not for the second output
+        code, _, err = run(["replay", "S.toml", "--csv", "probe.csv"], capsys)
+        assert code == 0, err
+        size = (small_disk / "probe.csv").stat().st_size
+        (small_disk / "probe.csv").unlink()
+        leave = size + 4096 * 2
+    _fill(small_disk, leave)
+    before = snapshot(small_disk)
+    code, out, err = run(argv, capsys)
+    one_line(code, out, err, ["No space left"])
+    assert snapshot(small_disk) == before
+
+
+# -- streams: full, closed, not UTF-8 (a real process: the interpreter's own streams) ----------------------------
+
+def _carbench(args: list[str], cwd: Path, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    full = {**os.environ, **(env or {})}
+    full.pop("DISPLAY", None)
+    return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=600, check=False, **kw)
+
+
+def test_json_onto_a_full_stdout_is_one_line(tmp_path):
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml", "--json"], cwd=tmp_path,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=600, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("carbench: ") and done.stderr.count("\n") == 1, done.stderr
+    assert "No space left" in done.stderr
+
+
+def test_an_error_never_goes_to_stdout_when_stderr_is_closed(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "nosuch.toml"], cwd=tmp_path,
+                          capture_output=False, stdout=subprocess.PIPE, stderr=None, text=True, timeout=600,
+                          check=False, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 2
+    assert done.stdout == ""
+
+
+def test_names_that_ascii_cannot_show_are_escaped_not_a_traceback(tmp_path):
+    (tmp_path / "caf\xe9.toml").write_text(SHORT.replace('"short"', '"caf\xe9"'), encoding="utf-8")
+    done = _carbench(["replay", "caf\xe9.toml", "--preset", "nosuch"], tmp_path, {"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "caf\\xe9.toml" in done.stderr, done.stderr
+    done = _carbench(["replay", "caf\xe9.toml"], tmp_path, {"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_deleted_working_folder_is_one_line(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from workbench import cli; "
+            "raise SystemExit(cli.main(['replay', 'braking_stop', '--csv', 'x.csv']))")
+    done = subprocess.run([sys.executable, "-c", code, str(gone)], capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith("carbench: ") and done.stderr.count("\n") == 1, done.stderr
+    assert "working folder no longer exists" in done.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("NUMBA_NUM_THREADS", "100000"), ("NUMBA_NUM_THREADS", "0"),
+                                             ("NUMBA_NUM_THREADS", "lots"), ("NUMBA_THREADING_LAYER", "bogus")])
+def test_the_numba_environment_is_checked_before_numba_loads(name, value, tmp_path):
+    code = ("import sys; from workbench import cli; rc = cli.main(['replay', 'braking_stop']); "
+            "assert 'numba' not in sys.modules, 'numba was imported'; raise SystemExit(rc)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, name: value},
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"carbench: {name}=") and done.stderr.count("\n") == 1, done.stderr
+
+
+# -- Dask: a port that accepts and never answers ---------------------------------------------------------------
+
+def test_a_scheduler_that_never_answers_is_given_up_on(monkeypatch):
+    pytest.importorskip("distributed")
+    import socket
+    import threading
+
+    from workbench.runs import cluster
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    port = server.getsockname()[1]
+    held: list = []
+    stop = threading.Event()
+
+    def accept():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    try:
+        with pytest.raises(cluster.ClusterError, match="no answer within 1 s"), \
+                cluster.mapper(scheduler=f"tcp://127.0.0.1:{port}"):
+            pass
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+
+
+# -- one stamp: --json, the recording, the HTML page, the MCAP and the window show the same ------------------------
+
+STAMPED = SHORT + '[[set]]\nat = 0.0\nparams = { "body.mass" = 1400.0, "steering.lock" = 0.5 }\n'
+
+
+def _mcap_messages(path: Path):
+    from mcap.reader import make_reader
+
+    with open(path, "rb") as f:
+        return [(channel.topic, message.log_time, message.data)
+                for _, channel, message in make_reader(f).iter_messages(log_time_order=False)]
+
+
+def test_one_stamp_on_every_surface(tmp_path, monkeypatch, capsys):
+    import json
+
+    from workbench.runs.live import LiveSession
+    from workbench.runs.stamp import session_stamp
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+    from workbench.scripts.recorder import Recorder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    (tmp_path / "S.toml").write_text(STAMPED, encoding="utf-8")
+    code, out, err = run(["replay", "S.toml", "--json", "--mcap", "r.mcap", "--report", "rep"], capsys)
+    assert code == 0, err
+    from_json = json.loads(out)["scripts"][0]["stamp"]
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" class="stamp">(.*?)</script>', page)
+    from_html = json.loads(found.group(1))
+    assert from_json["params_sha256"] in page and from_json["preset_sha256"] in page
+    parameters = [json.loads(data) for topic, _, data in _mcap_messages(tmp_path / "r.mcap")
+                  if topic.endswith("/parameters")]
+    from_mcap = parameters[0]["stamp"]
+    program = compile_script(load_script("S.toml"))
+    from_recording = Recorder(program.preset, program.dt, program.preset_params, program.params).script("r") \
+        .recorded.to_table()
+    session = LiveSession("sedan", program.dt)
+    session.set_params({"body.mass": 1400.0, "steering.lock": 0.5})
+    from_window = session_stamp(session).to_table()
+
+    assert from_json == from_html == from_mcap == from_recording == from_window
+    assert {c["path"] for c in from_json["changed"]} == {"body.mass", "steering.lock"}
+    assert from_json["params_sha256"] != from_json["preset_sha256"]
+
+
+def test_mcap_messages_are_in_log_time_order(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["replay", "full_lock_left", "braking_stop", "--mcap", "r.mcap"], capsys)
+    assert code == 0, err
+    times = [t for _, t, _ in _mcap_messages(tmp_path / "r.mcap")]
+    assert len(times) > 2000
+    assert times == sorted(times)
+    topics = {topic for topic, _, _ in _mcap_messages(tmp_path / "r.mcap")}
+    assert any(t.endswith("/verdicts") for t in topics)
+
+
+# -- display units: one table (physics.units), every surface ------------------------------------------------------
+
+def test_the_replay_table_shows_angles_in_degrees(capsys):
+    code, out, err = run(["replay", "full_lock_left"], capsys)
+    assert code == 0, err
+    heading = next(line for line in out.splitlines() if "a full circle" in line)
+    assert ">= 360 deg" in heading and "rad" not in heading, heading
+    yaw = next(line for line in out.splitlines() if "turns left" in line)
+    assert "deg/s" in yaw and "rad" not in yaw, yaw
+
+
+def test_compares_parameter_diff_is_in_degrees(capsys):
+    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=0.55"], capsys)
+    assert code in (0, 1), err
+    row = next(line for line in out.splitlines() if "steering.lock" in line)
+    assert row.split()[-1] == "deg" and "31.5127" in row, row
+
+
+def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["replay", "full_lock_left", "--csv", "a.csv"], capsys)
+    assert code == 0, err
+    header = (tmp_path / "a.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header[:4] == ["t [s]", "x [m]", "y [m]", "heading [rad]"] and "gear" in header
+    code, out, err = run(["compare", "a.csv", "a.csv"], capsys)
+    assert code == 0, err
+    text = (tmp_path / "a.csv").read_text(encoding="utf-8").replace("heading [rad]", "heading [deg]", 1)
+    (tmp_path / "b.csv").write_text(text, encoding="utf-8")
+    one_line(*run(["compare", "a.csv", "b.csv"], capsys), ["b.csv", "heading", "deg"])
+
+
+def test_sweep_columns_and_charts_are_in_display_units_one_unit_per_axis(tmp_path, monkeypatch, capsys):
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    charts_drawn = {}
+
+    def render(chart, path):
+        charts_drawn[Path(path).name.split(".partial")[0].lstrip(".")] = chart
+        Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    monkeypatch.setattr(cli, "chart_renderer", lambda: render)
+    code, out, err = run(["sweep", "full_lock_left", "--param", "steering.lock=20,40", "--out", "o", "--plot"], capsys)
+    assert code == 0, err
+    with open(tmp_path / "o" / "sweep.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert "a full circle within 10 s [deg]" in rows[0] and "turns left [deg/s]" in rows[0]
+    assert float(rows[1]["a full circle within 10 s [deg]"]) > 360  # degrees, not radians
+    margins = [c for name, c in charts_drawn.items() if name.startswith("margins")]
+    assert len(margins) == len({c.y_label for c in margins}) >= 3  # km/h, deg/s, deg: one chart each
+    assert all("[" in c.y_label for c in margins)
+
+
+def test_the_display_table_is_the_one_the_surfaces_use():
+    import math
+
+    from physics import channel_infos
+    from physics.units import display_of, shown, to_si
+
+    infos = {c.name: c for c in channel_infos("m")}
+    assert display_of(infos["heading"]) == ("deg", 180.0 / math.pi)
+    assert display_of(infos["yaw_rate"])[0] == "deg/s"
+    assert display_of(infos["speed"]) == ("m/s", 1.0)
+    assert shown(math.pi, infos["heading"]) == "180 deg"
+    assert to_si(180.0, infos["heading"]) == math.pi

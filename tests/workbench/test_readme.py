@@ -1,0 +1,94 @@
+"""The README's commands and quoted outputs, checked against what the commands do (where that is deterministic)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench import bench, cli
+from workbench.names import shipped_names
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def _commands(word: str) -> list[list[str]]:
+    """Every ``carbench WORD ...`` line of the README's shell blocks (continuations joined)."""
+    blocks = re.findall(r"```sh\n(.*?)```", README, flags=re.S)
+    text = "\n".join(blocks).replace("\\\n", " ")
+    out = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith(f"carbench {word} ") and "SCRIPT" not in line:
+            out.append(line.split()[1:])
+    return out
+
+
+def _run(argv, capsys):
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_sweep_examples_name_shipped_scripts():
+    examples = _commands("sweep")
+    assert len(examples) >= 3
+    for argv in examples:
+        assert argv[1] in shipped_names("script"), argv
+
+
+def test_the_quoted_sweep_summary_line_is_what_the_first_example_prints(tmp_path, monkeypatch, capsys):
+    first = _commands("sweep")[0]
+    assert first[1] == "full_lock_left"
+    quoted = re.search(r'the first example prints "(.*?)"\)', README, flags=re.S).group(1)
+    quoted = " ".join(quoted.split())
+    monkeypatch.chdir(tmp_path)
+    argv = [a for a in first if a != "--plot"]  # the summary does not depend on the charts
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert quoted in [line.strip() for line in out.splitlines()], out
+
+
+def test_two_axes_with_samples_give_tornado_charts_as_the_readme_says(tmp_path, monkeypatch, capsys):
+    assert "any\n`--samples` sweep of two or more axes" in README or "`--samples` sweep of two or more axes" in \
+        " ".join(README.split("\n"))
+    monkeypatch.chdir(tmp_path)
+    written: list[str] = []
+
+    def render(chart, path):
+        written.append(Path(path).name)
+        Path(path).write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    monkeypatch.setattr(cli, "chart_renderer", lambda: render)
+    code, out, err = _run(["sweep", "braking_stop", "--param", "body.mass=900:1800", "--param",
+                           "brakes.force=5000:15000:log", "--samples", "6", "--seed", "1", "--out", "b", "--plot"],
+                          capsys)
+    assert code == 0, err
+    pngs = sorted(p.name for p in (tmp_path / "b").glob("*.png"))
+    assert pngs and all(name.startswith("tornado-") for name in pngs), pngs
+
+
+def test_bench_says_what_it_measures_before_it_measures(monkeypatch, capsys):
+    assert "a progress line on stderr as each measurement starts" in README
+
+    class Stop(Exception):
+        pass
+
+    def first_measurement():
+        raise Stop
+
+    monkeypatch.setattr(bench, "compile_time", first_measurement)
+    with pytest.raises(Stop):
+        bench.run_bench(quick=True, gui=False)
+    err = capsys.readouterr().err
+    assert err.startswith("bench [1/10] compiling the model"), err
+
+
+def test_the_readme_quotes_the_scheduler_connect_time():
+    from workbench.runs.cluster import CONNECT_TIMEOUT
+
+    assert f"given up on after {CONNECT_TIMEOUT:g} s" in README

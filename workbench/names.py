@@ -1,0 +1,140 @@
+"""One rule for naming a script or a car preset, used by every command that takes one.
+
+- An existing regular file wins (through links).
+- A name with no extension and no folder part that is not an existing regular file is looked up
+  among the shipped ones (``braking_stop``, ``sedan``), even when a folder of that name is here.
+- Anything else (a folder, a FIFO, a device, a missing path) is refused, and the refusal says which
+  rule applied.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+KINDS = ("script", "preset")
+
+
+class NameRuleError(ValueError):
+    """A script or preset argument that names nothing usable; the message says which rule applied."""
+
+
+def shipped_dir(kind: str) -> Path:
+    from physics.presets import cars_dir, scripts_dir
+
+    return scripts_dir() if kind == "script" else cars_dir()
+
+
+def shipped_names(kind: str) -> list[str]:
+    return sorted(p.stem for p in shipped_dir(kind).glob("*.toml"))
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def path_problem(exc: OSError) -> str:
+    """A short reason for an OSError on a path (too long, a loop of links, a deleted working folder)."""
+    if exc.errno == errno.ENAMETOOLONG:
+        return "the name is too long for this file system"
+    if exc.errno == errno.ELOOP:
+        return "a loop of symbolic links"
+    return exc.strerror or str(exc)
+
+
+def _stat(text: str):
+    """os.stat of ``text``, None when nothing is there; NameRuleError for a path that cannot be looked at."""
+    try:
+        return os.stat(text)
+    except FileNotFoundError:
+        if not os.path.isabs(text):
+            try:
+                os.getcwd()
+            except FileNotFoundError:
+                raise NameRuleError(f"{text}: the working folder no longer exists") from None
+        return None
+    except NotADirectoryError:
+        return None
+    except OSError as exc:
+        raise NameRuleError(f"{text}: cannot be looked at: {path_problem(exc)}") from None
+
+
+def is_bare_name(text: str) -> bool:
+    """A name that may mean a shipped file: no extension and no folder part."""
+    return bool(text.strip()) and os.sep not in text and "/" not in text and not Path(text).suffix \
+        and text not in (".", "..")
+
+
+def resolve_name(text: str | os.PathLike, kind: str) -> Path:
+    """The file a ``kind`` ("script" or "preset") argument means, by the rule above; NameRuleError otherwise."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}")
+    text = os.fspath(text)
+    if not text.strip():
+        raise NameRuleError(f"{text!r}: an empty {kind} name; the shipped {kind}s are: "
+                            f"{', '.join(shipped_names(kind))}")
+    if "\0" in text:
+        raise NameRuleError(f"{text!r}: a {kind} name cannot contain a NUL character")
+    info = _stat(text)
+    if info is not None and stat.S_ISREG(info.st_mode):
+        return Path(text)  # an existing regular file wins
+    if is_bare_name(text):
+        shipped = shipped_dir(kind) / f"{text}.toml"
+        if shipped.is_file():
+            return shipped
+        here = f"{text} is {_kind_of(info.st_mode)} here, and " if info is not None else ""
+        raise NameRuleError(f"{text}: {here}no such {kind} file or shipped {kind} (a name without an extension "
+                            f"is looked up among the shipped {kind}s: {', '.join(shipped_names(kind))})")
+    if info is not None:
+        raise NameRuleError(f"{text}: is {_kind_of(info.st_mode)}, not a regular file (an existing regular file "
+                            f"is read as the {kind}; anything else is refused)")
+    hint = ""
+    stem = Path(text).stem
+    if Path(text).suffix == ".toml" and Path(text).parent == Path(".") and stem in shipped_names(kind):
+        hint = f" (the shipped {kind} is named without the extension: {stem})"
+    elif "/" not in text:
+        hint = f" (the shipped {kind}s are: {', '.join(shipped_names(kind))})"
+    raise NameRuleError(f"{text}: no such {kind} file{hint}")
+
+
+def resolve_script_name(text: str | os.PathLike) -> Path:
+    return resolve_name(text, "script")
+
+
+def resolve_preset_name(text: str | os.PathLike) -> Path:
+    return resolve_name(text, "preset")
+
+
+def load_named_preset(text: str | os.PathLike):
+    """The preset a ``--preset`` argument names, loaded and checked against what the model can hold.
+
+    PresetError (or NameRuleError) with one line for anything wrong: the name, the file, a number too
+    long to read, more gears than the model has room for.
+    """
+    from physics import PresetError, load_preset
+
+    path = resolve_preset_name(text)
+    try:
+        preset = load_preset(path)
+    except PresetError:
+        raise
+    except (ValueError, OverflowError, RecursionError) as exc:  # a 5,000-digit number, say
+        from workbench.scripts.format import number_problem
+
+        raise PresetError(f"{path}: not valid TOML: {number_problem(exc)}") from None
+    from workbench.scripts.program import record_problem
+
+    problem = record_problem(preset.params)
+    if problem:
+        raise PresetError(f"{path}: {problem}")
+    return preset
