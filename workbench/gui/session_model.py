@@ -44,6 +44,7 @@ class SessionModel(QObject):
         super().__init__(parent)
         self.session = session
         self.keys: set[str] = set()
+        self._tapped: set[str] = set()  # keys pressed since the last frame: a tap shorter than a frame still counts
         self.running = True
         self.speed = 1.0
         self.view_frame: int | None = None
@@ -76,10 +77,12 @@ class SessionModel(QObject):
         was_replaying = self.session.replaying
         params = self.session.params
         for _ in range(frames):
+            keys = self.keys | self._tapped if self._tapped else self.keys
+            self._tapped = set()
             if self.frame_inputs is None:
-                self.session.step(self.keys)
+                self.session.step(keys)
             else:
-                self.session.step(*self.frame_inputs(self.keys))
+                self.session.step(*self.frame_inputs(keys))
             if was_replaying and not self.session.replaying:
                 break
         self._rate.append((time.perf_counter(), self.session.time))
@@ -174,12 +177,14 @@ class SessionModel(QObject):
 
     def press(self, key: str) -> None:
         self.keys.add(key)
+        self._tapped.add(key)  # held for the next frame at least, however soon it is released
 
     def release(self, key: str) -> None:
         self.keys.discard(key)
 
     def release_all(self) -> None:
         self.keys.clear()
+        self._tapped.clear()
 
     # -- parameters and presets --------------------------------------------------------------------
 
