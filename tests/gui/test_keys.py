@@ -274,3 +274,22 @@ def test_a_tap_shorter_than_a_frame_still_drives_one_frame(carbench_window, qtbo
     throttle = window.model.session.log.column("throttle")
     assert throttle[-2] > 0.0  # the frame after the tap saw it
     assert throttle[-1] == 0.0  # and only that one
+
+
+@pytest.mark.carbench_preset("manual003")  # the values below are 003's car's
+def test_ctrl_z_and_ctrl_shift_z_in_a_focused_spin_box_undo_and_redo_the_edit(carbench_window, qtbot):
+    window = carbench_window
+    window.activateWindow()
+    spin = _spin(window)
+    _focus(qtbot, spin)
+    spin.selectAll()
+    qtbot.keyClicks(spin, "1300")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert window.model.session.params.body.mass == pytest.approx(1300.0)
+    assert spin.hasFocus()
+    qtbot.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.model.session.params.body.mass == pytest.approx(1200.0)
+    assert spin.value() == pytest.approx(1200.0)
+    qtbot.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.model.session.params.body.mass == pytest.approx(1300.0)
+    assert spin.value() == pytest.approx(1300.0)

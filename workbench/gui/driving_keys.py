@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit
 
 from workbench.gui.keymap import DRIVING_KEYS
@@ -92,6 +93,11 @@ class DrivingKeys(QObject):
             return self._on_release(event)
         if kind == QEvent.Type.KeyPress:
             return self._on_press(event)
+        if kind == QEvent.Type.ShortcutOverride and _is_undo_redo(event) and _in_spin_box(QApplication.focusWidget()):
+            # A spin box would keep Ctrl+Z for its own text; the window's undo (of the edit just
+            # made there) is what is meant: the override is refused, so the window's shortcut fires.
+            event.ignore()
+            return True
         if kind == QEvent.Type.WindowDeactivate and watched is self._window:
             self.release_all()  # no stuck throttle when the window loses the keyboard
         return False
@@ -134,6 +140,17 @@ class DrivingKeys(QObject):
             self._released_at[code] = event.timestamp()
         self._model.release(control)  # wherever the focus is now, and whatever modifier is down
         return drove
+
+
+def _is_undo_redo(event) -> bool:
+    return (event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo)
+            or (event.key() == Qt.Key.Key_Z and event.modifiers() & MODIFIERS
+                == Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
+
+
+def _in_spin_box(widget) -> bool:
+    return isinstance(widget, QAbstractSpinBox) or isinstance(widget, QLineEdit) and isinstance(
+        widget.parentWidget(), QAbstractSpinBox)
 
 
 def _offscreen() -> bool:
