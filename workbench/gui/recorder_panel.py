@@ -226,6 +226,7 @@ class RecorderPanel(QWidget):
     def _on_running_changed(self, running: bool) -> None:
         self.pause.setText("Pause" if running else "Resume")
         self._update_state()
+        self._update_position()
 
     def _on_recording_changed(self, recording: bool) -> None:
         self._update_state()
@@ -267,7 +268,7 @@ class RecorderPanel(QWidget):
     def _update_position(self) -> None:
         k = self._model.shown_frame()
         dt = self._model.session.dt
-        shown = "live" if self._model.view_frame is None else "scrubbed"
+        shown = "scrubbed" if self._model.view_frame is not None else "live" if self._model.running else "paused"
         self.position.setText(f"frame {max(k, 0)}  t = {max(k, 0) * dt:.3f} s  ({shown})")
 
     def _update_state(self) -> None:
