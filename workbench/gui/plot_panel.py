@@ -291,6 +291,9 @@ class PlotPanel(QWidget):
             for row in self.rows:
                 for d in row.decimators.values():
                     d.clear()
+        slots = max(len(row.axes) - 1 for row in self.rows)
+        for row in self.rows:
+            row.reserve_right(slots)  # one plot area for all: the time axes line up
         dt = self._model.session.dt
         live = self._model.view_frame is None
         a, b = self._time_range()
