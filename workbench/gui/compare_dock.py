@@ -134,7 +134,7 @@ class CompareDock(QWidget):
         self.comparison = result
         flips = len(result.flips)
         self.status.setText("B agrees with A on every frame" if result.agree else
-                            f"B differs from A ({len(result.params)} parameters, {flips} verdict "
+                            f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}, {flips} verdict "
                             f"flip{'s' if flips != 1 else ''}); {result.grid}")
         params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ)"])
         for r in result.params:

@@ -150,7 +150,7 @@ class PlotRow(QWidget):
         self._panel = panel
         self.vb = CursorViewBox()
         self.plot = pg.PlotWidget(background="w", viewBox=self.vb)
-        self.plot.setMinimumHeight(44)
+        self.plot.setMinimumHeight(36)
         self.plot.leaveEvent = self._on_leave
         item = self.plot.getPlotItem()
         self.grid = style_plot(item)
