@@ -1,5 +1,6 @@
 """The window at 1024x640 with every dock tab in turn; the HUD's stalled engine; the parameter search."""
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication, QDockWidget
@@ -70,3 +71,21 @@ def test_search_matches_descriptions_and_says_when_nothing_matches(carbench_wind
     assert any("grip" not in path for path in shown)  # found by its description
     panel.search.setText("zzz-nothing")
     assert panel.no_match.isVisible() and "zzz-nothing" in panel.no_match.text()
+
+
+def test_the_compare_dock_shows_what_an_expectation_measured_in_its_display_unit(carbench_window, tmp_path):
+    from tests.gui.test_sweep_dock import SCRIPT as TURNING
+
+    window = carbench_window
+    path = tmp_path / "turning.toml"
+    path.write_text(TURNING)
+    drive(window, path)
+    assert window.comparer.pin_current()
+    dock = window.compare_dock_widget
+    dock.update_comparison()
+    root = dock.tree.invisibleRootItem()
+    (expectations,) = [root.child(i) for i in range(root.childCount()) if root.child(i).text(0).startswith("exp")]
+    rows = {expectations.child(i).text(0): expectations.child(i) for i in range(expectations.childCount())}
+    verdict = [v for v in window.model.session.verdicts() if v.expect.label() == "turning"][0]
+    text = rows["turning"].text(1)
+    assert text.endswith(" deg/s") and f"{np.degrees(verdict.measured):.4g}" in text
