@@ -36,6 +36,9 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
                 assert _inside(button, window), (dock.objectName(), button.text())
         for row in window.plots.rows:
             assert _inside(row.export_button, window), dock.objectName()
+    window.recorder_dock.raise_()
+    qtbot.wait(10)
+    assert window.recorder.verdicts.columnWidth(1) >= 80  # the expectations' names are more than "ab\u2026"
     # the bottom plot (which also holds the time axis) has a plot area as tall as the others'
     window.plots_dock.raise_()
     window.plots.set_channel_sets([["speed"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]])
