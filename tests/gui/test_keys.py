@@ -221,3 +221,75 @@ def test_edits_are_recorded_and_undone_edits_too(carbench_window):
     script = window.model.stop_recording()
     values = [s.params["engine.peak_torque"] for s in script.sets if s.params]
     assert values == [420.0, 350.0]
+
+
+def _key(kind, code, stamp, repeat=False):
+    event = QKeyEvent(kind, code, Qt.KeyboardModifier.NoModifier, "", repeat)
+    event.setTimestamp(stamp)
+    return event
+
+
+def _repeat(widget, code, stamp, marked):
+    """One auto-repeat as an X server sends it: a release and a press with the same time stamp."""
+    QApplication.sendEvent(widget, _key(QEvent.Type.KeyRelease, code, stamp, marked))
+    QApplication.sendEvent(widget, _key(QEvent.Type.KeyPress, code, stamp, marked))
+
+
+@pytest.mark.carbench_preset("manual003")  # the values below are 003's car's
+def test_up_held_with_half_its_repeats_unmarked_never_steps_the_spin_box_clicked(carbench_window, qtbot):
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    up = Qt.Key.Key_Up
+    QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyPress, up, 1000))
+    stamp = 1500
+    for i in range(6):  # repeats on the car view: the car keeps driving
+        _repeat(window.car_view, up, stamp, marked=i % 2 == 0)
+        stamp += 33
+    assert window.model.keys == {"throttle"}
+    spin = _spin(window)
+    qtbot.mouseClick(spin, Qt.MouseButton.LeftButton)
+    _focus(qtbot, spin)
+    assert window.model.keys == set()  # the focus moved: the car lets go
+    for i in range(16):
+        _repeat(spin, up, stamp, marked=i % 2 == 0)
+        stamp += 33
+    QApplication.sendEvent(spin, _key(QEvent.Type.KeyRelease, up, stamp))
+    assert spin.value() == pytest.approx(1200.0)
+    assert window.model.session.params.body.mass == pytest.approx(1200.0)
+    assert window.model.undo_stack.count() == 0
+    # a new press, well after the release, is the spin box's own
+    QApplication.sendEvent(spin, _key(QEvent.Type.KeyPress, up, stamp + 400))
+    QApplication.sendEvent(spin, _key(QEvent.Type.KeyRelease, up, stamp + 480))
+    assert spin.value() > 1200.0
+    assert window.model.keys == set()
+
+
+def test_a_tap_shorter_than_a_frame_still_drives_one_frame(carbench_window, qtbot):
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
+    qtbot.keyRelease(window.car_view, Qt.Key.Key_Up)
+    assert window.model.keys == set()
+    window.model.advance(2)
+    throttle = window.model.session.log.column("throttle")
+    assert throttle[-2] > 0.0  # the frame after the tap saw it
+    assert throttle[-1] == 0.0  # and only that one
+
+
+@pytest.mark.carbench_preset("manual003")  # the values below are 003's car's
+def test_ctrl_z_and_ctrl_shift_z_in_a_focused_spin_box_undo_and_redo_the_edit(carbench_window, qtbot):
+    window = carbench_window
+    window.activateWindow()
+    spin = _spin(window)
+    _focus(qtbot, spin)
+    spin.selectAll()
+    qtbot.keyClicks(spin, "1300")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert window.model.session.params.body.mass == pytest.approx(1300.0)
+    assert spin.hasFocus()
+    qtbot.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.model.session.params.body.mass == pytest.approx(1200.0)
+    assert spin.value() == pytest.approx(1200.0)
+    qtbot.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.model.session.params.body.mass == pytest.approx(1300.0)
+    assert spin.value() == pytest.approx(1300.0)

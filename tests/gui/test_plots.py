@@ -166,3 +166,34 @@ def test_cached_decimation_equals_decimating_afresh():
         assert np.array_equal(x[(b0 * per - start):(b0 * per - start) + len(ref_x)], ref_x)
         assert np.array_equal(v[(b0 * per - start):(b0 * per - start) + len(ref_y)], ref_y)
         assert (lo, hi) == (y[start:end].min(), y[start:end].max())
+
+
+def _plot_area_in_global(row):
+    """The plot area (the main ViewBox) of a plot as global screen x from, x to."""
+    from PySide6.QtCore import QPoint
+
+    rect = row.vb.sceneBoundingRect()
+    view = row.plot
+    left = view.mapToGlobal(view.mapFromScene(rect.topLeft()))
+    right = view.mapToGlobal(view.mapFromScene(rect.topRight()))
+    assert isinstance(left, QPoint)
+    return left.x(), right.x()
+
+
+def test_the_time_axes_of_every_plot_line_up_to_the_pixel(carbench_window, qtbot):
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    window.plots.set_channel_sets([["speed"], ["yaw_rate", "steer"], ["rpm", "engine_torque", "throttle"], ["gear"]])
+    hold(window, {"throttle"}, 30)
+    qtbot.wait(20)
+    rows = window.plots.rows
+    assert len(rows[2].axes) == 3  # two axes on the right in the third plot
+    extents = [_plot_area_in_global(row) for row in rows]
+    assert len(set(extents)) == 1, extents
+    assert extents[0][1] - extents[0][0] > 50
+    window.plots.set_channel_sets([["speed"], ["yaw_rate", "steer"]])
+    hold(window, set(), 2)
+    qtbot.wait(20)
+    extents = [_plot_area_in_global(row) for row in window.plots.rows]
+    assert len(set(extents)) == 1, extents

@@ -1,3 +1,4 @@
+
 """The Sweep dock: "Sweep this" from the parameter panel, a sweep off the GUI thread, its chart, and a click
 that loads the car clicked into the session and replays it."""
 
@@ -5,8 +6,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QMenu
 
 SCRIPT = """
@@ -125,6 +127,28 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
     mass = dock.result.plan.si_values()[2, 0]
     assert chosen == [{"body.mass": mass}]
     assert window.model.session.params.body.mass == mass
+    assert dock.chosen == 2  # the clicked point is ringed
+
+
+def test_a_line_sweep_shows_its_margins_in_display_units(qtbot, loaded):
+    window = loaded
+    sweep_this(window, "body.mass")
+    dock = window.sweep
+    dock.axes["body.mass"].count.setValue(3)
+    run_dock(qtbot, window)
+    curves = {i.name(): i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotDataItem"}
+    (turning,) = [c for name, c in curves.items() if name.startswith("turning")]
+    assert "[deg/s]" in turning.name()
+    e = [x.label() for x in dock.result.plan.program.script.expects].index("turning")
+    si = dock.result.expect_margin[e]
+    assert np.allclose(turning.getData()[1], np.degrees(si))
+    # the legend sits above every point
+    legend = dock.plot.getPlotItem().legend
+    vb = dock.plot.getPlotItem().vb
+    box = legend.mapRectToScene(legend.boundingRect())
+    for name, curve in curves.items():
+        for x, y in zip(*curve.getData(), strict=True):
+            assert not box.contains(vb.mapViewToScene(QPointF(x, y))), (name, x, y)
 
 
 def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_window):

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from workbench.gui.ghosts import GhostCars
 from workbench.gui.plot_overlay import PlotOverlay
+from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.references import Comparer
 from workbench.runs.compare import CompareError, Comparison, compare
 
@@ -134,14 +135,16 @@ class CompareDock(QWidget):
         self.comparison = result
         flips = len(result.flips)
         self.status.setText("B agrees with A on every frame" if result.agree else
-                            f"B differs from A ({len(result.params)} parameters, {flips} verdict "
+                            f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}, {flips} verdict "
                             f"flip{'s' if flips != 1 else ''}); {result.grid}")
         params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ)"])
         for r in result.params:
             QTreeWidgetItem(params, [r.path, _v(r.a), _v(r.b), r.unit])
         verdicts = QTreeWidgetItem(self.tree, [f"expectations ({flips} flip{'s' if flips != 1 else ''})"])
+        units = {info.name: display_unit(info) for info in session.log.infos}
         for r in result.verdicts:
-            item = QTreeWidgetItem(verdicts, [r.label, _verdict(r.a), _verdict(r.b), "FLIP" if r.flipped else ""])
+            item = QTreeWidgetItem(verdicts, [r.label, _verdict(r.a, units), _verdict(r.b, units),
+                                              "FLIP" if r.flipped else ""])
             if r.flipped:
                 for c in range(4):
                     item.setForeground(c, Qt.GlobalColor.red)
@@ -168,10 +171,12 @@ def _v(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _verdict(v) -> str:
+def _verdict(v, units: dict[str, tuple[str, float]]) -> str:
+    """PASS or FAIL and the value measured, in the channel's display unit (as the recorder shows it)."""
     if v is None:
         return "-"
-    return f"{'PASS' if v.passed else 'FAIL'} {v.measured:.4g}"
+    unit, factor = units.get(v.expect.channel, ("", 1.0))
+    return f"{'PASS' if v.passed else 'FAIL'} {format_value(v.measured * factor)} {unit}".rstrip()
 
 
 def install_compare(window) -> Comparer:

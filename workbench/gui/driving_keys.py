@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit
 
 from workbench.gui.keymap import DRIVING_KEYS
@@ -32,17 +33,29 @@ def driving_key(event) -> str | None:
     return DRIVING_KEYS.get(event.key())
 
 
+# An X server repeats a held key as a release and a press with the same time stamp, and Qt does not
+# always mark them as repeats: a press of a key this soon [ms] after its release is the same hold.
+# No hand lets go of a key and presses it again this fast.
+REPEAT_GAP_MS = 30
+
+
 class DrivingKeys(QObject):
-    """The application-wide filter: presses drive unless an editor has the focus; releases always release."""
+    """The application-wide filter: presses drive unless an editor has the focus; releases always release.
+
+    Held keys are tracked by press and release pairs, never by the auto-repeat flag: a key that
+    drove stays the driver's from its press to its release (and a press that follows its release
+    within REPEAT_GAP_MS continues the hold), so none of its presses reaches an editor that got
+    the focus meanwhile, however its repeats are marked.
+    """
 
     def __init__(self, model: SessionModel, window):
         super().__init__(window)
         self._model = model
         self._window = window
-        self._held: set[int] = set()  # Qt keys whose press drove the car and are still down
-        # Keys that drove and are still physically down (even once released for the car): their
-        # auto-repeats are swallowed, so a spin box that got the focus meanwhile is not stepped.
+        # Keys that drove and are still physically down (even once released for the car, when the
+        # focus moved): all their presses are swallowed, so a spin box that got the focus is not stepped.
         self._down: set[int] = set()
+        self._released_at: dict[int, int] = {}  # a driving key let go -> the time stamp of its release
         self._uninstalled = False
         app = QApplication.instance()
         app.installEventFilter(self)
@@ -60,16 +73,19 @@ class DrivingKeys(QObject):
         self.release_all()
 
     def release_all(self) -> None:
-        self._held.clear()
         self._model.release_all()
 
     def _on_focus_changed(self, old, new) -> None:
+        # A key let go before the focus moved is over: its next press belongs to the new focus.
+        self._released_at.clear()
         if old is not None:
             self.release_all()  # the keyboard went elsewhere: what it held does not stay down
 
     def _on_application_state_changed(self, state) -> None:
         if state != Qt.ApplicationState.ApplicationActive:
             self.release_all()
+            self._down.clear()
+            self._released_at.clear()
 
     def eventFilter(self, watched, event) -> bool:
         kind = event.type()
@@ -77,35 +93,64 @@ class DrivingKeys(QObject):
             return self._on_release(event)
         if kind == QEvent.Type.KeyPress:
             return self._on_press(event)
+        if kind == QEvent.Type.ShortcutOverride and _is_undo_redo(event) and _in_spin_box(QApplication.focusWidget()):
+            # A spin box would keep Ctrl+Z for its own text; the window's undo (of the edit just
+            # made there) is what is meant: the override is refused, so the window's shortcut fires.
+            event.ignore()
+            return True
         if kind == QEvent.Type.WindowDeactivate and watched is self._window:
             self.release_all()  # no stuck throttle when the window loses the keyboard
         return False
 
+    def _may_drive(self) -> bool:
+        if not self._window.isActiveWindow() and not _offscreen():
+            return False
+        return not isinstance(QApplication.focusWidget(), EDITORS)
+
     def _on_press(self, event) -> bool:
-        if event.isAutoRepeat() and event.key() in self._down:
-            return True  # auto-repeat of a key that drives: never also steps a spin box it lands on
-        key = driving_key(event)
-        if key is None or not self._window.isActiveWindow() and not _offscreen():
+        code = event.key()
+        control = DRIVING_KEYS.get(code)
+        if control is None:
             return False
-        if isinstance(QApplication.focusWidget(), EDITORS):
+        released = self._released_at.pop(code, None)
+        stamp = event.timestamp()
+        held = code in self._down or (released is not None and released and stamp
+                                      and 0 <= stamp - released <= REPEAT_GAP_MS)
+        if held:
+            # A repeat of a key that drove (marked or not): it drives on, or is swallowed if an
+            # editor has the focus now; never steps that editor.
+            self._down.add(code)
+            if driving_key(event) is not None and self._may_drive():
+                self._model.press(control)
+            return True
+        if driving_key(event) is None or not self._may_drive():
             return False
-        if not event.isAutoRepeat():
-            self._held.add(event.key())
-            self._down.add(event.key())
-            self._model.press(key)
+        self._down.add(code)
+        self._model.press(control)
         return True
 
     def _on_release(self, event) -> bool:
-        key = DRIVING_KEYS.get(event.key())
-        if key is None:
+        code = event.key()
+        control = DRIVING_KEYS.get(code)
+        if control is None:
             return False
-        if event.isAutoRepeat():
-            return event.key() in self._down
-        drove = event.key() in self._down
-        self._held.discard(event.key())
-        self._down.discard(event.key())
-        self._model.release(key)  # wherever the focus is now, and whatever modifier is down
+        drove = code in self._down
+        self._down.discard(code)
+        if drove:
+            self._released_at[code] = event.timestamp()
+        self._model.release(control)  # wherever the focus is now, and whatever modifier is down
         return drove
+
+
+def _is_undo_redo(event) -> bool:
+    return (event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo)
+            or (event.key() == Qt.Key.Key_Z and event.modifiers() & MODIFIERS
+                == Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
+
+
+def _in_spin_box(widget) -> bool:
+    return isinstance(widget, QAbstractSpinBox) or isinstance(widget, QLineEdit) and isinstance(
+        widget.parentWidget(), QAbstractSpinBox)
 
 
 def _offscreen() -> bool:

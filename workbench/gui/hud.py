@@ -12,6 +12,9 @@ PEDALS = (("throttle", QColor(44, 160, 44)), ("brake", QColor(204, 0, 0)), ("clu
 BACKGROUND = QColor(255, 255, 255, 215)
 
 
+STOPPED_RPM = 1.0  # [rpm] without a ``stalled`` channel: an engine turning slower than this has stalled
+
+
 def gear_text(gear: float) -> str:
     g = int(round(gear))
     return "R" if g < 0 else "N" if g == 0 else str(g)
@@ -44,6 +47,8 @@ class Hud(QWidget):
         speed = f"{v['speed_kmh']:.0f} km/h" if self.unit == "m" and "speed_kmh" in v else f"{v['speed']:.0f} {self.unit}/s"
         speed = speed.replace("-0 ", "0 ")
         gear = f"gear {gear_text(v['gear'])}   {v['rpm']:.0f} rpm" if self.manual else ""
+        if self.manual and (v["stalled"] > 0.5 if "stalled" in v else v.get("rpm", 1.0) < STOPPED_RPM):
+            gear = f"gear {gear_text(v['gear'])}   STALLED (S starts)"
         steer = f"steer {math.degrees(v['steer']) + 0.0:+.1f} deg"
         return speed, gear, steer
 

@@ -452,6 +452,16 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def last_folder(self, key: str, default: str | Path | None = None) -> str:
+        """Where a file dialog opens: the folder of the last file of its kind, else ``default`` (else $HOME)."""
+        folder = self.settings.value(key, "", type=str)
+        if folder and Path(folder).is_dir():
+            return folder
+        return str(default if default is not None else Path.home())
+
+    def remember_folder(self, key: str, path: str | Path) -> None:
+        self.settings.setValue(key, str(Path(path).resolve().parent))
+
     def preset_folder(self) -> str:
         """Where the preset dialogs open: the folder of the last preset saved (or opened), else the shipped ones."""
         folder = self.settings.value("preset_folder", "", type=str)
@@ -459,8 +469,8 @@ class MainWindow(QMainWindow):
 
     def load_preset_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open preset", self.preset_folder(), "Presets (*.toml)")
-        if path:
-            self.load_preset(path)
+        if path and self.load_preset(path):
+            self.remember_folder("preset_folder", path)
 
     def pick_reference_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Compare with preset", self.preset_folder(), "Presets (*.toml)")
@@ -494,11 +504,24 @@ class MainWindow(QMainWindow):
         return self.save_preset(path) if path else False
 
     def load_script(self, path: str | Path) -> bool:
-        """Load a script (and its preset) into the recorder; a bad script shows why and changes nothing."""
-        if not self._confirm_discard("load a script"):
+        """Load a script (and its preset) into the recorder; a bad script shows why and changes nothing.
+
+        A script of the car on show (the same preset file) keeps the parameter edits, without asking;
+        one of another car asks first.
+        """
+        from workbench.scripts.format import load_script as read_script
+        from workbench.scripts.program import script_preset_path
+
+        try:
+            current = self.model.session.preset.path
+            same_car = current is not None and script_preset_path(read_script(path)) == current
+        except ScriptError:
+            same_car = False  # the load below says why
+        if not same_car and not self._confirm_discard("load a script"):
             return False
         try:
-            self.model.load_script(path)
+            self.model.load_script(path, keep_edits=same_car)
+            self.remember_folder("script_folder", path)
         except (ScriptError, PresetError) as exc:
             self.show_error("Script not loaded", str(exc))
             return False
@@ -512,7 +535,8 @@ class MainWindow(QMainWindow):
         return True
 
     def load_script_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load script", str(scripts_dir()), "Scripts (*.toml)")
+        path, _ = QFileDialog.getOpenFileName(self, "Load script", self.last_folder("script_folder", scripts_dir()),
+                                              "Scripts (*.toml)")
         if path:
             self.load_script(path)
 
@@ -527,13 +551,15 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Recording not saved", f"{path}: {exc}")
             return False
+        self.model.name_recording(name)  # saved as my_drive, it is called my_drive
+        self.remember_folder("recording_folder", path)
         self.show_message(f"saved {path}", 4000)
         return True
 
     def save_recording_dialog(self) -> bool:
         if self.model.session.recording:
             self.model.stop_recording()
-        start = str(Path.home() / "recording.toml")
+        start = str(Path(self.last_folder("recording_folder")) / "recording.toml")
         path, _ = QFileDialog.getSaveFileName(self, "Save recording", start, "Scripts (*.toml)")
         return self.save_recording(path) if path else False
 
@@ -549,10 +575,12 @@ class MainWindow(QMainWindow):
         return True
 
     def export_telemetry_dialog(self) -> bool:
-        start = str(Path(self.preset_folder() if self.settings.contains("preset_folder") else Path.home())
-                    / "telemetry.csv")
+        start = str(Path(self.last_folder("export_folder")) / "telemetry.csv")
         path, _ = QFileDialog.getSaveFileName(self, "Export telemetry", start, "CSV (*.csv)")
-        return self.export_telemetry(path) if path else False
+        if path and self.export_telemetry(path):
+            self.remember_folder("export_folder", path)
+            return True
+        return False
 
     def export_mcap(self, path: str | Path) -> bool:
         """The history so far as MCAP (Foxglove, PlotJuggler)."""
@@ -567,9 +595,12 @@ class MainWindow(QMainWindow):
         return True
 
     def export_mcap_dialog(self) -> bool:
-        start = str(Path.home() / "telemetry.mcap")
+        start = str(Path(self.last_folder("export_folder")) / "telemetry.mcap")
         path, _ = QFileDialog.getSaveFileName(self, "Export telemetry as MCAP", start, "MCAP (*.mcap)")
-        return self.export_mcap(path) if path else False
+        if path and self.export_mcap(path):
+            self.remember_folder("export_folder", path)
+            return True
+        return False
 
     def show_keys(self) -> None:
         QMessageBox.information(self, "Keyboard controls", help_html())

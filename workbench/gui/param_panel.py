@@ -344,6 +344,9 @@ class ParamPanel(QWidget):
         reference = QHBoxLayout()
         reference.addWidget(QLabel("compare with"))
         reference.addWidget(self.reference, 1)
+        self.no_match = QLabel()
+        self.no_match.setStyleSheet("color: #666;")
+        self.no_match.setVisible(False)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #a40000;")
@@ -356,6 +359,7 @@ class ParamPanel(QWidget):
         layout.addLayout(buttons)
         layout.addLayout(filters)
         layout.addLayout(reference)
+        layout.addWidget(self.no_match)
         layout.addWidget(self.status)
         layout.addWidget(self._scroll, 1)
         model.preset_loaded.connect(self._on_preset_loaded)
@@ -467,11 +471,15 @@ class ParamPanel(QWidget):
         only = self.modified_only.isChecked()
         shown_groups: dict[str, bool] = {}
         for path, row in self.rows.items():
-            match = not text or text in path.lower() or text in row.name.lower()
+            match = not text or text in path.lower() or text in row.name.lower() or text in row.info.doc.lower()
             visible = match and (not only or row.modified or row.differs)
             row.set_visible(visible)
             group = path.split(".")[0]
             shown_groups[group] = shown_groups.get(group, False) or visible
+        found = any(shown_groups.values())
+        self.no_match.setText("" if found else f"no parameter matches \u201c{self.search.text().strip()}\u201d"
+                              + (" among the modified ones" if only else ""))
+        self.no_match.setVisible(not found)
         for group, (header, body) in self.groups.items():
             visible = shown_groups.get(group, False)
             header.setVisible(visible)

@@ -61,6 +61,10 @@ def format_value(value: float) -> str:
     return "0" if text in ("-0", "-0.0") else text
 
 
+PLOT_MIN_HEIGHT = 36  # [px] a plot's least height (its ticks thinned so as never to overlap)
+TIME_AXIS_HEIGHT = 32  # [px] the time axis and its tick labels, under the bottom plot
+
+
 class PlotPanel(QWidget):
     """A stack of plots sharing the time axis."""
 
@@ -158,6 +162,8 @@ class PlotPanel(QWidget):
             if last:
                 item.setLabel("bottom", label)  # (setLabel also shows the axis)
             item.showAxis("bottom", last)
+            # the bottom plot also holds the time axis: its plot area stays as tall as the others'
+            row.plot.setMinimumHeight(PLOT_MIN_HEIGHT + (TIME_AXIS_HEIGHT if last else 0))
 
     def _on_add_clicked(self, checked: bool = False) -> None:
         self.add_plot(["speed"])
@@ -291,6 +297,9 @@ class PlotPanel(QWidget):
             for row in self.rows:
                 for d in row.decimators.values():
                     d.clear()
+        slots = max(len(row.axes) - 1 for row in self.rows)
+        for row in self.rows:
+            row.reserve_right(slots)  # one plot area for all: the time axes line up
         dt = self._model.session.dt
         live = self._model.view_frame is None
         a, b = self._time_range()

@@ -150,7 +150,7 @@ class PlotRow(QWidget):
         self._panel = panel
         self.vb = CursorViewBox()
         self.plot = pg.PlotWidget(background="w", viewBox=self.vb)
-        self.plot.setMinimumHeight(44)
+        self.plot.setMinimumHeight(36)
         self.plot.leaveEvent = self._on_leave
         item = self.plot.getPlotItem()
         self.grid = style_plot(item)
@@ -205,6 +205,7 @@ class PlotRow(QWidget):
         self.decimators: dict[str, Decimator] = {}
         self.units: dict[str, str] = {}  # channel -> display unit
         self.axes: list[YAxis] = [YAxis("", self.vb, item.getAxis("left"))]
+        self._reserved: tuple[int, int] | None = None  # (right axes kept room for, right axes drawn)
         self.x_range: tuple[float, float] | None = None
         self._infos: list[ChannelInfo] = []
         item.getViewBox().sigResized.connect(self._sync_overlays)
@@ -309,6 +310,7 @@ class PlotRow(QWidget):
                 item.layout.removeItem(extra.axis)
                 item.scene().removeItem(extra.axis)
         self.axes = [YAxis(units[0], self.vb, item.getAxis("left"))]
+        self._reserved = None
         item.setLabel("left", units[0] or "")
         for i, unit in enumerate(units[1:]):
             vb = OverlayViewBox()
@@ -318,6 +320,8 @@ class PlotRow(QWidget):
                 item.showAxis("right")
                 axis = item.getAxis("right")
                 style_axis(axis)
+                axis.setStyle(showValues=True)
+                axis.showLabel(True)
                 axis.setWidth(AXIS_WIDTH)
             else:
                 axis = pg.AxisItem("right")
@@ -328,6 +332,27 @@ class PlotRow(QWidget):
             axis.setLabel(unit or "(1)")
             self.axes.append(YAxis(unit, vb, axis))
         self._sync_overlays()
+
+    def reserve_right(self, slots: int) -> None:
+        """Keep room for ``slots`` right axes, drawn or blank, so that every plot of the panel has
+        the same plot area and their time axes line up to the pixel."""
+        have = len(self.axes) - 1
+        if self._reserved == (slots, have):
+            return
+        self._reserved = (slots, have)
+        item = self.plot.getPlotItem()
+        if have == 0:
+            if slots == 0:
+                item.hideAxis("right")
+                return
+            item.showAxis("right")
+            axis = item.getAxis("right")  # blank: no ticks, no values, no label
+            axis.setStyle(showValues=False)
+            axis.setPen(pg.mkPen(0, 0, 0, 0))
+            axis.showLabel(False)
+            axis.setWidth(AXIS_WIDTH * slots)
+            return
+        self.axes[-1].axis.setWidth(AXIS_WIDTH * max(slots - have + 1, 1))
 
     def _sync_overlays(self, *args) -> None:
         rect: QRectF = self.vb.sceneBoundingRect()

@@ -24,6 +24,7 @@ from physics import channel_infos
 from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
 
+NARROW = 480  # [px] below this width the verdict table drops its "worst at" column
 COLUMNS = ("", "expectation", "bound", "measured", "worst at")
 MARK = QColor(230, 120, 0)
 
@@ -226,6 +227,7 @@ class RecorderPanel(QWidget):
     def _on_running_changed(self, running: bool) -> None:
         self.pause.setText("Pause" if running else "Resume")
         self._update_state()
+        self._update_position()
 
     def _on_recording_changed(self, recording: bool) -> None:
         self._update_state()
@@ -267,7 +269,7 @@ class RecorderPanel(QWidget):
     def _update_position(self) -> None:
         k = self._model.shown_frame()
         dt = self._model.session.dt
-        shown = "live" if self._model.view_frame is None else "scrubbed"
+        shown = "scrubbed" if self._model.view_frame is not None else "live" if self._model.running else "paused"
         self.position.setText(f"frame {max(k, 0)}  t = {max(k, 0) * dt:.3f} s  ({shown})")
 
     def _update_state(self) -> None:
@@ -305,14 +307,20 @@ class RecorderPanel(QWidget):
                 when = f"{verdict.time:.3f} s"
             item.setText(0, status)
             item.setText(3, measured)
-            item.setToolTip(3, measured)
             item.setText(4, when)
+            item.setToolTip(3, f"{measured}, worst at {when}" if when else measured)
             item.setData(4, Qt.ItemDataRole.UserRole, None if verdict is None else verdict.frame)
             for column in range(len(COLUMNS)):
                 item.setBackground(column, QBrush(colour))
         if verdicts:
             self.summary.setText(f"{counts['pass']} pass \u00b7 {counts['fail']} fail \u00b7 {counts['pending']} pending")
         self.summary.setVisible(bool(verdicts))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # Narrow (a 1024 px screen): "worst at" gives its room to the names (it is in the tooltip of
+        # "measured", and a double-click still goes there).
+        self.verdicts.setColumnHidden(4, self.width() < NARROW)
 
     def _on_verdict_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         frame = item.data(4, Qt.ItemDataRole.UserRole)

@@ -227,6 +227,7 @@ class Comparer(QObject):
         model.recording_changed.emit(True)
         model.view_frame_changed.emit(-1)
         model.params_changed.emit("")
+        model.set_running(True)  # driving on: the keys drive from here, at once
         model.refresh()
         self.drove_on.emit(frame)
         return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class SessionModel(QObject):
         super().__init__(parent)
         self.session = session
         self.keys: set[str] = set()
+        self._tapped: set[str] = set()  # keys pressed since the last frame: a tap shorter than a frame still counts
         self.running = True
         self.speed = 1.0
         self.view_frame: int | None = None
@@ -76,10 +78,12 @@ class SessionModel(QObject):
         was_replaying = self.session.replaying
         params = self.session.params
         for _ in range(frames):
+            keys = self.keys | self._tapped if self._tapped else self.keys
+            self._tapped = set()
             if self.frame_inputs is None:
-                self.session.step(self.keys)
+                self.session.step(keys)
             else:
-                self.session.step(*self.frame_inputs(self.keys))
+                self.session.step(*self.frame_inputs(keys))
             if was_replaying and not self.session.replaying:
                 break
         self._rate.append((time.perf_counter(), self.session.time))
@@ -174,12 +178,14 @@ class SessionModel(QObject):
 
     def press(self, key: str) -> None:
         self.keys.add(key)
+        self._tapped.add(key)  # held for the next frame at least, however soon it is released
 
     def release(self, key: str) -> None:
         self.keys.discard(key)
 
     def release_all(self) -> None:
         self.keys.clear()
+        self._tapped.clear()
 
     # -- parameters and presets --------------------------------------------------------------------
 
@@ -270,19 +276,51 @@ class SessionModel(QObject):
         self.stepped.emit()
 
     def stop_recording(self) -> Script | None:
+        """End the recording; it becomes the script to replay, unless it drove on from the loaded
+        script's replay (that script stays loaded, and the recording is kept to save)."""
+        drove_on = self.session.drove_on_script
         script = self.session.stop_recording()
         self.recording_changed.emit(False)
-        if script is not None:
+        if script is not None and not drove_on:
             self.session.use_script(script)
             self.script_loaded.emit(script.name)
         return script
 
-    def load_script(self, path: str | Path) -> Program:
-        """Load a script (and its preset) to replay; ScriptError leaves everything as it was."""
-        was_recording = self.session.recording
-        program = self.session.load_script(path)
-        self.undo_stack.clear()  # the edits were made to a car the script replaces
+    def name_recording(self, name: str) -> None:
+        """The last recording, saved as ``name``, is called so (and so is the script, when it is that one)."""
+        session = self.session
+        script = session.last_recording
+        if script is None or script.name == name:
+            return
+        session.last_recording = renamed = replace(script, name=name)
+        if session.program is not None and session.program.script is script:
+            program = session.program
+            session.program = replace(program, script=renamed)
+            self.script_loaded.emit(name)
+
+    def load_script(self, path: str | Path, keep_edits: bool = False) -> Program:
+        """Load a script (and its preset) to replay; ScriptError leaves everything as it was.
+
+        However it is loaded (the menu, again, ``carbench --script``), the car then stands at rest at
+        frame 0, paused, for Replay. With ``keep_edits``, when the script drives the car on show
+        (the same preset file), the parameter edits stay (and so does their history).
+        """
+        session = self.session
+        was_recording = session.recording
+        before, path_before = session.params, session.preset.path
+        edits = {i.path: before.get(i.path) for i in before.infos()
+                 if before.get(i.path) != session.preset.params.get(i.path)}
+        program = session.load_script(path)
+        same_car = path_before is not None and session.preset.path == path_before
+        if keep_edits and same_car and edits:
+            session.set_params(edits)
+            # the replay drives the car as edited, as a re-run after an edit does
+            session.program = program = replace(program, params=program.params.with_values(edits))
+        else:
+            self.undo_stack.clear()  # the edits were made to a car the script replaces
         self._after_new_car(was_recording)
+        self.set_running(False)
+        self.refresh()
         return program
 
     def replay(self) -> None:

@@ -98,6 +98,7 @@ class SweepDock(QWidget):
         self._model = model
         self.axes: dict[str, AxisRow] = {}
         self.result: SweepResult | None = None
+        self.chosen: int | None = None  # the car picked on the chart (ringed)
         self._thread: QThread | None = None
         self._worker: SweepWorker | None = None
         self._create_widgets()
@@ -130,7 +131,9 @@ class SweepDock(QWidget):
         self.expect_choice.setVisible(False)  # shown with a heatmap
         self.plot = pg.PlotWidget(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setMinimumHeight(220)
+        self.plot.setMinimumHeight(150)  # fits the dock at its default size
+        self.plot.getPlotItem().getAxis("left").setWidth(62)  # room for the tick labels and the title
+        self._chosen_mark: pg.ScatterPlotItem | None = None
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -283,6 +286,8 @@ class SweepDock(QWidget):
 
     def _draw(self) -> None:
         self.plot.clear()
+        self._chosen_mark = None
+        self.chosen = None
         result = self.result
         if result is None:
             return
@@ -299,18 +304,27 @@ class SweepDock(QWidget):
 
         plan = result.plan
         x = plan.values[:, 0]
-        self.plot.setLabel("left", "margin (>= 0 passes)")
+        self.plot.setLabel("left", "margin (\u2265 0 passes)")
         self.plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
         self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
+        units = self.margin_units()
+        lo, hi = 0.0, 0.0
         for e, expect in enumerate(plan.program.script.expects):
             colour = PALETTE[e % len(PALETTE)]
-            margin = result.expect_margin[e]
-            self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=expect.label())
+            unit, factor = units[e]
+            margin = result.expect_margin[e] * factor  # in the channel's display unit
+            lo, hi = min(lo, float(margin.min())), max(hi, float(margin.max()))
+            self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=f"{expect.label()} [{unit}]"
+                           if unit else expect.label())
             passed = result.expect_passed[e]
             brushes = [pg.mkBrush(colour) if p else pg.mkBrush("w") for p in passed]
             points = pg.ScatterPlotItem(x, margin, size=9, brush=brushes, pen=pg.mkPen(colour), data=np.arange(len(x)))
             points.sigClicked.connect(lambda _item, spots, _ev=None: self.choose_car(int(spots[0].data())))
             self.plot.addItem(points)
+        # room above the points for the legend (one line per expectation), so it covers none of them
+        span = (hi - lo) or 1.0
+        rows = len(plan.program.script.expects)
+        self.plot.setYRange(lo - 0.05 * span, hi + span * (0.1 + 0.12 * rows), padding=0)
 
     def _draw_heatmap(self, result: SweepResult) -> None:
         plan = result.plan
@@ -347,8 +361,9 @@ class SweepDock(QWidget):
         """Where car ``car`` is drawn, in the chart's data coordinates."""
         row = self.result.plan.values[car]
         if len(row) == 1:
-            return QPointF(float(row[0]), float(self.result.expect_margin[0, car]) if len(self.result.expect_margin)
-                           else 0.0)
+            factor = self.margin_units()[0][1] if len(self.result.expect_margin) else 1.0
+            return QPointF(float(row[0]), float(self.result.expect_margin[0, car]) * factor
+                           if len(self.result.expect_margin) else 0.0)
         return QPointF(float(row[0]), float(row[1]))
 
     def _on_plot_clicked(self, event) -> None:
@@ -370,7 +385,28 @@ class SweepDock(QWidget):
         shown = ", ".join(f"{a.path} = {v:g} {a.unit}".rstrip() for a, v in zip(plan.axes, plan.values[car],
                                                                                   strict=True))
         self._say(f"car {car + 1}: {shown}")
+        self.highlight(car)
         self.car_chosen.emit(values)
+
+    def highlight(self, car: int) -> None:
+        """Ring the chosen car's point (or cell) on the chart."""
+        if self._chosen_mark is not None:
+            self.plot.removeItem(self._chosen_mark)
+        where = self.cell_position(car)
+        self._chosen_mark = pg.ScatterPlotItem([where.x()], [where.y()], size=20, brush=None,
+                                               pen=pg.mkPen("#111", width=2.5), symbol="o")
+        self._chosen_mark.setZValue(20)
+        self.plot.addItem(self._chosen_mark)
+        self.chosen = car
+
+    def margin_units(self) -> list[tuple[str, float]]:
+        """Each expectation's display unit and its factor from SI (the margins are shown in it)."""
+        from physics import channel_infos
+        from workbench.gui.plot_panel import display_unit
+
+        program = self.result.plan.program
+        infos = {i.name: i for i in channel_infos(program.params.model.unit)}
+        return [display_unit(infos[e.channel]) if e.channel in infos else ("", 1.0) for e in program.script.expects]
 
     # -- model events ------------------------------------------------------------------------------
 

@@ -166,6 +166,7 @@ class LiveSession:
         self._track: _InputTrack | None = None
         self.replaying = False
         self.replayed = False  # the history is the loaded script's replay (so its verdicts apply)
+        self.drove_on_script = False  # a recording that drives on from the loaded script's replay
         self.history = InputHistory(self.params)
         self._stale_sim = False  # the simulation lags the history (see adopt_replay)
         self._snapshots: dict[int, Any] = {}  # frame -> the state at its start (see drive_from)
@@ -359,7 +360,10 @@ class LiveSession:
         self.params = history.params_at(frame - 1) if frame > 0 else history.start_params
         self._pending = {}
         self.replaying = False
-        self.replayed = False
+        # Driving on from a replay of the loaded script: its expectations are judged on the run that
+        # goes on (its first frames are the script's), and the script stays the one loaded.
+        self.replayed = self.replayed and self.program is not None
+        self.drove_on_script = self.replayed
         self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, history.start_params,
                                  surfaces=self._surfaces())
         history.feed(self.recorder, frame)
@@ -414,6 +418,7 @@ class LiveSession:
         """Start a recording from rest at the origin (a script's start); the current parameters are kept."""
         self.replaying = False
         self.replayed = False
+        self.drove_on_script = False
         self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, self.params,
                                  surfaces=self._surfaces())
         self.reset()
@@ -468,6 +473,7 @@ class LiveSession:
         self._pending = {}
         self.replaying = True
         self.replayed = True
+        self.drove_on_script = False
 
     def verdicts(self) -> list[Verdict | None]:
         """The loaded script's expectations judged on its replay so far (None: not over, or not replayed)."""

@@ -113,6 +113,14 @@ def _resolve_preset(script: Script, preset: str | Path | Preset | None):
         raise ScriptError(f"{script.source}: {where}: {exc}") from None
 
 
+def script_preset_path(script: Script) -> Path | None:
+    """The preset file ``script`` drives (as compile_script finds it), or None when it does not load."""
+    try:
+        return _resolve_preset(script, None).path
+    except ScriptError:
+        return None
+
+
 def compile_script(script: Script, preset: str | Path | Preset | None = None, dt: float | None = None,
                    max_memory: int = DEFAULT_MAX_MEMORY) -> Program:
     """Resolve ``script`` against its preset (or ``preset``) and dt (or ``dt``, else the script's, else 1/120 s).

@@ -1,0 +1,94 @@
+"""The window at 1024x640 with every dock tab in turn; the HUD's stalled engine; the parameter search."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+from workbench.gui.testing import drive, hold
+
+SCRIPT = "presets/scripts/clutch_coast.toml"
+
+
+def _inside(widget, window) -> bool:
+    top_left = widget.mapTo(window, widget.rect().topLeft())
+    return window.rect().contains(QRect(top_left, widget.size()))
+
+
+@pytest.mark.carbench_preset("manual003")
+def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reachable(carbench_window, qtbot):
+    window = carbench_window
+    assert window.load_script(SCRIPT)
+    window.show_sweep_dock()
+    window.resize(1024, 640)
+    qtbot.wait(20)
+    tabbed = [d for d in window.findChildren(QDockWidget) if d.isVisible() or window.tabifiedDockWidgets(d)]
+    assert {"parameters", "telemetry", "plots", "recorder", "sweep"} <= {d.objectName() for d in tabbed}
+    for dock in tabbed:
+        dock.raise_()
+        QApplication.processEvents()
+        window.resize(1024, 640)
+        qtbot.wait(10)
+        assert window.minimumSizeHint().width() <= 1024, dock.objectName()
+        assert window.width() == 1024 and window.height() == 640, dock.objectName()
+        if not window.recorder.visibleRegion().isEmpty():  # its tab is the one on show
+            for button in (window.recorder.load, window.recorder.live, window.recorder.replay):
+                assert _inside(button, window), (dock.objectName(), button.text())
+        for row in window.plots.rows:
+            assert _inside(row.export_button, window), dock.objectName()
+    window.recorder_dock.raise_()
+    qtbot.wait(10)
+    assert window.recorder.verdicts.columnWidth(1) >= 80  # the expectations' names are more than "ab\u2026"
+    # the bottom plot (which also holds the time axis) has a plot area as tall as the others'
+    window.plots_dock.raise_()
+    window.plots.set_channel_sets([["speed"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]])
+    hold(window, set(), 2)
+    qtbot.wait(20)
+    heights = [row.vb.sceneBoundingRect().height() for row in window.plots.rows]
+    assert heights[-1] >= 25 and heights[-1] >= 0.7 * max(heights[:-1]), heights
+
+
+def test_the_hud_shows_a_stalled_engine(carbench_window):
+    import numpy as np
+
+    window = carbench_window
+    drive(window, "presets/scripts/stall_and_restart.toml", chunk=24)
+    rpm = window.model.session.log.column("rpm")
+    stalled, running = int(np.argmax(rpm < 1.0)), int(np.argmax(rpm > 500.0))
+    assert rpm[stalled] < 1.0 and rpm[running] > 500.0
+    for frame, expected in ((stalled, True), (running, False)):
+        window.model.set_running(False)
+        window.model.set_view_frame(frame)
+        window.car_view.redraw()
+        _, gear, _ = window.car_view.hud.lines()
+        assert ("STALLED" in gear) == expected, (frame, gear)
+
+
+def test_search_matches_descriptions_and_says_when_nothing_matches(carbench_window):
+    panel = carbench_window.params
+    panel.search.setText("grip")
+    shown = {path for path, row in panel.rows.items() if not row.widgets[0].isHidden()}
+    matches = {path for path, row in panel.rows.items()
+               if "grip" in row.info.doc.lower() or "grip" in path or "grip" in row.name.lower()}
+    assert matches and shown == matches and not panel.no_match.isVisible()
+    assert any("grip" not in path for path in shown)  # found by its description
+    panel.search.setText("zzz-nothing")
+    assert panel.no_match.isVisible() and "zzz-nothing" in panel.no_match.text()
+
+
+def test_the_compare_dock_shows_what_an_expectation_measured_in_its_display_unit(carbench_window, tmp_path):
+    from tests.gui.test_sweep_dock import SCRIPT as TURNING
+
+    window = carbench_window
+    path = tmp_path / "turning.toml"
+    path.write_text(TURNING)
+    drive(window, path)
+    assert window.comparer.pin_current()
+    dock = window.compare_dock_widget
+    dock.update_comparison()
+    root = dock.tree.invisibleRootItem()
+    (expectations,) = [root.child(i) for i in range(root.childCount()) if root.child(i).text(0).startswith("exp")]
+    rows = {expectations.child(i).text(0): expectations.child(i) for i in range(expectations.childCount())}
+    verdict = [v for v in window.model.session.verdicts() if v.expect.label() == "turning"][0]
+    text = rows["turning"].text(1)
+    assert text.endswith(" deg/s") and f"{np.degrees(verdict.measured):.4g}" in text
