@@ -100,7 +100,7 @@ def test_whole_telemetry_to_csv_from_the_file_menu(carbench_window, tmp_path):
     assert window.export_csv_action in file_menu.actions()
     assert window.export_telemetry(tmp_path / "all.csv")
     lines = (tmp_path / "all.csv").read_text().splitlines()
-    assert lines[0].split(",") == window.model.session.log.names and len(lines) == 101
+    assert [c.split(" [")[0] for c in lines[0].split(",")] == window.model.session.log.names and len(lines) == 101
 
 
 def test_expectations_are_drawn_on_their_channels_plot(carbench_window):
@@ -115,7 +115,7 @@ def test_expectations_are_drawn_on_their_channels_plot(carbench_window):
     worst = [m for m in speed.marks if isinstance(m, pg.ScatterPlotItem)]
     speed_verdicts = [v for v in verdicts if v.expect.channel == "speed_kmh"]
     assert len(worst) == len(speed_verdicts)
-    xs = sorted(float(m.data["x"][0]) + window.plots.origin for m in worst)
+    xs = sorted(float(m.data["x"][0]) + m.pos().x() + window.plots.origin for m in worst)  # drawn at t - origin
     assert xs == pytest.approx(sorted(v.time for v in speed_verdicts))
     bounds = [m for m in speed.marks if isinstance(m, pg.PlotCurveItem)]
     assert {float(b.getData()[1][0]) for b in bounds} == {v.expect.min for v in speed_verdicts if v.expect.min}

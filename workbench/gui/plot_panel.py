@@ -65,6 +65,18 @@ PLOT_MIN_HEIGHT = 36  # [px] a plot's least height (its ticks thinned so as neve
 TIME_AXIS_HEIGHT = 32  # [px] the time axis and its tick labels, under the bottom plot
 
 
+
+def _place(mark, origin: float) -> None:
+    """Put a mark drawn in the run's time where the axis shows it (at t - origin)."""
+    x = getattr(mark, "carbench_x", None)
+    if isinstance(mark, pg.InfiniteLine) and x is not None:
+        mark.setValue(x - origin)
+    elif isinstance(mark, pg.LinearRegionItem) and x is not None:
+        mark.setRegion((x[0] - origin, x[1] - origin))
+    elif getattr(mark, "carbench_shift", False):  # a curve or a scatter drawn in the run's time
+        mark.setPos(-origin, 0.0)
+
+
 class PlotPanel(QWidget):
     """A stack of plots sharing the time axis."""
 
@@ -116,6 +128,7 @@ class PlotPanel(QWidget):
         self._cursor_t: float | None = None  # the crosshair's absolute time
         self._log = None
         self._marks_key = None
+        self._marks_origin: float | None = None
         self._defaults = default_plots(model.session.params)
         for channels in plots or self._defaults:
             self.add_plot(channels)
@@ -350,11 +363,19 @@ class PlotPanel(QWidget):
         program = session.program
         verdicts = session.verdicts() if program is not None else []
         edits = tuple(self._model.edit_marks)
-        key = (id(session.log), self.origin if self._marks_move() else 0.0, edits,
-               tuple(v is not None and (v.frame, v.passed) for v in verdicts), id(program), len(self.rows))
+        # The marks are made in the run's own time and moved with the origin: rebuilding them on every frame
+        # of a relative time axis cost tens of milliseconds a frame with a script's [[set]] lines.
+        key = (id(session.log), edits, tuple(v is not None and (v.frame, v.passed) for v in verdicts), id(program),
+               tuple(id(r) for r in self.rows))
+        origin = self.origin if self._marks_move() else 0.0
         if key == self._marks_key:
+            if origin != self._marks_origin:
+                self._marks_origin = origin
+                for row in self.rows:
+                    for mark in row.marks:
+                        _place(mark, origin)
             return
-        self._marks_key = key
+        self._marks_key, self._marks_origin = key, origin
         dt = session.dt
         sets = []
         if program is not None and session.replayed:
@@ -375,13 +396,17 @@ class PlotPanel(QWidget):
                 axis = row.axis_of(expect.channel)
                 _, factor = display_unit(infos[expect.channel])
                 self._expectation(row, axis, expect, verdict, factor)
+        for row in self.rows:
+            for mark in row.marks:
+                _place(mark, origin)
 
     def _marks_move(self) -> bool:
         return not self.absolute.isChecked()
 
     def _vline(self, row: PlotRow, t: float, colour, text: str) -> None:
-        line = pg.InfiniteLine(pos=t - self.origin, angle=90, movable=False,
+        line = pg.InfiniteLine(pos=t, angle=90, movable=False,
                                pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine))
+        line.carbench_x = t
         line.setToolTip(text)
         row.add_mark(line)
 
@@ -390,11 +415,12 @@ class PlotPanel(QWidget):
         last = expect.at if expect.at is not None else expect.end
         if first is None or last is None:
             return
-        x0, x1 = first - self.origin, last - self.origin
+        x0, x1 = first, last  # in the run's time; _place moves them to the axis's
         pen = pg.mkPen(BOUND, width=1)
         if x1 > x0:
             region = pg.LinearRegionItem(values=(x0, x1), movable=False, brush=pg.mkBrush(150, 40, 160, 28),
                                          pen=pg.mkPen(None))
+            region.carbench_x = (x0, x1)
             region.setZValue(-50)
             row.add_mark(region, axis)
         for bound in (expect.min, expect.max):
@@ -402,13 +428,16 @@ class PlotPanel(QWidget):
                 continue
             y = bound * factor
             xs = [x0, x1] if x1 > x0 else [x0 - 0.15, x0 + 0.15]
-            row.add_mark(pg.PlotCurveItem(xs, [y, y], pen=pen), axis)
+            bound_line = pg.PlotCurveItem(xs, [y, y], pen=pen)
+            bound_line.carbench_shift = True
+            row.add_mark(bound_line, axis)
         if verdict is not None:
             colour = (0, 140, 0) if verdict.passed else (200, 0, 0)
-            worst = pg.ScatterPlotItem([verdict.time - self.origin], [verdict.measured * factor], size=9,
+            worst = pg.ScatterPlotItem([verdict.time], [verdict.measured * factor], size=9,
                                        symbol="o", brush=pg.mkBrush(*colour), pen=pg.mkPen(255, 255, 255))
             worst.setToolTip(f"{expect.label()}: worst {format_value(verdict.measured * factor)} "
                              f"at t = {verdict.time:.3f} s")
+            worst.carbench_shift = True
             row.add_mark(worst, axis)
 
     # -- the crosshair -----------------------------------------------------------------------------

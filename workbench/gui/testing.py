@@ -4,21 +4,32 @@ Fixtures (they need pytest-qt; Qt is imported only when a fixture is used):
 
 - ``carbench_settings``: a QSettings file in the test's temporary folder.
 - ``carbench_window``: a shown MainWindow on the sedan, its timer stopped so that nothing moves
-  unless the test steps it. Mark a test ``@pytest.mark.carbench_preset("parking")`` for another car.
+  unless the test steps it. Mark a test ``@pytest.mark.carbench_preset("parking")`` for another car
+  and ``@pytest.mark.carbench_script("braking_stop")`` (a shipped name or a path) to have a script
+  loaded; a test can also take a ``carbench_script`` fixture argument (override the fixture).
   Message boxes never block: errors are collected in ``window.shown_errors`` and the question about
   unsaved parameters is answered "Discard" (replace ``window.ask_unsaved`` to answer otherwise).
+  ``window.hold(keys, seconds)`` and ``window.press(key)`` send real key events to the car view.
+
+When a test that used ``carbench_window`` fails, a PNG of the window at that moment is saved in the
+test's ``tmp_path`` and named in the failure report; ``--carbench-screenshots=DIR`` keeps one for
+every such test in DIR.
 
 With no display (none set, or one that no longer answers) the plugin runs Qt offscreen, so the
 same tests run on a build machine; set ``QT_QPA_PLATFORM`` yourself to choose otherwise.
 
 Helpers: :func:`drive` replays a script through the window frame by frame, exactly as the GUI does,
-and returns its verdicts; :func:`hold` steps the window with keys held.
+repainting about every 30 ms of wall time (``realtime=True`` to watch it at the script's pace), and
+returns its verdicts with the run (channels in display units, the stamp); :func:`hold` steps the
+window with keys held.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -34,9 +45,76 @@ def use_offscreen_without_a_display() -> bool:
     return True
 
 
+REPAINT_EVERY = 0.03  # [s] of wall time between repaints in drive(): the frames in between are stepped unseen
+MIN_CHUNK = 8  # frames per repaint at least, however slow a repaint is
+SCREENSHOT_KEY = pytest.StashKey[Path]()
+
+
+def pytest_addoption(parser) -> None:
+    parser.addoption("--carbench-screenshots", metavar="DIR", default=None,
+                     help="carbench: keep a PNG of the window at the end of every test that used carbench_window")
+
+
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "carbench_preset(name): the preset the carbench_window fixture opens")
+    config.addinivalue_line("markers", "carbench_script(name_or_path): a script the carbench_window fixture loads")
     use_offscreen_without_a_display()  # before pytest-qt creates the application
+
+
+# Qt's own messages that say nothing about carbench, each with why it is harmless. Any other warning
+# Qt logs during a GUI test fails it (pytest-qt's qt_log_level_fail), as an exception raised inside a
+# Qt slot, timer or event handler already does (pytest-qt's exception capture).
+QT_MESSAGES_ALLOWED = (
+    # The offscreen and minimal platforms have no window manager to pass size hints to.
+    r"This plugin does not support propagateSizeHints\(\)",
+    # The offscreen platform has no screen to raise or activate a window on.
+    r"This plugin does not support (raise|requestActivate|grabbing the keyboard)\(\)",
+    r"QWindow::requestActivate\(\)",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every test that drives Qt (it uses qtbot or carbench_window) fails on a Qt warning not allowed above,
+    unless it says otherwise with its own qt_log_level_fail marker."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "qtbot" not in names and "carbench_window" not in names:
+            continue
+        if item.get_closest_marker("qt_log_level_fail") is None:
+            item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
+        item.add_marker(pytest.mark.qt_log_ignore(*QT_MESSAGES_ALLOWED, extend=True))
+
+
+def _save_window(window, path: Path) -> Path | None:
+    """A PNG of the window as it is now, or None when it could not be taken (the window already gone)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path if window.grab().save(str(path), "PNG") else None
+    except RuntimeError:  # the C++ window was deleted
+        return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test that used carbench_window gets a screenshot of the window at the failing moment."""
+    outcome = yield
+    report = outcome.get_result()
+    window = getattr(item, "_carbench_window", None)
+    if window is None or report.when != "call":
+        return
+    keep = item.config.getoption("--carbench-screenshots")
+    shot = None
+    if report.failed:
+        tmp = item.funcargs.get("tmp_path")
+        folder = Path(tmp) if tmp is not None else Path(item.config.rootpath) / ".carbench-screenshots"
+        shot = _save_window(window, folder / "carbench-failure.png")
+        if shot is not None:
+            report.sections.append(("carbench", f"screenshot of the window when the test failed: {shot}"))
+    if keep:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.nodeid)[-150:]
+        kept = _save_window(window, Path(keep) / f"{safe}.png")
+        if kept is not None and shot is None:
+            report.sections.append(("carbench", f"screenshot: {kept}"))
 
 
 @pytest.fixture
@@ -61,14 +139,27 @@ def make_window(preset: str = "sedan", settings=None):
 
 
 @pytest.fixture
-def carbench_window(qtbot, carbench_settings, request):
+def carbench_script(request):
+    """The script carbench_window loads: the ``carbench_script`` marker's, else none (override to choose)."""
+    marker = request.node.get_closest_marker("carbench_script")
+    return marker.args[0] if marker else None
+
+
+@pytest.fixture
+def carbench_window(qtbot, carbench_settings, carbench_script, request):
     marker = request.node.get_closest_marker("carbench_preset")
     window = make_window(marker.args[0] if marker else "sedan", carbench_settings)
     qtbot.addWidget(window)
     window.resize(1400, 900)
     window.show()
     qtbot.waitExposed(window)
+    window.hold = lambda keys, seconds: hold_keys(window, keys, seconds)
+    window.press = lambda key: press_key(window, key)
+    if carbench_script is not None and not window.load_script(_script_path(carbench_script)):
+        raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else carbench_script}")
+    request.node._carbench_window = window
     yield window
+    request.node._carbench_window = None
 
 
 def hold(window, keys: Iterable[str], frames: int) -> None:
@@ -82,19 +173,141 @@ def hold(window, keys: Iterable[str], frames: int) -> None:
     model.refresh()
 
 
-def drive(window, script: str | Path, chunk: int = 2):
-    """Load ``script`` in the window and replay it to the end, ``chunk`` frames per repaint.
+def _script_path(script: str | Path) -> Path:
+    """A script file or a shipped script's name (``"braking_stop"``), as ``carbench replay`` takes it."""
+    from workbench.scripts.format import resolve_script
 
-    Returns the verdicts (all windows are over at the end). The telemetry is the window's own
-    history (``window.model.session.log``), stepped by the same code path as ``carbench replay``.
+    return resolve_script(script)
+
+
+def _key_of(name: str):
+    from workbench.gui.keymap import DRIVING_KEYS
+
+    for key, control in DRIVING_KEYS.items():
+        if control == name:
+            return key
+    raise ValueError(f"{name!r} is no driving key: one of {', '.join(sorted(set(DRIVING_KEYS.values())))}")
+
+
+def _send(window, key, press: bool) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    (QTest.keyPress if press else QTest.keyRelease)(window.car_view, Qt.Key(key))
+
+
+def hold_keys(window, keys: Iterable[str], seconds: float) -> None:
+    """Press ``keys`` (driving controls: "throttle", "left", ...) on the car view as real key events, step the
+    window ``seconds`` of simulated time, and release them."""
+    from PySide6.QtWidgets import QApplication
+
+    codes = [_key_of(k) for k in keys]
+    window.car_view.setFocus()
+    for code in codes:
+        _send(window, code, True)
+    QApplication.processEvents()
+    window.model.advance(max(1, round(seconds / window.model.session.dt)))
+    for code in codes:
+        _send(window, code, False)
+    QApplication.processEvents()
+    window.model.refresh()
+
+
+def press_key(window, key: str) -> None:
+    """One tap of a driving key on the car view (pressed for one frame), as real key events."""
+    hold_keys(window, [key], window.model.session.dt)
+
+
+@dataclass
+class DrivenRun:
+    """What :func:`drive` gives: the verdicts (iterate it like a list of them) and the run.
+
+    ``run.channel("speed_kmh")`` is a channel's values per frame in its display unit (degrees for angles),
+    ``run.unit(name)`` that unit, ``run.t`` the frame times [s], ``stamp`` the run's stamp (as ``replay --json``
+    gives it), ``frames`` and ``repaints`` how it was driven.
+    """
+
+    verdicts: list = field(default_factory=list)
+    run: object = None
+    frames: int = 0
+    repaints: int = 0
+
+    def __iter__(self):
+        return iter(self.verdicts)
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
+
+    def __getitem__(self, i):
+        return self.verdicts[i]
+
+    @property
+    def stamp(self):
+        return self.run.stamp
+
+    @property
+    def t(self):
+        return self.run.data["t"]
+
+    def _info(self, name: str):
+        from physics import channel_infos
+
+        for info in channel_infos(self.run.unit):
+            if info.name == name:
+                return info
+        raise KeyError(f"no channel {name!r} in this run")
+
+    def unit(self, name: str) -> str:
+        from workbench.runs.compare import display_unit
+
+        return display_unit(self._info(name))[0]
+
+    def channel(self, name: str):
+        from workbench.runs.compare import display_unit
+
+        factor = display_unit(self._info(name))[1]
+        return self.run.data[name] * factor
+
+
+Sequence.register(DrivenRun)
+
+
+def drive(window, script: str | Path, realtime: bool = False, repaint_every: float = REPAINT_EVERY,
+          chunk: int | None = None) -> DrivenRun:
+    """Load ``script`` in the window and replay it to the end.
+
+    Frames are stepped as fast as they come, the window repainted about every ``repaint_every`` seconds of
+    wall time (the physics is the same at any pacing); ``realtime`` paces the frames at the script's dt
+    instead, for a test to watch; ``chunk`` repaints after every ``chunk`` frames. Returns the verdicts (every window is over at the end) with the run: the
+    window's own history, stepped by the same code path as ``carbench replay``.
     """
     from PySide6.QtWidgets import QApplication
 
-    if not window.load_script(script):
+    if not window.load_script(_script_path(script)):
         raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else script}")
-    window.model.replay()
-    while window.model.session.replaying:
-        window.model.advance(chunk)
+    model = window.model
+    model.replay()
+    dt = model.session.dt
+    began = time.perf_counter()
+    frames = repaints = 0
+    fixed = chunk is not None
+    chunk = max(int(chunk), 1) if fixed else MIN_CHUNK  # frames per repaint, fitted to repaint_every
+    while model.session.replaying:
+        last = time.perf_counter()
+        if realtime:
+            due = int((last - began) / dt) - frames
+            if due > 0:
+                frames += model.advance(due)
+            time.sleep(min(dt, repaint_every))
+        else:
+            frames += model.advance(chunk)
+            if not fixed:
+                spent = max(time.perf_counter() - last, 1e-6)
+                chunk = int(min(max(chunk * repaint_every / spent, MIN_CHUNK), 4 * chunk, 100_000))
         QApplication.processEvents()
-    window.model.refresh()
-    return window.model.session.verdicts()
+        repaints += 1
+    model.refresh()
+    verdicts = model.session.verdicts()
+    return DrivenRun(list(verdicts), model.session.whole_run(model.session.program.script.name
+                                                            if model.session.program else "run"),
+                     frames, repaints)
