@@ -156,11 +156,14 @@ max = 1.0
     assert first.text(3).endswith("deg/s")
     assert first.toolTip(1).startswith("a very long")
     header = tree.header()
-    for column in (2, 3, 4):  # the numbers stay in view; the name gives way
+    worst = verdicts[0]
+    # The numbers stay in view; the name gives way, and in a narrow recorder "worst at" moves into the
+    # tooltip of the measured value.
+    narrow = header.isSectionHidden(4) or header.sectionSize(4) == 0
+    for column in (2, 3) if narrow else (2, 3, 4):
         assert header.sectionViewportPosition(column) + header.sectionSize(column) <= tree.viewport().width() + 1
         assert header.sectionSize(column) >= tree.fontMetrics().horizontalAdvance(tree.topLevelItem(0).text(column))
-    worst = verdicts[0]
-    assert first.text(4) == f"{worst.time:.3f} s"
+    assert f"{worst.time:.3f} s" in (first.toolTip(3) if narrow else first.text(4))
     tree.itemDoubleClicked.emit(first, 0)
     assert window.model.shown_frame() == worst.frame
     assert f"frame {worst.frame:6d}" in window.status_time.text()
