@@ -253,3 +253,22 @@ def test_a_new_script_drops_the_rerun_in_flight(carbench_window, qtbot):
     qtbot.waitUntil(lambda: not rerun.busy, timeout=120_000)
     assert not adopted and window.model.session.log.frames == 0
     assert window.model.session.program.name == load_script(scripts_dir() / "braking_stop.toml").name
+
+
+def test_a_preset_loaded_with_two_references_pinned_then_driving_raises_nothing(carbench_window):
+    # Loading another car rebuilds the plots' axes under the pinned runs' curves; the overlay makes its
+    # curves again instead of drawing on deleted ones (an exception here fails the test: the plugin).
+    from physics.presets import cars_dir
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    for _ in range(2):
+        hold(window, {"throttle"}, 60)
+        window.comparer.pin_current()
+    assert window.load_preset(cars_dir() / "teaching.toml")
+    hold(window, {"throttle", "left"}, round(2.0 / window.model.session.dt))
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()
+    assert len(window.comparer.references.items) == 2
+    assert window.model.session.log.column("speed").max() > 0.0
