@@ -389,7 +389,7 @@ class ParamPanel(QWidget):
         self.rows.clear()
         self.groups.clear()
         params = self._model.session.params
-        infos = [i for i in params.infos() if not unused(i, params)]
+        infos = self._built_for = self._shown_infos()
         grids = []
         for group in dict.fromkeys(i.path.split(".")[0] for i in infos):
             header = QToolButton()
@@ -538,11 +538,18 @@ class ParamPanel(QWidget):
 
     # -- model events ------------------------------------------------------------------------------
 
+    def _shown_infos(self) -> list:
+        params = self._model.session.params
+        return [i for i in params.infos() if not unused(i, params)]
+
     def _on_preset_loaded(self, name: str) -> None:
         self.status.setVisible(False)
         self.reference_preset = self._model.session.preset
         self._fill_references()
-        self._build()
+        if self._shown_infos() == self._built_for:
+            self._refresh()  # the same rows (a script on the same car, the preset again): new values only
+        else:
+            self._build()
 
     def _on_params_changed(self, path: str) -> None:
         self._refresh()

@@ -130,6 +130,7 @@ class PlotPanel(QWidget):
         self._marks_key = None
         self._marks_origin: float | None = None
         self._defaults = default_plots(model.session.params)
+        self._menu_infos = self.infos()  # the channels the plots' menus offer
         for channels in plots or self._defaults:
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
@@ -242,9 +243,12 @@ class PlotPanel(QWidget):
             # Untouched defaults follow the car (engine speed for a manual car, forces otherwise).
             self._defaults = default_plots(self._model.session.params)
             self.set_channel_sets(self._defaults)
-        for row in self.rows:
-            row.set_channels(row.channels())
-            row.build_menu(self.infos())
+        infos = self.infos()
+        if infos != self._menu_infos:  # another car's channels (a script on the same car keeps them)
+            self._menu_infos = infos
+            for row in self.rows:
+                row.set_channels(row.channels())
+                row.build_menu(infos)
         self._marks_key = None
         self.refresh()
 

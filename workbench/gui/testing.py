@@ -305,7 +305,7 @@ def drive(window, script: str | Path, realtime: bool = False, repaint_every: flo
             frames += model.advance(chunk)
             if not fixed:
                 spent = max(time.perf_counter() - last, 1e-6)
-                chunk = int(min(max(chunk * repaint_every / spent, MIN_CHUNK), 4 * chunk, 100_000))
+                chunk = int(min(max(chunk * repaint_every / spent, MIN_CHUNK), 32 * chunk, 100_000))
         QApplication.processEvents()
         repaints += 1
     model.refresh()
