@@ -152,6 +152,40 @@ def channel_infos(length_unit: str = "m") -> list[ChannelInfo]:
     return out
 
 
+# Channels a car writes only when it has the part behind them (the kernel writes 0 or a constant otherwise).
+ENGINE_CHANNELS = ("rpm", "engine_torque", "clutch", "stalled")
+TYRE_CHANNELS = ("vy", "beta", "wheelspin", "slip_front", "slip_rear", "fy_front", "fy_rear", "load_front",
+                 "load_rear", "kinematic_weight", "grip_front", "grip_rear", "mu_front", "mu_rear")
+SLIP_RATIO_CHANNELS = ("slip_ratio_front", "slip_ratio_rear", "fx_front")
+FOUR_WHEEL_CHANNELS = ("roll", "esc_active")
+
+
+def channels_of(params) -> list[ChannelInfo]:
+    """The channels that mean something for the car ``params`` (physics.CarParams), in channel_infos order.
+
+    A kinematic car has no tyre forces, a car without an engine no engine speed, a tyre model without
+    wheel slip no slip ratios, a single-track car no roll, stability control or per-corner channels,
+    a car without driver aids no traction control. Every channel stays in the telemetry (scripts,
+    CSV and batches see the same columns for every car); this is what a view of one car lists.
+    """
+    from .params import COMBINED, FOUR_WHEEL, KINEMATIC
+
+    model = params.model
+    hidden: set[str] = set()
+    if params.engine is None:
+        hidden.update(ENGINE_CHANNELS)
+    if model.kind == KINEMATIC:
+        hidden.update(TYRE_CHANNELS)
+    if model.kind == KINEMATIC or model.traction != COMBINED:
+        hidden.update(SLIP_RATIO_CHANNELS)
+    if params.aids is None:
+        hidden.add("tcs_active")
+    if params.tyres is None or model.layout != FOUR_WHEEL:
+        hidden.update(FOUR_WHEEL_CHANNELS)
+        hidden.update(name for name, *_ in corners.channel_fields())
+    return [info for info in channel_infos(model.unit) if info.name not in hidden]
+
+
 def channel_names_all() -> list[str]:
     """Every channel the kernel writes, in record order (speed_kmh included)."""
     return [f.name for f in fields(Telemetry)] + [name for name, *_ in corners.channel_fields()]

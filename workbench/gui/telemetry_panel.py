@@ -6,6 +6,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
 
+from physics.telemetry import channels_of
 from workbench.gui.plot_panel import display_unit
 from workbench.gui.session_model import SessionModel
 
@@ -26,7 +27,8 @@ class TelemetryTable(QAbstractTableModel):
 
     def reload(self) -> None:
         self.beginResetModel()
-        self._infos = list(self._model.session.log.infos)
+        shown = {i.name for i in channels_of(self._model.session.params)}  # what this car computes
+        self._infos = [i for i in self._model.session.log.infos if i.name in shown]
         self._units = [display_unit(i) for i in self._infos]
         self.values = [0.0] * len(self._infos)
         self.endResetModel()
@@ -40,6 +42,13 @@ class TelemetryTable(QAbstractTableModel):
             self.values = [row[i.name] * factor for i, (_, factor) in zip(self._infos, self._units, strict=True)]
         if self._infos:
             self.dataChanged.emit(self.index(0, 1), self.index(len(self._infos) - 1, 1))
+
+    def names(self) -> list[str]:
+        return [i.name for i in self._infos]
+
+    def value(self, name: str) -> float:
+        """The shown value of channel ``name`` (display unit)."""
+        return self.values[self.names().index(name)]
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 (Qt's own signature)
         return 0 if parent.isValid() else len(self._infos)

@@ -1,0 +1,27 @@
+"""The Telemetry table lists what the car on show computes, each in its display unit."""
+
+import math
+
+import pytest
+
+from workbench.gui.testing import hold
+
+
+@pytest.mark.carbench_preset("parking")
+def test_a_kinematic_car_lists_no_engine_or_tyre_channels(carbench_window):
+    names = carbench_window.telemetry.table.names()
+    assert {"speed", "steer", "curvature"} <= set(names)
+    assert {"rpm", "slip_front", "fy_rear", "grip_rear", "roll", "load_fl"}.isdisjoint(names)
+
+
+def test_loading_another_car_lists_its_channels_and_shows_live_values(carbench_window):
+    window = carbench_window
+    table = window.telemetry.table
+    assert {"rpm", "roll", "slip_angle_fl"} <= set(table.names())  # the four-wheel sedan
+    window.model.load_preset("parking")
+    assert "rpm" not in table.names() and "roll" not in table.names()
+    window.model.set_running(True)
+    hold(window, {"throttle", "left"}, 120)
+    log = window.model.session.log
+    assert table.value("steer") == pytest.approx(math.degrees(log.column("steer")[-1]))  # degrees, as plotted
+    assert table.value("speed") == pytest.approx(log.column("speed")[-1])
