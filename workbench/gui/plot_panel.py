@@ -126,6 +126,7 @@ class PlotPanel(QWidget):
         self._zoom: float | None = None  # [s] a zoomed span (None: the window)
         self._paused_view: tuple[float, float] | None = None
         self._cursor_t: float | None = None  # the crosshair's absolute time
+        self._mouse = None  # (row, scene position) of the mouse's last move over a plot
         self._log = None
         self._marks_key = None
         self._marks_origin: float | None = None
@@ -274,6 +275,8 @@ class PlotPanel(QWidget):
         if self._model.view_frame is not None:
             self._paused_view = (x0 + self.origin, x1 + self.origin)
         self.refresh()
+        if self._cursor_t is not None and self._mouse is not None:
+            self._on_mouse_moved(*self._mouse)  # the mouse stayed put: it now points at another time
 
     def _on_time_picked(self, x: float) -> None:
         """A click or drag in a plot: the time cursor goes there (and the run pauses)."""
@@ -447,6 +450,7 @@ class PlotPanel(QWidget):
     # -- the crosshair -----------------------------------------------------------------------------
 
     def _on_mouse_moved(self, row: PlotRow, pos) -> None:
+        self._mouse = (row, pos)
         if not row.vb.sceneBoundingRect().contains(pos):
             self.show_cursor(None)
             return
