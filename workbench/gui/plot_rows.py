@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton
 
 from physics import ChannelInfo
 from workbench.gui.decimate import Decimator
-from workbench.gui.plot_style import style_axis, style_plot
+from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
@@ -149,7 +149,8 @@ class PlotRow(QWidget):
         super().__init__(panel)
         self._panel = panel
         self.vb = CursorViewBox()
-        self.plot = pg.PlotWidget(background="w", viewBox=self.vb)
+        self.plot = pg.PlotWidget(background="w", viewBox=self.vb, axisItems={"left": FittedAxis("left"),
+                                                                             "right": FittedAxis("right")})
         self.plot.setMinimumHeight(36)
         self.plot.leaveEvent = self._on_leave
         item = self.plot.getPlotItem()
@@ -324,7 +325,7 @@ class PlotRow(QWidget):
                 axis.showLabel(True)
                 axis.setWidth(AXIS_WIDTH)
             else:
-                axis = pg.AxisItem("right")
+                axis = FittedAxis("right")
                 style_axis(axis)
                 axis.setWidth(AXIS_WIDTH)
                 item.layout.addItem(axis, 2, 3 + i)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QFontMetricsF
 
 GRID = (214, 214, 214)
 TEXT = (70, 70, 70)
@@ -52,10 +53,47 @@ class Grid:
         self.curve.setData(np.concatenate([px, qx]), np.concatenate([py, qy]))
 
 
+LABEL_GAP = 0.85  # [line heights of the tick font] at least between the labelled ticks of a vertical axis
+
+
+def _nicer(spacing: float) -> float:
+    """The next spacing of the 1, 2, 5 series above ``spacing``."""
+    power = 10.0 ** np.floor(np.log10(spacing))
+    for step in (2.0, 5.0, 10.0, 20.0):
+        if step * power > spacing * (1 + 1e-9):
+            return step * power
+    return 20.0 * power
+
+
+class FittedAxis(pg.AxisItem):
+    """A vertical axis whose labelled ticks stay a line of text apart however short the plot is.
+
+    pyqtgraph always puts at least two and a quarter major intervals on an axis, so on a plot a few
+    tens of pixels tall its labels run into each other; here the major spacing grows (1, 2, 5, 10...)
+    until they fit, and the minor ticks follow it.
+    """
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        span = abs(maxVal - minVal)
+        if not levels or self.orientation not in ("left", "right") or span == 0 or size <= 0:
+            return levels
+        gap = LABEL_GAP * QFontMetricsF(self.style["tickFont"] or QFont()).height()
+        major = levels[0][0]
+        if major * size / span >= gap:
+            return levels
+        while major * size / span < gap:
+            major = _nicer(major)
+        leading = round(major / 10.0 ** np.floor(np.log10(major)))
+        return [(major, 0.0), (major / (2.0 if leading == 2 else 5.0), 0.0)]
+
+
 def style_axis(axis: pg.AxisItem) -> None:
     axis.setTextPen(pg.mkPen(TEXT))
     # Fewer tick labels on a short axis, so that they never run into each other.
     axis.setStyle(textFillLimits=[(0, 0.8), (2, 0.5), (4, 0.3), (6, 0.2)])
+    if axis.orientation in ("left", "right"):
+        axis.setStyle(hideOverlappingLabels=True)  # a label that would stick out past the plot is left out
     axis.setPen(pg.mkPen(TEXT))
     axis.enableAutoSIPrefix(False)  # units are in the labels; a prefix would re-layout them per frame
 
