@@ -33,6 +33,7 @@ class TelemetryLog:
         # One car's frame is a row of channels: the runs of channels that are consecutive in both orders
         # are copied as slices (a step's telemetry is logged without a new array).
         self._runs = _runs(self._columns)
+        self._whole = list(self._columns) == list(range(len(CHANNELS)))
         self._rows = self._data.reshape(len(self._data), -1) if n == 1 else None
 
     def record(self, telemetry) -> int:
@@ -44,9 +45,12 @@ class TelemetryLog:
             self._data = grown
             self._rows = grown.reshape(len(grown), -1) if self.n == 1 else None
         if self._rows is not None and type(telemetry) is TelemetryFrame:
-            flat, row = telemetry.flat, self._rows[k]
-            for out, into in self._runs:
-                row[out] = flat[into]
+            if self._whole:  # every channel, in record order (a preset in metres)
+                self._rows[k] = telemetry.flat
+            else:
+                flat, row = telemetry.flat, self._rows[k]
+                for out, into in self._runs:
+                    row[out] = flat[into]
             self.frames = k + 1
             return k
         records = getattr(telemetry, "records", telemetry)

@@ -84,8 +84,7 @@ class InputHistory:
                 j = _ANALOG_INDEX[name]
                 self.analog_on[k, j] = True
                 self.analog_value[k, j] = value
-        self.gear_on[k] = False
-        self.gear_value[k] = 0
+        # gear_on[k] and gear_value[k] are already False and 0: frames past the history are kept cleared
         if params is not None:
             if k == 0:
                 self.start_params = params
@@ -98,6 +97,7 @@ class InputHistory:
         self.frames = min(self.frames, max(frames, 0))
         self.analog_on[self.frames:] = False
         self.gear_on[self.frames:] = False
+        self.gear_value[self.frames:] = 0
         self.changes = [(k, p) for k, p in self.changes if k < self.frames]
 
     def params_at(self, frame: int) -> CarParams:
