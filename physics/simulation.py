@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from .telemetry import ChannelInfo, TelemetryFrame, channel_infos, check_channel
 DEFAULT_DT = 1.0 / 120.0
 MAX_DT = 0.05
 BLOCK_FRAMES = 4096  # frames per kernel call in run(): bounds the telemetry held at once for large batches
-STEP_BLOCK_BYTES = 64 * 1024  # step() hands out frames of telemetry blocks of about this size (at most 64 frames)
+STEP_RING = 4  # telemetry records step() writes in turn (2 when that much telemetry passes 64 kB)
 
 
 def check_dt(dt: float) -> float:
@@ -28,6 +29,23 @@ def check_dt(dt: float) -> float:
     if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or not 0 < dt <= MAX_DT:
         raise ValueError(f"dt = {dt!r}: the timestep must be a number in (0, {MAX_DT}] s")
     return float(dt)
+
+
+_TELEMETRY_BYTES = records.TELEMETRY.itemsize
+
+
+def _telemetry_slot(n: int) -> tuple:
+    """One telemetry record of step(): the (1, N) array the kernel writes, its (N,) row, the row's float64
+    view and the TelemetryFrame over them."""
+    out = np.empty((1, n), dtype=records.TELEMETRY)
+    row = out[0]
+    flat = out.view(np.float64).reshape(-1)
+    return out, row, flat, TelemetryFrame(row, flat)
+
+
+def _references(slot: tuple) -> tuple[int, ...]:
+    """How many references each part of a telemetry slot has: any view, frame or row held outside adds one."""
+    return sys.getrefcount(slot[0]), sys.getrefcount(slot[1]), sys.getrefcount(slot[2]), sys.getrefcount(slot[3])
 
 
 class Simulation:
@@ -65,9 +83,10 @@ class Simulation:
         self._idle = np.zeros((1, n), dtype=records.INPUTS)  # no keys, never written
         self._work = Workspace(n)
         self._fault = memoryview(self._work.fault.reshape(-1))  # car 0's fault frame without numpy: _fault[0]
-        self._block_frames = max(1, min(64, STEP_BLOCK_BYTES // (n * records.TELEMETRY.itemsize)))
-        self._outs: list[np.ndarray] = []  # step's telemetry: (1, N) views of one block, each handed out once
-        self._frames: list[TelemetryFrame] = []
+        # step's telemetry: a ring of records, each with its frame; one still held outside is replaced, not reused
+        self._ring = [_telemetry_slot(n) for _ in range(STEP_RING if STEP_RING * n * _TELEMETRY_BYTES <= 65536
+                                                           else 2)]
+        self._free = _references(self._ring[0])  # the references of a slot nobody else holds
         self._slot = 0
         self.drivers: np.ndarray | None = None
         self.track: np.ndarray | None = None
@@ -167,38 +186,32 @@ class Simulation:
         self._bound = (self._kernel.entry(self._parallel()), *head, *tail, self.car.n > 1)
         return self._bound
 
-    def _new_block(self) -> None:
-        """A fresh block of telemetry for the next frames step() hands out: a frame a caller keeps stays as it was."""
-        block = np.empty((self._block_frames, 1, self.car.n), dtype=records.TELEMETRY)
-        self._outs = list(block)
-        flats = block.view(np.float64).reshape(self._block_frames, -1)
-        self._frames = [TelemetryFrame(out[0], flat) for out, flat in zip(self._outs, flats, strict=True)]
-        self._slot = 0
-
     def step(self, inputs: Inputs | np.ndarray | None = None) -> TelemetryFrame:
         """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry.
 
         ``inputs`` is an Inputs, or (N,) or (1, N) records of physics.records.INPUTS. The telemetry
         gives every channel as an array over the N cars (``telemetry.rpm``); it is this frame's own
-        and stays as it is when the simulation steps on (frames are handed out from blocks of
-        about STEP_BLOCK_BYTES, allocated once per block, so a kept frame keeps its block).
+        and stays as it is when the simulation steps on. (The step writes its telemetry into a few
+        records in turn and reuses one only when nothing outside holds it, its channels or its
+        values: a record still held is left to its holder and replaced by a new one.)
         """
         bound = self._bound or self._bind()
         record = inputs._record if type(inputs) is RecordedInputs else None  # the common case, without a call
         if record is None or record.shape != self._shape:
             record = self._input_record(inputs)
-        if self._slot == len(self._outs):
-            self._new_block()
-        slot = self._slot
+        j = self._slot
+        slot = self._ring[j]
+        if _references(slot) != self._free:
+            slot = self._ring[j] = _telemetry_slot(self.car.n)
         entry, params, state, work_state, work_telemetry, fault, drivers, track, work_inputs, ground, index, \
             many = bound
-        entry(params, state, record, self._outs[slot], self.dt, self.frame, work_state, work_telemetry, fault,
+        entry(params, state, record, slot[0], self.dt, self.frame, work_state, work_telemetry, fault,
               drivers, track, work_inputs, ground, index)
         if self._fault[0] >= 0 or many:
             raise_fault(fault)
-        self._slot = slot + 1
+        self._slot = j + 1 if j + 1 < len(self._ring) else 0
         self.frame += 1
-        self.telemetry = telemetry = self._frames[slot]
+        self.telemetry = telemetry = slot[3]
         return telemetry
 
     def _input_record(self, inputs) -> np.ndarray:
