@@ -44,19 +44,22 @@ class Inputs:
     @classmethod
     def idle(cls, n: int) -> Inputs:
         """No key held and no override, for N cars."""
-        return cls(**{f.name: np.zeros(n, dtype=element_type(f.name)) for f in fields(cls)})
+        return _recorded(n)
 
     @classmethod
     def from_row(cls, keys, analog_on, analog_value, gear_on: bool, gear_value: int, n: int = 1) -> Inputs:
         """One frame of a compiled script (keys in KEYS order, overrides in ANALOG order), the same for N cars."""
-        values = {key: np.full(n, keys[j], dtype=np.bool_) for j, key in enumerate(KEYS)}
+        u = _recorded(n)
+        row = u._record[0]
+        for j, key in enumerate(KEYS):
+            row[key] = keys[j]
         for j, name in enumerate(ANALOG):
             field = ANALOG_FIELDS[name]
-            values[f"{field}_on"] = np.full(n, analog_on[j], dtype=np.bool_)
-            values[f"{field}_value"] = np.full(n, analog_value[j], dtype=np.float64)
-        values["gear_on"] = np.full(n, gear_on, dtype=np.bool_)
-        values["gear_value"] = np.full(n, gear_value, dtype=np.int64)
-        return cls(**values)
+            row[f"{field}_on"] = analog_on[j]
+            row[f"{field}_value"] = analog_value[j]
+        row["gear_on"] = gear_on
+        row["gear_value"] = gear_value
+        return u
 
     @classmethod
     def from_keys(cls, n: int = 1, keys: frozenset[str] | set[str] | tuple[str, ...] = (), **analog: float) -> Inputs:
@@ -64,19 +67,19 @@ class Inputs:
 
         ``Inputs.from_keys(1, {"throttle", "left"}, steer=0.5)``; ``gear=2`` selects a gear.
         """
-        base = cls.idle(n)
-        values = {f.name: getattr(base, f.name) for f in fields(cls)}
+        u = _recorded(n)
+        row = u._record[0]
         for key in keys:
             if key not in KEYS:
                 raise ValueError(f"unknown key {key!r}; the keys are: {', '.join(KEYS)}")
-            values[key][:] = True
+            row[key] = True
         for name, value in analog.items():
             field = ANALOG_FIELDS.get(name)
             if field is None:
                 raise ValueError(f"unknown override {name!r}; the overrides are: {', '.join(ANALOG)}, gear")
-            values[f"{field}_on"][:] = True
-            values[f"{field}_value"][:] = value
-        return cls(**values)
+            row[f"{field}_on"] = True
+            row[f"{field}_value"] = value
+        return u
 
 
 def element_type(name: str) -> type:
@@ -93,3 +96,52 @@ ANALOG_FIELDS = {  # a script's override name -> the Inputs field pair it sets
     "clutch_pedal": "clutch",
     "gear": "gear",
 }
+
+
+RECORD = np.dtype([(f.name, element_type(f.name)) for f in fields(Inputs)])
+"""One car's frame of Inputs as one record (physics.records.INPUTS, what the kernel reads)."""
+
+
+class RecordedInputs(Inputs):
+    """Inputs whose arrays are the fields of one (1, N) record array of RECORD, so that a step reads the
+    record as it is (no conversion). The arrays may be changed in place; assigning a field cuts the tie
+    (the record is then ignored and the arrays are read one by one, as for any Inputs)."""
+
+    __slots__ = ("_record",)
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, "_record", None)
+        object.__setattr__(self, name, value)
+
+    def __eq__(self, other):
+        if not isinstance(other, Inputs):
+            return NotImplemented
+        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(Inputs))
+
+    __hash__ = None
+
+    def __reduce__(self):  # a copy or a pickle is plain Inputs: its arrays are its own
+        return Inputs, tuple(getattr(self, f.name) for f in fields(Inputs))
+
+    def __repr__(self) -> str:
+        return Inputs.__repr__(self).replace(type(self).__qualname__, "Inputs", 1)
+
+
+def _same(a, b) -> bool:
+    return bool(np.array_equal(a, b))
+
+
+def _recorded(n: int) -> Inputs:
+    """Idle Inputs for N cars backed by one zeroed record array."""
+    u = object.__new__(RecordedInputs)
+    record = np.zeros((1, n), dtype=RECORD)
+    row = record[0]
+    for f in fields(Inputs):
+        object.__setattr__(u, f.name, row[f.name])
+    object.__setattr__(u, "_record", record)
+    return u
+
+
+def input_record(u: Inputs) -> np.ndarray | None:
+    """The (1, N) record array behind ``u`` when its arrays are still that record's fields, else None."""
+    return u._record if type(u) is RecordedInputs else None

@@ -193,6 +193,46 @@ class Kernel:
         self._dispatcher(parallel)
         return time.perf_counter() - start
 
+    def entry(self, parallel: bool = False) -> Callable:
+        """The compiled block itself, for callers that checked their arguments once (see :meth:`arguments`).
+
+        It takes the 14 arguments of :func:`_block` and trusts their dtypes, shapes and layout.
+        """
+        fn = self._dispatcher(parallel)
+        if DISABLED:
+            return _as_recarrays(fn)
+        return fn
+
+    def arguments(self, params: np.ndarray, state: np.ndarray, work: Workspace, drivers: np.ndarray | None = None,
+                  track: np.ndarray | None = None, ground: np.ndarray | None = None,
+                  ground_index: np.ndarray | None = None, check: bool = True) -> tuple[tuple, tuple]:
+        """The arguments of the compiled block around (inputs, telemetry, dt, frame0), checked when ``check``:
+        ``(head, tail)``, so that ``entry(*head, inputs, telemetry, dt, frame0, *tail)`` advances the cars."""
+        n = state.shape[0]
+        if check:
+            _check(params, records.PARAMS, (n,), "params")
+            _check(state, records.STATE, (n,), "state")
+        if drivers is None:
+            drivers, track = work.drivers, work.track
+        elif check:
+            _check(drivers, records.DRIVER, (n,), "driver")
+            if type(track) is not np.ndarray or track.dtype != np.float64 or track.ndim != 2 \
+                    or track.shape[1] != len(PATH_COLUMNS) or not track.flags.c_contiguous:
+                raise TypeError(f"track: expected a C-contiguous float64 array of shape (rows, {len(PATH_COLUMNS)})")
+        if ground is None:
+            ground, ground_index = work.ground, work.ground_index
+        elif check:
+            if type(ground) is not np.ndarray or ground.dtype != np.float64 or ground.ndim != 2 \
+                    or ground.shape[1] != SURFACE_COLUMNS or not ground.flags.c_contiguous:
+                raise TypeError(f"ground: expected a C-contiguous float64 array of shape (rows, {SURFACE_COLUMNS})")
+            if type(ground_index) is not np.ndarray or ground_index.dtype != np.int64 \
+                    or ground_index.shape != (n, 2) or not ground_index.flags.c_contiguous:
+                raise TypeError(f"ground_index: expected a C-contiguous int64 array of shape ({n}, 2)")
+            if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
+                raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
+        return (params, state), (work.state, work.telemetry, work.fault, drivers, track, work.inputs, ground,
+                                 ground_index)
+
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
             drivers: np.ndarray | None = None, track: np.ndarray | None = None, ground: np.ndarray | None = None,
@@ -212,43 +252,35 @@ class Kernel:
             work = Workspace(n)
         work.fault.fill(-1)
         if check:
-            _check(params, records.PARAMS, (n,), "params")
-            _check(state, records.STATE, (n,), "state")
             _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
             _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
-        if drivers is None:
-            drivers, track = work.drivers, work.track
-        elif check:
-            _check(drivers, records.DRIVER, (n,), "driver")
-            if type(track) is not np.ndarray or track.dtype != np.float64 or track.ndim != 2 \
-                    or track.shape[1] != len(PATH_COLUMNS) or not track.flags.c_contiguous:
-                raise TypeError(f"track: expected a C-contiguous float64 array of shape (rows, {len(PATH_COLUMNS)})")
-        if ground is None:
-            ground, ground_index = work.ground, work.ground_index
-        elif check:
-            if type(ground) is not np.ndarray or ground.dtype != np.float64 or ground.ndim != 2 \
-                    or ground.shape[1] != SURFACE_COLUMNS or not ground.flags.c_contiguous:
-                raise TypeError(f"ground: expected a C-contiguous float64 array of shape (rows, {SURFACE_COLUMNS})")
-            if type(ground_index) is not np.ndarray or ground_index.dtype != np.int64 \
-                    or ground_index.shape != (n, 2) or not ground_index.flags.c_contiguous:
-                raise TypeError(f"ground_index: expected a C-contiguous int64 array of shape ({n}, 2)")
-            if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
-                raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
-        args = (params, state, inputs, telemetry, float(dt), int(frame0), work.state, work.telemetry, work.fault,
-                drivers, track, work.inputs, ground, ground_index)
-        if DISABLED:
-            args = tuple(a.view(np.recarray) if isinstance(a, np.ndarray) and a.dtype.names else a for a in args)
-        self._dispatcher(parallel)(*args)
-        fault = work.fault
-        if n == 1 and fault[0, 0] < 0:
+        head, tail = self.arguments(params, state, work, drivers, track, ground, ground_index, check)
+        self.entry(parallel)(*head, inputs, telemetry, float(dt), int(frame0), *tail)
+        if n == 1 and work.fault[0, 0] < 0:
             return
-        stopped = np.flatnonzero(fault[:, 0] >= 0)
-        if stopped.size:
-            car = int(stopped[np.argmin(fault[stopped, 0])])  # earliest frame; ties: the lowest index
-            frame, index = int(fault[car, 0]), int(fault[car, 1])
-            if index < len(CHANNELS):
-                raise NonFiniteError(CHANNELS[index], car, frame)
-            raise NonFiniteError(STATE_FLOATS[index - len(CHANNELS)], car, frame, state=True)
+        raise_fault(work.fault)
+
+
+def raise_fault(fault: np.ndarray) -> None:
+    """Raise NonFiniteError for the first car (earliest frame, then lowest index) that the guard stopped,
+    and put the fault table back to -1 for the next call; nothing when no car stopped."""
+    stopped = np.flatnonzero(fault[:, 0] >= 0)
+    if stopped.size:
+        car = int(stopped[np.argmin(fault[stopped, 0])])  # earliest frame; ties: the lowest index
+        frame, index = int(fault[car, 0]), int(fault[car, 1])
+        fault.fill(-1)
+        if index < len(CHANNELS):
+            raise NonFiniteError(CHANNELS[index], car, frame)
+        raise NonFiniteError(STATE_FLOATS[index - len(CHANNELS)], car, frame, state=True)
+
+
+def _as_recarrays(fn: Callable) -> Callable:
+    """``fn`` (the plain Python block, NUMBA_DISABLE_JIT=1) called with record arrays viewed as recarrays."""
+
+    def call(*args):
+        return fn(*(a.view(np.recarray) if isinstance(a, np.ndarray) and a.dtype.names else a for a in args))
+
+    return call
 
 
 class Workspace:

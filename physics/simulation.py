@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 
 import numpy as np
 
 from . import records
 from .car import Car, prepare
-from .inputs import Inputs
-from .kernel import Kernel, Workspace, default_kernel
+from .inputs import Inputs, RecordedInputs, input_record
+from .kernel import Kernel, Workspace, default_kernel, raise_fault
 from .params import CarParams
 from .path import COLUMNS as PATH_COLUMNS
 from .state import initial_state
@@ -20,6 +21,7 @@ from .telemetry import ChannelInfo, TelemetryFrame, channel_infos, check_channel
 DEFAULT_DT = 1.0 / 120.0
 MAX_DT = 0.05
 BLOCK_FRAMES = 4096  # frames per kernel call in run(): bounds the telemetry held at once for large batches
+STEP_RING = 4  # telemetry records step() writes in turn (2 when that much telemetry passes 64 kB)
 
 
 def check_dt(dt: float) -> float:
@@ -27,6 +29,23 @@ def check_dt(dt: float) -> float:
     if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or not 0 < dt <= MAX_DT:
         raise ValueError(f"dt = {dt!r}: the timestep must be a number in (0, {MAX_DT}] s")
     return float(dt)
+
+
+_TELEMETRY_BYTES = records.TELEMETRY.itemsize
+
+
+def _telemetry_slot(n: int) -> tuple:
+    """One telemetry record of step(): the (1, N) array the kernel writes, its (N,) row, the row's float64
+    view and the TelemetryFrame over them."""
+    out = np.empty((1, n), dtype=records.TELEMETRY)
+    row = out[0]
+    flat = out.view(np.float64).reshape(-1)
+    return out, row, flat, TelemetryFrame(row, flat)
+
+
+def _references(slot: tuple) -> tuple[int, ...]:
+    """How many references each part of a telemetry slot has: any view, frame or row held outside adds one."""
+    return sys.getrefcount(slot[0]), sys.getrefcount(slot[1]), sys.getrefcount(slot[2]), sys.getrefcount(slot[3])
 
 
 class Simulation:
@@ -52,13 +71,23 @@ class Simulation:
                  ground_index: np.ndarray | None = None):
         self.dt = check_dt(dt)
         self.car: Car = prepare(cars, n)
-        self.kernel = kernel if kernel is not None else default_kernel()
-        self.parallel = parallel
+        self._bound: tuple | None = None  # the compiled step and its arguments, checked once (see _bind)
+        self._kernel = kernel if kernel is not None else default_kernel()
+        self._parallel_choice = parallel
         self.frame = 0
         self._state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry: TelemetryFrame | None = None
-        self._inputs = np.empty((1, self.car.n), dtype=records.INPUTS)
-        self._work = Workspace(self.car.n)
+        n = self.car.n
+        self._shape = (1, n)
+        self._inputs = np.zeros((1, n), dtype=records.INPUTS)  # step's own record, for inputs it cannot read as they are
+        self._idle = np.zeros((1, n), dtype=records.INPUTS)  # no keys, never written
+        self._work = Workspace(n)
+        self._fault = memoryview(self._work.fault.reshape(-1))  # car 0's fault frame without numpy: _fault[0]
+        # step's telemetry: a ring of records, each with its frame; one still held outside is replaced, not reused
+        self._ring = [_telemetry_slot(n) for _ in range(STEP_RING if STEP_RING * n * _TELEMETRY_BYTES <= 65536
+                                                           else 2)]
+        self._free = _references(self._ring[0])  # the references of a slot nobody else holds
+        self._slot = 0
         self.drivers: np.ndarray | None = None
         self.track: np.ndarray | None = None
         if drivers is not None:
@@ -72,6 +101,7 @@ class Simulation:
         """Lay road surfaces under the cars from the next step on: the rows of their polygons (physics.surface)
         and each car's (first row, row count) in them (all of them for every car when None); None takes
         them away."""
+        self._bound = None
         if ground is None:
             self.ground = self.ground_index = None
             return
@@ -88,6 +118,7 @@ class Simulation:
     def set_drivers(self, drivers: np.ndarray | None, track: np.ndarray | None = None) -> None:
         """Drive the cars from the next step on: (N,) physics.records.DRIVER records and the rows of
         their paths and profiles (physics.path); None takes every driver away."""
+        self._bound = None
         if drivers is None:
             self.drivers = self.track = None
             return
@@ -129,28 +160,84 @@ class Simulation:
         self.frame = 0
         self._state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry = None
+        self._bound = None
 
-    def step(self, inputs: Inputs | None = None) -> TelemetryFrame:
+    @property
+    def kernel(self) -> Kernel:
+        return self._kernel
+
+    @kernel.setter
+    def kernel(self, kernel: Kernel) -> None:
+        self._kernel, self._bound = kernel, None
+
+    @property
+    def parallel(self) -> bool | None:
+        """The parallel compilation (True), the serial one (False), or by batch size (None)."""
+        return self._parallel_choice
+
+    @parallel.setter
+    def parallel(self, parallel: bool | None) -> None:
+        self._parallel_choice, self._bound = parallel, None
+
+    def _bind(self) -> tuple:
+        """The compiled block and its arguments for one step, checked here once rather than on every step."""
+        head, tail = self._kernel.arguments(self.car.records, self._state, self._work, self.drivers, self.track,
+                                            self.ground, self.ground_index)
+        self._bound = (self._kernel.entry(self._parallel()), *head, *tail, self.car.n > 1)
+        return self._bound
+
+    def step(self, inputs: Inputs | np.ndarray | None = None) -> TelemetryFrame:
         """Advance one frame with ``inputs`` (no keys when None); returns that frame's telemetry.
 
-        ``inputs`` is an Inputs, or (N,) records of physics.records.INPUTS. The telemetry gives
-        every channel as an array over the N cars (``telemetry.rpm``).
+        ``inputs`` is an Inputs, or (N,) or (1, N) records of physics.records.INPUTS. The telemetry
+        gives every channel as an array over the N cars (``telemetry.rpm``); it is this frame's own
+        and stays as it is when the simulation steps on. (The step writes its telemetry into a few
+        records in turn and reuses one only when nothing outside holds it, its channels or its
+        values: a record still held is left to its holder and replaced by a new one.)
         """
+        bound = self._bound or self._bind()
+        record = inputs._record if type(inputs) is RecordedInputs else None  # the common case, without a call
+        if record is None or record.shape != self._shape:
+            record = self._input_record(inputs)
+        j = self._slot
+        slot = self._ring[j]
+        if _references(slot) != self._free:
+            slot = self._ring[j] = _telemetry_slot(self.car.n)
+        entry, params, state, work_state, work_telemetry, fault, drivers, track, work_inputs, ground, index, \
+            many = bound
+        entry(params, state, record, slot[0], self.dt, self.frame, work_state, work_telemetry, fault,
+              drivers, track, work_inputs, ground, index)
+        if self._fault[0] >= 0 or many:
+            raise_fault(fault)
+        self._slot = j + 1 if j + 1 < len(self._ring) else 0
+        self.frame += 1
+        self.telemetry = telemetry = slot[3]
+        return telemetry
+
+    def _input_record(self, inputs) -> np.ndarray:
+        """``inputs`` as a (1, N) INPUTS record array the kernel reads: the caller's own when it is one, or
+        an Inputs' own record (physics.inputs), else written into the simulation's record."""
+        n = self.car.n
         if inputs is None:
-            self._inputs[...] = np.zeros((), dtype=records.INPUTS)
-        elif isinstance(inputs, np.ndarray):  # one frame of INPUTS records, e.g. a row of a script's inputs
+            return self._idle
+        if isinstance(inputs, np.ndarray):  # one frame of INPUTS records, e.g. a row of a script's inputs
             if inputs.dtype != records.INPUTS:
                 raise TypeError("inputs: expected an Inputs or physics.records.INPUTS records")
+            if type(inputs) is np.ndarray and inputs.flags.c_contiguous:
+                if inputs.shape == (1, n):
+                    return inputs
+                if inputs.shape == (n,):
+                    return inputs.reshape(1, n)
             self._inputs[0] = inputs
-        else:
-            records.inputs_records(inputs, self._inputs)
-        out = np.empty((1, self.car.n), dtype=records.TELEMETRY)
-        self.kernel.run(self.car.records, self._state, self._inputs, out, self.dt, self.frame, self._parallel(),
-                        self._work, check=False, drivers=self.drivers, track=self.track, ground=self.ground,
-                        ground_index=self.ground_index)
-        self.frame += 1
-        self.telemetry = TelemetryFrame(out[0])
-        return self.telemetry
+            return self._inputs
+        record = input_record(inputs)
+        if record is not None:
+            if record.shape[1] != n:
+                raise ValueError(f"inputs: {record.shape[1]} cars' inputs for a batch of {n}")
+            return record
+        if len(inputs.throttle) != n:
+            raise ValueError(f"inputs: {len(inputs.throttle)} cars' inputs for a batch of {n}")
+        return records.inputs_records(inputs, self._inputs)
 
     def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None) -> np.ndarray:
         """Advance ``len(inputs)`` frames; ``inputs`` is (frames, N) of INPUTS. Returns the telemetry, (frames, N).
@@ -165,7 +252,7 @@ class Simulation:
             telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY)
         for start in range(0, frames, BLOCK_FRAMES):
             end = min(start + BLOCK_FRAMES, frames)
-            self.kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
+            self._kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
                             self.frame, self._parallel(), self._work, drivers=self.drivers, track=self.track,
                             ground=self.ground, ground_index=self.ground_index)
             self.frame += end - start
@@ -182,6 +269,7 @@ class Simulation:
         if problem:
             raise ValueError(problem)
         self.car = car
+        self._bound = None
         if car.manual:  # a gearbox that lost gears keeps the car in its new top gear
             self._state["gear"] = np.minimum(self._state["gear"], car.top_gear)
 

@@ -95,13 +95,14 @@ class TelemetryFrame:
     """One frame of N cars as the kernel wrote it: each channel an array over the cars.
 
     ``frame.rpm`` or ``frame["rpm"]`` (shape (N,), views); ``frame.records`` is the (N,) record
-    array of physics.records.TELEMETRY itself.
+    array of physics.records.TELEMETRY itself, ``frame.values`` the same memory as (N, channels) float64.
     """
 
-    __slots__ = ("records",)
+    __slots__ = ("records", "_flat")
 
-    def __init__(self, records: np.ndarray):
+    def __init__(self, records: np.ndarray, flat: np.ndarray | None = None):
         self.records = records
+        self._flat = flat  # (N * channels,) float64 over the same memory, when the maker had it at hand
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:
@@ -111,6 +112,18 @@ class TelemetryFrame:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.records[name]
+
+    @property
+    def flat(self) -> np.ndarray:
+        """Every channel of every car, car by car in record order, as one float64 array (a view)."""
+        if self._flat is None:
+            self._flat = self.records.view(np.float64).reshape(-1)
+        return self._flat
+
+    @property
+    def values(self) -> np.ndarray:
+        """(N, channels) float64, the channels in record order (a view)."""
+        return self.flat.reshape(len(self.records), -1)
 
     def copy(self) -> TelemetryFrame:
         return TelemetryFrame(self.records.copy())

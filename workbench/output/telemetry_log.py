@@ -11,6 +11,7 @@ import numpy as np
 
 from physics import ChannelInfo, channel_infos
 from physics.records import CHANNELS, TELEMETRY
+from physics.telemetry import TelemetryFrame
 from workbench.output.files import atomic_writer
 
 
@@ -29,6 +30,11 @@ class TelemetryLog:
         self._fetch = operator.attrgetter(*self.names)
         self._columns = np.array([CHANNELS.index(name) for name in self.names])
         self._data = np.zeros((max(capacity, 1), len(self.names), n))
+        # One car's frame is a row of channels: the runs of channels that are consecutive in both orders
+        # are copied as slices (a step's telemetry is logged without a new array).
+        self._runs = _runs(self._columns)
+        self._whole = list(self._columns) == list(range(len(CHANNELS)))
+        self._rows = self._data.reshape(len(self._data), -1) if n == 1 else None
 
     def record(self, telemetry) -> int:
         """Append one frame (Simulation.step's telemetry, a record array of N cars); returns its index."""
@@ -37,6 +43,16 @@ class TelemetryLog:
             grown = np.zeros((2 * k,) + self._data.shape[1:])
             grown[:k] = self._data
             self._data = grown
+            self._rows = grown.reshape(len(grown), -1) if self.n == 1 else None
+        if self._rows is not None and type(telemetry) is TelemetryFrame:
+            if self._whole:  # every channel, in record order (a preset in metres)
+                self._rows[k] = telemetry.flat
+            else:
+                flat, row = telemetry.flat, self._rows[k]
+                for out, into in self._runs:
+                    row[out] = flat[into]
+            self.frames = k + 1
+            return k
         records = getattr(telemetry, "records", telemetry)
         if isinstance(records, np.ndarray) and records.dtype == TELEMETRY:
             self._data[k] = records.view(np.float64).reshape(self.n, len(CHANNELS)).T[self._columns]
@@ -57,6 +73,7 @@ class TelemetryLog:
             grown = np.zeros((max(2 * len(self._data), k + frames),) + self._data.shape[1:])
             grown[:k] = self._data[:k]
             self._data = grown
+            self._rows = grown.reshape(len(grown), -1) if self.n == 1 else None
         values = telemetry.view(np.float64).reshape(frames, self.n, len(CHANNELS))
         self._data[k:k + frames] = values[:, :, self._columns].transpose(0, 2, 1)
         self.frames = k + frames
@@ -118,6 +135,18 @@ class TelemetryLog:
             handle.write(self.csv_header())
             self.write_csv_rows(handle, car, 0, self._end(frames))
         return Path(path)
+
+
+def _runs(columns: np.ndarray) -> list[tuple[slice, slice]]:
+    """(log slice, record slice) pairs covering ``columns`` (the record index of each logged channel) in
+    runs that are consecutive in both."""
+    runs: list[tuple[slice, slice]] = []
+    start = 0
+    for i in range(1, len(columns) + 1):
+        if i == len(columns) or columns[i] != columns[i - 1] + 1:
+            runs.append((slice(start, i), slice(int(columns[start]), int(columns[i - 1]) + 1)))
+            start = i
+    return runs
 
 
 def csv_header_cells(infos) -> list[str]:

@@ -8,6 +8,7 @@ without a display, and a replay in the window goes through the same per-frame in
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
+from physics.inputs import ANALOG_FIELDS, input_record
 from physics.presets import load_preset
+from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
 from workbench.runs.stamp import preset_label
@@ -68,11 +71,33 @@ class InputHistory:
                 self.changes.append((k, params))
         self.frames = k + 1
 
+    def append_live(self, keys: np.ndarray, analog: dict[str, float], params: CarParams | None = None) -> None:
+        """Frame ``self.frames`` as :meth:`append` takes it, from a row of KEYS flags and the overrides by name."""
+        k = self.frames
+        if k == len(self.keys):
+            self._grow()
+        self.keys[k] = keys
+        if analog:
+            self.analog_on[k] = False
+            self.analog_value[k] = 0.0
+            for name, value in analog.items():
+                j = _ANALOG_INDEX[name]
+                self.analog_on[k, j] = True
+                self.analog_value[k, j] = value
+        # gear_on[k] and gear_value[k] are already False and 0: frames past the history are kept cleared
+        if params is not None:
+            if k == 0:
+                self.start_params = params
+            else:
+                self.changes.append((k, params))
+        self.frames = k + 1
+
     def truncate(self, frames: int) -> None:
         """Forget frame ``frames`` and every later one."""
         self.frames = min(self.frames, max(frames, 0))
         self.analog_on[self.frames:] = False
         self.gear_on[self.frames:] = False
+        self.gear_value[self.frames:] = 0
         self.changes = [(k, p) for k, p in self.changes if k < self.frames]
 
     def params_at(self, frame: int) -> CarParams:
@@ -120,21 +145,58 @@ class InputHistory:
 
 
 _KEY_INDEX = {key: i for i, key in enumerate(KEYS)}
+_ANALOG_INDEX = {name: j for j, name in enumerate(ANALOG)}
 SNAPSHOT_EVERY = 600  # frames between kept copies of the state (5 s at 1/120 s), to drive on from quickly
 
 
-def _key_row(held) -> np.ndarray:
-    row = np.zeros(len(KEYS), dtype=bool)
+class LiveInputs:
+    """One car's inputs written in place each frame from the keys held and the overrides in force.
+
+    The record behind :attr:`inputs` (an Inputs, physics.inputs) is what the kernel reads: a frame
+    copies the bytes of its keys' record (made once per set of keys) over it and writes the
+    overrides' flags and values, so no array is made per frame. :attr:`keys` is the row of KEYS
+    flags as written (a view, for the history).
+    """
+
+    def __init__(self):
+        self.inputs = Inputs.idle(1)
+        record = input_record(self.inputs)
+        self._bytes = memoryview(record.view(np.uint8).reshape(-1))
+        self.keys = record.view(np.bool_).reshape(-1)[:len(KEYS)]
+        self._templates: dict[frozenset, bytes] = {}
+
+    def write(self, held: frozenset, analog: dict[str, float]) -> Inputs:
+        """This frame's inputs: ``held`` keys, ``analog`` overrides by SPEC 4 name (ValueError when unknown)."""
+        template = self._templates.get(held)
+        if template is None:
+            template = self._templates[held] = _keys_template(held)
+        self._bytes[:] = template
+        for name, value in analog.items():
+            at = _ANALOG_AT.get(name)
+            if at is None:
+                raise ValueError(f"unknown override {name!r}; the overrides are: {', '.join(ANALOG)}")
+            self._bytes[at[0]] = 1
+            struct.pack_into("d", self._bytes, at[1], value)
+        return self.inputs
+
+
+def _keys_template(held: frozenset) -> bytes:
+    """One car's INPUTS record with ``held`` keys down and nothing else, as bytes."""
     for key in held:
-        row[_KEY_INDEX[key]] = True
-    return row
+        if key not in _KEY_INDEX:
+            raise ValueError(f"unknown key {key!r}; the keys are: {', '.join(KEYS)}")
+    return Inputs.from_keys(1, held)._record.tobytes()
 
 
-def _analog_row(analog: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
-    on, value = np.zeros(len(ANALOG), dtype=bool), np.zeros(len(ANALOG))
-    for name, v in analog.items():
-        on[ANALOG.index(name)], value[ANALOG.index(name)] = True, v
-    return on, value
+def _field_offset(name: str) -> int:
+    return INPUTS.fields[name][1]
+
+
+# The keys are the record's first fields, one byte each (LiveInputs.keys reads them as a row of flags).
+assert INPUTS.names[:len(KEYS)] == KEYS and [_field_offset(k) for k in KEYS] == list(range(len(KEYS)))
+assert INPUTS[f"{ANALOG_FIELDS[ANALOG[0]]}_value"] == np.float64
+_ANALOG_AT = {name: (_field_offset(f"{ANALOG_FIELDS[name]}_on"), _field_offset(f"{ANALOG_FIELDS[name]}_value"))
+              for name in ANALOG}
 
 
 def preset_reference(preset: Preset) -> str:
@@ -148,6 +210,7 @@ class LiveSession:
     def __init__(self, preset: Preset | str = "sedan", dt: float = DEFAULT_DT):
         self.dt = check_dt(dt)
         self.last_recording: Script | None = None
+        self._inputs = LiveInputs()  # the keys' frame, written in place
         self._use_preset(load_preset(preset) if isinstance(preset, str) else preset)
 
     # -- the car --------------------------------------------------------------------------------
@@ -286,17 +349,20 @@ class LiveSession:
                     self.replaying = False
                 return telemetry
         held = frozenset(keys)
-        if self._pending:
-            self.sim.set_cars(self.params)
         analog = analog or {}
+        inputs = self._inputs.write(held, analog)
+        pending = self._pending
+        if pending:
+            self.sim.set_cars(self.params)
         if self.recorder is not None:
-            self.recorder.record(held, analog, params=self._pending or None)
-        on, value = _analog_row(analog) if analog else (None, None)
-        self.history.append(_key_row(held), on, value, params=self.params if self._pending else None)
-        self._pending = {}
-        telemetry = self.sim.step(Inputs.from_keys(1, held, **analog))
+            self.recorder.record(held, analog, params=pending or None)
+        self.history.append_live(self._inputs.keys, analog, params=self.params if pending else None)
+        if pending:
+            self._pending = {}
+        telemetry = self.sim.step(inputs)
         self.log.record(telemetry)
-        self._snapshot()
+        if self.sim.frame % SNAPSHOT_EVERY == 0:
+            self._snapshot()
         return telemetry
 
     def _surfaces(self) -> tuple:

@@ -1,0 +1,85 @@
+"""The window's step, LiveSession.step: its keys written in place into one record, bit for bit what a
+fresh Inputs per frame gave, and no array made per frame."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from physics import ANALOG, KEYS, Inputs, Simulation, load_preset
+from physics.records import TELEMETRY
+from workbench import bench
+from workbench.runs.live import SNAPSHOT_EVERY, LiveSession
+
+NUMBA_CALL_BYTES = 1024  # numba's wrapper takes about 48 bytes per array argument for the call (12 of them)
+
+
+def _steps_that_allocate(step, steps: int = 1000, threshold: int = NUMBA_CALL_BYTES) -> int:
+    """How many of ``steps`` calls of ``step()`` allocated more than ``threshold`` bytes while they ran
+    (tracemalloc's peak within each call; numpy reports its arrays' data to tracemalloc)."""
+    tracemalloc.start()
+    try:
+        allocating = 0
+        for _ in range(steps):
+            tracemalloc.reset_peak()
+            before, _ = tracemalloc.get_traced_memory()
+            step()
+            _, peak = tracemalloc.get_traced_memory()
+            allocating += peak - before > threshold
+        return allocating
+    finally:
+        tracemalloc.stop()
+
+
+def _frames(seed: int, steps: int) -> list[tuple[set[str], dict[str, float]]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(steps):
+        held = {key for key in KEYS if rng.random() < (0.7 if key == "throttle" else 0.15)}
+        analog = {name: float(rng.uniform(-1.0 if name == "steer" else 0.0, 1.0)) for name in ANALOG
+                  if rng.random() < 0.2}
+        out.append((held, analog))
+    return out
+
+
+@pytest.mark.parametrize("preset", ["sedan", "classic", "parking"])
+def test_the_live_step_gives_the_bits_of_a_fresh_inputs_per_frame(preset):
+    frames = _frames(11, 300)
+    session = LiveSession(preset)
+    reference = Simulation(load_preset(preset).params, n=1, dt=session.dt)
+    want = np.zeros((len(frames), 1), dtype=TELEMETRY)
+    for k, (held, analog) in enumerate(frames):
+        got = session.step(held, analog)
+        want[k] = reference.step(Inputs.from_keys(1, held, **analog)).records
+        assert got.records.tobytes() == want[k].tobytes(), k
+    for name in ("speed", "yaw_rate", "rpm"):
+        assert session.log.column(name).tobytes() == np.ascontiguousarray(want[:, 0][name]).tobytes(), name
+    # the history replays to the same bits (what driving on from a past frame relies on)
+    assert session.drive_from(len(frames) - 1) is not None
+
+
+def test_an_unknown_key_or_override_changes_nothing():
+    session = LiveSession("sedan")
+    session.step({"throttle"})
+    for keys, analog in (({"warp"}, None), ({"throttle"}, {"boost": 1.0})):
+        with pytest.raises(ValueError, match="unknown"):
+            session.step(keys, analog)
+        assert session.frame == 1 and session.history.frames == 1 and session.log.frames == 1
+
+
+def test_the_live_step_allocates_no_array_per_frame():
+    session = LiveSession("sedan")
+    session.step({"throttle"})
+    held = [{"throttle", "left"}, {"throttle"}, {"brake", "right"}]
+    frame = iter(range(10**6))
+    allocating = _steps_that_allocate(lambda: session.step(held[next(frame) % 3], {"steer": 0.25}))
+    # a copy of the state every SNAPSHOT_EVERY frames, and the first frame of each set of keys not held before
+    # (its record's bytes are made once)
+    assert allocating <= 1000 // SNAPSHOT_EVERY + 2
+
+
+def test_the_bench_measures_the_window_step():
+    assert bench.window_step_us("sedan", steps=10, repeats=1) > 0
+    assert bench.CPU["window step sedan"] > 0
