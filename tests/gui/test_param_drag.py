@@ -5,7 +5,7 @@ modified marks and the group titles' counts. Mouse and keys are real events sent
 import math
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
@@ -159,6 +159,8 @@ def _menu_of(window, path, widget=None):
     """The row's menu as a right-click on ``widget`` (its value box by default) opens it."""
     widget = widget if widget is not None else _spin(window, path).lineEdit()
     before = set(window.findChildren(QMenu))
+    # A menu shown modally (exec, as a plain spin box's own menu is) would wait forever: close it.
+    QTimer.singleShot(0, lambda: QApplication.activePopupWidget() and QApplication.activePopupWidget().close())
     QApplication.sendEvent(widget, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, _centre(widget),
                                                      widget.mapToGlobal(_centre(widget))))
     menus = [m for m in window.findChildren(QMenu) if m not in before and m.isVisible()]
