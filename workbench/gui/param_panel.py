@@ -41,7 +41,7 @@ from workbench.gui.session_model import SessionModel
 SLIDER_STEPS = 1000
 FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
 SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing zeros dropped
-SPIN_WIDTH = (84, 102)  # [px] the spin boxes' common width: what the widest text needs, within these
+SPIN_WIDTH = (84, 114)  # [px] the value boxes' common width: what the widest text needs, within these
 REFERENCE_WIDTH = 36  # [px] the reference value's column (elided; the tooltip has it whole)
 NAME_WIDTH = 104  # [px] at most; a longer name is elided (its tooltip has the whole path)
 ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
