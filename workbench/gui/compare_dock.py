@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from physics import ParamError
 from workbench.gui.ghosts import GhostCars
 from workbench.gui.plot_overlay import PlotOverlay
 from workbench.gui.plot_panel import display_unit, format_value
@@ -209,6 +210,27 @@ def install_compare(window) -> Comparer:
     if view_menu is not None:
         view_menu.addAction(dock.toggleViewAction())
     comparer.rerun.failed.connect(lambda message: window.show_error("Re-run failed", message))
+    window.params.compare_requested.connect(lambda path: compare_with_reference(window, path))
     window.plot_overlay = PlotOverlay(window.plots, comparer)
     window.ghost_cars = GhostCars(window.car_view, comparer)
     return comparer
+
+
+def compare_with_reference(window, path: str) -> bool:
+    """"Compare with reference" on a parameter's row: the run on show is pinned (A), the parameter takes
+    the reference preset's value (one undoable edit; with a script loaded it re-runs, B) and the
+    Compare dock shows the two. False when the reference has no other value for it."""
+    value = window.params.reference_value(path)
+    if value is None or value == window.model.session.params.get(path):
+        return False
+    pinned = window.comparer.pin_current()
+    try:
+        window.model.set_param(path, value)
+    except (ParamError, ValueError) as exc:
+        window.show_error("Parameter not set", str(exc))
+        return False
+    window.compare_dock.show()
+    window.compare_dock.raise_()
+    window.show_message(f"{path} set to the reference's value"
+                        + ("; the run before is pinned" if pinned else "; nothing ran yet to pin"), 6000)
+    return True

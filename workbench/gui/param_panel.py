@@ -1,6 +1,10 @@
-"""The parameter panel, generated from the parameter dataclasses: a collapsible group per subsystem,
-a slider and a spin box with limits and units per value, modified values marked, a reference preset
-to compare with, search, reset and save."""
+"""The parameter panel, generated from the parameter dataclasses: a collapsible group per subsystem
+(its title counts the modified values), a slider and a value box with limits and units per value,
+modified values marked, a reference preset to compare with, search, reset and save.
+
+A value box is edited ImGui-style: drag across it to change the value (Shift x10, Alt x0.1, Escape
+puts the value back), double-click or Ctrl+click to type; a drag is one step of the undo history.
+Right-click a row for reset, copy path, sweep and compare."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import math
 from itertools import count
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
@@ -31,27 +35,49 @@ from PySide6.QtWidgets import (
 
 from physics import CarParams, ParamError, ParamInfo, Preset, PresetError, load_preset
 from physics.presets import preset_names
+from physics.units import display_of
 from workbench.gui.session_model import SessionModel
 
 SLIDER_STEPS = 1000
 FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
 SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing zeros dropped
-SPIN_WIDTH = (84, 102)  # [px] the spin boxes' common width: what the widest text needs, within these
+SPIN_WIDTH = (84, 114)  # [px] the value boxes' common width: what the widest text needs, within these
 REFERENCE_WIDTH = 36  # [px] the reference value's column (elided; the tooltip has it whole)
 NAME_WIDTH = 104  # [px] at most; a longer name is elided (its tooltip has the whole path)
 ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
 ROW_NAMES = {"gearbox.reverse": "reverse (R)"}
-_DEG = 180.0 / math.pi
+DRAG_PIXELS = 200  # [px] a drag this long (no modifier) crosses about the parameter's usual span
+DRAG_THRESHOLD = 3  # [px] a press that moves less is a click, not a drag
+COARSE, FINE = 10.0, 0.1  # the drag step's factor with Shift, with Alt
+MODIFIED_STYLE = "color: #b35900;"
+GROUP_STYLE = "QToolButton { border: none; font-weight: bold; }"
 _drags = count(1)
 
 
 def _factor(info: ParamInfo) -> float:
-    return _DEG if info.display in ("deg", "deg/s") else 1.0
+    return display_of(info)[1]
 
 
 def _shown_unit(info: ParamInfo) -> str:
-    unit = info.display if info.display else info.unit
+    unit = display_of(info)[0]
     return unit.replace("^2", "\u00b2").replace("^3", "\u00b3")
+
+
+def nice_step(width: float) -> float:
+    """The largest 1, 2 or 5 times a power of ten that is at most ``width`` (``width`` > 0)."""
+    power = 10.0 ** math.floor(math.log10(width))
+    for m in (5.0, 2.0, 1.0):
+        if m * power <= width * (1 + 1e-9):
+            return m * power
+    return power
+
+
+def drag_step(info: ParamInfo, span: tuple[float, float]) -> float:
+    """The change per pixel of a drag (display units): the span over ``DRAG_PIXELS``, made a round number.
+    A whole number moves by at least one per 20 px."""
+    width = (span[1] - span[0]) * _factor(info) / DRAG_PIXELS
+    step = nice_step(width) if width > 0 else 0.01
+    return max(step, 0.05) if info.kind is int else step
 
 
 def format_number(value: float) -> str:
@@ -111,6 +137,149 @@ class WheelSafeSpin(FocusedWheel, QDoubleSpinBox):
         return format_number(value)
 
 
+class DragSpin(WheelSafeSpin):
+    """A value box edited ImGui-style: a horizontal drag changes the value by ``pixel_step`` per pixel
+    (Shift x10, Alt x0.1, within the box's range); Escape during the drag puts the value back;
+    double-click or Ctrl+click types a value (then the box is an ordinary spin box until the typing ends).
+
+    It shows the value as it goes and says what happens through its signals; the value box never
+    emits ``valueChanged`` for a drag (the editor sends the edits, with one merge key per drag)."""
+
+    drag_started = Signal()
+    dragged = Signal(float)  # the value now shown (display units)
+    drag_ended = Signal(bool)  # True: kept; False: cancelled with Escape (the value before is shown again)
+    menu_requested = Signal(QPoint)  # a right-click, at this global position
+
+    def __init__(self, pixel_step: float, whole: bool = False):
+        super().__init__()
+        self.pixel_step = pixel_step
+        self.whole = whole  # a whole number (0/1 switches, counts): the drag moves in whole steps
+        self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)  # the box is the drag handle
+        self.typing = False
+        self.dragging = False
+        self._press_x: float | None = None  # the left button is down on the box (global x)
+        self._last_x = 0.0
+        self._start = 0.0  # the value before the drag
+        self._exact = 0.0  # the dragged value before rounding
+        self.lineEdit().installEventFilter(self)
+        self.editingFinished.connect(self.stop_typing)
+        self._show_mode()
+
+    # -- modes -------------------------------------------------------------------------------------
+
+    def _show_mode(self) -> None:
+        shape = Qt.CursorShape.IBeamCursor if self.typing else Qt.CursorShape.SizeHorCursor
+        self.lineEdit().setCursor(shape)
+        self.setCursor(shape)
+
+    def start_typing(self) -> None:
+        """Type a value: the text is selected, Return (or leaving the box) applies it."""
+        self._press_x = None
+        self.typing = True
+        self._show_mode()
+        self.setFocus(Qt.FocusReason.MouseFocusReason)
+        self.selectAll()
+
+    def stop_typing(self) -> None:
+        if self.typing:
+            self.typing = False
+            self.lineEdit().deselect()
+            self._show_mode()
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.stop_typing()
+
+    # -- the drag ----------------------------------------------------------------------------------
+
+    def _rounded(self, value: float) -> float:
+        if self.whole:
+            value = float(round(value))
+        else:
+            decimals = max(0, -math.floor(math.log10(self.pixel_step * FINE)))
+            value = round(value, decimals)
+        return min(max(value, self.minimum()), self.maximum())
+
+    def _move_to(self, x: float, modifiers) -> None:
+        scale = COARSE if modifiers & Qt.KeyboardModifier.ShiftModifier else (
+            FINE if modifiers & Qt.KeyboardModifier.AltModifier else 1.0)
+        self._exact += (x - self._last_x) * self.pixel_step * scale
+        self._exact = min(max(self._exact, self.minimum()), self.maximum())
+        self._last_x = x
+        value = self._rounded(self._exact)
+        if value != self.value():
+            with QSignalBlocker(self):
+                self.setValue(value)
+            self.dragged.emit(self.value())
+
+    def _end_drag(self, keep: bool) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
+        self.dragging = False
+        self._press_x = None
+        if not keep:
+            with QSignalBlocker(self):
+                self.setValue(self._start)
+        self.drag_ended.emit(keep)
+
+    def cancel_drag(self) -> None:
+        """Escape: the value before the drag comes back."""
+        if self.dragging:
+            self._end_drag(False)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if watched is not self.lineEdit():  # the application, while a drag lasts: Escape ends it
+            if kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) and self.dragging \
+                    and event.key() == Qt.Key.Key_Escape:
+                event.accept()
+                self.cancel_drag()
+                return True
+            return False
+        if self.typing:
+            return False
+        left = Qt.MouseButton.LeftButton
+        if kind == QEvent.Type.MouseButtonDblClick and event.button() == left:
+            self.start_typing()
+            return True
+        if kind == QEvent.Type.MouseButtonPress and event.button() == left:
+            if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                self.start_typing()
+                return True
+            self._press_x = self._last_x = event.globalPosition().x()
+            self.setFocus(Qt.FocusReason.MouseFocusReason)
+            return True
+        if kind == QEvent.Type.MouseMove and self._press_x is not None and event.buttons() & left:
+            x = event.globalPosition().x()
+            if not self.dragging:
+                if abs(x - self._press_x) < DRAG_THRESHOLD:
+                    return True
+                self.dragging = True
+                self._start = self._exact = self.value()
+                app = QApplication.instance()
+                if app is not None:
+                    app.installEventFilter(self)
+                self.drag_started.emit()
+            self._move_to(x, event.modifiers())
+            return True
+        if kind == QEvent.Type.MouseButtonRelease and event.button() == left:
+            if self.dragging:
+                self._end_drag(True)
+            self._press_x = None
+            return True
+        if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease):
+            return event.button() == Qt.MouseButton.MiddleButton  # no pasting into the box
+        return False
+
+    def contextMenuEvent(self, event) -> None:
+        if self.typing:
+            super().contextMenuEvent(event)  # cut, copy, paste while typing
+            return
+        self.menu_requested.emit(event.globalPos())
+        event.accept()
+
+
 class WheelSafeSlider(FocusedWheel, QSlider):
     """A slider that the mouse wheel moves only once it has the focus."""
 
@@ -142,7 +311,10 @@ class NumberEditor(QWidget):
             reach = max(abs(value), 1.0)
             span = (0.0 if value >= 0 else -2.0 * reach, 2.0 * reach if value >= 0 else 0.0)
         self.span = (max(span[0], lo), min(span[1], hi))
-        self.spin = WheelSafeSpin()
+        self.spin = DragSpin(drag_step(info, self.span), whole=info.kind is int)
+        self.spin.setToolTip(f"{info.path}: drag across to change ({format_number(self.spin.pixel_step)} per pixel, "
+                             "Shift \u00d710, Alt \u00d70.1, Escape undoes the drag); double-click or "
+                             "Ctrl+click to type; right-click for more")
         # An open bound (mass > 0) is kept out by a hair, relative to the bound itself.
         self.spin.setRange((lo + (1e-9 * max(abs(lo), 1.0) if info.lo_open else 0.0)) * self.factor,
                            (hi - (1e-9 * max(abs(hi), 1.0) if info.hi_open else 0.0)) * self.factor)
@@ -156,9 +328,14 @@ class NumberEditor(QWidget):
         self.slider.setRange(0, SLIDER_STEPS)
         self.slider.setMinimumWidth(24)
         self._drag = ""
+        self._value = value  # the model value on show
+        self._before: float | None = None  # the model value before the value box's drag (once it moved)
         self.slider.sliderPressed.connect(self._on_slider_pressed)
         self.slider.sliderReleased.connect(self._on_slider_released)
         self.spin.valueChanged.connect(self._on_spin_changed)
+        self.spin.drag_started.connect(self._on_slider_pressed)
+        self.spin.dragged.connect(self._on_spin_dragged)
+        self.spin.drag_ended.connect(self._on_spin_drag_ended)
         self.slider.valueChanged.connect(self._on_slider_changed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -176,10 +353,11 @@ class NumberEditor(QWidget):
         """Pixels the spin box needs to show its value, or either end of its slider, with the unit."""
         metrics = self.spin.fontMetrics()
         texts = [format_number(v * self.factor) + self.spin.suffix() for v in (*self.span, self.spin.value() / self.factor)]
-        return max(metrics.horizontalAdvance(t) for t in texts) + 30  # arrows and frame
+        return max(metrics.horizontalAdvance(t) for t in texts) + 12  # frame and margins
 
     def show_value(self, value: float) -> None:
         """Show a model value without emitting ``edited`` (no echo back to the model)."""
+        self._value = value
         with QSignalBlocker(self.spin), QSignalBlocker(self.slider):
             self.spin.setValue(value * self.factor)
             lo, hi = self.span
@@ -195,11 +373,46 @@ class NumberEditor(QWidget):
     def _on_spin_changed(self, shown: float) -> None:
         self.edited.emit(shown / self.factor, "")
 
+    def _on_spin_dragged(self, shown: float) -> None:
+        if self._before is None:
+            self._before = self._value
+        with QSignalBlocker(self.slider):
+            lo, hi = self.span
+            share = (shown / self.factor - lo) / (hi - lo) if hi > lo else 0.0
+            self.slider.setValue(int(round(min(max(share, 0.0), 1.0) * SLIDER_STEPS)))
+        self.edited.emit(shown / self.factor, self._drag)
+
+    def _on_spin_drag_ended(self, kept: bool) -> None:
+        if not kept and self._before is not None:
+            # The value before, under the drag's merge key: its history step comes to nothing and goes.
+            self.edited.emit(self._before, self._drag)
+        self._before = None
+        self._drag = ""
+
+    def set_modified(self, modified: bool) -> None:
+        """Mark the value box itself when its value differs from the preset's."""
+        font = self.spin.font()
+        if font.bold() != modified:
+            font.setBold(modified)
+            self.spin.setFont(font)
+        self.spin.setProperty("modified", modified)
+
     def _on_slider_changed(self, position: int) -> None:
         lo, hi = self.span
         value = lo + (hi - lo) * position / SLIDER_STEPS
         shown = float(format_number(value * self.factor))
         self.edited.emit(shown / self.factor, self._drag)
+
+
+def shown_value(info: ParamInfo, value: Any) -> str:
+    """A parameter's value as the panel shows it: in its display unit, with the unit."""
+    unit = _shown_unit(info)
+    if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
+        return str(value)
+    factor = _factor(info)
+    items = value if isinstance(value, (list, tuple)) else [value]
+    text = ", ".join(format_number(v * factor) for v in items)
+    return f"{text} {unit}".rstrip()
 
 
 def _text(value: Any) -> str:
@@ -218,7 +431,8 @@ class ParamRow:
         self.info = info
         self.name = ROW_NAMES.get(info.path, info.path.split(".", 1)[1])
         self.label = QLabel(self.name)
-        self.label.setToolTip(f"{info.path}: {info.doc}\nallowed: {info.allowed()}")
+        unit = _shown_unit(info)
+        self.label.setToolTip(f"{info.path}{f' [{unit}]' if unit else ''}: {info.doc}\nallowed: {info.allowed()}")
         self.reset = QToolButton()
         self.reset.setText("\u21ba")
         self.reset.setToolTip(f"reset {info.path} to the preset's value")
@@ -229,9 +443,10 @@ class ParamRow:
         self.reference.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.widgets: list[QWidget] = [self.label, self.reset, self.reference]
         grid.addWidget(self.label, row, 0)
-        if not info.choices and info.kind is not list:  # a number: it can be swept (the Sweep dock)
-            self.label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-            self.label.customContextMenuRequested.connect(lambda pos: panel.row_menu(info.path, self.label, pos))
+        for widget in (self.label, self.reference):  # right-click anywhere on the row: its menu
+            widget.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            widget.customContextMenuRequested.connect(
+                lambda pos, w=widget: panel.row_menu(info.path, w, pos))
         self.editors: list[QWidget] = []
         if info.choices:
             combo = WheelSafeCombo()
@@ -255,6 +470,7 @@ class ParamRow:
             for i, item in enumerate(value):
                 editor = NumberEditor(info, item, labels[i] if i < len(labels) else f"#{i + 1}")
                 editor.edited.connect(lambda v, key, i=i: panel.edit_item(info.path, i, v, key))
+                self._menu_on(editor)
                 self.editors.append(editor)
                 column.addWidget(editor)
             grid.addWidget(box, row, 1)
@@ -262,11 +478,18 @@ class ParamRow:
         else:
             editor = NumberEditor(info, value)
             editor.edited.connect(lambda v, key: panel.edit(info.path, v, key))
+            self._menu_on(editor)
             self.editors.append(editor)
             grid.addWidget(editor, row, 1)
             self.widgets.append(editor)
         grid.addWidget(self.reset, row, 2)
         grid.addWidget(self.reference, row, 3)
+
+    def _menu_on(self, editor: NumberEditor) -> None:
+        path, panel = self.info.path, self.panel
+        editor.spin.menu_requested.connect(lambda at: panel.row_menu(path, editor.spin, editor.spin.mapFromGlobal(at)))
+        editor.slider.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        editor.slider.customContextMenuRequested.connect(lambda pos: panel.row_menu(path, editor.slider, pos))
 
     def show(self, value: Any, base: Any, reference: Any) -> None:
         for i, editor in enumerate(self.editors):
@@ -275,6 +498,10 @@ class ParamRow:
                     editor.setCurrentText(value)
             else:
                 editor.show_value(value[i] if self.info.kind is list else value)
+                if self.info.kind is list:
+                    editor.set_modified(not isinstance(base, (list, tuple)) or i >= len(base) or value[i] != base[i])
+                else:
+                    editor.set_modified(value != base)
         self.modified = value != base
         self.differs = value != reference
         font = self.label.font()
@@ -284,7 +511,7 @@ class ParamRow:
         metrics = self.label.fontMetrics()
         room = max(self.label.width() - metrics.horizontalAdvance(mark) - 2, 30)
         self.label.setText(metrics.elidedText(self.name, Qt.TextElideMode.ElideMiddle, room) + mark)
-        self.label.setStyleSheet("color: #b35900;" if self.modified else "")
+        self.label.setStyleSheet(MODIFIED_STYLE if self.modified else "")
         self.reset.setEnabled(self.modified)
         if reference is None:
             self.reference.setText("\u2014")
@@ -306,6 +533,7 @@ class ParamPanel(QWidget):
     save_requested = Signal()
     load_requested = Signal()
     sweep_requested = Signal(str)  # a parameter path: "Sweep this" on its row
+    compare_requested = Signal(str)  # a parameter path: "Compare with reference" on its row
     reference_file_requested = Signal()  # "other file..." picked as the reference
 
     def __init__(self, model: SessionModel, parent=None):
@@ -398,7 +626,7 @@ class ParamPanel(QWidget):
             header.setChecked(group not in self.folded)
             header.setArrowType(Qt.ArrowType.DownArrow if group not in self.folded else Qt.ArrowType.RightArrow)
             header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-            header.setStyleSheet("QToolButton { border: none; font-weight: bold; }")
+            header.setStyleSheet(GROUP_STYLE)
             body = QWidget()
             grid = QGridLayout(body)
             grid.setContentsMargins(14, 0, 0, 4)
@@ -464,6 +692,10 @@ class ParamPanel(QWidget):
             except (KeyError, AttributeError, ParamError):
                 reference = None
             row.show(params.get(path), base.get(path), reference)
+        for group, (header, _) in self.groups.items():
+            modified = sum(row.modified for path, row in self.rows.items() if path.split(".")[0] == group)
+            header.setText(f"{group} ({modified} modified)" if modified else group)
+            header.setStyleSheet(GROUP_STYLE + (f" QToolButton {{ {MODIFIED_STYLE} }}" if modified else ""))
         self._apply_filter()
 
     def _apply_filter(self, *args) -> None:
@@ -530,11 +762,42 @@ class ParamPanel(QWidget):
         self._model.reset_params([path])
 
     def row_menu(self, path: str, label: QWidget, pos) -> QMenu:
-        """The right-click menu of a number's row: "Sweep this" asks the Sweep dock to sweep it."""
+        """The right-click menu of a row: reset it to the preset's value, copy its dotted path, sweep it
+        on the Sweep dock (a number), try the reference's value against the run on show (the Compare dock)."""
+        row = self.rows[path]
+        info = row.info
+        params, base = self._model.session.params, self._model.session.preset.params
+        value = params.get(path)
         menu = QMenu(label)
-        menu.addAction("Sweep this", lambda: self.sweep_requested.emit(path))
+        menu.setToolTipsVisible(True)
+        reset = menu.addAction(f"Reset to preset ({shown_value(info, base.get(path))})", lambda: self.reset_param(path))
+        reset.setEnabled(value != base.get(path))
+        menu.addAction("Copy path", lambda: QApplication.clipboard().setText(path))
+        sweep = menu.addAction("Sweep this", lambda: self.sweep_requested.emit(path))
+        if info.choices or info.kind not in (float, int):
+            sweep.setEnabled(False)
+            sweep.setToolTip("only a number can be swept")
+        reference = self.reference_value(path)
+        ref_name = self.reference_preset.name
+        compare = menu.addAction("Compare with reference", lambda: self.compare_requested.emit(path))
+        if reference is None:
+            compare.setEnabled(False)
+            compare.setToolTip(f"the reference ({ref_name}) has no such parameter")
+        elif reference == value:
+            compare.setEnabled(False)
+            compare.setToolTip(f"the reference ({ref_name}) has the same value")
+        else:
+            compare.setToolTip(f"pin the run on show, set {path} to {ref_name}'s {shown_value(info, reference)} "
+                               "and compare the two on the Compare dock")
         menu.popup(label.mapToGlobal(pos))
         return menu
+
+    def reference_value(self, path: str) -> Any:
+        """The reference preset's value of ``path`` (None when it has no such parameter)."""
+        try:
+            return self.reference_preset.params.get(path)
+        except (KeyError, AttributeError, ParamError):
+            return None
 
     # -- model events ------------------------------------------------------------------------------
 

@@ -33,11 +33,14 @@ class ParamsCommand(QUndoCommand):
         return PARAM_EDIT_ID if self._merge_key else -1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
-        """A slider drag (or a run of spins of one value) is one step of the history."""
+        """A drag (or a run of spins of one value) is one step of the history; a drag that ends where it
+        began (Escape) leaves none."""
         if not isinstance(other, ParamsCommand) or other._merge_key != self._merge_key:
             return False
         self.after = other.after
         self.setText(other.text())
+        if self.after == self.before:
+            self.setObsolete(True)  # the stack drops it
         return True
 
     def redo(self) -> None:
