@@ -345,6 +345,7 @@ class PlotPanel(QWidget):
                 axis = row.axis_of(name)
                 r = ranges.setdefault(id(axis), [np.inf, -np.inf])
                 r[0], r[1] = min(r[0], lo), max(r[1], hi)
+            row.drawn_ranges = ranges  # the overlay fits its references' curves in with these
             for axis in row.axes:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
                 axis.fit(lo, hi)
