@@ -7,8 +7,8 @@ import numpy as np
 from PySide6.QtWidgets import QApplication
 
 from physics.units import display_of
-from workbench.gui.plot_panel import format_value
 from workbench.gui.testing import hold, make_window
+from workbench.gui.watch_dock import REMOVE, watch_text
 
 
 def _expected(window, name):
@@ -19,12 +19,12 @@ def _expected(window, name):
     start, end = max(0, math.floor(a / dt)), min(log.frames, math.ceil(b / dt) + 1)
     column = log.column(name)
     k = window.model.shown_frame()
-    return [f"{format_value(v)} {unit}".rstrip() for v in (column[k] * factor, column[start:end].min() * factor,
-                                                          column[start:end].max() * factor)], unit
+    return [watch_text(v) for v in (column[k] * factor, column[start:end].min() * factor,
+                                     column[start:end].max() * factor)] + [unit], unit
 
 
 def _shown(window, name):
-    return [window.watch.cell(name, c) for c in ("value", "min", "max")]
+    return [window.watch.cell(name, c) for c in ("value", "min", "max", "unit")]
 
 
 def test_a_pinned_channel_shows_its_value_and_the_plot_window_min_max_in_display_units(carbench_window):
@@ -47,7 +47,8 @@ def test_a_pinned_channel_shows_its_value_and_the_plot_window_min_max_in_display
             assert _shown(window, name) == expected
     model.release("throttle")
     assert _expected(window, "yaw_rate")[1] == "deg/s" and _expected(window, "speed_kmh")[1] == "km/h"
-    shown_min = float(watch.cell("speed_kmh", "min").split()[0])
+    assert watch.cell("yaw_rate", "unit") == "deg/s" and watch.cell("speed_kmh", "unit") == "km/h"
+    shown_min = float(watch.cell("speed_kmh", "min"))
     assert shown_min > 1.0  # over the last 3 s of accelerating, not from standstill
     assert np.isclose(shown_min, window.model.session.log.column("speed_kmh")[-360:].min(), rtol=1e-3)
     # scrubbed back, the value is the frame on show's
@@ -55,9 +56,9 @@ def test_a_pinned_channel_shows_its_value_and_the_plot_window_min_max_in_display
     model.set_view_frame(100)
     expected, _ = _expected(window, "yaw_rate")
     assert _shown(window, "yaw_rate") == expected
-    assert watch.cell("yaw_rate", "value") == f"{format_value(np.degrees(model.session.log.column('yaw_rate')[100]))} deg/s"
+    assert watch.cell("yaw_rate", "value") == watch_text(np.degrees(model.session.log.column("yaw_rate")[100]))
     # removed with its row's button
-    watch.table.cellWidget(0, 4).click()
+    watch.table.cellWidget(0, REMOVE).click()
     assert watch.names == ["speed_kmh"] and watch.table.rowCount() == 1
 
 

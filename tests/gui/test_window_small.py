@@ -6,6 +6,8 @@ from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from workbench.gui.testing import drive, hold
+from workbench.gui.watch_dock import REMOVE
+from workbench.gui.watch_dock import REMOVE
 
 SCRIPT = "presets/scripts/clutch_coast.toml"
 
@@ -39,7 +41,7 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
         for row in window.plots.rows:
             assert _inside(row.export_button, window), dock.objectName()
         if not window.watch.visibleRegion().isEmpty():  # the watch list's picker and rows all on screen
-            for widget in (window.watch.picker, window.watch.add, window.watch.table.cellWidget(1, 4)):
+            for widget in (window.watch.picker, window.watch.add, window.watch.table.cellWidget(1, REMOVE)):
                 assert _inside(widget, window), (dock.objectName(), widget)
     window.recorder_dock.raise_()
     qtbot.wait(10)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -27,8 +27,15 @@ from physics.units import display_of
 from workbench.gui.plot_panel import format_value
 from workbench.gui.session_model import SessionModel
 
-COLUMNS = ("channel", "value", "min", "max", "")
+COLUMNS = ("channel", "value", "min", "max", "unit", "")
+REMOVE = 5  # the column of the remove buttons
 NO_VALUE = "\u2013"
+
+
+def watch_text(value: float) -> str:
+    """A row's number: four significant digits; within 1e-6 of zero it reads 0 (a car at rest turns at
+    0 deg/s, not at -9.1e-07)."""
+    return format_value(0.0 if abs(value) < 1e-6 else value)
 
 
 class WatchList(QWidget):
@@ -58,13 +65,17 @@ class WatchList(QWidget):
         bar.addWidget(self.add)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(20)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in (1, 2, 3, 4):
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        for c in (1, 2, 3):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(REMOVE, QHeaderView.ResizeMode.Fixed)
+        header.setMinimumSectionSize(20)
+        self.table.setColumnWidth(REMOVE, 24)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # it fits its dock
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -118,6 +129,11 @@ class WatchList(QWidget):
 
     def _rebuild(self) -> None:
         infos = self._infos()
+        for r in range(self.table.rowCount()):  # the old rows' buttons go now, not when Qt deletes them
+            button = self.table.cellWidget(r, REMOVE)
+            if button is not None:
+                button.hide()
+        self.table.setRowCount(0)
         self.table.setRowCount(len(self.names))
         self._texts = [["", "", "", ""] for _ in self.names]
         for r, name in enumerate(self.names):
@@ -130,13 +146,16 @@ class WatchList(QWidget):
                 cell = QTableWidgetItem("")
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, cell)
+            unit = QTableWidgetItem(display_of(info)[0] if info is not None else "")
+            unit.setForeground(QColor(110, 110, 110))
+            self.table.setItem(r, 4, unit)
             button = QToolButton()
             button.setText("\u00d7")
             button.setAutoRaise(True)
             button.setToolTip(f"stop watching {name}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(lambda checked=False, n=name: self.remove(n))
-            self.table.setCellWidget(r, 4, button)
+            self.table.setCellWidget(r, REMOVE, button)
         self.hint.setVisible(not self.names)
         self.update_rows()
 
@@ -173,8 +192,8 @@ class WatchList(QWidget):
             if got is None:
                 texts = [NO_VALUE, NO_VALUE, NO_VALUE]
             else:
-                value, lo, hi, unit = got
-                texts = [f"{format_value(v)} {unit}".rstrip() for v in (value, lo, hi)]
+                value, lo, hi, _ = got
+                texts = [watch_text(v) for v in (value, lo, hi)]
             row = self._texts[r]
             for c, text in enumerate(texts, start=1):
                 if row[c] != text:
@@ -186,5 +205,5 @@ class WatchList(QWidget):
         self.update_rows()
 
     def cell(self, name: str, column: str) -> str:
-        """The text a row shows in ``column`` ("value", "min" or "max")."""
+        """The text a row shows in ``column`` ("value", "min", "max" or "unit")."""
         return self.table.item(self.names.index(name), COLUMNS.index(column)).text()
