@@ -7,7 +7,6 @@ from PySide6.QtWidgets import QApplication, QDockWidget
 
 from workbench.gui.testing import drive, hold
 from workbench.gui.watch_dock import REMOVE
-from workbench.gui.watch_dock import REMOVE
 
 SCRIPT = "presets/scripts/clutch_coast.toml"
 
