@@ -126,10 +126,7 @@ class PlotOverlay:
             c_lo, c_hi = vis_lo - span, vis_hi + span
             a, b = np.searchsorted(t, [c_lo, c_hi])
             a, b = max(a - 1, 0), min(b + 1, len(t))
-            # About a point per pixel column of the window, as the run on show's curves (a reference shorter
-            # than the stretch is not drawn at three points a column).
-            points = 3 * columns if b - a < 2 else min(3 * columns, int(columns * (t[b - 1] - t[a]) / span) + 2)
-            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, points), skipFiniteCheck=True)
+            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns), skipFiniteCheck=True)
             curve._carbench_chunk = (key, c_lo, c_hi)
         if curve.pos().x() != -t_ref or curve.pos().y() != 0.0:
             curve.setPos(-t_ref, 0.0)
