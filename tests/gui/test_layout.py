@@ -48,8 +48,8 @@ def test_reset_layout_puts_the_docks_back(carbench_window, qtbot):
     assert window.plots_dock.isVisible() and not window.recorder_dock.isFloating()
     assert window.dockWidgetArea(window.recorder_dock) == Qt.DockWidgetArea.RightDockWidgetArea
     assert window.dockWidgetArea(window.params_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
-    assert set(window.tabifiedDockWidgets(window.params_dock)) == {window.telemetry_dock, window.compare_dock,
-                                                                    window.kpi_dock}
+    assert set(window.tabifiedDockWidgets(window.params_dock)) == {window.telemetry_dock, window.watch_dock,
+                                                                    window.compare_dock, window.kpi_dock}
     assert not window.sweep_dock.isVisible()  # until asked for, then tabbed behind the recorder
     window.show_sweep_dock()
     assert window.tabifiedDockWidgets(window.recorder_dock) == [window.sweep_dock]

@@ -25,7 +25,7 @@ def test_window_opens_on_each_preset(qtbot, carbench_settings, preset):
     qtbot.waitExposed(window)
     assert preset in window.windowTitle()
     names = {d.objectName() for d in window.findChildren(QDockWidget)}
-    assert names == {"plots", "parameters", "telemetry", "recorder", "sweep", "compare", "kpis"}
+    assert names == {"plots", "parameters", "telemetry", "watch", "recorder", "sweep", "compare", "kpis"}
     hold(window, {"throttle", "left"}, 240)
     log = window.model.session.log
     assert log.frames == 240

@@ -6,6 +6,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from workbench.gui.testing import drive, hold
+from workbench.gui.watch_dock import REMOVE
 
 SCRIPT = "presets/scripts/clutch_coast.toml"
 
@@ -23,7 +24,9 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
     window.resize(1024, 640)
     qtbot.wait(20)
     tabbed = [d for d in window.findChildren(QDockWidget) if d.isVisible() or window.tabifiedDockWidgets(d)]
-    assert {"parameters", "telemetry", "plots", "recorder", "sweep"} <= {d.objectName() for d in tabbed}
+    window.watch.pin("speed_kmh")
+    window.watch.pin("yaw_rate")
+    assert {"parameters", "telemetry", "watch", "plots", "recorder", "sweep"} <= {d.objectName() for d in tabbed}
     for dock in tabbed:
         dock.raise_()
         QApplication.processEvents()
@@ -36,6 +39,9 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
                 assert _inside(button, window), (dock.objectName(), button.text())
         for row in window.plots.rows:
             assert _inside(row.export_button, window), dock.objectName()
+        if not window.watch.visibleRegion().isEmpty():  # the watch list's picker and rows all on screen
+            for widget in (window.watch.picker, window.watch.add, window.watch.table.cellWidget(1, REMOVE)):
+                assert _inside(widget, window), (dock.objectName(), widget)
     window.recorder_dock.raise_()
     qtbot.wait(10)
     assert window.recorder.verdicts.columnWidth(1) >= 80  # the expectations' names are more than "ab\u2026"

@@ -98,3 +98,32 @@ class Decimator:
     def _fill(self, t, y, b0, b1, per) -> None:
         self._t, self._y, self._lo, self._hi = _bins(t[b0 * per:b1 * per], y[b0 * per:b1 * per], per)
         self._first = b0
+
+
+class BlockRange:
+    """The min and max of any stretch of a fixed series, found without scanning it: the series' min and
+    max per block of ``block`` samples are taken once, so a query reads the whole blocks' two small
+    arrays and scans at most two part blocks at its ends."""
+
+    def __init__(self, y: np.ndarray, block: int = 256):
+        self.y = y
+        self.block = block
+        bins = len(y) // block
+        yb = y[:bins * block].reshape(bins, block)
+        self._lo, self._hi = yb.min(axis=1), yb.max(axis=1)
+
+    def range(self, a: int, b: int) -> tuple[float, float]:
+        """(min, max) of y[a:b]; (inf, -inf) for an empty stretch."""
+        a, b = max(a, 0), min(b, len(self.y))
+        if b <= a:
+            return np.inf, -np.inf
+        n = self.block
+        b0, b1 = -(-a // n), b // n  # the whole blocks inside [a, b)
+        if b1 <= b0:
+            part = self.y[a:b]
+            return float(part.min()), float(part.max())
+        lo, hi = float(self._lo[b0:b1].min()), float(self._hi[b0:b1].max())
+        for part in (self.y[a:b0 * n], self.y[b1 * n:b]):
+            if len(part):
+                lo, hi = min(lo, float(part.min())), max(hi, float(part.max()))
+        return lo, hi

@@ -37,6 +37,7 @@ from workbench.gui.recorder_panel import RecorderPanel
 from workbench.gui.session_model import SPEEDS, SessionModel
 from workbench.gui.sweep_dock import SweepDock, program_with
 from workbench.gui.telemetry_panel import TelemetryPanel
+from workbench.gui.watch_dock import WatchList
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         self.params = ParamPanel(self.model)
         self.telemetry = TelemetryPanel(self.model)
         self.recorder = RecorderPanel(self.model)
+        self.watch = WatchList(self.model, self.plots)
         self._shares: dict[str, float] = {}  # dock name -> share of the window's width to keep
         self._docks: list[QDockWidget] = []
         self._closed = False
@@ -114,6 +116,8 @@ class MainWindow(QMainWindow):
         self.telemetry_dock = self._dock("Telemetry", "telemetry", self.telemetry,
                                          Qt.DockWidgetArea.LeftDockWidgetArea)
         self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.watch_dock = self._dock("Watch", "watch", self.watch, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.plots.watch_requested.connect(self.watch_channel)
         self.resize(1500, 900)
         self.reset_layout()
         self._create_sweep_dock()  # after the first arrangement: tabbed behind the recorder once
@@ -143,7 +147,8 @@ class MainWindow(QMainWindow):
         self.recorder_dock.raise_()
         self.params_dock.raise_()
         width, height = self.width(), self.height()
-        self._shares = {"parameters": LEFT_SHARE, "telemetry": LEFT_SHARE, "plots": RIGHT_SHARE, "recorder": RIGHT_SHARE}
+        self._shares = {"parameters": LEFT_SHARE, "telemetry": LEFT_SHARE, "watch": LEFT_SHARE, "plots": RIGHT_SHARE,
+                        "recorder": RIGHT_SHARE}
         self.resizeDocks([self.params_dock, self.plots_dock], [int(LEFT_SHARE * width), int(RIGHT_SHARE * width)],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.plots_dock, self.recorder_dock], [int(0.64 * height), int(0.36 * height)],
@@ -151,14 +156,15 @@ class MainWindow(QMainWindow):
 
     def _arrange_docks(self) -> None:
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
-        for dock, area in ((self.params_dock, left), (self.telemetry_dock, left), (self.plots_dock, right),
-                           (self.recorder_dock, right)):
+        for dock, area in ((self.params_dock, left), (self.telemetry_dock, left), (self.watch_dock, left),
+                           (self.plots_dock, right), (self.recorder_dock, right)):
             dock.setFloating(False)
             self.removeDockWidget(dock)
             self.addDockWidget(area, dock)
             dock.show()
         self.splitDockWidget(self.plots_dock, self.recorder_dock, Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.params_dock, self.telemetry_dock)
+        self.tabifyDockWidget(self.params_dock, self.watch_dock)
 
     def _side_docks(self) -> list[QDockWidget]:
         # The docks made by _dock (never findChildren: during teardown it would wrap dying objects).
@@ -184,6 +190,12 @@ class MainWindow(QMainWindow):
         """Take the docks' present widths as the shares to keep (after the user moved a separator)."""
         if self.width() > 0:
             self._shares = {d.objectName(): d.width() / self.width() for d in self._side_docks()}
+
+    def watch_channel(self, name: str) -> None:
+        """Pin channel ``name`` in the watch list and bring the list up."""
+        self.watch.pin(name)
+        self.watch_dock.show()
+        self.watch_dock.raise_()
 
     def _create_sweep_dock(self) -> None:
         self.sweep = SweepDock(self.model)
@@ -292,7 +304,8 @@ class MainWindow(QMainWindow):
         for s in SPEEDS:
             speeds.addAction(f"x{s:g}", lambda s=s: self.model.set_speed(s))
         view = self.view_menu = bar.addMenu("&View")
-        for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.recorder_dock, self.sweep_dock):
+        for dock in (self.plots_dock, self.params_dock, self.telemetry_dock, self.watch_dock, self.recorder_dock,
+                     self.sweep_dock):
             view.addAction(dock.toggleViewAction())
         view.addAction(self.reset_layout_action)
         view.addSeparator()
@@ -354,6 +367,12 @@ class MainWindow(QMainWindow):
                 self.params.set_folded(json.loads(s.value("folded", "[]")))
             except (TypeError, ValueError):
                 pass
+            try:
+                watched = json.loads(s.value("watch", "[]"))
+                if isinstance(watched, list):
+                    self.watch.set_channels(watched)
+            except (TypeError, ValueError):
+                pass
 
     def write_settings(self) -> None:
         s = self.settings
@@ -365,6 +384,7 @@ class MainWindow(QMainWindow):
         s.setValue("follow", self.follow_action.isChecked())
         s.setValue("speed", self.model.speed)
         s.setValue("folded", json.dumps(sorted(self.params.folded)))
+        s.setValue("watch", json.dumps(self.watch.names))
         session = self.model.session
         s.setValue("last_preset", str(session.preset.path) if session.preset.path else session.preset.name)
         s.setValue("last_script", session.program.script.source if session.program is not None else "")

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
 from shiboken6 import isValid
 
+from workbench.gui.decimate import BlockRange
 from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
 from workbench.gui.references import Comparer, Reference
 
@@ -75,12 +76,19 @@ class PlotOverlay:
         self.comparer = comparer
         self.rows: dict[int, _RowOverlay] = {}
         self._distances: dict[int, tuple[object, np.ndarray]] = {}  # a reference's distance travelled, once
+        self._ranges: dict[tuple[int, str], tuple[object, BlockRange]] = {}  # a reference channel's min/max index
         model = comparer.model
         # Connected after the panel's own handlers: the panel has drawn (and set t_ref) by then.
         model.stepped.connect(self.refresh)
         model.view_frame_changed.connect(lambda frame: self.refresh())
         panel.window.valueChanged.connect(lambda value: self.refresh())
-        comparer.references.changed.connect(self.refresh)
+        comparer.references.changed.connect(self._on_references_changed)
+        self.refresh()
+
+    def _on_references_changed(self) -> None:
+        pinned = {id(r.run) for r in self.comparer.references.items}
+        self._ranges = {k: v for k, v in self._ranges.items() if k[0] in pinned}
+        self._distances = {k: v for k, v in self._distances.items() if k in pinned}
         self.refresh()
 
     def distance(self, run) -> np.ndarray:
@@ -95,14 +103,24 @@ class PlotOverlay:
             entry = self.rows[id(row)] = _RowOverlay(row, self)
         return entry
 
-    @staticmethod
-    def _draw_shifted(curve, data, name: str, factor: float, t_ref: float, vis_lo: float, vis_hi: float,
+    def block_range(self, run, name: str) -> BlockRange:
+        """The min/max index of a reference's channel, made once per run."""
+        key = (id(run), name)
+        cached = self._ranges.get(key)
+        if cached is None or cached[0] is not run:
+            cached = self._ranges[key] = (run, BlockRange(run.data[name]))
+        return cached[1]
+
+    def _draw_shifted(self, curve, run, name: str, factor: float, t_ref: float, vis_lo: float, vis_hi: float,
                       span: float, columns: int) -> tuple[float, float]:
         """Draw a reference aligned by time: its data set once for a stretch three windows wide, in
         absolute time, and the curve moved by the time of the frame on show (cheap) until the
         window leaves that stretch. Returns the y extent of what is in the window."""
+        data = run.data
         t = data["t"]
-        key = (id(data), name, span, columns, factor)
+        # The span rounded: the window's length, taken as the difference of two times, changes in its last
+        # bits from frame to frame, and a changed key would set the data again.
+        key = (id(data), name, round(span, 6), columns, factor)
         chunk = getattr(curve, "_carbench_chunk", None)
         if chunk is None or chunk[0] != key or vis_lo < chunk[1] or vis_hi > chunk[2]:
             c_lo, c_hi = vis_lo - span, vis_hi + span
@@ -110,16 +128,22 @@ class PlotOverlay:
             a, b = max(a - 1, 0), min(b + 1, len(t))
             curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns), skipFiniteCheck=True)
             curve._carbench_chunk = (key, c_lo, c_hi)
-        curve.setPos(-t_ref, 0.0)
+        if curve.pos().x() != -t_ref or curve.pos().y() != 0.0:
+            curve.setPos(-t_ref, 0.0)
         a, b = np.searchsorted(t, [vis_lo, vis_hi])
-        shown = data[name][a:b]
-        if not len(shown):
+        lo, hi = self.block_range(run, name).range(int(a), int(b))
+        if lo > hi:
             return np.inf, -np.inf
-        return float(shown.min()) * factor, float(shown.max()) * factor
+        return (lo * factor, hi * factor) if factor >= 0 else (hi * factor, lo * factor)
 
     def refresh(self) -> None:
         """Draw every reference on every plot over the time range the panel shows (panel.view, in
-        absolute time, drawn at x = t - panel.origin), each curve on its channel's y-axis."""
+        absolute time, drawn at x = t - panel.origin), each curve on its channel's y-axis.
+
+        Aligned by time (the usual case), a frame costs no scan of a whole run: each curve's data is
+        set once for a stretch of three windows and moved with the frame on show, the references'
+        extents come from their block min/max and the run on show's from the panel's own drawing.
+        """
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
         log = model.session.log
@@ -127,12 +151,11 @@ class PlotOverlay:
         for key in [k for k in self.rows if k not in alive]:
             del self.rows[key]
         infos = {i.name: i for i in log.infos}
-        cur_t = log.column("t")
-        cur_d = distance_of(log.column("x"), log.column("y")) if self.comparer.align == "distance" else cur_t
+        by_time = self.comparer.align == "time"
         vis_lo, vis_hi = getattr(panel, "view", (0.0, 0.0))
         origin, span = panel.origin, max(vis_hi - vis_lo, 1e-9)
-        first = int(np.searchsorted(cur_t, vis_lo - 1e-9, side="left"))
-        last = min(int(np.searchsorted(cur_t, vis_hi + 1e-9, side="right")), len(cur_t))
+        cur_t = log.column("t")
+        placed = None  # aligned by distance or drawn as B - A: each reference's samples on this run's time axis
         for row in panel.rows:
             overlay = self.row_overlay(row)
             delta = overlay.delta.isChecked()
@@ -141,13 +164,12 @@ class PlotOverlay:
                 main.setVisible(not delta or not refs)
             ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
             columns = int(row.vb.width()) or 500
+            if (delta or not by_time) and placed is None:
+                placed = self._placed(refs, log, cur_t, vis_lo, vis_hi)
             for i, ref in enumerate(refs):
                 if ref.run.unit != model.session.params.model.unit:
                     continue  # a car in other units: its channels do not share these axes
                 data = ref.run.data
-                ref_d = self.distance(ref.run) if self.comparer.align == "distance" else data["t"]
-                times, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
-                window = keep & (times >= vis_lo - 1e-9) & (times <= vis_hi + 1e-9)
                 for name in row.curves:
                     if name not in data or name not in infos:
                         continue
@@ -155,11 +177,12 @@ class PlotOverlay:
                     curve = overlay.curve(i, name, ref)
                     used.add((i, name))
                     r = ranges.setdefault(id(row.axis_of(name)), [np.inf, -np.inf])
-                    if not delta and self.comparer.align == "time":
-                        y_lo, y_hi = self._draw_shifted(curve, data, name, factor, origin, vis_lo, vis_hi, span,
+                    if not delta and by_time:
+                        y_lo, y_hi = self._draw_shifted(curve, ref.run, name, factor, origin, vis_lo, vis_hi, span,
                                                         columns)
                         r[0], r[1] = min(r[0], y_lo), max(r[1], y_hi)
                         continue
+                    times, window = placed[i]
                     y = data[name][window] * factor
                     xs = times[window] - origin
                     if delta:
@@ -175,15 +198,25 @@ class PlotOverlay:
             overlay.zero.setVisible(delta and bool(refs))
             if not refs:
                 continue
-            if not delta and len(cur_t):
-                for name in row.curves:
-                    values = log.column(name)[first:last]
-                    if len(values):
-                        factor = display_unit(infos[name])[1]
-                        r = ranges.setdefault(id(row.axis_of(name)), [np.inf, -np.inf])
-                        r[0], r[1] = min(r[0], float(values.min()) * factor), max(r[1], float(values.max()) * factor)
+            if not delta:
+                # The run on show's extent per axis, as the panel found it drawing the same window.
+                for key, (lo, hi) in getattr(row, "drawn_ranges", {}).items():
+                    r = ranges.setdefault(key, [np.inf, -np.inf])
+                    r[0], r[1] = min(r[0], lo), max(r[1], hi)
             for axis in row.axes:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
                 if lo <= hi:
                     axis.fit(min(lo, 0.0), max(hi, 0.0)) if delta else axis.fit(lo, hi)
                 axis.vb.prepareForPaint()
+
+    def _placed(self, refs, log, cur_t, vis_lo: float, vis_hi: float) -> list:
+        """For each reference, its samples' times on the run on show's axis and which fall in the window."""
+        by_distance = self.comparer.align == "distance"
+        cur_d = distance_of(log.column("x"), log.column("y")) if by_distance else cur_t
+        out = []
+        for ref in refs:
+            data = ref.run.data
+            ref_d = self.distance(ref.run) if by_distance else data["t"]
+            times, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
+            out.append((times, keep & (times >= vis_lo - 1e-9) & (times <= vis_hi + 1e-9)))
+        return out

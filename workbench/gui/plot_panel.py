@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, Qt
+from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
@@ -78,7 +78,9 @@ def _place(mark, origin: float) -> None:
 
 
 class PlotPanel(QWidget):
-    """A stack of plots sharing the time axis."""
+    """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list."""
+
+    watch_requested = Signal(str)
 
     def __init__(self, model: SessionModel, plots: list[list[str]] | None = None, window: float = 10.0, parent=None):
         super().__init__(parent)
@@ -161,6 +163,7 @@ class PlotPanel(QWidget):
         row.vb.picked.reset.connect(self.reset_zoom)
         row.vb.sigRangeChangedManually.connect(lambda *a, r=row: self._on_zoomed(r))
         row.export_requested.connect(lambda kind, r=row: self.export_dialog(r, kind))
+        row.watch_requested.connect(self.watch_requested)
         self.rows.append(row)
         self._rows_layout.addWidget(row, 1)
         self._label_time_axis()
@@ -352,6 +355,7 @@ class PlotPanel(QWidget):
                 axis = row.axis_of(name)
                 r = ranges.setdefault(id(axis), [np.inf, -np.inf])
                 r[0], r[1] = min(r[0], lo), max(r[1], hi)
+            row.drawn_ranges = ranges  # the overlay fits its references' curves in with these
             for axis in row.axes:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
                 axis.fit(lo, hi)

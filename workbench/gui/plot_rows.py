@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget, QWidgetAction
 
@@ -80,6 +80,10 @@ class CursorViewBox(pg.ViewBox):
             else:
                 self.picked.time.emit(self.mapSceneToView(ev.scenePos()).x())
             return
+        if ev.button() == Qt.MouseButton.RightButton:
+            ev.accept()
+            self.picked.menu.emit(ev.screenPos().toPoint())
+            return
         super().mouseClickEvent(ev)
 
     def mouseDragEvent(self, ev, axis=None) -> None:
@@ -93,6 +97,7 @@ class CursorViewBox(pg.ViewBox):
 class _Relay(QObject):
     time = Signal(float)  # x in the plot's time base
     reset = Signal()
+    menu = Signal(QPoint)  # a right click, at this point of the screen
 
 
 class OverlayViewBox(pg.ViewBox):
@@ -144,6 +149,7 @@ class PlotRow(QWidget):
 
     channels_changed = Signal()
     export_requested = Signal(str)  # "png", "svg" or "csv"
+    watch_requested = Signal(str)  # a channel to pin in the watch list
 
     def __init__(self, panel, channels: list[str]):
         super().__init__(panel)
@@ -180,6 +186,10 @@ class PlotRow(QWidget):
         self._search_action.setDefaultWidget(self.search)
         self.menu.addAction(self._search_action)
         self.menu.aboutToShow.connect(lambda: QTimer.singleShot(0, self.search.setFocus))
+        self.watch_menu = QMenu("watch", self.menu)  # this plot's channels, to pin in the watch list
+        self.watch_menu.setToolTipsVisible(True)
+        self.watch_menu.aboutToShow.connect(lambda: self._fill_watch_menu(self.watch_menu))
+        self.vb.picked.menu.connect(self._on_right_click)
         self.export_button = QToolButton()
         self.export_button.setText("export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -223,6 +233,8 @@ class PlotRow(QWidget):
         for action in self.menu.actions():
             if action is not self._search_action:
                 self.menu.removeAction(action)
+                if action.menu() is self.watch_menu:
+                    continue  # kept: added again below
                 if action.menu() is not None:
                     action.menu().deleteLater()
                 action.deleteLater()
@@ -233,13 +245,15 @@ class PlotRow(QWidget):
                 self.menu.addAction(self._channel_action(info, self.menu))
             if not matches:
                 self.menu.addAction("(no channel matches)").setEnabled(False)
-            return
-        groups: dict[str, QMenu] = {}
-        for info in self._infos:
-            group = channel_group(info.name)
-            if group not in groups:
-                groups[group] = self.menu.addMenu(group)
-            groups[group].addAction(self._channel_action(info, groups[group]))
+        else:
+            groups: dict[str, QMenu] = {}
+            for info in self._infos:
+                group = channel_group(info.name)
+                if group not in groups:
+                    groups[group] = self.menu.addMenu(group)
+                groups[group].addAction(self._channel_action(info, groups[group]))
+        self.menu.addSeparator()
+        self.menu.addMenu(self.watch_menu)  # last: pin one of this plot's channels in the watch list
 
     def _channel_action(self, info: ChannelInfo, parent) -> QAction:
         unit = self._panel.unit_of(info)
@@ -250,9 +264,28 @@ class PlotRow(QWidget):
         action.toggled.connect(lambda on, name=info.name: self._toggle(name, on))
         return action
 
+    def _fill_watch_menu(self, menu: QMenu) -> None:
+        menu.clear()
+        for name in self.curves:
+            menu.addAction(f"watch {name}", lambda n=name: self.watch_requested.emit(n))
+        if not self.curves:
+            menu.addAction("(no channel on this plot)").setEnabled(False)
+
+    def context_menu(self) -> QMenu:
+        """The right-click menu of the plot: pin one of its channels in the watch list."""
+        menu = QMenu(self)
+        self._fill_watch_menu(menu)
+        return menu
+
+    def _on_right_click(self, at: QPoint) -> None:
+        self._context = self.context_menu()  # kept: a popup with no owner would go at once
+        self._context.popup(at)
+
     def channel_actions(self) -> list[QAction]:
         out = []
         for action in self.menu.actions():
+            if action.menu() is self.watch_menu:
+                continue
             if action.menu() is not None:
                 out += action.menu().actions()
             elif action.data():

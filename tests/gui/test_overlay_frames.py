@@ -1,0 +1,67 @@
+"""The reference curves over the plots are drawn once and moved with the frame on show, not drawn again
+every frame; their extent per window is the data's."""
+
+import numpy as np
+
+from workbench.gui.decimate import BlockRange
+from workbench.gui.testing import hold
+
+
+def test_block_range_is_the_min_and_max_of_any_stretch():
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=5000)
+    index = BlockRange(y, block=64)
+    for a, b in [(0, 5000), (0, 1), (63, 64), (64, 128), (10, 70), (100, 4321), (4999, 5000), (200, 200), (-5, 9999)]:
+        part = y[max(a, 0):min(b, 5000)]
+        expect = (float(part.min()), float(part.max())) if len(part) else (np.inf, -np.inf)
+        assert index.range(a, b) == expect
+
+
+def test_driving_with_two_references_pinned_moves_their_curves_without_setting_their_data(carbench_window,
+                                                                                         monkeypatch):
+    window = carbench_window
+    for _ in range(2):
+        hold(window, {"throttle", "left"}, 240)
+        window.comparer.pin_current()
+    hold(window, {"throttle"}, 10)
+    overlay = window.plot_overlay
+    curves = [c for row in window.plots.rows for c in overlay.row_overlay(row).curves.values()]
+    assert len(curves) == 2 * sum(len(row.curves) for row in window.plots.rows)
+    calls = []
+    for curve in curves:
+        original = curve.setData
+        monkeypatch.setattr(curve, "setData", lambda *a, c=curve, f=original, **k: (calls.append(c), f(*a, **k)))
+    before = [curve.pos().x() for curve in curves]
+    model = window.model
+    model.press("throttle")
+    for _ in range(90):  # 90 frames driven and drawn, one at a time, as the window's timer does
+        model.advance(1)
+    model.release("throttle")
+    assert calls == []  # not one reference curve had its data set again
+    assert all(c.pos().x() < b for c, b in zip(curves, before, strict=True))  # they moved with the time axis
+    # and they still show the reference's values where the axis shows them
+    session = model.session
+    ref = window.comparer.references.items[0]
+    row = window.plots.rows[0]
+    curve = overlay.row_overlay(row).curves[(0, "speed_kmh")]
+    xs, ys = curve.getData()
+    xs = xs + curve.pos().x()
+    k = 200
+    at = k * session.dt - window.plots.origin
+    assert abs(ys[np.argmin(np.abs(xs - at))] - ref.run.data["speed_kmh"][k]) < 1.0
+
+
+def test_the_plot_axes_take_in_the_references_over_the_window(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle"}, 600)
+    window.comparer.pin_current()
+    window.model.reset()
+    hold(window, {"throttle"}, 120)  # slower than the reference over most of the window
+    row = window.plots.rows[0]
+    axis = row.axis_of("speed_kmh")
+    lo, hi = axis.vb.viewRange()[1]
+    ref = window.comparer.references.items[0]
+    a, b = window.plots.view
+    t = ref.run.data["t"]
+    shown = ref.run.data["speed_kmh"][(t >= a) & (t <= b)]
+    assert lo <= shown.min() and shown.max() <= hi

@@ -1,0 +1,88 @@
+"""The watch list: channels pinned from the dock, a plot's channel menu or a right-click, each a live row of
+its value and its minimum and maximum over the plots' visible window, in display units; kept in the settings."""
+
+import math
+
+import numpy as np
+from PySide6.QtWidgets import QApplication
+
+from physics.units import display_of
+from workbench.gui.testing import hold, make_window
+from workbench.gui.watch_dock import REMOVE, watch_text
+
+
+def _expected(window, name):
+    log, dt = window.model.session.log, window.model.session.dt
+    info = {i.name: i for i in log.infos}[name]
+    unit, factor = display_of(info)
+    a, b = window.plots.view
+    start, end = max(0, math.floor(a / dt)), min(log.frames, math.ceil(b / dt) + 1)
+    column = log.column(name)
+    k = window.model.shown_frame()
+    return [watch_text(v) for v in (column[k] * factor, column[start:end].min() * factor,
+                                     column[start:end].max() * factor)] + [unit], unit
+
+
+def _shown(window, name):
+    return [window.watch.cell(name, c) for c in ("value", "min", "max", "unit")]
+
+
+def test_a_pinned_channel_shows_its_value_and_the_plot_window_min_max_in_display_units(carbench_window):
+    window = carbench_window
+    watch = window.watch
+    window.watch_dock.raise_()
+    watch.picker.setCurrentIndex(watch.picker.findData("yaw_rate"))
+    watch.add.click()
+    assert watch.names == ["yaw_rate"]
+    window.watch_channel("speed_kmh")
+    window.plots.window.setValue(3.0)  # the window scrolls: the minimum is not the run's first frame
+    hold(window, {"throttle", "left"}, 600)
+    model = window.model
+    model.press("throttle")
+    for _ in range(5):  # a few frames, each drawn
+        model.advance(2)
+        QApplication.processEvents()
+        for name in ("yaw_rate", "speed_kmh"):
+            expected, unit = _expected(window, name)
+            assert _shown(window, name) == expected
+    model.release("throttle")
+    assert _expected(window, "yaw_rate")[1] == "deg/s" and _expected(window, "speed_kmh")[1] == "km/h"
+    assert watch.cell("yaw_rate", "unit") == "deg/s" and watch.cell("speed_kmh", "unit") == "km/h"
+    shown_min = float(watch.cell("speed_kmh", "min"))
+    assert shown_min > 1.0  # over the last 3 s of accelerating, not from standstill
+    assert np.isclose(shown_min, window.model.session.log.column("speed_kmh")[-360:].min(), rtol=1e-3)
+    # scrubbed back, the value is the frame on show's
+    model.set_running(False)
+    model.set_view_frame(100)
+    expected, _ = _expected(window, "yaw_rate")
+    assert _shown(window, "yaw_rate") == expected
+    assert watch.cell("yaw_rate", "value") == watch_text(np.degrees(model.session.log.column("yaw_rate")[100]))
+    # removed with its row's button
+    watch.table.cellWidget(0, REMOVE).click()
+    assert watch.names == ["speed_kmh"] and watch.table.rowCount() == 1
+
+
+def test_pinned_from_a_plot_menu_and_a_right_click(carbench_window):
+    window = carbench_window
+    row = window.plots.rows[2]  # yaw_rate and steer
+    row.menu.aboutToShow.emit()
+    row.watch_menu.aboutToShow.emit()
+    actions = {a.text(): a for a in row.watch_menu.actions()}
+    assert set(actions) == {"watch yaw_rate", "watch steer"}
+    actions["watch steer"].trigger()
+    menu = row.context_menu()
+    [a for a in menu.actions() if a.text() == "watch yaw_rate"][0].trigger()
+    assert window.watch.names == ["steer", "yaw_rate"]
+    assert window.watch_dock.isVisible()
+
+
+def test_the_list_is_restored_from_the_settings(carbench_window, carbench_settings, qtbot):
+    window = carbench_window
+    window.watch.pin("rpm")
+    window.watch.pin("beta")
+    window.watch.pin("rpm")  # once only
+    window.close()
+    again = make_window(settings=carbench_settings)
+    qtbot.addWidget(again)
+    assert again.watch.names == ["rpm", "beta"]
+    assert again.watch.table.rowCount() == 2
