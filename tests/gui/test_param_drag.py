@@ -246,3 +246,26 @@ def test_a_dragged_gear_ratio_marks_only_its_own_box(carbench_window):
     assert after[1] == pytest.approx(before[1] + 10 * second.pixel_step) and after[0] == before[0]
     assert second.font().bold() and not _spin(window, "gearbox.ratios", 0).font().bold()
     assert window.model.undo_stack.count() == 1
+
+
+def test_a_drag_while_driving_is_one_edit_mark_at_its_start(carbench_window):
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    model = window.model
+    model.set_running(True)
+    hold(window, {"throttle"}, 30)
+    spin = _spin(window)
+    edit = spin.lineEdit()
+    start = _centre(edit)
+    began = model.session.frame
+    QTest.mousePress(edit, LEFT, NONE, start)
+    for dx in (5, 10, 20, 30):
+        QTest.mouseMove(edit, start + QPoint(dx, 0))
+        hold(window, {"throttle"}, 5)  # the car drives on during the drag
+    QTest.mouseRelease(edit, LEFT, NONE, start + QPoint(30, 0))
+    assert len(model.edit_marks) == 1
+    frame, text = model.edit_marks[0]
+    assert began <= frame < began + 5 and "1900" in text
+    drag(spin, [10])  # a second drag: a second mark
+    assert len(model.edit_marks) == 2

@@ -55,6 +55,7 @@ class SessionModel(QObject):
         self._rate = deque(maxlen=120)  # (wall time, sim time) samples for the real-time factor
         self.undo_stack = QUndoStack(self)
         self.edit_marks: list[tuple[int, str]] = []  # (frame, text) of the edits made while driving
+        self._mark_key: str | None = None  # the merge key of the last mark's edits (a drag in progress)
         self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
         # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
         # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
@@ -202,7 +203,7 @@ class SessionModel(QObject):
         before = self.session.params.get(path)
         self.session.set_param(path, value)
         after = self.session.params.get(path)
-        self._mark_edit(describe(path, after))
+        self._mark_edit(describe(path, after), merge_key)
         self.undo_stack.push(ParamsCommand(self, describe(path, after), {path: before}, {path: after}, merge_key))
         self.params_changed.emit(path)
 
@@ -225,8 +226,13 @@ class SessionModel(QObject):
         self._mark_edit(", ".join(describe(p, v) for p, v in changes.items()))
         self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
 
-    def _mark_edit(self, text: str) -> None:
-        self.edit_marks.append((self.session.frame, text))
+    def _mark_edit(self, text: str, merge_key: str | None = None) -> None:
+        """A mark on the plots at this frame; the edits of one drag (one merge key) are one mark, at its start."""
+        if merge_key is not None and merge_key == self._mark_key and self.edit_marks:
+            self.edit_marks[-1] = (self.edit_marks[-1][0], text)
+        else:
+            self.edit_marks.append((self.session.frame, text))
+        self._mark_key = merge_key
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch car, undoably; PresetError (with file, key and reason) leaves the current car untouched."""
