@@ -127,10 +127,10 @@ class CarView(pg.PlotWidget):
 
     # -- model events ----------------------------------------------------------------------------
 
-    def _set_legend(self, four_wheel: bool) -> None:
-        """The key to the drawing, for the car's layout; painted once into a pixmap (laying out rich text on
-        every repaint of the view is costly)."""
-        key = four_wheel
+    def _set_legend(self, four_wheel: bool, forces: bool = True) -> None:
+        """The key to the drawing, for the car's layout (``forces``: it has tyre forces to draw); painted once
+        into a pixmap (laying out rich text on every repaint of the view is costly)."""
+        key = (four_wheel, forces)
         if key == self._legend_key:
             return
         self._legend_key = key
@@ -142,12 +142,13 @@ class CarView(pg.PlotWidget):
                       " <span style='color:#f57900'>&#9646;</span> below half), hollow wheel: lifted",
                       "<span style='color:#c4a000'>ABS</span> <span style='color:#4e9a06'>TCS</span>"
                       " <span style='color:#ad7fa8'>ESC</span> braking the wheel"]
-        else:
+        elif forces:
             lines.append("<span style='color:#cc0000'>&#9632;</span> front / <span style='color:#f57900'>&#9632;"
                          "</span> rear tyre force (weight = one wheelbase)")
         lines += ["<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
                   " <span style='color:#75507b'>&#9679;</span> its centre",
                   "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation"]
+        self.legend_lines = lines
         self._legend.setPixmap(QPixmap())
         self._legend.setTextFormat(Qt.TextFormat.RichText)
         self._legend.setText("<br>".join(lines))
@@ -295,7 +296,7 @@ class CarView(pg.PlotWidget):
         for item, outline in zip(self._wheels, shape.wheels, strict=True):
             _set_polygon(item, outline)
         self._velocity.set_points(shape.velocity[:, 0], shape.velocity[:, 1])
-        self._set_legend(shape.corners is not None)
+        self._set_legend(shape.corners is not None, session.params.kind != "kinematic")
         self._draw_corners(shape)
         near = 50 * session.params.body.wheelbase
         if shape.turn_centre is not None and shape.turn_radius < near:
