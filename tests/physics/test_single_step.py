@@ -7,11 +7,11 @@ path (Kernel.run with fresh arrays, as a step was made before) bit for bit, and 
 
 from __future__ import annotations
 
-import tracemalloc
 from dataclasses import fields
 
 import numpy as np
 import pytest
+from allocations import steps_that_allocate
 from helpers import DT, preset
 
 from physics import ANALOG, KEYS, Inputs, NonFiniteError, Simulation, records
@@ -160,32 +160,15 @@ def test_the_guard_stops_a_non_finite_value_of_a_single_car_and_the_next_steps_g
     assert sim.frame == 5 and np.isfinite(telemetry.values).all()
 
 
-NUMBA_CALL_BYTES = 1024  # numba's wrapper takes about 48 bytes per array argument for the call (12 of them)
 
 
-def _steps_that_allocate(step, steps: int = 1000, threshold: int = NUMBA_CALL_BYTES) -> int:
-    """How many of ``steps`` calls of ``step()`` allocated more than ``threshold`` bytes while they ran
-    (tracemalloc's peak within each call, arrays included: numpy reports its data to tracemalloc; one
-    frame's telemetry record alone is 816 bytes)."""
-    tracemalloc.start()
-    try:
-        allocating = 0
-        for _ in range(steps):
-            tracemalloc.reset_peak()
-            before, _ = tracemalloc.get_traced_memory()
-            step()
-            _, peak = tracemalloc.get_traced_memory()
-            allocating += peak - before > threshold
-        return allocating
-    finally:
-        tracemalloc.stop()
 
 
 def test_a_step_allocates_no_array():
     sim = Simulation(preset("sedan"), n=1, dt=DT)
     u = Inputs.from_keys(1, {"throttle", "left"})
     sim.step(u)
-    allocating = _steps_that_allocate(lambda: sim.step(u))
+    allocating = steps_that_allocate(lambda: sim.step(u))
     assert allocating == 0
 
 

@@ -3,34 +3,14 @@ fresh Inputs per frame gave, and no array made per frame."""
 
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pytest
+from allocations import steps_that_allocate
 
 from physics import ANALOG, KEYS, Inputs, Simulation, load_preset
 from physics.records import TELEMETRY
 from workbench import bench
 from workbench.runs.live import SNAPSHOT_EVERY, LiveSession
-
-NUMBA_CALL_BYTES = 1024  # numba's wrapper takes about 48 bytes per array argument for the call (12 of them)
-
-
-def _steps_that_allocate(step, steps: int = 1000, threshold: int = NUMBA_CALL_BYTES) -> int:
-    """How many of ``steps`` calls of ``step()`` allocated more than ``threshold`` bytes while they ran
-    (tracemalloc's peak within each call; numpy reports its arrays' data to tracemalloc)."""
-    tracemalloc.start()
-    try:
-        allocating = 0
-        for _ in range(steps):
-            tracemalloc.reset_peak()
-            before, _ = tracemalloc.get_traced_memory()
-            step()
-            _, peak = tracemalloc.get_traced_memory()
-            allocating += peak - before > threshold
-        return allocating
-    finally:
-        tracemalloc.stop()
 
 
 def _frames(seed: int, steps: int) -> list[tuple[set[str], dict[str, float]]]:
@@ -74,7 +54,7 @@ def test_the_live_step_allocates_no_array_per_frame():
     session.step({"throttle"})
     held = [{"throttle", "left"}, {"throttle"}, {"brake", "right"}]
     frame = iter(range(10**6))
-    allocating = _steps_that_allocate(lambda: session.step(held[next(frame) % 3], {"steer": 0.25}))
+    allocating = steps_that_allocate(lambda: session.step(held[next(frame) % 3], {"steer": 0.25}))
     # a copy of the state every SNAPSHOT_EVERY frames, and the first frame of each set of keys not held before
     # (its record's bytes are made once)
     assert allocating <= 1000 // SNAPSHOT_EVERY + 2
