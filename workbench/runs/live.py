@@ -64,12 +64,7 @@ class InputHistory:
             self.analog_value[k] = analog_value
         self.gear_on[k] = gear is not None
         self.gear_value[k] = 0 if gear is None else gear
-        if params is not None:
-            if k == 0:
-                self.start_params = params
-            else:
-                self.changes.append((k, params))
-        self.frames = k + 1
+        self._close(k, params)
 
     def append_live(self, keys: np.ndarray, analog: dict[str, float], params: CarParams | None = None) -> None:
         """Frame ``self.frames`` as :meth:`append` takes it, from a row of KEYS flags and the overrides by name."""
@@ -85,6 +80,10 @@ class InputHistory:
                 self.analog_on[k, j] = True
                 self.analog_value[k, j] = value
         # gear_on[k] and gear_value[k] are already False and 0: frames past the history are kept cleared
+        self._close(k, params)
+
+    def _close(self, k: int, params: CarParams | None) -> None:
+        """End frame ``k``: the car's parameters from it on, when they changed (the first frame's are the start)."""
         if params is not None:
             if k == 0:
                 self.start_params = params
