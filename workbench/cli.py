@@ -395,6 +395,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                 return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
         if report is not None:
             from workbench.output.html_report import write_report
+            from workbench.runs.cluster import quiet_stderr
 
             try:
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
@@ -428,25 +429,6 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
 def report_writes(name: str) -> bool:
     """Whether ``--report DIR`` may write a file of this name into DIR (its page and its charts)."""
     return name == "index.html" or name.lower().endswith(".png")
-
-
-@contextlib.contextmanager
-def quiet_stderr():
-    """File descriptor 2 pointed at /dev/null for the block (libraries that print their own warnings)."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        os.close(devnull)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def _sweep(args) -> int:

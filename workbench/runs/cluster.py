@@ -79,7 +79,7 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             yield run
         except (KeyboardInterrupt, Terminated):
             _quiet_dask()  # the cluster is closed on the way out without its warnings
-            with _stderr_silenced():
+            with quiet_stderr():
                 stack.close()
             raise
 
@@ -129,7 +129,9 @@ def _quiet_dask() -> None:
 
 
 @contextlib.contextmanager
-def _stderr_silenced():
+def quiet_stderr():
+    """File descriptor 2 pointed at /dev/null for the block (libraries that print their own warnings:
+    Dask's scheduler, libpng)."""
     import os
     import sys
 
