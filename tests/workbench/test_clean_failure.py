@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_calls import run
 
 from physics import load_preset
 from physics.presets import cars_dir, scripts_dir
-from workbench import cli
 from workbench.display import probe_display
 from workbench.output.csv_stream import CsvStreams
 from workbench.output.progress import ProgressBar
@@ -38,15 +38,6 @@ def cli_env() -> dict[str, str]:
     return {**env, "QT_QPA_PLATFORM": "offscreen", "PYTHONDONTWRITEBYTECODE": "1"}
 
 CLUTCH = scripts_dir() / "clutch_coast.toml"
-
-
-def run(argv, capsys):
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # -- accepted now ----------------------------------------------------------------------------------

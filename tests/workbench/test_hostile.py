@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from cli_calls import run, snapshot
 
 from physics.presets import cars_dir, scripts_dir
 from workbench import cli
@@ -284,25 +285,6 @@ def make_special(kind: str, root: Path) -> None:
         (root / "dangling.toml").symlink_to(root / "gone.toml")
     elif kind == "sub":
         (root / "sub").mkdir()
-
-
-def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in filenames + dirnames:
-            path = Path(dirpath) / name
-            info = path.lstat()
-            out[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
-    return out
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:  # argparse's own errors and --help
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_there_are_at_least_116_cases_and_their_ids_are_unique():

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from cli_calls import run, snapshot
 
 from physics.presets import cars_dir, scripts_dir
 from workbench import cli
@@ -32,25 +33,6 @@ GEARS = "[" + ", ".join(["3.0"] * 10_000) + "]"
 
 def recorded(dt: str = "0.01", changed: str = "[]") -> str:
     return SHORT + RECORDED.format(h=HASH, dt=dt, changed=changed)
-
-
-def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in filenames + dirnames:
-            path = Path(dirpath) / name
-            info = path.lstat()
-            out[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
-    return out
-
-
-def run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def one_line(code: int, out: str, err: str, needles=()) -> None:
@@ -577,8 +559,6 @@ def test_a_scheduler_that_never_answers_is_given_up_on(monkeypatch):
         for conn in held:
             conn.close()
         server.close()
-
-
 
 
 # -- one stamp: --json, the recording, the HTML page, the MCAP and the window show the same ------------------------

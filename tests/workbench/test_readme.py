@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_calls import run as _run
 
 from workbench import bench, cli
 from workbench.names import shipped_names
@@ -23,15 +24,6 @@ def _commands(word: str) -> list[list[str]]:
         if line.startswith(f"carbench {word} ") and "SCRIPT" not in line:
             out.append(line.split()[1:])
     return out
-
-
-def _run(argv, capsys):
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_the_sweep_examples_name_shipped_scripts():
