@@ -609,7 +609,7 @@ class ParamPanel(QWidget):
             self.reference.addItem("other file\u2026", "file")
             self.reference.setCurrentIndex(0)
 
-    def _build(self) -> None:
+    def _build(self, infos: list | None = None) -> None:
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
@@ -617,7 +617,7 @@ class ParamPanel(QWidget):
         self.rows.clear()
         self.groups.clear()
         params = self._model.session.params
-        infos = self._built_for = self._shown_infos()
+        infos = self._built_for = self._shown_infos() if infos is None else infos
         grids = []
         for group in dict.fromkeys(i.path.split(".")[0] for i in infos):
             header = QToolButton()
@@ -809,10 +809,11 @@ class ParamPanel(QWidget):
         self.status.setVisible(False)
         self.reference_preset = self._model.session.preset
         self._fill_references()
-        if self._shown_infos() == self._built_for:
+        infos = self._shown_infos()
+        if infos == self._built_for:
             self._refresh()  # the same rows (a script on the same car, the preset again): new values only
         else:
-            self._build()
+            self._build(infos)
 
     def _on_params_changed(self, path: str) -> None:
         self._refresh()
