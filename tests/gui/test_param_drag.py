@@ -155,12 +155,24 @@ def test_double_click_or_ctrl_click_types_a_value(carbench_window, qtbot):
     assert window.model.session.params.engine.peak_torque == 433.0
 
 
+def _close_a_popup(tries: int = 500) -> None:
+    def look(left: int) -> None:
+        popup = QApplication.activePopupWidget()
+        if popup is not None:
+            popup.close()
+        elif left:
+            QTimer.singleShot(10, lambda: look(left - 1))
+
+    QTimer.singleShot(0, lambda: look(tries))
+
+
 def _menu_of(window, path, widget=None):
     """The row's menu as a right-click on ``widget`` (its value box by default) opens it."""
     widget = widget if widget is not None else _spin(window, path).lineEdit()
     before = set(window.findChildren(QMenu))
-    # A menu shown modally (exec, as a plain spin box's own menu is) would wait forever: close it.
-    QTimer.singleShot(0, lambda: QApplication.activePopupWidget() and QApplication.activePopupWidget().close())
+    # A menu shown modally (exec, as a plain spin box's own menu is) would wait forever: close it,
+    # looking again until one is open (a modal menu may not be up yet when the event loop first runs).
+    _close_a_popup()
     QApplication.sendEvent(widget, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, _centre(widget),
                                                      widget.mapToGlobal(_centre(widget))))
     menus = [m for m in window.findChildren(QMenu) if m not in before and m.isVisible()]
