@@ -267,8 +267,8 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     progress("the hunt")
     cars, seconds = (50, 5.0) if quick else (200, 10.0)
     out["hunt"] = {preset: hunt_throughput(preset, cars, seconds) for preset in ("sedan", "parking")}
-    progress("GUI frame times")
     if gui:
+        progress("GUI frame times")
         try:
             from workbench.gui.bench import SIZES, TARGETS_MS, frame_time
         except ImportError as exc:

@@ -80,6 +80,46 @@ def test_bench_says_what_it_measures_before_it_measures(monkeypatch, capsys):
     assert err.startswith("bench [1/10] compiling the model"), err
 
 
+@pytest.mark.parametrize("gui", [False, True])
+def test_bench_counts_its_steps_to_the_total_it_announces(monkeypatch, gui):
+    # Every measurement replaced by a stub: only the progress lines are under test.
+    from collections import defaultdict
+
+    from workbench.manoeuvres import handling_bench
+    from workbench.runs import sweep_bench
+
+    monkeypatch.setattr(bench, "CPU", defaultdict(lambda: 1.0))
+    for name in ("compile_time", "replay_figures", "replay_all_wall", "hunt_throughput"):
+        monkeypatch.setattr(bench, name, lambda *a, **k: {})
+    for name in ("step_us", "window_step_us", "batch_rate"):
+        monkeypatch.setattr(bench, name, lambda *a, **k: 1.0)
+    monkeypatch.setattr(bench, "commonroad_step_us", lambda *a, **k: None)
+    monkeypatch.setattr(bench, "rerun_after_edit", lambda *a, **k: (0.0, 1))
+    monkeypatch.setattr(sweep_bench, "figures", lambda quick: {})
+    monkeypatch.setattr(handling_bench, "figures", lambda quick: {})
+    if gui:
+        from workbench.gui import bench as gui_bench
+
+        monkeypatch.setattr(gui_bench, "frame_time", lambda **k: (1.0, 2.0))
+    lines = []
+    steps = 11 if gui else 10
+    bench.measure(quick=True, gui=gui, progress=bench.BenchProgress(stream=_Lines(lines), steps=steps))
+    counts = [line.split("]")[0] for line in lines]
+    assert counts == [f"bench [{k}/{steps}" for k in range(1, steps + 1)], lines
+
+
+class _Lines:
+    def __init__(self, lines):
+        self.lines = lines
+
+    def write(self, text):
+        if text.strip():
+            self.lines.append(text)
+
+    def flush(self):
+        pass
+
+
 def test_the_readme_quotes_the_scheduler_connect_time():
     from workbench.runs.cluster import CONNECT_TIMEOUT
 
