@@ -61,6 +61,19 @@ def test_the_channel_menu_is_grouped_and_searchable(carbench_window):
     assert any(a.data() == "axle_torque" and a.isChecked() for a in row.channel_actions())
 
 
+def test_the_channel_menus_offer_what_the_car_on_show_computes(carbench_window):
+    from physics.telemetry import channels_of
+
+    window = carbench_window
+    for name in ("teaching", "manual003", "sedan"):
+        assert window.load_preset(name)
+        row = window.plots.rows[0]
+        offered = {a.data() for a in row.channel_actions()}
+        computed = {i.name for i in channels_of(window.model.session.params)}
+        assert offered == computed
+        assert ("rpm" in offered) == (name != "teaching") and ("load_fl" in offered) == (name == "sedan")
+
+
 def test_the_crosshair_hides_on_leave_and_never_goes_stale_or_prints_minus_zero(carbench_window):
     window = carbench_window
     window.plots.set_channel_sets([["steer"]])

@@ -86,3 +86,19 @@ def test_the_list_is_restored_from_the_settings(carbench_window, carbench_settin
     qtbot.addWidget(again)
     assert again.watch.names == ["rpm", "beta"]
     assert again.watch.table.rowCount() == 2
+
+
+def test_the_picker_offers_only_what_the_car_on_show_computes(carbench_window):
+    from physics.telemetry import channels_of
+
+    window = carbench_window
+    for name in ("teaching", "manual003", "sedan"):
+        assert window.load_preset(name)
+        watch = window.watch
+        offered = [watch.picker.itemData(i) for i in range(watch.picker.count())]
+        assert offered == [i.name for i in channels_of(window.model.session.params)]
+        if name == "teaching":
+            assert "rpm" not in offered and not watch.pin("rpm")
+        if name == "manual003":
+            assert "slip_angle_fl" not in offered and not watch.pin("slip_angle_fl")
+    assert window.watch.pin("load_fl") and window.watch.names == ["load_fl"]

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from physics import ChannelInfo
+from physics.telemetry import channels_of
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
 from workbench.gui.plot_rows import PlotRow
 from workbench.gui.session_model import SessionModel
@@ -133,7 +134,7 @@ class PlotPanel(QWidget):
         self._marks_key = None
         self._marks_origin: float | None = None
         self._defaults = default_plots(model.session.params)
-        self._menu_infos = self.infos()  # the channels the plots' menus offer
+        self._menu_infos = self.menu_infos()
         for channels in plots or self._defaults:
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
@@ -144,6 +145,10 @@ class PlotPanel(QWidget):
 
     def infos(self) -> list[ChannelInfo]:
         return self._model.session.log.infos
+
+    def menu_infos(self) -> list[ChannelInfo]:
+        """The channels the plots' menus offer: those the car on show computes (the Telemetry table's list)."""
+        return channels_of(self._model.session.params)
 
     def unit_of(self, info: ChannelInfo) -> str:
         return display_unit(info)[0]
@@ -156,7 +161,7 @@ class PlotPanel(QWidget):
 
     def add_plot(self, channels: list[str]) -> PlotRow:
         row = PlotRow(self, channels)
-        row.build_menu(self.infos())
+        row.build_menu(self._menu_infos)
         row.plot.scene().sigMouseMoved.connect(lambda pos, r=row: self._on_mouse_moved(r, pos))
         row.channels_changed.connect(self._on_channels_changed)
         row.vb.picked.time.connect(self._on_time_picked)
@@ -247,7 +252,7 @@ class PlotPanel(QWidget):
             # Untouched defaults follow the car (engine speed for a manual car, forces otherwise).
             self._defaults = default_plots(self._model.session.params)
             self.set_channel_sets(self._defaults)
-        infos = self.infos()
+        infos = self.menu_infos()
         if infos != self._menu_infos:  # another car's channels (a script on the same car keeps them)
             self._menu_infos = infos
             for row in self.rows:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.gui.plot_panel import format_value
 from workbench.gui.session_model import SessionModel
@@ -100,15 +101,20 @@ class WatchList(QWidget):
     def _infos(self) -> dict:
         return {i.name: i for i in self._model.session.log.infos}
 
+    def _computed(self) -> list:
+        """The channels the car on show computes (the Telemetry table's list): no engine speed on a car
+        without an engine, no corner loads on a single-track car."""
+        return channels_of(self._model.session.params)
+
     def _fill_picker(self) -> None:
         self.picker.clear()
-        for info in self._model.session.log.infos:
+        for info in self._computed():
             unit = display_of(info)[0]
             self.picker.addItem(f"{info.name} [{unit}]" if unit else info.name, info.name)
 
     def pin(self, name: str | None) -> bool:
         """Add channel ``name`` (a channel of the car on show, not already watched); True if added."""
-        if not name or name in self.names or name not in self._infos():
+        if not name or name in self.names or name not in {i.name for i in self._computed()}:
             return False
         self.names.append(name)
         self._rebuild()
