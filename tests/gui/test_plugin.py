@@ -75,6 +75,7 @@ def test_drive_returns_the_run_in_display_units_with_its_stamp(carbench_window):
     assert speed.max() > 55.0 and abs(speed[-1]) < 0.5  # up to speed, then stopped (the script's own bounds)
     np.testing.assert_allclose(driven.channel("heading"), np.degrees(driven.run.data["heading"]))
     assert driven.stamp.preset.startswith("manual003") and driven.stamp.params_sha256
+    assert driven.frames == len(driven.t)  # every frame stepped once, none counted past the replay's end
     assert driven.repaints < driven.frames  # several frames per repaint, not one
 
 

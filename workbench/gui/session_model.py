@@ -73,20 +73,23 @@ class SessionModel(QObject):
         return self.advance(frames)
 
     def advance(self, frames: int = 1) -> int:
-        """Step ``frames`` frames with the keys held now; one ``stepped`` signal for all of them."""
+        """Step ``frames`` frames with the keys held now (fewer when a replay ends among them); one ``stepped``
+        signal for all of them. Returns how many were stepped."""
         if frames <= 0:
             return 0
         was_replaying = self.session.replaying
         params = self.session.params
-        for _ in range(frames):
+        stepped = 0
+        while stepped < frames:
             keys = self.keys | self._tapped if self._tapped else self.keys
             self._tapped = set()
             if self.frame_inputs is None:
                 self.session.step(keys)
             else:
                 self.session.step(*self.frame_inputs(keys))
+            stepped += 1
             if was_replaying and not self.session.replaying:
-                break
+                break  # the replay's last frame: the session stops there
         self._rate.append((time.perf_counter(), self.session.time))
         if self.view_frame is not None:
             self.set_view_frame(None)
@@ -97,13 +100,13 @@ class SessionModel(QObject):
         self._advances += 1
         # Text is read, not watched: at a run's full rate it would cost frames and show a blur.
         # A burst of frames (catching up, a scripted advance) or a paused step always refreshes it.
-        self.text_due = not self.running or frames > 4 or self._advances % TEXT_EVERY == 0
+        self.text_due = not self.running or stepped > 4 or self._advances % TEXT_EVERY == 0
         self.stepped.emit()
         self.text_due = True
         if was_replaying and not self.session.replaying:
             self.set_running(False)
             self.replay_changed.emit(False)
-        return frames
+        return stepped
 
     def refresh(self) -> None:
         """Have every view, text panels included, show the current frame (no step)."""
