@@ -171,10 +171,12 @@ def test_hold_to_not_after_from(start, end):
     assert "[[hold]] #2" in message and "`to`" in message and "is not after `from`" in message
 
 
-@pytest.mark.parametrize("start,end,bad", [(7.0, 8.5, "to"), (8.5, 9.0, "from"), (8.0, 8.0, "from")])
-def test_hold_time_past_duration(start, end, bad):
+@pytest.mark.parametrize("start,end,bad,reason", [(7.0, 8.5, "to", "past the script's duration"),
+                                                  (8.5, 9.0, "from", "past the script's duration"),
+                                                  (8.0, 8.0, "from", "is the script's end (8 s)")])
+def test_hold_time_past_duration(start, end, bad, reason):
     message = refused(HEAD + f"\n[[hold]]\nkeys = [\"left\"]\nfrom = {start}\nto = {end}\n")
-    assert "[[hold]] #1" in message and f"`{bad}`" in message and "past the script's duration" in message
+    assert "[[hold]] #1" in message and f"`{bad}`" in message and reason in message
 
 
 def test_hold_to_at_the_duration_is_allowed():
@@ -305,7 +307,7 @@ def test_expect_needs_at_or_a_whole_window(window):
     ("at = 8.01", "at", "past the script's duration"),
     ("at = -0.1", "at", "before the start"),
     ("from = 1.0\nto = 9.0", "to", "past the script's duration"),
-    ("from = 8.0\nto = 8.0", "from", "past the script's duration"),
+    ("from = 8.0\nto = 8.0", "from", "is the script's end"),
     ("from = -1.0\nto = 1.0", "from", "before the start"),
 ])
 def test_expect_times_out_of_the_script(window, bad, reason):

@@ -99,7 +99,7 @@ values = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
     ('control = "steer"\nfrom = 0.0\nvalues = 0.5', HEAD, "`values` must be a non-empty list"),
     ('control = "steer"\nfrom = 0.98\nvalues = [0.1, 0.2, 0.3, 0.4]', HEAD,
      "its 4 values run from 0.98 s to 1.01 s, past the script's duration (1 s)"),
-    ('control = "steer"\nfrom = 1.0\nvalues = [0.1]', HEAD, "`from` = 1 is past the script's duration"),
+    ('control = "steer"\nfrom = 1.01\nvalues = [0.1]', HEAD, "`from` = 1.01 is past the script's duration"),
     ('control = "steer"\nfrom = -0.01\nvalues = [0.1]', HEAD, "`from` = -0.01 is before the start"),
     ('control = "steer"\nvalues = [0.1]', HEAD, "[[track]] #1: `from` is missing"),
     ('control = "steer"\nfrom = 0.0\nvalues = [0.1]\nto = 0.5', HEAD, "unknown key `to`; allowed: control, from, values"),
@@ -182,3 +182,9 @@ def test_the_recorder_keeps_a_release_and_short_changes_as_sets():
     assert s.tracks == ()
     assert [(round(x.at, 9), x.analog, x.release) for x in s.sets] == [
         (0.0, {"clutch_pedal": 1.0}, ()), (0.1, {"clutch_pedal": 0.4}, ()), (0.12, {}, ("clutch_pedal",))]
+
+
+def test_a_track_may_give_the_last_frame_its_value_as_a_set_may():
+    # A script of duration D has frames 0 .. D / dt: the last frame takes a value like any other.
+    last = script('\n[[track]]\ncontrol = "steer"\nfrom = 1.0\nvalues = [0.25]\n', HEAD)
+    assert last.tracks[0].start == 1.0 and last.tracks[0].values == (0.25,)

@@ -401,8 +401,10 @@ class _Parser:
         t = self.number(table[key], f"{where} `{key}`")
         if t < 0:
             raise self.fail(where, f"`{key}` = {t:g} is before the start (0 s)")
-        if t > self.duration or (t == self.duration and not end_ok):
+        if t > self.duration:
             raise self.fail(where, f"`{key}` = {t:g} is past the script's duration ({self.duration:g} s)")
+        if t == self.duration and not end_ok:
+            raise self.fail(where, f"`{key}` = {t:g} is the script's end ({self.duration:g} s): nothing is left after it")
         return t
 
     def setting(self, table, i) -> Setting:

@@ -59,7 +59,7 @@ def parse_track(parser, table: dict, i: int, dt: float | None, ranges: dict[str,
                                  f"{', '.join(ANALOG)}")
     if dt is None:
         raise parser.fail(where, "needs [script] dt: a track's values are one per frame")
-    start = parser.time(table, "from", where, end_ok=False)
+    start = parser.time(table, "from", where)  # the last frame (t = duration) may take a value too
     frame = start / dt
     if abs(frame - round(frame)) > ON_FRAME:
         raise parser.fail(where, f"`from` = {start!r} s is not on a frame of dt = {dt!r} s "
