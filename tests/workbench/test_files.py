@@ -19,6 +19,25 @@ def names(folder):
     return sorted(p.name for p in folder.iterdir())
 
 
+def test_a_second_run_into_the_same_folder_merges_its_subfolders(tmp_path):
+    # What `carbench hunt --out D` does twice: D/report/ exists and holds the first run's files.
+    from workbench.output.files import StagedOutputs
+
+    out = tmp_path / "out"
+    for run, files in enumerate([("a.toml", "b.toml"), ("a.toml", "c.toml")]):
+        with StagedOutputs() as staged:
+            folder = staged.folder(out)
+            (folder / "report").mkdir()
+            for name in files:
+                (folder / name).write_text(f"run {run}")
+                (folder / "report" / f"{name}.png").write_text(f"run {run}")
+            staged.commit()
+    assert names(out) == ["a.toml", "b.toml", "c.toml", "report"]
+    assert names(out / "report") == ["a.toml.png", "b.toml.png", "c.toml.png"]
+    assert (out / "a.toml").read_text() == "run 1" and (out / "report" / "a.toml.png").read_text() == "run 1"
+    assert (out / "b.toml").read_text() == "run 0"  # the first run's other files stay
+
+
 # -- atomic_write_text --------------------------------------------------------------------------------
 
 

@@ -175,6 +175,19 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
     return target
 
 
+def _move_into(staged: Path, target: Path) -> None:
+    """Move every entry of the folder ``staged`` into the existing folder ``target``, then remove ``staged``:
+    a file replaces its namesake, a folder is merged into its namesake folder (a second run into the same
+    ``--out`` keeps the first run's other files and replaces those it writes again)."""
+    for entry in sorted(os.listdir(staged)):
+        source, destination = staged / entry, target / entry
+        if source.is_dir() and not source.is_symlink() and destination.is_dir() and not destination.is_symlink():
+            _move_into(source, destination)
+        else:
+            os.replace(source, destination)
+    os.rmdir(staged)
+
+
 class StagedOutputs:
     """Every output of a run, staged beside its target and moved into place only when all are complete.
 
@@ -221,9 +234,7 @@ class StagedOutputs:
                 os.replace(tmp, target)
         for tmp, target, existed in self._folders:
             if existed:
-                for entry in sorted(os.listdir(tmp)):
-                    os.replace(tmp / entry, target / entry)
-                os.rmdir(tmp)
+                _move_into(tmp, target)
             else:
                 os.chmod(tmp, 0o777 & ~_umask())
                 os.rename(tmp, target)
