@@ -96,6 +96,16 @@ def slope(k, torque, omega, brake, radius):
 
 
 @scalar
+def start_force(k, kx, moved, radius):
+    """A tyre's force along its wheel where the wheel starts the frame from, ``moved`` [rad/s] from where its
+    slip was taken (a clutch lock-up moves it), within its grip, and the slope the wheel's update uses: its own,
+    or none at the grip (where the force no longer grows with the slip)."""
+    shared = k.fx + kx * radius * moved
+    fx = min(max(shared, -k.limit), k.limit)
+    return fx, (kx if fx == shared else 0.0)
+
+
+@scalar
 def add_tyre(m, k, fx, kx, dt):
     """``m`` with one tyre's force (along its wheel ``fx``, across it k.fy) and slopes added."""
     h1, h2, h3 = k.c, k.s, k.lever_x
@@ -204,33 +214,48 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     kx_rr = slope(k_rr, guess, s.wheel_rr, b_rr, radius)
 
     # The driven pair through the clutch and the differential; an engine locked to them adds its inertia.
+    # A clutch that locks up shares the engine's and the wheels' angular momentum first (as on the single-track
+    # car, physics.step.grip_frame): the pair's mean speed jumps to where the momentum puts it, their
+    # difference stays (the differential passes none of it), and the frame runs from those speeds with the
+    # engine's inertia on the pair. A lock-up so loses energy, never makes it.
     j_rl, j_rr = i_r + dt * radius * radius * kx_rl, i_r + dt * radius * radius * kx_rr
     omega_e = s.rpm / engine.RPM_PER_RAD_S
     mean = 0.5 * (s.wheel_rl + s.wheel_rr)
     clutch_t, stuck = 0.0, False
     t0, coupled = direct_torque, 0.0
+    start_rl, start_rr = s.wheel_rl, s.wheel_rr
     if p.manual:
         clutch_t, stuck = wheel.clutch_torque(omega_e, mean, engine_torque, radius * (k_rl.fx + k_rr.fx), ratio,
                                               capacity, p.engine_inertia, j_rl + j_rr, dt)
         if stuck:
             coupled = 0.5 * ratio * ratio * p.engine_inertia
-            own = engine_torque
+            shared = (2.0 * i_r * mean + ratio * p.engine_inertia * omega_e) / (2.0 * i_r + 2.0 * coupled)
+            start_rl, start_rr = s.wheel_rl + (shared - mean), s.wheel_rr + (shared - mean)
+            t0 = ratio * engine_torque
             if s.stalled:  # a stalled engine only rubs (a brake on the wheels); the starter drives them
-                own = engine.starter(s.rpm, p) if u.start else 0.0
+                t0 = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
                 b_rl = b_rl + 0.5 * abs(ratio) * engine.friction(s.rpm, p)
                 b_rr = b_rr + 0.5 * abs(ratio) * engine.friction(s.rpm, p)
-            t0 = ratio * (own + p.engine_inertia * (omega_e - ratio * mean) / dt)
         else:
             t0 = ratio * clutch_t
-    axle, drive_rl, drive_rr, diff_held = differential.share(p, t0, coupled, s.wheel_rl, s.wheel_rr, radius * k_rl.fx,
-                                                     radius * k_rr.fx, j_rl, j_rr, dt)
+    # The tyres' forces where the wheels start from (linear in their slopes; a lock-up moves them), within
+    # their grip: past it the force no longer grows with the slip (physics.wheel.at_limit lets it grip again).
+    fx_rl, kx_rl = start_force(k_rl, kx_rl, start_rl - s.wheel_rl, radius)
+    fx_rr, kx_rr = start_force(k_rr, kx_rr, start_rr - s.wheel_rr, radius)
+    j_rl, j_rr = i_r + dt * radius * radius * kx_rl, i_r + dt * radius * radius * kx_rr
+    axle, drive_rl, drive_rr, diff_held = differential.share(p, t0, coupled, start_rl, start_rr, radius * fx_rl,
+                                                             radius * fx_rr, j_rl, j_rr, dt)
+    # What turns each driven wheel with the engine's inertia on it (at the grip, physics.wheel.at_limit):
+    # the axle's torque before the engine's inertia answers, and the differential's coupling.
+    own_rl = 0.5 * t0 + (drive_rl - 0.5 * axle)
+    own_rr = 0.5 * t0 + (drive_rr - 0.5 * axle)
 
     # The wheels with the body frozen, then ABS (the rear select-low: both rear wheels get the brake the one
     # nearer to locking takes) and traction control's brake on a driven wheel spinning past its target.
     w_fl, free_fl, j_fl, held_fl = wheel.spin(s.wheel_fl, 0.0, k_fl.fx, kx_fl, b_fl, radius, i_f, dt)
     w_fr, free_fr, j_fr, held_fr = wheel.spin(s.wheel_fr, 0.0, k_fr.fx, kx_fr, b_fr, radius, i_f, dt)
-    w_rl, free_rl, j_rl, held_rl = wheel.spin(s.wheel_rl, drive_rl, k_rl.fx, kx_rl, b_rl, radius, i_r, dt)
-    w_rr, free_rr, j_rr, held_rr = wheel.spin(s.wheel_rr, drive_rr, k_rr.fx, kx_rr, b_rr, radius, i_r, dt)
+    w_rl, free_rl, j_rl, held_rl = wheel.spin(start_rl, drive_rl, fx_rl, kx_rl, b_rl, radius, i_r, dt)
+    w_rr, free_rr, j_rr, held_rr = wheel.spin(start_rr, drive_rr, fx_rr, kx_rr, b_rr, radius, i_r, dt)
     ahead = dt * s.accel
     braking = p.brakes_abs > 0 and d.brake_share > 0.0
     t_fl, t_fr = abs_target(p, k_fl, True), abs_target(p, k_fr, True)
@@ -266,8 +291,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     s_rr = kx_rr * (1.0 if h_rr.held else r_rr / (j_rr + coupled))
     f_fl = k_fl.fx + kx_fl * radius * (h_fl.omega - s.wheel_fl)  # the lines the wheels' own updates used
     f_fr = k_fr.fx + kx_fr * radius * (h_fr.omega - s.wheel_fr)
-    f_rl = k_rl.fx + kx_rl * radius * (h_rl.omega - s.wheel_rl)
-    f_rr = k_rr.fx + kx_rr * radius * (h_rr.omega - s.wheel_rr)
+    f_rl = fx_rl + kx_rl * radius * (h_rl.omega - start_rl)
+    f_rr = fx_rr + kx_rr * radius * (h_rr.omega - start_rr)
     m = add_tyre(add_tyre(add_tyre(add_tyre(m, k_fl, f_fl, s_fl, dt), k_fr, f_fr, s_fr, dt), k_rl, f_rl, s_rl, dt),
                  k_rr, f_rr, s_rr, dt)
     dvx, dvy, dr = body.solve3(m.a11, m.a12, m.a13, m.a22, m.a23, m.a33, m.b1, m.b2, m.b3)
@@ -277,10 +302,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
                   mass, dt, ahead * k_fl.c, braking, t_fl, 0.0, 0.0)
     n_fr = finish(p, k_fr, s.wheel_fr, h_fr, f_fr, kx_fr, s_fr, i_f, j_fr, along(k_fr, dvx, dvy, dr), 0.0, b_fr,
                   mass, dt, ahead * k_fr.c, braking, t_fr, 0.0, 0.0)
-    n_rl = finish(p, k_rl, s.wheel_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + coupled, along(k_rl, dvx, dvy, dr),
-                  drive_rl, b_rl, mass, dt, ahead, rear_abs, t_rl, spin_target, most_rl)
-    n_rr = finish(p, k_rr, s.wheel_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + coupled, along(k_rr, dvx, dvy, dr),
-                  drive_rr, b_rr, mass, dt, ahead, rear_abs, t_rr, spin_target, most_rr)
+    n_rl = finish(p, k_rl, start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + coupled, along(k_rl, dvx, dvy, dr),
+                  own_rl, b_rl, mass, dt, ahead, rear_abs, t_rl, spin_target, most_rl)
+    n_rr = finish(p, k_rr, start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + coupled, along(k_rr, dvx, dvy, dr),
+                  own_rr, b_rr, mass, dt, ahead, rear_abs, t_rr, spin_target, most_rr)
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass
