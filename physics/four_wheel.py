@@ -257,7 +257,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     w_rl, free_rl, j_rl, held_rl = wheel.spin(start_rl, drive_rl, fx_rl, kx_rl, b_rl, radius, i_r, dt)
     w_rr, free_rr, j_rr, held_rr = wheel.spin(start_rr, drive_rr, fx_rr, kx_rr, b_rr, radius, i_r, dt)
     ahead = dt * s.accel
-    braking = p.brakes_abs > 0 and d.brake_share > 0.0
+    braking = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
     t_fl, t_fr = abs_target(p, k_fl, True), abs_target(p, k_fr, True)
     t_rl, t_rr = abs_target(p, k_rl, False), abs_target(p, k_rr, False)
     rear_abs = braking and not c.handbrake
@@ -330,8 +330,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
 
     drive_force = (drive_rl + drive_rr) / radius
     speed = math.hypot(vx, vy)
-    if (_step.standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
-            and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt):
+    if ((_step.standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
+         and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
+            or _step.standstill.braked_to_rest(s.vx, vx, speed, (b_fl + b_fr + b_rl + b_rr) / radius, drive_force,
+                                               mass, dt)):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
         w_fl, w_fr = 0.0, 0.0
         if not stuck:

@@ -287,6 +287,11 @@ class BrakeParams:
                                    span=(1.0, 3.0))
     abs_select_low: int = param(1, doc="combined: 1 = the rear axle is braked select-low, to what its inner "
                                        "(unloaded) wheel can take in a bend", lo=0, hi=1, span=(0, 1))
+    # Production ABS switches off at a walking pace and lets the wheels lock for the last metre (owners'
+    # manuals give 5-10 km/h): a slip target means little when the road's speed is a few slip speeds, and
+    # a pressure modulated each frame against the stiff tyre of a crawl would chatter.
+    abs_min_speed: float = param(2.0, unit="m/s", doc="combined: below this speed ABS is off and the wheels may "
+                                                      "lock to stop the car", lo=0.0, hi=50.0, span=(0.0, 10.0))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -74,6 +74,7 @@ ONLY_FOR = {
     "brakes.abs_slip": DYNAMIC,
     "brakes.abs_rear_margin": DYNAMIC,
     "brakes.abs_select_low": DYNAMIC,
+    "brakes.abs_min_speed": DYNAMIC,
     "model.layout": DYNAMIC,
     "steering.ackermann": DYNAMIC,
     "tyres.load_sensitivity": DYNAMIC,

@@ -440,7 +440,8 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     target_f, target_r = aids.abs_targets(p, alpha_f, alpha_r, s.vx * s.yaw_rate)
     ahead_r = dt * s.accel  # the road's change under the wheels this frame, from the last one's deceleration
     ahead_f = ahead_r * cos_d
-    if p.brakes_abs > 0 and d.brake_share > 0.0:
+    abs_on = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
+    if abs_on:
         abs_f = wheel.anti_lock(wf_new, wf_free, uf, ahead_f, radius, floor, target_f)
         held_f = held_f or abs_f != wf_new
         wf_new = abs_f
@@ -516,7 +517,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
         wr_new, wr_free, held_r, fxr = wheel.at_limit(start_r, drive_r, fxr, brake_r, radius, inertia_r, ur,
                                                      v_without, mass, dt)
         vx = v_without + dt * fxr / mass
-        if p.brakes_abs > 0 and d.brake_share > 0.0 and not c.handbrake:
+        if abs_on and not c.handbrake:
             wr_new = wheel.anti_lock(wr_new, wr_free, ur, ahead_r, radius, floor, target_r)
         wr_new = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target, spin_most_r)
     elif not held_r:
@@ -531,7 +532,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
         vx = vx + change * cos_d / mass
         vy = vy + change * sin_d / mass
         yaw_rate = yaw_rate + change * lf * sin_d / inertia
-        if p.brakes_abs > 0 and d.brake_share > 0.0:
+        if abs_on:
             wf_new = wheel.anti_lock(wf_new, wf_free, uf, ahead_f, radius, floor, target_f)
     elif not held_f:
         wf_new = wheel.follow(wf_new, dt * radius * kxf * du_f / jf, brake_f > 0.0)
@@ -551,8 +552,9 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     drive_force = (drive_r + drive_f) / radius
     speed = math.hypot(vx, vy)
     # The stop rule ends a crawl; only where the tyres could have stopped the car within the frame.
-    if (standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
-            and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt):
+    if ((standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
+         and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
+            or standstill.braked_to_rest(s.vx, vx, speed, (brake_f + brake_r) / radius, drive_force, mass, dt)):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
         wf_new = 0.0
         wr_new = 0.0 if not stuck else wr_new

@@ -32,7 +32,7 @@ def test_no_stop_beats_the_road(mu, abs_on):
 def test_abs_stops_close_to_the_road_limit(mu):
     distance, run = stopping_distance(mu, 1)
     assert distance <= 1.25 * V0 * V0 / (2.0 * mu * G)
-    braking = run.speed > 2.0
+    braking = run.speed > sedan().brakes.abs_min_speed  # below it ABS lets the wheels lock for the last metre
     assert np.all(run.slip_ratio_front[braking][12:] > -0.3)  # the wheels keep turning
 
 

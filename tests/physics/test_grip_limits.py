@@ -271,3 +271,23 @@ def test_traction_controls_brake_only_turns_a_wheel_towards_standstill(omega, ro
         expected = (road + target * slip_speed(road, floor)) / radius
     assert out == pytest.approx(expected)
     assert abs(out) <= abs(omega) and out * omega >= 0.0  # never faster, never turned round
+
+
+@pytest.mark.parametrize("preset", ["sedan_single_track", "sedan", "tail_happy"])
+@pytest.mark.parametrize("dt", [1 / 30, 1 / 60, 1 / 120])
+def test_a_braked_stop_ends_at_rest_and_never_rolls_back(preset, dt):
+    """Full brake with the clutch pressed, from 30 km/h in a gentle bend: the car comes to rest and stays there,
+    its kinetic energy only falls, and below brakes.abs_min_speed the ABS lets the wheels lock. At dt = 1/30 s the
+    four-wheel car once rolled back and forth through zero at the stop (0.15 m/s forwards, 0.1 m/s backwards)."""
+    car = sedan(preset)
+    sim = Simulation(car, n=1, dt=dt)
+    flying_start(sim, 30.0 / 3.6, 2)
+    run = drive(sim, 4.0, lambda t, tel: Inputs.from_keys(1, {"clutch"}, brake_pedal=1.0, steer=0.05))
+    assert np.all(run.vx >= 0.0)  # never backwards
+    stop = first_index(run.speed == 0.0)
+    assert np.all(run.speed[stop:] == 0.0) and run.t[stop] < 2.0
+    assert np.diff(kinetic_energy(car, run)).max() <= 1e-9
+    crawl = (run.speed > 0.0) & (run.speed < 0.9 * car.brakes.abs_min_speed)
+    fast = run.speed > 1.1 * car.brakes.abs_min_speed
+    assert crawl.any() and np.all(run.wheel_front[crawl][1:] == 0.0)  # locked for the last metre
+    assert np.all(run.slip_ratio_front[fast][int(0.2 / dt):] > -0.3)  # turning while ABS is on
