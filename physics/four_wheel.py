@@ -125,12 +125,12 @@ def along(k, dvx, dvy, dr):
 
 
 @scalar
-def abs_target(p, k, front):
-    """A wheel's ABS slip target: the straight-line one lowered by its own tyre's lateral demand; a rear
+def abs_room(p, k, front):
+    """The share of the straight-line ABS slip a wheel's own tyre leaves beside its lateral demand; a rear
     wheel's slip angle counts ``abs_rear_margin`` times (physics.aids)."""
     peak = p.peak_front if front else p.peak_rear
     margin = 1.0 if front else p.brakes_abs_rear_margin
-    return p.peak_long * p.brakes_abs_slip * aids.ellipse(margin * aids.cornering_share(k.alpha, peak))
+    return aids.ellipse(margin * aids.cornering_share(k.alpha, peak))
 
 
 @scalar
@@ -258,8 +258,14 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     w_rr, free_rr, j_rr, held_rr = wheel.spin(start_rr, drive_rr, fx_rr, kx_rr, b_rr, radius, i_r, dt)
     ahead = dt * s.accel
     braking = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
-    t_fl, t_fr = abs_target(p, k_fl, True), abs_target(p, k_fr, True)
-    t_rl, t_rr = abs_target(p, k_rl, False), abs_target(p, k_rr, False)
+    # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
+    # by the rear axle's too (cornering brake control, physics.aids.front_room).
+    straight = p.peak_long * p.brakes_abs_slip
+    room_rl, room_rr = abs_room(p, k_rl, False), abs_room(p, k_rr, False)
+    rear_room = min(room_rl, room_rr)
+    t_fl = straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room)
+    t_fr = straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room)
+    t_rl, t_rr = straight * room_rl, straight * room_rr
     rear_abs = braking and not c.handbrake
     if rear_abs and p.brakes_abs_select_low > 0:
         kept_rl = wheel.anti_lock(w_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)

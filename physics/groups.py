@@ -287,6 +287,11 @@ class BrakeParams:
                                    span=(1.0, 3.0))
     abs_select_low: int = param(1, doc="combined: 1 = the rear axle is braked select-low, to what its inner "
                                        "(unloaded) wheel can take in a bend", lo=0, hi=1, span=(0, 1))
+    # Cornering brake control: braking moves load off the rear, so in a bend the front's brakes are let off
+    # too as the rear nears its lateral peak (physics.aids.front_room).
+    abs_cornering: int = param(1, doc="combined: 1 = the front's ABS target is lowered as the rear nears its "
+                                      "lateral peak, so braking's load transfer never takes the rear past it",
+                               lo=0, hi=1, span=(0, 1))
     # Production ABS switches off at a walking pace and lets the wheels lock for the last metre (owners'
     # manuals give 5-10 km/h): a slip target means little when the road's speed is a few slip speeds, and
     # a pressure modulated each frame against the stiff tyre of a crawl would chatter.

@@ -75,6 +75,7 @@ ONLY_FOR = {
     "brakes.abs_rear_margin": DYNAMIC,
     "brakes.abs_select_low": DYNAMIC,
     "brakes.abs_min_speed": DYNAMIC,
+    "brakes.abs_cornering": DYNAMIC,
     "model.layout": DYNAMIC,
     "steering.ackermann": DYNAMIC,
     "tyres.load_sensitivity": DYNAMIC,
