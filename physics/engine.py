@@ -23,9 +23,13 @@ def curve(rpm, p):
 
 @scalar
 def friction(rpm, p):
-    """Internal friction [N m], rising linearly from ``friction_idle`` at idle to ``friction_max`` at the limit."""
+    """Internal friction [N m], rising linearly from ``friction_idle`` at idle to ``friction_max`` at the limit,
+    and below idle towards ``friction_breakaway`` at a standstill (where that is higher): a dead engine turned
+    slowly by the wheels or the starter."""
     share = min(max((rpm - p.engine_idle_rpm) / (p.engine_rev_limit - p.engine_idle_rpm), 0.0), 1.0)
-    return p.engine_friction_idle + (p.engine_friction_max - p.engine_friction_idle) * share
+    slow = max(1.0 - rpm / p.engine_idle_rpm, 0.0)
+    rise = max(p.engine_friction_breakaway - p.engine_friction_idle, 0.0)
+    return p.engine_friction_idle + (p.engine_friction_max - p.engine_friction_idle) * share + rise * slow
 
 
 @scalar

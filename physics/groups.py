@@ -150,6 +150,11 @@ class EngineParams:
     width_above: float = param(unit="rpm", doc="bell width above the peak", lo=10, hi=1e5, span=(100.0, 10000.0))
     friction_idle: float = param(unit="N m", doc="internal friction at idle", lo=0, hi=1e7, span=(0.0, 200.0))
     friction_max: float = param(unit="N m", doc="internal friction at the rev limit", lo=0, hi=1e7, span=(0.0, 300.0))
+    # Turned slowly, a dead engine's friction rises as its oil films thin, and its compression strokes come
+    # back less than they took: starters are sized for about twice the running friction at cranking speed.
+    friction_breakaway: float = param(0.0, unit="N m", doc="combined: internal friction at a standstill, falling "
+                                                           "linearly to friction_idle at idle (0: no rise)", lo=0,
+                                      hi=1e7, span=(0.0, 300.0))
     rise_rate: float = param(unit="rpm/s", doc="free revving at full throttle", lo=0, lo_open=True, hi=1e6,
                              span=(100.0, 20000.0))
     fall_rate: float = param(unit="rpm/s", doc="003: free revving falls this fast off throttle", lo=0, lo_open=True,
@@ -182,7 +187,16 @@ class EngineParams:
         if self.firing_rpm >= self.starter_rpm:
             return (f"firing_rpm = {self.firing_rpm:g}: must be below starter_rpm ({self.starter_rpm:g}), or the "
                     f"starter can never crank the engine to fire")
+        at_firing = self.friction_at(self.firing_rpm)
+        if self.starter_torque * (1.0 - self.firing_rpm / self.starter_rpm) <= at_firing:
+            return (f"starter_torque = {self.starter_torque:g}: at firing_rpm ({self.firing_rpm:g}) it must pass the "
+                    f"engine's friction there ({at_firing:g} N m), or the starter can never crank the engine to fire")
         return None
+
+    def friction_at(self, rpm: float) -> float:
+        """Internal friction [N m] at ``rpm`` below idle (physics.engine.friction's low end), for the checks."""
+        rise = max(self.friction_breakaway - self.friction_idle, 0.0)
+        return self.friction_idle + rise * max(1.0 - rpm / self.idle_rpm, 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -69,6 +69,7 @@ ONLY_FOR = {
     "engine.starter_torque": DYNAMIC,
     "engine.starter_rpm": DYNAMIC,
     "engine.firing_rpm": DYNAMIC,
+    "engine.friction_breakaway": DYNAMIC,
     "brakes.front_share": DYNAMIC,
     "brakes.abs": DYNAMIC,
     "brakes.abs_slip": DYNAMIC,
