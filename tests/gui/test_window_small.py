@@ -1,4 +1,5 @@
-"""The window at 1024x640 with every dock tab in turn; the HUD's stalled engine; the parameter search."""
+"""The window at 1024x640 with every dock tab in turn (after a pinned re-run); the HUD's stalled engine; the
+parameter search."""
 
 import numpy as np
 import pytest
@@ -19,14 +20,23 @@ def _inside(widget, window) -> bool:
 @pytest.mark.carbench_preset("manual003")
 def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reachable(carbench_window, qtbot):
     window = carbench_window
-    assert window.load_script(SCRIPT)
+    window.resize(1024, 640)
+    # a pinned run and an edit re-run: the Compare dock has its first divergence to show
+    drive(window, SCRIPT, chunk=64)
+    assert window.comparer.pin_current()
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        window.model.set_param("tyres.mu", 0.8)
+    divergence = window.compare_dock_widget.divergence
+    assert window.compare_dock_widget.comparison.divergence is not None
     window.show_sweep_dock()
     window.resize(1024, 640)
     qtbot.wait(20)
     tabbed = [d for d in window.findChildren(QDockWidget) if d.isVisible() or window.tabifiedDockWidgets(d)]
     window.watch.pin("speed_kmh")
     window.watch.pin("yaw_rate")
-    assert {"parameters", "telemetry", "watch", "plots", "recorder", "sweep"} <= {d.objectName() for d in tabbed}
+    assert {"parameters", "telemetry", "watch", "plots", "recorder", "sweep", "compare", "kpis"} <= \
+        {d.objectName() for d in tabbed}
+    seen_divergence = False
     for dock in tabbed:
         dock.raise_()
         QApplication.processEvents()
@@ -39,9 +49,14 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
                 assert _inside(button, window), (dock.objectName(), button.text())
         for row in window.plots.rows:
             assert _inside(row.export_button, window), dock.objectName()
+        if not divergence.visibleRegion().isEmpty():  # the divergence wraps to the dock, whole in its tooltip
+            seen_divergence = True
+            assert _inside(divergence, window) and divergence.toolTip() == divergence.text()
+            assert divergence.height() > divergence.fontMetrics().height() * 1.5  # two lines, not one cut
         if not window.watch.visibleRegion().isEmpty():  # the watch list's picker and rows all on screen
             for widget in (window.watch.picker, window.watch.add, window.watch.table.cellWidget(1, REMOVE)):
                 assert _inside(widget, window), (dock.objectName(), widget)
+    assert seen_divergence
     window.recorder_dock.raise_()
     qtbot.wait(10)
     assert window.recorder.verdicts.columnWidth(1) >= 80  # the expectations' names are more than "ab\u2026"

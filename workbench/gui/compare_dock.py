@@ -7,7 +7,7 @@ the dock, the toolbar, the keys, the ghost cars and the plot overlays to a main 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,6 +33,33 @@ PIN_KEY = "B"
 DRIVE_ON_KEY = "D"
 
 
+class LinkLabel(QLabel):
+    """Text that acts as a button (a click or Space/Return emits ``clicked``) but wraps to its width:
+    a push button's text never wraps, and the divergence's line set the window's minimum width."""
+
+    clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+
+    def click(self) -> None:
+        self.clicked.emit()
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.clicked.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class CompareDock(QWidget):
     """References with their colours (unpin any), alignment, and the comparison with the first reference."""
 
@@ -53,10 +80,8 @@ class CompareDock(QWidget):
         self.refs_layout.setContentsMargins(0, 0, 0, 0)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.divergence = QPushButton()
-        self.divergence.setFlat(True)
-        self.divergence.setStyleSheet("text-align: left; color: #a40000;")
-        self.divergence.setToolTip("show this frame")
+        self.divergence = LinkLabel()
+        self.divergence.setStyleSheet("color: #a40000;")
         self.divergence.clicked.connect(self._on_divergence_clicked)
         self.divergence.setVisible(False)
         self.tree = QTreeWidget()
@@ -151,8 +176,10 @@ class CompareDock(QWidget):
                     item.setForeground(c, Qt.GlobalColor.red)
         if result.divergence is not None:
             d = result.divergence
-            self.divergence.setText(f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
-                                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
+            text = (f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
+                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
+            self.divergence.setText(text)
+            self.divergence.setToolTip(text)  # the whole line, however it wraps
             self.divergence.setVisible(True)
             div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
             for r in d.channels:
