@@ -134,6 +134,43 @@ def test_expectations_are_drawn_on_their_channels_plot(carbench_window):
     assert {float(b.getData()[1][0]) for b in bounds} == {v.expect.min for v in speed_verdicts if v.expect.min}
 
 
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_expectation_dots_and_bounds_show_whole_inside_their_plot(carbench_window, qtbot, size):
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPointF
+
+    from workbench.gui.plot_panel import DOT
+
+    window = carbench_window
+    window.resize(*size)
+    qtbot.wait(20)
+    drive(window, "presets/scripts/clutch_coast.toml", chunk=64)
+    window.model.set_running(False)
+    window.model.set_view_frame(int(round(6.0 / window.model.session.dt)))  # the audit's frame: dots at the top
+    qtbot.wait(20)
+    speed = window.plots.rows[0]
+    assert speed.channels() == ["speed_kmh"]
+    area = speed.vb.sceneBoundingRect()
+    (x0, x1), _ = speed.vb.viewRange()
+    dots = bounds = 0
+    for mark in speed.marks:
+        if isinstance(mark, pg.ScatterPlotItem):
+            x, y = float(mark.data["x"][0]), float(mark.data["y"][0])
+            if not x0 <= x + mark.pos().x() <= x1:
+                continue
+            centre = mark.mapToScene(QPointF(x, y))
+            half = DOT / 2
+            assert area.adjusted(half, half, -half, -half).contains(centre), (y, centre, area)  # the whole dot
+            dots += 1
+        elif isinstance(mark, pg.PlotCurveItem):
+            xs, ys = mark.getData()
+            if xs[-1] + mark.pos().x() >= x0 and xs[0] + mark.pos().x() <= x1:
+                y = mark.mapToScene(QPointF(float(xs[0]), float(ys[0]))).y()
+                assert area.top() < y < area.bottom()  # the bound is on show
+                bounds += 1
+    assert dots >= 2 and bounds >= 2
+
+
 def test_parameter_edits_and_set_events_are_marked(carbench_window, tmp_path):
     window = carbench_window
     hold(window, {"throttle"}, 120)

@@ -39,6 +39,8 @@ STAND_INS = {"speed_kmh": "speed"}
 _DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 EDIT = (230, 120, 0)
 BOUND = (150, 40, 160)
+DOT = 9  # [px] an expectation's worst-value dot
+DOT_ROOM = DOT / 2 + 2  # [px] kept free above and below the data of a plot with expectations: a whole dot
 
 
 def default_plots(params) -> list[list[str]]:
@@ -340,6 +342,7 @@ class PlotPanel(QWidget):
         t_all = log.column("t")
         infos = {i.name: i for i in log.infos}
         shown_x = self._model.shown_frame() * dt - self.origin
+        self._draw_marks()  # before the ranges: an expectation's bounds and dot are fitted in with the curves
         for row in self.rows:
             item = row.plot.getPlotItem()
             if row.x_range != x_range:
@@ -360,6 +363,10 @@ class PlotPanel(QWidget):
                 axis = row.axis_of(name)
                 r = ranges.setdefault(id(axis), [np.inf, -np.inf])
                 r[0], r[1] = min(r[0], lo), max(r[1], hi)
+            for key, t0, t1, y0, y1 in row.mark_extents:
+                if t0 <= b and t1 >= a and key in ranges:  # on show, on an axis with a curve
+                    r = ranges[key]
+                    r[0], r[1] = min(r[0], y0), max(r[1], y1)
             row.drawn_ranges = ranges  # the overlay fits its references' curves in with these
             for axis in row.axes:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
@@ -368,7 +375,6 @@ class PlotPanel(QWidget):
             row.now.setVisible(not live)
             if not live:
                 row.now.setValue(shown_x)
-        self._draw_marks()
         if self._cursor_t is not None:
             self.show_cursor(self._cursor_t)
 
@@ -399,6 +405,9 @@ class PlotPanel(QWidget):
         infos = {i.name: i for i in session.log.infos}
         for row in self.rows:
             row.clear_marks()
+            row.mark_extents = []
+            for axis in row.axes:
+                axis.room = 0.0
             for frame, text in edits:
                 self._vline(row, frame * dt, EDIT, text)
             for at, text in sets:
@@ -447,11 +456,15 @@ class PlotPanel(QWidget):
             bound_line = pg.PlotCurveItem(xs, [y, y], pen=pen)
             bound_line.carbench_shift = True
             row.add_mark(bound_line, axis)
+            row.mark_extents.append((id(axis), xs[0], xs[1], y, y))
         if verdict is not None:
             colour = (0, 140, 0) if verdict.passed else (200, 0, 0)
-            worst = pg.ScatterPlotItem([verdict.time], [verdict.measured * factor], size=9,
+            y = verdict.measured * factor
+            row.mark_extents.append((id(axis), verdict.time, verdict.time, y, y))
+            axis.room = DOT_ROOM
+            worst = pg.ScatterPlotItem([verdict.time], [y], size=DOT,
                                        symbol="o", brush=pg.mkBrush(*colour), pen=pg.mkPen(255, 255, 255))
-            worst.setToolTip(f"{expect.label()}: worst {format_value(verdict.measured * factor)} "
+            worst.setToolTip(f"{expect.label()}: worst {format_value(y)} "
                              f"at t = {verdict.time:.3f} s")
             worst.carbench_shift = True
             row.add_mark(worst, axis)

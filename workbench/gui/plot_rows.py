@@ -114,12 +114,17 @@ class OverlayViewBox(pg.ViewBox):
 
 
 class YAxis:
-    """One unit's y-axis: its ViewBox, its axis item, its range kept steady while the data fits."""
+    """One unit's y-axis: its ViewBox, its axis item, its range kept steady while the data fits.
+
+    ``room`` [px] is kept free above and below the data: an expectation's dot drawn on the curve's highest
+    point was cut in half at the top edge of a short plot, whose 8 % margin was two or three pixels.
+    """
 
     def __init__(self, unit: str, vb: pg.ViewBox, axis: pg.AxisItem):
         self.unit = unit
         self.vb = vb
         self.axis = axis
+        self.room = 0.0
 
     def fit(self, lo: float, hi: float) -> None:
         """Fit the range to [lo, hi] with a margin, kept while the data fills it well.
@@ -131,6 +136,8 @@ class YAxis:
         if not (np.isfinite(lo) and np.isfinite(hi)):
             return
         (y0, y1) = self.vb.viewRange()[1]
+        height = max(float(self.vb.height()), 1.0)
+        room = min(self.room, height / 4)
         if hi - lo < 1e-9 * max(abs(lo), abs(hi), 1.0):
             half = max(0.1 * abs(hi), 1.0) if abs(hi) < 1e3 else 0.1 * abs(hi)
             lo, hi = lo - half, hi + half
@@ -138,9 +145,10 @@ class YAxis:
                 return
             self.vb.setYRange(lo, hi, padding=0)
             return
-        if y0 <= lo and hi <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
+        kept = room * (y1 - y0) / height  # the room, in the units of the range on show
+        if y0 <= lo - kept and hi + kept <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
             return
-        pad = 0.08 * (hi - lo)
+        pad = max(0.08 * (hi - lo), room * (hi - lo) / (height - 2 * room))
         self.vb.setYRange(lo - pad, hi + pad, padding=0)
 
 
@@ -173,6 +181,9 @@ class PlotRow(QWidget):
             extra.setVisible(False)
         self.readout.setZValue(50)
         self.marks: list[pg.GraphicsObject] = []  # expectations, edits: redrawn when they change
+        # (id of its axis, first and last time [s] of the run, lowest and highest value): the expectations'
+        # bounds and dots, fitted in with the curves
+        self.mark_extents: list[tuple[int, float, float, float, float]] = []
         self.channel_button = QToolButton()
         self.channel_button.setText("channels")
         self.channel_button.setToolTip("choose the channels of this plot")
