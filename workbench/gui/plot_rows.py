@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton
 
 from physics import ChannelInfo
 from workbench.gui.decimate import Decimator
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
@@ -152,6 +153,11 @@ class YAxis:
         self.vb.setYRange(lo - pad, hi + pad, padding=0)
 
 
+def _short(value: float) -> str:
+    text = f"{value:.0f}" if abs(value) >= 1000 else f"{value + 0.0:.3g}"
+    return "0" if text in ("-0", "-0.0") else text
+
+
 class PlotRow(QWidget):
     """One plot with a channel menu, an export menu, and the marks of the time cursor and the script."""
 
@@ -218,6 +224,11 @@ class PlotRow(QWidget):
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
         head.addWidget(self.title, 1)
+        # A plot too short for two tick labels says its range here instead ("3800 .. 5000 rpm").
+        self.range_readout = ElidedLabel()
+        self.range_readout.setStyleSheet("color: #555;")
+        self.range_readout.setVisible(False)
+        head.addWidget(self.range_readout)
         head.addWidget(self.channel_button)
         head.addWidget(self.export_button)
         self.head = head  # other widgets (the compare overlay's B - A toggle) join the title row here
@@ -376,7 +387,25 @@ class PlotRow(QWidget):
             axis.linkToView(vb)
             axis.setLabel(unit or "(1)")
             self.axes.append(YAxis(unit, vb, axis))
+        for y_axis in self.axes:
+            y_axis.vb.sigYRangeChanged.connect(self._update_range_readout)
+            y_axis.vb.sigResized.connect(self._update_range_readout)
         self._sync_overlays()
+        self._update_range_readout()
+
+    def _update_range_readout(self, *args) -> None:
+        """The y range of each axis too short to label twice, in the title row."""
+        parts = []
+        for y_axis in self.axes:
+            axis = y_axis.axis
+            short = isinstance(axis, FittedAxis) and y_axis.vb.height() < 2 * axis.line_height()
+            if short and y_axis.vb.height() > 0:
+                y0, y1 = y_axis.vb.viewRange()[1]
+                parts.append(f"{_short(y0)} .. {_short(y1)} {y_axis.unit}".rstrip())
+        text = ";  ".join(parts)
+        if text != self.range_readout.full_text():
+            self.range_readout.setText(text)
+            self.range_readout.setVisible(bool(text))
 
     def reserve_right(self, slots: int) -> None:
         """Keep room for ``slots`` right axes, drawn or blank, so that every plot of the panel has
