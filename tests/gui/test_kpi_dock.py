@@ -56,3 +56,21 @@ def test_the_frequency_response_is_drawn_as_a_bode_chart(carbench_window, qtbot)
     assert len(curves) == 1
     freq, gain = curves[0].getData()
     assert freq.min() < 0.5 and freq.max() > 2.5 and gain[0] > gain[-1]  # the yaw gain falls off with frequency
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_with_no_manoeuvre_the_dock_shows_a_one_line_hint_and_no_empty_table(carbench_window, qtbot, size):
+    from workbench.gui.kpi_dock import HINT
+
+    w = carbench_window
+    w.resize(*size)
+    w.kpi_dock.raise_()
+    qtbot.wait(20)
+    dock = w.kpis
+    assert not dock.tree.isVisibleTo(dock) and not dock.gain.isVisibleTo(dock)
+    assert dock.status.isVisible() and dock.status.text() == HINT
+    assert dock.status.heightForWidth(dock.status.width()) < 2 * dock.status.fontMetrics().height()  # one line
+    assert dock.status.y() < 3 * dock.status.fontMetrics().height()  # at the top of the dock
+    assert run_manoeuvre(w, "iso3888_2")
+    finish(w, qtbot)
+    assert dock.tree.isVisibleTo(dock) and dock.tree.headerItem().text(0) == "KPI"

@@ -24,6 +24,7 @@ from workbench.manoeuvres.catalogue import CATALOGUE, of_script
 from workbench.manoeuvres.kpi import Kpi, RunData
 
 ON_SHOW = QColor(31, 119, 180)
+HINT = "Run a manoeuvre (Scripts > Run manoeuvre) for its KPIs."
 
 
 def run_data(run, script) -> RunData:
@@ -47,6 +48,7 @@ class KpiDock(QWidget):
         self.comparer = comparer
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # at the top when alone
         self.tree = QTreeWidget()
         self.tree.setRootIsDecorated(False)
         self.gain = pg.PlotWidget(background="w")
@@ -81,8 +83,10 @@ class KpiDock(QWidget):
         for plot in (self.gain, self.phase):
             plot.clear()
             plot.setVisible(False)
+        # With no handling test, only the hint: an empty table showed a stray column header ("1").
+        self.tree.setVisible(test is not None)
         if test is None:
-            self.status.setText("Run a manoeuvre (Scripts menu) to see its KPIs here.")
+            self.status.setText(HINT)
             return
         refs = self.comparer.references.items
         columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]
