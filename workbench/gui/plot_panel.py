@@ -189,6 +189,26 @@ class PlotPanel(QWidget):
             item.showAxis("bottom", last)
             # the bottom plot also holds the time axis: its plot area stays as tall as the others'
             row.plot.setMinimumHeight(PLOT_MIN_HEIGHT + (TIME_AXIS_HEIGHT if last else 0))
+        self._balance_rows()
+
+    def _balance_rows(self) -> None:
+        """Share the height so that every plot area is alike: the bottom plot gets its time axis on top of
+        what each gets (with equal stretch the layout gave every row the same height, and on a short panel
+        the bottom row only its least, 28 px of plot area beside the others' 42)."""
+        if not self.rows:
+            return
+        n = len(self.rows)
+        bottom = self.rows[-1].plot.getPlotItem().getAxis("bottom")
+        axis = max(int(bottom.height()), TIME_AXIS_HEIGHT) if bottom.isVisible() else TIME_AXIS_HEIGHT
+        total = self._rows_layout.geometry().height() or self.height()
+        each = max((total - axis) / n, 1.0)
+        for i, row in enumerate(self.rows):
+            share = each + (axis if i == n - 1 else 0)
+            self._rows_layout.setStretchFactor(row, max(int(round(10 * share)), 1))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._balance_rows()
 
     def _on_add_clicked(self, checked: bool = False) -> None:
         self.add_plot(["speed"])
