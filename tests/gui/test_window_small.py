@@ -59,7 +59,16 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
     assert seen_divergence
     window.recorder_dock.raise_()
     qtbot.wait(10)
-    assert window.recorder.verdicts.columnWidth(1) >= 80  # the expectations' names are more than "ab\u2026"
+    # the verdicts: the names take the width (the numbers give way), and four rows of six show whole
+    table = window.recorder.verdicts
+    assert table.topLevelItemCount() == 6
+    assert table.columnWidth(1) >= 0.4 * table.viewport().width()
+    assert max(table.columnWidth(2), table.columnWidth(3)) <= 0.25 * table.viewport().width()
+    whole = [i for i in range(6) if table.viewport().rect().contains(table.visualItemRect(table.topLevelItem(i)))]
+    assert len(whole) >= 4, (whole, table.viewport().height())
+    for i in range(6):
+        item = table.topLevelItem(i)
+        assert item.toolTip(1).startswith(item.text(1)) and item.toolTip(2)  # whole in the tooltips
     # the bottom plot (which also holds the time axis) has a plot area as tall as the others'
     window.plots_dock.raise_()
     window.plots.set_channel_sets([["speed"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]])

@@ -25,6 +25,8 @@ from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
 
 NARROW = 480  # [px] below this width the verdict table drops its "worst at" column
+NUMBERS_SHARE = 0.24  # of a narrow table's width, at most for each of "bound" and "measured" (then elided)
+VERDICT_ROWS = 4  # verdicts the table always has room for (the plots above give way; 1024x640 fits)
 COLUMNS = ("", "expectation", "bound", "measured", "worst at")
 MARK = QColor(230, 120, 0)
 
@@ -134,8 +136,11 @@ class RecorderPanel(QWidget):
         self.timeline.setToolTip("scrub to see the car and the plots at any past frame")
         self.live = QPushButton("Live")
         self.live.setToolTip("back to the newest frame")
+        # Where the time cursor is and what the recorder does, on one line (two when narrow): at 1024x640
+        # each line taken from the verdict table is one verdict fewer on show.
         self.position = QLabel()
-        self.state = QLabel()
+        self.position.setWordWrap(True)
+        self._state = ""
         self.summary = QLabel()
         self.verdicts = QTreeWidget()
         self.verdicts.setHeaderLabels(list(COLUMNS))
@@ -155,7 +160,9 @@ class RecorderPanel(QWidget):
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
                   self.timeline, self.live):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Tight rows: at 1024x640 the verdict table gets what the controls leave of about 200 px.
         grid = QGridLayout()
+        grid.setVerticalSpacing(2)
         for i, w in enumerate((self.record, self.stop, self.save, self.load)):
             grid.addWidget(w, 0, i)
         for i, w in enumerate((self.replay, self.pause, self.step, self.speed)):
@@ -164,11 +171,11 @@ class RecorderPanel(QWidget):
         scrub.addWidget(self.timeline, 1)
         scrub.addWidget(self.live)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
         layout.addLayout(grid)
         layout.addLayout(scrub)
         layout.addWidget(self.position)
-        layout.addWidget(self.state)
         layout.addWidget(self.summary)
         layout.addWidget(self.verdicts, 1)
 
@@ -257,6 +264,10 @@ class RecorderPanel(QWidget):
                 item.setToolTip(2, f"{expect.channel} {expect.bound_text()} {units[expect.channel][0]}".rstrip())
                 self.verdicts.addTopLevelItem(item)
         self.replay.setEnabled(program is not None)
+        rows = min(self.verdicts.topLevelItemCount(), VERDICT_ROWS)
+        height = self.verdicts.header().sizeHint().height() + 2 * self.verdicts.frameWidth()
+        height += rows * (self.verdicts.sizeHintForRow(0) if rows else 0)
+        self.verdicts.setMinimumHeight(max(height, 48))
         self._update_verdicts()
         self._update_state()
 
@@ -270,7 +281,7 @@ class RecorderPanel(QWidget):
         k = self._model.shown_frame()
         dt = self._model.session.dt
         shown = "scrubbed" if self._model.view_frame is not None else "live" if self._model.running else "paused"
-        self.position.setText(f"frame {max(k, 0)}  t = {max(k, 0) * dt:.3f} s  ({shown})")
+        self.position.setText(f"frame {max(k, 0)}  t = {max(k, 0) * dt:.3f} s  ({shown}) \u2014 {self._state}")
 
     def _update_state(self) -> None:
         s = self._model.session
@@ -281,9 +292,8 @@ class RecorderPanel(QWidget):
             parts.append(f"<b>\u25b6 replaying {s.program.name}</b>")
         elif s.program is not None:
             parts.append(f"script: {s.program.name}")
-        if not self._model.running:
-            parts.append("paused")
-        self.state.setText(" \u2014 ".join(parts) if parts else "driving")
+        self._state = " \u2014 ".join(parts) if parts else "driving"  # (paused or not: the position says)
+        self._update_position()
         self.stop.setEnabled(s.recording)
         self.save.setEnabled(s.last_recording is not None)
 
@@ -315,12 +325,27 @@ class RecorderPanel(QWidget):
         if verdicts:
             self.summary.setText(f"{counts['pass']} pass \u00b7 {counts['fail']} fail \u00b7 {counts['pending']} pending")
         self.summary.setVisible(bool(verdicts))
+        self._fit_columns()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        # Narrow (a 1024 px screen): "worst at" gives its room to the names (it is in the tooltip of
-        # "measured", and a double-click still goes there).
-        self.verdicts.setColumnHidden(4, self.width() < NARROW)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Narrow (a 1024 px screen), the names take the width: "worst at" goes (it is in the tooltip of
+        "measured", and a double-click still goes there), and "bound" and "measured" take what they need up
+        to NUMBERS_SHARE of the width each, elided beyond it (whole in their tooltips)."""
+        narrow = self.width() < NARROW
+        self.verdicts.setColumnHidden(4, narrow)
+        header = self.verdicts.header()
+        cap = int(NUMBERS_SHARE * self.verdicts.viewport().width())
+        for column in (2, 3):
+            if not narrow:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+                continue
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            need = max(self.verdicts.sizeHintForColumn(column), header.sectionSizeHint(column))
+            self.verdicts.setColumnWidth(column, min(need, cap))
 
     def _on_verdict_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         frame = item.data(4, Qt.ItemDataRole.UserRole)
