@@ -247,3 +247,27 @@ def test_the_time_axes_of_every_plot_line_up_to_the_pixel(carbench_window, qtbot
     qtbot.wait(20)
     extents = [_plot_area_in_global(row) for row in window.plots.rows]
     assert len(set(extents)) == 1, extents
+
+
+def test_the_plot_export_dialog_opens_where_the_last_export_went(carbench_window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    window = carbench_window
+    hold(window, {"throttle"}, 60)
+    asked = []
+    answers = iter([str(tmp_path / "telemetry" / "all.csv"), str(tmp_path / "plots" / "speed.svg"), ""])
+
+    def save_dialog(parent, caption, start, filters):
+        asked.append(start)
+        return next(answers), filters
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    (tmp_path / "telemetry").mkdir()
+    (tmp_path / "plots").mkdir()
+    assert window.export_telemetry_dialog()
+    row = window.plots.rows[0]
+    row.export_requested.emit("svg")  # the plot's export menu: Plot as SVG...
+    assert asked[1] == str((tmp_path / "telemetry" / "speed_kmh.svg").resolve())  # the last export's folder
+    assert b"<svg" in (tmp_path / "plots" / "speed.svg").read_bytes()
+    assert not window.export_telemetry_dialog()  # cancelled: it opened where the plot went
+    assert asked[2] == str((tmp_path / "plots" / "telemetry.csv").resolve())

@@ -18,7 +18,6 @@ from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QToolButton,
@@ -80,10 +79,15 @@ def _place(mark, origin: float) -> None:
         mark.setPos(-origin, 0.0)
 
 
+EXPORT_FILTERS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
+
+
 class PlotPanel(QWidget):
-    """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list."""
+    """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list,
+    ``export_requested`` a plot to export (the window asks where, as for its other files)."""
 
     watch_requested = Signal(str)
+    export_requested = Signal(object, str)  # a PlotRow and "png", "svg" or "csv"
 
     def __init__(self, model: SessionModel, plots: list[list[str]] | None = None, window: float = 10.0, parent=None):
         super().__init__(parent)
@@ -169,7 +173,7 @@ class PlotPanel(QWidget):
         row.vb.picked.time.connect(self._on_time_picked)
         row.vb.picked.reset.connect(self.reset_zoom)
         row.vb.sigRangeChangedManually.connect(lambda *a, r=row: self._on_zoomed(r))
-        row.export_requested.connect(lambda kind, r=row: self.export_dialog(r, kind))
+        row.export_requested.connect(lambda kind, r=row: self.export_requested.emit(r, kind))
         row.watch_requested.connect(self.watch_requested)
         self.rows.append(row)
         self._rows_layout.addWidget(row, 1)
@@ -530,11 +534,9 @@ class PlotPanel(QWidget):
 
     # -- export ------------------------------------------------------------------------------------
 
-    def export_dialog(self, row: PlotRow, kind: str) -> None:
-        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", f"plot.{kind}", filters[kind])
-        if path:
-            self.export(row, kind, path)
+    def export_name(self, row: PlotRow, kind: str) -> str:
+        """A file name for the plot's export: its channels' names ("yaw_rate-steer.png")."""
+        return f"{'-'.join(row.channels()) or 'plot'}.{kind}"
 
     def export(self, row: PlotRow, kind: str, path: str) -> None:
         """Write the plot as an image (pyqtgraph's exporters) or its channels over the time on show as CSV."""
