@@ -44,6 +44,16 @@ def test_an_edit_reruns_and_the_dock_lists_the_reference_beside(carbench_window,
     assert ref == before[0]
     # Less rear cornering stiffness: more yaw rate for the same steer.
     assert float(on_show.split()[0]) > float(ref.split()[0])
+    # Both runs' values show in the dock (the names give way, whole in their tooltips)
+    w.kpi_dock.raise_()
+    qtbot.wait(20)
+    tree = w.kpis.tree
+    header = tree.header()
+    for column in (1, 2):
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= tree.viewport().width()
+        assert header.sectionSize(column) >= tree.sizeHintForColumn(column)
+    first = tree.topLevelItem(0)
+    assert first.toolTip(0).startswith(first.text(0))
 
 
 @pytest.mark.carbench_preset("sedan")

@@ -67,6 +67,7 @@ class CompareDock(QWidget):
         super().__init__(parent)
         self.comparer = comparer
         self.comparison: Comparison | None = None
+        self._names_width = 0  # [px] the names under the groups need
         self.pin_button = QPushButton(f"Pin run ({PIN_KEY})")
         self.pin_button.setToolTip("keep the run on show as a reference (up to four)")
         self.pin_button.clicked.connect(comparer.pin_current)
@@ -189,8 +190,33 @@ class CompareDock(QWidget):
             QTreeWidgetItem(largest, [r.name, f"{r.delta:+.4g} {r.unit}".rstrip(), f"at {r.time:.3f} s", ""])
         params.setExpanded(True)
         verdicts.setExpanded(bool(result.flips))
+        # A group's title spans the row, so the first column is as wide as the names under it, and at most
+        # half the tree (a name elided past it, whole in its tooltip): sized to the titles and the longest
+        # names it pushed A and B past a narrow dock's edge.
+        root = self.tree.invisibleRootItem()
+        for i in range(root.childCount()):
+            root.child(i).setFirstColumnSpanned(True)
         for column in range(4):
             self.tree.resizeColumnToContents(column)
+        names = [root.child(i).child(j) for i in range(root.childCount()) for j in range(root.child(i).childCount())]
+        if names:
+            for name in names:
+                name.setToolTip(0, name.text(0))
+            indent = 2 * self.tree.indentation()  # a child's indentation, and room for the arrow
+            self._names_width = max(self.tree.fontMetrics().horizontalAdvance(n.text(0)) for n in names) + indent + 12
+            self._fit_names()
+
+    def _fit_names(self) -> None:
+        if self._names_width:
+            self.tree.setColumnWidth(0, min(self._names_width, max(self.tree.viewport().width() // 2, 120)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_names()
+
+    def showEvent(self, event) -> None:  # its tab raised: the width it has now
+        super().showEvent(event)
+        self._fit_names()
 
 
 def _v(value) -> str:
