@@ -122,3 +122,21 @@ def test_the_compare_dock_shows_what_an_expectation_measured_in_its_display_unit
     verdict = [v for v in window.model.session.verdicts() if v.expect.label() == "turning"][0]
     text = rows["turning"].text(1)
     assert text.endswith(" deg/s") and f"{np.degrees(verdict.measured):.4g}" in text
+
+
+def test_the_screenshots_window_is_the_size_it_is_named_after(qtbot, tmp_path):
+    """docs/sedan-1024x640.png came out 1033 px wide: the window was resized before it was shown."""
+    from workbench.gui.screenshots import SHOTS, _replaying, _resize
+
+    (shot,) = [s for s in SHOTS if s[0] == "sedan-1024x640.png"]
+    name, script, _, (width, height) = shot
+    window = _replaying(str(tmp_path / "shots.ini"), width, height, script)
+    qtbot.addWidget(window)
+    try:
+        assert (window.width(), window.height()) == (1024, 640)
+        assert window.grab().size().width() == 1024
+        # a size the window cannot take stops the generator, rather than a picture of another size
+        with pytest.raises(RuntimeError, match="not 600x400"):
+            _resize(window, 600, 400)
+    finally:
+        window.close()
