@@ -69,6 +69,13 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
     for i in range(6):
         item = table.topLevelItem(i)
         assert item.toolTip(1).startswith(item.text(1)) and item.toolTip(2)  # whole in the tooltips
+    # where the time cursor is and what the recorder does share one line, however long the script's name
+    recorder = window.recorder
+    recorder.state.setText("\u25b6 replaying a script with a name far too long for the recorder's line")
+    qtbot.wait(10)
+    assert recorder.state.y() == recorder.position.y() and recorder.state.is_elided()
+    assert recorder.state.height() < 2 * recorder.state.fontMetrics().height()
+    assert _inside(recorder.state, window)
     # the bottom plot (which also holds the time axis) has a plot area as tall as the others'
     window.plots_dock.raise_()
     window.plots.set_channel_sets([["speed"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]])

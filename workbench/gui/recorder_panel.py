@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from physics import channel_infos
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
 
@@ -136,11 +137,10 @@ class RecorderPanel(QWidget):
         self.timeline.setToolTip("scrub to see the car and the plots at any past frame")
         self.live = QPushButton("Live")
         self.live.setToolTip("back to the newest frame")
-        # Where the time cursor is and what the recorder does, on one line (two when narrow): at 1024x640
-        # each line taken from the verdict table is one verdict fewer on show.
+        # Where the time cursor is and what the recorder does, on one line, the latter elided (whole in its
+        # tooltip): at 1024x640 each line taken from the verdict table is one verdict fewer on show.
         self.position = QLabel()
-        self.position.setWordWrap(True)
-        self._state = ""
+        self.state = ElidedLabel()
         self.summary = QLabel()
         self.verdicts = QTreeWidget()
         self.verdicts.setHeaderLabels(list(COLUMNS))
@@ -175,7 +175,12 @@ class RecorderPanel(QWidget):
         layout.setSpacing(2)
         layout.addLayout(grid)
         layout.addLayout(scrub)
-        layout.addWidget(self.position)
+        where = QHBoxLayout()
+        where.setSpacing(4)
+        where.addWidget(self.position)
+        where.addWidget(QLabel("\u2014"))
+        where.addWidget(self.state, 1)
+        layout.addLayout(where)
         layout.addWidget(self.summary)
         layout.addWidget(self.verdicts, 1)
 
@@ -281,19 +286,20 @@ class RecorderPanel(QWidget):
         k = self._model.shown_frame()
         dt = self._model.session.dt
         shown = "scrubbed" if self._model.view_frame is not None else "live" if self._model.running else "paused"
-        self.position.setText(f"frame {max(k, 0)}  t = {max(k, 0) * dt:.3f} s  ({shown}) \u2014 {self._state}")
+        self.position.setText(f"frame {max(k, 0)}  t = {max(k, 0) * dt:.3f} s  ({shown})")
 
     def _update_state(self) -> None:
         s = self._model.session
         parts = []
         if s.recording:
-            parts.append("<b style='color:#c00'>\u25cf recording</b>")
+            parts.append("\u25cf recording")
         if s.replaying:
-            parts.append(f"<b>\u25b6 replaying {s.program.name}</b>")
+            parts.append(f"\u25b6 replaying {s.program.name}")
         elif s.program is not None:
             parts.append(f"script: {s.program.name}")
-        self._state = " \u2014 ".join(parts) if parts else "driving"  # (paused or not: the position says)
-        self._update_position()
+        self.state.setText(" \u2014 ".join(parts) if parts else "driving")  # (paused or not: the position says)
+        self.state.setStyleSheet("font-weight: bold;" + (" color: #c00;" if s.recording else "")
+                                 if s.recording or s.replaying else "")
         self.stop.setEnabled(s.recording)
         self.save.setEnabled(s.last_recording is not None)
 
