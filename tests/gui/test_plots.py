@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, Qt
 
 from physics import channel_infos
 from workbench.gui.decimate import Decimator, peak_decimate
@@ -230,6 +230,18 @@ def _plot_area_in_global(row):
     return left.x(), right.x()
 
 
+def _right_tick_pens(row) -> set:
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _, ticks, _ = row.plot.getPlotItem().getAxis("right").generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return {pen.style() for pen, _, _ in ticks}
+
+
 def test_the_time_axes_of_every_plot_line_up_to_the_pixel(carbench_window, qtbot):
     from workbench.gui.testing import hold
 
@@ -242,6 +254,9 @@ def test_the_time_axes_of_every_plot_line_up_to_the_pixel(carbench_window, qtbot
     extents = [_plot_area_in_global(row) for row in rows]
     assert len(set(extents)) == 1, extents
     assert extents[0][1] - extents[0][0] > 50
+    # the room kept on the right of a one-unit plot is blank: no tick marks (they showed as dashes)
+    assert _right_tick_pens(rows[0]) == {Qt.PenStyle.NoPen}
+    assert Qt.PenStyle.SolidLine in _right_tick_pens(rows[1])
     window.plots.set_channel_sets([["speed"], ["yaw_rate", "steer"]])
     hold(window, set(), 2)
     qtbot.wait(20)

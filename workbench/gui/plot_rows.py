@@ -376,6 +376,7 @@ class PlotRow(QWidget):
                 item.showAxis("right")
                 axis = item.getAxis("right")
                 style_axis(axis)
+                axis.setTickPen()  # the axis' own pen again, after a blank one
                 axis.setStyle(showValues=True)
                 axis.showLabel(True)
                 axis.setWidth(AXIS_WIDTH)
@@ -423,6 +424,7 @@ class PlotRow(QWidget):
             axis = item.getAxis("right")  # blank: no ticks, no values, no label
             axis.setStyle(showValues=False)
             axis.setPen(pg.mkPen(0, 0, 0, 0))
+            axis.setTickPen(None)  # no pen (pyqtgraph gives a transparent tick pen its alpha back)
             axis.showLabel(False)
             axis.setWidth(AXIS_WIDTH * slots)
             return
