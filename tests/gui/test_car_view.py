@@ -49,6 +49,40 @@ def test_the_hud_shows_speed_gear_rpm_pedals_and_steering(carbench_window):
     assert hud.lines()[0] == f"{log.column('speed_kmh')[100]:.0f} km/h"
 
 
+def _drawn_labels(view, axis):
+    """The rectangles (in the car view's pixels) of an axis' tick labels and of its title."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _, _, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    rects = [(view.mapFromScene(axis.mapRectToScene(rect)).boundingRect(), text) for rect, _, text in texts]
+    if axis.label.isVisible():
+        rects.append((view.mapFromScene(axis.label.sceneBoundingRect()).boundingRect(), "title"))
+    return rects
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900), (2560, 1440)])
+def test_the_hud_covers_no_axis_label(carbench_window, qtbot, size):
+    window = carbench_window
+    window.resize(*size)
+    hold(window, {"throttle"}, 120)
+    qtbot.wait(20)
+    view = window.car_view
+    hud = view.hud.geometry()
+    assert view.rect().contains(hud)
+    item = view.getPlotItem()
+    labels = _drawn_labels(view, item.getAxis("left")) + _drawn_labels(view, item.getAxis("bottom"))
+    assert len(labels) >= 6
+    for rect, text in labels:
+        assert not rect.intersects(hud), (size, text, rect, hud)
+    area = view.mapFromScene(item.getViewBox().sceneBoundingRect()).boundingRect()
+    assert area.contains(hud)  # inside the plot area
+
+
 @pytest.mark.parametrize("size", [(1024, 640), (1500, 900), (2560, 1440)])
 def test_the_key_overlay_fits_the_view(carbench_window, qtbot, size):
     window = carbench_window

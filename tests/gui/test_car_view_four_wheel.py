@@ -142,9 +142,31 @@ def test_the_four_wheel_screenshot_drives_the_tail_happy_car(tmp_path):
     from workbench.gui.screenshots import CAR_SHOTS, _script_on
     from workbench.scripts.format import load_script
 
-    shots = {name: (script, preset) for name, script, preset, *_ in CAR_SHOTS}
+    shots = {name: (script, preset, params) for name, script, preset, params, *_ in CAR_SHOTS}
     assert set(shots) == {"four-wheel.png", "split-mu.png"}
-    copy = _script_on(*shots["four-wheel.png"], str(tmp_path))
-    assert copy.parent == tmp_path and load_script(copy).preset == "tail_happy"
-    split = _script_on(*shots["split-mu.png"], str(tmp_path))
+    script, preset, params = shots["four-wheel.png"]
+    copy = _script_on(script, preset, str(tmp_path), params)
+    script = load_script(copy)
+    assert copy.parent == tmp_path and script.preset == "tail_happy"
+    assert [(s.at, s.params) for s in script.sets][-1] == (0.0, {"body.cg_height": 0.7})  # said in the caption
+    split = _script_on(*shots["split-mu.png"][:2], str(tmp_path), shots["split-mu.png"][2])
     assert load_script(split).surfaces  # the shipped script itself, with its road
+
+
+def test_the_four_wheel_screenshot_shows_a_lifted_wheel(carbench_window, tmp_path):
+    from workbench.gui.screenshots import CAR_SHOTS, _script_on
+    from workbench.gui.testing import drive
+
+    window = carbench_window
+    (shot,) = [s for s in CAR_SHOTS if s[0] == "four-wheel.png"]
+    _, script, preset, params, seconds, *_ = shot
+    drive(window, _script_on(script, preset, str(tmp_path), params), chunk=256)
+    assert window.model.session.params.body.cg_height == 0.7
+    window.model.set_running(False)
+    window.model.set_view_frame(int(round(seconds / window.model.session.dt)))
+    view = window.car_view
+    values = window.model.session.log.frame(window.model.shown_frame())
+    lifted = [c for c in ("fl", "fr", "rl", "rr") if values[f"load_{c}"] == 0.0]
+    assert lifted == ["rr"]  # the inside rear, as the README's caption says
+    rr = view._wheels[CORNER_ORDER["rr"]]
+    assert rr.brush().style() == Qt.BrushStyle.NoBrush and rr.pen().color() == LIFTED_WHEEL  # drawn hollow

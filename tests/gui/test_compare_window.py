@@ -120,6 +120,14 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     assert rows == [("aero.cd", "0.3", "0.5")]
     divergence = dock.comparison.divergence
     assert divergence is not None and dock.divergence.isVisible()
+    # the groups' titles span their rows: the names' column is as wide as the names, A and B beside it
+    window.compare_dock.raise_()
+    qtbot.wait(10)
+    title = dock.tree.topLevelItem(dock.tree.topLevelItemCount() - 1)
+    assert title.isFirstColumnSpanned()
+    assert dock.tree.columnWidth(0) < dock.tree.fontMetrics().horizontalAdvance(title.text(0))
+    header = dock.tree.header()
+    assert header.sectionViewportPosition(1) + header.sectionSize(1) <= dock.tree.viewport().width()
     dock.divergence.click()
     assert window.model.view_frame == divergence.frame
 

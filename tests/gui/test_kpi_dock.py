@@ -44,6 +44,16 @@ def test_an_edit_reruns_and_the_dock_lists_the_reference_beside(carbench_window,
     assert ref == before[0]
     # Less rear cornering stiffness: more yaw rate for the same steer.
     assert float(on_show.split()[0]) > float(ref.split()[0])
+    # Both runs' values show in the dock (the names give way, whole in their tooltips)
+    w.kpi_dock.raise_()
+    qtbot.wait(20)
+    tree = w.kpis.tree
+    header = tree.header()
+    for column in (1, 2):
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= tree.viewport().width()
+        assert header.sectionSize(column) >= tree.sizeHintForColumn(column)
+    first = tree.topLevelItem(0)
+    assert first.toolTip(0).startswith(first.text(0))
 
 
 @pytest.mark.carbench_preset("sedan")
@@ -56,3 +66,21 @@ def test_the_frequency_response_is_drawn_as_a_bode_chart(carbench_window, qtbot)
     assert len(curves) == 1
     freq, gain = curves[0].getData()
     assert freq.min() < 0.5 and freq.max() > 2.5 and gain[0] > gain[-1]  # the yaw gain falls off with frequency
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_with_no_manoeuvre_the_dock_shows_a_one_line_hint_and_no_empty_table(carbench_window, qtbot, size):
+    from workbench.gui.kpi_dock import HINT
+
+    w = carbench_window
+    w.resize(*size)
+    w.kpi_dock.raise_()
+    qtbot.wait(20)
+    dock = w.kpis
+    assert not dock.tree.isVisibleTo(dock) and not dock.gain.isVisibleTo(dock)
+    assert dock.status.isVisible() and dock.status.text() == HINT
+    assert dock.status.heightForWidth(dock.status.width()) < 2 * dock.status.fontMetrics().height()  # one line
+    assert dock.status.y() < 3 * dock.status.fontMetrics().height()  # at the top of the dock
+    assert run_manoeuvre(w, "iso3888_2")
+    finish(w, qtbot)
+    assert dock.tree.isVisibleTo(dock) and dock.tree.headerItem().text(0) == "KPI"

@@ -85,6 +85,39 @@ def test_sliders_and_spin_boxes_line_up_across_groups(carbench_window, qtbot):
     assert len(lefts) == 1 and len(slider_lefts) == 1
 
 
+def _names_shown_whole(window) -> dict[str, bool]:
+    out = {}
+    for path, row in window.params.rows.items():
+        label = row.label
+        room = label.contentsRect().width()
+        out[path] = label.text().startswith(row.name) and label.fontMetrics().horizontalAdvance(label.text()) <= room
+    return out
+
+
+def test_names_take_the_width_a_wide_panel_has_and_elide_only_when_it_is_narrow(carbench_window, qtbot):
+    window = carbench_window
+    window.model.set_param("body.wheel_inertia_front", 2.5)  # a long name, bold and marked as modified
+    window.resize(2560, 1440)
+    qtbot.waitUntil(lambda: window.params_dock.width() > 600)  # the docks keep their share of the width
+    qtbot.wait(20)
+    whole = _names_shown_whole(window)
+    assert all(whole.values()), [p for p, ok in whole.items() if not ok]
+    row = window.params.rows["body.wheel_inertia_front"]
+    assert row.label.text() == "wheel_inertia_front  \u25cf"
+    slider = row.editors[0].slider
+    assert slider.width() >= 120  # the names took only what the sliders could spare
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.params_dock.width() < 420)
+    qtbot.wait(20)
+    assert window.width() == 1024
+    whole = _names_shown_whole(window)
+    cut = [p for p, ok in whole.items() if not ok]
+    assert cut and "body.mass" not in cut
+    for path in cut:
+        label = window.params.rows[path].label
+        assert "\u2026" in label.text() and label.toolTip().startswith(path)  # the whole path in its tooltip
+
+
 def test_one_number_format(carbench_window):
     assert [format_number(v) for v in (24.0012, 0.17145, 1200.0, 3.5, -0.0, 1e-9, 123456.7)] == [
         "24.001", "0.17145", "1200", "3.5", "0", "0.000000001", "123457"]

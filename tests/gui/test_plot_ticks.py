@@ -37,3 +37,72 @@ def test_vertical_tick_labels_fit_their_plot_and_each_other(carbench_window, siz
             height = labels[0][0].height()
             assert all(b - a >= 0.8 * height for a, b in zip(glyphs, glyphs[1:], strict=False)), (y_axis.unit, glyphs)
     assert seen >= 6
+
+
+# Ranges seen on short plots at 1024x640 that showed one label or none ("4500", "0"): the rpm of the sine
+# with dwell, its tyre forces, its yaw rate, and a speed just above zero.
+SHORT_PLOT_RANGES = [(4113.3, 4900.8), (-7999.2, 9357.4), (-53.5, 45.4), (3800.0, 5000.0), (-0.4, 12.7), (0.97, 1.03)]
+
+
+def test_a_short_plot_labels_two_ticks_at_least(carbench_window, qtbot):
+    window = carbench_window
+    window.resize(1024, 640)
+    window.plots.set_channel_sets([["speed_kmh"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]])
+    hold(window, {"throttle"}, 60)
+    qtbot.wait(20)
+    checked = 0
+    for row in window.plots.rows:
+        y_axis = row.axes[0]
+        line = y_axis.axis.line_height()
+        assert y_axis.vb.height() >= 2 * line  # tall enough for two lines of text: so two labels
+        for lo, hi in SHORT_PLOT_RANGES:
+            y_axis.vb.setYRange(lo, hi, padding=0)
+            y_axis.vb.prepareForPaint()
+            labels = _labels(y_axis.axis)
+            visible = row.plot.mapToScene(row.plot.viewport().rect()).boundingRect()
+            assert len(labels) >= 2, (row.channels(), lo, hi, y_axis.vb.height(), [t for _, t in labels])
+            for rect, text in labels:
+                assert visible.contains(rect), (text, rect, visible)
+                assert lo <= float(text) <= hi
+            glyphs = sorted(rect.center().y() for rect, _ in labels)
+            assert all(b - a >= 0.8 * labels[0][0].height() for a, b in zip(glyphs, glyphs[1:], strict=False))
+            checked += 1
+    assert checked == 4 * len(SHORT_PLOT_RANGES)
+
+
+def test_a_plot_too_short_for_two_labels_reads_out_its_range_in_its_title_row(carbench_window, qtbot):
+    from PySide6.QtGui import QFont
+
+    window = carbench_window
+    window.resize(1024, 640)
+    hold(window, {"throttle"}, 120)
+    row = window.plots.rows[1]
+    assert not row.range_readout.isVisible()
+    font = QFont()
+    font.setPixelSize(int(row.vb.height() * 0.6))  # two lines of it are taller than the plot
+    row.axes[0].axis.setStyle(tickFont=font)
+    row.vb.setYRange(3800.0, 5000.0, padding=0)
+    qtbot.wait(10)
+    assert row.range_readout.isVisible() and row.range_readout.full_text() == f"3800 .. 5000 {row.axes[0].unit}"
+
+
+def test_two_labels_are_a_line_apart_and_inside_the_axis_for_any_range():
+    import numpy as np
+
+    from workbench.gui.plot_style import LABEL_GAP, LABEL_HEIGHT, two_labels
+
+    rng = np.random.default_rng(7)
+    line = 14.0
+    for _ in range(5000):
+        centre = rng.normal() * 10.0 ** rng.integers(-3, 5)
+        span = 10.0 ** rng.uniform(-4, 5)
+        size = rng.uniform(2 * line, 200.0)
+        lo, hi = centre - span * rng.uniform(0, 1), centre + span
+        spacing, values = two_labels(lo, hi, size, line)
+        per_px = (hi - lo) / size
+        assert len(values) >= 2, (lo, hi, size)
+        half = 0.5 * LABEL_HEIGHT * line * per_px
+        assert all(lo + half <= v <= hi - half for v in values), (lo, hi, size, values)
+        gaps = np.diff(values) / per_px
+        assert (gaps >= LABEL_GAP * line * (1 - 1e-6)).all(), (lo, hi, size, values)
+    assert two_labels(0.0, 1.0, 2 * line - 1, line) is None

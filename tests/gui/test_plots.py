@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, Qt
 
 from physics import channel_infos
 from workbench.gui.decimate import Decimator, peak_decimate
@@ -134,6 +134,43 @@ def test_expectations_are_drawn_on_their_channels_plot(carbench_window):
     assert {float(b.getData()[1][0]) for b in bounds} == {v.expect.min for v in speed_verdicts if v.expect.min}
 
 
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_expectation_dots_and_bounds_show_whole_inside_their_plot(carbench_window, qtbot, size):
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPointF
+
+    from workbench.gui.plot_panel import DOT
+
+    window = carbench_window
+    window.resize(*size)
+    qtbot.wait(20)
+    drive(window, "presets/scripts/clutch_coast.toml", chunk=64)
+    window.model.set_running(False)
+    window.model.set_view_frame(int(round(6.0 / window.model.session.dt)))  # the audit's frame: dots at the top
+    qtbot.wait(20)
+    speed = window.plots.rows[0]
+    assert speed.channels() == ["speed_kmh"]
+    area = speed.vb.sceneBoundingRect()
+    (x0, x1), _ = speed.vb.viewRange()
+    dots = bounds = 0
+    for mark in speed.marks:
+        if isinstance(mark, pg.ScatterPlotItem):
+            x, y = float(mark.data["x"][0]), float(mark.data["y"][0])
+            if not x0 <= x + mark.pos().x() <= x1:
+                continue
+            centre = mark.mapToScene(QPointF(x, y))
+            half = DOT / 2
+            assert area.adjusted(half, half, -half, -half).contains(centre), (y, centre, area)  # the whole dot
+            dots += 1
+        elif isinstance(mark, pg.PlotCurveItem):
+            xs, ys = mark.getData()
+            if xs[-1] + mark.pos().x() >= x0 and xs[0] + mark.pos().x() <= x1:
+                y = mark.mapToScene(QPointF(float(xs[0]), float(ys[0]))).y()
+                assert area.top() < y < area.bottom()  # the bound is on show
+                bounds += 1
+    assert dots >= 2 and bounds >= 2
+
+
 def test_parameter_edits_and_set_events_are_marked(carbench_window, tmp_path):
     window = carbench_window
     hold(window, {"throttle"}, 120)
@@ -193,6 +230,18 @@ def _plot_area_in_global(row):
     return left.x(), right.x()
 
 
+def _right_tick_pens(row) -> set:
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _, ticks, _ = row.plot.getPlotItem().getAxis("right").generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return {pen.style() for pen, _, _ in ticks}
+
+
 def test_the_time_axes_of_every_plot_line_up_to_the_pixel(carbench_window, qtbot):
     from workbench.gui.testing import hold
 
@@ -205,8 +254,35 @@ def test_the_time_axes_of_every_plot_line_up_to_the_pixel(carbench_window, qtbot
     extents = [_plot_area_in_global(row) for row in rows]
     assert len(set(extents)) == 1, extents
     assert extents[0][1] - extents[0][0] > 50
+    # the room kept on the right of a one-unit plot is blank: no tick marks (they showed as dashes)
+    assert _right_tick_pens(rows[0]) == {Qt.PenStyle.NoPen}
+    assert Qt.PenStyle.SolidLine in _right_tick_pens(rows[1])
     window.plots.set_channel_sets([["speed"], ["yaw_rate", "steer"]])
     hold(window, set(), 2)
     qtbot.wait(20)
     extents = [_plot_area_in_global(row) for row in window.plots.rows]
     assert len(set(extents)) == 1, extents
+
+
+def test_the_plot_export_dialog_opens_where_the_last_export_went(carbench_window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    window = carbench_window
+    hold(window, {"throttle"}, 60)
+    asked = []
+    answers = iter([str(tmp_path / "telemetry" / "all.csv"), str(tmp_path / "plots" / "speed.svg"), ""])
+
+    def save_dialog(parent, caption, start, filters):
+        asked.append(start)
+        return next(answers), filters
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    (tmp_path / "telemetry").mkdir()
+    (tmp_path / "plots").mkdir()
+    assert window.export_telemetry_dialog()
+    row = window.plots.rows[0]
+    row.export_requested.emit("svg")  # the plot's export menu: Plot as SVG...
+    assert asked[1] == str((tmp_path / "telemetry" / "speed_kmh.svg").resolve())  # the last export's folder
+    assert b"<svg" in (tmp_path / "plots" / "speed.svg").read_bytes()
+    assert not window.export_telemetry_dialog()  # cancelled: it opened where the plot went
+    assert asked[2] == str((tmp_path / "plots" / "telemetry.csv").resolve())

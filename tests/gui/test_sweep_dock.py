@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMenu
 
 SCRIPT = """
@@ -142,13 +142,46 @@ def test_a_line_sweep_shows_its_margins_in_display_units(qtbot, loaded):
     e = [x.label() for x in dock.result.plan.program.script.expects].index("turning")
     si = dock.result.expect_margin[e]
     assert np.allclose(turning.getData()[1], np.degrees(si))
-    # the legend sits above every point
-    legend = dock.plot.getPlotItem().legend
+    # the key is under the chart, never over its points
+    assert dock.plot.getPlotItem().legend is None
+    assert dock.legend.isVisible() and dock.legend.y() >= dock.plot.geometry().bottom()
+    assert all(name in dock.legend.text() for name in curves)
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900), (2560, 1440)])
+def test_the_sweep_chart_fits_the_dock_at_every_window_size(carbench_window, qtbot, size):
+    from workbench.gui.sweep_dock import CHART_MIN
+
+    window = carbench_window
+    window.resize(*size)
+    assert window.load_script("presets/scripts/clutch_coast.toml")  # six expectations: a long key
+    window.show_sweep_dock()
+    dock = window.sweep
+    dock.add_axis("body.mass")
+    dock.axes["body.mass"].count.setValue(3)
+    run_dock(qtbot, window)
+    window.resize(*size)
+    qtbot.wait(20)
+    scroll = window.sweep_dock.widget()
+    viewport = scroll.viewport()
+    assert window.width() == size[0] and not scroll.horizontalScrollBar().isVisible(), dock.width()
+    assert dock.width() <= viewport.width()
+    for widget in (dock.status, dock.run_button, dock.cancel_button, dock.axes["body.mass"].remove):
+        right = widget.mapTo(viewport, widget.rect().topRight()).x()
+        assert right < viewport.width(), widget
+    chart = dock.plot.geometry()
+    assert dock.plot.mapTo(viewport, dock.plot.rect().bottomLeft()).y() < viewport.height(), (chart, viewport.size())
+    assert chart.height() >= (CHART_MIN if size[0] < 2000 else 3 * CHART_MIN)  # it grows with the dock
+    if not scroll.verticalScrollBar().isVisible():  # everything fits: the chart takes the room that is left
+        assert dock.legend.geometry().bottom() >= dock.height() - 8
+    # every point is inside the chart's view (none cut at its edges), and the key is under the chart
     vb = dock.plot.getPlotItem().vb
-    box = legend.mapRectToScene(legend.boundingRect())
-    for name, curve in curves.items():
-        for x, y in zip(*curve.getData(), strict=True):
-            assert not box.contains(vb.mapViewToScene(QPointF(x, y))), (name, x, y)
+    (x0, x1), (y0, y1) = vb.viewRange()
+    for item in dock.plot.getPlotItem().items:
+        if type(item).__name__ == "ScatterPlotItem":
+            xs, ys = item.getData()
+            assert (x0 <= xs).all() and (xs <= x1).all() and (y0 <= ys).all() and (ys <= y1).all()
+    assert dock.legend.y() >= chart.bottom()
 
 
 def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_window):

@@ -1,4 +1,5 @@
-"""The window at 1024x640 with every dock tab in turn; the HUD's stalled engine; the parameter search."""
+"""The window at 1024x640 with every dock tab in turn (after a pinned re-run); the HUD's stalled engine; the
+parameter search."""
 
 import numpy as np
 import pytest
@@ -19,14 +20,23 @@ def _inside(widget, window) -> bool:
 @pytest.mark.carbench_preset("manual003")
 def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reachable(carbench_window, qtbot):
     window = carbench_window
-    assert window.load_script(SCRIPT)
+    window.resize(1024, 640)
+    # a pinned run and an edit re-run: the Compare dock has its first divergence to show
+    drive(window, SCRIPT, chunk=64)
+    assert window.comparer.pin_current()
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        window.model.set_param("tyres.mu", 0.8)
+    divergence = window.compare_dock_widget.divergence
+    assert window.compare_dock_widget.comparison.divergence is not None
     window.show_sweep_dock()
     window.resize(1024, 640)
     qtbot.wait(20)
     tabbed = [d for d in window.findChildren(QDockWidget) if d.isVisible() or window.tabifiedDockWidgets(d)]
     window.watch.pin("speed_kmh")
     window.watch.pin("yaw_rate")
-    assert {"parameters", "telemetry", "watch", "plots", "recorder", "sweep"} <= {d.objectName() for d in tabbed}
+    assert {"parameters", "telemetry", "watch", "plots", "recorder", "sweep", "compare", "kpis"} <= \
+        {d.objectName() for d in tabbed}
+    seen_divergence = False
     for dock in tabbed:
         dock.raise_()
         QApplication.processEvents()
@@ -39,19 +49,40 @@ def test_at_1024x640_every_dock_tab_keeps_the_window_small_and_everything_reacha
                 assert _inside(button, window), (dock.objectName(), button.text())
         for row in window.plots.rows:
             assert _inside(row.export_button, window), dock.objectName()
+        if not divergence.visibleRegion().isEmpty():  # the divergence wraps to the dock, whole in its tooltip
+            seen_divergence = True
+            assert _inside(divergence, window) and divergence.toolTip() == divergence.text()
+            assert divergence.height() > divergence.fontMetrics().height() * 1.5  # two lines, not one cut
         if not window.watch.visibleRegion().isEmpty():  # the watch list's picker and rows all on screen
             for widget in (window.watch.picker, window.watch.add, window.watch.table.cellWidget(1, REMOVE)):
                 assert _inside(widget, window), (dock.objectName(), widget)
+    assert seen_divergence
     window.recorder_dock.raise_()
     qtbot.wait(10)
-    assert window.recorder.verdicts.columnWidth(1) >= 80  # the expectations' names are more than "ab\u2026"
+    # the verdicts: the names take the width (the numbers give way), and four rows of six show whole
+    table = window.recorder.verdicts
+    assert table.topLevelItemCount() == 6
+    assert table.columnWidth(1) >= 0.4 * table.viewport().width()
+    assert max(table.columnWidth(2), table.columnWidth(3)) <= 0.25 * table.viewport().width()
+    whole = [i for i in range(6) if table.viewport().rect().contains(table.visualItemRect(table.topLevelItem(i)))]
+    assert len(whole) >= 4, (whole, table.viewport().height())
+    for i in range(6):
+        item = table.topLevelItem(i)
+        assert item.toolTip(1).startswith(item.text(1)) and item.toolTip(2)  # whole in the tooltips
+    # where the time cursor is and what the recorder does share one line, however long the script's name
+    recorder = window.recorder
+    recorder.state.setText("\u25b6 replaying a script with a name far too long for the recorder's line")
+    qtbot.wait(10)
+    assert recorder.state.y() == recorder.position.y() and recorder.state.is_elided()
+    assert recorder.state.height() < 2 * recorder.state.fontMetrics().height()
+    assert _inside(recorder.state, window)
     # the bottom plot (which also holds the time axis) has a plot area as tall as the others'
     window.plots_dock.raise_()
     window.plots.set_channel_sets([["speed"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]])
     hold(window, set(), 2)
     qtbot.wait(20)
     heights = [row.vb.sceneBoundingRect().height() for row in window.plots.rows]
-    assert heights[-1] >= 25 and heights[-1] >= 0.7 * max(heights[:-1]), heights
+    assert heights[-1] >= 25 and heights[-1] >= 0.85 * max(heights[:-1]), heights
 
 
 def test_the_hud_shows_a_stalled_engine(carbench_window):
@@ -98,3 +129,21 @@ def test_the_compare_dock_shows_what_an_expectation_measured_in_its_display_unit
     verdict = [v for v in window.model.session.verdicts() if v.expect.label() == "turning"][0]
     text = rows["turning"].text(1)
     assert text.endswith(" deg/s") and f"{np.degrees(verdict.measured):.4g}" in text
+
+
+def test_the_screenshots_window_is_the_size_it_is_named_after(qtbot, tmp_path):
+    """docs/sedan-1024x640.png came out 1033 px wide: the window was resized before it was shown."""
+    from workbench.gui.screenshots import SHOTS, _replaying, _resize
+
+    (shot,) = [s for s in SHOTS if s[0] == "sedan-1024x640.png"]
+    name, script, _, (width, height) = shot
+    window = _replaying(str(tmp_path / "shots.ini"), width, height, script)
+    qtbot.addWidget(window)
+    try:
+        assert (window.width(), window.height()) == (1024, 640)
+        assert window.grab().size().width() == 1024
+        # a size the window cannot take stops the generator, rather than a picture of another size
+        with pytest.raises(RuntimeError, match="not 600x400"):
+            _resize(window, 600, 400)
+    finally:
+        window.close()

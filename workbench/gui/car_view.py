@@ -115,6 +115,7 @@ class CarView(pg.PlotWidget):
         self._help.setVisible(False)
         self._help.setWordWrap(True)
         self.hud = Hud(self)
+        plot.getViewBox().sigResized.connect(self._place_hud)  # the axes' labels grew or shrank
         plot.getViewBox().sigRangeChangedManually.connect(self._on_range_changed_manually)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -274,9 +275,18 @@ class CarView(pg.PlotWidget):
         if "_help" not in self.__dict__:
             return  # called from the base class's __init__, before the overlays exist
         self._place_legend()
-        self.hud.move(max(min(68, self.width() - self.hud.width() - 4), 4), self.height() - self.hud.height() - 44)
+        self._place_hud()
         if self._help.isVisible():
             self._fit_help()
+
+    def _place_hud(self, *args) -> None:
+        """The HUD in the bottom-left corner of the plot area, clear of the axes' labels (over the y labels only
+        when the view is narrower than the HUD)."""
+        if "hud" not in self.__dict__:
+            return
+        area = self.mapFromScene(self.getPlotItem().getViewBox().sceneBoundingRect()).boundingRect()
+        x = min(area.left() + 4, self.width() - self.hud.width() - 2)
+        self.hud.move(max(x, 0), max(area.bottom() - self.hud.height() - 4, 0))
 
     def _centre_on(self, centre: np.ndarray, span: float) -> None:
         vb = self.getPlotItem().getViewBox()

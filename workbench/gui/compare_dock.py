@@ -7,7 +7,7 @@ the dock, the toolbar, the keys, the ghost cars and the plot overlays to a main 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,6 +33,33 @@ PIN_KEY = "B"
 DRIVE_ON_KEY = "D"
 
 
+class LinkLabel(QLabel):
+    """Text that acts as a button (a click or Space/Return emits ``clicked``) but wraps to its width:
+    a push button's text never wraps, and the divergence's line set the window's minimum width."""
+
+    clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+
+    def click(self) -> None:
+        self.clicked.emit()
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.clicked.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class CompareDock(QWidget):
     """References with their colours (unpin any), alignment, and the comparison with the first reference."""
 
@@ -40,6 +67,7 @@ class CompareDock(QWidget):
         super().__init__(parent)
         self.comparer = comparer
         self.comparison: Comparison | None = None
+        self._names_width = 0  # [px] the names under the groups need
         self.pin_button = QPushButton(f"Pin run ({PIN_KEY})")
         self.pin_button.setToolTip("keep the run on show as a reference (up to four)")
         self.pin_button.clicked.connect(comparer.pin_current)
@@ -53,10 +81,8 @@ class CompareDock(QWidget):
         self.refs_layout.setContentsMargins(0, 0, 0, 0)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.divergence = QPushButton()
-        self.divergence.setFlat(True)
-        self.divergence.setStyleSheet("text-align: left; color: #a40000;")
-        self.divergence.setToolTip("show this frame")
+        self.divergence = LinkLabel()
+        self.divergence.setStyleSheet("color: #a40000;")
         self.divergence.clicked.connect(self._on_divergence_clicked)
         self.divergence.setVisible(False)
         self.tree = QTreeWidget()
@@ -151,8 +177,10 @@ class CompareDock(QWidget):
                     item.setForeground(c, Qt.GlobalColor.red)
         if result.divergence is not None:
             d = result.divergence
-            self.divergence.setText(f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
-                                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
+            text = (f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
+                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
+            self.divergence.setText(text)
+            self.divergence.setToolTip(text)  # the whole line, however it wraps
             self.divergence.setVisible(True)
             div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
             for r in d.channels:
@@ -162,8 +190,33 @@ class CompareDock(QWidget):
             QTreeWidgetItem(largest, [r.name, f"{r.delta:+.4g} {r.unit}".rstrip(), f"at {r.time:.3f} s", ""])
         params.setExpanded(True)
         verdicts.setExpanded(bool(result.flips))
+        # A group's title spans the row, so the first column is as wide as the names under it, and at most
+        # half the tree (a name elided past it, whole in its tooltip): sized to the titles and the longest
+        # names it pushed A and B past a narrow dock's edge.
+        root = self.tree.invisibleRootItem()
+        for i in range(root.childCount()):
+            root.child(i).setFirstColumnSpanned(True)
         for column in range(4):
             self.tree.resizeColumnToContents(column)
+        names = [root.child(i).child(j) for i in range(root.childCount()) for j in range(root.child(i).childCount())]
+        if names:
+            for name in names:
+                name.setToolTip(0, name.text(0))
+            indent = 2 * self.tree.indentation()  # a child's indentation, and room for the arrow
+            self._names_width = max(self.tree.fontMetrics().horizontalAdvance(n.text(0)) for n in names) + indent + 12
+            self._fit_names()
+
+    def _fit_names(self) -> None:
+        if self._names_width:
+            self.tree.setColumnWidth(0, min(self._names_width, max(self.tree.viewport().width() // 2, 120)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_names()
+
+    def showEvent(self, event) -> None:  # its tab raised: the width it has now
+        super().showEvent(event)
+        self._fit_names()
 
 
 def _v(value) -> str:

@@ -32,6 +32,9 @@ def take_controllers(path: str | Path, settings: str) -> Path:
         app.processEvents()
         dialog.update_values()
         app.processEvents()
+        # Taller by what its scroll area hides (it opens at 980x560, to fit a 1024x640 screen): all of it on show.
+        dialog.resize(dialog.width(), dialog.height() + dialog.scroll.verticalScrollBar().maximum())
+        app.processEvents()
         dialog.grab().save(str(path))
         dialog.close()
     finally:

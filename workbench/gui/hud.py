@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 PEDALS = (("throttle", QColor(44, 160, 44)), ("brake", QColor(204, 0, 0)), ("clutch_pedal", QColor(52, 101, 164)))
@@ -13,6 +13,13 @@ BACKGROUND = QColor(255, 255, 255, 215)
 
 
 STOPPED_RPM = 1.0  # [rpm] without a ``stalled`` channel: an engine turning slower than this has stalled
+MARGIN = 8  # [px] inside the HUD's frame, left of the texts
+BAR = 44  # [px] the steering bar's length
+PEDAL, PEDAL_GAP = 11, 3  # [px] a pedal's bar and the gap between two
+# The HUD is as wide as its usual texts need (as lines() writes them), so that it fits a small car view
+# between the axes (236 px, as it was, covered the y labels at 1024x640); a rarer, longer line (a stalled
+# engine's) is drawn in a smaller font to fit.
+WIDEST = ("gear 6   8888 rpm",)
 
 
 def gear_text(gear: float) -> str:
@@ -33,7 +40,12 @@ class Hud(QWidget):
         self._big = QFont(self.font())
         self._big.setPointSizeF(self.font().pointSizeF() * 1.7)
         self._big.setBold(True)
-        self.setFixedSize(236, 74)
+        metrics = self.fontMetrics()
+        self._column = max([QFontMetrics(self._big).horizontalAdvance("188 km/h")]
+                           + [metrics.horizontalAdvance(t) for t in WIDEST]
+                           + [metrics.horizontalAdvance("steer -88.8 deg") + 6 + BAR])
+        self._pedals_x = MARGIN + self._column + 6
+        self.setFixedSize(self._pedals_x + 3 * PEDAL + 2 * PEDAL_GAP + 5, 74)
 
     def show_frame(self, values: dict[str, float], unit: str, manual: bool, lock: float) -> None:
         self.values, self.unit, self.manual, self.lock = values, unit, manual, lock
@@ -52,6 +64,19 @@ class Hud(QWidget):
         steer = f"steer {math.degrees(v['steer']) + 0.0:+.1f} deg"
         return speed, gear, steer
 
+    def _fitted(self, text: str) -> QFont:
+        """The HUD's font, made smaller if ``text`` would not fit the texts' column in it."""
+        width = self.fontMetrics().horizontalAdvance(text)
+        if width <= self._column:
+            return self.font()
+        font = QFont(self.font())
+        ratio = self._column / width * 0.97
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * ratio)
+        else:
+            font.setPixelSize(max(int(font.pixelSize() * ratio), 1))
+        return font
+
     def paintEvent(self, event) -> None:
         if not self.values:
             return
@@ -63,19 +88,23 @@ class Hud(QWidget):
         speed, gear, steer = self.lines()
         painter.setPen(QColor(20, 20, 20))
         painter.setFont(self._big)
-        painter.drawText(QRectF(8, 2, 150, 30), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, speed)
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(QRectF(MARGIN, 2, self._column, 30), left, speed)
         painter.setFont(self.font())
-        painter.drawText(QRectF(8, 32, 150, 18), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, gear)
-        painter.drawText(QRectF(8, 51, 150, 18), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, steer)
-        # The steering angle as a bar about the centre, full lock at either end.
+        painter.setFont(self._fitted(gear))
+        painter.drawText(QRectF(MARGIN, 32, self._column, 18), left, gear)
+        painter.setFont(self.font())
+        painter.drawText(QRectF(MARGIN, 51, self._column, 18), left, steer)
+        # The steering angle as a bar about the centre, full lock at either end (at the texts' right edge).
         share = max(-1.0, min(1.0, self.values["steer"] / self.lock)) if self.lock > 0 else 0.0
-        painter.fillRect(QRectF(110, 62, 44, 3), QColor(210, 210, 210))
-        painter.fillRect(QRectF(132, 59, -22 * share, 9), QColor(117, 80, 123))
+        centre = MARGIN + self._column - BAR / 2
+        painter.fillRect(QRectF(centre - BAR / 2, 62, BAR, 3), QColor(210, 210, 210))
+        painter.fillRect(QRectF(centre, 59, -BAR / 2 * share, 9), QColor(117, 80, 123))
         pedals = [p for p in PEDALS if self.manual or p[0] != "clutch_pedal"]
         for i, (name, colour) in enumerate(pedals):
-            x = 170 + i * 21
+            x = self._pedals_x + i * (PEDAL + PEDAL_GAP)
             level = max(0.0, min(1.0, self.values.get(name, 0.0)))
-            painter.fillRect(QRectF(x, 8, 14, 52), QColor(225, 225, 225))
-            painter.fillRect(QRectF(x, 8 + 52 * (1 - level), 14, 52 * level), colour)
-            painter.drawText(QRectF(x - 3, 60, 20, 14), Qt.AlignmentFlag.AlignCenter, name[0].upper())
+            painter.fillRect(QRectF(x, 8, PEDAL, 52), QColor(225, 225, 225))
+            painter.fillRect(QRectF(x, 8 + 52 * (1 - level), PEDAL, 52 * level), colour)
+            painter.drawText(QRectF(x - 4, 60, PEDAL + 8, 14), Qt.AlignmentFlag.AlignCenter, name[0].upper())
         painter.end()

@@ -24,6 +24,8 @@ from workbench.manoeuvres.catalogue import CATALOGUE, of_script
 from workbench.manoeuvres.kpi import Kpi, RunData
 
 ON_SHOW = QColor(31, 119, 180)
+NAMES_LEAST = 120  # [px] the KPIs' names' column at least
+HINT = "Run a manoeuvre (Scripts > Run manoeuvre) for its KPIs."
 
 
 def run_data(run, script) -> RunData:
@@ -47,6 +49,7 @@ class KpiDock(QWidget):
         self.comparer = comparer
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # at the top when alone
         self.tree = QTreeWidget()
         self.tree.setRootIsDecorated(False)
         self.gain = pg.PlotWidget(background="w")
@@ -81,8 +84,10 @@ class KpiDock(QWidget):
         for plot in (self.gain, self.phase):
             plot.clear()
             plot.setVisible(False)
+        # With no handling test, only the hint: an empty table showed a stray column header ("1").
+        self.tree.setVisible(test is not None)
         if test is None:
-            self.status.setText("Run a manoeuvre (Scripts menu) to see its KPIs here.")
+            self.status.setText(HINT)
             return
         refs = self.comparer.references.items
         columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]
@@ -103,15 +108,37 @@ class KpiDock(QWidget):
                 verdict = "" if k is None or k.passed is None else (" PASS" if k.passed else " FAIL")
                 cells.append("-" if k is None else k.text() + verdict)
             item = QTreeWidgetItem(self.tree, [first.label, *cells, first.limit or ""])
-            item.setToolTip(0, f"{first.clause}. {first.note}".strip())
+            item.setToolTip(0, f"{first.label}: {first.clause}. {first.note}".strip())
             self.rows.append((first.label, cells))
         for r in results:
             if isinstance(r, str):
                 QTreeWidgetItem(self.tree, [r])
         for c in range(len(columns) + 2):
             self.tree.resizeColumnToContents(c)
+        self._names_width = self.tree.columnWidth(0)
+        self._fit_names()
         if test.name == "iso7401_sweep":
             self._draw_bode(test, runs, columns, program.script)
+
+    def _fit_names(self) -> None:
+        """The KPIs' names give way (elided, whole in their tooltips) so that every run's value shows: at
+        their whole width the references' values were past a 390 px dock's edge."""
+        names = getattr(self, "_names_width", 0)
+        if not names or self.tree.isHidden():
+            return
+        last = self.tree.columnCount() - 1  # stretched to the edge: what it needs, not what it has
+        values = sum(self.tree.columnWidth(c) for c in range(1, last))
+        values += max(self.tree.sizeHintForColumn(last), self.tree.header().sectionSizeHint(last))
+        room = self.tree.viewport().width() - values
+        self.tree.setColumnWidth(0, min(names, max(room, NAMES_LEAST)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_names()
+
+    def showEvent(self, event) -> None:  # its tab raised: the width it has now
+        super().showEvent(event)
+        self._fit_names()
 
     def _draw_bode(self, test, runs, columns, script) -> None:
         for run, (name, colour) in zip(runs, columns, strict=True):

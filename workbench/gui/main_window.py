@@ -32,7 +32,7 @@ from workbench.gui.driving_keys import DrivingKeys
 from workbench.gui.keymap import COMMAND_SHORTCUTS, help_html
 from workbench.gui.kpi_dock import install_kpis
 from workbench.gui.param_panel import ParamPanel
-from workbench.gui.plot_panel import PlotPanel
+from workbench.gui.plot_panel import EXPORT_FILTERS, PlotPanel
 from workbench.gui.recorder_panel import RecorderPanel
 from workbench.gui.session_model import SPEEDS, SessionModel
 from workbench.gui.sweep_dock import SweepDock, program_with
@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         self.recorder_dock = self._dock("Recorder", "recorder", self.recorder, Qt.DockWidgetArea.RightDockWidgetArea)
         self.watch_dock = self._dock("Watch", "watch", self.watch, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.plots.watch_requested.connect(self.watch_channel)
+        self.plots.export_requested.connect(self.export_plot_dialog)
         self.resize(1500, 900)
         self.reset_layout()
         self._create_sweep_dock()  # after the first arrangement: tabbed behind the recorder once
@@ -601,6 +602,21 @@ class MainWindow(QMainWindow):
             self.remember_folder("export_folder", path)
             return True
         return False
+
+    def export_plot_dialog(self, row, kind: str) -> bool:
+        """A plot as PNG, SVG or CSV, its dialog opening where the last export went (as the telemetry's do)."""
+        start = str(Path(self.last_folder("export_folder")) / self.plots.export_name(row, kind))
+        path, _ = QFileDialog.getSaveFileName(self, "Export plot", start, EXPORT_FILTERS[kind])
+        if not path:
+            return False
+        try:
+            self.plots.export(row, kind, path)
+        except OSError as exc:
+            self.show_error("Plot not exported", f"{path}: {exc}")
+            return False
+        self.remember_folder("export_folder", path)
+        self.show_message(f"exported {path}", 4000)
+        return True
 
     def export_mcap(self, path: str | Path) -> bool:
         """The history so far as MCAP (Foxglove, PlotJuggler)."""

@@ -13,6 +13,7 @@ from itertools import count
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
@@ -36,6 +37,7 @@ from PySide6.QtWidgets import (
 from physics import CarParams, ParamError, ParamInfo, Preset, PresetError, load_preset
 from physics.presets import preset_names
 from physics.units import display_of
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.session_model import SessionModel
 
 SLIDER_STEPS = 1000
@@ -43,7 +45,9 @@ FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
 SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing zeros dropped
 SPIN_WIDTH = (84, 114)  # [px] the value boxes' common width: what the widest text needs, within these
 REFERENCE_WIDTH = 36  # [px] the reference value's column (elided; the tooltip has it whole)
-NAME_WIDTH = 104  # [px] at most; a longer name is elided (its tooltip has the whole path)
+NAME_WIDTH = 104  # [px] the name column's least width (a longer name is elided there; its tooltip has the path)
+SLIDER_ROOM = 96  # [px] a wider panel gives the names its width until the sliders are this much wider than their least
+MARK = "  \u25cf"  # after a modified value's name
 ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
 ROW_NAMES = {"gearbox.reverse": "reverse (R)"}
 DRAG_PIXELS = 200  # [px] a drag this long (no modifier) crosses about the parameter's usual span
@@ -430,9 +434,9 @@ class ParamRow:
         self.panel = panel
         self.info = info
         self.name = ROW_NAMES.get(info.path, info.path.split(".", 1)[1])
-        self.label = QLabel(self.name)
+        self.label = ElidedLabel(self.name, Qt.TextElideMode.ElideMiddle)
         unit = _shown_unit(info)
-        self.label.setToolTip(f"{info.path}{f' [{unit}]' if unit else ''}: {info.doc}\nallowed: {info.allowed()}")
+        self.label.set_tip(f"{info.path}{f' [{unit}]' if unit else ''}: {info.doc}\nallowed: {info.allowed()}")
         self.reset = QToolButton()
         self.reset.setText("\u21ba")
         self.reset.setToolTip(f"reset {info.path} to the preset's value")
@@ -507,10 +511,7 @@ class ParamRow:
         font = self.label.font()
         font.setBold(self.modified)
         self.label.setFont(font)
-        mark = "  \u25cf" if self.modified else ""
-        metrics = self.label.fontMetrics()
-        room = max(self.label.width() - metrics.horizontalAdvance(mark) - 2, 30)
-        self.label.setText(metrics.elidedText(self.name, Qt.TextElideMode.ElideMiddle, room) + mark)
+        self.label.set_full_text(self.name, MARK if self.modified else "")
         self.label.setStyleSheet(MODIFIED_STYLE if self.modified else "")
         self.reset.setEnabled(self.modified)
         if reference is None:
@@ -540,6 +541,7 @@ class ParamPanel(QWidget):
         super().__init__(parent)
         self._model = model
         self.rows: dict[str, ParamRow] = {}
+        self._grids: list[QGridLayout] = []
         self.groups: dict[str, tuple[QToolButton, QWidget]] = {}
         self.folded: set[str] = set()
         self.reference_preset: Preset = model.session.preset
@@ -582,6 +584,8 @@ class ParamPanel(QWidget):
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.viewport().installEventFilter(self)  # its width sets the names' column
+        self._name_least = self._name_width = self._name_most = NAME_WIDTH
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(buttons)
@@ -641,17 +645,19 @@ class ParamPanel(QWidget):
             column.addWidget(header)
             column.addWidget(body)
             self.groups[group] = (header, body)
-        # One column width for the names (and the reference values) in every group: the editors line up.
-        name_width = min(max((r.label.fontMetrics().horizontalAdvance(r.name + "  \u25cf") + 4
-                              for r in self.rows.values()), default=80), NAME_WIDTH)
-        for row in self.rows.values():
-            row.label.setFixedWidth(name_width)
+        # One column width for the names in every group, so the editors line up: the widest name's (bold and
+        # marked modified) where the panel has room for it, NAME_WIDTH at least (names elided in it).
+        bold = QFont(self.font())
+        bold.setBold(True)
+        self._name_most = max((QFontMetrics(bold).horizontalAdvance(r.name + MARK) + 6 for r in self.rows.values()),
+                              default=80)
+        self._name_least = min(self._name_most, NAME_WIDTH)
+        self._grids = grids
         numbers = [e for r in self.rows.values() for e in r.editors if isinstance(e, NumberEditor)]
         spin_width = min(max([e.text_width() for e in numbers] + [SPIN_WIDTH[0]]), SPIN_WIDTH[1])
         for editor in numbers:
             editor.spin.setFixedWidth(spin_width)
-        for grid in grids:
-            grid.setColumnMinimumWidth(0, name_width)
+        self._set_name_width(self._name_least)
         column.addStretch(1)
         self._scroll.setWidget(content)
         # Never a horizontal scroll bar: the dock is at least as wide as the rows.
@@ -661,13 +667,41 @@ class ParamPanel(QWidget):
         QTimer.singleShot(0, self._fit_width)  # again once the rows are polished (styles, fonts)
         self._refresh()
 
+    def _set_name_width(self, width: int) -> None:
+        self._name_width = width
+        for row in self.rows.values():
+            row.label.setFixedWidth(width)
+        for grid in self._grids:
+            grid.setColumnMinimumWidth(0, width)
+
     def _fit_width(self) -> None:
+        """The panel's least width: its rows with the names at their least (never wider: a wide panel's
+        longer names would hold the dock, and the window, at that width)."""
         content = self._scroll.widget()
         if content is None:
             return
         content.layout().activate()
-        self._scroll.setMinimumWidth(content.minimumSizeHint().width() + self._scroll.verticalScrollBar().sizeHint().width()
+        least = content.minimumSizeHint().width() - (self._name_width - self._name_least)
+        self._scroll.setMinimumWidth(least + self._scroll.verticalScrollBar().sizeHint().width()
                                      + 2 * self._scroll.frameWidth())
+        self._fit_names()
+
+    def _fit_names(self) -> None:
+        """Widen the names' column into the width the sliders do not need (up to the widest name)."""
+        content = self._scroll.widget()
+        if content is None:
+            return
+        content.layout().activate()
+        rest = content.minimumSizeHint().width() - self._name_width  # every column but the names, at its least
+        room = self._scroll.viewport().width() - rest - SLIDER_ROOM
+        width = min(max(room, self._name_least), self._name_most)
+        if width != self._name_width:
+            self._set_name_width(width)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self._scroll.viewport():
+            self._fit_names()
+        return False
 
     def set_group_open(self, group: str, open_: bool) -> None:
         header, body = self.groups[group]

@@ -18,7 +18,6 @@ from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QToolButton,
@@ -39,6 +38,8 @@ STAND_INS = {"speed_kmh": "speed"}
 _DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 EDIT = (230, 120, 0)
 BOUND = (150, 40, 160)
+DOT = 9  # [px] an expectation's worst-value dot
+DOT_ROOM = DOT / 2 + 2  # [px] kept free above and below the data of a plot with expectations: a whole dot
 
 
 def default_plots(params) -> list[list[str]]:
@@ -78,10 +79,15 @@ def _place(mark, origin: float) -> None:
         mark.setPos(-origin, 0.0)
 
 
+EXPORT_FILTERS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
+
+
 class PlotPanel(QWidget):
-    """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list."""
+    """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list,
+    ``export_requested`` a plot to export (the window asks where, as for its other files)."""
 
     watch_requested = Signal(str)
+    export_requested = Signal(object, str)  # a PlotRow and "png", "svg" or "csv"
 
     def __init__(self, model: SessionModel, plots: list[list[str]] | None = None, window: float = 10.0, parent=None):
         super().__init__(parent)
@@ -167,7 +173,7 @@ class PlotPanel(QWidget):
         row.vb.picked.time.connect(self._on_time_picked)
         row.vb.picked.reset.connect(self.reset_zoom)
         row.vb.sigRangeChangedManually.connect(lambda *a, r=row: self._on_zoomed(r))
-        row.export_requested.connect(lambda kind, r=row: self.export_dialog(r, kind))
+        row.export_requested.connect(lambda kind, r=row: self.export_requested.emit(r, kind))
         row.watch_requested.connect(self.watch_requested)
         self.rows.append(row)
         self._rows_layout.addWidget(row, 1)
@@ -187,6 +193,26 @@ class PlotPanel(QWidget):
             item.showAxis("bottom", last)
             # the bottom plot also holds the time axis: its plot area stays as tall as the others'
             row.plot.setMinimumHeight(PLOT_MIN_HEIGHT + (TIME_AXIS_HEIGHT if last else 0))
+        self._balance_rows()
+
+    def _balance_rows(self) -> None:
+        """Share the height so that every plot area is alike: the bottom plot gets its time axis on top of
+        what each gets (with equal stretch the layout gave every row the same height, and on a short panel
+        the bottom row only its least, 28 px of plot area beside the others' 42)."""
+        if not self.rows:
+            return
+        n = len(self.rows)
+        bottom = self.rows[-1].plot.getPlotItem().getAxis("bottom")
+        axis = max(int(bottom.height()), TIME_AXIS_HEIGHT) if bottom.isVisible() else TIME_AXIS_HEIGHT
+        total = self._rows_layout.geometry().height() or self.height()
+        each = max((total - axis) / n, 1.0)
+        for i, row in enumerate(self.rows):
+            share = each + (axis if i == n - 1 else 0)
+            self._rows_layout.setStretchFactor(row, max(int(round(10 * share)), 1))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._balance_rows()
 
     def _on_add_clicked(self, checked: bool = False) -> None:
         self.add_plot(["speed"])
@@ -340,6 +366,7 @@ class PlotPanel(QWidget):
         t_all = log.column("t")
         infos = {i.name: i for i in log.infos}
         shown_x = self._model.shown_frame() * dt - self.origin
+        self._draw_marks()  # before the ranges: an expectation's bounds and dot are fitted in with the curves
         for row in self.rows:
             item = row.plot.getPlotItem()
             if row.x_range != x_range:
@@ -360,6 +387,10 @@ class PlotPanel(QWidget):
                 axis = row.axis_of(name)
                 r = ranges.setdefault(id(axis), [np.inf, -np.inf])
                 r[0], r[1] = min(r[0], lo), max(r[1], hi)
+            for key, t0, t1, y0, y1 in row.mark_extents:
+                if t0 <= b and t1 >= a and key in ranges:  # on show, on an axis with a curve
+                    r = ranges[key]
+                    r[0], r[1] = min(r[0], y0), max(r[1], y1)
             row.drawn_ranges = ranges  # the overlay fits its references' curves in with these
             for axis in row.axes:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
@@ -368,7 +399,6 @@ class PlotPanel(QWidget):
             row.now.setVisible(not live)
             if not live:
                 row.now.setValue(shown_x)
-        self._draw_marks()
         if self._cursor_t is not None:
             self.show_cursor(self._cursor_t)
 
@@ -399,6 +429,9 @@ class PlotPanel(QWidget):
         infos = {i.name: i for i in session.log.infos}
         for row in self.rows:
             row.clear_marks()
+            row.mark_extents = []
+            for axis in row.axes:
+                axis.room = 0.0
             for frame, text in edits:
                 self._vline(row, frame * dt, EDIT, text)
             for at, text in sets:
@@ -447,11 +480,15 @@ class PlotPanel(QWidget):
             bound_line = pg.PlotCurveItem(xs, [y, y], pen=pen)
             bound_line.carbench_shift = True
             row.add_mark(bound_line, axis)
+            row.mark_extents.append((id(axis), xs[0], xs[1], y, y))
         if verdict is not None:
             colour = (0, 140, 0) if verdict.passed else (200, 0, 0)
-            worst = pg.ScatterPlotItem([verdict.time], [verdict.measured * factor], size=9,
+            y = verdict.measured * factor
+            row.mark_extents.append((id(axis), verdict.time, verdict.time, y, y))
+            axis.room = DOT_ROOM
+            worst = pg.ScatterPlotItem([verdict.time], [y], size=DOT,
                                        symbol="o", brush=pg.mkBrush(*colour), pen=pg.mkPen(255, 255, 255))
-            worst.setToolTip(f"{expect.label()}: worst {format_value(verdict.measured * factor)} "
+            worst.setToolTip(f"{expect.label()}: worst {format_value(y)} "
                              f"at t = {verdict.time:.3f} s")
             worst.carbench_shift = True
             row.add_mark(worst, axis)
@@ -497,11 +534,9 @@ class PlotPanel(QWidget):
 
     # -- export ------------------------------------------------------------------------------------
 
-    def export_dialog(self, row: PlotRow, kind: str) -> None:
-        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", f"plot.{kind}", filters[kind])
-        if path:
-            self.export(row, kind, path)
+    def export_name(self, row: PlotRow, kind: str) -> str:
+        """A file name for the plot's export: its channels' names ("yaw_rate-steer.png")."""
+        return f"{'-'.join(row.channels()) or 'plot'}.{kind}"
 
     def export(self, row: PlotRow, kind: str, path: str) -> None:
         """Write the plot as an image (pyqtgraph's exporters) or its channels over the time on show as CSV."""

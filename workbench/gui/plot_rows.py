@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton
 
 from physics import ChannelInfo
 from workbench.gui.decimate import Decimator
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
@@ -114,12 +115,17 @@ class OverlayViewBox(pg.ViewBox):
 
 
 class YAxis:
-    """One unit's y-axis: its ViewBox, its axis item, its range kept steady while the data fits."""
+    """One unit's y-axis: its ViewBox, its axis item, its range kept steady while the data fits.
+
+    ``room`` [px] is kept free above and below the data: an expectation's dot drawn on the curve's highest
+    point was cut in half at the top edge of a short plot, whose 8 % margin was two or three pixels.
+    """
 
     def __init__(self, unit: str, vb: pg.ViewBox, axis: pg.AxisItem):
         self.unit = unit
         self.vb = vb
         self.axis = axis
+        self.room = 0.0
 
     def fit(self, lo: float, hi: float) -> None:
         """Fit the range to [lo, hi] with a margin, kept while the data fills it well.
@@ -131,6 +137,8 @@ class YAxis:
         if not (np.isfinite(lo) and np.isfinite(hi)):
             return
         (y0, y1) = self.vb.viewRange()[1]
+        height = max(float(self.vb.height()), 1.0)
+        room = min(self.room, height / 4)
         if hi - lo < 1e-9 * max(abs(lo), abs(hi), 1.0):
             half = max(0.1 * abs(hi), 1.0) if abs(hi) < 1e3 else 0.1 * abs(hi)
             lo, hi = lo - half, hi + half
@@ -138,10 +146,16 @@ class YAxis:
                 return
             self.vb.setYRange(lo, hi, padding=0)
             return
-        if y0 <= lo and hi <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
+        kept = room * (y1 - y0) / height  # the room, in the units of the range on show
+        if y0 <= lo - kept and hi + kept <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
             return
-        pad = 0.08 * (hi - lo)
+        pad = max(0.08 * (hi - lo), room * (hi - lo) / (height - 2 * room))
         self.vb.setYRange(lo - pad, hi + pad, padding=0)
+
+
+def _short(value: float) -> str:
+    text = f"{value:.0f}" if abs(value) >= 1000 else f"{value + 0.0:.3g}"
+    return "0" if text in ("-0", "-0.0") else text
 
 
 class PlotRow(QWidget):
@@ -173,6 +187,9 @@ class PlotRow(QWidget):
             extra.setVisible(False)
         self.readout.setZValue(50)
         self.marks: list[pg.GraphicsObject] = []  # expectations, edits: redrawn when they change
+        # (id of its axis, first and last time [s] of the run, lowest and highest value): the expectations'
+        # bounds and dots, fitted in with the curves
+        self.mark_extents: list[tuple[int, float, float, float, float]] = []
         self.channel_button = QToolButton()
         self.channel_button.setText("channels")
         self.channel_button.setToolTip("choose the channels of this plot")
@@ -207,6 +224,11 @@ class PlotRow(QWidget):
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
         head.addWidget(self.title, 1)
+        # A plot too short for two tick labels says its range here instead ("3800 .. 5000 rpm").
+        self.range_readout = ElidedLabel()
+        self.range_readout.setStyleSheet("color: #555;")
+        self.range_readout.setVisible(False)
+        head.addWidget(self.range_readout)
         head.addWidget(self.channel_button)
         head.addWidget(self.export_button)
         self.head = head  # other widgets (the compare overlay's B - A toggle) join the title row here
@@ -354,6 +376,7 @@ class PlotRow(QWidget):
                 item.showAxis("right")
                 axis = item.getAxis("right")
                 style_axis(axis)
+                axis.setTickPen()  # the axis' own pen again, after a blank one
                 axis.setStyle(showValues=True)
                 axis.showLabel(True)
                 axis.setWidth(AXIS_WIDTH)
@@ -365,7 +388,25 @@ class PlotRow(QWidget):
             axis.linkToView(vb)
             axis.setLabel(unit or "(1)")
             self.axes.append(YAxis(unit, vb, axis))
+        for y_axis in self.axes:
+            y_axis.vb.sigYRangeChanged.connect(self._update_range_readout)
+            y_axis.vb.sigResized.connect(self._update_range_readout)
         self._sync_overlays()
+        self._update_range_readout()
+
+    def _update_range_readout(self, *args) -> None:
+        """The y range of each axis too short to label twice, in the title row."""
+        parts = []
+        for y_axis in self.axes:
+            axis = y_axis.axis
+            short = isinstance(axis, FittedAxis) and y_axis.vb.height() < 2 * axis.line_height()
+            if short and y_axis.vb.height() > 0:
+                y0, y1 = y_axis.vb.viewRange()[1]
+                parts.append(f"{_short(y0)} .. {_short(y1)} {y_axis.unit}".rstrip())
+        text = ";  ".join(parts)
+        if text != self.range_readout.full_text():
+            self.range_readout.setText(text)
+            self.range_readout.setVisible(bool(text))
 
     def reserve_right(self, slots: int) -> None:
         """Keep room for ``slots`` right axes, drawn or blank, so that every plot of the panel has
@@ -383,6 +424,7 @@ class PlotRow(QWidget):
             axis = item.getAxis("right")  # blank: no ticks, no values, no label
             axis.setStyle(showValues=False)
             axis.setPen(pg.mkPen(0, 0, 0, 0))
+            axis.setTickPen(None)  # no pen (pyqtgraph gives a transparent tick pen its alpha back)
             axis.showLabel(False)
             axis.setWidth(AXIS_WIDTH * slots)
             return

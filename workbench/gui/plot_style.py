@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetricsF
@@ -54,6 +56,7 @@ class Grid:
 
 
 LABEL_GAP = 0.85  # [line heights of the tick font] at least between the labelled ticks of a vertical axis
+LABEL_HEIGHT = 0.8  # [line heights] of a tick label, as pyqtgraph measures it (it leaves out a label sticking out)
 
 
 def _nicer(spacing: float) -> float:
@@ -86,6 +89,64 @@ class FittedAxis(pg.AxisItem):
             major = _nicer(major)
         leading = round(major / 10.0 ** np.floor(np.log10(major)))
         return [(major, 0.0), (major / (2.0 if leading == 2 else 5.0), 0.0)]
+
+    def line_height(self) -> float:
+        return QFontMetricsF(self.style["tickFont"] or QFont()).height()
+
+    def tickValues(self, minVal, maxVal, size):
+        """pyqtgraph's ticks, unless fewer than two of them would be labelled (on a short plot a round
+        spacing a line apart may leave one tick, or none, far enough inside the ends for its label): then
+        :func:`two_labels`' values."""
+        levels = super().tickValues(minVal, maxVal, size)
+        if self.orientation not in ("left", "right") or not levels or self.scale != 1.0:
+            return levels
+        lo, hi = sorted((minVal, maxVal))
+        line = self.line_height()
+        if size < 2 * line or not hi > lo:
+            return levels
+        per_px = (hi - lo) / size
+        half = 0.5 * LABEL_HEIGHT * line * per_px + per_px
+        if sum(lo + half <= v <= hi - half for v in levels[0][1]) >= 2:
+            return levels
+        spacing, values = two_labels(lo, hi, size, line)
+        return [(spacing, values)]
+
+
+def _nice_at_most(width: float) -> float:
+    """The largest 1, 2 or 5 times a power of ten that is at most ``width`` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(width))
+    for m in (5.0, 2.0, 1.0):
+        if m * power <= width * (1 + 1e-9):
+            return m * power
+    return power
+
+
+def _nice_at_least(width: float) -> float:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``width`` (> 0)."""
+    nice = _nice_at_most(width)
+    return nice if nice >= width * (1 - 1e-9) else _nicer(nice)
+
+
+def two_labels(lo: float, hi: float, size: float, line: float) -> tuple[float, list[float]] | None:
+    """Where to label a vertical axis from ``lo`` to ``hi``, ``size`` px long, in a font ``line`` px high, so
+    that two labels or more show a line apart: (the values' resolution, the values). Multiples of the finest
+    1-2-5 spacing that fits, else of a spacing of one digit (30, 400), else the ends of the range rounded
+    inwards (a min/max readout). None when the axis is shorter than two lines."""
+    if size < 2 * line or not hi > lo:
+        return None
+    per_px = (hi - lo) / size
+    half = 0.5 * LABEL_HEIGHT * line * per_px + per_px  # a label's centre this far inside an end: all of it on show
+    a, b = lo + half, hi - half
+    least = LABEL_GAP * line * per_px
+    power = 10.0 ** math.floor(math.log10(least))
+    nice = _nice_at_least(least)
+    digits = sorted({m * p for p in (power, 10 * power) for m in range(1, 10) if m * p >= least * (1 - 1e-9)})
+    for spacing in [nice] + digits[:9]:
+        first, last = math.ceil(a / spacing - 1e-9), math.floor(b / spacing + 1e-9)
+        if last > first:
+            return spacing, [k * spacing for k in range(first, last + 1)]
+    step = _nice_at_most(max(b - a, per_px) / 10)
+    return step, [math.ceil(a / step - 1e-9) * step, math.floor(b / step + 1e-9) * step]
 
 
 def style_axis(axis: pg.AxisItem) -> None:

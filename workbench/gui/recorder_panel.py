@@ -21,10 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from physics import channel_infos
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
 
 NARROW = 480  # [px] below this width the verdict table drops its "worst at" column
+NUMBERS_SHARE = 0.24  # of a narrow table's width, at most for each of "bound" and "measured" (then elided)
+VERDICT_ROWS = 4  # verdicts the table always has room for (the plots above give way; 1024x640 fits)
 COLUMNS = ("", "expectation", "bound", "measured", "worst at")
 MARK = QColor(230, 120, 0)
 
@@ -134,8 +137,10 @@ class RecorderPanel(QWidget):
         self.timeline.setToolTip("scrub to see the car and the plots at any past frame")
         self.live = QPushButton("Live")
         self.live.setToolTip("back to the newest frame")
+        # Where the time cursor is and what the recorder does, on one line, the latter elided (whole in its
+        # tooltip): at 1024x640 each line taken from the verdict table is one verdict fewer on show.
         self.position = QLabel()
-        self.state = QLabel()
+        self.state = ElidedLabel()
         self.summary = QLabel()
         self.verdicts = QTreeWidget()
         self.verdicts.setHeaderLabels(list(COLUMNS))
@@ -155,7 +160,9 @@ class RecorderPanel(QWidget):
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
                   self.timeline, self.live):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Tight rows: at 1024x640 the verdict table gets what the controls leave of about 200 px.
         grid = QGridLayout()
+        grid.setVerticalSpacing(2)
         for i, w in enumerate((self.record, self.stop, self.save, self.load)):
             grid.addWidget(w, 0, i)
         for i, w in enumerate((self.replay, self.pause, self.step, self.speed)):
@@ -164,11 +171,16 @@ class RecorderPanel(QWidget):
         scrub.addWidget(self.timeline, 1)
         scrub.addWidget(self.live)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
         layout.addLayout(grid)
         layout.addLayout(scrub)
-        layout.addWidget(self.position)
-        layout.addWidget(self.state)
+        where = QHBoxLayout()
+        where.setSpacing(4)
+        where.addWidget(self.position)
+        where.addWidget(QLabel("\u2014"))
+        where.addWidget(self.state, 1)
+        layout.addLayout(where)
         layout.addWidget(self.summary)
         layout.addWidget(self.verdicts, 1)
 
@@ -257,6 +269,10 @@ class RecorderPanel(QWidget):
                 item.setToolTip(2, f"{expect.channel} {expect.bound_text()} {units[expect.channel][0]}".rstrip())
                 self.verdicts.addTopLevelItem(item)
         self.replay.setEnabled(program is not None)
+        rows = min(self.verdicts.topLevelItemCount(), VERDICT_ROWS)
+        height = self.verdicts.header().sizeHint().height() + 2 * self.verdicts.frameWidth()
+        height += rows * (self.verdicts.sizeHintForRow(0) if rows else 0)
+        self.verdicts.setMinimumHeight(max(height, 48))
         self._update_verdicts()
         self._update_state()
 
@@ -276,14 +292,14 @@ class RecorderPanel(QWidget):
         s = self._model.session
         parts = []
         if s.recording:
-            parts.append("<b style='color:#c00'>\u25cf recording</b>")
+            parts.append("\u25cf recording")
         if s.replaying:
-            parts.append(f"<b>\u25b6 replaying {s.program.name}</b>")
+            parts.append(f"\u25b6 replaying {s.program.name}")
         elif s.program is not None:
             parts.append(f"script: {s.program.name}")
-        if not self._model.running:
-            parts.append("paused")
-        self.state.setText(" \u2014 ".join(parts) if parts else "driving")
+        self.state.setText(" \u2014 ".join(parts) if parts else "driving")  # (paused or not: the position says)
+        self.state.setStyleSheet("font-weight: bold;" + (" color: #c00;" if s.recording else "")
+                                 if s.recording or s.replaying else "")
         self.stop.setEnabled(s.recording)
         self.save.setEnabled(s.last_recording is not None)
 
@@ -315,12 +331,27 @@ class RecorderPanel(QWidget):
         if verdicts:
             self.summary.setText(f"{counts['pass']} pass \u00b7 {counts['fail']} fail \u00b7 {counts['pending']} pending")
         self.summary.setVisible(bool(verdicts))
+        self._fit_columns()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        # Narrow (a 1024 px screen): "worst at" gives its room to the names (it is in the tooltip of
-        # "measured", and a double-click still goes there).
-        self.verdicts.setColumnHidden(4, self.width() < NARROW)
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Narrow (a 1024 px screen), the names take the width: "worst at" goes (it is in the tooltip of
+        "measured", and a double-click still goes there), and "bound" and "measured" take what they need up
+        to NUMBERS_SHARE of the width each, elided beyond it (whole in their tooltips)."""
+        narrow = self.width() < NARROW
+        self.verdicts.setColumnHidden(4, narrow)
+        header = self.verdicts.header()
+        cap = int(NUMBERS_SHARE * self.verdicts.viewport().width())
+        for column in (2, 3):
+            if not narrow:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+                continue
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            need = max(self.verdicts.sizeHintForColumn(column), header.sectionSizeHint(column))
+            self.verdicts.setColumnWidth(column, min(need, cap))
 
     def _on_verdict_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         frame = item.data(4, Qt.ItemDataRole.UserRole)

@@ -4,10 +4,11 @@ script over them off the GUI thread, and see where it passes; clicking a point o
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPointF, Qt, QThread, Signal
+from PySide6.QtCore import QObject, QPointF, QSize, Qt, QThread, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -23,14 +24,40 @@ from PySide6.QtWidgets import (
 )
 
 from physics import ParamError
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, run_sweep
 from workbench.scripts.program import Program
 
 MAX_AXES = 2  # the dock draws a line (one axis) or a heatmap (two)
-DOCK_CARS = 10_000
-MARKED_CELLS = 400  # up to this many cells each shows a pass or fail mark  # a sweep from the window stays interactive; bigger ones belong to `carbench sweep`
+DOCK_CARS = 10_000  # a sweep from the window stays interactive; bigger ones belong to `carbench sweep`
+MARKED_CELLS = 400  # up to this many cells each shows a pass or fail mark
+CHART_MIN = 72  # [px] the chart's least height: with the form above it, one axis fits the dock at 1024x640
+SPIN_MIN = 64  # [px] a range box's least width (its range's text, 1e9 with four decimals, would take 150)
+
+
+class SweepChart(pg.PlotWidget):
+    """The outcome chart. It asks for no more than its least height: the dock's scroll area sizes the form
+    by its size hints, and pyqtgraph's 480 px made the form taller than the dock (the chart cut at the bottom);
+    asking for little, it gets what the form leaves of the dock's height."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._left = ""
+        self.getPlotItem().getViewBox().sigResized.connect(self._fit_left_label)
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), CHART_MIN)
+
+    def set_left_label(self, text: str) -> None:
+        """The vertical axis' title, elided to the chart's height (pyqtgraph would cut it at both ends)."""
+        self._left = text
+        self._fit_left_label()
+
+    def _fit_left_label(self, *args) -> None:
+        room = int(self.getPlotItem().getViewBox().height())
+        self.setLabel("left", self.fontMetrics().elidedText(self._left, Qt.TextElideMode.ElideRight, max(room, 0)))
 
 
 class SweepWorker(QObject):
@@ -64,15 +91,19 @@ class AxisRow:
         self.path, self.unit, self.factor = path, unit, factor
         shown = value * factor
         span = abs(shown) * 0.3 or 1.0
-        self.label = QLabel(path)
+        self.label = ElidedLabel(path, Qt.TextElideMode.ElideMiddle)
         self.start, self.stop = QDoubleSpinBox(), QDoubleSpinBox()
+        # five significant digits of the value (840.0 kg, 0.7000): more only widened the boxes
+        decimals = min(max(4 - math.floor(math.log10(abs(shown))), 0), 4) if shown else 4
         for spin, v in ((self.start, shown - span), (self.stop, shown + span)):
-            spin.setDecimals(4)
+            spin.setMinimumWidth(SPIN_MIN)
+            spin.setDecimals(decimals)
             spin.setRange(-1e9 if lo is None else lo * factor, 1e9 if hi is None else hi * factor)
             spin.setValue(v)
             if unit:
                 spin.setSuffix(f" {unit}")
         self.count = QSpinBox()
+        self.count.setMinimumWidth(SPIN_MIN - 16)
         self.count.setRange(2, 100)
         self.count.setValue(7)
         self.remove = QToolButton()
@@ -109,10 +140,13 @@ class SweepDock(QWidget):
     # -- widgets -----------------------------------------------------------------------------------
 
     def _create_widgets(self) -> None:
-        self.script_label = QLabel()
+        self.script_label = ElidedLabel()
         self.grid = QGridLayout()
+        self.grid.setVerticalSpacing(2)
         for col, text in enumerate(("parameter", "from", "to", "values")):
             self.grid.addWidget(QLabel(f"<b>{text}</b>"), 0, col)
+        self.grid.setColumnStretch(1, 1)
+        self.grid.setColumnStretch(2, 1)
         self.hint = QLabel("Right-click a parameter in the Parameters dock and choose \u201cSweep this\u201d.")
         self.hint.setWordWrap(True)
         self.run_button = QPushButton("Run")
@@ -123,31 +157,44 @@ class SweepDock(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.setFormat("%v / %m cars")
+        self.progress.setVisible(False)  # while a sweep runs; the status says how it went
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.expect_choice = QComboBox()
         self.expect_choice.setToolTip("the expectation whose margin the heatmap shows")
+        # as narrow as the dock: a long expectation's name is elided, not a sideways scroll
+        self.expect_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.expect_choice.setMinimumContentsLength(12)
         self.expect_choice.currentIndexChanged.connect(lambda _: self._draw())
         self.expect_choice.setVisible(False)  # shown with a heatmap
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = SweepChart(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setMinimumHeight(150)  # fits the dock at its default size
+        self.plot.setMinimumHeight(CHART_MIN)
         self.plot.getPlotItem().getAxis("left").setWidth(62)  # room for the tick labels and the title
         self._chosen_mark: pg.ScatterPlotItem | None = None
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress, 1)
+        # The key to the margin lines, under the chart: inside it, a key covered the points of a short chart.
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setVisible(False)
+        top = QHBoxLayout()
+        top.addWidget(self.script_label, 1)
+        top.addWidget(self.run_button)
+        top.addWidget(self.cancel_button)
+        outcome = QHBoxLayout()
+        outcome.addWidget(self.status, 1)
+        outcome.addWidget(self.progress, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.script_label)
+        layout.setSpacing(4)
+        layout.addLayout(top)
         layout.addLayout(self.grid)
         layout.addWidget(self.hint)
-        layout.addLayout(buttons)
-        layout.addWidget(self.status)
+        layout.addLayout(outcome)
         layout.addWidget(self.expect_choice)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
 
     # -- axes --------------------------------------------------------------------------------------
 
@@ -230,6 +277,7 @@ class SweepDock(QWidget):
             return False
         self.progress.setRange(0, plan.cars)
         self.progress.setValue(0)
+        self.progress.setVisible(True)
         self._say(f"running {plan.cars} cars\u2026")
         self._thread = QThread(self)
         self._worker = SweepWorker(plan, chunk=plan.cars)
@@ -259,6 +307,7 @@ class SweepDock(QWidget):
             thread.deleteLater()
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
         if result is None:
             self._say("cancelled")
             return
@@ -268,7 +317,7 @@ class SweepDock(QWidget):
         self.result = result
         passing = int(result.all_passed.sum())
         self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
-                  f"({result.car_steps:,} car-steps in {result.seconds:.1f} s). Click a point or cell to drive that car.")
+                  f"({result.car_steps:,} car-steps in {result.seconds:.1f} s); click a point or cell to drive that car.")
         with _blocked(self.expect_choice):
             self.expect_choice.clear()
             self.expect_choice.addItems([e.label() for e in result.plan.program.script.expects])
@@ -288,6 +337,7 @@ class SweepDock(QWidget):
         self.plot.clear()
         self._chosen_mark = None
         self.chosen = None
+        self.legend.setVisible(False)
         result = self.result
         if result is None:
             return
@@ -304,32 +354,31 @@ class SweepDock(QWidget):
 
         plan = result.plan
         x = plan.values[:, 0]
-        self.plot.setLabel("left", "margin (\u2265 0 passes)")
-        self.plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
+        self.plot.set_left_label("margin (\u2265 0 passes)")
         self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
         units = self.margin_units()
-        lo, hi = 0.0, 0.0
+        keys = []
         for e, expect in enumerate(plan.program.script.expects):
             colour = PALETTE[e % len(PALETTE)]
             unit, factor = units[e]
             margin = result.expect_margin[e] * factor  # in the channel's display unit
-            lo, hi = min(lo, float(margin.min())), max(hi, float(margin.max()))
-            self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=f"{expect.label()} [{unit}]"
-                           if unit else expect.label())
+            name = f"{expect.label()} [{unit}]" if unit else expect.label()
+            self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=name)
             passed = result.expect_passed[e]
             brushes = [pg.mkBrush(colour) if p else pg.mkBrush("w") for p in passed]
-            points = pg.ScatterPlotItem(x, margin, size=9, brush=brushes, pen=pg.mkPen(colour), data=np.arange(len(x)))
+            points = pg.ScatterPlotItem(x, margin, size=9, brush=brushes, pen=pg.mkPen(colour), data=np.arange(len(x)),
+                                        hoverable=True, tip=lambda x, y, data, name=name: f"car {data + 1}: {name}, margin {y:.4g}")
             points.sigClicked.connect(lambda _item, spots, _ev=None: self.choose_car(int(spots[0].data())))
             self.plot.addItem(points)
-        # room above the points for the legend (one line per expectation), so it covers none of them
-        span = (hi - lo) or 1.0
-        rows = len(plan.program.script.expects)
-        self.plot.setYRange(lo - 0.05 * span, hi + span * (0.1 + 0.12 * rows), padding=0)
+            keys.append(f"<span style='color:{colour}'>&#9632;</span>&nbsp;{_escape(name)}")
+        self.plot.getPlotItem().enableAutoRange()
+        self.legend.setText("&nbsp;&nbsp; ".join(keys))
+        self.legend.setVisible(bool(keys))
 
     def _draw_heatmap(self, result: SweepResult) -> None:
         plan = result.plan
         e = max(self.expect_choice.currentIndex(), 0)
-        self.plot.setLabel("left", plan.axes[1].label)
+        self.plot.set_left_label(plan.axes[1].label)
         if not len(result.expect_margin):
             return
         nx, ny = plan.shape
@@ -415,7 +464,7 @@ class SweepDock(QWidget):
 
     def _on_script_loaded(self, name: str) -> None:
         program = self._model.session.program
-        self.script_label.setText(f"script: <b>{program.name}</b>" if program is not None else
+        self.script_label.setText(f"script: {program.name}" if program is not None else
                                   "script: none loaded (File \u2192 Load script)")
 
     def _on_preset_loaded(self, name: str) -> None:
@@ -425,6 +474,10 @@ class SweepDock(QWidget):
                 params.info(path)
             except ParamError:
                 self.remove_axis(path)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class _blocked:
