@@ -20,8 +20,42 @@ def test_one_test_against_a_second_car_prints_both_and_the_change(capsys):
     a, b = doc["manoeuvres"]["iso7975"]["cars"]
     keys = [k["key"] for k in a]
     assert "stopping_distance" in keys and "heading_deviation_1s" in keys
-    assert all(k["unit"] is not None and k["clause"].startswith("ISO 7975") for k in a)
+    assert all(k["unit"] is not None and "ISO 7975" in k["clause"] for k in a)
     assert a != b  # another brake balance brakes the turn differently
+
+
+def test_the_json_of_two_cars_has_the_change_of_every_kpi_and_both_verdicts_under_a_limit(capsys):
+    code = main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    test = doc["manoeuvres"]["r140_swd"]
+    a, b = ({k["key"]: k for k in kpis} for kpis in test["cars"])
+    assert [c["key"] for c in test["change"]] == list(a)
+    for c in test["change"]:
+        assert c["change"] == pytest.approx(b[c["key"]]["value"] - a[c["key"]]["value"])
+        assert c["unit"] == a[c["key"]]["unit"] and c["limit"] == a[c["key"]]["limit"]
+        assert c["passed"] == ([a[c["key"]]["passed"], b[c["key"]]["passed"]] if c["limit"] else None)
+    limited = {c["key"]: c["passed"] for c in test["change"] if c["limit"]}
+    assert limited["yaw_ratio_1.00"] == [True, False]  # the sedan's ESC holds it; tail_happy has none
+    assert code == 1
+    main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy"])  # the text prints the same change
+    text = capsys.readouterr().out
+    assert f"{test['change'][1]['change']:+.4g}" in text
+
+
+def test_the_json_of_one_car_has_no_change(capsys):
+    main(["manoeuvre", "iso21994", "--json"])
+    assert "change" not in json.loads(capsys.readouterr().out)["manoeuvres"]["iso21994"]
+
+
+@pytest.mark.parametrize(("name", "standard"), [("iso7975", "ISO 7975:2019"), ("iso21994", "ISO 21994:2007")])
+def test_every_braking_kpi_cites_the_section_that_defines_it_not_only_the_standard(capsys, name, standard):
+    main(["manoeuvre", name, "--json"])
+    (kpis,) = json.loads(capsys.readouterr().out)["manoeuvres"][name]["cars"]
+    for k in kpis:
+        assert standard in k["clause"]
+        assert any(section in k["clause"] for section in ("data evaluation: ", "test procedure: ", "Annex 3 (")), k
+    clauses = [k["clause"] for k in kpis]
+    assert len(set(clauses)) == len(clauses)  # each names its own quantity
 
 
 def test_a_limit_that_fails_exits_1_and_says_so(capsys):

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
-from workbench.manoeuvres.kpi import DEG, KMH, RunData
-from workbench.output.charts import PALETTE, Chart, Marker, Series
+from workbench.manoeuvres.kpi import DEG, KMH, G, RunData, line_fit
+from workbench.manoeuvres.steady_state import FIT_RANGE, steady_frames
+from workbench.output.charts import PALETTE, Band, Chart, Marker, Series
 
 TIME_CHANNELS = {"iso7401_step": ("yaw_rate", "yaw rate [deg/s]", DEG), "r140_swd": ("yaw_rate", "yaw rate [deg/s]", DEG),
                  "iso7975": ("yaw_rate", "yaw rate [deg/s]", DEG), "iso21994": ("speed", "speed [km/h]", KMH),
@@ -28,15 +29,37 @@ def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
             Chart("Yaw-rate phase", "frequency [Hz]", "phase [deg]", phase)]
 
 
+def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """Road-wheel angle against lateral acceleration on the quasi-steady frames the KPIs use (the spin past
+    the limit and the run-up from rest left out), the fit range shaded, and the understeer gradient's line
+    through the fitted frames (dashed)."""
+    series = []
+    for run, label, colour in zip(runs, labels, colours, strict=True):
+        f = steady_frames(run)
+        # In time order (the speed ramp), one curve per unbroken stretch of quasi-steady frames.
+        frames = np.flatnonzero(f.steady)
+        for i, stretch in enumerate(np.split(frames, np.flatnonzero(np.diff(frames) > 1) + 1)):
+            if len(stretch) > 1:
+                series.append(Series(f.ay[stretch], f.delta[stretch] * DEG, "" if i else label, colour))
+        fit = line_fit(f.ay[f.fit], f.understeer[f.fit])
+        if fit is not None:
+            offset = float(np.mean(f.delta[f.fit] - fit[0] * f.ay[f.fit]))  # the slope's line through the frames
+            x = np.array(FIT_RANGE)
+            series.append(Series(x, (fit[0] * x + offset) * DEG, f"{label}: {fit[0] * DEG * G:.3g} deg/g", colour,
+                                 dashed=True))
+    band = Band(FIT_RANGE[0], FIT_RANGE[1], "x", "#888888",
+                f"fit range {FIT_RANGE[0]:g}..{FIT_RANGE[1]:g} m/s^2")
+    return Chart("Steady-state circle: steer against lateral acceleration", "lateral acceleration [m/s^2]",
+                 "road-wheel angle [deg]", series, bands=[band],
+                 notes=["quasi-steady frames only: on the circle, at the speed asked for"])
+
+
 def charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> list[Chart]:
     colours = [PALETTE[i % len(PALETTE)] for i in range(len(runs))]
     if m.name == "iso7401_sweep":
         return bode_charts([m.bode(run) for run in runs], labels)
     if m.name == "iso4138":
-        series = [Series(run["accel_lat"], run["steer"] * DEG, label, c) for run, label, c in
-                  zip(runs, labels, colours, strict=True)]
-        return [Chart("Steady-state circle: steer against lateral acceleration", "lateral acceleration [m/s^2]",
-                      "road-wheel angle [deg]", series)]
+        return [steady_state_chart(runs, labels, colours)]
     if m.name == "iso3888_2":
         from workbench.scripts.courses import course_of
 

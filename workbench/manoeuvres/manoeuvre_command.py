@@ -2,7 +2,8 @@
 
 Every KPI is printed with its unit, the clause that defines it and, where the standard gives one,
 its limit and pass or fail. Against a second car (``--vs-preset`` or ``--vs-set``) both values and
-the change B - A. Exit 0 when every limited KPI of every car passes, 1 when one fails, 2 for bad
+the change B - A (in ``--json``, each test's ``change``: B - A per KPI, and both verdicts where a limit
+applies). Exit 0 when every limited KPI of every car passes, 1 when one fails, 2 for bad
 input (one line naming the entry and the reason; nothing is run or written).
 """
 
@@ -103,24 +104,33 @@ def _verdict(k: Kpi) -> str:
     return "" if k.passed is None else ("PASS" if k.passed else "FAIL")
 
 
+def rows_of(per_car: list[list[Kpi]]) -> list[tuple[Kpi, list[Kpi | None]]]:
+    """Each KPI any car has (the first car's as the row's label), with every car's own (None: not reported)."""
+    labels = {k.key: k for kpis in per_car for k in kpis}
+    return [(k, [next((x for x in kpis if x.key == key), None) for kpis in per_car]) for key, k in labels.items()]
+
+
+def change_of(a: Kpi | None, b: Kpi | None) -> float | None:
+    """B - A of a KPI both cars have a value of."""
+    if a is None or b is None or a.value is None or b.value is None:
+        return None
+    return b.value - a.value
+
+
 def table(outcome: Outcome) -> str:
     lines = []
     two = len(outcome.cars) == 2
     for name in outcome.names:
         m = CATALOGUE[name]
         lines.append(f"{m.name}  {m.title}  ({m.standard}, script {m.script})")
-        per_car = outcome.kpis[name]
-        labels = {k.key: k for kpis in per_car for k in kpis}
-        for key, k in labels.items():
-            values = [next((x for x in kpis if x.key == key), None) for kpis in per_car]
+        for k, values in rows_of(outcome.kpis[name]):
             a = values[0]
             row = f"  {k.label:<58s} {a.text() if a else '-':>16s}"
             if two:
                 b = values[1]
                 row += f" {b.text() if b else '-':>16s}"
-                change = (f"{b.value - a.value:+.4g}" if a and b and a.value is not None and b.value is not None
-                          else "-")
-                row += f" {change:>10s}"
+                change = change_of(a, b)
+                row += f" {'-' if change is None else f'{change:+.4g}':>10s}"
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
@@ -129,12 +139,24 @@ def table(outcome: Outcome) -> str:
     return head + "\n\n" + "\n".join(lines)
 
 
+def changes(per_car: list[list[Kpi]]) -> list[dict]:
+    """Per KPI of two cars: B - A (None where either has no value) and, where a limit applies, both verdicts."""
+    return [{"key": k.key, "label": k.label, "unit": k.unit, "change": change_of(*values), "limit": k.limit,
+             "passed": [None if v is None else v.passed for v in values] if k.limit else None}
+            for k, values in rows_of(per_car)]
+
+
 def as_json(outcome: Outcome) -> dict:
-    return {"cars": [c.name for c in outcome.cars], "passed": outcome.passed,
-            "manoeuvres": {name: {"title": CATALOGUE[name].title, "standard": CATALOGUE[name].standard,
-                                  "script": CATALOGUE[name].script, "seconds": round(outcome.seconds[name], 3),
-                                  "cars": [[k.to_json() for k in kpis] for kpis in outcome.kpis[name]]}
-                           for name in outcome.names}}
+    """Every test's KPIs per car; against a second car also ``change``, B - A per KPI."""
+    doc = {"cars": [c.name for c in outcome.cars], "passed": outcome.passed, "manoeuvres": {}}
+    for name in outcome.names:
+        m, per_car = CATALOGUE[name], outcome.kpis[name]
+        entry = {"title": m.title, "standard": m.standard, "script": m.script, "seconds": round(outcome.seconds[name], 3),
+                 "cars": [[k.to_json() for k in kpis] for kpis in per_car]}
+        if len(outcome.cars) == 2:
+            entry["change"] = changes(per_car)
+        doc["manoeuvres"][name] = entry
+    return doc
 
 
 def write_report(outcome: Outcome, folder: Path, render) -> Path:
@@ -145,11 +167,9 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
         m = CATALOGUE[name]
         body.append(f"<h2>{html.escape(m.title)}</h2><p>{html.escape(m.standard)}, script {html.escape(m.script)}</p>")
         rows = []
-        per_car = outcome.kpis[name]
-        for key, k in {k.key: k for kpis in per_car for k in kpis}.items():
+        for k, values in rows_of(outcome.kpis[name]):
             cells = [html.escape(k.label)]
-            for kpis in per_car:
-                x = next((v for v in kpis if v.key == key), None)
+            for x in values:
                 cells.append(html.escape(x.text() if x else "-") + (f" <b>{_verdict(x)}</b>" if x and _verdict(x) else ""))
             cells += [html.escape(k.limit or ""), html.escape(k.clause), html.escape(k.note)]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")

@@ -14,15 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import CarParams, Kernel, Preset, Simulation
-from physics.records import TELEMETRY
+from physics.records import INPUTS, TELEMETRY
 from workbench.manoeuvres.kpi import RunData
-from workbench.runs.replay import _InputTrack, batches
+from workbench.runs.replay import batches, input_fields
 from workbench.scripts.driving import drivers_of
 from workbench.scripts.format import Script, ScriptError
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.surfaces import ground_for
 
-BLOCK = 128  # frames per kernel call (a block of 512 cars' telemetry is then 30 MB)
+BLOCK = 32  # frames per kernel call: a block of 512 cars' telemetry is then 13 MB, and is read back while
+# it is still in the cache (at 128 frames, 53 MB, copying the channels out took longer than stepping)
 DEFAULT_CHUNK = 512  # cars per batch
 
 
@@ -60,10 +61,11 @@ def run_jobs(jobs: Sequence[tuple[Script, Car]], channels: Sequence[str], chunk:
 
 def run_programs(programs: Sequence[Program], channels: Sequence[str], chunk: int = DEFAULT_CHUNK,
                  kernel: Kernel | None = None) -> list[RunData]:
-    names = list(dict.fromkeys(["t", *channels]))
-    for name in names:
+    names = list(dict.fromkeys(channels))
+    for name in ["t", *names]:
         if name not in TELEMETRY.names:
             raise ValueError(f"unknown channel {name!r}")
+    names = [name for name in names if name != "t"]  # the frames' times are known without the kernel
     results: list[RunData | None] = [None] * len(programs)
     for members in batches(programs):
         for first in range(0, len(members), chunk):
@@ -71,24 +73,35 @@ def run_programs(programs: Sequence[Program], channels: Sequence[str], chunk: in
             columns = _run_chunk([programs[i] for i in part], names, kernel)
             for j, i in enumerate(part):
                 p = programs[i]
-                data = {name: columns[name][:p.frames, j].copy() for name in names}
+                # Rows of the chunk's car-major arrays: views, not copies (they share the chunk's memory).
+                data = {"t": np.arange(p.frames) * p.dt, **{name: columns[name][j, :p.frames] for name in names}}
                 results[i] = RunData(data, p.dt, p.params, p.script, {"program": p})
     return results  # type: ignore[return-value]
 
 
 def _run_chunk(programs: Sequence[Program], names: list[str], kernel: Kernel | None) -> dict[str, np.ndarray]:
+    """Step one batch of cars; each channel of ``names`` as a (cars, frames) array."""
     n = len(programs)
     frames = max(p.frames for p in programs)
     drivers, track = drivers_of([p.drive for p in programs])
     sim = Simulation([p.params for p in programs], dt=programs[0].dt, kernel=kernel, drivers=drivers, track=track,
                      **ground_for(programs))
-    inputs = _InputTrack(programs, frames).records
-    out = {name: np.empty((frames, n)) for name in names}
-    block = np.empty((min(frames, BLOCK), n), dtype=TELEMETRY)
+    # Inputs a block at a time, and only the fields a script sets: a driven car's are all zero.
+    sources = [(j, p.frames, fields) for j, p in enumerate(programs) if (fields := input_fields(p))]
+    length = min(frames, BLOCK)
+    inputs = np.zeros((length, n), dtype=INPUTS)
+    block = np.empty((length, n), dtype=TELEMETRY)
+    out = {name: np.empty((n, frames)) for name in names}
     for start in range(0, frames, BLOCK):
         end = min(start + BLOCK, frames)
+        for j, last, fields in sources:
+            column = inputs[:end - start, j]
+            stop = min(max(last - start, 0), end - start)  # past its own end a car's inputs are zero
+            for name, values in fields:
+                column[name][:stop] = values[start:start + stop]
+                column[name][stop:] = 0
         telemetry = block[:end - start]
-        sim.run(inputs[start:end], telemetry)
+        sim.run(inputs[:end - start], telemetry)
         for name in names:
-            out[name][start:end] = telemetry[name]
+            out[name][:, start:end] = telemetry[name].T
     return out

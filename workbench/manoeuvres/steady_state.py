@@ -18,6 +18,7 @@ lateral acceleration:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,6 +31,33 @@ STEADY_SPEED = 0.5  # [m/s] a car this close to the driver's target speed is in 
 CLAUSE = "ISO 4138:2021 data evaluation; ISO 8855:2011"
 
 
+@dataclass(frozen=True)
+class SteadyFrames:
+    """A run's steady-state data with a right-hand circle's signs mirrored: lateral acceleration, road-wheel
+    angle delta, body slip, delta - L r / v (what the understeer gradient is the slope of), and which frames
+    are on the circle, quasi-steady (on it, at the speed asked for, after the first second), and in the fit."""
+
+    ay: np.ndarray
+    delta: np.ndarray
+    beta: np.ndarray
+    understeer: np.ndarray
+    on: np.ndarray
+    steady: np.ndarray
+    fit: np.ndarray
+
+
+def steady_frames(run: RunData) -> SteadyFrames:
+    t, ay, r, v = run.t, run["accel_lat"], run["yaw_rate"], run["speed"]
+    sign = 1.0 if np.mean(ay) >= 0 else -1.0  # a right-hand circle: every sign mirrored
+    ay, r, delta, beta = sign * ay, sign * r, sign * run["steer"], sign * run["beta"]
+    on = np.abs(run["lateral_error"]) < ON_CIRCLE
+    curvature = r / np.maximum(v, 0.5)
+    # Quasi-steady frames only: on the circle and at the speed asked for (not the run-up from rest).
+    steady = on & (np.abs(v - run["target_speed"]) < STEADY_SPEED) & (t > 1.0)
+    fit = steady & (ay >= FIT_RANGE[0]) & (ay <= FIT_RANGE[1])
+    return SteadyFrames(ay, delta, beta, delta - run.params.body.wheelbase * curvature, on, steady, fit)
+
+
 class SteadyStateCircle(Manoeuvre):
     name = "iso4138"
     title = "Steady-state circular driving (constant radius)"
@@ -38,17 +66,11 @@ class SteadyStateCircle(Manoeuvre):
     channels = ("steer", "accel_lat", "yaw_rate", "speed", "beta", "lateral_error", "target_speed")
 
     def kpis(self, run: RunData) -> list[Kpi]:
-        t, ay, r, v = run.t, run["accel_lat"], run["yaw_rate"], run["speed"]
-        sign = 1.0 if np.mean(ay) >= 0 else -1.0  # a right-hand circle: every sign mirrored
-        ay, r, delta, beta = sign * ay, sign * r, sign * run["steer"], sign * run["beta"]
+        f = steady_frames(run)
+        t, ay, on = run.t, f.ay, f.on
         wheelbase = run.params.body.wheelbase
-        on = np.abs(run["lateral_error"]) < ON_CIRCLE
-        curvature = r / np.maximum(v, 0.5)
-        # Quasi-steady frames only: on the circle and at the speed asked for (not the run-up from rest).
-        steady = np.abs(v - run["target_speed"]) < STEADY_SPEED
-        pick = (ay >= FIT_RANGE[0]) & (ay <= FIT_RANGE[1]) & on & steady & (t > 1.0)
-        fit_u = line_fit(ay[pick], (delta - wheelbase * curvature)[pick])
-        fit_b = line_fit(ay[pick], beta[pick])
+        fit_u = line_fit(ay[f.fit], f.understeer[f.fit])
+        fit_b = line_fit(ay[f.fit], f.beta[f.fit])
         u = fit_u[0] if fit_u else None  # [rad per m/s^2]
         held = moving_mean(ay, round(1.0 / run.dt))
         reach = np.flatnonzero(~on & (t > 1.0))

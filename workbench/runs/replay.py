@@ -170,6 +170,21 @@ def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int
     return results
 
 
+def input_fields(program: Program) -> list[tuple[str, np.ndarray]]:
+    """The INPUTS fields a program ever sets, each with its value per frame.
+
+    A field that stays zero on every frame is left out: inputs start as zeros, so writing it is
+    work for nothing (a car whose controls only the driver works has none at all).
+    """
+    p = program
+    sources = [(key, p.keys[:, j]) for j, key in enumerate(KEYS)]
+    for j, name in enumerate(ANALOG):
+        field = ANALOG_FIELDS[name]
+        sources += [(f"{field}_on", p.analog_on[:, j]), (f"{field}_value", p.analog_value[:, j])]
+    sources += [("gear_on", p.gear_on), ("gear_value", p.gear_value)]
+    return [(name, values) for name, values in sources if values.any()]
+
+
 class _InputTrack:
     """Per-frame inputs of a batch as one (frames, N) record array of physics.records.INPUTS."""
 
@@ -178,14 +193,8 @@ class _InputTrack:
         self.records = np.zeros((frames, n), dtype=INPUTS)
         for i, p in enumerate(programs):
             column = self.records[:p.frames, i]
-            for j, key in enumerate(KEYS):
-                column[key] = p.keys[:, j]
-            for j, name in enumerate(ANALOG):
-                field = ANALOG_FIELDS[name]
-                column[f"{field}_on"] = p.analog_on[:, j]
-                column[f"{field}_value"] = p.analog_value[:, j]
-            column["gear_on"] = p.gear_on
-            column["gear_value"] = p.gear_value
+            for name, values in input_fields(p):
+                column[name] = values
 
     def inputs(self, k: int) -> np.ndarray:
         """Frame ``k``'s inputs, (N,) records (Simulation.step takes them)."""

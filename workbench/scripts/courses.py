@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from physics import CarParams
-from physics.path import rows_of, track_rows
+from physics.path import CURVATURE, rows_of, track_rows
 from workbench.scripts.driver_format import PathSpec
 
 SECTIONS = (12.0, 13.5, 11.0, 12.5, 12.0)  # [m] ISO 3888-2 table 1
@@ -80,7 +80,14 @@ def course_of(spec: PathSpec, car: CarParams) -> Course:
         return iso3888_2(car.body.width, car.body.length, *_body_reach(car), spec.get("run_up"), spec.get("run_out"),
                          step)
     points = np.asarray(spec.get("points"), dtype=float)
-    return Course(track_rows(points[:, 0], points[:, 1], step, spec.get("closed")), closed=spec.get("closed"))
+    rows = track_rows(points[:, 0], points[:, 1], step, spec.get("closed"))
+    tightest = float(np.abs(rows[:, CURVATURE]).max())
+    lock = math.tan(car.steering.lock) / car.body.wheelbase  # [1/L] the curvature of a car at full lock
+    if tightest > lock:
+        raise ValueError(f"points: a corner rounded over the room its segments give has a radius of "
+                         f"{1.0 / tightest:.3g}, tighter than the car turns at full lock ({1.0 / lock:.3g}); "
+                         "space the points further apart or turn less at each")
+    return Course(rows, closed=spec.get("closed"))
 
 
 def _body_reach(car: CarParams) -> tuple[float, float]:

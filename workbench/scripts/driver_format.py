@@ -15,7 +15,19 @@ preview_time = 0.55       # any gain of physics.driver_params.DriverParams
 kind = "circle"           # straight (length), circle (radius, turn), lane_change (offset, start, change,
 radius = 100.0            # length), iso3888_2 (run_up: the straight before the course), points
                           # (points = [[x, y], ...], closed)
+```
 
+A ``points`` path is straight between its points, and each corner is rounded (physics.path.track_rows):
+a blend tangent to both segments whose heading turns as the smoothstep 3 x^2 - 2 x^3 along it, so the
+curvature rises from zero to 1.5 theta / Lc at the apex and falls back to zero (theta the corner's turn,
+Lc the blend's length). Each blend takes all the room its segments give: its ends lie a distance T
+from the corner along both, T the lesser of what each offers (half a segment that has a corner at
+both ends, the whole first or last segment of an open path). So the path passes inside a corner,
+not through it. A closed path starts at the apex of its first point's corner (put the first point on
+a straight). A corner tighter than the car turns at full lock is refused; one the car's grip cannot
+take at the speed asked is not (its tightest radius is Lc / (1.5 theta)): space the points out.
+
+```toml
 [robot]                   # open-loop steering (physics.robot), from `start` [s]
 kind = "sine_with_dwell"  # step (amplitude, rate), ramp (rate, limit), sine (amplitude, frequency, cycles),
 amplitude = 90.0          # sine_with_dwell (amplitude, frequency, dwell), sweep (amplitude, f_start, f_end,

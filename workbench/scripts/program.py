@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,22 @@ def frame_of(t: float, dt: float) -> int:
 def first_frame_from(t: float, dt: float) -> int:
     """The first frame k with k * dt >= ``t`` (within a millionth of a frame, so 2.5 s at 1/120 s is frame 300)."""
     return max(int(math.ceil(t / dt - 1e-6)), 0)
+
+
+@cache
+def _channel_count(unit: str) -> int:
+    return len(channel_names(unit))
+
+
+@cache
+def _channel_known(channel: str, unit: str) -> bool:
+    """Whether ``channel`` exists for a car in ``unit`` (the lookup builds every channel's description: a
+    sweep compiles its script once per car)."""
+    try:
+        check_channel(channel, unit)
+    except UnknownChannelError:
+        return False
+    return True
 
 
 def check_step(dt: float) -> float:
@@ -139,7 +156,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
     frames = frame_of(script.duration, step) + 1
     unit = loaded.params.model.unit
     try:
-        check_memory(frames, len(channel_names(unit)), 1, max_memory, src)
+        check_memory(frames, _channel_count(unit), 1, max_memory, src)
     except LimitError as exc:
         raise ScriptError(str(exc)) from None
     keys = np.zeros((frames, len(KEYS)), dtype=bool)
@@ -232,7 +249,8 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
     """ScriptError when ``channel`` does not exist for this car or reads a part the car does not have."""
     unit = params.model.unit
     try:
-        check_channel(channel, unit)
+        if not _channel_known(channel, unit):
+            check_channel(channel, unit)  # raises, with the list of the known ones
     except UnknownChannelError as exc:
         instead = SI_ONLY_CHANNELS.get(channel)
         if instead is not None and unit != "m":

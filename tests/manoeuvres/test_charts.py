@@ -1,0 +1,35 @@
+"""The charts of a handling test's report, as data (no drawing): what each one shows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from physics import load_preset
+from workbench.manoeuvres.catalogue import CATALOGUE
+from workbench.manoeuvres.charts import charts_of
+from workbench.manoeuvres.kpi import DEG, G
+from workbench.manoeuvres.runner import Car, run_jobs
+from workbench.manoeuvres.steady_state import FIT_RANGE, steady_frames
+
+
+def test_the_steady_state_chart_shows_only_the_quasi_steady_frames_and_marks_the_fit():
+    # The run ends past the limit with the car spinning at full lock (a_y down to -9 m/s^2, the road
+    # wheel at 31.5 deg): drawn, that buried the steady branch the KPIs are read from.
+    m = CATALOGUE["iso4138"]
+    (run,) = run_jobs([(m.base_script(), Car(load_preset("sedan").params, "sedan"))], m.channels)
+    (chart,) = charts_of(m, [run], ["sedan"])
+    curves = [s for s in chart.series if not s.dashed]
+    (fit,) = [s for s in chart.series if s.dashed]
+    frames = steady_frames(run)
+    assert sum(len(s.x) for s in curves) == frames.steady.sum() < len(run.t)
+    drawn_ay = np.concatenate([s.x for s in curves])
+    assert drawn_ay.min() > 0.0 and drawn_ay.max() < 9.0
+    assert np.abs(np.concatenate([s.y for s in curves])).max() < 5.0  # [deg] never the lock
+    assert run["steer"].max() * DEG > 30.0  # the run itself went to full lock
+    (band,) = chart.bands
+    assert (band.lo, band.hi, band.axis) == (FIT_RANGE[0], FIT_RANGE[1], "x")
+    kpi = {k.key: k.value for k in m.kpis(run)}["understeer_gradient"]  # [deg/g]
+    slope = np.diff(fit.y)[0] / np.diff(fit.x)[0]  # [deg per m/s^2]
+    assert slope * G == pytest.approx(kpi, rel=1e-9)
+    assert tuple(fit.x) == FIT_RANGE
