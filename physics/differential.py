@@ -17,17 +17,47 @@ LOCKED_CAPACITY = 1e30  # [N m] a locked differential holds whatever it takes
 
 
 @scalar
-def locking_torque(p, torque):
-    """The most |T_left - T_right| [N m] the differential can hold with ``torque`` going through it."""
-    kind = p.diff_kind
+def holds(kind, preload, ramp, bias, torque):
+    """The most |T_left - T_right| [N m] a differential of ``kind`` (0 open, 1 locked, 2 limited slip, 3 torque
+    sensing) can hold with ``torque`` going through it."""
     if kind == 1:
         return LOCKED_CAPACITY
     if kind == 2:
-        return p.differential_preload + p.differential_ramp * abs(torque)
+        return preload + ramp * abs(torque)
     if kind == 3:
-        bias = p.differential_bias_ratio
         return (bias - 1.0) / (bias + 1.0) * abs(torque)
     return 0.0
+
+
+@scalar
+def locking_torque(p, torque):
+    """The most |T_left - T_right| [N m] the axle's differential can hold with ``torque`` going through it."""
+    return holds(p.diff_kind, p.differential_preload, p.differential_ramp, p.differential_bias_ratio, torque)
+
+
+@scalar
+def centre(p, t0, engine, split, w_front, w_rear, road_front, road_rear, i_front, i_rear, dt):
+    """The centre differential of an all-wheel-drive car: (torque in, the front axle's, the rear's, held at one speed).
+
+    The axles enter as one body each: ``w_*`` their mean wheel speeds, ``i_*`` the inertias those answer a torque
+    with, ``road_*`` the road's torques on them. The torque in splits ``split`` : 1 - ``split`` plus a coupling
+    Tc (front +Tc, rear -Tc) that the centre's kind allows (:func:`holds`, centre_*); the carrier turns at
+    ``split`` w_front + (1 - split) w_rear, and an engine locked to it adds ``engine`` = G^2 I_e there, so the
+    torque in is ``t0`` less what the engine's inertia takes. :func:`share` is the case split = 1/2 of the same
+    equations.
+    """
+    g = split * split / i_front + (1.0 - split) * (1.0 - split) / i_rear
+    h = split / i_front - (1.0 - split) / i_rear
+    q = split * road_front / i_front + (1.0 - split) * road_rear / i_rear
+    den = 1.0 + engine * g
+    torque_free = (t0 + engine * q) / den
+    lock = ((-(w_front - w_rear) / dt - h * torque_free + road_front / i_front - road_rear / i_rear)
+            / (1.0 / i_front + 1.0 / i_rear - engine * h * h / den))
+    most = 0.5 * holds(p.centre_kind, p.differential_centre_preload, p.differential_centre_ramp,
+                       p.differential_centre_bias_ratio, torque_free)
+    tc = min(max(lock, -most), most)
+    torque = torque_free - engine * h * tc / den
+    return torque, split * torque + tc, (1.0 - split) * torque - tc, abs(lock) <= most
 
 
 @scalar

@@ -38,6 +38,21 @@ Held = namedtuple("Held", "omega held abs_on tcs_on")
 Finished = namedtuple("Finished", "omega fx fx_lin")
 """A wheel after the body's update, its tyre's force along the wheel, and that force as the body's step took it."""
 
+Pair = namedtuple("Pair", "start_l start_r fx_l kx_l fx_r kx_r drive_l drive_r own_l own_r coupled held rub stuck "
+                         "clutch_t t0")
+"""One driven axle through its differential: each wheel's speed and tyre force (with slope) where it starts the
+frame, its drive torque for the body-frozen update, what turns it at the grip (``own``) with ``coupled`` of the
+engine's inertia on it, whether the differential held, the brake torque a stalled engine rubs on each wheel, whether
+the clutch stuck and the torque it passed when it did not, and the drivetrain's torque before the engine's inertia
+answers (``t0``)."""
+
+Driveline = namedtuple("Driveline", "start_fl start_fr start_rl start_rr fx_fl fx_fr fx_rl fx_rr kx_fl kx_fr kx_rl "
+                                    "kx_rr drive_fl drive_fr drive_rl drive_rr own_fl own_fr own_rl own_rr c_front "
+                                    "c_rear held_front held_rear held_centre rub_front rub_rear stuck clutch_t t0")
+"""The four wheels as the drivetrain starts them: per wheel as :class:`Pair`'s fields; ``c_*`` the engine's inertia
+on each wheel of an axle at the grip, ``held_*`` the axles' and the centre's differentials, ``rub_*`` the brake a
+stalled engine puts on each wheel of an axle, whether the clutch stuck and the torque it passed when it did not."""
+
 
 @scalar
 def friction(p, load, static, road):
@@ -149,13 +164,15 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
 
 @scalar
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
-           spin_target, most):
-    """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip
-    (physics.wheel.at_limit, then the aids again), or following the road the body moved under it."""
+           spin_target, most, at_grip):
+    """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
+    then the aids again), or following the road the body moved under it. ``at_grip``: the frame started the tyre at
+    its grip (a lock-up carried the wheel there, :func:`start_force`), where its force did not follow the slip: it
+    too may grip again within the frame, as on the single-track car."""
     radius = p.body_wheel_radius
     fx_lin = fx0 - kx_s * du
     fx = min(max(fx_lin, -k.limit), k.limit)
-    if fx != fx_lin:
+    if fx != fx_lin or at_grip:
         mobility = 1.0 / mass + k.lever_x * k.lever_x / p.body_yaw_inertia
         u_end = k.u + du + dt * (fx - fx_lin) * mobility
         omega, free, held, fx = wheel.at_limit(start, drive, fx, brake, radius, inertia, k.u,
@@ -165,6 +182,167 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
     if h.held:
         return Finished(h.omega, fx, fx_lin)
     return Finished(wheel.follow(h.omega, dt * radius * kx * du / eff, brake > 0.0), fx, fx_lin)
+
+
+@scalar
+def carrier(front_share, w_fl, w_fr, w_rl, w_rr):
+    """The speed the gearbox's output turns at [rad/s of the wheels]: the driven axle's mean wheel speed, or the
+    centre differential's carrier between the axles' with all-wheel drive."""
+    if front_share == 0.0:
+        return 0.5 * (w_rl + w_rr)
+    if front_share == 1.0:
+        return 0.5 * (w_fl + w_fr)
+    return front_share * 0.5 * (w_fl + w_fr) + (1.0 - front_share) * 0.5 * (w_rl + w_rr)
+
+
+@scalar
+def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, direct_torque, ratio, dt):
+    """One driven axle through the clutch and its differential (a :class:`Pair`); an engine locked to it adds its
+    inertia.
+
+    A clutch that locks up shares the engine's and the wheels' angular momentum first (as on the single-track car,
+    physics.step.grip_frame): the pair's mean speed jumps to where the momentum puts it, their difference stays
+    (the differential passes none of it), and the frame runs from those speeds with the engine's inertia on the
+    pair. A lock-up so loses energy, never makes it.
+    """
+    radius = p.body_wheel_radius
+    j_l, j_r = i + dt * radius * radius * kx_l, i + dt * radius * radius * kx_r
+    omega_e = s.rpm / engine.RPM_PER_RAD_S
+    mean = 0.5 * (w_l + w_r)
+    clutch_t, stuck = 0.0, False
+    t0, coupled, rub = direct_torque, 0.0, 0.0
+    start_l, start_r = w_l, w_r
+    if p.manual:
+        clutch_t, stuck = wheel.clutch_torque(omega_e, mean, engine_torque, radius * (k_l.fx + k_r.fx), ratio,
+                                              capacity, p.engine_inertia, j_l + j_r, dt)
+        if stuck:
+            coupled = 0.5 * ratio * ratio * p.engine_inertia
+            shared = (2.0 * i * mean + ratio * p.engine_inertia * omega_e) / (2.0 * i + 2.0 * coupled)
+            start_l, start_r = w_l + (shared - mean), w_r + (shared - mean)
+            t0 = ratio * engine_torque
+            if s.stalled:  # a stalled engine only rubs (a brake on the wheels); the starter drives them
+                t0 = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
+                rub = 0.5 * abs(ratio) * engine.friction(s.rpm, p)
+        else:
+            t0 = ratio * clutch_t
+    # The tyres' forces where the wheels start from (linear in their slopes; a lock-up moves them), within
+    # their grip: past it the force no longer grows with the slip (physics.wheel.at_limit lets it grip again).
+    fx_l, kx_l = start_force(k_l, kx_l, start_l - w_l, radius)
+    fx_r, kx_r = start_force(k_r, kx_r, start_r - w_r, radius)
+    j_l, j_r = i + dt * radius * radius * kx_l, i + dt * radius * radius * kx_r
+    axle, drive_l, drive_r, held = differential.share(p, t0, coupled, start_l, start_r, radius * fx_l,
+                                                      radius * fx_r, j_l, j_r, dt)
+    # What turns each driven wheel with the engine's inertia on it (at the grip, physics.wheel.at_limit):
+    # the axle's torque before the engine's inertia answers, and the differential's coupling.
+    own_l = 0.5 * t0 + (drive_l - 0.5 * axle)
+    own_r = 0.5 * t0 + (drive_r - 0.5 * axle)
+    return Pair(start_l, start_r, fx_l, kx_l, fx_r, kx_r, drive_l, drive_r, own_l, own_r, coupled, held, rub, stuck,
+                clutch_t, t0)
+
+
+@scalar
+def clutch_passes(p, s, engine_torque, capacity, ratio, w, road, inertia, dt):
+    """The clutch's torque [N m at the engine] and whether it sticks, against driven wheels that turn at ``w``
+    (the carrier's speed) with ``inertia`` and the road's torque ``road`` on them (nothing without an engine)."""
+    if not p.manual:
+        return 0.0, False
+    return wheel.clutch_torque(s.rpm / engine.RPM_PER_RAD_S, w, engine_torque, road, ratio, capacity,
+                               p.engine_inertia, inertia, dt)
+
+
+@scalar
+def axle_body(p, j_l, j_r, road_l, road_r):
+    """An axle as one body on the centre differential: (inertia, road torque) its mean wheel speed answers a torque
+    with. Through a locked differential the wheels turn as one (the sums); through an open one each takes half the
+    torque, so the mean answers like 4 / (1/j_l + 1/j_r) with the road's torques weighted alike: a wheel spinning
+    freely beside one that grips makes the axle light, as it is. A clutch pack between them counts as open here (it
+    couples the wheels within the axle's own solve, physics.differential.share)."""
+    if p.diff_kind == 1:
+        return j_l + j_r, road_l + road_r
+    inertia = 4.0 / (1.0 / j_l + 1.0 / j_r)
+    return inertia, 0.5 * inertia * (road_l / j_l + road_r / j_r)
+
+
+@scalar
+def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
+               direct_torque, ratio, dt):
+    """All-wheel drive: the clutch, the centre differential and each axle's (a :class:`Driveline`).
+
+    Each axle enters the centre as one body (:func:`axle_body`: its mean wheel speed, and the inertia and road
+    torque that mean answers with through its differential); the carrier turns at split w_front + (1 - split) w_rear, which is what the clutch and the engine
+    see. A clutch that locks up shares the engine's angular momentum with the carrier first, the impulse going to
+    each axle by its share of the split (so a lock-up only loses energy); the centre then splits the torque
+    (physics.differential.centre, the engine's inertia on the carrier) and each axle's differential its axle's
+    (physics.differential.share).
+    """
+    radius = p.body_wheel_radius
+    split = p.front_drive
+    r2 = dt * radius * radius
+    j_front, road_front = axle_body(p, i_f + r2 * kx_fl, i_f + r2 * kx_fr, radius * k_fl.fx, radius * k_fr.fx)
+    j_rear, road_rear = axle_body(p, i_r + r2 * kx_rl, i_r + r2 * kx_rr, radius * k_rl.fx, radius * k_rr.fx)
+    mean_f, mean_r = 0.5 * (s.wheel_fl + s.wheel_fr), 0.5 * (s.wheel_rl + s.wheel_rr)
+    carrier_inertia = 1.0 / (split * split / j_front + (1.0 - split) * (1.0 - split) / j_rear)
+    road = carrier_inertia * (split * road_front / j_front + (1.0 - split) * road_rear / j_rear)
+    carrier = split * mean_f + (1.0 - split) * mean_r
+    clutch_t, stuck = clutch_passes(p, s, engine_torque, capacity, ratio, carrier, road, carrier_inertia, dt)
+    t0, engine_on, rub = direct_torque, 0.0, 0.0
+    move_f, move_r = 0.0, 0.0
+    if p.manual:
+        if stuck:
+            engine_on = ratio * ratio * p.engine_inertia
+            bare = 1.0 / (split * split / (2.0 * i_f) + (1.0 - split) * (1.0 - split) / (2.0 * i_r))
+            shared = (bare * carrier + ratio * p.engine_inertia * s.rpm / engine.RPM_PER_RAD_S) / (bare + engine_on)
+            impulse = bare * (shared - carrier)
+            move_f, move_r = split * impulse / (2.0 * i_f), (1.0 - split) * impulse / (2.0 * i_r)
+            t0 = ratio * engine_torque
+            if s.stalled:  # a stalled engine only rubs (a brake on the wheels); the starter drives them
+                t0 = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
+                rub = abs(ratio) * engine.friction(s.rpm, p)
+        else:
+            t0 = ratio * clutch_t
+    fx_fl, kx_fl = start_force(k_fl, kx_fl, move_f, radius)
+    fx_fr, kx_fr = start_force(k_fr, kx_fr, move_f, radius)
+    fx_rl, kx_rl = start_force(k_rl, kx_rl, move_r, radius)
+    fx_rr, kx_rr = start_force(k_rr, kx_rr, move_r, radius)
+    j_fl, j_fr, j_rl, j_rr = i_f + r2 * kx_fl, i_f + r2 * kx_fr, i_r + r2 * kx_rl, i_r + r2 * kx_rr
+    st_fl, st_fr, st_rl, st_rr = s.wheel_fl + move_f, s.wheel_fr + move_f, s.wheel_rl + move_r, s.wheel_rr + move_r
+    j_front, road_front = axle_body(p, j_fl, j_fr, radius * fx_fl, radius * fx_fr)
+    j_rear, road_rear = axle_body(p, j_rl, j_rr, radius * fx_rl, radius * fx_rr)
+    into, front, rear, held_c = differential.centre(p, t0, engine_on, split, 0.5 * (st_fl + st_fr),
+                                                    0.5 * (st_rl + st_rr), road_front, road_rear, j_front, j_rear, dt)
+    _, d_fl, d_fr, held_f = differential.share(p, front, 0.0, st_fl, st_fr, radius * fx_fl, radius * fx_fr, j_fl,
+                                               j_fr, dt)
+    _, d_rl, d_rr, held_r = differential.share(p, rear, 0.0, st_rl, st_rr, radius * fx_rl, radius * fx_rr, j_rl,
+                                               j_rr, dt)
+    # At the grip a wheel turns under its torque before the engine's inertia answers, with its share of that
+    # inertia on it (the carrier's weight on each wheel: split / 2 at the front, (1 - split) / 2 at the rear).
+    answer = t0 - into
+    return Driveline(st_fl, st_fr, st_rl, st_rr, fx_fl, fx_fr, fx_rl, fx_rr, kx_fl, kx_fr, kx_rl, kx_rr,
+                     d_fl, d_fr, d_rl, d_rr, d_fl + 0.5 * split * answer, d_fr + 0.5 * split * answer,
+                     d_rl + 0.5 * (1.0 - split) * answer, d_rr + 0.5 * (1.0 - split) * answer,
+                     0.5 * split * engine_on, 0.5 * (1.0 - split) * engine_on, held_f, held_r, held_c,
+                     0.5 * split * rub, 0.5 * (1.0 - split) * rub, stuck, clutch_t, t0)
+
+
+@scalar
+def driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
+              direct_torque, ratio, dt):
+    """The drivetrain's start of the frame for every wheel (a :class:`Driveline`): the rear or the front pair through
+    :func:`pair`, the other pair rolling free, or all four through :func:`all_wheels`."""
+    if p.front_drive == 0.0:
+        r = pair(p, s, u, k_rl, k_rr, kx_rl, kx_rr, s.wheel_rl, s.wheel_rr, i_r, engine_torque, capacity,
+                 direct_torque, ratio, dt)
+        return Driveline(s.wheel_fl, s.wheel_fr, r.start_l, r.start_r, k_fl.fx, k_fr.fx, r.fx_l, r.fx_r, kx_fl,
+                         kx_fr, r.kx_l, r.kx_r, 0.0, 0.0, r.drive_l, r.drive_r, 0.0, 0.0, r.own_l, r.own_r, 0.0,
+                         r.coupled, False, r.held, False, 0.0, r.rub, r.stuck, r.clutch_t, r.t0)
+    if p.front_drive == 1.0:
+        f = pair(p, s, u, k_fl, k_fr, kx_fl, kx_fr, s.wheel_fl, s.wheel_fr, i_f, engine_torque, capacity,
+                 direct_torque, ratio, dt)
+        return Driveline(f.start_l, f.start_r, s.wheel_rl, s.wheel_rr, f.fx_l, f.fx_r, k_rl.fx, k_rr.fx, f.kx_l,
+                         f.kx_r, kx_rl, kx_rr, f.drive_l, f.drive_r, 0.0, 0.0, f.own_l, f.own_r, 0.0, 0.0, f.coupled,
+                         0.0, f.held, False, False, f.rub, 0.0, f.stuck, f.clutch_t, f.t0)
+    return all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque,
+                      capacity, direct_torque, ratio, dt)
 
 
 @scalar
@@ -193,8 +371,13 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
 
     # The drivetrain (traction control's cut follows the less spinning driven wheel: the brake takes the other).
-    d, engine_torque, capacity, direct_torque, tcs = _step.grip_drive(p, s, c, u.start, min(k_rl.kappa, k_rr.kappa),
-                                                                       dt)
+    front_share = p.front_drive
+    kappa = min(k_rl.kappa, k_rr.kappa)
+    if front_share == 1.0:
+        kappa = min(k_fl.kappa, k_fr.kappa)
+    elif front_share > 0.0:
+        kappa = min(kappa, k_fl.kappa, k_fr.kappa)
+    d, engine_torque, capacity, direct_torque, tcs = _step.grip_drive(p, s, c, u.start, kappa, dt)
     ratio = d.ratio
     full = d.brake_share * p.brakes_force * radius
     b_front = 0.5 * p.brakes_front_share * full
@@ -208,54 +391,28 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     b_rl, b_rr = min(b_rear + e_rl, top), min(b_rear + e_rr, top)
     i_f, i_r = 0.5 * p.body_wheel_inertia_front, 0.5 * p.body_wheel_inertia_rear
     guess = 0.5 * (ratio * min(max(engine_torque, -capacity), capacity) if p.manual else direct_torque)
-    kx_fl = slope(k_fl, 0.0, s.wheel_fl, b_fl, radius)
-    kx_fr = slope(k_fr, 0.0, s.wheel_fr, b_fr, radius)
-    kx_rl = slope(k_rl, guess, s.wheel_rl, b_rl, radius)
-    kx_rr = slope(k_rr, guess, s.wheel_rr, b_rr, radius)
+    kx_fl = slope(k_fl, front_share * guess, s.wheel_fl, b_fl, radius)
+    kx_fr = slope(k_fr, front_share * guess, s.wheel_fr, b_fr, radius)
+    kx_rl = slope(k_rl, (1.0 - front_share) * guess, s.wheel_rl, b_rl, radius)
+    kx_rr = slope(k_rr, (1.0 - front_share) * guess, s.wheel_rr, b_rr, radius)
 
-    # The driven pair through the clutch and the differential; an engine locked to them adds its inertia.
-    # A clutch that locks up shares the engine's and the wheels' angular momentum first (as on the single-track
-    # car, physics.step.grip_frame): the pair's mean speed jumps to where the momentum puts it, their
-    # difference stays (the differential passes none of it), and the frame runs from those speeds with the
-    # engine's inertia on the pair. A lock-up so loses energy, never makes it.
-    j_rl, j_rr = i_r + dt * radius * radius * kx_rl, i_r + dt * radius * radius * kx_rr
-    omega_e = s.rpm / engine.RPM_PER_RAD_S
-    mean = 0.5 * (s.wheel_rl + s.wheel_rr)
-    clutch_t, stuck = 0.0, False
-    t0, coupled = direct_torque, 0.0
-    start_rl, start_rr = s.wheel_rl, s.wheel_rr
-    if p.manual:
-        clutch_t, stuck = wheel.clutch_torque(omega_e, mean, engine_torque, radius * (k_rl.fx + k_rr.fx), ratio,
-                                              capacity, p.engine_inertia, j_rl + j_rr, dt)
-        if stuck:
-            coupled = 0.5 * ratio * ratio * p.engine_inertia
-            shared = (2.0 * i_r * mean + ratio * p.engine_inertia * omega_e) / (2.0 * i_r + 2.0 * coupled)
-            start_rl, start_rr = s.wheel_rl + (shared - mean), s.wheel_rr + (shared - mean)
-            t0 = ratio * engine_torque
-            if s.stalled:  # a stalled engine only rubs (a brake on the wheels); the starter drives them
-                t0 = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
-                b_rl = b_rl + 0.5 * abs(ratio) * engine.friction(s.rpm, p)
-                b_rr = b_rr + 0.5 * abs(ratio) * engine.friction(s.rpm, p)
-        else:
-            t0 = ratio * clutch_t
-    # The tyres' forces where the wheels start from (linear in their slopes; a lock-up moves them), within
-    # their grip: past it the force no longer grows with the slip (physics.wheel.at_limit lets it grip again).
-    fx_rl, kx_rl = start_force(k_rl, kx_rl, start_rl - s.wheel_rl, radius)
-    fx_rr, kx_rr = start_force(k_rr, kx_rr, start_rr - s.wheel_rr, radius)
-    j_rl, j_rr = i_r + dt * radius * radius * kx_rl, i_r + dt * radius * radius * kx_rr
-    axle, drive_rl, drive_rr, diff_held = differential.share(p, t0, coupled, start_rl, start_rr, radius * fx_rl,
-                                                             radius * fx_rr, j_rl, j_rr, dt)
-    # What turns each driven wheel with the engine's inertia on it (at the grip, physics.wheel.at_limit):
-    # the axle's torque before the engine's inertia answers, and the differential's coupling.
-    own_rl = 0.5 * t0 + (drive_rl - 0.5 * axle)
-    own_rr = 0.5 * t0 + (drive_rr - 0.5 * axle)
+    # The driven wheels through the clutch and the differentials (an engine locked to them adds its inertia);
+    # a stalled engine locked to them rubs on them as a brake.
+    g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
+                  direct_torque, ratio, dt)
+    # A wheel a lock-up carried to its tyre's grip starts there with no slope (:func:`start_force`).
+    grip_fl, grip_fr, grip_rl, grip_rr = g.kx_fl != kx_fl, g.kx_fr != kx_fr, g.kx_rl != kx_rl, g.kx_rr != kx_rr
+    kx_fl, kx_fr, kx_rl, kx_rr = g.kx_fl, g.kx_fr, g.kx_rl, g.kx_rr
+    b_fl, b_fr = b_fl + g.rub_front, b_fr + g.rub_front
+    b_rl, b_rr = b_rl + g.rub_rear, b_rr + g.rub_rear
+    stuck = g.stuck
 
     # The wheels with the body frozen, then ABS (the rear select-low: both rear wheels get the brake the one
     # nearer to locking takes) and traction control's brake on a driven wheel spinning past its target.
-    w_fl, free_fl, j_fl, held_fl = wheel.spin(s.wheel_fl, 0.0, k_fl.fx, kx_fl, b_fl, radius, i_f, dt)
-    w_fr, free_fr, j_fr, held_fr = wheel.spin(s.wheel_fr, 0.0, k_fr.fx, kx_fr, b_fr, radius, i_f, dt)
-    w_rl, free_rl, j_rl, held_rl = wheel.spin(start_rl, drive_rl, fx_rl, kx_rl, b_rl, radius, i_r, dt)
-    w_rr, free_rr, j_rr, held_rr = wheel.spin(start_rr, drive_rr, fx_rr, kx_rr, b_rr, radius, i_r, dt)
+    w_fl, free_fl, j_fl, held_fl = wheel.spin(g.start_fl, g.drive_fl, g.fx_fl, kx_fl, b_fl, radius, i_f, dt)
+    w_fr, free_fr, j_fr, held_fr = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, b_fr, radius, i_f, dt)
+    w_rl, free_rl, j_rl, held_rl = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, b_rl, radius, i_r, dt)
+    w_rr, free_rr, j_rr, held_rr = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, b_rr, radius, i_r, dt)
     ahead = dt * s.accel
     braking = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
@@ -267,6 +424,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     t_fr = straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room)
     t_rl, t_rr = straight * room_rl, straight * room_rr
     rear_abs = braking and not c.handbrake
+    let_off_rl, let_off_rr = False, False
     if rear_abs and p.brakes_abs_select_low > 0:
         kept_rl = wheel.anti_lock(w_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
         kept_rr = wheel.anti_lock(w_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
@@ -275,12 +433,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
         w_rr, low_rr = wheel.hold(free_rr, low, j_rr, dt)
         held_rl = held_rl or low_rl or kept_rl != w_rl
         held_rr = held_rr or low_rr or kept_rr != w_rr
+        let_off_rl, let_off_rr = low < b_rl, low < b_rr  # the ABS let the rear brakes off
     spin_target = p.aids_tcs_brake_slip * (brakes.sign(ratio) if p.manual else 1.0) * (1.0 if p.aids_tcs > 0 else 0.0)
+    spin_front = spin_target if front_share > 0.0 else 0.0
+    spin_rear = spin_target if front_share < 1.0 else 0.0
+    most_fl, most_fr = dt * top / j_fl, dt * top / j_fr
     most_rl, most_rr = dt * top / j_rl, dt * top / j_rr
-    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, braking, t_fl, 0.0, 0.0, dt)
-    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, braking, t_fr, 0.0, 0.0, dt)
-    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, rear_abs, t_rl, spin_target, most_rl, dt)
-    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, rear_abs, t_rr, spin_target, most_rr, dt)
+    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, braking, t_fl, spin_front, most_fl, dt)
+    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, braking, t_fr, spin_front, most_fr, dt)
+    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, rear_abs, t_rl, spin_rear, most_rl, dt)
+    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, rear_abs, t_rr, spin_rear, most_rr, dt)
 
     # The body: vx, vy and the yaw rate in one linearly implicit step with every tyre's slopes. A held wheel
     # adds its tyre's whole longitudinal slope, a free one its slope in series with its inertia (the engine's
@@ -290,28 +452,29 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     vx_turned, vy_turned = body.frame_turn(s.vx, s.vy, s.yaw_rate * dt)
     m = Planar(mass, 0.0, 0.0, mass, 0.0, inertia, dt * (drag_x + rolling) + mass * (vx_turned - s.vx),
                dt * drag_y + mass * (vy_turned - s.vy), 0.0)
-    r_rl, r_rr = i_r + coupled, i_r + coupled
-    s_fl = kx_fl * (1.0 if h_fl.held else i_f / j_fl)
-    s_fr = kx_fr * (1.0 if h_fr.held else i_f / j_fr)
-    s_rl = kx_rl * (1.0 if h_rl.held else r_rl / (j_rl + coupled))
-    s_rr = kx_rr * (1.0 if h_rr.held else r_rr / (j_rr + coupled))
-    f_fl = k_fl.fx + kx_fl * radius * (h_fl.omega - s.wheel_fl)  # the lines the wheels' own updates used
-    f_fr = k_fr.fx + kx_fr * radius * (h_fr.omega - s.wheel_fr)
-    f_rl = fx_rl + kx_rl * radius * (h_rl.omega - start_rl)
-    f_rr = fx_rr + kx_rr * radius * (h_rr.omega - start_rr)
+    c_f, c_r = g.c_front, g.c_rear
+    r_fl, r_fr, r_rl, r_rr = i_f + c_f, i_f + c_f, i_r + c_r, i_r + c_r
+    s_fl = kx_fl * (1.0 if h_fl.held else r_fl / (j_fl + c_f))
+    s_fr = kx_fr * (1.0 if h_fr.held else r_fr / (j_fr + c_f))
+    s_rl = kx_rl * (1.0 if h_rl.held else r_rl / (j_rl + c_r))
+    s_rr = kx_rr * (1.0 if h_rr.held else r_rr / (j_rr + c_r))
+    f_fl = g.fx_fl + kx_fl * radius * (h_fl.omega - g.start_fl)  # the lines the wheels' own updates used
+    f_fr = g.fx_fr + kx_fr * radius * (h_fr.omega - g.start_fr)
+    f_rl = g.fx_rl + kx_rl * radius * (h_rl.omega - g.start_rl)
+    f_rr = g.fx_rr + kx_rr * radius * (h_rr.omega - g.start_rr)
     m = add_tyre(add_tyre(add_tyre(add_tyre(m, k_fl, f_fl, s_fl, dt), k_fr, f_fr, s_fr, dt), k_rl, f_rl, s_rl, dt),
                  k_rr, f_rr, s_rr, dt)
     dvx, dvy, dr = body.solve3(m.a11, m.a12, m.a13, m.a22, m.a23, m.a33, m.b1, m.b2, m.b3)
 
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
-    n_fl = finish(p, k_fl, s.wheel_fl, h_fl, f_fl, kx_fl, s_fl, i_f, j_fl, along(k_fl, dvx, dvy, dr), 0.0, b_fl,
-                  mass, dt, ahead * k_fl.c, braking, t_fl, 0.0, 0.0)
-    n_fr = finish(p, k_fr, s.wheel_fr, h_fr, f_fr, kx_fr, s_fr, i_f, j_fr, along(k_fr, dvx, dvy, dr), 0.0, b_fr,
-                  mass, dt, ahead * k_fr.c, braking, t_fr, 0.0, 0.0)
-    n_rl = finish(p, k_rl, start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + coupled, along(k_rl, dvx, dvy, dr),
-                  own_rl, b_rl, mass, dt, ahead, rear_abs, t_rl, spin_target, most_rl)
-    n_rr = finish(p, k_rr, start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + coupled, along(k_rr, dvx, dvy, dr),
-                  own_rr, b_rr, mass, dt, ahead, rear_abs, t_rr, spin_target, most_rr)
+    n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
+                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, braking, t_fl, spin_front, most_fl, grip_fl)
+    n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
+                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, braking, t_fr, spin_front, most_fr, grip_fr)
+    n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
+                  g.own_rl, b_rl, mass, dt, ahead, rear_abs, t_rl, spin_rear, most_rl, grip_rl)
+    n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
+                  g.own_rr, b_rr, mass, dt, ahead, rear_abs, t_rr, spin_rear, most_rr, grip_rr)
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass
@@ -321,28 +484,50 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     accel = (vx - vx_turned) / dt
     accel_y = (vy - s.vy) / dt + vx * yaw_rate
     w_fl, w_fr, w_rl, w_rr = n_fl.omega, n_fr.omega, n_rl.omega, n_rr.omega
-    if diff_held and p.diff_kind != 0:  # a differential that held this frame turns its wheels as one
-        w_rl = w_rr = ((j_rl + coupled) * w_rl + (j_rr + coupled) * w_rr) / (j_rl + j_rr + 2.0 * coupled)
+    # A differential that held this frame turns its wheels (or, the centre one, its axles) as one.
+    if g.held_front and p.diff_kind != 0:
+        w_fl = w_fr = ((j_fl + c_f) * w_fl + (j_fr + c_f) * w_fr) / (j_fl + j_fr + 2.0 * c_f)
+    if g.held_rear and p.diff_kind != 0:
+        w_rl = w_rr = ((j_rl + c_r) * w_rl + (j_rr + c_r) * w_rr) / (j_rl + j_rr + 2.0 * c_r)
+    if g.held_centre and p.centre_kind != 0:
+        weight_f, weight_r = j_fl + j_fr + 2.0 * c_f, j_rl + j_rr + 2.0 * c_r
+        mean_f, mean_r = 0.5 * (w_fl + w_fr), 0.5 * (w_rl + w_rr)
+        one = (weight_f * mean_f + weight_r * mean_r) / (weight_f + weight_r)
+        w_fl, w_fr, w_rl, w_rr = w_fl + (one - mean_f), w_fr + (one - mean_f), w_rl + (one - mean_r), w_rr + (
+            one - mean_r)
+
+    # (Not where ABS set a driven wheel's speed: it holds the slip whatever torque that takes, the engine's too.)
+    abs_driven = (front_share > 0.0 and (h_fl.abs_on or h_fr.abs_on)) or (
+        front_share < 1.0 and (h_rl.abs_on or h_rr.abs_on or let_off_rl or let_off_rr))
+    if stuck and not abs_driven:
+        w_fl, w_fr, w_rl, w_rr = locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr,
+                                                 abs(j_fl * (free_fl - h_fl.omega)) / dt, abs(j_fr * (free_fr - h_fr.omega)) / dt,
+                                                 abs(j_rl * (free_rl - h_rl.omega)) / dt, abs(j_rr * (free_rr - h_rr.omega)) / dt,
+                                                 (h_fl.held and not h_fl.tcs_on) or (h_fr.held and not h_fr.tcs_on),
+                                                 (h_rl.held and not h_rl.tcs_on) or (h_rr.held and not h_rr.tcs_on),
+                                                 w_fl, w_fr, w_rl, w_rr, i_f, i_r, dt)
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
     rpm, stalled = s.rpm, s.stalled
     if p.manual:
         if stuck:
-            omega_e = ratio * 0.5 * (w_rl + w_rr)
+            omega_e = ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)
         else:
-            omega_e = omega_e + dt * (engine_torque - clutch_t) / p.engine_inertia
+            omega_e = s.rpm / engine.RPM_PER_RAD_S + dt * (engine_torque - g.clutch_t) / p.engine_inertia
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 
-    drive_force = (drive_rl + drive_rr) / radius
+    drive_force = (g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr) / radius
     speed = math.hypot(vx, vy)
     if ((_step.standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
             or _step.standstill.braked_to_rest(s.vx, vx, speed, (b_fl + b_fr + b_rl + b_rr) / radius, drive_force,
                                                mass, dt)):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
-        w_fl, w_fr = 0.0, 0.0
-        if not stuck:
+        # The wheels stop with the car; those a stuck clutch holds to the engine keep its speed.
+        if not (stuck and front_share > 0.0):
+            w_fl, w_fr = 0.0, 0.0
+        if not (stuck and front_share < 1.0):
             w_rl, w_rr = 0.0, 0.0
     heading = s.heading + dt * s.yaw_rate
     cos_h, sin_h = math.cos(heading), math.sin(heading)
@@ -352,7 +537,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
 
     # Telemetry: the channels every model shares, the axles' sums, and each corner's own.
     d = _step.Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
-                         drive_rl + drive_rr, 0.0, d.auto_clutch)
+                         g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr, 0.0, d.auto_clutch)
     _step.frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
     used_fl = brake_used(h_fl.held, j_fl, free_fl, h_fl.omega, b_fl, dt)
     used_fr = brake_used(h_fr.held, j_fr, free_fr, h_fr.omega, b_fr, dt)
@@ -367,6 +552,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     out.accel_long = accel
     out.accel_lat = accel_y
     spinning = max(k_rl.kappa, k_rr.kappa) > p.peak_long and n_rl.fx + n_rr.fx > 0.0
+    if front_share == 1.0:
+        spinning = max(k_fl.kappa, k_fr.kappa) > p.peak_long and n_fl.fx + n_fr.fx > 0.0
+    elif front_share > 0.0:
+        spinning = spinning or (max(k_fl.kappa, k_fr.kappa) > p.peak_long and n_fl.fx + n_fr.fx > 0.0)
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = 0.5 * (k_fl.alpha + k_fr.alpha)
     out.slip_rear = 0.5 * (k_rl.alpha + k_rr.alpha)
@@ -387,15 +576,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     out.brake_front = (used_fl + used_fr) / radius
     out.brake_rear = (used_rl + used_rr) / radius
     out.stalled = 1.0 if s.stalled else 0.0
-    out.tcs_active = 1.0 if tcs > 0.0 or h_rl.tcs_on or h_rr.tcs_on else 0.0
+    out.tcs_active = 1.0 if tcs > 0.0 or h_fl.tcs_on or h_fr.tcs_on or h_rl.tcs_on or h_rr.tcs_on else 0.0
     out.roll = s.roll
     out.mu_front = 0.5 * (mu_fl + mu_fr)
     out.mu_rear = 0.5 * (mu_rl + mu_rr)
     out.esc_active = 1.0 if e_fl + e_fr + e_rl + e_rr > 0.0 else 0.0
     corners.write_fl(out, Wheel(z_fl, mu_fl, k_fl.alpha, k_fl.kappa, n_fl.fx, k_fl.fy, s.wheel_fl, used_fl,
-                                1.0 if h_fl.abs_on else 0.0, 0.0, 1.0 if e_fl > 0.0 else 0.0))
+                                1.0 if h_fl.abs_on else 0.0, 1.0 if h_fl.tcs_on else 0.0, 1.0 if e_fl > 0.0 else 0.0))
     corners.write_fr(out, Wheel(z_fr, mu_fr, k_fr.alpha, k_fr.kappa, n_fr.fx, k_fr.fy, s.wheel_fr, used_fr,
-                                1.0 if h_fr.abs_on else 0.0, 0.0, 1.0 if e_fr > 0.0 else 0.0))
+                                1.0 if h_fr.abs_on else 0.0, 1.0 if h_fr.tcs_on else 0.0, 1.0 if e_fr > 0.0 else 0.0))
     corners.write_rl(out, Wheel(z_rl, mu_rl, k_rl.alpha, k_rl.kappa, n_rl.fx, k_rl.fy, s.wheel_rl, used_rl,
                                 1.0 if h_rl.abs_on else 0.0, 1.0 if h_rl.tcs_on else 0.0, 1.0 if e_rl > 0.0 else 0.0))
     corners.write_rr(out, Wheel(z_rr, mu_rr, k_rr.alpha, k_rr.kappa, n_rr.fx, k_rr.fy, s.wheel_rr, used_rr,
@@ -423,6 +612,62 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     new.stalled = stalled
     new.tcs = tcs
     _step.carry_controls(s, u, c, d, new)
+
+
+@scalar
+def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr, brake_fl, brake_fr, brake_rl,
+                    brake_rr, fixed_front, fixed_rear, w_fl, w_fr, w_rl, w_rr, i_f, i_r, dt):
+    """The driven wheels' speeds with the engine locked to them, their carrier where the frame's torques put it.
+
+    The differentials' solve takes each driven tyre's force as linear in its wheel's speed and no brake; a wheel
+    that ended the frame at its tyre's grip, or that a brake (stability control) slowed, turned otherwise, and the
+    engine, which turns with the carrier, would follow without any torque paying for it (the front-driven car
+    gained 336 J in a frame as stability control let go of a braked front wheel). Where that happened the
+    carrier's momentum, wheels and engine together, is taken from the torques that acted on them: the drivetrain's,
+    the tyres' forces the body got and the brakes' (``brake_*``, what each took from its wheel, ABS and traction
+    control included; ABS holds its wheels' slip whatever torque that takes, and the caller leaves its frames
+    alone); the driven wheels move by that impulse's share of
+    each axle, their differences as they were.
+    """
+    a_f = p.front_drive
+    a_r = 1.0 - a_f
+    engine_on = 2.0 * (g.c_front + g.c_rear)
+    acted = (((n_fl.fx != n_fl.fx_lin or grip_fl or brake_fl > 0.0 or n_fr.fx != n_fr.fx_lin or grip_fr
+               or brake_fr > 0.0) and a_f > 0.0)
+             or ((n_rl.fx != n_rl.fx_lin or grip_rl or brake_rl > 0.0 or n_rr.fx != n_rr.fx_lin or grip_rr
+                  or brake_rr > 0.0) and a_r > 0.0))
+    # With all-wheel drive the centre's solve lumps each axle into one body (:func:`axle_body`), which a clutch
+    # pack that holds makes approximate: the carrier's momentum is taken from the torques every frame.
+    acted = acted or 0.0 < a_f < 1.0
+    if not acted or engine_on <= 0.0:
+        return w_fl, w_fr, w_rl, w_rr
+    radius = p.body_wheel_radius
+    j_front, j_rear = 2.0 * i_f, 2.0 * i_r
+    # How an impulse P on the carrier moves each axle's mean (k_f P, k_r P): by its share of the split through an
+    # open centre, both alike through one that held this frame.
+    k_f, k_r = a_f / j_front, a_r / j_rear
+    if g.held_centre and p.centre_kind != 0:
+        if fixed_front or fixed_rear:  # both axles as one, and the brakes hold one of them
+            return w_fl, w_fr, w_rl, w_rr
+        k_f = k_r = 1.0 / (j_front + j_rear)
+    # An axle whose brakes hold a wheel (the handbrake, a stopped wheel) stays where they put it.
+    if fixed_front:
+        k_f = 0.0
+    if fixed_rear:
+        k_r = 0.0
+    if a_f * k_f + a_r * k_r <= 0.0:
+        return w_fl, w_fr, w_rl, w_rr
+    mode = 1.0 / (a_f * k_f + a_r * k_r)  # the wheels' inertia on the carrier
+    torque_front = -radius * (n_fl.fx + n_fr.fx) - brakes.sign(g.start_fl) * brake_fl - brakes.sign(g.start_fr) * brake_fr
+    torque_rear = -radius * (n_rl.fx + n_rr.fx) - brakes.sign(g.start_rl) * brake_rl - brakes.sign(g.start_rr) * brake_rr
+    on_carrier = g.t0 + mode * (k_f * torque_front + k_r * torque_rear)
+    # A fixed axle enters at where its brakes left it, the others at their start.
+    start = carrier(a_f, w_fl if fixed_front else g.start_fl, w_fr if fixed_front else g.start_fr,
+                    w_rl if fixed_rear else g.start_rl, w_rr if fixed_rear else g.start_rr)
+    due = start + dt * on_carrier / (mode + engine_on)
+    impulse = mode * (due - carrier(a_f, w_fl, w_fr, w_rl, w_rr))
+    move_f, move_r = k_f * impulse, k_r * impulse
+    return w_fl + move_f, w_fr + move_f, w_rl + move_r, w_rr + move_r
 
 
 @scalar

@@ -76,8 +76,9 @@ class BodyParams:
                              span=(0.0, 2.0))
     yaw_inertia: float = param(1.0, unit="kg m^2", doc="moment of inertia about the vertical axis", lo=1e-4, hi=1e9,
                                span=(0.01, 5000.0))
-    driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to",
-                             choices=("rear", "all"))
+    driven_axle: str = param("rear", doc="which axle the drive force and its grip limit belong to (front: a "
+                                         "four-wheel car only; all: through a centre differential on one)",
+                             choices=("rear", "front", "all"))
     wheel_inertia_front: float = param(2.0, unit="kg m^2", doc="combined: rotational inertia of the front axle's "
                                                                "wheels, tyres, discs and hubs", lo=1e-4, hi=1e4,
                                        span=(0.05, 10.0))
@@ -393,3 +394,18 @@ class DifferentialParams:
                                  "(the ramp angle's lock-up)", lo=0.0, hi=1.0, span=(0.0, 1.0))
     bias_ratio: float = param(2.0, doc="torque_sensing: most the slower wheel's torque may be of the faster's", lo=1.0,
                               hi=20.0, span=(1.0, 6.0))
+    # All-wheel drive (body.driven_axle = all): a centre differential between the axles, each axle with the
+    # differential above. Planetary centre differentials split the torque unequally, most rear-biased
+    # (Audi's Torsen C: 40:60, BMW xDrive's nominal 40:60); the kinds are the axle's.
+    centre_kind: str = param(OPEN, doc="all-wheel drive: the centre differential between the axles (the kinds as "
+                                       "for kind)", choices=DIFFERENTIALS)
+    centre_split: float = param(0.4, doc="all-wheel drive: the front axle's share of the torque through an open "
+                                         "centre differential", lo=0.0, lo_open=True, hi=1.0, hi_open=True,
+                                span=(0.1, 0.9))
+    centre_preload: float = param(0.0, unit="N m", doc="all-wheel drive, limited_slip: the centre clutch pack's "
+                                                       "locking torque with no drive", lo=0.0, hi=1e6,
+                                  span=(0.0, 1000.0))
+    centre_ramp: float = param(0.0, doc="all-wheel drive, limited_slip: the centre's locking torque per unit of the "
+                                        "torque through it", lo=0.0, hi=1.0, span=(0.0, 1.0))
+    centre_bias_ratio: float = param(2.0, doc="all-wheel drive, torque_sensing: most one axle's torque may be of "
+                                              "the other's beyond the split", lo=1.0, hi=20.0, span=(1.0, 6.0))

@@ -162,9 +162,10 @@ class CarParams:
                 return f"[{name}]: missing group (a four-wheel car needs it)"
             if not four and getattr(self, name) is not None:
                 return f"[{name}]: used only by a four-wheel car (model.layout = 'four_wheel')"
-        if four and self.manual and self.body.driven_axle != "rear":
-            return "body.driven_axle = 'all': the four-wheel car is driven on its rear axle"
-        if self.kind == DYNAMIC and self.model.traction == COMBINED and self.manual and self.body.driven_axle != "rear":
+        if not four and self.body.driven_axle == "front":
+            return "body.driven_axle = 'front': only a four-wheel car (model.layout = 'four_wheel') drives its front axle"
+        if (not four and self.kind == DYNAMIC and self.model.traction == COMBINED and self.manual
+                and self.body.driven_axle != "rear"):
             return ("body.driven_axle = 'all': the combined model drives one axle from an engine "
                     "(use 'rear', or model.traction = 'simple')")
         return None

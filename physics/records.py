@@ -55,6 +55,9 @@ DERIVED = {
     "roll_axis_height": (np.float64, "[L] the roll axis under the centre of mass (between the roll centres)"),
     "understeer": (np.float64, "[rad s^2/L] the linear bicycle's understeer gradient m / L (lr / Cf - lf / Cr)"),
     "diff_kind": (np.int64, "the differential: 0 open, 1 locked, 2 limited slip, 3 torque sensing"),
+    "front_drive": (np.float64, "the front axle's share of the drive: 0 rear-driven, 1 front-driven, the centre "
+                                "differential's split with all-wheel drive"),
+    "centre_kind": (np.int64, "all-wheel drive: the centre differential, numbered as diff_kind"),
 }
 
 
@@ -138,6 +141,9 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * rec["static_rear"]
     rec["understeer"] = b.mass / b.wheelbase * (b.lr / c_front - lf / c_rear)  # Gillespie (1992), ch. 6
     rec["diff_kind"] = DIFFERENTIALS.index(car.differential.kind)
+    axle = car.body.driven_axle
+    rec["front_drive"] = 0.0 if axle == "rear" else (1.0 if axle == "front" else car.differential.centre_split)
+    rec["centre_kind"] = DIFFERENTIALS.index(car.differential.centre_kind)
 
 
 def param_records(cars: Sequence[CarParams]) -> np.ndarray:

@@ -25,7 +25,8 @@ def test_the_steady_state_chart_shows_only_the_quasi_steady_frames_and_marks_the
     assert sum(len(s.x) for s in curves) == frames.steady.sum() < len(run.t)
     drawn_ay = np.concatenate([s.x for s in curves])
     assert drawn_ay.min() > 0.0 and drawn_ay.max() < 9.0
-    assert np.abs(np.concatenate([s.y for s in curves])).max() < 5.0  # [deg] never the lock
+    lock = np.degrees(load_preset("sedan").params.steering.lock)
+    assert np.abs(np.concatenate([s.y for s in curves])).max() < 0.5 * lock  # [deg] the limit's understeer, never the lock
     assert run["steer"].max() * DEG > 30.0  # the run itself went to full lock
     (band,) = chart.bands
     assert (band.lo, band.hi, band.axis) == (FIT_RANGE[0], FIT_RANGE[1], "x")

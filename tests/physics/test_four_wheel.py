@@ -112,6 +112,96 @@ def test_the_locked_differential_holds_one_speed():
     assert np.allclose(run.wheel_speed_rl[10:], run.wheel_speed_rr[10:], rtol=1e-6)
 
 
+def launch(car, seconds: float, throttle: float = 1.0, ground: np.ndarray | None = None) -> np.recarray:
+    """Full throttle in 1st from 3 m/s (the launch clutch closed), straight ahead."""
+    sim = Simulation(car, n=1, dt=DT)
+    if ground is not None:
+        sim.set_ground(ground)
+    flying_start(sim, 3.0, 1)
+    return drive(sim, seconds, lambda t, tel: Inputs.from_keys(1, set(), throttle_pedal=throttle))
+
+
+def ice_behind(x_end: float, mu: float = 0.1) -> np.ndarray:
+    """Ground rows (physics.surface) of ice from far behind the car up to x = ``x_end``."""
+    return np.array([[4.0, mu, -1.0, 0.0], [-1000.0, -50.0, 0.0, 0.0], [x_end, -50.0, 0.0, 0.0],
+                     [x_end, 50.0, 0.0, 0.0], [-1000.0, 50.0, 0.0, 0.0]])
+
+
+def test_an_open_centre_differential_splits_the_torque_as_its_gears_do():
+    """All-wheel drive below the grip, part throttle in 1st: the front axle takes centre_split of the drive (the tyre
+    forces follow the drive torques less the wheels' own acceleration, within 2%)."""
+    car = four(**NO_AIDS, **{"body.driven_axle": "all", "differential.centre_split": 0.35})
+    run = launch(car, 1.0, throttle=0.3)
+    b = car.body
+    # What each axle takes from the drivetrain: its tyres' torque and what spins its wheels up, r Fx + I dw/dt.
+    front = b.wheel_radius * run.fx_front[:-1] + b.wheel_inertia_front * np.diff(run.wheel_front) / DT
+    rear = b.wheel_radius * run.fx_rear[:-1] + b.wheel_inertia_rear * np.diff(run.wheel_rear) / DT
+    late = run.t[:-1] > 0.5
+    np.testing.assert_allclose((front / (front + rear))[late], 0.35, rtol=0.02)
+    assert np.all(run.slip_ratio_front < 0.05) and np.all(run.slip_ratio_rear < 0.05)  # well below the grip
+
+
+@pytest.mark.parametrize(("kind", "slip", "least", "most"), [("open", (1.0, 10.0), 0.0, 0.1),
+                                                            ("limited_slip", (0.1, 0.8), 0.15, 1.0),
+                                                            ("locked", (0.0, 0.05), 0.2, 1.0)])
+def test_an_open_centre_differential_lets_the_axle_on_ice_spin(kind, slip, least, most):
+    """The rear axle on ice (mu 0.1), the front on asphalt, 0.4 throttle in 1st for 0.3 s: an open centre passes only
+    what the ice takes (over its share of the split) and the rear wheels spin (slip ratio above 1, under 0.1 g); a
+    clutch pack (300 N m of preload, a ramp of 0.6) sends the drive to the front and holds the rear's slip under
+    0.8 (over 0.15 g); a locked centre turns both axles as one and drives on the front's grip (over 0.2 g)."""
+    car = four(**NO_AIDS, **{"body.driven_axle": "all", "differential.centre_kind": kind,
+                             "differential.centre_preload": 300.0, "differential.centre_ramp": 0.6})
+    run = launch(car, 0.3, throttle=0.4, ground=ice_behind(-0.4))
+    assert np.all(run.mu_rear < 0.11) and np.all(run.mu_front > 0.5)  # the rear stayed on the ice
+    accel = (run.vx[-1] - run.vx[0]) / (run.t[-1] - run.t[0])
+    assert slip[0] < run.slip_ratio_rear.max() < slip[1]
+    assert least * G < accel < most * G
+    assert run.slip_ratio_front.max() < 0.05  # the front grips
+    if kind == "locked":
+        assert np.allclose(run.wheel_front[5:], run.wheel_rear[5:], rtol=1e-3)
+
+
+@pytest.mark.parametrize(("kind", "spins"), [("open", True), ("limited_slip", False)])
+def test_a_front_driven_car_spins_its_inside_front_wheel_out_of_a_tight_corner(kind, spins):
+    """As the rear-driven car: the 15 m circle at 9 m/s in 3rd, then full throttle; on a front-driven car the
+    inner front wheel, unloaded by the roll, spins on an open differential. The front tyres also steer the car,
+    so it takes a stiffer clutch pack than the rear-driven car's (a preload of 100 N m and a ramp of 0.4 still let
+    it reach a slip of 1.2)."""
+    extra = {"body.driven_axle": "front", "differential.kind": kind, **NO_AIDS}
+    if kind == "limited_slip":
+        extra.update({"differential.preload": 200.0, "differential.ramp": 0.6})
+    car = four(**extra)
+    sim = Simulation(car, n=1, dt=DT)
+    flying_start(sim, 9.0, 3)
+    share = math.atan(car.body.wheelbase / 15.0) / car.steering.lock
+    hold = SpeedHold(9.0, DT, share)
+    run = drive(sim, 6.0, lambda t, tel: hold(t, tel) if t < 4.0
+                else Inputs.from_keys(1, set(), throttle_pedal=1.0, steer=share))
+    late = run.t > 4.0
+    assert (run.slip_ratio_fl[late].max() > 1.0) == spins
+    assert np.all(np.abs(run.slip_ratio_rl[late]) < 0.05)  # the rear wheels roll
+
+
+@pytest.mark.parametrize("axle", ["front", "all"])
+def test_traction_control_holds_the_driven_wheels_of_every_layout(axle):
+    """Full throttle in 1st: without traction control the front-driven car's wheels spin; with it every driven
+    wheel stays below 0.25 of slip after the first 0.3 s (the all-wheel-driven car needs it least)."""
+    with_tcs = launch(four(**{"body.driven_axle": axle}), 2.0)
+    late = with_tcs.t > 0.3
+    for c in CORNERS:
+        assert with_tcs[f"slip_ratio_{c}"][late].max() < 0.25
+    if axle == "front":
+        burnout = launch(four(**{"body.driven_axle": axle, "aids.tcs": 0}), 2.0)
+        assert burnout.slip_ratio_fl.max() > 1.0 and np.abs(burnout.slip_ratio_rl).max() < 0.05
+
+
+def test_the_front_axle_drives_only_a_four_wheel_car():
+    from physics import ParamError
+
+    with pytest.raises(ParamError, match=r"driven_axle = 'front': only a four-wheel car"):
+        sedan("sedan_single_track", **{"body.driven_axle": "front"})
+
+
 def test_a_wheel_unloads_to_zero_and_lifts_with_nothing_negative():
     """A high centre of mass and a very stiff front bar in a hard turn lift the inner front wheel: its load and
     forces are zero, and the axle's load is all on the outer wheel."""
