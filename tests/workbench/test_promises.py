@@ -101,6 +101,8 @@ def _files(root: Path, kind: str) -> None:
     elif kind == "long-changed":
         rows = ", ".join('{ path = "body.mass", preset = 1.0, run = 2.0 }' for _ in range(1001))
         (root / "rec.toml").write_text(recorded(changed=f"[{rows}]"), encoding="utf-8")
+    elif kind == "local-sedan":  # a file named like the shipped preset, in the working folder: it wins
+        (root / "sedan").write_text("x[[[\n", encoding="utf-8")
     elif kind == "dirs":
         (root / "sedan").mkdir()
         (root / "braking_stop").mkdir()
@@ -163,6 +165,27 @@ CASES = [
     Case("name-hunt-preset-missing", "names", ["hunt", "--preset", "nosuch"],
          ["--preset", "nosuch", "looked up among the shipped presets"]),
     Case("name-window-script-directory", "names", ["--script", "dir.toml"], ["--script", "is a directory"], "dirs"),
+    # an existing regular file wins over a shipped name on every command's path, not only in the resolver
+    Case("name-local-preset-wins-replay", "names", ["replay", "braking_stop", "--preset", "sedan"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-compare", "names", ["compare", "S.toml", "--preset", "sedan", "--vs-dt", "0.01"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-compare-vs", "names", ["compare", "S.toml", "--preset", "classic", "--vs-preset",
+                                                        "sedan"], ["--vs-preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-sweep", "names", ["sweep", "S.toml", "--preset", "sedan", "--param",
+                                                   "body.mass=900:1000:2", "--out", "sw"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-hunt", "names", ["hunt", "--preset", "sedan", "--cars", "1", "--seconds", "1"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-manoeuvre", "names", ["manoeuvre", "iso4138_circle", "--preset", "sedan"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-manoeuvre-vs", "names", ["manoeuvre", "iso4138_circle", "--preset", "classic",
+                                                          "--vs-preset", "sedan"],
+         ["--vs-preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-window", "names", ["--preset", "sedan"], ["--preset: sedan: not valid TOML"],
+         "local-sedan"),
+    Case("name-vs-preset-missing-names-its-option", "names", ["compare", "S.toml", "--vs-preset", "nosuch"],
+         ["--vs-preset: nosuch", "looked up among the shipped presets"]),
     # -- FIFOs, devices, sizes ------------------------------------------------------------------------------
     Case("compare-csv-fifo", "fifos", ["compare", "a.csv", "b.csv"], ["b.csv", "is a FIFO"], "fifo"),
     Case("compare-csv-link-to-dev-zero", "devices", ["compare", "a.csv", "b.csv"], ["b.csv", "is a device"], "zero"),
@@ -266,6 +289,28 @@ def test_every_command_takes_shipped_names_from_any_folder(argv, tmp_path, monke
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sedan").mkdir()
     (tmp_path / "braking_stop").mkdir()
+    code, out, err = run(argv, capsys)
+    assert code in (0, 1), (code, out, err)
+    assert "carbench: " not in err.replace("carbench: compiling", ""), err
+    assert out.strip()
+
+
+LOCAL_RUNS = [
+    ["replay", "braking_stop", "--preset", "car.txt"],
+    ["compare", "braking_stop", "--preset", "car.txt", "--vs-dt", "0.01"],
+    ["compare", "braking_stop", "--vs-preset", "car.txt"],
+    ["sweep", "braking_stop", "--preset", "car.txt", "--param", "body.mass=900:1000:2", "--out", "sw"],
+    ["hunt", "--preset", "car.txt", "--cars", "1", "--seconds", "1", "--out", "h"],
+    ["manoeuvre", "iso4138_circle", "--preset", "car.txt"],
+    ["manoeuvre", "iso4138_circle", "--vs-preset", "car.txt"],
+]
+
+
+@pytest.mark.parametrize("argv", LOCAL_RUNS, ids=[" ".join(a[:3]) for a in LOCAL_RUNS])
+def test_every_command_reads_a_preset_file_whatever_its_extension(argv, tmp_path, monkeypatch, capsys):
+    """An existing regular file wins: ``car.txt`` is the preset in that file, not a shipped name to look up."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "car.txt").write_text((cars_dir() / "manual003.toml").read_text(encoding="utf-8"), encoding="utf-8")
     code, out, err = run(argv, capsys)
     assert code in (0, 1), (code, out, err)
     assert "carbench: " not in err.replace("carbench: compiling", ""), err

@@ -59,10 +59,14 @@ class Outcome:
         return all(k.passed is not False for per_car in self.kpis.values() for kpis in per_car for k in kpis)
 
 
-def car_of(preset: str, sets: list[str], option: str) -> Car:
+def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--preset") -> Car:
+    """The car ``preset_option`` names, with ``sets`` (PATH=VALUE, given with ``option``) applied."""
     from workbench.names import load_named_preset
 
-    loaded = load_named_preset(preset)
+    try:
+        loaded = load_named_preset(preset)
+    except (PresetError, NameRuleError) as exc:
+        raise CompareError(f"{preset_option}: {exc}") from None
     params = loaded.params
     if sets:
         changes = dict(parse_assignment(item, option) for item in sets)
@@ -183,7 +187,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
     try:
         cars = [car_of(args.manoeuvre_preset, args.sets, "--set")]
         if args.vs_preset is not None:
-            cars.append(car_of(args.vs_preset, args.sets, "--vs-preset"))
+            cars.append(car_of(args.vs_preset, args.sets, "--set", "--vs-preset"))
         elif args.vs_set:
             cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
         folder = None

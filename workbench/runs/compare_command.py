@@ -38,6 +38,17 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
     return path, value
 
 
+def _car(name: str, option: str):
+    """The preset ``option`` names (by the one rule for names), or CompareError naming the option."""
+    from physics import PresetError
+    from workbench.names import NameRuleError, load_named_preset
+
+    try:
+        return load_named_preset(name)
+    except (PresetError, NameRuleError) as exc:
+        raise CompareError(f"{option}: {exc}") from None
+
+
 def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_set: list[str] | None,
                vs_dt: float | None, vs_script: str | None, check=None):
     """The two runs to compare (CompareError or ScriptError for bad input).
@@ -66,9 +77,11 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
     script_file = resolve_script(inputs[0])
     script = load_script(script_file)
     files = [script_file]
+    if preset is not None:
+        preset = _car(preset, "--preset")
     a = compile_script(script, preset)
     if vs_preset is not None:
-        b = compile_script(script, vs_preset)
+        b = compile_script(script, _car(vs_preset, "--vs-preset"))
     elif vs_set is not None:
         changes = dict(parse_assignment(item) for item in vs_set)
         try:

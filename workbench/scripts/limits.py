@@ -51,14 +51,19 @@ def check_regular_file(path: str | os.PathLike, what: str = "script", max_bytes:
     return path
 
 
-def read_limited_text(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> str:
-    """The UTF-8 text of a regular file of at most ``max_bytes`` (a byte-order mark is dropped)."""
+def read_limited_bytes(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``."""
     path = check_regular_file(path, what, max_bytes)
     with open(path, "rb") as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:  # it grew after the check
         raise LimitError(f"{path}: larger than a {what} file may be ({format_bytes(max_bytes)})")
-    return data.decode("utf-8-sig")
+    return data
+
+
+def read_limited_text(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` (a byte-order mark is dropped)."""
+    return read_limited_bytes(path, what, max_bytes).decode("utf-8-sig")
 
 
 def telemetry_bytes(frames: int, channels: int, cars: int = 1) -> int:
