@@ -359,7 +359,9 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if mcap is not None:
             check_output_file(mcap, "--mcap", [*inputs, *targets])
         if report is not None:
-            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=report_writes)
+            from workbench.output.html_report import page_writes
+
+            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=page_writes)
             render = chart_renderer()
             if render is None:
                 return _bad("--report needs PySide6 and pyqtgraph")
@@ -424,11 +426,6 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if checked:
             print(violations_table(found, len(results) if monitors else sum(bool(p.script.monitors) for p in programs)))
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
-
-
-def report_writes(name: str) -> bool:
-    """Whether ``--report DIR`` may write a file of this name into DIR (its page and its charts)."""
-    return name == "index.html" or name.lower().endswith(".png")
 
 
 def _sweep(args) -> int:

@@ -101,6 +101,15 @@ def _files(root: Path, kind: str) -> None:
     elif kind == "long-changed":
         rows = ", ".join('{ path = "body.mass", preset = 1.0, run = 2.0 }' for _ in range(1001))
         (root / "rec.toml").write_text(recorded(changed=f"[{rows}]"), encoding="utf-8")
+    elif kind == "rep-dir":  # what the report writes is a folder already: found before the run, not after
+        (root / "rep" / "index.html").mkdir(parents=True)
+    elif kind == "rep-png-dir":
+        (root / "rep" / "short-expect-1.png").mkdir(parents=True)
+    elif kind == "o-dir":
+        (root / "o" / "sweep.csv").mkdir(parents=True)
+    elif kind == "h-report-file":
+        (root / "h").mkdir()
+        (root / "h" / "report").write_text("a file where hunt writes its report folder\n", encoding="utf-8")
     elif kind == "local-sedan":  # a file named like the shipped preset, in the working folder: it wins
         (root / "sedan").write_text("x[[[\n", encoding="utf-8")
     elif kind == "dirs":
@@ -149,6 +158,17 @@ CASES = [
          ["--mcap x.out", "another output"]),
     Case("replay-csv-is-preset-by-link", "links", ["replay", "S.toml", "--preset", "car.toml", "--csv", "link.toml"],
          ["--csv link.toml", "one of the inputs"], "link"),
+    Case("replay-report-page-is-a-folder", "clobber", ["replay", "S.toml", "--csv", "ok.csv", "--report", "rep"],
+         ["--report rep", "would write index.html inside it", "is a directory"], "rep-dir"),
+    Case("replay-report-chart-is-a-folder", "clobber", ["replay", "S.toml", "--csv", "ok.csv", "--report", "rep"],
+         ["--report rep", "short-expect-1.png", "is a directory"], "rep-png-dir"),
+    Case("manoeuvre-report-page-is-a-folder", "clobber", ["manoeuvre", "iso4138_circle", "--report", "rep"],
+         ["--report rep", "index.html", "is a directory"], "rep-dir"),
+    Case("sweep-out-csv-is-a-folder", "clobber", ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "o"],
+         ["--out o", "sweep.csv", "is a directory"], "o-dir"),
+    Case("hunt-out-report-is-a-file", "clobber", ["hunt", "--preset", "sedan", "--cars", "1", "--seconds", "1",
+                                                  "--out", "h"], ["--out h", "report", "not a folder"],
+         "h-report-file"),
     Case("replay-csv-is-a-loop", "links", ["replay", "S.toml", "--csv", "loop1"], ["--csv loop1", "loop"], "loop"),
     # -- names -----------------------------------------------------------------------------------------------
     Case("name-directory-with-extension", "names", ["replay", "dir.toml"], ["dir.toml", "is a directory",
@@ -438,6 +458,57 @@ def test_a_whole_run_writes_every_output_and_no_staging(tmp_path, monkeypatch, c
     assert "index.html" in os.listdir(tmp_path / "rep")
     assert not [n for n in os.listdir(tmp_path / "rep") if n.startswith(".")]
     assert f"{0o777 & ~_umask():o}" == f"{(tmp_path / 'rep').stat().st_mode & 0o777:o}"
+
+
+def test_a_commit_that_cannot_move_everything_moves_nothing(tmp_path):
+    """Every destination is checked before anything moves: a folder where a file goes fails the commit
+    before the first output is in place (a file that appeared after the run's own checks)."""
+    from workbench.output.files import StagedOutputs
+
+    (tmp_path / "old.csv").write_text("the user's\n", encoding="utf-8")
+    (tmp_path / "rep").mkdir()
+    before = snapshot(tmp_path)
+    with StagedOutputs() as staged:
+        staged.file(tmp_path / "old.csv").write_text("new\n", encoding="utf-8")
+        staged.file(tmp_path / "t.mcap").write_bytes(b"mcap")
+        (staged.folder(tmp_path / "rep") / "index.html").write_text("page\n", encoding="utf-8")
+        (tmp_path / "rep" / "index.html").mkdir()  # appears after the checks, before the commit
+        with pytest.raises(IsADirectoryError):
+            staged.commit()
+    (tmp_path / "rep" / "index.html").rmdir()
+    assert snapshot(tmp_path).keys() == before.keys()  # the folder's own mtime moved with the staging in it
+    assert (tmp_path / "old.csv").read_text(encoding="utf-8") == "the user's\n"
+
+
+def test_a_commit_that_fails_halfway_moves_back_what_it_moved(tmp_path, monkeypatch):
+    """A rename that fails after others succeeded: those are moved back, and the files they replaced put back."""
+    import workbench.output.files as files
+
+    (tmp_path / "a.csv").write_text("the user's a\n", encoding="utf-8")
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "rep" / "index.html").write_text("the user's page\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    real = os.rename
+    calls = []
+
+    def rename(src, dst):
+        calls.append(dst)
+        if str(dst).endswith("b.csv"):
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    with files.StagedOutputs() as staged:
+        staged.file(tmp_path / "a.csv").write_text("new a\n", encoding="utf-8")
+        staged.file(tmp_path / "b.csv").write_text("new b\n", encoding="utf-8")
+        (staged.folder(tmp_path / "rep") / "index.html").write_text("new page\n", encoding="utf-8")
+        monkeypatch.setattr(files.os, "rename", rename)
+        with pytest.raises(OSError, match="No space"):
+            staged.commit()
+        monkeypatch.setattr(files.os, "rename", real)
+    assert any(str(c).endswith("a.csv") for c in calls)  # a.csv had moved before b.csv failed
+    assert snapshot(tmp_path).keys() == before.keys()
+    assert (tmp_path / "a.csv").read_text(encoding="utf-8") == "the user's a\n"
+    assert (tmp_path / "rep" / "index.html").read_text(encoding="utf-8") == "the user's page\n"
 
 
 def _umask() -> int:

@@ -192,7 +192,9 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
             cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
         folder = None
         if args.report is not None:
-            folder = check_output_dir(args.report, "--report", [])
+            from workbench.output.html_report import page_writes
+
+            folder = check_output_dir(args.report, "--report", [], writes=page_writes)
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")
         outcome = run_tests(names, cars)

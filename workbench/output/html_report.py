@@ -150,6 +150,11 @@ th { background: #f4f4f4; } td.nowrap { white-space: nowrap; } td.num { text-ali
 """
 
 
+def page_writes(name: str) -> bool:
+    """Whether a report may write a file of this name into its folder (its page and its charts)."""
+    return name == "index.html" or name.lower().endswith(".png")
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "script"
 

@@ -105,9 +105,11 @@ def run(args, renderer=lambda: None) -> int:
     try:
         files = [load_named_preset(p).path for p in presets]
         out = check_output_dir(args.out, "--out", [f for f in files if f is not None],
-                               writes=lambda name: name.endswith(".toml") or name == "report")
-        if (out / "report").exists():
-            check_output_dir(out / "report", "--out", [f for f in files if f is not None])
+                               writes=lambda name: name.endswith(".toml") or name == "report", folders=["report"])
+        if (out / "report").is_dir():
+            from workbench.output.html_report import page_writes
+
+            check_output_dir(out / "report", "--out", [f for f in files if f is not None], writes=page_writes)
         check_options(args.workers, args.scheduler)
     except (OutputPathError, ClusterError) as exc:
         return _bad(str(exc))
