@@ -142,6 +142,7 @@ def use_threads(args: argparse.Namespace) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     from workbench.numba_env import numba_env_problem
     from workbench.signals import Terminated, signals_as_exceptions
+    from workbench.streams import StdoutError, flush_stdout, stdout_to_devnull
 
     _usable_streams()
     problem = numba_env_problem()
@@ -150,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with signals_as_exceptions():
             code = _main(argv)
-        _flush_stdout()
+        flush_stdout()
         return code
     except StdoutError as exc:
         return _bad(str(exc))
@@ -163,42 +164,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
         # closed stdout would fail again, so it is pointed at /dev/null.
-        _stdout_to_devnull()
+        stdout_to_devnull()
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # a path the checks did not foresee, a full stdout: one line, never a traceback
         from workbench.names import path_problem
 
         if exc.filename is None:
-            _stdout_to_devnull()
+            stdout_to_devnull()
             return _bad(f"cannot write the output: {path_problem(exc)}")
         return _bad(f"{exc.filename}: {path_problem(exc)}")
 
 
 def _say(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        print(f"carbench: {message}", file=sys.stderr)
+    from workbench.streams import say
 
-
-def _stdout_to_devnull() -> None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-class StdoutError(Exception):
-    """stdout is full or closed: the output could not be printed."""
-
-
-def _flush_stdout() -> None:
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except (OSError, ValueError) as exc:
-        _stdout_to_devnull()  # the interpreter's own flush at exit must not fail again
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise StdoutError(f"cannot write to stdout: {reason}") from None
+    say(message)
 
 
 def _usable_streams() -> None:
@@ -296,7 +276,7 @@ def _check_window_arguments(preset: str | None, script: str | None) -> str | Non
 
 
 def _bad(message: str) -> int:
-    print(f"carbench: {message}", file=sys.stderr)
+    _say(message)
     return EXIT_BAD_INPUT
 
 
@@ -329,6 +309,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     from workbench.scripts.limits import LimitError, check_memory_total
     from workbench.scripts.program import check_step, compile_script
     from workbench.signals import deferring
+    from workbench.streams import emit
 
     if dt is not None:
         try:
@@ -404,27 +385,29 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                     write_report(results, staged.folder(report), render, found)
             except OSError as exc:
                 return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
+        for program in programs:
+            note = recording_note(program)
+            if note:
+                _say(note)
+        checked = monitors or any(p.script.monitors for p in programs)
+        if as_json:
+            doc = to_json(results)
+            if checked:
+                doc["monitors"] = violations_json(found)
+                doc["passed"] = doc["passed"] and not found
+            text = json.dumps(doc, indent=2)
+        else:
+            text = table(results)
+            if checked:
+                text += "\n" + violations_table(found, len(results) if monitors
+                                                else sum(bool(p.script.monitors) for p in programs))
+        emit(text)  # stdout first: a full or closed stdout fails the run before any file is in place
         try:
             staged.commit()
         except OSError as exc:
             return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
-    for program in programs:
-        note = recording_note(program)
-        if note:
-            print(f"carbench: {note}", file=sys.stderr)
-    checked = monitors or any(p.script.monitors for p in programs)
     if report is not None:
         print(f"report: {Path(report) / 'index.html'}", file=sys.stderr)
-    if as_json:
-        doc = to_json(results)
-        if checked:
-            doc["monitors"] = violations_json(found)
-            doc["passed"] = doc["passed"] and not found
-        print(json.dumps(doc, indent=2))
-    else:
-        print(table(results))
-        if checked:
-            print(violations_table(found, len(results) if monitors else sum(bool(p.script.monitors) for p in programs)))
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
 
 

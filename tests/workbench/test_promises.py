@@ -7,6 +7,8 @@ fault, stdout empty, no traceback, and the folder exactly as it was (nothing wri
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import re
 import signal
@@ -21,6 +23,7 @@ from cli_calls import run, snapshot
 from physics.presets import cars_dir, scripts_dir
 from workbench import cli
 
+REPO = Path(__file__).resolve().parents[2]
 SEDAN = (cars_dir() / "sedan.toml").read_text(encoding="utf-8")
 SHORT = ('[script]\nname = "short"\npreset = "sedan"\nduration = 2.0\n'
          '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 1.0\n'
@@ -576,17 +579,62 @@ def test_a_full_disk_creates_nothing(case, argv, leave, small_disk, monkeypatch,
 
 # -- streams: full, closed, not UTF-8 (a real process: the interpreter's own streams) ----------------------------
 
+def _env(extra: dict | None = None) -> dict[str, str]:
+    """The environment of a carbench subprocess: this checkout's packages first (not an installed carbench's)."""
+    full = {**os.environ, **(extra or {})}
+    full["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return full
+
+
 def _carbench(args: list[str], cwd: Path, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
-    full = {**os.environ, **(env or {})}
+    full = _env(env)
     full.pop("DISPLAY", None)
     return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, env=full, capture_output=True,
                           text=True, timeout=600, check=False, **kw)
 
 
+class _FullStdout(io.StringIO):
+    """A stdout that takes nothing (``> /dev/full``), in this process."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self):
+        pass
+
+
+SWEEP = ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw"]
+STDOUT_FAILS = [  # each writes files; a stdout that cannot take the result must leave none of them
+    ("replay-csv", ["replay", "S.toml", "--csv", "x.csv"]),
+    ("replay-csv-json", ["replay", "S.toml", "--csv", "x.csv", "--json"]),
+    ("replay-every-output", ["replay", "S.toml", "--csv", "x.csv", "--mcap", "x.mcap", "--report", "rep"]),
+    ("sweep-out", SWEEP),
+    ("sweep-out-json-plot", [*SWEEP, "--json", "--plot"]),
+    ("compare-csv", ["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"]),
+    ("manoeuvre-report", ["manoeuvre", "iso4138_circle", "--report", "rep"]),
+]
+
+
+@pytest.mark.parametrize(("case", "argv"), STDOUT_FAILS, ids=[c for c, _ in STDOUT_FAILS])
+def test_a_full_stdout_fails_the_run_before_any_file_is_in_place(case, argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    before = snapshot(tmp_path)
+    monkeypatch.setattr(sys, "stdout", _FullStdout())
+    code, _, err = run(argv, capsys)
+    assert code == cli.EXIT_BAD_INPUT, (code, err)
+    assert err.splitlines()[-1].startswith("carbench: cannot write to stdout: No space left"), err
+    assert [line for line in err.splitlines() if line.startswith("carbench: ")
+            and not line.startswith("carbench: compiling")] == [err.splitlines()[-1]], err
+    assert snapshot(tmp_path) == before, "an output was written though its result never reached stdout"
+
+
 def test_json_onto_a_full_stdout_is_one_line(tmp_path):
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml", "--json"], cwd=tmp_path,
+        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml", "--json", "--csv", "x.csv"],
+                              cwd=tmp_path, env=_env(),
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=600, check=False)
     assert done.returncode == 2
     # A cold kernel cache adds the one progress line of the first compile before the run; the error is one line.
@@ -594,10 +642,11 @@ def test_json_onto_a_full_stdout_is_one_line(tmp_path):
                      if not line.startswith("carbench: compiling the car model, once"))
     assert errors.startswith("carbench: ") and errors.count("\n") == 1, done.stderr
     assert "No space left" in errors
+    assert sorted(os.listdir(tmp_path)) == ["S.toml"], "the CSV was written though its run failed"
 
 
 def test_an_error_never_goes_to_stdout_when_stderr_is_closed(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "nosuch.toml"], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "nosuch.toml"], cwd=tmp_path, env=_env(),
                           capture_output=False, stdout=subprocess.PIPE, stderr=None, text=True, timeout=600,
                           check=False, preexec_fn=lambda: os.close(2))
     assert done.returncode == 2
@@ -619,8 +668,8 @@ def test_a_deleted_working_folder_is_one_line(tmp_path):
     gone.mkdir()
     code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from workbench import cli; "
             "raise SystemExit(cli.main(['replay', 'braking_stop', '--csv', 'x.csv']))")
-    done = subprocess.run([sys.executable, "-c", code, str(gone)], capture_output=True, text=True, timeout=600,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", code, str(gone)], env=_env(), capture_output=True, text=True,
+                          timeout=600, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     assert done.stderr.startswith("carbench: ") and done.stderr.count("\n") == 1, done.stderr
@@ -632,7 +681,7 @@ def test_a_deleted_working_folder_is_one_line(tmp_path):
 def test_the_numba_environment_is_checked_before_numba_loads(name, value, tmp_path):
     code = ("import sys; from workbench import cli; rc = cli.main(['replay', 'braking_stop']); "
             "assert 'numba' not in sys.modules, 'numba was imported'; raise SystemExit(rc)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, name: value},
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env({name: value}),
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"carbench: {name}=") and done.stderr.count("\n") == 1, done.stderr

@@ -200,14 +200,24 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
         outcome = run_tests(names, cars)
     except (PresetError, NameRuleError, CompareError, ScriptError, OutputPathError) as exc:
         return bad(str(exc))
-    if folder is not None:
+    from workbench.output.files import StagedOutputs
+    from workbench.streams import emit
+
+    with StagedOutputs() as staged:  # the page and its charts move into place together, or not at all
+        if folder is not None:
+            from workbench.runs.cluster import quiet_stderr
+            from workbench.signals import deferring
+
+            try:
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    write_report(outcome, staged.folder(folder), deferring(render))
+            except OSError as exc:
+                return bad(f"--report: cannot write into {folder}: {exc.strerror or exc}")
+        emit(json.dumps(as_json(outcome), indent=2) if args.json else table(outcome), stdout)
         try:
-            page = write_report(outcome, folder, render)
+            staged.commit()
         except OSError as exc:
-            return bad(f"--report: cannot write into {folder}: {exc.strerror or exc}")
-        print(f"report: {page}", file=stderr)
-    if args.json:
-        print(json.dumps(as_json(outcome), indent=2), file=stdout)
-    else:
-        print(table(outcome), file=stdout)
+            return bad(f"--report: cannot move the report into {folder}: {exc.strerror or exc}")
+    if folder is not None:
+        print(f"report: {folder / 'index.html'}", file=stderr)
     return EXIT_OK if outcome.passed else EXIT_FAILED

@@ -144,13 +144,22 @@ def run(args) -> int:
     except (CompareError, ScriptError, OutputPathError) as exc:
         print(f"carbench: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if args.csv is not None and csv is not None:
+    from workbench.output.files import StagedOutputs
+    from workbench.streams import emit
+
+    with StagedOutputs() as staged:
+        if args.csv is not None and csv is not None:
+            try:
+                result.write_csv(staged.file(csv))
+            except OSError as exc:
+                print(f"carbench: --csv: cannot write {csv}: {exc.strerror or exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+        emit(json.dumps(result.as_json(), indent=2) if args.json else result.text())  # before the CSV is in place
         try:
-            result.write_csv(csv)
+            staged.commit()
         except OSError as exc:
-            print(f"carbench: --csv: cannot write {csv}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"carbench: --csv: cannot move {csv} into place: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    print(json.dumps(result.as_json(), indent=2) if args.json else result.text())
     return EXIT_AGREE if result.agree else EXIT_DIFFER
 
 

@@ -12,6 +12,7 @@ from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
 from workbench.signals import deferring
+from workbench.streams import emit
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -135,10 +136,11 @@ def run(args, renderer=lambda: None) -> int:
         if paths and render is not None:
             write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
             report = out / "report" / "index.html"
+        text = hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths])
+        if report is not None:
+            text += f"\nreport: {report}"
+        emit(text)  # stdout first: a full or closed stdout fails the hunt before any file is in place
         staged.commit()
-    print(hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths]))
     if paths and report is None:
         print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
-    elif report is not None:
-        print(f"report: {report}")
     return EXIT_FAILED if findings else EXIT_OK

@@ -1,0 +1,66 @@
+"""carbench's stdout and stderr: what a command prints, and what happens when a stream cannot take it.
+
+- stdout carries a command's result. It is written and flushed before the run's files move into
+  place (:func:`emit`), so a full or closed stdout fails the run with nothing written: exit 2 and
+  one line on stderr. A reader that went away (``| head``) is a BrokenPipeError, let through.
+- stderr carries carbench's one-line messages and progress. A full or closed stderr never changes
+  what a run does or its exit code: what it cannot take is dropped (:class:`TolerantStream`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import TextIO
+
+
+class StdoutError(Exception):
+    """stdout is full or closed: the output could not be printed."""
+
+
+def say(message: str) -> None:
+    """One ``carbench: `` line on stderr; nothing at all where stderr cannot take it."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(f"carbench: {message}", file=sys.stderr, flush=True)
+
+
+def stdout_to_devnull() -> None:
+    """Point file descriptor 1 at /dev/null: the interpreter's own flush at exit must not fail again
+    (it would change the exit code to 120)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def flush_stdout(stream: TextIO | None = None) -> None:
+    """Flush stdout (or ``stream``); StdoutError when it is full or closed. BrokenPipeError passes."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        if stream is sys.stdout:
+            stdout_to_devnull()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StdoutError(f"cannot write to stdout: {reason}") from None
+
+
+def emit(text: str, stream: TextIO | None = None) -> None:
+    """Print ``text`` and a newline on stdout (or ``stream``) and flush it: a command's result, written
+    before its files move into place. StdoutError when stdout is full or closed."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        stream.write(text + "\n")
+    except BrokenPipeError:
+        raise
+    except StdoutError:
+        raise
+    except (OSError, ValueError) as exc:
+        if stream is sys.stdout:
+            stdout_to_devnull()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StdoutError(f"cannot write to stdout: {reason}") from None
+    flush_stdout(stream)
