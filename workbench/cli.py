@@ -140,11 +140,25 @@ def use_threads(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: its exit code. stderr is guarded for the whole run (workbench.streams): a full or
+    closed stderr drops carbench's messages, never changes the exit code."""
+    from workbench.streams import TolerantStream
+
+    _usable_streams()
+    guarded = sys.stderr if isinstance(sys.stderr, TolerantStream) else TolerantStream(sys.stderr)
+    saved, sys.stderr = sys.stderr, guarded
+    try:
+        return _guarded_main(argv)
+    finally:
+        if sys.stderr is guarded:
+            sys.stderr = saved
+
+
+def _guarded_main(argv: Sequence[str] | None) -> int:
     from workbench.numba_env import numba_env_problem
     from workbench.signals import Terminated, signals_as_exceptions
     from workbench.streams import StdoutError, flush_stdout, stdout_to_devnull
 
-    _usable_streams()
     problem = numba_env_problem()
     if problem:  # before anything imports numba, which reads these once
         return _bad(problem)

@@ -19,6 +19,34 @@ class StdoutError(Exception):
     """stdout is full or closed: the output could not be printed."""
 
 
+class TolerantStream:
+    """A text stream that passes everything to ``inner`` and drops what ``inner`` cannot take.
+
+    Installed as ``sys.stderr`` while a command runs, so that every message to stderr, carbench's own
+    and its libraries' (numba, Dask, the first compile's notice), is guarded in one place.
+    """
+
+    def __init__(self, inner: TextIO):
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return self.inner.write(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.inner.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
 def say(message: str) -> None:
     """One ``carbench: `` line on stderr; nothing at all where stderr cannot take it."""
     with contextlib.suppress(OSError, ValueError, AttributeError):

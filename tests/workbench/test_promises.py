@@ -630,6 +630,75 @@ def test_a_full_stdout_fails_the_run_before_any_file_is_in_place(case, argv, tmp
     assert snapshot(tmp_path) == before, "an output was written though its result never reached stdout"
 
 
+class _FullStderr(_FullStdout):
+    """A stderr that takes nothing (``2> /dev/full``), in this process."""
+
+    def flush(self):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+STDERR_FULL = [  # (case, argv, exit code, what the folder holds after)
+    ("bad-script-name", ["replay", "nosuch.toml"], 2, []),
+    ("bad-dt", ["replay", "S.toml", "--dt", "1"], 2, []),
+    ("bad-arguments", ["replay"], 2, []),
+    ("bad-vs-preset", ["compare", "S.toml", "--vs-preset", "nosuch"], 2, []),
+    ("bad-hunt-preset", ["hunt", "--preset", "nosuch"], 2, []),
+    ("bad-manoeuvre", ["manoeuvre", "nosuch"], 2, []),
+    ("replay-every-output", ["replay", "S.toml", "--csv", "x.csv", "--mcap", "x.mcap", "--report", "rep"], 0,
+     ["rep", "x.csv", "x.mcap"]),
+    ("replay-failing", ["replay", "F.toml", "--json"], 1, []),
+    ("sweep", SWEEP, 0, ["sw"]),
+    ("compare", ["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"], 1, ["c.csv"]),
+]
+
+
+@pytest.mark.parametrize(("case", "argv", "code", "made"), STDERR_FULL, ids=[c[0] for c in STDERR_FULL])
+def test_a_full_stderr_changes_neither_the_exit_code_nor_the_outputs(case, argv, code, made, tmp_path, monkeypatch,
+                                                                     capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    (tmp_path / "F.toml").write_text(SHORT.replace("min = 0.0", "min = 1000.0"), encoding="utf-8")  # fails
+    monkeypatch.setattr(sys, "stderr", _FullStderr())
+    got, out, _ = run(argv, capsys)
+    assert got == code, (got, out)
+    assert (out != "") == (code != 2), out  # the result on stdout; nothing on bad input
+    assert sorted(os.listdir(tmp_path)) == sorted(["F.toml", "S.toml", *made])
+    assert isinstance(sys.stderr, _FullStderr), "the guard outlived the command"
+
+
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_a_full_or_closed_stderr_in_a_real_process(stderr, tmp_path):
+    """The interpreter's own stderr: an error is still exit 2 with nothing on stdout, and a run's
+    result, exit code and files are what they would be (the first compile's notice included)."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+
+    def carbench(*args):
+        with open("/dev/full", "w") as full:
+            return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(),
+                                  stdout=subprocess.PIPE, stderr=full if stderr == "full" else None, text=True,
+                                  timeout=600, check=False,
+                                  preexec_fn=(lambda: os.close(2)) if stderr == "closed" else None)
+
+    done = carbench("replay", "nosuch.toml")
+    assert (done.returncode, done.stdout) == (2, "")
+    done = carbench("replay", "S.toml", "--csv", "x.csv")
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout
+    assert sorted(os.listdir(tmp_path)) == ["S.toml", "x.csv"]
+
+
+def test_a_full_stderr_through_the_first_compile(tmp_path):
+    """The first compile's notice (printed by physics.kernel) goes to a full stderr: the run is unchanged."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "cache").mkdir()
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml"], cwd=tmp_path,
+                              env=_env({"NUMBA_CACHE_DIR": str(tmp_path / "cache")}), stdout=subprocess.PIPE,
+                              stderr=full, text=True, timeout=600, check=False)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout
+    assert os.listdir(tmp_path / "cache"), "the kernel was not compiled afresh"
+
+
 def test_json_onto_a_full_stdout_is_one_line(tmp_path):
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
     with open("/dev/full", "w") as full:
