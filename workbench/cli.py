@@ -196,8 +196,12 @@ def _say(message: str) -> None:
 
 
 def _usable_streams() -> None:
-    """A closed stdout or stderr (``2>&-``) becomes /dev/null, so that an error never lands on stdout;
-    text that the terminal's encoding cannot show is escaped, not a traceback."""
+    """A closed stdout (``>&-``) fails the first write to it like a full one (exit 2, one line); a closed
+    stderr (``2>&-``) takes nothing. Either file descriptor is held open on /dev/null, so that no file
+    the command opens takes its number (an error would land in it). Text that the terminal's encoding
+    cannot show is escaped, not a traceback."""
+    from workbench.streams import ClosedStdout
+
     for name, fd in (("stdout", 1), ("stderr", 2)):
         stream = getattr(sys, name)
         usable = stream is not None
@@ -207,7 +211,15 @@ def _usable_streams() -> None:
             except (OSError, ValueError, AttributeError):
                 usable = True  # not a real file (a test's capture): leave it alone
         if not usable:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                if devnull != fd:
+                    os.dup2(devnull, fd)
+                    os.close(devnull)
+            if name == "stdout":
+                sys.stdout = ClosedStdout()
+            else:
+                sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process's life
             continue
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="backslashreplace")

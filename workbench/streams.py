@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 from typing import TextIO
@@ -45,6 +46,25 @@ class TolerantStream:
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)
+
+
+class ClosedStdout(io.TextIOBase):
+    """``sys.stdout`` where file descriptor 1 was closed (``>&-``): the first write is a StdoutError.
+
+    File descriptor 1 itself is held open on /dev/null, so that no file the command opens can take its
+    number and receive the output meant for stdout.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise StdoutError("cannot write to stdout: it is closed")
 
 
 def say(message: str) -> None:

@@ -687,6 +687,29 @@ def test_a_full_or_closed_stderr_in_a_real_process(stderr, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["S.toml", "x.csv"]
 
 
+CLOSED_STDOUT = [  # (argv, the line on stderr)
+    (["replay", "S.toml", "--csv", "x.csv"], "carbench: cannot write to stdout: it is closed"),
+    (SWEEP, "carbench: cannot write to stdout: it is closed"),
+    (["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"], "carbench: cannot write to stdout: it is closed"),
+    (["presets"], "carbench: cannot write to stdout: it is closed"),
+    (["--version"], "carbench: cannot write to stdout: it is closed"),
+    (["replay", "nosuch.toml"], "carbench: nosuch.toml: no such script file"),
+]
+
+
+@pytest.mark.parametrize(("argv", "line"), CLOSED_STDOUT, ids=[" ".join(a[:2]) for a, _ in CLOSED_STDOUT])
+def test_a_closed_stdout_is_a_full_one(argv, line, tmp_path):
+    """``>&-``: a command with something to print exits 2 with one line, and writes no file."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "workbench", *argv], cwd=tmp_path, env=_env(), stdout=None,
+                          stderr=subprocess.PIPE, text=True, timeout=600, check=False,
+                          preexec_fn=lambda: os.close(1))
+    errors = [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert done.returncode == 2, done.stderr
+    assert len(errors) == 1 and errors[0].startswith(line), done.stderr
+    assert sorted(os.listdir(tmp_path)) == ["S.toml"]
+
+
 def test_a_full_stderr_through_the_first_compile(tmp_path):
     """The first compile's notice (printed by physics.kernel) goes to a full stderr: the run is unchanged."""
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
