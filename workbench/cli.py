@@ -404,13 +404,13 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                 return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
         if report is not None:
             from workbench.output.html_report import write_report
-            from workbench.runs.cluster import quiet_stderr
+            from workbench.streams import quiet_stderr
 
             try:
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     write_report(results, staged.folder(report), render, found)
             except OSError as exc:
-                return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
+                return _bad(f"--report: cannot write into {report}: {staged.shown(exc.strerror or str(exc))}")
         for program in programs:
             note = recording_note(program)
             if note:

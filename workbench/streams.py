@@ -112,3 +112,24 @@ def emit(text: str, stream: TextIO | None = None) -> None:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise StdoutError(f"cannot write to stdout: {reason}") from None
     flush_stdout(stream)
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 pointed at /dev/null for the block: libraries that print their own complaints
+    there (libpng's 'Write Error' on a full disk, Dask's scheduler on the way down) would put them
+    before carbench's one line."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -32,6 +32,7 @@ HASH = "a" * 64
 RECORDED = ('\n[recorded]\ncarbench = "x"\nnumpy = "y"\npreset = "sedan"\npreset_sha256 = "{h}"\n'
             'params_sha256 = "{h}"\ndt = {dt}\nchanged = {changed}\n')
 GEARS = "[" + ", ".join(["3.0"] * 10_000) + "]"
+SWEEP = ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw"]
 
 
 def recorded(dt: str = "0.01", changed: str = "[]") -> str:
@@ -577,6 +578,31 @@ def test_a_full_disk_creates_nothing(case, argv, leave, small_disk, monkeypatch,
     assert snapshot(small_disk) == before
 
 
+REAL_CHARTS = [
+    ("sweep-plot", [*SWEEP, "--plot"]),
+    ("replay-report", ["replay", "S.toml", "--report", "rep"]),
+    ("manoeuvre-report", ["manoeuvre", "iso4138_circle", "--report", "rep"]),
+]
+
+
+@pytest.mark.parametrize(("case", "argv"), REAL_CHARTS, ids=[c for c, _ in REAL_CHARTS])
+def test_a_full_disk_under_real_charts_is_one_line(case, argv, small_disk):
+    """The charts drawn by Qt and libpng: libpng's own 'Write Error' never reaches the terminal, the one line
+    names the output (not its hidden staging name), and nothing is left."""
+    pytest.importorskip("PySide6")
+    pytest.importorskip("pyqtgraph")
+    (small_disk / "S.toml").write_text(SHORT, encoding="utf-8")
+    _fill(small_disk, 8 * 1024)  # room for a CSV and a page, not for a chart
+    before = snapshot(small_disk)
+    done = _carbench(argv, small_disk, {"QT_QPA_PLATFORM": "offscreen"})
+    errors = [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert done.returncode == 2, done.stderr
+    assert len(errors) == 1 and errors[0].startswith("carbench: "), done.stderr
+    assert ".staged" not in errors[0] and ".partial" not in errors[0], errors[0]
+    assert done.stdout == ""
+    assert snapshot(small_disk) == before
+
+
 # -- streams: full, closed, not UTF-8 (a real process: the interpreter's own streams) ----------------------------
 
 def _env(extra: dict | None = None) -> dict[str, str]:
@@ -603,7 +629,6 @@ class _FullStdout(io.StringIO):
         pass
 
 
-SWEEP = ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw"]
 STDOUT_FAILS = [  # each writes files; a stdout that cannot take the result must leave none of them
     ("replay-csv", ["replay", "S.toml", "--csv", "x.csv"]),
     ("replay-csv-json", ["replay", "S.toml", "--csv", "x.csv", "--json"]),

@@ -205,14 +205,14 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
 
     with StagedOutputs() as staged:  # the page and its charts move into place together, or not at all
         if folder is not None:
-            from workbench.runs.cluster import quiet_stderr
             from workbench.signals import deferring
+            from workbench.streams import quiet_stderr
 
             try:
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     write_report(outcome, staged.folder(folder), deferring(render))
             except OSError as exc:
-                return bad(f"--report: cannot write into {folder}: {exc.strerror or exc}")
+                return bad(f"--report: cannot write into {folder}: {staged.shown(exc.strerror or str(exc))}")
         emit(json.dumps(as_json(outcome), indent=2) if args.json else table(outcome), stdout)
         try:
             staged.commit()

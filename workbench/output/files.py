@@ -320,6 +320,12 @@ class StagedOutputs:
                 _remove(tmp)  # only the emptied folders of the merge are left in it
         self.committed = True
 
+    def shown(self, text: str) -> str:
+        """``text`` (an error message) with every staged path replaced by the target it stands for."""
+        for tmp, target in [*self._files, *((tmp, target) for tmp, target, _ in self._folders)]:
+            text = text.replace(str(tmp), str(target))
+        return text
+
     def discard(self) -> None:
         import shutil
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from workbench.signals import Terminated
+from workbench.streams import quiet_stderr
 
 MAX_WORKERS = 64
 CONNECT_TIMEOUT = 10.0  # [s] to reach a scheduler given with --scheduler
@@ -126,26 +127,3 @@ def _quiet_dask() -> None:
     for name in ("distributed", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     warnings.filterwarnings("ignore")
-
-
-@contextlib.contextmanager
-def quiet_stderr():
-    """File descriptor 2 pointed at /dev/null for the block (libraries that print their own warnings:
-    Dask's scheduler, libpng)."""
-    import os
-    import sys
-
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        os.close(devnull)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)

@@ -12,7 +12,7 @@ from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
 from workbench.signals import deferring
-from workbench.streams import emit
+from workbench.streams import emit, quiet_stderr
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -126,16 +126,20 @@ def run(args, renderer=lambda: None) -> int:
     paths: list[Path] = []
     report = None
     with StagedOutputs() as staged:  # the scripts and their report move into --out together, or not at all
-        stage = staged.folder(out) if findings else None
-        for f in findings:
-            path = _free_path(out, f.monitor, set(paths))
-            script = f.script(path.stem, args.seed)
-            atomic_write_text(stage / path.name, f.explanation(args.seed) + "\n" + script.to_toml())
-            paths.append(path)
-        render = renderer() if paths else None
-        if paths and render is not None:
-            write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
-            report = out / "report" / "index.html"
+        try:
+            stage = staged.folder(out) if findings else None
+            for f in findings:
+                path = _free_path(out, f.monitor, set(paths))
+                script = f.script(path.stem, args.seed)
+                atomic_write_text(stage / path.name, f.explanation(args.seed) + "\n" + script.to_toml())
+                paths.append(path)
+            render = renderer() if paths else None
+            if paths and render is not None:
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
+                report = out / "report" / "index.html"
+        except OSError as exc:
+            return _bad(f"--out {out}: cannot write: {staged.shown(exc.strerror or str(exc))}")
         text = hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths])
         if report is not None:
             text += f"\nreport: {report}"

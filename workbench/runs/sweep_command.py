@@ -148,16 +148,17 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
             bar.close()
     assert result is not None
     from workbench.signals import deferring
-    from workbench.streams import emit
+    from workbench.streams import emit, quiet_stderr
 
     with StagedOutputs() as staged:
         try:
             stage = staged.folder(folder)
             written = [write_csv(result, stage / CSV_NAME)]
             if args.plot and render is not None:
-                written += write_charts(result, stage, deferring(render))
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    written += write_charts(result, stage, deferring(render))
         except OSError as exc:
-            print(f"carbench: --out {folder}: cannot write: {exc.strerror or exc}", file=stderr)
+            print(f"carbench: --out {folder}: cannot write: {staged.shown(exc.strerror or str(exc))}", file=stderr)
             return 2
         files = [folder / f.name for f in written]
         if args.json:
