@@ -155,10 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _guarded_main(argv: Sequence[str] | None) -> int:
-    from workbench.numba_env import numba_env_problem
+    from workbench.numba_env import numba_env_problem, tidy_numba_env
     from workbench.signals import Terminated, signals_as_exceptions
     from workbench.streams import StdoutError, flush_stdout, stdout_to_devnull
 
+    tidy_numba_env()
     problem = numba_env_problem()
     if problem:  # before anything imports numba, which reads these once
         return _bad(problem)

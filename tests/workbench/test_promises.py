@@ -130,6 +130,7 @@ class Case:
     needles: list[str]
     kind: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    without: str = ""  # a threading layer that must not load here for the case to apply
 
 
 LONG = "a" * 300 + ".toml"
@@ -267,6 +268,12 @@ CASES = [
     Case("numba-threading-layer-bogus", "environment", ["replay", "S.toml"], ["NUMBA_THREADING_LAYER='bogus'",
                                                                               "omp"],
          env={"NUMBA_THREADING_LAYER": "bogus"}),
+    Case("numba-threading-layer-tbb-not-installed", "environment", ["replay", "braking_stop", "full_lock_left"],
+         ["NUMBA_THREADING_LAYER='tbb'", "cannot be loaded here", "TBB", "omp"],
+         env={"NUMBA_THREADING_LAYER": "tbb"}, without="tbb"),
+    Case("numba-threading-layer-safe-without-tbb", "environment", ["replay", "braking_stop", "full_lock_left"],
+         ["NUMBA_THREADING_LAYER='safe'", "cannot be loaded here", "TBB", "workqueue"],
+         env={"NUMBA_THREADING_LAYER": "safe"}, without="tbb"),
 ]
 
 
@@ -284,6 +291,11 @@ def test_a_promise_holds(case: Case, tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     for key, value in case.env.items():
         monkeypatch.setenv(key, value)
+    if case.without:
+        from workbench.numba_env import layer_loads
+
+        if layer_loads(case.without):
+            pytest.skip(f"numba's {case.without} threading layer loads on this machine")
     _files(tmp_path, case.kind)
     before = snapshot(tmp_path)
     shipped = snapshot(scripts_dir())
@@ -802,6 +814,18 @@ def test_the_numba_environment_is_checked_before_numba_loads(name, value, tmp_pa
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"carbench: {name}=") and done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("NUMBA_NUM_THREADS", ""), ("NUMBA_NUM_THREADS", " "),
+                                             ("NUMBA_THREADING_LAYER", ""), ("NUMBA_THREADING_LAYER", " omp "),
+                                             ("NUMBA_NUM_THREADS", " 2 ")])
+def test_an_empty_numba_setting_is_unset_and_spaces_are_dropped(name, value, tmp_path):
+    """numba itself prints nine lines of warning for NUMBA_NUM_THREADS= and refuses ' omp' at the first batch."""
+    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "braking_stop", "full_lock_left"],
+                          cwd=tmp_path, env=_env({name: value}), capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")] == []
 
 
 # -- Dask: a port that accepts and never answers ---------------------------------------------------------------
