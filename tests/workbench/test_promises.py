@@ -7,6 +7,7 @@ fault, stdout empty, no traceback, and the folder exactly as it was (nothing wri
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -14,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -865,6 +867,80 @@ def test_a_scheduler_that_never_answers_is_given_up_on(monkeypatch):
         for conn in held:
             conn.close()
         server.close()
+
+
+MARKED_SWEEP = """
+import contextlib, pathlib, sys
+from workbench import cli
+from workbench.runs import cluster
+
+real = cluster.mapper
+
+
+@contextlib.contextmanager
+def mapper(*args, **kwargs):  # says when the local cluster is up and its first chunks are sent
+    with real(*args, **kwargs) as run:
+        def marked(fn, chunks):
+            pathlib.Path(sys.argv[1]).write_text("the cluster runs")
+            return run(fn, chunks)
+        yield marked
+
+
+cluster.mapper = mapper
+raise SystemExit(cli.main(["sweep", "full_lock_left", "--param", "steering.lock=10:80:400", "--param",
+                           "body.mass=900:1800:100", "--workers", "2", "--chunk", "500", "--out", "o"]))
+"""
+
+
+def _group_alive(pgid: int) -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+@pytest.mark.parametrize(("name", "code", "line"), [("SIGINT", 130, "carbench: interrupted"),
+                                                    ("SIGTERM", 143, "carbench: stopped by signal 15"),
+                                                    ("SIGHUP", 129, "carbench: stopped by signal 1")])
+def test_a_signal_to_the_process_group_of_a_cluster_run_is_one_line(name, code, line, tmp_path):
+    """Ctrl-C in a terminal signals every process of the group, the local cluster's workers too: the
+    terminal sees carbench's one line (not the workers' tracebacks), and no worker outlives the run."""
+    pytest.importorskip("distributed")
+    marker = tmp_path / "running"
+    with open(tmp_path / "stderr", "w") as stderr:  # a file, as a terminal is: the workers write to it too
+        process = subprocess.Popen([sys.executable, "-c", MARKED_SWEEP, str(marker)], cwd=tmp_path, env=_env(),
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+    try:
+        for _ in range(6000):  # the cluster is up and its workers run the first chunks (at most 10 min)
+            if marker.exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert marker.exists(), (tmp_path / "stderr").read_text()
+        time.sleep(2.0)  # into the computation (the one line is owed at any moment; this is where it was not)
+        os.killpg(process.pid, getattr(signal, name))
+        out, _ = process.communicate(timeout=120)
+        for _ in range(300):  # the workers are closed on the way out; what they print lands in the file
+            if not _group_alive(process.pid):
+                break
+            time.sleep(0.1)
+        outlived = _group_alive(process.pid)
+    finally:
+        if process.poll() is None or _group_alive(process.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    err = (tmp_path / "stderr").read_text()
+    lines = [e for e in err.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert process.returncode == code, err
+    assert lines == [line], err
+    assert out == ""
+    assert not (tmp_path / "o").exists()
+    assert not outlived, "a worker outlived the run"
 
 
 # -- one stamp: --json, the recording, the HTML page, the MCAP and the window show the same ------------------------

@@ -68,8 +68,9 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             # The worker processes log only errors (not a warning per task cancelled by Ctrl-C); they read
             # this when they start, and a user's own setting wins.
             os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
-            cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                          dashboard_address=None))
+            with _children_ignore_sigint():
+                cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                              processes=True, dashboard_address=None))
             client = stack.enter_context(dd.Client(cluster))
 
         def run(fn, chunks):
@@ -83,6 +84,33 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             with quiet_stderr():
                 stack.close()
             raise
+
+
+@contextlib.contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """Processes started in the block ignore SIGINT (an ignored signal stays ignored across exec).
+
+    Ctrl-C in a terminal sends SIGINT to the whole process group: the local cluster's workers would
+    each die of it with a page of tracebacks while this process shuts them down anyway; they are
+    closed by their nannies here. The price: a Ctrl-C while the workers start (a second or two) is
+    ignored by this process too.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            signal.signal(signal.SIGINT, saved)
 
 
 def _connect(dd, scheduler: str):
