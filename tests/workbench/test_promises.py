@@ -832,6 +832,77 @@ def test_an_empty_numba_setting_is_unset_and_spaces_are_dropped(name, value, tmp
     assert [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")] == []
 
 
+# -- a signal during numba's first compile: never swallowed by a ctypes callback ----------------------------------
+
+IN_A_CALLBACK = """
+import os, signal, sys
+from numba.core import codegen
+
+real = codegen.CPUCodeLibrary._object_compiled_hook.__func__
+sent = []
+
+
+def hook(cls, ll_module, buf):  # llvmlite calls this from C: an exception raised here is swallowed
+    if not sent:
+        sent.append(True)
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        sum(range(1000))  # a few bytecodes: the handler runs here, inside the callback
+    return real(cls, ll_module, buf)
+
+
+codegen.CPUCodeLibrary._object_compiled_hook = classmethod(hook)
+from workbench import cli  # noqa: E402
+
+raise SystemExit(cli.main(["replay", "S.toml", "--csv", "x.csv"]))
+"""
+
+
+def _stopped_cleanly(done_code: int, err: str, code: int, line: str, folder: Path) -> None:
+    lines = [e for e in err.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert done_code == code, err
+    assert lines == [line], err
+    assert sorted(n for n in os.listdir(folder) if n not in ("cache", "stderr")) == ["S.toml"], "an output was left"
+
+
+@pytest.mark.parametrize(("name", "code", "line"), [("SIGTERM", 143, "carbench: stopped by signal 15"),
+                                                    ("SIGHUP", 129, "carbench: stopped by signal 1"),
+                                                    ("SIGINT", 130, "carbench: interrupted")])
+def test_a_signal_inside_numbas_compile_callback_still_stops_the_run(name, code, line, tmp_path):
+    """The signal is sent from inside llvmlite's object-cache callback (where numba's first compile runs
+    Python, and where an exception is printed as 'Exception ignored' and dropped)."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "cache").mkdir()
+    done = subprocess.run([sys.executable, "-c", IN_A_CALLBACK, name], cwd=tmp_path,
+                          env=_env({"NUMBA_CACHE_DIR": str(tmp_path / "cache")}), capture_output=True, text=True,
+                          timeout=600, check=False)
+    _stopped_cleanly(done.returncode, done.stderr, code, line, tmp_path)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.0, 2.0, 4.0])
+def test_sigterm_at_any_moment_of_a_cold_compile_stops_the_run(delay, tmp_path):
+    """A real cold compile (an empty NUMBA_CACHE_DIR), SIGTERM some time after it starts."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "cache").mkdir()
+    with open(tmp_path / "stderr", "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "workbench", "replay", "S.toml", "--csv", "x.csv"],
+                                   cwd=tmp_path, env=_env({"NUMBA_CACHE_DIR": str(tmp_path / "cache")}),
+                                   stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        for _ in range(6000):  # the kernel's compile has begun (its notice is printed)
+            if "compiling the car model" in (tmp_path / "stderr").read_text() or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        time.sleep(delay)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    _stopped_cleanly(process.returncode, (tmp_path / "stderr").read_text(), 143, "carbench: stopped by signal 15",
+                     tmp_path)
+
+
 # -- Dask: a port that accepts and never answers ---------------------------------------------------------------
 
 def test_a_scheduler_that_never_answers_is_given_up_on(monkeypatch):
