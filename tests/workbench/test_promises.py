@@ -1092,6 +1092,24 @@ def test_compares_parameter_diff_is_in_degrees(capsys):
     assert row.split()[-1] == "deg" and "31.5127" in row, row
 
 
+def test_the_reports_parameter_table_is_in_display_units(tmp_path, monkeypatch, capsys):
+    """'Parameters against the shipped preset' shows what compare's diff shows: degrees for angles."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    (tmp_path / "S.toml").write_text(STAMPED + '[[set]]\nat = 1.0\nparams = { "steering.lock" = 0.6 }\n',
+                                     encoding="utf-8")
+    code, _, err = run(["replay", "S.toml", "--report", "rep"], capsys)
+    assert code == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    table = page[page.index("Parameters against the shipped preset"):page.index("<h3>Expectations")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    lock = [r for r in rows if "steering.lock" in r]
+    assert len(lock) == 2, rows  # from the start, then at 1 s
+    assert "28.6479 deg" in lock[0] and "34.3775 deg" in lock[1], lock
+    assert "rad" not in table, table
+    assert any("body.mass" in r and "1400 kg" in r for r in rows), rows
+
+
 def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, _, err = run(["replay", "full_lock_left", "--csv", "a.csv"], capsys)
