@@ -253,6 +253,16 @@ CASES = [
          ["manoeuvre", "iso4138_circle", "--set", "body.mass=" + "9" * 5000], ["body.mass", "4,300 digits"]),
     Case("gears-10000-by-manoeuvre-set", "huge numbers", ["manoeuvre", "iso4138_circle", "--set",
                                                           f"gearbox.ratios={GEARS}"], ["--set", "10000 gears"]),
+    Case("vs-set-angle-in-degrees-out-of-range", "units", ["compare", "S.toml", "--vs-set", "steering.lock=100"],
+         ["--vs-set steering.lock=100 (deg)", "out of range", "<= 80 deg"]),
+    Case("manoeuvre-set-angle-in-degrees-out-of-range", "units", ["manoeuvre", "iso4138_circle", "--set",
+                                                                  "steering.lock=100"],
+         ["--set steering.lock=100 (deg)", "<= 80 deg"]),
+    Case("manoeuvre-vs-set-angle-not-a-number", "units", ["manoeuvre", "iso4138_circle", "--vs-set",
+                                                          "steering.lock=wide"],
+         ["--vs-set steering.lock='wide'", "a number in deg"]),
+    Case("vs-set-rate-in-degrees-out-of-range", "units", ["compare", "S.toml", "--vs-set", "steering.rate=-1"],
+         ["--vs-set steering.rate=-1 (deg/s)", "deg/s"]),
     Case("vs-set-traction-simple", "huge numbers", ["compare", "S.toml", "--vs-set", "model.traction=simple"],
          ["--vs-set", "traction"]),
     Case("sweep-seed-negative", "huge numbers", ["sweep", "S.toml", "--param", "body.mass=900:1000", "--samples",
@@ -1086,10 +1096,25 @@ def test_the_replay_table_shows_angles_in_degrees(capsys):
 
 
 def test_compares_parameter_diff_is_in_degrees(capsys):
-    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=0.55"], capsys)
+    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=31.5127"], capsys)
     assert code in (0, 1), err
     row = next(line for line in out.splitlines() if "steering.lock" in line)
-    assert row.split()[-1] == "deg" and "31.5127" in row, row
+    assert row.split()[-1] == "deg" and "-> 31.5127" in row, row
+
+
+def test_parameter_values_on_the_command_line_are_in_display_units(capsys):
+    """compare --vs-set and manoeuvre --set/--vs-set take degrees, as sweep --param does; [[set]] params stay SI."""
+    import json
+    import math
+
+    from workbench.manoeuvres.manoeuvre_command import car_of
+
+    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=30", "--json"], capsys)
+    assert code in (0, 1), err
+    row = next(r for r in json.loads(out)["params"] if r["path"] == "steering.lock")
+    assert row["b"] == pytest.approx(30.0) and row["unit"] == "deg", row
+    car = car_of("sedan", ["steering.lock=30", "body.mass=1400"], "--set")
+    assert car.params.steering.lock == math.radians(30) and car.params.body.mass == 1400
 
 
 def test_the_reports_parameter_table_is_in_display_units(tmp_path, monkeypatch, capsys):

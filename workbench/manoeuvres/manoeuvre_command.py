@@ -23,7 +23,7 @@ from workbench.manoeuvres.runner import Car, run_jobs
 from workbench.names import NameRuleError
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.compare import CompareError
-from workbench.runs.compare_command import parse_assignment
+from workbench.runs.compare_command import parse_changes
 from workbench.scripts.format import ScriptError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -36,11 +36,12 @@ def add_parser(sub) -> None:
     mp.add_argument("--preset", dest="manoeuvre_preset", default="sedan", metavar="NAME|PATH",
                     help="the car (default sedan)")
     mp.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
-                    help="change a parameter of the car (repeatable; the value is read as TOML)")
+                    help="change a parameter of the car (repeatable; the value is read as TOML, in the "
+                         "parameter's display unit: deg for angles, as sweep --param)")
     vs = mp.add_mutually_exclusive_group()
     vs.add_argument("--vs-preset", metavar="NAME|PATH", help="a second car: print both and the change")
     vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
-                    help="a second car: the first with these parameters changed (repeatable)")
+                    help="a second car: the first with these parameters changed (repeatable; display units)")
     mp.add_argument("--json", action="store_true", help="print the KPIs as JSON")
     mp.add_argument("--report", metavar="DIR", help="write an HTML report with the KPI tables and charts (index.html)")
 
@@ -69,7 +70,7 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
         raise CompareError(f"{preset_option}: {exc}") from None
     params = loaded.params
     if sets:
-        changes = dict(parse_assignment(item, option) for item in sets)
+        changes = parse_changes(sets, params, option)
         try:
             params = params.with_values(changes)
         except ParamError as exc:

@@ -38,6 +38,42 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
     return path, value
 
 
+def parse_changes(items: list[str], params, option: str) -> dict[str, Any]:
+    """``PATH=VALUE`` items typed on the command line, as SI values for ``params.with_values``.
+
+    A value is typed in its parameter's display unit (degrees for a steering lock), as ``sweep --param``
+    takes it and as compare's diff shows it; a script's ``[[set]] params`` stay in the preset's own SI
+    units. A number out of range is refused with the range in the display unit.
+    """
+    from physics.units import display_of, to_si
+    from workbench.runs.sweep_axes import range_problem
+
+    changes: dict[str, Any] = {}
+    for item in items:
+        path, value = parse_assignment(item, option)
+        try:
+            info = params.info(path)
+        except ParamError as exc:
+            raise CompareError(f"{option}: {exc}") from None
+        unit, factor = display_of(info)
+        if factor != 1.0 and _is_number(value):
+            si = to_si(float(value), info)
+            problem = range_problem(info, si)
+            if problem:
+                raise CompareError(f"{option} {path}={value:g} ({unit}): {problem}")
+            value = si
+        elif factor != 1.0 and isinstance(value, list):
+            value = [to_si(float(v), info) if _is_number(v) else v for v in value]
+        elif factor != 1.0:
+            raise CompareError(f"{option} {path}={value!r}: expected a number in {unit}")
+        changes[path] = value
+    return changes
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _car(name: str, option: str):
     """The preset ``option`` names (by the one rule for names), or CompareError naming the option."""
     from physics import PresetError
@@ -83,7 +119,7 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
     if vs_preset is not None:
         b = compile_script(script, _car(vs_preset, "--vs-preset"))
     elif vs_set is not None:
-        changes = dict(parse_assignment(item) for item in vs_set)
+        changes = parse_changes(vs_set, a.params, "--vs-set")
         try:
             a.params.with_values(changes)
         except ParamError as exc:
@@ -170,7 +206,9 @@ def add_parser(sub) -> None:
     cp.add_argument("--preset", metavar="NAME|PATH", help="run A's car (default: the script's preset)")
     vs = cp.add_mutually_exclusive_group()
     vs.add_argument("--vs-preset", metavar="NAME|PATH", help="run B on another car")
-    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE", help="run B with a parameter changed (repeatable)")
+    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
+                    help="run B with a parameter changed (repeatable); the value in the parameter's display unit "
+                         "(deg for angles), as sweep --param")
     vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
     vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script on A's car")
     cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")
