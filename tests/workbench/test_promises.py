@@ -1148,6 +1148,24 @@ def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monk
     one_line(*run(["compare", "a.csv", "b.csv"], capsys), ["b.csv", "heading", "deg"])
 
 
+def test_compares_csv_names_each_columns_display_unit(tmp_path, monkeypatch, capsys):
+    """compare --csv writes display units (degrees): its header says so per column, as replay's CSV does;
+    and compare still reads replay's CSVs, whose header carries their SI units."""
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["replay", "full_lock_left", "--csv", "a.csv"], capsys)
+    assert code == 0, err
+    code, _, err = run(["compare", "a.csv", "a.csv", "--csv", "c.csv"], capsys)
+    assert code == 0, err
+    with open(tmp_path / "c.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    header = list(rows[0])
+    assert header[:4] == ["t [s]", "x.a [m]", "x.b [m]", "x.delta [m]"], header
+    assert {"heading.a [deg]", "yaw_rate.b [deg/s]", "speed_kmh.delta [km/h]", "gear.a"} <= set(header), header
+    assert float(rows[-1]["heading.a [deg]"]) > 360  # degrees, as the header says
+
+
 def test_sweep_columns_and_charts_are_in_display_units_one_unit_per_axis(tmp_path, monkeypatch, capsys):
     import csv
 
