@@ -216,8 +216,8 @@ CASES = [
     # -- FIFOs, devices, sizes ------------------------------------------------------------------------------
     Case("compare-csv-fifo", "fifos", ["compare", "a.csv", "b.csv"], ["b.csv", "is a FIFO"], "fifo"),
     Case("compare-csv-link-to-dev-zero", "devices", ["compare", "a.csv", "b.csv"], ["b.csv", "is a device"], "zero"),
-    Case("compare-csv-too-big", "sizes", ["compare", "a.csv", "b.csv"], ["b.csv", "larger than a telemetry CSV"],
-         "bigcsv"),
+    Case("compare-csv-too-big", "sizes", ["compare", "a.csv", "b.csv"],
+         ["b.csv: 1,073,741,825 bytes is larger than a telemetry CSV", "(1,073,741,824 bytes, 1 GiB)"], "bigcsv"),
     Case("compare-csv-link-to-dev-null", "devices", ["compare", "a.csv", "n.csv"], ["n.csv", "is a device"],
          "null"),
     # -- path errors ------------------------------------------------------------------------------------------
