@@ -140,17 +140,33 @@ def use_threads(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from workbench.numba_env import numba_env_problem
-    from workbench.signals import Terminated, signals_as_exceptions
+    """The command line: its exit code. stderr is guarded for the whole run (workbench.streams): a full or
+    closed stderr drops carbench's messages, never changes the exit code."""
+    from workbench.streams import TolerantStream
 
     _usable_streams()
+    guarded = sys.stderr if isinstance(sys.stderr, TolerantStream) else TolerantStream(sys.stderr)
+    saved, sys.stderr = sys.stderr, guarded
+    try:
+        return _guarded_main(argv)
+    finally:
+        if sys.stderr is guarded:
+            sys.stderr = saved
+
+
+def _guarded_main(argv: Sequence[str] | None) -> int:
+    from workbench.numba_env import numba_env_problem, tidy_numba_env
+    from workbench.signals import Terminated, signals_as_exceptions
+    from workbench.streams import StdoutError, flush_stdout, stdout_to_devnull
+
+    tidy_numba_env()
     problem = numba_env_problem()
     if problem:  # before anything imports numba, which reads these once
         return _bad(problem)
     try:
         with signals_as_exceptions():
             code = _main(argv)
-        _flush_stdout()
+        flush_stdout()
         return code
     except StdoutError as exc:
         return _bad(str(exc))
@@ -163,47 +179,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
         # closed stdout would fail again, so it is pointed at /dev/null.
-        _stdout_to_devnull()
+        stdout_to_devnull()
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # a path the checks did not foresee, a full stdout: one line, never a traceback
         from workbench.names import path_problem
 
         if exc.filename is None:
-            _stdout_to_devnull()
+            stdout_to_devnull()
             return _bad(f"cannot write the output: {path_problem(exc)}")
         return _bad(f"{exc.filename}: {path_problem(exc)}")
 
 
 def _say(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        print(f"carbench: {message}", file=sys.stderr)
+    from workbench.streams import say
 
-
-def _stdout_to_devnull() -> None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
-class StdoutError(Exception):
-    """stdout is full or closed: the output could not be printed."""
-
-
-def _flush_stdout() -> None:
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except (OSError, ValueError) as exc:
-        _stdout_to_devnull()  # the interpreter's own flush at exit must not fail again
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise StdoutError(f"cannot write to stdout: {reason}") from None
+    say(message)
 
 
 def _usable_streams() -> None:
-    """A closed stdout or stderr (``2>&-``) becomes /dev/null, so that an error never lands on stdout;
-    text that the terminal's encoding cannot show is escaped, not a traceback."""
+    """A closed stdout (``>&-``) fails the first write to it like a full one (exit 2, one line); a closed
+    stderr (``2>&-``) takes nothing. Either file descriptor is held open on /dev/null, so that no file
+    the command opens takes its number (an error would land in it). Text that the terminal's encoding
+    cannot show is escaped, not a traceback."""
+    from workbench.streams import ClosedStdout
+
     for name, fd in (("stdout", 1), ("stderr", 2)):
         stream = getattr(sys, name)
         usable = stream is not None
@@ -213,7 +212,15 @@ def _usable_streams() -> None:
             except (OSError, ValueError, AttributeError):
                 usable = True  # not a real file (a test's capture): leave it alone
         if not usable:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+            with contextlib.suppress(OSError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                if devnull != fd:
+                    os.dup2(devnull, fd)
+                    os.close(devnull)
+            if name == "stdout":
+                sys.stdout = ClosedStdout()
+            else:
+                sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process's life
             continue
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="backslashreplace")
@@ -296,7 +303,7 @@ def _check_window_arguments(preset: str | None, script: str | None) -> str | Non
 
 
 def _bad(message: str) -> int:
-    print(f"carbench: {message}", file=sys.stderr)
+    _say(message)
     return EXIT_BAD_INPUT
 
 
@@ -329,6 +336,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     from workbench.scripts.limits import LimitError, check_memory_total
     from workbench.scripts.program import check_step, compile_script
     from workbench.signals import deferring
+    from workbench.streams import emit
 
     if dt is not None:
         try:
@@ -359,7 +367,9 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if mcap is not None:
             check_output_file(mcap, "--mcap", [*inputs, *targets])
         if report is not None:
-            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=report_writes)
+            from workbench.output.html_report import page_writes
+
+            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=page_writes)
             render = chart_renderer()
             if render is None:
                 return _bad("--report needs PySide6 and pyqtgraph")
@@ -395,40 +405,37 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                 return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
         if report is not None:
             from workbench.output.html_report import write_report
-            from workbench.runs.cluster import quiet_stderr
+            from workbench.streams import quiet_stderr
 
             try:
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     write_report(results, staged.folder(report), render, found)
             except OSError as exc:
-                return _bad(f"--report: cannot write into {report}: {exc.strerror or exc}")
+                return _bad(f"--report: cannot write into {report}: {staged.shown(exc.strerror or str(exc))}")
+        for program in programs:
+            note = recording_note(program)
+            if note:
+                _say(note)
+        checked = monitors or any(p.script.monitors for p in programs)
+        if as_json:
+            doc = to_json(results)
+            if checked:
+                doc["monitors"] = violations_json(found)
+                doc["passed"] = doc["passed"] and not found
+            text = json.dumps(doc, indent=2)
+        else:
+            text = table(results)
+            if checked:
+                text += "\n" + violations_table(found, len(results) if monitors
+                                                else sum(bool(p.script.monitors) for p in programs))
+        emit(text)  # stdout first: a full or closed stdout fails the run before any file is in place
         try:
             staged.commit()
         except OSError as exc:
             return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
-    for program in programs:
-        note = recording_note(program)
-        if note:
-            print(f"carbench: {note}", file=sys.stderr)
-    checked = monitors or any(p.script.monitors for p in programs)
     if report is not None:
         print(f"report: {Path(report) / 'index.html'}", file=sys.stderr)
-    if as_json:
-        doc = to_json(results)
-        if checked:
-            doc["monitors"] = violations_json(found)
-            doc["passed"] = doc["passed"] and not found
-        print(json.dumps(doc, indent=2))
-    else:
-        print(table(results))
-        if checked:
-            print(violations_table(found, len(results) if monitors else sum(bool(p.script.monitors) for p in programs)))
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
-
-
-def report_writes(name: str) -> bool:
-    """Whether ``--report DIR`` may write a file of this name into DIR (its page and its charts)."""
-    return name == "index.html" or name.lower().endswith(".png")
 
 
 def _sweep(args) -> int:

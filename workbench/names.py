@@ -115,17 +115,40 @@ def resolve_preset_name(text: str | os.PathLike) -> Path:
     return resolve_name(text, "preset")
 
 
+def load_preset_file(path: str | os.PathLike):
+    """The preset in the file ``path``, read as it is: a path the rule above has already chosen is never
+    looked up again among the shipped presets (a local ``sedan`` file is that file, not the shipped sedan).
+
+    PresetError with one line for anything wrong: not a regular file, too large, not UTF-8, not TOML,
+    a key or value the schema refuses.
+    """
+    from physics import Preset, PresetError, parse_preset
+    from physics.presets import MAX_PRESET_BYTES
+    from workbench.scripts.limits import LimitError, read_limited_bytes
+
+    path = Path(path)
+    try:
+        data = read_limited_bytes(path, "preset", MAX_PRESET_BYTES)
+    except LimitError as exc:
+        raise PresetError(str(exc)) from None
+    except FileNotFoundError:
+        raise PresetError(f"{path}: no such preset file") from None
+    except OSError as exc:
+        raise PresetError(f"{path}: cannot be read: {path_problem(exc)}") from None
+    return Preset(name=path.stem, path=path, params=parse_preset(data, str(path)))
+
+
 def load_named_preset(text: str | os.PathLike):
     """The preset a ``--preset`` argument names, loaded and checked against what the model can hold.
 
     PresetError (or NameRuleError) with one line for anything wrong: the name, the file, a number too
     long to read, more gears than the model has room for.
     """
-    from physics import PresetError, load_preset
+    from physics import PresetError
 
     path = resolve_preset_name(text)
     try:
-        preset = load_preset(path)
+        preset = load_preset_file(path)
     except PresetError:
         raise
     except (ValueError, OverflowError, RecursionError) as exc:  # a 5,000-digit number, say

@@ -3,10 +3,26 @@ and a bad one ends in a traceback, or a crash, far from where it was set)."""
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Mapping
+import sys
+import warnings
+from collections.abc import Mapping, MutableMapping
 
 THREADING_LAYERS = ("default", "safe", "forksafe", "threadsafe", "omp", "tbb", "workqueue")
+SETTINGS = ("NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")
+
+# numba's own choice among its three layers for each value (numba.np.ufunc.parallel._launch_threads).
+_CANDIDATES = {
+    "tbb": ("tbb",), "omp": ("omp",), "workqueue": ("workqueue",),
+    "safe": ("tbb",),  # fork- and thread-safe: TBB only
+    "threadsafe": ("tbb", "omp"),
+    "forksafe": ("tbb", "workqueue") if sys.platform.startswith("linux") else ("tbb", "omp", "workqueue"),
+    "default": ("tbb", "omp", "workqueue"),
+}
+_MODULES = {"tbb": "numba.np.ufunc.tbbpool", "omp": "numba.np.ufunc.omppool", "workqueue": "numba.np.ufunc.workqueue"}
+_MISSING = {"tbb": "Intel TBB (2021.6 or later) is not installed: pip install tbb",
+            "omp": "no OpenMP runtime here", "workqueue": "numba's workqueue is missing"}
 
 
 def max_threads() -> int:
@@ -14,8 +30,27 @@ def max_threads() -> int:
     return max(256, os.cpu_count() or 1)
 
 
+def tidy_numba_env(env: MutableMapping[str, str] | None = None) -> None:
+    """An empty setting (``NUMBA_NUM_THREADS=``) is taken as unset, and spaces around a value are dropped:
+    numba would print a nine-line warning for the empty one, or refuse ``' omp'`` at the first batch."""
+    env = os.environ if env is None else env
+    for name in SETTINGS:
+        value = env.get(name)
+        if value is None:
+            continue
+        if not value.strip():
+            del env[name]
+        elif value != value.strip():
+            env[name] = value.strip()
+
+
 def numba_env_problem(env: Mapping[str, str] | None = None) -> str | None:
-    """One line saying what is wrong with NUMBA_NUM_THREADS or NUMBA_THREADING_LAYER and what is allowed, or None."""
+    """One line saying what is wrong with NUMBA_NUM_THREADS or NUMBA_THREADING_LAYER and what is allowed, or None.
+
+    The values are checked without numba; a threading layer that is spelt right is then tried the way
+    numba will try it (its library loaded), since a missing TBB would otherwise fail the first batch
+    with a traceback.
+    """
     env = os.environ if env is None else env
     threads = env.get("NUMBA_NUM_THREADS")
     if threads is not None and threads.strip():
@@ -25,7 +60,43 @@ def numba_env_problem(env: Mapping[str, str] | None = None) -> str | None:
             return (f"NUMBA_NUM_THREADS={threads!r}: must be a whole number of threads from 1 to {top} "
                     "(or unset: one per CPU)")
     layer = env.get("NUMBA_THREADING_LAYER")
-    if layer is not None and layer.strip() and layer.strip().lower() not in THREADING_LAYERS:
+    if layer is None or not layer.strip():
+        return None
+    name = layer.strip().lower()
+    if name not in THREADING_LAYERS:
         return (f"NUMBA_THREADING_LAYER={layer!r}: must be one of {', '.join(THREADING_LAYERS)} "
                 "(or unset: carbench uses omp)")
-    return None
+    if name == "default":
+        return None
+    loads = {candidate: layer_loads(candidate) for candidate in _CANDIDATES[name]}
+    if any(loads.values()):
+        return None
+    usable = [value for value in THREADING_LAYERS
+              if value == "default" or any(layer_loads(c) for c in _CANDIDATES[value])]
+    why = "; ".join(_MISSING[c] for c in _CANDIDATES[name])
+    return (f"NUMBA_THREADING_LAYER={layer!r}: cannot be loaded here ({why}); "
+            f"the layers that load here: {', '.join(usable)} (or unset: carbench uses omp)")
+
+
+def layer_loads(layer: str) -> bool:
+    """Whether numba can load its threading layer ``layer`` (tbb, omp or workqueue) in this process.
+
+    numba's own test: TBB's runtime must be recent enough, then the layer's extension module must
+    import (it links the layer's library). Importing numba here is safe: the settings it reads at
+    import were checked first.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if layer == "tbb":
+                from numba.np.ufunc import parallel
+
+                check = getattr(parallel, "_check_tbb_version_compatible", None)
+                if check is not None:
+                    check()
+            importlib.import_module(_MODULES[layer])
+    except ImportError:
+        return False
+    except Exception:  # noqa: BLE001 - a layer that fails to load in any other way does not load either
+        return False
+    return True

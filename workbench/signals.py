@@ -1,5 +1,12 @@
 """SIGTERM and SIGHUP end a headless command the way Ctrl-C does: the exception unwinds, every staged
-or half-written output is removed on the way out, and the exit code is 128 + the signal's number."""
+or half-written output is removed on the way out, and the exit code is 128 + the signal's number.
+
+A signal's exception must not be raised inside a ctypes callback: ctypes prints "Exception ignored on
+calling ctypes callback" and carries on, and the command would run to its end as if nothing had come.
+numba's first compile runs Python inside such callbacks (llvmlite's object-cache hooks), so a signal
+that arrives while Python code of llvmlite is on the stack is held and sent again a moment later,
+until it lands where its exception can unwind.
+"""
 
 from __future__ import annotations
 
@@ -23,13 +30,45 @@ class Terminated(BaseException):
         return 128 + self.signum
 
 
+CALLBACK_MODULES = ("llvmlite",)
+"""Packages whose Python code runs inside ctypes callbacks (an exception raised there is swallowed)."""
+
+RETRY_SECONDS = 0.05
+"""How soon a signal held inside a callback is sent again."""
+
+
+def _in_callback(frame) -> bool:
+    """Whether ``frame`` (where a signal's handler runs) is inside a ctypes callback's Python code."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if any(module == m or module.startswith(f"{m}.") for m in CALLBACK_MODULES):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _send_again(signum: int) -> None:
+    """Send ``signum`` to this process again, if our handler still takes it (else it is over)."""
+    with contextlib.suppress(OSError, ValueError):
+        if signal.getsignal(signum) is _raise:
+            signal.raise_signal(signum)
+
+
 def _raise(signum, frame):
+    if _in_callback(frame):  # raised here it would be swallowed: held, and sent again in a moment
+        timer = threading.Timer(RETRY_SECONDS, _send_again, (signum,))
+        timer.daemon = True
+        timer.start()
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise Terminated(signum)
 
 
 @contextlib.contextmanager
 def signals_as_exceptions() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise :class:`Terminated` (main thread only)."""
+    """While the block runs, SIGTERM and SIGHUP raise :class:`Terminated`, and SIGINT KeyboardInterrupt,
+    never inside a ctypes callback (main thread only). A SIGINT that is ignored (a background job) stays so."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -37,6 +76,9 @@ def signals_as_exceptions() -> Iterator[None]:
     for signum in HANDLED:
         with contextlib.suppress(OSError, ValueError):
             saved[signum] = signal.signal(signum, _raise)
+    with contextlib.suppress(OSError, ValueError):
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            saved[signal.SIGINT] = signal.signal(signal.SIGINT, _raise)
     try:
         yield
     finally:

@@ -48,7 +48,7 @@ def test_report_parts(tmp_path):
     (result,) = replay([compile_script(load_script(path))])
     s = stamp(result.program)
     assert s["preset"] == "manual003" and len(s["params_sha256"]) == 64 and s["dt"] == result.program.dt
-    assert param_diff(result.program) == [("tyres.mu", "1.0", "0.5", "from 1 s")]
+    assert param_diff(result.program) == [("tyres.mu", "1", "0.5", "from 1 s")]
     chart = expectation_chart(result, result.verdicts[3])  # a window: shaded, bound drawn, worst point marked
     assert isinstance(chart, Chart) and len(chart.bands) == 1 and chart.lines[0].value == 10.0
     assert chart.markers[0].x == result.verdicts[3].time

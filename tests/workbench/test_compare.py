@@ -11,6 +11,7 @@ import pytest
 from physics import channel_names, load_preset
 from physics.presets import scripts_dir
 from workbench.cli import main
+from workbench.output.telemetry_log import split_header_cell
 from workbench.runs.compare import CompareError, compare, read_csv_run, run_of
 from workbench.runs.live import LiveSession
 from workbench.runs.replay import replay
@@ -146,7 +147,7 @@ def test_csv_columns_per_channel_a_b_delta(tmp_path, capsys):
     code, _, err = cli(capsys, "compare", COAST, "--vs-set", "aero.cd=0.6", "--csv", target)
     assert code == 1, err
     lines = target.read_text(encoding="utf-8").splitlines()
-    header = lines[0].split(",")
+    header = [split_header_cell(cell)[0] for cell in lines[0].split(",")]
     names = [name for name in channel_names("m") if name != "t"]
     assert header == ["t"] + [f"{n}.{part}" for n in names for part in ("a", "b", "delta")]
     assert {"speed_kmh.a", "speed_kmh.b", "speed_kmh.delta"} <= set(header)

@@ -110,7 +110,7 @@ CASES = [
     S("hold-from-negative", HEAD + HOLD.replace("from = 0.0", "from = -1.0"), "[[hold]] #1", "before the start"),
     S("hold-to-past-end", HEAD + HOLD.replace("to = 2.0", "to = 9.0"), "[[hold]] #1", "past the script"),
     S("hold-from-at-end", HEAD + HOLD.replace("from = 0.0", "from = 4.0").replace("to = 2.0", "to = 4.0"),
-      "[[hold]] #1", "past the script"),
+      "[[hold]] #1", "is the script's end"),
     S("hold-from-string", HEAD + HOLD.replace("from = 0.0", 'from = "0"'), "[[hold]] #1", "finite number"),
     S("hold-shorter-than-a-frame", HEAD + HOLD.replace("to = 2.0", "to = 0.001"), "[[hold]] #1", "covers no frame"),
     S("hold-gear-key-no-gearbox", head(preset='"parking"') + '[[hold]]\nkeys = ["gear_up"]\nfrom = 0.0\nto = 1.0\n',

@@ -7,11 +7,15 @@ fault, stdout empty, no traceback, and the folder exactly as it was (nothing wri
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import os
 import re
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from cli_calls import run, snapshot
 from physics.presets import cars_dir, scripts_dir
 from workbench import cli
 
+REPO = Path(__file__).resolve().parents[2]
 SEDAN = (cars_dir() / "sedan.toml").read_text(encoding="utf-8")
 SHORT = ('[script]\nname = "short"\npreset = "sedan"\nduration = 2.0\n'
          '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 1.0\n'
@@ -29,6 +34,7 @@ HASH = "a" * 64
 RECORDED = ('\n[recorded]\ncarbench = "x"\nnumpy = "y"\npreset = "sedan"\npreset_sha256 = "{h}"\n'
             'params_sha256 = "{h}"\ndt = {dt}\nchanged = {changed}\n')
 GEARS = "[" + ", ".join(["3.0"] * 10_000) + "]"
+SWEEP = ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "sw"]
 
 
 def recorded(dt: str = "0.01", changed: str = "[]") -> str:
@@ -101,6 +107,17 @@ def _files(root: Path, kind: str) -> None:
     elif kind == "long-changed":
         rows = ", ".join('{ path = "body.mass", preset = 1.0, run = 2.0 }' for _ in range(1001))
         (root / "rec.toml").write_text(recorded(changed=f"[{rows}]"), encoding="utf-8")
+    elif kind == "rep-dir":  # what the report writes is a folder already: found before the run, not after
+        (root / "rep" / "index.html").mkdir(parents=True)
+    elif kind == "rep-png-dir":
+        (root / "rep" / "short-expect-1.png").mkdir(parents=True)
+    elif kind == "o-dir":
+        (root / "o" / "sweep.csv").mkdir(parents=True)
+    elif kind == "h-report-file":
+        (root / "h").mkdir()
+        (root / "h" / "report").write_text("a file where hunt writes its report folder\n", encoding="utf-8")
+    elif kind == "local-sedan":  # a file named like the shipped preset, in the working folder: it wins
+        (root / "sedan").write_text("x[[[\n", encoding="utf-8")
     elif kind == "dirs":
         (root / "sedan").mkdir()
         (root / "braking_stop").mkdir()
@@ -115,6 +132,7 @@ class Case:
     needles: list[str]
     kind: str = ""
     env: dict[str, str] = field(default_factory=dict)
+    without: str = ""  # a threading layer that must not load here for the case to apply
 
 
 LONG = "a" * 300 + ".toml"
@@ -147,6 +165,17 @@ CASES = [
          ["--mcap x.out", "another output"]),
     Case("replay-csv-is-preset-by-link", "links", ["replay", "S.toml", "--preset", "car.toml", "--csv", "link.toml"],
          ["--csv link.toml", "one of the inputs"], "link"),
+    Case("replay-report-page-is-a-folder", "clobber", ["replay", "S.toml", "--csv", "ok.csv", "--report", "rep"],
+         ["--report rep", "would write index.html inside it", "is a directory"], "rep-dir"),
+    Case("replay-report-chart-is-a-folder", "clobber", ["replay", "S.toml", "--csv", "ok.csv", "--report", "rep"],
+         ["--report rep", "short-expect-1.png", "is a directory"], "rep-png-dir"),
+    Case("manoeuvre-report-page-is-a-folder", "clobber", ["manoeuvre", "iso4138_circle", "--report", "rep"],
+         ["--report rep", "index.html", "is a directory"], "rep-dir"),
+    Case("sweep-out-csv-is-a-folder", "clobber", ["sweep", "S.toml", "--param", "body.mass=900:1000:2", "--out", "o"],
+         ["--out o", "sweep.csv", "is a directory"], "o-dir"),
+    Case("hunt-out-report-is-a-file", "clobber", ["hunt", "--preset", "sedan", "--cars", "1", "--seconds", "1",
+                                                  "--out", "h"], ["--out h", "report", "not a folder"],
+         "h-report-file"),
     Case("replay-csv-is-a-loop", "links", ["replay", "S.toml", "--csv", "loop1"], ["--csv loop1", "loop"], "loop"),
     # -- names -----------------------------------------------------------------------------------------------
     Case("name-directory-with-extension", "names", ["replay", "dir.toml"], ["dir.toml", "is a directory",
@@ -163,11 +192,32 @@ CASES = [
     Case("name-hunt-preset-missing", "names", ["hunt", "--preset", "nosuch"],
          ["--preset", "nosuch", "looked up among the shipped presets"]),
     Case("name-window-script-directory", "names", ["--script", "dir.toml"], ["--script", "is a directory"], "dirs"),
+    # an existing regular file wins over a shipped name on every command's path, not only in the resolver
+    Case("name-local-preset-wins-replay", "names", ["replay", "braking_stop", "--preset", "sedan"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-compare", "names", ["compare", "S.toml", "--preset", "sedan", "--vs-dt", "0.01"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-compare-vs", "names", ["compare", "S.toml", "--preset", "classic", "--vs-preset",
+                                                        "sedan"], ["--vs-preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-sweep", "names", ["sweep", "S.toml", "--preset", "sedan", "--param",
+                                                   "body.mass=900:1000:2", "--out", "sw"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-hunt", "names", ["hunt", "--preset", "sedan", "--cars", "1", "--seconds", "1"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-manoeuvre", "names", ["manoeuvre", "iso4138_circle", "--preset", "sedan"],
+         ["--preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-manoeuvre-vs", "names", ["manoeuvre", "iso4138_circle", "--preset", "classic",
+                                                          "--vs-preset", "sedan"],
+         ["--vs-preset: sedan: not valid TOML"], "local-sedan"),
+    Case("name-local-preset-wins-window", "names", ["--preset", "sedan"], ["--preset: sedan: not valid TOML"],
+         "local-sedan"),
+    Case("name-vs-preset-missing-names-its-option", "names", ["compare", "S.toml", "--vs-preset", "nosuch"],
+         ["--vs-preset: nosuch", "looked up among the shipped presets"]),
     # -- FIFOs, devices, sizes ------------------------------------------------------------------------------
     Case("compare-csv-fifo", "fifos", ["compare", "a.csv", "b.csv"], ["b.csv", "is a FIFO"], "fifo"),
     Case("compare-csv-link-to-dev-zero", "devices", ["compare", "a.csv", "b.csv"], ["b.csv", "is a device"], "zero"),
-    Case("compare-csv-too-big", "sizes", ["compare", "a.csv", "b.csv"], ["b.csv", "larger than a telemetry CSV"],
-         "bigcsv"),
+    Case("compare-csv-too-big", "sizes", ["compare", "a.csv", "b.csv"],
+         ["b.csv: 1,073,741,825 bytes is larger than a telemetry CSV", "(1,073,741,824 bytes, 1 GiB)"], "bigcsv"),
     Case("compare-csv-link-to-dev-null", "devices", ["compare", "a.csv", "n.csv"], ["n.csv", "is a device"],
          "null"),
     # -- path errors ------------------------------------------------------------------------------------------
@@ -203,6 +253,16 @@ CASES = [
          ["manoeuvre", "iso4138_circle", "--set", "body.mass=" + "9" * 5000], ["body.mass", "4,300 digits"]),
     Case("gears-10000-by-manoeuvre-set", "huge numbers", ["manoeuvre", "iso4138_circle", "--set",
                                                           f"gearbox.ratios={GEARS}"], ["--set", "10000 gears"]),
+    Case("vs-set-angle-in-degrees-out-of-range", "units", ["compare", "S.toml", "--vs-set", "steering.lock=100"],
+         ["--vs-set steering.lock=100 (deg)", "out of range", "<= 80 deg"]),
+    Case("manoeuvre-set-angle-in-degrees-out-of-range", "units", ["manoeuvre", "iso4138_circle", "--set",
+                                                                  "steering.lock=100"],
+         ["--set steering.lock=100 (deg)", "<= 80 deg"]),
+    Case("manoeuvre-vs-set-angle-not-a-number", "units", ["manoeuvre", "iso4138_circle", "--vs-set",
+                                                          "steering.lock=wide"],
+         ["--vs-set steering.lock='wide'", "a number in deg"]),
+    Case("vs-set-rate-in-degrees-out-of-range", "units", ["compare", "S.toml", "--vs-set", "steering.rate=-1"],
+         ["--vs-set steering.rate=-1 (deg/s)", "deg/s"]),
     Case("vs-set-traction-simple", "huge numbers", ["compare", "S.toml", "--vs-set", "model.traction=simple"],
          ["--vs-set", "traction"]),
     Case("sweep-seed-negative", "huge numbers", ["sweep", "S.toml", "--param", "body.mass=900:1000", "--samples",
@@ -220,6 +280,12 @@ CASES = [
     Case("numba-threading-layer-bogus", "environment", ["replay", "S.toml"], ["NUMBA_THREADING_LAYER='bogus'",
                                                                               "omp"],
          env={"NUMBA_THREADING_LAYER": "bogus"}),
+    Case("numba-threading-layer-tbb-not-installed", "environment", ["replay", "braking_stop", "full_lock_left"],
+         ["NUMBA_THREADING_LAYER='tbb'", "cannot be loaded here", "TBB", "omp"],
+         env={"NUMBA_THREADING_LAYER": "tbb"}, without="tbb"),
+    Case("numba-threading-layer-safe-without-tbb", "environment", ["replay", "braking_stop", "full_lock_left"],
+         ["NUMBA_THREADING_LAYER='safe'", "cannot be loaded here", "TBB", "workqueue"],
+         env={"NUMBA_THREADING_LAYER": "safe"}, without="tbb"),
 ]
 
 
@@ -237,6 +303,11 @@ def test_a_promise_holds(case: Case, tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     for key, value in case.env.items():
         monkeypatch.setenv(key, value)
+    if case.without:
+        from workbench.numba_env import layer_loads
+
+        if layer_loads(case.without):
+            pytest.skip(f"numba's {case.without} threading layer loads on this machine")
     _files(tmp_path, case.kind)
     before = snapshot(tmp_path)
     shipped = snapshot(scripts_dir())
@@ -266,6 +337,28 @@ def test_every_command_takes_shipped_names_from_any_folder(argv, tmp_path, monke
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sedan").mkdir()
     (tmp_path / "braking_stop").mkdir()
+    code, out, err = run(argv, capsys)
+    assert code in (0, 1), (code, out, err)
+    assert "carbench: " not in err.replace("carbench: compiling", ""), err
+    assert out.strip()
+
+
+LOCAL_RUNS = [
+    ["replay", "braking_stop", "--preset", "car.txt"],
+    ["compare", "braking_stop", "--preset", "car.txt", "--vs-dt", "0.01"],
+    ["compare", "braking_stop", "--vs-preset", "car.txt"],
+    ["sweep", "braking_stop", "--preset", "car.txt", "--param", "body.mass=900:1000:2", "--out", "sw"],
+    ["hunt", "--preset", "car.txt", "--cars", "1", "--seconds", "1", "--out", "h"],
+    ["manoeuvre", "iso4138_circle", "--preset", "car.txt"],
+    ["manoeuvre", "iso4138_circle", "--vs-preset", "car.txt"],
+]
+
+
+@pytest.mark.parametrize("argv", LOCAL_RUNS, ids=[" ".join(a[:3]) for a in LOCAL_RUNS])
+def test_every_command_reads_a_preset_file_whatever_its_extension(argv, tmp_path, monkeypatch, capsys):
+    """An existing regular file wins: ``car.txt`` is the preset in that file, not a shipped name to look up."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "car.txt").write_text((cars_dir() / "manual003.toml").read_text(encoding="utf-8"), encoding="utf-8")
     code, out, err = run(argv, capsys)
     assert code in (0, 1), (code, out, err)
     assert "carbench: " not in err.replace("carbench: compiling", ""), err
@@ -358,7 +451,9 @@ def test_a_signal_at_any_stage_leaves_nothing_behind(stage, name, code, tmp_path
     got, out, err = run(["replay", "S.toml", "--csv", "t.csv", "--mcap", "t.mcap", "--report", "rep"], capsys)
 
     assert got == code, (got, out, err)
-    assert out == ""
+    # The result reaches stdout before the outputs move into place (a full stdout must commit nothing), so
+    # a signal at the commit comes after the table; at every earlier stage stdout stays empty.
+    assert out == "" or stage == "before-the-commit", out
     assert err.strip().splitlines()[-1].startswith("carbench: "), err
     assert "Traceback" not in err
     assert snapshot(tmp_path) == before, "a staged or partial output was left behind"
@@ -393,6 +488,57 @@ def test_a_whole_run_writes_every_output_and_no_staging(tmp_path, monkeypatch, c
     assert "index.html" in os.listdir(tmp_path / "rep")
     assert not [n for n in os.listdir(tmp_path / "rep") if n.startswith(".")]
     assert f"{0o777 & ~_umask():o}" == f"{(tmp_path / 'rep').stat().st_mode & 0o777:o}"
+
+
+def test_a_commit_that_cannot_move_everything_moves_nothing(tmp_path):
+    """Every destination is checked before anything moves: a folder where a file goes fails the commit
+    before the first output is in place (a file that appeared after the run's own checks)."""
+    from workbench.output.files import StagedOutputs
+
+    (tmp_path / "old.csv").write_text("the user's\n", encoding="utf-8")
+    (tmp_path / "rep").mkdir()
+    before = snapshot(tmp_path)
+    with StagedOutputs() as staged:
+        staged.file(tmp_path / "old.csv").write_text("new\n", encoding="utf-8")
+        staged.file(tmp_path / "t.mcap").write_bytes(b"mcap")
+        (staged.folder(tmp_path / "rep") / "index.html").write_text("page\n", encoding="utf-8")
+        (tmp_path / "rep" / "index.html").mkdir()  # appears after the checks, before the commit
+        with pytest.raises(IsADirectoryError):
+            staged.commit()
+    (tmp_path / "rep" / "index.html").rmdir()
+    assert snapshot(tmp_path).keys() == before.keys()  # the folder's own mtime moved with the staging in it
+    assert (tmp_path / "old.csv").read_text(encoding="utf-8") == "the user's\n"
+
+
+def test_a_commit_that_fails_halfway_moves_back_what_it_moved(tmp_path, monkeypatch):
+    """A rename that fails after others succeeded: those are moved back, and the files they replaced put back."""
+    import workbench.output.files as files
+
+    (tmp_path / "a.csv").write_text("the user's a\n", encoding="utf-8")
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "rep" / "index.html").write_text("the user's page\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    real = os.rename
+    calls = []
+
+    def rename(src, dst):
+        calls.append(dst)
+        if str(dst).endswith("b.csv"):
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    with files.StagedOutputs() as staged:
+        staged.file(tmp_path / "a.csv").write_text("new a\n", encoding="utf-8")
+        staged.file(tmp_path / "b.csv").write_text("new b\n", encoding="utf-8")
+        (staged.folder(tmp_path / "rep") / "index.html").write_text("new page\n", encoding="utf-8")
+        monkeypatch.setattr(files.os, "rename", rename)
+        with pytest.raises(OSError, match="No space"):
+            staged.commit()
+        monkeypatch.setattr(files.os, "rename", real)
+    assert any(str(c).endswith("a.csv") for c in calls)  # a.csv had moved before b.csv failed
+    assert snapshot(tmp_path).keys() == before.keys()
+    assert (tmp_path / "a.csv").read_text(encoding="utf-8") == "the user's a\n"
+    assert (tmp_path / "rep" / "index.html").read_text(encoding="utf-8") == "the user's page\n"
 
 
 def _umask() -> int:
@@ -458,19 +604,180 @@ def test_a_full_disk_creates_nothing(case, argv, leave, small_disk, monkeypatch,
     assert snapshot(small_disk) == before
 
 
+REAL_CHARTS = [
+    ("sweep-plot", [*SWEEP, "--plot"]),
+    ("replay-report", ["replay", "S.toml", "--report", "rep"]),
+    ("manoeuvre-report", ["manoeuvre", "iso4138_circle", "--report", "rep"]),
+]
+
+
+@pytest.mark.parametrize(("case", "argv"), REAL_CHARTS, ids=[c for c, _ in REAL_CHARTS])
+def test_a_full_disk_under_real_charts_is_one_line(case, argv, small_disk):
+    """The charts drawn by Qt and libpng: libpng's own 'Write Error' never reaches the terminal, the one line
+    names the output (not its hidden staging name), and nothing is left."""
+    pytest.importorskip("PySide6")
+    pytest.importorskip("pyqtgraph")
+    (small_disk / "S.toml").write_text(SHORT, encoding="utf-8")
+    _fill(small_disk, 8 * 1024)  # room for a CSV and a page, not for a chart
+    before = snapshot(small_disk)
+    done = _carbench(argv, small_disk, {"QT_QPA_PLATFORM": "offscreen"})
+    errors = [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert done.returncode == 2, done.stderr
+    assert len(errors) == 1 and errors[0].startswith("carbench: "), done.stderr
+    assert ".staged" not in errors[0] and ".partial" not in errors[0], errors[0]
+    assert done.stdout == ""
+    assert snapshot(small_disk) == before
+
+
 # -- streams: full, closed, not UTF-8 (a real process: the interpreter's own streams) ----------------------------
 
+def _env(extra: dict | None = None) -> dict[str, str]:
+    """The environment of a carbench subprocess: this checkout's packages first (not an installed carbench's)."""
+    full = {**os.environ, **(extra or {})}
+    full["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return full
+
+
 def _carbench(args: list[str], cwd: Path, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
-    full = {**os.environ, **(env or {})}
+    full = _env(env)
     full.pop("DISPLAY", None)
     return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=cwd, env=full, capture_output=True,
                           text=True, timeout=600, check=False, **kw)
 
 
+class _FullStdout(io.StringIO):
+    """A stdout that takes nothing (``> /dev/full``), in this process."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def flush(self):
+        pass
+
+
+STDOUT_FAILS = [  # each writes files; a stdout that cannot take the result must leave none of them
+    ("replay-csv", ["replay", "S.toml", "--csv", "x.csv"]),
+    ("replay-csv-json", ["replay", "S.toml", "--csv", "x.csv", "--json"]),
+    ("replay-every-output", ["replay", "S.toml", "--csv", "x.csv", "--mcap", "x.mcap", "--report", "rep"]),
+    ("sweep-out", SWEEP),
+    ("sweep-out-json-plot", [*SWEEP, "--json", "--plot"]),
+    ("compare-csv", ["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"]),
+    ("manoeuvre-report", ["manoeuvre", "iso4138_circle", "--report", "rep"]),
+]
+
+
+@pytest.mark.parametrize(("case", "argv"), STDOUT_FAILS, ids=[c for c, _ in STDOUT_FAILS])
+def test_a_full_stdout_fails_the_run_before_any_file_is_in_place(case, argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    before = snapshot(tmp_path)
+    monkeypatch.setattr(sys, "stdout", _FullStdout())
+    code, _, err = run(argv, capsys)
+    assert code == cli.EXIT_BAD_INPUT, (code, err)
+    assert err.splitlines()[-1].startswith("carbench: cannot write to stdout: No space left"), err
+    assert [line for line in err.splitlines() if line.startswith("carbench: ")
+            and not line.startswith("carbench: compiling")] == [err.splitlines()[-1]], err
+    assert snapshot(tmp_path) == before, "an output was written though its result never reached stdout"
+
+
+class _FullStderr(_FullStdout):
+    """A stderr that takes nothing (``2> /dev/full``), in this process."""
+
+    def flush(self):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+STDERR_FULL = [  # (case, argv, exit code, what the folder holds after)
+    ("bad-script-name", ["replay", "nosuch.toml"], 2, []),
+    ("bad-dt", ["replay", "S.toml", "--dt", "1"], 2, []),
+    ("bad-arguments", ["replay"], 2, []),
+    ("bad-vs-preset", ["compare", "S.toml", "--vs-preset", "nosuch"], 2, []),
+    ("bad-hunt-preset", ["hunt", "--preset", "nosuch"], 2, []),
+    ("bad-manoeuvre", ["manoeuvre", "nosuch"], 2, []),
+    ("replay-every-output", ["replay", "S.toml", "--csv", "x.csv", "--mcap", "x.mcap", "--report", "rep"], 0,
+     ["rep", "x.csv", "x.mcap"]),
+    ("replay-failing", ["replay", "F.toml", "--json"], 1, []),
+    ("sweep", SWEEP, 0, ["sw"]),
+    ("compare", ["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"], 1, ["c.csv"]),
+]
+
+
+@pytest.mark.parametrize(("case", "argv", "code", "made"), STDERR_FULL, ids=[c[0] for c in STDERR_FULL])
+def test_a_full_stderr_changes_neither_the_exit_code_nor_the_outputs(case, argv, code, made, tmp_path, monkeypatch,
+                                                                     capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    (tmp_path / "F.toml").write_text(SHORT.replace("min = 0.0", "min = 1000.0"), encoding="utf-8")  # fails
+    monkeypatch.setattr(sys, "stderr", _FullStderr())
+    got, out, _ = run(argv, capsys)
+    assert got == code, (got, out)
+    assert (out != "") == (code != 2), out  # the result on stdout; nothing on bad input
+    assert sorted(os.listdir(tmp_path)) == sorted(["F.toml", "S.toml", *made])
+    assert isinstance(sys.stderr, _FullStderr), "the guard outlived the command"
+
+
+@pytest.mark.parametrize("stderr", ["full", "closed"])
+def test_a_full_or_closed_stderr_in_a_real_process(stderr, tmp_path):
+    """The interpreter's own stderr: an error is still exit 2 with nothing on stdout, and a run's
+    result, exit code and files are what they would be (the first compile's notice included)."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+
+    def carbench(*args):
+        with open("/dev/full", "w") as full:
+            return subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(),
+                                  stdout=subprocess.PIPE, stderr=full if stderr == "full" else None, text=True,
+                                  timeout=600, check=False,
+                                  preexec_fn=(lambda: os.close(2)) if stderr == "closed" else None)
+
+    done = carbench("replay", "nosuch.toml")
+    assert (done.returncode, done.stdout) == (2, "")
+    done = carbench("replay", "S.toml", "--csv", "x.csv")
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout
+    assert sorted(os.listdir(tmp_path)) == ["S.toml", "x.csv"]
+
+
+CLOSED_STDOUT = [  # (argv, the line on stderr)
+    (["replay", "S.toml", "--csv", "x.csv"], "carbench: cannot write to stdout: it is closed"),
+    (SWEEP, "carbench: cannot write to stdout: it is closed"),
+    (["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"], "carbench: cannot write to stdout: it is closed"),
+    (["presets"], "carbench: cannot write to stdout: it is closed"),
+    (["--version"], "carbench: cannot write to stdout: it is closed"),
+    (["replay", "nosuch.toml"], "carbench: nosuch.toml: no such script file"),
+]
+
+
+@pytest.mark.parametrize(("argv", "line"), CLOSED_STDOUT, ids=[" ".join(a[:2]) for a, _ in CLOSED_STDOUT])
+def test_a_closed_stdout_is_a_full_one(argv, line, tmp_path):
+    """``>&-``: a command with something to print exits 2 with one line, and writes no file."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "workbench", *argv], cwd=tmp_path, env=_env(), stdout=None,
+                          stderr=subprocess.PIPE, text=True, timeout=600, check=False,
+                          preexec_fn=lambda: os.close(1))
+    errors = [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert done.returncode == 2, done.stderr
+    assert len(errors) == 1 and errors[0].startswith(line), done.stderr
+    assert sorted(os.listdir(tmp_path)) == ["S.toml"]
+
+
+def test_a_full_stderr_through_the_first_compile(tmp_path):
+    """The first compile's notice (printed by physics.kernel) goes to a full stderr: the run is unchanged."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "cache").mkdir()
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml"], cwd=tmp_path,
+                              env=_env({"NUMBA_CACHE_DIR": str(tmp_path / "cache")}), stdout=subprocess.PIPE,
+                              stderr=full, text=True, timeout=600, check=False)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout
+    assert os.listdir(tmp_path / "cache"), "the kernel was not compiled afresh"
+
+
 def test_json_onto_a_full_stdout_is_one_line(tmp_path):
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml", "--json"], cwd=tmp_path,
+        done = subprocess.run([sys.executable, "-m", "workbench", "replay", "S.toml", "--json", "--csv", "x.csv"],
+                              cwd=tmp_path, env=_env(),
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=600, check=False)
     assert done.returncode == 2
     # A cold kernel cache adds the one progress line of the first compile before the run; the error is one line.
@@ -478,10 +785,11 @@ def test_json_onto_a_full_stdout_is_one_line(tmp_path):
                      if not line.startswith("carbench: compiling the car model, once"))
     assert errors.startswith("carbench: ") and errors.count("\n") == 1, done.stderr
     assert "No space left" in errors
+    assert sorted(os.listdir(tmp_path)) == ["S.toml"], "the CSV was written though its run failed"
 
 
 def test_an_error_never_goes_to_stdout_when_stderr_is_closed(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "nosuch.toml"], cwd=tmp_path,
+    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "nosuch.toml"], cwd=tmp_path, env=_env(),
                           capture_output=False, stdout=subprocess.PIPE, stderr=None, text=True, timeout=600,
                           check=False, preexec_fn=lambda: os.close(2))
     assert done.returncode == 2
@@ -503,8 +811,8 @@ def test_a_deleted_working_folder_is_one_line(tmp_path):
     gone.mkdir()
     code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); from workbench import cli; "
             "raise SystemExit(cli.main(['replay', 'braking_stop', '--csv', 'x.csv']))")
-    done = subprocess.run([sys.executable, "-c", code, str(gone)], capture_output=True, text=True, timeout=600,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", code, str(gone)], env=_env(), capture_output=True, text=True,
+                          timeout=600, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     assert done.stderr.startswith("carbench: ") and done.stderr.count("\n") == 1, done.stderr
@@ -516,10 +824,93 @@ def test_a_deleted_working_folder_is_one_line(tmp_path):
 def test_the_numba_environment_is_checked_before_numba_loads(name, value, tmp_path):
     code = ("import sys; from workbench import cli; rc = cli.main(['replay', 'braking_stop']); "
             "assert 'numba' not in sys.modules, 'numba was imported'; raise SystemExit(rc)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, name: value},
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env({name: value}),
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"carbench: {name}=") and done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.parametrize(("name", "value"), [("NUMBA_NUM_THREADS", ""), ("NUMBA_NUM_THREADS", " "),
+                                             ("NUMBA_THREADING_LAYER", ""), ("NUMBA_THREADING_LAYER", " omp "),
+                                             ("NUMBA_NUM_THREADS", " 2 ")])
+def test_an_empty_numba_setting_is_unset_and_spaces_are_dropped(name, value, tmp_path):
+    """numba itself prints nine lines of warning for NUMBA_NUM_THREADS= and refuses ' omp' at the first batch."""
+    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "braking_stop", "full_lock_left"],
+                          cwd=tmp_path, env=_env({name: value}), capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert [e for e in done.stderr.splitlines() if not e.startswith("carbench: compiling the car model")] == []
+
+
+# -- a signal during numba's first compile: never swallowed by a ctypes callback ----------------------------------
+
+IN_A_CALLBACK = """
+import os, signal, sys
+from numba.core import codegen
+
+real = codegen.CPUCodeLibrary._object_compiled_hook.__func__
+sent = []
+
+
+def hook(cls, ll_module, buf):  # llvmlite calls this from C: an exception raised here is swallowed
+    if not sent:
+        sent.append(True)
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        sum(range(1000))  # a few bytecodes: the handler runs here, inside the callback
+    return real(cls, ll_module, buf)
+
+
+codegen.CPUCodeLibrary._object_compiled_hook = classmethod(hook)
+from workbench import cli  # noqa: E402
+
+raise SystemExit(cli.main(["replay", "S.toml", "--csv", "x.csv"]))
+"""
+
+
+def _stopped_cleanly(done_code: int, err: str, code: int, line: str, folder: Path) -> None:
+    lines = [e for e in err.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert done_code == code, err
+    assert lines == [line], err
+    assert sorted(n for n in os.listdir(folder) if n not in ("cache", "stderr")) == ["S.toml"], "an output was left"
+
+
+@pytest.mark.parametrize(("name", "code", "line"), [("SIGTERM", 143, "carbench: stopped by signal 15"),
+                                                    ("SIGHUP", 129, "carbench: stopped by signal 1"),
+                                                    ("SIGINT", 130, "carbench: interrupted")])
+def test_a_signal_inside_numbas_compile_callback_still_stops_the_run(name, code, line, tmp_path):
+    """The signal is sent from inside llvmlite's object-cache callback (where numba's first compile runs
+    Python, and where an exception is printed as 'Exception ignored' and dropped)."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "cache").mkdir()
+    done = subprocess.run([sys.executable, "-c", IN_A_CALLBACK, name], cwd=tmp_path,
+                          env=_env({"NUMBA_CACHE_DIR": str(tmp_path / "cache")}), capture_output=True, text=True,
+                          timeout=600, check=False)
+    _stopped_cleanly(done.returncode, done.stderr, code, line, tmp_path)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.0, 2.0, 4.0])
+def test_sigterm_at_any_moment_of_a_cold_compile_stops_the_run(delay, tmp_path):
+    """A real cold compile (an empty NUMBA_CACHE_DIR), SIGTERM some time after it starts."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "cache").mkdir()
+    with open(tmp_path / "stderr", "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "workbench", "replay", "S.toml", "--csv", "x.csv"],
+                                   cwd=tmp_path, env=_env({"NUMBA_CACHE_DIR": str(tmp_path / "cache")}),
+                                   stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        for _ in range(6000):  # the kernel's compile has begun (its notice is printed)
+            if "compiling the car model" in (tmp_path / "stderr").read_text() or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        time.sleep(delay)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    _stopped_cleanly(process.returncode, (tmp_path / "stderr").read_text(), 143, "carbench: stopped by signal 15",
+                     tmp_path)
 
 
 # -- Dask: a port that accepts and never answers ---------------------------------------------------------------
@@ -559,6 +950,80 @@ def test_a_scheduler_that_never_answers_is_given_up_on(monkeypatch):
         for conn in held:
             conn.close()
         server.close()
+
+
+MARKED_SWEEP = """
+import contextlib, pathlib, sys
+from workbench import cli
+from workbench.runs import cluster
+
+real = cluster.mapper
+
+
+@contextlib.contextmanager
+def mapper(*args, **kwargs):  # says when the local cluster is up and its first chunks are sent
+    with real(*args, **kwargs) as run:
+        def marked(fn, chunks):
+            pathlib.Path(sys.argv[1]).write_text("the cluster runs")
+            return run(fn, chunks)
+        yield marked
+
+
+cluster.mapper = mapper
+raise SystemExit(cli.main(["sweep", "full_lock_left", "--param", "steering.lock=10:80:400", "--param",
+                           "body.mass=900:1800:100", "--workers", "2", "--chunk", "500", "--out", "o"]))
+"""
+
+
+def _group_alive(pgid: int) -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+@pytest.mark.parametrize(("name", "code", "line"), [("SIGINT", 130, "carbench: interrupted"),
+                                                    ("SIGTERM", 143, "carbench: stopped by signal 15"),
+                                                    ("SIGHUP", 129, "carbench: stopped by signal 1")])
+def test_a_signal_to_the_process_group_of_a_cluster_run_is_one_line(name, code, line, tmp_path):
+    """Ctrl-C in a terminal signals every process of the group, the local cluster's workers too: the
+    terminal sees carbench's one line (not the workers' tracebacks), and no worker outlives the run."""
+    pytest.importorskip("distributed")
+    marker = tmp_path / "running"
+    with open(tmp_path / "stderr", "w") as stderr:  # a file, as a terminal is: the workers write to it too
+        process = subprocess.Popen([sys.executable, "-c", MARKED_SWEEP, str(marker)], cwd=tmp_path, env=_env(),
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+    try:
+        for _ in range(6000):  # the cluster is up and its workers run the first chunks (at most 10 min)
+            if marker.exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert marker.exists(), (tmp_path / "stderr").read_text()
+        time.sleep(2.0)  # into the computation (the one line is owed at any moment; this is where it was not)
+        os.killpg(process.pid, getattr(signal, name))
+        out, _ = process.communicate(timeout=120)
+        for _ in range(300):  # the workers are closed on the way out; what they print lands in the file
+            if not _group_alive(process.pid):
+                break
+            time.sleep(0.1)
+        outlived = _group_alive(process.pid)
+    finally:
+        if process.poll() is None or _group_alive(process.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    err = (tmp_path / "stderr").read_text()
+    lines = [e for e in err.splitlines() if not e.startswith("carbench: compiling the car model")]
+    assert process.returncode == code, err
+    assert lines == [line], err
+    assert out == ""
+    assert not (tmp_path / "o").exists()
+    assert not outlived, "a worker outlived the run"
 
 
 # -- one stamp: --json, the recording, the HTML page, the MCAP and the window show the same ------------------------
@@ -631,10 +1096,43 @@ def test_the_replay_table_shows_angles_in_degrees(capsys):
 
 
 def test_compares_parameter_diff_is_in_degrees(capsys):
-    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=0.55"], capsys)
+    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=31.5127"], capsys)
     assert code in (0, 1), err
     row = next(line for line in out.splitlines() if "steering.lock" in line)
-    assert row.split()[-1] == "deg" and "31.5127" in row, row
+    assert row.split()[-1] == "deg" and "-> 31.5127" in row, row
+
+
+def test_parameter_values_on_the_command_line_are_in_display_units(capsys):
+    """compare --vs-set and manoeuvre --set/--vs-set take degrees, as sweep --param does; [[set]] params stay SI."""
+    import json
+    import math
+
+    from workbench.manoeuvres.manoeuvre_command import car_of
+
+    code, out, err = run(["compare", "full_lock_left", "--vs-set", "steering.lock=30", "--json"], capsys)
+    assert code in (0, 1), err
+    row = next(r for r in json.loads(out)["params"] if r["path"] == "steering.lock")
+    assert row["b"] == pytest.approx(30.0) and row["unit"] == "deg", row
+    car = car_of("sedan", ["steering.lock=30", "body.mass=1400"], "--set")
+    assert car.params.steering.lock == math.radians(30) and car.params.body.mass == 1400
+
+
+def test_the_reports_parameter_table_is_in_display_units(tmp_path, monkeypatch, capsys):
+    """'Parameters against the shipped preset' shows what compare's diff shows: degrees for angles."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    (tmp_path / "S.toml").write_text(STAMPED + '[[set]]\nat = 1.0\nparams = { "steering.lock" = 0.6 }\n',
+                                     encoding="utf-8")
+    code, _, err = run(["replay", "S.toml", "--report", "rep"], capsys)
+    assert code == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    table = page[page.index("Parameters against the shipped preset"):page.index("<h3>Expectations")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    lock = [r for r in rows if "steering.lock" in r]
+    assert len(lock) == 2, rows  # from the start, then at 1 s
+    assert "28.6479 deg" in lock[0] and "34.3775 deg" in lock[1], lock
+    assert "rad" not in table, table
+    assert any("body.mass" in r and "1400 kg" in r for r in rows), rows
 
 
 def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monkeypatch, capsys):
@@ -648,6 +1146,24 @@ def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monk
     text = (tmp_path / "a.csv").read_text(encoding="utf-8").replace("heading [rad]", "heading [deg]", 1)
     (tmp_path / "b.csv").write_text(text, encoding="utf-8")
     one_line(*run(["compare", "a.csv", "b.csv"], capsys), ["b.csv", "heading", "deg"])
+
+
+def test_compares_csv_names_each_columns_display_unit(tmp_path, monkeypatch, capsys):
+    """compare --csv writes display units (degrees): its header says so per column, as replay's CSV does;
+    and compare still reads replay's CSVs, whose header carries their SI units."""
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["replay", "full_lock_left", "--csv", "a.csv"], capsys)
+    assert code == 0, err
+    code, _, err = run(["compare", "a.csv", "a.csv", "--csv", "c.csv"], capsys)
+    assert code == 0, err
+    with open(tmp_path / "c.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    header = list(rows[0])
+    assert header[:4] == ["t [s]", "x.a [m]", "x.b [m]", "x.delta [m]"], header
+    assert {"heading.a [deg]", "yaw_rate.b [deg/s]", "speed_kmh.delta [km/h]", "gear.a"} <= set(header), header
+    assert float(rows[-1]["heading.a [deg]"]) > 360  # degrees, as the header says
 
 
 def test_sweep_columns_and_charts_are_in_display_units_one_unit_per_axis(tmp_path, monkeypatch, capsys):

@@ -24,7 +24,7 @@ from workbench.manoeuvres.runner import Car, run_jobs
 from workbench.names import NameRuleError
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.compare import CompareError
-from workbench.runs.compare_command import parse_assignment
+from workbench.runs.compare_command import parse_changes
 from workbench.scripts.format import ScriptError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -37,11 +37,12 @@ def add_parser(sub) -> None:
     mp.add_argument("--preset", dest="manoeuvre_preset", default="sedan", metavar="NAME|PATH",
                     help="the car (default sedan)")
     mp.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
-                    help="change a parameter of the car (repeatable; the value is read as TOML)")
+                    help="change a parameter of the car (repeatable; the value is read as TOML, in the "
+                         "parameter's display unit: deg for angles, as sweep --param)")
     vs = mp.add_mutually_exclusive_group()
     vs.add_argument("--vs-preset", metavar="NAME|PATH", help="a second car: print both and the change")
     vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
-                    help="a second car: the first with these parameters changed (repeatable)")
+                    help="a second car: the first with these parameters changed (repeatable; display units)")
     mp.add_argument("--json", action="store_true", help="print the KPIs as JSON")
     mp.add_argument("--report", metavar="DIR", help="write an HTML report with the KPI tables and charts (index.html)")
 
@@ -60,13 +61,17 @@ class Outcome:
         return all(k.passed is not False for per_car in self.kpis.values() for kpis in per_car for k in kpis)
 
 
-def car_of(preset: str, sets: list[str], option: str) -> Car:
+def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--preset") -> Car:
+    """The car ``preset_option`` names, with ``sets`` (PATH=VALUE, given with ``option``) applied."""
     from workbench.names import load_named_preset
 
-    loaded = load_named_preset(preset)
+    try:
+        loaded = load_named_preset(preset)
+    except (PresetError, NameRuleError) as exc:
+        raise CompareError(f"{preset_option}: {exc}") from None
     params = loaded.params
     if sets:
-        changes = dict(parse_assignment(item, option) for item in sets)
+        changes = parse_changes(sets, params, option)
         try:
             params = params.with_values(changes)
         except ParamError as exc:
@@ -203,25 +208,37 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
     try:
         cars = [car_of(args.manoeuvre_preset, args.sets, "--set")]
         if args.vs_preset is not None:
-            cars.append(car_of(args.vs_preset, args.sets, "--vs-preset"))
+            cars.append(car_of(args.vs_preset, args.sets, "--set", "--vs-preset"))
         elif args.vs_set:
             cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
         folder = None
         if args.report is not None:
-            folder = check_output_dir(args.report, "--report", [])
+            from workbench.output.html_report import page_writes
+
+            folder = check_output_dir(args.report, "--report", [], writes=page_writes)
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")
         outcome = run_tests(names, cars)
     except (PresetError, NameRuleError, CompareError, ScriptError, OutputPathError) as exc:
         return bad(str(exc))
-    if folder is not None:
+    from workbench.output.files import StagedOutputs
+    from workbench.streams import emit
+
+    with StagedOutputs() as staged:  # the page and its charts move into place together, or not at all
+        if folder is not None:
+            from workbench.signals import deferring
+            from workbench.streams import quiet_stderr
+
+            try:
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    write_report(outcome, staged.folder(folder), deferring(render))
+            except OSError as exc:
+                return bad(f"--report: cannot write into {folder}: {staged.shown(exc.strerror or str(exc))}")
+        emit(json.dumps(as_json(outcome), indent=2) if args.json else table(outcome), stdout)
         try:
-            page = write_report(outcome, folder, render)
+            staged.commit()
         except OSError as exc:
-            return bad(f"--report: cannot write into {folder}: {exc.strerror or exc}")
-        print(f"report: {page}", file=stderr)
-    if args.json:
-        print(json.dumps(as_json(outcome), indent=2), file=stdout)
-    else:
-        print(table(outcome), file=stdout)
+            return bad(f"--report: cannot move the report into {folder}: {exc.strerror or exc}")
+    if folder is not None:
+        print(f"report: {folder / 'index.html'}", file=stderr)
     return EXIT_OK if outcome.passed else EXIT_FAILED

@@ -4,7 +4,10 @@ the umask gives any new file, and only to paths checked before anything runs."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -135,11 +138,14 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
 
 
 def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterable[str | os.PathLike] = (),
-                     writes: Callable[[str], bool] = lambda name: True) -> Path:
+                     writes: Callable[[str], bool] = lambda name: True, folders: Iterable[str] = ()) -> Path:
     """An output folder: it may exist (as a folder) or be created in an existing parent; never an input.
 
     ``writes(name)`` tells whether the command may write a file of that name into the folder; an
-    input (or another output) that is such a file in the folder, through links or not, is refused.
+    input (or another output) that is such a file in the folder, through links or not, is refused,
+    and so is anything already there under such a name that a file could not replace (a folder, a
+    device, a dangling link): it would fail only when the outputs move in, after the whole run.
+    ``folders`` are names the command writes as folders (merged into a folder already there).
     """
     if path is None or not str(path).strip():
         raise OutputPathError(f"{option}: the output folder is empty")
@@ -168,24 +174,73 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
             raise OutputPathError(f"{option} {target}: would overwrite {source}, one of the inputs or another "
                                   "output, inside it")
     if target.is_dir():
-        for name in os.listdir(target):
-            if writes(name) and any(_same_file(target / name, source) for source in sources):
+        subfolders = set(folders)
+        for name in sorted(_looked_at(target, option, lambda: os.listdir(target))):
+            if not writes(name):
+                continue
+            if any(_same_file(target / name, source) for source in sources):
                 raise OutputPathError(f"{option} {target}: would overwrite {target / name}, a link to one of "
                                       "the inputs")
+            entry = target / name
+            if name in subfolders:
+                if entry.exists() and not entry.is_dir():
+                    raise OutputPathError(f"{option} {target}: would write the folder {entry}, which exists and "
+                                          "is not a folder")
+                continue
+            try:
+                check_output_file(entry, option, sources)
+            except OutputPathError as exc:
+                raise OutputPathError(f"{option} {target}: would write {name} inside it, but "
+                                      f"{str(exc).removeprefix(f'{option} ')}") from None
     return target
 
 
-def _move_into(staged: Path, target: Path) -> None:
-    """Move every entry of the folder ``staged`` into the existing folder ``target``, then remove ``staged``:
-    a file replaces its namesake, a folder is merged into its namesake folder (a second run into the same
-    ``--out`` keeps the first run's other files and replaces those it writes again)."""
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _moves(staged: Path, target: Path) -> list[tuple[Path, Path]]:
+    """The renames that merge the folder ``staged`` into the existing folder ``target``: a file replaces its
+    namesake, a folder is merged into its namesake folder (a second run into the same ``--out`` keeps the
+    first run's other files and replaces those it writes again)."""
+    out = []
     for entry in sorted(os.listdir(staged)):
         source, destination = staged / entry, target / entry
-        if source.is_dir() and not source.is_symlink() and destination.is_dir() and not destination.is_symlink():
-            _move_into(source, destination)
+        if _real_dir(source) and _real_dir(destination):
+            out += _moves(source, destination)
         else:
-            os.replace(source, destination)
-    os.rmdir(staged)
+            out.append((source, destination))
+    return out
+
+
+def _check_move(source: Path, destination: Path) -> None:
+    """The OSError ``os.rename(source, destination)`` would end in (a file onto a folder, a folder onto a
+    file or a non-empty folder), raised before anything has moved."""
+    try:
+        info = os.lstat(destination)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode) and not (_real_dir(source) and not os.listdir(destination)):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(destination))
+    if _real_dir(source) and not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(destination))
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename ``path`` to a hidden name beside it (so that a failed commit can put it back)."""
+    aside = path.with_name(f".{path.name}.{secrets.token_hex(6)}.replaced")
+    os.rename(path, aside)
+    return aside
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    with contextlib.suppress(OSError):
+        if _real_dir(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
 
 
 class StagedOutputs:
@@ -229,16 +284,47 @@ class StagedOutputs:
         return tmp
 
     def commit(self) -> None:
-        for tmp, target in self._files:
-            if tmp.exists():
-                os.replace(tmp, target)
+        """Move every staged output into place, all or none.
+
+        Every destination is checked before anything moves; a move that still fails (or a signal in
+        the middle) moves back what had moved and puts back the files it replaced, then raises.
+        """
+        moves = [(tmp, target) for tmp, target in self._files if os.path.lexists(tmp)]
         for tmp, target, existed in self._folders:
             if existed:
-                _move_into(tmp, target)
+                moves += _moves(tmp, target)
             else:
                 os.chmod(tmp, 0o777 & ~_umask())
-                os.rename(tmp, target)
+                moves.append((tmp, target))
+        for source, destination in moves:
+            _check_move(source, destination)
+        done: list[tuple[Path, Path, Path | None]] = []
+        try:
+            for source, destination in moves:
+                aside = _set_aside(destination) if os.path.lexists(destination) else None
+                done.append((source, destination, aside))
+                os.rename(source, destination)
+        except BaseException:
+            for source, destination, aside in reversed(done):
+                with contextlib.suppress(OSError):
+                    if not os.path.lexists(source):
+                        os.rename(destination, source)
+                    if aside is not None:
+                        os.rename(aside, destination)
+            raise
+        for _, _, aside in done:
+            if aside is not None:
+                _remove(aside)
+        for tmp, _, existed in self._folders:
+            if existed:
+                _remove(tmp)  # only the emptied folders of the merge are left in it
         self.committed = True
+
+    def shown(self, text: str) -> str:
+        """``text`` (an error message) with every staged path replaced by the target it stands for."""
+        for tmp, target in [*self._files, *((tmp, target) for tmp, target, _ in self._folders)]:
+            text = text.replace(str(tmp), str(target))
+        return text
 
     def discard(self) -> None:
         import shutil

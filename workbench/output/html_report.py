@@ -19,7 +19,7 @@ import numpy as np
 
 from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
 from physics.presets import cars_dir
-from physics.units import display_unit
+from physics.units import display_unit, shown
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
 from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import params_sha256, program_stamp
@@ -48,8 +48,8 @@ def stamp(program) -> dict:
 
 def display_scale(unit: str, display: str | None) -> tuple[float, str]:
     """Factor and unit that turn a channel's SI value into its display unit (physics.units)."""
-    shown, factor = display_unit(unit, display)
-    return factor, shown
+    unit_shown, factor = display_unit(unit, display)
+    return factor, unit_shown
 
 
 def _unit(info_unit: str) -> str:
@@ -57,7 +57,8 @@ def _unit(info_unit: str) -> str:
 
 
 def param_diff(program) -> list[tuple[str, str, str, str]]:
-    """(parameter, shipped value, value used, when) for every parameter that differs from the shipped preset."""
+    """(parameter, shipped value, value used, when) for every parameter that differs from the shipped preset,
+    each value in its display unit with the unit (physics.units: degrees for angles), as compare shows them."""
     shipped = None
     if program.preset in preset_names():
         try:
@@ -69,14 +70,13 @@ def param_diff(program) -> list[tuple[str, str, str, str]]:
         for info in program.params.infos():
             a, b = shipped.get(info.path), program.params.get(info.path)
             if a != b:
-                rows.append((info.path, f"{a}{_unit(info.unit)}", f"{b}{_unit(info.unit)}", "from the start"))
+                rows.append((info.path, shown(a, info), shown(b, info), "from the start"))
     previous = program.params
     for k, params in program.param_changes:
         for info in params.infos():
             a, b = previous.get(info.path), params.get(info.path)
             if a != b:
-                rows.append((info.path, f"{a}{_unit(info.unit)}", f"{b}{_unit(info.unit)}",
-                             f"from {k * program.dt:.4g} s"))
+                rows.append((info.path, shown(a, info), shown(b, info), f"from {k * program.dt:.4g} s"))
         previous = params
     return rows
 
@@ -148,6 +148,11 @@ th { background: #f4f4f4; } td.nowrap { white-space: nowrap; } td.num { text-ali
 .charts img { width: 100%; border: 1px solid #ddd; }
 .muted { color: #666; }
 """
+
+
+def page_writes(name: str) -> bool:
+    """Whether a report may write a file of this name into its folder (its page and its charts)."""
+    return name == "index.html" or name.lower().endswith(".png")
 
 
 def _safe(name: str) -> str:

@@ -326,6 +326,10 @@ def write_charts(result: SweepResult, folder: Path, render: Renderer) -> list[Pa
         try:
             render(chart, partial)
             os.replace(partial, target)
+        except OSError as exc:
+            if exc.strerror:
+                raise
+            raise OSError(f"could not write the chart {target}") from None  # not its hidden partial name
         finally:
             if partial.exists():
                 partial.unlink()

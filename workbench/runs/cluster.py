@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from workbench.signals import Terminated
+from workbench.streams import quiet_stderr
 
 MAX_WORKERS = 64
 CONNECT_TIMEOUT = 10.0  # [s] to reach a scheduler given with --scheduler
@@ -67,8 +68,9 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             # The worker processes log only errors (not a warning per task cancelled by Ctrl-C); they read
             # this when they start, and a user's own setting wins.
             os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
-            cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                          dashboard_address=None))
+            with _children_ignore_sigint():
+                cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                              processes=True, dashboard_address=None))
             client = stack.enter_context(dd.Client(cluster))
 
         def run(fn, chunks):
@@ -82,6 +84,33 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             with quiet_stderr():
                 stack.close()
             raise
+
+
+@contextlib.contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """Processes started in the block ignore SIGINT (an ignored signal stays ignored across exec).
+
+    Ctrl-C in a terminal sends SIGINT to the whole process group: the local cluster's workers would
+    each die of it with a page of tracebacks while this process shuts them down anyway; they are
+    closed by their nannies here. The price: a Ctrl-C while the workers start (a second or two) is
+    ignored by this process too.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            signal.signal(signal.SIGINT, saved)
 
 
 def _connect(dd, scheduler: str):
@@ -126,26 +155,3 @@ def _quiet_dask() -> None:
     for name in ("distributed", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     warnings.filterwarnings("ignore")
-
-
-@contextlib.contextmanager
-def quiet_stderr():
-    """File descriptor 2 pointed at /dev/null for the block (libraries that print their own warnings:
-    Dask's scheduler, libpng)."""
-    import os
-    import sys
-
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        os.close(devnull)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)

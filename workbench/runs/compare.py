@@ -265,9 +265,16 @@ class Comparison:
         }
 
     def csv_text(self) -> str:
-        """Per compared frame: t, then ``name.a``, ``name.b``, ``name.delta`` for every channel (display units)."""
+        """Per compared frame: t, then ``name.a``, ``name.b``, ``name.delta`` for every channel, each column with
+        its display unit in brackets as a telemetry CSV's header has it (``heading.a [deg]``, ``gear.a``)."""
         names = [n for n in self.a_values if n != "t"]
-        header = ["t"] + [f"{n}.{part}" for n in names for part in ("a", "b", "delta")]
+        units = self.units()
+
+        def cell(name: str, unit: str) -> str:
+            return f"{name} [{unit}]" if unit else name
+
+        header = [cell("t", units.get("t", "s"))] + [cell(f"{n}.{part}", units.get(n, "")) for n in names
+                                                      for part in ("a", "b", "delta")]
         columns = [self.t]
         for n in names:
             columns += [self.a_values[n], self.b_values[n], self.b_values[n] - self.a_values[n]]

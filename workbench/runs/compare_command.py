@@ -38,6 +38,53 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
     return path, value
 
 
+def parse_changes(items: list[str], params, option: str) -> dict[str, Any]:
+    """``PATH=VALUE`` items typed on the command line, as SI values for ``params.with_values``.
+
+    A value is typed in its parameter's display unit (degrees for a steering lock), as ``sweep --param``
+    takes it and as compare's diff shows it; a script's ``[[set]] params`` stay in the preset's own SI
+    units. A number out of range is refused with the range in the display unit.
+    """
+    from physics.units import display_of, to_si
+    from workbench.runs.sweep_axes import range_problem
+
+    changes: dict[str, Any] = {}
+    for item in items:
+        path, value = parse_assignment(item, option)
+        try:
+            info = params.info(path)
+        except ParamError as exc:
+            raise CompareError(f"{option}: {exc}") from None
+        unit, factor = display_of(info)
+        if factor != 1.0 and _is_number(value):
+            si = to_si(float(value), info)
+            problem = range_problem(info, si)
+            if problem:
+                raise CompareError(f"{option} {path}={value:g} ({unit}): {problem}")
+            value = si
+        elif factor != 1.0 and isinstance(value, list):
+            value = [to_si(float(v), info) if _is_number(v) else v for v in value]
+        elif factor != 1.0:
+            raise CompareError(f"{option} {path}={value!r}: expected a number in {unit}")
+        changes[path] = value
+    return changes
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _car(name: str, option: str):
+    """The preset ``option`` names (by the one rule for names), or CompareError naming the option."""
+    from physics import PresetError
+    from workbench.names import NameRuleError, load_named_preset
+
+    try:
+        return load_named_preset(name)
+    except (PresetError, NameRuleError) as exc:
+        raise CompareError(f"{option}: {exc}") from None
+
+
 def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_set: list[str] | None,
                vs_dt: float | None, vs_script: str | None, check=None):
     """The two runs to compare (CompareError or ScriptError for bad input).
@@ -66,11 +113,13 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
     script_file = resolve_script(inputs[0])
     script = load_script(script_file)
     files = [script_file]
+    if preset is not None:
+        preset = _car(preset, "--preset")
     a = compile_script(script, preset)
     if vs_preset is not None:
-        b = compile_script(script, vs_preset)
+        b = compile_script(script, _car(vs_preset, "--vs-preset"))
     elif vs_set is not None:
-        changes = dict(parse_assignment(item) for item in vs_set)
+        changes = parse_changes(vs_set, a.params, "--vs-set")
         try:
             a.params.with_values(changes)
         except ParamError as exc:
@@ -131,13 +180,22 @@ def run(args) -> int:
     except (CompareError, ScriptError, OutputPathError) as exc:
         print(f"carbench: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if args.csv is not None and csv is not None:
+    from workbench.output.files import StagedOutputs
+    from workbench.streams import emit
+
+    with StagedOutputs() as staged:
+        if args.csv is not None and csv is not None:
+            try:
+                result.write_csv(staged.file(csv))
+            except OSError as exc:
+                print(f"carbench: --csv: cannot write {csv}: {exc.strerror or exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+        emit(json.dumps(result.as_json(), indent=2) if args.json else result.text())  # before the CSV is in place
         try:
-            result.write_csv(csv)
+            staged.commit()
         except OSError as exc:
-            print(f"carbench: --csv: cannot write {csv}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"carbench: --csv: cannot move {csv} into place: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    print(json.dumps(result.as_json(), indent=2) if args.json else result.text())
     return EXIT_AGREE if result.agree else EXIT_DIFFER
 
 
@@ -148,7 +206,9 @@ def add_parser(sub) -> None:
     cp.add_argument("--preset", metavar="NAME|PATH", help="run A's car (default: the script's preset)")
     vs = cp.add_mutually_exclusive_group()
     vs.add_argument("--vs-preset", metavar="NAME|PATH", help="run B on another car")
-    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE", help="run B with a parameter changed (repeatable)")
+    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
+                    help="run B with a parameter changed (repeatable); the value in the parameter's display unit "
+                         "(deg for angles), as sweep --param")
     vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
     vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script on A's car")
     cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics import DEFAULT_DT, Preset, load_preset
-from workbench.names import resolve_preset_name
+from physics import DEFAULT_DT, Preset
+from workbench.names import load_named_preset
 from workbench.runs import monitors
 from workbench.runs.replay import run_batch
 from workbench.scripts.format import Hold, MonitorCheck, Script
@@ -176,7 +176,7 @@ def first_violations(cases: Sequence[Case], selection: Sequence[str] | None = No
     presets: dict[str, Preset] = {}
     programs = []
     for i, c in enumerate(cases):
-        preset = presets.get(c.preset) or presets.setdefault(c.preset, load_preset(resolve_preset_name(c.preset)))
+        preset = presets.get(c.preset) or presets.setdefault(c.preset, load_named_preset(c.preset))
         programs.append(compile_script(to_script(c, f"case-{i}"), preset))
     results = run_batch(programs)
     frames = monitors.frames_of_batch(results[0].log, programs)
@@ -210,7 +210,7 @@ class Chunk:
 
 def run_chunk(chunk: Chunk) -> list[tuple[int, str, int]]:
     """(car, monitor, first frame) of every violation in one chunk of random cars."""
-    manual = load_preset(resolve_preset_name(chunk.preset)).params.manual
+    manual = load_named_preset(chunk.preset).params.manual
     cases = [random_case(chunk.preset, chunk.preset_index, chunk.seed, chunk.first + i, chunk.seconds, chunk.dt,
                          manual) for i in range(chunk.count)]
     found = first_violations(cases, chunk.selection)
@@ -377,7 +377,7 @@ def hunt(presets: Sequence[str], cars: int, seconds: float, seed: int, run=None,
             firsts[key] = (chunk, car)
     keys = sorted(firsts, key=lambda k: (presets.index(k[0]), monitors.names().index(k[1])))
     tasks = []
-    manual = {p: load_preset(resolve_preset_name(p)).params.manual for p in presets}
+    manual = {p: load_named_preset(p).params.manual for p in presets}
     for preset, name in keys:
         chunk, car = firsts[(preset, name)]
         case = random_case(preset, chunk.preset_index, seed, car, seconds, dt, manual[preset])

@@ -12,6 +12,7 @@ from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
 from workbench.signals import deferring
+from workbench.streams import emit, quiet_stderr
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -105,9 +106,11 @@ def run(args, renderer=lambda: None) -> int:
     try:
         files = [load_named_preset(p).path for p in presets]
         out = check_output_dir(args.out, "--out", [f for f in files if f is not None],
-                               writes=lambda name: name.endswith(".toml") or name == "report")
-        if (out / "report").exists():
-            check_output_dir(out / "report", "--out", [f for f in files if f is not None])
+                               writes=lambda name: name.endswith(".toml") or name == "report", folders=["report"])
+        if (out / "report").is_dir():
+            from workbench.output.html_report import page_writes
+
+            check_output_dir(out / "report", "--out", [f for f in files if f is not None], writes=page_writes)
         check_options(args.workers, args.scheduler)
     except (OutputPathError, ClusterError) as exc:
         return _bad(str(exc))
@@ -123,20 +126,25 @@ def run(args, renderer=lambda: None) -> int:
     paths: list[Path] = []
     report = None
     with StagedOutputs() as staged:  # the scripts and their report move into --out together, or not at all
-        stage = staged.folder(out) if findings else None
-        for f in findings:
-            path = _free_path(out, f.monitor, set(paths))
-            script = f.script(path.stem, args.seed)
-            atomic_write_text(stage / path.name, f.explanation(args.seed) + "\n" + script.to_toml())
-            paths.append(path)
-        render = renderer() if paths else None
-        if paths and render is not None:
-            write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
-            report = out / "report" / "index.html"
+        try:
+            stage = staged.folder(out) if findings else None
+            for f in findings:
+                path = _free_path(out, f.monitor, set(paths))
+                script = f.script(path.stem, args.seed)
+                atomic_write_text(stage / path.name, f.explanation(args.seed) + "\n" + script.to_toml())
+                paths.append(path)
+            render = renderer() if paths else None
+            if paths and render is not None:
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
+                report = out / "report" / "index.html"
+        except OSError as exc:
+            return _bad(f"--out {out}: cannot write: {staged.shown(exc.strerror or str(exc))}")
+        text = hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths])
+        if report is not None:
+            text += f"\nreport: {report}"
+        emit(text)  # stdout first: a full or closed stdout fails the hunt before any file is in place
         staged.commit()
-    print(hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths]))
     if paths and report is None:
         print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
-    elif report is not None:
-        print(f"report: {report}")
     return EXIT_FAILED if findings else EXIT_OK

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, Simulation, Telemetry, check_dt
+from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, PresetError, Simulation, Telemetry, check_dt
 from physics.inputs import ANALOG_FIELDS, input_record
-from physics.presets import load_preset
 from physics.records import INPUTS
+from workbench.names import load_preset_file
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import Verdict, _InputTrack, judge
 from workbench.runs.stamp import preset_label
@@ -198,6 +198,16 @@ _ANALOG_AT = {name: (_field_offset(f"{ANALOG_FIELDS[name]}_on"), _field_offset(f
               for name in ANALOG}
 
 
+def _named_preset(name_or_path: str | Path) -> Preset:
+    """The preset a name or path means by carbench's one rule (workbench.names); PresetError otherwise."""
+    from workbench.names import NameRuleError, load_named_preset
+
+    try:
+        return load_named_preset(name_or_path)
+    except NameRuleError as exc:
+        raise PresetError(str(exc)) from None
+
+
 def preset_reference(preset: Preset) -> str:
     """How a script names this preset: the shipped name, or the file's path."""
     return preset_label(preset.name, preset.path)
@@ -210,7 +220,7 @@ class LiveSession:
         self.dt = check_dt(dt)
         self.last_recording: Script | None = None
         self._inputs = LiveInputs()  # the keys' frame, written in place
-        self._use_preset(load_preset(preset) if isinstance(preset, str) else preset)
+        self._use_preset(_named_preset(preset) if isinstance(preset, str) else preset)
 
     # -- the car --------------------------------------------------------------------------------
 
@@ -235,7 +245,7 @@ class LiveSession:
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
-        preset = load_preset(name_or_path)
+        preset = _named_preset(name_or_path)
         self._use_preset(preset)
         return preset
 
@@ -502,7 +512,7 @@ class LiveSession:
     def load_script(self, path: str | Path) -> Program:
         """Load a script to replay: its preset is loaded too. On error (ScriptError) nothing changes."""
         program = compile_script(load_script(path))
-        preset = load_preset(program.preset_path) if program.preset_path is not None else self.preset
+        preset = load_preset_file(program.preset_path) if program.preset_path is not None else self.preset
         self.dt = program.dt
         self._use_preset(preset)
         self.program = program
@@ -523,7 +533,7 @@ class LiveSession:
             raise RuntimeError("no script loaded")
         if self.program.preset_path is not None and self.program.preset_path != self.preset.path:
             program, track = self.program, self._track
-            self._use_preset(load_preset(program.preset_path))
+            self._use_preset(load_preset_file(program.preset_path))
             self.program, self._track = program, track
         if self.recorder is not None:
             self.stop_recording()  # kept as the last recording, not lost

@@ -111,12 +111,21 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
 
 
 def _check_value(info: ParamInfo, si: float, where: str, unit: str, factor: float) -> None:
+    problem = range_problem(info, si)
+    if problem:
+        raise SweepError(f"{where} {problem}")
+
+
+def range_problem(info: ParamInfo, si: float) -> str | None:
+    """Why the SI value ``si`` is refused for ``info``, its allowed range in the display unit; None when it is not."""
     try:
         info.check(si)
     except ParamError:
+        unit, factor = display(info)
         shown = dataclasses.replace(info, lo=None if info.lo is None else info.lo * factor,
                                     hi=None if info.hi is None else info.hi * factor)
-        raise SweepError(f"{where} is out of range; allowed: {shown.allowed(unit)}") from None
+        return f"is out of range; allowed: {shown.allowed(unit)}"
+    return None
 
 
 def latin_hypercube(n: int, dims: int, seed: int) -> np.ndarray:

@@ -148,23 +148,29 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
             bar.close()
     assert result is not None
     from workbench.signals import deferring
+    from workbench.streams import emit, quiet_stderr
 
-    try:
-        with StagedOutputs() as staged:
+    with StagedOutputs() as staged:
+        try:
             stage = staged.folder(folder)
             written = [write_csv(result, stage / CSV_NAME)]
             if args.plot and render is not None:
-                written += write_charts(result, stage, deferring(render))
-            staged.commit()
+                with quiet_stderr():  # libpng's own complaint would come before carbench's line
+                    written += write_charts(result, stage, deferring(render))
+        except OSError as exc:
+            print(f"carbench: --out {folder}: cannot write: {staged.shown(exc.strerror or str(exc))}", file=stderr)
+            return 2
         files = [folder / f.name for f in written]
-    except OSError as exc:
-        print(f"carbench: --out {folder}: cannot write: {exc.strerror or exc}", file=stderr)
-        return 2
-    if args.json:
-        print(json.dumps(as_json(result, files), indent=2), file=stdout)
-    else:
-        print(summary(result), file=stdout)
-        print("wrote " + ", ".join(str(f) for f in files), file=stdout)
+        if args.json:
+            text = json.dumps(as_json(result, files), indent=2)
+        else:
+            text = summary(result) + "\n" + "wrote " + ", ".join(str(f) for f in files)
+        emit(text, stdout)  # stdout first: a full or closed stdout fails the sweep before any file is in place
+        try:
+            staged.commit()
+        except OSError as exc:
+            print(f"carbench: --out {folder}: cannot move the outputs into place: {exc.strerror or exc}", file=stderr)
+            return 2
     return 0
 
 

@@ -46,19 +46,31 @@ def check_regular_file(path: str | os.PathLike, what: str = "script", max_bytes:
                 or stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a special file")
         raise LimitError(f"{path}: is {kind}, not a regular {what} file")
     if info.st_size > max_bytes:
-        raise LimitError(f"{path}: {format_bytes(info.st_size)} is larger than a {what} file may be "
-                         f"({format_bytes(max_bytes)})")
+        raise LimitError(too_large(path, info.st_size, max_bytes, what))
     return path
 
 
-def read_limited_text(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> str:
-    """The UTF-8 text of a regular file of at most ``max_bytes`` (a byte-order mark is dropped)."""
+def too_large(path: str | os.PathLike, size: int, limit: int, what: str) -> str:
+    """The refusal of a file of ``size`` bytes over ``limit``: in binary units, or in exact bytes where the
+    rounded sizes would read the same ("1 GiB is larger than ... (1 GiB)")."""
+    if format_bytes(size) != format_bytes(limit):
+        return f"{path}: {format_bytes(size)} is larger than a {what} file may be ({format_bytes(limit)})"
+    return f"{path}: {size:,} bytes is larger than a {what} file may be ({limit:,} bytes, {format_bytes(limit)})"
+
+
+def read_limited_bytes(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``."""
     path = check_regular_file(path, what, max_bytes)
     with open(path, "rb") as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:  # it grew after the check
-        raise LimitError(f"{path}: larger than a {what} file may be ({format_bytes(max_bytes)})")
-    return data.decode("utf-8-sig")
+        raise LimitError(f"{path}: larger than a {what} file may be ({max_bytes:,} bytes, {format_bytes(max_bytes)})")
+    return data
+
+
+def read_limited_text(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` (a byte-order mark is dropped)."""
+    return read_limited_bytes(path, what, max_bytes).decode("utf-8-sig")
 
 
 def telemetry_bytes(frames: int, channels: int, cars: int = 1) -> int:

@@ -1,0 +1,135 @@
+"""carbench's stdout and stderr: what a command prints, and what happens when a stream cannot take it.
+
+- stdout carries a command's result. It is written and flushed before the run's files move into
+  place (:func:`emit`), so a full or closed stdout fails the run with nothing written: exit 2 and
+  one line on stderr. A reader that went away (``| head``) is a BrokenPipeError, let through.
+- stderr carries carbench's one-line messages and progress. A full or closed stderr never changes
+  what a run does or its exit code: what it cannot take is dropped (:class:`TolerantStream`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from typing import TextIO
+
+
+class StdoutError(Exception):
+    """stdout is full or closed: the output could not be printed."""
+
+
+class TolerantStream:
+    """A text stream that passes everything to ``inner`` and drops what ``inner`` cannot take.
+
+    Installed as ``sys.stderr`` while a command runs, so that every message to stderr, carbench's own
+    and its libraries' (numba, Dask, the first compile's notice), is guarded in one place.
+    """
+
+    def __init__(self, inner: TextIO):
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return self.inner.write(text)
+        except (OSError, ValueError):
+            return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.inner.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
+class ClosedStdout(io.TextIOBase):
+    """``sys.stdout`` where file descriptor 1 was closed (``>&-``): the first write is a StdoutError.
+
+    File descriptor 1 itself is held open on /dev/null, so that no file the command opens can take its
+    number and receive the output meant for stdout.
+    """
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise StdoutError("cannot write to stdout: it is closed")
+
+
+def say(message: str) -> None:
+    """One ``carbench: `` line on stderr; nothing at all where stderr cannot take it."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(f"carbench: {message}", file=sys.stderr, flush=True)
+
+
+def stdout_to_devnull() -> None:
+    """Point file descriptor 1 at /dev/null: the interpreter's own flush at exit must not fail again
+    (it would change the exit code to 120)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def flush_stdout(stream: TextIO | None = None) -> None:
+    """Flush stdout (or ``stream``); StdoutError when it is full or closed. BrokenPipeError passes."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        if stream is sys.stdout:
+            stdout_to_devnull()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StdoutError(f"cannot write to stdout: {reason}") from None
+
+
+def emit(text: str, stream: TextIO | None = None) -> None:
+    """Print ``text`` and a newline on stdout (or ``stream``) and flush it: a command's result, written
+    before its files move into place. StdoutError when stdout is full or closed."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        stream.write(text + "\n")
+    except BrokenPipeError:
+        raise
+    except StdoutError:
+        raise
+    except (OSError, ValueError) as exc:
+        if stream is sys.stdout:
+            stdout_to_devnull()
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StdoutError(f"cannot write to stdout: {reason}") from None
+    flush_stdout(stream)
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 pointed at /dev/null for the block: libraries that print their own complaints
+    there (libpng's 'Write Error' on a full disk, Dask's scheduler on the way down) would put them
+    before carbench's one line."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
