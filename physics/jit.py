@@ -13,6 +13,7 @@ Importing this module (``physics`` does) fixes numba's setup before anything com
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -39,15 +40,53 @@ DISABLED = bool(numba.config.DISABLE_JIT)
 """True under NUMBA_DISABLE_JIT=1: the model runs as plain Python."""
 
 
-def scalar(fn):
+def source_key() -> str:
+    """A digest of every source file of the model (and numba's version): compiled code is only reused for the same
+    sources, whichever file changed (numba's own cache looks at a function's file alone, not at what it calls)."""
+    global _source_digest
+    if _source_digest is None:
+        h = hashlib.sha256()
+        for path in sorted(_PACKAGE.glob("*.py")):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+        h.update(numba.__version__.encode())
+        _source_digest = h.hexdigest()
+    return _source_digest
+
+
+_source_digest: str | None = None
+
+if not DISABLED:
+    from numba.core.caching import FunctionCache
+
+    class ModelCache(FunctionCache):
+        """numba's function cache, keyed also on the model's sources (and whatever else ``key`` says)."""
+
+        def __init__(self, py_func, key: str):
+            super().__init__(py_func)
+            self._model_key = key
+
+        def _index_key(self, sig, codegen):
+            base = super()._index_key(sig, codegen)
+            return base[:2] + (base[2] + (self._model_key,),)
+
+
+def scalar(fn, cache: bool = True):
     """Compile a subsystem function: scalar floats in and out, no loops, numpy's error model.
 
-    Not cached on its own: the functions are compiled into the kernel, whose cache entry is keyed
-    on every source file of the model (see physics.kernel), so a change to any of them is seen.
-    numpy's error model: a division by zero gives inf or nan (caught by the kernel's guard)
-    instead of raising inside compiled code.
+    Cached on disk under the digest of every source file of the model (:func:`source_key`), so a change to any of
+    them is seen: a model variant (physics.kernel.build_kernel) then compiles only the functions it changes, the
+    others come from the cache. Variants' own copies are compiled with ``cache=False`` (their globals differ from
+    the module's). numpy's error model: a division by zero gives inf or nan (caught by the kernel's guard) instead
+    of raising inside compiled code.
     """
-    return numba.njit(error_model="numpy")(fn)
+    dispatcher = numba.njit(error_model="numpy")(fn)
+    if cache and not DISABLED:
+        try:
+            dispatcher._cache = ModelCache(fn, source_key())
+        except RuntimeError:  # generated from text (physics.corners' writers): nowhere to cache it, compiled each time
+            pass
+    return dispatcher
 
 
 def max_threads() -> int:

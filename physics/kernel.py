@@ -32,7 +32,6 @@ import threading
 import time
 import types
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -41,7 +40,7 @@ from numba import prange
 from . import driver, records
 from . import four_wheel as _four_wheel
 from . import step as _step
-from .jit import DISABLED, scalar
+from .jit import DISABLED, scalar, source_key
 from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, copy_telemetry, nonfinite_channel, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
@@ -108,16 +107,6 @@ def _signature():
             numba.types.Array(numba.int64, 2, "C"))
 
 
-def _source_key() -> str:
-    """A digest of every source file of the model: the cached kernel is only reused for the same sources."""
-    h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    h.update(numba.__version__.encode())
-    return h.hexdigest()
-
-
 _announced = False
 
 
@@ -129,18 +118,10 @@ def _announce() -> None:
 
 
 if not DISABLED:
-    from numba.core.caching import FunctionCache
+    from .jit import ModelCache
 
-    class _ModelCache(FunctionCache):
-        """numba's function cache, keyed also on the model's sources and the compilation mode."""
-
-        def __init__(self, py_func, key: str):
-            super().__init__(py_func)
-            self._model_key = key
-
-        def _index_key(self, sig, codegen):
-            base = super()._index_key(sig, codegen)
-            return base[:2] + (base[2] + (self._model_key,),)
+    class _ModelCache(ModelCache):
+        """The kernel's cache: a miss is the model's first compile, which is said once."""
 
         def load_overload(self, sig, target_context):
             data = super().load_overload(sig, target_context)
@@ -327,7 +308,7 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
             copy = types.ModuleType(f"{module.__name__}[variant]")
             copy.__dict__.update(vars(module))
             replaced[module_name] = copy
-        setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn))
+        setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn, cache=False))
     space.update(replaced)
     _recompile(_step, space)
     # The four-wheel frame calls physics.step's drivetrain and the subsystems too: it sees the same variants.
@@ -346,7 +327,7 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     key = None
     if cache:
         text = [f"{p}={inspect.getsource(getattr(f, 'py_func', f))}" for p, f in sorted(variants.items())]
-        key = hashlib.sha256((_source_key() + "".join(text)).encode()).hexdigest()
+        key = hashlib.sha256((source_key() + "".join(text)).encode()).hexdigest()
     return Kernel(block, key, name=", ".join(sorted(variants)))
 
 
@@ -355,7 +336,7 @@ def _recompile(module: types.ModuleType, space: dict) -> None:
     for name, value in vars(module).items():
         py = getattr(value, "py_func", value if DISABLED and inspect.isfunction(value) else None)
         if py is not None and getattr(py, "__module__", None) == module.__name__:
-            space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__))
+            space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), cache=False)
 
 
 _default: Kernel | None = None
@@ -365,5 +346,5 @@ def default_kernel() -> Kernel:
     """The model as shipped, cached on disk."""
     global _default
     if _default is None:
-        _default = Kernel(_block, _source_key())
+        _default = Kernel(_block, source_key())
     return _default
