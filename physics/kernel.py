@@ -310,14 +310,15 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
             replaced[module_name] = copy
         setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn, cache=False))
     space.update(replaced)
-    _recompile(_step, space)
+    targets = {(path.partition(".")[0], path.partition(".")[2]) for path in variants}
+    stepped = _recompile(_step, space, targets)
     # The four-wheel frame calls physics.step's drivetrain and the subsystems too: it sees the same variants.
     wheels = dict(vars(_four_wheel))
     wheels.update({name: module for name, module in replaced.items() if name in wheels})
     step_copy = types.ModuleType(f"{_step.__name__}[variant]")
     step_copy.__dict__.update(space)
     wheels["_step"] = step_copy
-    _recompile(_four_wheel, wheels)
+    _recompile(_four_wheel, wheels, targets | {("_step", name) for name in stepped})
     wheels_copy = types.ModuleType(f"{_four_wheel.__name__}[variant]")
     wheels_copy.__dict__.update(wheels)
     space["four_wheel"] = wheels_copy
@@ -331,12 +332,39 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     return Kernel(block, key, name=", ".join(sorted(variants)))
 
 
-def _recompile(module: types.ModuleType, space: dict) -> None:
-    """Every compiled function defined in ``module``, compiled again with ``space`` as its globals (in place)."""
+def _recompile(module: types.ModuleType, space: dict, targets: set[tuple[str, str]]) -> set[str]:
+    """The compiled functions defined in ``module`` that reach a replaced function, compiled again with ``space`` as
+    their globals (in place in ``space``); returns their names.
+
+    ``targets`` are (module name, function name) pairs as ``module``'s code spells the calls (``tyre.slip``). A
+    function reaches one when its code names both parts, or calls a function of ``module`` that does; the others
+    stay as they are, compiled (or cached) once for every variant.
+    """
+    own = {}
     for name, value in vars(module).items():
         py = getattr(value, "py_func", value if DISABLED and inspect.isfunction(value) else None)
         if py is not None and getattr(py, "__module__", None) == module.__name__:
-            space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), cache=False)
+            own[name] = py
+    names = {name: _names(py.__code__) for name, py in own.items()}
+    stale = {name for name, used in names.items() if any(a in used and b in used for a, b in targets)}
+    grown = True
+    while grown:  # callers of what changed change too
+        more = {name for name, used in names.items() if name not in stale and used & stale}
+        stale |= more
+        grown = bool(more)
+    for name in stale:
+        py = own[name]
+        space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), cache=False)
+    return stale
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """Every global and attribute name ``code`` uses, its nested code's included."""
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found |= _names(const)
+    return found
 
 
 _default: Kernel | None = None
