@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import itertools
 import sys
 import threading
 import time
@@ -310,29 +311,48 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
             replaced[module_name] = copy
         setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn, cache=False))
     space.update(replaced)
+    key = _variant_key(variants)
+    # Every compiled copy is named after its variant: a copy and its original (or another variant's copy, loaded
+    # from the cache) must never share a symbol in the code numba links, or a call may reach the wrong one.
+    tag = key[:16] if key is not None else f"p{next(_copies)}"
     targets = {(path.partition(".")[0], path.partition(".")[2]) for path in variants}
-    stepped = _recompile(_step, space, targets)
+    stepped = _recompile(_step, space, targets, tag)
     # The four-wheel frame calls physics.step's drivetrain and the subsystems too: it sees the same variants.
     wheels = dict(vars(_four_wheel))
     wheels.update({name: module for name, module in replaced.items() if name in wheels})
     step_copy = types.ModuleType(f"{_step.__name__}[variant]")
     step_copy.__dict__.update(space)
     wheels["_step"] = step_copy
-    _recompile(_four_wheel, wheels, targets | {("_step", name) for name in stepped})
+    _recompile(_four_wheel, wheels, targets | {("_step", name) for name in stepped}, tag)
     wheels_copy = types.ModuleType(f"{_four_wheel.__name__}[variant]")
     wheels_copy.__dict__.update(wheels)
     space["four_wheel"] = wheels_copy
     block_space = dict(globals())
     block_space["car_frame"] = space["car_frame"]
-    block = types.FunctionType(_block.__code__, block_space, "_block")
-    key = None
-    if cache:
+    block = _named(types.FunctionType(_block.__code__, block_space, "_block"), tag)
+    return Kernel(block, key if cache else None, name=", ".join(sorted(variants)))
+
+
+_copies = itertools.count()
+
+
+def _variant_key(variants: Mapping[str, Callable]) -> str | None:
+    """A digest of the model's sources and the replacements' own (None where a replacement has no source file)."""
+    try:
         text = [f"{p}={inspect.getsource(getattr(f, 'py_func', f))}" for p, f in sorted(variants.items())]
-        key = hashlib.sha256((source_key() + "".join(text)).encode()).hexdigest()
-    return Kernel(block, key, name=", ".join(sorted(variants)))
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256((source_key() + "".join(text)).encode()).hexdigest()
 
 
-def _recompile(module: types.ModuleType, space: dict, targets: set[tuple[str, str]]) -> set[str]:
+def _named(fn: types.FunctionType, tag: str) -> types.FunctionType:
+    """``fn`` renamed ``name__tag`` (its qualified name too), which is what numba's symbols are made of."""
+    fn.__name__ = f"{fn.__name__}__{tag}"
+    fn.__qualname__ = f"{fn.__qualname__}__{tag}"
+    return fn
+
+
+def _recompile(module: types.ModuleType, space: dict, targets: set[tuple[str, str]], tag: str = "copy") -> set[str]:
     """The compiled functions defined in ``module`` that reach a replaced function, compiled again with ``space`` as
     their globals (in place in ``space``); returns their names.
 
@@ -354,7 +374,8 @@ def _recompile(module: types.ModuleType, space: dict, targets: set[tuple[str, st
         grown = bool(more)
     for name in stale:
         py = own[name]
-        space[name] = scalar(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), cache=False)
+        copy = _named(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), tag)
+        space[name] = scalar(copy, cache=False)
     return stale
 
 
