@@ -56,13 +56,12 @@ def record(sim: Simulation, seconds: float, inputs: InputSource | None = None) -
     each frame with the time since this call began (``sim.telemetry`` holds the previous frame).
     """
     names = [c.name for c in sim.channels]
-    rows: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    rows = []
     for k in range(frames(seconds, sim.dt)):
         u = inputs(k * sim.dt, sim) if callable(inputs) else inputs
-        tel = sim.step(u)
-        for name in names:
-            rows[name].append(np.array(tel[name], dtype=float))
-    return Run({name: np.stack(values) for name, values in rows.items()})
+        rows.append(sim.step(u).records.copy())  # one record array a frame; the channels split off at the end
+    block = np.stack(rows)
+    return Run({name: block[name].astype(float) for name in names})
 
 
 def keys(*names: str, n: int = 1, **analog: float) -> Inputs:

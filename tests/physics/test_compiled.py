@@ -19,7 +19,7 @@ import pytest
 from helpers import DT, keys, preset
 from numba_cache import seed_subsystems
 
-from physics import Inputs, NonFiniteError, Simulation, load_preset
+from physics import NonFiniteError, Simulation
 from physics.presets import scripts_dir
 from physics.records import TELEMETRY
 
@@ -168,36 +168,3 @@ def test_a_warm_start_is_silent():
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr.strip() == ""
 
-
-def test_a_variant_reaches_every_frame_that_calls_what_it_replaces_and_recompiles_no_other():
-    """build_kernel recompiles the functions of physics.step and physics.four_wheel that call a replaced function
-    (directly or through another that does) and keeps the others as compiled: a drag that pushes reaches the
-    single-track and the four-wheel car alike, a tyre slip rule used only by 003's simple model leaves the
-    four-wheel frame alone."""
-    import physics.four_wheel as four_wheel
-    import physics.step as step
-    from physics import build_kernel
-    from physics.kernel import _recompile
-
-    def pushing(vx, vy, p, mass, dt, coefficient):
-        return 0.0 * vx + 500.0, 0.0 * vy, 0.0 * mass
-
-    stale = _recompile(step, dict(vars(step)), {("aero", "resistances")})
-    assert {"kinematic_frame", "dynamic_frame", "grip_frame", "car_frame"} <= stale
-    assert "controls" not in stale and "frame_telemetry" not in stale
-    wheels = _recompile(four_wheel, dict(vars(four_wheel)), {("aero", "resistances")} | {("_step", n) for n in stale})
-    assert "four_wheel_frame" in wheels and "contact" not in wheels
-    assert "four_wheel_frame" not in _recompile(four_wheel, dict(vars(four_wheel)), {("tyre", "slip")})
-    kernel = build_kernel({"aero.resistances": pushing})
-    for name in ("sedan", "sedan_single_track", "manual003"):
-        rolled = {}
-        for k in (None, kernel):
-            sim = Simulation(load_preset(name).params, n=1, dt=1 / 120, **({} if k is None else {"kernel": k}))
-            sim.state.vx[:] = 10.0
-            for corner in ("front", "rear", "fl", "fr", "rl", "rr"):
-                sim.state[f"wheel_{corner}"][:] = 10.0 / load_preset(name).params.body.wheel_radius
-            for _ in range(120):
-                sim.step(Inputs.from_keys(1, {"clutch"}))
-            rolled[k is None] = sim.state.vx[0]
-        # Coasting a second on the clutch: drag slows the shipped car, the push speeds the variant up.
-        assert rolled[True] < 10.0 < rolled[False], name

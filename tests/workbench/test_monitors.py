@@ -226,3 +226,34 @@ def test_replay_monitors_flag_reports_json(run_cli, tmp_path):
     assert {"name": "speed", "unit": "m/s"}.items() <= v["values"][-1].items()
     clean = run_cli("replay", scripts_dir() / "clutch_coast.toml", "--monitors")
     assert clean.returncode == 0 and "monitors: no violation in 1 script" in clean.stdout
+
+
+def test_a_variant_reaches_every_frame_that_calls_what_it_replaces_and_recompiles_no_other():
+    """build_kernel recompiles the functions of physics.step and physics.four_wheel that call a replaced function
+    (directly or through another that does) and keeps the others as compiled: a drag that pushes reaches the
+    single-track and the four-wheel car alike, a tyre slip rule used only by 003's simple model leaves the
+    four-wheel frame alone."""
+    import physics.four_wheel as four_wheel
+    import physics.step as step
+    from physics import Inputs, Simulation, load_preset
+    from physics.kernel import _recompile
+
+    stale = _recompile(step, dict(vars(step)), {("aero", "resistances")})
+    assert {"kinematic_frame", "dynamic_frame", "grip_frame", "car_frame"} <= stale
+    assert "controls" not in stale and "frame_telemetry" not in stale
+    wheels = _recompile(four_wheel, dict(vars(four_wheel)), {("aero", "resistances")} | {("_step", n) for n in stale})
+    assert "four_wheel_frame" in wheels and "contact" not in wheels
+    assert "four_wheel_frame" not in _recompile(four_wheel, dict(vars(four_wheel)), {("tyre", "slip")})
+    kernel = faults.kernel("pushing_drag")  # drag and rolling resistance with their signs turned
+    for name in ("sedan", "sedan_single_track", "manual003"):
+        rolled = {}
+        for k in (None, kernel):
+            sim = Simulation(load_preset(name).params, n=1, dt=1 / 120, **({} if k is None else {"kernel": k}))
+            sim.state.vx[:] = 10.0
+            for corner in ("front", "rear", "fl", "fr", "rl", "rr"):
+                sim.state[f"wheel_{corner}"][:] = 10.0 / load_preset(name).params.body.wheel_radius
+            for _ in range(120):
+                sim.step(Inputs.from_keys(1, {"clutch"}))
+            rolled[k is None] = sim.state.vx[0]
+        # Coasting a second on the clutch: drag slows the shipped car, the push speeds the variant up.
+        assert rolled[True] < 10.0 < rolled[False], name
