@@ -73,7 +73,7 @@ def _quiet_platform_notes() -> None:
 
     from PySide6.QtCore import qInstallMessageHandler
 
-    from workbench.gui.testing import QT_MESSAGES_ALLOWED
+    from workbench.gui.qt_messages import QT_MESSAGES_ALLOWED
 
     harmless = re.compile("|".join(QT_MESSAGES_ALLOWED))
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from workbench.display import probe_display
+from workbench.gui.qt_messages import QT_MESSAGES_ALLOWED
 
 
 def use_offscreen_without_a_display() -> bool:
@@ -59,20 +60,6 @@ def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "carbench_preset(name): the preset the carbench_window fixture opens")
     config.addinivalue_line("markers", "carbench_script(name_or_path): a script the carbench_window fixture loads")
     use_offscreen_without_a_display()  # before pytest-qt creates the application
-
-
-# Qt's own messages that say nothing about carbench, each with why it is harmless. Any other warning
-# Qt logs during a GUI test fails it (pytest-qt's qt_log_level_fail), as an exception raised inside a
-# Qt slot, timer or event handler already does (pytest-qt's exception capture).
-QT_MESSAGES_ALLOWED = (
-    # The offscreen and minimal platforms have no window manager to pass size hints to.
-    r"This plugin does not support propagateSizeHints\(\)",
-    # The offscreen platform has no screen to raise or activate a window on, and no keyboard or mouse for a
-    # popup (a combo box's list, a menu) to grab.
-    r"This plugin does not support (raise|requestActivate)\(\)",
-    r"This plugin does not support grabbing the (keyboard|mouse)",
-    r"QWindow::requestActivate\(\)",
-)
 
 
 def pytest_collection_modifyitems(config, items) -> None:
