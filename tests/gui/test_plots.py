@@ -286,3 +286,13 @@ def test_the_plot_export_dialog_opens_where_the_last_export_went(carbench_window
     assert b"<svg" in (tmp_path / "plots" / "speed.svg").read_bytes()
     assert not window.export_telemetry_dialog()  # cancelled: it opened where the plot went
     assert asked[2] == str((tmp_path / "plots" / "telemetry.csv").resolve())
+
+
+def test_the_window_shows_channels_by_the_one_table_of_display_units():
+    # The window's surfaces (plots, telemetry table, compare, sweep and recorder docks) take the unit a channel is
+    # shown in from physics.units, as the command line and the reports do: there is no second table to drift.
+    from physics.units import display_of
+    from workbench.gui import plot_panel
+
+    assert plot_panel.display_unit is display_of
+    assert not hasattr(plot_panel, "_DISPLAY")

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from physics import ChannelInfo
 from physics.telemetry import channels_of
+from physics.units import display_of
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
 from workbench.gui.plot_rows import PlotRow
 from workbench.gui.session_model import SessionModel
@@ -35,7 +36,6 @@ from workbench.output.files import atomic_write_bytes, atomic_write_text
 DEFAULT_PLOTS = [["speed_kmh"], ["rpm"], ["yaw_rate", "steer"], ["fy_front", "fy_rear"]]
 # Where a car lacks a channel (km/h on a pixel car) its nearest stands in.
 STAND_INS = {"speed_kmh": "speed"}
-_DISPLAY = {"deg": 180.0 / math.pi, "deg/s": 180.0 / math.pi}
 EDIT = (230, 120, 0)
 BOUND = (150, 40, 160)
 DOT = 9  # [px] an expectation's worst-value dot
@@ -50,11 +50,8 @@ def default_plots(params) -> list[list[str]]:
     return [[speed], second, ["yaw_rate", "steer"], fourth]
 
 
-def display_unit(info: ChannelInfo) -> tuple[str, float]:
-    """The unit a channel is shown in and the factor from its SI value (degrees for angles)."""
-    if info.display in _DISPLAY:
-        return info.display, _DISPLAY[info.display]
-    return info.unit, 1.0
+# The unit a channel is shown in and the factor from its SI value: the one table (physics.units) every surface uses.
+display_unit = display_of
 
 
 def format_value(value: float) -> str:
