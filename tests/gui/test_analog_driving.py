@@ -139,6 +139,25 @@ def test_command_buttons_pause_pin_and_reset(carbench_window, virtual_gamepad):
     assert window.model.session.frame == 0
 
 
+def test_driving_buttons_hold_their_keys_handbrake_starter_clutch_and_the_shifts(carbench_window, virtual_gamepad):
+    """A gamepad's A is the handbrake, Y the starter, B the clutch, the shoulders shift: each held as a key for the
+    frames its button is down, and recorded as that key (physics.KEYS)."""
+    from physics import KEYS
+
+    window, pad = carbench_window, virtual_gamepad
+    plugged(window, pad)
+    session = window.model.session
+    for button, key in (("a", "handbrake"), ("y", "start"), ("b", "clutch"), ("rightshoulder", "gear_up"),
+                        ("leftshoulder", "gear_down")):
+        first = session.history.frames
+        pad.set_button(button, True)
+        window.model.advance(6)
+        pad.set_button(button, False)
+        window.model.advance(3)
+        held = session.history.keys[first:first + 9, KEYS.index(key)]
+        assert held[:6].all() and not held[6:].any(), (button, key, held)
+
+
 def mouse(view, kind, x, button=Qt.MouseButton.NoButton):
     viewport = view.viewport()
     point = QPointF(x, viewport.height() / 2)
@@ -167,8 +186,15 @@ def test_mouse_steering_position_is_the_steer_and_the_buttons_are_throttle_and_b
     throttle_key = session.history.keys[:, 0]
     assert not throttle_key[:5].any() and throttle_key[5:65].all() and not throttle_key[65:70].any()
     assert session.log.column("steer")[64] > 0 and session.log.column("speed_kmh")[64] > 1
+    first = session.history.frames
+    mouse(view, QEvent.Type.MouseButtonPress, width, Qt.MouseButton.RightButton)  # the right button brakes
+    window.model.advance(5)
+    mouse(view, QEvent.Type.MouseButtonRelease, width, Qt.MouseButton.RightButton)
+    window.model.advance(2)
+    brake_key = session.history.keys[first:first + 7, 1]
+    assert brake_key[:5].all() and not brake_key[5:].any()
     hold(window, ["left"], 3)  # the keyboard takes the steering back
-    assert np.isnan(overrides(session, "steer", 70)).all()
+    assert np.isnan(overrides(session, "steer", 77)).all()
     window.analog.mouse_action.setChecked(False)
     assert view.getPlotItem().getViewBox().state["mouseEnabled"] == [True, True]
 
