@@ -3,11 +3,14 @@ the run that ``drive()`` returns, and the window's key helpers."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import physics.kernel
 from workbench.gui.testing import drive
 
 pytest_plugins = ["pytester"]
@@ -20,6 +23,17 @@ def test_my_script_in_the_window(carbench_window):
     verdicts = drive(carbench_window, "{script}")
     assert all(v.passed for v in verdicts)
 '''
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _this_checkout_compiled(monkeypatch):
+    # The pytester children import this checkout (not a copy that pip may have installed elsewhere, whose
+    # cache would be cold), and the kernel is compiled here first: a user's second run finds it cached.
+    physics.kernel.default_kernel().compile(False)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
 
 
 def _run(pytester, source: str, *args: str):
