@@ -74,6 +74,20 @@ def pytest_collection_modifyitems(config, items) -> None:
         item.add_marker(pytest.mark.qt_log_ignore(*QT_MESSAGES_ALLOWED, extend=True))
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item):
+    """After pytest-qt has closed a test's widgets, delete them. Its ``deleteLater`` waits for an event loop that a
+    test run never returns to, so every window of every test would stay alive (thousands of widgets, their
+    filters and timers) and slow each later test in the process."""
+    result = yield
+    if "qtbot" in getattr(item, "fixturenames", ()):
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        if QCoreApplication.instance() is not None:
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    return result
+
+
 def _save_window(window, path: Path) -> Path | None:
     """A PNG of the window as it is now, or None when it could not be taken (the window already gone)."""
     try:
