@@ -47,7 +47,7 @@ from .records import CHANNELS, STATE_FLOATS, copy_state, copy_telemetry, nonfini
 from .surface import COLUMNS as SURFACE_COLUMNS
 
 car_frame = _step.car_frame
-COMPILE_SECONDS = 10  # about how long the first compile takes: 4.5 s serial + parallel on a quiet 2-core machine
+COMPILE_SECONDS = 25  # about how long the first compile takes on a quiet 2-core machine: 20-27 s serial, then 4 s parallel
 
 
 class NonFiniteError(ArithmeticError):
