@@ -90,10 +90,7 @@ def flush_stdout(stream: TextIO | None = None) -> None:
     except BrokenPipeError:
         raise
     except (OSError, ValueError) as exc:
-        if stream is sys.stdout:
-            stdout_to_devnull()
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise StdoutError(f"cannot write to stdout: {reason}") from None
+        raise _refused(stream, exc) from None
 
 
 def emit(text: str, stream: TextIO | None = None) -> None:
@@ -107,11 +104,17 @@ def emit(text: str, stream: TextIO | None = None) -> None:
     except StdoutError:
         raise
     except (OSError, ValueError) as exc:
-        if stream is sys.stdout:
-            stdout_to_devnull()
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise StdoutError(f"cannot write to stdout: {reason}") from None
+        raise _refused(stream, exc) from None
     flush_stdout(stream)
+
+
+def _refused(stream: TextIO, exc: OSError | ValueError) -> StdoutError:
+    """The StdoutError for a stdout that refused a write or a flush; sys.stdout is pointed at /dev/null first, so
+    the interpreter's own flush at exit does not fail again."""
+    if stream is sys.stdout:
+        stdout_to_devnull()
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return StdoutError(f"cannot write to stdout: {reason}")
 
 
 @contextlib.contextmanager

@@ -413,6 +413,8 @@ def test_a_signal_at_any_stage_leaves_nothing_behind(stage, name, code, tmp_path
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
     monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
     if stage == "while-streaming-the-csv":
+        import workbench.runs.compare_command  # noqa: F401  (it binds replay when first imported: the real one, not this test's)
+
         real = replay_module.replay
 
         def replay(programs, listener=None):
