@@ -105,3 +105,27 @@ def test_the_script_marker_loads_it_and_hold_sends_real_keys(carbench_window):
     assert carbench_window.model.session.program.script.name == "braking-stop"
     carbench_window.hold(["throttle"], 1.0)
     assert carbench_window.model.session.log.column("throttle").max() > 0.0
+
+
+def test_a_closed_window_is_deleted_after_its_test_and_other_widgets_are_left_alone(pytester):
+    result = _run(pytester, '''
+import pytest
+from PySide6.QtWidgets import QApplication, QLabel
+from workbench.gui.main_window import MainWindow
+
+
+@pytest.fixture(scope="module")
+def label():
+    return QLabel("kept")
+
+
+def test_one(carbench_window, qtbot, label):
+    qtbot.addWidget(label)  # pytest-qt closes it after this test
+    assert [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)] == [carbench_window]
+
+
+def test_two(qtbot, label):
+    assert label.text() == "kept"  # closed, not deleted: a widget the test did not make is the user's
+    assert [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)] == []
+''')
+    result.assert_outcomes(passed=2)

@@ -76,16 +76,36 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_teardown(item):
-    """After pytest-qt has closed a test's widgets, delete them. Its ``deleteLater`` waits for an event loop that a
-    test run never returns to, so every window of every test would stay alive (thousands of widgets, their
-    filters and timers) and slow each later test in the process."""
-    result = yield
-    if "qtbot" in getattr(item, "fixturenames", ()):
-        from PySide6.QtCore import QCoreApplication, QEvent
+    """Delete the carbench windows a test registered with qtbot once pytest-qt has closed them. pytest-qt's
+    ``deleteLater`` waits for an event loop that a test run never returns to, so every window of every test
+    stayed alive (thousands of widgets, with their event filters) and slowed each later test in the process.
+    Only a MainWindow whose close went through (a window that refused to close is left as it is) and only the
+    deletion posted to it are processed; other widgets a test registered are left to pytest-qt."""
+    windows = []
+    registered = [ref() for ref, _ in getattr(item, "qt_widgets", ())]
+    if any(w is not None for w in registered):
+        from workbench.gui.main_window import MainWindow
 
-        if QCoreApplication.instance() is not None:
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    return result
+        windows = [w for w in registered if isinstance(w, MainWindow)]
+    try:
+        return (yield)
+    finally:
+        if windows:
+            _delete_closed(windows)
+
+
+def _delete_closed(windows) -> None:
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QCoreApplication.instance() is None:
+        return
+    for window in windows:
+        try:
+            closed = getattr(window, "_closed", False)
+        except RuntimeError:  # already deleted
+            continue
+        if closed:
+            QCoreApplication.sendPostedEvents(window, QEvent.Type.DeferredDelete)
 
 
 def _save_window(window, path: Path) -> Path | None:
