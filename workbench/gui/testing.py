@@ -11,6 +11,9 @@ Fixtures (they need pytest-qt; Qt is imported only when a fixture is used):
   unsaved parameters is answered "Discard" (replace ``window.ask_unsaved`` to answer otherwise).
   ``window.hold(keys, seconds)`` and ``window.press(key)`` send real key events to the car view.
 
+After a test, the carbench windows it registered with qtbot are deleted once closed (pytest-qt only
+schedules that with ``deleteLater``); other widgets are left to pytest-qt.
+
 When a test that used ``carbench_window`` fails, a PNG of the window at that moment is saved in the
 test's ``tmp_path`` and named in the failure report; ``--carbench-screenshots=DIR`` keeps one for
 every such test in DIR.
