@@ -99,15 +99,12 @@ def pytest_runtest_teardown(item):
 
 def _delete_closed(windows) -> None:
     from PySide6.QtCore import QCoreApplication, QEvent
+    from shiboken6 import isValid
 
     if QCoreApplication.instance() is None:
         return
     for window in windows:
-        try:
-            closed = getattr(window, "_closed", False)
-        except RuntimeError:  # already deleted
-            continue
-        if closed:
+        if isValid(window) and getattr(window, "_closed", False):  # not deleted yet, and its close went through
             QCoreApplication.sendPostedEvents(window, QEvent.Type.DeferredDelete)
 
 
