@@ -209,20 +209,17 @@ def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, di
     j_l, j_r = i + dt * radius * radius * kx_l, i + dt * radius * radius * kx_r
     omega_e = s.rpm / engine.RPM_PER_RAD_S
     mean = 0.5 * (w_l + w_r)
-    clutch_t, stuck = 0.0, False
+    clutch_t, stuck = clutch_passes(p, s, engine_torque, capacity, ratio, mean, radius * (k_l.fx + k_r.fx),
+                                    j_l + j_r, dt)
     t0, coupled, rub = direct_torque, 0.0, 0.0
     start_l, start_r = w_l, w_r
     if p.manual:
-        clutch_t, stuck = wheel.clutch_torque(omega_e, mean, engine_torque, radius * (k_l.fx + k_r.fx), ratio,
-                                              capacity, p.engine_inertia, j_l + j_r, dt)
         if stuck:
             coupled = 0.5 * ratio * ratio * p.engine_inertia
             shared = (2.0 * i * mean + ratio * p.engine_inertia * omega_e) / (2.0 * i + 2.0 * coupled)
             start_l, start_r = w_l + (shared - mean), w_r + (shared - mean)
-            t0 = ratio * engine_torque
-            if s.stalled:  # a stalled engine only rubs (a brake on the wheels); the starter drives them
-                t0 = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
-                rub = 0.5 * abs(ratio) * engine.friction(s.rpm, p)
+            t0, rub = locked_drive(p, s, u, engine_torque, ratio)
+            rub = 0.5 * rub
         else:
             t0 = ratio * clutch_t
     # The tyres' forces where the wheels start from (linear in their slopes; a lock-up moves them), within
@@ -238,6 +235,15 @@ def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, di
     own_r = 0.5 * t0 + (drive_r - 0.5 * axle)
     return Pair(start_l, start_r, fx_l, kx_l, fx_r, kx_r, drive_l, drive_r, own_l, own_r, coupled, held, rub, stuck,
                 clutch_t, t0)
+
+
+@scalar
+def locked_drive(p, s, u, engine_torque, ratio):
+    """The driven wheels' torque [N m] from an engine locked to them through the clutch, and the brake torque it
+    rubs on them all together: a running engine drives them; a stalled one only rubs, and the starter drives."""
+    if not s.stalled:
+        return ratio * engine_torque, 0.0
+    return ratio * (engine.starter(s.rpm, p) if u.start else 0.0), abs(ratio) * engine.friction(s.rpm, p)
 
 
 @scalar
@@ -294,10 +300,7 @@ def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f,
             shared = (bare * carrier + ratio * p.engine_inertia * s.rpm / engine.RPM_PER_RAD_S) / (bare + engine_on)
             impulse = bare * (shared - carrier)
             move_f, move_r = split * impulse / (2.0 * i_f), (1.0 - split) * impulse / (2.0 * i_r)
-            t0 = ratio * engine_torque
-            if s.stalled:  # a stalled engine only rubs (a brake on the wheels); the starter drives them
-                t0 = ratio * (engine.starter(s.rpm, p) if u.start else 0.0)
-                rub = abs(ratio) * engine.friction(s.rpm, p)
+            t0, rub = locked_drive(p, s, u, engine_torque, ratio)
         else:
             t0 = ratio * clutch_t
     fx_fl, kx_fl = start_force(k_fl, kx_fl, move_f, radius)
