@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from axis_labels import tick_labels
 
 from physics import load_preset
 from workbench.gui.car_geometry import car_shape
@@ -51,15 +52,7 @@ def test_the_hud_shows_speed_gear_rpm_pedals_and_steering(carbench_window):
 
 def _drawn_labels(view, axis):
     """The rectangles (in the car view's pixels) of an axis' tick labels and of its title."""
-    from PySide6.QtGui import QImage, QPainter
-
-    image = QImage(10, 10, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        _, _, texts = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    rects = [(view.mapFromScene(axis.mapRectToScene(rect)).boundingRect(), text) for rect, _, text in texts]
+    rects = [(view.mapFromScene(rect).boundingRect(), text) for rect, text in tick_labels(axis)]
     if axis.label.isVisible():
         rects.append((view.mapFromScene(axis.label.sceneBoundingRect()).boundingRect(), "title"))
     return rects

@@ -1,20 +1,9 @@
 """Tick labels of the plots never run into each other and never stick out past the plot, even on short plots."""
 
 import pytest
-from PySide6.QtGui import QImage, QPainter
+from axis_labels import tick_labels
 
 from workbench.gui.testing import hold
-
-
-def _labels(axis):
-    """The tick labels the axis draws, as (scene rectangle, text)."""
-    image = QImage(10, 10, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        _, _, texts = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [(axis.mapRectToScene(rect), text) for rect, _, text in texts]
 
 
 @pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
@@ -28,7 +17,7 @@ def test_vertical_tick_labels_fit_their_plot_and_each_other(carbench_window, siz
     for row in window.plots.rows:
         visible = row.plot.mapToScene(row.plot.viewport().rect()).boundingRect()
         for y_axis in row.axes:
-            labels = _labels(y_axis.axis)
+            labels = tick_labels(y_axis.axis)
             seen += len(labels)
             assert labels, (y_axis.unit, "no label at all")
             for rect, text in labels:
@@ -58,7 +47,7 @@ def test_a_short_plot_labels_two_ticks_at_least(carbench_window, qtbot):
         for lo, hi in SHORT_PLOT_RANGES:
             y_axis.vb.setYRange(lo, hi, padding=0)
             y_axis.vb.prepareForPaint()
-            labels = _labels(y_axis.axis)
+            labels = tick_labels(y_axis.axis)
             visible = row.plot.mapToScene(row.plot.viewport().rect()).boundingRect()
             assert len(labels) >= 2, (row.channels(), lo, hi, y_axis.vb.height(), [t for _, t in labels])
             for rect, text in labels:
