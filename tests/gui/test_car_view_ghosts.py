@@ -73,3 +73,22 @@ def test_the_edge_point_lies_on_the_inset_edge_towards_the_target():
     assert bearing == pytest.approx(np.arctan2(5.0, 100.0))
     at, _ = edge_point(np.array([-3.0, -50.0]), (0.0, 20.0, 0.0, 20.0), 2.0)
     assert at[1] == pytest.approx(2.0)
+
+
+def test_an_edge_marker_label_stays_clear_of_the_hud(carbench_window):
+    window = carbench_window
+    view = window.car_view
+    hold(window, {"throttle"}, 360)
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 60)
+    ghost = window.ghost_cars.ghosts[0]
+    # The view straight above the ghost: its marker sits on the bottom edge's middle, where the HUD reaches.
+    (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
+    view._centre_on(ghost.com + np.array([0.0, 2.0 * (y1 - y0)]), x1 - x0)
+    assert ghost.marker_label.isVisible()
+    (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
+    tip = _points(ghost.marker)[0]
+    assert tip[1] - y0 < 0.05 * (y1 - y0) and abs(tip[0] - 0.5 * (x0 + x1)) < 0.05 * (x1 - x0)
+    label = view.mapFromScene(ghost.marker_label.sceneBoundingRect()).boundingRect()
+    assert view.rect().contains(label)
+    assert not label.intersects(view.hud.geometry()), (label, view.hud.geometry())

@@ -16,6 +16,7 @@ from workbench.gui.references import Comparer, Reference
 
 MARKER_PX = 16  # [px] the edge marker's length
 MARKER_INSET_PX = 10  # [px] from the view's edge to the marker's tip
+HUD_GAP_PX = 6  # [px] between the HUD and an edge marker's label moved out from under it
 MARKER_Z = 50  # over everything the view draws
 
 
@@ -145,6 +146,16 @@ class GhostCars:
             ghost.trail.setData(data["x"][start:j + 1:3], data["y"][start:j + 1:3])
         self._place_markers()
 
+    def _clear_of_hud(self, label) -> float:
+        """How far [px] to move ``label``, where it is now, to the right so that the HUD (drawn over the
+        view's bottom left corner) does not cover it; 0 when it does not."""
+        hud = getattr(self.view, "hud", None)
+        if hud is None or not hud.isVisible():
+            return 0.0
+        rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
+        box = hud.geometry()
+        return float(box.right() + HUD_GAP_PX - rect.left()) if rect.intersects(box) else 0.0
+
     def _place_markers(self, *args) -> None:
         """An arrowhead on the view's edge, with the ghost's label and how far it is, for each ghost out of view."""
         vb = self.view.getPlotItem().getViewBox()
@@ -164,8 +175,11 @@ class GhostCars:
             # The label behind the arrowhead, on the side away from the edge it points at.
             back = tip - (MARKER_PX + 4) * px * np.array([np.cos(bearing), np.sin(bearing)])
             ghost.marker_label.setAnchor((0.5 + 0.5 * np.cos(bearing), 0.5 - 0.5 * np.sin(bearing)))
-            ghost.marker_label.setPos(float(back[0]), float(back[1]))
             away = float(np.linalg.norm(ghost.com - centre))
             text = f"{ghost.text}  {away:.0f} {unit}"
             if ghost.marker_label.toPlainText() != text:
                 ghost.marker_label.setText(text)
+            ghost.marker_label.setPos(float(back[0]), float(back[1]))
+            shift = self._clear_of_hud(ghost.marker_label)
+            if shift:
+                ghost.marker_label.setPos(float(back[0]) + shift * px, float(back[1]))
