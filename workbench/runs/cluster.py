@@ -65,9 +65,7 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
         if scheduler is not None:
             client = stack.enter_context(_connect(dd, scheduler))
         else:
-            # The worker processes log only errors (not a warning per task cancelled by Ctrl-C); they read
-            # this when they start, and a user's own setting wins.
-            os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+            stack.enter_context(_quiet_local_workers())
             with _children_ignore_sigint():
                 cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
                                                               processes=True, dashboard_address=None))
@@ -84,6 +82,27 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             with quiet_stderr():
                 stack.close()
             raise
+
+
+@contextlib.contextmanager
+def _quiet_local_workers() -> Iterator[None]:
+    """The local cluster's worker processes log only what is critical while the block runs.
+
+    They read this when they start (and when a nanny restarts one); a user's own setting wins. The
+    scheduler lives in this process, so what a worker logs at a lower level is either a task's
+    failure, which reaches this process as the task's exception, or the worker losing its scheduler,
+    which happens when this process closes the cluster: after Ctrl-C a heartbeat in flight ends in
+    "Failed to communicate with scheduler" and a page of CommClosedError, beside carbench's one line.
+    """
+    name = "DASK_LOGGING__DISTRIBUTED"
+    if name in os.environ:
+        yield
+        return
+    os.environ[name] = "critical"
+    try:
+        yield
+    finally:
+        os.environ.pop(name, None)
 
 
 @contextlib.contextmanager
