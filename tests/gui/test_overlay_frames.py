@@ -65,3 +65,36 @@ def test_the_plot_axes_take_in_the_references_over_the_window(carbench_window):
     t = ref.run.data["t"]
     shown = ref.run.data["speed_kmh"][(t >= a) & (t <= b)]
     assert lo <= shown.min() and shown.max() <= hi
+
+
+def test_the_reference_curves_are_drawn_from_their_pixmaps_while_the_run_on_show_is_drawn_every_frame(
+        carbench_window, qapp, monkeypatch):
+    """Aligned by time, a reference curve only moves: Qt keeps its drawing (device-coordinate cache) and
+    paints only the strip that scrolls into view, not the whole dashed path every frame."""
+    window = carbench_window
+    for _ in range(2):
+        hold(window, {"throttle", "left"}, 240)
+        window.comparer.pin_current()
+    hold(window, {"throttle"}, 10)
+    qapp.processEvents()
+    overlay = window.plot_overlay
+    row = window.plots.rows[0]
+    refs = list(overlay.row_overlay(row).curves.values())
+    main = next(iter(row.curves.values()))
+    assert refs and all(c.cacheMode() == c.CacheMode.DeviceCoordinateCache for c in refs)
+    painted = {id(c): 0 for c in [*refs, main]}
+    for curve in [*refs, main]:
+        original = curve.paint
+        monkeypatch.setattr(curve, "paint", lambda *a, c=curve, f=original: (painted.__setitem__(id(c), painted[id(c)] + 1),
+                                                                          f(*a)))
+    model = window.model
+    model.press("throttle")
+    frames = 60
+    for _ in range(frames):
+        model.advance(1)
+        qapp.processEvents()
+    model.release("throttle")
+    assert painted[id(main)] >= frames  # the run on show: drawn every frame
+    assert max(painted[id(c)] for c in refs) <= frames // 4, painted
+    overlay.row_overlay(row).delta.setChecked(True)  # B - A: new data every frame, nothing to keep
+    assert all(c.cacheMode() == c.CacheMode.NoCache for c in overlay.row_overlay(row).curves.values())

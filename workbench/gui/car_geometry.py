@@ -81,25 +81,32 @@ def _box(centre: np.ndarray, heading: float, front: float, back: float, half_wid
     return centre + local @ _rot(heading).T
 
 
-def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0, corners: bool = True) -> CarShape:
-    """The car at the frame whose channel values are ``v`` (see :class:`physics.Telemetry`); ``dt`` is the
-    step of the run (it places the centre of rotation of a kinematic car exactly on its trail); ``corners``
-    False leaves a four-wheel car's corners out (a ghost draws only the body)."""
+def outline(point: np.ndarray, heading: float, p: CarParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The body's closed outline (5, 2), the nose line (2, 2) and the rear axle (2,) of a car whose
+    reference point (the state's x, y) is at ``point``, heading ``heading`` [rad]."""
     b = p.body
-    heading = v["heading"]
     ahead = np.array([np.cos(heading), np.sin(heading)])
     left = np.array([-ahead[1], ahead[0]])
-    point = np.array([v["x"], v["y"]])
-    if p.kind == "kinematic" and p.model.reference == "rear_axle":
-        rear = point
-    else:
-        rear = point - b.lr * ahead
-    com = rear + b.lr * ahead
-    front = rear + b.wheelbase * ahead
+    rear = point if p.kind == "kinematic" and p.model.reference == "rear_axle" else point - b.lr * ahead
     rear_overhang = b.length - b.wheelbase - b.front_overhang
     body = _box(rear, heading, b.wheelbase + b.front_overhang, rear_overhang, b.width / 2)
     nose_at = rear + (b.wheelbase + b.front_overhang) * 0.92 * ahead
     nose = np.array([nose_at + 0.4 * b.width * left, nose_at - 0.4 * b.width * left])
+    return body, nose, rear
+
+
+def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
+    """The car at the frame whose channel values are ``v`` (see :class:`physics.Telemetry`); ``dt`` is the
+    step of the run (it places the centre of rotation of a kinematic car exactly on its trail). A ghost
+    draws only the :func:`outline`."""
+    b = p.body
+    heading = v["heading"]
+    point = np.array([v["x"], v["y"]])
+    body, nose, rear = outline(point, heading, p)
+    ahead = np.array([np.cos(heading), np.sin(heading)])
+    left = np.array([-ahead[1], ahead[0]])
+    com = rear + b.lr * ahead
+    front = rear + b.wheelbase * ahead
     half_track = b.track / 2
     wheel_len = max(b.wheel_radius, 0.06 * b.length)
     wheel_half_w = 0.35 * wheel_len
@@ -137,7 +144,7 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0, corners: bool 
         else:
             icr = point + normal / r
     wheel_shapes = None
-    if corners and p.model.layout == FOUR_WHEEL:
+    if p.model.layout == FOUR_WHEEL:
         angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
         outlines = {"rl": wheels[0], "rr": wheels[1], "fl": wheels[2], "fr": wheels[3]}
         statics = static_loads(p)

@@ -9,9 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QGraphicsPolygonItem
 
-from workbench.gui.car_geometry import car_shape, chevron, edge_point, in_view
+from workbench.gui.car_geometry import chevron, edge_point, in_view, outline
 from workbench.gui.car_view import TRAIL_SECONDS, CarView, _set_polygon
 from workbench.gui.plot_overlay import distance_of
+from workbench.gui.plot_rows import KnownBoundsCurve
 from workbench.gui.references import Comparer, Reference
 
 MARKER_PX = 16  # [px] the edge marker's length
@@ -41,8 +42,8 @@ def ghost_label(ref: Reference, script: str | None, current: str | None) -> str:
 class _Ghost:
     def __init__(self, view: CarView):
         self.body = QGraphicsPolygonItem()
-        self.nose = pg.PlotCurveItem()
-        self.trail = pg.PlotCurveItem()
+        self.nose = KnownBoundsCurve()
+        self.trail = KnownBoundsCurve()
         self.label = pg.TextItem("", anchor=(0.0, 1.0))
         self.marker = QGraphicsPolygonItem()
         self.marker_label = pg.TextItem("", fill=pg.mkBrush(255, 255, 255, 210))  # legible over the car
@@ -136,14 +137,15 @@ class GhostCars:
             ghost.set_text(ghost_label(ref, self.script_of(ref), current))
             data = ref.run.data
             j = reference_frame(ref, k * session.dt, distance)
-            values = {name: float(column[j]) for name, column in data.items()}
-            shape = car_shape(values, ref.run.params if ref.run.params is not None else session.params, corners=False)
-            _set_polygon(ghost.body, shape.body)
-            ghost.nose.setData(shape.nose[:, 0], shape.nose[:, 1])
-            ghost.label.setPos(float(shape.body[0][0]), float(shape.body[0][1]))
-            ghost.com = shape.com
+            params = ref.run.params if ref.run.params is not None else session.params
+            heading = float(data["heading"][j])
+            body, nose, rear = outline(np.array([data["x"][j], data["y"][j]]), heading, params)
+            _set_polygon(ghost.body, body)
+            ghost.nose.set_points(nose[:, 0], nose[:, 1])
+            ghost.label.setPos(float(body[0][0]), float(body[0][1]))
+            ghost.com = rear + params.body.lr * np.array([np.cos(heading), np.sin(heading)])
             start = max(0, j - int(TRAIL_SECONDS / ref.run.dt))
-            ghost.trail.setData(data["x"][start:j + 1:3], data["y"][start:j + 1:3])
+            ghost.trail.set_points(data["x"][start:j + 1:3], data["y"][start:j + 1:3])
         self._place_markers()
 
     def _clear_of_hud(self, label) -> float:

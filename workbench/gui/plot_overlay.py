@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QToolButton
+from PySide6.QtWidgets import QGraphicsItem, QToolButton
 from shiboken6 import isValid
 
 from workbench.gui.decimate import BlockRange
@@ -31,6 +31,23 @@ def reference_times(ref_t: np.ndarray, ref_d: np.ndarray, cur_t: np.ndarray, cur
         return ref_t, np.ones(len(ref_t), dtype=bool)
     keep = ref_d <= cur_d[-1]
     return np.interp(ref_d, cur_d, cur_t), keep
+
+
+_CACHED = QGraphicsItem.CacheMode.DeviceCoordinateCache
+_UNCACHED = QGraphicsItem.CacheMode.NoCache
+
+
+def _cache(curve: pg.PlotCurveItem, on: bool) -> None:
+    """A curve that only moves keeps its drawing as a pixmap of the plot's size (Qt's device cache).
+
+    Moved by whole frames along the time axis, Qt scrolls the pixmap and draws only the strip that
+    came into view, so a reference costs a blit per frame, not a dashed path of thousands of points.
+    The pixmap is drawn afresh when the data or the plot's scale changes (a new stretch, a new
+    y-range), and is placed on whole pixels: at most half a pixel from where the path would be.
+    """
+    mode = _CACHED if on else _UNCACHED
+    if curve.cacheMode() != mode:
+        curve.setCacheMode(mode)
 
 
 class _RowOverlay:
@@ -112,10 +129,12 @@ class PlotOverlay:
         return cached[1]
 
     def _draw_shifted(self, curve, run, name: str, factor: float, t_ref: float, vis_lo: float, vis_hi: float,
-                      span: float, columns: int) -> tuple[float, float]:
+                      span: float, columns: int, shown: tuple[int, int]) -> tuple[float, float]:
         """Draw a reference aligned by time: its data set once for a stretch three windows wide, in
-        absolute time, and the curve moved by the time of the frame on show (cheap) until the
-        window leaves that stretch. Returns the y extent of what is in the window."""
+        absolute time, and the curve moved by the time of the frame on show (cheap, and drawn from
+        its cached pixmap) until the window leaves that stretch. Returns the y extent of what is in
+        the window (``shown``: the run's samples in the window, as two indices)."""
+        _cache(curve, True)
         data = run.data
         t = data["t"]
         # The span rounded: the window's length, taken as the difference of two times, changes in its last
@@ -130,8 +149,7 @@ class PlotOverlay:
             curve._carbench_chunk = (key, c_lo, c_hi)
         if curve.pos().x() != -t_ref or curve.pos().y() != 0.0:
             curve.setPos(-t_ref, 0.0)
-        a, b = np.searchsorted(t, [vis_lo, vis_hi])
-        lo, hi = self.block_range(run, name).range(int(a), int(b))
+        lo, hi = self.block_range(run, name).range(*shown)
         if lo > hi:
             return np.inf, -np.inf
         return (lo * factor, hi * factor) if factor >= 0 else (hi * factor, lo * factor)
@@ -156,6 +174,7 @@ class PlotOverlay:
         origin, span = panel.origin, max(vis_hi - vis_lo, 1e-9)
         cur_t = log.column("t")
         placed = None  # aligned by distance or drawn as B - A: each reference's samples on this run's time axis
+        shown: dict[int, tuple[int, int]] = {}  # aligned by time: each reference's samples in the window
         for row in panel.rows:
             overlay = self.row_overlay(row)
             delta = overlay.delta.isChecked()
@@ -178,8 +197,11 @@ class PlotOverlay:
                     used.add((i, name))
                     r = ranges.setdefault(id(row.axis_of(name)), [np.inf, -np.inf])
                     if not delta and by_time:
+                        if i not in shown:
+                            a, b = np.searchsorted(data["t"], [vis_lo, vis_hi])
+                            shown[i] = int(a), int(b)
                         y_lo, y_hi = self._draw_shifted(curve, ref.run, name, factor, origin, vis_lo, vis_hi, span,
-                                                        columns)
+                                                        columns, shown[i])
                         r[0], r[1] = min(r[0], y_lo), max(r[1], y_hi)
                         continue
                     times, window = placed[i]
@@ -192,6 +214,7 @@ class PlotOverlay:
                     if len(y):
                         r[0], r[1] = min(r[0], float(y.min())), max(r[1], float(y.max()))
                     curve._carbench_chunk = None
+                    _cache(curve, False)  # new data every frame: a pixmap would be drawn and thrown away
                     curve.setPos(0.0, 0.0)
                     curve.setData(*peak_decimate(xs, y, columns), skipFiniteCheck=True)
             overlay.drop_unused(used)
