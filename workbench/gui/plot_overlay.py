@@ -69,6 +69,9 @@ class _RowOverlay:
         curve = self.curves.get(key)
         if curve is None or not isValid(curve):  # a new car rebuilds the row's axes, and their curves with them
             curve = pg.PlotCurveItem(antialias=True)
+            # Moved every frame: without this flag a move is not reported to pyqtgraph, which would tell
+            # the ViewBox that its items' bounds changed (9 us a move, for an auto-range the plots never use).
+            curve.setFlag(curve.GraphicsItemFlag.ItemSendsGeometryChanges, False)
             self.row.axis_of(name).vb.addItem(curve)  # on the y-axis of the channel's unit
             self.curves[key] = curve
         style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
