@@ -270,20 +270,11 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     if gui:
         progress("GUI frame times")
         try:
-            from workbench.gui.bench import SIZES, TARGETS_MS, frame_time
+            from workbench.gui import bench as gui_bench
         except ImportError as exc:
             out["gui_frame_ms"] = {"skipped": str(exc)}
         else:
-            out["gui_frame_ms"] = {}
-            for size in SIZES:
-                median, p95 = frame_time(frames=60 if quick else 240, size=size)
-                out["gui_frame_ms"][f"{size[0]}x{size[1]}"] = {"median": median, "p95": p95,
-                                                               "target": TARGETS_MS.get(size)}
-            out["gui_frame_ms_two_references"] = {}
-            for size in TARGETS_MS:  # the targets hold with two references pinned too (SPEC 7)
-                median, p95 = frame_time(frames=60 if quick else 240, size=size, references=2)
-                out["gui_frame_ms_two_references"][f"{size[0]}x{size[1]}"] = {"median": median, "p95": p95,
-                                                                              "target": TARGETS_MS[size]}
+            out.update(gui_bench.figures_apart(quick))
     out["peak_rss_mb"] = _peak_rss_mb()
     out["load_average_1min"] = os.getloadavg()[0]
     return out

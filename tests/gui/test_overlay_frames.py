@@ -69,8 +69,9 @@ def test_the_plot_axes_take_in_the_references_over_the_window(carbench_window):
 
 def test_the_reference_curves_are_drawn_from_their_pixmaps_while_the_run_on_show_is_drawn_every_frame(
         carbench_window, qapp, monkeypatch):
-    """Aligned by time, a reference curve only moves: Qt keeps its drawing (device-coordinate cache) and
-    paints only the strip that scrolls into view, not the whole dashed path every frame."""
+    """Aligned by time, the references only move: each y-axis' layer of reference curves keeps its drawing
+    (Qt's device-coordinate cache) and paints only the strip that scrolls into view, not every dashed
+    path every frame."""
     window = carbench_window
     for _ in range(2):
         hold(window, {"throttle", "left"}, 240)
@@ -78,15 +79,20 @@ def test_the_reference_curves_are_drawn_from_their_pixmaps_while_the_run_on_show
     hold(window, {"throttle"}, 10)
     qapp.processEvents()
     overlay = window.plot_overlay
-    row = window.plots.rows[0]
-    refs = list(overlay.row_overlay(row).curves.values())
+    row = next(r for r in window.plots.rows if len(r.axes) > 1)  # a plot with two units: a layer per y-axis
+    row_overlay = overlay.row_overlay(row)
+    layers = list(row_overlay.layers.values())
+    assert len(layers) == len(row.axes)
+    assert len(row_overlay.curves) == 2 * len(row.curves)  # a curve per reference and channel
+    for (_, name), curve in row_overlay.curves.items():  # each on the layer of its channel's y-axis
+        assert curve.layer is row_overlay.layers[id(row.axis_of(name).vb)]
+    assert all(layer.cacheMode() == layer.CacheMode.DeviceCoordinateCache for layer in layers)
     main = next(iter(row.curves.values()))
-    assert refs and all(c.cacheMode() == c.CacheMode.DeviceCoordinateCache for c in refs)
-    painted = {id(c): 0 for c in [*refs, main]}
-    for curve in [*refs, main]:
-        original = curve.paint
-        monkeypatch.setattr(curve, "paint", lambda *a, c=curve, f=original: (painted.__setitem__(id(c), painted[id(c)] + 1),
-                                                                          f(*a)))
+    painted = {id(c): 0 for c in [*layers, main]}
+    for item in [*layers, main]:
+        original = item.paint
+        monkeypatch.setattr(item, "paint", lambda *a, c=item, f=original: (painted.__setitem__(id(c), painted[id(c)] + 1),
+                                                                        f(*a)))
     model = window.model
     model.press("throttle")
     frames = 60
@@ -95,6 +101,6 @@ def test_the_reference_curves_are_drawn_from_their_pixmaps_while_the_run_on_show
         qapp.processEvents()
     model.release("throttle")
     assert painted[id(main)] >= frames  # the run on show: drawn every frame
-    assert max(painted[id(c)] for c in refs) <= frames // 4, painted
+    assert max(painted[id(layer)] for layer in layers) <= frames // 4, painted
     overlay.row_overlay(row).delta.setChecked(True)  # B - A: new data every frame, nothing to keep
-    assert all(c.cacheMode() == c.CacheMode.NoCache for c in overlay.row_overlay(row).curves.values())
+    assert all(layer.cacheMode() == layer.CacheMode.NoCache for layer in overlay.row_overlay(row).layers.values())

@@ -100,7 +100,7 @@ def test_bench_counts_its_steps_to_the_total_it_announces(monkeypatch, gui):
     if gui:
         from workbench.gui import bench as gui_bench
 
-        monkeypatch.setattr(gui_bench, "frame_time", lambda **k: (1.0, 2.0))
+        monkeypatch.setattr(gui_bench, "figures_apart", lambda quick: {})
     lines = []
     steps = 11 if gui else 10
     bench.measure(quick=True, gui=gui, progress=bench.BenchProgress(stream=_Lines(lines), steps=steps))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QToolButton
 from shiboken6 import isValid
 
@@ -35,25 +36,119 @@ def reference_times(ref_t: np.ndarray, ref_d: np.ndarray, cur_t: np.ndarray, cur
 
 _CACHED = QGraphicsItem.CacheMode.DeviceCoordinateCache
 _UNCACHED = QGraphicsItem.CacheMode.NoCache
+_PAD_PX = 2.0  # [px] around the curves' data: a stroke is not cut at the layer's edge
 
 
-def _cache(curve: pg.PlotCurveItem, on: bool) -> None:
-    """A curve that only moves keeps its drawing as a pixmap of the plot's size (Qt's device cache).
+class ReferenceCurve:
+    """One reference channel on a plot: its data and pen, drawn by the :class:`ReferenceLayer` of its y-axis.
 
-    Moved by whole frames along the time axis, Qt scrolls the pixmap and draws only the strip that
-    came into view, so a reference costs a blit per frame, not a dashed path of thousands of points.
-    The pixmap is drawn afresh when the data or the plot's scale changes (a new stretch, a new
-    y-range), and is placed on whole pixels: at most half a pixel from where the path would be.
+    Reads like a pg.PlotCurveItem (``getData``, ``pos``, ``opts["pen"]``, ``isVisible``); the data
+    is in the layer's coordinates, so a point is drawn at x + pos().x().
     """
-    mode = _CACHED if on else _UNCACHED
-    if curve.cacheMode() != mode:
-        curve.setCacheMode(mode)
+
+    def __init__(self, layer: ReferenceLayer):
+        self.layer = layer
+        self.x = self.y = np.zeros(0)
+        self.path: QPainterPath | None = None
+        self.bounds: tuple[float, float, float, float] | None = None
+        self.opts: dict = {"pen": None}
+        self.look = None  # (colour, dash style) of the pen set
+        self.chunk = None  # aligned by time: (key, first, last time) of the stretch whose data is set
+
+    def setPen(self, pen: QPen) -> None:  # noqa: N802 - as pg.PlotCurveItem's
+        self.opts["pen"] = pen
+        self.layer.update()
+
+    def setData(self, x: np.ndarray, y: np.ndarray) -> None:  # noqa: N802 - as pg.PlotCurveItem's
+        self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        self.path = pg.arrayToQPath(self.x, self.y, connect="all", finiteCheck=False) if len(self.x) else None
+        self.bounds = (float(self.x.min()), float(self.x.max()), float(self.y.min()), float(self.y.max())) \
+            if len(self.x) else None
+        self.layer.changed()
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:  # noqa: N802 - as pg.PlotCurveItem's
+        return self.x, self.y
+
+    def pos(self):
+        return self.layer.pos()
+
+    def isVisible(self) -> bool:  # noqa: N802 - as a QGraphicsItem's
+        return isValid(self.layer) and self.layer.isVisible() and self in self.layer.curves
+
+
+class ReferenceLayer(pg.GraphicsObject):
+    """Every reference curve on one y-axis of a plot, painted as one item.
+
+    Aligned by time, the curves only move with the time axis (one ``setPos`` for them all), and the
+    layer keeps its drawing in Qt's device-coordinate cache: moved by whole pixels, Qt scrolls the
+    pixmap and paints only the strip that came into view, so the references cost one blit per axis
+    and frame, not a dashed path of thousands of points per curve (nor a blit per curve: each blit
+    is the plot's whole width). The pixmap is drawn afresh when data, pens or the y-range change,
+    and is placed on whole pixels, at most half a pixel from where the path would be. A move is not
+    reported to pyqtgraph's bounds bookkeeping (9 us each), which serves an auto-range the plots
+    never use.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.setFlag(self.GraphicsItemFlag.ItemSendsGeometryChanges, False)
+        self.curves: list[ReferenceCurve] = []
+        self._data: tuple[float, float, float, float] | None = None
+        self._rect = QRectF()
+
+    def new_curve(self) -> ReferenceCurve:
+        curve = ReferenceCurve(self)
+        self.curves.append(curve)
+        return curve
+
+    def remove(self, curve: ReferenceCurve) -> None:
+        self.curves.remove(curve)
+        self.changed()
+
+    def cache(self, on: bool) -> None:
+        mode = _CACHED if on else _UNCACHED
+        if self.cacheMode() != mode:
+            self.setCacheMode(mode)
+
+    def changed(self) -> None:
+        """The curves' data changed: new bounds, and a new drawing."""
+        bounds = [c.bounds for c in self.curves if c.bounds is not None]
+        self._data = (min(b[0] for b in bounds), max(b[1] for b in bounds), min(b[2] for b in bounds),
+                      max(b[3] for b in bounds)) if bounds else None
+        self._fit_rect()
+        self.update()
+
+    def viewTransformChanged(self) -> None:  # noqa: N802 - pyqtgraph's hook: a pixel's size changed
+        self._fit_rect()
+
+    def _fit_rect(self) -> None:
+        rect = QRectF()
+        if self._data is not None:
+            x0, x1, y0, y1 = self._data
+            px, py = self.pixelVectors()
+            wx = abs(px.x()) * _PAD_PX if px is not None else 0.0
+            wy = abs(py.y()) * _PAD_PX if py is not None else 0.0
+            rect = QRectF(x0 - wx, y0 - wy, (x1 - x0) + 2 * wx, (y1 - y0) + 2 * wy)
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = rect
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's
+        return self._rect
+
+    def paint(self, painter, *args) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        for curve in self.curves:
+            if curve.path is not None and curve.opts["pen"] is not None:
+                painter.setPen(curve.opts["pen"])
+                painter.drawPath(curve.path)
 
 
 class _RowOverlay:
     def __init__(self, row: PlotRow, overlay: PlotOverlay):
         self.row = row
-        self.curves: dict[tuple[int, str], pg.PlotCurveItem] = {}
+        self.curves: dict[tuple[int, str], ReferenceCurve] = {}
+        self.layers: dict[int, ReferenceLayer] = {}  # by the id of the y-axis' ViewBox
         self.delta = QToolButton()
         self.delta.setText("B\u2212A")
         self.delta.setCheckable(True)
@@ -64,28 +159,38 @@ class _RowOverlay:
         row.plot.getPlotItem().addItem(self.zero, ignoreBounds=True)
         self.zero.setVisible(False)
 
-    def curve(self, i: int, name: str, ref: Reference) -> pg.PlotCurveItem:
+    def layer(self, name: str) -> ReferenceLayer:
+        """The layer on the y-axis of ``name``'s unit (a new car rebuilds the row's axes, and their layers with them)."""
+        vb = self.row.axis_of(name).vb
+        layer = self.layers.get(id(vb))
+        if layer is None or not isValid(layer) or layer.getViewBox() is not vb:
+            layer = self.layers[id(vb)] = ReferenceLayer()
+            vb.addItem(layer, ignoreBounds=True)
+        return layer
+
+    def curve(self, i: int, name: str, ref: Reference) -> ReferenceCurve:
         key = (i, name)
+        layer = self.layer(name)
         curve = self.curves.get(key)
-        if curve is None or not isValid(curve):  # a new car rebuilds the row's axes, and their curves with them
-            curve = pg.PlotCurveItem(antialias=True)
-            # Moved every frame: without this flag a move is not reported to pyqtgraph, which would tell
-            # the ViewBox that its items' bounds changed (9 us a move, for an auto-range the plots never use).
-            curve.setFlag(curve.GraphicsItemFlag.ItemSendsGeometryChanges, False)
-            self.row.axis_of(name).vb.addItem(curve)  # on the y-axis of the channel's unit
-            self.curves[key] = curve
+        if curve is None or curve.layer is not layer:
+            curve = self.curves[key] = layer.new_curve()
         style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
         look = (ref.colour.rgb(), style)
-        if getattr(curve, "_carbench_look", None) != look:  # a new pen only when it changes (it costs a repaint)
+        if curve.look != look:  # a new pen only when it changes (it costs a repaint)
             curve.setPen(pg.mkPen(ref.colour, width=1, style=style))
-            curve._carbench_look = look
+            curve.look = look
         return curve
 
     def drop_unused(self, used: set[tuple[int, str]]) -> None:
         for key in [k for k in self.curves if k not in used]:
             curve = self.curves.pop(key)
-            if curve.getViewBox() is not None:
-                curve.getViewBox().removeItem(curve)
+            if isValid(curve.layer) and curve in curve.layer.curves:
+                curve.layer.remove(curve)
+        for key, layer in list(self.layers.items()):
+            if not isValid(layer) or not layer.curves:
+                if isValid(layer) and layer.getViewBox() is not None:
+                    layer.getViewBox().removeItem(layer)
+                del self.layers[key]
 
 
 class PlotOverlay:
@@ -131,27 +236,24 @@ class PlotOverlay:
             cached = self._ranges[key] = (run, BlockRange(run.data[name]))
         return cached[1]
 
-    def _draw_shifted(self, curve, run, name: str, factor: float, t_ref: float, vis_lo: float, vis_hi: float,
+    def _draw_shifted(self, curve: ReferenceCurve, run, name: str, factor: float, vis_lo: float, vis_hi: float,
                       span: float, columns: int, shown: tuple[int, int]) -> tuple[float, float]:
         """Draw a reference aligned by time: its data set once for a stretch three windows wide, in
-        absolute time, and the curve moved by the time of the frame on show (cheap, and drawn from
-        its cached pixmap) until the window leaves that stretch. Returns the y extent of what is in
-        the window (``shown``: the run's samples in the window, as two indices)."""
-        _cache(curve, True)
+        absolute time (its layer is moved with the frame on show), until the window leaves that
+        stretch. Returns the y extent of what is in the window (``shown``: the run's samples in the
+        window, as two indices)."""
         data = run.data
         t = data["t"]
         # The span rounded: the window's length, taken as the difference of two times, changes in its last
         # bits from frame to frame, and a changed key would set the data again.
         key = (id(data), name, round(span, 6), columns, factor)
-        chunk = getattr(curve, "_carbench_chunk", None)
+        chunk = curve.chunk
         if chunk is None or chunk[0] != key or vis_lo < chunk[1] or vis_hi > chunk[2]:
             c_lo, c_hi = vis_lo - span, vis_hi + span
             a, b = np.searchsorted(t, [c_lo, c_hi])
             a, b = max(a - 1, 0), min(b + 1, len(t))
-            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns), skipFiniteCheck=True)
-            curve._carbench_chunk = (key, c_lo, c_hi)
-        if curve.pos().x() != -t_ref or curve.pos().y() != 0.0:
-            curve.setPos(-t_ref, 0.0)
+            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns))
+            curve.chunk = (key, c_lo, c_hi)
         lo, hi = self.block_range(run, name).range(*shown)
         if lo > hi:
             return np.inf, -np.inf
@@ -203,8 +305,8 @@ class PlotOverlay:
                         if i not in shown:
                             a, b = np.searchsorted(data["t"], [vis_lo, vis_hi])
                             shown[i] = int(a), int(b)
-                        y_lo, y_hi = self._draw_shifted(curve, ref.run, name, factor, origin, vis_lo, vis_hi, span,
-                                                        columns, shown[i])
+                        y_lo, y_hi = self._draw_shifted(curve, ref.run, name, factor, vis_lo, vis_hi, span, columns,
+                                                        shown[i])
                         r[0], r[1] = min(r[0], y_lo), max(r[1], y_hi)
                         continue
                     times, window = placed[i]
@@ -216,11 +318,15 @@ class PlotOverlay:
                         y, xs = (mine - y)[inside], xs[inside]
                     if len(y):
                         r[0], r[1] = min(r[0], float(y.min())), max(r[1], float(y.max()))
-                    curve._carbench_chunk = None
-                    _cache(curve, False)  # new data every frame: a pixmap would be drawn and thrown away
-                    curve.setPos(0.0, 0.0)
-                    curve.setData(*peak_decimate(xs, y, columns), skipFiniteCheck=True)
+                    curve.chunk = None
+                    curve.setData(*peak_decimate(xs, y, columns))
             overlay.drop_unused(used)
+            shifted = not delta and by_time
+            for layer in overlay.layers.values():
+                layer.cache(shifted)  # drawn afresh every frame otherwise: a pixmap would be made and thrown away
+                at = -origin if shifted else 0.0
+                if layer.pos().x() != at or layer.pos().y() != 0.0:
+                    layer.setPos(at, 0.0)
             overlay.zero.setVisible(delta and bool(refs))
             if not refs:
                 continue
