@@ -34,6 +34,24 @@ def virtual_wheel():
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
+@pytest.fixture(autouse=True)
+def _sigint_as_in_a_terminal():
+    """Each test sees SIGINT as a terminal gives it (Ctrl-C raises KeyboardInterrupt), also when the suite
+    was started as a background job, which inherits SIGINT ignored: carbench leaves an ignored SIGINT
+    ignored, and the tests of Ctrl-C (in process and in the processes they start) would see no signal."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def pytest_runtest_teardown(item):
     """After a Qt test, delete everything it left for deleteLater (its closed windows and dialogs, pyqtgraph's
     items): no test here keeps a widget past its own, and what stays alive slows every later test in the worker
