@@ -7,11 +7,13 @@ distance, a reference's sample is drawn at the time when the run on show had tra
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QToolButton
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QImage, QPainter, QPainterPath, QPen, QTransform
+from PySide6.QtWidgets import QToolButton
 from shiboken6 import isValid
 
 from workbench.gui.decimate import BlockRange
@@ -34,9 +36,8 @@ def reference_times(ref_t: np.ndarray, ref_d: np.ndarray, cur_t: np.ndarray, cur
     return np.interp(ref_d, cur_d, cur_t), keep
 
 
-_CACHED = QGraphicsItem.CacheMode.DeviceCoordinateCache
-_UNCACHED = QGraphicsItem.CacheMode.NoCache
 _PAD_PX = 2.0  # [px] around the curves' data: a stroke is not cut at the layer's edge
+MAX_IMAGE_PIXELS = 8_000_000  # a layer larger than this on screen draws its paths each frame instead (32 MB)
 
 
 class ReferenceCurve:
@@ -57,7 +58,7 @@ class ReferenceCurve:
 
     def setPen(self, pen: QPen) -> None:  # noqa: N802 - as pg.PlotCurveItem's
         self.opts["pen"] = pen
-        self.layer.update()
+        self.layer.restyled()
 
     def setData(self, x: np.ndarray, y: np.ndarray) -> None:  # noqa: N802 - as pg.PlotCurveItem's
         self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -79,22 +80,27 @@ class ReferenceCurve:
 class ReferenceLayer(pg.GraphicsObject):
     """Every reference curve on one y-axis of a plot, painted as one item.
 
-    Aligned by time, the curves only move with the time axis (one ``setPos`` for them all), and the
-    layer keeps its drawing in Qt's device-coordinate cache: moved by whole pixels, Qt scrolls the
-    pixmap and paints only the strip that came into view, so the references cost one blit per axis
-    and frame, not a dashed path of thousands of points per curve (nor a blit per curve: each blit
-    is the plot's whole width). The pixmap is drawn afresh when data, pens or the y-range change,
-    and is placed on whole pixels, at most half a pixel from where the path would be. A move is not
-    reported to pyqtgraph's bounds bookkeeping (9 us each), which serves an auto-range the plots
-    never use.
+    Aligned by time, the curves only move with the time axis (one ``setPos`` for them all), so the
+    layer draws them once into an image at the plot's scale and then only places that image, one
+    blit per axis and frame instead of a dashed path of thousands of points per curve. The image is
+    drawn again when the data, a pen or the plot's scale changes (a new stretch of a reference, a new
+    y-range, a resize); it is placed on whole pixels, at most half a pixel from where the paths
+    would be. (Qt's own device-coordinate cache did the same but scrolled a partly exposed pixmap,
+    and under a real X server left copies of a curve behind.) A move is not reported to pyqtgraph's
+    bounds bookkeeping (9 us each), which serves an auto-range the plots never use.
     """
 
     def __init__(self):
         super().__init__()
         self.setFlag(self.GraphicsItemFlag.ItemSendsGeometryChanges, False)
         self.curves: list[ReferenceCurve] = []
+        self.keep_image = False  # set by the overlay: True while the curves only move
         self._data: tuple[float, float, float, float] | None = None
         self._rect = QRectF()
+        self._version = 0  # counts changes of data and pens
+        self._image: QImage | None = None
+        self._image_key = None
+        self.images_drawn = 0  # how many times the image was drawn (for tests)
 
     def new_curve(self) -> ReferenceCurve:
         curve = ReferenceCurve(self)
@@ -105,16 +111,17 @@ class ReferenceLayer(pg.GraphicsObject):
         self.curves.remove(curve)
         self.changed()
 
-    def cache(self, on: bool) -> None:
-        mode = _CACHED if on else _UNCACHED
-        if self.cacheMode() != mode:
-            self.setCacheMode(mode)
+    def restyled(self) -> None:
+        """A pen changed: a new drawing."""
+        self._version += 1
+        self.update()
 
     def changed(self) -> None:
         """The curves' data changed: new bounds, and a new drawing."""
         bounds = [c.bounds for c in self.curves if c.bounds is not None]
         self._data = (min(b[0] for b in bounds), max(b[1] for b in bounds), min(b[2] for b in bounds),
                       max(b[3] for b in bounds)) if bounds else None
+        self._version += 1
         self._fit_rect()
         self.update()
 
@@ -132,11 +139,54 @@ class ReferenceLayer(pg.GraphicsObject):
         if rect != self._rect:
             self.prepareGeometryChange()
             self._rect = rect
+            self._version += 1
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's
         return self._rect
 
     def paint(self, painter, *args) -> None:
+        if not self.curves or self._rect.isEmpty():
+            return
+        t = painter.worldTransform()
+        if not self.keep_image or t.m12() != 0.0 or t.m21() != 0.0:
+            self._draw_paths(painter)
+            return
+        dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        key = (self._version, t.m11(), t.m22(), dpr)
+        if key != self._image_key:
+            self._image = self._render(t.m11(), t.m22(), dpr)
+            self._image_key = key
+        if self._image is None:  # too large to keep
+            self._draw_paths(painter)
+            return
+        corner = t.map(self._anchor(t.m11(), t.m22()))
+        painter.save()
+        painter.resetTransform()
+        painter.drawImage(QPointF(round(corner.x()), round(corner.y())), self._image)
+        painter.restore()
+
+    def _anchor(self, sx: float, sy: float) -> QPointF:
+        """The corner of the layer's rectangle that lands at the image's top left."""
+        r = self._rect
+        return QPointF(r.left() if sx > 0 else r.right(), r.bottom() if sy < 0 else r.top())
+
+    def _render(self, sx: float, sy: float, dpr: float) -> QImage | None:
+        width = math.ceil(self._rect.width() * abs(sx)) + 1
+        height = math.ceil(self._rect.height() * abs(sy)) + 1
+        if width * height * dpr * dpr > MAX_IMAGE_PIXELS:
+            return None
+        image = QImage(max(int(width * dpr), 1), max(int(height * dpr), 1), QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(dpr)
+        image.fill(Qt.GlobalColor.transparent)
+        anchor = self._anchor(sx, sy)
+        painter = QPainter(image)
+        painter.setTransform(QTransform(sx, 0.0, 0.0, sy, -anchor.x() * sx, -anchor.y() * sy))
+        self._draw_paths(painter)
+        painter.end()
+        self.images_drawn += 1
+        return image
+
+    def _draw_paths(self, painter) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         for curve in self.curves:
             if curve.path is not None and curve.opts["pen"] is not None:
@@ -238,7 +288,7 @@ class PlotOverlay:
 
     def _draw_shifted(self, curve: ReferenceCurve, run, name: str, factor: float, vis_lo: float, vis_hi: float,
                       span: float, columns: int, shown: tuple[int, int]) -> tuple[float, float]:
-        """Draw a reference aligned by time: its data set once for a stretch three windows wide, in
+        """Draw a reference aligned by time: its data set once for a stretch two windows wide, in
         absolute time (its layer is moved with the frame on show), until the window leaves that
         stretch. Returns the y extent of what is in the window (``shown``: the run's samples in the
         window, as two indices)."""
@@ -249,10 +299,10 @@ class PlotOverlay:
         key = (id(data), name, round(span, 6), columns, factor)
         chunk = curve.chunk
         if chunk is None or chunk[0] != key or vis_lo < chunk[1] or vis_hi > chunk[2]:
-            c_lo, c_hi = vis_lo - span, vis_hi + span
+            c_lo, c_hi = vis_lo - span / 2, vis_hi + span / 2
             a, b = np.searchsorted(t, [c_lo, c_hi])
             a, b = max(a - 1, 0), min(b + 1, len(t))
-            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 3 * columns))
+            curve.setData(*peak_decimate(t[a:b], data[name][a:b] * factor, 2 * columns))
             curve.chunk = (key, c_lo, c_hi)
         lo, hi = self.block_range(run, name).range(*shown)
         if lo > hi:
@@ -264,7 +314,7 @@ class PlotOverlay:
         absolute time, drawn at x = t - panel.origin), each curve on its channel's y-axis.
 
         Aligned by time (the usual case), a frame costs no scan of a whole run: each curve's data is
-        set once for a stretch of three windows and moved with the frame on show, the references'
+        set once for a stretch of two windows and moved with the frame on show, the references'
         extents come from their block min/max and the run on show's from the panel's own drawing.
         """
         panel, model = self.panel, self.comparer.model
@@ -323,7 +373,7 @@ class PlotOverlay:
             overlay.drop_unused(used)
             shifted = not delta and by_time
             for layer in overlay.layers.values():
-                layer.cache(shifted)  # drawn afresh every frame otherwise: a pixmap would be made and thrown away
+                layer.keep_image = shifted  # new data every frame otherwise: an image would be drawn and thrown away
                 at = -origin if shifted else 0.0
                 if layer.pos().x() != at or layer.pos().y() != 0.0:
                     layer.setPos(at, 0.0)
