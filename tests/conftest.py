@@ -33,7 +33,6 @@ def virtual_wheel():
     yield from _virtual("wheel")
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
 @pytest.fixture(autouse=True)
 def _sigint_as_in_a_terminal():
     """Each test sees SIGINT as a terminal gives it (Ctrl-C raises KeyboardInterrupt), also when the suite
@@ -52,6 +51,7 @@ def _sigint_as_in_a_terminal():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_teardown(item):
     """After a Qt test, delete everything it left for deleteLater (its closed windows and dialogs, pyqtgraph's
     items): no test here keeps a widget past its own, and what stays alive slows every later test in the worker

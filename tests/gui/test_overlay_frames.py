@@ -124,3 +124,36 @@ def _stray_pixels(a, b, tolerance: int = 80) -> list[tuple[int, int]]:
             if all(max(abs(p - q) for p, q in zip(mine, other, strict=True)) > tolerance for other in near):
                 stray.append((x, y))
     return stray
+
+
+def test_a_channel_moved_to_another_axis_leaves_no_curve_behind(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle", "left"}, 240)
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 10)
+    overlay = window.plot_overlay
+    row = next(r for r in window.plots.rows if len(r.axes) > 1)
+    names = list(row.curves)
+    row.set_channels(names[::-1])  # the units swap axes: each reference curve goes to the other y-axis
+    window.model.refresh()
+    row_overlay = overlay.row_overlay(row)
+    drawn = [(layer, curve) for layer in row_overlay.layers.values() for curve in layer.curves]
+    assert len(drawn) == len(names)  # one per channel, none left on the axis it left
+    for (_, name), curve in row_overlay.curves.items():
+        assert curve.layer is row_overlay.layers[id(row.axis_of(name).vb)]
+    window.comparer.references.unpin(0)
+    assert not any(layer.curves for layer in row_overlay.layers.values())
+
+
+def test_an_svg_export_gets_the_reference_curves_as_paths(carbench_window, tmp_path):
+    window = carbench_window
+    hold(window, {"throttle", "left"}, 240)
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 10)
+    row = window.plots.rows[0]
+    assert all(layer.keep_image for layer in window.plot_overlay.row_overlay(row).layers.values())
+    window.plots.export(row, "svg", str(tmp_path / "plot.svg"))
+    svg = (tmp_path / "plot.svg").read_text()
+    assert "<image" not in svg  # not a picture of the curves
+    colour = window.comparer.references.items[0].colour.name()
+    assert f'stroke="{colour}"' in svg  # the reference's dashed curve, as a path

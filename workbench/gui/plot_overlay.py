@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QImage, QPainter, QPainterPath, QPen, QTransform
+from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QToolButton
 from shiboken6 import isValid
 
@@ -62,6 +62,9 @@ class ReferenceCurve:
 
     def setData(self, x: np.ndarray, y: np.ndarray) -> None:  # noqa: N802 - as pg.PlotCurveItem's
         self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        finite = np.isfinite(self.x) & np.isfinite(self.y)
+        if not finite.all():  # channels are finite; a reference read from elsewhere might not be
+            self.x, self.y = self.x[finite], self.y[finite]
         self.path = pg.arrayToQPath(self.x, self.y, connect="all", finiteCheck=False) if len(self.x) else None
         self.bounds = (float(self.x.min()), float(self.x.max()), float(self.y.min()), float(self.y.max())) \
             if len(self.x) else None
@@ -148,11 +151,15 @@ class ReferenceLayer(pg.GraphicsObject):
         if not self.curves or self._rect.isEmpty():
             return
         t = painter.worldTransform()
-        if not self.keep_image or t.m12() != 0.0 or t.m21() != 0.0:
+        engine = painter.paintEngine()
+        on_screen = engine is not None and engine.type() in (QPaintEngine.Type.Raster, QPaintEngine.Type.OpenGL2)
+        if not self.keep_image or not on_screen or t.m12() != 0.0 or t.m21() != 0.0:
+            self._image = self._image_key = None  # an SVG export gets the paths, not a picture of them
             self._draw_paths(painter)
             return
         dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-        key = (self._version, t.m11(), t.m22(), dpr)
+        # The scale rounded: a range taken as a difference of times may change in its last bits.
+        key = (self._version, float(f"{t.m11():.12g}"), float(f"{t.m22():.12g}"), dpr)
         if key != self._image_key:
             self._image = self._render(t.m11(), t.m22(), dpr)
             self._image_key = key
@@ -162,7 +169,8 @@ class ReferenceLayer(pg.GraphicsObject):
         corner = t.map(self._anchor(t.m11(), t.m22()))
         painter.save()
         painter.resetTransform()
-        painter.drawImage(QPointF(round(corner.x()), round(corner.y())), self._image)
+        # on whole device pixels (a fractional scale factor makes logical pixels fractional)
+        painter.drawImage(QPointF(round(corner.x() * dpr) / dpr, round(corner.y() * dpr) / dpr), self._image)
         painter.restore()
 
     def _anchor(self, sx: float, sy: float) -> QPointF:
@@ -175,7 +183,8 @@ class ReferenceLayer(pg.GraphicsObject):
         height = math.ceil(self._rect.height() * abs(sy)) + 1
         if width * height * dpr * dpr > MAX_IMAGE_PIXELS:
             return None
-        image = QImage(max(int(width * dpr), 1), max(int(height * dpr), 1), QImage.Format.Format_ARGB32_Premultiplied)
+        image = QImage(max(math.ceil(width * dpr), 1), max(math.ceil(height * dpr), 1),
+                       QImage.Format.Format_ARGB32_Premultiplied)
         image.setDevicePixelRatio(dpr)
         image.fill(Qt.GlobalColor.transparent)
         anchor = self._anchor(sx, sy)
@@ -222,7 +231,9 @@ class _RowOverlay:
         key = (i, name)
         layer = self.layer(name)
         curve = self.curves.get(key)
-        if curve is None or curve.layer is not layer:
+        if curve is None or curve.layer is not layer:  # new, or its channel is on another y-axis now
+            if curve is not None and isValid(curve.layer) and curve in curve.layer.curves:
+                curve.layer.remove(curve)
             curve = self.curves[key] = layer.new_curve()
         style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
         look = (ref.colour.rgb(), style)
@@ -236,8 +247,9 @@ class _RowOverlay:
             curve = self.curves.pop(key)
             if isValid(curve.layer) and curve in curve.layer.curves:
                 curve.layer.remove(curve)
+        axes = {id(axis.vb) for axis in self.row.axes}
         for key, layer in list(self.layers.items()):
-            if not isValid(layer) or not layer.curves:
+            if not isValid(layer) or not layer.curves or key not in axes:  # empty, or on an axis that went
                 if isValid(layer) and layer.getViewBox() is not None:
                     layer.getViewBox().removeItem(layer)
                 del self.layers[key]

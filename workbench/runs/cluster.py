@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -84,6 +85,10 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             raise
 
 
+_quieted = 0  # local clusters running with the workers' logging set by carbench
+_quieted_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def _quiet_local_workers() -> Iterator[None]:
     """The local cluster's worker processes log only what is critical while the block runs.
@@ -93,16 +98,25 @@ def _quiet_local_workers() -> Iterator[None]:
     failure, which reaches this process as the task's exception, or the worker losing its scheduler,
     which happens when this process closes the cluster: after Ctrl-C a heartbeat in flight ends in
     "Failed to communicate with scheduler" and a page of CommClosedError, beside carbench's one line.
+    The setting is taken away when the last local cluster that set it closes.
     """
+    global _quieted
     name = "DASK_LOGGING__DISTRIBUTED"
-    if name in os.environ:
-        yield
-        return
-    os.environ[name] = "critical"
+    with _quieted_lock:
+        if _quieted == 0 and name in os.environ:  # the user's
+            mine = False
+        else:
+            mine = True
+            _quieted += 1
+            os.environ[name] = "critical"
     try:
         yield
     finally:
-        os.environ.pop(name, None)
+        if mine:
+            with _quieted_lock:
+                _quieted -= 1
+                if _quieted == 0:
+                    os.environ.pop(name, None)
 
 
 @contextlib.contextmanager
@@ -115,7 +129,6 @@ def _children_ignore_sigint() -> Iterator[None]:
     ignored by this process too.
     """
     import signal
-    import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -138,7 +151,6 @@ def _connect(dd, scheduler: str):
     A port that accepts a connection but never answers (not a Dask scheduler) would otherwise keep
     the handshake waiting for good, so the connection is made in a thread that is given up on.
     """
-    import threading
 
     with contextlib.suppress(Exception):
         import dask
