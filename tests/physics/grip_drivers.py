@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from physics import CarParams, Inputs, Simulation, TelemetryFrame, load_preset
+from physics import CarParams, Inputs, Simulation, TelemetryFrame, load_preset, records
 
 G = 9.81
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
@@ -46,12 +46,15 @@ def drive(sim: Simulation, seconds: float, driver: Driver) -> np.recarray:
 
     Returns car 0's telemetry of every frame (a record array, one field per channel).
     """
-    rows = []
+    count = int(round(seconds / sim.dt))
+    out = None
     tel = None
-    for k in range(int(round(seconds / sim.dt))):
+    for k in range(count):
         tel = sim.step(driver(k * sim.dt, tel))
-        rows.append(tel.records[:1].copy())
-    return np.concatenate(rows).view(np.recarray)
+        if out is None:  # written frame by frame (np.concatenate of structured rows is slow)
+            out = np.empty(count, dtype=tel.records.dtype)
+        out[k] = tel.records[0]
+    return (out if out is not None else np.empty(0, dtype=records.TELEMETRY)).view(np.recarray)
 
 
 class SpeedHold:

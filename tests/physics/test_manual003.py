@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from physics import Inputs, Simulation, load_preset
+from physics import Inputs, Simulation, load_preset, records
 
 DT = 1.0 / 120.0
 
@@ -26,8 +26,11 @@ def test_manual003_is_003s_model():
 @pytest.fixture(scope="module")
 def launch():
     sim = Simulation(load_preset("manual003").params, n=1, dt=DT)
-    rows = [sim.step(Inputs.from_keys(1, {"throttle"})).records.copy() for _ in range(int(4.0 / DT))]
-    return np.concatenate(rows)
+    throttle = Inputs.from_keys(1, {"throttle"})
+    out = np.empty(int(4.0 / DT), dtype=records.TELEMETRY)
+    for k in range(len(out)):
+        out[k] = sim.step(throttle).records[0]
+    return out
 
 
 def test_the_drive_force_is_limited_to_1_1_times_the_rear_load(launch):
