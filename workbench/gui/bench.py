@@ -113,14 +113,12 @@ def figures_apart(quick: bool = False) -> dict:
     import json
     import subprocess
     import sys
-
-    command = [sys.executable, "-c", "from workbench.gui.bench import main; main()", "--json",
-               *(["--quick"] if quick else [])]
-    import os
     from pathlib import Path
 
     import workbench
 
+    command = [sys.executable, "-c", "from workbench.gui.bench import main; main()", "--json",
+               *(["--quick"] if quick else [])]
     # the same carbench as this process, wherever the working folder is
     root = str(Path(workbench.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))

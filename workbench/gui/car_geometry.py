@@ -81,9 +81,9 @@ def _box(centre: np.ndarray, heading: float, front: float, back: float, half_wid
     return centre + local @ _rot(heading).T
 
 
-def outline(point: np.ndarray, heading: float, p: CarParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The body's closed outline (5, 2), the nose line (2, 2) and the rear axle (2,) of a car whose
-    reference point (the state's x, y) is at ``point``, heading ``heading`` [rad]."""
+def outline(point: np.ndarray, heading: float, p: CarParams) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The body's closed outline (5, 2), the nose line (2, 2), the rear axle (2,) and the centre of mass (2,)
+    of a car whose reference point (the state's x, y) is at ``point``, heading ``heading`` [rad]."""
     b = p.body
     ahead = np.array([np.cos(heading), np.sin(heading)])
     left = np.array([-ahead[1], ahead[0]])
@@ -92,7 +92,7 @@ def outline(point: np.ndarray, heading: float, p: CarParams) -> tuple[np.ndarray
     body = _box(rear, heading, b.wheelbase + b.front_overhang, rear_overhang, b.width / 2)
     nose_at = rear + (b.wheelbase + b.front_overhang) * 0.92 * ahead
     nose = np.array([nose_at + 0.4 * b.width * left, nose_at - 0.4 * b.width * left])
-    return body, nose, rear
+    return body, nose, rear, rear + b.lr * ahead
 
 
 def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
@@ -102,10 +102,9 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
     b = p.body
     heading = v["heading"]
     point = np.array([v["x"], v["y"]])
-    body, nose, rear = outline(point, heading, p)
+    body, nose, rear, com = outline(point, heading, p)
     ahead = np.array([np.cos(heading), np.sin(heading)])
     left = np.array([-ahead[1], ahead[0]])
-    com = rear + b.lr * ahead
     front = rear + b.wheelbase * ahead
     half_track = b.track / 2
     wheel_len = max(b.wheel_radius, 0.06 * b.length)

@@ -140,12 +140,10 @@ class GhostCars:
             data = ref.run.data
             j = reference_frame(ref, k * session.dt, distance)
             params = ref.run.params if ref.run.params is not None else session.params
-            heading = float(data["heading"][j])
-            body, nose, rear = outline(np.array([data["x"][j], data["y"][j]]), heading, params)
+            body, nose, _, ghost.com = outline(np.array([data["x"][j], data["y"][j]]), float(data["heading"][j]), params)
             _set_polygon(ghost.body, body)
             ghost.nose.set_points(nose[:, 0], nose[:, 1])
             ghost.label.setPos(float(body[0][0]), float(body[0][1]))
-            ghost.com = rear + params.body.lr * np.array([np.cos(heading), np.sin(heading)])
             start = max(0, j - int(TRAIL_SECONDS / ref.run.dt))
             ghost.trail.set_points(data["x"][start:j + 1:3], data["y"][start:j + 1:3])
         self._place_markers()
