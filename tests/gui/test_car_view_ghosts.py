@@ -34,6 +34,7 @@ def test_an_off_screen_ghost_is_marked_on_the_edge_pointing_at_it(carbench_windo
     (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
     assert not (x0 <= far[0] <= x1 and y0 <= far[1] <= y1)  # the following camera has left the ghost behind
     assert ghost.marker.isVisible() and ghost.marker_label.isVisible()
+    assert not ghost.label.isVisible()  # one name on screen, the marker's
     arrow = _points(ghost.marker)
     tip = arrow[0]
     assert x0 < tip[0] < x1 and y0 < tip[1] < y1
@@ -52,6 +53,7 @@ def test_an_off_screen_ghost_is_marked_on_the_edge_pointing_at_it(carbench_windo
     view.set_follow(False)
     view._centre_on(far, x1 - x0)
     assert not ghost.marker.isVisible()
+    assert ghost.label.isVisible()
 
 
 def test_a_ghost_pinned_under_another_script_is_marked(carbench_window):

@@ -170,6 +170,7 @@ class GhostCars:
             off = ghost.com is not None and not in_view(ghost.com, view)
             ghost.marker.setVisible(off)
             ghost.marker_label.setVisible(off)
+            ghost.label.setVisible(not off)  # the marker's label names it: the ghost's own would stick in from the edge
             if not off:
                 continue
             tip, bearing = edge_point(ghost.com, view, MARKER_INSET_PX * px)
