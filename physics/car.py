@@ -12,33 +12,41 @@ from .records import param_records
 from .schema import ParamError
 
 
+def _group_layout(name: str, group) -> dict[str, object]:
+    out: dict[str, object] = {f"[{name}]": group is not None}
+    if group is not None:
+        for g in fields(group):
+            value = getattr(group, g.name)
+            if isinstance(value, str):
+                out[f"{name}.{g.name}"] = value
+    return out
+
+
 def batch_layout(car: CarParams) -> dict[str, object]:
     """What cars of one batch must share: which groups they have and every string-valued parameter."""
     out: dict[str, object] = {}
     for f in fields(car):
-        group = getattr(car, f.name)
-        out[f"[{f.name}]"] = group is not None
-        if group is None:
-            continue
-        for g in fields(group):
-            value = getattr(group, g.name)
-            if isinstance(value, str):
-                out[f"{f.name}.{g.name}"] = value
+        out.update(_group_layout(f.name, getattr(car, f.name)))
     return out
 
 
 def _check_batch(cars: Sequence[CarParams]) -> None:
     first = batch_layout(cars[0])
+    names = [f.name for f in fields(cars[0])]
     seen = {id(cars[0])}
     for car in cars[1:]:
         if id(car) in seen:
             continue
         seen.add(id(car))
-        for key, value in batch_layout(car).items():
-            if value != first[key]:
-                if key.startswith("["):
-                    raise ParamError(f"{key}: some cars of the batch have it and some do not")
-                raise ParamError(f"{key}: cars of one batch must agree ({first[key]!r} and {value!r})")
+        for name in names:
+            group = getattr(car, name)
+            if group is getattr(cars[0], name):
+                continue  # shared with the first car (a sweep's cars share the groups it does not vary)
+            for key, value in _group_layout(name, group).items():
+                if value != first[key]:
+                    if key.startswith("["):
+                        raise ParamError(f"{key}: some cars of the batch have it and some do not")
+                    raise ParamError(f"{key}: cars of one batch must agree ({first[key]!r} and {value!r})")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 One Python function, :func:`_block`, is compiled twice from the same source: serially (the
 interactive car, and any caller that must not touch numba's thread pool) and with ``prange`` over
-the cars (batches). Each car runs its frames alone, in order, with its own parameter record: no
+the cars (batches). It stores the channels it is asked for and no others: every channel for a
+replay or the window, a sweep's few for its expectations and measures (``channels`` of
+:meth:`Kernel.run`). Each car runs its frames alone, in order, with its own parameter record: no
 reduction across cars, no fastmath, so a car's telemetry is bit-identical whatever the batch
 around it, the chunking or the number of threads.
 
@@ -10,8 +12,8 @@ The closed-loop driver (physics.driver) is the kernel's one hook: for a car with
 that is on, the driver writes the frame's inputs (its analog overrides) before the car's frame, and
 its memory and channels after it. The paths it follows are rows of one ``track`` array.
 
-A guard checks every telemetry channel and state field once per frame: the first non-finite value
-stops that car, nothing non-finite is written, and the caller raises :class:`NonFiniteError`.
+A guard checks every channel written and every state field once per frame: the first non-finite
+value stops that car, nothing non-finite is written, and the caller raises :class:`NonFiniteError`.
 
 Variants: ``build_kernel(variants={"standstill.stop_mask": my_rule})`` compiles physics.step again
 with subsystem functions replaced (plain Python functions are compiled for it), to try another
@@ -28,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import itertools
+import math
 import sys
 import threading
 import time
@@ -43,7 +46,7 @@ from . import four_wheel as _four_wheel
 from . import step as _step
 from .jit import DISABLED, scalar, source_key
 from .path import COLUMNS as PATH_COLUMNS
-from .records import CHANNELS, STATE_FLOATS, copy_state, copy_telemetry, nonfinite_channel, nonfinite_state
+from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
 
 car_frame = _step.car_frame
@@ -59,21 +62,27 @@ class NonFiniteError(ArithmeticError):
         super().__init__(f"{what} {channel!r} of car {car} became non-finite at frame {frame}")
 
 
-def _block(params, state, inputs, telemetry, dt, frame0, spare_state, spare_telemetry, fault, drivers, track,
-           spare_inputs, ground, ground_index):
-    """Advance every car over the frames of ``inputs``, (frames, N); telemetry into ``telemetry``, (frames, N).
+def _block(params, state, inputs, out, dt, frame0, select, spare_state, spare_telemetry, spare_values, fault,
+           drivers, track, spare_inputs, ground, ground_index):
+    """Advance every car over the frames of ``inputs``, (frames, N); the channels ``select`` names into ``out``.
 
-    ``state`` (N,) is advanced in place. ``fault`` (N, 2) comes in as -1 and gets, for a car that
-    stopped, the frame and the index of the field (a channel, or len(CHANNELS) + a float state field).
+    ``out`` is float64 (frames, N, len(select)): frame k's value of channel ``CHANNELS[select[j]]`` for car i
+    is ``out[k, i, j]`` (with every channel selected in order, ``out`` is a float view of (frames, N)
+    TELEMETRY records). ``state`` (N,) is advanced in place. ``fault`` (N, 2) comes in as -1 and gets,
+    for a car that stopped, the frame and the index of the field (a channel, or len(CHANNELS) + a
+    float state field): the guard checks the next state and the channels written, nothing else.
+    ``spare_values`` is ``spare_telemetry`` viewed as float64 (N, len(CHANNELS)).
     ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
     ``ground_index[i, 1]`` of them.
     """
     n = state.shape[0]
     frames = inputs.shape[0]
+    width = select.shape[0]
     for i in prange(n):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
+        values = spare_values[i]
         for k in range(frames):
             t = (frame0 + k) * dt
             u = inputs[k, i]
@@ -84,7 +93,15 @@ def _block(params, state, inputs, telemetry, dt, frame0, spare_state, spare_tele
                 look = driver.idle(state[i])
             car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road)
             driver.carry(look, spare_state[i], spare_telemetry[i])
-            bad = nonfinite_channel(spare_telemetry[i])
+            bad = -1
+            total = 0.0
+            for j in range(width):
+                total += values[select[j]]
+            if not math.isfinite(total):  # one sum decides the usual case
+                for j in range(width):
+                    if not math.isfinite(values[select[j]]):
+                        bad = select[j]
+                        break
             if bad < 0:
                 bad = nonfinite_state(spare_state[i])
                 if bad >= 0:
@@ -93,16 +110,19 @@ def _block(params, state, inputs, telemetry, dt, frame0, spare_state, spare_tele
                 fault[i, 0] = frame0 + k
                 fault[i, 1] = bad
                 break
-            copy_telemetry(spare_telemetry[i], telemetry[k, i])
+            row = out[k, i]
+            for j in range(width):
+                row[j] = values[select[j]]
             copy_state(spare_state[i], state[i])
 
 
 def _signature():
     rec = numba.from_dtype
     return (numba.types.Array(rec(records.PARAMS), 1, "C"), numba.types.Array(rec(records.STATE), 1, "C"),
-            numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(rec(records.TELEMETRY), 2, "C"),
-            numba.float64, numba.int64, numba.types.Array(rec(records.STATE), 1, "C"),
-            numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.int64, 2, "C"),
+            numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(numba.float64, 3, "C"),
+            numba.float64, numba.int64, numba.types.Array(numba.int64, 1, "C"),
+            numba.types.Array(rec(records.STATE), 1, "C"), numba.types.Array(rec(records.TELEMETRY), 1, "C"),
+            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"),
             numba.types.Array(rec(records.DRIVER), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
             numba.types.Array(rec(records.INPUTS), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
             numba.types.Array(numba.int64, 2, "C"))
@@ -178,7 +198,7 @@ class Kernel:
     def entry(self, parallel: bool = False) -> Callable:
         """The compiled block itself, for callers that checked their arguments once (see :meth:`arguments`).
 
-        It takes the 14 arguments of :func:`_block` and trusts their dtypes, shapes and layout.
+        It takes the 16 arguments of :func:`_block` and trusts their dtypes, shapes and layout.
         """
         fn = self._dispatcher(parallel)
         if DISABLED:
@@ -187,9 +207,12 @@ class Kernel:
 
     def arguments(self, params: np.ndarray, state: np.ndarray, work: Workspace, drivers: np.ndarray | None = None,
                   track: np.ndarray | None = None, ground: np.ndarray | None = None,
-                  ground_index: np.ndarray | None = None, check: bool = True) -> tuple[tuple, tuple]:
-        """The arguments of the compiled block around (inputs, telemetry, dt, frame0), checked when ``check``:
-        ``(head, tail)``, so that ``entry(*head, inputs, telemetry, dt, frame0, *tail)`` advances the cars."""
+                  ground_index: np.ndarray | None = None, check: bool = True,
+                  select: np.ndarray | None = None) -> tuple[tuple, tuple]:
+        """The arguments of the compiled block around (inputs, out, dt, frame0), checked when ``check``:
+        ``(head, tail)``, so that ``entry(*head, inputs, out, dt, frame0, *tail)`` advances the cars.
+
+        ``select`` is the channels' indices (int64) that ``out`` gets, every channel when None."""
         n = state.shape[0]
         if check:
             _check(params, records.PARAMS, (n,), "params")
@@ -212,15 +235,19 @@ class Kernel:
                 raise TypeError(f"ground_index: expected a C-contiguous int64 array of shape ({n}, 2)")
             if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
                 raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
-        return (params, state), (work.state, work.telemetry, work.fault, drivers, track, work.inputs, ground,
-                                 ground_index)
+        return (params, state), (ALL if select is None else select, work.state, work.telemetry, work.values,
+                                 work.fault, drivers, track, work.inputs, ground, ground_index)
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
             drivers: np.ndarray | None = None, track: np.ndarray | None = None, ground: np.ndarray | None = None,
-            ground_index: np.ndarray | None = None) -> None:
-        """Advance ``state`` (N,) over ``inputs`` (frames, N), writing ``telemetry`` (frames, N).
+            ground_index: np.ndarray | None = None, channels: np.ndarray | None = None) -> None:
+        """Advance ``state`` (N,) over ``inputs`` (frames, N), writing ``telemetry``.
 
+        With ``channels`` None, ``telemetry`` is (frames, N) TELEMETRY records and gets every channel;
+        else ``channels`` holds channel indices (int64, see :func:`channel_indices`) and ``telemetry`` is
+        float64 (frames, N, len(channels)) and gets only those: what the other channels alone need
+        is neither stored nor checked.
         ``drivers`` (N,) DRIVER records and ``track`` (rows, len(physics.path.COLUMNS)) float64 are the
         cars' closed-loop drivers and their paths (none when None); ``ground`` (rows, 4) float64 the road
         surfaces' rows (physics.surface) and ``ground_index`` (N, 2) int64 each car's first row and count.
@@ -233,14 +260,46 @@ class Kernel:
         if work is None or work.n != n:
             work = Workspace(n)
         work.fault.fill(-1)
-        if check:
-            _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
-            _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
-        head, tail = self.arguments(params, state, work, drivers, track, ground, ground_index, check)
-        self.entry(parallel)(*head, inputs, telemetry, float(dt), int(frame0), *tail)
+        if channels is None:
+            if check:
+                _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
+                _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
+            out = telemetry.view(np.float64).reshape(inputs.shape[0], n, len(CHANNELS))
+        else:
+            if check:
+                _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
+                _check_channels(channels)
+                shape = (inputs.shape[0], n, len(channels))
+                if type(telemetry) is not np.ndarray or telemetry.dtype != np.float64 or telemetry.shape != shape \
+                        or not telemetry.flags.c_contiguous or not telemetry.flags.writeable:
+                    raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
+            out = telemetry
+        head, tail = self.arguments(params, state, work, drivers, track, ground, ground_index, check, channels)
+        self.entry(parallel)(*head, inputs, out, float(dt), int(frame0), *tail)
         if n == 1 and work.fault[0, 0] < 0:
             return
         raise_fault(work.fault)
+
+
+ALL = np.arange(len(CHANNELS), dtype=np.int64)
+"""Every channel's index, in order: the selection of a run that stores all of them."""
+
+
+def channel_indices(names) -> np.ndarray:
+    """The indices (int64) of the channels ``names``, in that order, for :meth:`Kernel.run`'s ``channels``."""
+    index = {name: i for i, name in enumerate(CHANNELS)}
+    try:
+        return np.array([index[name] for name in names], dtype=np.int64)
+    except KeyError as exc:
+        raise ValueError(f"unknown channel {exc.args[0]!r}") from None
+
+
+def _check_channels(channels: np.ndarray) -> None:
+    if type(channels) is not np.ndarray or channels.dtype != np.int64 or channels.ndim != 1 \
+            or not channels.flags.c_contiguous or not len(channels):
+        raise TypeError("channels: expected a non-empty C-contiguous int64 array of channel indices")
+    if channels.min() < 0 or channels.max() >= len(CHANNELS):
+        raise ValueError(f"channels: an index outside 0 .. {len(CHANNELS) - 1}")
 
 
 def raise_fault(fault: np.ndarray) -> None:
@@ -272,6 +331,7 @@ class Workspace:
         self.n = n
         self.state = np.empty(n, dtype=records.STATE)
         self.telemetry = np.empty(n, dtype=records.TELEMETRY)
+        self.values = self.telemetry.view(np.float64).reshape(n, len(CHANNELS))  # the same memory, by index
         self.fault = np.full((n, 2), -1, dtype=np.int64)
         self.inputs = np.empty(n, dtype=records.INPUTS)  # a driven car's inputs, as the driver wrote them
         self.drivers = records.no_drivers(n)

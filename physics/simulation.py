@@ -11,7 +11,7 @@ import numpy as np
 from . import records
 from .car import Car, prepare
 from .inputs import Inputs, RecordedInputs, input_record
-from .kernel import Kernel, Workspace, default_kernel, raise_fault
+from .kernel import Kernel, Workspace, channel_indices, default_kernel, raise_fault
 from .params import CarParams
 from .path import COLUMNS as PATH_COLUMNS
 from .state import initial_state
@@ -35,12 +35,11 @@ _TELEMETRY_BYTES = records.TELEMETRY.itemsize
 
 
 def _telemetry_slot(n: int) -> tuple:
-    """One telemetry record of step(): the (1, N) array the kernel writes, its (N,) row, the row's float64
-    view and the TelemetryFrame over them."""
-    out = np.empty((1, n), dtype=records.TELEMETRY)
-    row = out[0]
-    flat = out.view(np.float64).reshape(-1)
-    return out, row, flat, TelemetryFrame(row, flat)
+    """One telemetry record of step(): the (1, N, channels) float64 array the kernel writes, its (N,) row of
+    TELEMETRY records, the row's flat float64 view and the TelemetryFrame over them."""
+    row = np.empty(n, dtype=records.TELEMETRY)
+    flat = row.view(np.float64).reshape(-1)
+    return flat.reshape(1, n, len(records.CHANNELS)), row, flat, TelemetryFrame(row, flat)
 
 
 def _references(slot: tuple) -> tuple[int, ...]:
@@ -203,10 +202,10 @@ class Simulation:
         slot = self._ring[j]
         if _references(slot) != self._free:
             slot = self._ring[j] = _telemetry_slot(self.car.n)
-        entry, params, state, work_state, work_telemetry, fault, drivers, track, work_inputs, ground, index, \
-            many = bound
-        entry(params, state, record, slot[0], self.dt, self.frame, work_state, work_telemetry, fault,
-              drivers, track, work_inputs, ground, index)
+        entry, params, state, select, work_state, work_telemetry, work_values, fault, drivers, track, work_inputs, \
+            ground, index, many = bound
+        entry(params, state, record, slot[0], self.dt, self.frame, select, work_state, work_telemetry, work_values,
+              fault, drivers, track, work_inputs, ground, index)
         if self._fault[0] >= 0 or many:
             raise_fault(fault)
         self._slot = j + 1 if j + 1 < len(self._ring) else 0
@@ -239,25 +238,31 @@ class Simulation:
             raise ValueError(f"inputs: {len(inputs.throttle)} cars' inputs for a batch of {n}")
         return records.inputs_records(inputs, self._inputs)
 
-    def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None) -> np.ndarray:
-        """Advance ``len(inputs)`` frames; ``inputs`` is (frames, N) of INPUTS. Returns the telemetry, (frames, N).
+    def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None,
+            channels: Sequence[str] | None = None) -> np.ndarray:
+        """Advance ``len(inputs)`` frames; ``inputs`` is (frames, N) of INPUTS. Returns the telemetry.
 
-        ``telemetry`` is written in place when given (C-contiguous, (frames, N) of TELEMETRY).
+        Every channel, (frames, N) TELEMETRY records, when ``channels`` is None; else only the channels
+        named, float64 (frames, N, len(channels)) with channel j of car i at frame k in ``[k, i, j]``:
+        nothing else is stored or checked, and :attr:`telemetry` is left None. ``telemetry`` is written
+        in place when given (C-contiguous, of that shape and dtype).
         """
         frames = inputs.shape[0]
         if inputs.dtype != records.INPUTS or inputs.shape[1:] != (self.car.n,):
             raise ValueError(f"inputs: expected ({frames}, {self.car.n}) records of physics.records.INPUTS")
         inputs = np.ascontiguousarray(inputs)
+        select = None if channels is None else channel_indices(channels)
         if telemetry is None:
-            telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY)
+            telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY) if select is None \
+                else np.empty((frames, self.car.n, len(select)))
         for start in range(0, frames, BLOCK_FRAMES):
             end = min(start + BLOCK_FRAMES, frames)
             self._kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
                             self.frame, self._parallel(), self._work, drivers=self.drivers, track=self.track,
-                            ground=self.ground, ground_index=self.ground_index)
+                            ground=self.ground, ground_index=self.ground_index, channels=select)
             self.frame += end - start
         if frames:
-            self.telemetry = TelemetryFrame(telemetry[frames - 1])
+            self.telemetry = TelemetryFrame(telemetry[frames - 1]) if select is None else None
         return telemetry
 
     def set_cars(self, cars: CarParams | Sequence[CarParams]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 from .jit import scalar
@@ -33,12 +34,14 @@ def pacejka(alpha, load, b, c, e, mu):
     return -peak * math.sin(shape), slope
 
 
+@functools.lru_cache(maxsize=4096)
 def peak_slip(b, c, e):
     """Slip at the peak of the magic formula D sin(C atan(B x - E (B x - atan(B x)))), for the combined model.
 
     The peak is where C atan(phi) = pi / 2, phi = tan(pi / (2 C)); phi(x) = (1 - E) B x + E atan(B x)
     rises monotonically for E <= 1, so bisection finds x. A curve with C <= 1 has no peak: its
-    slip at B x = 10 stands in. Plain Python: called once per car when its parameter record is built.
+    slip at B x = 10 stands in. Plain Python, called when a car's parameter record is built; remembered
+    for the last few thousand curves (a sweep of 10,000 cars mostly shares its tyres).
     """
     if c <= 1.0:
         return 10.0 / b

@@ -90,7 +90,8 @@ def _run_chunk(programs: Sequence[Program], names: list[str], kernel: Kernel | N
     sources = [(j, p.frames, fields) for j, p in enumerate(programs) if (fields := input_fields(p))]
     length = min(frames, BLOCK)
     inputs = np.zeros((length, n), dtype=INPUTS)
-    block = np.empty((length, n), dtype=TELEMETRY)
+    block = np.empty((length, n, max(len(names), 1)))  # only the channels asked for are stored
+    asked = names or ["t"]
     out = {name: np.empty((n, frames)) for name in names}
     for start in range(0, frames, BLOCK):
         end = min(start + BLOCK, frames)
@@ -101,7 +102,7 @@ def _run_chunk(programs: Sequence[Program], names: list[str], kernel: Kernel | N
                 column[name][:stop] = values[start:start + stop]
                 column[name][stop:] = 0
         telemetry = block[:end - start]
-        sim.run(inputs[:end - start], telemetry)
-        for name in names:
-            out[name][:, start:end] = telemetry[name].T
+        sim.run(inputs[:end - start], telemetry, channels=asked)
+        for j, name in enumerate(names):
+            out[name][:, start:end] = telemetry[:, :, j].T
     return out

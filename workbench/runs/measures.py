@@ -83,6 +83,11 @@ class Tally:
                 self._by_frame.setdefault(k, []).append(("m", i))
 
     @property
+    def channels(self) -> tuple[str, ...]:
+        """The channels the expectations and measures read, each once, in the order first named."""
+        return tuple(dict.fromkeys([x.channel for x in self.expects] + [m.channel for m in self.measures]))
+
+    @property
     def last_frame(self) -> int:
         """The last frame any entry looks at (a sweep can stop stepping after it)."""
         return max(self._by_frame, default=-1)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import CarParams, Inputs, Kernel, Simulation
+from physics.records import INPUTS
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
@@ -153,12 +154,12 @@ def _row_key(program: Program, k: int) -> bytes:
 
 
 def _frame_inputs(program: Program, k: int, n: int) -> Inputs:
-    """Frame ``k``'s inputs of ``program`` for all ``n`` cars of a chunk (they all drive the script)."""
+    """Frame ``k``'s inputs of ``program`` for ``n`` cars (a chunk's cars all drive the script)."""
     return Inputs.from_row(program.keys[k], program.analog_on[k], program.analog_value[k], program.gear_on[k],
                            program.gear_value[k], n)
 
 
-TICK_FRAMES = 30  # an in-process chunk reports progress (and can be cancelled) this often
+TICK_FRAMES = 30  # frames per kernel call; an in-process chunk reports progress (and can be cancelled) as often
 
 
 class Cancelled(Exception):
@@ -170,11 +171,27 @@ def frames_needed(program: Program) -> int:
     return min(program.frames, Tally(program, 0).last_frame + 1)
 
 
+class _Frame:
+    """One frame of a block of selected channels, read by name as a TelemetryFrame is (``frame.speed``)."""
+
+    __slots__ = ("_block", "_k", "_index")
+
+    def __init__(self, block: np.ndarray, k: int, index: dict[str, int]):
+        self._block, self._k, self._index = block, k, index
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self._block[self._k, :, self._index[name]]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
 def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: Kernel | None = None) -> ChunkResult:
     """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
 
-    ``tick(frames_done)`` (in process only) is called every TICK_FRAMES frames; it may raise Cancelled.
-    ``kernel`` runs a variant of the model (physics.build_kernel); the shipped one by default.
+    The kernel runs TICK_FRAMES frames per call and stores only the channels the expectations and
+    measures read. ``tick(frames_done)`` (in process only) is called every TICK_FRAMES frames; it may
+    raise Cancelled. ``kernel`` runs a variant of the model (physics.build_kernel); the shipped one by default.
     """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
@@ -183,16 +200,33 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     tally = Tally(program, n)
     changes = dict(program.param_changes)
     frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters
-    inputs: dict[bytes, Inputs] = {}  # every car gets the same inputs: one Inputs per distinct frame row
-    for k in range(frames):
-        if k in changes:
-            sim.set_cars([car_with(changes[k], chunk.paths, row) for row in chunk.values])
-        row = _row_key(program, k)
-        if row not in inputs:
-            inputs[row] = _frame_inputs(program, k, n)
-        tally.update(k, sim.step(inputs[row]))
-        if tick is not None and (k + 1) % TICK_FRAMES == 0:
-            tick(k + 1)
+    names = tally.channels or ("t",)
+    index = {name: j for j, name in enumerate(names)}
+    rows: dict[bytes, np.void] = {}  # every car gets the same inputs: one record per distinct frame row
+    inputs = np.empty((min(TICK_FRAMES, max(frames, 1)), n), dtype=INPUTS)
+    out = np.empty((inputs.shape[0], n, len(names)))
+    held: list[bytes | None] = [None] * inputs.shape[0]  # the frame row each slot of ``inputs`` holds
+    start = 0
+    while start < frames:
+        if start in changes:
+            sim.set_cars([car_with(changes[start], chunk.paths, row) for row in chunk.values])
+        end = min(start + TICK_FRAMES, frames)
+        end = min([end] + [k for k in changes if start < k < end])  # a block stops where the parameters change
+        for k in range(start, end):
+            key = _row_key(program, k)
+            if held[k - start] != key:  # the buffer is reused: a row is written only when it changes
+                row = rows.get(key)
+                if row is None:
+                    row = rows[key] = _frame_inputs(program, k, 1)._record[0, 0]
+                inputs[k - start] = row
+                held[k - start] = key
+        block = out[:end - start]
+        sim.run(inputs[:end - start], block, channels=names)
+        for k in range(start, end):
+            tally.update(k, _Frame(block, k - start, index))
+        if tick is not None:
+            tick(end)
+        start = end
     return ChunkResult(chunk.start, tally.expect_value, tally.expect_margin, tally.measure_value, frames * n)
 
 
