@@ -63,9 +63,9 @@ def friction(p, load, static, road):
 
 
 @scalar
-def ground(p, road, s, x, y):
-    """The road's friction and rolling coefficients under the corner at (x, y) in the car's frame."""
-    c, sn = math.cos(s.heading), math.sin(s.heading)
+def ground(p, road, s, c, sn, x, y):
+    """The road's friction and rolling coefficients under the corner at (x, y) in the car's frame; ``c``, ``sn``
+    are the cosine and sine of the heading."""
     return surface.under(road, s.x + c * x - sn * y, s.y + sn * x + c * y, p.tyres_mu, p.aero_rolling_coefficient)
 
 
@@ -79,13 +79,13 @@ def cornering_scale(p, load, static, mu, road):
     if q <= 0.0 or static <= 0.0:
         return 1.0
     x = max(load / static, 1e-6)
-    return math.sin(2.0 * math.atan(x / q)) / math.sin(2.0 * math.atan(1.0 / q)) / (x * mu / road)
+    return math.sin(2.0 * math.atan(x / q)) / p.cornering_norm / (x * mu / road)
 
 
 @scalar
-def contact(p, vx, vy, r, x, y, delta, omega, load, mu, road, front):
-    """One corner's tyre at the frame's start (a :class:`Contact`)."""
-    c, s = math.cos(delta), math.sin(delta)
+def contact(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
+    """One corner's tyre at the frame's start (a :class:`Contact`); ``c``, ``s`` are the cosine and sine of the
+    wheel's angle (1 and 0 for a rear wheel)."""
     vcx, vcy = vx - r * y, vy + r * x
     u = vcx * c + vcy * s
     w = vcy * c - vcx * s
@@ -362,16 +362,19 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     # Loads from the last frame's accelerations and the roll, and each corner's tyre.
     shift_f, shift_r = suspension.lateral_transfer(p, s.accel_y, s.roll, s.roll_rate)
     z_fl, z_fr, z_rl, z_rr = suspension.wheel_loads(p, s.accel, shift_f, shift_r)
-    g_fl, c_fl = ground(p, road, s, lf, half)
-    g_fr, c_fr = ground(p, road, s, lf, -half)
-    g_rl, c_rl = ground(p, road, s, -lr, half)
-    g_rr, c_rr = ground(p, road, s, -lr, -half)
+    cos_s, sin_s = math.cos(s.heading), math.sin(s.heading)
+    g_fl, c_fl = ground(p, road, s, cos_s, sin_s, lf, half)
+    g_fr, c_fr = ground(p, road, s, cos_s, sin_s, lf, -half)
+    g_rl, c_rl = ground(p, road, s, cos_s, sin_s, -lr, half)
+    g_rr, c_rr = ground(p, road, s, cos_s, sin_s, -lr, -half)
     mu_fl, mu_fr = friction(p, z_fl, p.static_front, g_fl), friction(p, z_fr, p.static_front, g_fr)
     mu_rl, mu_rr = friction(p, z_rl, p.static_rear, g_rl), friction(p, z_rr, p.static_rear, g_rr)
-    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, d_fl, s.wheel_fl, z_fl, mu_fl, g_fl, True)
-    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, d_fr, s.wheel_fr, z_fr, mu_fr, g_fr, True)
-    k_rl = contact(p, s.vx, s.vy, s.yaw_rate, -lr, half, 0.0, s.wheel_rl, z_rl, mu_rl, g_rl, False)
-    k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
+    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, math.cos(d_fl), math.sin(d_fl), s.wheel_fl, z_fl, mu_fl,
+                   g_fl, True)
+    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, math.cos(d_fr), math.sin(d_fr), s.wheel_fr, z_fr, mu_fr,
+                   g_fr, True)
+    k_rl = contact(p, s.vx, s.vy, s.yaw_rate, -lr, half, 1.0, 0.0, s.wheel_rl, z_rl, mu_rl, g_rl, False)
+    k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 1.0, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
 
     # The drivetrain (traction control's cut follows the less spinning driven wheel: the brake takes the other).
     front_share = p.front_drive

@@ -53,6 +53,8 @@ DERIVED = {
     "roll_stiffness_front": (np.float64, "[N m/rad] front springs (k t^2 / 2) and anti-roll bar"),
     "roll_stiffness_rear": (np.float64, "[N m/rad] rear springs and anti-roll bar"),
     "roll_axis_height": (np.float64, "[L] the roll axis under the centre of mass (between the roll centres)"),
+    "cornering_norm": (np.float64, "sin(2 atan(1 / tyres.cornering_load)): the cornering stiffness's saturation "
+                                   "at the static load (physics.four_wheel.cornering_scale)"),
     "understeer": (np.float64, "[rad s^2/L] the linear bicycle's understeer gradient m / L (lr / Cf - lf / Cr)"),
     "diff_kind": (np.int64, "the differential: 0 open, 1 locked, 2 limited slip, 3 torque sensing"),
     "front_drive": (np.float64, "the front axle's share of the drive: 0 rear-driven, 1 front-driven, the centre "
@@ -139,6 +141,8 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     # D = lateral_share mu Fz on the axle's static load.
     c_front = t.b_front * t.c * t.lateral_share * t.mu * 2.0 * rec["static_front"]
     c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * rec["static_rear"]
+    if t.cornering_load > 0.0:
+        rec["cornering_norm"] = math.sin(2.0 * math.atan(1.0 / t.cornering_load))
     rec["understeer"] = b.mass / b.wheelbase * (b.lr / c_front - lf / c_rear)  # Gillespie (1992), ch. 6
     rec["diff_kind"] = DIFFERENTIALS.index(car.differential.kind)
     axle = car.body.driven_axle
@@ -204,9 +208,11 @@ def _copier(name: str, names: Sequence[str]):
 
 
 def _finder(name: str, names: Sequence[str]):
-    """f(rec) -> index into ``names`` of the first non-finite field, or -1 (one sum decides the usual case)."""
-    lines = [f"def {name}(r):", "    total = " + " + ".join(f"r.{f}" for f in names),
-             "    if math.isfinite(total):", "        return -1"]
+    """f(rec) -> index into ``names`` of the first non-finite field, or -1 (a few sums decide the usual case)."""
+    # (v - v) is 0 for a finite value and nan otherwise; four sums, not one, so the additions do not wait in one chain
+    parts = [" + ".join(f"(r.{f} - r.{f})" for f in names[k::4]) or "0.0" for k in range(4)]
+    lines = [f"def {name}(r):"] + [f"    a{k} = {part}" for k, part in enumerate(parts)] \
+        + ["    if (a0 + a1) + (a2 + a3) == 0.0:", "        return -1"]
     for i, f in enumerate(names):
         lines += [f"    if not math.isfinite(r.{f}):", f"        return {i}"]
     lines.append("    return -1")

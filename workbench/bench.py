@@ -114,8 +114,13 @@ def window_step_us(preset: str, steps: int, repeats: int) -> float:
     return statistics.median(walls) / steps * 1e6
 
 
-def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = "sedan") -> float:
-    """Car-steps per second of ``preset`` at batch size ``n`` on ``n_threads`` threads."""
+ASKED = ("speed_kmh", "yaw_rate")  # what the bench's sweep script asks for: one expectation and one measure
+
+
+def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = "sedan",
+               channels: tuple[str, ...] | None = None) -> float:
+    """Car-steps per second of ``preset`` at batch size ``n`` on ``n_threads`` threads, storing every channel
+    or only ``channels``."""
     before = threads()
     set_threads(n_threads)
     try:
@@ -123,14 +128,95 @@ def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = 
         block = np.zeros((frames, n), dtype=INPUTS)
         inputs_records(Inputs.from_keys(n, {"throttle", "left"}), block[:1])
         block[:] = block[0]
-        telemetry = np.empty(block.shape, dtype=sim.run(block[:1]).dtype)
-        sim.run(block, telemetry)  # pull away first
-        key = f"batch {n_threads}" + ("" if preset == "sedan" else f" {preset}")
-        wall = _median(lambda: sim.run(block, telemetry), repeats, key)
+        if channels is None:
+            telemetry = np.empty(block.shape, dtype=sim.run(block[:1]).dtype)
+        else:
+            telemetry = np.empty((frames, n, len(channels)))
+        sim.run(block, telemetry, channels=channels)  # pull away first
+        key = f"batch {n_threads}" + ("" if preset == "sedan" else f" {preset}") + ("" if channels is None else " asked")
+        wall = _median(lambda: sim.run(block, telemetry, channels=channels), repeats, key)
     finally:
         set_threads(before)
     CPU[key] = n * frames / CPU[key]  # car-steps per CPU second
     return n * frames / wall
+
+
+def one_car_kernel_us(preset: str, frames: int, repeats: int) -> float:
+    """Median µs per frame of one car's kernel over a block of frames (throttle and steering held), every
+    channel stored: the kernel alone, as a replay runs it."""
+    block = np.zeros((frames, 1), dtype=INPUTS)
+    inputs_records(Inputs.from_keys(1, {"throttle", "left"}), block[:1])
+    block[:] = block[0]
+    params = load_preset(preset).params
+    telemetry = Simulation(params, dt=DT).run(block)
+
+    def once():
+        Simulation(params, dt=DT).run(block, telemetry)
+
+    wall = _median(once, repeats, f"kernel {preset}")
+    CPU[f"kernel {preset}"] *= 1e6 / frames
+    return wall / frames * 1e6
+
+
+COLD_COMPILE = """
+import time
+from physics import default_kernel
+start = time.process_time()
+default_kernel().compile(False)
+print(time.process_time() - start)
+"""
+
+
+def cold_compile() -> dict:
+    """The model's first compile in a fresh interpreter with an empty cache: CPU seconds of the serial kernel
+    (what a new user waits for), and the whole process's CPU and wall seconds."""
+    import resource
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="carbench-cold-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(root))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", COLD_COMPILE], env=env, capture_output=True, text=True,
+                              timeout=600)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "the compile failed")
+    return {"kernel_cpu_s": float(done.stdout.split()[-1]), "process_wall_s": wall,
+            "process_cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
+
+
+PEER_COLD = """
+import time
+from workbench import bench_peer
+print(bench_peer.compile_cpu_s())
+"""
+
+
+def peer_figures(frames: int, repeats: int) -> dict:
+    """The compiled single-track peer (workbench.bench_peer) in the same run: one car per frame, N = 100,000 on
+    one thread, and its cold compile."""
+    import tempfile
+
+    from workbench import bench_peer
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="carbench-peer-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(root))
+        done = subprocess.run([sys.executable, "-c", PEER_COLD], env=env, capture_output=True, text=True, timeout=600)
+    cold = float(done.stdout.split()[-1]) if done.returncode == 0 else None
+    before = threads()
+    set_threads(1)
+    try:
+        wall_one, cpu_one = bench_peer.batch_rate(1, 2400, repeats, DT)
+        wall_n, cpu_n = bench_peer.batch_rate(BATCH_N, frames, repeats, DT)
+    finally:
+        set_threads(before)
+    return {"model": "CommonRoad single-track (vehicle 2), numba, explicit Euler, no telemetry",
+            "kernel_us_per_frame": 1e6 / wall_one, "cpu_kernel_us_per_frame": 1e6 / cpu_one,
+            "batch_1_thread": wall_n, "batch_1_thread_per_cpu_s": cpu_n, "cold_compile_cpu_s": cold}
 
 
 def commonroad_step_us(steps: int, repeats: int) -> float | None:
@@ -241,6 +327,19 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     out["batch"]["single_track"] = {"car_steps_per_s": single,
                                     "car_steps_per_cpu_s": CPU["batch 1 sedan_single_track"],
                                     "four_wheel_cost": CPU["batch 1 sedan_single_track"] / CPU["batch 1"]}
+    # Only the channels a sweep of the bench's script asks for (telemetry only as asked).
+    out["batch"]["asked"] = {"channels": list(ASKED), "car_steps_per_s": {}, "car_steps_per_cpu_s": {}}
+    for preset in ("sedan", "sedan_single_track", "manual003"):
+        rate = batch_rate(BATCH_N, 1, frames, repeats, preset, ASKED)
+        out["batch"]["asked"]["car_steps_per_s"][preset] = rate
+        out["batch"]["asked"]["car_steps_per_cpu_s"][preset] = CPU[
+            "batch 1" + ("" if preset == "sedan" else f" {preset}") + " asked"]
+    progress("one car's kernel, the compiled peer and a cold compile")
+    out["kernel_us_per_frame"] = {name: one_car_kernel_us(name, 2400, repeats)
+                                  for name in ("sedan", "sedan_single_track", "manual003")}
+    out["cpu_kernel_us_per_frame"] = {name: CPU[f"kernel {name}"] for name in out["kernel_us_per_frame"]}
+    out["peer"] = peer_figures(frames, repeats)
+    out["cold_compile"] = cold_compile()
     progress("CommonRoad's single-track model")
     cr = commonroad_step_us(2000 if quick else 10000, repeats)
     if cr is not None:
@@ -277,7 +376,70 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
             out.update(gui_bench.figures_apart(quick))
     out["peak_rss_mb"] = _peak_rss_mb()
     out["load_average_1min"] = os.getloadavg()[0]
+    out["side_by_side"] = side_by_side(out)
     return out
+
+
+def _get(f: dict, *path):
+    for key in path:
+        if not isinstance(f, dict) or key not in f:
+            return None
+        f = f[key]
+    return f
+
+
+def side_by_side(f: dict) -> list[dict]:
+    """The throughput figures with their targets and the peers measured in the same run, one row each: figure,
+    unit, carbench, target (and whether it is a floor or a ceiling), peer and the peer's name."""
+    numba_peer = "CommonRoad single-track, numba (workbench.bench_peer)"
+    one_thread = _get(f, "batch", "car_steps_per_s", "1")
+    two_threads = _get(f, "batch", "car_steps_per_s", "2")
+    sweep = _get(f, "sweep", "in_process")
+    rows = [
+        ("kernel per frame, one car, sedan (four wheels)", "us", _get(f, "kernel_us_per_frame", "sedan"), 0.2,
+         "max", _get(f, "peer", "kernel_us_per_frame"), numba_peer),
+        ("kernel per frame, one car, sedan_single_track", "us", _get(f, "kernel_us_per_frame", "sedan_single_track"),
+         0.2, "max", _get(f, "peer", "kernel_us_per_frame"), numba_peer),
+        ("kernel per frame, one car, manual003", "us", _get(f, "kernel_us_per_frame", "manual003"), 0.2, "max",
+         _get(f, "peer", "kernel_us_per_frame"), numba_peer),
+        ("batch N = 100,000, 1 thread, sedan_single_track, asked channels", "car-steps/s",
+         _get(f, "batch", "asked", "car_steps_per_s", "sedan_single_track"), TARGET_BATCH, "min",
+         _get(f, "peer", "batch_1_thread"), numba_peer),
+        ("batch N = 100,000, 1 thread, sedan_single_track, every channel", "car-steps/s",
+         _get(f, "batch", "single_track", "car_steps_per_s"), None, None, _get(f, "peer", "batch_1_thread"),
+         numba_peer),
+        ("batch N = 100,000, 1 thread, sedan (four wheels), asked channels", "car-steps/s",
+         _get(f, "batch", "asked", "car_steps_per_s", "sedan"), 2_000_000.0, "min", None, None),
+        ("batch N = 100,000, 1 thread, manual003, asked channels", "car-steps/s",
+         _get(f, "batch", "asked", "car_steps_per_s", "manual003"), None, None, _get(f, "peer", "batch_1_thread"),
+         numba_peer),
+        ("batch, 2 threads over 1 (sedan, every channel)", "x",
+         two_threads / one_thread if one_thread and two_threads else None, 1.8, "min", None, None),
+        ("Simulation.step from Python, sedan", "us", _get(f, "step_us", "sedan"), TARGET_STEP_US, "max",
+         _get(f, "commonroad_st", "step_us"), "CommonRoad single-track, pure Python (commonroad-vehicle-models)"),
+        ("the window's step, LiveSession.step, sedan", "us", _get(f, "window_step_us", "sedan"),
+         TARGET_WINDOW_STEP_US, "max", None, None),
+        ("sweep of 10,000 cars x 10 s in process", "s",
+         sweep[-1]["seconds"] if sweep and sweep[-1].get("cars", 0) >= 10_000 else None, 2.0, "max", None, None),
+        ("cold compile of the serial kernel", "CPU s", _get(f, "cold_compile", "kernel_cpu_s"), 10.0, "max",
+         _get(f, "peer", "cold_compile_cpu_s"), numba_peer),
+    ]
+    out = []
+    for figure, unit, value, target, kind, peer, peer_name in rows:
+        met = None
+        if value is not None and target is not None:
+            met = value <= target if kind == "max" else value >= target
+        out.append({"figure": figure, "unit": unit, "carbench": value, "target": target, "target_is": kind,
+                    "met": met, "peer": peer, "peer_name": peer_name})
+    return out
+
+
+def _figure(value: float, unit: str) -> str:
+    if unit == "car-steps/s":
+        return f"{value / 1e6:.2f}M car-steps/s"
+    if unit == "x":
+        return f"{value:.2f}x"
+    return f"{value:.3g} {unit}"
 
 
 def _mark(ok: bool) -> str:
@@ -350,6 +512,17 @@ def print_figures(f: dict) -> None:
             for size, m in f["gui_frame_ms_two_references"].items():
                 print(f"  {size}: median {m['median']:6.2f} ms   95th percentile {m['p95']:6.2f} ms   "
                       f"target < {m['target']:g} ms: {_mark(m['median'] < m['target'])}")
+    print("\nside by side (targets of this machine; the peers measured in this run):")
+    for row in f["side_by_side"]:
+        value = "-" if row["carbench"] is None else _figure(row["carbench"], row["unit"])
+        target = "" if row["target"] is None else \
+            f"target {'<=' if row['target_is'] == 'max' else '>='} {_figure(row['target'], row['unit'])}: " \
+            f"{'-' if row['met'] is None else _mark(row['met'])}"
+        peer = "" if row["peer"] is None else f"   peer {_figure(row['peer'], row['unit'])}"
+        print(f"  {row['figure']:66s} {value:>16s}   {target}{peer}")
+    peer = f.get("peer") or {}
+    if peer:
+        print(f"  peer: {peer['model']}")
     print(f"\npeak memory (RSS) of this process: {f['peak_rss_mb']:.0f} MB; "
           f"load average {f['load_average_1min']:.1f} on {f['machine']['threads_available']} threads")
 
@@ -357,7 +530,7 @@ def print_figures(f: dict) -> None:
 class BenchProgress:
     """One stderr line per measurement as it starts, with the time since the bench began."""
 
-    def __init__(self, stream=None, steps: int = 11):
+    def __init__(self, stream=None, steps: int = 12):
         import time
 
         self.stream = stream
@@ -376,7 +549,7 @@ class BenchProgress:
 
 
 def run_bench(quick: bool = False, gui: bool = True, as_json: bool = False) -> int:
-    figures = measure(quick, gui, BenchProgress(steps=11 if gui else 10))
+    figures = measure(quick, gui, BenchProgress(steps=12 if gui else 11))
     if as_json:
         print(json.dumps(figures, indent=2))
     else:

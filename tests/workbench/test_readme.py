@@ -77,7 +77,7 @@ def test_bench_says_what_it_measures_before_it_measures(monkeypatch, capsys):
     with pytest.raises(Stop):
         bench.run_bench(quick=True, gui=False)
     err = capsys.readouterr().err
-    assert err.startswith("bench [1/10] compiling the model"), err
+    assert err.startswith("bench [1/11] compiling the model"), err
 
 
 @pytest.mark.parametrize("gui", [False, True])
@@ -89,9 +89,10 @@ def test_bench_counts_its_steps_to_the_total_it_announces(monkeypatch, gui):
     from workbench.runs import sweep_bench
 
     monkeypatch.setattr(bench, "CPU", defaultdict(lambda: 1.0))
-    for name in ("compile_time", "replay_figures", "replay_all_wall", "hunt_throughput"):
+    for name in ("compile_time", "replay_figures", "replay_all_wall", "hunt_throughput", "peer_figures",
+                 "cold_compile"):
         monkeypatch.setattr(bench, name, lambda *a, **k: {})
-    for name in ("step_us", "window_step_us", "batch_rate"):
+    for name in ("step_us", "window_step_us", "batch_rate", "one_car_kernel_us"):
         monkeypatch.setattr(bench, name, lambda *a, **k: 1.0)
     monkeypatch.setattr(bench, "commonroad_step_us", lambda *a, **k: None)
     monkeypatch.setattr(bench, "rerun_after_edit", lambda *a, **k: (0.0, 1))
@@ -102,7 +103,7 @@ def test_bench_counts_its_steps_to_the_total_it_announces(monkeypatch, gui):
 
         monkeypatch.setattr(gui_bench, "figures_apart", lambda quick: {})
     lines = []
-    steps = 11 if gui else 10
+    steps = 12 if gui else 11
     bench.measure(quick=True, gui=gui, progress=bench.BenchProgress(stream=_Lines(lines), steps=steps))
     counts = [line.split("]")[0] for line in lines]
     assert counts == [f"bench [{k}/{steps}" for k in range(1, steps + 1)], lines
