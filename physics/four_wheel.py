@@ -570,7 +570,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     out.load_front = z_fl + z_fr
     out.load_rear = z_rl + z_rr
     out.kinematic_weight = max(1.0 - abs(s.vx) / p.model_slip_speed, 0.0)
-    out.beta = math.atan2(s.vy, abs(s.vx))
     out.wheel_front = 0.5 * (s.wheel_fl + s.wheel_fr)
     out.wheel_rear = 0.5 * (s.wheel_rl + s.wheel_rr)
     out.slip_ratio_front = 0.5 * (k_fl.kappa + k_fr.kappa)

@@ -50,6 +50,7 @@ from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
 
 car_frame = _step.car_frame
+detail_channels = _step.detail_channels
 COMPILE_SECONDS = 25  # about how long the first compile takes on a quiet 2-core machine: 20-27 s serial, then 4 s parallel
 
 
@@ -60,6 +61,19 @@ class NonFiniteError(ArithmeticError):
         self.channel, self.car, self.frame, self.state = channel, car, frame, state
         what = "state field" if state else "channel"
         super().__init__(f"{what} {channel!r} of car {car} became non-finite at frame {frame}")
+
+
+_DETAIL = tuple(CHANNELS.index(name) for name in _step.DETAIL)
+
+
+@scalar
+def _asks_detail(select, width):
+    """Whether the channels ``select`` names include one of physics.step.DETAIL."""
+    for j in range(width):
+        for k in _DETAIL:
+            if select[j] == k:
+                return True
+    return False
 
 
 @scalar
@@ -100,6 +114,7 @@ def _block(params, state, inputs, out, dt, frame0, select, spare_state, spare_te
     n = state.shape[0]
     frames = inputs.shape[0]
     width = select.shape[0]
+    detail = _asks_detail(select, width)
     for i in prange(n):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
@@ -113,6 +128,8 @@ def _block(params, state, inputs, out, dt, frame0, select, spare_state, spare_te
             else:
                 look = driver.idle(state[i])
             car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road)
+            if detail:
+                detail_channels(p, state[i], spare_telemetry[i])
             driver.carry(look, spare_state[i], spare_telemetry[i])
             bad = -1
             if not _finite_sum(values, select, width):  # one pass decides the usual case
@@ -407,6 +424,7 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     space["four_wheel"] = wheels_copy
     block_space = dict(globals())
     block_space["car_frame"] = space["car_frame"]
+    block_space["detail_channels"] = space["detail_channels"]
     block = _named(types.FunctionType(_block.__code__, block_space, "_block"), tag)
     return Kernel(block, key if cache else None, name=", ".join(sorted(variants)))
 

@@ -293,7 +293,6 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     out.load_front = load_f
     out.load_rear = load_r
     out.kinematic_weight = w
-    out.beta = math.atan2(s.vy, abs(s.vx))
     rolling_wheels(p, uf, ur, math.hypot(k * fy_f, 0.0) / (p.tyres_mu * load_f),
                    math.hypot(force / (p.tyres_traction_mu * load_r), k * fy_r / (p.tyres_mu * load_r)), abs(brake), out)
 
@@ -584,7 +583,6 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     out.load_front = load_f
     out.load_rear = load_r
     out.kinematic_weight = max(1.0 - abs(ur) / floor, 0.0)
-    out.beta = math.atan2(s.vy, abs(s.vx))
     out.wheel_front = s.wheel_front
     out.wheel_rear = s.wheel_rear
     out.slip_ratio_front = kappa_f
@@ -666,21 +664,16 @@ def carry_controls(s, u, c, d, new):
 
 @scalar
 def frame_telemetry(p, s, c, d, out, t, curvature):
-    """The channels both models share: the state at the frame's start, the controls and the drivetrain."""
-    speed = (-1.0 if s.backwards else 1.0) * math.hypot(s.vx, s.vy)
-    left, right = steering.ackermann(curvature * p.body_wheelbase, p.body_wheelbase, p.body_track)
+    """The channels both models share: the state at the frame's start, the controls and the drivetrain
+    (those that nothing else needs are :func:`detail_channels`')."""
     out.t = t
     out.x = s.x
     out.y = s.y
     out.heading = s.heading
-    out.speed = speed
-    out.speed_kmh = speed * _KMH
     out.vx = s.vx
     out.vy = s.vy
     out.yaw_rate = s.yaw_rate
     out.steer = c.steer
-    out.wheel_left = left
-    out.wheel_right = right
     out.curvature = curvature
     out.throttle = c.throttle
     out.brake = c.brake
@@ -691,3 +684,27 @@ def frame_telemetry(p, s, c, d, out, t, curvature):
     out.rpm = s.rpm
     out.engine_torque = d.engine_torque
     out.axle_torque = d.axle_torque
+
+
+DETAIL = ("speed", "speed_kmh", "beta", "wheel_left", "wheel_right")
+"""The channels :func:`detail_channels` writes: no other channel and no state needs them."""
+
+
+@scalar
+def detail_channels(p, s, out):
+    """Speed, body slip angle and the single-track cars' Ackermann wheel angles, from the state ``s`` at the
+    frame's start and the frame's curvature (``out.curvature``, written by the frame).
+
+    Nothing else is computed from them, so the kernel calls this only when a run asks for one of
+    :data:`DETAIL` (physics.kernel). The kinematic model's slip angle is its own (kinematic_frame writes
+    it); the four-wheel car's wheel angles are those it steers with (four_wheel_frame writes them).
+    """
+    speed = (-1.0 if s.backwards else 1.0) * math.hypot(s.vx, s.vy)
+    out.speed = speed
+    out.speed_kmh = speed * _KMH
+    if not p.kinematic:
+        out.beta = math.atan2(s.vy, abs(s.vx))
+    if not p.four_wheel:
+        left, right = steering.ackermann(out.curvature * p.body_wheelbase, p.body_wheelbase, p.body_track)
+        out.wheel_left = left
+        out.wheel_right = right

@@ -11,6 +11,7 @@ from physics import NonFiniteError, Simulation, records
 from physics.kernel import ALL, channel_indices, default_kernel
 
 ASKED = ["yaw_rate", "speed", "rpm", "fx_rear", "speed"]  # any order, a name twice
+PLAIN = ["rpm", "fx_rear", "x", "yaw_rate"]  # none of physics.step.DETAIL: the kernel skips their maths
 
 
 def _random_keys(frames: int, n: int, seed: int) -> np.ndarray:
@@ -33,6 +34,9 @@ def test_the_channels_asked_for_are_the_bits_of_a_full_run(name, parallel):
     assert asked.shape == (400, 5, len(ASKED)) and asked.dtype == np.float64
     for j, channel in enumerate(ASKED):
         assert full[channel].tobytes() == asked[:, :, j].tobytes(), channel
+    plain = Simulation(preset(name), n=5, dt=DT, parallel=parallel).run(inputs, channels=PLAIN)
+    for j, channel in enumerate(PLAIN):
+        assert full[channel].tobytes() == plain[:, :, j].tobytes(), channel
     assert sim.telemetry is None  # no full frame to show
     again = Simulation(preset(name), n=5, dt=DT, parallel=parallel)
     for k in range(0, 400, 37):  # in blocks, into an array of the caller's: the same bits
@@ -80,3 +84,14 @@ def test_the_guard_checks_the_channels_written_and_the_state():
         corrupted().run(block, out, channels=["speed"])  # the channel x is not written: the state is checked
     assert caught.value.state
     assert np.all(out[:, 2] == 0.0) and np.all(out[:, :2] > 0.0)  # nothing written for the car that stopped
+
+
+def test_the_detail_channels_are_computed_only_when_asked_for():
+    from physics import step
+    from physics.kernel import _asks_detail
+
+    assert set(step.DETAIL) <= set(records.CHANNELS)
+    for name in step.DETAIL:
+        assert _asks_detail(channel_indices(["rpm", name]), 2)
+    assert not _asks_detail(channel_indices(PLAIN), len(PLAIN))
+    assert _asks_detail(ALL, len(ALL))
