@@ -97,10 +97,11 @@ def _finite_sum(values, select, width):
     return (a0 + a1) + (a2 + a3) == 0.0
 
 
-def _block(params, state, inputs, out, dt, frame0, select, spare_state, spare_telemetry, spare_values, fault,
-           drivers, track, spare_inputs, ground, ground_index):
-    """Advance every car over the frames of ``inputs``, (frames, N); the channels ``select`` names into ``out``.
+def _block(args, inputs, out, dt, frame0):
+    """Advance every car over the frames of ``inputs``, (frames, N); the channels ``args.select`` names into ``out``.
 
+    ``args`` is an :class:`Args` (built by :func:`new_args`): the cars' parameters, state and scratch
+    space, passed as one object so that a call from Python unboxes one argument, not a dozen arrays.
     ``out`` is float64 (frames, N, len(select)): frame k's value of channel ``CHANNELS[select[j]]`` for car i
     is ``out[k, i, j]`` (with every channel selected in order, ``out`` is a float view of (frames, N)
     TELEMETRY records). ``state`` (N,) is advanced in place. ``fault`` (N, 2) comes in as -1 and gets,
@@ -111,6 +112,9 @@ def _block(params, state, inputs, out, dt, frame0, select, spare_state, spare_te
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
     ``ground_index[i, 1]`` of them.
     """
+    params, state, select, spare_state = args.params, args.state, args.select, args.spare_state
+    spare_telemetry, spare_values, fault, drivers = args.spare_telemetry, args.spare_values, args.fault, args.drivers
+    track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
     n = state.shape[0]
     frames = inputs.shape[0]
     width = select.shape[0]
@@ -151,16 +155,65 @@ def _block(params, state, inputs, out, dt, frame0, select, spare_state, spare_te
             copy_state(spare_state[i], state[i])
 
 
+ARG_NAMES = ("params", "state", "select", "spare_state", "spare_telemetry", "spare_values", "fault", "drivers",
+             "track", "spare_inputs", "ground", "ground_index")
+
+
+def _arg_types() -> list:
+    rec = numba.from_dtype
+    return [numba.types.Array(rec(records.PARAMS), 1, "C"), numba.types.Array(rec(records.STATE), 1, "C"),
+            numba.types.Array(numba.int64, 1, "C"), numba.types.Array(rec(records.STATE), 1, "C"),
+            numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
+            numba.types.Array(numba.int64, 2, "C"), numba.types.Array(rec(records.DRIVER), 1, "C"),
+            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(rec(records.INPUTS), 1, "C"),
+            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C")]
+
+
+if DISABLED:
+    def new_args(*arrays):
+        """The block's arguments as one object (plain Python: a namespace of recarray views)."""
+        return types.SimpleNamespace(**{name: a.view(np.recarray) if a.dtype.names else a
+                                        for name, a in zip(ARG_NAMES, arrays, strict=True)})
+else:
+    from numba.experimental import structref
+
+    @structref.register
+    class ArgsType(numba.types.StructRef):
+        """The numba type of :class:`Args`."""
+
+        def preprocess_fields(self, fields):
+            return tuple((name, numba.types.unliteral(typ)) for name, typ in fields)
+
+    class Args(structref.StructRefProxy):
+        """The block's arguments but inputs, output, dt and frame: built by :func:`new_args`, read in compiled code."""
+
+    ARGS = ArgsType(list(zip(ARG_NAMES, _arg_types(), strict=True)))
+    structref.define_boxing(ArgsType, Args)
+
+    @numba.njit(cache=True)
+    def new_args(params, state, select, spare_state, spare_telemetry, spare_values, fault, drivers, track,
+                 spare_inputs, ground, ground_index):
+        """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller)."""
+        args = structref.new(ARGS)
+        args.params = params
+        args.state = state
+        args.select = select
+        args.spare_state = spare_state
+        args.spare_telemetry = spare_telemetry
+        args.spare_values = spare_values
+        args.fault = fault
+        args.drivers = drivers
+        args.track = track
+        args.spare_inputs = spare_inputs
+        args.ground = ground
+        args.ground_index = ground_index
+        return args
+
+
 def _signature():
     rec = numba.from_dtype
-    return (numba.types.Array(rec(records.PARAMS), 1, "C"), numba.types.Array(rec(records.STATE), 1, "C"),
-            numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(numba.float64, 3, "C"),
-            numba.float64, numba.int64, numba.types.Array(numba.int64, 1, "C"),
-            numba.types.Array(rec(records.STATE), 1, "C"), numba.types.Array(rec(records.TELEMETRY), 1, "C"),
-            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"),
-            numba.types.Array(rec(records.DRIVER), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
-            numba.types.Array(rec(records.INPUTS), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
-            numba.types.Array(numba.int64, 2, "C"))
+    return (ARGS, numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(numba.float64, 3, "C"),
+            numba.float64, numba.int64)
 
 
 _announced = False
@@ -233,7 +286,8 @@ class Kernel:
     def entry(self, parallel: bool = False) -> Callable:
         """The compiled block itself, for callers that checked their arguments once (see :meth:`arguments`).
 
-        It takes the 16 arguments of :func:`_block` and trusts their dtypes, shapes and layout.
+        ``entry(args, inputs, out, dt, frame0)``, ``args`` from :meth:`arguments`; it trusts the dtypes,
+        shapes and layout of the arrays.
         """
         fn = self._dispatcher(parallel)
         if DISABLED:
@@ -243,9 +297,9 @@ class Kernel:
     def arguments(self, params: np.ndarray, state: np.ndarray, work: Workspace, drivers: np.ndarray | None = None,
                   track: np.ndarray | None = None, ground: np.ndarray | None = None,
                   ground_index: np.ndarray | None = None, check: bool = True,
-                  select: np.ndarray | None = None) -> tuple[tuple, tuple]:
-        """The arguments of the compiled block around (inputs, out, dt, frame0), checked when ``check``:
-        ``(head, tail)``, so that ``entry(*head, inputs, out, dt, frame0, *tail)`` advances the cars.
+                  select: np.ndarray | None = None):
+        """The compiled block's first argument, checked when ``check``: ``entry(args, inputs, out, dt, frame0)``
+        advances the cars. It holds the arrays given (and ``work``'s), not copies.
 
         ``select`` is the channels' indices (int64) that ``out`` gets, every channel when None."""
         n = state.shape[0]
@@ -270,8 +324,8 @@ class Kernel:
                 raise TypeError(f"ground_index: expected a C-contiguous int64 array of shape ({n}, 2)")
             if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
                 raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
-        return (params, state), (ALL if select is None else select, work.state, work.telemetry, work.values,
-                                 work.fault, drivers, track, work.inputs, ground, ground_index)
+        return new_args(params, state, ALL if select is None else select, work.state, work.telemetry, work.values,
+                        work.fault, drivers, track, work.inputs, ground, ground_index)
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
@@ -309,8 +363,8 @@ class Kernel:
                         or not telemetry.flags.c_contiguous or not telemetry.flags.writeable:
                     raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
             out = telemetry
-        head, tail = self.arguments(params, state, work, drivers, track, ground, ground_index, check, channels)
-        self.entry(parallel)(*head, inputs, out, float(dt), int(frame0), *tail)
+        args = self.arguments(params, state, work, drivers, track, ground, ground_index, check, channels)
+        self.entry(parallel)(args, inputs, out, float(dt), int(frame0))
         if n == 1 and work.fault[0, 0] < 0:
             return
         raise_fault(work.fault)

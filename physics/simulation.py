@@ -180,9 +180,9 @@ class Simulation:
 
     def _bind(self) -> tuple:
         """The compiled block and its arguments for one step, checked here once rather than on every step."""
-        head, tail = self._kernel.arguments(self.car.records, self._state, self._work, self.drivers, self.track,
-                                            self.ground, self.ground_index)
-        self._bound = (self._kernel.entry(self._parallel()), *head, *tail, self.car.n > 1)
+        args = self._kernel.arguments(self.car.records, self._state, self._work, self.drivers, self.track,
+                                      self.ground, self.ground_index)
+        self._bound = (self._kernel.entry(self._parallel()), args, self.car.n > 1)
         return self._bound
 
     def step(self, inputs: Inputs | np.ndarray | None = None) -> TelemetryFrame:
@@ -202,12 +202,10 @@ class Simulation:
         slot = self._ring[j]
         if _references(slot) != self._free:
             slot = self._ring[j] = _telemetry_slot(self.car.n)
-        entry, params, state, select, work_state, work_telemetry, work_values, fault, drivers, track, work_inputs, \
-            ground, index, many = bound
-        entry(params, state, record, slot[0], self.dt, self.frame, select, work_state, work_telemetry, work_values,
-              fault, drivers, track, work_inputs, ground, index)
+        entry, args, many = bound
+        entry(args, record, slot[0], self.dt, self.frame)
         if self._fault[0] >= 0 or many:
-            raise_fault(fault)
+            raise_fault(self._work.fault)
         self._slot = j + 1 if j + 1 < len(self._ring) else 0
         self.frame += 1
         self.telemetry = telemetry = slot[3]
