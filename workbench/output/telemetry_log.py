@@ -21,9 +21,19 @@ class TelemetryLog:
     ``capacity`` frames are allocated up front and doubled when a live session outgrows them.
     """
 
-    def __init__(self, length_unit: str, n: int = 1, capacity: int = 1024):
+    def __init__(self, length_unit: str, n: int = 1, capacity: int = 1024, channels=None):
+        """``channels`` names the channels to keep (every channel when None): a batch that only some
+        channels' consumers read stores those (:attr:`asked`, for ``Simulation.run(..., channels=)``)."""
         self.infos: list[ChannelInfo] = channel_infos(length_unit)
+        if channels is not None:
+            known = {c.name for c in self.infos}
+            unknown = [name for name in channels if name not in known]
+            if unknown:
+                raise ValueError(f"unknown channel {unknown[0]!r}")
+            wanted = set(channels)
+            self.infos = [c for c in self.infos if c.name in wanted]
         self.names = [c.name for c in self.infos]
+        self.asked: list[str] | None = None if channels is None else list(self.names)
         self.index = {name: i for i, name in enumerate(self.names)}
         self.n = n
         self.frames = 0
@@ -62,11 +72,14 @@ class TelemetryLog:
         return k
 
     def block(self, frames: int) -> np.ndarray:
-        """A (frames, N) telemetry record array for Simulation.run to fill; :meth:`commit` appends it."""
+        """A block for Simulation.run to fill (``channels=log.asked``); :meth:`commit` appends it: (frames, N)
+        telemetry records, or float64 (frames, N, channels) when the log keeps only some channels."""
+        if self.asked is not None:
+            return np.empty((frames, self.n, len(self.asked)))
         return np.empty((frames, self.n), dtype=TELEMETRY)
 
     def commit(self, telemetry: np.ndarray) -> None:
-        """Append every frame of a (frames, N) telemetry record array."""
+        """Append every frame of a block (see :meth:`block`)."""
         frames = telemetry.shape[0]
         k = self.frames
         if k + frames > len(self._data):
@@ -74,8 +87,11 @@ class TelemetryLog:
             grown[:k] = self._data[:k]
             self._data = grown
             self._rows = grown.reshape(len(grown), -1) if self.n == 1 else None
-        values = telemetry.view(np.float64).reshape(frames, self.n, len(CHANNELS))
-        self._data[k:k + frames] = values[:, :, self._columns].transpose(0, 2, 1)
+        if self.asked is not None:
+            self._data[k:k + frames] = telemetry.transpose(0, 2, 1)
+        else:
+            values = telemetry.view(np.float64).reshape(frames, self.n, len(CHANNELS))
+            self._data[k:k + frames] = values[:, :, self._columns].transpose(0, 2, 1)
         self.frames = k + frames
 
     def truncate(self, frames: int) -> None:

@@ -178,7 +178,7 @@ def first_violations(cases: Sequence[Case], selection: Sequence[str] | None = No
     for i, c in enumerate(cases):
         preset = presets.get(c.preset) or presets.setdefault(c.preset, load_named_preset(c.preset))
         programs.append(compile_script(to_script(c, f"case-{i}"), preset))
-    results = run_batch(programs)
+    results = run_batch(programs, channels=monitors.channels_read(selection))  # only what the monitors read
     frames = monitors.frames_of_batch(results[0].log, programs)
     out: list[dict[str, monitors.Violation]] = [{} for _ in cases]
     for v in monitors.run_monitors(frames, selection):

@@ -108,6 +108,7 @@ class Monitor:
     tolerance: float
     tolerance_doc: str
     check: Check = field(repr=False)
+    reads: tuple[str, ...] | None = None  # the channels the check reads ("t" aside); None: every channel
 
     def run(self, frames: Frames, tolerance: float | None = None) -> list[Violation]:
         """Every car that breaks this monitor: its first violating frame and the count."""
@@ -482,25 +483,35 @@ def _rpm(f: Frames, tol: float):
     return bad, values
 
 
+_AXLE_AND_CORNER_FORCES = tuple(f"{q}_{c}" for c in ("front", "rear") + CORNERS for q in ("fx", "fy", "mu", "load"))
+
 MONITORS: tuple[Monitor, ...] = (
     Monitor("finite", "every channel of every frame is a finite number", 1e12,
             "largest magnitude accepted as finite", _finite),
     Monitor("impossible_jerk", "frame-to-frame change of speed, lateral speed and yaw rate within what the "
             "tyres' grip and the drive and brakes allow", 0.5,
-            "margin over the limit derived from the car's parameters (0.5 = 50%)", _jerk),
+            "margin over the limit derived from the car's parameters (0.5 = 50%)", _jerk,
+            ("heading", "vx", "vy", "yaw_rate", "speed", "drag_force", "rolling_force", "handbrake",
+             "kinematic_weight")),
     Monitor("energy_gain", "kinetic energy never rises by more than the drive work while coasting or braking",
             1e-3, f"share of the kinetic energy the car may gain beyond the drive work in {ENERGY_WINDOW:g} s (twice "
-            "that in one frame)", _energy),
+            "that in one frame)", _energy,
+            ("vx", "vy", "yaw_rate", "drive_force", "rpm", "engine_torque", "throttle", "brake", "wheel_front",
+             "wheel_rear") + tuple(f"wheel_speed_{c}" for c in CORNERS)),
     Monitor("lateral_balance", "in steady motion the tyres' lateral force over the mass is vx r (none when "
-            "fully kinematic)", 0.1, "allowed mismatch as a share of g + |v r|", _lateral),
+            "fully kinematic)", 0.1, "allowed mismatch as a share of g + |v r|", _lateral,
+            ("steer", "wheel_left", "wheel_right", "fy_front", "fx_front", "fy_rear", "kinematic_weight", "speed",
+             "yaw_rate", "vx", "vy", "handbrake") + tuple(f"{q}_{c}" for c in CORNERS for q in ("fx", "fy"))),
     Monitor("clutch_flip", "no speed sign flip while the clutch is pressed and the throttle off", 1e-3,
-            "speeds below this [m/s] count as rest", _clutch_flip),
+            "speeds below this [m/s] count as rest", _clutch_flip,
+            ("clutch_pedal", "clutch", "throttle", "heading", "vx", "vy", "speed", "brake")),
     Monitor("rest_stays_rest", "a car at rest with no pedal pressed stays at rest", 1e-6,
-            "largest speed [m/s], yaw rate [rad/s] or drift per second still counted as rest", _rest),
+            "largest speed [m/s], yaw rate [rad/s] or drift per second still counted as rest", _rest,
+            ("speed", "yaw_rate", "throttle", "brake", "gear", "clutch", "x", "y", "heading")),
     Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]", 300.0,
-            "rpm allowed above the rev limit", _rpm),
+            "rpm allowed above the rev limit", _rpm, ("rpm", "gear", "speed")),
     Monitor("grip_limit", "no tyre's force beyond the road's grip mu Fz of its axle", 0.02,
-            "share the force may pass mu Fz by (0.02 = 2%)", _grip),
+            "share the force may pass mu Fz by (0.02 = 2%)", _grip, _AXLE_AND_CORNER_FORCES),
 )
 
 BY_NAME: dict[str, Monitor] = {m.name: m for m in MONITORS}
@@ -515,6 +526,15 @@ def get(name: str) -> Monitor:
         return BY_NAME[name]
     except KeyError:
         raise KeyError(f"unknown monitor {name!r}; the monitors are: {', '.join(names())}") from None
+
+
+def channels_read(selection: Sequence[str] | None = None) -> tuple[str, ...] | None:
+    """The channels the selected monitors (all by default) read, "t" first; None when one of them reads every
+    channel (``finite``)."""
+    chosen = [get(name) for name in (selection or names())]
+    if any(m.reads is None for m in chosen):
+        return None
+    return tuple(dict.fromkeys(("t",) + tuple(name for m in chosen for name in m.reads)))
 
 
 def run_monitors(frames: Frames, selection: Sequence[str] | None = None,

@@ -124,11 +124,13 @@ def replay(programs: Sequence[Program], listener: Listener | None = None,
 
 
 def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int], None] | None = None,
-              kernel: Kernel | None = None) -> list[ReplayResult]:
+              kernel: Kernel | None = None, channels: Sequence[str] | None = None) -> list[ReplayResult]:
     """Step programs of one batch key together and judge each; ``listener(log, frames done)`` as frames are made.
 
     The kernel runs a block of frames per call: up to the next parameter change, or :data:`BLOCK`
-    frames, whichever comes first, into one reused block of telemetry records.
+    frames, whichever comes first, into one reused block of telemetry. ``channels`` (every channel
+    when None) are the channels the log keeps, besides the time and what the scripts' expectations
+    and measures read: a hunt's batch keeps what its monitors read.
     """
     n = len(programs)
     dt = programs[0].dt
@@ -141,13 +143,16 @@ def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int
     for i, p in enumerate(programs):
         for k, params in p.param_changes:
             changes.setdefault(k, []).append((i, params))
-    log = TelemetryLog(cars[0].model.unit, n, capacity=frames)
+    if channels is not None:
+        channels = list(dict.fromkeys(["t", *channels, *(e.channel for p in programs for e in p.script.expects),
+                                       *(m.channel for p in programs for m in p.script.measures)]))
+    log = TelemetryLog(cars[0].model.unit, n, capacity=frames, channels=channels)
     buffer = log.block(min(frames, BLOCK))
     cuts = sorted({k for k in changes if 0 < k < frames} | set(range(BLOCK, frames, BLOCK))) + [frames]
     start = 0
     for end in cuts:
         block = buffer[:end - start]
-        sim.run(track.records[start:end], block)
+        sim.run(track.records[start:end], block, channels=log.asked)
         log.commit(block)
         if end in changes:
             for i, params in changes[end]:
