@@ -77,6 +77,17 @@ def _asks_detail(select, width):
 
 
 @scalar
+def _every_channel(select, width, channels):
+    """Whether ``select`` is every channel in order (a frame's values are then copied as they are)."""
+    if width != channels:
+        return False
+    for j in range(width):
+        if select[j] != j:
+            return False
+    return True
+
+
+@scalar
 def _finite_sum(values, select, width):
     """Whether every ``values[select[j]]`` is finite, mostly: four running sums of (v - v), which stay 0 for
     finite values and become nan at the first non-finite one (four chains, not one: the check waits for a
@@ -119,6 +130,7 @@ def _block(args, inputs, out, dt, frame0):
     frames = inputs.shape[0]
     width = select.shape[0]
     detail = _asks_detail(select, width)
+    whole = _every_channel(select, width, spare_values.shape[1])
     for i in prange(n):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
@@ -150,8 +162,11 @@ def _block(args, inputs, out, dt, frame0):
                 fault[i, 1] = bad
                 break
             row = out[k, i]
-            for j in range(width):
-                row[j] = values[select[j]]
+            if whole:
+                row[:] = values
+            else:
+                for j in range(width):
+                    row[j] = values[select[j]]
             copy_state(spare_state[i], state[i])
 
 
