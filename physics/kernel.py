@@ -321,6 +321,8 @@ class Kernel:
         if check:
             _check(params, records.PARAMS, (n,), "params")
             _check(state, records.STATE, (n,), "state")
+            if select is not None:
+                _check_channels(select)
         if drivers is None:
             drivers, track = work.drivers, work.track
         elif check:
@@ -390,12 +392,18 @@ ALL = np.arange(len(CHANNELS), dtype=np.int64)
 
 
 def channel_indices(names) -> np.ndarray:
-    """The indices (int64) of the channels ``names``, in that order, for :meth:`Kernel.run`'s ``channels``."""
+    """The indices (int64) of the channels ``names`` (a sequence of at least one name), in that order, for
+    :meth:`Kernel.run`'s ``channels``; ValueError naming an unknown one and the known ones."""
+    if isinstance(names, str):
+        raise TypeError(f"channels: a sequence of channel names, not the string {names!r}")
+    names = list(names)
+    if not names:
+        raise ValueError("channels: name at least one channel (None stores every channel)")
     index = {name: i for i, name in enumerate(CHANNELS)}
-    try:
-        return np.array([index[name] for name in names], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(f"unknown channel {exc.args[0]!r}") from None
+    for name in names:
+        if name not in index:
+            raise ValueError(f"unknown channel {name!r}; the channels are: {', '.join(CHANNELS)}")
+    return np.array([index[name] for name in names], dtype=np.int64)
 
 
 def _check_channels(channels: np.ndarray) -> None:

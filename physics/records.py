@@ -220,7 +220,5 @@ def _finder(name: str, names: Sequence[str]):
 
 
 copy_state = _copier("copy_state", STATE.names)
-copy_telemetry = _copier("copy_telemetry", TELEMETRY.names)
 copy_inputs = _copier("copy_inputs", INPUTS.names)
-nonfinite_channel = _finder("nonfinite_channel", CHANNELS)
 nonfinite_state = _finder("nonfinite_state", STATE_FLOATS)

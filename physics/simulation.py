@@ -76,6 +76,7 @@ class Simulation:
         self.frame = 0
         self._state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry: TelemetryFrame | None = None
+        self._partial = False  # the last run() stored only some channels (telemetry is None then)
         n = self.car.n
         self._shape = (1, n)
         self._inputs = np.zeros((1, n), dtype=records.INPUTS)  # step's own record, for inputs it cannot read as they are
@@ -142,6 +143,7 @@ class Simulation:
         self._state[...] = state
         self.frame = int(frame)
         self.telemetry = None
+        self._partial = False
 
     @property
     def n(self) -> int:
@@ -159,6 +161,7 @@ class Simulation:
         self.frame = 0
         self._state = initial_state(self.car.n, self.car.idle_rpm)
         self.telemetry = None
+        self._partial = False
         self._bound = None
 
     @property
@@ -249,7 +252,11 @@ class Simulation:
         if inputs.dtype != records.INPUTS or inputs.shape[1:] != (self.car.n,):
             raise ValueError(f"inputs: expected ({frames}, {self.car.n}) records of physics.records.INPUTS")
         inputs = np.ascontiguousarray(inputs)
-        select = None if channels is None else channel_indices(channels)
+        select = None
+        if channels is not None:
+            select = channel_indices(channels)
+            for name in channels:
+                check_channel(name, self.car.unit)  # a channel these cars' unit has (speed_kmh: SI presets)
         if telemetry is None:
             telemetry = np.empty((frames, self.car.n), dtype=records.TELEMETRY) if select is None \
                 else np.empty((frames, self.car.n, len(select)))
@@ -261,6 +268,7 @@ class Simulation:
             self.frame += end - start
         if frames:
             self.telemetry = TelemetryFrame(telemetry[frames - 1]) if select is None else None
+            self._partial = select is not None
         return telemetry
 
     def set_cars(self, cars: CarParams | Sequence[CarParams]) -> None:
@@ -296,5 +304,8 @@ class Simulation:
         """The last frame's value of channel ``name`` for every car (UnknownChannelError if unknown)."""
         check_channel(name, self.car.unit)
         if self.telemetry is None:
+            if self._partial:
+                raise RuntimeError("the last run stored only the channels it named: step(), or run() without "
+                                   "channels, gives every channel")
             raise RuntimeError("no frame yet: call step() first")
         return self.telemetry[name]

@@ -8,7 +8,7 @@ import pytest
 from helpers import DT, keys, preset
 
 from physics import NonFiniteError, Simulation, records
-from physics.kernel import ALL, channel_indices, default_kernel
+from physics.kernel import ALL, Workspace, channel_indices, default_kernel
 
 ASKED = ["yaw_rate", "speed", "rpm", "fx_rear", "speed"]  # any order, a name twice
 PLAIN = ["rpm", "fx_rear", "x", "yaw_rate"]  # none of physics.step.DETAIL: the kernel skips their maths
@@ -95,3 +95,40 @@ def test_the_detail_channels_are_computed_only_when_asked_for():
         assert _asks_detail(channel_indices(["rpm", name]), 2)
     assert not _asks_detail(channel_indices(PLAIN), len(PLAIN))
     assert _asks_detail(ALL, len(ALL))
+
+
+@pytest.mark.parametrize("name", ["sedan_single_track", "sedan"])
+def test_the_detail_maths_runs_only_for_a_run_that_asks_for_one_of_its_channels(name):
+    from physics import step
+
+    sim = Simulation(preset(name), n=2, dt=DT)
+    inputs = _random_keys(60, 2, seed=2)
+    written = {}
+    for names in (PLAIN, ["rpm", "beta"]):
+        work = Workspace(2)
+        work.telemetry.view(np.float64)[...] = -7.0  # what the kernel never wrote stays -7
+        state = sim.state.view(np.ndarray).copy()
+        out = np.empty((60, 2, len(names)))
+        default_kernel().run(sim.car.records, state, inputs, out, DT, 0, work=work, channels=channel_indices(names))
+        written[len(names)] = {channel for channel in step.DETAIL if not np.all(work.telemetry[channel] == -7.0)}
+        assert not np.all(work.telemetry["rpm"] == -7.0)
+    # What only detail_channels computes (the four-wheel car steers with its wheel angles: its frame writes them)
+    detail = {"speed", "speed_kmh", "beta"} | ({"wheel_left", "wheel_right"} if name == "sedan_single_track" else set())
+    assert written[len(PLAIN)] & detail == set()  # none of them asked: none computed
+    assert written[2] >= detail
+
+
+def test_names_of_channels_are_checked_as_the_cars_know_them():
+    sim = Simulation(preset("parking"), n=1, dt=DT)  # a preset in pixels: no km/h channel
+    inputs = np.zeros((2, 1), dtype=records.INPUTS)
+    with pytest.raises(KeyError, match="speed_kmh"):
+        sim.run(inputs, channels=["speed_kmh"])
+    with pytest.raises(TypeError, match="not the string"):
+        sim.run(inputs, channels="speed")
+    with pytest.raises(ValueError, match="at least one channel"):
+        sim.run(inputs, channels=[])
+    sim.run(inputs, channels=["speed"])
+    with pytest.raises(RuntimeError, match="stored only the channels it named"):
+        sim.channel("speed")
+    sim.step()
+    assert sim.channel("speed").shape == (1,)

@@ -1,4 +1,5 @@
-"""Telemetry over time: every channel of every frame, for one car or a batch, with CSV export and a digest."""
+"""Telemetry over time: every channel of every frame (or the channels a batch's consumers read), for one car or a
+batch, with CSV export and a digest."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ class TelemetryLog:
             if unknown:
                 raise ValueError(f"unknown channel {unknown[0]!r}")
             wanted = set(channels)
+            if not wanted:
+                raise ValueError("channels: name at least one channel (None keeps every channel)")
             self.infos = [c for c in self.infos if c.name in wanted]
         self.names = [c.name for c in self.infos]
         self.asked: list[str] | None = None if channels is None else list(self.names)
@@ -118,7 +121,8 @@ class TelemetryLog:
         return self._data[:self._end(frames), :, car]
 
     def digest(self, car: int = 0, frames: int | None = None) -> str:
-        """SHA-256 over every channel's bytes: equal digests mean bit-identical telemetry."""
+        """SHA-256 over the bytes of every channel the log keeps: equal digests of two logs of the same channels
+        mean bit-identical telemetry."""
         h = hashlib.sha256()
         for name in self.names:
             h.update(name.encode())

@@ -189,9 +189,9 @@ class _Frame:
 def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: Kernel | None = None) -> ChunkResult:
     """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
 
-    The kernel runs TICK_FRAMES frames per call and stores only the channels the expectations and
-    measures read. ``tick(frames_done)`` (in process only) is called every TICK_FRAMES frames; it may
-    raise Cancelled. ``kernel`` runs a variant of the model (physics.build_kernel); the shipped one by default.
+    The kernel runs up to TICK_FRAMES frames per call (a block also ends where a [[set]] changes the
+    parameters) and stores only the channels the expectations and measures read. ``tick(frames_done)``
+    (in process only) is called after every block; it may raise Cancelled. ``kernel`` runs a variant of the model (physics.build_kernel); the shipped one by default.
     """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
