@@ -63,28 +63,17 @@ class NonFiniteError(ArithmeticError):
         super().__init__(f"{what} {channel!r} of car {car} became non-finite at frame {frame}")
 
 
-_DETAIL = tuple(CHANNELS.index(name) for name in _step.DETAIL)
+_DETAIL = np.array([CHANNELS.index(name) for name in _step.DETAIL], dtype=np.int64)
 
 
-@scalar
-def _asks_detail(select, width):
-    """Whether the channels ``select`` names include one of physics.step.DETAIL."""
-    for j in range(width):
-        for k in _DETAIL:
-            if select[j] == k:
-                return True
-    return False
+def asks_detail(select: np.ndarray) -> bool:
+    """Whether the channels ``select`` names include one of physics.step.DETAIL (their maths then runs)."""
+    return bool(np.isin(select, _DETAIL).any())
 
 
-@scalar
-def _every_channel(select, width, channels):
+def every_channel(select: np.ndarray) -> bool:
     """Whether ``select`` is every channel in order (a frame's values are then copied as they are)."""
-    if width != channels:
-        return False
-    for j in range(width):
-        if select[j] != j:
-            return False
-    return True
+    return select is ALL or (len(select) == len(CHANNELS) and bool(np.array_equal(select, ALL)))
 
 
 @scalar
@@ -129,8 +118,7 @@ def _block(args, inputs, out, dt, frame0):
     n = state.shape[0]
     frames = inputs.shape[0]
     width = select.shape[0]
-    detail = _asks_detail(select, width)
-    whole = _every_channel(select, width, spare_values.shape[1])
+    detail, whole = args.detail, args.whole
     for i in prange(n):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
@@ -171,7 +159,7 @@ def _block(args, inputs, out, dt, frame0):
 
 
 ARG_NAMES = ("params", "state", "select", "spare_state", "spare_telemetry", "spare_values", "fault", "drivers",
-             "track", "spare_inputs", "ground", "ground_index")
+             "track", "spare_inputs", "ground", "ground_index", "detail", "whole")
 
 
 def _arg_types() -> list:
@@ -181,14 +169,15 @@ def _arg_types() -> list:
             numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
             numba.types.Array(numba.int64, 2, "C"), numba.types.Array(rec(records.DRIVER), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(rec(records.INPUTS), 1, "C"),
-            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C")]
+            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"), numba.types.boolean,
+            numba.types.boolean]
 
 
 if DISABLED:
     def new_args(*arrays):
         """The block's arguments as one object (plain Python: a namespace of recarray views)."""
-        return types.SimpleNamespace(**{name: a.view(np.recarray) if a.dtype.names else a
-                                        for name, a in zip(ARG_NAMES, arrays, strict=True)})
+        return types.SimpleNamespace(**{name: a.view(np.recarray) if isinstance(a, np.ndarray) and a.dtype.names
+                                        else a for name, a in zip(ARG_NAMES, arrays, strict=True)})
 else:
     from numba.experimental import structref
 
@@ -207,8 +196,10 @@ else:
 
     @numba.njit(cache=True)
     def new_args(params, state, select, spare_state, spare_telemetry, spare_values, fault, drivers, track,
-                 spare_inputs, ground, ground_index):
-        """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller)."""
+                 spare_inputs, ground, ground_index, detail, whole):
+        """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller).
+        ``detail`` and ``whole`` say whether ``select`` asks for a detail channel and whether it is every channel
+        in order (:func:`asks_detail`, :func:`every_channel`)."""
         args = structref.new(ARGS)
         args.params = params
         args.state = state
@@ -222,6 +213,8 @@ else:
         args.spare_inputs = spare_inputs
         args.ground = ground
         args.ground_index = ground_index
+        args.detail = detail
+        args.whole = whole
         return args
 
 
@@ -341,8 +334,9 @@ class Kernel:
                 raise TypeError(f"ground_index: expected a C-contiguous int64 array of shape ({n}, 2)")
             if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
                 raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
-        return new_args(params, state, ALL if select is None else select, work.state, work.telemetry, work.values,
-                        work.fault, drivers, track, work.inputs, ground, ground_index)
+        select = ALL if select is None else select
+        return new_args(params, state, select, work.state, work.telemetry, work.values, work.fault, drivers, track,
+                        work.inputs, ground, ground_index, asks_detail(select), every_channel(select))
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,

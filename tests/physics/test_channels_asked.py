@@ -88,13 +88,14 @@ def test_the_guard_checks_the_channels_written_and_the_state():
 
 def test_the_detail_channels_are_computed_only_when_asked_for():
     from physics import step
-    from physics.kernel import _asks_detail
+    from physics.kernel import asks_detail, every_channel
 
     assert set(step.DETAIL) <= set(records.CHANNELS)
     for name in step.DETAIL:
-        assert _asks_detail(channel_indices(["rpm", name]), 2)
-    assert not _asks_detail(channel_indices(PLAIN), len(PLAIN))
-    assert _asks_detail(ALL, len(ALL))
+        assert asks_detail(channel_indices(["rpm", name]))
+    assert not asks_detail(channel_indices(PLAIN))
+    assert asks_detail(ALL) and every_channel(ALL) and every_channel(channel_indices(records.CHANNELS))
+    assert not every_channel(channel_indices(list(records.CHANNELS[1:]) + ["t"]))
 
 
 @pytest.mark.parametrize("name", ["sedan_single_track", "sedan"])
