@@ -90,13 +90,44 @@ DRIVER = np.dtype([(f.name, _DRIVER_TYPES[f.type]) for f in fields(DriverSetup)]
 STATE_FLOATS = tuple(name for name, kind in _STATE_FIELDS if kind == "float")
 
 
-def param_record(car: CarParams) -> np.void:
-    """One car's parameter record (groups it does not have are zeros)."""
-    rec = np.zeros((), dtype=PARAMS)
-    for name, group, key in PARAM_LEAVES:
+def _leaf_groups() -> list[tuple[str, tuple[str, ...]]]:
+    """PARAM_LEAVES as (group, its keys), in record order (a group's leaves are consecutive)."""
+    out: list[tuple[str, list[str]]] = []
+    for _, group, key in PARAM_LEAVES:
+        if not out or out[-1][0] != group:
+            out.append((group, []))
+        out[-1][1].append(key)
+    return [(group, tuple(keys)) for group, keys in out]
+
+
+_LEAF_GROUPS = _leaf_groups()
+# The leaves are the record's first fields, float64 each: a batch's leaves are one (N, leaves) float64 view.
+assert all(PARAMS.fields[name] == (np.dtype(np.float64), 8 * j) for j, (name, _, _) in enumerate(PARAM_LEAVES))
+
+
+def param_record(car: CarParams) -> np.ndarray:
+    """One car's parameter record, a 0-d array of PARAMS (groups it does not have are zeros)."""
+    return param_records([car])[0:1].reshape(())
+
+
+def _leaf_values(car: CarParams, seen: dict[int, tuple]) -> list:
+    """The values of ``car``'s numeric leaves in record order; a group object met before (``seen``, by id, for
+    one batch whose cars hold their groups) is read once."""
+    values: list = []
+    for group, keys in _LEAF_GROUPS:
         part = getattr(car, group)
-        if part is not None:
-            rec[name] = getattr(part, key)
+        if part is None:
+            values.extend([0.0] * len(keys))
+            continue
+        got = seen.get(id(part))
+        if got is None:
+            got = seen[id(part)] = tuple(getattr(part, key) for key in keys)
+        values.extend(got)
+    return values
+
+
+def _derived(rec: np.void, car: CarParams) -> None:
+    """The DERIVED values of ``car`` into its record ``rec``."""
     b, m = car.body, car.model
     rec["kinematic"] = m.kind == KINEMATIC
     rec["manual"] = car.engine is not None
@@ -122,7 +153,6 @@ def param_record(car: CarParams) -> np.void:
         rec["top_gear"] = count
     else:
         rec["top_gear"] = 1
-    return rec
 
 
 def four_wheel_derived(rec: np.void, car: CarParams) -> None:
@@ -151,14 +181,21 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
 
 
 def param_records(cars: Sequence[CarParams]) -> np.ndarray:
-    """Per-car parameter records, one per car of the batch (the same CarParams object is converted once)."""
-    out = np.empty(len(cars), dtype=PARAMS)
-    done: dict[int, np.void] = {}
+    """Per-car parameter records, one per car of the batch (the same CarParams object is converted once, and a
+    parameter group several cars share is read once: a sweep's cars differ in a group or two)."""
+    out = np.zeros(len(cars), dtype=PARAMS)
+    leaves = np.ndarray((len(cars), len(PARAM_LEAVES)), dtype=np.float64, buffer=out,
+                        strides=(PARAMS.itemsize, 8))
+    done: dict[int, int] = {}
+    seen: dict[int, tuple] = {}
     for i, car in enumerate(cars):
-        rec = done.get(id(car))
-        if rec is None:
-            rec = done[id(car)] = param_record(car)
-        out[i] = rec
+        first = done.get(id(car))
+        if first is not None:
+            out[i] = out[first]
+            continue
+        done[id(car)] = i
+        leaves[i] = _leaf_values(car, seen)
+        _derived(out[i], car)
     return out
 
 
