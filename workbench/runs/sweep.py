@@ -191,7 +191,8 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
 
     The kernel runs up to TICK_FRAMES frames per call (a block also ends where a [[set]] changes the
     parameters) and stores only the channels the expectations and measures read. ``tick(frames_done)``
-    (in process only) is called after every block; it may raise Cancelled. ``kernel`` runs a variant of the model (physics.build_kernel); the shipped one by default.
+    (in process only) is called after every block; it may raise Cancelled. ``kernel`` runs a variant of
+    the model (physics.build_kernel); the shipped one by default.
     """
     program, n = chunk.program, len(chunk.values)
     cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
