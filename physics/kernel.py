@@ -51,7 +51,7 @@ from .surface import COLUMNS as SURFACE_COLUMNS
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
-COMPILE_SECONDS = 25  # about how long the first compile takes on a quiet 2-core machine: 20-27 s serial, then 4 s parallel
+COMPILE_SECONDS = 20  # about how long the first compile takes on a 2-core machine: 18-21 s serial here (more when busy)
 
 
 class NonFiniteError(ArithmeticError):
