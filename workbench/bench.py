@@ -117,6 +117,19 @@ def window_step_us(preset: str, steps: int, repeats: int) -> float:
 ASKED = ("speed_kmh", "yaw_rate")  # what the bench's sweep script asks for: one expectation and one measure
 
 
+def _held_keys(frames: int, n: int) -> np.ndarray:
+    """(frames, n) INPUTS with throttle and left held by every car on every frame."""
+    block = np.zeros((frames, n), dtype=INPUTS)
+    inputs_records(Inputs.from_keys(n, {"throttle", "left"}), block[:1])
+    block[:] = block[0]
+    return block
+
+
+def _batch_key(n_threads: int, preset: str, channels: tuple[str, ...] | None) -> str:
+    """The name of a batch figure in CPU."""
+    return f"batch {n_threads}" + ("" if preset == "sedan" else f" {preset}") + ("" if channels is None else " asked")
+
+
 def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = "sedan",
                channels: tuple[str, ...] | None = None) -> float:
     """Car-steps per second of ``preset`` at batch size ``n`` on ``n_threads`` threads, storing every channel
@@ -125,15 +138,13 @@ def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = 
     set_threads(n_threads)
     try:
         sim = Simulation(load_preset(preset).params, n=n, dt=DT, parallel=True)
-        block = np.zeros((frames, n), dtype=INPUTS)
-        inputs_records(Inputs.from_keys(n, {"throttle", "left"}), block[:1])
-        block[:] = block[0]
+        block = _held_keys(frames, n)
         if channels is None:
             telemetry = np.empty(block.shape, dtype=sim.run(block[:1]).dtype)
         else:
             telemetry = np.empty((frames, n, len(channels)))
         sim.run(block, telemetry, channels=channels)  # pull away first
-        key = f"batch {n_threads}" + ("" if preset == "sedan" else f" {preset}") + ("" if channels is None else " asked")
+        key = _batch_key(n_threads, preset, channels)
         wall = _median(lambda: sim.run(block, telemetry, channels=channels), repeats, key)
     finally:
         set_threads(before)
@@ -144,9 +155,7 @@ def batch_rate(n: int, n_threads: int, frames: int, repeats: int, preset: str = 
 def one_car_kernel_us(preset: str, frames: int, repeats: int) -> float:
     """Median µs per frame of one car's kernel over a block of frames (throttle and steering held), every
     channel stored: the kernel alone, as a replay runs it."""
-    block = np.zeros((frames, 1), dtype=INPUTS)
-    inputs_records(Inputs.from_keys(1, {"throttle", "left"}), block[:1])
-    block[:] = block[0]
+    block = _held_keys(frames, 1)
     sim = Simulation(load_preset(preset).params, dt=DT)
     start = sim.state.copy()
     telemetry = sim.run(block)
@@ -168,55 +177,56 @@ default_kernel().compile(False)
 print(time.process_time() - start)
 """
 
+PEER_COLD = """
+from workbench import bench_peer
+print(bench_peer.compile_cpu_s())
+"""
 
-def cold_compile() -> dict:
-    """The model's first compile in a fresh interpreter with an empty cache: CPU seconds of the serial kernel
-    (what a new user waits for), and the whole process's CPU and wall seconds."""
+
+def _cold(code: str) -> dict:
+    """Run ``code`` (it prints its compile's CPU seconds last) in a fresh interpreter with an empty numba cache and
+    this carbench on its path: ``cpu_s``, and the process's wall and CPU seconds; or ``skipped`` and why."""
     import resource
     import tempfile
 
-    root = Path(__file__).resolve().parents[1]
+    root = str(Path(__file__).resolve().parents[1])
     with tempfile.TemporaryDirectory(prefix="carbench-cold-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(root))
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
+                   PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, "-c", COLD_COMPILE], env=env, capture_output=True, text=True,
-                                  timeout=600)
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
         except subprocess.TimeoutExpired:
             return {"skipped": "the compile took more than 600 s"}
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         return {"skipped": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "the compile failed"}
-    return {"kernel_cpu_s": float(done.stdout.split()[-1]), "process_wall_s": wall,
+    return {"cpu_s": float(done.stdout.split()[-1]), "process_wall_s": wall,
             "process_cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
 
 
-PEER_COLD = """
-import time
-from workbench import bench_peer
-print(bench_peer.compile_cpu_s())
-"""
+def cold_compile() -> dict:
+    """The model's first compile in a fresh interpreter with an empty cache: CPU seconds of the serial kernel
+    (what a new user waits for), and the whole process's CPU and wall seconds."""
+    figures = _cold(COLD_COMPILE)
+    if "cpu_s" in figures:
+        figures["kernel_cpu_s"] = figures.pop("cpu_s")
+    return figures
 
 
 def peer_figures(frames: int, repeats: int, cold: bool = True) -> dict:
     """The compiled single-track peer (workbench.bench_peer) in the same run: one car per frame, N = 100,000 on
     one thread, and (``cold``) its compile in a fresh process with an empty cache."""
-    import tempfile
-
     from workbench import bench_peer
 
-    root = Path(__file__).resolve().parents[1]
     cold_s = None
     if cold:
-        with tempfile.TemporaryDirectory(prefix="carbench-peer-") as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(root))
-            done = subprocess.run([sys.executable, "-c", PEER_COLD], env=env, capture_output=True, text=True,
-                                  timeout=600)
-        if done.returncode != 0:
-            raise RuntimeError(f"the compiled peer did not compile: {done.stderr.strip()[-300:]}")
-        cold_s = float(done.stdout.split()[-1])
+        figures = _cold(PEER_COLD)
+        if "skipped" in figures:
+            raise RuntimeError(f"the compiled peer did not compile: {figures['skipped']}")
+        cold_s = figures["cpu_s"]
     before = threads()
     set_threads(1)
     try:
@@ -342,8 +352,7 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     for preset in ("sedan", "sedan_single_track", "manual003"):
         rate = batch_rate(BATCH_N, 1, frames, repeats, preset, ASKED)
         out["batch"]["asked"]["car_steps_per_s"][preset] = rate
-        out["batch"]["asked"]["car_steps_per_cpu_s"][preset] = CPU[
-            "batch 1" + ("" if preset == "sedan" else f" {preset}") + " asked"]
+        out["batch"]["asked"]["car_steps_per_cpu_s"][preset] = CPU[_batch_key(1, preset, ASKED)]
     progress("one car's kernel, the compiled peer and a cold compile")
     out["kernel_us_per_frame"] = {name: one_car_kernel_us(name, 2400, repeats)
                                   for name in ("sedan", "sedan_single_track", "manual003")}

@@ -90,8 +90,8 @@ def _run_chunk(programs: Sequence[Program], names: list[str], kernel: Kernel | N
     sources = [(j, p.frames, fields) for j, p in enumerate(programs) if (fields := input_fields(p))]
     length = min(frames, BLOCK)
     inputs = np.zeros((length, n), dtype=INPUTS)
-    block = np.empty((length, n, max(len(names), 1)))  # only the channels asked for are stored
-    asked = names or ["t"]
+    asked = names or ["t"]  # only the channels asked for are stored
+    block = np.empty((length, n, len(asked)))
     out = {name: np.empty((n, frames)) for name in names}
     for start in range(0, frames, BLOCK):
         end = min(start + BLOCK, frames)
