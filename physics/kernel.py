@@ -360,21 +360,20 @@ class Kernel:
         if work is None or work.n != n:
             work = Workspace(n)
         work.fault.fill(-1)
+        args = self.arguments(params, state, work, drivers, track, ground, ground_index, check, channels)
+        if check:
+            _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
         if channels is None:
             if check:
-                _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
                 _check(telemetry, records.TELEMETRY, inputs.shape, "telemetry")
             out = telemetry.view(np.float64).reshape(inputs.shape[0], n, len(CHANNELS))
         else:
-            if check:
-                _check(inputs, records.INPUTS, (inputs.shape[0], n), "inputs")
-                _check_channels(channels)
-                shape = (inputs.shape[0], n, len(channels))
-                if type(telemetry) is not np.ndarray or telemetry.dtype != np.float64 or telemetry.shape != shape \
-                        or not telemetry.flags.c_contiguous or not telemetry.flags.writeable:
-                    raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
+            shape = (inputs.shape[0], n, len(channels))
+            if check and (type(telemetry) is not np.ndarray or telemetry.dtype != np.float64
+                          or telemetry.shape != shape or not telemetry.flags.c_contiguous
+                          or not telemetry.flags.writeable):
+                raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
             out = telemetry
-        args = self.arguments(params, state, work, drivers, track, ground, ground_index, check, channels)
         self.entry(parallel)(args, inputs, out, float(dt), int(frame0))
         if n == 1 and work.fault[0, 0] < 0:
             return
