@@ -28,6 +28,11 @@ class Measurement:
     unit: str  # the channel's unit, or "s" for a crossing time
 
 
+def script_channels(script) -> tuple[str, ...]:
+    """The channels a script's [[expect]] and [[measure]] entries read, each once, in the order first named."""
+    return tuple(dict.fromkeys([x.channel for x in script.expects] + [m.channel for m in script.measures]))
+
+
 def measure_unit(measure: Measure, channel_unit: str) -> str:
     return "s" if measure.is_time else channel_unit
 
@@ -85,7 +90,7 @@ class Tally:
     @property
     def channels(self) -> tuple[str, ...]:
         """The channels the expectations and measures read, each once, in the order first named."""
-        return tuple(dict.fromkeys([x.channel for x in self.expects] + [m.channel for m in self.measures]))
+        return script_channels(self.program.script)
 
     @property
     def last_frame(self) -> int:

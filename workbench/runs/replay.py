@@ -18,7 +18,7 @@ from physics.car import batch_layout
 from physics.inputs import ANALOG_FIELDS
 from physics.records import INPUTS
 from workbench.output.telemetry_log import TelemetryLog
-from workbench.runs.measures import Measurement, measure_column, measure_unit
+from workbench.runs.measures import Measurement, measure_column, measure_unit, script_channels
 from workbench.scripts.driving import drivers_of
 from workbench.scripts.format import Expect
 from workbench.scripts.limits import run_bytes
@@ -144,8 +144,7 @@ def run_batch(programs: Sequence[Program], listener: Callable[[TelemetryLog, int
         for k, params in p.param_changes:
             changes.setdefault(k, []).append((i, params))
     if channels is not None:
-        channels = list(dict.fromkeys(["t", *channels, *(e.channel for p in programs for e in p.script.expects),
-                                       *(m.channel for p in programs for m in p.script.measures)]))
+        channels = list(dict.fromkeys(["t", *channels, *(c for p in programs for c in script_channels(p.script))]))
     log = TelemetryLog(cars[0].model.unit, n, capacity=frames, channels=channels)
     buffer = log.block(min(frames, BLOCK))
     cuts = sorted({k for k in changes if 0 < k < frames} | set(range(BLOCK, frames, BLOCK))) + [frames]
