@@ -185,6 +185,32 @@ def test_closing_with_unsaved_edits_asks_first(carbench_window):
     assert not window.isVisible()
 
 
+def test_closing_during_a_recording_asks_first_and_can_save_it(carbench_window, tmp_path, monkeypatch):
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, {"throttle"}, 60)
+    asked = []
+    window.ask_recording = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
+    window.close()
+    assert asked == ["close"] and window.isVisible() and window.model.session.recording  # nothing lost
+    path = tmp_path / "drive.toml"
+    window.ask_recording = lambda doing: QMessageBox.StandardButton.Save
+    monkeypatch.setattr("workbench.gui.main_window.QFileDialog.getSaveFileName",
+                        lambda *args, **kwargs: (str(path), "Scripts (*.toml)"))
+    window.close()
+    assert not window.isVisible() and path.exists() and "throttle" in path.read_text()
+
+
+def test_closing_after_a_recording_stopped_does_not_ask(carbench_window):
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, set(), 10)
+    window.model.stop_recording()
+    window.ask_recording = lambda doing: pytest.fail("asked without a running recording")
+    window.close()
+    assert not window.isVisible()
+
+
 def test_saving_a_preset_writes_a_loadable_file(carbench_window, tmp_path):
     window = carbench_window
     window.model.set_param("engine.peak_torque", 410.0)

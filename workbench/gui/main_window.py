@@ -703,8 +703,24 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Save)
 
+    def _confirm_recording(self, doing: str) -> bool:
+        """Ask before a recording in progress is lost; True to go ahead (after saving it, when asked to)."""
+        if not self.model.session.recording:
+            return True
+        answer = self.ask_recording(doing)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_recording_dialog()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def ask_recording(self, doing: str) -> QMessageBox.StandardButton:
+        return QMessageBox.question(
+            self, "Recording in progress",
+            f"A recording is running ({self.model.session.log.frames} frames so far). Save it before you {doing}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+
     def closeEvent(self, event) -> None:
-        if not self._confirm_discard("close"):
+        if not self._confirm_recording("close") or not self._confirm_discard("close"):
             event.ignore()
             return
         if hasattr(self, "timer"):

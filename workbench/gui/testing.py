@@ -7,8 +7,9 @@ Fixtures (they need pytest-qt; Qt is imported only when a fixture is used):
   unless the test steps it. Mark a test ``@pytest.mark.carbench_preset("parking")`` for another car
   and ``@pytest.mark.carbench_script("braking_stop")`` (a shipped name or a path) to have a script
   loaded; a test can also take a ``carbench_script`` fixture argument (override the fixture).
-  Message boxes never block: errors are collected in ``window.shown_errors`` and the question about
-  unsaved parameters is answered "Discard" (replace ``window.ask_unsaved`` to answer otherwise).
+  Message boxes never block: errors are collected in ``window.shown_errors`` and the questions about
+  unsaved parameters and a running recording are answered "Discard" (replace ``window.ask_unsaved`` or
+  ``window.ask_recording`` to answer otherwise).
   ``window.hold(keys, seconds)`` and ``window.press(key)`` send real key events to the car view.
 
 After a test, the carbench windows it registered with qtbot are deleted once closed (pytest-qt only
@@ -158,6 +159,7 @@ def make_window(preset: str = "sedan", settings=None):
     window.shown_errors = []
     window.show_error = lambda title, message: window.shown_errors.append((title, message))
     window.ask_unsaved = lambda doing: QMessageBox.StandardButton.Discard
+    window.ask_recording = lambda doing: QMessageBox.StandardButton.Discard
     return window
 
 
