@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
+from . import approx
 from .jit import scalar
 
 
@@ -15,7 +14,7 @@ def drag_constant(cd, frontal_area, air_density):
 @scalar
 def drag(vx, vy, c_drag):
     """F_drag = -C_drag v |v| (002), as car-frame components [N]."""
-    speed = math.hypot(vx, vy)
+    speed = approx.hypot(vx, vy)
     return -c_drag * vx * speed, -c_drag * vy * speed
 
 

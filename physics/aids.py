@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from . import approx
 from .jit import scalar
 
 
@@ -105,7 +106,7 @@ def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available,
 def yaw_reference(p, vx, steer):
     """The yaw rate [rad/s] the driver asks for: the linear bicycle's steady response vx tan(delta) / (L + K vx^2)
     (K the understeer gradient of the car's own cornering stiffnesses), no more than the road's mu g / |vx|."""
-    asked = vx * math.tan(steer) / (p.body_wheelbase + p.understeer * vx * vx)
+    asked = vx * approx.tan(steer) / (p.body_wheelbase + p.understeer * vx * vx)
     most = p.tyres_mu * p.model_gravity / max(abs(vx), 1e-3)
     return min(max(asked, -most), most)
 
@@ -115,7 +116,7 @@ def yaw_target(p, previous, vx, steer, dt):
     """The yaw rate stability control holds the car to: :func:`yaw_reference`, followed with the lag
     ``esc_lag`` (a car yaws into a turn over its own response time; a steady-state target would call every
     turn-in understeer)."""
-    share = 1.0 - math.exp(-dt / p.aids_esc_lag)
+    share = 1.0 - approx.exp(-dt / p.aids_esc_lag)
     return previous + share * (yaw_reference(p, vx, steer) - previous)
 
 

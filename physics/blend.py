@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from . import approx
 from .jit import scalar
 
 
@@ -50,7 +51,7 @@ def reach(dx, dy, dr, limit, yaw_limit):
     (v^2 / R, small below the band) and the share is 1.
     """
     share = 1.0
-    size = math.hypot(dx, dy)
+    size = approx.hypot(dx, dy)
     if size > limit:
         share = limit / size
     if abs(dr) * share > yaw_limit:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
+from . import approx
 from .jit import scalar
 
 MIN_AXLE_SHARE = 0.2  # 003: each axle keeps at least 20% of the weight
@@ -32,8 +31,8 @@ def travels_backwards(vx, vy, vx_before, vy_before, before):
     a standstill into reverse, changes it; a car that spins keeps it (its vx crosses zero while it
     slides sideways at speed, and a sign taken from vx would flip the speed from +v to -v in one frame).
     """
-    size = math.hypot(vx, vy)
-    if size <= math.hypot(vx - vx_before, vy - vy_before):
+    size = approx.hypot(vx, vy)
+    if size <= approx.hypot(vx - vx_before, vy - vy_before):
         return vx < 0.0
     return before
 
@@ -41,7 +40,7 @@ def travels_backwards(vx, vy, vx_before, vy_before, before):
 @scalar
 def frame_turn(vx, vy, angle):
     """The car-frame velocity after the frame has turned by ``angle`` [rad] under it (exact rotation)."""
-    c, s = math.cos(angle), math.sin(angle)
+    s, c = approx.sincos(angle)
     return vx * c + vy * s, vy * c - vx * s
 
 

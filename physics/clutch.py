@@ -6,6 +6,7 @@ preset's ``clutch.capacity``.
 
 from __future__ import annotations
 
+from . import approx
 from .jit import scalar
 
 
@@ -60,6 +61,6 @@ def rpm_coupling(engagement, dt, sync_time):
 
     At engagement e the gap closes at the rate -ln(1 - e) / sync_time, so the blend does not
     depend on dt, a fully engaged clutch (e = 1) locks the engine to the wheels, and an open one
-    lets it rev freely.
+    lets it rev freely. (1 - e) ** (dt / sync_time) as exp(log(.) dt / sync_time), from physics.approx.
     """
-    return 1.0 - (1.0 - engagement) ** (dt / sync_time)
+    return 1.0 - approx.exp(dt / sync_time * approx.log(1.0 - engagement))

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-from . import gearbox, path, pedals
+from . import approx, gearbox, path, pedals
 from .driver_params import AFTER_CONTINUE, AFTER_DECELERATE, AFTER_HOLD, PEDALS_FIXED, PEDALS_SPEED
 from .jit import scalar
 from .records import copy_inputs
@@ -72,21 +72,21 @@ def carry(look, new, out):
 def steer_share(d, track, p, s, speed, row, path_s, error, path_heading, dt):
     """The steering (share of full lock) the preview law asks for, the new integral, and the preview point."""
     wheelbase = p.body_wheelbase
-    course = s.heading + math.atan2(s.vy, abs(s.vx) + 1e-9)
-    e_psi = math.atan2(math.sin(course - path_heading), math.cos(course - path_heading))
+    course = s.heading + approx.atan2(s.vy, abs(s.vx) + 1e-9)
+    e_psi = approx.atan2(*approx.sincos(course - path_heading))
     reach = max(d.preview_min, speed * d.preview_time)
     gain = 4.0 * d.damping * d.damping / (reach * reach)
-    limit = math.tan(p.steering_lock) / wheelbase
+    limit = approx.tan(p.steering_lock) / wheelbase
     lateral_i = min(max(s.drv_lateral_i + dt * gain * error / d.integral_time, -limit), limit)
     ahead = path.point_at(track, d.path_start, d.path_count, d.closed, path_s + speed * d.lead_time)
-    kappa = ahead[3] - gain * (error + reach * math.sin(e_psi)) - lateral_i
+    kappa = ahead[3] - gain * (error + reach * approx.sin(e_psi)) - lateral_i
     kappa = min(max(kappa, -limit), limit)
     crawl = d.preview_min / d.preview_time  # [L/s] the speed at which the preview distance stops shrinking
     kappa_car = s.yaw_rate / max(speed, crawl)
     # At a crawl the yaw rate answers the steer within a frame and the feedback would chatter: it fades
     # in between two and four times that speed.
     fade = min(max(speed / crawl - 2.0, 0.0) * 0.5, 1.0)
-    delta = math.atan(wheelbase * kappa) + fade * d.yaw_gain * wheelbase * (kappa - kappa_car)
+    delta = approx.atan(wheelbase * kappa) + fade * d.yaw_gain * wheelbase * (kappa - kappa_car)
     target = path.point_at(track, d.path_start, d.path_count, d.closed, path_s + reach)
     return min(max(delta / p.steering_lock, -1.0), 1.0), lateral_i, target[0], target[1]
 
@@ -133,7 +133,7 @@ def drive(d, track, p, s, u, v, dt, t):
     copy_inputs(u, v)
     if t >= d.end_time:
         return idle(s)
-    speed = math.hypot(s.vx, s.vy)
+    speed = approx.hypot(s.vx, s.vy)
     row, path_s, error, heading = s.drv_row, 0.0, 0.0, s.heading
     has_path = d.path_count > 1
     if has_path:

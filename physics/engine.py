@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from . import approx
 from .jit import scalar
 
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
@@ -18,7 +19,7 @@ def curve(rpm, p):
     """Full-throttle torque [N m]: a bell peaking at ``peak_torque`` at ``peak_rpm``, never below the floor."""
     width = p.engine_width_below if rpm < p.engine_peak_rpm else p.engine_width_above
     z = (rpm - p.engine_peak_rpm) / width
-    return p.engine_peak_torque * max(math.exp(-z * z), p.engine_torque_floor)
+    return p.engine_peak_torque * max(approx.exp(-z * z), p.engine_torque_floor)
 
 
 @scalar

@@ -16,10 +16,23 @@ Ackermann geometry.
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
-from . import aero, aids, body, brakes, corners, differential, engine, steering, surface, suspension, tyre, wheel
+from . import (
+    aero,
+    aids,
+    approx,
+    body,
+    brakes,
+    corners,
+    differential,
+    engine,
+    steering,
+    surface,
+    suspension,
+    tyre,
+    wheel,
+)
 from . import step as _step
 from .corners import Wheel
 from .jit import scalar
@@ -79,7 +92,8 @@ def cornering_scale(p, load, static, mu, road):
     if q <= 0.0 or static <= 0.0:
         return 1.0
     x = max(load / static, 1e-6)
-    return math.sin(2.0 * math.atan(x / q)) / p.cornering_norm / (x * mu / road)
+    z = x / q
+    return 2.0 * z / (1.0 + z * z) / p.cornering_norm / (x * mu / road)  # sin(2 atan z) = 2 z / (1 + z^2)
 
 
 @scalar
@@ -354,7 +368,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     ``new``, this frame's telemetry into ``out``."""
     lf, lr, mass, inertia = p.lf, p.body_lr, p.body_mass, p.body_yaw_inertia
     radius, half = p.body_wheel_radius, 0.5 * p.body_track
-    tan_d = math.tan(c.steer)
+    tan_d = approx.tan(c.steer)
     left, right = steering.ackermann(tan_d, p.body_wheelbase, p.body_track)
     d_fl = c.steer + p.steering_ackermann * (left - c.steer)
     d_fr = c.steer + p.steering_ackermann * (right - c.steer)
@@ -362,17 +376,17 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     # Loads from the last frame's accelerations and the roll, and each corner's tyre.
     shift_f, shift_r = suspension.lateral_transfer(p, s.accel_y, s.roll, s.roll_rate)
     z_fl, z_fr, z_rl, z_rr = suspension.wheel_loads(p, s.accel, shift_f, shift_r)
-    cos_s, sin_s = math.cos(s.heading), math.sin(s.heading)
+    sin_s, cos_s = approx.sincos(s.heading)
     g_fl, c_fl = ground(p, road, s, cos_s, sin_s, lf, half)
     g_fr, c_fr = ground(p, road, s, cos_s, sin_s, lf, -half)
     g_rl, c_rl = ground(p, road, s, cos_s, sin_s, -lr, half)
     g_rr, c_rr = ground(p, road, s, cos_s, sin_s, -lr, -half)
     mu_fl, mu_fr = friction(p, z_fl, p.static_front, g_fl), friction(p, z_fr, p.static_front, g_fr)
     mu_rl, mu_rr = friction(p, z_rl, p.static_rear, g_rl), friction(p, z_rr, p.static_rear, g_rr)
-    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, math.cos(d_fl), math.sin(d_fl), s.wheel_fl, z_fl, mu_fl,
-                   g_fl, True)
-    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, math.cos(d_fr), math.sin(d_fr), s.wheel_fr, z_fr, mu_fr,
-                   g_fr, True)
+    sin_fl, cos_fl = approx.sincos(d_fl)
+    sin_fr, cos_fr = approx.sincos(d_fr)
+    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, cos_fl, sin_fl, s.wheel_fl, z_fl, mu_fl, g_fl, True)
+    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, cos_fr, sin_fr, s.wheel_fr, z_fr, mu_fr, g_fr, True)
     k_rl = contact(p, s.vx, s.vy, s.yaw_rate, -lr, half, 1.0, 0.0, s.wheel_rl, z_rl, mu_rl, g_rl, False)
     k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 1.0, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
 
@@ -524,7 +538,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 
     drive_force = (g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr) / radius
-    speed = math.hypot(vx, vy)
+    speed = approx.hypot(vx, vy)
     if ((_step.standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
             or _step.standstill.braked_to_rest(s.vx, vx, speed, (b_fl + b_fr + b_rl + b_rr) / radius, drive_force,
@@ -536,7 +550,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
         if not (stuck and front_share < 1.0):
             w_rl, w_rr = 0.0, 0.0
     heading = s.heading + dt * s.yaw_rate
-    cos_h, sin_h = math.cos(heading), math.sin(heading)
+    sin_h, cos_h = approx.sincos(heading)
     roll, roll_rate = suspension.roll_step(s.roll, s.roll_rate, suspension.roll_moment(p, accel_y),
                                            p.roll_stiffness_front + p.roll_stiffness_rear, p.suspension_roll_damping,
                                            p.suspension_roll_inertia, dt)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
+from . import approx
 from .jit import scalar
 
 
 @scalar
 def slip_angle(tan_delta, lr, wheelbase):
     """Body slip angle at the centre of mass: beta = atan(lr tan(delta) / L) (001, Rajamani 2.2)."""
-    return math.atan(lr * tan_delta / wheelbase)
+    return approx.atan(lr * tan_delta / wheelbase)
 
 
 @scalar
@@ -20,16 +19,16 @@ def yaw_rate(speed, tan_delta, wheelbase, beta):
     Rear axle (beta = 0): v tan(delta) / L. Centre of mass: v cos(beta) tan(delta) / L (001).
     A negative speed turns the other way; a stopped car cannot rotate.
     """
-    return speed * math.cos(beta) * tan_delta / wheelbase
+    return speed * approx.cos(beta) * tan_delta / wheelbase
 
 
 @scalar
 def rear_axle_radius(delta, wheelbase):
     """Turning radius of the rear axle, R = L / tan(delta) (001); infinite when straight."""
-    return wheelbase / math.tan(delta)
+    return wheelbase / approx.tan(delta)
 
 
 @scalar
 def com_radius(delta, wheelbase, lr):
     """Turning radius of the centre of mass, sqrt(lr^2 + R^2) (001)."""
-    return math.hypot(lr, rear_axle_radius(delta, wheelbase))
+    return approx.hypot(lr, rear_axle_radius(delta, wheelbase))

@@ -172,7 +172,7 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     c_front = t.b_front * t.c * t.lateral_share * t.mu * 2.0 * rec["static_front"]
     c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * rec["static_rear"]
     if t.cornering_load > 0.0:
-        rec["cornering_norm"] = math.sin(2.0 * math.atan(1.0 / t.cornering_load))
+        rec["cornering_norm"] = 2.0 * t.cornering_load / (t.cornering_load ** 2 + 1.0)  # sin(2 atan(1 / q))
     rec["understeer"] = b.mass / b.wheelbase * (b.lr / c_front - lf / c_rear)  # Gillespie (1992), ch. 6
     rec["diff_kind"] = DIFFERENTIALS.index(car.differential.kind)
     axle = car.body.driven_axle

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
+from . import approx
 from .jit import scalar
 
 
@@ -31,8 +30,8 @@ def ackermann(tan_d, wheelbase, track):
     more: tan(delta_in) = L / (R - t/2) = L tan(delta) / (L - t/2 tan(delta)).
     """
     half = 0.5 * track * tan_d
-    left = math.atan2(wheelbase * tan_d, wheelbase - half)
-    right = math.atan2(wheelbase * tan_d, wheelbase + half)
+    left = approx.atan2(wheelbase * tan_d, wheelbase - half)
+    right = approx.atan2(wheelbase * tan_d, wheelbase + half)
     # atan2 keeps the angle continuous: where the turn centre falls between the front wheels
     # (R < track / 2, only at extreme locks) the inner wheel turns past 90 degrees, as the geometry says.
     return left, right

@@ -22,6 +22,7 @@ from collections import namedtuple
 from . import (
     aero,
     aids,
+    approx,
     blend,
     body,
     brakes,
@@ -133,10 +134,10 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     mass = p.body_mass
     hb_swap = c.handbrake and p.steering_handbrake_wheelbase > 0.0
     wheelbase = p.steering_handbrake_wheelbase if hb_swap else p.body_wheelbase
-    tan_d = math.tan(c.steer)
+    tan_d = approx.tan(c.steer)
     beta = kinematic.slip_angle(tan_d, p.body_lr * wheelbase / p.body_wheelbase, wheelbase)
     beta = beta * (1.0 if p.reference_com else 0.0)
-    speed = brakes.sign(s.vx) * math.hypot(s.vx, s.vy)
+    speed = brakes.sign(s.vx) * approx.hypot(s.vx, s.vy)
     d = drivetrain(p, s, c, s.vx, dt)
     drag, _, rolling = aero.resistances(speed, 0.0, p, mass, dt, p.aero_rolling_coefficient)
     other = d.demand + drag + rolling
@@ -149,7 +150,8 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
         new_speed = 0.0
     yaw_rate = kinematic.yaw_rate(new_speed, tan_d, wheelbase, beta)
     heading = s.heading + dt * yaw_rate
-    vx, vy = new_speed * math.cos(beta), new_speed * math.sin(beta)
+    sin_b, cos_b = approx.sincos(beta)
+    vx, vy = new_speed * cos_b, new_speed * sin_b
 
     front, rear = body.axle_loads(mass, p.model_gravity, p.body_lr, p.body_wheelbase, 0.0, 0.0)
     frame_telemetry(p, s, c, d, out, t, tan_d / wheelbase)
@@ -170,8 +172,9 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     out.beta = beta + 0.0
     rolling_wheels(p, s.vx, s.vx, 0.0, 0.0, abs(brake), out)
 
-    new.x = s.x + dt * new_speed * math.cos(heading + beta)
-    new.y = s.y + dt * new_speed * math.sin(heading + beta)
+    sin_t, cos_t = approx.sincos(heading + beta)
+    new.x = s.x + dt * new_speed * cos_t
+    new.y = s.y + dt * new_speed * sin_t
     new.heading = heading
     new.vx = vx
     new.vy = vy
@@ -190,9 +193,9 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
 def dynamic_frame(p, s, u, c, new, out, dt, t):
     """002/003: tyre forces on a single-track body, blended into the kinematic bicycle at low speed."""
     lf, lr, mass = p.lf, p.body_lr, p.body_mass
-    sin_d, cos_d = math.sin(c.steer), math.cos(c.steer)
+    sin_d, cos_d = approx.sincos(c.steer)
     tan_d = sin_d / cos_d
-    w = blend.kinematic_weight(math.hypot(s.vx, s.vy), p.model_blend_low, p.model_blend_high)
+    w = blend.kinematic_weight(approx.hypot(s.vx, s.vy), p.model_blend_low, p.model_blend_high)
     k = blend.tyre_force_weight(w)
     load_f, load_r = body.axle_loads(mass, p.model_gravity, lr, p.body_wheelbase, p.body_cg_height, s.accel)
 
@@ -271,12 +274,12 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     vx = dyn * (vx_dyn_forces + vx_turned - s.vx) + w * (vx_base + share * (vx_path - vx_base))
     vy = dyn * vy_dyn + w * (vy_turned + share * (vy_path - vy_turned))
     yaw_rate = dyn * r_dyn + w * (s.yaw_rate + share * (r_path - s.yaw_rate))
-    if standstill.stop_mask(math.hypot(vx, vy), accel, force, p.model_stop_speed, p.weight):
+    if standstill.stop_mask(approx.hypot(vx, vy), accel, force, p.model_stop_speed, p.weight):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
     # The heading turns by the angle the velocity was carried through (frame_turn): the velocity in
     # the world then changes only by what the tyres, drive, brakes and air do.
     heading = s.heading + dt * s.yaw_rate
-    cos_h, sin_h = math.cos(heading), math.sin(heading)
+    sin_h, cos_h = approx.sincos(heading)
 
     frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
     out.drive_force = force
@@ -293,8 +296,8 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     out.load_front = load_f
     out.load_rear = load_r
     out.kinematic_weight = w
-    rolling_wheels(p, uf, ur, math.hypot(k * fy_f, 0.0) / (p.tyres_mu * load_f),
-                   math.hypot(force / (p.tyres_traction_mu * load_r), k * fy_r / (p.tyres_mu * load_r)), abs(brake), out)
+    rolling_wheels(p, uf, ur, approx.hypot(k * fy_f, 0.0) / (p.tyres_mu * load_f),
+                   approx.hypot(force / (p.tyres_traction_mu * load_r), k * fy_r / (p.tyres_mu * load_r)), abs(brake), out)
 
     new.x = s.x + dt * (vx * cos_h - vy * sin_h)
     new.y = s.y + dt * (vx * sin_h + vy * cos_h)
@@ -361,11 +364,11 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     lf, lr, mass = p.lf, p.body_lr, p.body_mass
     radius = p.body_wheel_radius
     floor = p.model_slip_speed
-    sin_d, cos_d = math.sin(c.steer), math.cos(c.steer)
+    sin_d, cos_d = approx.sincos(c.steer)
     tan_d = sin_d / cos_d
     load_f, load_r = body.axle_loads(mass, p.model_gravity, lr, p.body_wheelbase, p.body_cg_height, s.accel)
     # The road under each axle's centre (physics.surface): its friction and rolling coefficients.
-    cos_h0, sin_h0 = math.cos(s.heading), math.sin(s.heading)
+    sin_h0, cos_h0 = approx.sincos(s.heading)
     mu_f, rolling_f = surface.under(road, s.x + lf * cos_h0, s.y + lf * sin_h0, p.tyres_mu, p.aero_rolling_coefficient)
     mu_r, rolling_r = surface.under(road, s.x - lr * cos_h0, s.y - lr * sin_h0, p.tyres_mu, p.aero_rolling_coefficient)
 
@@ -549,7 +552,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 
     drive_force = (drive_r + drive_f) / radius
-    speed = math.hypot(vx, vy)
+    speed = approx.hypot(vx, vy)
     # The stop rule ends a crawl; only where the tyres could have stopped the car within the frame.
     if ((standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
@@ -560,7 +563,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     # The heading turns by the angle the velocity was carried through (frame_turn): the velocity in
     # the world then changes only by the forces.
     heading = s.heading + dt * s.yaw_rate
-    cos_h, sin_h = math.cos(heading), math.sin(heading)
+    sin_h, cos_h = approx.sincos(heading)
 
     d = Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
                    drive_r + drive_f, 0.0, d.auto_clutch)
@@ -699,11 +702,11 @@ def detail_channels(p, s, out):
     :data:`DETAIL` (physics.kernel). The kinematic model's slip angle is its own (kinematic_frame writes
     it); the four-wheel car's wheel angles are those it steers with (four_wheel_frame writes them).
     """
-    speed = (-1.0 if s.backwards else 1.0) * math.hypot(s.vx, s.vy)
+    speed = (-1.0 if s.backwards else 1.0) * approx.hypot(s.vx, s.vy)
     out.speed = speed
     out.speed_kmh = speed * _KMH
     if not p.kinematic:
-        out.beta = math.atan2(s.vy, abs(s.vx))
+        out.beta = approx.atan2(s.vy, abs(s.vx))
     if not p.four_wheel:
         left, right = steering.ackermann(out.curvature * p.body_wheelbase, p.body_wheelbase, p.body_track)
         out.wheel_left = left

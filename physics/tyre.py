@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 
+from . import approx
 from .jit import scalar
 
 
@@ -15,7 +16,7 @@ def slip(u, w):
     ``u``/``w`` are the contact patch's velocity along and across the wheel; using |u| keeps the
     angle meaningful in reverse, where the force still opposes the sideways motion.
     """
-    return math.atan2(w, abs(u))
+    return approx.atan2(w, abs(u))
 
 
 @scalar
@@ -26,12 +27,13 @@ def pacejka(alpha, load, b, c, e, mu):
     -dF/d(alpha) [N/rad] is clipped at zero past the peak; the step uses it for stability.
     """
     ba = b * alpha
-    phi = ba - e * (ba - math.atan(ba))
-    shape = c * math.atan(phi)
+    phi = ba - e * (ba - approx.atan(ba))
+    shape = c * approx.atan(phi)
     peak = mu * load
     dphi = b - e * (b - b / (1.0 + ba * ba))
-    slope = max(peak * math.cos(shape) * c * dphi / (1.0 + phi * phi), 0.0)
-    return -peak * math.sin(shape), slope
+    sin_s, cos_s = approx.sincos(shape)
+    slope = max(peak * cos_s * c * dphi / (1.0 + phi * phi), 0.0)
+    return -peak * sin_s, slope
 
 
 @functools.lru_cache(maxsize=4096)
@@ -66,10 +68,11 @@ def magic(x, b, c, e, peak):
     like ``x``.
     """
     bx = b * x
-    phi = bx - e * (bx - math.atan(bx))
-    shape = c * math.atan(phi)
+    phi = bx - e * (bx - approx.atan(bx))
+    shape = c * approx.atan(phi)
     dphi = b - e * (b - b / (1.0 + bx * bx))
-    return peak * math.sin(shape), peak * math.cos(shape) * c * dphi / (1.0 + phi * phi)
+    sin_s, cos_s = approx.sincos(shape)
+    return peak * sin_s, peak * cos_s * c * dphi / (1.0 + phi * phi)
 
 
 @scalar

@@ -10,8 +10,7 @@ does for the body.
 
 from __future__ import annotations
 
-import math
-
+from . import approx
 from .jit import scalar
 
 
@@ -35,7 +34,7 @@ def slip_ratio(omega, radius, u, floor):
 @scalar
 def slip_angle(u, w, floor):
     """Slip angle [rad], atan2(w, max(|u|, floor)): the contact patch's sideways over its forward speed."""
-    return math.atan2(w, slip_speed(u, floor))
+    return approx.atan2(w, slip_speed(u, floor))
 
 
 @scalar

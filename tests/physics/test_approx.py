@@ -1,0 +1,158 @@
+"""physics.approx: each approximation against Python's math over its whole input range, its special values, and the
+same bits whether called one value at a time or in a loop the compiler vectorises across many."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from physics import approx
+
+# The module's error bounds (against correctly rounded results) plus one ulp for math's own rounding.
+BOUND_ULP = {"atan": 2.0, "atan2": 3.0, "sin": 2.5, "cos": 2.5, "tan": 4.0, "exp": 2.5, "log": 2.0, "hypot": 2.0}
+TRIG_RANGE = 2.0 ** 26
+SAMPLES = 40_000
+
+rng = np.random.default_rng(20261203)
+
+
+def _log_uniform(n, lo, hi, signed=True):
+    x = np.exp(rng.uniform(math.log(lo), math.log(hi), n))
+    return x * rng.choice([-1.0, 1.0], n) if signed else x
+
+
+def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """|got - want| in units of the last place of ``want`` (of the smallest normal double at and below it)."""
+    scale = np.array([math.ulp(max(abs(w), 2.2250738585072014e-308)) for w in want])
+    return np.abs(got - want) / scale
+
+
+def _lanes(name: str, two: bool):
+    f = getattr(approx, name)
+    if two:
+        @numba.njit(error_model="numpy")
+        def loop(a, b, out):
+            for i in range(a.size):
+                out[i] = f(a[i], b[i])
+    else:
+        @numba.njit(error_model="numpy")
+        def loop(a, b, out):
+            for i in range(a.size):
+                out[i] = f(a[i])
+    return loop
+
+
+def _over(name: str, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    out = np.empty_like(a)
+    _lanes(name, b is not None)(a, a if b is None else b, out)
+    return out
+
+
+RANGES = {
+    "atan": lambda: np.concatenate([_log_uniform(SAMPLES, 1e-308, 1e308), rng.uniform(-4.0, 4.0, SAMPLES)]),
+    "sin": lambda: np.concatenate([_log_uniform(SAMPLES, 1e-308, TRIG_RANGE), rng.uniform(-8.0, 8.0, SAMPLES)]),
+    "cos": lambda: np.concatenate([_log_uniform(SAMPLES, 1e-308, TRIG_RANGE), rng.uniform(-8.0, 8.0, SAMPLES)]),
+    "tan": lambda: np.concatenate([_log_uniform(SAMPLES, 1e-308, TRIG_RANGE), rng.uniform(-1.5707, 1.5707, SAMPLES)]),
+    "exp": lambda: np.concatenate([rng.uniform(-708.3, 709.78, SAMPLES), rng.uniform(-2.0, 2.0, SAMPLES)]),
+    "log": lambda: np.concatenate([_log_uniform(SAMPLES, 2.3e-308, 1.7e308, signed=False),
+                                   rng.uniform(0.5, 2.0, SAMPLES)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANGES))
+def test_one_argument_functions_match_math_over_their_whole_range(name):
+    x = RANGES[name]()
+    got = _over(name, x)
+    want = np.array([getattr(math, name)(v) for v in x])
+    err = _ulps(got, want)
+    worst = int(np.argmax(err))
+    assert err[worst] <= BOUND_ULP[name], f"{name}({x[worst]!r}) = {got[worst]!r}, math: {want[worst]!r}"
+
+
+def test_atan2_matches_math_over_pairs_of_every_size_and_sign():
+    y = np.concatenate([_log_uniform(SAMPLES, 1e-300, 1e300), rng.uniform(-3.0, 3.0, SAMPLES)])
+    x = np.concatenate([_log_uniform(SAMPLES, 1e-300, 1e300), rng.uniform(-3.0, 3.0, SAMPLES)])
+    got = _over("atan2", y, x)
+    want = np.array([math.atan2(a, b) for a, b in zip(y, x, strict=True)])
+    assert np.max(_ulps(got, want)) <= BOUND_ULP["atan2"]
+
+
+def test_hypot_matches_math_below_its_overflow():
+    x, y = _log_uniform(SAMPLES, 1e-150, 1e150), _log_uniform(SAMPLES, 1e-150, 1e150)
+    got = _over("hypot", x, y)
+    want = np.array([math.hypot(a, b) for a, b in zip(x, y, strict=True)])
+    assert np.max(_ulps(got, want)) <= BOUND_ULP["hypot"]
+
+
+def test_subnormal_results_of_exp_are_those_of_math():
+    x = rng.uniform(-745.0, -708.4, 2000)
+    got = _over("exp", x)
+    want = np.array([math.exp(v) for v in x])
+    assert np.max(np.abs(got - want)) <= 5e-324
+
+
+SPECIAL = [
+    ("atan", (0.0,), 0.0), ("atan", (-0.0,), -0.0), ("atan", (math.inf,), math.pi / 2),
+    ("atan", (-math.inf,), -math.pi / 2), ("atan", (1.0,), math.pi / 4), ("atan", (5e-324,), 5e-324),
+    ("atan2", (0.0, 1.0), 0.0), ("atan2", (-0.0, 1.0), -0.0), ("atan2", (0.0, -1.0), math.pi),
+    ("atan2", (-0.0, -1.0), -math.pi), ("atan2", (0.0, -0.0), math.pi), ("atan2", (0.0, 0.0), 0.0),
+    ("atan2", (1.0, 0.0), math.pi / 2), ("atan2", (-1.0, 0.0), -math.pi / 2), ("atan2", (1.0, -1.0), 3 * math.pi / 4),
+    ("sin", (0.0,), 0.0), ("sin", (-0.0,), -0.0), ("cos", (0.0,), 1.0), ("tan", (0.0,), 0.0),
+    ("exp", (0.0,), 1.0), ("exp", (1.0,), math.e), ("exp", (-800.0,), 0.0), ("exp", (710.0,), math.inf),
+    ("log", (1.0,), 0.0), ("log", (0.0,), -math.inf), ("log", (math.e,), 1.0), ("log", (math.inf,), math.inf),
+    ("hypot", (3.0, 4.0), 5.0), ("hypot", (0.0, 0.0), 0.0), ("pow2", (-1022.0,), 2.0 ** -1022),
+    ("pow2", (1023.0,), 2.0 ** 1023), ("pow2", (0.0,), 1.0), ("pow2", (-1.0,), 0.5),
+]
+
+
+@pytest.mark.parametrize("name, args, want", SPECIAL, ids=[f"{n}{a}" for n, a, _ in SPECIAL])
+def test_special_values(name, args, want):
+    """Exact where the value is a double (zeros, infinities, powers of two), else within an ulp of it."""
+    got = getattr(approx, name)(*args)
+    assert got == want or abs(got - want) <= math.ulp(want)
+    assert math.copysign(1.0, got) == math.copysign(1.0, want)
+
+
+def test_nan_in_gives_nan_out_and_a_negative_log_is_nan():
+    for name in ("atan", "sin", "cos", "tan", "exp", "log"):
+        assert math.isnan(getattr(approx, name)(math.nan)), name
+    assert math.isnan(approx.atan2(math.nan, 1.0)) and math.isnan(approx.log(-1.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=-TRIG_RANGE, max_value=TRIG_RANGE, allow_nan=False))
+def test_sin_and_cos_lie_on_the_unit_circle_and_follow_math(x):
+    s, c = approx.sincos(x)
+    assert abs(s * s + c * c - 1.0) <= 4e-16
+    assert abs(s - math.sin(x)) <= 2.5 * math.ulp(1.0) and abs(c - math.cos(x)) <= 2.5 * math.ulp(1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.floats(allow_nan=False, allow_infinity=False))
+def test_atan2_of_any_pair_follows_math(y, x):
+    got, want = approx.atan2(y, x), math.atan2(y, x)
+    assert abs(got - want) <= BOUND_ULP["atan2"] * math.ulp(want) or abs(got - want) <= 5e-324
+    assert math.copysign(1.0, got) == math.copysign(1.0, want)
+
+
+@pytest.mark.parametrize("name", ["atan", "atan2", "sincos", "tan", "exp", "log", "hypot"])
+def test_a_vectorised_loop_gives_the_bits_of_one_call_at_a_time(name):
+    """The lanes promise: the compiler vectorises the loop (vector registers in its machine code) and every lane's
+    result has the bits of the scalar call."""
+    two = name in ("atan2", "hypot")
+    fn = "sin" if name == "sincos" else name
+    a = RANGES.get(fn, RANGES["atan"])()[::10].copy()
+    b = rng.permutation(a) if two else a
+    loop = _lanes(fn, two)
+    out = np.empty_like(a)
+    loop(a, b, out)
+    asm = loop.inspect_asm(loop.signatures[0])
+    assert re.search(r"\b[yz]mm\d+", asm), f"the loop over {fn} was not vectorised"
+    one = np.array([getattr(approx, fn)(u, v) if two else getattr(approx, fn)(u) for u, v in zip(a, b, strict=True)])
+    assert np.array_equal(out.view(np.int64), one.view(np.int64))
