@@ -8,6 +8,7 @@ Euler from Python, measured in the same run; it is skipped with a note when not 
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -167,6 +168,73 @@ def one_car_kernel_us(preset: str, frames: int, repeats: int) -> float:
     wall = _median(once, repeats, f"kernel {preset}")
     CPU[f"kernel {preset}"] *= 1e6 / frames
     return wall / frames * 1e6
+
+
+# The model's transcendentals (physics.approx) against the C library's, each over values in the range a car sees.
+MATHS = {"atan": (-4.0, 4.0), "atan2": (-3.0, 3.0), "sincos": (-math.pi, math.pi), "tan": (-1.5, 1.5),
+         "exp": (-5.0, 5.0), "log": (0.01, 100.0), "hypot": (-100.0, 100.0)}
+
+
+def _maths_loop(fn, arity: int, pair: bool):
+    """A compiled loop writing ``fn`` of each element (of each pair of elements) into ``o1`` (and ``o2``)."""
+    import numba
+
+    if pair:
+        def loop(x, y, o1, o2):
+            for i in range(x.size):
+                o1[i], o2[i] = fn(x[i])
+    elif arity == 2:
+        def loop(x, y, o1, o2):
+            for i in range(x.size):
+                o1[i] = fn(x[i], y[i])
+    else:
+        def loop(x, y, o1, o2):
+            for i in range(x.size):
+                o1[i] = fn(x[i])
+    return numba.njit(error_model="numpy")(loop)
+
+
+def _c_library(name: str):
+    import numba
+
+    c = {"atan": lambda x: math.atan(x), "atan2": lambda y, x: math.atan2(y, x),
+         "sincos": lambda x: (math.sin(x), math.cos(x)), "tan": lambda x: math.tan(x), "exp": lambda x: math.exp(x),
+         "log": lambda x: math.log(x), "hypot": lambda x, y: math.hypot(x, y)}[name]
+    return numba.njit(error_model="numpy")(c)
+
+
+def maths_figures(n: int, repeats: int) -> dict:
+    """Per function: ns per value of the C library's in a compiled loop, and of physics.approx's in the same loop,
+    which the compiler vectorises (lanes of values); the largest difference between the two [ulp]; and whether each
+    lane gave the bits of a call with one value."""
+    from physics import approx
+
+    rng = np.random.default_rng(7)
+    out = {}
+    for name, (lo, hi) in MATHS.items():
+        arity, pair = (2 if name in ("atan2", "hypot") else 1), name == "sincos"
+        x, y = rng.uniform(lo, hi, n), rng.uniform(lo, hi, n)
+        ours, theirs = np.empty((2, n)), np.empty((2, n))
+        lanes = _maths_loop(getattr(approx, name), arity, pair)
+        scalar_c = _maths_loop(_c_library(name), arity, pair)
+        figures = {}
+        for label, loop, into in (("c_library", scalar_c, theirs), ("approx_lanes", lanes, ours)):
+            loop(x, y, into[0], into[1])
+            figures[f"{label}_ns"] = _median(lambda loop=loop, into=into, x=x, y=y: loop(x, y, into[0], into[1]), repeats,
+                                             f"maths {label} {name}") / n * 1e9
+            CPU[f"maths {label} {name}"] *= 1e9 / n
+        rows = 2 if pair else 1
+        scale = np.array([[math.ulp(abs(v)) for v in theirs[r]] for r in range(rows)])
+        figures["largest_difference_ulp"] = float(np.max(np.abs(ours[:rows] - theirs[:rows]) / scale))
+        one = getattr(approx, name)
+        k = min(n, 2000)
+        single = np.array([one(x[i], y[i]) if arity == 2 else one(x[i]) for i in range(k)], dtype=float)
+        single = single.T if pair else single[None, :]
+        figures["lanes_same_bits_as_one_call"] = bool(np.array_equal(single.view(np.int64),
+                                                                     ours[:rows, :k].view(np.int64)))
+        figures["speedup"] = figures["c_library_ns"] / figures["approx_lanes_ns"]
+        out[name] = figures
+    return out
 
 
 COLD_COMPILE = """
@@ -353,12 +421,14 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
         rate = batch_rate(BATCH_N, 1, frames, repeats, preset, ASKED)
         out["batch"]["asked"]["car_steps_per_s"][preset] = rate
         out["batch"]["asked"]["car_steps_per_cpu_s"][preset] = CPU[_batch_key(1, preset, ASKED)]
-    progress("one car's kernel, the compiled peer and a cold compile")
+    progress("one car's kernel, the compiled peer, the maths and a cold compile")
     out["kernel_us_per_frame"] = {name: one_car_kernel_us(name, 2400, repeats)
                                   for name in ("sedan", "sedan_single_track", "manual003")}
     out["cpu_kernel_us_per_frame"] = {name: CPU[f"kernel {name}"] for name in out["kernel_us_per_frame"]}
     out["peer"] = peer_figures(frames, repeats, cold=not quick)
     out["cold_compile"] = {"skipped": "--quick"} if quick else cold_compile()
+    out["maths"] = {"values": 20_000 if quick else 100_000,
+                    "functions": maths_figures(20_000 if quick else 100_000, repeats)}
     progress("CommonRoad's single-track model")
     cr = commonroad_step_us(2000 if quick else 10000, repeats)
     if cr is not None:
@@ -495,6 +565,12 @@ def print_figures(f: dict) -> None:
     print(f"  sedan_single_track, 1 thread {st['car_steps_per_s']:14,.0f} car-steps/s "
           f"({st['car_steps_per_cpu_s']:,.0f} per CPU second): a four-wheel car-step costs "
           f"{st['four_wheel_cost']:.2f}x a single-track one   target <= 2.5x: {_mark(st['four_wheel_cost'] <= 2.5)}")
+    m = f["maths"]
+    print(f"\nthe model's maths (physics.approx) against the C library's, ns per value over {m['values']:,} values:")
+    for name, r in m["functions"].items():
+        print(f"  {name:6s} C library {r['c_library_ns']:6.2f} ns   approx in a vectorised loop {r['approx_lanes_ns']:6.2f} ns"
+              f" ({r['speedup']:4.1f}x)   differ by <= {r['largest_difference_ulp']:.0f} ulp   each lane the bits "
+              f"of one call: {'yes' if r['lanes_same_bits_as_one_call'] else 'NO'}")
     cr = f["commonroad_st"]
     if cr is None:
         print("\nCommonRoad ST: skipped (pip install 'carbench[bench]' for commonroad-vehicle-models)")

@@ -66,3 +66,12 @@ def test_the_side_by_side_table_judges_each_figure_against_its_target():
     assert met["batch N = 100,000, 1 thread, manual003, asked channels"] is None  # no target of its own
     # a figure not measured (a quick bench, a stubbed run) is None, not a crash
     assert all(row["carbench"] is None and row["met"] is None for row in bench.side_by_side({}))
+
+
+def test_the_bench_measures_the_models_maths_against_the_c_library():
+    figures = bench.maths_figures(2000, 1)
+    assert set(figures) == set(bench.MATHS)
+    for name, f in figures.items():
+        assert f["lanes_same_bits_as_one_call"], name
+        assert 0.0 <= f["largest_difference_ulp"] <= 4.0, name
+        assert f["c_library_ns"] > 0.0 and f["approx_lanes_ns"] > 0.0, name
