@@ -22,3 +22,17 @@ def test_a_users_own_setting_wins_and_stays(monkeypatch):
     with cluster._quiet_local_workers():
         assert os.environ[NAME] == "warning"
     assert os.environ[NAME] == "warning"
+
+
+def test_the_nannies_in_this_process_say_only_errors_while_a_local_cluster_runs(monkeypatch):
+    import logging
+
+    monkeypatch.delenv(NAME, raising=False)
+    nanny = logging.getLogger("distributed.nanny")
+    before = nanny.level
+    with cluster._quiet_local_workers():
+        assert not nanny.isEnabledFor(logging.WARNING) and nanny.isEnabledFor(logging.ERROR)
+        with cluster._quiet_local_workers():
+            assert not nanny.isEnabledFor(logging.WARNING)
+        assert not nanny.isEnabledFor(logging.WARNING)  # the first cluster still runs
+    assert nanny.level == before

@@ -86,6 +86,7 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
 
 
 _quieted = 0  # local clusters running with the workers' logging set by carbench
+_nanny_level = 0  # the level of this process's distributed.nanny logger before the first of them
 _quieted_lock = threading.Lock()
 
 
@@ -99,14 +100,26 @@ def _quiet_local_workers() -> Iterator[None]:
     which happens when this process closes the cluster: after Ctrl-C a heartbeat in flight ends in
     "Failed to communicate with scheduler" and a page of CommClosedError, beside carbench's one line.
     The setting is taken away when the last local cluster that set it closes.
+
+    The nannies live in this process: their logger says only errors while a local cluster runs. A
+    signal to the process group (Ctrl-C, SIGTERM, SIGHUP from a closed terminal) reaches the workers
+    too, and a nanny that sees its worker die logs "Restarting worker" before this process's own
+    handler has closed the cluster. A worker that dies on its own still shows: its tasks go to
+    another worker, or the run ends with distributed's KilledWorker.
     """
-    global _quieted
+    import logging
+
+    global _quieted, _nanny_level
     name = "DASK_LOGGING__DISTRIBUTED"
+    nanny = logging.getLogger("distributed.nanny")
     with _quieted_lock:
         if _quieted == 0 and name in os.environ:  # the user's
             mine = False
         else:
             mine = True
+            if _quieted == 0:
+                _nanny_level = nanny.level
+                nanny.setLevel(logging.ERROR)
             _quieted += 1
             os.environ[name] = "critical"
     try:
@@ -117,6 +130,7 @@ def _quiet_local_workers() -> Iterator[None]:
                 _quieted -= 1
                 if _quieted == 0:
                     os.environ.pop(name, None)
+                    nanny.setLevel(_nanny_level)
 
 
 @contextlib.contextmanager
