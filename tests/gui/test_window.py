@@ -201,14 +201,33 @@ def test_closing_during_a_recording_asks_first_and_can_save_it(carbench_window, 
     assert not window.isVisible() and path.exists() and "throttle" in path.read_text()
 
 
-def test_closing_after_a_recording_stopped_does_not_ask(carbench_window):
+def test_closing_with_a_stopped_recording_not_saved_asks_and_once_saved_does_not(carbench_window, tmp_path):
     window = carbench_window
     window.model.start_recording()
-    hold(window, set(), 10)
+    hold(window, {"throttle"}, 30)
     window.model.stop_recording()
-    window.ask_recording = lambda doing: pytest.fail("asked without a running recording")
+    asked = []
+    window.ask_recording = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
     window.close()
-    assert not window.isVisible()
+    assert asked == ["close"] and window.isVisible()  # stayed: the recording is still there to save
+    assert window.save_recording(tmp_path / "drive.toml")
+    window.ask_recording = lambda doing: pytest.fail("asked about a recording already saved")
+    window.close()
+    assert not window.isVisible() and "throttle" in (tmp_path / "drive.toml").read_text()
+
+
+def test_the_question_about_a_stopped_recording_names_its_length(carbench_window, monkeypatch):
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, set(), 60)
+    window.model.stop_recording()
+    shown = []
+    monkeypatch.setattr("workbench.gui.main_window.QMessageBox.question",
+                        lambda parent, title, text, *rest: shown.append((title, text)) or QMessageBox.StandardButton.Cancel)
+    assert type(window).ask_recording(window, "close") == QMessageBox.StandardButton.Cancel
+    ((title, text),) = shown
+    assert title == "Recording not saved" and "has not been saved" in text and "before you close" in text
+    assert f"({window.model.session.last_recording.duration:.1f} s)" in text
 
 
 def test_saving_a_preset_writes_a_loadable_file(carbench_window, tmp_path):

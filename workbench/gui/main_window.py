@@ -572,6 +572,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Recording not saved", f"{path}: {exc}")
             return False
+        self.model.session.recording_unsaved = False
         self.model.name_recording(name)  # saved as my_drive, it is called my_drive
         self.remember_folder("recording_folder", path)
         self.show_message(f"saved {path}", 4000)
@@ -704,8 +705,10 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Save)
 
     def _confirm_recording(self, doing: str) -> bool:
-        """Ask before a recording in progress is lost; True to go ahead (after saving it, when asked to)."""
-        if not self.model.session.recording:
+        """Ask before a recording is lost, one in progress or one stopped and not saved since; True to go ahead
+        (after saving it, when asked to)."""
+        session = self.model.session
+        if not session.recording and not (session.recording_unsaved and session.last_recording is not None):
             return True
         answer = self.ask_recording(doing)
         if answer == QMessageBox.StandardButton.Save:
@@ -713,9 +716,16 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def ask_recording(self, doing: str) -> QMessageBox.StandardButton:
+        session = self.model.session
+        if session.recording:
+            title, text = "Recording in progress", f"A recording is running ({session.log.frames} frames so far)."
+        else:
+            script = session.last_recording
+            title = "Recording not saved"
+            text = f"The last recording ({script.duration:.1f} s) has not been saved." if script is not None \
+                else "The last recording has not been saved."
         return QMessageBox.question(
-            self, "Recording in progress",
-            f"A recording is running ({self.model.session.log.frames} frames so far). Save it before you {doing}?",
+            self, title, f"{text} Save it before you {doing}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Save)
 

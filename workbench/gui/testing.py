@@ -8,7 +8,7 @@ Fixtures (they need pytest-qt; Qt is imported only when a fixture is used):
   and ``@pytest.mark.carbench_script("braking_stop")`` (a shipped name or a path) to have a script
   loaded; a test can also take a ``carbench_script`` fixture argument (override the fixture).
   Message boxes never block: errors are collected in ``window.shown_errors`` and the questions about
-  unsaved parameters and a running recording are answered "Discard" (replace ``window.ask_unsaved`` or
+  unsaved parameters and an unsaved recording are answered "Discard" (replace ``window.ask_unsaved`` or
   ``window.ask_recording`` to answer otherwise).
   ``window.hold(keys, seconds)`` and ``window.press(key)`` send real key events to the car view.
 

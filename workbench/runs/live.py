@@ -219,6 +219,7 @@ class LiveSession:
     def __init__(self, preset: Preset | str = "sedan", dt: float = DEFAULT_DT):
         self.dt = check_dt(dt)
         self.last_recording: Script | None = None
+        self.recording_unsaved = False  # the last recording has not been saved since it stopped
         self._inputs = LiveInputs()  # the keys' frame, written in place
         self._use_preset(_named_preset(preset) if isinstance(preset, str) else preset)
 
@@ -505,6 +506,7 @@ class LiveSession:
         script = self.recorder.script(name)
         self.recorder = None
         self.last_recording = script
+        self.recording_unsaved = True
         return script
 
     # -- scripts --------------------------------------------------------------------------------
