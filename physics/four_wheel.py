@@ -38,6 +38,7 @@ from .corners import Wheel
 from .jit import scalar
 
 Contact = namedtuple("Contact", "u w d alpha kappa fx fy sx sec ky limit grip c s lever_x lever_y")
+Slips = namedtuple("Slips", "u w d alpha kappa b_y peak_y k a rho dx dy c s lever_x lever_y")
 """One tyre at the frame's start: contact-patch speeds along (u) and across (w) its wheel, the speed slips are
 taken against (d), the slips, its forces and slopes, its grip along the road beside its lateral force
 (limit), and its two force directions in (vx, vy, r): along h = (c, s, lever_x), across g = (-s, c, lever_y)."""
@@ -97,9 +98,12 @@ def cornering_scale(p, load, static, mu, road):
 
 
 @scalar
-def contact(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
-    """One corner's tyre at the frame's start (a :class:`Contact`); ``c``, ``s`` are the cosine and sine of the
-    wheel's angle (1 and 0 for a rear wheel)."""
+def contact_slips(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
+    """One corner's tyre at the frame's start, up to its magic-formula curves (a :class:`Slips`): the contact
+    patch's velocity, the slips, the lateral curve's B and peak slip at this load, and physics.tyre.combined_slips.
+    ``c``, ``s`` are the cosine and sine of the wheel's angle (1 and 0 for a rear wheel). The frame runs its four
+    corners' eight curves at once (:func:`put_lanes`, physics.tyre.magic_lanes) and ends with :func:`lane_contact`:
+    physics.tyre.combined, in parts."""
     vcx, vcy = vx - r * y, vy + r * x
     u = vcx * c + vcy * s
     w = vcy * c - vcx * s
@@ -110,12 +114,31 @@ def contact(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
     scale = cornering_scale(p, load, p.static_front if front else p.static_rear, mu, road)
     b_y = (p.tyres_b_front if front else p.tyres_b_rear) * scale
     peak_y = (p.peak_front if front else p.peak_rear) / scale  # the peak sits at one B alpha
-    fx, fy, sx, sy, sec, grip = tyre.combined(kappa, alpha, load, mu, p.tyres_lateral_share, p.tyres_b_long,
-                                              p.tyres_c_long, p.tyres_e_long, p.peak_long, b_y, p.tyres_c, p.tyres_e,
-                                              peak_y)
-    ky = sy * d / (d * d + w * w)
+    k, a, rho, dx, dy = tyre.combined_slips(kappa, alpha, load, mu, p.tyres_lateral_share, p.peak_long, peak_y)
+    return Slips(u, w, d, alpha, kappa, b_y, peak_y, k, a, rho, dx, dy, c, s, x * s - y * c, x * c + y * s)
+
+
+@scalar
+def put_lanes(p, lanes, j, q):
+    """A corner's two magic-formula curves, along and across its wheel, into lanes 2 j and 2 j + 1."""
+    tyre.put_lane(lanes, 2 * j, q.rho * p.peak_long, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, q.dx)
+    tyre.put_lane(lanes, 2 * j + 1, q.rho * q.peak_y, q.b_y, p.tyres_c, p.tyres_e, q.dy)
+
+
+@scalar
+def contact_forces(p, q, fx0, sx, fy0, sy, load, mu):
+    """A corner's :class:`Contact` from its :class:`Slips` and its two curves' forces and slopes."""
+    fx, fy, sx, sy, sec, grip = tyre.combined_forces(q.k, q.a, q.rho, q.dx, q.dy, fx0, sx, fy0, sy, p.tyres_b_long,
+                                                     p.tyres_c_long, q.b_y, p.tyres_c, p.peak_long, q.peak_y)
+    ky = sy * q.d / (q.d * q.d + q.w * q.w)
     limit = tyre.longitudinal_limit(fy, load, mu, p.tyres_lateral_share)
-    return Contact(u, w, d, alpha, kappa, fx, fy, sx, sec, ky, limit, grip, c, s, x * s - y * c, x * c + y * s)
+    return Contact(q.u, q.w, q.d, q.alpha, q.kappa, fx, fy, sx, sec, ky, limit, grip, q.c, q.s, q.lever_x, q.lever_y)
+
+
+@scalar
+def lane_contact(p, lanes, j, q, load, mu):
+    """Corner ``j``'s :class:`Contact` from its lanes after physics.tyre.magic_lanes."""
+    return contact_forces(p, q, lanes[5, 2 * j], lanes[6, 2 * j], lanes[5, 2 * j + 1], lanes[6, 2 * j + 1], load, mu)
 
 
 @scalar
@@ -363,9 +386,10 @@ def driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, 
 
 
 @scalar
-def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
+def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     """Advance the four-wheel car by dt on ``road`` (its surfaces' rows, physics.surface): the next state into
-    ``new``, this frame's telemetry into ``out``."""
+    ``new``, this frame's telemetry into ``out``; ``lanes`` is scratch space for the tyres (physics.tyre.magic_lanes,
+    float64 (LANE_ROWS, LANES))."""
     lf, lr, mass, inertia = p.lf, p.body_lr, p.body_mass, p.body_yaw_inertia
     radius, half = p.body_wheel_radius, 0.5 * p.body_track
     tan_d = approx.tan(c.steer)
@@ -385,10 +409,20 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road):
     mu_rl, mu_rr = friction(p, z_rl, p.static_rear, g_rl), friction(p, z_rr, p.static_rear, g_rr)
     sin_fl, cos_fl = approx.sincos(d_fl)
     sin_fr, cos_fr = approx.sincos(d_fr)
-    k_fl = contact(p, s.vx, s.vy, s.yaw_rate, lf, half, cos_fl, sin_fl, s.wheel_fl, z_fl, mu_fl, g_fl, True)
-    k_fr = contact(p, s.vx, s.vy, s.yaw_rate, lf, -half, cos_fr, sin_fr, s.wheel_fr, z_fr, mu_fr, g_fr, True)
-    k_rl = contact(p, s.vx, s.vy, s.yaw_rate, -lr, half, 1.0, 0.0, s.wheel_rl, z_rl, mu_rl, g_rl, False)
-    k_rr = contact(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 1.0, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
+    q_fl = contact_slips(p, s.vx, s.vy, s.yaw_rate, lf, half, cos_fl, sin_fl, s.wheel_fl, z_fl, mu_fl, g_fl, True)
+    q_fr = contact_slips(p, s.vx, s.vy, s.yaw_rate, lf, -half, cos_fr, sin_fr, s.wheel_fr, z_fr, mu_fr, g_fr, True)
+    q_rl = contact_slips(p, s.vx, s.vy, s.yaw_rate, -lr, half, 1.0, 0.0, s.wheel_rl, z_rl, mu_rl, g_rl, False)
+    q_rr = contact_slips(p, s.vx, s.vy, s.yaw_rate, -lr, -half, 1.0, 0.0, s.wheel_rr, z_rr, mu_rr, g_rr, False)
+    # The four tyres' eight magic-formula curves at once, in SIMD lanes (the same bits as one at a time).
+    put_lanes(p, lanes, 0, q_fl)
+    put_lanes(p, lanes, 1, q_fr)
+    put_lanes(p, lanes, 2, q_rl)
+    put_lanes(p, lanes, 3, q_rr)
+    tyre.magic_lanes(lanes)
+    k_fl = lane_contact(p, lanes, 0, q_fl, z_fl, mu_fl)
+    k_fr = lane_contact(p, lanes, 1, q_fr, z_fr, mu_fr)
+    k_rl = lane_contact(p, lanes, 2, q_rl, z_rl, mu_rl)
+    k_rr = lane_contact(p, lanes, 3, q_rr, z_rr, mu_rr)
 
     # The drivetrain (traction control's cut follows the less spinning driven wheel: the brake takes the other).
     front_share = p.front_drive

@@ -48,6 +48,7 @@ from .jit import DISABLED, scalar, source_key
 from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
+from .tyre import LANE_ROWS, LANES
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
@@ -110,11 +111,13 @@ def _block(args, inputs, out, dt, frame0):
     ``spare_values`` is ``spare_telemetry`` viewed as float64 (N, len(CHANNELS)).
     ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
-    ``ground_index[i, 1]`` of them.
+    ``ground_index[i, 1]`` of them. ``lanes`` (N, physics.tyre.LANE_ROWS, LANES) is each car's scratch space for
+    its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes).
     """
     params, state, select, spare_state = args.params, args.state, args.select, args.spare_state
     spare_telemetry, spare_values, fault, drivers = args.spare_telemetry, args.spare_values, args.fault, args.drivers
     track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
+    lanes = args.lanes
     n = state.shape[0]
     frames = inputs.shape[0]
     width = select.shape[0]
@@ -131,7 +134,7 @@ def _block(args, inputs, out, dt, frame0):
                 u = spare_inputs[i]
             else:
                 look = driver.idle(state[i])
-            car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road)
+            car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lanes[i])
             if detail:
                 detail_channels(p, state[i], spare_telemetry[i])
             driver.carry(look, spare_state[i], spare_telemetry[i])
@@ -159,7 +162,7 @@ def _block(args, inputs, out, dt, frame0):
 
 
 ARG_NAMES = ("params", "state", "select", "spare_state", "spare_telemetry", "spare_values", "fault", "drivers",
-             "track", "spare_inputs", "ground", "ground_index", "detail", "whole")
+             "track", "spare_inputs", "ground", "ground_index", "lanes", "detail", "whole")
 
 
 def _arg_types() -> list:
@@ -169,8 +172,8 @@ def _arg_types() -> list:
             numba.types.Array(rec(records.TELEMETRY), 1, "C"), numba.types.Array(numba.float64, 2, "C"),
             numba.types.Array(numba.int64, 2, "C"), numba.types.Array(rec(records.DRIVER), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(rec(records.INPUTS), 1, "C"),
-            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"), numba.types.boolean,
-            numba.types.boolean]
+            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"),
+            numba.types.Array(numba.float64, 3, "C"), numba.types.boolean, numba.types.boolean]
 
 
 if DISABLED:
@@ -196,7 +199,7 @@ else:
 
     @numba.njit(cache=True)
     def new_args(params, state, select, spare_state, spare_telemetry, spare_values, fault, drivers, track,
-                 spare_inputs, ground, ground_index, detail, whole):
+                 spare_inputs, ground, ground_index, lanes, detail, whole):
         """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller).
         ``detail`` and ``whole`` say whether ``select`` asks for a detail channel and whether it is every channel
         in order (:func:`asks_detail`, :func:`every_channel`)."""
@@ -213,6 +216,7 @@ else:
         args.spare_inputs = spare_inputs
         args.ground = ground
         args.ground_index = ground_index
+        args.lanes = lanes
         args.detail = detail
         args.whole = whole
         return args
@@ -336,7 +340,7 @@ class Kernel:
                 raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
         select = ALL if select is None else select
         return new_args(params, state, select, work.state, work.telemetry, work.values, work.fault, drivers, track,
-                        work.inputs, ground, ground_index, asks_detail(select), every_channel(select))
+                        work.inputs, ground, ground_index, work.lanes, asks_detail(select), every_channel(select))
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
@@ -443,6 +447,7 @@ class Workspace:
         self.track = np.zeros((2, len(PATH_COLUMNS)))
         self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
+        self.lanes = np.zeros((n, LANE_ROWS, LANES))  # each car's tyre curves, computed in SIMD lanes
 
 
 def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:
@@ -476,6 +481,13 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
             replaced[module_name] = copy
         setattr(replaced[module_name], func_name, fn if hasattr(fn, "py_func") or DISABLED else scalar(fn, cache=False))
     space.update(replaced)
+    for path in variants:
+        module_name, _, func_name = path.partition(".")
+        if not (_calls(_step, module_name, func_name) or _calls(_four_wheel, module_name, func_name)):
+            hint = (" (the frames run the magic formula in SIMD lanes, physics.tyre.magic_lanes: replace "
+                    "tyre.combined_slips or tyre.combined_forces)" if path in ("tyre.combined", "tyre.magic") else "")
+            raise ValueError(f"{path!r}: physics.step and physics.four_wheel do not call it, so replacing it would "
+                             f"change nothing{hint}")
     key = _variant_key(variants)
     # Every compiled copy is named after its variant: a copy and its original (or another variant's copy, loaded
     # from the cache) must never share a symbol in the code numba links, or a call may reach the wrong one.
@@ -543,6 +555,17 @@ def _recompile(module: types.ModuleType, space: dict, targets: set[tuple[str, st
         copy = _named(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), tag)
         space[name] = scalar(copy, cache=False)
     return stale
+
+
+def _calls(module: types.ModuleType, module_name: str, func_name: str) -> bool:
+    """Whether a compiled function defined in ``module`` names ``module_name.func_name`` in its code."""
+    for value in vars(module).values():
+        py = getattr(value, "py_func", value if DISABLED and inspect.isfunction(value) else None)
+        if py is not None and getattr(py, "__module__", None) == module.__name__:
+            used = _names(py.__code__)
+            if module_name in used and func_name in used:
+                return True
+    return False
 
 
 def _names(code: types.CodeType) -> set[str]:

@@ -223,7 +223,8 @@ def locate(track, start, count, closed, hint, px, py):
     """
     best = hint
     r = _row(start, count, closed, best)
-    best_d2 = (track[r, X] - px) ** 2 + (track[r, Y] - py) ** 2
+    dx, dy = track[r, X] - px, track[r, Y] - py
+    best_d2 = dx * dx + dy * dy
     for direction in (1, -1):
         j = best
         for _ in range(SEARCH):
@@ -231,7 +232,8 @@ def locate(track, start, count, closed, hint, px, py):
             if not closed and (nxt < 0 or nxt >= count):
                 break
             rr = _row(start, count, closed, nxt)
-            d2 = (track[rr, X] - px) ** 2 + (track[rr, Y] - py) ** 2
+            dx, dy = track[rr, X] - px, track[rr, Y] - py
+            d2 = dx * dx + dy * dy
             if d2 >= best_d2:
                 break
             best, best_d2, j = nxt, d2, nxt

@@ -1,6 +1,6 @@
 """One fixed-timestep step of one car: the subsystems composed, kinematic, dynamic or four-wheel (physics.four_wheel).
 
-``car_frame(p, s, u, new, out, dt, t)`` reads the car's parameter record ``p``, its state ``s``
+``car_frame(p, s, u, new, out, dt, t, road, lanes)`` reads the car's parameter record ``p``, its state ``s``
 and this frame's inputs ``u`` (records of physics.records.PARAMS, STATE and INPUTS), and writes
 the next state into ``new`` and the frame's telemetry (the state at the frame's start and the
 forces that acted during it) into ``out``. physics.kernel loops it over cars and frames.
@@ -112,19 +112,20 @@ def next_rpm(p, s, d, slipping, dt):
 
 
 @scalar
-def car_frame(p, s, u, new, out, dt, t, road):
+def car_frame(p, s, u, new, out, dt, t, road, lanes):
     """Advance one car by dt on ``road`` (its surfaces' rows, physics.surface): the next state into ``new``,
-    this frame's telemetry into ``out``."""
+    this frame's telemetry into ``out``. ``lanes`` is the car's scratch space for its tyres' curves
+    (float64 (physics.tyre.LANE_ROWS, LANES), physics.tyre.magic_lanes)."""
     c = controls(p, s, u, dt)
     if p.four_wheel:
-        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t, road)
+        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes)
         return
     if p.kinematic:
         kinematic_frame(p, s, u, c, new, out, dt, t)
     elif p.combined:
-        grip_frame(p, s, u, c, new, out, dt, t, road)
+        grip_frame(p, s, u, c, new, out, dt, t, road, lanes)
     else:
-        dynamic_frame(p, s, u, c, new, out, dt, t)
+        dynamic_frame(p, s, u, c, new, out, dt, t, lanes)
     single_track(out, new)
 
 
@@ -190,7 +191,7 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
 
 
 @scalar
-def dynamic_frame(p, s, u, c, new, out, dt, t):
+def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
     """002/003: tyre forces on a single-track body, blended into the kinematic bicycle at low speed."""
     lf, lr, mass = p.lf, p.body_lr, p.body_mass
     sin_d, cos_d = approx.sincos(c.steer)
@@ -205,8 +206,12 @@ def dynamic_frame(p, s, u, c, new, out, dt, t):
     wf = front_lat * cos_d - s.vx * sin_d
     ur, wr = s.vx, s.vy - lr * s.yaw_rate
     alpha_f, alpha_r = tyre.slip(uf, wf), tyre.slip(ur, wr)
-    fy_f, slope_f = tyre.pacejka(alpha_f, load_f, p.tyres_b_front, p.tyres_c, p.tyres_e, p.tyres_mu)
-    fy_r, slope_r = tyre.pacejka(alpha_r, load_r, p.tyres_b_rear, p.tyres_c, p.tyres_e, p.tyres_mu)
+    # physics.tyre.pacejka for both axles, the two curves at once in SIMD lanes (the same bits).
+    tyre.put_lane(lanes, 0, alpha_f, p.tyres_b_front, p.tyres_c, p.tyres_e, p.tyres_mu * load_f)
+    tyre.put_lane(lanes, 1, alpha_r, p.tyres_b_rear, p.tyres_c, p.tyres_e, p.tyres_mu * load_r)
+    tyre.magic_lanes(lanes)
+    fy_f, slope_f = -lanes[5, 0], max(lanes[6, 0], 0.0)
+    fy_r, slope_r = -lanes[5, 1], max(lanes[6, 1], 0.0)
     rear_v2 = ur * ur + wr * wr + _EPS2
     kf = slope_f * abs(uf) / (uf * uf + wf * wf + _EPS2)
     kr = slope_r * abs(ur) / rear_v2
@@ -347,7 +352,7 @@ def grip_drive(p, s, c, cranking, kappa, dt):
 
 
 @scalar
-def grip_frame(p, s, u, c, new, out, dt, t, road):
+def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     """Combined model: wheels and engine with inertia, tyres sharing one friction ellipse, brakes limited by the road.
 
     Per axle a wheel speed gives the slip ratio, the slip angle comes from the contact patch's
@@ -381,12 +386,22 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     alpha_f, alpha_r = wheel.slip_angle(uf, wf, floor), wheel.slip_angle(ur, wr, floor)
     kappa_f = wheel.slip_ratio(s.wheel_front, radius, uf, floor)
     kappa_r = wheel.slip_ratio(s.wheel_rear, radius, ur, floor)
-    fxf, fyf, sxf, syf, secf, grip_f = tyre.combined(kappa_f, alpha_f, load_f, mu_f, p.tyres_lateral_share,
-                                               p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
-                                               p.tyres_b_front, p.tyres_c, p.tyres_e, p.peak_front)
-    fxr, fyr, sxr, syr, secr, grip_r = tyre.combined(kappa_r, alpha_r, load_r, mu_r, p.tyres_lateral_share,
-                                               p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
-                                               p.tyres_b_rear, p.tyres_c, p.tyres_e, p.peak_rear)
+    # physics.tyre.combined for both axles, its four magic-formula curves at once in SIMD lanes (the same bits).
+    k_f, a_f, rho_f, dx_f, dy_f = tyre.combined_slips(kappa_f, alpha_f, load_f, mu_f, p.tyres_lateral_share,
+                                                      p.peak_long, p.peak_front)
+    k_r, a_r, rho_r, dx_r, dy_r = tyre.combined_slips(kappa_r, alpha_r, load_r, mu_r, p.tyres_lateral_share,
+                                                      p.peak_long, p.peak_rear)
+    tyre.put_lane(lanes, 0, rho_f * p.peak_long, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, dx_f)
+    tyre.put_lane(lanes, 1, rho_f * p.peak_front, p.tyres_b_front, p.tyres_c, p.tyres_e, dy_f)
+    tyre.put_lane(lanes, 2, rho_r * p.peak_long, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, dx_r)
+    tyre.put_lane(lanes, 3, rho_r * p.peak_rear, p.tyres_b_rear, p.tyres_c, p.tyres_e, dy_r)
+    tyre.magic_lanes(lanes)
+    fxf, fyf, sxf, syf, secf, grip_f = tyre.combined_forces(k_f, a_f, rho_f, dx_f, dy_f, lanes[5, 0], lanes[6, 0],
+                                                            lanes[5, 1], lanes[6, 1], p.tyres_b_long, p.tyres_c_long,
+                                                            p.tyres_b_front, p.tyres_c, p.peak_long, p.peak_front)
+    fxr, fyr, sxr, syr, secr, grip_r = tyre.combined_forces(k_r, a_r, rho_r, dx_r, dy_r, lanes[5, 2], lanes[6, 2],
+                                                            lanes[5, 3], lanes[6, 3], p.tyres_b_long, p.tyres_c_long,
+                                                            p.tyres_b_rear, p.tyres_c, p.peak_long, p.peak_rear)
     kyf, kyr = syf * df / (df * df + wf * wf), syr * dr / (dr * dr + wr * wr)  # [N per L/s] sideways
 
     # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.
@@ -509,7 +524,8 @@ def grip_frame(p, s, u, c, new, out, dt, t, road):
     # and the wheel turns under that same force (physics.wheel.at_limit); elsewhere a free wheel follows
     # the road the body's update moved under it, through its tyre's slope. A front force acts along
     # the front wheel: on vx, vy and the yaw rate (its mobility along the wheel is 1/m + (lf sin d)^2 / Iz).
-    front_mobility = 1.0 / mass + (lf * sin_d) ** 2 / inertia
+    lever = lf * sin_d
+    front_mobility = 1.0 / mass + lever * lever / inertia
     extra_f = dt * (fxf - fxf_lin)
     vx = s.vx + dvx + (extra_f * cos_d + dt * (fxr - fxr_lin)) / mass
     vy = s.vy + dvy + extra_f * sin_d / mass

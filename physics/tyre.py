@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import math
 
+import numba
+
 from . import approx
-from .jit import scalar
+from .jit import DISABLED, scalar
 
 
 @scalar
@@ -26,14 +28,8 @@ def pacejka(alpha, load, b, c, e, mu):
     003's magic formula F = -D sin(C atan(B a - E (B a - atan(B a)))), D = mu * load. The slope
     -dF/d(alpha) [N/rad] is clipped at zero past the peak; the step uses it for stability.
     """
-    ba = b * alpha
-    phi = ba - e * (ba - approx.atan(ba))
-    shape = c * approx.atan(phi)
-    peak = mu * load
-    dphi = b - e * (b - b / (1.0 + ba * ba))
-    sin_s, cos_s = approx.sincos(shape)
-    slope = max(peak * cos_s * c * dphi / (1.0 + phi * phi), 0.0)
-    return -peak * sin_s, slope
+    force, slope = magic(alpha, b, c, e, mu * load)
+    return -force, max(slope, 0.0)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -95,15 +91,30 @@ def combined(kappa, alpha, load, mu, lat_share, b_x, c_x, e_x, peak_x, b_y, c_y,
     secant Fy / alpha, so that a sliding tyre is never carried through zero slip in one step
     (F_new = secant * slip_new crosses zero only with the slip).
     """
+    k, a, rho, dx, dy = combined_slips(kappa, alpha, load, mu, lat_share, peak_x, peak_y)
+    fx0, sx = magic(rho * peak_x, b_x, c_x, e_x, dx)
+    fy0, sy = magic(rho * peak_y, b_y, c_y, e_y, dy)
+    return combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, b_x, c_x, b_y, c_y, peak_x, peak_y)
+
+
+@scalar
+def combined_slips(kappa, alpha, load, mu, lat_share, peak_x, peak_y):
+    """:func:`combined`'s first part: the normalised slips k and a, their resultant rho, and the peaks Dx, Dy [N].
+
+    The two pure-slip curves are then run at rho kappa_peak and rho alpha_peak, by :func:`magic` or, for several
+    tyres at once, by :func:`magic_lanes`; :func:`combined_forces` ends the computation."""
     dx = mu * load
     dy = lat_share * mu * load
     k = kappa / peak_x
     a = alpha / peak_y
-    rho = math.sqrt(k * k + a * a)
+    return k, a, math.sqrt(k * k + a * a), dx, dy
+
+
+@scalar
+def combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, b_x, c_x, b_y, c_y, peak_x, peak_y):
+    """:func:`combined`'s last part, from the pure-slip curves' forces and slopes at rho times each peak slip."""
     if rho < 1e-9:
         return 0.0, 0.0, dx * b_x * c_x, dy * b_y * c_y, dx * b_x * c_x, 0.0
-    fx0, sx = magic(rho * peak_x, b_x, c_x, e_x, dx)
-    fy0, sy = magic(rho * peak_y, b_y, c_y, e_y, dy)
     kk = k * k / (rho * rho)
     aa = a * a / (rho * rho)
     secant_x = fx0 / (rho * peak_x)
@@ -114,8 +125,43 @@ def combined(kappa, alpha, load, mu, lat_share, b_x, c_x, e_x, peak_x, b_y, c_y,
     fy = -a / rho * fy0
     usage = 0.0
     if dx > 0.0 and dy > 0.0:
-        usage = min(math.sqrt((fx / dx) ** 2 + (fy / dy) ** 2), 1.0)
+        ux, uy = fx / dx, fy / dy  # products, not ** 2: Python's ** calls the C library's pow
+        usage = min(math.sqrt(ux * ux + uy * uy), 1.0)
     return fx, fy, slope_x, slope_y, secant_x, usage
+
+
+LANES = 8
+"""Curves :func:`magic_lanes` evaluates at once: the four-wheel car's four tyres, each along and across (a
+single-track car fills half). Eight float64 lanes are one AVX-512 register, two AVX2 ones."""
+LANE_ROWS = 7
+"""Rows of a lanes array: x, B, C, E and D in; the force and its slope dF/dx out."""
+
+# magic inlined into magic_lanes' loop by numba, so that the loop has no call and the compiler vectorises it
+_magic_inline = magic if DISABLED else numba.njit(error_model="numpy", inline="always")(magic.py_func)
+
+
+@scalar
+def put_lane(lanes, j, x, b, c, e, peak):
+    """Lane ``j`` of ``lanes`` (LANE_ROWS, LANES) gets one magic-formula curve's inputs: slip x, B, C, E and D."""
+    lanes[0, j] = x
+    lanes[1, j] = b
+    lanes[2, j] = c
+    lanes[3, j] = e
+    lanes[4, j] = peak
+
+
+@scalar
+def magic_lanes(lanes):
+    """:func:`magic` of every lane of ``lanes`` (LANE_ROWS, LANES): rows 0-4 x, B, C, E, D in, rows 5 and 6 the
+    force and dF/dx out.
+
+    One loop with nothing but :func:`magic` (itself branch-free: physics.approx) in it, which the compiler turns
+    into SIMD instructions over the lanes: each lane gets the bits :func:`magic` gives it alone
+    (tests/physics/test_tyre_lanes.py), the eight curves in about the time of one. The trip count is read from
+    the array, not a constant: a loop of a constant eight iterations is unrolled instead of vectorised.
+    """
+    for j in range(lanes.shape[1]):
+        lanes[5, j], lanes[6, j] = _magic_inline(lanes[0, j], lanes[1, j], lanes[2, j], lanes[3, j], lanes[4, j])
 
 
 @scalar

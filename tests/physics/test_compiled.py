@@ -25,7 +25,9 @@ from physics.records import TELEMETRY
 
 REPO = Path(__file__).resolve().parents[2]
 JIT_RTOL = 0.0  # plain Python against compiled: the same operations, and no libm call (physics.approx): the same bits
-SCRIPT = "clutch_coast.toml"  # a manual car through launch, clutch and coast: short enough for plain Python
+# Short enough for plain Python: a manual car through launch, clutch and coast; the single-track sedan's tyres in
+# lanes sliding backwards; the four-wheel sedan steered by the closed-loop driver through a sine with dwell.
+SCRIPTS = {"clutch_coast.toml": 961, "backwards_slide_brake.toml": 901, "r140_sine_dwell.toml": 2281}
 
 REPLAY_TO_NPY = """
 import sys
@@ -44,8 +46,9 @@ def _python(code: str, *args: str, env: dict | None = None, cwd: Path = REPO, ti
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_a_shipped_script_runs_the_same_as_plain_python(tmp_path):
-    path = str(scripts_dir() / SCRIPT)
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_a_shipped_script_runs_the_same_as_plain_python(tmp_path, script):
+    path = str(scripts_dir() / script)
     plain, compiled = tmp_path / "plain.npy", tmp_path / "compiled.npy"
     done = _python(REPLAY_TO_NPY, path, str(plain), env={"NUMBA_DISABLE_JIT": "1"})
     assert done.returncode == 0, done.stderr
@@ -53,7 +56,7 @@ def test_a_shipped_script_runs_the_same_as_plain_python(tmp_path):
     done = _python(REPLAY_TO_NPY, path, str(compiled))
     assert done.returncode == 0, done.stderr
     a, b = np.load(plain), np.load(compiled)
-    assert a.shape == b.shape and a.shape[0] == 961
+    assert a.shape == b.shape and a.shape[0] == SCRIPTS[script]
     assert np.all(np.isfinite(a))
     assert np.all(np.abs(a - b) <= JIT_RTOL * np.maximum(np.abs(a), np.abs(b)))
 

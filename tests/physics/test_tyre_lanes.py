@@ -1,0 +1,110 @@
+"""The tyres' magic-formula curves in SIMD lanes (physics.tyre.magic_lanes): vectorised, and each lane the bits of the
+scalar curve, so the frames that use them give the bits of physics.tyre.combined."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from helpers import DT, keys, preset
+
+from physics import Simulation, build_kernel, four_wheel, tyre
+from physics.records import param_records
+
+rng = np.random.default_rng(20261203)
+
+
+def _record(car):
+    """A car's parameter record, its fields read as attributes (as compiled code reads them)."""
+    return param_records([car]).view(np.recarray)[0]
+
+
+def _random_lanes() -> np.ndarray:
+    lanes = np.zeros((tyre.LANE_ROWS, tyre.LANES))
+    lanes[0] = rng.uniform(-2.0, 2.0, tyre.LANES) * rng.choice([1e-6, 1e-2, 1.0], tyre.LANES)
+    lanes[1] = rng.uniform(4.0, 16.0, tyre.LANES)
+    lanes[2] = rng.uniform(1.1, 2.0, tyre.LANES)
+    lanes[3] = rng.uniform(-2.0, 1.0, tyre.LANES)
+    lanes[4] = rng.uniform(0.0, 8000.0, tyre.LANES)
+    return lanes
+
+
+def test_every_lane_gets_the_bits_of_the_scalar_curve():
+    for _ in range(300):
+        lanes = _random_lanes()
+        tyre.magic_lanes(lanes)
+        one = np.array([tyre.magic(*lanes[:5, j]) for j in range(tyre.LANES)]).T
+        assert np.array_equal(one.view(np.int64), lanes[5:].view(np.int64))
+
+
+def test_the_lanes_loop_is_compiled_to_vector_instructions():
+    """An uncached copy of the same source (numba shows no machine code of a function loaded from its cache)."""
+    import numba
+
+    copy = numba.njit(error_model="numpy")(tyre.magic_lanes.py_func)
+    copy(_random_lanes())
+    asm = copy.inspect_asm(copy.signatures[0])
+    assert len(re.findall(r"\b[yz]mm\d+", asm)) > 50, "magic_lanes was not vectorised"
+
+
+def test_combined_in_parts_is_combined():
+    for _ in range(500):
+        kappa, alpha = rng.uniform(-1.0, 1.0) * rng.choice([1e-12, 1e-3, 1.0]), rng.uniform(-0.8, 0.8)
+        args = (kappa, alpha, rng.uniform(0.0, 6000.0), rng.uniform(0.1, 1.2), 0.95)
+        curves = (10.0, 1.65, 0.1, 0.1, 8.0, 1.3, -0.5, 0.15)
+        k, a, rho, dx, dy = tyre.combined_slips(*args, curves[3], curves[7])
+        fx0, sx = tyre.magic(rho * curves[3], *curves[:3], dx)
+        fy0, sy = tyre.magic(rho * curves[7], *curves[4:7], dy)
+        parts = tyre.combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, curves[0], curves[1], curves[4], curves[5],
+                                     curves[3], curves[7])
+        assert parts == tyre.combined(*args, *curves)
+
+
+def test_a_four_wheel_corner_from_the_lanes_is_physics_tyre_combined():
+    p = _record(preset("sedan"))
+    lanes = np.zeros((tyre.LANE_ROWS, tyre.LANES))
+    road = 1.0
+    for _ in range(200):
+        vx, vy, r = rng.uniform(-5.0, 40.0), rng.uniform(-3.0, 3.0), rng.uniform(-1.0, 1.0)
+        corners = []
+        for j, (x, y, front) in enumerate(((1.2, 0.8, True), (1.2, -0.8, True), (-1.5, 0.8, False),
+                                           (-1.5, -0.8, False))):
+            angle = rng.uniform(-0.5, 0.5) if front else 0.0
+            load, mu = rng.uniform(1000.0, 6000.0), rng.uniform(0.3, 1.1)
+            q = four_wheel.contact_slips(p, vx, vy, r, x, y, np.cos(angle), np.sin(angle), rng.uniform(-10, 130),
+                                         load, mu, road, front)
+            four_wheel.put_lanes(p, lanes, j, q)
+            corners.append((q, load, mu))
+        tyre.magic_lanes(lanes)
+        for j, (q, load, mu) in enumerate(corners):
+            k = four_wheel.lane_contact(p, lanes, j, q, load, mu)
+            fx, fy, sx, _sy, sec, grip = tyre.combined(q.kappa, q.alpha, load, mu, p.tyres_lateral_share,
+                                                       p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+                                                       q.b_y, p.tyres_c, p.tyres_e, q.peak_y)
+            assert (k.fx, k.fy, k.sx, k.sec, k.grip) == (fx, fy, sx, sec, grip)
+
+
+def test_the_single_track_frame_gives_the_forces_of_physics_tyre_combined():
+    car = preset("sedan_single_track")
+    sim = Simulation(car, dt=DT)
+    p = _record(car)
+    for frame in range(600):
+        t = sim.step(keys("throttle", "left" if frame < 400 else "right"))
+        for axle, b, peak in (("front", p.tyres_b_front, p.peak_front), ("rear", p.tyres_b_rear, p.peak_rear)):
+            _fx, fy, _sx, _sy, _sec, grip = tyre.combined(
+                float(getattr(t, f"slip_ratio_{axle}")[0]), float(getattr(t, f"slip_{axle}")[0]),
+                float(getattr(t, f"load_{axle}")[0]), float(getattr(t, f"mu_{axle}")[0]), p.tyres_lateral_share,
+                p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long, b, p.tyres_c, p.tyres_e, peak)
+            assert fy == getattr(t, f"fy_{axle}")[0] and grip == getattr(t, f"grip_{axle}")[0], (frame, axle)
+
+
+@pytest.mark.parametrize("path", ["tyre.combined", "tyre.magic"])
+def test_a_variant_of_a_curve_the_frames_run_in_lanes_is_refused_with_what_to_replace(path):
+    with pytest.raises(ValueError, match="combined_slips or tyre.combined_forces"):
+        build_kernel({path: lambda *args: args[0]})
+
+
+def test_a_variant_no_frame_calls_is_refused():
+    with pytest.raises(ValueError, match="do not call it"):
+        build_kernel({"kinematic.rear_axle_radius": lambda delta, wheelbase: wheelbase})
