@@ -38,10 +38,13 @@ from .corners import Wheel
 from .jit import scalar
 
 Contact = namedtuple("Contact", "u w d alpha kappa fx fy sx sec ky limit grip c s lever_x lever_y")
-Slips = namedtuple("Slips", "u w d alpha kappa b_y peak_y k a rho dx dy c s lever_x lever_y")
 """One tyre at the frame's start: contact-patch speeds along (u) and across (w) its wheel, the speed slips are
 taken against (d), the slips, its forces and slopes, its grip along the road beside its lateral force
 (limit), and its two force directions in (vx, vy, r): along h = (c, s, lever_x), across g = (-s, c, lever_y)."""
+
+Slips = namedtuple("Slips", "u w d alpha kappa b_y peak_y k a rho dx dy c s lever_x lever_y")
+"""One tyre before its magic-formula curves: a :class:`Contact`'s speeds, slips and directions, the lateral curve's
+B and peak slip at its load, and physics.tyre.combined_slips' normalised slips (k, a, rho) and peaks (dx, dy)."""
 
 Planar = namedtuple("Planar", "a11 a12 a13 a22 a23 a33 b1 b2 b3")
 """The body's linearly implicit step (M + dt K) dv = dt F, summed tyre by tyre (symmetric: six entries)."""

@@ -112,7 +112,7 @@ def _block(args, inputs, out, dt, frame0):
     ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
     ``ground_index[i, 1]`` of them. ``lanes`` (N, physics.tyre.LANE_ROWS, LANES) is each car's scratch space for
-    its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes).
+    its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): 448 bytes a car.
     """
     params, state, select, spare_state = args.params, args.state, args.select, args.spare_state
     spare_telemetry, spare_values, fault, drivers = args.spare_telemetry, args.spare_values, args.fault, args.drivers
@@ -447,7 +447,8 @@ class Workspace:
         self.track = np.zeros((2, len(PATH_COLUMNS)))
         self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
-        self.lanes = np.zeros((n, LANE_ROWS, LANES))  # each car's tyre curves, computed in SIMD lanes
+        # Each car's tyre curves in SIMD lanes (physics.tyre.magic_lanes): zeros where a frame fills fewer lanes.
+        self.lanes = np.zeros((n, LANE_ROWS, LANES))
 
 
 def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:
@@ -484,8 +485,9 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     for path in variants:
         module_name, _, func_name = path.partition(".")
         if not (_calls(_step, module_name, func_name) or _calls(_four_wheel, module_name, func_name)):
-            hint = (" (the frames run the magic formula in SIMD lanes, physics.tyre.magic_lanes: replace "
-                    "tyre.combined_slips or tyre.combined_forces)" if path in ("tyre.combined", "tyre.magic") else "")
+            hint = (" (the frames run the tyres' magic-formula curves in SIMD lanes: replace tyre.magic_lanes for "
+                    "the curve, tyre.combined_slips or tyre.combined_forces for the combined slip)"
+                    if path in ("tyre.combined", "tyre.magic", "tyre.pacejka") else "")
             raise ValueError(f"{path!r}: physics.step and physics.four_wheel do not call it, so replacing it would "
                              f"change nothing{hint}")
     key = _variant_key(variants)

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from . import approx
 from .jit import scalar
 
 COLUMNS = ("x", "y", "heading", "curvature", "s")
@@ -202,7 +203,7 @@ def path_length(track: np.ndarray, start: int, count: int, closed: bool) -> floa
 
 @scalar
 def _wrap_angle(a):
-    return math.atan2(math.sin(a), math.cos(a))
+    return approx.atan2(*approx.sincos(a))
 
 
 @scalar
@@ -241,7 +242,7 @@ def locate(track, start, count, closed, hint, px, py):
         best = best % count
     r = _row(start, count, closed, best)
     heading = track[r, HEADING]
-    c, s = math.cos(heading), math.sin(heading)
+    s, c = approx.sincos(heading)
     dx, dy = px - track[r, X], py - track[r, Y]
     step = track[start + 1, S] - track[start, S]
     ahead = dx * c + dy * s
@@ -264,10 +265,12 @@ def point_at(track, start, count, closed, s):
         r = start + count - 1
         extra = s - track[r, S]
         h = track[r, HEADING]
-        return track[r, X] + extra * math.cos(h), track[r, Y] + extra * math.sin(h), h, 0.0
+        sin_h, cos_h = approx.sincos(h)
+        return track[r, X] + extra * cos_h, track[r, Y] + extra * sin_h, h, 0.0
     if not closed and j < 0:
         h = track[start, HEADING]
-        return track[start, X] + s * math.cos(h), track[start, Y] + s * math.sin(h), h, 0.0
+        sin_h, cos_h = approx.sincos(h)
+        return track[start, X] + s * cos_h, track[start, Y] + s * sin_h, h, 0.0
     w = f - j
     a, b = _row(start, count, closed, j), _row(start, count, closed, j + 1)
     turn = _wrap_angle(track[b, HEADING] - track[a, HEADING])

@@ -131,8 +131,9 @@ def combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, b_x, c_x, b_y, c_y, pea
 
 
 LANES = 8
-"""Curves :func:`magic_lanes` evaluates at once: the four-wheel car's four tyres, each along and across (a
-single-track car fills half). Eight float64 lanes are one AVX-512 register, two AVX2 ones."""
+"""Curves :func:`magic_lanes` evaluates at once: the four-wheel car's four tyres, each along and across (the
+combined single-track car fills four, the 002/003 single-track car two). Eight float64 lanes are one AVX-512
+register, two AVX2 ones."""
 LANE_ROWS = 7
 """Rows of a lanes array: x, B, C, E and D in; the force and its slope dF/dx out."""
 

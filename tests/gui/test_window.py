@@ -216,6 +216,22 @@ def test_closing_with_a_stopped_recording_not_saved_asks_and_once_saved_does_not
     assert not window.isVisible() and "throttle" in (tmp_path / "drive.toml").read_text()
 
 
+def test_recording_again_over_a_recording_never_saved_asks_first(carbench_window):
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, {"throttle"}, 30)
+    window.model.stop_recording()
+    first = window.model.session.last_recording
+    asked = []
+    window.ask_recording = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
+    window.recorder.record.click()
+    assert asked == ["record again"] and not window.model.session.recording
+    assert window.model.session.last_recording is first  # kept
+    window.ask_recording = lambda doing: QMessageBox.StandardButton.Discard
+    window.recorder.record.click()
+    assert window.model.session.recording
+
+
 def test_the_question_about_a_stopped_recording_names_its_length(carbench_window, monkeypatch):
     window = carbench_window
     window.model.start_recording()

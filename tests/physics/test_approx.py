@@ -103,6 +103,9 @@ SPECIAL = [
     ("atan2", (0.0, 1.0), 0.0), ("atan2", (-0.0, 1.0), -0.0), ("atan2", (0.0, -1.0), math.pi),
     ("atan2", (-0.0, -1.0), -math.pi), ("atan2", (0.0, -0.0), math.pi), ("atan2", (0.0, 0.0), 0.0),
     ("atan2", (1.0, 0.0), math.pi / 2), ("atan2", (-1.0, 0.0), -math.pi / 2), ("atan2", (1.0, -1.0), 3 * math.pi / 4),
+    ("atan2", (math.inf, math.inf), math.pi / 4), ("atan2", (math.inf, -math.inf), 3 * math.pi / 4),
+    ("atan2", (-math.inf, -math.inf), -3 * math.pi / 4), ("atan2", (1.0, math.inf), 0.0),
+    ("atan2", (1.0, -math.inf), math.pi), ("atan2", (math.inf, 1.0), math.pi / 2),
     ("sin", (0.0,), 0.0), ("sin", (-0.0,), -0.0), ("cos", (0.0,), 1.0), ("tan", (0.0,), 0.0),
     ("exp", (0.0,), 1.0), ("exp", (1.0,), math.e), ("exp", (-800.0,), 0.0), ("exp", (710.0,), math.inf),
     ("log", (1.0,), 0.0), ("log", (0.0,), -math.inf), ("log", (math.e,), 1.0), ("log", (math.inf,), math.inf),
@@ -123,6 +126,8 @@ def test_nan_in_gives_nan_out_and_a_negative_log_is_nan():
     for name in ("atan", "sin", "cos", "tan", "exp", "log"):
         assert math.isnan(getattr(approx, name)(math.nan)), name
     assert math.isnan(approx.atan2(math.nan, 1.0)) and math.isnan(approx.log(-1.0))
+    assert math.isnan(approx.atan2(1.0, math.nan)) and math.isnan(approx.atan2(3.0, math.nan))
+    assert math.isnan(approx.hypot(math.nan, 1.0))
 
 
 @settings(max_examples=300, deadline=None)
@@ -141,18 +146,59 @@ def test_atan2_of_any_pair_follows_math(y, x):
     assert math.copysign(1.0, got) == math.copysign(1.0, want)
 
 
+@numba.njit(error_model="numpy")
+def _sincos_lanes(a, s, c):
+    for i in range(a.size):
+        s[i], c[i] = approx.sincos(a[i])
+
+
 @pytest.mark.parametrize("name", ["atan", "atan2", "sincos", "tan", "exp", "log", "hypot"])
 def test_a_vectorised_loop_gives_the_bits_of_one_call_at_a_time(name):
     """The lanes promise: the compiler vectorises the loop (vector registers in its machine code) and every lane's
     result has the bits of the scalar call."""
     two = name in ("atan2", "hypot")
-    fn = "sin" if name == "sincos" else name
-    a = RANGES.get(fn, RANGES["atan"])()[::10].copy()
+    a = RANGES.get("sin" if name == "sincos" else name, RANGES["atan"])()[::10].copy()
     b = rng.permutation(a) if two else a
-    loop = _lanes(fn, two)
-    out = np.empty_like(a)
-    loop(a, b, out)
+    if name == "sincos":
+        loop, outs = _sincos_lanes, (np.empty_like(a), np.empty_like(a))
+        loop(a, *outs)
+        one = np.array([approx.sincos(u) for u in a]).T
+    else:
+        loop, outs = _lanes(name, two), (np.empty_like(a),)
+        loop(a, b, outs[0])
+        fn = getattr(approx, name)
+        one = np.array([[fn(u, v) if two else fn(u) for u, v in zip(a, b, strict=True)]])
     asm = loop.inspect_asm(loop.signatures[0])
-    assert re.search(r"\b[yz]mm\d+", asm), f"the loop over {fn} was not vectorised"
-    one = np.array([getattr(approx, fn)(u, v) if two else getattr(approx, fn)(u) for u, v in zip(a, b, strict=True)])
-    assert np.array_equal(out.view(np.int64), one.view(np.int64))
+    assert re.search(r"\b[yz]mm\d+", asm), f"the loop over {name} was not vectorised"
+    assert np.array_equal(np.array(outs).view(np.int64), one.view(np.int64))
+
+
+LIBM = {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
+        "log2", "log10", "hypot", "pow", "erf", "erfc", "gamma", "lgamma", "arctan", "arctan2", "arcsin", "arccos",
+        "power"}
+
+
+def test_no_compiled_model_function_calls_the_c_maths_library():
+    """Every function of physics/ that numba compiles takes its transcendentals from physics.approx, and squares by
+    products: ``x ** 2`` in plain Python is the C library's pow."""
+    import dis
+    import importlib
+    import pkgutil
+
+    import physics
+
+    found, scanned = [], 0
+    for info in pkgutil.iter_modules(physics.__path__):
+        module = importlib.import_module(f"physics.{info.name}")
+        for name, value in vars(module).items():
+            py = getattr(value, "py_func", None)
+            if py is None or getattr(py, "__module__", None) != module.__name__:
+                continue
+            scanned += 1
+            code = list(dis.get_instructions(py))
+            for a, b in zip(code, code[1:], strict=False):
+                if a.argval in ("math", "np", "numpy") and b.argval in LIBM:
+                    found.append(f"{module.__name__}.{name}: {a.argval}.{b.argval}")
+            found += [f"{module.__name__}.{name}: **" for i in code if i.opname == "BINARY_OP" and i.argrepr == "**"]
+    assert not found, found
+    assert scanned > 100  # the scan saw the model's compiled functions

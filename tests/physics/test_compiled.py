@@ -26,8 +26,8 @@ from physics.records import TELEMETRY
 REPO = Path(__file__).resolve().parents[2]
 JIT_RTOL = 0.0  # plain Python against compiled: the same operations, and no libm call (physics.approx): the same bits
 # Short enough for plain Python: a manual car through launch, clutch and coast; the single-track sedan's tyres in
-# lanes sliding backwards; the four-wheel sedan steered by the closed-loop driver through a sine with dwell.
-SCRIPTS = {"clutch_coast.toml": 961, "backwards_slide_brake.toml": 901, "r140_sine_dwell.toml": 2281}
+# lanes sliding backwards; the four-wheel sedan steered along a path by the closed-loop driver (a lane change).
+SCRIPTS = {"clutch_coast.toml": 961, "backwards_slide_brake.toml": 901, "iso3888_2.toml": 3121}
 
 REPLAY_TO_NPY = """
 import sys

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import DT, keys, preset
 
-from physics import Simulation, build_kernel, four_wheel, tyre
+from physics import Simulation, blend, build_kernel, four_wheel, tyre
 from physics.records import param_records
 
 rng = np.random.default_rng(20261203)
@@ -46,19 +46,6 @@ def test_the_lanes_loop_is_compiled_to_vector_instructions():
     copy(_random_lanes())
     asm = copy.inspect_asm(copy.signatures[0])
     assert len(re.findall(r"\b[yz]mm\d+", asm)) > 50, "magic_lanes was not vectorised"
-
-
-def test_combined_in_parts_is_combined():
-    for _ in range(500):
-        kappa, alpha = rng.uniform(-1.0, 1.0) * rng.choice([1e-12, 1e-3, 1.0]), rng.uniform(-0.8, 0.8)
-        args = (kappa, alpha, rng.uniform(0.0, 6000.0), rng.uniform(0.1, 1.2), 0.95)
-        curves = (10.0, 1.65, 0.1, 0.1, 8.0, 1.3, -0.5, 0.15)
-        k, a, rho, dx, dy = tyre.combined_slips(*args, curves[3], curves[7])
-        fx0, sx = tyre.magic(rho * curves[3], *curves[:3], dx)
-        fy0, sy = tyre.magic(rho * curves[7], *curves[4:7], dy)
-        parts = tyre.combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, curves[0], curves[1], curves[4], curves[5],
-                                     curves[3], curves[7])
-        assert parts == tyre.combined(*args, *curves)
 
 
 def test_a_four_wheel_corner_from_the_lanes_is_physics_tyre_combined():
@@ -99,9 +86,26 @@ def test_the_single_track_frame_gives_the_forces_of_physics_tyre_combined():
             assert fy == getattr(t, f"fy_{axle}")[0] and grip == getattr(t, f"grip_{axle}")[0], (frame, axle)
 
 
-@pytest.mark.parametrize("path", ["tyre.combined", "tyre.magic"])
+@pytest.mark.parametrize("name", ["manual003", "classic"])
+def test_the_003_frame_gives_the_forces_of_physics_tyre_pacejka(name):
+    """The 002/003 single-track model's two axles in lanes: each axle's force is pacejka's, blended as before."""
+    car = preset(name)
+    sim = Simulation(car, dt=DT)
+    p = _record(car)
+    for frame in range(900):
+        held = {"throttle", "gear_up", "clutch"} if frame < 30 else {"throttle", "left" if frame < 600 else "right"}
+        t = sim.step(keys(*held))
+        weight = blend.tyre_force_weight(float(t.kinematic_weight[0]))
+        for axle, b in (("front", p.tyres_b_front), ("rear", p.tyres_b_rear)):
+            fy, _slope = tyre.pacejka(float(getattr(t, f"slip_{axle}")[0]), float(getattr(t, f"load_{axle}")[0]), b,
+                                      p.tyres_c, p.tyres_e, p.tyres_mu)
+            assert getattr(t, f"fy_{axle}")[0] == weight * fy, (frame, axle)
+    assert np.max(np.abs(sim.channel("fy_front"))) > 0.0
+
+
+@pytest.mark.parametrize("path", ["tyre.combined", "tyre.magic", "tyre.pacejka"])
 def test_a_variant_of_a_curve_the_frames_run_in_lanes_is_refused_with_what_to_replace(path):
-    with pytest.raises(ValueError, match="combined_slips or tyre.combined_forces"):
+    with pytest.raises(ValueError, match="replace tyre.magic_lanes for the curve"):
         build_kernel({path: lambda *args: args[0]})
 
 

@@ -24,15 +24,29 @@ def test_a_users_own_setting_wins_and_stays(monkeypatch):
     assert os.environ[NAME] == "warning"
 
 
-def test_the_nannies_in_this_process_say_only_errors_while_a_local_cluster_runs(monkeypatch):
+def test_the_nannies_in_this_process_drop_only_their_restart_line_while_a_local_cluster_runs(monkeypatch):
     import logging
 
     monkeypatch.delenv(NAME, raising=False)
-    nanny = logging.getLogger("distributed.nanny")
-    before = nanny.level
-    with cluster._quiet_local_workers():
-        assert not nanny.isEnabledFor(logging.WARNING) and nanny.isEnabledFor(logging.ERROR)
+    seen = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            seen.append((record.name, record.getMessage()))
+
+    nanny, memory = logging.getLogger("distributed.nanny"), logging.getLogger("distributed.nanny.memory")
+    handler = Keep(level=logging.WARNING)
+    nanny.addHandler(handler)
+    try:
         with cluster._quiet_local_workers():
-            assert not nanny.isEnabledFor(logging.WARNING)
-        assert not nanny.isEnabledFor(logging.WARNING)  # the first cluster still runs
-    assert nanny.level == before
+            with cluster._quiet_local_workers():  # a second cluster at once
+                pass
+            nanny.warning("Restarting worker (status=%s)", "running")  # the first cluster still runs
+            nanny.warning("Worker process still alive after %.1f seconds, killing", 3.0)
+            memory.warning("Worker %s exceeded 95%% memory budget. Restarting...", "w1")
+        nanny.warning("Restarting worker (status=%s)", "closing")
+    finally:
+        nanny.removeHandler(handler)
+    assert seen == [("distributed.nanny", "Worker process still alive after 3.0 seconds, killing"),
+                    ("distributed.nanny.memory", "Worker w1 exceeded 95% memory budget. Restarting..."),
+                    ("distributed.nanny", "Restarting worker (status=closing)")]

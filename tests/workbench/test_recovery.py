@@ -39,6 +39,28 @@ def test_capture_round_trips_and_restores_bit_for_bit():
     assert result.log.digest(result.car, 200) == s.log.digest()
 
 
+def test_a_stopped_recording_never_saved_is_kept_until_it_is_saved():
+    s = LiveSession("sedan")  # no unsaved edit: only the recording is at stake
+    s.start_recording()
+    for _ in range(200):
+        s.step({"throttle"})
+    s.stop_recording()
+    kept = capture(s)
+    assert kept is not None and kept.frames == 200 and kept.params == {}
+    fresh = LiveSession("parking")
+    restore(fresh, from_text(kept.to_text(), "r.json"))
+    assert fresh.recording_unsaved and fresh.last_recording is not None  # closing the window will ask
+    s.recording_unsaved = False  # as the window's save does
+    assert capture(s) is None
+
+
+def test_stopping_a_recording_of_no_frame_leaves_nothing_to_save():
+    s = LiveSession("sedan")
+    s.start_recording()
+    s.stop_recording()
+    assert not s.recording_unsaved and capture(s) is None
+
+
 def test_an_edit_the_car_refuses_is_reported_not_fatal():
     s = drove()
     saved = capture(s)

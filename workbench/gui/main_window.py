@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         self.params.load_requested.connect(self.load_preset_dialog)
         self.params.reference_file_requested.connect(self.pick_reference_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
+        self.recorder.record_requested.connect(self.record)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
 
@@ -576,6 +577,13 @@ class MainWindow(QMainWindow):
         self.model.name_recording(name)  # saved as my_drive, it is called my_drive
         self.remember_folder("recording_folder", path)
         self.show_message(f"saved {path}", 4000)
+        return True
+
+    def record(self) -> bool:
+        """Record: a new recording from rest, once the last one, when it was never saved, is saved or let go."""
+        if not self._confirm_recording("record again"):
+            return False
+        self.model.start_recording()
         return True
 
     def save_recording_dialog(self) -> bool:

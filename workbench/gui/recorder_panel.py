@@ -110,6 +110,7 @@ class RecorderPanel(QWidget):
     """Controls for recording and replaying input scripts, and the loaded script's expectations."""
 
     save_requested = Signal()
+    record_requested = Signal()  # the window starts the recording, after asking about an unsaved one
     load_requested = Signal()
     replay_requested = Signal()
 
@@ -184,7 +185,7 @@ class RecorderPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.verdicts, 1)
 
-        self.record.clicked.connect(model.start_recording)
+        self.record.clicked.connect(self.record_requested)
         self.stop.clicked.connect(model.stop_recording)
         self.save.clicked.connect(self.save_requested)
         self.load.clicked.connect(self.load_requested)

@@ -86,7 +86,6 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
 
 
 _quieted = 0  # local clusters running with the workers' logging set by carbench
-_nanny_level = 0  # the level of this process's distributed.nanny logger before the first of them
 _quieted_lock = threading.Lock()
 
 
@@ -101,15 +100,15 @@ def _quiet_local_workers() -> Iterator[None]:
     "Failed to communicate with scheduler" and a page of CommClosedError, beside carbench's one line.
     The setting is taken away when the last local cluster that set it closes.
 
-    The nannies live in this process: their logger says only errors while a local cluster runs. A
-    signal to the process group (Ctrl-C, SIGTERM, SIGHUP from a closed terminal) reaches the workers
-    too, and a nanny that sees its worker die logs "Restarting worker" before this process's own
-    handler has closed the cluster. A worker that dies on its own still shows: its tasks go to
-    another worker, or the run ends with distributed's KilledWorker.
+    The nannies live in this process, and while a local cluster runs their logger drops one message:
+    "Restarting worker". A signal to the process group (Ctrl-C, SIGTERM, SIGHUP from a closed
+    terminal) reaches the workers too, and a nanny that sees its worker die says so before this
+    process's own handler has closed the cluster. Everything else they say still shows, the reason a
+    worker was restarted (its memory, from ``distributed.nanny.memory``) among it.
     """
     import logging
 
-    global _quieted, _nanny_level
+    global _quieted
     name = "DASK_LOGGING__DISTRIBUTED"
     nanny = logging.getLogger("distributed.nanny")
     with _quieted_lock:
@@ -118,8 +117,7 @@ def _quiet_local_workers() -> Iterator[None]:
         else:
             mine = True
             if _quieted == 0:
-                _nanny_level = nanny.level
-                nanny.setLevel(logging.ERROR)
+                nanny.addFilter(_no_restart_lines)
             _quieted += 1
             os.environ[name] = "critical"
     try:
@@ -130,7 +128,12 @@ def _quiet_local_workers() -> Iterator[None]:
                 _quieted -= 1
                 if _quieted == 0:
                     os.environ.pop(name, None)
-                    nanny.setLevel(_nanny_level)
+                    nanny.removeFilter(_no_restart_lines)
+
+
+def _no_restart_lines(record) -> bool:
+    """A logging filter: False (drop it) for a nanny's "Restarting worker" line."""
+    return not str(record.msg).startswith("Restarting worker")
 
 
 @contextlib.contextmanager

@@ -504,9 +504,9 @@ class LiveSession:
         if self.recorder is None:
             return None
         script = self.recorder.script(name)
+        self.recording_unsaved = self.recorder.frames > 0  # nothing recorded, nothing to lose
         self.recorder = None
         self.last_recording = script
-        self.recording_unsaved = True
         return script
 
     # -- scripts --------------------------------------------------------------------------------

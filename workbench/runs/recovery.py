@@ -67,13 +67,17 @@ class Recovery:
 
 
 def capture(session, pid: int | None = None, now: float | None = None) -> Recovery | None:
-    """What ``session`` (a LiveSession) would lose now; None when nothing (no recording, no unsaved edit)."""
+    """What ``session`` (a LiveSession) would lose now: unsaved edits, and the recording running or the last one
+    stopped and never saved; None when nothing."""
     from workbench.runs.live import preset_reference
 
     edits = params_diff(session.preset.params, session.params) if session.modified else {}
     recording = None
+    description = "restored after carbench closed unexpectedly"
     if session.recorder is not None and session.recorder.frames > 0:
-        recording = session.recorder.script("recovered", description="restored after carbench closed unexpectedly")
+        recording = session.recorder.script("recovered", description=description)
+    elif getattr(session, "recording_unsaved", False) and session.last_recording is not None:  # stopped, not saved
+        recording = replace(session.last_recording, name="recovered", description=description)
     if not edits and recording is None:
         return None
     return Recovery(preset_reference(session.preset), session.dt, edits, recording,
@@ -146,6 +150,7 @@ def restore(target, recovery: Recovery) -> list[str]:
         except (ScriptError, PresetError) as exc:
             problems.append(f"the recording cannot be replayed here: {exc}")
         session.last_recording = recovery.recording
+        session.recording_unsaved = True  # it lives only here now: closing the window asks about it
     return problems
 
 
