@@ -158,8 +158,9 @@ def magic_lanes(lanes):
 
     One loop with nothing but :func:`magic` (itself branch-free: physics.approx) in it, which the compiler turns
     into SIMD instructions over the lanes: each lane gets the bits :func:`magic` gives it alone
-    (tests/physics/test_tyre_lanes.py), the eight curves in about the time of one. The trip count is read from
-    the array, not a constant: a loop of a constant eight iterations is unrolled instead of vectorised.
+    (tests/physics/test_tyre_lanes.py), the eight curves in about twice the time of one (89 ns against 47 ns
+    for one scalar call here). The trip count is read from the array, not a constant: a loop of a constant eight
+    iterations is unrolled instead of vectorised.
     """
     for j in range(lanes.shape[1]):
         lanes[5, j], lanes[6, j] = _magic_inline(lanes[0, j], lanes[1, j], lanes[2, j], lanes[3, j], lanes[4, j])
