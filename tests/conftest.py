@@ -65,3 +65,29 @@ def pytest_runtest_teardown(item):
 
             if QCoreApplication.instance() is not None:
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+COMPILE_BOTH = "from physics import default_kernel; import sys; default_kernel().compile(sys.argv[1] == 'parallel')"
+
+
+def pytest_configure(config):
+    """With xdist, the controller compiles the model's serial and parallel kernels once, side by side in two
+    processes, before the workers start: each worker then loads them from the cache instead of every worker
+    compiling both (four compiles of about 20 s on a 2-core machine where two suffice). Nothing changes for a
+    test: a failed compile here is compiled again where it is needed, and the tests of a cold start use
+    caches of their own."""
+    import subprocess
+    import sys
+
+    if hasattr(config, "workerinput") or os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return
+    workers = getattr(config.option, "numprocesses", None)
+    if not workers or workers in (0, "0"):
+        return
+    runs = [subprocess.Popen([sys.executable, "-c", COMPILE_BOTH, kind], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for kind in ("serial", "parallel")]
+    for run in runs:
+        try:
+            run.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            run.kill()
