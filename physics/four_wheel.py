@@ -124,24 +124,18 @@ def contact_slips(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
 @scalar
 def put_lanes(p, lanes, j, q):
     """A corner's two magic-formula curves, along and across its wheel, into lanes 2 j and 2 j + 1."""
-    tyre.put_lane(lanes, 2 * j, q.rho * p.peak_long, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, q.dx)
-    tyre.put_lane(lanes, 2 * j + 1, q.rho * q.peak_y, q.b_y, p.tyres_c, p.tyres_e, q.dy)
-
-
-@scalar
-def contact_forces(p, q, fx0, sx, fy0, sy, load, mu):
-    """A corner's :class:`Contact` from its :class:`Slips` and its two curves' forces and slopes."""
-    fx, fy, sx, sy, sec, grip = tyre.combined_forces(q.k, q.a, q.rho, q.dx, q.dy, fx0, sx, fy0, sy, p.tyres_b_long,
-                                                     p.tyres_c_long, q.b_y, p.tyres_c, p.peak_long, q.peak_y)
-    ky = sy * q.d / (q.d * q.d + q.w * q.w)
-    limit = tyre.longitudinal_limit(fy, load, mu, p.tyres_lateral_share)
-    return Contact(q.u, q.w, q.d, q.alpha, q.kappa, fx, fy, sx, sec, ky, limit, grip, q.c, q.s, q.lever_x, q.lever_y)
+    tyre.put_combined(lanes, j, q.rho, q.dx, q.dy, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+                      q.b_y, p.tyres_c, p.tyres_e, q.peak_y)
 
 
 @scalar
 def lane_contact(p, lanes, j, q, load, mu):
-    """Corner ``j``'s :class:`Contact` from its lanes after physics.tyre.magic_lanes."""
-    return contact_forces(p, q, lanes[5, 2 * j], lanes[6, 2 * j], lanes[5, 2 * j + 1], lanes[6, 2 * j + 1], load, mu)
+    """Corner ``j``'s :class:`Contact` from its :class:`Slips` and its lanes after physics.tyre.magic_lanes."""
+    fx, fy, sx, sy, sec, grip = tyre.lane_forces(lanes, j, q.k, q.a, q.rho, q.dx, q.dy, p.tyres_b_long,
+                                                 p.tyres_c_long, q.b_y, p.tyres_c, p.peak_long, q.peak_y)
+    ky = sy * q.d / (q.d * q.d + q.w * q.w)
+    limit = tyre.longitudinal_limit(fy, load, mu, p.tyres_lateral_share)
+    return Contact(q.u, q.w, q.d, q.alpha, q.kappa, fx, fy, sx, sec, ky, limit, grip, q.c, q.s, q.lever_x, q.lever_y)
 
 
 @scalar

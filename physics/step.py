@@ -391,17 +391,17 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
                                                       p.peak_long, p.peak_front)
     k_r, a_r, rho_r, dx_r, dy_r = tyre.combined_slips(kappa_r, alpha_r, load_r, mu_r, p.tyres_lateral_share,
                                                       p.peak_long, p.peak_rear)
-    tyre.put_lane(lanes, 0, rho_f * p.peak_long, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, dx_f)
-    tyre.put_lane(lanes, 1, rho_f * p.peak_front, p.tyres_b_front, p.tyres_c, p.tyres_e, dy_f)
-    tyre.put_lane(lanes, 2, rho_r * p.peak_long, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, dx_r)
-    tyre.put_lane(lanes, 3, rho_r * p.peak_rear, p.tyres_b_rear, p.tyres_c, p.tyres_e, dy_r)
+    tyre.put_combined(lanes, 0, rho_f, dx_f, dy_f, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+                      p.tyres_b_front, p.tyres_c, p.tyres_e, p.peak_front)
+    tyre.put_combined(lanes, 1, rho_r, dx_r, dy_r, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+                      p.tyres_b_rear, p.tyres_c, p.tyres_e, p.peak_rear)
     tyre.magic_lanes(lanes)
-    fxf, fyf, sxf, syf, secf, grip_f = tyre.combined_forces(k_f, a_f, rho_f, dx_f, dy_f, lanes[5, 0], lanes[6, 0],
-                                                            lanes[5, 1], lanes[6, 1], p.tyres_b_long, p.tyres_c_long,
-                                                            p.tyres_b_front, p.tyres_c, p.peak_long, p.peak_front)
-    fxr, fyr, sxr, syr, secr, grip_r = tyre.combined_forces(k_r, a_r, rho_r, dx_r, dy_r, lanes[5, 2], lanes[6, 2],
-                                                            lanes[5, 3], lanes[6, 3], p.tyres_b_long, p.tyres_c_long,
-                                                            p.tyres_b_rear, p.tyres_c, p.peak_long, p.peak_rear)
+    fxf, fyf, sxf, syf, secf, grip_f = tyre.lane_forces(lanes, 0, k_f, a_f, rho_f, dx_f, dy_f, p.tyres_b_long,
+                                                        p.tyres_c_long, p.tyres_b_front, p.tyres_c, p.peak_long,
+                                                        p.peak_front)
+    fxr, fyr, sxr, syr, secr, grip_r = tyre.lane_forces(lanes, 1, k_r, a_r, rho_r, dx_r, dy_r, p.tyres_b_long,
+                                                        p.tyres_c_long, p.tyres_b_rear, p.tyres_c, p.peak_long,
+                                                        p.peak_rear)
     kyf, kyr = syf * df / (df * df + wf * wf), syr * dr / (dr * dr + wr * wr)  # [N per L/s] sideways
 
     # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.

@@ -152,6 +152,22 @@ def put_lane(lanes, j, x, b, c, e, peak):
 
 
 @scalar
+def put_combined(lanes, j, rho, dx, dy, b_x, c_x, e_x, peak_x, b_y, c_y, e_y, peak_y):
+    """One combined-slip tyre's two curves (:func:`combined_slips`' rho, dx, dy), along and across, into lanes
+    2 j and 2 j + 1."""
+    put_lane(lanes, 2 * j, rho * peak_x, b_x, c_x, e_x, dx)
+    put_lane(lanes, 2 * j + 1, rho * peak_y, b_y, c_y, e_y, dy)
+
+
+@scalar
+def lane_forces(lanes, j, k, a, rho, dx, dy, b_x, c_x, b_y, c_y, peak_x, peak_y):
+    """:func:`combined_forces` of the tyre :func:`put_combined` put in lanes 2 j and 2 j + 1, after
+    :func:`magic_lanes`."""
+    return combined_forces(k, a, rho, dx, dy, lanes[5, 2 * j], lanes[6, 2 * j], lanes[5, 2 * j + 1],
+                           lanes[6, 2 * j + 1], b_x, c_x, b_y, c_y, peak_x, peak_y)
+
+
+@scalar
 def magic_lanes(lanes):
     """:func:`magic` of every lane of ``lanes`` (LANE_ROWS, LANES): rows 0-4 x, B, C, E, D in, rows 5 and 6 the
     force and dF/dx out.

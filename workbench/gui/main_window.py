@@ -706,9 +706,13 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def ask_unsaved(self, doing: str) -> QMessageBox.StandardButton:
+        return self._save_discard_cancel("Unsaved parameters", f"The parameters of {self.model.session.preset.name} "
+                                         f"have unsaved changes. Save them before you {doing}?")
+
+    def _save_discard_cancel(self, title: str, text: str) -> QMessageBox.StandardButton:
+        """The question of something unsaved: Save (the default), Discard or Cancel."""
         return QMessageBox.question(
-            self, "Unsaved parameters",
-            f"The parameters of {self.model.session.preset.name} have unsaved changes. Save them before you {doing}?",
+            self, title, text,
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Save)
 
@@ -732,10 +736,7 @@ class MainWindow(QMainWindow):
             title = "Recording not saved"
             text = f"The last recording ({script.duration:.1f} s) has not been saved." if script is not None \
                 else "The last recording has not been saved."
-        return QMessageBox.question(
-            self, title, f"{text} Save it before you {doing}?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save)
+        return self._save_discard_cancel(title, f"{text} Save it before you {doing}?")
 
     def closeEvent(self, event) -> None:
         if not self._confirm_recording("close") or not self._confirm_discard("close"):
