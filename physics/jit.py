@@ -80,13 +80,45 @@ def scalar(fn, cache: bool = True):
     the module's). numpy's error model: a division by zero gives inf or nan (caught by the kernel's guard) instead
     of raising inside compiled code.
     """
-    dispatcher = numba.njit(error_model="numpy")(fn)
-    if cache and not DISABLED:
-        try:
-            dispatcher._cache = ModelCache(fn, source_key())
-        except RuntimeError:  # generated from text (physics.corners' writers): nowhere to cache it, compiled each time
-            pass
+    if DISABLED:
+        return fn
+    dispatcher = Subsystem(fn, targetoptions=dict(_CALLEE_OPTIONS))
+    if cache:
+        _cache(dispatcher, fn, source_key() + ":callee")
     return dispatcher
+
+
+def _cache(dispatcher, fn, key: str) -> None:
+    try:
+        dispatcher._cache = ModelCache(fn, key)
+    except RuntimeError:  # generated from text (physics.corners' writers): nowhere to cache it, compiled each time
+        pass
+
+
+if not DISABLED:
+    from numba.core.registry import CPUDispatcher
+
+    _CALLEE_OPTIONS = {"nopython": True, "error_model": "numpy", "no_cpython_wrapper": True,
+                       "no_cfunc_wrapper": True}
+
+    class Subsystem(CPUDispatcher):
+        """A subsystem function as compiled code calls it: compiled without numba's two entry wrappers (the one Python
+        calls through and the C-callable one), which compiled callers never use and which took about a third of the
+        model's first compile (physics.kernel.COMPILE_SECONDS).
+
+        A call from Python (a test, a plot of a curve) goes to a second, ordinary dispatcher of the same function,
+        made at the first such call and cached apart; its own calls reach the other subsystems through this class.
+        """
+
+        _python = None
+
+        def __call__(self, *args, **kwargs):
+            if self._python is None:
+                python = numba.njit(error_model="numpy")(self.py_func)
+                if self._cache is not None and hasattr(self._cache, "_model_key"):
+                    _cache(python, self.py_func, source_key() + ":python")
+                self._python = python
+            return self._python(*args, **kwargs)
 
 
 def max_threads() -> int:

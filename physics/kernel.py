@@ -52,7 +52,7 @@ from .tyre import LANE_ROWS, LANES
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
-COMPILE_SECONDS = 25  # about how long the first compile takes on a 2-core machine: 24-29 s serial here (more when busy)
+COMPILE_SECONDS = 15  # about how long the first compile takes on a 2-core machine: 13.4-14.1 s of CPU serial here (more when busy)
 
 
 class NonFiniteError(ArithmeticError):
@@ -153,8 +153,9 @@ def _block(args, inputs, out, dt, frame0):
                 fault[i, 1] = bad
                 break
             row = out[k, i]
-            if whole:
-                row[:] = values
+            if whole:  # a loop, not row[:] = values: numpy's slice assignment compiles a dozen helpers more
+                for j in range(width):
+                    row[j] = values[j]
             else:
                 for j in range(width):
                     row[j] = values[select[j]]
@@ -279,7 +280,8 @@ class Kernel:
     def _compile(self, parallel: bool):
         if DISABLED:
             return self._py
-        dispatcher = numba.njit(parallel=parallel, error_model="numpy")(self._py)
+        # No C-callable wrapper: run() calls the Python entry point alone.
+        dispatcher = numba.njit(parallel=parallel, error_model="numpy", no_cfunc_wrapper=True)(self._py)
         if self._key is not None:
             dispatcher._cache = _ModelCache(self._py, f"{self._key}:{'parallel' if parallel else 'serial'}")
         dispatcher.compile(_signature())
