@@ -112,6 +112,12 @@ if not DISABLED:
 
         _python = None
 
+        def get_call_template(self, args, kws):
+            """Compiled for the types of the arguments, not their constant values: a lane number 0 to 3 makes one
+            specialisation, not four (the bits are the same: the kernel inlines every call and folds constants)."""
+            return super().get_call_template(tuple(numba.types.unliteral(a) for a in args),
+                                             {k: numba.types.unliteral(v) for k, v in kws.items()})
+
         def __call__(self, *args, **kwargs):
             if self._python is None:
                 python = numba.njit(error_model="numpy")(self.py_func)

@@ -195,3 +195,28 @@ def test_subsystems_compile_without_entry_wrappers_and_still_answer_python():
     assert tyre.magic._python is not None and tyre.magic._python.targetoptions.get("no_cpython_wrapper") is None
     slips = tyre.combined_slips(0.05, -0.03, 4000.0, 1.0, 0.95, 0.1, 0.12)
     assert slips == tyre.combined_slips.py_func(0.05, -0.03, 4000.0, 1.0, 0.95, 0.1, 0.12)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystem_called_with_constant_lane_numbers_compiles_once():
+    # Compiled callers pass lane numbers as constants (tyre.put_combined(lanes, 0, ...)); numba would compile one
+    # specialisation per constant. physics.jit.Subsystem types them as plain integers: one compile for all four.
+    import numba
+
+    from physics import jit, tyre
+
+    put = jit.scalar(tyre.put_lane.py_func, cache=False)
+
+    @numba.njit
+    def fill(lanes):
+        put(lanes, 0, 1.0, 2.0, 3.0, 4.0, 5.0)
+        put(lanes, 1, 1.5, 2.0, 3.0, 4.0, 5.0)
+        put(lanes, 2, 2.0, 2.0, 3.0, 4.0, 5.0)
+        put(lanes, 3, 2.5, 2.0, 3.0, 4.0, 5.0)
+
+    lanes = np.zeros((tyre.LANE_ROWS, tyre.LANES))
+    fill(lanes)
+    assert lanes[0, :4].tolist() == [1.0, 1.5, 2.0, 2.5]
+    assert len(put.overloads) == 1
+    (signature,) = put.signatures
+    assert str(signature[1]) == "int64"
