@@ -52,7 +52,7 @@ from .tyre import LANE_ROWS, LANES
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
-COMPILE_SECONDS = 15  # about how long the first compile takes on a 2-core machine: 13.4-14.1 s of CPU serial here (more when busy)
+COMPILE_SECONDS = 13  # about how long the first compile takes on a 2-core machine: 12.9-13.1 s wall serial here (more when busy)
 
 
 class NonFiniteError(ArithmeticError):
