@@ -79,6 +79,9 @@ def scalar(fn, cache: bool = True):
     others come from the cache. Variants' own copies are compiled with ``cache=False`` (their globals differ from
     the module's). numpy's error model: a division by zero gives inf or nan (caught by the kernel's guard) instead
     of raising inside compiled code.
+
+    The dispatcher is a :class:`Subsystem`: compiled for the kernel without the entry wrappers a call from Python
+    needs, which a call from Python gets from a second dispatcher.
     """
     if DISABLED:
         return fn

@@ -179,7 +179,6 @@ def test_a_warm_start_is_silent():
     assert done.stderr.strip() == ""
 
 
-
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python has no wrappers to leave out")
 def test_subsystems_compile_without_entry_wrappers_and_still_answer_python():
     # Compiled callers never use numba's Python and C entry wrappers; leaving them out of every subsystem took about a
