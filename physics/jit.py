@@ -70,6 +70,19 @@ if not DISABLED:
             base = super()._index_key(sig, codegen)
             return base[:2] + (base[2] + (self._model_key,),)
 
+    class PythonCallCache(ModelCache):
+        """The cache of a :class:`Subsystem`'s dispatcher for calls from Python, in index and data files of its own
+        (``...-python.nbi``): numba picks a data file's number from the index without a lock between processes, and
+        a Python call handed the kernel's overload, which has no entry wrapper, would crash."""
+
+        def __init__(self, py_func, key: str):
+            super().__init__(py_func, key)
+            from numba.core.caching import IndexDataCacheFile
+
+            self._cache_file = IndexDataCacheFile(cache_path=self._cache_path,
+                                                  filename_base=self._impl.filename_base + "-python",
+                                                  source_stamp=self._impl.locator.get_source_stamp())
+
 
 def scalar(fn, cache: bool = True):
     """Compile a subsystem function: scalar floats in and out, no loops, numpy's error model.
@@ -91,9 +104,9 @@ def scalar(fn, cache: bool = True):
     return dispatcher
 
 
-def _cache(dispatcher, fn, key: str) -> None:
+def _cache(dispatcher, fn, key: str, kind=None) -> None:
     try:
-        dispatcher._cache = ModelCache(fn, key)
+        dispatcher._cache = (kind or ModelCache)(fn, key)
     except RuntimeError:  # generated from text (physics.corners' writers): nowhere to cache it, compiled each time
         pass
 
@@ -125,7 +138,7 @@ if not DISABLED:
             if self._python is None:
                 python = numba.njit(error_model="numpy")(self.py_func)
                 if self._cache is not None and hasattr(self._cache, "_model_key"):
-                    _cache(python, self.py_func, source_key() + ":python")
+                    _cache(python, self.py_func, source_key() + ":python", PythonCallCache)
                 self._python = python
             return self._python(*args, **kwargs)
 

@@ -192,6 +192,10 @@ def test_subsystems_compile_without_entry_wrappers_and_still_answer_python():
     args = (0.07, 11.3, 1.9, 0.97, 4321.0)
     assert tyre.magic(*args) == tyre.magic.py_func(*args)
     assert tyre.magic._python is not None and tyre.magic._python.targetoptions.get("no_cpython_wrapper") is None
+    # Cached in files of its own: never handed the kernel's wrapper-less overload from a shared index.
+    assert isinstance(tyre.magic._python._cache, jit.PythonCallCache)
+    assert tyre.magic._python._cache._cache_file._index_path.endswith("-python.nbi")
+    assert not tyre.magic._cache._cache_file._index_path.endswith("-python.nbi")
     slips = tyre.combined_slips(0.05, -0.03, 4000.0, 1.0, 0.95, 0.1, 0.12)
     assert slips == tyre.combined_slips.py_func(0.05, -0.03, 4000.0, 1.0, 0.95, 0.1, 0.12)
 
