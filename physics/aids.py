@@ -103,6 +103,22 @@ def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available,
 
 
 @scalar
+def launch_allowance(p, omega, u, ahead, radius, floor, direction, inertia, road_torque, dt):
+    """Launch control: the most drive torque [N m at the wheel, in the drivetrain's direction] a driven wheel turning at
+    ``omega`` may take this frame and end it no faster than its slip target ``tcs_slip`` (the speed
+    :func:`tcs_torque` holds), with ``inertia`` (the wheel's, its tyre's slope included) and the road's torque
+    ``road_torque`` on it (R Fx, signed as the wheel's speed).
+
+    From I (omega_end - omega) = dt (T - T_road) with omega_end at the hold speed. While the automatic launch
+    clutch slips, the clutch passes no more than this (physics.step.grip_frame): the wheel then cannot break loose
+    however fast the launch clutch closes.
+    """
+    road = u + ahead
+    hold = (road + direction * p.aids_tcs_slip * max(abs(road), floor)) / radius
+    return max(direction * ((hold - omega) * inertia / dt + road_torque), 0.0)
+
+
+@scalar
 def yaw_reference(p, vx, steer):
     """The yaw rate [rad/s] the driver asks for: the linear bicycle's steady response vx tan(delta) / (L + K vx^2)
     (K the understeer gradient of the car's own cornering stiffnesses), no more than the road's mu g / |vx|."""

@@ -362,6 +362,38 @@ def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f,
 
 
 @scalar
+def axle_allowance(p, k_l, k_r, kx_l, kx_r, w_l, w_r, i, ahead, direction, dt):
+    """Launch control: the most drive torque [N m] a driven axle may take this frame with neither wheel passing its
+    slip target (physics.aids.launch_allowance for each): twice the lower wheel's through a differential that
+    splits the torque evenly (one held by friction only may pass more, to be safe it counts as open), both
+    wheels' through a locked one."""
+    radius, floor = p.body_wheel_radius, p.model_slip_speed
+    a_l = aids.launch_allowance(p, w_l, k_l.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_l,
+                                radius * k_l.fx, dt)
+    a_r = aids.launch_allowance(p, w_r, k_r.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_r,
+                                radius * k_r.fx, dt)
+    if p.diff_kind == 1:
+        return a_l + a_r
+    return 2.0 * min(a_l, a_r)
+
+
+@scalar
+def launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, ahead, direction, dt):
+    """Launch control: the most drive torque [N m at the wheels] the driven wheels may take this frame
+    (:func:`axle_allowance`); with all-wheel drive the axle that reaches its own first at the centre
+    differential's split ``front_drive`` sets it."""
+    share = p.front_drive
+    if share == 0.0:
+        return axle_allowance(p, k_rl, k_rr, kx_rl, kx_rr, s.wheel_rl, s.wheel_rr, i_r, ahead, direction, dt)
+    front = axle_allowance(p, k_fl, k_fr, kx_fl, kx_fr, s.wheel_fl, s.wheel_fr, i_f, ahead * k_fl.c, direction,
+                           dt)
+    if share == 1.0:
+        return front
+    rear = axle_allowance(p, k_rl, k_rr, kx_rl, kx_rr, s.wheel_rl, s.wheel_rr, i_r, ahead, direction, dt)
+    return min(front / share, rear / (1.0 - share))
+
+
+@scalar
 def driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
               direct_torque, ratio, dt):
     """The drivetrain's start of the frame for every wheel (a :class:`Driveline`): the rear or the front pair through
@@ -447,10 +479,22 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     kx_rl = slope(k_rl, (1.0 - front_share) * guess, s.wheel_rl, b_rl, radius)
     kx_rr = slope(k_rr, (1.0 - front_share) * guess, s.wheel_rr, b_rr, radius)
 
+    # Launch control while the automatic launch clutch slips (physics.step.launch_control).
+    ahead = dt * s.accel
+    launch_on = False
+    slipping_torque = engine_torque
+    if p.manual and _step.launching(p, s, c, d.auto_clutch):
+        allowance = launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, ahead,
+                                     brakes.sign(ratio), dt)
+        capacity, slipping_torque, launch_on = _step.launch_control(p, s, engine_torque, capacity, allowance, ratio)
+
     # The driven wheels through the clutch and the differentials (an engine locked to them adds its inertia);
     # a stalled engine locked to them rubs on them as a brake.
     g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
                   direct_torque, ratio, dt)
+    launch_on = launch_on and not g.stuck
+    if launch_on:
+        engine_torque = slipping_torque
     # A wheel a lock-up carried to its tyre's grip starts there with no slope (:func:`start_force`).
     grip_fl, grip_fr, grip_rl, grip_rr = g.kx_fl != kx_fl, g.kx_fr != kx_fr, g.kx_rl != kx_rl, g.kx_rr != kx_rr
     kx_fl, kx_fr, kx_rl, kx_rr = g.kx_fl, g.kx_fr, g.kx_rl, g.kx_rr
@@ -464,7 +508,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     w_fr, free_fr, j_fr, held_fr = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, b_fr, radius, i_f, dt)
     w_rl, free_rl, j_rl, held_rl = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, b_rl, radius, i_r, dt)
     w_rr, free_rr, j_rr, held_rr = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, b_rr, radius, i_r, dt)
-    ahead = dt * s.accel
     braking = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
     # by the rear axle's too (cornering brake control, physics.aids.front_room).
@@ -626,7 +669,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.brake_front = (used_fl + used_fr) / radius
     out.brake_rear = (used_rl + used_rr) / radius
     out.stalled = 1.0 if s.stalled else 0.0
-    out.tcs_active = 1.0 if tcs > 0.0 or h_fl.tcs_on or h_fr.tcs_on or h_rl.tcs_on or h_rr.tcs_on else 0.0
+    out.tcs_active = 1.0 if tcs > 0.0 or launch_on or h_fl.tcs_on or h_fr.tcs_on or h_rl.tcs_on or h_rr.tcs_on else 0.0
     out.roll = s.roll
     out.mu_front = 0.5 * (mu_fl + mu_fr)
     out.mu_rear = 0.5 * (mu_rl + mu_rr)

@@ -321,6 +321,33 @@ def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
 
 
 @scalar
+def launching(p, s, c, auto):
+    """Whether launch control holds the driven wheels' slip through the clutch: traction control on, a running
+    engine driven by the throttle with the brake off, and the automatic launch clutch (``auto``, its engagement
+    this frame) engaging the clutch and not yet closed (the pedal is let out further than it)."""
+    return (p.aids_tcs > 0 and p.clutch_auto_speed > 0.0 and not s.stalled and c.throttle > 0.0 and c.brake <= 0.0
+            and auto < 1.0 and auto <= 1.0 - c.clutch_pedal)
+
+
+@scalar
+def launch_control(p, s, engine_torque, capacity, allowance, ratio):
+    """Launch control's clutch capacity [N m] and the engine's torque [N m] should the clutch slip.
+
+    The clutch passes no more than ``allowance`` (the driven wheels' torque at their slip target,
+    physics.aids.launch_allowance, at the wheels). A slipping clutch's engine gives up what the clutch holds back,
+    down to its closed-throttle torque, so that it revs as it would have: the launch clutch's engagement follows
+    the engine's speed, and a throttle cut alone had the launch cycle between spin and bog. A clutch that sticks
+    keeps the engine's whole torque, for traction control to take. Returns (capacity, engine torque if slipping,
+    whether it acted).
+    """
+    if ratio == 0.0 or allowance >= capacity * abs(ratio):
+        return capacity, engine_torque, False
+    most = allowance / abs(ratio)
+    closed = engine.governed_torque(0.0, s.rpm, p, False, False)
+    return most, max(engine_torque - (capacity - most), min(closed, engine_torque)), True
+
+
+@scalar
 def grip_drive(p, s, c, cranking, kappa, dt):
     """Combined model: the engine's torque, the clutch's capacity and the overall ratio, or 002's direct drive.
 
@@ -342,9 +369,12 @@ def grip_drive(p, s, c, cranking, kappa, dt):
         auto = 0.0
         engagement = 1.0 - c.clutch_pedal
     # Traction control never takes the engine below its idle: it would stall it (cars' engine controls
-    # hand back the torque near idle).
-    cut = aids.tcs_cut(p, kappa, brakes.sign(ratio), s.tcs, dt) if s.rpm > p.engine_idle_rpm + p.engine_limiter_band \
-        else 0.0
+    # hand back the torque near idle). While the automatic launch clutch slips, launch control holds the
+    # wheels' slip through the clutch instead (:func:`launch_control`) and leaves the throttle alone: a
+    # throttle cut reaches the wheels only through the engine's speed, which the launch clutch's engagement
+    # follows, and the launch cycled between spin and bog.
+    cut = aids.tcs_cut(p, kappa, brakes.sign(ratio), s.tcs, dt) \
+        if s.rpm > p.engine_idle_rpm + p.engine_limiter_band and not launching(p, s, c, auto) else 0.0
     throttle = engine.limited_throttle(c.throttle, s.rpm, p) * (1.0 - cut)
     torque = engine.governed_torque(throttle, s.rpm, p, s.stalled, cranking)
     d = Drivetrain(0.0, c.brake, float(c.gear), ratio, engagement, throttle, torque, 0.0, 0.0, auto)
@@ -424,9 +454,19 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     start_r = s.wheel_rear
     clutch_t, stuck = 0.0, False
     omega_e = s.rpm / engine.RPM_PER_RAD_S
+    ahead_r = dt * s.accel  # the road's change under the wheels this frame, from the last one's deceleration
+    launch_on = False
+    slipping_torque = engine_torque
+    if p.manual and launching(p, s, c, d.auto_clutch):
+        allowance = aids.launch_allowance(p, s.wheel_rear, ur, ahead_r, radius, floor, brakes.sign(ratio),
+                                          inertia_r + dt * radius * radius * kxr, radius * fxr, dt)
+        capacity, slipping_torque, launch_on = launch_control(p, s, engine_torque, capacity, allowance, ratio)
     if p.manual:
         clutch_t, stuck = wheel.clutch_torque(omega_e, s.wheel_rear, engine_torque, radius * fxr, ratio, capacity,
                                               p.engine_inertia, inertia_r + dt * radius * radius * kxr, dt)
+        launch_on = launch_on and not stuck
+        if launch_on:
+            engine_torque = slipping_torque
         if stuck:  # engine and wheels turn as one: the engine's inertia and torque act on the wheel
             # They meet at the speed their angular momentum gives (a lock-up loses energy, never makes it).
             start_r = ((inertia_r * s.wheel_rear + ratio * p.engine_inertia * omega_e)
@@ -455,7 +495,6 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     kxr_w = kxr if fxr_start == fxr_shared else 0.0
     wr_new, wr_free, jr, held_r = wheel.spin(start_r, drive_r, fxr_start, kxr_w, brake_r, radius, inertia_r, dt)
     target_f, target_r = aids.abs_targets(p, alpha_f, alpha_r, s.vx * s.yaw_rate)
-    ahead_r = dt * s.accel  # the road's change under the wheels this frame, from the last one's deceleration
     ahead_f = ahead_r * cos_d
     abs_on = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
     if abs_on:
@@ -470,7 +509,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # target; a wheel that spins on past tcs_brake_slip (a slipping clutch passes its capacity whatever the
     # engine's torque) is braked too, up to the brake's full torque on that axle.
     # Neither takes the engine below what its idle control holds: traction control never stalls it.
-    tcs_on = tcs > 0.0
+    tcs_on = tcs > 0.0 or launch_on
     above_idle = not p.manual or s.rpm > p.engine_idle_rpm + p.engine_limiter_band
     if stuck and not s.stalled and above_idle:
         direction = brakes.sign(ratio)

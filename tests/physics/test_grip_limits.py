@@ -14,8 +14,10 @@ import pytest
 from grip_drivers import RPM_PER_RAD_S, G, SpeedHold, drive, first_index, flying_start, sedan
 
 from physics import Inputs, Simulation
+from physics.aids import launch_allowance
 from physics.engine import governed_torque
-from physics.records import param_records
+from physics.records import STATE, param_records
+from physics.step import launch_control
 
 DT = 1.0 / 120.0
 BARE_MANUAL = {"clutch.auto_speed": 0.0}
@@ -248,6 +250,71 @@ def test_traction_control_launches_the_sedan_like_a_road_car():
     assert 4.5 <= run.t[hundred] <= 5.8
     assert run.slip_ratio_rear[(run.t > 0.3) & (run.t < run.t[hundred])].max() < 0.25
     assert run.tcs_active.max() == 1.0
+
+
+@pytest.mark.parametrize("preset", ["sedan_single_track", "sedan"])
+@pytest.mark.parametrize("dt", [1.0 / 120.0, 1.0 / 240.0])
+def test_launch_control_holds_a_full_throttle_launch_without_pulsing(preset, dt):
+    """While the launch clutch slips, traction control is a launch control: the drive holds at the slip target
+    through the clutch's hand-over and lock-up. (A throttle cut there had the drive pulse between 10.9 and
+    3.5 kN and the engine bog to 1,120 rpm, and the four-wheel car's lock-up drop its acceleration to 0.5 m/s^2.)"""
+    sim = Simulation(sedan(preset), n=1, dt=dt)
+    run = drive(sim, 2.0, lambda t, tel: Inputs.from_keys(1, {"throttle"}))
+    held = first_index(run.tcs_active > 0.0)
+    assert run.t[held] < 0.5  # the wheels reach their target early: what follows is the controlled launch
+    during = slice(held, None)
+    accel = run.accel_long[during]
+    assert accel.min() > 0.8 * np.median(accel)
+    assert run.drive_force[during].min() > 0.8 * np.median(run.drive_force[during])
+    slip = run.slip_ratio_rl if preset == "sedan" else run.slip_ratio_rear
+    assert slip[during].max() < 0.13  # tcs_slip 0.1, the tyre's peak 0.14
+    assert run.rpm[during].min() > 1300.0  # no bog
+    assert run.clutch[-1] == 1.0  # the launch clutch handed over to the pedal within the 2 s
+
+
+@pytest.mark.parametrize("preset", ["sedan_single_track", "sedan"])
+def test_launch_control_stays_out_of_a_braked_stop(preset):
+    """The launch clutch opens again as a braked car slows; with the throttle closed and the brake on, that is no
+    launch, and launch control leaves the clutch and the engine alone."""
+    sim = Simulation(sedan(preset, **{"brakes.abs_slip": 1.0}), n=1, dt=DT)  # ABS holds the wheels at the peak
+    flying_start(sim, 10.0, 1)
+    run = drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, set(), brake_pedal=1.0))
+    assert abs(run.speed[-1]) < 1e-9  # stopped, through the launch clutch's band
+    assert run.clutch[-1] < 1.0
+    assert run.tcs_active.max() == 0.0
+
+
+def test_launch_control_gives_the_clutch_no_more_than_the_wheels_take():
+    """physics.step.launch_control: the capacity at the allowance over the ratio, the engine's torque less what the
+    clutch holds back, not below its closed-throttle torque; nothing changes while the clutch could pass more."""
+    p = param_records([sedan()]).view(np.recarray)[0]
+    s = np.zeros(1, dtype=STATE).view(np.recarray)[0]
+    s["rpm"] = 3000.0
+    ratio = -3.73 * 3.15
+    capacity, torque, acted = launch_control(p, s, 300.0, 500.0, 2000.0, ratio)
+    assert acted and math.isclose(capacity, 2000.0 / abs(ratio))
+    assert math.isclose(torque, max(300.0 - (500.0 - 2000.0 / abs(ratio)), governed_torque(0.0, 3000.0, p, False,
+                                                                                            False)))
+    assert torque < 300.0
+    assert launch_control(p, s, 300.0, 500.0, 500.0 * abs(ratio), ratio) == (500.0, 300.0, False)
+    # a cut larger than the engine's torque leaves it at its closed-throttle torque, no lower
+    capacity, torque, acted = launch_control(p, s, 300.0, 700.0, 10.0, ratio)
+    assert acted and math.isclose(torque, governed_torque(0.0, 3000.0, p, False, False))
+
+
+def test_launch_allowance_is_the_torque_that_ends_the_frame_at_the_slip_target():
+    """I (omega_end - omega) = dt (T - R Fx), omega_end = (u + tcs_slip |u|) / R, forwards and in reverse."""
+    p = param_records([sedan()]).view(np.recarray)[0]
+    radius, inertia, dt = 0.33, 2.2, 1.0 / 120.0
+    u, road_torque = 5.0, 1200.0
+    hold = (u + p["aids_tcs_slip"] * u) / radius
+    omega = u / radius  # rolling
+    expected = (hold - omega) * inertia / dt + road_torque
+    assert math.isclose(launch_allowance(p, omega, u, 0.0, radius, 0.5, 1.0, inertia, road_torque, dt), expected)
+    assert math.isclose(launch_allowance(p, -omega, -u, 0.0, radius, 0.5, -1.0, inertia, -road_torque, dt),
+                        expected)
+    # a wheel already past its target gets no torque at all
+    assert launch_allowance(p, 2.0 * hold, u, 0.0, radius, 0.5, 1.0, inertia, 0.0, dt) == 0.0
 
 
 def test_without_traction_control_the_burnout_is_still_there():
