@@ -103,19 +103,25 @@ def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available,
 
 
 @scalar
-def launch_allowance(p, omega, u, ahead, radius, floor, direction, inertia, road_torque, dt):
+def launch_allowance(p, omega, u, ahead, radius, floor, direction, inertia, wheel_inertia, road_torque, grip_torque,
+                     dt):
     """Launch control: the most drive torque [N m at the wheel, in the drivetrain's direction] a driven wheel turning at
     ``omega`` may take this frame and end it no faster than its slip target ``tcs_slip`` (the speed
-    :func:`tcs_torque` holds), with ``inertia`` (the wheel's, its tyre's slope included) and the road's torque
-    ``road_torque`` on it (R Fx, signed as the wheel's speed).
+    :func:`tcs_torque` holds).
 
-    From I (omega_end - omega) = dt (T - T_road) with omega_end at the hold speed. While the automatic launch
-    clutch slips, the clutch passes no more than this (physics.step.grip_frame): the wheel then cannot break loose
-    however fast the launch clutch closes.
+    From I (omega_end - omega) = dt (T - T_road) with omega_end at the hold speed, taken twice: with the tyre's
+    force growing along its slope (``inertia``, the wheel's with the slope included; ``road_torque`` R Fx at the
+    frame's start, signed as the wheel's speed), and with the tyre at its grip (``wheel_inertia`` alone against
+    ``grip_torque``, R times the most force the road takes along the wheel): past its peak the force no longer
+    grows, and what the slope promised would spin the wheel up in one frame (at dt = 1/30 s to four times the
+    road's speed). The smaller of the two. While the automatic launch clutch slips, the clutch passes no more
+    than this (physics.step.grip_frame): the wheel then cannot break loose however fast the launch clutch closes.
     """
     road = u + ahead
     hold = (road + direction * p.aids_tcs_slip * max(abs(road), floor)) / radius
-    return max(direction * ((hold - omega) * inertia / dt + road_torque), 0.0)
+    along_slope = direction * ((hold - omega) * inertia / dt + road_torque)
+    at_grip = direction * (hold - omega) * wheel_inertia / dt + grip_torque
+    return max(min(along_slope, at_grip), 0.0)
 
 
 @scalar

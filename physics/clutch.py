@@ -35,15 +35,20 @@ def automatic(auto_clutch, rpm, p, dt):
 
 
 @scalar
-def launch(auto_clutch, rpm, speed, p, dt):
+def launch(auto_clutch, rpm, speed, above_rpm, p, dt):
     """Combined model: the automatic launch clutch's engagement, handing over to the pedal at ``auto_speed``.
 
     The engagement :func:`automatic` aims for, or the hand-over share of :func:`engagement` where that is
     higher, reached at no more than ``auto_rate`` per second: a car that accelerates through the
     hand-over band in a tenth of a second would otherwise have its clutch slammed shut. Lets go at once.
+    Under launch control (physics.step.launch_control) the hand-over also waits for the engine: its share
+    shrinks by the engine's speed above what the wheels impose (``above_rpm``, 0 without launch control) over
+    ``auto_rpm_band``, so the clutch closes as the engine comes down to the wheels and launch control holds the
+    slip until it locks (shut on an engine 200 rpm above them, the clutch threw its momentum into the wheels).
     """
     band = p.clutch_auto_band
     handover = min(max((abs(speed) - (p.clutch_auto_speed - band)) / band, 0.0), 1.0)
+    handover = handover * (1.0 - min(max(above_rpm / p.clutch_auto_rpm_band, 0.0), 1.0))
     goal = max(min(max((rpm - p.engine_idle_rpm) / p.clutch_auto_rpm_band, 0.0), 1.0), handover)
     return min(goal, auto_clutch + p.clutch_auto_rate * dt)
 

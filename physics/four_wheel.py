@@ -368,10 +368,10 @@ def axle_allowance(p, k_l, k_r, kx_l, kx_r, w_l, w_r, i, ahead, direction, dt):
     splits the torque evenly (one held by friction only may pass more, to be safe it counts as open), both
     wheels' through a locked one."""
     radius, floor = p.body_wheel_radius, p.model_slip_speed
-    a_l = aids.launch_allowance(p, w_l, k_l.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_l,
-                                radius * k_l.fx, dt)
-    a_r = aids.launch_allowance(p, w_r, k_r.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_r,
-                                radius * k_r.fx, dt)
+    a_l = aids.launch_allowance(p, w_l, k_l.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_l, i,
+                                radius * k_l.fx, radius * k_l.limit, dt)
+    a_r = aids.launch_allowance(p, w_r, k_r.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_r, i,
+                                radius * k_r.fx, radius * k_r.limit, dt)
     if p.diff_kind == 1:
         return a_l + a_r
     return 2.0 * min(a_l, a_r)
@@ -460,7 +460,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         kappa = min(k_fl.kappa, k_fr.kappa)
     elif front_share > 0.0:
         kappa = min(kappa, k_fl.kappa, k_fr.kappa)
-    d, engine_torque, capacity, direct_torque, tcs = _step.grip_drive(p, s, c, u.start, kappa, dt)
+    driven = carrier(front_share, s.wheel_fl, s.wheel_fr, s.wheel_rl, s.wheel_rr)
+    d, engine_torque, capacity, direct_torque, tcs = _step.grip_drive(p, s, c, u.start, kappa, driven, dt)
     ratio = d.ratio
     full = d.brake_share * p.brakes_force * radius
     b_front = 0.5 * p.brakes_front_share * full
@@ -486,7 +487,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     if p.manual and _step.launching(p, s, c, d.auto_clutch):
         allowance = launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, ahead,
                                      brakes.sign(ratio), dt)
-        capacity, slipping_torque, launch_on = _step.launch_control(p, s, engine_torque, capacity, allowance, ratio)
+        capacity, slipping_torque, launch_on = _step.launch_control(p, s, engine_torque, capacity, allowance, ratio,
+                                                                    ratio * driven, dt)
 
     # The driven wheels through the clutch and the differentials (an engine locked to them adds its inertia);
     # a stalled engine locked to them rubs on them as a brake.

@@ -330,26 +330,31 @@ def launching(p, s, c, auto):
 
 
 @scalar
-def launch_control(p, s, engine_torque, capacity, allowance, ratio):
+def launch_control(p, s, engine_torque, capacity, allowance, ratio, imposed, dt):
     """Launch control's clutch capacity [N m] and the engine's torque [N m] should the clutch slip.
 
     The clutch passes no more than ``allowance`` (the driven wheels' torque at their slip target,
     physics.aids.launch_allowance, at the wheels). A slipping clutch's engine gives up what the clutch holds back,
-    down to its closed-throttle torque, so that it revs as it would have: the launch clutch's engagement follows
-    the engine's speed, and a throttle cut alone had the launch cycle between spin and bog. A clutch that sticks
-    keeps the engine's whole torque, for traction control to take. Returns (capacity, engine torque if slipping,
-    whether it acted).
+    down to its closed-throttle torque, so that it revs as it would have (the launch clutch's engagement follows
+    the engine's speed; a throttle cut alone had the launch cycle between spin and bog), but never so much that it
+    ends the frame below the speed the wheels impose through the gears (``imposed`` [rad/s]): it meets them there
+    and the clutch locks without the engine's momentum jolting the wheels. A clutch that sticks keeps the engine's
+    whole torque, for traction control to take. Returns (capacity, engine torque if slipping, whether it acted).
     """
     if ratio == 0.0 or allowance >= capacity * abs(ratio):
         return capacity, engine_torque, False
     most = allowance / abs(ratio)
     closed = engine.governed_torque(0.0, s.rpm, p, False, False)
-    return most, max(engine_torque - (capacity - most), min(closed, engine_torque)), True
+    held = max(engine_torque - (capacity - most), min(closed, engine_torque))
+    meets = most + p.engine_inertia * (imposed - s.rpm / engine.RPM_PER_RAD_S) / dt
+    return most, min(max(held, meets), engine_torque), True
 
 
 @scalar
-def grip_drive(p, s, c, cranking, kappa, dt):
+def grip_drive(p, s, c, cranking, kappa, driven, dt):
     """Combined model: the engine's torque, the clutch's capacity and the overall ratio, or 002's direct drive.
+
+    ``driven`` is the speed [rad/s] of what the gearbox drives (the driven wheels' mean).
 
     Traction control cuts the throttle by what the driven wheels' slip ratio ``kappa`` asks
     (physics.aids.tcs_cut). Returns (Drivetrain for the telemetry, engine torque, clutch capacity
@@ -363,7 +368,10 @@ def grip_drive(p, s, c, cranking, kappa, dt):
         return d, 0.0, 0.0, demand * p.body_wheel_radius, cut
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
     if p.clutch_auto_speed > 0.0:
-        auto = clutch.launch(s.auto_clutch, s.rpm, s.vx, p, dt)
+        # the engine's speed above what the driven wheels impose, for the hand-over under launch control
+        above = s.rpm - abs(ratio * driven) * engine.RPM_PER_RAD_S \
+            if p.aids_tcs > 0 and c.throttle > 0.0 and c.brake <= 0.0 else 0.0
+        auto = clutch.launch(s.auto_clutch, s.rpm, s.vx, above, p, dt)
         engagement = min(1.0 - c.clutch_pedal, auto)
     else:  # a bare manual: the pedal alone
         auto = 0.0
@@ -436,7 +444,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.
     driven_slip = max(kappa_f, kappa_r) if p.all_driven else kappa_r
-    d, engine_torque, capacity, direct_torque, tcs = grip_drive(p, s, c, u.start, driven_slip, dt)
+    d, engine_torque, capacity, direct_torque, tcs = grip_drive(p, s, c, u.start, driven_slip, s.wheel_rear, dt)
     full_brake = d.brake_share * p.brakes_force * radius
     brake_f = p.brakes_front_share * full_brake
     brake_r = full_brake - brake_f
@@ -459,8 +467,11 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     slipping_torque = engine_torque
     if p.manual and launching(p, s, c, d.auto_clutch):
         allowance = aids.launch_allowance(p, s.wheel_rear, ur, ahead_r, radius, floor, brakes.sign(ratio),
-                                          inertia_r + dt * radius * radius * kxr, radius * fxr, dt)
-        capacity, slipping_torque, launch_on = launch_control(p, s, engine_torque, capacity, allowance, ratio)
+                                          inertia_r + dt * radius * radius * kxr, inertia_r, radius * fxr,
+                                          radius * tyre.longitudinal_limit(fyr, load_r, mu_r, p.tyres_lateral_share),
+                                          dt)
+        capacity, slipping_torque, launch_on = launch_control(p, s, engine_torque, capacity, allowance, ratio,
+                                                              ratio * s.wheel_rear, dt)
     if p.manual:
         clutch_t, stuck = wheel.clutch_torque(omega_e, s.wheel_rear, engine_torque, radius * fxr, ratio, capacity,
                                               p.engine_inertia, inertia_r + dt * radius * radius * kxr, dt)

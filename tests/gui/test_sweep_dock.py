@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
 SCRIPT = """
 [script]
@@ -55,6 +55,14 @@ def sweep_this(window, path: str) -> None:
     menu.close()
 
 
+def settle(dock):
+    """The chart as a user sees it before clicking a point: the pending layout (the status line may have grown a
+    line) and a paint, where pyqtgraph applies its auto-range. On a busy machine a click computed before them
+    missed the point."""
+    QApplication.processEvents()
+    dock.plot.grab()
+
+
 def run_dock(qtbot, window):
     dock = window.sweep
     assert dock.run()
@@ -96,6 +104,7 @@ def test_a_heatmap_sweep_and_a_clicked_cell_become_the_sessions_parameters(qtbot
     # click the cell of torque 180 N m, lock 40 deg (car 4 in product order)
     chosen = []
     dock.car_chosen.connect(chosen.append)
+    settle(dock)
     scene_point = vb.mapViewToScene(dock.cell_position(3))
     widget_point = dock.plot.mapFromScene(scene_point)
     qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=widget_point)
@@ -122,6 +131,7 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
     chosen = []
     dock.car_chosen.connect(chosen.append)
     vb = dock.plot.getPlotItem().vb
+    settle(dock)
     point = dock.plot.mapFromScene(vb.mapViewToScene(dock.cell_position(2)))  # the third car's point
     qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=point)
     mass = dock.result.plan.si_values()[2, 0]

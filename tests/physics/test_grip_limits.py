@@ -15,6 +15,7 @@ from grip_drivers import RPM_PER_RAD_S, G, SpeedHold, drive, first_index, flying
 
 from physics import Inputs, Simulation
 from physics.aids import launch_allowance
+from physics.clutch import launch
 from physics.engine import governed_torque
 from physics.records import STATE, param_records
 from physics.step import launch_control
@@ -254,20 +255,23 @@ def test_traction_control_launches_the_sedan_like_a_road_car():
 
 @pytest.mark.parametrize("preset", ["sedan_single_track", "sedan"])
 @pytest.mark.parametrize("dt", [1.0 / 120.0, 1.0 / 240.0])
-def test_launch_control_holds_a_full_throttle_launch_without_pulsing(preset, dt):
+@pytest.mark.parametrize("gear", [1, -1])
+def test_launch_control_holds_a_full_throttle_launch_without_pulsing(preset, dt, gear):
     """While the launch clutch slips, traction control is a launch control: the drive holds at the slip target
-    through the clutch's hand-over and lock-up. (A throttle cut there had the drive pulse between 10.9 and
-    3.5 kN and the engine bog to 1,120 rpm, and the four-wheel car's lock-up drop its acceleration to 0.5 m/s^2.)"""
+    through the clutch's hand-over and lock-up, forwards and in reverse. (A throttle cut there had the drive pulse
+    between 10.9 and 3.5 kN and the engine bog to 1,120 rpm; the four-wheel car's lock-up dropped its acceleration
+    to 0.5 m/s^2, and a reverse launch's lock-up to 0.1 m/s^2 for a tenth of a second.)"""
     sim = Simulation(sedan(preset), n=1, dt=dt)
-    run = drive(sim, 2.0, lambda t, tel: Inputs.from_keys(1, {"throttle"}))
+    run = drive(sim, 2.0, lambda t, tel: Inputs.from_keys(1, {"throttle"}, gear=gear))
     held = first_index(run.tcs_active > 0.0)
     assert run.t[held] < 0.5  # the wheels reach their target early: what follows is the controlled launch
     during = slice(held, None)
-    accel = run.accel_long[during]
+    accel = gear * run.accel_long[during]
+    force = gear * run.drive_force[during]
     assert accel.min() > 0.8 * np.median(accel)
-    assert run.drive_force[during].min() > 0.8 * np.median(run.drive_force[during])
+    assert force.min() > 0.8 * np.median(force)
     slip = run.slip_ratio_rl if preset == "sedan" else run.slip_ratio_rear
-    assert slip[during].max() < 0.13  # tcs_slip 0.1, the tyre's peak 0.14
+    assert np.abs(slip[during]).max() < 0.13  # tcs_slip 0.1, the tyre's peak 0.14
     assert run.rpm[during].min() > 1300.0  # no bog
     assert run.clutch[-1] == 1.0  # the launch clutch handed over to the pedal within the 2 s
 
@@ -291,30 +295,61 @@ def test_launch_control_gives_the_clutch_no_more_than_the_wheels_take():
     s = np.zeros(1, dtype=STATE).view(np.recarray)[0]
     s["rpm"] = 3000.0
     ratio = -3.73 * 3.15
-    capacity, torque, acted = launch_control(p, s, 300.0, 500.0, 2000.0, ratio)
+    dt = 1.0 / 120.0
+    far_below = 0.0  # the wheels at rest: the engine may come down as far as it would
+    capacity, torque, acted = launch_control(p, s, 300.0, 500.0, 2000.0, ratio, far_below, dt)
     assert acted and math.isclose(capacity, 2000.0 / abs(ratio))
     assert math.isclose(torque, max(300.0 - (500.0 - 2000.0 / abs(ratio)), governed_torque(0.0, 3000.0, p, False,
                                                                                             False)))
     assert torque < 300.0
-    assert launch_control(p, s, 300.0, 500.0, 500.0 * abs(ratio), ratio) == (500.0, 300.0, False)
+    assert launch_control(p, s, 300.0, 500.0, 500.0 * abs(ratio), ratio, far_below, dt) == (500.0, 300.0, False)
     # a cut larger than the engine's torque leaves it at its closed-throttle torque, no lower
-    capacity, torque, acted = launch_control(p, s, 300.0, 700.0, 10.0, ratio)
+    capacity, torque, acted = launch_control(p, s, 300.0, 700.0, 10.0, ratio, far_below, dt)
     assert acted and math.isclose(torque, governed_torque(0.0, 3000.0, p, False, False))
+    # ... and never so low that the engine ends the frame below the wheels' speed through the gears
+    omega = 3000.0 / RPM_PER_RAD_S
+    imposed = omega - 0.5
+    capacity, torque, acted = launch_control(p, s, 300.0, 700.0, 10.0, ratio, imposed, dt)
+    most = 10.0 / abs(ratio)
+    assert math.isclose(torque, most + p["engine_inertia"] * (imposed - omega) / dt)
+    assert math.isclose(omega + dt * (torque - most) / p["engine_inertia"], imposed)
+
+
+def test_under_launch_control_the_hand_over_waits_for_the_engine():
+    """physics.clutch.launch: past auto_speed the hand-over's share is 1, less the engine's speed above the wheels'
+    over auto_rpm_band; the engagement the engine's speed asks for is left as it was."""
+    p = param_records([sedan()]).view(np.recarray)[0]
+    past = p["clutch_auto_speed"] + 1.0
+    rpm, band = 1500.0, p["clutch_auto_rpm_band"]
+    by_rpm = (rpm - p["engine_idle_rpm"]) / band
+    assert launch(0.5, rpm, past, 0.0, p, 1.0) == 1.0  # (a 1 s step: the rate does not bind)
+    waits = launch(0.0, rpm, past, 0.75 * band, p, 10.0)
+    assert math.isclose(waits, max(by_rpm, 0.25))
+    assert launch(0.0, rpm, past, 2.0 * band, p, 10.0) == by_rpm  # far above: the engine's own share only
+    assert launch(0.0, rpm, past, -300.0, p, 10.0) == 1.0  # below the wheels: no wait
 
 
 def test_launch_allowance_is_the_torque_that_ends_the_frame_at_the_slip_target():
-    """I (omega_end - omega) = dt (T - R Fx), omega_end = (u + tcs_slip |u|) / R, forwards and in reverse."""
+    """I (omega_end - omega) = dt (T - R Fx), omega_end = (u + tcs_slip |u|) / R, forwards and in reverse; with the
+    tyre's slope in I while the road takes the force, with the bare wheel against the grip where it cannot."""
     p = param_records([sedan()]).view(np.recarray)[0]
-    radius, inertia, dt = 0.33, 2.2, 1.0 / 120.0
-    u, road_torque = 5.0, 1200.0
+    radius, bare, dt = 0.33, 2.2, 1.0 / 120.0
+    inertia = bare + dt * radius * radius * 30000.0  # a tyre slope of 30 kN per unit slip at 5 m/s
+    u, road_torque, grip_torque = 5.0, 1200.0, 8000.0
     hold = (u + p["aids_tcs_slip"] * u) / radius
     omega = u / radius  # rolling
-    expected = (hold - omega) * inertia / dt + road_torque
-    assert math.isclose(launch_allowance(p, omega, u, 0.0, radius, 0.5, 1.0, inertia, road_torque, dt), expected)
-    assert math.isclose(launch_allowance(p, -omega, -u, 0.0, radius, 0.5, -1.0, inertia, -road_torque, dt),
-                        expected)
+    along = (hold - omega) * inertia / dt + road_torque
+    at_grip = (hold - omega) * bare / dt + grip_torque
+    assert along < at_grip  # the road takes it
+    assert math.isclose(launch_allowance(p, omega, u, 0.0, radius, 0.5, 1.0, inertia, bare, road_torque,
+                                         grip_torque, dt), along)
+    assert math.isclose(launch_allowance(p, -omega, -u, 0.0, radius, 0.5, -1.0, inertia, bare, -road_torque,
+                                         grip_torque, dt), along)
+    # on ice the grip sets it: what the slope promised would spin the wheel up
+    assert math.isclose(launch_allowance(p, omega, u, 0.0, radius, 0.5, 1.0, inertia, bare, road_torque, 300.0, dt),
+                        (hold - omega) * bare / dt + 300.0)
     # a wheel already past its target gets no torque at all
-    assert launch_allowance(p, 2.0 * hold, u, 0.0, radius, 0.5, 1.0, inertia, 0.0, dt) == 0.0
+    assert launch_allowance(p, 2.0 * hold, u, 0.0, radius, 0.5, 1.0, inertia, bare, 0.0, grip_torque, dt) == 0.0
 
 
 def test_without_traction_control_the_burnout_is_still_there():
