@@ -368,9 +368,10 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt):
         return d, 0.0, 0.0, demand * p.body_wheel_radius, cut
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
     if p.clutch_auto_speed > 0.0:
-        # the engine's speed above what the driven wheels impose, for the hand-over under launch control
+        # the engine's speed above what the driven wheels impose, for the hand-over of a launch under launch
+        # control (one the launch clutch has not yet closed on: a shift later on is left alone)
         above = s.rpm - abs(ratio * driven) * engine.RPM_PER_RAD_S \
-            if p.aids_tcs > 0 and c.throttle > 0.0 and c.brake <= 0.0 else 0.0
+            if p.aids_tcs > 0 and c.throttle > 0.0 and c.brake <= 0.0 and s.auto_clutch < 1.0 else 0.0
         auto = clutch.launch(s.auto_clutch, s.rpm, s.vx, above, p, dt)
         engagement = min(1.0 - c.clutch_pedal, auto)
     else:  # a bare manual: the pedal alone

@@ -277,6 +277,24 @@ def test_launch_control_holds_a_full_throttle_launch_without_pulsing(preset, dt,
 
 
 @pytest.mark.parametrize("preset", ["sedan_single_track", "sedan"])
+def test_a_shift_after_the_launch_is_the_pedals_alone(preset):
+    """Once the launch clutch has closed, an upshift at low revs engages as the clutch pedal comes up: the launch's
+    hand-over, which waits for the engine to meet the wheels, is over and does not hold the clutch open."""
+    sim = Simulation(sedan(preset), n=1, dt=DT)
+
+    def driver(t, tel):
+        if 1.0 <= t < 1.3:  # the clutch key, 2nd gear in the middle of it
+            return Inputs.from_keys(1, {"clutch", "gear_up"} if 1.1 <= t < 1.2 else {"clutch"})
+        return Inputs.from_keys(1, {"throttle"})
+
+    run = drive(sim, 2.5, driver)
+    after = run.t >= 1.0
+    assert run.gear[-1] == 2 and run.speed[after].min() > 4.0  # past the hand-over, at low revs in 2nd
+    assert run.rpm[after].max() < 0.5 * 7000.0
+    assert np.array_equal(run.clutch[after], 1.0 - run.clutch_pedal[after])
+
+
+@pytest.mark.parametrize("preset", ["sedan_single_track", "sedan"])
 def test_launch_control_stays_out_of_a_braked_stop(preset):
     """The launch clutch opens again as a braked car slows; with the throttle closed and the brake on, that is no
     launch, and launch control leaves the clutch and the engine alone."""
