@@ -42,7 +42,8 @@ def launch(auto_clutch, rpm, speed, above_rpm, p, dt):
     higher, reached at no more than ``auto_rate`` per second: a car that accelerates through the
     hand-over band in a tenth of a second would otherwise have its clutch slammed shut. Lets go at once.
     Under launch control (physics.step.launch_control) the hand-over also waits for the engine: its share
-    shrinks by the engine's speed above what the wheels impose (``above_rpm``, 0 without launch control) over
+    shrinks by the engine's speed above what the wheels impose (``above_rpm``; the caller passes 0 where launch
+    control does not hold the wheels, physics.step.grip_drive) over
     ``auto_rpm_band``, so the clutch closes as the engine comes down to the wheels and launch control holds the
     slip until it locks (shut on an engine 200 rpm above them, the clutch threw its momentum into the wheels).
     """

@@ -363,10 +363,11 @@ def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f,
 
 @scalar
 def axle_allowance(p, k_l, k_r, kx_l, kx_r, w_l, w_r, i, ahead, direction, dt):
-    """Launch control: the most drive torque [N m] a driven axle may take this frame with neither wheel passing its
-    slip target (physics.aids.launch_allowance for each): twice the lower wheel's through a differential that
-    splits the torque evenly (one held by friction only may pass more, to be safe it counts as open), both
-    wheels' through a locked one."""
+    """Launch control: the most drive torque [N m] a driven axle may take this frame (physics.aids.launch_allowance
+    for each wheel). As traction control's throttle cut follows the less spinning wheel and its brake takes the
+    other: through a differential that splits the torque evenly (open, limited slip, torque sensing), twice the
+    better wheel's; through a locked one both wheels' together. A wheel that cannot take its share spins on to
+    ``tcs_brake_slip``, where its brake holds it and so passes the rest across the differential."""
     radius, floor = p.body_wheel_radius, p.model_slip_speed
     a_l = aids.launch_allowance(p, w_l, k_l.u, ahead, radius, floor, direction, i + dt * radius * radius * kx_l, i,
                                 radius * k_l.fx, radius * k_l.limit, dt)
@@ -374,14 +375,14 @@ def axle_allowance(p, k_l, k_r, kx_l, kx_r, w_l, w_r, i, ahead, direction, dt):
                                 radius * k_r.fx, radius * k_r.limit, dt)
     if p.diff_kind == 1:
         return a_l + a_r
-    return 2.0 * min(a_l, a_r)
+    return 2.0 * max(a_l, a_r)
 
 
 @scalar
 def launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, ahead, direction, dt):
     """Launch control: the most drive torque [N m at the wheels] the driven wheels may take this frame
-    (:func:`axle_allowance`); with all-wheel drive the axle that reaches its own first at the centre
-    differential's split ``front_drive`` sets it."""
+    (:func:`axle_allowance`); with all-wheel drive the better axle's at the centre differential's split
+    ``front_drive``, the other axle's spin caught by its brakes as across an axle."""
     share = p.front_drive
     if share == 0.0:
         return axle_allowance(p, k_rl, k_rr, kx_rl, kx_rr, s.wheel_rl, s.wheel_rr, i_r, ahead, direction, dt)
@@ -390,7 +391,7 @@ def launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i
     if share == 1.0:
         return front
     rear = axle_allowance(p, k_rl, k_rr, kx_rl, kx_rr, s.wheel_rl, s.wheel_rr, i_r, ahead, direction, dt)
-    return min(front / share, rear / (1.0 - share))
+    return max(front / share, rear / (1.0 - share))
 
 
 @scalar

@@ -306,6 +306,62 @@ def test_launch_control_stays_out_of_a_braked_stop(preset):
     assert run.tcs_active.max() == 0.0
 
 
+def test_throttle_against_the_handbrake_is_no_launch():
+    """At rest with the handbrake on and the throttle open, the rear wheels do not turn: launch control has
+    nothing to hold, and neither the traction control lamp nor the engine's torque says otherwise."""
+    keys = {"throttle", "handbrake"}
+    run = drive(Simulation(sedan("sedan"), n=1, dt=DT), 2.0, lambda t, tel: Inputs.from_keys(1, keys))
+    off = drive(Simulation(sedan("sedan", **{"aids.tcs": 0}), n=1, dt=DT), 2.0,
+                lambda t, tel: Inputs.from_keys(1, keys))
+    assert run.tcs_active.max() == 0.0
+    assert np.array_equal(run.engine_torque, off.engine_torque)
+
+
+def test_a_launch_the_tyres_take_whole_hands_over_as_without_traction_control():
+    """In 3rd from rest the engine cannot spin the wheels: traction control never acts, and the launch clutch
+    closes as it does with traction control off (the hand-over's wait is for launches launch control holds; it
+    had slipped this clutch 1.6 s longer)."""
+    runs = [drive(Simulation(sedan(**{"aids.tcs": tcs}), n=1, dt=DT), 4.0,
+                  lambda t, tel: Inputs.from_keys(1, {"throttle"}, gear=3)) for tcs in (1, 0)]
+    assert runs[0].tcs_active.max() == 0.0
+    assert runs[0].clutch[-1] == 1.0
+    assert np.array_equal(runs[0].clutch, runs[1].clutch)
+    assert np.array_equal(runs[0].speed, runs[1].speed)
+
+
+@pytest.mark.parametrize("axle", ["all", "front", "rear"])
+def test_launch_control_uses_the_grip_of_every_driven_wheel_on_snow(axle):
+    """The four-wheel sedan on mu 0.3 at full throttle: launch control lets the better wheel (and, with all-wheel
+    drive, the better axle) take its share, as traction control's throttle cut does, and the brakes catch the
+    others at tcs_brake_slip; the car pulls near the road's mu g over the driven axles' share of the weight
+    (sizing the drive by the worse wheel gave 2.49 m/s^2 with all-wheel drive, 15% under mu g)."""
+    mu = 0.3
+    car = sedan("sedan", **{"body.driven_axle": axle, "tyres.mu": mu})
+    run = drive(Simulation(car, n=1, dt=DT), 3.0, lambda t, tel: Inputs.from_keys(1, {"throttle"}))
+    b = car.body
+    length, lr, h = b.wheelbase, b.lr, b.cg_height
+    # a = mu Fz_driven / m with the load transfer m a h / L, less the rolling resistance C_rr g
+    traction = {"all": mu * G, "front": mu * G * lr / (length + mu * h),
+                "rear": mu * G * (length - lr) / (length - mu * h)}[axle]
+    road = traction - car.aero.rolling_coefficient * G
+    later = run.t >= 0.5
+    assert np.median(run.accel_long[later]) > 0.93 * road
+    slips = [run[f"slip_ratio_{w}"][later] for w in ("fl", "fr", "rl", "rr")]
+    assert max(s.max() for s in slips) < 0.2
+
+
+@pytest.mark.parametrize("preset", ["sedan_single_track", "sedan"])
+@pytest.mark.parametrize("gear", [1, -1])
+def test_launch_control_holds_the_slip_at_a_coarse_timestep(preset, gear):
+    """dt = 1/30 s: what the tyre's slope promised the road could not take, and the wheels spun to several times
+    the road's speed in a frame; the allowance is bounded by the road's grip."""
+    run = drive(Simulation(sedan(preset), n=1, dt=1.0 / 30.0), 2.0,
+                lambda t, tel: Inputs.from_keys(1, {"throttle"}, gear=gear))
+    slip = run.slip_ratio_rl if preset == "sedan" else run.slip_ratio_rear
+    assert np.abs(slip).max() < 0.2
+    assert gear * run.speed[-1] > 6.0
+
+
 def test_launch_control_gives_the_clutch_no_more_than_the_wheels_take():
     """physics.step.launch_control: the capacity at the allowance over the ratio, the engine's torque less what the
     clutch holds back, not below its closed-throttle torque; nothing changes while the clutch could pass more."""
@@ -363,9 +419,11 @@ def test_launch_allowance_is_the_torque_that_ends_the_frame_at_the_slip_target()
                                          grip_torque, dt), along)
     assert math.isclose(launch_allowance(p, -omega, -u, 0.0, radius, 0.5, -1.0, inertia, bare, -road_torque,
                                          grip_torque, dt), along)
-    # on ice the grip sets it: what the slope promised would spin the wheel up
+    # on ice the grip sets it: what the slope promised would spin the wheel up; in reverse alike
     assert math.isclose(launch_allowance(p, omega, u, 0.0, radius, 0.5, 1.0, inertia, bare, road_torque, 300.0, dt),
                         (hold - omega) * bare / dt + 300.0)
+    assert math.isclose(launch_allowance(p, -omega, -u, 0.0, radius, 0.5, -1.0, inertia, bare, -road_torque, 300.0,
+                                         dt), (hold - omega) * bare / dt + 300.0)
     # a wheel already past its target gets no torque at all
     assert launch_allowance(p, 2.0 * hold, u, 0.0, radius, 0.5, 1.0, inertia, bare, 0.0, grip_torque, dt) == 0.0
 
