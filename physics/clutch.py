@@ -43,9 +43,9 @@ def launch(auto_clutch, rpm, speed, above_rpm, p, dt):
     hand-over band in a tenth of a second would otherwise have its clutch slammed shut. Lets go at once.
     Under launch control (physics.step.launch_control) the hand-over also waits for the engine: its share
     shrinks by the engine's speed above what the wheels impose (``above_rpm``; the caller passes 0 where launch
-    control does not hold the wheels, physics.step.grip_drive) over
-    ``auto_rpm_band``, so the clutch closes as the engine comes down to the wheels and launch control holds the
-    slip until it locks (shut on an engine 200 rpm above them, the clutch threw its momentum into the wheels).
+    control does not hold the wheels, physics.step.grip_drive) over ``auto_rpm_band``, so the clutch closes as
+    the engine comes down to the wheels and launch control holds the slip until it locks (shut on an engine
+    186 rpm above them in a reverse launch, the clutch threw its momentum into the wheels).
     """
     band = p.clutch_auto_band
     handover = min(max((abs(speed) - (p.clutch_auto_speed - band)) / band, 0.0), 1.0)
