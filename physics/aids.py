@@ -84,6 +84,14 @@ def tcs_cut(p, kappa, direction, previous, dt):
 
 
 @scalar
+def tcs_hold(p, u, ahead, radius, floor, direction):
+    """The speed [rad/s] traction control holds a driven wheel to: ``tcs_slip`` above the road's speed at the
+    frame's end, u + ``ahead``, in the direction the drivetrain drives (taken against at least ``floor``)."""
+    road = u + ahead
+    return (road + direction * p.aids_tcs_slip * max(abs(road), floor)) / radius
+
+
+@scalar
 def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available, dt):
     """Traction control holding the slip: the drive torque [N m at the wheel] the engine gives up this frame,
     at most ``available``, so that a driven wheel locked to the engine ends the frame at ``tcs_slip``.
@@ -94,9 +102,7 @@ def tcs_torque(p, omega, u, ahead, radius, floor, direction, inertia, available,
     """
     if p.aids_tcs <= 0 or direction == 0.0:
         return 0.0
-    road = u + ahead
-    hold = (road + direction * p.aids_tcs_slip * max(abs(road), floor)) / radius
-    excess = direction * (omega - hold)
+    excess = direction * (omega - tcs_hold(p, u, ahead, radius, floor, direction))
     if excess <= 0.0:
         return 0.0
     return min(excess * inertia / dt, available)
@@ -117,8 +123,7 @@ def launch_allowance(p, omega, u, ahead, radius, floor, direction, inertia, whee
     road's speed). The smaller of the two. While the automatic launch clutch slips, the clutch passes no more
     than this (physics.step.grip_frame): the wheel then cannot break loose however fast the launch clutch closes.
     """
-    road = u + ahead
-    hold = (road + direction * p.aids_tcs_slip * max(abs(road), floor)) / radius
+    hold = tcs_hold(p, u, ahead, radius, floor, direction)
     along_slope = direction * ((hold - omega) * inertia / dt + road_torque)
     at_grip = direction * (hold - omega) * wheel_inertia / dt + grip_torque
     return max(min(along_slope, at_grip), 0.0)

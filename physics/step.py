@@ -321,12 +321,19 @@ def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
 
 
 @scalar
+def launch_asked(p, c):
+    """Whether the driver asks for a launch traction control may hold: traction control on, the throttle open,
+    the brake and the handbrake off."""
+    return p.aids_tcs > 0 and c.throttle > 0.0 and c.brake <= 0.0 and not c.handbrake
+
+
+@scalar
 def launching(p, s, c, auto):
-    """Whether launch control holds the driven wheels' slip through the clutch: traction control on, a running
-    engine driven by the throttle with the brake and the handbrake off, and the automatic launch clutch (``auto``, its engagement
-    this frame) engaging the clutch and not yet closed (the pedal is let out further than it)."""
-    return (p.aids_tcs > 0 and p.clutch_auto_speed > 0.0 and not s.stalled and c.throttle > 0.0 and c.brake <= 0.0
-            and not c.handbrake and auto < 1.0 and auto <= 1.0 - c.clutch_pedal)
+    """Whether launch control holds the driven wheels' slip through the clutch: a launch asked for
+    (:func:`launch_asked`), a running engine, and the automatic launch clutch (``auto``, its engagement this frame)
+    engaging the clutch and not yet closed (the pedal is let out further than it)."""
+    return (launch_asked(p, c) and p.clutch_auto_speed > 0.0 and not s.stalled and auto < 1.0
+            and auto <= 1.0 - c.clutch_pedal)
 
 
 @scalar
@@ -372,8 +379,7 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt):
         # control holds: one the launch clutch has not yet closed on (a shift later on is left alone), with the
         # driven wheels near the slip it holds them at (0.8 of it) (a launch the tyres take whole hands
         # over as it always did, and does not slip the clutch for seconds)
-        held = (p.aids_tcs > 0 and c.throttle > 0.0 and c.brake <= 0.0 and not c.handbrake and s.auto_clutch < 1.0
-                and brakes.sign(ratio) * kappa >= 0.8 * p.aids_tcs_slip)
+        held = launch_asked(p, c) and s.auto_clutch < 1.0 and brakes.sign(ratio) * kappa >= 0.8 * p.aids_tcs_slip
         above = s.rpm - abs(ratio * driven) * engine.RPM_PER_RAD_S if held else 0.0
         auto = clutch.launch(s.auto_clutch, s.rpm, s.vx, above, p, dt)
         engagement = min(1.0 - c.clutch_pedal, auto)
