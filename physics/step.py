@@ -473,13 +473,13 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     clutch_t, stuck = 0.0, False
     omega_e = s.rpm / engine.RPM_PER_RAD_S
     ahead_r = dt * s.accel  # the road's change under the wheels this frame, from the last one's deceleration
+    limit_r = tyre.longitudinal_limit(fyr, load_r, mu_r, p.tyres_lateral_share)
     launch_on = False
     slipping_torque = engine_torque
     if p.manual and launching(p, s, c, d.auto_clutch):
         allowance = aids.launch_allowance(p, s.wheel_rear, ur, ahead_r, radius, floor, brakes.sign(ratio),
                                           inertia_r + dt * radius * radius * kxr, inertia_r, radius * fxr,
-                                          radius * tyre.longitudinal_limit(fyr, load_r, mu_r, p.tyres_lateral_share),
-                                          dt)
+                                          radius * limit_r, dt)
         capacity, slipping_torque, launch_on = launch_control(p, s, engine_torque, capacity, allowance, ratio,
                                                               ratio * s.wheel_rear, dt)
     if p.manual:
@@ -511,7 +511,6 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # its force no longer grows with the slip: it turns under the limit alone (physics.wheel.at_limit
     # below lets it grip again within the frame).
     fxr_shared = fxr + kxr * radius * (start_r - s.wheel_rear)
-    limit_r = tyre.longitudinal_limit(fyr, load_r, mu_r, p.tyres_lateral_share)
     fxr_start = min(max(fxr_shared, -limit_r), limit_r)
     kxr_w = kxr if fxr_start == fxr_shared else 0.0
     wr_new, wr_free, jr, held_r = wheel.spin(start_r, drive_r, fxr_start, kxr_w, brake_r, radius, inertia_r, dt)
