@@ -87,6 +87,10 @@ if not DISABLED:
 def scalar(fn, cache: bool = True):
     """Compile a subsystem function: scalar floats in and out, no loops, numpy's error model.
 
+    Arrays may come in (the kernel's scratch lanes, a road's rows) but none is made or returned: a subsystem is
+    compiled without numba's reference counting, which otherwise counted every array argument in and out with two
+    atomic operations a call (about 8% of a frame).
+
     Cached on disk under the digest of every source file of the model (:func:`source_key`), so a change to any of
     them is seen: a model variant (physics.kernel.build_kernel) then compiles only the functions it changes, the
     others come from the cache. Variants' own copies are compiled with ``cache=False`` (their globals differ from
@@ -115,18 +119,34 @@ if not DISABLED:
     from numba.core.registry import CPUDispatcher
 
     _CALLEE_OPTIONS = {"nopython": True, "error_model": "numpy", "no_cpython_wrapper": True,
-                       "no_cfunc_wrapper": True}
+                       "no_cfunc_wrapper": True, "_nrt": False}
+
+    def _holds_array(typ) -> bool:
+        if isinstance(typ, numba.types.Array):
+            return True
+        return isinstance(typ, numba.types.BaseTuple) and any(_holds_array(t) for t in typ.types)
 
     class Subsystem(CPUDispatcher):
         """A subsystem function as compiled code calls it: compiled without numba's two entry wrappers (the one Python
         calls through and the C-callable one), which compiled callers never use and which took about a third of the
-        model's first compile (physics.kernel.COMPILE_SECONDS).
+        model's first compile (physics.kernel.COMPILE_SECONDS); and without numba's reference counts (see
+        :func:`scalar`), so that it returns no array (:meth:`add_overload`).
 
         A call from Python (a test, a plot of a curve) goes to a second, ordinary dispatcher of the same function,
         made at the first such call and cached apart; its own calls reach the other subsystems through this class.
         """
 
         _python = None
+
+        def add_overload(self, cres):
+            """Refuse an overload that returns an array. Compiled without reference counts, the subsystem would hand
+            its caller an array without the reference the caller later gives back, and the memory would be freed
+            under it. (Making an array fails to compile without reference counts already.)"""
+            returned = cres.signature.return_type
+            if _holds_array(returned):
+                raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} returns {returned}: a subsystem "
+                                "(physics.jit.scalar) returns no array")
+            super().add_overload(cres)
 
         def get_call_template(self, args, kws):
             """Compiled for the types of the arguments, not their constant values: a lane number 0 to 3 makes one

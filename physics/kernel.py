@@ -126,6 +126,7 @@ def _block(args, inputs, out, dt, frame0):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
         values = spare_values[i]
+        lane = lanes[i]  # views made once per car, not per frame: each costs two atomic reference counts
         for k in range(frames):
             t = (frame0 + k) * dt
             u = inputs[k, i]
@@ -134,7 +135,7 @@ def _block(args, inputs, out, dt, frame0):
                 u = spare_inputs[i]
             else:
                 look = driver.idle(state[i])
-            car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lanes[i])
+            car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
             if detail:
                 detail_channels(p, state[i], spare_telemetry[i])
             driver.carry(look, spare_state[i], spare_telemetry[i])
@@ -152,13 +153,14 @@ def _block(args, inputs, out, dt, frame0):
                 fault[i, 0] = frame0 + k
                 fault[i, 1] = bad
                 break
-            row = out[k, i]
-            if whole:  # a loop, not row[:] = values: numpy's slice assignment compiles a dozen helpers more
+            # Loops, not out[k, i, :] = values: numpy's slice assignment compiles a dozen helpers more; and
+            # indexed whole, not through a row view, which would cost two atomic reference counts a frame.
+            if whole:
                 for j in range(width):
-                    row[j] = values[j]
+                    out[k, i, j] = values[j]
             else:
                 for j in range(width):
-                    row[j] = values[select[j]]
+                    out[k, i, j] = values[select[j]]
             copy_state(spare_state[i], state[i])
 
 

@@ -223,3 +223,58 @@ def test_a_subsystem_called_with_constant_lane_numbers_compiles_once():
     assert len(put.overloads) == 1
     (signature,) = put.signatures
     assert str(signature[1]) == "int64"
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python counts no references")
+def test_subsystems_count_no_references_so_they_return_and_make_no_array():
+    # Subsystems are compiled without numba's reference counts: an array argument cost two atomic operations a call.
+    # That is only sound while no subsystem returns an array (its caller would give back a reference it was never
+    # given) or makes one; both are refused when compiled.
+    import numba
+
+    from physics import jit, tyre
+
+    assert tyre.magic_lanes.targetoptions["_nrt"] is False
+
+    def itself(lanes, j):  # numba lets this through without reference counts: the subsystem refuses it
+        return lanes
+
+    def pair_of(lanes, j):
+        return lanes[j, 0], lanes
+
+    def row_of(lanes, j):  # numba refuses a view returned without reference counts itself
+        return lanes[j]
+
+    def made(x):
+        out = np.empty(3)
+        out[0] = x
+        return out[0]
+
+    lanes = np.arange(8.0).reshape(2, 4)
+    for fn, said in ((itself, "returns no array"), (pair_of, "returns no array"), (row_of, "Only accept returning")):
+        sub = jit.scalar(fn, cache=False)
+
+        @numba.njit
+        def call(lanes, sub=sub):
+            return sub(lanes, 1)
+
+        with pytest.raises(Exception, match=said):
+            call(lanes)
+    sub = jit.scalar(made, cache=False)
+
+    @numba.njit
+    def call_made(x):
+        return sub(x)
+
+    with pytest.raises(Exception, match="empty"):  # no implementation of np.empty without reference counts
+        call_made(2.0)
+
+    # A subsystem that reads an array it is given still works, called from compiled code and from Python.
+    sub = jit.scalar(lambda lanes, j: lanes[j, 1] + lanes[j, 2], cache=False)
+
+    @numba.njit
+    def call_read(lanes):
+        return sub(lanes, 1)
+
+    assert call_read(lanes) == 11.0
+    assert sub(lanes, 0) == 3.0
