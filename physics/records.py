@@ -126,8 +126,14 @@ def _leaf_values(car: CarParams, seen: dict[int, tuple]) -> list:
     return values
 
 
+DERIVED_FROM = ("model", "body", "aero", "tyres", "suspension", "differential", "gearbox")
+"""The parameter groups whose values the DERIVED values are computed from (besides which groups a car has and its
+string parameters, which every car of a batch shares): a batch that varies only other groups shares them
+(physics.car.prepare_swept; tests/physics/test_swept_batch.py checks every leaf of the others)."""
+
+
 def _derived(rec: np.void, car: CarParams) -> None:
-    """The DERIVED values of ``car`` into its record ``rec``."""
+    """The DERIVED values of ``car`` into its record ``rec``; they read the groups of DERIVED_FROM alone."""
     b, m = car.body, car.model
     rec["kinematic"] = m.kind == KINEMATIC
     rec["manual"] = car.engine is not None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import CarParams, Inputs, Kernel, Simulation
+from physics.car import prepare_swept, with_values
 from physics.records import INPUTS
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
@@ -120,13 +121,8 @@ def _typed(group, path: str, value: float):
     return int(value) if isinstance(getattr(group, path.split(".")[1]), int) else float(value)
 
 
-def car_with(base: CarParams, paths: Sequence[str], values: Sequence[float]) -> CarParams:
-    """``base`` with the parameters at ``paths`` set to ``values`` (SI), already checked by :func:`check_cars`."""
-    changes: dict[str, dict] = {}
-    for path, value in zip(paths, values, strict=True):
-        group, key = path.split(".")
-        changes.setdefault(group, {})[key] = _typed(getattr(base, group), path, value)
-    return dataclasses.replace(base, **{g: dataclasses.replace(getattr(base, g), **kv) for g, kv in changes.items()})
+car_with = with_values
+"""``base`` with the parameters at ``paths`` set to ``values`` (SI), already checked by :func:`check_cars`."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +191,7 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     the model (physics.build_kernel); the shipped one by default.
     """
     program, n = chunk.program, len(chunk.values)
-    cars = [car_with(program.params, chunk.paths, row) for row in chunk.values]
+    cars = prepare_swept(program.params, chunk.paths, chunk.values)  # records by columns, no CarParams per car
     drivers, track = drivers_of([program.drive] * n)
     sim = Simulation(cars, dt=program.dt, kernel=kernel, drivers=drivers, track=track, **ground_for([program] * n))
     tally = Tally(program, n)
@@ -210,7 +206,7 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     start = 0
     while start < frames:
         if start in changes:
-            sim.set_cars([car_with(changes[start], chunk.paths, row) for row in chunk.values])
+            sim.set_cars(prepare_swept(changes[start], chunk.paths, chunk.values))
         end = min(start + TICK_FRAMES, frames)
         end = min([end] + [k for k in changes if start < k < end])  # a block stops where the parameters change
         for k in range(start, end):
