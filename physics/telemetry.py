@@ -8,6 +8,7 @@ workbench shows (degrees for angles).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -154,6 +155,13 @@ class UnknownChannelError(KeyError):
 def channel_infos(length_unit: str = "m") -> list[ChannelInfo]:
     """Every channel a car with this unit of length exposes (speed_kmh only for SI presets), the
     four-wheel model's per-corner channels (physics.corners) last."""
+    return list(_channel_infos(length_unit))
+
+
+@functools.cache
+def _channel_infos(length_unit: str) -> tuple[ChannelInfo, ...]:
+    """channel_infos, made once per unit of length: every batch run that names its channels asks (a sweep, each
+    block of frames)."""
     out = []
     for f in fields(Telemetry):
         if f.metadata["si_only"] and length_unit != "m":
@@ -162,7 +170,7 @@ def channel_infos(length_unit: str = "m") -> list[ChannelInfo]:
                                f.metadata["display"]))
     for name, unit, doc, display in corners.channel_fields():
         out.append(ChannelInfo(name, unit_in(unit, length_unit), doc, display))
-    return out
+    return tuple(out)
 
 
 # Channels a car writes only when it has the part behind them (the kernel writes 0 or a constant otherwise).
@@ -210,7 +218,7 @@ def channel_names(length_unit: str = "m") -> list[str]:
 
 def check_channel(name: str, length_unit: str = "m") -> ChannelInfo:
     """The channel called ``name``; UnknownChannelError listing the known ones otherwise."""
-    infos = channel_infos(length_unit)
+    infos = _channel_infos(length_unit)
     for info in infos:
         if info.name == name:
             return info
