@@ -58,13 +58,14 @@ class Simulation:
     ``step`` advances one frame (the interactive car); ``run`` advances a block of frames whose
     inputs are given as a record array (frames, N) of physics.records.INPUTS. A batch of one car
     runs the serial compilation of the kernel, larger batches the parallel one (``parallel``
-    overrides). ``kernel`` is the compiled model, physics.build_kernel(...) for a variant.
+    overrides). ``kernel`` is the compiled model, physics.build_kernel(...) for a variant. ``cars`` may be a
+    prepared batch (physics.car.prepare, or prepare_swept for a sweep's cars).
     A NonFiniteError stops the run; reset() before going on. ``drivers`` and ``track`` give the cars
     closed-loop drivers (see :meth:`set_drivers`), ``ground`` and ``ground_index`` road surfaces
     (see :meth:`set_ground`).
     """
 
-    def __init__(self, cars: CarParams | Sequence[CarParams], n: int | None = None, dt: float = DEFAULT_DT,
+    def __init__(self, cars: CarParams | Sequence[CarParams] | Car, n: int | None = None, dt: float = DEFAULT_DT,
                  kernel: Kernel | None = None, parallel: bool | None = None, drivers: np.ndarray | None = None,
                  track: np.ndarray | None = None, ground: np.ndarray | None = None,
                  ground_index: np.ndarray | None = None):
@@ -150,7 +151,7 @@ class Simulation:
         return self.car.n
 
     @property
-    def cars(self) -> tuple[CarParams, ...]:
+    def cars(self) -> Sequence[CarParams]:
         return self.car.cars
 
     def _parallel(self) -> bool:
@@ -271,7 +272,7 @@ class Simulation:
             self._partial = select is not None
         return telemetry
 
-    def set_cars(self, cars: CarParams | Sequence[CarParams]) -> None:
+    def set_cars(self, cars: CarParams | Sequence[CarParams] | Car) -> None:
         """Replace the parameters from the next step on (same batch size and kind); the state is kept."""
         car = prepare(cars, self.car.n if isinstance(cars, CarParams) else None)
         if car.n != self.car.n:
