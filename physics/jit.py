@@ -118,8 +118,12 @@ def _cache(dispatcher, fn, key: str, kind=None) -> None:
 if not DISABLED:
     from numba.core.registry import CPUDispatcher
 
+    from numba.core.cpu import CPUTargetOptions
+
     _CALLEE_OPTIONS = {"nopython": True, "error_model": "numpy", "no_cpython_wrapper": True,
-                       "no_cfunc_wrapper": True, "_nrt": False}
+                       "no_cfunc_wrapper": True}
+    if hasattr(CPUTargetOptions, "_nrt"):  # numba's switch for its reference counts (a numba without it counts)
+        _CALLEE_OPTIONS["_nrt"] = False
 
     def _holds_array(typ) -> bool:
         if isinstance(typ, numba.types.Array):
