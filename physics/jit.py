@@ -116,9 +116,8 @@ def _cache(dispatcher, fn, key: str, kind=None) -> None:
 
 
 if not DISABLED:
-    from numba.core.registry import CPUDispatcher
-
     from numba.core.cpu import CPUTargetOptions
+    from numba.core.registry import CPUDispatcher
 
     _CALLEE_OPTIONS = {"nopython": True, "error_model": "numpy", "no_cpython_wrapper": True,
                        "no_cfunc_wrapper": True}
