@@ -126,6 +126,7 @@ class Swept(Sequence):
 
     def __init__(self, base: CarParams, paths: Sequence[str], values: np.ndarray):
         self.base, self.paths, self.values = base, tuple(paths), np.asarray(values, dtype=np.float64)
+        self._first: CarParams | None = None  # the batch's kind, unit and layout are read off car 0, often
 
     def __len__(self) -> int:
         return len(self.values)
@@ -133,6 +134,10 @@ class Swept(Sequence):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
+        if i in (0, -len(self)):
+            if self._first is None:
+                self._first = with_values(self.base, self.paths, self.values[0])
+            return self._first
         return with_values(self.base, self.paths, self.values[i])
 
 
@@ -158,7 +163,8 @@ def prepare_swept(base: CarParams, paths: Sequence[str], values: np.ndarray) -> 
     for d, (path, name) in enumerate(zip(cars.paths, fields_, strict=True)):
         group, key = path.split(".")
         column = cars.values[:, d]
-        out[name] = np.trunc(column) if isinstance(getattr(getattr(base, group), key), int) else column
+        # int() truncates and has no -0: trunc(-0.0) + 0.0 is +0.0, as float(int(-0.0)) is
+        out[name] = np.trunc(column) + 0.0 if isinstance(getattr(getattr(base, group), key), int) else column
     derived = [d for d, path in enumerate(cars.paths) if path.split(".")[0] in DERIVED_FROM]
     if derived:
         columns = np.ascontiguousarray(cars.values[:, derived])

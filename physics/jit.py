@@ -124,10 +124,10 @@ if not DISABLED:
     if hasattr(CPUTargetOptions, "_nrt"):  # numba's switch for its reference counts (a numba without it counts)
         _CALLEE_OPTIONS["_nrt"] = False
 
-    def _holds_array(typ) -> bool:
-        if isinstance(typ, numba.types.Array):
-            return True
-        return isinstance(typ, numba.types.BaseTuple) and any(_holds_array(t) for t in typ.types)
+    def _counted(cres) -> bool:
+        """Whether a compiled function's return value holds anything numba counts references of: an array, or an
+        array inside a tuple or an optional value (numba's data model says, for every kind of value)."""
+        return cres.target_context.data_model_manager[cres.signature.return_type].contains_nrt_meminfo()
 
     class Subsystem(CPUDispatcher):
         """A subsystem function as compiled code calls it: compiled without numba's two entry wrappers (the one Python
@@ -142,13 +142,13 @@ if not DISABLED:
         _python = None
 
         def add_overload(self, cres):
-            """Refuse an overload that returns an array. Compiled without reference counts, the subsystem would hand
-            its caller an array without the reference the caller later gives back, and the memory would be freed
-            under it. (Making an array fails to compile without reference counts already.)"""
-            returned = cres.signature.return_type
-            if _holds_array(returned):
-                raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} returns {returned}: a subsystem "
-                                "(physics.jit.scalar) returns no array")
+            """Refuse an overload that returns an array (or a tuple or an optional value holding one). Compiled without
+            reference counts, the subsystem would hand its caller an array without the reference the caller later
+            gives back, and the memory would be freed under it. (Making an array fails to compile without reference
+            counts already.)"""
+            if _counted(cres):
+                raise TypeError(f"{self.py_func.__module__}.{self.py_func.__qualname__} returns "
+                                f"{cres.signature.return_type}: a subsystem (physics.jit.scalar) returns no array")
             super().add_overload(cres)
 
         def get_call_template(self, args, kws):

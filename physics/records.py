@@ -189,6 +189,7 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
 def param_records(cars: Sequence[CarParams]) -> np.ndarray:
     """Per-car parameter records, one per car of the batch (the same CarParams object is converted once, and a
     parameter group several cars share is read once: a sweep's cars differ in a group or two)."""
+    cars = tuple(cars)  # held while converting: the caches below are keyed by id (a physics.car.Swept makes cars)
     out = np.zeros(len(cars), dtype=PARAMS)
     leaves = np.ndarray((len(cars), len(PARAM_LEAVES)), dtype=np.float64, buffer=out,
                         strides=(PARAMS.itemsize, 8))

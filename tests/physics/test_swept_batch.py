@@ -92,3 +92,23 @@ def test_what_the_columns_cannot_hold_is_built_car_by_car():
     batch = prepare_swept(base, ["body.mass", "body.mass"], values)
     assert [c.body.mass for c in batch.cars] == [2.0, 4.0]
     assert batch.records.tobytes() == _one_by_one(base, ["body.mass", "body.mass"], values).tobytes()
+
+
+def test_a_whole_number_parameter_swept_through_minus_zero_is_stored_as_int_makes_it():
+    # int(-0.0) is 0, stored as +0.0; a sweep axis may give -0 (aids.tcs=-0,1).
+    base = load_preset("sedan").params
+    values = np.array([[-0.0], [1.0], [-0.0]])
+    swept = prepare_swept(base, ["aids.tcs"], values)
+    assert swept.records.tobytes() == _one_by_one(base, ["aids.tcs"], values).tobytes()
+    assert not np.signbit(swept.records["aids_tcs"]).any()
+
+
+def test_the_records_of_swept_cars_made_on_the_fly_are_each_cars_own():
+    # param_records reads a group object once per id; cars a Swept sequence makes and drops can share an id.
+    base = load_preset("sedan").params
+    values = np.column_stack([np.linspace(1000.0, 2000.0, 50), np.linspace(20.0, 40.0, 50)])
+    cars = Swept(base, ["body.mass", "steering.lock"], values)
+    records = param_records(cars)
+    assert records["body_mass"].tolist() == values[:, 0].tolist()
+    assert records.tobytes() == param_records(list(cars)).tobytes()
+    assert cars[0] is cars[0] and cars[-50] is cars[0]  # car 0, read for the batch's kind and unit, is made once
