@@ -428,6 +428,45 @@ def test_launch_allowance_is_the_torque_that_ends_the_frame_at_the_slip_target()
     assert launch_allowance(p, 2.0 * hold, u, 0.0, radius, 0.5, 1.0, inertia, bare, 0.0, grip_torque, dt) == 0.0
 
 
+def test_launch_control_is_asked_for_only_with_the_brake_and_the_handbrake_off():
+    """physics.step.launch_asked and launching: traction control on, the throttle open, the brake and the handbrake
+    off; and launching while the automatic clutch engages, not yet closed, not held open further by the pedal."""
+    from physics.step import Controls, launch_asked, launching
+
+    p = param_records([sedan()]).view(np.recarray)[0]
+    s = np.zeros(1, dtype=STATE).view(np.recarray)[0]
+    go = Controls(1.0, 0.0, 0.0, 0.0, False, 1, False, False)
+    assert launch_asked(p, go) and launching(p, s, go, 0.3)
+    for stop in (go._replace(brake=0.05), go._replace(handbrake=True), go._replace(throttle=0.0)):
+        assert not launch_asked(p, stop) and not launching(p, s, stop, 0.3)
+    assert not launch_asked(param_records([sedan(**{"aids.tcs": 0})]).view(np.recarray)[0], go)
+    assert not launching(p, s, go, 1.0)  # the launch clutch closed
+    assert not launching(p, s, go._replace(clutch_pedal=0.8), 0.3)  # the pedal holds it open further
+    s["stalled"] = True
+    assert not launching(p, s, go, 0.3)
+
+
+@pytest.mark.parametrize("kind", ["open", "limited_slip", "locked"])
+def test_an_axle_under_launch_control_takes_twice_its_better_wheel_or_both_through_a_locked_differential(kind):
+    """physics.four_wheel.axle_allowance: each wheel's allowance (physics.aids.launch_allowance, tested above), then
+    twice the larger through a differential that splits the torque evenly, their sum through a locked one."""
+    from physics.four_wheel import Contact, axle_allowance
+
+    p = param_records([sedan("sedan", **{"differential.kind": kind})]).view(np.recarray)[0]
+    radius, floor, bare, dt, kx = p["body_wheel_radius"], p["model_slip_speed"], 1.1, 1.0 / 120.0, 30000.0
+    u = 4.0
+    grippy = Contact(u, 0.0, u, 0.0, 0.0, 900.0, 0.0, kx, 0.0, 0.0, 5000.0, 0.2, 1.0, 0.0, 0.0, 0.0)
+    icy = grippy._replace(fx=150.0, limit=400.0)
+    wheels = []
+    for k in (grippy, icy):
+        wheels.append(launch_allowance(p, u / radius, u, 0.0, radius, floor, 1.0, bare + dt * radius * radius * kx,
+                                       bare, radius * k.fx, radius * k.limit, dt))
+    assert wheels[0] > 2.0 * wheels[1] > 0.0  # the two wheels differ
+    got = axle_allowance(p, grippy, icy, kx, kx, u / radius, u / radius, bare, 0.0, 1.0, dt)
+    assert math.isclose(got, sum(wheels) if kind == "locked" else 2.0 * max(wheels))
+    assert math.isclose(axle_allowance(p, icy, grippy, kx, kx, u / radius, u / radius, bare, 0.0, 1.0, dt), got)
+
+
 def test_without_traction_control_the_burnout_is_still_there():
     sim = Simulation(sedan(**{"aids.tcs": 0}), n=1, dt=DT)
     run = drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, {"throttle"}))
