@@ -64,12 +64,13 @@ class NonFiniteError(ArithmeticError):
         super().__init__(f"{what} {channel!r} of car {car} became non-finite at frame {frame}")
 
 
-_DETAIL = np.array([CHANNELS.index(name) for name in _step.DETAIL], dtype=np.int64)
+_DETAIL_PARTS = [np.array([CHANNELS.index(name) for name in part], dtype=np.int64) for part in _step.DETAIL_PARTS]
 
 
-def asks_detail(select: np.ndarray) -> bool:
-    """Whether the channels ``select`` names include one of physics.step.DETAIL (their maths then runs)."""
-    return bool(np.isin(select, _DETAIL).any())
+def asks_detail(select: np.ndarray) -> int:
+    """Which parts of physics.step.DETAIL_PARTS the channels ``select`` names ask for, a bit each (their maths then
+    runs); 0 for none."""
+    return sum(1 << j for j, part in enumerate(_DETAIL_PARTS) if np.isin(select, part).any())
 
 
 def every_channel(select: np.ndarray) -> bool:
@@ -137,7 +138,7 @@ def _block(args, inputs, out, dt, frame0):
                 look = driver.idle(state[i])
             car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
             if detail:
-                detail_channels(p, state[i], spare_telemetry[i])
+                detail_channels(p, state[i], spare_telemetry[i], detail)
             driver.carry(look, spare_state[i], spare_telemetry[i])
             bad = -1
             if not _finite_sum(values, select, width):  # one pass decides the usual case
@@ -176,7 +177,7 @@ def _arg_types() -> list:
             numba.types.Array(numba.int64, 2, "C"), numba.types.Array(rec(records.DRIVER), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(rec(records.INPUTS), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"),
-            numba.types.Array(numba.float64, 3, "C"), numba.types.boolean, numba.types.boolean]
+            numba.types.Array(numba.float64, 3, "C"), numba.int64, numba.types.boolean]
 
 
 if DISABLED:
@@ -204,8 +205,8 @@ else:
     def new_args(params, state, select, spare_state, spare_telemetry, spare_values, fault, drivers, track,
                  spare_inputs, ground, ground_index, lanes, detail, whole):
         """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller).
-        ``detail`` and ``whole`` say whether ``select`` asks for a detail channel and whether it is every channel
-        in order (:func:`asks_detail`, :func:`every_channel`)."""
+        ``detail`` says which parts of the detail channels ``select`` asks for (:func:`asks_detail`, a bit each) and
+        ``whole`` whether it is every channel in order (:func:`every_channel`)."""
         args = structref.new(ARGS)
         args.params = params
         args.state = state

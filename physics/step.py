@@ -764,25 +764,29 @@ def frame_telemetry(p, s, c, d, out, t, curvature):
     out.axle_torque = d.axle_torque
 
 
-DETAIL = ("speed", "speed_kmh", "beta", "wheel_left", "wheel_right")
+DETAIL_PARTS = (("speed", "speed_kmh"), ("beta",), ("wheel_left", "wheel_right"))
+"""The channels :func:`detail_channels` writes, in its three parts: part j runs when bit j of its ``parts`` is set."""
+DETAIL = tuple(name for part in DETAIL_PARTS for name in part)
 """The channels :func:`detail_channels` writes: no other channel and no state needs them."""
 
 
 @scalar
-def detail_channels(p, s, out):
+def detail_channels(p, s, out, parts):
     """Speed, body slip angle and the single-track cars' Ackermann wheel angles, from the state ``s`` at the
     frame's start and the frame's curvature (``out.curvature``, written by the frame).
 
-    Nothing else is computed from them, so the kernel calls this only when a run asks for one of
-    :data:`DETAIL` (physics.kernel). The kinematic model's slip angle is its own (kinematic_frame writes
-    it); the four-wheel car's wheel angles are those it steers with (four_wheel_frame writes them).
+    Nothing else is computed from them, so the kernel computes each part of :data:`DETAIL_PARTS` only when a run
+    asks for one of its channels (``parts``, a bit each: physics.kernel.asks_detail): a sweep of the speed does not
+    pay for the wheel angles. The kinematic model's slip angle is its own (kinematic_frame writes it); the
+    four-wheel car's wheel angles are those it steers with (four_wheel_frame writes them).
     """
-    speed = (-1.0 if s.backwards else 1.0) * approx.hypot(s.vx, s.vy)
-    out.speed = speed
-    out.speed_kmh = speed * _KMH
-    if not p.kinematic:
+    if parts & 1:
+        speed = (-1.0 if s.backwards else 1.0) * approx.hypot(s.vx, s.vy)
+        out.speed = speed
+        out.speed_kmh = speed * _KMH
+    if parts & 2 and not p.kinematic:
         out.beta = approx.atan2(s.vy, abs(s.vx))
-    if not p.four_wheel:
+    if parts & 4 and not p.four_wheel:
         left, right = steering.ackermann(out.curvature * p.body_wheelbase, p.body_wheelbase, p.body_track)
         out.wheel_left = left
         out.wheel_right = right

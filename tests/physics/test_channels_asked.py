@@ -116,7 +116,32 @@ def test_the_detail_maths_runs_only_for_a_run_that_asks_for_one_of_its_channels(
     # What only detail_channels computes (the four-wheel car steers with its wheel angles: its frame writes them)
     detail = {"speed", "speed_kmh", "beta"} | ({"wheel_left", "wheel_right"} if name == "sedan_single_track" else set())
     assert written[len(PLAIN)] & detail == set()  # none of them asked: none computed
-    assert written[2] >= detail
+    assert written[2] & detail == {"beta"}  # the slip angle asked: its part alone
+
+
+@pytest.mark.parametrize("asked, computed", [(["speed_kmh"], {"speed", "speed_kmh"}), (["beta"], {"beta"}),
+                                              (["wheel_right", "rpm"], {"wheel_left", "wheel_right"}),
+                                              (["speed", "wheel_left"], {"speed", "speed_kmh", "wheel_left",
+                                                                         "wheel_right"})])
+def test_each_part_of_the_detail_maths_runs_only_for_its_own_channels(asked, computed):
+    # A sweep of the speed does not pay for the wheel angles' tan and atan, nor the slip angle's atan2.
+    from physics import step
+    from physics.kernel import asks_detail
+
+    assert asks_detail(channel_indices(asked)) == sum(1 << j for j, part in enumerate(step.DETAIL_PARTS)
+                                                      if set(part) & set(asked))
+    sim = Simulation(preset("sedan_single_track"), n=2, dt=DT)
+    inputs = _random_keys(60, 2, seed=3)
+    work = Workspace(2)
+    work.telemetry.view(np.float64)[...] = -7.0
+    out = np.empty((60, 2, len(asked)))
+    default_kernel().run(sim.car.records, sim.state.view(np.ndarray).copy(), inputs, out, DT, 0, work=work,
+                         channels=channel_indices(asked))
+    written = {channel for channel in step.DETAIL if not np.all(work.telemetry[channel] == -7.0)}
+    assert written == computed
+    every = Simulation(preset("sedan_single_track"), n=2, dt=DT).run(inputs)  # the same bits as a run of all
+    for j, name in enumerate(asked):
+        assert out[:, :, j].tobytes() == np.ascontiguousarray(every[name]).tobytes()
 
 
 def test_names_of_channels_are_checked_as_the_cars_know_them():
