@@ -68,5 +68,11 @@ def rpm_coupling(engagement, dt, sync_time):
     At engagement e the gap closes at the rate -ln(1 - e) / sync_time, so the blend does not
     depend on dt, a fully engaged clutch (e = 1) locks the engine to the wheels, and an open one
     lets it rev freely. (1 - e) ** (dt / sync_time) as exp(log(.) dt / sync_time), from physics.approx.
+    A clutch fully open or closed (most frames) skips the two: the formula gives exactly 0 and 1 there
+    (approx.log(1) is 0, approx.exp(0) is 1 and approx.exp(-inf) 0; tests/physics/test_drivetrain.py).
     """
+    if engagement <= 0.0:
+        return 0.0
+    if engagement >= 1.0:
+        return 1.0
     return 1.0 - approx.exp(dt / sync_time * approx.log(1.0 - engagement))

@@ -243,3 +243,25 @@ def test_without_throttle_the_drivetrain_never_pushes_along_the_motion(case):
         f"speed {run.speed[engaged][worst]:.2f} m/s in gear {run.gear[engaged][worst]:.0f} at "
         f"{run.rpm[engaged][worst]:.0f} rpm: drive force {run.drive_force[engaged][worst]:.0f} N")
     assert abs(run.speed[-1]) < abs(run.speed[engaged][0])
+
+
+def test_the_clutch_coupling_is_dt_free_and_exact_when_the_clutch_is_open_or_closed():
+    """physics.clutch.rpm_coupling: the gap closes at -ln(1 - e) / sync_time, so 1 - (1 - e) ** (dt / sync_time) a
+    step and two half steps close what one step does; fully open or closed it returns 0 and 1 without the exp and
+    log, which give exactly those values there."""
+    import math
+
+    from physics import approx
+    from physics.clutch import rpm_coupling
+
+    for sync in (0.001, 0.15, 0.5):
+        for dt in (1.0 / 240.0, 1.0 / 120.0, 1.0 / 30.0):
+            for e in (0.0, -0.0, 1.0):
+                formula = 1.0 - approx.exp(dt / sync * approx.log(1.0 - e))
+                assert rpm_coupling(e, dt, sync) == formula and formula in (0.0, 1.0)
+                assert not math.copysign(1.0, rpm_coupling(e, dt, sync)) < 0.0
+            for e in (0.1, 0.5, 0.99):
+                one = rpm_coupling(e, dt, sync)
+                assert math.isclose(one, 1.0 - (1.0 - e) ** (dt / sync), rel_tol=1e-12, abs_tol=1e-300)
+                half = rpm_coupling(e, dt / 2.0, sync)
+                assert math.isclose(1.0 - (1.0 - half) ** 2, one, rel_tol=1e-12)
