@@ -11,7 +11,6 @@ Sweep values are in the parameter's display unit (degrees for a lock), as the pa
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -110,15 +109,9 @@ def check_cars(plan: Plan) -> None:
 
 
 def _group_problem(base: CarParams, group: str, paths: Sequence[str], values: np.ndarray) -> str | None:
-    current = getattr(base, group)
-    updated = dataclasses.replace(current, **{p.split(".")[1]: _typed(current, p, v) for p, v in zip(paths, values,
-                                                                                                   strict=True)})
+    updated = getattr(with_values(base, paths, values), group)
     check = getattr(updated, "check", None)
     return check() if check is not None else None
-
-
-def _typed(group, path: str, value: float):
-    return int(value) if isinstance(getattr(group, path.split(".")[1]), int) else float(value)
 
 
 car_with = with_values
