@@ -28,9 +28,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK) -> SweepResult:
 
     The cars go through in pieces of ``chunk``: each piece's runs are reduced to their verdicts, measures and KPIs
     and let go before the next piece runs, so the memory a sweep holds does not grow with its cars (a run keeps
-    every frame of the channels its KPIs read: 3,000 cars of the ISO 4138 circle peaked at 3.07 GB when every run was
-    kept to the end, and at 1.05 GB in pieces). A car's
-    figures do not depend on the piece it runs in.
+    every frame of the channels its KPIs read: 3,000 cars of the ISO 4138 circle peaked at 3.07 GB when every run
+    was kept to the end, and at 1.05 GB in pieces). A car's figures do not depend on the piece it runs in.
     """
     began = time.perf_counter()
     program = plan.program
