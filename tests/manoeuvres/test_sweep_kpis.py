@@ -37,3 +37,26 @@ def test_a_handling_sweep_in_pieces_gives_every_car_the_figures_of_one_piece(mon
         a, b = getattr(whole, name), getattr(pieces, name)
         assert a.shape == b.shape and a.tobytes() == b.tobytes(), name
     assert np.isfinite(whole.kpi_value).any()
+
+
+def test_a_long_script_runs_in_smaller_pieces(monkeypatch):
+    # A piece holds every frame of its cars' runs: the cars per piece shrink as the script's frames grow.
+    assert sweep_kpis.piece_cars(8401, 5, 512) == 512  # the ISO 4138 circle: a whole chunk
+    assert sweep_kpis.piece_cars(432_001, 5, 512) == 256 * 2**20 // (8 * 432_001 * 6) == 12  # an hour at 1/120 s
+    assert sweep_kpis.piece_cars(10_368_001, 5, 512) == 1  # a day: one car at a time
+    plan = _plan("iso4138_circle", "tyres.b_rear=9:15:5")
+    monkeypatch.setattr(sweep_kpis, "PIECE_BYTES", 3 * 8 * plan.program.frames * 7)
+    sizes: list[int] = []
+    real = sweep_kpis.run_jobs
+
+    def counting(jobs, channels, chunk=512, kernel=None):
+        sizes.append(len(jobs))
+        return real(jobs, channels, chunk, kernel)
+
+    monkeypatch.setattr(sweep_kpis, "run_jobs", counting)
+    sweep_kpis.run_test_sweep(plan)
+    channels = len(set(sweep_kpis.test_of(plan).channels) | {e.channel for e in plan.program.script.expects}
+                   | {m.channel for m in plan.program.script.measures})
+    piece = sweep_kpis.piece_cars(plan.program.frames, channels, 512)
+    assert 1 < piece < 5
+    assert sizes[:-1] == [piece] * (len(sizes) - 1) and 0 < sizes[-1] <= piece and sum(sizes) == 5

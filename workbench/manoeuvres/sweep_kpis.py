@@ -18,6 +18,16 @@ from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, SweepResult, car_with
 
+PIECE_BYTES = 256 * 2**20
+"""What one piece of a handling test's sweep may hold of its cars' runs: a piece has fewer cars than the chunk when
+the script's frames and channels would pass this (a long script)."""
+
+
+def piece_cars(frames: int, channels: int, chunk: int) -> int:
+    """Cars per piece: at most ``chunk``, and no more than PIECE_BYTES of runs of ``frames`` frames of ``channels``
+    float64 channels (and the time) each; at least one."""
+    return max(1, min(chunk, PIECE_BYTES // (8 * max(frames, 1) * (channels + 1))))
+
 
 def test_of(plan: Plan) -> Manoeuvre | None:
     return of_script(plan.program.script)
@@ -26,7 +36,7 @@ def test_of(plan: Plan) -> Manoeuvre | None:
 def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK) -> SweepResult:
     """Every car of ``plan`` through its script's handling test: verdicts, measures and the test's KPIs.
 
-    The cars go through in pieces of ``chunk``: each piece's runs are reduced to their verdicts, measures and KPIs
+    The cars go through in pieces of ``chunk`` (fewer for a long script: :func:`piece_cars`): each piece's runs are reduced to their verdicts, measures and KPIs
     and let go before the next piece runs, so the memory a sweep holds does not grow with its cars (a run keeps
     every frame of the channels its KPIs read: 3,000 cars of the ISO 4138 circle peaked at 3.07 GB when every run
     was kept to the end, and at 1.05 GB in pieces). A car's figures do not depend on the piece it runs in.
@@ -44,9 +54,10 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK) -> SweepResult:
     measure_value = np.full((m, n), np.nan)
     per_car: list = []
     steps = 0
-    for first_car in range(0, n, chunk):
+    piece = piece_cars(program.frames, len(channels), chunk)
+    for first_car in range(0, n, piece):
         cars = [Car(car_with(program.params, paths, row), program.preset, program.preset_path)
-                for row in values[first_car:first_car + chunk]]
+                for row in values[first_car:first_car + piece]]
         runs = run_jobs([(script, car) for car in cars], channels, chunk)
         steps += sum(len(r.t) for r in runs)
         if type(test).run is Manoeuvre.run:  # the test is its script's one run: its KPIs come from these runs
