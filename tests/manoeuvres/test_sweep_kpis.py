@@ -60,3 +60,12 @@ def test_a_long_script_runs_in_smaller_pieces(monkeypatch):
     piece = sweep_kpis.piece_cars(plan.program.frames, channels, 512)
     assert 1 < piece < 5
     assert sizes[:-1] == [piece] * (len(sizes) - 1) and 0 < sizes[-1] <= piece and sum(sizes) == 5
+
+
+def test_a_handling_sweep_tells_its_progress_after_every_piece():
+    plan = _plan("accel_80_120", "engine.peak_torque=250:400:5")  # a test with runs of its own
+    told: list[tuple] = []
+    result = sweep_kpis.run_test_sweep(plan, chunk=2, progress=lambda *args: told.append(args))
+    assert [t[0] for t in told] == [2, 4, 5] and all(t[1] == 5 for t in told)
+    assert told[-1][2] == told[-1][3] == result.car_steps  # the last piece: every step done, none to come
+    assert all(0 < t[2] <= t[3] for t in told) and [t[2] for t in told] == sorted(t[2] for t in told)

@@ -16,7 +16,7 @@ from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.catalogue import of_script
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
-from workbench.runs.sweep import Plan, SweepResult, car_with
+from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
 
 PIECE_BYTES = 256 * 2**20
 """What one piece of a handling test's sweep may hold of its cars' runs: a piece has fewer cars than the chunk when
@@ -33,13 +33,15 @@ def test_of(plan: Plan) -> Manoeuvre | None:
     return of_script(plan.program.script)
 
 
-def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK) -> SweepResult:
+def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None) -> SweepResult:
     """Every car of ``plan`` through its script's handling test: verdicts, measures and the test's KPIs.
 
     The cars go through in pieces of ``chunk`` (fewer for a long script: :func:`piece_cars`): each piece's runs are reduced to their verdicts, measures and KPIs
     and let go before the next piece runs, so the memory a sweep holds does not grow with its cars (a run keeps
     every frame of the channels its KPIs read: 3,000 cars of the ISO 4138 circle peaked at 3.07 GB when every run
     was kept to the end, and at 1.05 GB in pieces). A car's figures do not depend on the piece it runs in.
+    ``progress(cars_done, cars, car_steps_done, car_steps, seconds)`` is told after every piece (the car-steps to
+    come extrapolated from those done: a test with runs of its own steps each car more than once).
     """
     began = time.perf_counter()
     program = plan.program
@@ -83,6 +85,9 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK) -> SweepResult:
                                                              strict=True)):
                 measure_value[j, i] = measure_column(measure, run[measure.channel], first, last, program.dt)
         del runs  # this piece's frames go before the next piece runs
+        if progress is not None:
+            done = min(first_car + piece, n)
+            progress(done, n, steps, round(steps * n / done), time.perf_counter() - began)
     keys = list(dict.fromkeys(k.key for kpis in per_car for k in kpis if k.key != "not_run"))
     first_of = {k.key: k for kpis in per_car for k in kpis}
     kpi_value = np.full((len(keys), n), np.nan)

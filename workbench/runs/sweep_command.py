@@ -128,7 +128,8 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
             if rounds > 1:
                 print(f"carbench: {args.script}: a handling test's sweep runs here, not on Dask (its KPIs are "
                       "computed from the runs)", file=stderr)
-            result = run_test_sweep(plan)
+            # pieces of the runner's chunk unless --chunk asks for another size
+            result = run_test_sweep(plan, *([args.chunk] if args.chunk != DEFAULT_CHUNK else []), progress=bar)
         else:
             with cluster.mapper(args.workers, args.scheduler) as mapper:
                 result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)
