@@ -36,10 +36,12 @@ def test_of(plan: Plan) -> Manoeuvre | None:
 def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None) -> SweepResult:
     """Every car of ``plan`` through its script's handling test: verdicts, measures and the test's KPIs.
 
-    The cars go through in pieces of ``chunk`` (fewer for a long script: :func:`piece_cars`): each piece's runs are reduced to their verdicts, measures and KPIs
-    and let go before the next piece runs, so the memory a sweep holds does not grow with its cars (a run keeps
-    every frame of the channels its KPIs read: 3,000 cars of the ISO 4138 circle peaked at 3.07 GB when every run
-    was kept to the end, and at 1.05 GB in pieces). A car's figures do not depend on the piece it runs in.
+    The cars go through in pieces of ``chunk`` (fewer for a long script: :func:`piece_cars`): each piece's runs are
+    reduced to their verdicts, measures and KPIs and let go before the next piece runs, so the memory a sweep holds
+    does not grow with its cars (a run keeps every frame of the channels its KPIs read: 3,000 cars of the ISO 4138
+    circle peaked at 3.07 GB when every run was kept to the end, and at 1.05 GB in pieces). The budget counts the
+    script's own run; a test that runs a series of its own (the lane change at every speed) holds a piece's series
+    too. A car's figures do not depend on the piece it runs in.
     ``progress(cars_done, cars, car_steps_done, car_steps, seconds)`` is told after every piece (the car-steps to
     come extrapolated from those done: a test with runs of its own steps each car more than once).
     """
