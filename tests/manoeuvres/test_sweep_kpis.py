@@ -16,11 +16,8 @@ def _plan(script: str, axis: str):
     return plan_sweep(compile_script(load_script(resolve_script(script))), [axis])
 
 
-@pytest.mark.parametrize("script, axis", [("iso4138_circle", "tyres.b_rear=9:15:5"),  # the KPIs from its own run
-                                          ("accel_80_120", "engine.peak_torque=250:400:5")])  # runs of its own
-def test_a_handling_sweep_in_pieces_gives_every_car_the_figures_of_one_piece(monkeypatch, script, axis):
-    plan = _plan(script, axis)
-    whole = sweep_kpis.run_test_sweep(plan, chunk=512)
+def _count_cars_per_call(monkeypatch) -> list[int]:
+    """The number of jobs each call of the runner gets from now on (the calls still run)."""
     sizes: list[int] = []
     real = sweep_kpis.run_jobs
 
@@ -29,6 +26,15 @@ def test_a_handling_sweep_in_pieces_gives_every_car_the_figures_of_one_piece(mon
         return real(jobs, channels, chunk, kernel)
 
     monkeypatch.setattr(sweep_kpis, "run_jobs", counting)
+    return sizes
+
+
+@pytest.mark.parametrize("script, axis", [("iso4138_circle", "tyres.b_rear=9:15:5"),  # the KPIs from its own run
+                                          ("accel_80_120", "engine.peak_torque=250:400:5")])  # runs of its own
+def test_a_handling_sweep_in_pieces_gives_every_car_the_figures_of_one_piece(monkeypatch, script, axis):
+    plan = _plan(script, axis)
+    whole = sweep_kpis.run_test_sweep(plan, chunk=512)
+    sizes = _count_cars_per_call(monkeypatch)
     pieces = sweep_kpis.run_test_sweep(plan, chunk=2)
     assert max(sizes) <= 2 and sum(sizes) >= plan.cars  # two cars at a time, every car run
     assert pieces.car_steps == whole.car_steps
@@ -46,14 +52,7 @@ def test_a_long_script_runs_in_smaller_pieces(monkeypatch):
     assert sweep_kpis.piece_cars(10_368_001, 5, 512) == 1  # a day: one car at a time
     plan = _plan("iso4138_circle", "tyres.b_rear=9:15:5")
     monkeypatch.setattr(sweep_kpis, "PIECE_BYTES", 3 * 8 * plan.program.frames * 7)
-    sizes: list[int] = []
-    real = sweep_kpis.run_jobs
-
-    def counting(jobs, channels, chunk=512, kernel=None):
-        sizes.append(len(jobs))
-        return real(jobs, channels, chunk, kernel)
-
-    monkeypatch.setattr(sweep_kpis, "run_jobs", counting)
+    sizes = _count_cars_per_call(monkeypatch)
     sweep_kpis.run_test_sweep(plan)
     channels = len(set(sweep_kpis.test_of(plan).channels) | {e.channel for e in plan.program.script.expects}
                    | {m.channel for m in plan.program.script.measures})
