@@ -158,8 +158,7 @@ def prepare_swept(base: CarParams, paths: Sequence[str], values: np.ndarray) -> 
     if (not len(cars) or None in fields_ or len(set(cars.paths)) != len(cars.paths)
             or any(getattr(base, path.split(".")[0]) is None for path in cars.paths)):
         return prepare(cars)
-    out = np.empty(len(cars), dtype=param_records([base]).dtype)
-    out[:] = param_records([base])[0]
+    out = np.repeat(param_records([base]), len(cars))
     for d, (path, name) in enumerate(zip(cars.paths, fields_, strict=True)):
         group, key = path.split(".")
         column = cars.values[:, d]
