@@ -40,6 +40,22 @@ DISABLED = bool(numba.config.DISABLE_JIT)
 """True under NUMBA_DISABLE_JIT=1: the model runs as plain Python."""
 
 
+def vector_doubles(features: str | None = None) -> int:
+    """How many float64 values the vector instructions numba compiles for hold, as physics.tyre's lanes use them:
+    8 where the CPU has AVX-512 (one zmm register), else 4 (one AVX2 register; two SSE2 ones).
+
+    ``features`` is an LLVM feature string (``"+avx2,-avx512f,..."``); by default numba's own
+    (``NUMBA_CPU_FEATURES``) or, as numba compiles for the host, the host's.
+    """
+    if features is None:
+        features = numba.config.CPU_FEATURES
+    if features is None:
+        from llvmlite import binding
+
+        features = binding.get_host_cpu_features().flatten()
+    return 8 if "+avx512f" in features.split(",") else 4
+
+
 def source_key() -> str:
     """A digest of every source file of the model (and numba's version): compiled code is only reused for the same
     sources, whichever file changed (numba's own cache looks at a function's file alone, not at what it calls)."""

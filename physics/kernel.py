@@ -48,7 +48,7 @@ from .jit import DISABLED, scalar, source_key
 from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
-from .tyre import LANE_ROWS, LANES
+from .tyre import LANE_ROWS, LANES, NARROW
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
@@ -112,13 +112,16 @@ def _block(args, inputs, out, dt, frame0):
     ``spare_values`` is ``spare_telemetry`` viewed as float64 (N, len(CHANNELS)).
     ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
-    ``ground_index[i, 1]`` of them. ``lanes`` (N, physics.tyre.LANE_ROWS, LANES) is each car's scratch space for
-    its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): 448 bytes a car.
+    ``ground_index[i, 1]`` of them. ``lanes`` (N, physics.tyre.LANE_ROWS * LANES) is each car's scratch space for
+    its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): 448 bytes a car, seen as
+    (LANE_ROWS, LANES) by a four-wheel car and as (LANE_ROWS, ``args.narrow``) by a single-track one, whose frames
+    fill at most four lanes (physics.tyre.NARROW: as many as one vector register holds, so that no lane is
+    computed for nothing where a register holds four).
     """
     params, state, select, spare_state = args.params, args.state, args.select, args.spare_state
     spare_telemetry, spare_values, fault, drivers = args.spare_telemetry, args.spare_values, args.fault, args.drivers
     track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
-    lanes = args.lanes
+    lanes, narrow = args.lanes, args.narrow
     n = state.shape[0]
     frames = inputs.shape[0]
     width = select.shape[0]
@@ -127,7 +130,9 @@ def _block(args, inputs, out, dt, frame0):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
         values = spare_values[i]
-        lane = lanes[i]  # views made once per car, not per frame: each costs two atomic reference counts
+        # Views made once per car, not per frame: each costs two atomic reference counts.
+        curves = LANES if p.four_wheel else narrow
+        lane = lanes[i, :LANE_ROWS * curves].reshape((LANE_ROWS, curves))
         for k in range(frames):
             t = (frame0 + k) * dt
             u = inputs[k, i]
@@ -166,7 +171,7 @@ def _block(args, inputs, out, dt, frame0):
 
 
 ARG_NAMES = ("params", "state", "select", "spare_state", "spare_telemetry", "spare_values", "fault", "drivers",
-             "track", "spare_inputs", "ground", "ground_index", "lanes", "detail", "whole")
+             "track", "spare_inputs", "ground", "ground_index", "lanes", "narrow", "detail", "whole")
 
 
 def _arg_types() -> list:
@@ -177,7 +182,7 @@ def _arg_types() -> list:
             numba.types.Array(numba.int64, 2, "C"), numba.types.Array(rec(records.DRIVER), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(rec(records.INPUTS), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"),
-            numba.types.Array(numba.float64, 3, "C"), numba.int64, numba.types.boolean]
+            numba.types.Array(numba.float64, 2, "C"), numba.int64, numba.int64, numba.types.boolean]
 
 
 if DISABLED:
@@ -203,7 +208,7 @@ else:
 
     @numba.njit(cache=True)
     def new_args(params, state, select, spare_state, spare_telemetry, spare_values, fault, drivers, track,
-                 spare_inputs, ground, ground_index, lanes, detail, whole):
+                 spare_inputs, ground, ground_index, lanes, narrow, detail, whole):
         """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller).
         ``detail`` says which parts of the detail channels ``select`` asks for (:func:`asks_detail`, a bit each) and
         ``whole`` whether it is every channel in order (:func:`every_channel`)."""
@@ -221,6 +226,7 @@ else:
         args.ground = ground
         args.ground_index = ground_index
         args.lanes = lanes
+        args.narrow = narrow
         args.detail = detail
         args.whole = whole
         return args
@@ -344,8 +350,11 @@ class Kernel:
             if np.any(ground_index < 0) or np.any(ground_index.sum(axis=1) > len(ground)):
                 raise ValueError("ground_index: a car's surfaces reach past the ground's rows")
         select = ALL if select is None else select
+        if not 4 <= work.narrow <= LANES:  # a single-track frame fills four lanes; a four-wheel car has LANES
+            raise ValueError(f"Workspace.narrow: {work.narrow} lanes; a single-track car needs 4 to {LANES}")
         return new_args(params, state, select, work.state, work.telemetry, work.values, work.fault, drivers, track,
-                        work.inputs, ground, ground_index, work.lanes, asks_detail(select), every_channel(select))
+                        work.inputs, ground, ground_index, work.lanes, work.narrow, asks_detail(select),
+                        every_channel(select))
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
@@ -453,7 +462,8 @@ class Workspace:
         self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
         # Each car's tyre curves in SIMD lanes (physics.tyre.magic_lanes): zeros where a frame fills fewer lanes.
-        self.lanes = np.zeros((n, LANE_ROWS, LANES))
+        self.lanes = np.zeros((n, LANE_ROWS * LANES))
+        self.narrow = NARROW  # a single-track car's lanes, 4 to LANES (the kernel reads them as (LANE_ROWS, narrow))
 
 
 def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:

@@ -8,7 +8,7 @@ import math
 import numba
 
 from . import approx
-from .jit import DISABLED, scalar
+from .jit import DISABLED, scalar, vector_doubles
 
 
 @scalar
@@ -131,9 +131,13 @@ def combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, b_x, c_x, b_y, c_y, pea
 
 
 LANES = 8
-"""Curves :func:`magic_lanes` evaluates at once: the four-wheel car's four tyres, each along and across (the
-combined single-track car fills four, the 002/003 single-track car two). Eight float64 lanes are one AVX-512
-register, two AVX2 ones."""
+"""Curves :func:`magic_lanes` evaluates at once for the four-wheel car: its four tyres, each along and across.
+Eight float64 lanes are one AVX-512 register, two AVX2 ones."""
+NARROW = vector_doubles()
+"""Lanes a single-track car's frames get (the combined car fills four, the 002/003 car two): one vector register,
+4 with AVX2 and 8 with AVX-512 (physics.jit.vector_doubles). Where a register holds four, :func:`magic_lanes` over
+four lanes costs what one curve does, and over eight twice that; where it holds eight, eight cost one register
+and four would run one at a time."""
 LANE_ROWS = 7
 """Rows of a lanes array: x, B, C, E and D in; the force and its slope dF/dx out."""
 

@@ -21,6 +21,7 @@ import numpy as np
 from physics import Inputs, Simulation, default_kernel, load_preset, max_threads, set_threads, threads
 from physics.presets import scripts_dir
 from physics.records import INPUTS, inputs_records
+from physics.tyre import NARROW
 from workbench.runs.replay import _InputTrack, replay
 from workbench.scripts.format import load_script
 from workbench.scripts.program import compile_script
@@ -394,7 +395,8 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     """Every figure of ``carbench bench``; ``progress(what)`` is called as each measurement starts."""
     repeats = 3 if quick else 7
     progress("compiling the model")
-    out: dict = {"machine": {"threads_available": max_threads()}, "compile": compile_time()}
+    # lane_doubles: how wide a single-track car's tyre lanes are on this machine (physics.tyre.NARROW)
+    out: dict = {"machine": {"threads_available": max_threads(), "lane_doubles": NARROW}, "compile": compile_time()}
     progress("replaying launch_shift")
     out["replay"] = replay_figures("launch_shift.toml", repeats)
     progress("single steps of five cars")
@@ -619,7 +621,8 @@ def print_figures(f: dict) -> None:
     if peer:
         print(f"  peer: {peer['model']}")
     print(f"\npeak memory (RSS) of this process: {f['peak_rss_mb']:.0f} MB; "
-          f"load average {f['load_average_1min']:.1f} on {f['machine']['threads_available']} threads")
+          f"load average {f['load_average_1min']:.1f} on {f['machine']['threads_available']} threads; "
+          f"single-track tyre lanes {f['machine']['lane_doubles']} wide")
 
 
 class BenchProgress:

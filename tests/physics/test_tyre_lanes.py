@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from helpers import DT, keys, preset
 
-from physics import Simulation, blend, build_kernel, four_wheel, tyre
+from physics import Simulation, blend, build_kernel, four_wheel, records, tyre
+from physics.jit import vector_doubles
+from physics.kernel import Workspace, default_kernel
 from physics.records import param_records
 
 rng = np.random.default_rng(20261203)
@@ -112,3 +114,76 @@ def test_a_variant_of_a_curve_the_frames_run_in_lanes_is_refused_with_what_to_re
 def test_a_variant_no_frame_calls_is_refused():
     with pytest.raises(ValueError, match="do not call it"):
         build_kernel({"kinematic.rear_axle_radius": lambda delta, wheelbase: wheelbase})
+
+
+def _held_keys(frames: int, n: int, seed: int) -> np.ndarray:
+    """(frames, n) inputs: throttle, brake, steering and the handbrake held in random spells of 30 frames."""
+    keys_rng = np.random.default_rng(seed)
+    inputs = np.zeros((frames, n), dtype=records.INPUTS)
+    for key in ("throttle", "brake", "left", "right", "handbrake"):
+        holds = keys_rng.random((frames // 30 + 1, n)) < (0.6 if key in ("throttle", "left", "right") else 0.1)
+        inputs[key] = np.repeat(holds, 30, axis=0)[:frames]
+    return inputs
+
+
+# A four-wheel car first, then single-track cars of each kind: combined slip (four lanes), 002/003 (two lanes), and
+# the kinematic bicycle (none).
+MIXED = ["sedan", "sedan_single_track", "manual003", "teaching", "classic"]
+UNUSED = -7.0  # what the lanes a car's frames must not touch start as
+
+
+def _mixed_run(narrow: int, parallel: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The telemetry of MIXED driven for 4 s in one batch with single-track lanes ``narrow`` wide, and the lanes."""
+    # One record array of cars of every layout: a Simulation's batch is of one layout, the kernel takes any.
+    sims = [Simulation(preset(name), dt=DT) for name in MIXED]
+    params = np.concatenate([sim.car.records for sim in sims])
+    state = np.concatenate([sim.state.view(np.ndarray) for sim in sims])
+    n = len(MIXED)
+    work = Workspace(n)
+    work.narrow = narrow
+    work.lanes[...] = UNUSED
+    inputs = _held_keys(480, n, seed=7)
+    telemetry = np.empty(inputs.shape, dtype=records.TELEMETRY)
+    default_kernel().run(params, state, inputs, telemetry, DT, 0, parallel=parallel, work=work)
+    return telemetry, work.lanes
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(parallel):
+    """Lanes are per curve: a single-track car's frames fill at most four, so its lanes are as wide as a vector
+    register (physics.tyre.NARROW), the four-wheel car's always eight; the width changes the speed, never the bits."""
+    wide, wide_lanes = _mixed_run(tyre.LANES, parallel)
+    assert np.all(np.isfinite(wide.view(np.float64))) and np.ptp(wide["speed"], axis=0).min() > 0.3
+    for narrow in (4, 5):
+        narrow_run, lanes = _mixed_run(narrow, parallel)
+        assert narrow_run.tobytes() == wide.tobytes(), narrow
+        # The single-track cars used (LANE_ROWS, narrow) of their lanes and nothing past them: the combined car
+        # (car 1) filled four lanes and got all ``narrow`` computed. The four-wheel car (car 0) used all of its own.
+        used = tyre.LANE_ROWS * narrow
+        assert np.all(lanes[1:, used:] == UNUSED), narrow
+        combined = lanes[1, :used].reshape(tyre.LANE_ROWS, narrow)
+        assert not np.any(combined[:5, :4] == UNUSED) and not np.any(combined[5:] == UNUSED), narrow
+        assert not np.any(lanes[0] == UNUSED)
+    # Eight lanes wide, the curves and slopes (rows 5 and 6) of the single-track cars with tyres (the combined car
+    # and manual003; the kinematic bicycle has none) are computed in all eight.
+    assert not np.any(wide_lanes[1:3, 5 * tyre.LANES:] == UNUSED)
+    assert np.all(wide_lanes[3] == UNUSED)
+
+
+def test_the_single_track_lanes_are_one_vector_register():
+    assert vector_doubles("+avx,+avx2,+fma,-avx512f,+sse4.2") == 4
+    assert vector_doubles("+avx2,+avx512f,+avx512vl") == 8
+    assert vector_doubles("+sse2,-avx512fp16") == 4  # a feature named like it is not AVX-512 itself
+    assert vector_doubles("") == 4
+    assert tyre.NARROW == vector_doubles() and 4 <= tyre.NARROW <= tyre.LANES
+
+
+@pytest.mark.parametrize("narrow", [3, tyre.LANES + 1])
+def test_single_track_lanes_too_few_or_too_many_are_refused(narrow):
+    sim = Simulation(preset("sedan_single_track"), dt=DT)
+    work = Workspace(1)
+    work.narrow = narrow
+    inputs = _held_keys(4, 1, seed=1)
+    with pytest.raises(ValueError, match="single-track car needs 4 to 8"):
+        default_kernel().run(sim.car.records, sim.state.view(np.ndarray).copy(), inputs,
+                             np.empty(inputs.shape, dtype=records.TELEMETRY), DT, 0, work=work)
