@@ -8,7 +8,9 @@ Importing this module (``physics`` does) fixes numba's setup before anything com
 - compiled kernels are cached beside the sources (``physics/__pycache__``); where the package
   directory is read-only (an installed site-packages) they go to ``~/.cache/carbench/numba``
   (``NUMBA_CACHE_DIR`` set by the user wins);
-- ``NUMBA_DISABLE_JIT=1`` leaves every function plain Python, so a breakpoint in ``tyre.py`` works.
+- ``NUMBA_DISABLE_JIT=1`` leaves every function plain Python, so a breakpoint in ``tyre.py`` works;
+- numba's error messages are not coloured (``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING``, unless set): the
+  first compile makes tens of thousands of them and throws them away.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ def user_cache_dir() -> Path:
 
 if not os.environ.get("NUMBA_CACHE_DIR") and not os.access(_PACKAGE, os.W_OK):
     os.environ["NUMBA_CACHE_DIR"] = str(user_cache_dir())
+# Typing the model, numba makes and throws away some 15,000 error messages (most of them for a constant that has no
+# literal type), and with colorama installed (pyqtgraph needs it) it colours each one, twice: 1.5 to 6 s of the first
+# compile's 37 to 43 s of CPU on a 2-core AMD EPYC. A user's own setting wins.
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 import numba  # noqa: E402  (after the cache directory is chosen)
 

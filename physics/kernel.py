@@ -52,7 +52,8 @@ from .tyre import LANE_ROWS, LANES, NARROW
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
-COMPILE_SECONDS = 13  # about how long the first compile takes on a 2-core machine: 12.9-13.1 s wall serial here (more when busy)
+COMPILE_SECONDS = 13  # about how long the first compile takes on a fast 2-core machine: 12.9-13.1 s wall serial here
+SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU on a 2-core AMD EPYC (Zen 3) whose frames were 2.5-3x slower
 
 
 class NonFiniteError(ArithmeticError):
@@ -245,7 +246,8 @@ def _announce() -> None:
     global _announced
     if not _announced:
         _announced = True
-        print(f"carbench: compiling the car model, once (about {COMPILE_SECONDS} s)", file=sys.stderr, flush=True)
+        print(f"carbench: compiling the car model, once (about {COMPILE_SECONDS} s on a fast 2-core machine, up to "
+              f"{SLOW_COMPILE_SECONDS} s on a slow one)", file=sys.stderr, flush=True)
 
 
 if not DISABLED:
