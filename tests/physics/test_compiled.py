@@ -299,3 +299,44 @@ def test_numbas_thrown_away_error_messages_are_not_coloured_unless_the_user_asks
                           timeout=240.0)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (done.stdout.strip() == "HighlightColorScheme") is colours, done.stdout
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python types nothing")
+def test_scalar_operators_skip_numbas_array_rules_with_the_same_answer():
+    import itertools
+    import operator
+
+    from numba.core import types
+    from numba.core.registry import cpu_target
+    from numba.core.typing import npydecl
+
+    from physics import jit
+
+    assert jit.SCALAR_OPERATORS_QUICK
+    patched = npydecl.NumpyRulesArrayOperator.generic
+    original = patched._original
+    context = cpu_target.typing_context
+    kinds = [types.float64, types.int64, types.boolean, types.float32, types.complex128, types.uint8,
+             types.Array(types.float64, 1, "C"), types.Array(types.int64, 2, "A"), types.UniTuple(types.float64, 2),
+             types.none]
+    classes = [cls for cls in npydecl.NumpyRulesArrayOperator.__subclasses__()
+               if cls.__name__.startswith("NumpyRulesArrayOperator_")]
+    assert {cls.key for cls in classes} >= {operator.add, operator.mul, operator.truediv, operator.lt}
+    compared = 0
+    for cls, (a, b) in itertools.product(classes, itertools.product(kinds, repeat=2)):
+        template = cls(context)
+        assert patched(template, (a, b), {}) == original(template, (a, b), {}), (cls.key, a, b)
+        compared += 1
+    assert compared == len(classes) * len(kinds) ** 2
+
+    # Compiled code still gets NumPy's array operators, in place and unary ones included.
+    import numba
+
+    @numba.njit
+    def mixed(a, x):
+        b = a * x + 1.0
+        b += a
+        return -b, x * 2.0 < 3.0
+
+    out, small = mixed(np.arange(3.0), 0.5)
+    assert np.array_equal(out, -(np.arange(3.0) * 1.5 + 1.0)) and small
