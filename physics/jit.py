@@ -67,7 +67,7 @@ def _scalar_operators_skip_the_array_rules() -> bool:
 
     numba tries those rules first for every operator it types: it finds the matching NumPy ufunc loop, and only then
     sees that no operand is an array and throws the answer away (``NumpyRulesArrayOperator.generic``; its in-place
-    and unary siblings ask first). The model types about 15,000 scalar operators: 2 to 7 s of a 37 to 43 s first
+    and unary siblings ask first). The model types about 15,000 scalar operators: 1 to 7 s of a 37 to 43 s first
     compile on a slow 2-core machine. The answer is the same (None) either way (tests/physics/test_compiled.py
     compares the two on every operator). Returns whether numba has the rule this expects.
     """
