@@ -10,13 +10,16 @@ Importing this module (``physics`` does) fixes numba's setup before anything com
   (``NUMBA_CACHE_DIR`` set by the user wins);
 - ``NUMBA_DISABLE_JIT=1`` leaves every function plain Python, so a breakpoint in ``tyre.py`` works;
 - numba's error messages are not coloured (``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING``, unless set): the
-  first compile makes tens of thousands of them and throws them away.
+  first compile makes some 15,000 of them and throws them away.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import math
 import os
+import re
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -46,20 +49,42 @@ DISABLED = bool(numba.config.DISABLE_JIT)
 """True under NUMBA_DISABLE_JIT=1: the model runs as plain Python."""
 
 
-def vector_doubles(features: str | None = None) -> int:
+def vector_doubles(features: str | None = None, wide=None) -> int:
     """How many float64 values the vector instructions numba compiles for hold, as physics.tyre's lanes use them:
-    8 where the CPU has AVX-512 (one zmm register), else 4 (one AVX2 register; two SSE2 ones).
+    8 where the CPU has AVX-512 and the compiler fills zmm registers with a loop like the lanes', else 4 (one AVX2
+    register; two SSE2 ones). LLVM tunes some AVX-512 CPUs (Intel's server cores among them) to prefer 256-bit
+    vectors, so AVX-512 alone does not say it.
 
     ``features`` is an LLVM feature string (``"+avx2,-avx512f,..."``); by default numba's own
-    (``NUMBA_CPU_FEATURES``) or, as numba compiles for the host, the host's.
+    (``NUMBA_CPU_FEATURES``) or, as numba compiles for the host, the host's (numba's reading of them, which
+    ``NUMBA_ENABLE_AVX=0`` trims). ``wide()`` says whether compiled loops use zmm registers (by default a small
+    loop is compiled and its machine code read, on an AVX-512 machine only: a fraction of a second).
     """
     if features is None:
         features = numba.config.CPU_FEATURES
     if features is None:
-        from llvmlite import binding
+        from numba.core.codegen import get_host_cpu_features
 
-        features = binding.get_host_cpu_features().flatten()
-    return 8 if "+avx512f" in features.split(",") else 4
+        features = get_host_cpu_features()
+    if "+avx512f" not in features.split(","):
+        return 4
+    return 8 if (wide or _loops_fill_zmm)() else 4
+
+
+def _loops_fill_zmm(register: str = "zmm") -> bool:
+    """Whether numba compiles a loop over float64 lanes, as physics.tyre.magic_lanes is, to zmm registers (or to
+    ``register``s)."""
+    if DISABLED:
+        return False
+    import numpy as np
+
+    def lanes(a):
+        for j in range(a.shape[1]):
+            a[1, j] = math.sqrt(a[0, j]) / (a[0, j] + 1.0)
+
+    probe = numba.njit(error_model="numpy")(lanes)
+    probe(np.ones((2, 8)))
+    return re.search(rf"%{register}\d", probe.inspect_asm(probe.signatures[0])) is not None  # AT&T syntax: %zmm0
 
 
 def _scalar_operators_skip_the_array_rules() -> bool:
@@ -81,6 +106,7 @@ def _scalar_operators_skip_the_array_rules() -> bool:
     if getattr(original, "_arrays_first", False):
         return True
 
+    @functools.wraps(original)
     def generic(self, args, kws):
         if not any(isinstance(arg, types.ArrayCompatible) for arg in args):
             return None

@@ -147,7 +147,7 @@ _magic_inline = magic if DISABLED else numba.njit(error_model="numpy", inline="a
 
 @scalar
 def put_lane(lanes, j, x, b, c, e, peak):
-    """Lane ``j`` of ``lanes`` (LANE_ROWS, LANES) gets one magic-formula curve's inputs: slip x, B, C, E and D."""
+    """Lane ``j`` of ``lanes`` (LANE_ROWS, n) gets one magic-formula curve's inputs: slip x, B, C, E and D."""
     lanes[0, j] = x
     lanes[1, j] = b
     lanes[2, j] = c
@@ -173,13 +173,15 @@ def lane_forces(lanes, j, k, a, rho, dx, dy, b_x, c_x, b_y, c_y, peak_x, peak_y)
 
 @scalar
 def magic_lanes(lanes):
-    """:func:`magic` of every lane of ``lanes`` (LANE_ROWS, LANES): rows 0-4 x, B, C, E, D in, rows 5 and 6 the
-    force and dF/dx out.
+    """:func:`magic` of every lane of ``lanes`` (LANE_ROWS, n): rows 0-4 x, B, C, E, D in, rows 5 and 6 the
+    force and dF/dx out. n is LANES for a four-wheel car and :data:`NARROW` (4 or 8, by machine) for a
+    single-track one: a replacement (physics.build_kernel) must loop over ``lanes.shape[1]`` as this does, never
+    over a constant, or it reads and writes past a single-track car's lanes on some machines.
 
     One loop with nothing but :func:`magic` (itself branch-free: physics.approx) in it, which the compiler turns
     into SIMD instructions over the lanes: each lane gets the bits :func:`magic` gives it alone
-    (tests/physics/test_tyre_lanes.py), the eight curves in about twice the time of one (89 ns against 47 ns
-    for one scalar call here). The trip count is read from the array, not a constant: a loop of a constant eight
+    (tests/physics/test_tyre_lanes.py): on an AVX-512 machine eight curves took about twice the time of one
+    (89 ns against 47 ns for one scalar call), and on an AVX2 one four took what one did (109 against 105 ns). The trip count is read from the array, not a constant: a loop of a constant eight
     iterations is unrolled instead of vectorised.
     """
     for j in range(lanes.shape[1]):

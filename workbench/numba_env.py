@@ -9,6 +9,10 @@ import sys
 import warnings
 from collections.abc import Mapping, MutableMapping
 
+# As physics.jit does: numba reads this once, when it is imported, and the threading layer's check below may import
+# it before physics (the first compile colours thousands of error messages it throws away otherwise).
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+
 THREADING_LAYERS = ("default", "safe", "forksafe", "threadsafe", "omp", "tbb", "workqueue")
 SETTINGS = ("NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER")
 

@@ -3,6 +3,7 @@ scalar curve, so the frames that use them give the bits of physics.tyre.combined
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -171,11 +172,31 @@ def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(paralle
 
 
 def test_the_single_track_lanes_are_one_vector_register():
-    assert vector_doubles("+avx,+avx2,+fma,-avx512f,+sse4.2") == 4
-    assert vector_doubles("+avx2,+avx512f,+avx512vl") == 8
-    assert vector_doubles("+sse2,-avx512fp16") == 4  # a feature named like it is not AVX-512 itself
-    assert vector_doubles("") == 4
-    assert tyre.NARROW == vector_doubles() and 4 <= tyre.NARROW <= tyre.LANES
+    def never():
+        raise AssertionError("only an AVX-512 machine asks whether loops fill zmm registers")
+
+    assert vector_doubles("+avx,+avx2,+fma,-avx512f,+sse4.2", never) == 4
+    assert vector_doubles("+sse2,-avx512fp16", never) == 4  # a feature named like it is not AVX-512 itself
+    assert vector_doubles("", never) == 4
+    # AVX-512, and the compiler fills 512-bit registers (8 doubles) or prefers 256-bit ones (4)
+    assert vector_doubles("+avx2,+avx512f,+avx512vl", lambda: True) == 8
+    assert vector_doubles("+avx2,+avx512f,+avx512vl", lambda: False) == 4
+    assert tyre.NARROW == vector_doubles() and tyre.NARROW in (4, 8)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles no loop")
+def test_the_zmm_probe_reads_what_the_compiler_made():
+    from numba.core.codegen import get_host_cpu_features
+
+    from physics.jit import _loops_fill_zmm
+
+    features = get_host_cpu_features().split(",")
+    fills = _loops_fill_zmm()
+    assert isinstance(fills, bool)
+    if "+avx512f" not in features:
+        assert not fills  # no zmm register to fill
+    if "+avx2" in features:
+        assert _loops_fill_zmm("ymm")  # the probe reads the registers the compiler used
 
 
 @pytest.mark.parametrize("narrow", [3, tyre.LANES + 1])
