@@ -135,9 +135,9 @@ LANES = 8
 Eight float64 lanes are one AVX-512 register, two AVX2 ones."""
 NARROW = vector_doubles()
 """Lanes a single-track car's frames get (the combined car fills four, the 002/003 car two): one vector register,
-4 with AVX2 and 8 with AVX-512 (physics.jit.vector_doubles). Where a register holds four, :func:`magic_lanes` over
-four lanes costs what one curve does, and over eight twice that; where it holds eight, eight cost one register
-and four would run one at a time."""
+4 with AVX2, and 8 with AVX-512 where the compiler fills its 512-bit registers (physics.jit.vector_doubles).
+Where a register holds four, :func:`magic_lanes` over four lanes costs what one curve does, and over eight twice
+that; where it holds eight, eight cost one register and four would run one at a time."""
 LANE_ROWS = 7
 """Rows of a lanes array: x, B, C, E and D in; the force and its slope dF/dx out."""
 
