@@ -48,7 +48,7 @@ from .jit import DISABLED, scalar, source_key
 from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
-from .tyre import LANE_ROWS, LANES, NARROW
+from .tyre import LANE_ROWS, LANES, narrow
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
@@ -116,7 +116,7 @@ def _block(args, inputs, out, dt, frame0):
     ``ground_index[i, 1]`` of them. ``lanes`` (N, physics.tyre.LANE_ROWS * LANES) is each car's scratch space for
     its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): 448 bytes a car, seen as
     (LANE_ROWS, LANES) by a four-wheel car and as (LANE_ROWS, ``args.narrow``) by a single-track one, whose frames
-    fill at most four lanes (physics.tyre.NARROW: as many as one vector register holds, so that no lane is
+    fill at most four lanes (physics.tyre.narrow(): as many as one vector register holds, so that no lane is
     computed for nothing where a register holds four).
     """
     params, state, select, spare_state = args.params, args.state, args.select, args.spare_state
@@ -465,7 +465,7 @@ class Workspace:
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
         # Each car's tyre curves in SIMD lanes (physics.tyre.magic_lanes): zeros where a frame fills fewer lanes.
         self.lanes = np.zeros((n, LANE_ROWS * LANES))
-        self.narrow = NARROW  # a single-track car's lanes, 4 to LANES (the kernel reads them as (LANE_ROWS, narrow))
+        self.narrow = narrow()  # a single-track car's lanes, 4 to LANES (the kernel reads them as (LANE_ROWS, narrow))
 
 
 def _check(array: np.ndarray, dtype: np.dtype, shape: tuple, name: str) -> None:

@@ -115,7 +115,7 @@ def next_rpm(p, s, d, slipping, dt):
 def car_frame(p, s, u, new, out, dt, t, road, lanes):
     """Advance one car by dt on ``road`` (its surfaces' rows, physics.surface): the next state into ``new``,
     this frame's telemetry into ``out``. ``lanes`` is the car's scratch space for its tyres' curves
-    (float64 (physics.tyre.LANE_ROWS, n), physics.tyre.magic_lanes: n is LANES for a four-wheel car, NARROW else)."""
+    (float64 (physics.tyre.LANE_ROWS, n), physics.tyre.magic_lanes: n is LANES for a four-wheel car, narrow() else)."""
     c = controls(p, s, u, dt)
     if p.four_wheel:
         four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes)

@@ -133,11 +133,20 @@ def combined_forces(k, a, rho, dx, dy, fx0, sx, fy0, sy, b_x, c_x, b_y, c_y, pea
 LANES = 8
 """Curves :func:`magic_lanes` evaluates at once for the four-wheel car: its four tyres, each along and across.
 Eight float64 lanes are one AVX-512 register, two AVX2 ones."""
-NARROW = vector_doubles()
-"""Lanes a single-track car's frames get (the combined car fills four, the 002/003 car two): one vector register,
-4 with AVX2, and 8 with AVX-512 where the compiler fills its 512-bit registers (physics.jit.vector_doubles).
-Where a register holds four, :func:`magic_lanes` over four lanes costs what one curve does, and over eight twice
-that; where it holds eight, eight cost one register and four would run one at a time."""
+
+
+@functools.cache
+def narrow() -> int:
+    """Lanes a single-track car's frames get (the combined car fills four, the 002/003 car two): one vector register,
+    4 with AVX2, and 8 with AVX-512 where the compiler fills its 512-bit registers (physics.jit.vector_doubles).
+    Where a register holds four, :func:`magic_lanes` over four lanes costs what one curve does, and over eight twice
+    that; where it holds eight, eight cost one register and four would run one at a time.
+
+    Asked once, when the first physics.kernel.Workspace is made, not at import: on an AVX-512 machine the answer
+    compiles a small loop."""
+    return vector_doubles()
+
+
 LANE_ROWS = 7
 """Rows of a lanes array: x, B, C, E and D in; the force and its slope dF/dx out."""
 
@@ -174,7 +183,7 @@ def lane_forces(lanes, j, k, a, rho, dx, dy, b_x, c_x, b_y, c_y, peak_x, peak_y)
 @scalar
 def magic_lanes(lanes):
     """:func:`magic` of every lane of ``lanes`` (LANE_ROWS, n): rows 0-4 x, B, C, E, D in, rows 5 and 6 the
-    force and dF/dx out. n is LANES for a four-wheel car and :data:`NARROW` (4 or 8, by machine) for a
+    force and dF/dx out. n is LANES for a four-wheel car and :func:`narrow` (4 or 8, by machine) for a
     single-track one: a replacement (physics.build_kernel) must loop over ``lanes.shape[1]`` as this does, never
     over a constant, or it reads and writes past a single-track car's lanes on some machines.
 

@@ -21,7 +21,7 @@ import numpy as np
 from physics import Inputs, Simulation, default_kernel, load_preset, max_threads, set_threads, threads
 from physics.presets import scripts_dir
 from physics.records import INPUTS, inputs_records
-from physics.tyre import NARROW
+from physics.tyre import narrow
 from workbench.runs.replay import _InputTrack, replay
 from workbench.scripts.format import load_script
 from workbench.scripts.program import compile_script
@@ -395,8 +395,8 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     """Every figure of ``carbench bench``; ``progress(what)`` is called as each measurement starts."""
     repeats = 3 if quick else 7
     progress("compiling the model")
-    # lane_doubles: how wide a single-track car's tyre lanes are on this machine (physics.tyre.NARROW)
-    out: dict = {"machine": {"threads_available": max_threads(), "lane_doubles": NARROW}, "compile": compile_time()}
+    # lane_doubles: how wide a single-track car's tyre lanes are on this machine (physics.tyre.narrow)
+    out: dict = {"machine": {"threads_available": max_threads(), "lane_doubles": narrow()}, "compile": compile_time()}
     progress("replaying launch_shift")
     out["replay"] = replay_figures("launch_shift.toml", repeats)
     progress("single steps of five cars")

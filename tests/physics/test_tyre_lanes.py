@@ -152,7 +152,7 @@ def _mixed_run(narrow: int, parallel: bool) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("parallel", [False, True])
 def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(parallel):
     """Lanes are per curve: a single-track car's frames fill at most four, so its lanes are as wide as a vector
-    register (physics.tyre.NARROW), the four-wheel car's always eight; the width changes the speed, never the bits."""
+    register (physics.tyre.narrow()), the four-wheel car's always eight; the width changes the speed, never the bits."""
     wide, wide_lanes = _mixed_run(tyre.LANES, parallel)
     assert np.all(np.isfinite(wide.view(np.float64))) and np.ptp(wide["speed"], axis=0).min() > 0.3
     for narrow in (4, 5):
@@ -181,7 +181,7 @@ def test_the_single_track_lanes_are_one_vector_register():
     # AVX-512, and the compiler fills 512-bit registers (8 doubles) or prefers 256-bit ones (4)
     assert vector_doubles("+avx2,+avx512f,+avx512vl", lambda: True) == 8
     assert vector_doubles("+avx2,+avx512f,+avx512vl", lambda: False) == 4
-    assert tyre.NARROW == vector_doubles() and tyre.NARROW in (4, 8)
+    assert tyre.narrow() == vector_doubles() and tyre.narrow() in (4, 8)
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles no loop")
