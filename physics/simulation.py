@@ -42,9 +42,15 @@ def _telemetry_slot(n: int) -> tuple:
     return flat.reshape(1, n, len(records.CHANNELS)), row, flat, TelemetryFrame(row, flat)
 
 
-def _references(slot: tuple) -> tuple[int, ...]:
-    """How many references each part of a telemetry slot has: any view, frame or row held outside adds one."""
-    return sys.getrefcount(slot[0]), sys.getrefcount(slot[1]), sys.getrefcount(slot[2]), sys.getrefcount(slot[3])
+_refcount = sys.getrefcount
+
+
+def _references(slot: tuple) -> int:
+    """How many references the parts of a telemetry slot have together: any view, frame or row held outside adds
+    one. (No part ever has fewer than when the slot was made and nobody else held it, so the sum is that of a
+    free slot only when every part's count is.)"""
+    part0, part1, part2, part3 = slot
+    return _refcount(part0) + _refcount(part1) + _refcount(part2) + _refcount(part3)
 
 
 class Simulation:

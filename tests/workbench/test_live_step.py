@@ -40,6 +40,27 @@ def test_the_live_step_gives_the_bits_of_a_fresh_inputs_per_frame(preset):
     assert session.drive_from(len(frames) - 1) is not None
 
 
+def test_keys_held_on_without_an_override_reuse_the_record_and_an_override_is_cleared_after_it():
+    """The record is written only when the keys or the overrides change: a frame with an override, or an
+    unknown key, must not leave its bytes for the next frame of the same keys."""
+    plan = [({"throttle"}, None), ({"throttle"}, None), ({"throttle"}, {"steer": 0.3}), ({"throttle"}, None),
+            ({"throttle"}, None), ({"throttle"}, {"brake_pedal": 0.5}), ({"throttle"}, {}), ({"brake"}, None),
+            ({"warp"}, None), ({"brake"}, None), ({"brake", "warp"}, None), ({"brake"}, None)]
+    session = LiveSession("sedan")
+    reference = Simulation(load_preset("sedan").params, n=1, dt=session.dt)
+    stepped = 0
+    for held, analog in plan:
+        if "warp" in held:
+            with pytest.raises(ValueError, match="unknown"):
+                session.step(held, analog)
+            continue
+        got = session.step(held, analog)
+        want = reference.step(Inputs.from_keys(1, held, **(analog or {})))
+        assert got.records.tobytes() == want.records.tobytes(), (stepped, held, analog)
+        stepped += 1
+    assert stepped == len(plan) - 2
+
+
 def test_an_unknown_key_or_override_changes_nothing():
     session = LiveSession("sedan")
     session.step({"throttle"})

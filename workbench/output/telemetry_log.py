@@ -57,9 +57,10 @@ class TelemetryLog:
             grown[:k] = self._data
             self._data = grown
             self._rows = grown.reshape(len(grown), -1) if self.n == 1 else None
-        if self._rows is not None and type(telemetry) is TelemetryFrame:
+        rows = self._rows
+        if rows is not None and type(telemetry) is TelemetryFrame:
             if self._whole:  # every channel, in record order (a preset in metres)
-                self._rows[k] = telemetry.flat
+                rows[k] = telemetry.flat
             else:
                 flat, row = telemetry.flat, self._rows[k]
                 for out, into in self._runs:

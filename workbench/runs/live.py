@@ -80,7 +80,10 @@ class InputHistory:
                 self.analog_on[k, j] = True
                 self.analog_value[k, j] = value
         # gear_on[k] and gear_value[k] are already False and 0: frames past the history are kept cleared
-        self._close(k, params)
+        if params is None:
+            self.frames = k + 1
+        else:
+            self._close(k, params)
 
     def _close(self, k: int, params: CarParams | None) -> None:
         """End frame ``k``: the car's parameters from it on, when they changed (the first frame's are the start)."""
@@ -163,12 +166,16 @@ class LiveInputs:
         self._bytes = memoryview(record.view(np.uint8).reshape(-1))
         self.keys = record.view(np.bool_).reshape(-1)[:len(KEYS)]
         self._templates: dict[frozenset, bytes] = {}
+        self._written: frozenset | None = None  # the keys the record holds with no override (None: rewrite it)
 
     def write(self, held: frozenset, analog: dict[str, float]) -> Inputs:
         """This frame's inputs: ``held`` keys, ``analog`` overrides by SPEC 4 name (ValueError when unknown)."""
+        if not analog and held == self._written:  # the same keys as the last frame: the record already says so
+            return self.inputs
         template = self._templates.get(held)
         if template is None:
             template = self._templates[held] = _keys_template(held)
+        self._written = None
         self._bytes[:] = template
         for name, value in analog.items():
             at = _ANALOG_AT.get(name)
@@ -176,6 +183,8 @@ class LiveInputs:
                 raise ValueError(f"unknown override {name!r}; the overrides are: {', '.join(ANALOG)}")
             self._bytes[at[0]] = 1
             struct.pack_into("d", self._bytes, at[1], value)
+        if not analog:
+            self._written = held
         return self.inputs
 
 
