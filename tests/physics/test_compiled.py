@@ -341,3 +341,75 @@ def test_scalar_operators_skip_numbas_array_rules_with_the_same_answer():
 
     out, small = mixed(np.arange(3.0), 0.5)
     assert np.array_equal(out, -(np.arange(3.0) * 1.5 + 1.0)) and small
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystems_machine_code_is_emitted_only_when_something_needs_it():
+    # A subsystem's library is finalised without machine code and without optimising its module as a whole: the
+    # caller links it in and optimises and emits once. Its assembly, asked for, is emitted then.
+    import math
+
+    import numba
+
+    from physics import jit
+
+    assert jit.MACHINE_CODE_WHEN_NEEDED
+
+    def half_hypot(x, y):
+        return 0.5 * math.hypot(x, y)
+
+    callee = jit.scalar(half_hypot, cache=False)
+
+    @numba.njit(error_model="numpy")
+    def caller(x, y):
+        return callee(x, y) + 1.0
+
+    assert caller(3.0, 4.0) == 3.5
+    (inner,) = callee.overloads.values()
+    (outer,) = caller.overloads.values()
+    assert inner.library._unemitted and inner.library._unoptimised  # never run: no machine code made
+    assert not outer.library._unemitted and not outer.library._unoptimised
+    assert inner.entry_point is not None
+    assembly = callee.inspect_asm(callee.signatures[0])  # asked for: emitted now, optimised first
+    assert "half_hypot" in assembly and not inner.library._unemitted and not inner.library._unoptimised
+    assert caller(6.0, 8.0) == 6.0
+
+
+CACHED_CALLEE = '''
+import math, sys
+import numba
+from physics import jit
+
+def _half_hypot(x, y):
+    return 0.5 * math.hypot(x, y)
+
+half_hypot = jit.scalar(_half_hypot)
+
+@numba.njit(error_model="numpy")
+def caller(x, y):
+    return half_hypot(x, y) + 1.0
+'''
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystem_cached_without_machine_code_loads_and_links_in_a_new_process(tmp_path):
+    # A subsystem never emitted is cached as its module's bitcode; a later process (a model variant built from the
+    # cache) loads it without machine code and links it into a new caller.
+    (tmp_path / "cached_callee.py").write_text(CACHED_CALLEE)
+    check = """
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        import cached_callee as m
+        assert m.caller(3.0, 4.0) == 3.5
+        (inner,) = m.half_hypot.overloads.values()
+        print(m.half_hypot.stats.cache_hits.get(inner.signature.args, 0), inner.library._unemitted)
+    """
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _python(check, str(tmp_path), env=env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert first.stdout.split() == ["0", "True"]
+    saved = list((tmp_path / "cache").rglob("*.nbc"))
+    assert saved, "the subsystem was not cached"
+    again = _python(check, str(tmp_path), env=env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout.split() == ["1", "True"]
