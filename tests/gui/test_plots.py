@@ -45,6 +45,22 @@ def test_a_flat_signal_gets_a_sensible_range(carbench_window):
     assert 50 <= y1 - y0 <= 400 and y0 < 1000 < y1
 
 
+def test_a_signal_that_only_wanders_by_rounding_is_shown_flat_and_a_small_real_one_is_not(carbench_window):
+    # A decay towards zero leaves values of 1e-10 deg/s or 4e-7 N: autoscaled, that noise would fill the plot.
+    window = carbench_window
+    window.plots.set_channel_sets([["fy_front"]])
+    axis = window.plots.rows[0].axes[0]
+    axis.fit(-2.0e-7, 4.0e-7)
+    y0, y1 = axis.vb.viewRange()[1]
+    assert y0 <= -1.0 and y1 >= 1.0
+    axis.fit(1000.0, 1000.0 + 4.0e-7)  # the same spread on a large value
+    y0, y1 = axis.vb.viewRange()[1]
+    assert y0 <= 900.0 and y1 >= 1100.0
+    axis.fit(0.0, 2.0e-3)  # a slip ratio of a few thousandths is signal: it fills its plot
+    y0, y1 = axis.vb.viewRange()[1]
+    assert y0 < 0.0 < 2.0e-3 < y1 and y1 - y0 < 4.0e-3
+
+
 @pytest.mark.carbench_preset("manual003")  # the values below are 003's car's
 def test_the_channel_menu_is_grouped_and_searchable(carbench_window):
     row = carbench_window.plots.rows[0]

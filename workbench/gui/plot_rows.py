@@ -22,6 +22,7 @@ from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
 AXIS_WIDTH = 58  # [px] wide enough for "-12345.6" ticks and a rotated unit label
+FLAT_SPAN = 1e-6  # [display units] a spread below it is rounding, not signal, in every channel's unit (N, deg/s, rpm, -)
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
 GROUPS = (
     ("motion", ("t", "x", "y", "heading", "speed", "speed_kmh", "vx", "vy", "yaw_rate", "beta", "curvature",
@@ -132,14 +133,16 @@ class YAxis:
 
         A range that moved every frame would redraw the axis every frame: it grows at once when the
         data leaves it and shrinks only when the data fills less than half of it. A flat signal gets
-        a range of a tenth of its size (or one unit around zero), not a millionth.
+        a range of a tenth of its size (or one unit around zero), not a millionth; so does one that only
+        wanders by rounding (a spread under FLAT_SPAN display units: a yaw rate of 1e-10 deg/s, a force of
+        4e-7 N left by a decay towards zero), which would otherwise fill the plot with its noise.
         """
         if not (np.isfinite(lo) and np.isfinite(hi)):
             return
         (y0, y1) = self.vb.viewRange()[1]
         height = max(float(self.vb.height()), 1.0)
         room = min(self.room, height / 4)
-        if hi - lo < 1e-9 * max(abs(lo), abs(hi), 1.0):
+        if hi - lo < max(1e-9 * max(abs(lo), abs(hi)), FLAT_SPAN):
             half = max(0.1 * abs(hi), 1.0) if abs(hi) < 1e3 else 0.1 * abs(hi)
             lo, hi = lo - half, hi + half
             if y0 <= lo and hi <= y1 and (y1 - y0) <= 4.0 * (hi - lo):
