@@ -135,8 +135,8 @@ def _machine_code_when_needed() -> bool:
     and at last inside the kernel's: each of the model's 170 subsystem functions paid for its subtree. Here a
     finalised library keeps its module as its functions were optimised one by one; the kernel, linking them all,
     optimises the whole once and emits its machine code. Alternately in the same minutes on a 2-core AMD EPYC
-    (Zen 3), the serial kernel's first compile took 19.5 to 20.1 s of CPU with numba's way and 16.1 to 16.9 s with
-    this one (README, "The cache"). The model's bits are the same: without fast-math flags, LLVM's optimisations keep every
+    (Zen 3), the serial kernel's first compile took 21.9, 22.2 and 20.8 s of CPU with numba's way and 18.0, 16.5 and
+    17.0 s with this one. The model's bits are the same: without fast-math flags, LLVM's optimisations keep every
     floating-point result, in whatever order they run (tests/physics/test_determinism.py and test_compiled.py).
 
     A library so finalised is cached as its module's bitcode rather than object code (numba's ``bitcode`` kind), and
