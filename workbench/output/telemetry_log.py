@@ -62,7 +62,7 @@ class TelemetryLog:
             if self._whole:  # every channel, in record order (a preset in metres)
                 rows[k] = telemetry.flat
             else:
-                flat, row = telemetry.flat, self._rows[k]
+                flat, row = telemetry.flat, rows[k]
                 for out, into in self._runs:
                     row[out] = flat[into]
             self.frames = k + 1
