@@ -49,3 +49,27 @@ def test_an_unreachable_scheduler_is_a_clean_error(monkeypatch):
 def test_a_local_cluster_of_two_workers_keeps_the_order():
     with cluster.mapper(workers=2) as run:
         assert run(square, list(range(10))) == [x * x for x in range(10)]
+
+
+def test_a_local_cluster_beside_another_on_the_dashboards_port_warns_of_nothing():
+    # Two sweeps on local clusters at once (or a user's own Dask): the first holds port 8787. The scheduler's HTTP
+    # server used to take 8787 even without a dashboard and warn on stderr that it was in use.
+    import socket
+    import warnings
+
+    pytest.importorskip("distributed")
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind(("0.0.0.0", 8787))
+        holder.listen()
+    except OSError:  # already held by someone else: the same collision
+        pass
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with cluster.mapper(workers=1) as run:
+                assert run(square, [2, 3]) == [4, 9]
+    finally:
+        holder.close()
+    assert not [w for w in caught if "already in use" in str(w.message)], [str(w.message) for w in caught]
