@@ -15,11 +15,13 @@ Importing this module (``physics`` does) fixes numba's setup before anything com
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import math
 import os
 import re
+import threading
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -122,6 +124,167 @@ SCALAR_OPERATORS_QUICK = False if DISABLED else _scalar_operators_skip_the_array
 """Whether numba's typing of scalar operators skips its array rules (see _scalar_operators_skip_the_array_rules)."""
 
 
+def _machine_code_when_needed() -> bool:
+    """Make numba emit a subsystem's machine code, and optimise its module as a whole, only when something needs them:
+    the address of a function its module defines, its assembly, or its object code.
+
+    numba finalises the library of every function it compiles: it links the library's callees into its module,
+    optimises that whole module at O3 and emits machine code for it. A subsystem's machine code is never run (the
+    kernel links its module in and inlines it, and a call from Python goes through a second dispatcher, see
+    :class:`Subsystem`), and its module, holding its whole call tree, was optimised again inside each caller's and at
+    last inside the kernel's. Here the library of a subsystem (compiled through :class:`_SubsystemCompiler`, or loaded
+    from a subsystem's cache) keeps its module as its functions were optimised one by one, and is cached as that
+    module's bitcode (numba's ``bitcode`` kind); the kernel, linking them all, optimises the whole once and emits its
+    machine code. The model's bits are the same: without fast-math flags LLVM's optimisations keep every
+    floating-point result, in whatever order they run (tests/physics/test_determinism.py, test_compiled.py).
+
+    Every other library (numba's own, the kernel, any other compiled function) is finalised as numba does. A subsystem
+    library is emitted at once where numba's linking of recursive calls is involved: its module calls a function not
+    compiled yet (``.numba.unresolved$`` globals), or defines one that an emitted module waits for. An environment
+    pointer numba sets for a function not emitted yet (``set_env``) is set when it is. Returns whether numba has the
+    methods this expects (it changes nothing otherwise).
+    """
+    from numba.core import codegen
+    from numba.core.compiler_lock import global_compiler_lock
+
+    library, cpu, jit = (getattr(codegen, name, None) for name in ("JITCodeLibrary", "CPUCodeLibrary", "JITCPUCodegen"))
+    needed = ((cpu, "finalize"), (cpu, "_optimize_final_module"), (cpu, "_finalize_final_module"),
+              (cpu, "_finalize_dynamic_globals"), (cpu, "_verify_declare_only_symbols"), (cpu, "_get_compiled_object"),
+              (cpu, "_unserialize"), (library, "get_pointer_to_function"), (library, "serialize_using_object_code"),
+              (jit, "set_env"), (jit, "create_library"), (codegen, "RuntimeLinker"))
+    if any(getattr(owner, name, None) is None for owner, name in needed):
+        return False
+    if getattr(library, "_machine_code_when_needed", False):
+        return True
+    optimise, final, address = cpu._optimize_final_module, cpu._finalize_final_module, library.get_pointer_to_function
+    as_object, set_env, finalize_as_numba = library.serialize_using_object_code, jit.set_env, cpu.finalize
+    unserialize = cpu._unserialize.__func__
+    prefix = codegen.RuntimeLinker.PREFIX
+    pending: dict = {}  # environment name -> environment, for functions whose machine code is not emitted yet
+
+    def deferred(self) -> bool:
+        return getattr(self, "_deferred", False)
+
+    def put_env(engine, name, env) -> bool:
+        where = engine.get_global_value_address(name) if engine.is_symbol_defined(name) else 0
+        if where:
+            (ctypes.c_void_p * 1).from_address(where)[0] = ctypes.c_void_p(id(env))
+        return bool(where)
+
+    def recursive(self) -> bool:
+        """Whether the module takes part in numba's linking of recursive calls (then it is emitted as numba does)."""
+        module = self._final_module
+        if any(gv.name.startswith(prefix) for gv in module.global_variables):
+            return True
+        waiting = self._codegen._rtlinker._unresolved
+        return bool(waiting) and any(not fn.is_declaration and fn.name in waiting for fn in module.functions)
+
+    def emit_now(self) -> None:
+        """numba's finalisation of the module, optimised as a whole first if that was put off."""
+        self._unemitted = False
+        self._dynamic_globals = []
+        if getattr(self, "_unoptimised", False):
+            self._unoptimised = False
+            optimise(self)
+        final(self)
+        engine = self._codegen._engine
+        for name in [name for name, env in pending.items() if put_env(engine, name, env)]:
+            del pending[name]
+
+    def emit(self) -> None:
+        with global_compiler_lock:
+            if getattr(self, "_unemitted", False):
+                emit_now(self)
+
+    def _optimize_final_module(self):
+        if deferred(self) and getattr(self, "_finalising", False):
+            self._unoptimised = True  # optimised as a whole when its machine code is needed, or in its callers'
+            return
+        optimise(self)
+
+    def _finalize_final_module(self):
+        if not deferred(self) or getattr(self, "_compiled_object", None) is not None:
+            return final(self)
+        if not getattr(self, "_finalising", False):  # loaded from cached bitcode
+            self._unoptimised = True
+        if recursive(self):
+            emit_now(self)
+            return
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+        self._unemitted = True
+
+    def finalize(self):
+        self._finalising = True
+        try:
+            finalize_as_numba(self)
+        finally:
+            self._finalising = False
+
+    def get_pointer_to_function(self, name):
+        if deferred(self):
+            with global_compiler_lock:
+                self._ensure_finalized()
+                if getattr(self, "_unemitted", False):
+                    try:
+                        defined = not self._final_module.get_function(name).is_declaration
+                    except NameError:
+                        defined = False
+                    if not defined:  # numba's answer without emitting this module: another module's, or none
+                        engine = self._codegen._engine
+                        return engine.get_function_address(name) if engine.is_symbol_defined(name) else 0
+                    emit_now(self)
+        return address(self, name)
+
+    def serialize_using_object_code(self):
+        self._ensure_finalized()
+        if getattr(self, "_unemitted", False):
+            return (self.name, "bitcode", self._final_module.as_bitcode())
+        return as_object(self)
+
+    def _unserialize(cls, codegen_, state):
+        name, kind, data = state
+        if kind != "bitcode" or not getattr(_loading, "subsystem", False):
+            return unserialize(cls, codegen_, state)
+        self = codegen_.create_library(name)
+        self._deferred = True
+        self._final_module = ll.parse_bitcode(data)
+        self._finalize_final_module()
+        return self
+
+    def put_or_keep_env(self, env_name, env):
+        if not put_env(self._engine, env_name, env):
+            pending[env_name] = env
+
+    def emitting(method):
+        @functools.wraps(method)
+        def emitted_first(self, *args, **kwargs):
+            emit(self)
+            return method(self, *args, **kwargs)
+        return emitted_first
+
+    from llvmlite import binding as ll
+
+    cpu.finalize = functools.wraps(finalize_as_numba)(finalize)
+    library._optimize_final_module = functools.wraps(optimise)(_optimize_final_module)
+    library._finalize_final_module = functools.wraps(final)(_finalize_final_module)
+    library.get_pointer_to_function = functools.wraps(address)(get_pointer_to_function)
+    library.serialize_using_object_code = functools.wraps(as_object)(serialize_using_object_code)
+    library._unserialize = classmethod(functools.wraps(unserialize)(_unserialize))
+    jit.set_env = functools.wraps(set_env)(put_or_keep_env)
+    for name in ("get_asm_str", "get_function_cfg", "get_disasm_cfg", "_get_compiled_object"):
+        if getattr(library, name, None) is not None:
+            setattr(library, name, emitting(getattr(library, name)))
+    library._machine_code_when_needed = True
+    return True
+
+
+_loading = threading.local()  # .subsystem: a subsystem's cache is being read (its bitcode is loaded without emitting)
+MACHINE_CODE_WHEN_NEEDED = False if DISABLED else _machine_code_when_needed()
+"""Whether numba emits a subsystem's machine code only when it is needed (see _machine_code_when_needed)."""
+
+
 def source_key() -> str:
     """A digest of every source file of the model (and numba's version): compiled code is only reused for the same
     sources, whichever file changed (numba's own cache looks at a function's file alone, not at what it calls)."""
@@ -165,6 +328,49 @@ if not DISABLED:
                                                   filename_base=self._impl.filename_base + "-python",
                                                   source_stamp=self._impl.locator.get_source_stamp())
 
+    class SubsystemCache(ModelCache):
+        """A :class:`Subsystem`'s cache: a library it loads from bitcode is a subsystem's, not emitted until needed
+        (see _machine_code_when_needed)."""
+
+        def load_overload(self, sig, target_context):
+            _loading.subsystem = True
+            try:
+                return super().load_overload(sig, target_context)
+            finally:
+                _loading.subsystem = False
+
+    from numba.core.compiler import Compiler, DefaultPassBuilder
+    from numba.core.compiler_machinery import LoweringPass, register_pass
+    from numba.core.typed_passes import NativeLowering
+
+    @register_pass(mutates_CFG=False, analysis_only=False)
+    class _SubsystemLibrary(LoweringPass):
+        """Make the library a subsystem is lowered into (numba's lowering makes an ordinary one when none is made),
+        marked as a subsystem's: its machine code is emitted only when needed (see _machine_code_when_needed)."""
+
+        _name = "carbench_subsystem_library"
+
+        def __init__(self):
+            LoweringPass.__init__(self)
+
+        def run_pass(self, state):
+            if state.library is None:
+                state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+                state.library.enable_object_caching()
+                state.library._deferred = MACHINE_CODE_WHEN_NEEDED
+            return False
+
+    class _SubsystemCompiler(Compiler):
+        """numba's nopython pipeline with :class:`_SubsystemLibrary` just before the lowering."""
+
+        def define_pipelines(self):
+            pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            where = [k for k, (pss, _) in enumerate(pipeline.passes) if pss is NativeLowering]
+            if where:
+                pipeline.passes.insert(where[0], (_SubsystemLibrary, "a subsystem's library"))
+                pipeline.finalize()
+            return [pipeline]
+
 
 def scalar(fn, cache: bool = True):
     """Compile a subsystem function: scalar floats in and out, no loops, numpy's error model.
@@ -184,9 +390,9 @@ def scalar(fn, cache: bool = True):
     """
     if DISABLED:
         return fn
-    dispatcher = Subsystem(fn, targetoptions=dict(_CALLEE_OPTIONS))
+    dispatcher = Subsystem(fn, targetoptions=dict(_CALLEE_OPTIONS), pipeline_class=_SubsystemCompiler)
     if cache:
-        _cache(dispatcher, fn, source_key() + ":callee")
+        _cache(dispatcher, fn, source_key() + ":callee", SubsystemCache)
     return dispatcher
 
 

@@ -341,3 +341,111 @@ def test_scalar_operators_skip_numbas_array_rules_with_the_same_answer():
 
     out, small = mixed(np.arange(3.0), 0.5)
     assert np.array_equal(out, -(np.arange(3.0) * 1.5 + 1.0)) and small
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystems_machine_code_is_emitted_only_when_something_needs_it():
+    # A subsystem's library is finalised without machine code and without optimising its module as a whole: its caller
+    # links it in, optimises and emits once. Its assembly, asked for, is emitted then. An ordinary function is not
+    # touched.
+    import math
+
+    import numba
+
+    from physics import jit
+
+    assert jit.MACHINE_CODE_WHEN_NEEDED
+
+    def half_hypot(x, y):
+        return 0.5 * math.hypot(x, y)
+
+    callee = jit.scalar(half_hypot, cache=False)
+
+    @numba.njit(error_model="numpy")
+    def caller(x, y):
+        return callee(x, y) + 1.0
+
+    assert caller(3.0, 4.0) == 3.5
+    (inner,) = callee.overloads.values()
+    (outer,) = caller.overloads.values()
+    assert inner.library._deferred and inner.library._unemitted and inner.library._unoptimised  # never run
+    assert not getattr(outer.library, "_deferred", False) and not getattr(outer.library, "_unemitted", False)
+    assert callee(6.0, 8.0) == 5.0  # from Python: the second dispatcher, an ordinary one
+    assembly = callee.inspect_asm(callee.signatures[0])  # asked for: emitted now, optimised first
+    assert "half_hypot" in assembly and not inner.library._unemitted and not inner.library._unoptimised
+    assert caller(6.0, 8.0) == 6.0
+
+
+MUTUAL_RECURSION = '''
+import numba
+from physics import jit
+
+def _is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+def _is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+is_even = jit.scalar(_is_even, cache=False)
+is_odd = jit.scalar(_is_odd, cache=False)
+
+@numba.njit
+def parity(n):
+    return is_even(n), is_odd(n)
+
+print(parity(10), parity(7), is_even(4), is_odd(4))
+'''
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_mutually_recursive_subsystems_are_linked_as_numba_links_them(tmp_path):
+    # numba calls a function still being compiled through a pointer it fills when a module defining it is emitted: a
+    # subsystem whose module takes part in that is emitted at once. In a fresh process, so that a crash fails the test.
+    (tmp_path / "parity.py").write_text(MUTUAL_RECURSION)
+    done = _python("import sys; sys.path.insert(0, sys.argv[1]); import parity", str(tmp_path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[0] == "(True, False) (False, True) True False"
+
+
+CACHED_CALLEE = '''
+import math, sys
+import numba
+from physics import jit
+
+def _half_hypot(x, y):
+    return 0.5 * math.hypot(x, y)
+
+half_hypot = jit.scalar(_half_hypot)
+
+@numba.njit(error_model="numpy")
+def caller(x, y):
+    return half_hypot(x, y) + 1.0
+'''
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystem_cached_without_machine_code_loads_and_links_in_a_new_process(tmp_path):
+    # A subsystem never emitted is cached as its module's bitcode; a later process (a model variant built from the
+    # cache) loads it without machine code and links it into a new caller.
+    (tmp_path / "cached_callee.py").write_text(CACHED_CALLEE)
+    check = """
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        import cached_callee as m
+        assert m.caller(3.0, 4.0) == 3.5
+        (inner,) = m.half_hypot.overloads.values()
+        print(m.half_hypot.stats.cache_hits.get(inner.signature.args, 0), inner.library._unemitted)
+    """
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _python(check, str(tmp_path), env=env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert first.stdout.split() == ["0", "True"]
+    saved = list((tmp_path / "cache").rglob("*.nbc"))
+    assert saved, "the subsystem was not cached"
+    again = _python(check, str(tmp_path), env=env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout.split() == ["1", "True"]
