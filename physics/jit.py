@@ -141,7 +141,9 @@ def _machine_code_when_needed() -> bool:
     Every other library (numba's own, the kernel, any other compiled function) is finalised as numba does. A subsystem
     library is emitted at once where numba's linking of recursive calls is involved: its module calls a function not
     compiled yet (``.numba.unresolved$`` globals), or defines one that an emitted module waits for. An environment
-    pointer numba sets for a function not emitted yet (``set_env``) is set when it is. Returns whether numba has the
+    pointer numba sets for a function not emitted yet (``set_env``) is set when a module defining its global is emitted
+    (the subsystem's own, or a caller's that linked it in). What numba shows of a subsystem (``inspect_llvm``,
+    ``inspect_asm``) is its module optimised as a whole, as numba's own; other libraries never wait for the lock. Returns whether numba has the
     methods this expects (it changes nothing otherwise).
     """
     from numba.core import codegen
@@ -158,6 +160,7 @@ def _machine_code_when_needed() -> bool:
         return True
     optimise, final, address = cpu._optimize_final_module, cpu._finalize_final_module, library.get_pointer_to_function
     as_object, set_env, finalize_as_numba = library.serialize_using_object_code, jit.set_env, cpu.finalize
+    llvm_str = library.get_llvm_str
     unserialize = cpu._unserialize.__func__
     prefix = codegen.RuntimeLinker.PREFIX
     pending: dict = {}  # environment name -> environment, for functions whose machine code is not emitted yet
@@ -187,11 +190,21 @@ def _machine_code_when_needed() -> bool:
             self._unoptimised = False
             optimise(self)
         final(self)
+        put_pending(self)
+
+    def put_pending(self) -> None:
+        """Set the environments kept for functions not emitted yet whose global this module, just emitted, defines (a
+        caller that linked a subsystem in defines it too: numba's ``common`` linkage, one copy for all). Only this
+        module's globals are looked at: no other can have become defined."""
         engine = self._codegen._engine
-        for name in [name for name, env in pending.items() if put_env(engine, name, env)]:
-            del pending[name]
+        defined = [gv.name for gv in self._final_module.global_variables if gv.name in pending]
+        for name in defined:
+            if put_env(engine, name, pending[name]):
+                del pending[name]
 
     def emit(self) -> None:
+        if not deferred(self):  # any other library: as numba does, without waiting for the compiler lock
+            return
         with global_compiler_lock:
             if getattr(self, "_unemitted", False):
                 emit_now(self)
@@ -204,7 +217,10 @@ def _machine_code_when_needed() -> bool:
 
     def _finalize_final_module(self):
         if not deferred(self) or getattr(self, "_compiled_object", None) is not None:
-            return final(self)
+            final(self)
+            if pending:
+                put_pending(self)
+            return
         if not getattr(self, "_finalising", False):  # loaded from cached bitcode
             self._unoptimised = True
         if recursive(self):
@@ -253,6 +269,15 @@ def _machine_code_when_needed() -> bool:
         self._finalize_final_module()
         return self
 
+    def get_llvm_str(self):
+        if deferred(self):
+            with global_compiler_lock:  # the IR numba shows: the module optimised as a whole
+                self._ensure_finalized()
+                if getattr(self, "_unoptimised", False):
+                    self._unoptimised = False
+                    optimise(self)
+        return llvm_str(self)
+
     def put_or_keep_env(self, env_name, env):
         if not put_env(self._engine, env_name, env):
             pending[env_name] = env
@@ -273,6 +298,7 @@ def _machine_code_when_needed() -> bool:
     library.serialize_using_object_code = functools.wraps(as_object)(serialize_using_object_code)
     library._unserialize = classmethod(functools.wraps(unserialize)(_unserialize))
     jit.set_env = functools.wraps(set_env)(put_or_keep_env)
+    library.get_llvm_str = functools.wraps(llvm_str)(get_llvm_str)
     for name in ("get_asm_str", "get_function_cfg", "get_disasm_cfg", "_get_compiled_object"):
         if getattr(library, name, None) is not None:
             setattr(library, name, emitting(getattr(library, name)))

@@ -449,3 +449,43 @@ def test_a_subsystem_cached_without_machine_code_loads_and_links_in_a_new_proces
     again = _python(check, str(tmp_path), env=env)
     assert again.returncode == 0, again.stderr[-2000:]
     assert again.stdout.split() == ["1", "True"]
+
+
+PRINTING_SUBSYSTEM = '''
+import numba
+import numpy as np
+from physics import jit
+
+def _loud(x):
+    print("loud", x)
+    return x * 2.0
+
+loud = jit.scalar(_loud, cache=False)
+
+@numba.njit
+def caller(x):
+    return loud(x) + 1.0
+
+@numba.njit(parallel=True)
+def many(xs):
+    out = np.empty_like(xs)
+    for i in numba.prange(len(xs)):
+        out[i] = loud(xs[i])
+    return out
+
+print("caller", caller(3.0))
+print("many", many(np.arange(2.0)).tolist())
+'''
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystem_that_uses_its_environment_works_inside_ordinary_callers(tmp_path):
+    # A print (a debugging line in a build_kernel rule) needs the function's environment pointer, which numba sets when
+    # the function is compiled; a subsystem not emitted then has it set when a caller that linked it in is. Without
+    # it the caller raised "missing Environment", and a parallel caller hung with the GIL held.
+    (tmp_path / "loud.py").write_text(PRINTING_SUBSYSTEM)
+    done = _python("import sys; sys.path.insert(0, sys.argv[1]); import loud", str(tmp_path), timeout=120.0)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.split("\n")
+    assert "loud 3.0" in lines and "caller 7.0" in lines and "many [0.0, 2.0]" in lines, done.stdout
+    assert "loud 0.0" in lines and "loud 1.0" in lines
