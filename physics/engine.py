@@ -99,17 +99,26 @@ def governed_torque(throttle, rpm, p, stalled, cranking):
     stalls it. A stalled engine gives no torque of its own: its friction opposes its rotation, and
     at rest holds it against a starter weaker than the friction.
     """
+    return governed_torques(throttle, rpm, p, stalled, cranking)[0]
+
+
+@scalar
+def governed_torques(throttle, rpm, p, stalled, cranking):
+    """:func:`governed_torque`, and the running engine's closed-throttle torque at ``rpm`` (governed_torque(0.0, rpm,
+    p, False, False), what traction control may take the engine down to), computing the friction and the curve once
+    for both: the same operations, so the same bits, as two calls."""
     drag = friction(rpm, p)
-    if stalled:
-        crank = starter(rpm, p) if cranking else 0.0
-        return crank - drag if rpm > 0.0 else max(crank - drag, 0.0)
     band = p.engine_limiter_band
     idle = p.engine_idle_rpm
     full = curve(rpm, p)
     carry = min(max((idle + band - rpm) / band, 0.0), 1.0)
     lift = min(max((idle - rpm) / band, 0.0), 1.0)
     governor = min(carry * drag + lift * p.engine_idle_authority * p.engine_peak_torque, full)
-    return max(throttle * full, governor) - drag
+    closed = max(0.0 * full, governor) - drag
+    if stalled:
+        crank = starter(rpm, p) if cranking else 0.0
+        return (crank - drag if rpm > 0.0 else max(crank - drag, 0.0)), closed
+    return max(throttle * full, governor) - drag, closed
 
 
 @scalar

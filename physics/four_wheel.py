@@ -462,7 +462,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     elif front_share > 0.0:
         kappa = min(kappa, k_fl.kappa, k_fr.kappa)
     driven = carrier(front_share, s.wheel_fl, s.wheel_fr, s.wheel_rl, s.wheel_rr)
-    d, engine_torque, capacity, direct_torque, tcs = _step.grip_drive(p, s, c, u.start, kappa, driven, dt)
+    d, engine_torque, capacity, direct_torque, tcs, _ = _step.grip_drive(p, s, c, u.start, kappa, driven, dt)
     ratio = d.ratio
     full = d.brake_share * p.brakes_force * radius
     b_front = 0.5 * p.brakes_front_share * full

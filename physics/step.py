@@ -365,14 +365,16 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt):
 
     Traction control cuts the throttle by what the driven wheels' slip ratio ``kappa`` asks
     (physics.aids.tcs_cut). Returns (Drivetrain for the telemetry, engine torque, clutch capacity
-    [N m], drive torque of a direct-drive car at its wheels [N m], the share traction control cut).
+    [N m], drive torque of a direct-drive car at its wheels [N m], the share traction control cut, the running
+    engine's closed-throttle torque [N m] at this speed, what traction control may take it down to: 0 for direct
+    drive).
     """
     if not p.manual:
         cut = aids.tcs_cut(p, kappa, 1.0, s.tcs, dt)
         demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut), c.brake, s.vx, p)
         d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
                        demand * p.body_wheel_radius, 0.0, 0.0)
-        return d, 0.0, 0.0, demand * p.body_wheel_radius, cut
+        return d, 0.0, 0.0, demand * p.body_wheel_radius, cut, 0.0
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
     if p.clutch_auto_speed > 0.0:
         # the engine's speed above what the driven wheels impose, for the hand-over of a launch that launch
@@ -394,9 +396,9 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt):
     cut = aids.tcs_cut(p, kappa, brakes.sign(ratio), s.tcs, dt) \
         if s.rpm > p.engine_idle_rpm + p.engine_limiter_band and not launching(p, s, c, auto) else 0.0
     throttle = engine.limited_throttle(c.throttle, s.rpm, p) * (1.0 - cut)
-    torque = engine.governed_torque(throttle, s.rpm, p, s.stalled, cranking)
+    torque, closed = engine.governed_torques(throttle, s.rpm, p, s.stalled, cranking)
     d = Drivetrain(0.0, c.brake, float(c.gear), ratio, engagement, throttle, torque, 0.0, 0.0, auto)
-    return d, torque, p.clutch_capacity * engagement, 0.0, cut
+    return d, torque, p.clutch_capacity * engagement, 0.0, cut, closed
 
 
 @scalar
@@ -454,7 +456,8 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.
     driven_slip = max(kappa_f, kappa_r) if p.all_driven else kappa_r
-    d, engine_torque, capacity, direct_torque, tcs = grip_drive(p, s, c, u.start, driven_slip, s.wheel_rear, dt)
+    d, engine_torque, capacity, direct_torque, tcs, closed = grip_drive(p, s, c, u.start, driven_slip, s.wheel_rear,
+                                                                       dt)
     full_brake = d.brake_share * p.brakes_force * radius
     brake_f = p.brakes_front_share * full_brake
     brake_r = full_brake - brake_f
@@ -533,7 +536,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     above_idle = not p.manual or s.rpm > p.engine_idle_rpm + p.engine_limiter_band
     if stuck and not s.stalled and above_idle:
         direction = brakes.sign(ratio)
-        gross = abs(ratio) * (engine_torque - engine.governed_torque(0.0, s.rpm, p, False, False))
+        gross = abs(ratio) * (engine_torque - closed)
         take = aids.tcs_torque(p, wr_new, ur, ahead_r, radius, floor, direction, jr, max(gross, 0.0), dt)
         if take > 0.0:
             wr_new = wr_new - direction * take * dt / jr

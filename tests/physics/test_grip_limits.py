@@ -16,7 +16,7 @@ from grip_drivers import RPM_PER_RAD_S, G, SpeedHold, drive, first_index, flying
 from physics import Inputs, Simulation
 from physics.aids import launch_allowance
 from physics.clutch import launch
-from physics.engine import governed_torque
+from physics.engine import governed_torque, governed_torques
 from physics.records import STATE, param_records
 from physics.step import launch_control
 
@@ -136,6 +136,21 @@ def test_a_dropped_clutch_at_120_brakes_within_the_rear_tyres_grip(dt, layout):
     assert np.all(-np.diff(run.vx) / dt <= limit)
     gained = np.diff(kinetic_energy(car, run))
     assert gained.max() <= 0.0, f"{gained.max():.1f} J gained in a frame"
+
+
+def test_the_closed_throttle_torque_given_with_the_governed_one_is_the_same_bits_as_its_own_call():
+    # grip_drive hands traction control the running engine's closed-throttle torque from the same evaluation of the
+    # friction and the curve: it must be governed_torque(0.0, rpm, p, False, False), whatever the engine is doing.
+    car = sedan()
+    rec = param_records([car])[0]
+    e = car.engine
+    for rpm in np.concatenate([np.linspace(0.0, e.rev_limit + 500.0, 157), [e.idle_rpm, e.peak_rpm, -30.0]]):
+        for throttle in (0.0, 0.37, 1.0):
+            for stalled, cranking in ((False, False), (True, False), (True, True)):
+                torque, closed = governed_torques(throttle, rpm, rec, stalled, cranking)
+                assert torque == governed_torque(throttle, rpm, rec, stalled, cranking)
+                assert closed == governed_torque(0.0, rpm, rec, False, False), (rpm, throttle, stalled, cranking)
+    assert governed_torques(1.0, e.peak_rpm, rec, False, False)[1] < 0.0  # engine braking at speed, throttle shut
 
 
 def test_the_idle_control_adds_its_authority_and_no_more():
