@@ -27,6 +27,7 @@ from physics import ParamError, PresetError
 from physics.presets import cars_dir, scripts_dir
 from workbench.gui.analog_driving import install_analog_driving
 from workbench.gui.car_view import CarView
+from workbench.gui.collector import pace_collection
 from workbench.gui.compare_dock import install_compare
 from workbench.gui.driving_keys import DrivingKeys
 from workbench.gui.keymap import COMMAND_SHORTCUTS, help_html
@@ -53,6 +54,7 @@ class MainWindow(QMainWindow):
     def __init__(self, session: LiveSession | None = None, settings: QSettings | None = None,
                  start_timer: bool = True):
         super().__init__()
+        pace_collection()  # Python's cycle collector from the GUI thread's event loop only (workbench.gui.collector)
         self.setWindowTitle("carbench")
         self.settings = settings if settings is not None else QSettings("carbench", "carbench")
         self._create_model(session or LiveSession("sedan"))

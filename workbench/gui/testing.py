@@ -96,6 +96,17 @@ def pytest_runtest_teardown(item):
     finally:
         if windows:
             _delete_closed(windows)
+        _collect_due()
+
+
+def _collect_due() -> None:
+    """Between tests, with no Qt call on the stack: the cycle collection Python's thresholds say is due, where a
+    window turned automatic collection off (workbench.gui.collector); a test's event loop may not have run its timer."""
+    import sys
+
+    collector = sys.modules.get("workbench.gui.collector")
+    if collector is not None:
+        collector.collect_due()
 
 
 def _delete_closed(windows) -> None:
