@@ -136,15 +136,16 @@ def _machine_code_when_needed() -> bool:
     from a subsystem's cache) keeps its module as its functions were optimised one by one, and is cached as that
     module's bitcode (numba's ``bitcode`` kind); the kernel, linking them all, optimises the whole once and emits its
     machine code. The model's bits are the same: without fast-math flags LLVM's optimisations keep every
-    floating-point result, in whatever order they run (tests/physics/test_determinism.py, test_compiled.py).
+    floating-point result, in whatever order they run (tests/physics/test_compiled.py compares compiled scripts with
+    plain Python's bits).
 
     Every other library (numba's own, the kernel, any other compiled function) is finalised as numba does. A subsystem
     library is emitted at once where numba's linking of recursive calls is involved: its module calls a function not
     compiled yet (``.numba.unresolved$`` globals), or defines one that an emitted module waits for. An environment
     pointer numba sets for a function not emitted yet (``set_env``) is set when a module defining its global is emitted
     (the subsystem's own, or a caller's that linked it in). What numba shows of a subsystem (``inspect_llvm``,
-    ``inspect_asm``) is its module optimised as a whole, as numba's own; other libraries never wait for the lock. Returns whether numba has the
-    methods this expects (it changes nothing otherwise).
+    ``inspect_asm``) is its module optimised as a whole, as numba's own; other libraries never wait for the lock.
+    Returns whether numba has the methods this expects (it changes nothing otherwise).
     """
     from numba.core import codegen
     from numba.core.compiler_lock import global_compiler_lock
