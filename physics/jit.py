@@ -147,6 +147,7 @@ def _machine_code_when_needed() -> bool:
     ``inspect_asm``) is its module optimised as a whole, as numba's own; other libraries never wait for the lock.
     Returns whether numba has the methods this expects (it changes nothing otherwise).
     """
+    from llvmlite import binding as ll
     from numba.core import codegen
     from numba.core.compiler_lock import global_compiler_lock
 
@@ -183,13 +184,17 @@ def _machine_code_when_needed() -> bool:
         waiting = self._codegen._rtlinker._unresolved
         return bool(waiting) and any(not fn.is_declaration and fn.name in waiting for fn in module.functions)
 
+    def optimise_now(self) -> None:
+        """The module optimised as a whole, if that was put off."""
+        if getattr(self, "_unoptimised", False):
+            self._unoptimised = False
+            optimise(self)
+
     def emit_now(self) -> None:
         """numba's finalisation of the module, optimised as a whole first if that was put off."""
         self._unemitted = False
         self._dynamic_globals = []
-        if getattr(self, "_unoptimised", False):
-            self._unoptimised = False
-            optimise(self)
+        optimise_now(self)
         final(self)
         put_pending(self)
 
@@ -274,9 +279,7 @@ def _machine_code_when_needed() -> bool:
         if deferred(self):
             with global_compiler_lock:  # the IR numba shows: the module optimised as a whole
                 self._ensure_finalized()
-                if getattr(self, "_unoptimised", False):
-                    self._unoptimised = False
-                    optimise(self)
+                optimise_now(self)
         return llvm_str(self)
 
     def put_or_keep_env(self, env_name, env):
@@ -289,8 +292,6 @@ def _machine_code_when_needed() -> bool:
             emit(self)
             return method(self, *args, **kwargs)
         return emitted_first
-
-    from llvmlite import binding as ll
 
     cpu.finalize = functools.wraps(finalize_as_numba)(finalize)
     library._optimize_final_module = functools.wraps(optimise)(_optimize_final_module)
