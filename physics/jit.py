@@ -2,9 +2,10 @@
 
 Importing this module (``physics`` does) fixes numba's setup before anything compiles:
 
-- the threading layer is OpenMP (``omp``) unless ``NUMBA_THREADING_LAYER`` names another: the
-  GUI thread and a background batch may launch kernels at the same time, and numba's
-  ``workqueue`` layer aborts on concurrent launches;
+- numba's threading layer is OpenMP (``omp``) unless ``NUMBA_THREADING_LAYER`` names another. The model's
+  kernel does not use numba's parallel runtime (a batch's cars share Python threads: physics.pool), but
+  code compiled with ``parallel=True`` beside it (the bench's compiled peer) may be launched from two
+  threads at once, and numba's ``workqueue`` layer aborts on concurrent launches;
 - compiled kernels are cached beside the sources (``physics/__pycache__``); where the package
   directory is read-only (an installed site-packages) they go to ``~/.cache/carbench/numba``
   (``NUMBA_CACHE_DIR`` set by the user wins);
@@ -488,15 +489,21 @@ def max_threads() -> int:
 
 
 def set_threads(n: int) -> int:
-    """Use ``n`` threads (1 .. NUMBA_NUM_THREADS) for batch kernels from now on; returns n."""
+    """Use ``n`` threads (1 .. NUMBA_NUM_THREADS) for batches from now on, in every thread of the process; returns n.
+    """
+    global _threads
     top = max_threads()
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= top:
         raise ValueError(f"threads = {n!r}: must be a whole number from 1 to {top} (NUMBA_NUM_THREADS)")
-    if not DISABLED:
-        numba.set_num_threads(n)
+    _threads = n
     return n
 
 
+_threads: int | None = None  # all of NUMBA_NUM_THREADS until set_threads
+
+
 def threads() -> int:
-    """The number of threads batch kernels use now."""
-    return 1 if DISABLED else int(numba.get_num_threads())
+    """The number of threads a batch's cars are shared among now (physics.pool); 1 under NUMBA_DISABLE_JIT."""
+    if DISABLED:
+        return 1
+    return max_threads() if _threads is None else _threads

@@ -1,12 +1,12 @@
 """The compiled kernel: N cars advanced over a block of frames, telemetry into a preallocated array.
 
-One Python function, :func:`_block`, is compiled twice from the same source: serially (the
-interactive car, and any caller that must not touch numba's thread pool) and with ``prange`` over
-the cars (batches). It stores the channels it is asked for and no others: every channel for a
+One Python function, :func:`_block`, is compiled once, without the GIL: it advances a range of a
+batch's cars, and a batch's ranges run on several threads at once (physics.pool; one car, as in the
+window, runs in the calling thread). It stores the channels it is asked for and no others: every channel for a
 replay or the window, a sweep's few for its expectations and measures (``channels`` of
 :meth:`Kernel.run`). Each car runs its frames alone, in order, with its own parameter record: no
-reduction across cars, no fastmath, so a car's telemetry is bit-identical whatever the batch
-around it, the chunking or the number of threads.
+reduction across cars, no fastmath, one machine code for every car, so a car's telemetry is
+bit-identical whatever the batch around it, the chunking or the number of threads.
 
 The closed-loop driver (physics.driver) is the kernel's one hook: for a car with a driver record
 that is on, the driver writes the frame's inputs (its analog overrides) before the car's frame, and
@@ -39,12 +39,11 @@ from collections.abc import Callable, Mapping
 
 import numba
 import numpy as np
-from numba import prange
 
-from . import driver, records
+from . import driver, pool, records
 from . import four_wheel as _four_wheel
 from . import step as _step
-from .jit import DISABLED, scalar, source_key
+from .jit import DISABLED, scalar, source_key, threads
 from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
@@ -97,8 +96,9 @@ def _finite_bits(bits, select, width, whole):
     return not bad
 
 
-def _block(args, inputs, out, dt, frame0):
-    """Advance every car over the frames of ``inputs``, (frames, N); the channels ``args.select`` names into ``out``.
+def _block(args, inputs, out, dt, frame0, lo, hi):
+    """Advance cars ``lo`` to ``hi - 1`` over the frames of ``inputs``, (frames, N); the channels ``args.select``
+    names into ``out``. Ranges of cars that do not overlap may run at once, in several threads.
 
     ``args`` is an :class:`Args` (built by :func:`new_args`): the cars' parameters, state and scratch
     space, passed as one object so that a call from Python unboxes one argument, not a dozen arrays.
@@ -120,11 +120,10 @@ def _block(args, inputs, out, dt, frame0):
     spare_telemetry, spare_values, fault, drivers = args.spare_telemetry, args.spare_values, args.fault, args.drivers
     track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
     lanes, narrow = args.lanes, args.narrow
-    n = state.shape[0]
     frames = inputs.shape[0]
     width = select.shape[0]
     detail, whole = args.detail, args.whole
-    for i in prange(n):
+    for i in range(lo, hi):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
         values = spare_values[i]
@@ -234,7 +233,7 @@ else:
 def _signature():
     rec = numba.from_dtype
     return (ARGS, numba.types.Array(rec(records.INPUTS), 2, "C"), numba.types.Array(numba.float64, 3, "C"),
-            numba.float64, numba.int64)
+            numba.float64, numba.int64, numba.int64, numba.int64)
 
 
 _announced = False
@@ -264,35 +263,38 @@ if not DISABLED:
 class Kernel:
     """One model compiled for batches: ``run`` advances N cars over a block of frames.
 
-    The serial and the parallel compilations are made on first use, one signature each.
+    The block is compiled on first use, one signature; a batch's cars share the threads :func:`physics.threads`
+    says (physics.pool).
     """
 
     def __init__(self, block: Callable, cache_key: str | None, name: str = "default"):
         self.name = name
         self._py = block
         self._key = cache_key
-        self._compiled: dict[bool, Callable] = {}
+        self._compiled: Callable | None = None
+        self._across: Callable | None = None
         self._lock = threading.Lock()
 
-    def _dispatcher(self, parallel: bool):
+    def _dispatcher(self):
         """The compiled function, called without numba's type dispatch (run() checks the arguments' types)."""
-        fn = self._compiled.get(parallel)
+        fn = self._compiled
         if fn is not None:
             return fn
         with self._lock:  # two threads asking at once compile once
-            fn = self._compiled.get(parallel)
-            if fn is None:
-                fn = self._compile(parallel)
-                self._compiled[parallel] = fn
-        return fn
+            if self._compiled is None:
+                fn = self._compile()
+                self._across = pool.across(fn, threads)
+                self._compiled = fn
+        return self._compiled
 
-    def _compile(self, parallel: bool):
+    def _compile(self):
         if DISABLED:
-            return self._py
-        # No C-callable wrapper: run() calls the Python entry point alone.
-        dispatcher = numba.njit(parallel=parallel, error_model="numpy", no_cfunc_wrapper=True)(self._py)
+            return _as_recarrays(self._py)
+        # No C-callable wrapper: run() calls the Python entry point alone. No GIL: a batch's ranges of cars run
+        # on several threads at once (physics.pool).
+        dispatcher = numba.njit(nogil=True, error_model="numpy", no_cfunc_wrapper=True)(self._py)
         if self._key is not None:
-            dispatcher._cache = _ModelCache(self._py, f"{self._key}:{'parallel' if parallel else 'serial'}")
+            dispatcher._cache = _ModelCache(self._py, f"{self._key}:block")
         dispatcher.compile(_signature())
         dispatcher.disable_compile()
         # The one overload's entry point skips numba's typing of the arguments on every call
@@ -300,22 +302,22 @@ class Kernel:
         (overload,) = dispatcher.overloads.values()
         return overload.entry_point
 
-    def compile(self, parallel: bool = False) -> float:
+    def compile(self) -> float:
         """Compile (or load from the cache) now; returns the seconds it took."""
         start = time.perf_counter()
-        self._dispatcher(parallel)
+        self._dispatcher()
         return time.perf_counter() - start
 
     def entry(self, parallel: bool = False) -> Callable:
-        """The compiled block itself, for callers that checked their arguments once (see :meth:`arguments`).
+        """The compiled block, for callers that checked their arguments once (see :meth:`arguments`):
+        ``entry(args, inputs, out, dt, frame0, lo, hi)`` advances cars ``lo`` to ``hi - 1``, ``args`` from
+        :meth:`arguments`; it trusts the dtypes, shapes and layout of the arrays.
 
-        ``entry(args, inputs, out, dt, frame0)``, ``args`` from :meth:`arguments`; it trusts the dtypes,
-        shapes and layout of the arrays.
+        ``parallel``: the cars shared among :func:`physics.threads` threads (physics.pool), else all of them in
+        the calling thread. Either way a car gets the same bits.
         """
-        fn = self._dispatcher(parallel)
-        if DISABLED:
-            return _as_recarrays(fn)
-        return fn
+        fn = self._dispatcher()
+        return self._across if parallel else fn
 
     def arguments(self, params: np.ndarray, state: np.ndarray, work: Workspace, drivers: np.ndarray | None = None,
                   track: np.ndarray | None = None, ground: np.ndarray | None = None,
@@ -392,7 +394,7 @@ class Kernel:
                           or not telemetry.flags.writeable):
                 raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
             out = telemetry
-        self.entry(parallel)(args, inputs, out, float(dt), int(frame0))
+        self.entry(parallel)(args, inputs, out, float(dt), int(frame0), 0, n)
         if n == 1 and work.fault[0, 0] < 0:
             return
         raise_fault(work.fault)

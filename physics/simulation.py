@@ -63,8 +63,8 @@ class Simulation:
 
     ``step`` advances one frame (the interactive car); ``run`` advances a block of frames whose
     inputs are given as a record array (frames, N) of physics.records.INPUTS. A batch of one car
-    runs the serial compilation of the kernel, larger batches the parallel one (``parallel``
-    overrides). ``kernel`` is the compiled model, physics.build_kernel(...) for a variant. ``cars`` may be a
+    runs in the calling thread, larger batches share :func:`physics.threads` threads (physics.pool;
+    ``parallel`` overrides). Every car runs the same compiled block either way. ``kernel`` is the compiled model, physics.build_kernel(...) for a variant. ``cars`` may be a
     prepared batch (physics.car.prepare, or prepare_swept for a sweep's cars).
     A NonFiniteError stops the run; reset() before going on. ``drivers`` and ``track`` give the cars
     closed-loop drivers (see :meth:`set_drivers`), ``ground`` and ``ground_index`` road surfaces
@@ -181,7 +181,7 @@ class Simulation:
 
     @property
     def parallel(self) -> bool | None:
-        """The parallel compilation (True), the serial one (False), or by batch size (None)."""
+        """The cars shared among threads (True), all in the calling thread (False), or by batch size (None)."""
         return self._parallel_choice
 
     @parallel.setter
@@ -192,7 +192,7 @@ class Simulation:
         """The compiled block and its arguments for one step, checked here once rather than on every step."""
         args = self._kernel.arguments(self.car.records, self._state, self._work, self.drivers, self.track,
                                       self.ground, self.ground_index)
-        self._bound = (self._kernel.entry(self._parallel()), args, self.car.n > 1)
+        self._bound = (self._kernel.entry(self._parallel()), args, self.car.n)
         return self._bound
 
     def step(self, inputs: Inputs | np.ndarray | None = None) -> TelemetryFrame:
@@ -212,9 +212,9 @@ class Simulation:
         slot = self._ring[j]
         if _references(slot) != self._free:
             slot = self._ring[j] = _telemetry_slot(self.car.n)
-        entry, args, many = bound
-        entry(args, record, slot[0], self.dt, self.frame)
-        if self._fault[0] >= 0 or many:
+        entry, args, n = bound
+        entry(args, record, slot[0], self.dt, self.frame, 0, n)
+        if self._fault[0] >= 0 or n > 1:
             raise_fault(self._work.fault)
         self._slot = j + 1 if j + 1 < len(self._ring) else 0
         self.frame += 1

@@ -67,15 +67,14 @@ def pytest_runtest_teardown(item):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-COMPILE_BOTH = "from physics import default_kernel; import sys; default_kernel().compile(sys.argv[1] == 'parallel')"
+COMPILE = "from physics import default_kernel; default_kernel().compile()"
 
 
 def pytest_configure(config):
-    """With xdist, the controller compiles the model's serial and parallel kernels once, side by side in two
-    processes, before the workers start: each worker then loads them from the cache instead of every worker
-    compiling both (four compiles of about 20 s on a 2-core machine where two suffice). Nothing changes for a
-    test: a failed compile here is compiled again where it is needed, and the tests of a cold start use
-    caches of their own."""
+    """With xdist, the controller compiles the model's kernel once before the workers start: each worker then loads
+    it from the cache instead of every worker compiling it (two compiles of about 20 s on a 2-core machine where
+    one suffices). Nothing changes for a test: a failed compile here is compiled again where it is needed, and the
+    tests of a cold start use caches of their own."""
     import subprocess
     import sys
 
@@ -84,10 +83,8 @@ def pytest_configure(config):
     workers = getattr(config.option, "numprocesses", None)
     if not workers or workers in (0, "0"):
         return
-    runs = [subprocess.Popen([sys.executable, "-c", COMPILE_BOTH, kind], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL) for kind in ("serial", "parallel")]
-    for run in runs:
-        try:
-            run.wait(timeout=600)
-        except subprocess.TimeoutExpired:
-            run.kill()
+    run = subprocess.Popen([sys.executable, "-c", COMPILE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run.wait(timeout=600)
+    except subprocess.TimeoutExpired:
+        run.kill()

@@ -22,7 +22,7 @@ def seed_subsystems(cache_dir: Path) -> int:
     NUMBA_CACHE_DIR); returns how many files were copied."""
     if DISABLED:
         return 0
-    physics.kernel.default_kernel().compile(False)  # the in-tree cache holds every function once this has run
+    physics.kernel.default_kernel().compile()  # the in-tree cache holds every function once this has run
     tree = Path(physics.kernel.__file__).parent / "__pycache__"
     target = Path(cache_dir) / _CacheLocator.get_suitable_cache_subpath(physics.kernel.__file__)
     target.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _this_checkout_compiled(monkeypatch):
     # The pytester children import this checkout (not a copy that pip may have installed elsewhere, whose
     # cache would be cold), and the kernel is compiled here first: a user's second run finds it cached.
-    physics.kernel.default_kernel().compile(False)
+    physics.kernel.default_kernel().compile()
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
 
 

@@ -2,8 +2,8 @@
 non-finite guard, and the compile cache with its one line on the first run.
 
 The subprocess tests start fresh interpreters; they load the kernel from the cache the rest of
-the suite has filled, except the cache test, which compiles the serial kernel once into an empty
-user cache.
+the suite has filled, except the cache test, which compiles the kernel once into an empty user
+cache.
 """
 
 from __future__ import annotations
@@ -106,7 +106,8 @@ print("ok", steps, threads())
 
 
 def test_a_parallel_batch_in_a_thread_beside_serial_steps_does_not_abort():
-    # numba's workqueue layer aborts this process ("Concurrent access has been detected"); omp does not.
+    # The window's steps beside a background batch shared among threads (physics.pool): the batch's threads and
+    # the GUI thread run the one compiled block at once, and the stepped car gets the bits it gets alone.
     done = _python(CONCURRENT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("ok")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from functools import cache
 
-import numba
 import numpy as np
 import pytest
 from helpers import DT, frames, preset
@@ -106,7 +105,7 @@ def test_one_thread_or_two_give_the_same_bits(alone):
         set_threads(2)
         two = run(cars, inputs)
     finally:
-        numba.set_num_threads(before)
+        set_threads(before)
     assert same_bits(one, two)
     assert same_bits(two[:, 17], alone)
 

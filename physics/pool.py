@@ -1,0 +1,111 @@
+"""The threads a batch's cars are shared among: the kernel's one compiled block, called on ranges of cars at once.
+
+The block is compiled without the GIL (``nogil``), so Python threads run it side by side. Each car is advanced
+by the same machine code whichever thread takes it, so a car's bits do not depend on the thread count or the
+split. (numba's ``prange`` would compile the whole model a second time, for its parallel runtime: 7 to 11 s of
+CPU more on the first batch.)
+
+The threads are daemons, made on first use and kept: a process that ends while a batch runs does not wait for
+it. A call returns only once every range it handed out is done, even when the caller is interrupted (Ctrl-C,
+SIGTERM): the cars' arrays are never written by a range still running after the call has gone.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+
+MIN_CAR_FRAMES = 256
+"""The least car-frames a thread is given: a range costs some 10 to 30 µs to hand to a thread and wake it, and
+a car-frame 0.5 to 1.5 µs of work, so smaller shares would cost more than they save (a window's step of a few
+cars runs in the calling thread)."""
+
+
+class _Job:
+    __slots__ = ("call", "done", "error")
+
+    def __init__(self, call: Callable[[], None]):
+        self.call = call
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class _Pool:
+    def __init__(self):
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def _ensure(self, count: int) -> None:
+        with self._lock:
+            while len(self._threads) < count:
+                thread = threading.Thread(target=self._work, name=f"carbench-cars-{len(self._threads) + 1}",
+                                          daemon=True)
+                thread.start()
+                self._threads.append(thread)
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get().run()
+
+    def run(self, calls: list[Callable[[], None]]) -> None:
+        """Run ``calls``: the first in this thread, the others on the pool's threads; returns when all are done
+        and raises the first error any of them raised."""
+        jobs = [_Job(call) for call in calls[1:]]
+        self._ensure(len(jobs))
+        for job in jobs:
+            self._jobs.put(job)
+        interrupted: BaseException | None = None
+        try:
+            calls[0]()
+        except BaseException as exc:  # noqa: BLE001 - raised once the others are done
+            interrupted = exc
+        for job in jobs:
+            while not job.done.is_set():
+                try:
+                    job.done.wait()
+                except BaseException as exc:  # noqa: BLE001 - a signal while waiting: the ranges still finish
+                    interrupted = interrupted or exc
+        if interrupted is not None:
+            raise interrupted
+        for job in jobs:
+            if job.error is not None:
+                raise job.error
+
+
+_POOL = _Pool()
+
+
+def shares(cars: int, frames: int, threads: int) -> list[int]:
+    """Where the ranges of ``cars`` cars start and end (``len`` = ranges + 1) for a block of ``frames`` frames on at
+    most ``threads`` threads: equal shares, none smaller than :data:`MIN_CAR_FRAMES` car-frames."""
+    count = max(1, min(threads, cars, cars * frames // MIN_CAR_FRAMES))
+    return [cars * j // count for j in range(count + 1)]
+
+
+def across(block: Callable, threads: Callable[[], int]) -> Callable:
+    """``block(args, inputs, out, dt, frame0, lo, hi)`` (advances cars lo to hi - 1) run with cars lo to hi - 1
+    shared among ``threads()`` threads; the same signature."""
+
+    def run(args, inputs, out, dt, frame0, lo, hi):
+        bounds = shares(hi - lo, inputs.shape[0], threads())
+        if len(bounds) == 2:
+            block(args, inputs, out, dt, frame0, lo, hi)
+            return
+        _POOL.run([_share(block, args, inputs, out, dt, frame0, lo + a, lo + b)
+                   for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+
+    return run
+
+
+def _share(block, args, inputs, out, dt, frame0, lo, hi) -> Callable[[], None]:
+    return lambda: block(args, inputs, out, dt, frame0, lo, hi)
