@@ -345,6 +345,55 @@ def test_scalar_operators_skip_numbas_array_rules_with_the_same_answer():
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_record_type_is_spelled_as_numba_spells_it():
+    import numba
+    from numba.core.types import npytypes
+
+    from physics import jit, records
+
+    assert jit.RECORDS_SPELLED_ONCE
+    original = npytypes.Record.__repr__._original
+    for dtype in (records.PARAMS, records.STATE, records.TELEMETRY, records.INPUTS, records.DRIVER):
+        kind = numba.from_dtype(dtype)
+        assert repr(kind) == original(kind)
+        assert repr(kind) == repr(kind) and f"'{dtype.names[0]}'" in repr(kind)
+    # Two record types of different fields are spelled apart, however often each is asked.
+    a, b = (numba.from_dtype(np.dtype([(name, np.float64)])) for name in ("left", "right"))
+    assert [repr(a), repr(b), repr(a)] == [original(a), original(b), original(a)]
+    assert repr(a) != repr(b)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_statements_list_the_same_variables_in_the_same_order_as_numbas_own_listing():
+    # physics.jit lists an IR statement's variables by the type of each value it walks; numba's own helper tests
+    # each value four times. Every statement of the model's car frame and four-wheel frame, compared.
+    import operator
+
+    from numba.core import compiler, ir
+
+    from physics import jit, step
+
+    assert jit.VARIABLES_BY_TYPE
+    patched = ir.Inst._rec_list_vars
+    original = patched._original
+    statements = 0
+    for fn in (step.car_frame.py_func, step.four_wheel.four_wheel_frame.py_func, step.detail_channels.py_func):
+        for block in compiler.run_frontend(fn).blocks.values():
+            for stmt in block.body:
+                ours = patched(stmt, stmt.__dict__)
+                theirs = original(stmt, stmt.__dict__)
+                assert [id(v) for v in ours] == [id(v) for v in theirs], stmt
+                statements += 1
+    assert statements > 500
+    # Nested lists, tuples and dicts, and values of no kind, as numba walks them.
+    a, b, c = (ir.Var(ir.Scope(None, ir.unknown_loc), name, ir.unknown_loc) for name in "abc")
+    value = {"x": [a, (b, 1.5, "s")], "y": {"z": c, "w": None}, "v": ir.Expr.binop(operator.add, a, c, ir.unknown_loc)}
+    holder = ir.Assign(a, b, ir.unknown_loc)
+    assert [v.name for v in patched(holder, value)] == [v.name for v in original(holder, value)] == ["a", "b", "c", "a",
+                                                                                                   "c"]
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
 def test_a_subsystems_machine_code_is_emitted_only_when_something_needs_it():
     # A subsystem's library is finalised without machine code and without optimising its module as a whole: its caller
     # links it in, optimises and emits once. Its assembly, asked for, is emitted then. An ordinary function is not
