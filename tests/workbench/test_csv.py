@@ -43,8 +43,16 @@ def test_csv_text_of_every_shipped_script(shipped_alone):
 
 
 def test_csv_text_of_a_batch_member_is_its_own_car(shipped_batch, shipped_alone):
+    # The CSV is written from the log's channels and nothing else: the same channels with the same bits (the
+    # digest) give the same text, which is compared in full for a few scripts of each kind of car.
+    texts = 0
     for together, alone in zip(shipped_batch, shipped_alone, strict=True):
-        assert together.csv_text() == alone.csv_text()
+        assert together.log.names == alone.log.names
+        assert together.digest() == alone.digest(), together.program.name
+        if together.program.name in ("parking-full-lock", "clutch-coast", "coast-down", "iso3888-2"):
+            assert together.csv_text() == alone.csv_text()
+            texts += 1
+    assert texts >= 3
     parking = by_name(shipped_batch, "parking-full-lock")
     assert "speed_kmh [km/h]" not in parking.csv_text().splitlines()[0].split(",")
     assert "speed_kmh [km/h]" in by_name(shipped_batch, "clutch-coast").csv_text().splitlines()[0].split(",")
