@@ -198,3 +198,10 @@ def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_windo
     dock = carbench_window.sweep
     assert not dock.run() and "load a script" in dock.status.text()
     assert not dock.add_axis("model.kind") and "cannot be swept" in dock.status.text()
+
+
+def test_a_sweeps_time_is_said_in_a_unit_that_shows_it():
+    from workbench.gui.sweep_dock import _seconds
+
+    assert [_seconds(s) for s in (0.0004, 0.012, 0.9994, 0.9996, 3.44, 125.0)] == \
+        ["0 ms", "12 ms", "999 ms", "1.0 s", "3.4 s", "125.0 s"]

@@ -317,7 +317,8 @@ class SweepDock(QWidget):
         self.result = result
         passing = int(result.all_passed.sum())
         self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
-                  f"({result.car_steps:,} car-steps in {result.seconds:.1f} s); click a point or cell to drive that car.")
+                  f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); click a point or cell to drive that "
+                  "car.")
         with _blocked(self.expect_choice):
             self.expect_choice.clear()
             self.expect_choice.addItems([e.label() for e in result.plan.program.script.expects])
@@ -494,3 +495,8 @@ class _blocked:
 def program_with(program: Program, values: dict[str, float]) -> Program:
     """``program`` starting on its car with ``values`` (SI) set."""
     return dataclasses.replace(program, params=program.params.with_values(values))
+
+
+def _seconds(seconds: float) -> str:
+    """A run's time as a person reads it: "12 ms" under a second (a small sweep's "0.0 s" says nothing), else "3.4 s"."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 0.9995 else f"{seconds:.1f} s"
