@@ -146,17 +146,22 @@ def _variables_listed_by_type() -> bool:
     # (a location, a name, a number, a global's value ...), decided by numba's own tests the first time it is seen.
     kinds: dict[type, int] = {}
 
-    def kind_of(cls: type, val) -> int:
-        kind = (0 if isinstance(val, Var) else 1 if isinstance(val, Inst) else 2 if isinstance(val, (list, tuple))
+    def kind_of_alone(val) -> int:
+        return (0 if isinstance(val, Var) else 1 if isinstance(val, Inst) else 2 if isinstance(val, (list, tuple))
                 else 3 if isinstance(val, dict) else 4)
-        kinds[cls] = kind
+
+    def kind_of(cls: type, val) -> int:
+        kind = kinds[cls] = kind_of_alone(val)
         return kind
 
     def walk(val, out: list) -> None:
         cls = type(val)
         kind = kinds.get(cls)
         if kind is None:
-            kind = kind_of(cls, val)
+            if val.__class__ is not cls:  # a proxy (weakref.proxy, a mock): isinstance answers for what it stands for
+                kind = kind_of_alone(val)
+            else:
+                kind = kind_of(cls, val)
         if kind == 4:
             return
         if kind == 0:

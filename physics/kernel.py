@@ -51,7 +51,7 @@ from .tyre import LANE_ROWS, LANES, narrow
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
-COMPILE_SECONDS = 13  # about how long the first compile takes on a fast 2-core machine: 12.9-13.1 s wall serial here
+COMPILE_SECONDS = 13  # about how long the first compile takes on a fast 2-core machine: 12.9-13.1 s wall here
 SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU on a 2-core AMD EPYC (Zen 3) whose frames were 2.5-3x slower
 
 
@@ -311,7 +311,7 @@ class Kernel:
     def entry(self, parallel: bool = False) -> Callable:
         """The compiled block, for callers that checked their arguments once (see :meth:`arguments`):
         ``entry(args, inputs, out, dt, frame0, lo, hi)`` advances cars ``lo`` to ``hi - 1``, ``args`` from
-        :meth:`arguments`; it trusts the dtypes, shapes and layout of the arrays.
+        :meth:`arguments`; it trusts the dtypes, shapes and layout of the arrays, and ``0 <= lo <= hi <= N``.
 
         ``parallel``: the cars shared among :func:`physics.threads` threads (physics.pool), else all of them in
         the calling thread. Either way a car gets the same bits.
@@ -323,8 +323,8 @@ class Kernel:
                   track: np.ndarray | None = None, ground: np.ndarray | None = None,
                   ground_index: np.ndarray | None = None, check: bool = True,
                   select: np.ndarray | None = None):
-        """The compiled block's first argument, checked when ``check``: ``entry(args, inputs, out, dt, frame0)``
-        advances the cars. It holds the arrays given (and ``work``'s), not copies.
+        """The compiled block's first argument, checked when ``check``: ``entry(args, inputs, out, dt, frame0, lo, hi)``
+        advances cars ``lo`` to ``hi - 1``. It holds the arrays given (and ``work``'s), not copies.
 
         ``select`` is the channels' indices (int64) that ``out`` gets, every channel when None."""
         n = state.shape[0]

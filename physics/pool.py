@@ -5,13 +5,17 @@ by the same machine code whichever thread takes it, so a car's bits do not depen
 split. (numba's ``prange`` would compile the whole model a second time, for its parallel runtime: 7 to 11 s of
 CPU more on the first batch.)
 
-The threads are daemons, made on first use and kept: a process that ends while a batch runs does not wait for
-it. A call returns only once every range it handed out is done, even when the caller is interrupted (Ctrl-C,
-SIGTERM): the cars' arrays are never written by a range still running after the call has gone.
+The threads are daemons, made on first use and kept (a forked child makes its own): a process that ends while a
+batch runs on a thread of its own does not wait for it (the CLI and the window run theirs to the end or wait for
+them). A call returns only once every range it handed out is done, even when the caller is interrupted (Ctrl-C,
+SIGTERM): the cars' arrays are never written by a range still running after the call has gone. The caller runs
+a range of its own and then any range no pool thread has started, so two threads' batches at once (a sweep
+beside another) never leave a caller waiting on a queue.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -23,12 +27,19 @@ cars runs in the calling thread)."""
 
 
 class _Job:
-    __slots__ = ("call", "done", "error")
+    """One range handed out: run by whichever takes it first, a pool thread or the caller that made it."""
+
+    __slots__ = ("call", "done", "error", "_taken")
 
     def __init__(self, call: Callable[[], None]):
         self.call = call
         self.done = threading.Event()
         self.error: BaseException | None = None
+        self._taken = threading.Lock()
+
+    def take(self) -> bool:
+        """Whether this thread is the one to run it (once only, whoever asks first)."""
+        return self._taken.acquire(blocking=False)
 
     def run(self) -> None:
         try:
@@ -38,9 +49,18 @@ class _Job:
         finally:
             self.done.set()
 
+    def drop(self) -> None:
+        """Taken and not run: the call that made it was interrupted before any thread started it."""
+        self.done.set()
+
 
 class _Pool:
     def __init__(self):
+        self._reset()
+
+    def _reset(self) -> None:
+        """No threads and no jobs: a new pool, and what a forked child starts from (the parent's threads are not
+        in it, and its queue and lock may have been taken mid-operation)."""
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -55,39 +75,60 @@ class _Pool:
 
     def _work(self) -> None:
         while True:
-            self._jobs.get().run()
+            job = self._jobs.get()
+            if job.take():
+                job.run()
 
     def run(self, calls: list[Callable[[], None]]) -> None:
         """Run ``calls``: the first in this thread, the others on the pool's threads; returns when all are done
-        and raises the first error any of them raised."""
-        jobs = [_Job(call) for call in calls[1:]]
-        self._ensure(len(jobs))
-        for job in jobs:
-            self._jobs.put(job)
+        and raises the first error any of them raised.
+
+        Once its own call is done, the caller runs any range no pool thread has started yet (another caller's
+        ranges may hold the pool's threads), and waits for the others. Interrupted (a signal raised in it), it
+        starts no more ranges, waits for those running, and raises.
+        """
+        jobs: list[_Job] = []
         interrupted: BaseException | None = None
         try:
+            self._ensure(len(calls) - 1)
+            for call in calls[1:]:
+                job = _Job(call)
+                self._jobs.put(job)
+                jobs.append(job)
             calls[0]()
-        except BaseException as exc:  # noqa: BLE001 - raised once the others are done
+        except BaseException as exc:  # noqa: BLE001 - raised once the ranges handed out are done
             interrupted = exc
+        for job in jobs:
+            if job.take():
+                if interrupted is None:
+                    job.run()
+                else:
+                    job.drop()
         for job in jobs:
             while not job.done.is_set():
                 try:
                     job.done.wait()
                 except BaseException as exc:  # noqa: BLE001 - a signal while waiting: the ranges still finish
                     interrupted = interrupted or exc
-        if interrupted is not None:
-            raise interrupted
-        for job in jobs:
-            if job.error is not None:
-                raise job.error
+        try:
+            if interrupted is not None:
+                raise interrupted
+            for job in jobs:
+                if job.error is not None:
+                    raise job.error
+        finally:  # no cycle through the tracebacks keeps the cars' arrays alive
+            interrupted = None
+            jobs.clear()
 
 
 _POOL = _Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL._reset)
 
 
 def shares(cars: int, frames: int, threads: int) -> list[int]:
     """Where the ranges of ``cars`` cars start and end (``len`` = ranges + 1) for a block of ``frames`` frames on at
-    most ``threads`` threads: equal shares, none smaller than :data:`MIN_CAR_FRAMES` car-frames."""
+    most ``threads`` threads: equal shares (to a car), of about :data:`MIN_CAR_FRAMES` car-frames or more."""
     count = max(1, min(threads, cars, cars * frames // MIN_CAR_FRAMES))
     return [cars * j // count for j in range(count + 1)]
 

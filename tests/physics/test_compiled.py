@@ -105,7 +105,7 @@ print("ok", steps, threads())
 """
 
 
-def test_a_parallel_batch_in_a_thread_beside_serial_steps_does_not_abort():
+def test_a_batch_shared_among_threads_beside_single_steps_in_another_thread():
     # The window's steps beside a background batch shared among threads (physics.pool): the batch's threads and
     # the GUI thread run the one compiled block at once, and the stepped car gets the bits it gets alone.
     done = _python(CONCURRENT)
@@ -389,6 +389,12 @@ def test_statements_list_the_same_variables_in_the_same_order_as_numbas_own_list
     a, b, c = (ir.Var(ir.Scope(None, ir.unknown_loc), name, ir.unknown_loc) for name in "abc")
     value = {"x": [a, (b, 1.5, "s")], "y": {"z": c, "w": None}, "v": ir.Expr.binop(operator.add, a, c, ir.unknown_loc)}
     holder = ir.Assign(a, b, ir.unknown_loc)
+    # A proxy is what it stands for, whatever else of its type came first.
+    import weakref
+
+    expr = ir.Expr.binop(operator.sub, a, c, ir.unknown_loc)
+    proxies = [weakref.proxy(expr), weakref.proxy(c)]
+    assert [v.name for v in patched(holder, proxies)] == [v.name for v in original(holder, proxies)] == ["a", "c", "c"]
     assert [v.name for v in patched(holder, value)] == [v.name for v in original(holder, value)] == ["a", "b", "c", "a",
                                                                                                    "c"]
 

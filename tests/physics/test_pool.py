@@ -3,6 +3,9 @@ same bits, and a call that returns only when every range it handed out is done."
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -40,15 +43,22 @@ def _block(n: int, frames: int) -> np.ndarray:
     return block
 
 
-@pytest.mark.skipif(max_threads() < 2, reason="needs NUMBA_NUM_THREADS >= 2")
+@pytest.mark.skipif(max_threads() < 2 or os.environ.get("NUMBA_DISABLE_JIT") == "1",
+                    reason="needs NUMBA_NUM_THREADS >= 2 and compiled code (plain Python runs one thread)")
 def test_a_batch_runs_its_cars_on_the_threads_asked_each_car_once(monkeypatch):
     compiled = default_kernel().entry(parallel=False)
     seen: list[tuple[int, int, str]] = []
     lock = threading.Lock()
 
+    second = threading.Event()
+
     def watched(args, inputs, out, dt, frame0, lo, hi):
         with lock:
             seen.append((lo, hi, threading.current_thread().name))
+        if lo > 0:
+            second.set()
+        elif hi < 40:  # the caller's own range waits until a pool thread has taken the other (else it may run both)
+            second.wait(timeout=60)
         compiled(args, inputs, out, dt, frame0, lo, hi)
 
     kernel = default_kernel()
@@ -70,20 +80,68 @@ def test_a_batch_runs_its_cars_on_the_threads_asked_each_car_once(monkeypatch):
     assert two.tobytes() == one.tobytes()
 
 
-def test_an_interrupted_call_returns_only_when_every_range_is_done():
-    release, done = threading.Event(), threading.Event()
+def test_an_interrupted_call_returns_only_when_every_running_range_is_done():
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
 
     def interrupted():
-        threading.Timer(0.05, release.set).start()  # the other range is still running when this raises
+        started.wait()  # the other range is running on a pool thread
+        threading.Timer(0.05, release.set).start()  # and still is when this raises
         raise KeyboardInterrupt
 
     def slow():
+        started.set()
         release.wait()
         done.set()
 
     with pytest.raises(KeyboardInterrupt):
-        pool._POOL.run([interrupted, slow])
+        pool._Pool().run([interrupted, slow])
     assert done.is_set()
+
+
+def _busy_pool():
+    """A pool of one thread, held by another caller's range until the returned event is set."""
+    busy, held, release = pool._Pool(), threading.Event(), threading.Event()
+
+    def hold():
+        held.set()
+        release.wait()
+
+    # The other caller's own range waits until its second is running: on the pool's thread, not taken back.
+    other = threading.Thread(target=busy.run, args=([held.wait, hold],))
+    other.start()
+    held.wait()
+    backstop = threading.Timer(60, release.set)  # a pool that made the caller wait fails the test, not the suite
+    backstop.daemon = True
+    backstop.start()
+    return busy, release, other
+
+
+def test_a_caller_runs_its_own_ranges_when_the_pool_threads_are_busy():
+    busy, release, other = _busy_pool()
+    ran = []
+    try:
+        busy.run([lambda: ran.append(threading.current_thread().name), lambda: ran.append(
+            threading.current_thread().name)])
+    finally:
+        release.set()
+        other.join()
+    assert ran == [threading.current_thread().name] * 2  # both here: nothing waited behind the other caller's range
+
+
+def test_an_interrupted_call_starts_no_more_ranges():
+    busy, release, other = _busy_pool()
+    ran = []
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            busy.run([interrupted, lambda: ran.append("started")])
+    finally:
+        release.set()
+        other.join()
+    assert ran == []
 
 
 def test_an_error_in_a_pool_thread_reaches_the_caller():
@@ -111,3 +169,32 @@ def test_set_threads_holds_in_every_thread():
     finally:
         set_threads(before)
     assert seen == [1]
+
+
+FORKED = """
+import os, sys
+import numpy as np
+from physics import Inputs, Simulation, load_preset, set_threads
+from physics.records import INPUTS, inputs_records
+
+set_threads(2)
+block = np.zeros((64, 40), dtype=INPUTS)
+inputs_records(Inputs.from_keys(40, {"throttle", "left"}), block[:1])
+block[:] = block[0]
+sedan = load_preset("sedan").params
+before = Simulation(sedan, n=40, parallel=True).run(block)  # the pool's threads now exist in this process
+child = os.fork()
+if child == 0:  # the child has none of them: its batch must make its own, not wait for threads that are not there
+    again = Simulation(sedan, n=40, parallel=True).run(block)
+    os._exit(0 if again.tobytes() == before.tobytes() else 3)
+_, status = os.waitpid(child, 0)
+print("child", os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or max_threads() < 2 or os.environ.get("NUMBA_DISABLE_JIT") == "1",
+                    reason="needs fork, NUMBA_NUM_THREADS >= 2 and compiled code")
+def test_a_forked_child_runs_its_batches_on_threads_of_its_own():
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-2:] == ["child", "0"]
