@@ -47,10 +47,12 @@ class _Job:
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             self.error = exc
         finally:
+            self.call = None  # a pool thread holds its last job until the next: not the batch's arrays with it
             self.done.set()
 
     def drop(self) -> None:
         """Taken and not run: the call that made it was interrupted before any thread started it."""
+        self.call = None
         self.done.set()
 
 
@@ -78,6 +80,7 @@ class _Pool:
             job = self._jobs.get()
             if job.take():
                 job.run()
+            del job
 
     def run(self, calls: list[Callable[[], None]]) -> None:
         """Run ``calls``: the first in this thread, the others on the pool's threads; returns when all are done

@@ -198,3 +198,26 @@ def test_a_forked_child_runs_its_batches_on_threads_of_its_own():
     done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-2:] == ["child", "0"]
+
+
+def test_a_finished_batch_leaves_nothing_of_its_arrays_in_the_pool():
+    import gc
+    import weakref
+
+    fresh = pool._Pool()
+    data = np.ones(1000)
+    gone = weakref.ref(data)
+    on_pool = threading.Event()
+
+    def mine():
+        on_pool.wait(timeout=60)  # the other range runs on the pool's thread, not taken back by this one
+
+    def theirs(d=data):
+        on_pool.set()
+        d[0] = 2.0
+
+    fresh.run([mine, theirs])
+    assert data[0] == 2.0
+    del data, theirs, mine
+    gc.collect()
+    assert gone() is None  # a pool thread waiting for its next job holds none of this one's arrays
