@@ -23,6 +23,7 @@ import math
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -90,6 +91,19 @@ def _loops_fill_zmm(register: str = "zmm") -> bool:
     return re.search(rf"%{register}\d", probe.inspect_asm(probe.signatures[0])) is not None  # AT&T syntax: %zmm0
 
 
+def _replace(owner, name: str, make: Callable) -> bool:
+    """Put ``make(original)`` in place of numba's ``owner.<name>``, once: the replacement keeps the original as
+    ``_original`` (the tests compare the two). False where this numba has no such thing, else True."""
+    original = getattr(owner, name, None)
+    if original is None:
+        return False
+    if getattr(original, "_original", None) is None:  # not replaced already
+        replacement = functools.wraps(original)(make(original))
+        replacement._original = original
+        setattr(owner, name, replacement)
+    return True
+
+
 def _scalar_operators_skip_the_array_rules() -> bool:
     """Make numba's typing of a binary operator (``a * b``) skip its NumPy array rules when no operand is an array.
 
@@ -102,23 +116,15 @@ def _scalar_operators_skip_the_array_rules() -> bool:
     from numba.core import types
     from numba.core.typing import npydecl
 
-    rules = getattr(npydecl, "NumpyRulesArrayOperator", None)
-    original = getattr(rules, "generic", None)
-    if original is None:
-        return False
-    if getattr(original, "_arrays_first", False):
-        return True
+    def arrays_first(original):
+        def generic(self, args, kws):
+            if not any(isinstance(arg, types.ArrayCompatible) for arg in args):
+                return None
+            return original(self, args, kws)
 
-    @functools.wraps(original)
-    def generic(self, args, kws):
-        if not any(isinstance(arg, types.ArrayCompatible) for arg in args):
-            return None
-        return original(self, args, kws)
+        return generic
 
-    generic._arrays_first = True
-    generic._original = original
-    rules.generic = generic
-    return True
+    return _replace(getattr(npydecl, "NumpyRulesArrayOperator", None), "generic", arrays_first)
 
 
 SCALAR_OPERATORS_QUICK = False if DISABLED else _scalar_operators_skip_the_array_rules()
@@ -136,11 +142,6 @@ def _variables_listed_by_type() -> bool:
     """
     from numba.core import ir
 
-    original = getattr(ir.Inst, "_rec_list_vars", None)
-    if original is None:
-        return False
-    if getattr(original, "_by_type", False):
-        return True
     Var, Inst = ir.Var, ir.Inst
     # What each type of value is: 0 a variable, 1 an instruction, 2 a list or tuple, 3 a dict, 4 none of them
     # (a location, a name, a number, a global's value ...), decided by numba's own tests the first time it is seen.
@@ -172,16 +173,15 @@ def _variables_listed_by_type() -> bool:
             for v in (val if kind == 2 else val.values()):
                 walk(v, out)
 
-    @functools.wraps(original)
-    def _rec_list_vars(self, val):
-        out: list = []
-        walk(val, out)
-        return out
+    def by_type(original):
+        def _rec_list_vars(self, val):
+            out: list = []
+            walk(val, out)
+            return out
 
-    _rec_list_vars._by_type = True
-    _rec_list_vars._original = original
-    ir.Inst._rec_list_vars = _rec_list_vars
-    return True
+        return _rec_list_vars
+
+    return _replace(ir.Inst, "_rec_list_vars", by_type)
 
 
 VARIABLES_BY_TYPE = False if DISABLED else _variables_listed_by_type()
@@ -199,25 +199,18 @@ def _record_types_spelled_once() -> bool:
     """
     from numba.core.types import npytypes
 
-    record = getattr(npytypes, "Record", None)
-    original = getattr(record, "__repr__", None)
-    if original is None:
-        return False
-    if getattr(original, "_once", False):
-        return True
     spelled: dict = {}
 
-    @functools.wraps(original)
-    def __repr__(self):
-        text = spelled.get(self)
-        if text is None:
-            text = spelled[self] = original(self)
-        return text
+    def once(original):
+        def __repr__(self):
+            text = spelled.get(self)
+            if text is None:
+                text = spelled[self] = original(self)
+            return text
 
-    __repr__._once = True
-    __repr__._original = original
-    record.__repr__ = __repr__
-    return True
+        return __repr__
+
+    return _replace(getattr(npytypes, "Record", None), "__repr__", once)
 
 
 RECORDS_SPELLED_ONCE = False if DISABLED else _record_types_spelled_once()
