@@ -35,13 +35,14 @@ class _Job:
         self.call = call
         self.done = threading.Event()
         self.error: BaseException | None = None
-        self._taken = threading.Lock()
+        self._taken = threading.RLock()  # owned by the thread that took it: asked again, that thread gets True
 
     def take(self) -> bool:
-        """Whether this thread is the one to run it (once only, whoever asks first)."""
+        """Whether this thread is the one to run it (the first to ask, and it again)."""
         return self._taken.acquire(blocking=False)
 
     def run(self) -> None:
+        """On a pool thread: an error is kept for the caller."""
         try:
             self.call()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
@@ -50,10 +51,25 @@ class _Job:
             self.call = None  # a pool thread holds its last job until the next: not the batch's arrays with it
             self.done.set()
 
+    def run_here(self) -> None:
+        """In the caller: an error (a signal's included) is the caller's own."""
+        try:
+            self.call()
+        finally:
+            self.call = None
+            self.done.set()
+
     def drop(self) -> None:
         """Taken and not run: the call that made it was interrupted before any thread started it."""
         self.call = None
         self.done.set()
+
+
+def _first(kept: BaseException | None, new: BaseException) -> BaseException:
+    """An interrupt (not an Exception) wins over an error; else the first stays."""
+    if kept is None or (isinstance(kept, Exception) and not isinstance(new, Exception)):
+        return new
+    return kept
 
 
 class _Pool:
@@ -84,43 +100,47 @@ class _Pool:
 
     def run(self, calls: list[Callable[[], None]]) -> None:
         """Run ``calls``: the first in this thread, the others on the pool's threads; returns when all are done
-        and raises the first error any of them raised.
+        and raises what went wrong (an interrupt before any range's error, else the first error).
 
         Once its own call is done, the caller runs any range no pool thread has started yet (another caller's
-        ranges may hold the pool's threads), and waits for the others. Interrupted (a signal raised in it), it
-        starts no more ranges, waits for those running, and raises.
+        ranges may hold the pool's threads), and waits for the others. Interrupted (a signal raised in it, at any
+        point), it starts no more ranges, waits for those running, and raises. No exception raised here keeps a
+        range's arrays alive through its traceback.
         """
         jobs: list[_Job] = []
-        interrupted: BaseException | None = None
+        failure: BaseException | None = None
+        job = None
         try:
             self._ensure(len(calls) - 1)
             for call in calls[1:]:
                 job = _Job(call)
+                jobs.append(job)  # before it is queued: every queued job is one this call drops or waits for
                 self._jobs.put(job)
-                jobs.append(job)
             calls[0]()
-        except BaseException as exc:  # noqa: BLE001 - raised once the ranges handed out are done
-            interrupted = exc
-        for job in jobs:
-            if job.take():
-                if interrupted is None:
-                    job.run()
-                else:
-                    job.drop()
-        for job in jobs:
-            while not job.done.is_set():
-                try:
+            for job in jobs:
+                if job.take():
+                    job.run_here()
+        except BaseException as exc:  # noqa: BLE001
+            failure = exc
+        while True:  # idempotent: a second signal in here starts it again
+            try:
+                for job in jobs:
+                    if job.take() and not job.done.is_set():  # not started by a pool thread (or by this one)
+                        job.drop()
+                for job in jobs:
                     job.done.wait()
-                except BaseException as exc:  # noqa: BLE001 - a signal while waiting: the ranges still finish
-                    interrupted = interrupted or exc
+                break
+            except BaseException as exc:  # noqa: BLE001
+                failure = _first(failure, exc)
         try:
-            if interrupted is not None:
-                raise interrupted
             for job in jobs:
                 if job.error is not None:
-                    raise job.error
-        finally:  # no cycle through the tracebacks keeps the cars' arrays alive
-            interrupted = None
+                    failure = _first(failure, job.error)
+                    job.error = None
+            if failure is not None:
+                raise failure
+        finally:
+            failure = job = None
             jobs.clear()
 
 

@@ -84,7 +84,7 @@ def test_an_interrupted_call_returns_only_when_every_running_range_is_done():
     started, release, done = threading.Event(), threading.Event(), threading.Event()
 
     def interrupted():
-        started.wait()  # the other range is running on a pool thread
+        started.wait(timeout=60)  # the other range is running on a pool thread
         threading.Timer(0.05, release.set).start()  # and still is when this raises
         raise KeyboardInterrupt
 
@@ -98,18 +98,22 @@ def test_an_interrupted_call_returns_only_when_every_running_range_is_done():
     assert done.is_set()
 
 
-def _busy_pool():
-    """A pool of one thread, held by another caller's range until the returned event is set."""
-    busy, held, release = pool._Pool(), threading.Event(), threading.Event()
+def _busy_pool(count: int = 1):
+    """A pool of ``count`` threads, each held by another caller's range until the returned event is set."""
+    busy, release, all_held = pool._Pool(), threading.Event(), threading.Event()
+    started, lock = [], threading.Lock()
 
     def hold():
-        held.set()
+        with lock:
+            started.append(1)
+            if len(started) == count:
+                all_held.set()
         release.wait()
 
-    # The other caller's own range waits until its second is running: on the pool's thread, not taken back.
-    other = threading.Thread(target=busy.run, args=([held.wait, hold],))
+    # The other caller's own range waits until its others are running: on the pool's threads, not taken back.
+    other = threading.Thread(target=busy.run, args=([lambda: all_held.wait(timeout=60)] + [hold] * count,))
     other.start()
-    held.wait()
+    assert all_held.wait(timeout=60)
     backstop = threading.Timer(60, release.set)  # a pool that made the caller wait fails the test, not the suite
     backstop.daemon = True
     backstop.start()
@@ -145,11 +149,51 @@ def test_an_interrupted_call_starts_no_more_ranges():
 
 
 def test_an_error_in_a_pool_thread_reaches_the_caller():
+    ran = threading.Event()
+    where = []
+
+    def mine():
+        ran.wait(timeout=60)  # the failing range is under way on a pool thread, not taken back by this one
+
     def fails():
+        where.append(threading.current_thread().name)
+        ran.set()
         raise ValueError("a range failed")
 
     with pytest.raises(ValueError, match="a range failed"):
-        pool._POOL.run([lambda: None, fails])
+        pool._Pool().run([mine, fails])
+    assert where and where[0].startswith("carbench-cars-")
+
+
+def test_an_interrupt_in_a_range_taken_back_stops_the_rest():
+    busy, release, other = _busy_pool(2)
+    ran = []
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    try:
+        with pytest.raises(KeyboardInterrupt):  # the caller takes both back: the pool's two threads are held
+            busy.run([lambda: ran.append("own"), interrupted, lambda: ran.append("after")])
+    finally:
+        release.set()
+        other.join()
+    assert ran == ["own"]
+
+
+def test_an_interrupt_wins_over_an_error():
+    started = threading.Event()
+
+    def fails():
+        started.wait(timeout=60)  # the interrupted range is under way on a pool thread
+        raise ValueError("a range failed")
+
+    def interrupted():
+        started.set()
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        pool._Pool().run([fails, interrupted])
 
 
 def test_the_pool_threads_do_not_keep_the_process_alive():
@@ -184,7 +228,9 @@ block[:] = block[0]
 sedan = load_preset("sedan").params
 before = Simulation(sedan, n=40, parallel=True).run(block)  # the pool's threads now exist in this process
 child = os.fork()
-if child == 0:  # the child has none of them: its batch must make its own, not wait for threads that are not there
+if child == 0:
+    import signal
+    signal.alarm(240)  # a child that hangs ends, and is not left behind  # the child has none of them: its batch must make its own, not wait for threads that are not there
     again = Simulation(sedan, n=40, parallel=True).run(block)
     os._exit(0 if again.tobytes() == before.tobytes() else 3)
 _, status = os.waitpid(child, 0)

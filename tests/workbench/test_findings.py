@@ -24,5 +24,6 @@ def _violations(name: str) -> list:
                                        "give while the brake pedal is pressed (carbench hunt --seed 611)")
 def test_a_locked_engine_spun_up_by_braked_rear_wheels_makes_no_energy():
     script = load_script(FINDINGS / "locked_engine_brake_spin_up.toml")
-    assert [m.name for m in script.monitors] == ["energy_gain"]
+    if [m.name for m in script.monitors] != ["energy_gain"]:  # not an assertion: the xfail must not absorb it
+        pytest.fail("the finding's script no longer asks the monitor that caught it")
     assert _violations("locked_engine_brake_spin_up.toml") == []
