@@ -2,8 +2,8 @@
 
 One Python function, :func:`_block`, is compiled once, without the GIL: it advances a range of a
 batch's cars, and a batch's ranges run on several threads at once (physics.pool; one car, as in the
-window, runs in the calling thread). It stores the channels it is asked for and no others: every channel for a
-replay or the window, a sweep's few for its expectations and measures (``channels`` of
+window, runs in the calling thread). It stores the channels it is asked for and no others: every
+channel for a replay or the window, a sweep's few for its expectations and measures (``channels`` of
 :meth:`Kernel.run`). Each car runs its frames alone, in order, with its own parameter record: no
 reduction across cars, no fastmath, one machine code for every car, so a car's telemetry is
 bit-identical whatever the batch around it, the chunking or the number of threads.

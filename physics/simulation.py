@@ -64,8 +64,9 @@ class Simulation:
     ``step`` advances one frame (the interactive car); ``run`` advances a block of frames whose
     inputs are given as a record array (frames, N) of physics.records.INPUTS. A batch of one car
     runs in the calling thread, larger batches share :func:`physics.threads` threads (physics.pool;
-    ``parallel`` overrides). Every car runs the same compiled block either way. ``kernel`` is the compiled model, physics.build_kernel(...) for a variant. ``cars`` may be a
-    prepared batch (physics.car.prepare, or prepare_swept for a sweep's cars).
+    ``parallel`` overrides). Every car runs the same compiled block either way. ``kernel`` is the
+    compiled model, physics.build_kernel(...) for a variant. ``cars`` may be a prepared batch
+    (physics.car.prepare, or prepare_swept for a sweep's cars).
     A NonFiniteError stops the run; reset() before going on. ``drivers`` and ``track`` give the cars
     closed-loop drivers (see :meth:`set_drivers`), ``ground`` and ``ground_index`` road surfaces
     (see :meth:`set_ground`).
