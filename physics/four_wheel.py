@@ -593,15 +593,13 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         w_fl, w_fr, w_rl, w_rr = w_fl + (one - mean_f), w_fr + (one - mean_f), w_rl + (one - mean_r), w_rr + (
             one - mean_r)
 
-    # (Not where ABS set a driven wheel's speed: it holds the slip whatever torque that takes, the engine's too.)
-    abs_driven = (front_share > 0.0 and (h_fl.abs_on or h_fr.abs_on)) or (
-        front_share < 1.0 and (h_rl.abs_on or h_rr.abs_on or let_off_rl or let_off_rr))
-    if stuck and not abs_driven:
+    # ABS too: it only lets a brake off, and a driven wheel it lets spin up takes the engine's inertia with it.
+    if stuck:
         w_fl, w_fr, w_rl, w_rr = locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr,
                                                  abs(j_fl * (free_fl - h_fl.omega)) / dt, abs(j_fr * (free_fr - h_fr.omega)) / dt,
                                                  abs(j_rl * (free_rl - h_rl.omega)) / dt, abs(j_rr * (free_rr - h_rr.omega)) / dt,
-                                                 (h_fl.held and not h_fl.tcs_on) or (h_fr.held and not h_fr.tcs_on),
-                                                 (h_rl.held and not h_rl.tcs_on) or (h_rr.held and not h_rr.tcs_on),
+                                                 fixed(h_fl, False) or fixed(h_fr, False),
+                                                 fixed(h_rl, let_off_rl) or fixed(h_rr, let_off_rr),
                                                  w_fl, w_fr, w_rl, w_rr, i_f, i_r, dt)
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
@@ -721,9 +719,9 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     gained 336 J in a frame as stability control let go of a braked front wheel). Where that happened the
     carrier's momentum, wheels and engine together, is taken from the torques that acted on them: the drivetrain's,
     the tyres' forces the body got and the brakes' (``brake_*``, what each took from its wheel, ABS and traction
-    control included; ABS holds its wheels' slip whatever torque that takes, and the caller leaves its frames
-    alone); the driven wheels move by that impulse's share of
-    each axle, their differences as they were.
+    control included: ABS only lets a brake off, so a wheel it let spin up towards its slip target turns the
+    engine with it at the tyre's expense, not for nothing); the driven wheels move by that impulse's share of each
+    axle, their differences as they were.
     """
     a_f = p.front_drive
     a_r = 1.0 - a_f
@@ -764,6 +762,14 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     impulse = mode * (due - carrier(a_f, w_fl, w_fr, w_rl, w_rr))
     move_f, move_r = k_f * impulse, k_r * impulse
     return w_fl + move_f, w_fr + move_f, w_rl + move_r, w_rr + move_r
+
+
+@scalar
+def fixed(h, let_off):
+    """Whether a brake holds the wheel where it put it (the handbrake, a wheel braked to a stop): not where an aid
+    set its speed, ABS (``let_off``: the rear's select-low let its brake off) or traction control, which only chose
+    how much brake torque acted."""
+    return h.held and not (h.tcs_on or h.abs_on or let_off)
 
 
 @scalar
