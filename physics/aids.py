@@ -169,3 +169,19 @@ def esc_torques(p, vx, yaw_rate, target):
         torque = p.aids_esc_gain * under
         return (0.0, 0.0, torque, 0.0) if target > 0.0 else (0.0, 0.0, 0.0, torque)
     return 0.0, 0.0, 0.0, 0.0
+
+
+@scalar
+def esc_slip_target(p, torque, target):
+    """The slip-ratio target (a magnitude) ABS holds a wheel to when stability control brakes it with ``torque``
+    [N m]: at least ``esc_slip``, else ``target``, the wheel's ABS target for the pedal.
+
+    The stability control's brake acts through ABS's valves (van Zanten, Bosch ESP, SAE 2000-01-1633: the yaw
+    moment is set through the braked wheel's slip): the wheel may go well past its tyre's longitudinal peak, where
+    the tyre gives up most of its lateral force (which is what turns an oversteering car back), but it does not
+    lock. Cornering brake control's lower front target (:func:`front_room`) does not apply to it: stability
+    control brakes an outer front wheel just when the rear nears its limit.
+    """
+    if torque > 0.0:
+        return max(target, p.aids_esc_slip)
+    return target

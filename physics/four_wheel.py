@@ -511,16 +511,23 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     w_fr, free_fr, j_fr, held_fr = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, b_fr, radius, i_f, dt)
     w_rl, free_rl, j_rl, held_rl = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, b_rl, radius, i_r, dt)
     w_rr, free_rr, j_rr, held_rr = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, b_rr, radius, i_r, dt)
-    braking = p.brakes_abs > 0 and d.brake_share > 0.0 and abs(s.vx) > p.brakes_abs_min_speed
+    abs_ready = p.brakes_abs > 0 and abs(s.vx) > p.brakes_abs_min_speed
+    braking = abs_ready and d.brake_share > 0.0
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
-    # by the rear axle's too (cornering brake control, physics.aids.front_room).
+    # by the rear axle's too (cornering brake control, physics.aids.front_room); a wheel stability control
+    # brakes may go to its own, larger slip (physics.aids.esc_slip_target).
     straight = p.peak_long * p.brakes_abs_slip
     room_rl, room_rr = abs_room(p, k_rl, False), abs_room(p, k_rr, False)
     rear_room = min(room_rl, room_rr)
-    t_fl = straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room)
-    t_fr = straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room)
-    t_rl, t_rr = straight * room_rl, straight * room_rr
+    t_fl = aids.esc_slip_target(p, e_fl, straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room))
+    t_fr = aids.esc_slip_target(p, e_fr, straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room))
+    t_rl, t_rr = aids.esc_slip_target(p, e_rl, straight * room_rl), aids.esc_slip_target(p, e_rr, straight * room_rr)
     rear_abs = braking and not c.handbrake
+    # Stability control brakes through ABS's valves: a wheel it brakes is held to its slip target whether or not
+    # the pedal is pressed (the handbrake pulls the rear brakes past them).
+    abs_fl, abs_fr = braking or (abs_ready and e_fl > 0.0), braking or (abs_ready and e_fr > 0.0)
+    abs_rl = rear_abs or (abs_ready and e_rl > 0.0 and not c.handbrake)
+    abs_rr = rear_abs or (abs_ready and e_rr > 0.0 and not c.handbrake)
     let_off_rl, let_off_rr = False, False
     if rear_abs and p.brakes_abs_select_low > 0:
         kept_rl = wheel.anti_lock(w_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
@@ -536,10 +543,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     spin_rear = spin_target if front_share < 1.0 else 0.0
     most_fl, most_fr = dt * top / j_fl, dt * top / j_fr
     most_rl, most_rr = dt * top / j_rl, dt * top / j_rr
-    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, braking, t_fl, spin_front, most_fl, dt)
-    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, braking, t_fr, spin_front, most_fr, dt)
-    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, rear_abs, t_rl, spin_rear, most_rl, dt)
-    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, rear_abs, t_rr, spin_rear, most_rr, dt)
+    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt)
+    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt)
+    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt)
+    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt)
 
     # The body: vx, vy and the yaw rate in one linearly implicit step with every tyre's slopes. A held wheel
     # adds its tyre's whole longitudinal slope, a free one its slope in series with its inertia (the engine's
@@ -565,13 +572,13 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
-                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, braking, t_fl, spin_front, most_fl, grip_fl)
+                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, grip_fl)
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
-                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, braking, t_fr, spin_front, most_fr, grip_fr)
+                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, grip_fr)
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
-                  g.own_rl, b_rl, mass, dt, ahead, rear_abs, t_rl, spin_rear, most_rl, grip_rl)
+                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, most_rl, grip_rl)
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
-                  g.own_rr, b_rr, mass, dt, ahead, rear_abs, t_rr, spin_rear, most_rr, grip_rr)
+                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, most_rr, grip_rr)
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass

@@ -349,6 +349,12 @@ class AidParams:
     esc_gain: float = param(8000.0, unit="N m s/rad", doc="brake torque stability control applies per rad/s of yaw-rate "
                                                           "error beyond the threshold", lo=0.0, hi=1e7,
                             span=(0.0, 40000.0))
+    # The braked wheel's slip is what ESP sets (van Zanten, SAE 2000-01-1633), through ABS's valves: well past the
+    # tyre's longitudinal peak (about 0.14 on the road cars), where little of its lateral force is left, but short
+    # of a lock. 0.3 leaves the road cars' sine with dwell (UN R140) as it was and keeps a wheel from locking in a
+    # slide at town speed (the yaw error that brakes 2 kN m).
+    esc_slip: float = param(0.3, doc="four_wheel, with ABS: the most slip ratio stability control's brake takes a "
+                                     "wheel to (1 = lock)", lo=0.01, hi=1.0, span=(0.05, 1.0))
 
 
 @dataclass(frozen=True, kw_only=True)

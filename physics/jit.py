@@ -193,7 +193,7 @@ def _record_types_spelled_once() -> bool:
     every pass of every function that takes one.
 
     numba describes each pass it runs to its event listeners with the function's argument types as text, and a
-    record type's text lists all of its fields: the model's parameter record has 135. That is about 3,800
+    record type's text lists all of its fields: the model's parameter record has 136. That is about 3,800
     spellings for the model, 2% of its first compile. A record type is immutable, and equal ones are spelled
     alike, so the text is kept per type. Returns whether numba has the record type this expects.
     """

@@ -233,3 +233,33 @@ def test_stability_control_keeps_a_tail_happy_car_from_spinning(esc):
     assert spun == (esc == 0)
     if esc:
         assert run.esc_fr.max() == 1.0 and run.esc_fl.max() == 0.0  # the outer front wheel of a left turn
+
+
+@pytest.mark.parametrize("esc_slip", [0.3, 1.0])
+def test_stability_control_brakes_a_wheel_past_its_peak_but_locks_it_only_when_allowed(esc_slip):
+    """The rear-biased car's tail flicked out with the handbrake, then no pedal at all: stability control alone
+    brakes the outer front wheel, through ABS's valves, to at most ``aids.esc_slip`` of slip; at 1 it may lock."""
+    car = four(**{"aids.tcs": 0, "aids.esc_slip": esc_slip, "suspension.arb_rear": 60000.0,
+                  "suspension.arb_front": 0.0})
+    sim = Simulation(car, n=1, dt=DT)
+    flying_start(sim, 22.0, 3)
+    hold = SpeedHold(22.0, DT, 0.11)
+
+    def driver(t, tel):
+        if t < 4.0:
+            return hold(t, tel)
+        keys = {"handbrake", "clutch"} if t < 4.4 else {"clutch"}
+        return Inputs.from_keys(1, keys, steer=0.11 if t < 4.4 else 0.0)
+
+    run = drive(sim, 7.0, driver)
+    braked = (run.esc_fr > 0.0) & (np.arange(len(run)) * DT >= 4.4) & (run.brake == 0.0)
+    assert braked.sum() > 30 and run.esc_fl.max() == 0.0  # the outer front wheel of the car yawing right
+    slip = run.slip_ratio_fr[braked]
+    if esc_slip < 1.0:
+        # Held at the target against the road's speed at the frame's end; the channel is the frame's start.
+        assert slip.min() >= -esc_slip - 0.01
+        assert slip.min() <= -esc_slip + 0.05  # and it does go that far: past the tyre's peak (0.14)
+        assert np.all(run.wheel_speed_fr[braked] > 0.0)
+    else:
+        assert np.any(run.wheel_speed_fr[braked] == 0.0)
+    assert np.abs(run.beta).max() < math.radians(30.0)  # it recovers either way
