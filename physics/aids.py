@@ -172,16 +172,15 @@ def esc_torques(p, vx, yaw_rate, target):
 
 
 @scalar
-def esc_slip_target(p, torque, target):
-    """The slip-ratio target (a magnitude) ABS holds a wheel to when stability control brakes it with ``torque``
-    [N m]: at least ``esc_slip``, else ``target``, the wheel's ABS target for the pedal.
+def esc_slip_target(p, target):
+    """The slip-ratio target (a magnitude) ABS holds a wheel to while stability control brakes it: at least
+    ``esc_slip``; ``target`` is the wheel's ABS target for the pedal's brake.
 
     The stability control's brake acts through ABS's valves (van Zanten, Bosch ESP, SAE 2000-01-1633: the yaw
-    moment is set through the braked wheel's slip): the wheel may go well past its tyre's longitudinal peak, where
-    the tyre gives up most of its lateral force (which is what turns an oversteering car back), but it does not
-    lock. Cornering brake control's lower front target (:func:`front_room`) does not apply to it: stability
-    control brakes an outer front wheel just when the rear nears its limit.
+    moment is set through the braked wheel's slip), on top of what ABS leaves the pedal's brake
+    (physics.four_wheel.aided): the wheel may go well past its tyre's longitudinal peak, where the tyre gives up
+    most of its lateral force (which is what turns an oversteering car back), but it does not lock. Cornering
+    brake control's lower front target (:func:`front_room`) holds only for the pedal's part: stability control
+    brakes an outer front wheel just when the rear nears its limit.
     """
-    if torque > 0.0:
-        return max(target, p.aids_esc_slip)
-    return target
+    return max(target, p.aids_esc_slip)

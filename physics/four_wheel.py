@@ -52,8 +52,9 @@ Planar = namedtuple("Planar", "a11 a12 a13 a22 a23 a33 b1 b2 b3")
 Held = namedtuple("Held", "omega held abs_on tcs_on")
 """A wheel after the aids: its speed, whether the brakes set it, and which aid acted."""
 
-Finished = namedtuple("Finished", "omega fx fx_lin")
-"""A wheel after the body's update, its tyre's force along the wheel, and that force as the body's step took it."""
+Finished = namedtuple("Finished", "omega fx fx_lin brake")
+"""A wheel after the body's update, its tyre's force along the wheel, that force as the body's step took it, and the
+torque [N m] the brakes put on the wheel (signed as its speed changed: negative on a wheel turning forwards)."""
 
 Pair = namedtuple("Pair", "start_l start_r fx_l kx_l fx_r kx_r drive_l drive_r own_l own_r coupled held rub stuck "
                          "clutch_t t0")
@@ -183,12 +184,23 @@ def abs_room(p, k, front):
 
 
 @scalar
-def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt):
-    """A wheel's speed after ABS (when ``braking``) and traction control's brake (``spin_target`` nonzero)."""
+def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt, brake, esc, esc_target):
+    """A wheel's speed after ABS (when ``braking``) and traction control's brake (``spin_target`` nonzero).
+
+    ``omega`` is the wheel's speed with its whole ``brake`` [N m], ``free`` without it. ABS lets the brake off so
+    the slip passes no further than ``target``; stability control's part of the brake (``esc``) acts on top of
+    what ABS leaves the rest, and the two together take the wheel no further than ``esc_target``.
+    """
     radius, floor = p.body_wheel_radius, p.model_slip_speed
     abs_on = False
     if braking:
-        kept = wheel.anti_lock(omega, free, k.u, ahead, radius, floor, target)
+        if esc > 0.0:
+            rest, _ = wheel.hold(free, max(brake - esc, 0.0), inertia, dt)
+            rest = wheel.anti_lock(rest, free, k.u, ahead, radius, floor, target)
+            with_esc, _ = wheel.hold(rest, esc, inertia, dt)
+            kept = wheel.anti_lock(with_esc, rest, k.u, ahead, radius, floor, esc_target)
+        else:
+            kept = wheel.anti_lock(omega, free, k.u, ahead, radius, floor, target)
         abs_on = kept != omega
         omega = kept
     tcs = wheel.anti_spin(omega, k.u, ahead, radius, floor, spin_target, most)
@@ -198,11 +210,12 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
 
 @scalar
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
-           spin_target, most, at_grip):
+           spin_target, most, at_grip, esc, esc_target, first):
     """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
     then the aids again), or following the road the body moved under it. ``at_grip``: the frame started the tyre at
     its grip (a lock-up carried the wheel there, :func:`start_force`), where its force did not follow the slip: it
-    too may grip again within the frame, as on the single-track car."""
+    too may grip again within the frame, as on the single-track car. ``first``: the brakes' torque on the wheel in
+    its first, body-frozen update (:func:`brake_torque`), which stands unless the wheel turns again at the grip."""
     radius = p.body_wheel_radius
     fx_lin = fx0 - kx_s * du
     fx = min(max(fx_lin, -k.limit), k.limit)
@@ -211,11 +224,12 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
         u_end = k.u + du + dt * (fx - fx_lin) * mobility
         omega, free, held, fx = wheel.at_limit(start, drive, fx, brake, radius, inertia, k.u,
                                                u_end - dt * fx * mobility, 1.0 / mobility, dt)
-        omega = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt).omega
-        return Finished(omega, fx, fx_lin)
+        omega = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt, brake, esc,
+                      esc_target).omega
+        return Finished(omega, fx, fx_lin, inertia * (omega - free) / dt)
     if h.held:
-        return Finished(h.omega, fx, fx_lin)
-    return Finished(wheel.follow(h.omega, dt * radius * kx * du / eff, brake > 0.0), fx, fx_lin)
+        return Finished(h.omega, fx, fx_lin, first)
+    return Finished(wheel.follow(h.omega, dt * radius * kx * du / eff, brake > 0.0), fx, fx_lin, first)
 
 
 @scalar
@@ -519,9 +533,11 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     straight = p.peak_long * p.brakes_abs_slip
     room_rl, room_rr = abs_room(p, k_rl, False), abs_room(p, k_rr, False)
     rear_room = min(room_rl, room_rr)
-    t_fl = aids.esc_slip_target(p, e_fl, straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room))
-    t_fr = aids.esc_slip_target(p, e_fr, straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room))
-    t_rl, t_rr = aids.esc_slip_target(p, e_rl, straight * room_rl), aids.esc_slip_target(p, e_rr, straight * room_rr)
+    t_fl = straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room)
+    t_fr = straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room)
+    t_rl, t_rr = straight * room_rl, straight * room_rr
+    te_fl, te_fr = aids.esc_slip_target(p, t_fl), aids.esc_slip_target(p, t_fr)
+    te_rl, te_rr = aids.esc_slip_target(p, t_rl), aids.esc_slip_target(p, t_rr)
     rear_abs = braking and not c.handbrake
     # Stability control brakes through ABS's valves: a wheel it brakes is held to its slip target whether or not
     # the pedal is pressed (the handbrake pulls the rear brakes past them).
@@ -529,24 +545,31 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     abs_rl = rear_abs or (abs_ready and e_rl > 0.0 and not c.handbrake)
     abs_rr = rear_abs or (abs_ready and e_rr > 0.0 and not c.handbrake)
     let_off_rl, let_off_rr = False, False
-    if rear_abs and p.brakes_abs_select_low > 0:
+    # (Not while stability control brakes a rear wheel: select-low would take its brake away with the other's.)
+    if rear_abs and p.brakes_abs_select_low > 0 and e_rl <= 0.0 and e_rr <= 0.0:
         kept_rl = wheel.anti_lock(w_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
         kept_rr = wheel.anti_lock(w_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
         low = min(j_rl * abs(free_rl - kept_rl), j_rr * abs(free_rr - kept_rr)) / dt
-        w_rl, low_rl = wheel.hold(free_rl, low, j_rl, dt)
-        w_rr, low_rr = wheel.hold(free_rr, low, j_rr, dt)
-        held_rl = held_rl or low_rl or kept_rl != w_rl
-        held_rr = held_rr or low_rr or kept_rr != w_rr
-        let_off_rl, let_off_rr = low < b_rl, low < b_rr  # the ABS let the rear brakes off
+        low_w_rl, low_rl = wheel.hold(free_rl, low, j_rl, dt)
+        low_w_rr, low_rr = wheel.hold(free_rr, low, j_rr, dt)
+        let_off_rl, let_off_rr = low_w_rl != w_rl, low_w_rr != w_rr  # the ABS let a rear brake off
+        w_rl, w_rr = low_w_rl, low_w_rr
+        held_rl = held_rl or low_rl or let_off_rl or kept_rl != w_rl
+        held_rr = held_rr or low_rr or let_off_rr or kept_rr != w_rr
     spin_target = p.aids_tcs_brake_slip * (brakes.sign(ratio) if p.manual else 1.0) * (1.0 if p.aids_tcs > 0 else 0.0)
     spin_front = spin_target if front_share > 0.0 else 0.0
     spin_rear = spin_target if front_share < 1.0 else 0.0
     most_fl, most_fr = dt * top / j_fl, dt * top / j_fr
     most_rl, most_rr = dt * top / j_rl, dt * top / j_rr
-    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt)
-    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt)
-    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt)
-    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt)
+    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt, b_fl,
+                 e_fl, te_fl)
+    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt, b_fr,
+                 e_fr, te_fr)
+    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl, te_rl)
+    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr, te_rr)
+    # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
+    h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
+    h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
 
     # The body: vx, vy and the yaw rate in one linearly implicit step with every tyre's slopes. A held wheel
     # adds its tyre's whole longitudinal slope, a free one its slope in series with its inertia (the engine's
@@ -572,13 +595,17 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
-                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, grip_fl)
+                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, grip_fl, e_fl, te_fl,
+                  brake_torque(h_fl.held, j_fl, free_fl, h_fl.omega, b_fl, dt))
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
-                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, grip_fr)
+                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, grip_fr, e_fr, te_fr,
+                  brake_torque(h_fr.held, j_fr, free_fr, h_fr.omega, b_fr, dt))
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
-                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, most_rl, grip_rl)
+                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, most_rl, grip_rl, e_rl, te_rl,
+                  brake_torque(h_rl.held, j_rl, free_rl, h_rl.omega, b_rl, dt))
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
-                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, most_rr, grip_rr)
+                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, most_rr, grip_rr, e_rr, te_rr,
+                  brake_torque(h_rr.held, j_rr, free_rr, h_rr.omega, b_rr, dt))
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass
@@ -603,10 +630,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # ABS too: it only lets a brake off, and a driven wheel it lets spin up takes the engine's inertia with it.
     if stuck:
         w_fl, w_fr, w_rl, w_rr = locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr,
-                                                 abs(j_fl * (free_fl - h_fl.omega)) / dt, abs(j_fr * (free_fr - h_fr.omega)) / dt,
-                                                 abs(j_rl * (free_rl - h_rl.omega)) / dt, abs(j_rr * (free_rr - h_rr.omega)) / dt,
-                                                 fixed(h_fl, False) or fixed(h_fr, False),
-                                                 fixed(h_rl, let_off_rl) or fixed(h_rr, let_off_rr),
+                                                 fixed(h_fl) or fixed(h_fr), fixed(h_rl) or fixed(h_rr),
                                                  w_fl, w_fr, w_rl, w_rr, i_f, i_r, dt)
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
@@ -641,10 +665,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     d = _step.Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
                          g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr, 0.0, d.auto_clutch)
     _step.frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
-    used_fl = brake_used(h_fl.held, j_fl, free_fl, h_fl.omega, b_fl, dt)
-    used_fr = brake_used(h_fr.held, j_fr, free_fr, h_fr.omega, b_fr, dt)
-    used_rl = brake_used(h_rl.held, j_rl, free_rl, h_rl.omega, b_rl, dt)
-    used_rr = brake_used(h_rr.held, j_rr, free_rr, h_rr.omega, b_rr, dt)
+    used_fl = abs(n_fl.brake)
+    used_fr = abs(n_fr.brake)
+    used_rl = abs(n_rl.brake)
+    used_rr = abs(n_rr.brake)
     out.wheel_left = d_fl
     out.wheel_right = d_fr
     out.drive_force = drive_force
@@ -716,8 +740,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
 
 @scalar
-def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr, brake_fl, brake_fr, brake_rl,
-                    brake_rr, fixed_front, fixed_rear, w_fl, w_fr, w_rl, w_rr, i_f, i_r, dt):
+def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr, fixed_front, fixed_rear, w_fl,
+                    w_fr, w_rl, w_rr, i_f, i_r, dt):
     """The driven wheels' speeds with the engine locked to them, their carrier where the frame's torques put it.
 
     The differentials' solve takes each driven tyre's force as linear in its wheel's speed and no brake; a wheel
@@ -725,18 +749,19 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     engine, which turns with the carrier, would follow without any torque paying for it (the front-driven car
     gained 336 J in a frame as stability control let go of a braked front wheel). Where that happened the
     carrier's momentum, wheels and engine together, is taken from the torques that acted on them: the drivetrain's,
-    the tyres' forces the body got and the brakes' (``brake_*``, what each took from its wheel, ABS and traction
-    control included: ABS only lets a brake off, so a wheel it let spin up towards its slip target turns the
-    engine with it at the tyre's expense, not for nothing); the driven wheels move by that impulse's share of each
-    axle, their differences as they were.
+    the tyres' forces the body got and the brakes' (each :class:`Finished`'s ``brake``, what acted on its wheel in
+    the update that set it, ABS and traction control included: ABS only lets a brake off, so a wheel it let spin
+    up towards its slip target turns the engine with it at the tyre's expense, not for nothing); the driven
+    wheels move by that impulse's share of each axle, their differences as they were, and a braked wheel is not
+    carried through zero (the brake holds it there).
     """
     a_f = p.front_drive
     a_r = 1.0 - a_f
     engine_on = 2.0 * (g.c_front + g.c_rear)
-    acted = (((n_fl.fx != n_fl.fx_lin or grip_fl or brake_fl > 0.0 or n_fr.fx != n_fr.fx_lin or grip_fr
-               or brake_fr > 0.0) and a_f > 0.0)
-             or ((n_rl.fx != n_rl.fx_lin or grip_rl or brake_rl > 0.0 or n_rr.fx != n_rr.fx_lin or grip_rr
-                  or brake_rr > 0.0) and a_r > 0.0))
+    acted = (((n_fl.fx != n_fl.fx_lin or grip_fl or n_fl.brake != 0.0 or n_fr.fx != n_fr.fx_lin or grip_fr
+               or n_fr.brake != 0.0) and a_f > 0.0)
+             or ((n_rl.fx != n_rl.fx_lin or grip_rl or n_rl.brake != 0.0 or n_rr.fx != n_rr.fx_lin or grip_rr
+                  or n_rr.brake != 0.0) and a_r > 0.0))
     # With all-wheel drive the centre's solve lumps each axle into one body (:func:`axle_body`), which a clutch
     # pack that holds makes approximate: the carrier's momentum is taken from the torques every frame.
     acted = acted or 0.0 < a_f < 1.0
@@ -759,8 +784,8 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     if a_f * k_f + a_r * k_r <= 0.0:
         return w_fl, w_fr, w_rl, w_rr
     mode = 1.0 / (a_f * k_f + a_r * k_r)  # the wheels' inertia on the carrier
-    torque_front = -radius * (n_fl.fx + n_fr.fx) - brakes.sign(g.start_fl) * brake_fl - brakes.sign(g.start_fr) * brake_fr
-    torque_rear = -radius * (n_rl.fx + n_rr.fx) - brakes.sign(g.start_rl) * brake_rl - brakes.sign(g.start_rr) * brake_rr
+    torque_front = -radius * (n_fl.fx + n_fr.fx) + n_fl.brake + n_fr.brake
+    torque_rear = -radius * (n_rl.fx + n_rr.fx) + n_rl.brake + n_rr.brake
     on_carrier = g.t0 + mode * (k_f * torque_front + k_r * torque_rear)
     # A fixed axle enters at where its brakes left it, the others at their start.
     start = carrier(a_f, w_fl if fixed_front else g.start_fl, w_fr if fixed_front else g.start_fr,
@@ -768,18 +793,20 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     due = start + dt * on_carrier / (mode + engine_on)
     impulse = mode * (due - carrier(a_f, w_fl, w_fr, w_rl, w_rr))
     move_f, move_r = k_f * impulse, k_r * impulse
-    return w_fl + move_f, w_fr + move_f, w_rl + move_r, w_rr + move_r
+    return (wheel.follow(w_fl, move_f, n_fl.brake != 0.0), wheel.follow(w_fr, move_f, n_fr.brake != 0.0),
+            wheel.follow(w_rl, move_r, n_rl.brake != 0.0), wheel.follow(w_rr, move_r, n_rr.brake != 0.0))
 
 
 @scalar
-def fixed(h, let_off):
+def fixed(h):
     """Whether a brake holds the wheel where it put it (the handbrake, a wheel braked to a stop): not where an aid
-    set its speed, ABS (``let_off``: the rear's select-low let its brake off) or traction control, which only chose
-    how much brake torque acted."""
-    return h.held and not (h.tcs_on or h.abs_on or let_off)
+    set its speed (ABS, the rear's select-low among it, or traction control), which only chose how much brake
+    torque acted."""
+    return h.held and not (h.tcs_on or h.abs_on)
 
 
 @scalar
-def brake_used(held, inertia, free, omega, brake, dt):
-    """The brake torque [N m] that acted: what stopped or held the wheel, else all of it."""
-    return abs(inertia * (free - omega)) / dt if held else brake
+def brake_torque(held, inertia, free, omega, brake, dt):
+    """The torque [N m] the brakes put on a wheel in its first update, signed as its speed changed: what stopped,
+    held or (with the aids) slowed it, else all of ``brake`` against its turning."""
+    return inertia * (omega - free) / dt if held else -brakes.sign(free) * brake

@@ -263,3 +263,22 @@ def test_stability_control_brakes_a_wheel_past_its_peak_but_locks_it_only_when_a
     else:
         assert np.any(run.wheel_speed_fr[braked] == 0.0)
     assert np.abs(run.beta).max() < math.radians(30.0)  # it recovers either way
+
+
+def test_stability_control_brakes_an_inner_rear_wheel_with_the_pedal_pressed_too():
+    """Understeering on a light pedal, the inner rear wheel gets stability control's brake on top of the pedal's:
+    the rear select-low (both rear wheels the brake the one nearer to locking takes) steps aside for it."""
+    def understeer(esc):
+        sim = Simulation(four(**{"aids.esc": esc}), n=1, dt=DT)
+        flying_start(sim, 15.0, 2)
+        return drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, {"clutch"}, steer=0.4,
+                                                               brake_pedal=0.3 if t > 0.5 else 0.0))
+
+    run, without = understeer(1), understeer(0)
+    braked = (run.esc_rl > 0.0) & (run.brake > 0.0)
+    assert braked.sum() > 30 and run.esc_rr.max() == 0.0  # the inner rear wheel of a left turn
+    assert (run.brake_torque_rl - run.brake_torque_rr)[braked].max() > 100.0
+    # ABS holds the pedal's brake on the unloaded inner wheel to a small slip; stability control's brake takes it
+    # well past that (twice as far here), and no further than esc_slip.
+    pedal_only = without.slip_ratio_rl[without.brake > 0.0].min()
+    assert -0.3 - 0.01 <= run.slip_ratio_rl[braked].min() < 1.5 * pedal_only
