@@ -596,16 +596,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
                   g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, grip_fl, e_fl, te_fl,
-                  brake_torque(h_fl.held, j_fl, free_fl, h_fl.omega, b_fl, dt))
+                  brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt))
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
                   g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, grip_fr, e_fr, te_fr,
-                  brake_torque(h_fr.held, j_fr, free_fr, h_fr.omega, b_fr, dt))
+                  brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt))
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
                   g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, most_rl, grip_rl, e_rl, te_rl,
-                  brake_torque(h_rl.held, j_rl, free_rl, h_rl.omega, b_rl, dt))
+                  brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt))
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, most_rr, grip_rr, e_rr, te_rr,
-                  brake_torque(h_rr.held, j_rr, free_rr, h_rr.omega, b_rr, dt))
+                  brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt))
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass
@@ -806,7 +806,17 @@ def fixed(h):
 
 
 @scalar
-def brake_torque(held, inertia, free, omega, brake, dt):
+def brake_torque(h, inertia, share, free, brake, dt):
     """The torque [N m] the brakes put on a wheel in its first update, signed as its speed changed: what stopped,
-    held or (with the aids) slowed it, else all of ``brake`` against its turning."""
-    return inertia * (omega - free) / dt if held else -brakes.sign(free) * brake
+    held or (with the aids) slowed it, else all of ``brake`` against its turning.
+
+    ABS chose the wheel's speed for the wheel alone (``inertia``); on a driven wheel the engine is locked to
+    (``share``, its part of the engine's inertia) the same change of speed takes more torque, which the brake
+    gives up to its whole ``brake``: :func:`locked_momentum` then turns wheels and engine together to ABS's speed,
+    or as near as the brake takes them.
+    """
+    if not h.held:
+        return -brakes.sign(free) * brake
+    if h.abs_on and not h.tcs_on and share > 0.0:
+        return min(max((inertia + share) * (h.omega - free) / dt, -brake), brake)
+    return inertia * (h.omega - free) / dt

@@ -282,3 +282,19 @@ def test_stability_control_brakes_an_inner_rear_wheel_with_the_pedal_pressed_too
     # well past that (twice as far here), and no further than esc_slip.
     pedal_only = without.slip_ratio_rl[without.brake > 0.0].min()
     assert -0.3 - 0.01 <= run.slip_ratio_rl[braked].min() < 1.5 * pedal_only
+
+
+def test_abs_holds_the_same_slip_in_gear_as_with_the_clutch_out():
+    """A full stop from 22 m/s in 2nd: with the clutch up the engine turns with the rear wheels, and ABS lets their
+    brakes off by what wheels and engine together need, so it holds the rear slip where it holds it declutched."""
+    def stop(keys):
+        sim = Simulation(four(), n=1, dt=DT)
+        flying_start(sim, 22.0, 2)
+        run = drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, keys, brake_pedal=1.0))
+        held = (run.abs_rl > 0.0) & (run.vx > 5.0)
+        assert held.sum() > 100
+        return run.slip_ratio_rl[held].mean()
+
+    in_gear, declutched = stop(set()), stop({"clutch"})
+    assert declutched < -0.05  # ABS at work, near the tyre's peak
+    assert in_gear == pytest.approx(declutched, rel=0.05)
