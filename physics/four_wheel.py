@@ -545,13 +545,20 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     abs_rl = rear_abs or (abs_ready and e_rl > 0.0 and not c.handbrake)
     abs_rr = rear_abs or (abs_ready and e_rr > 0.0 and not c.handbrake)
     let_off_rl, let_off_rr = False, False
-    # (Not while stability control brakes a rear wheel: select-low would take its brake away with the other's.)
-    if rear_abs and p.brakes_abs_select_low > 0 and e_rl <= 0.0 and e_rr <= 0.0:
-        kept_rl = wheel.anti_lock(w_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
-        kept_rr = wheel.anti_lock(w_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
-        low = min(j_rl * abs(free_rl - kept_rl), j_rr * abs(free_rr - kept_rr)) / dt
-        low_w_rl, low_rl = wheel.hold(free_rl, low, j_rl, dt)
-        low_w_rr, low_rr = wheel.hold(free_rr, low, j_rr, dt)
+    # Select-low acts on the pedal's part of the rear brakes; stability control's part (on one wheel) acts on top.
+    # The torque each wheel's slip target takes is sized for the wheel and its share of an engine locked to it
+    # (g.c_rear; see brake_torque), no more than the pedal's.
+    if rear_abs and p.brakes_abs_select_low > 0:
+        pedal_b_rl, pedal_b_rr = max(b_rl - e_rl, 0.0), max(b_rr - e_rr, 0.0)
+        pedal_rl, _ = wheel.hold(free_rl, pedal_b_rl, j_rl, dt)
+        pedal_rr, _ = wheel.hold(free_rr, pedal_b_rr, j_rr, dt)
+        kept_rl = wheel.anti_lock(pedal_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
+        kept_rr = wheel.anti_lock(pedal_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
+        low = min(min((j_rl + g.c_rear) * abs(free_rl - kept_rl) / dt, pedal_b_rl),
+                  min((j_rr + g.c_rear) * abs(free_rr - kept_rr) / dt, pedal_b_rr))
+        b_rl, b_rr = low + e_rl, low + e_rr  # the rear brakes from here on (no more than they were)
+        low_w_rl, low_rl = wheel.hold(free_rl, b_rl, j_rl, dt)
+        low_w_rr, low_rr = wheel.hold(free_rr, b_rr, j_rr, dt)
         let_off_rl, let_off_rr = low_w_rl != w_rl, low_w_rr != w_rr  # the ABS let a rear brake off
         w_rl, w_rr = low_w_rl, low_w_rr
         held_rl = held_rl or low_rl or let_off_rl or kept_rl != w_rl

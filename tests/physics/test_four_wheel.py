@@ -267,7 +267,8 @@ def test_stability_control_brakes_a_wheel_past_its_peak_but_locks_it_only_when_a
 
 def test_stability_control_brakes_an_inner_rear_wheel_with_the_pedal_pressed_too():
     """Understeering on a light pedal, the inner rear wheel gets stability control's brake on top of the pedal's:
-    the rear select-low (both rear wheels the brake the one nearer to locking takes) steps aside for it."""
+    the rear select-low (both rear wheels the pedal's brake the one nearer to locking takes) holds for the pedal's
+    part only."""
     def understeer(esc):
         sim = Simulation(four(**{"aids.esc": esc}), n=1, dt=DT)
         flying_start(sim, 15.0, 2)
@@ -279,9 +280,9 @@ def test_stability_control_brakes_an_inner_rear_wheel_with_the_pedal_pressed_too
     assert braked.sum() > 30 and run.esc_rr.max() == 0.0  # the inner rear wheel of a left turn
     assert (run.brake_torque_rl - run.brake_torque_rr)[braked].max() > 100.0
     # ABS holds the pedal's brake on the unloaded inner wheel to a small slip; stability control's brake takes it
-    # well past that (twice as far here), and no further than esc_slip.
+    # past that (-0.076 against -0.058 when measured), and no further than esc_slip.
     pedal_only = without.slip_ratio_rl[without.brake > 0.0].min()
-    assert -0.3 - 0.01 <= run.slip_ratio_rl[braked].min() < 1.5 * pedal_only
+    assert -0.3 - 0.01 <= run.slip_ratio_rl[braked].min() < pedal_only - 0.01
 
 
 def test_abs_holds_the_same_slip_in_gear_as_with_the_clutch_out():
