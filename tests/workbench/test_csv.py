@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from physics import Inputs, Simulation, channel_infos, channel_names, load_preset
@@ -15,11 +17,13 @@ def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
     assert text.endswith("\n") and "\r" not in text
     from workbench.output.telemetry_log import split_header_cell
 
-    lines = text.splitlines()
-    header = [split_header_cell(cell)[0] for cell in lines[0].split(",")]
-    rows = [[float(cell) for cell in line.split(",")] for line in lines[1:]]
-    assert all(len(row) == len(header) for row in rows)
-    return header, np.array(rows, dtype=float).reshape(len(rows), len(header))
+    first, _, body = text.partition("\n")
+    header = [split_header_cell(cell)[0] for cell in first.split(",")]
+    # numpy's reader parses each cell as Python's float() does (correctly rounded), and refuses a row with a
+    # different number of cells.
+    values = np.loadtxt(io.StringIO(body), delimiter=",", dtype=float, ndmin=2)
+    assert values.shape[1] == len(header) or values.size == 0
+    return header, values.reshape(-1, len(header))
 
 
 def assert_csv_is_the_telemetry(text: str, result) -> None:
