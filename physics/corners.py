@@ -45,7 +45,7 @@ CHANNELS = (
     ("fy", "N", "tyre force across the wheel", None),
     ("wheel_speed", "rad/s", "the wheel's rotational speed", None),
     ("brake_torque", "N m", "brake torque acting on the wheel (ABS, TCS and ESC included)", None),
-    ("abs", "", "ABS holding the wheel's slip (1) or not (0)", None),
+    ("abs", "", "ABS (or stability control's valves) holding the wheel's slip (1) or not (0)", None),
     ("tcs", "", "traction control braking the wheel (1) or not (0)", None),
     ("esc", "", "stability control braking the wheel (1) or not (0)", None),
 )

@@ -525,25 +525,32 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     w_fr, free_fr, j_fr, held_fr = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, b_fr, radius, i_f, dt)
     w_rl, free_rl, j_rl, held_rl = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, b_rl, radius, i_r, dt)
     w_rr, free_rr, j_rr, held_rr = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, b_rr, radius, i_r, dt)
-    abs_ready = p.brakes_abs > 0 and abs(s.vx) > p.brakes_abs_min_speed
+    valves = abs(s.vx) > p.brakes_abs_min_speed  # the brakes' slip control works (stability control's, and ABS's)
+    abs_ready = p.brakes_abs > 0 and valves
     braking = abs_ready and d.brake_share > 0.0
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
     # by the rear axle's too (cornering brake control, physics.aids.front_room); a wheel stability control
-    # brakes may go to its own, larger slip (physics.aids.esc_slip_target).
-    straight = p.peak_long * p.brakes_abs_slip
-    room_rl, room_rr = abs_room(p, k_rl, False), abs_room(p, k_rr, False)
-    rear_room = min(room_rl, room_rr)
-    t_fl = straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room)
-    t_fr = straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room)
-    t_rl, t_rr = straight * room_rl, straight * room_rr
-    te_fl, te_fr = aids.esc_slip_target(p, t_fl), aids.esc_slip_target(p, t_fr)
-    te_rl, te_rr = aids.esc_slip_target(p, t_rl), aids.esc_slip_target(p, t_rr)
+    # brakes may go to its own, larger slip (physics.aids.esc_slip_target). With ABS switched off the pedal's
+    # brake may lock a wheel (a target of 1), and stability control's own brake still goes no further than esc_slip.
+    if abs_ready:
+        straight = p.peak_long * p.brakes_abs_slip
+        room_rl, room_rr = abs_room(p, k_rl, False), abs_room(p, k_rr, False)
+        rear_room = min(room_rl, room_rr)
+        t_fl = straight * aids.front_room(p, abs_room(p, k_fl, True), rear_room)
+        t_fr = straight * aids.front_room(p, abs_room(p, k_fr, True), rear_room)
+        t_rl, t_rr = straight * room_rl, straight * room_rr
+        te_fl, te_fr = aids.esc_slip_target(p, t_fl), aids.esc_slip_target(p, t_fr)
+        te_rl, te_rr = aids.esc_slip_target(p, t_rl), aids.esc_slip_target(p, t_rr)
+    else:
+        t_fl = t_fr = t_rl = t_rr = 1.0
+        te_fl = te_fr = te_rl = te_rr = p.aids_esc_slip
     rear_abs = braking and not c.handbrake
     # Stability control brakes through ABS's valves: a wheel it brakes is held to its slip target whether or not
-    # the pedal is pressed (the handbrake pulls the rear brakes past them).
-    abs_fl, abs_fr = braking or (abs_ready and e_fl > 0.0), braking or (abs_ready and e_fr > 0.0)
-    abs_rl = rear_abs or (abs_ready and e_rl > 0.0 and not c.handbrake)
-    abs_rr = rear_abs or (abs_ready and e_rr > 0.0 and not c.handbrake)
+    # the pedal is pressed, and whether or not ABS acts on the pedal's brake (the handbrake pulls the rear brakes
+    # past them).
+    abs_fl, abs_fr = braking or (valves and e_fl > 0.0), braking or (valves and e_fr > 0.0)
+    abs_rl = rear_abs or (valves and e_rl > 0.0 and not c.handbrake)
+    abs_rr = rear_abs or (valves and e_rr > 0.0 and not c.handbrake)
     let_off_rl, let_off_rr = False, False
     # Select-low acts on the pedal's part of the rear brakes; stability control's part (on one wheel) acts on top.
     # The torque each wheel's slip target takes is sized for the wheel and its share of an engine locked to it

@@ -235,12 +235,14 @@ def test_stability_control_keeps_a_tail_happy_car_from_spinning(esc):
         assert run.esc_fr.max() == 1.0 and run.esc_fl.max() == 0.0  # the outer front wheel of a left turn
 
 
-@pytest.mark.parametrize("esc_slip", [0.3, 1.0])
-def test_stability_control_brakes_a_wheel_past_its_peak_but_locks_it_only_when_allowed(esc_slip):
+@pytest.mark.parametrize(("esc_slip", "abs_on"), [(0.3, 1), (1.0, 1), (0.3, 0)], ids=["0.3", "1.0", "0.3-abs-off"])
+def test_stability_control_brakes_a_wheel_past_its_peak_but_locks_it_only_when_allowed(esc_slip, abs_on):
     """The rear-biased car's tail flicked out with the handbrake, then no pedal at all: stability control alone
-    brakes the outer front wheel, through ABS's valves, to at most ``aids.esc_slip`` of slip; at 1 it may lock."""
+    brakes the outer front wheel, through ABS's valves, to at most ``aids.esc_slip`` of slip; at 1 it may lock.
+    With ABS switched off (``brakes.abs`` 0: the pedal's brake may lock a wheel) stability control's brake still
+    holds its slip."""
     car = four(**{"aids.tcs": 0, "aids.esc_slip": esc_slip, "suspension.arb_rear": 60000.0,
-                  "suspension.arb_front": 0.0})
+                  "suspension.arb_front": 0.0, "brakes.abs": abs_on})
     sim = Simulation(car, n=1, dt=DT)
     flying_start(sim, 22.0, 3)
     hold = SpeedHold(22.0, DT, 0.11)
