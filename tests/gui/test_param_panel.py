@@ -137,3 +137,25 @@ def test_folded_groups_are_restored(qtbot, carbench_settings):
     assert second.params.folded == {"aero"}
     assert not second.params.groups["aero"][1].isVisibleTo(second.params)
     assert Qt  # (Qt imported for the marks above)
+
+
+def test_another_cars_rows_are_kept_and_shown_again_with_the_current_values(carbench_window, qtbot):
+    window, panel = carbench_window, carbench_window.params
+    sedan_rows = panel.rows
+    mass = sedan_rows["body.mass"]
+    assert window.model.load_preset("manual003")
+    assert "engine.peak_torque" in panel.rows and "differential.kind" not in panel.rows  # 003's car's own rows
+    manual_rows = panel.rows
+    panel.groups["aero"][0].click()  # folded on the other car: the fold holds for every car
+    assert window.model.load_preset("sedan")
+    assert panel.rows is sedan_rows and panel.rows["body.mass"] is mass  # the same rows, not built again
+    assert panel._scroll.widget() is mass.label.parentWidget().parentWidget()  # and they are the ones on show
+    assert "aero" in panel.folded and not panel.groups["aero"][1].isVisibleTo(panel)
+    window.model.set_param("body.mass", 1300.0)
+    assert mass.editors[0].spin.value() == 1300.0
+    assert window.model.load_preset("manual003")
+    assert panel.rows is manual_rows
+    assert manual_rows["body.mass"].editors[0].spin.value() == window.model.session.params.body.mass  # 003's mass
+    (kept,) = panel._kept.values()  # the sedan's rows, hidden, owned by the panel (deleted with it)
+    assert kept.rows is sedan_rows and kept.content.parent() is panel and not kept.content.isVisible()
+    assert qtbot  # (the window and its panel are closed with the test)

@@ -9,6 +9,7 @@ Right-click a row for reset, copy path, sweep and compare."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import count
 from typing import Any
 
@@ -528,6 +529,21 @@ class ParamRow:
             w.setVisible(visible)
 
 
+KEPT_PANELS = 4  # the rows of this many other sets of parameters kept (the preset cars have five sets)
+
+
+@dataclass
+class _Built:
+    """The rows built for one set of parameters: their widget and what the panel knows of them."""
+    content: QWidget
+    rows: dict
+    groups: dict
+    grids: list
+    name_most: int
+    name_least: int
+    infos: list
+
+
 class ParamPanel(QWidget):
     """Every parameter of the current car, editable while it drives."""
 
@@ -543,6 +559,11 @@ class ParamPanel(QWidget):
         self.rows: dict[str, ParamRow] = {}
         self._grids: list[QGridLayout] = []
         self.groups: dict[str, tuple[QToolButton, QWidget]] = {}
+        # The rows built for other cars' parameters, kept hidden to be shown again when such a car comes back (a
+        # script on another preset and back again): building some 300 rows takes about 0.4 s, showing them again
+        # a refresh of their values. Keyed by the parameters' paths, the most recent last.
+        self._kept: dict[tuple[str, ...], _Built] = {}
+        self._built_for: list | None = None
         self.folded: set[str] = set()
         self.reference_preset: Preset = model.session.preset
         reset_all = QPushButton("Reset all")
@@ -614,14 +635,20 @@ class ParamPanel(QWidget):
             self.reference.setCurrentIndex(0)
 
     def _build(self, infos: list | None = None) -> None:
+        infos = self._shown_infos() if infos is None else infos
+        kept = self._kept.pop(tuple(i.path for i in infos), None)  # before the rows on show join the kept ones
+        self._keep_shown()
+        if kept is not None and kept.infos == infos:
+            self._show_built(kept)
+            return
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
-        self.rows.clear()
-        self.groups.clear()
+        self.rows = {}  # new dictionaries: the old ones stay with the rows kept
+        self.groups = {}
         params = self._model.session.params
-        infos = self._built_for = self._shown_infos() if infos is None else infos
+        self._built_for = infos
         grids = []
         for group in dict.fromkeys(i.path.split(".")[0] for i in infos):
             header = QToolButton()
@@ -659,13 +686,41 @@ class ParamPanel(QWidget):
             editor.spin.setFixedWidth(spin_width)
         self._set_name_width(self._name_least)
         column.addStretch(1)
+        self._place(content)
+
+    def _place(self, content: QWidget) -> None:
+        """``content`` (the rows) into the scroll area, fitted to the panel's width, with the current values."""
         self._scroll.setWidget(content)
+        content.show()
         # Never a horizontal scroll bar: the dock is at least as wide as the rows.
         content.layout().activate()
         self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._fit_width()
         QTimer.singleShot(0, self._fit_width)  # again once the rows are polished (styles, fonts)
         self._refresh()
+
+    def _keep_shown(self) -> None:
+        """Keep the rows on show, hidden (the panel their parent), for when their car comes back."""
+        content = self._scroll.takeWidget()
+        if content is None or self._built_for is None:
+            return
+        content.hide()
+        content.setParent(self)
+        key = tuple(i.path for i in self._built_for)
+        self._kept[key] = _Built(content, self.rows, self.groups, self._grids, self._name_most, self._name_least,
+                                 self._built_for)
+        while len(self._kept) > KEPT_PANELS:
+            oldest = self._kept.pop(next(iter(self._kept)))
+            oldest.content.deleteLater()
+
+    def _show_built(self, built: _Built) -> None:
+        """Rows built before for these parameters, on show again with the current values and folds."""
+        self.rows, self.groups, self._grids = built.rows, built.groups, built.grids
+        self._name_most, self._name_least, self._built_for = built.name_most, built.name_least, built.infos
+        for group in self.groups:
+            self.set_group_open(group, group not in self.folded)
+        self._set_name_width(self._name_least)
+        self._place(built.content)
 
     def _set_name_width(self, width: int) -> None:
         self._name_width = width
