@@ -51,7 +51,8 @@ from .tyre import LANE_ROWS, LANES, narrow
 
 car_frame = _step.car_frame
 detail_channels = _step.detail_channels
-COMPILE_SECONDS = 13  # about how long the first compile takes on a fast 2-core machine: 12.9-13.1 s wall here
+COMPILE_SECONDS = 17  # about how long the first compile takes on a fast 2-core machine: 17.0 s wall here, twice
+# (a fresh process, an empty cache, the machine quiet; carbench 0.3.3; 12.9-13.1 s before the four-wheel car)
 SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU on a 2-core AMD EPYC (Zen 3) whose frames were 2.5-3x slower
 
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import sys
+import threading
+import time
+from collections.abc import Callable
 
 from physics import PresetError
+from physics.kernel import COMPILE_SECONDS
+
+NOTICE_AFTER = 1.0  # [s] a compile still running after this gets a window saying so (loading a cached one: ~0.5 s)
 
 
 def run_app(preset: str | None = None, script: str | None = None) -> int:
@@ -18,6 +25,9 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("carbench")
     app.setOrganizationName("carbench")
+    from physics import default_kernel
+
+    compile_showing_progress(app, default_kernel().compile)  # the first run's compile, before the window
     try:
         session = LiveSession(preset or "sedan")
     except PresetError as exc:
@@ -48,3 +58,81 @@ def _keep_recovery(window):
     store = RecoveryStore()
     offer_restore(window, store)
     return RecoveryKeeper(window, store)
+
+
+def compile_showing_progress(app, compile_model: Callable[[], object], notice_after: float = NOTICE_AFTER):
+    """Run ``compile_model`` (the model's first compile, or its load from the cache) in a thread; once it has taken
+    ``notice_after`` seconds, show a small window saying what is happening, with a busy bar and the seconds so far,
+    until it ends. Returns what ``compile_model`` returned and raises what it raised.
+
+    A first run compiles the car model for about COMPILE_SECONDS before the workbench can open: without this the
+    user, started from a launcher, saw nothing at all for that long. The window answers (moves, repaints) meanwhile:
+    the compile holds Python's lock most of the time, and lets the event loop run between its steps.
+    """
+    done: dict = {}
+
+    def work():
+        try:
+            done["value"] = compile_model()
+        except BaseException as exc:  # noqa: BLE001 -- handed to the caller's thread below
+            done["error"] = exc
+
+    worker = threading.Thread(target=work, name="carbench-compile", daemon=True)
+    began = time.monotonic()
+    worker.start()
+    worker.join(notice_after)
+    if worker.is_alive():
+        notice = notice_class()(began)
+        notice.show()
+        try:
+            while worker.is_alive():
+                app.processEvents()
+                worker.join(0.03)
+        finally:
+            notice.close()
+            notice.deleteLater()
+    if "error" in done:
+        raise done["error"]
+    return done.get("value")
+
+
+@functools.cache
+def notice_class():
+    """The window :func:`compile_showing_progress` shows while the model compiles (a class made on first use, so
+    that importing this module needs no Qt)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
+
+    class _CompileNotice(QWidget):
+        """What the first run is doing before the workbench opens: compiling the car model, once."""
+
+        def __init__(self, began: float):
+            super().__init__()
+            self.setWindowTitle("carbench")
+            self._began = began
+            text = QLabel(f"Compiling the car model, once (about {COMPILE_SECONDS} s on a fast 2-core machine, longer "
+                          "on a slow one). Later starts load it in under a second.")
+            text.setWordWrap(True)
+            bar = QProgressBar()
+            bar.setRange(0, 0)  # busy: how far the compile is, numba does not say
+            bar.setTextVisible(False)
+            self.elapsed = QLabel()
+            layout = QVBoxLayout(self)
+            layout.addWidget(text)
+            layout.addWidget(bar)
+            layout.addWidget(self.elapsed)
+            self.resize(480, 110)
+            screen = QGuiApplication.primaryScreen()
+            if screen is not None:  # in the middle of the screen, where the workbench will open
+                self.move(screen.availableGeometry().center() - self.rect().center())
+            self._tick()
+            self._timer = QTimer(self)
+            self._timer.timeout.connect(self._tick)
+            self._timer.start(500)
+
+        def _tick(self) -> None:
+            self.elapsed.setText(f"{time.monotonic() - self._began:.0f} s")
+
+    return _CompileNotice
+
