@@ -310,8 +310,9 @@ class BrakeParams:
     # Production ABS switches off at a walking pace and lets the wheels lock for the last metre (owners'
     # manuals give 5-10 km/h): a slip target means little when the road's speed is a few slip speeds, and
     # a pressure modulated each frame against the stiff tyre of a crawl would chatter.
-    abs_min_speed: float = param(2.0, unit="m/s", doc="combined: below this speed ABS is off and the wheels may "
-                                                      "lock to stop the car", lo=0.0, hi=50.0, span=(0.0, 10.0))
+    abs_min_speed: float = param(2.0, unit="m/s", doc="combined: below this speed ABS (and stability control's slip "
+                                                      "limit) is off and the wheels may lock to stop the car",
+                                 lo=0.0, hi=50.0, span=(0.0, 10.0))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -353,8 +354,8 @@ class AidParams:
     # tyre's longitudinal peak (about 0.14 on the road cars), where little of its lateral force is left, but short
     # of a lock. 0.3 leaves the road cars' sine with dwell (UN R140) as it was and keeps a wheel from locking in a
     # slide at town speed (the yaw error that brakes 2 kN m).
-    esc_slip: float = param(0.3, doc="four_wheel, with ABS: the most slip ratio stability control's brake takes a "
-                                     "wheel to (1 = lock)", lo=0.01, hi=1.0, span=(0.05, 1.0))
+    esc_slip: float = param(0.3, doc="four_wheel: the most slip ratio stability control's brake takes a wheel to, "
+                                     "with ABS on or off (1 = lock)", lo=0.01, hi=1.0, span=(0.05, 1.0))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,8 +1,10 @@
 """The parameter panel: search, modified only, a reference preset, labels, hidden groups, columns, formats."""
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import QApplication, QWidget
 
+from physics import load_preset
 from workbench.gui.param_panel import format_number
 from workbench.gui.testing import make_window
 
@@ -159,3 +161,35 @@ def test_another_cars_rows_are_kept_and_shown_again_with_the_current_values(carb
     (kept,) = panel._kept.values()  # the sedan's rows, hidden, owned by the panel (deleted with it)
     assert kept.rows is sedan_rows and kept.content.parent() is panel and not kept.content.isVisible()
     assert qtbot  # (the window and its panel are closed with the test)
+
+
+def test_a_value_half_typed_is_dropped_when_another_car_comes_in(carbench_window, qtbot):
+    window, panel = carbench_window, carbench_window.params
+    spin = panel.rows["body.mass"].editors[0].spin
+    window.activateWindow()
+    spin.start_typing()
+    assert QApplication.focusWidget() in (spin, spin.lineEdit())
+    qtbot.keyClicks(spin.lineEdit(), "1777")  # typed, not confirmed with Return
+    edits = window.model.undo_stack.count()
+    assert window.model.load_preset("manual003")
+    assert window.model.session.params.body.mass == load_preset("manual003").params.body.mass  # not 1777
+    assert window.model.undo_stack.count() <= edits + 1  # the preset load at most: no edit of the mass
+    assert not any("mass" in window.model.undo_stack.text(i) for i in range(window.model.undo_stack.count()))
+    assert window.model.load_preset("sedan")
+    assert spin.value() == 1600.0 and not spin.typing  # the sedan's rows again, showing its value
+
+
+def test_cars_with_the_same_parameters_in_other_units_get_their_own_rows(carbench_window):
+    panel = carbench_window.params
+    assert carbench_window.model.load_preset("parking")
+    parking = panel.rows
+    assert "px" in parking["body.wheelbase"].editors[0].spin.suffix()
+    assert carbench_window.model.load_preset("teaching")
+    assert panel.rows is not parking and "px" not in panel.rows["body.wheelbase"].editors[0].spin.suffix()
+    for _ in range(3):  # back and forth: one set of rows kept for each, none left over
+        assert carbench_window.model.load_preset("parking") and panel.rows is parking
+        assert carbench_window.model.load_preset("teaching")
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    rows = [w for w in panel.findChildren(QWidget, "rows")]
+    assert len(rows) == 3  # on show, and kept: the sedan's and the parking car's; none left over
+    assert {id(b.content) for b in panel._kept.values()} | {id(panel._scroll.widget())} == {id(w) for w in rows}

@@ -6,7 +6,6 @@ import numpy as np
 
 from physics import load_preset
 from workbench.scripts.courses import (
-    CONE_RADIUS,
     LINE_MARGIN,
     PAIR_SPARE,
     SECTIONS,
@@ -15,6 +14,7 @@ from workbench.scripts.courses import (
     body_clearance,
     iso3888_cones,
     iso3888_line,
+    pair_reach,
 )
 
 
@@ -27,7 +27,7 @@ def _sedan():
 def test_a_pose_and_cone_further_apart_than_the_reach_always_clear():
     # What lets the search skip the pairs far apart in x: at any heading the body stays within its reach of the pose.
     width, front, back = _sedan()
-    reach = float(np.hypot(max(front, back), width / 2)) + CONE_RADIUS + LINE_MARGIN + PAIR_SPARE
+    reach = pair_reach(front, back, width)  # the search's own
     rng = np.random.default_rng(5)
     heading = rng.uniform(-np.pi, np.pi, 20_000)
     gap = rng.choice([-1.0, 1.0], heading.size) * (reach + rng.uniform(0.0, 0.5, heading.size))

@@ -21,8 +21,9 @@ def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
     header = [split_header_cell(cell)[0] for cell in first.split(",")]
     # numpy's reader parses each cell as Python's float() does (correctly rounded), and refuses a row with a
     # different number of cells.
-    values = np.loadtxt(io.StringIO(body), delimiter=",", dtype=float, ndmin=2)
+    values = np.loadtxt(io.StringIO(body), delimiter=",", dtype=float, ndmin=2, comments=None)
     assert values.shape[1] == len(header) or values.size == 0
+    assert body.count("\n") == len(values)  # no line skipped (numpy's reader passes over empty lines)
     return header, values.reshape(-1, len(header))
 
 

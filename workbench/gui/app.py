@@ -18,21 +18,22 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     """Open the window on ``preset`` (default sedan), optionally with a script loaded; returns the exit code."""
     from PySide6.QtWidgets import QApplication
 
+    from physics import default_kernel
     from workbench.gui.main_window import MainWindow
+    from workbench.names import NameRuleError, load_named_preset
     from workbench.runs.live import LiveSession
     from workbench.scripts.format import ScriptError
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("carbench")
     app.setOrganizationName("carbench")
-    from physics import default_kernel
-
-    compile_showing_progress(app, default_kernel().compile)  # the first run's compile, before the window
     try:
-        session = LiveSession(preset or "sedan")
-    except PresetError as exc:
+        car = load_named_preset(preset or "sedan")  # a bad preset is said at once, not after a first compile
+    except (PresetError, NameRuleError) as exc:
         print(f"carbench: {exc}", file=sys.stderr)
         return 2
+    compile_showing_progress(app, default_kernel().compile)  # the first run's compile, before the window
+    session = LiveSession(car)
     window = MainWindow(session)
     if preset is None and script is None:
         window.restore_last_session()

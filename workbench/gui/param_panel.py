@@ -529,7 +529,29 @@ class ParamRow:
             w.setVisible(visible)
 
 
-KEPT_PANELS = 4  # the rows of this many other sets of parameters kept (the preset cars have five sets)
+KEPT_PANELS = 5  # other sets of parameters whose rows are kept (with the one on show: the shipped presets' six)
+
+
+def _drop_typing(content: QWidget) -> None:
+    """A value half typed in ``content`` (its box has the keyboard focus) dropped, not applied: hiding the box would
+    take its focus away, which applies what it holds, and by then the panel shows another car."""
+    focused = QApplication.focusWidget()
+    if focused is None or not content.isAncestorOf(focused):
+        return
+    chain = []
+    widget = focused
+    while widget is not None and widget is not content:
+        chain.append(widget)
+        widget = widget.parentWidget()
+    blockers = [QSignalBlocker(w) for w in chain]
+    try:
+        focused.clearFocus()
+    finally:
+        for blocker in blockers:
+            blocker.unblock()
+    for widget in chain:
+        if isinstance(widget, DragSpin):
+            widget.stop_typing()  # the value it shows is set again when its rows come back (_refresh)
 
 
 @dataclass
@@ -561,7 +583,8 @@ class ParamPanel(QWidget):
         self.groups: dict[str, tuple[QToolButton, QWidget]] = {}
         # The rows built for other cars' parameters, kept hidden to be shown again when such a car comes back (a
         # script on another preset and back again): building some 300 rows takes about 0.4 s, showing them again
-        # a refresh of their values. Keyed by the parameters' paths, the most recent last.
+        # a refresh of their values. Keyed by the parameters' ParamInfos (paths, units, ranges: the parking car's
+        # pixels are not the teaching car's metres), the most recent last.
         self._kept: dict[tuple[str, ...], _Built] = {}
         self._built_for: list | None = None
         self.folded: set[str] = set()
@@ -636,12 +659,13 @@ class ParamPanel(QWidget):
 
     def _build(self, infos: list | None = None) -> None:
         infos = self._shown_infos() if infos is None else infos
-        kept = self._kept.pop(tuple(i.path for i in infos), None)  # before the rows on show join the kept ones
+        kept = self._kept.pop(tuple(infos), None)  # before the rows on show join the kept ones
         self._keep_shown()
-        if kept is not None and kept.infos == infos:
+        if kept is not None:
             self._show_built(kept)
             return
         content = QWidget()
+        content.setObjectName("rows")
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
@@ -701,12 +725,20 @@ class ParamPanel(QWidget):
 
     def _keep_shown(self) -> None:
         """Keep the rows on show, hidden (the panel their parent), for when their car comes back."""
-        content = self._scroll.takeWidget()
-        if content is None or self._built_for is None:
+        content = self._scroll.widget()
+        if content is None:
+            return
+        _drop_typing(content)  # before its box loses the focus: taking the rows out of the scroll area hides them
+        self._scroll.takeWidget()
+        if self._built_for is None:
+            content.deleteLater()
             return
         content.hide()
         content.setParent(self)
-        key = tuple(i.path for i in self._built_for)
+        key = tuple(self._built_for)
+        replaced = self._kept.pop(key, None)
+        if replaced is not None:
+            replaced.content.deleteLater()
         self._kept[key] = _Built(content, self.rows, self.groups, self._grids, self._name_most, self._name_least,
                                  self._built_for)
         while len(self._kept) > KEPT_PANELS:

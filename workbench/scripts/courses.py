@@ -162,6 +162,12 @@ def body_clearance(x, y, heading, cones, front: float, back: float, width: float
     return distance - CONE_RADIUS if per_cone else (distance - CONE_RADIUS).min(axis=-1)
 
 
+def pair_reach(front: float, back: float, width: float) -> float:
+    """How far apart in x a pose and a cone may be for the line search to check them: the body's reach from the pose
+    at any heading, the cone's base radius, the margin and PAIR_SPARE (further apart, they clear by more than that)."""
+    return math.hypot(max(front, back), width / 2) + CONE_RADIUS + LINE_MARGIN + PAIR_SPARE
+
+
 @lru_cache(maxsize=32)
 def iso3888_line(width: float, front: float, back: float) -> tuple[tuple[float, float, float, float], ...]:
     """The line's two lane changes (from y, x0, x1, to y), lane 1 starting at x = 0 (see the module's note)."""
@@ -174,8 +180,7 @@ def iso3888_line(width: float, front: float, back: float) -> tuple[tuple[float, 
     # apart than that, the cone's radius and the margin (and PAIR_SPARE more) clears whatever the candidate's y.
     # The same candidates pass as when every pair is checked (tests/workbench/test_courses.py), and the search
     # takes about a fifth of the time (0.4 s against 1.8 s for a car).
-    reach = math.hypot(max(front, back), width / 2) + CONE_RADIUS + LINE_MARGIN + PAIR_SPARE
-    pose_of, cone_of = np.nonzero(np.abs(poses[:, None] - cones[None, :, 0]) <= reach)
+    pose_of, cone_of = np.nonzero(np.abs(poses[:, None] - cones[None, :, 0]) <= pair_reach(front, back, width))
     pair_x, pair_cones = poses[pose_of], cones[cone_of][:, :, None]  # (pairs, 2, 1): cones[:, 0] is (pairs, 1)
 
     def best(fixed, grid):
