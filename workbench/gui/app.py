@@ -75,7 +75,7 @@ def compile_showing_progress(app, compile_model: Callable[[], object], notice_af
     def work():
         try:
             done["value"] = compile_model()
-        except BaseException as exc:  # noqa: BLE001 -- handed to the caller's thread below
+        except BaseException as exc:  # handed to the caller's thread below
             done["error"] = exc
 
     worker = threading.Thread(target=work, name="carbench-compile", daemon=True)

@@ -585,7 +585,7 @@ class ParamPanel(QWidget):
         # script on another preset and back again): building some 300 rows takes about 0.4 s, showing them again
         # a refresh of their values. Keyed by the parameters' ParamInfos (paths, units, ranges: the parking car's
         # pixels are not the teaching car's metres), the most recent last.
-        self._kept: dict[tuple[str, ...], _Built] = {}
+        self._kept: dict[tuple, _Built] = {}
         self._built_for: list | None = None
         self.folded: set[str] = set()
         self.reference_preset: Preset = model.session.preset

@@ -32,7 +32,7 @@ SECTIONS = (12.0, 13.5, 11.0, 12.5, 12.0)  # [m] ISO 3888-2 table 1
 CONE_RADIUS = 0.15  # [m] base radius of a 500 mm traffic cone
 CONES_PER_SIDE = 5
 LINE_MARGIN = 0.05  # [m] the line's body clearance to the cones
-PAIR_SPARE = 0.25  # [m] beyond the reach of the body, pose and cone further apart in x than this are not checked
+PAIR_SPARE = 0.25  # [m] spare beyond the body's reach (pair_reach): a pose and a cone further apart are not checked
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,11 +175,10 @@ def iso3888_line(width: float, front: float, back: float) -> tuple[tuple[float, 
     lanes = iso3888_lanes(width)
     room = [(r + width / 2 + LINE_MARGIN, l - width / 2 - LINE_MARGIN) for _, _, r, l in lanes]
     poses = np.arange(-front - 1.0, sum(SECTIONS) + back + 1.0, 0.2)
-    # Only the (pose, cone) pairs whose x lie close enough for the body to come within LINE_MARGIN of the cone are
-    # checked: at any heading no point of the body is further than ``reach`` from the pose in x, so a pair further
-    # apart than that, the cone's radius and the margin (and PAIR_SPARE more) clears whatever the candidate's y.
-    # The same candidates pass as when every pair is checked (tests/workbench/test_courses.py), and the search
-    # takes about a fifth of the time (0.4 s against 1.8 s for a car).
+    # Only the (pose, cone) pairs close enough in x for the body to come within the margin of the cone are checked
+    # (pair_reach): further apart they clear whatever the candidate's y, so the same candidates pass as when every
+    # pair is checked (the bound is tested in tests/workbench/test_courses.py), in about a fifth of the time (0.4 s
+    # against 1.8 s a line).
     pose_of, cone_of = np.nonzero(np.abs(poses[:, None] - cones[None, :, 0]) <= pair_reach(front, back, width))
     pair_x, pair_cones = poses[pose_of], cones[cone_of][:, :, None]  # (pairs, 2, 1): cones[:, 0] is (pairs, 1)
 
