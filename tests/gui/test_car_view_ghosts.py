@@ -94,3 +94,49 @@ def test_an_edge_marker_label_stays_clear_of_the_hud(carbench_window):
     label = view.mapFromScene(ghost.marker_label.sceneBoundingRect()).boundingRect()
     assert view.rect().contains(label)
     assert not label.intersects(view.hud.geometry()), (label, view.hud.geometry())
+
+
+def _label_rect(view, label):
+    return view.mapFromScene(label.sceneBoundingRect()).boundingRect()
+
+
+def test_ghosts_in_the_same_place_show_both_names(carbench_window):
+    window = carbench_window
+    view = window.car_view
+    hold(window, {"throttle"}, 240)
+    window.comparer.pin_current()
+    window.comparer.pin_current()  # the same run twice: two ghosts on the same spot
+    hold(window, {"throttle"}, 30)
+    first, second = window.ghost_cars.ghosts
+    assert first.label_at == second.label_at  # the same corner of the same car
+    assert first.label.isVisible() and second.label.isVisible()
+    a, b = _label_rect(view, first.label), _label_rect(view, second.label)
+    assert not a.intersects(b), (a, b)
+    assert b.bottom() < a.top()  # the later one over the earlier one, which stays at its car's corner
+    assert first.label.pos().x() == pytest.approx(first.label_at[0])
+    assert first.label.pos().y() == pytest.approx(first.label_at[1])
+    # The view moves (zoom out): still apart, and the first still at its corner.
+    (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
+    view._centre_on(np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)]), 3.0 * (x1 - x0))
+    a, b = _label_rect(view, first.label), _label_rect(view, second.label)
+    assert not a.intersects(b), (a, b)
+    assert first.label.pos().y() == pytest.approx(first.label_at[1])
+    # One reference taken away: the other goes back to its car's corner.
+    window.comparer.references.unpin(0)
+    (ghost,) = window.ghost_cars.ghosts
+    assert ghost.label.pos().y() == pytest.approx(ghost.label_at[1])
+
+
+def test_edge_markers_pointing_the_same_way_show_both_names(carbench_window):
+    window = carbench_window
+    view = window.car_view
+    hold(window, {"throttle"}, 360)
+    window.comparer.pin_current()
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 60)
+    first, second = window.ghost_cars.ghosts
+    (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
+    view._centre_on(first.com + np.array([0.0, 2.0 * (y1 - y0)]), x1 - x0)
+    assert first.marker_label.isVisible() and second.marker_label.isVisible()
+    a, b = _label_rect(view, first.marker_label), _label_rect(view, second.marker_label)
+    assert not a.intersects(b), (a, b)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -73,3 +77,29 @@ def test_a_local_cluster_beside_another_on_the_dashboards_port_warns_of_nothing(
     finally:
         holder.close()
     assert not [w for w in caught if "already in use" in str(w.message)], [str(w.message) for w in caught]
+
+
+def _ignored_signals(status: str) -> set[int]:
+    """The signals a process ignores, from its /proc/PID/status text."""
+    mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+    return {s for s in range(1, 65) if mask >> (s - 1) & 1}
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not os.path.exists("/proc/self/status"),
+                    reason="POSIX signals read from /proc")
+def test_the_local_clusters_processes_and_the_resource_tracker_start_ignoring_hangups(monkeypatch):
+    """A closed terminal's SIGHUP reaches the whole process group: the workers and multiprocessing's resource
+    tracker must outlive it until this process has closed them (a tracker dead of it was started again on
+    the way out and printed a KeyError traceback per semaphore)."""
+    from multiprocessing import resource_tracker
+
+    seen = []
+    monkeypatch.setattr(resource_tracker, "ensure_running",
+                        lambda: seen.append((signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP))))
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP)
+    with cluster._children_ignore_hangups():
+        child = subprocess.run([sys.executable, "-c", "print(open('/proc/self/status').read())"],
+                               capture_output=True, text=True, check=True)
+    assert {signal.SIGINT, signal.SIGHUP} <= _ignored_signals(child.stdout)
+    assert seen == [(signal.SIG_IGN, signal.SIG_IGN)]  # the tracker, if started here, starts ignoring them
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP)) == before  # this process's put back

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QGraphicsPolygonItem
 
@@ -18,7 +18,9 @@ from workbench.gui.references import Comparer, Reference
 MARKER_PX = 16  # [px] the edge marker's length
 MARKER_INSET_PX = 10  # [px] from the view's edge to the marker's tip
 HUD_GAP_PX = 6  # [px] between the HUD and an edge marker's label moved out from under it
+LABEL_GAP_PX = 1  # [px] between two ghosts' labels stacked one over the other
 MARKER_Z = 50  # over everything the view draws
+LABEL_Z = 40  # a ghost's name: over the car on show, under the edge markers
 
 
 def reference_frame(ref: Reference, t: float, distance: float | None) -> int:
@@ -44,7 +46,7 @@ class _Ghost:
         self.body = QGraphicsPolygonItem()
         self.nose = KnownBoundsCurve()
         self.trail = KnownBoundsCurve()
-        self.label = pg.TextItem("", anchor=(0.0, 1.0))
+        self.label = pg.TextItem("", anchor=(0.0, 1.0), fill=pg.mkBrush(255, 255, 255, 180))  # legible over a car
         self.marker = QGraphicsPolygonItem()
         self.marker_label = pg.TextItem("", fill=pg.mkBrush(255, 255, 255, 210))  # legible over the car
         bold = QFont()
@@ -53,12 +55,14 @@ class _Ghost:
         for item in (self.trail, self.body, self.nose, self.label):
             view.getPlotItem().addItem(item)
             item.setZValue(-10)  # under the car on show
+        self.label.setZValue(LABEL_Z)  # its name over it: a ghost where the car is (driven on from) still says whose
         for item in (self.marker, self.marker_label):
             view.getPlotItem().addItem(item)
             item.setZValue(MARKER_Z)
             item.setVisible(False)
         self.com: np.ndarray | None = None
         self.text = ""
+        self.label_at = (0.0, 0.0)  # where the label goes when no other ghost's label is in the way
 
     def items(self) -> tuple:
         return self.trail, self.body, self.nose, self.label, self.marker, self.marker_label
@@ -143,7 +147,7 @@ class GhostCars:
             body, nose, _, ghost.com = outline(np.array([data["x"][j], data["y"][j]]), float(data["heading"][j]), params)
             _set_polygon(ghost.body, body)
             ghost.nose.set_points(nose[:, 0], nose[:, 1])
-            ghost.label.setPos(float(body[0][0]), float(body[0][1]))
+            ghost.label_at = (float(body[0][0]), float(body[0][1]))
             start = max(0, j - int(TRAIL_SECONDS / ref.run.dt))
             ghost.trail.set_points(data["x"][start:j + 1:3], data["y"][start:j + 1:3])
         self._place_markers()
@@ -186,3 +190,30 @@ class GhostCars:
             shift = self._clear_of_hud(ghost.marker_label)
             if shift:
                 ghost.marker_label.setPos(float(back[0]) + shift * px, float(back[1]))
+        self._stack_labels()
+
+    def _stack_labels(self) -> None:
+        """Each ghost's label at its car's corner, moved up over any earlier ghost's label it would cover: two
+        ghosts in the same place (a run and the run it was driven on from) show both names. The edge markers'
+        labels are stacked the same way where they meet."""
+        vb = self.view.getPlotItem().getViewBox()
+        taken: list = []
+        for ghost in self.ghosts:
+            if ghost.label.isVisible():
+                ghost.label.setPos(*ghost.label_at)
+        for label in [g.label for g in self.ghosts] + [g.marker_label for g in self.ghosts]:
+            if not label.isVisible():
+                continue
+            rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
+            lift = 0
+            for _ in range(len(taken)):  # each pass clears one label in the way: at most one pass per label
+                moved = rect.translated(0, -lift)
+                over = [r for r in taken if r.intersects(moved)]
+                if not over:
+                    break
+                lift = moved.bottom() - min(r.top() for r in over) + LABEL_GAP_PX + lift
+            if lift:
+                scene = label.scenePos()
+                label.setPos(vb.mapSceneToView(scene - QPointF(0.0, lift)))
+                rect = rect.translated(0, -lift)
+            taken.append(rect)

@@ -67,7 +67,7 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             client = stack.enter_context(_connect(dd, scheduler))
         else:
             stack.enter_context(_quiet_local_workers())
-            with _children_ignore_sigint():
+            with _children_ignore_hangups():
                 # No dashboard; the scheduler's HTTP server (health checks) still starts, on 8787 unless told: on
                 # a free local port instead, so that another cluster holding 8787 prints no warning of ours.
                 cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
@@ -140,29 +140,46 @@ def _no_restart_lines(record) -> bool:
 
 
 @contextlib.contextmanager
-def _children_ignore_sigint() -> Iterator[None]:
-    """Processes started in the block ignore SIGINT (an ignored signal stays ignored across exec).
+def _children_ignore_hangups() -> Iterator[None]:
+    """Processes started in the block ignore SIGINT and SIGHUP (an ignored signal stays ignored across exec).
 
-    Ctrl-C in a terminal sends SIGINT to the whole process group: the local cluster's workers would
-    each die of it with a page of tracebacks while this process shuts them down anyway; they are
-    closed by their nannies here. The price: a Ctrl-C while the workers start (a second or two) is
-    ignored by this process too.
+    Ctrl-C in a terminal sends SIGINT to the whole process group, and a closed terminal SIGHUP: the local
+    cluster's workers would each die of it with a page of tracebacks while this process shuts them down
+    anyway; they are closed by their nannies here. The same holds for multiprocessing's resource tracker,
+    started here if it is not running yet: it ignores SIGINT and SIGTERM itself but not SIGHUP, and once it
+    was dead this process's semaphores, unregistered on the way out, started a new one that printed a
+    KeyError traceback for each. The price: a Ctrl-C or hangup while the workers start (a second or two)
+    is ignored by this process too.
     """
     import signal
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    ignored = [s for s in (signal.SIGINT, getattr(signal, "SIGHUP", None)) if s is not None]
+    saved = {}
     try:
-        saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in ignored:
+            saved[sig] = signal.signal(sig, signal.SIG_IGN)
     except (OSError, ValueError):
+        _restore(saved)
         yield
         return
     try:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()  # with the signals above ignored, unless it runs already
         yield
     finally:
+        _restore(saved)
+
+
+def _restore(saved: dict) -> None:
+    import signal
+
+    for sig, handler in saved.items():
         with contextlib.suppress(OSError, ValueError, TypeError):
-            signal.signal(signal.SIGINT, saved)
+            signal.signal(sig, handler)
 
 
 def _connect(dd, scheduler: str):
