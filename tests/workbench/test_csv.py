@@ -42,8 +42,17 @@ def by_name(results, name):
     return next(r for r in results if r.program.name == name)
 
 
-def test_csv_text_of_every_shipped_script(shipped_alone):
+def test_csv_text_of_a_shipped_script_on_every_preset(shipped_alone):
+    # The text is written by one code path whatever the car: the shortest shipped script of each preset (every
+    # kind of car and unit of length) is enough to see every value parse back; test_csv_text_of_a_batch_member
+    # compares the text of a few scripts in full, and the digests of all of them.
+    shortest: dict[str, object] = {}
     for result in shipped_alone:
+        kept = shortest.get(result.program.preset)
+        if kept is None or result.program.frames < kept.program.frames:
+            shortest[result.program.preset] = result
+    assert len(shortest) >= 6
+    for result in shortest.values():
         assert_csv_is_the_telemetry(result.csv_text(), result)
 
 
