@@ -16,7 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from workbench.display import probe_display
-from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MAX_DURATION, MAX_SCRIPT_BYTES, MIN_DT, format_bytes
+from workbench.scripts.limits import (
+    DEFAULT_MAX_MEMORY,
+    MAX_DURATION,
+    MAX_HUNT_CARS,
+    MAX_HUNT_SECONDS,
+    MAX_SCRIPT_BYTES,
+    MIN_DT,
+    format_bytes,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
@@ -95,22 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 8192)")
     add_threads_option(sw)
 
-    from workbench.runs import hunt_cli
-
-    add_threads_option(hunt_cli.add_parser(sub))
-
-    from workbench.runs.compare_command import add_parser as add_compare_parser
-
-    add_compare_parser(sub)
-
-    from workbench.controllers.devices_command import add_parser as add_devices_parser
-
-    add_devices_parser(sub)
-
-    from workbench.manoeuvres.manoeuvre_command import add_parser as add_manoeuvre_parser
-
-    add_manoeuvre_parser(sub)
-
+    add_threads_option(_add_hunt(sub))
+    _add_compare(sub)
+    _add_devices(sub)
+    _add_manoeuvre(sub)
     sub.add_parser("presets", help="list the car presets and input scripts")
     bp = sub.add_parser("bench", help="measure step time, replay speed, batch throughput and GUI frame time")
     bp.add_argument("--quick", action="store_true", help="shorter measurements (less precise)")
@@ -118,6 +114,67 @@ def _parser() -> argparse.ArgumentParser:
     bp.add_argument("--json", action="store_true", help="print the figures as JSON")
     sub.add_parser("demo", help="replay the shipped scripts headless and print their verdicts")
     return parser
+
+
+# The subcommands' parsers are built here without importing their commands (the model and numba among them):
+# ``carbench --help``, ``--version`` and a mistyped option answer in a fraction of a second.
+
+def _add_hunt(sub) -> argparse.ArgumentParser:
+    """The `hunt` subcommand's parser (returned, so the command can add its shared options)."""
+    hp = sub.add_parser("hunt", help="search random adversarial inputs for invariant violations; write minimal scripts")
+    hp.add_argument("--preset", dest="hunt_presets", nargs="+", action="extend", metavar="NAME|PATH",
+                    help="car presets to hunt on (default: every shipped preset)")
+    hp.add_argument("--cars", type=int, default=100, help=f"random scripts per preset, run as one batch "
+                    f"(1..{MAX_HUNT_CARS}; default 100)")
+    hp.add_argument("--seconds", type=float, default=30.0,
+                    help=f"length of each random script [s] (up to {MAX_HUNT_SECONDS:g}; default 30)")
+    hp.add_argument("--seed", type=int, default=0, help="random seed (the same seed finds the same scripts)")
+    hp.add_argument("--out", default="hunt", metavar="DIR", help="folder for the minimal scripts (default ./hunt)")
+    hp.add_argument("--workers", type=int, help="run on a local Dask cluster of N worker processes")
+    hp.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
+    return hp
+
+
+def _add_compare(sub) -> None:
+    """The ``compare`` subcommand's arguments."""
+    cp = sub.add_parser("compare", help="compare two runs: parameter diff, verdict flips, first divergence")
+    cp.add_argument("inputs", nargs="+", metavar="SCRIPT|CSV", help="a script, or two telemetry CSVs carbench wrote")
+    cp.add_argument("--preset", metavar="NAME|PATH", help="run A's car (default: the script's preset)")
+    vs = cp.add_mutually_exclusive_group()
+    vs.add_argument("--vs-preset", metavar="NAME|PATH", help="run B on another car")
+    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
+                    help="run B with a parameter changed (repeatable); the value in the parameter's display unit "
+                         "(deg for angles), as sweep --param")
+    vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
+    vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script on A's car")
+    cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")
+    cp.add_argument("--rtol", type=float, help="relative tolerance (default 1e-9)")
+    cp.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cp.add_argument("--csv", metavar="FILE", help="write per frame NAME.a, NAME.b, NAME.delta of every channel")
+
+
+def _add_devices(sub) -> None:
+    dp = sub.add_parser("devices", help="list the game controllers and wheels SDL2 sees, with their axes and buttons")
+    dp.add_argument("--json", action="store_true", help="print the devices as JSON")
+
+
+def _add_manoeuvre(sub) -> None:
+    from workbench.manoeuvres.listing import NAMES
+
+    mp = sub.add_parser("manoeuvre", help="run handling tests (ISO 4138, 7401, 3888-2, 7975, 21994, UN R140, "
+                                          "acceleration, coast-down) and print their KPIs")
+    mp.add_argument("name", metavar="NAME|all", help=f"a test: {', '.join(NAMES)}; or all of them")
+    mp.add_argument("--preset", dest="manoeuvre_preset", default="sedan", metavar="NAME|PATH",
+                    help="the car (default sedan)")
+    mp.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
+                    help="change a parameter of the car (repeatable; the value is read as TOML, in the "
+                         "parameter's display unit: deg for angles, as sweep --param)")
+    vs = mp.add_mutually_exclusive_group()
+    vs.add_argument("--vs-preset", metavar="NAME|PATH", help="a second car: print both and the change")
+    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
+                    help="a second car: the first with these parameters changed (repeatable; display units)")
+    mp.add_argument("--json", action="store_true", help="print the KPIs as JSON")
+    mp.add_argument("--report", metavar="DIR", help="write an HTML report with the KPI tables and charts (index.html)")
 
 
 def add_threads_option(parser: argparse.ArgumentParser) -> None:

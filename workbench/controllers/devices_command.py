@@ -16,12 +16,6 @@ from workbench.controllers.sdl import ControllerHub, SdlUnavailable
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
-def add_parser(sub):
-    dp = sub.add_parser("devices", help="list the game controllers and wheels SDL2 sees, with their axes and buttons")
-    dp.add_argument("--json", action="store_true", help="print the devices as JSON")
-    return dp
-
-
 def describe(device) -> dict:
     """One device as ``--json`` prints it."""
     info = device.info

@@ -5,6 +5,7 @@ from __future__ import annotations
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.braking import BrakingInATurn, StraightBraking
 from workbench.manoeuvres.lane_change import ObstacleAvoidance
+from workbench.manoeuvres.listing import NAMES
 from workbench.manoeuvres.performance import Acceleration, CoastDown, InGear
 from workbench.manoeuvres.sine_dwell import SineWithDwell
 from workbench.manoeuvres.steady_state import SteadyStateCircle
@@ -13,6 +14,8 @@ from workbench.manoeuvres.transient import FrequencyResponse, StepSteer
 CATALOGUE: dict[str, Manoeuvre] = {m.name: m for m in (
     SteadyStateCircle(), StepSteer(), FrequencyResponse(), SineWithDwell(), ObstacleAvoidance(), BrakingInATurn(),
     StraightBraking(), Acceleration(), InGear(), CoastDown())}
+if tuple(CATALOGUE) != NAMES:
+    raise ImportError(f"workbench.manoeuvres.listing.NAMES must list the catalogue's tests: {', '.join(CATALOGUE)}")
 
 
 def manoeuvre(name: str) -> Manoeuvre:

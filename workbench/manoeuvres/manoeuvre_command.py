@@ -30,23 +30,6 @@ from workbench.scripts.format import ScriptError
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
-def add_parser(sub) -> None:
-    mp = sub.add_parser("manoeuvre", help="run handling tests (ISO 4138, 7401, 3888-2, 7975, 21994, UN R140, "
-                                          "acceleration, coast-down) and print their KPIs")
-    mp.add_argument("name", metavar="NAME|all", help=f"a test: {', '.join(CATALOGUE)}; or all of them")
-    mp.add_argument("--preset", dest="manoeuvre_preset", default="sedan", metavar="NAME|PATH",
-                    help="the car (default sedan)")
-    mp.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
-                    help="change a parameter of the car (repeatable; the value is read as TOML, in the "
-                         "parameter's display unit: deg for angles, as sweep --param)")
-    vs = mp.add_mutually_exclusive_group()
-    vs.add_argument("--vs-preset", metavar="NAME|PATH", help="a second car: print both and the change")
-    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
-                    help="a second car: the first with these parameters changed (repeatable; display units)")
-    mp.add_argument("--json", action="store_true", help="print the KPIs as JSON")
-    mp.add_argument("--report", metavar="DIR", help="write an HTML report with the KPI tables and charts (index.html)")
-
-
 @dataclass
 class Outcome:
     """Every test's KPIs for each car."""

@@ -197,21 +197,3 @@ def run(args) -> int:
             print(f"carbench: --csv: cannot move {csv} into place: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return EXIT_AGREE if result.agree else EXIT_DIFFER
-
-
-def add_parser(sub) -> None:
-    """The ``compare`` subcommand's arguments."""
-    cp = sub.add_parser("compare", help="compare two runs: parameter diff, verdict flips, first divergence")
-    cp.add_argument("inputs", nargs="+", metavar="SCRIPT|CSV", help="a script, or two telemetry CSVs carbench wrote")
-    cp.add_argument("--preset", metavar="NAME|PATH", help="run A's car (default: the script's preset)")
-    vs = cp.add_mutually_exclusive_group()
-    vs.add_argument("--vs-preset", metavar="NAME|PATH", help="run B on another car")
-    vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
-                    help="run B with a parameter changed (repeatable); the value in the parameter's display unit "
-                         "(deg for angles), as sweep --param")
-    vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
-    vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script on A's car")
-    cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")
-    cp.add_argument("--rtol", type=float, help="relative tolerance (default 1e-9)")
-    cp.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    cp.add_argument("--csv", metavar="FILE", help="write per frame NAME.a, NAME.b, NAME.delta of every channel")

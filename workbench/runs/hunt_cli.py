@@ -17,22 +17,6 @@ from workbench.streams import emit, quiet_stderr
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
-def add_parser(sub):
-    """The `hunt` subcommand's parser (returned, so the command can add its shared options)."""
-    hp = sub.add_parser("hunt", help="search random adversarial inputs for invariant violations; write minimal scripts")
-    hp.add_argument("--preset", dest="hunt_presets", nargs="+", action="extend", metavar="NAME|PATH",
-                    help="car presets to hunt on (default: every shipped preset)")
-    hp.add_argument("--cars", type=int, default=100, help=f"random scripts per preset, run as one batch "
-                    f"(1..{hunting.MAX_CARS}; default 100)")
-    hp.add_argument("--seconds", type=float, default=30.0,
-                    help=f"length of each random script [s] (up to {hunting.MAX_SECONDS:g}; default 30)")
-    hp.add_argument("--seed", type=int, default=0, help="random seed (the same seed finds the same scripts)")
-    hp.add_argument("--out", default="hunt", metavar="DIR", help="folder for the minimal scripts (default ./hunt)")
-    hp.add_argument("--workers", type=int, help="run on a local Dask cluster of N worker processes")
-    hp.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
-    return hp
-
-
 def _bad(message: str) -> int:
     print(f"carbench: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT

@@ -23,6 +23,12 @@ MIN_DT = 1e-5
 DEFAULT_MAX_MEMORY = 2 * 1024**3
 """Default telemetry budget of one run [bytes] (``--max-memory``)."""
 
+MAX_HUNT_CARS = 10_000
+"""Most random scripts ``carbench hunt`` runs per preset (one batch)."""
+
+MAX_HUNT_SECONDS = 600.0
+"""Longest random script of ``carbench hunt`` [s]."""
+
 CHANNEL_BYTES = 8  # every channel is float64
 INPUT_BYTES_PER_FRAME = 2 * (8 + 4 + 4 * 8 + 1 + 8)  # a program's input arrays and the replay's copy of them
 
