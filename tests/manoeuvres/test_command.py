@@ -104,3 +104,22 @@ def test_a_script_with_a_driver_round_trips():
     script = parse_script(text.removesuffix("[robot]\n"), "rt.toml")
     again = parse_script(script.to_toml(), "rt.toml")
     assert again.driver == script.driver and again.driver.gains.preview_time == 0.3
+
+
+@pytest.mark.parametrize(("option", "written"), [("--preset", "index.html"), ("--vs-preset", "index.html"),
+                                                 ("--preset", "iso7401_step-1.png")])
+def test_a_report_never_overwrites_the_preset_it_was_given(tmp_path, capsys, option, written):
+    from physics.presets import cars_dir
+
+    folder = tmp_path / "rep"
+    folder.mkdir()
+    preset = folder / written  # the car's file where the report would put its page or a chart
+    text = (cars_dir() / "sedan.toml").read_text(encoding="utf-8")
+    preset.write_text(text, encoding="utf-8")
+    args = ["manoeuvre", "iso7401_step", "--report", str(folder)]
+    args += ["--preset", str(preset)] if option == "--preset" else ["--vs-preset", str(preset)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("carbench: --report ") and f"would overwrite {preset}" in err and err.count("\n") == 1, err
+    assert preset.read_text(encoding="utf-8") == text
+    assert sorted(p.name for p in folder.iterdir()) == [written]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from physics import ParamError, PresetError
+from physics.presets import scripts_dir
 from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
 from workbench.manoeuvres.charts import charts_of
 from workbench.manoeuvres.kpi import Kpi
@@ -198,7 +199,10 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
         if args.report is not None:
             from workbench.output.html_report import page_writes
 
-            folder = check_output_dir(args.report, "--report", [], writes=page_writes)
+            # Never over a file the run reads: a car's preset, or a test's script.
+            reads = [car.path for car in cars if car.path is not None]
+            reads += [scripts_dir() / f"{CATALOGUE[name].script}.toml" for name in names]
+            folder = check_output_dir(args.report, "--report", reads, writes=page_writes)
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")
         outcome = run_tests(names, cars)
