@@ -183,6 +183,22 @@ def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
     cut.write_text("\n".join(lines[:5] + [lines[5].rsplit(",", 1)[0]]) + "\n", encoding="utf-8")
     code, _, err = cli(capsys, "compare", good, cut)
     assert code == 2 and "line 6" in err
+    # Lines are numbered as in the file, blank ones counted; a cell that is no number, or not finite, is named.
+    blank = tmp_path / "blank.csv"
+    blank.write_text("\n".join(lines[:2] + ["", ""] + lines[2:4] + [lines[4].rsplit(",", 1)[0]]) + "\n",
+                     encoding="utf-8")
+    code, _, err = cli(capsys, "compare", good, blank)
+    assert code == 2 and err == f"carbench: {blank}: line 7: 101 values for 102 channels\n".replace(
+        "101", str(lines[0].count(","))).replace("102", str(lines[0].count(",") + 1)), err
+    for cell, said in (("abc", "'abc' is not a number"), ("nan", "nan is not finite"), ("1e999", "inf is not finite")):
+        bad = tmp_path / "bad.csv"
+        row = lines[3].split(",")
+        row[2] = cell
+        bad.write_text("\n".join(lines[:3] + [",".join(row)] + lines[4:8]) + "\n", encoding="utf-8")
+        code, out, err = cli(capsys, "compare", good, bad)
+        column = lines[0].split(",")[2].split(" [")[0]
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith(f"carbench: {bad}: line 4, column {column}: {said}; not a telemetry CSV"), err
 
 
 def test_csvs_of_cars_in_other_units_are_refused(tmp_path, capsys):

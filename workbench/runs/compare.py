@@ -97,10 +97,11 @@ def read_csv_run(path: str | Path) -> Run:
         raise CompareError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise CompareError(f"{path}: cannot be read: {path_problem(exc)}") from None
-    lines = [line for line in text.splitlines() if line.strip()]
+    # Each line with its number in the file (blank lines are passed over, and counted).
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
     if not lines:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
-    cells = [split_header_cell(c) for c in lines[0].split(",")]
+    cells = [split_header_cell(c) for c in lines[0][1].split(",")]
     header = [name for name, _ in cells]
     unit = next((u for u in LENGTH_UNITS if header == channel_names(u)), None)
     if unit is None:
@@ -111,21 +112,36 @@ def read_csv_run(path: str | Path) -> Run:
             raise CompareError(f"{path}: column {name} is in {shown}, carbench writes it in {info.unit or 'no unit'}")
     if len(lines) < 2:
         raise CompareError(f"{path}: holds no frame")
-    for i, line in enumerate(lines[1:], 2):
-        if line.count(",") != len(header) - 1:
-            raise CompareError(f"{path}: line {i}: {line.count(',') + 1} values for {len(header)} channels")
-    try:
-        values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
-    except ValueError as exc:
-        raise CompareError(f"{path}: not a telemetry CSV written by carbench ({exc})") from None
-    if not np.isfinite(values).all():
-        raise CompareError(f"{path}: holds a value that is not finite; not a telemetry CSV written by carbench")
+    values = np.empty((len(lines) - 1, len(header)))
+    for k, (number, line) in enumerate(lines[1:]):
+        texts = line.split(",")
+        if len(texts) != len(header):
+            raise CompareError(f"{path}: line {number}: {len(texts)} values for {len(header)} channels")
+        try:
+            values[k] = [float(cell) for cell in texts]
+        except ValueError:
+            j, cell = next((j, c) for j, c in enumerate(texts) if not _number(c))
+            raise CompareError(f"{path}: line {number}, column {header[j]}: {cell.strip()[:40]!r} is not a number; "
+                               "not a telemetry CSV written by carbench") from None
+    finite = np.isfinite(values)
+    if not finite.all():
+        k, j = np.argwhere(~finite)[0]
+        raise CompareError(f"{path}: line {lines[k + 1][0]}, column {header[j]}: {values[k, j]} is not finite; "
+                           "not a telemetry CSV written by carbench")
     data = {name: values[:, i] for i, name in enumerate(header)}
     t = data["t"]
     dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
     if len(t) > 1 and (dt <= 0 or not np.allclose(np.diff(t), dt, rtol=1e-6, atol=1e-12)):
         raise CompareError(f"{path}: the time column does not advance by a fixed dt")
     return Run(str(path), unit, dt, data)
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
