@@ -435,8 +435,8 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         return _bad(str(exc))
     progress = ProgressBar(frames)
     with StagedOutputs() as staged:
-        staged_csv = [staged.file(t) for t in targets]
         try:
+            staged_csv = [staged.file(t) for t in targets]  # made beside each target: that folder may refuse it
             with CsvStreams(staged_csv, [p.frames for p in programs]) as streams:
 
                 def listener(members, log, done):

@@ -175,3 +175,22 @@ def test_cli_csv_of_two_scripts_with_one_name(run_cli, tmp_path):
     done = run_cli("replay", tmp_path / "a.toml", tmp_path / "b.toml", "--csv", out / "runs.csv")
     assert done.returncode == 0, done.stderr
     assert len(list(out.iterdir())) == 2
+
+
+def test_a_folder_that_refuses_the_staged_csv_names_the_option(tmp_path, monkeypatch, capsys):
+    # The CSV is written beside its target under a hidden name first; a folder that refuses that file (as root
+    # passes every permission check, /sys and /proc refuse anyway) is said as --csv's, not as the hidden name's.
+    import errno
+
+    from workbench.cli import main
+    from workbench.output import files
+
+    def refuse(self, target):
+        raise PermissionError(errno.EACCES, "Permission denied", str(target.parent / f".{target.name}.x.staged"))
+
+    monkeypatch.setattr(files.StagedOutputs, "file", refuse)
+    target = tmp_path / "out.csv"
+    assert main(["replay", "presets/scripts/clutch_coast.toml", "--csv", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"carbench: --csv: cannot write {target}: Permission denied\n", err
+    assert list(tmp_path.iterdir()) == []
