@@ -10,12 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from physics import ParamError, check_dt
+from physics import ParamError
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
 from workbench.scripts.format import ScriptError, Setting, load_script, resolve_script
-from workbench.scripts.program import compile_script
+from workbench.scripts.program import check_step, compile_script
 
 EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
 MAX_FRAMES = 2_000_000  # per run: about 600 MB of telemetry for the two runs and their comparison
@@ -133,7 +133,7 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
         b = compile_script(replace(script, sets=script.sets + (Setting(0.0, params=changes),)), preset)
     elif vs_dt is not None:
         try:
-            check_dt(vs_dt)
+            check_step(vs_dt)  # the command line's limits, [MIN_DT, MAX_DT], as --dt's
         except ValueError as exc:
             raise CompareError(f"--vs-dt: {exc}") from None
         b = compile_script(script, preset, vs_dt)
