@@ -25,6 +25,7 @@ from workbench.scripts.limits import (
     MIN_DT,
     format_bytes,
 )
+from workbench.streams import one_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
@@ -40,7 +41,7 @@ file, the entry and the reason)."""
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # bad arguments are bad input: exit 2 with one line
-        self.exit(EXIT_BAD_INPUT, f"carbench: {message}\n")
+        self.exit(EXIT_BAD_INPUT, f"carbench: {one_line(message)}\n")
 
 
 def version() -> str:
@@ -330,7 +331,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return _bad(problem)
     probe = probe_display()
     if probe.platform is None:
-        print(f"carbench: {probe.reason}; running the headless demo instead of the window.\n", file=sys.stderr)
+        print(f"carbench: {one_line(probe.reason)}; running the headless demo instead of the window.\n", file=sys.stderr)
         return _demo()
     return _gui(args.preset, args.script, probe.platform)
 
@@ -491,7 +492,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         except OSError as exc:
             return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
     if report is not None:
-        print(f"report: {Path(report) / 'index.html'}", file=sys.stderr)
+        print(f"report: {one_line(Path(report) / 'index.html')}", file=sys.stderr)
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
 
 

@@ -67,10 +67,21 @@ class ClosedStdout(io.TextIOBase):
         raise StdoutError("cannot write to stdout: it is closed")
 
 
+# Control characters (a newline or an escape sequence in a file name, a script's text) as Python writes them in a
+# string's repr: a message stays one line, and a name cannot pass for another line of carbench's or move the cursor.
+_CONTROLS = {c: repr(chr(c))[1:-1] for c in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def one_line(text: object) -> str:
+    """``text`` as one line: its control characters (newlines, tabs, carriage returns, escapes) written as ``\\n``,
+    ``\\t``, ``\\r``, ``\\x1b``."""
+    return str(text).translate(_CONTROLS)
+
+
 def say(message: str) -> None:
-    """One ``carbench: `` line on stderr; nothing at all where stderr cannot take it."""
+    """One ``carbench: `` line on stderr (see :func:`one_line`); nothing at all where stderr cannot take it."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
-        print(f"carbench: {message}", file=sys.stderr, flush=True)
+        print(f"carbench: {one_line(message)}", file=sys.stderr, flush=True)
 
 
 def stdout_to_devnull() -> None:

@@ -1203,3 +1203,27 @@ def test_the_display_table_is_the_one_the_surfaces_use():
     assert display_of(infos["speed"]) == ("m/s", 1.0)
     assert shown(math.pi, infos["heading"]) == "180 deg"
     assert to_si(180.0, infos["heading"]) == math.pi
+
+
+def test_control_characters_in_names_and_texts_stay_on_their_line(tmp_path, monkeypatch, capsys):
+    """A newline (or an escape sequence) in a file's name or in a recording's text is shown escaped: the message
+    stays one line, and nothing can pass for a line of carbench's own."""
+    from workbench.streams import one_line as escaped
+
+    assert escaped("a\nb\tc\r\x1b[2J\x7f\x85é") == "a\\nb\\tc\\r\\x1b[2J\\x7f\\x85é"
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["replay", "no\nsuch.toml"], capsys)
+    one_line(code, out, err, ["no\\nsuch.toml: no such script file"])
+    Path("bad\nname.toml").write_text(SHORT + "oops =\n", encoding="utf-8")
+    code, out, err = run(["replay", "bad\nname.toml"], capsys)
+    one_line(code, out, err, ["bad\\nname.toml: not valid TOML"])
+    code, out, err = run(["manoeuvre", "iso7975", "--preset", "no\x1b[2Jcar"], capsys)
+    one_line(code, out, err, ["no\\x1b[2Jcar"])
+    # A recording made by "another version" whose text holds a line of its own: the note stays one line.
+    Path("R.toml").write_text(recorded().replace('carbench = "x"', 'carbench = "0.1\\ncarbench: all passed"'),
+                              encoding="utf-8")
+    code, out, err = run(["replay", "R.toml"], capsys)
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if line.startswith("carbench: ")]
+    assert notes == [line for line in err.splitlines() if "recorded with" in line], err
+    assert len(notes) == 1 and "carbench 0.1\\ncarbench: all passed" in notes[0], err

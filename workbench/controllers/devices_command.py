@@ -12,6 +12,7 @@ import sys
 
 from workbench.controllers.defaults import default_mapping
 from workbench.controllers.sdl import ControllerHub, SdlUnavailable
+from workbench.streams import one_line
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -46,7 +47,7 @@ def run(args) -> int:
     try:
         hub = ControllerHub()
     except SdlUnavailable as exc:
-        print(f"carbench: devices: {exc}", file=sys.stderr)
+        print(f"carbench: devices: {one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         hub.pump()

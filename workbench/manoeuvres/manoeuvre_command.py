@@ -27,6 +27,7 @@ from workbench.output.files import OutputPathError, atomic_write_text, check_out
 from workbench.runs.compare import CompareError
 from workbench.runs.compare_command import parse_changes
 from workbench.scripts.format import ScriptError
+from workbench.streams import one_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -182,7 +183,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
     stderr = sys.stderr if stderr is None else stderr
 
     def bad(message: str) -> int:
-        print(f"carbench: {message}", file=stderr)
+        print(f"carbench: {one_line(message)}", file=stderr)
         return EXIT_BAD_INPUT
 
     try:
@@ -227,5 +228,5 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
         except OSError as exc:
             return bad(f"--report: cannot move the report into {folder}: {exc.strerror or exc}")
     if folder is not None:
-        print(f"report: {folder / 'index.html'}", file=stderr)
+        print(f"report: {one_line(folder / 'index.html')}", file=stderr)
     return EXIT_OK if outcome.passed else EXIT_FAILED

@@ -12,13 +12,13 @@ from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
 from workbench.signals import deferring
-from workbench.streams import emit, quiet_stderr
+from workbench.streams import emit, one_line, quiet_stderr
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _bad(message: str) -> int:
-    print(f"carbench: {message}", file=sys.stderr)
+    print(f"carbench: {one_line(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
