@@ -70,7 +70,7 @@ CASES = [
     S("binary-garbage", b"\x00\x01\x02\xff\xfe", "not UTF-8"),
     S("empty-file", "", "[script]", "missing"),
     S("only-comments", "# nothing here\n", "[script]", "missing"),
-    S("script-is-a-value", "script = 5\n", "[script]", "missing"),
+    S("script-is-a-value", "script = 5\n", "[script]", "must be a table", "got script = 5"),
     S("script-array", '[[script]]\nname = "h"\npreset = "sedan"\nduration = 1.0\n', "[script]", "not an array"),
     S("unknown-table", GOOD + "[bogus]\nx = 1\n", "bogus", "unknown table"),
     S("unknown-script-key", HEAD + "speed = 3\n", "[script]", "unknown key `speed`"),

@@ -165,7 +165,8 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
     sources = list(inputs)
     for source in sources:
         if _same_file(target, source):
-            raise OutputPathError(f"{option} {target}: is one of the inputs")
+            raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
+                                  "refusing to write over it")
     real = _realpath(target)
     for source in sources:
         where = _realpath(source)

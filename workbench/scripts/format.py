@@ -315,8 +315,11 @@ class _Parser:
         head = doc.get("script")
         if isinstance(head, list):
             raise self.fail("[script]", "must be one table written [script], not an array [[script]]")
-        if not isinstance(head, dict):
+        if head is None:
             raise self.fail("[script]", "missing (it needs name, preset and duration)")
+        if not isinstance(head, dict):
+            shown = repr(head) if len(repr(head)) <= 40 else f"{repr(head)[:37]}..."
+            raise self.fail("[script]", f"must be a table (name, preset and duration), got script = {shown}")
         self.known_keys(head, SCRIPT_KEYS, "[script]")
         for key in ("name", "preset", "duration"):
             if key not in head:
