@@ -84,6 +84,18 @@ def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
     assert y0 <= ys.min() and 0.0 <= y1  # the axis fits the differences, not the hidden curves
     window.model.refresh()  # the panel's next redraw keeps it so
     assert row.plot.getPlotItem().getViewBox().viewRange()[1] == [y0, y1]
+    # An expectation's bound and worst value stand at values of speed_kmh, not of a difference: hidden; its time
+    # window stays. Redrawn marks (another verdict) come hidden too, and all come back with the curves.
+    def value_marks():
+        return [m for m in row.marks if getattr(m, "carbench_shift", False)]
+
+    assert value_marks() and not any(m.isVisible() for m in value_marks())
+    assert any(m.isVisible() for m in row.marks if not getattr(m, "carbench_shift", False))
+    window.plots._marks_key = None  # as when the verdicts change: the marks are made again
+    window.model.refresh()
+    assert value_marks() and not any(m.isVisible() for m in value_marks())
+    overlay.delta.setChecked(False)
+    assert row.curves["speed_kmh"].isVisible() and all(m.isVisible() for m in value_marks())
 
 
 def test_a_ghost_car_is_drawn_at_the_frame_on_show(carbench_window, qtbot):

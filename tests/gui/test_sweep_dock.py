@@ -205,3 +205,28 @@ def test_a_sweeps_time_is_said_in_a_unit_that_shows_it():
 
     assert [_seconds(s) for s in (0.0004, 0.012, 0.9994, 0.9996, 3.44, 125.0)] == \
         ["0 ms", "12 ms", "999 ms", "1.0 s", "3.4 s", "125.0 s"]
+
+
+def test_a_heatmap_axis_in_small_units_reads_in_its_unit(qtbot, loaded):
+    # cg_height from 0.385 to 0.715 m: pyqtgraph's own SI prefix read it as 400 .. 700 with "(x0.001)" on a title
+    # too long to show; the ticks are in metres, and a title that does not fit keeps its unit.
+    window = loaded
+    sweep_this(window, "engine.peak_torque")
+    sweep_this(window, "body.cg_height")
+    dock = window.sweep
+    height = dock.axes["body.cg_height"]
+    height.start.setValue(0.385)
+    height.stop.setValue(0.715)
+    height.count.setValue(2)
+    dock.axes["engine.peak_torque"].count.setValue(2)
+    run_dock(qtbot, window)
+    settle(dock)
+    left = dock.plot.getPlotItem().getAxis("left")
+    assert left.autoSIPrefixScale == 1.0 and dock.plot.getPlotItem().getAxis("bottom").autoSIPrefixScale == 1.0
+    low, high = left.range
+    assert 0.0 < low < 0.385 and 0.715 < high < 1.0  # the axis spans the cells, in metres
+    assert left.tickStrings([0.4, 0.6], left.autoSIPrefixScale, 0.2) == ["0.4", "0.6"]
+    title = left.labelText
+    assert title.endswith(" [m]") and title.startswith("cg"), title  # its own name (the group dropped), its unit
+    room = dock.plot.getPlotItem().getViewBox().height()
+    assert dock.plot.fontMetrics().horizontalAdvance(title) <= room

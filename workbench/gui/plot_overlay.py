@@ -348,6 +348,8 @@ class PlotOverlay:
             used: set[tuple[int, str]] = set()
             for main in row.curves.values():
                 main.setVisible(not delta or not refs)
+            if row.values_shown != (not delta or not refs):
+                row.show_values(not delta or not refs)  # an expectation's bound is no difference's
             ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
             columns = int(row.vb.width()) or 500
             if (delta or not by_time) and placed is None:

@@ -190,6 +190,7 @@ class PlotRow(QWidget):
             extra.setVisible(False)
         self.readout.setZValue(50)
         self.marks: list[pg.GraphicsObject] = []  # expectations, edits: redrawn when they change
+        self.values_shown = True  # the expectations' bounds and worst values (False while the plot shows B - A)
         # (id of its axis, first and last time [s] of the run, lowest and highest value): the expectations'
         # bounds and dots, fitted in with the curves
         self.mark_extents: list[tuple[int, float, float, float, float]] = []
@@ -455,3 +456,13 @@ class PlotRow(QWidget):
     def add_mark(self, mark, axis: YAxis | None = None) -> None:
         (axis or self.axes[0]).vb.addItem(mark, ignoreBounds=True)
         self.marks.append(mark)
+        if getattr(mark, "carbench_shift", False):
+            mark.setVisible(self.values_shown)
+
+    def show_values(self, shown: bool) -> None:
+        """Show or hide the marks that stand at a value of a channel (an expectation's bound, its worst value): they
+        mean nothing on a plot of differences. The time marks (windows, edits) stay."""
+        self.values_shown = shown
+        for mark in self.marks:
+            if getattr(mark, "carbench_shift", False):
+                mark.setVisible(shown)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from physics import ParamError
 from workbench.gui.elided_label import ElidedLabel
+from workbench.gui.plot_style import style_axis
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, run_sweep
@@ -56,8 +57,18 @@ class SweepChart(pg.PlotWidget):
         self._fit_left_label()
 
     def _fit_left_label(self, *args) -> None:
-        room = int(self.getPlotItem().getViewBox().height())
-        self.setLabel("left", self.fontMetrics().elidedText(self._left, Qt.TextElideMode.ElideRight, max(room, 0)))
+        room = max(int(self.getPlotItem().getViewBox().height()), 0)
+        metrics = self.fontMetrics()
+        text = self._left
+        if metrics.horizontalAdvance(text) > room and " (" in text:
+            text = text.split(" (", 1)[0]  # "margin (\u2265 0 passes)" -> "margin": the dashed zero line says the rest
+        if metrics.horizontalAdvance(text) > room and "." in text.split(" [")[0]:
+            text = text.split(".", 1)[1]  # "body.cg_height [m]" -> "cg_height [m]": the parameter's own name
+        if metrics.horizontalAdvance(text) > room and " [" in text:
+            name, unit = text.split(" [", 1)  # the unit is kept whole: the name gives way
+            text = metrics.elidedText(name, Qt.TextElideMode.ElideRight,
+                                      max(room - metrics.horizontalAdvance(f" [{unit}"), 0)) + f" [{unit}"
+        self.setLabel("left", metrics.elidedText(text, Qt.TextElideMode.ElideRight, room))
 
 
 class SweepWorker(QObject):
@@ -171,6 +182,8 @@ class SweepDock(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setMinimumHeight(CHART_MIN)
         self.plot.getPlotItem().getAxis("left").setWidth(62)  # room for the tick labels and the title
+        for side in ("left", "bottom"):  # dark text, and no SI prefix: a range of 0.385 m read as 400 (x0.001)
+            style_axis(self.plot.getPlotItem().getAxis(side))
         self._chosen_mark: pg.ScatterPlotItem | None = None
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
         # The key to the margin lines, under the chart: inside it, a key covered the points of a short chart.
