@@ -1,6 +1,7 @@
 """The car view of a four-wheel car: four wheels at their own angles, each with its force, load bar and aids."""
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
@@ -170,3 +171,28 @@ def test_the_four_wheel_screenshot_shows_a_lifted_wheel(carbench_window, tmp_pat
     assert lifted == ["rr"]  # the inside rear, as the README's caption says
     rr = view._wheels[CORNER_ORDER["rr"]]
     assert rr.brush().style() == Qt.BrushStyle.NoBrush and rr.pen().color() == LIFTED_WHEEL  # drawn hollow
+
+
+@pytest.mark.parametrize("heading_deg", [0.0, 37.0, 90.0, 180.0, 251.0])
+def test_the_aids_of_four_wheels_never_meet_however_small_the_car(carbench_window, heading_deg):
+    # Zoomed out (a car a few pixels long, as in a small window), the names of the aids at the four corners ran
+    # over each other ("ABSABS"): each now runs away from the car from its corner, forwards or backwards.
+    window = carbench_window
+    view = window.car_view
+    p = window.model.session.params
+    v = _state(window, heading=np.radians(heading_deg), abs_fl=1.0, esc_fl=1.0, abs_fr=1.0, abs_rl=1.0, tcs_rr=1.0,
+               esc_rr=1.0)
+    view._centre_on(np.zeros(2), 120.0)  # 120 m across: the car is about 25 px long
+    view._draw_corners(car_shape(v, p))
+    rects = {c: view.mapFromScene(view._corners[c].aids.sceneBoundingRect()).boundingRect()
+             for c in ("fl", "fr", "rl", "rr")}
+    for a, b in (("fl", "fr"), ("fl", "rl"), ("fl", "rr"), ("fr", "rl"), ("fr", "rr"), ("rl", "rr")):
+        assert not rects[a].intersects(rects[b]), (a, b, rects[a], rects[b])
+    # The first starts at its corner's point, outboard of the load bar; the others near theirs (moved out along
+    # the way they run by a line or two where they would meet).
+    for c in ("fl", "fr", "rl", "rr"):
+        shape = next(w for w in car_shape(v, p).corners if w.corner == c)
+        at = view.mapFromScene(view.getPlotItem().getViewBox().mapViewToScene(
+            pg.Point(float(shape.aids_at[0]), float(shape.aids_at[1]))))
+        reach = 2 if c == "fl" else 2 + 2 * rects[c].height()
+        assert rects[c].adjusted(-reach, -reach, reach, reach).contains(at), (c, rects[c], at)

@@ -56,6 +56,8 @@ class WheelShape:
     lifted: bool  # load below LIFTED of the static load
     aids: tuple[str, ...]  # the aids acting on the wheel this frame: some of "ABS", "TCS", "ESC"
     aids_at: np.ndarray  # (2,) where their names are written: outboard of the load bar
+    aids_away: np.ndarray  # (2,) the way the names run from there, away from the car: forwards (a front wheel) or
+    #   backwards (a rear one) and outboard, so that no two wheels' names meet however small the car is drawn
 
 
 def force_scale(p: CarParams) -> float:
@@ -169,7 +171,9 @@ def _corner(v, p: CarParams, c, axle: np.ndarray, left: np.ndarray, heading: flo
     frame = _box(bar_at, heading, length, 0.0, bar_half_w)
     aids = tuple(a.upper() for a in AIDS if v[f"{a}_{c.name}"] > 0.5)
     aids_at = axle + c.side * (offset + bar_half_w + 0.5 * b.width) * left
-    return WheelShape(c.name, centre, outline, force, ratio, bar, frame, ratio < LIFTED, aids, aids_at)
+    ahead = np.array([np.cos(heading), np.sin(heading)])
+    away = (1.0 if c.front else -1.0) * ahead + c.side * left
+    return WheelShape(c.name, centre, outline, force, ratio, bar, frame, ratio < LIFTED, aids, aids_at, away)
 
 
 def circle(centre: np.ndarray, radius: float, points: int = 181) -> tuple[np.ndarray, np.ndarray]:

@@ -34,6 +34,7 @@ LIFTED_WHEEL = QColor(136, 138, 133)
 LOAD = QColor(0, 128, 128)
 LOAD_LOW = QColor(245, 121, 0)
 LOAD_FRAME = QColor(160, 160, 160)
+AIDS_PARTING_STEPS = 12  # half a line each: how far the names of two wheels' aids are moved apart at most
 AID_COLOURS = {"ABS": QColor(196, 160, 0), "TCS": QColor(78, 154, 6), "ESC": QColor(173, 127, 168)}
 CORNER_ORDER = {"rl": 0, "rr": 1, "fl": 2, "fr": 3}  # each corner's index in CarShape.wheels
 ICE = QColor(205, 228, 255)  # a road of (nearly) no grip: light blue
@@ -385,6 +386,30 @@ class CarView(pg.PlotWidget):
         for wheel in shape.corners:
             self._corners[wheel.corner].show(wheel)
             self._style_wheel(CORNER_ORDER[wheel.corner], ("lifted",) if wheel.lifted else wheel.aids)
+        self._part_aids([w for w in shape.corners if w.aids])
+
+    def _part_aids(self, wheels: list) -> None:
+        """Move the names of the aids apart where two would meet (a car drawn a few pixels long): each later one
+        further out from its corner, along the way it already runs, until it is clear of the ones before."""
+        if len(wheels) < 2:
+            return
+        px = self.getPlotItem().getViewBox().viewPixelSize()[0]  # the aspect is locked: as wide as high
+        placed: list = []
+        for wheel in wheels:
+            item = self._corners[wheel.corner].aids
+            rect = self.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            away = wheel.aids_away / max(float(np.hypot(*wheel.aids_away)), 1e-12)
+            shift = 0.0
+            step = 0.5 * rect.height()
+            for _ in range(AIDS_PARTING_STEPS):
+                if not any(rect.intersects(other) for other in placed):
+                    break
+                shift += step
+                rect = rect.translated(round(step * away[0]), round(-step * away[1]))
+            if shift:
+                at = wheel.aids_at + shift * px * away
+                item.setPos(float(at[0]), float(at[1]))
+            placed.append(rect)
 
     def _style_wheel(self, i: int, style: tuple[str, ...]) -> None:
         """A wheel's fill and outline: solid black; hollow grey when lifted; outlined in its aid's colour."""
@@ -474,6 +499,15 @@ class _CornerItems:
             self.aids.setVisible(bool(text))
         if text:
             self.aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
+            self.aids.setAnchor(away_anchor(wheel.aids_away))
+
+
+def away_anchor(away: np.ndarray) -> tuple[float, float]:
+    """A text's anchor that makes it run from its point in the world direction ``away`` (y up), on screen (y down):
+    (0, 0.5) runs right of the point, (0.5, 1) above it, (1, 0) down and to the left."""
+    x, y = float(away[0]), -float(away[1])
+    size = max(abs(x), abs(y), 1e-12)
+    return 0.5 - 0.5 * x / size, 0.5 - 0.5 * y / size
 
 
 def at_rest(p) -> dict[str, float]:
