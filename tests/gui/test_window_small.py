@@ -147,3 +147,40 @@ def test_the_screenshots_window_is_the_size_it_is_named_after(qtbot, tmp_path):
             _resize(window, 600, 400)
     finally:
         window.close()
+
+
+def test_more_plots_than_fit_scroll_and_the_window_stays_small(carbench_window, qtbot):
+    from workbench.gui.plot_panel import MAX_PLOTS, ROWS_BEFORE_SCROLLING
+
+    window = carbench_window
+    window.resize(1024, 640)
+    hold(window, {"throttle"}, 60)
+    panel = window.plots
+    least = window.minimumSizeHint().height()
+    while len(panel.rows) < 7:
+        panel._add_button.click()
+    QApplication.processEvents()
+    # Seven plots used to make the window 724 px tall at least: it keeps the least height it had with four.
+    assert window.minimumSizeHint().height() <= max(least, 640)
+    window.resize(1024, 640)
+    QApplication.processEvents()
+    assert window.height() == 640
+    bar = panel.scroll.verticalScrollBar()
+    assert bar.maximum() > 0  # the plots scroll, each at least its least height
+    for row in panel.rows:
+        assert row.height() >= row.minimumSizeHint().height()
+    bar.setValue(bar.maximum())  # the last plot, with the time axis, can be scrolled to
+    QApplication.processEvents()
+    last = panel.rows[-1]
+    bottom = last.mapTo(panel.scroll.viewport(), last.rect().bottomLeft()).y()
+    assert bottom <= panel.scroll.viewport().height()
+    # A limit on "+ plot"; four plots or fewer never scroll.
+    while panel._add_button.isEnabled():
+        panel._add_button.click()
+    assert len(panel.rows) == MAX_PLOTS
+    with pytest.raises(ValueError, match="at most"):
+        panel.add_plot(["rpm"])
+    while len(panel.rows) > ROWS_BEFORE_SCROLLING:
+        panel.remove_plot()
+    QApplication.processEvents()
+    assert panel._add_button.isEnabled() and bar.maximum() == 0

@@ -18,8 +18,10 @@ from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -62,6 +64,9 @@ def format_value(value: float) -> str:
 
 PLOT_MIN_HEIGHT = 36  # [px] a plot's least height (its ticks thinned so as never to overlap)
 TIME_AXIS_HEIGHT = 32  # [px] the time axis and its tick labels, under the bottom plot
+MAX_PLOTS = 12  # plots in the panel at most ("+ plot" stops there)
+ROWS_BEFORE_SCROLLING = 4  # the panel holds this many plots at their least height; more scroll, and the window
+#   keeps its least height (seven plots made it 724 px tall: taller than a 1024 x 640 screen)
 
 
 
@@ -104,7 +109,9 @@ class PlotPanel(QWidget):
         fit.setToolTip("reset the zoom of the time axis (or double-click a plot)")
         fit.clicked.connect(self._on_fit_clicked)
         add, remove = QToolButton(), QToolButton()
+        self._add_button = add
         add.setText("+ plot")
+        add.setToolTip(f"add a plot (up to {MAX_PLOTS})")
         remove.setText("- plot")
         add.clicked.connect(self._on_add_clicked)
         remove.clicked.connect(self._on_remove_clicked)
@@ -119,13 +126,20 @@ class PlotPanel(QWidget):
         bar.addStretch(1)
         bar.addWidget(add)
         bar.addWidget(remove)
-        self._rows_layout = QVBoxLayout()
+        rows = QWidget()
+        rows.setObjectName("plot rows")
+        self._rows_layout = QVBoxLayout(rows)
         self._rows_layout.setContentsMargins(0, 0, 0, 0)
         self._rows_layout.setSpacing(2)
+        self.scroll = QScrollArea()  # the plots share its height; past ROWS_BEFORE_SCROLLING of them it scrolls
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(rows)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addLayout(self._rows_layout, 1)
+        layout.addWidget(self.scroll, 1)
         self.rows: list[PlotRow] = []
         self.origin = 0.0  # [s] the absolute time at x = 0 (the newest frame, or 0 in absolute time)
         self.view = (0.0, 0.0)  # [s] the absolute time range on show
@@ -138,7 +152,7 @@ class PlotPanel(QWidget):
         self._marks_origin: float | None = None
         self._defaults = default_plots(model.session.params)
         self._menu_infos = self.menu_infos()
-        for channels in plots or self._defaults:
+        for channels in (plots or self._defaults)[:MAX_PLOTS]:
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -163,6 +177,9 @@ class PlotPanel(QWidget):
     # -- layout ------------------------------------------------------------------------------------
 
     def add_plot(self, channels: list[str]) -> PlotRow:
+        """A plot of ``channels`` under the others; ValueError past MAX_PLOTS."""
+        if len(self.rows) >= MAX_PLOTS:
+            raise ValueError(f"the panel holds at most {MAX_PLOTS} plots")
         row = PlotRow(self, channels)
         row.build_menu(self._menu_infos)
         row.plot.scene().sigMouseMoved.connect(lambda pos, r=row: self._on_mouse_moved(r, pos))
@@ -190,6 +207,14 @@ class PlotPanel(QWidget):
             item.showAxis("bottom", last)
             # the bottom plot also holds the time axis: its plot area stays as tall as the others'
             row.plot.setMinimumHeight(PLOT_MIN_HEIGHT + (TIME_AXIS_HEIGHT if last else 0))
+        # The scroll area asks for the first rows' least height (and the time axis): with up to
+        # ROWS_BEFORE_SCROLLING plots the panel is as tall at least as without it; with more, they scroll.
+        held = self.rows[:ROWS_BEFORE_SCROLLING]
+        least = sum(row.minimumSizeHint().height() for row in held) + self._rows_layout.spacing() * (len(held) - 1)
+        if len(self.rows) > len(held):
+            least += TIME_AXIS_HEIGHT
+        self.scroll.setMinimumHeight(least)
+        self._add_button.setEnabled(len(self.rows) < MAX_PLOTS)
         self._balance_rows()
 
     def _balance_rows(self) -> None:
@@ -212,7 +237,8 @@ class PlotPanel(QWidget):
         self._balance_rows()
 
     def _on_add_clicked(self, checked: bool = False) -> None:
-        self.add_plot(["speed"])
+        if len(self.rows) < MAX_PLOTS:
+            self.add_plot(["speed"])
 
     def _on_remove_clicked(self, checked: bool = False) -> None:
         self.remove_plot()
