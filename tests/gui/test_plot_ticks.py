@@ -95,3 +95,27 @@ def test_two_labels_are_a_line_apart_and_inside_the_axis_for_any_range():
         gaps = np.diff(values) / per_px
         assert (gaps >= LABEL_GAP * line * (1 - 1e-6)).all(), (lo, hi, size, values)
     assert two_labels(0.0, 1.0, 2 * line - 1, line) is None
+
+
+@pytest.mark.carbench_preset("parking")
+def test_large_ticks_read_in_thousands_and_clear_the_axis_title(carbench_window):
+    # The parking car's drive force in kg px/s^2 runs to tens of thousands: "-80000" ran into the rotated unit
+    # title beside it. Thousands are written as k, and every label stays right of the title.
+    window = carbench_window
+    window.resize(1500, 900)
+    window.plots.set_channel_sets([["drive_force"], ["speed"]])
+    hold(window, {"throttle"}, 240)
+    row = window.plots.rows[0]
+    axis = row.axes[0].axis
+    labels = tick_labels(axis)
+    texts = [text for _, text in labels]
+    assert any(text.endswith("k") for text in texts), texts
+    assert all(len(text) <= 6 for text in texts), texts
+    title = axis.mapRectToScene(axis.label.mapRectToParent(axis.label.boundingRect()))
+    for rect, text in labels:
+        assert rect.left() >= title.right() - 1, (text, rect, title)
+    # Below ten thousand nothing changes.
+    strings = axis.tickStrings([0.0, 2500.0, 5000.0, 7500.0], 1.0, 2500.0)
+    assert strings == ["0", "2500", "5000", "7500"]
+    assert axis.tickStrings([10000.0, 12500.0, 15000.0], 1.0, 2500.0) == ["10.0k", "12.5k", "15.0k"]
+    assert axis.tickStrings([-1.2e6, 0.0, 1.2e6], 1.0, 1.2e6) == ["-1.2M", "0", "1.2M"]

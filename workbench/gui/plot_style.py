@@ -93,6 +93,21 @@ class FittedAxis(pg.AxisItem):
     def line_height(self) -> float:
         return QFontMetricsF(self.style["tickFont"] or QFont()).height()
 
+    def tickStrings(self, values, scale, spacing):
+        """pyqtgraph's labels, but with thousands written as k (and M, G) once a label would reach five digits:
+        "-80000" beside a rotated "kg px/s^2" ran into it on an axis AXIS_WIDTH wide. The crosshair's readout
+        still gives the value in full."""
+        strings = super().tickStrings(values, scale, spacing)
+        if self.orientation not in ("left", "right") or not values:
+            return strings
+        top = max(abs(v * scale) for v in values)
+        if top < 1e4:
+            return strings
+        unit, name = next((u, n) for u, n in ((1e9, "G"), (1e6, "M"), (1e3, "k")) if top >= u)
+        step = spacing * scale / unit
+        places = next((p for p in range(7) if abs(round(step, p) - step) <= 1e-9 * step), 6)  # 2.5 -> 1, 20 -> 0
+        return [f"{v * scale / unit:.{places}f}{name}" if v != 0 else "0" for v in values]
+
     def tickValues(self, minVal, maxVal, size):
         """pyqtgraph's ticks, unless fewer than two of them would be labelled (on a short plot a round
         spacing a line apart may leave one tick, or none, far enough inside the ends for its label): then
