@@ -98,3 +98,27 @@ def test_a_parking_car_keeps_its_bays_under_another_name(carbench_window, tmp_pa
     assert len(xs) > 20
     assert window.load_preset("sedan")
     assert len(window.car_view._bays.getData()[0]) == 0
+
+
+def test_a_marker_just_past_the_views_edge_draws_nothing(carbench_window):
+    # The centre of rotation's cross, a few pixels past the left edge of the view, showed one arm at the edge: a
+    # stray yellow dash beside the y axis' ticks. Only a marker whose point is in the view is drawn.
+    from PySide6.QtGui import QColor
+
+    window = carbench_window
+    window.resize(1500, 900)
+    view = window.car_view
+    vb = view.getPlotItem().getViewBox()
+    window.model.set_running(False)
+    (x0, x1), (y0, y1) = vb.viewRange()
+    px = vb.viewPixelSize()[0]
+
+    def yellow(image):  # the marker's colour (physics.gui.car_view.ICR) in the left 120 px of the view
+        return [(x, y) for y in range(image.height()) for x in range(0, 120)
+                if (lambda c: c.red() > 150 and 110 < c.green() < 200 and c.blue() < 80)(QColor(image.pixel(x, y)))]
+
+    view._icr.setData([x0 - 3 * px], [0.5 * (y0 + y1)])  # its centre 3 px left of the edge: 4 px of an arm inside
+    assert view._icr.isVisible() and yellow(view.grab().toImage()) == []
+    view._icr.setData([x0 + 20 * px], [0.5 * (y0 + y1)])  # inside: the whole cross
+    drawn = yellow(view.grab().toImage())
+    assert len({x for x, _ in drawn}) >= 12 and len({y for _, y in drawn}) >= 12

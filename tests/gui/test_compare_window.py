@@ -292,3 +292,14 @@ def test_a_preset_loaded_with_two_references_pinned_then_driving_raises_nothing(
     QApplication.processEvents()
     assert len(window.comparer.references.items) == 2
     assert window.model.session.log.column("speed").max() > 0.0
+
+
+def test_a_plot_added_while_paused_has_its_b_minus_a_button_at_once(carbench_window):
+    window = carbench_window
+    hold(window, {"throttle"}, 30)
+    window.model.set_running(False)  # paused: no step redraws the plots
+    window.plots._add_button.click()
+    row = window.plots.rows[-1]
+    overlay = window.plot_overlay.rows.get(id(row))
+    assert overlay is not None and overlay.row is row
+    assert row.head.indexOf(overlay.delta) >= 0 and not overlay.delta.isHidden()

@@ -22,6 +22,12 @@ def test_a_manoeuvre_from_the_scripts_menu_shows_its_kpis_and_course(carbench_wi
     finish(w, qtbot)
     rows = dict(w.kpis.rows)
     assert rows["cones touched"] == ["0 PASS"]
+    from workbench.gui.recorder_panel import PASS
+
+    cones = next(w.kpis.tree.topLevelItem(i) for i in range(w.kpis.tree.topLevelItemCount())
+                 if w.kpis.tree.topLevelItem(i).text(0) == "cones touched")
+    assert cones.background(1).color() == PASS  # a verdict in the Recorder's colours
+    assert "`" not in w.kpis.status.text() and "\u201ccarbench manoeuvre iso3888_2\u201d" in w.kpis.status.text()
     assert rows["entry speed"][0].endswith("km/h")
     overlay = w.course_overlay
     assert len(overlay.cones.data) == 30  # five a side of three lanes

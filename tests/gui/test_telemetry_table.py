@@ -25,3 +25,13 @@ def test_loading_another_car_lists_its_channels_and_shows_live_values(carbench_w
     log = window.model.session.log
     assert table.value("steer") == pytest.approx(math.degrees(log.column("steer")[-1]))  # degrees, as plotted
     assert table.value("speed") == pytest.approx(log.column("speed")[-1])
+
+
+def test_a_value_that_rounds_to_zero_shows_no_minus_sign(carbench_window):
+    table = carbench_window.telemetry.table
+    row = table.names().index("fy_front")
+    index = table.index(row, 1)
+    for value, shown in ((-1e-9, "0.0000"), (-0.0, "0.0000"), (-4e-5, "0.0000"), (-6e-5, "-0.0001"),
+                         (-12.5, "-12.5000")):
+        table.values[row] = value
+        assert table.data(index).strip() == shown, value

@@ -93,6 +93,13 @@ class PointMarker(QGraphicsPathItem):
         self.setBrush(QBrush(brush) if brush is not None else QBrush(Qt.BrushStyle.NoBrush))
         self._points = (np.zeros(0), np.zeros(0))
         self.setVisible(False)
+        self.clip_to = None  # the view box it is drawn in
+
+    def paint(self, painter, option, widget=None) -> None:
+        """Drawn only while its point is in the view: a cross just past the view's edge showed one arm at the
+        edge, a stray yellow dash beside the axis' ticks."""
+        if self.clip_to is None or self.clip_to.sceneBoundingRect().contains(self.scenePos()):
+            super().paint(painter, option, widget)
 
     def setData(self, xs, ys) -> None:  # noqa: N802 - as pg.ScatterPlotItem's
         """Put the marker at (xs[0], ys[0]); empty arrays hide it."""
@@ -138,6 +145,7 @@ class CarView(pg.PlotWidget):
             plot.addItem(item)
         for item in (self._turn_centre, self._icr):
             plot.addItem(item, ignoreBounds=True)  # a few pixels wide at any zoom: no extent in the world
+            item.clip_to = plot.getViewBox()
         self._wheel_style = [None] * 4
         self._surfaces: list[tuple[QGraphicsPolygonItem, pg.TextItem, np.ndarray]] = []
         self._surfaces_of = None  # the script whose surfaces are drawn

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QTreeWidget, QTreeWidgetItem,
 from physics.presets import scripts_dir
 from workbench.gui.course_overlay import CourseOverlay
 from workbench.gui.plot_style import style_plot
+from workbench.gui.recorder_panel import FAIL, PASS
 from workbench.gui.references import Comparer
 from workbench.manoeuvres.catalogue import CATALOGUE, of_script
 from workbench.manoeuvres.kpi import Kpi, RunData
@@ -95,7 +96,7 @@ class KpiDock(QWidget):
         results = [kpis_of(test, run, program.script) if run is not None and run.frames > 1 else "nothing on show"
                    for run in runs]
         self.status.setText(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
-                            f"`carbench manoeuvre {test.name}` runs the whole procedure.")
+                            f"\u201ccarbench manoeuvre {test.name}\u201d runs the whole procedure.")
         self.tree.setColumnCount(len(columns) + 2)
         self.tree.setHeaderLabels(["KPI"] + [c for c, _ in columns] + ["limit"])
         for i, (_, colour) in enumerate(columns):
@@ -108,6 +109,9 @@ class KpiDock(QWidget):
                 verdict = "" if k is None or k.passed is None else (" PASS" if k.passed else " FAIL")
                 cells.append("-" if k is None else k.text() + verdict)
             item = QTreeWidgetItem(self.tree, [first.label, *cells, first.limit or ""])
+            for c, text in enumerate(cells, 1):  # a verdict in the Recorder's colours
+                if text.endswith((" PASS", " FAIL")):
+                    item.setBackground(c, PASS if text.endswith("PASS") else FAIL)
             item.setToolTip(0, f"{first.label}: {first.clause}. {first.note}".strip())
             self.rows.append((first.label, cells))
         for r in results:

@@ -269,6 +269,7 @@ class PlotOverlay:
         model.stepped.connect(self.refresh)
         model.view_frame_changed.connect(lambda frame: self.refresh())
         panel.window.valueChanged.connect(lambda value: self.refresh())
+        panel.rows_changed.connect(self.refresh)  # a plot added while paused gets its B-A button at once
         comparer.references.changed.connect(self._on_references_changed)
         self.refresh()
 

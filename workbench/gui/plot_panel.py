@@ -90,6 +90,7 @@ class PlotPanel(QWidget):
 
     watch_requested = Signal(str)
     export_requested = Signal(object, str)  # a PlotRow and "png", "svg" or "csv"
+    rows_changed = Signal()  # a plot was added or removed
 
     def __init__(self, model: SessionModel, plots: list[list[str]] | None = None, window: float = 10.0, parent=None):
         super().__init__(parent)
@@ -216,6 +217,7 @@ class PlotPanel(QWidget):
         self.scroll.setMinimumHeight(least)
         self._add_button.setEnabled(len(self.rows) < MAX_PLOTS)
         self._balance_rows()
+        self.rows_changed.emit()
 
     def _balance_rows(self) -> None:
         """Share the height so that every plot area is alike: the bottom plot gets its time axis on top of

@@ -70,7 +70,8 @@ class TelemetryTable(QAbstractTableModel):
                 return info.name
             if index.column() == 1:
                 value = self.values[index.row()]
-                return f"{value:7.0f}" if info.name in WHOLE_NUMBERS else f"{value:12.4f}"
+                text = f"{value:7.0f}" if info.name in WHOLE_NUMBERS else f"{value:12.4f}"
+                return text.replace("-", " ") if text.strip("- 0.") == "" else text  # no "-0.0000": a zero
             return self._units[index.row()][0]
         if role == Qt.ItemDataRole.ToolTipRole:
             return info.doc
