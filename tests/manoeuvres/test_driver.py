@@ -125,3 +125,16 @@ def test_the_robot_reaches_the_car_through_its_steering_rate_and_lock():
     rate = load_preset("sedan").params.steering.rate
     assert np.abs(np.diff(steer)).max() <= rate * result.program.dt * (1 + 1e-12)
     assert steer.max() == pytest.approx(np.radians(25.0))
+
+
+@pytest.mark.parametrize("script", ["iso4138_circle", "iso7975_brake_turn", "iso3888_2"])
+def test_the_driver_does_not_chatter_at_a_crawl(script):
+    # Pulling away (ISO 4138, 7975) and rolling to a stop (the end of ISO 3888-2) the steer went a frame each way
+    # at its rate limit, 0.01 rad a frame: the body's slip angle answered it within a frame.
+    result = replay([compile_script(load_script(resolve_script(script)))])[0]
+    speed, steer = np.abs(result.column("speed")), result.column("steer")
+    crawling = speed[1:-1] < 4.0
+    assert crawling.sum() > 60  # the run has its crawl
+    d = np.diff(steer)
+    back_and_forth = (d[1:] * d[:-1] < 0) & (np.abs(d[1:]) >= 0.002) & (np.abs(d[:-1]) >= 0.002)
+    assert not (back_and_forth & crawling).any(), np.nonzero(back_and_forth & crawling)[0][:10]

@@ -156,6 +156,7 @@ class CarView(pg.PlotWidget):
         self._legend = QLabel(self)
         self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
         self._legend_key = None
+        self._course_key = (False, False)  # a driver's course on show: (its path, its cones)
         self._road_legend = QLabel(self)
         self._road_legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
         self._road_legend.setVisible(False)
@@ -182,7 +183,7 @@ class CarView(pg.PlotWidget):
     def _set_legend(self, four_wheel: bool, forces: bool = True) -> None:
         """The key to the drawing, for the car's layout (``forces``: it has tyre forces to draw); painted once
         into a pixmap (laying out rich text on every repaint of the view is costly)."""
-        key = (four_wheel, forces)
+        key = (four_wheel, forces, self._course_key)
         if key == self._legend_key:
             return
         self._legend_key = key
@@ -200,6 +201,13 @@ class CarView(pg.PlotWidget):
         lines += ["<span style='color:#75507b'>- -</span> predicted circle R = L / tan(&delta;),"
                   " <span style='color:#75507b'>&#9679;</span> its centre",
                   "<span style='color:#c4a000'>&#10010;</span> actual centre of rotation"]
+        path, cones = self._course_key
+        if path:
+            from workbench.gui.course_overlay import CONE, PATH, TARGET
+
+            lines.append(f"<span style='color:{PATH.name()}'>- -</span> the driver's path"
+                         + (f", <span style='color:{CONE.name()}'>&#9650;</span> cones" if cones else "")
+                         + f", <span style='color:{TARGET.name()}'>&#10005;</span> its preview point")
         self.legend_lines = lines
         self._legend.setPixmap(QPixmap())
         self._legend.setTextFormat(Qt.TextFormat.RichText)
@@ -208,6 +216,12 @@ class CarView(pg.PlotWidget):
         self._legend.setPixmap(self._legend.grab())
         self._legend.adjustSize()
         self._place_legend()
+
+    def set_course_key(self, path: bool, cones: bool) -> None:
+        """Name a driver's course in the key (workbench.gui.course_overlay draws it): its path, its cones."""
+        self._course_key = (path, cones)
+        if self._legend_key is not None:
+            self._set_legend(*self._legend_key[:2])
 
     def _place_legend(self) -> None:
         self._legend.move(self.width() - self._legend.width() - 8, 8)

@@ -50,6 +50,8 @@ class CourseOverlay:
                 xs, ys = np.append(xs, xs[0]), np.append(ys, ys[0])
             self.path.setData(xs, ys)
             self.cones.setData(drive.cones[:, 0], drive.cones[:, 1])
+        course = drive is not None and drive.course is not None
+        self.view.set_course_key(course, course and len(drive.cones) > 0)
         self.update_target()
 
     def update_target(self) -> None:
