@@ -109,4 +109,4 @@ def test_an_unreadable_orphan_is_skipped_and_removed(carbench_window, tmp_path, 
     orphan.write_text(text, encoding="utf-8")
     assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: True) is None
     assert not orphan.exists()
-    assert "recovery file skipped" in carbench_window.statusBar().currentMessage()
+    assert "recovery file skipped" in carbench_window.status_message.toolTip()  # the whole message (elided on show)

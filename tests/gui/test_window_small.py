@@ -184,3 +184,18 @@ def test_more_plots_than_fit_scroll_and_the_window_stays_small(carbench_window, 
         panel.remove_plot()
     QApplication.processEvents()
     assert panel._add_button.isEnabled() and bar.maximum() == 0
+
+
+def test_a_long_message_is_elided_in_its_slot_beside_the_status(carbench_window, tmp_path):
+    # The exports' messages went through QStatusBar.showMessage, drawn under the time and preset and cut mid-word.
+    window = carbench_window
+    window.resize(1024, 640)
+    hold(window, {"throttle"}, 30)
+    folder = tmp_path.joinpath(*(["some-very-long-folder-name"] * 6))
+    folder.mkdir(parents=True)
+    assert window.export_mcap(folder / "telemetry.mcap")
+    QApplication.processEvents()
+    label = window.status_message
+    assert window.statusBar().currentMessage() == ""  # no temporary message over the permanent slots
+    assert "\u2026" in label.text() and label.toolTip() == f"exported {folder / 'telemetry.mcap'}"
+    assert label.fontMetrics().horizontalAdvance(label.text()) <= max(label.width(), 200)

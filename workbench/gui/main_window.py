@@ -638,7 +638,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Telemetry not exported", f"{path}: {exc}")
             return False
-        self.statusBar().showMessage(f"exported {path}", 4000)
+        self.show_message(f"exported {path}", 4000)
         return True
 
     def export_mcap_dialog(self) -> bool:

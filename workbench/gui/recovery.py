@@ -36,7 +36,7 @@ class RecoveryKeeper(QObject):
             message = f"recovery file {self.store.path}: {exc.strerror or exc}"
             if message not in self.errors:
                 self.errors.append(message)
-                self.window.statusBar().showMessage(f"cannot keep the {message}", 8000)
+                self.window.show_message(f"cannot keep the {message}", 8000)
             return False
 
     def discard(self) -> None:
@@ -59,7 +59,7 @@ def offer_restore(window, store: RecoveryStore | None = None,
     usable = [(path, item) for path, item in orphans if isinstance(item, Recovery)]
     for path, item in orphans:
         if isinstance(item, RecoveryError):
-            window.statusBar().showMessage(f"recovery file skipped: {item}", 8000)
+            window.show_message(f"recovery file skipped: {item}", 8000)
             store.remove(path)
     if not usable:
         return None
@@ -80,7 +80,7 @@ def offer_restore(window, store: RecoveryStore | None = None,
         model.script_loaded.emit(recovery.recording.name)
     if problems:
         window.show_error("Restored in part", "\n".join(problems))
-    window.statusBar().showMessage(f"restored {recovery.describe()}", 8000)
+    window.show_message(f"restored {recovery.describe()}", 8000)
     return recovery
 
 
