@@ -303,3 +303,18 @@ def test_a_plot_added_while_paused_has_its_b_minus_a_button_at_once(carbench_win
     overlay = window.plot_overlay.rows.get(id(row))
     assert overlay is not None and overlay.row is row
     assert row.head.indexOf(overlay.delta) >= 0 and not overlay.delta.isHidden()
+
+
+def test_the_plots_key_names_the_pinned_runs_in_their_colours(carbench_window):
+    window = carbench_window
+    key = window.plot_overlay.key
+    assert not key.isVisible()
+    hold(window, {"throttle"}, 30)
+    window.comparer.pin_current()
+    window.comparer.pin_current()
+    refs = window.comparer.references.items
+    assert key.isVisible()
+    for ref in refs:
+        assert f"<span style='color:{ref.colour.name()}'>- -</span> {ref.name}" in key.text()
+    window.comparer.references.clear()
+    assert not key.isVisible()

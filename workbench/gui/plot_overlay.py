@@ -7,13 +7,14 @@ distance, a reference's sample is drawn at the time when the run on show had tra
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPainterPath, QPen, QTransform
-from PySide6.QtWidgets import QToolButton
+from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton
 from shiboken6 import isValid
 
 from workbench.gui.decimate import BlockRange
@@ -271,9 +272,22 @@ class PlotOverlay:
         panel.window.valueChanged.connect(lambda value: self.refresh())
         panel.rows_changed.connect(self.refresh)  # a plot added while paused gets its B-A button at once
         comparer.references.changed.connect(self._on_references_changed)
+        # The key to the references' dashed curves, in the panel's bar beside "absolute" (the car view names
+        # its ghosts, the plots had nothing saying which dashed line was which run).
+        self.key = QLabel()
+        self.key.setTextFormat(Qt.TextFormat.RichText)
+        self.key.setVisible(False)
+        # It takes the room the bar has to spare and no more: a narrow dock cuts it rather than growing.
+        self.key.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        panel.bar.insertWidget(panel.bar.count() - 3, self.key, 100)  # before the bar's own stretch, and most of it
         self.refresh()
 
     def _on_references_changed(self) -> None:
+        refs = self.comparer.references.items
+        self.key.setText("&nbsp;&nbsp;".join(f"<span style='color:{r.colour.name()}'>- -</span> {html.escape(r.name)}"
+                                             for r in refs))
+        self.key.setToolTip("the pinned runs' curves, dashed in their colours (solid when a plot shows B \u2212 A)")
+        self.key.setVisible(bool(refs))
         pinned = {id(r.run) for r in self.comparer.references.items}
         self._ranges = {k: v for k, v in self._ranges.items() if k[0] in pinned}
         self._distances = {k: v for k, v in self._distances.items() if k in pinned}
