@@ -88,18 +88,3 @@ def pytest_configure(config):
         run.wait(timeout=600)
     except subprocess.TimeoutExpired:
         run.kill()
-
-
-# The test files that take longest (seconds of one worker, from `pytest --durations=0`, cold numba cache), run
-# first: pytest-xdist's loadfile schedule hands files out in collection order, so one of them collected last
-# would leave the other worker idle at the end. Every other file keeps its place.
-LONGEST_FILES = ("workbench/test_promises.py", "workbench/test_monitors.py", "gui/test_plugin.py",
-                 "physics/test_compiled.py", "workbench/test_cli.py", "gui/test_compare_window.py")
-
-
-def pytest_collection_modifyitems(items) -> None:
-    def rank(item) -> int:
-        path = item.nodeid.split("::")[0].removeprefix("tests/")
-        return LONGEST_FILES.index(path) if path in LONGEST_FILES else len(LONGEST_FILES)
-
-    items.sort(key=rank)  # stable: the order within a file, and of the other files, is kept

@@ -70,6 +70,7 @@ class ClosedStdout(io.TextIOBase):
 # Control characters (a newline or an escape sequence in a file name, a script's text) as Python writes them in a
 # string's repr: a message stays one line, and a name cannot pass for another line of carbench's or move the cursor.
 _CONTROLS = {c: repr(chr(c))[1:-1] for c in (*range(0x20), *range(0x7F, 0xA0))}
+_CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})  # line and paragraph separators
 
 
 def one_line(text: object) -> str:

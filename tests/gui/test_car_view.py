@@ -113,7 +113,7 @@ def test_a_marker_just_past_the_views_edge_draws_nothing(carbench_window):
     (x0, x1), (y0, y1) = vb.viewRange()
     px = vb.viewPixelSize()[0]
 
-    def yellow(image):  # the marker's colour (physics.gui.car_view.ICR) in the left 120 px of the view
+    def yellow(image):  # the marker's colour (workbench.gui.car_view.ICR) in the left 120 px of the view
         return [(x, y) for y in range(image.height()) for x in range(0, 120)
                 if (lambda c: c.red() > 150 and 110 < c.green() < 200 and c.blue() < 80)(QColor(image.pixel(x, y)))]
 

@@ -196,3 +196,9 @@ def test_the_aids_of_four_wheels_never_meet_however_small_the_car(carbench_windo
             pg.Point(float(shape.aids_at[0]), float(shape.aids_at[1]))))
         reach = 2 if c == "fl" else 2 + 2 * rects[c].height()
         assert rects[c].adjusted(-reach, -reach, reach, reach).contains(at), (c, rects[c], at)
+    # Zoomed further out with no new frame (paused): parted again for the new scale.
+    view._centre_on(np.zeros(2), 400.0)
+    rects = {c: view.mapFromScene(view._corners[c].aids.sceneBoundingRect()).boundingRect()
+             for c in ("fl", "fr", "rl", "rr")}
+    for a, b in (("fl", "fr"), ("fl", "rl"), ("fl", "rr"), ("fr", "rl"), ("fr", "rr"), ("rl", "rr")):
+        assert not rects[a].intersects(rects[b]), ("zoomed out", a, b, rects[a], rects[b])

@@ -316,5 +316,11 @@ def test_the_plots_key_names_the_pinned_runs_in_their_colours(carbench_window):
     assert key.isVisible()
     for ref in refs:
         assert f"<span style='color:{ref.colour.name()}'>- -</span> {ref.name}" in key.text()
+    window.model.load_preset("parking")  # a car in pixels: the runs in metres have no curve on its plots
+    window.model.refresh()
+    assert not key.isVisible()
+    window.model.load_preset("sedan")
+    window.model.refresh()
+    assert key.isVisible()
     window.comparer.references.clear()
     assert not key.isVisible()

@@ -184,6 +184,10 @@ def test_more_plots_than_fit_scroll_and_the_window_stays_small(carbench_window, 
         panel.remove_plot()
     QApplication.processEvents()
     assert panel._add_button.isEnabled() and bar.maximum() == 0
+    panel.set_channel_sets([["rpm"]] * (MAX_PLOTS + 3))  # a saved layout with more: the first twelve
+    assert len(panel.rows) == MAX_PLOTS and not panel._add_button.isEnabled()
+    # However narrow the dock, the rows keep their least width (the scroll area has no horizontal bar).
+    assert panel.scroll.minimumWidth() >= panel.rows[0].minimumSizeHint().width()
 
 
 def test_a_long_message_is_elided_in_its_slot_beside_the_status(carbench_window, tmp_path):

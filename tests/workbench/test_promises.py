@@ -1210,7 +1210,7 @@ def test_control_characters_in_names_and_texts_stay_on_their_line(tmp_path, monk
     stays one line, and nothing can pass for a line of carbench's own."""
     from workbench.streams import one_line as escaped
 
-    assert escaped("a\nb\tc\r\x1b[2J\x7f\x85é") == "a\\nb\\tc\\r\\x1b[2J\\x7f\\x85é"
+    assert escaped("a\nb\tc\r\x1b[2J\x7f\x85é\u2028") == "a\\nb\\tc\\r\\x1b[2J\\x7f\\x85é\\u2028"
     monkeypatch.chdir(tmp_path)
     code, out, err = run(["replay", "no\nsuch.toml"], capsys)
     one_line(code, out, err, ["no\\nsuch.toml: no such script file"])

@@ -147,6 +147,8 @@ class CarView(pg.PlotWidget):
             plot.addItem(item, ignoreBounds=True)  # a few pixels wide at any zoom: no extent in the world
             item.clip_to = plot.getViewBox()
         self._wheel_style = [None] * 4
+        self._aided: list = []  # the corners whose aids are named, as last drawn
+        plot.getViewBox().sigRangeChanged.connect(self._on_range_changed)
         self._surfaces: list[tuple[QGraphicsPolygonItem, pg.TextItem, np.ndarray]] = []
         self._surfaces_of = None  # the script whose surfaces are drawn
         for i, segment in enumerate(self._trail):
@@ -399,6 +401,7 @@ class CarView(pg.PlotWidget):
             self._force_rear.set_points(shape.force_rear[:, 0], shape.force_rear[:, 1])
             for items in self._corners.values():
                 items.hide()
+            self._aided = []
             for i in range(4):
                 self._style_wheel(i, ())
             return
@@ -408,7 +411,15 @@ class CarView(pg.PlotWidget):
         for wheel in shape.corners:
             self._corners[wheel.corner].show(wheel)
             self._style_wheel(CORNER_ORDER[wheel.corner], ("lifted",) if wheel.lifted else wheel.aids)
-        self._part_aids([w for w in shape.corners if w.aids])
+        self._aided = [w for w in shape.corners if w.aids]
+        self._part_aids(self._aided)
+
+    def _on_range_changed(self, *args) -> None:
+        """The view zoomed or panned (paused too): the aids' names parted again for the new scale."""
+        if len(self._aided) >= 2:
+            for wheel in self._aided:
+                self._corners[wheel.corner].aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
+            self._part_aids(self._aided)
 
     def _part_aids(self, wheels: list) -> None:
         """Move the names of the aids apart where two would meet (a car drawn a few pixels long): each later one

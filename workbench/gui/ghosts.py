@@ -193,27 +193,31 @@ class GhostCars:
         self._stack_labels()
 
     def _stack_labels(self) -> None:
-        """Each ghost's label at its car's corner, moved up over any earlier ghost's label it would cover: two
-        ghosts in the same place (a run and the run it was driven on from) show both names. The edge markers'
-        labels are stacked the same way where they meet."""
+        """Each ghost's label at its car's corner, moved up (down in the view's upper half) past any earlier ghost's
+        label it would cover: two ghosts in the same place (a run and the run it was driven on from) show both
+        names. The edge markers' labels are stacked the same way where they meet."""
         vb = self.view.getPlotItem().getViewBox()
         taken: list = []
         for ghost in self.ghosts:
             if ghost.label.isVisible():
                 ghost.label.setPos(*ghost.label_at)
+        height = self.view.viewport().height() if hasattr(self.view, "viewport") else self.view.height()
         for label in [g.label for g in self.ghosts] + [g.marker_label for g in self.ghosts]:
             if not label.isVisible():
                 continue
             rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
+            up = rect.center().y() > height / 2  # moved towards the middle of the view, not off its nearer edge
             lift = 0
             for _ in range(len(taken)):  # each pass clears one label in the way: at most one pass per label
-                moved = rect.translated(0, -lift)
+                moved = rect.translated(0, -lift if up else lift)
                 over = [r for r in taken if r.intersects(moved)]
                 if not over:
                     break
-                lift = moved.bottom() - min(r.top() for r in over) + LABEL_GAP_PX + lift
+                # QRect's bottom() is its last row: + 1 for the row after it, + LABEL_GAP_PX between the two
+                lift += (moved.bottom() - min(r.top() for r in over) if up
+                         else max(r.bottom() for r in over) - moved.top()) + 1 + LABEL_GAP_PX
             if lift:
                 scene = label.scenePos()
-                label.setPos(vb.mapSceneToView(scene - QPointF(0.0, lift)))
-                rect = rect.translated(0, -lift)
+                label.setPos(vb.mapSceneToView(scene - QPointF(0.0, lift if up else -lift)))
+                rect = rect.translated(0, -lift if up else lift)
             taken.append(rect)

@@ -283,15 +283,19 @@ class PlotOverlay:
         self.refresh()
 
     def _on_references_changed(self) -> None:
-        refs = self.comparer.references.items
-        self.key.setText("&nbsp;&nbsp;".join(f"<span style='color:{r.colour.name()}'>- -</span> {html.escape(r.name)}"
-                                             for r in refs))
-        self.key.setToolTip("the pinned runs' curves, dashed in their colours (solid when a plot shows B \u2212 A)")
-        self.key.setVisible(bool(refs))
         pinned = {id(r.run) for r in self.comparer.references.items}
         self._ranges = {k: v for k, v in self._ranges.items() if k[0] in pinned}
         self._distances = {k: v for k, v in self._distances.items() if k in pinned}
         self.refresh()
+
+    def _show_key(self, drawn: list[Reference]) -> None:
+        """The key names the references drawn on the plots (a car in other units has no curve on these axes)."""
+        text = "&nbsp;&nbsp;".join(f"<span style='color:{r.colour.name()}'>- -</span> {html.escape(r.name)}"
+                                   for r in drawn)
+        if text != self.key.text():
+            self.key.setText(text)
+            self.key.setToolTip("the pinned runs' curves, dashed in their colours (solid when a plot shows B \u2212 A)")
+            self.key.setVisible(bool(drawn))
 
     def distance(self, run) -> np.ndarray:
         cached = self._distances.get(id(run))
@@ -346,6 +350,7 @@ class PlotOverlay:
         """
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
+        self._show_key([r for r in refs if r.run.unit == model.session.params.model.unit])
         log = model.session.log
         alive = {id(r) for r in panel.rows}
         for key in [k for k in self.rows if k not in alive]:

@@ -90,7 +90,7 @@ class PlotPanel(QWidget):
 
     watch_requested = Signal(str)
     export_requested = Signal(object, str)  # a PlotRow and "png", "svg" or "csv"
-    rows_changed = Signal()  # a plot was added or removed
+    rows_changed = Signal()  # a plot was added or removed (emitted after the panel has drawn it)
 
     def __init__(self, model: SessionModel, plots: list[list[str]] | None = None, window: float = 10.0, parent=None):
         super().__init__(parent)
@@ -153,7 +153,7 @@ class PlotPanel(QWidget):
         self._marks_origin: float | None = None
         self._defaults = default_plots(model.session.params)
         self._menu_infos = self.menu_infos()
-        for channels in (plots or self._defaults)[:MAX_PLOTS]:
+        for channels in (plots or self._defaults)[:MAX_PLOTS]:  # (a saved layout: set_channel_sets)
             self.add_plot(channels)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -195,6 +195,7 @@ class PlotPanel(QWidget):
         self._label_time_axis()
         self._marks_key = None
         self.refresh()
+        self.rows_changed.emit()
         return row
 
     def _label_time_axis(self) -> None:
@@ -215,9 +216,12 @@ class PlotPanel(QWidget):
         if len(self.rows) > len(held):
             least += TIME_AXIS_HEIGHT
         self.scroll.setMinimumHeight(least)
+        # Its width is the rows' least width (a scroll area's own least size leaves its widget out, and with no
+        # horizontal scroll bar a narrow dock would cut the rows' right ends).
+        self.scroll.setMinimumWidth(self.scroll.widget().minimumSizeHint().width()
+                                    + self.scroll.verticalScrollBar().sizeHint().width())
         self._add_button.setEnabled(len(self.rows) < MAX_PLOTS)
         self._balance_rows()
-        self.rows_changed.emit()
 
     def _balance_rows(self) -> None:
         """Share the height so that every plot area is alike: the bottom plot gets its time axis on top of
@@ -252,12 +256,14 @@ class PlotPanel(QWidget):
             row.hide()  # gone now, not when the event loop gets round to deleting it
             row.deleteLater()
             self._label_time_axis()
+            self.rows_changed.emit()
 
     def channel_sets(self) -> list[list[str]]:
         return [row.channels() for row in self.rows]
 
     def set_channel_sets(self, sets: list[list[str]]) -> None:
-        """One plot per entry of ``sets``, each showing those channels."""
+        """One plot per entry of ``sets``, each showing those channels (the first MAX_PLOTS of them)."""
+        sets = list(sets)[:MAX_PLOTS]
         while len(self.rows) > max(len(sets), 1):
             self.remove_plot()
         for i, channels in enumerate(sets):

@@ -21,7 +21,7 @@ from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
-AXIS_WIDTH = 58  # [px] wide enough for "-12345.6" ticks and a rotated unit label
+AXIS_WIDTH = 58  # [px] a rotated unit label and ticks of up to six characters ("-12.5k": FittedAxis writes thousands as k)
 FLAT_SPAN = 1e-6  # [display units] a spread below it is rounding, not signal, in every channel's unit (N, deg/s, rpm, -)
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
 GROUPS = (

@@ -166,9 +166,10 @@ def _children_ignore_hangups() -> Iterator[None]:
         yield
         return
     try:
-        from multiprocessing import resource_tracker
+        if os.name == "posix":  # (the tracker is POSIX's; Windows has none)
+            from multiprocessing import resource_tracker
 
-        resource_tracker.ensure_running()  # with the signals above ignored, unless it runs already
+            resource_tracker.ensure_running()  # with the signals above ignored, unless it runs already
         yield
     finally:
         _restore(saved)

@@ -98,7 +98,7 @@ def read_csv_run(path: str | Path) -> Run:
     except OSError as exc:
         raise CompareError(f"{path}: cannot be read: {path_problem(exc)}") from None
     # Each line with its number in the file (blank lines are passed over, and counted).
-    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+    lines = [(number, line.removesuffix("\r")) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
     if not lines:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
     cells = [split_header_cell(c) for c in lines[0][1].split(",")]
