@@ -203,3 +203,14 @@ def test_a_long_message_is_elided_in_its_slot_beside_the_status(carbench_window,
     assert window.statusBar().currentMessage() == ""  # no temporary message over the permanent slots
     assert "\u2026" in label.text() and label.toolTip() == f"exported {folder / 'telemetry.mcap'}"
     assert label.fontMetrics().horizontalAdvance(label.text()) <= max(label.width(), 200)
+
+
+def test_a_first_start_fits_the_screen():
+    # The window opened 1500 x 900 whatever the screen: on a 1024 x 640 one its right docks and status bar were off
+    # it (seen under Xvfb with an empty settings folder).
+    from workbench.gui.main_window import FIRST_SIZE, first_size
+
+    assert (first_size((1024, 640)).width(), first_size((1024, 640)).height()) == (1024, 640)
+    assert (first_size((1920, 1080)).width(), first_size((1920, 1080)).height()) == FIRST_SIZE
+    assert (first_size((1366, 1000)).width(), first_size((1366, 1000)).height()) == (1366, 900)
+    assert (first_size(None).width(), first_size(None).height()) == FIRST_SIZE  # off screen (the tests)

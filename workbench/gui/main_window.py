@@ -7,8 +7,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
@@ -47,6 +47,29 @@ RIGHT_SHARE = 0.35  # the plots' and the recorder's
 TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
 SETTINGS_VERSION = 1
 
+
+
+FIRST_SIZE = (1500, 900)  # [px] the window's size on a first start, where the screen has room for it
+
+
+def first_size(room: tuple[int, int] | None) -> QSize:
+    """The window's size on a first start: FIRST_SIZE, or the screen's free area (``room``: its width and height)
+    where that is smaller. It opened 1500 x 900 on a 1024 x 640 screen, its right docks and status bar off it."""
+    width, height = FIRST_SIZE
+    if room is not None:
+        width, height = min(width, room[0]), min(height, room[1])
+    return QSize(width, height)
+
+
+def _screen_room() -> tuple[int, int] | None:
+    """The primary screen's free area, or None off screen (the offscreen platform's 800 x 600 is no one's screen)."""
+    if QGuiApplication.platformName() in ("offscreen", "minimal"):
+        return None
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return None
+    room = screen.availableGeometry()
+    return room.width(), room.height()
 
 class MainWindow(QMainWindow):
     """carbench's main window; ``settings`` defaults to the user's QSettings for carbench."""
@@ -121,7 +144,7 @@ class MainWindow(QMainWindow):
         self.watch_dock = self._dock("Watch", "watch", self.watch, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.plots.watch_requested.connect(self.watch_channel)
         self.plots.export_requested.connect(self.export_plot_dialog)
-        self.resize(1500, 900)
+        self.resize(first_size(_screen_room()))
         self.reset_layout()
         self._create_sweep_dock()  # after the first arrangement: tabbed behind the recorder once
         self.params.save_requested.connect(self.save_preset_dialog)
