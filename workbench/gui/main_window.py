@@ -48,7 +48,6 @@ TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then 
 SETTINGS_VERSION = 1
 
 
-
 FIRST_SIZE = (1500, 900)  # [px] the window's size on a first start, where the screen has room for it
 
 
@@ -70,6 +69,7 @@ def _screen_room() -> tuple[int, int] | None:
         return None
     room = screen.availableGeometry()
     return room.width(), room.height()
+
 
 class MainWindow(QMainWindow):
     """carbench's main window; ``settings`` defaults to the user's QSettings for carbench."""
