@@ -79,10 +79,10 @@ def one_line(text: object) -> str:
     return str(text).translate(_CONTROLS)
 
 
-def say(message: str) -> None:
-    """One ``carbench: `` line on stderr (see :func:`one_line`); nothing at all where stderr cannot take it."""
+def say(message: object, stream: TextIO | None = None) -> None:
+    """One ``carbench: `` line on stderr (or ``stream``), as :func:`one_line`; nothing at all where it cannot take it."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
-        print(f"carbench: {one_line(message)}", file=sys.stderr, flush=True)
+        print(f"carbench: {one_line(message)}", file=sys.stderr if stream is None else stream, flush=True)
 
 
 def stdout_to_devnull() -> None:

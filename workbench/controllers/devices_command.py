@@ -8,11 +8,10 @@ mapping it starts with in the window. Exit 0 (also with none plugged in), 2 when
 from __future__ import annotations
 
 import json
-import sys
 
 from workbench.controllers.defaults import default_mapping
 from workbench.controllers.sdl import ControllerHub, SdlUnavailable
-from workbench.streams import one_line
+from workbench.streams import say
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -47,7 +46,7 @@ def run(args) -> int:
     try:
         hub = ControllerHub()
     except SdlUnavailable as exc:
-        print(f"carbench: devices: {one_line(exc)}", file=sys.stderr)
+        say(f"devices: {exc}")
         return EXIT_BAD_INPUT
     try:
         hub.pump()

@@ -416,10 +416,7 @@ class CarView(pg.PlotWidget):
 
     def _on_range_changed(self, *args) -> None:
         """The view zoomed or panned (paused too): the aids' names parted again for the new scale."""
-        if len(self._aided) >= 2:
-            for wheel in self._aided:
-                self._corners[wheel.corner].aids.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))
-            self._part_aids(self._aided)
+        self._part_aids(self._aided)
 
     def _part_aids(self, wheels: list) -> None:
         """Move the names of the aids apart where two would meet (a car drawn a few pixels long): each later one
@@ -430,6 +427,7 @@ class CarView(pg.PlotWidget):
         placed: list = []
         for wheel in wheels:
             item = self._corners[wheel.corner].aids
+            item.setPos(float(wheel.aids_at[0]), float(wheel.aids_at[1]))  # from its corner, at the scale on show
             rect = self.mapFromScene(item.sceneBoundingRect()).boundingRect()
             away = wheel.aids_away / max(float(np.hypot(*wheel.aids_away)), 1e-12)
             shift = 0.0

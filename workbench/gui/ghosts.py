@@ -201,7 +201,7 @@ class GhostCars:
         for ghost in self.ghosts:
             if ghost.label.isVisible():
                 ghost.label.setPos(*ghost.label_at)
-        height = self.view.viewport().height() if hasattr(self.view, "viewport") else self.view.height()
+        height = self.view.viewport().height()
         for label in [g.label for g in self.ghosts] + [g.marker_label for g in self.ghosts]:
             if not label.isVisible():
                 continue

@@ -280,16 +280,22 @@ class PlotOverlay:
         # It takes the room the bar has to spare and no more: a narrow dock cuts it rather than growing.
         self.key.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         panel.bar.insertWidget(panel.bar.count() - 3, self.key, 100)  # before the bar's own stretch, and most of it
+        model.preset_loaded.connect(lambda name: self._show_key())
+        model.script_loaded.connect(lambda name: self._show_key())
         self.refresh()
 
     def _on_references_changed(self) -> None:
+        self._show_key()
         pinned = {id(r.run) for r in self.comparer.references.items}
         self._ranges = {k: v for k, v in self._ranges.items() if k[0] in pinned}
         self._distances = {k: v for k, v in self._distances.items() if k in pinned}
         self.refresh()
 
-    def _show_key(self, drawn: list[Reference]) -> None:
-        """The key names the references drawn on the plots (a car in other units has no curve on these axes)."""
+    def _show_key(self) -> None:
+        """The key names the references drawn on the plots (a car in other units has no curve on these axes): set when
+        a run is pinned or unpinned and when another car or script comes in, not on every frame."""
+        unit = self.comparer.model.session.params.model.unit
+        drawn = [r for r in self.comparer.references.items if r.run.unit == unit]
         text = "&nbsp;&nbsp;".join(f"<span style='color:{r.colour.name()}'>- -</span> {html.escape(r.name)}"
                                    for r in drawn)
         if text != self.key.text():
@@ -350,7 +356,6 @@ class PlotOverlay:
         """
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
-        self._show_key([r for r in refs if r.run.unit == model.session.params.model.unit])
         log = model.session.log
         alive = {id(r) for r in panel.rows}
         for key in [k for k in self.rows if k not in alive]:

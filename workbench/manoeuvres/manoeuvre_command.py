@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from physics import ParamError, PresetError
-from physics.presets import scripts_dir
 from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
 from workbench.manoeuvres.charts import charts_of
 from workbench.manoeuvres.kpi import Kpi
@@ -26,8 +25,8 @@ from workbench.names import NameRuleError
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.compare import CompareError
 from workbench.runs.compare_command import parse_changes
-from workbench.scripts.format import ScriptError
-from workbench.streams import one_line
+from workbench.scripts.format import ScriptError, resolve_script
+from workbench.streams import one_line, say
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -183,7 +182,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
     stderr = sys.stderr if stderr is None else stderr
 
     def bad(message: str) -> int:
-        print(f"carbench: {one_line(message)}", file=stderr)
+        say(message, stderr)
         return EXIT_BAD_INPUT
 
     try:
@@ -202,7 +201,9 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
 
             # Never over a file the run reads: a car's preset, or a test's script.
             reads = [car.path for car in cars if car.path is not None]
-            reads += [scripts_dir() / f"{CATALOGUE[name].script}.toml" for name in names]
+            tests = [CATALOGUE[name] for name in names]
+            reads += [resolve_script(script) for test in tests
+                      for script in (test.script, getattr(test, "sis_script", None)) if script]
             folder = check_output_dir(args.report, "--report", reads, writes=page_writes)
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +15,7 @@ from workbench.runs.compare import CompareError, Comparison, compare, read_csv_r
 from workbench.runs.replay import replay
 from workbench.scripts.format import ScriptError, Setting, load_script, resolve_script
 from workbench.scripts.program import check_step, compile_script
-from workbench.streams import one_line
+from workbench.streams import say
 
 EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
 MAX_FRAMES = 2_000_000  # per run: about 600 MB of telemetry for the two runs and their comparison
@@ -179,7 +178,7 @@ def run(args) -> int:
         a, b = build_runs(args.inputs, args.preset, args.vs_preset, args.vs_set, args.vs_dt, args.vs_script, check)
         result: Comparison = compare(a, b, atol, rtol)
     except (CompareError, ScriptError, OutputPathError) as exc:
-        print(f"carbench: {one_line(exc)}", file=sys.stderr)
+        say(exc)
         return EXIT_BAD_INPUT
     from workbench.output.files import StagedOutputs
     from workbench.streams import emit
@@ -189,12 +188,12 @@ def run(args) -> int:
             try:
                 result.write_csv(staged.file(csv))
             except OSError as exc:
-                print(f"carbench: --csv: cannot write {one_line(csv)}: {one_line(exc.strerror or exc)}", file=sys.stderr)
+                say(f"--csv: cannot write {csv}: {exc.strerror or exc}")
                 return EXIT_BAD_INPUT
         emit(json.dumps(result.as_json(), indent=2) if args.json else result.text())  # before the CSV is in place
         try:
             staged.commit()
         except OSError as exc:
-            print(f"carbench: --csv: cannot move {one_line(csv)} into place: {one_line(exc.strerror or exc)}", file=sys.stderr)
+            say(f"--csv: cannot move {csv} into place: {exc.strerror or exc}")
             return EXIT_BAD_INPUT
     return EXIT_AGREE if result.agree else EXIT_DIFFER

@@ -19,10 +19,8 @@ from workbench.names import load_named_preset
 from workbench.runs import monitors
 from workbench.runs.replay import run_batch
 from workbench.scripts.format import Hold, MonitorCheck, Script
-from workbench.scripts.limits import MAX_HUNT_CARS, MAX_HUNT_SECONDS
 from workbench.scripts.program import compile_script
 
-MAX_CARS, MAX_SECONDS = MAX_HUNT_CARS, MAX_HUNT_SECONDS  # the command line's limits
 CHUNK = 200  # cars per batch: the step costs about the same for 1 car as for a few hundred
 SHRINK_ROUNDS = 40
 

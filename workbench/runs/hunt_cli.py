@@ -11,14 +11,15 @@ from workbench.names import NameRuleError, load_named_preset
 from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_text, check_output_dir
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
+from workbench.scripts.limits import MAX_HUNT_CARS, MAX_HUNT_SECONDS
 from workbench.signals import deferring
-from workbench.streams import emit, one_line, quiet_stderr
+from workbench.streams import emit, quiet_stderr, say
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _bad(message: str) -> int:
-    print(f"carbench: {one_line(message)}", file=sys.stderr)
+    say(message)
     return EXIT_BAD_INPUT
 
 
@@ -70,10 +71,10 @@ def write_report(paths: list[Path], folder: Path, render, shown_as: list[Path] |
 def run(args, renderer=lambda: None) -> int:
     """``renderer()`` returns the chart renderer for the report, or None where Qt is missing."""
     presets = args.hunt_presets or preset_names()
-    if not 1 <= args.cars <= hunting.MAX_CARS:
-        return _bad(f"--cars {args.cars}: must be between 1 and {hunting.MAX_CARS}")
-    if not 0 < args.seconds <= hunting.MAX_SECONDS:
-        return _bad(f"--seconds {args.seconds:g}: must be in (0, {hunting.MAX_SECONDS:g}] s")
+    if not 1 <= args.cars <= MAX_HUNT_CARS:
+        return _bad(f"--cars {args.cars}: must be between 1 and {MAX_HUNT_CARS}")
+    if not 0 < args.seconds <= MAX_HUNT_SECONDS:
+        return _bad(f"--seconds {args.seconds:g}: must be in (0, {MAX_HUNT_SECONDS:g}] s")
     if not 0 <= args.seed < 2**32:
         return _bad(f"--seed {args.seed}: must be a whole number in 0 .. {2**32 - 1:,}")
     resolved = []

@@ -18,7 +18,7 @@ from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
 from workbench.scripts.format import ScriptError, load_script, resolve_script
 from workbench.scripts.program import compile_script
-from workbench.streams import one_line
+from workbench.streams import say
 
 CSV_NAME = "sweep.csv"
 PROGRESS_AFTER = 1.0  # [s] the bar shows only for sweeps that take longer than this
@@ -115,7 +115,7 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
     try:
         plan, folder = prepare(args)
     except BadInput as exc:
-        print(f"carbench: {one_line(exc)}", file=stderr)
+        say(exc, stderr)
         return 2
     bar = ProgressBar(stderr) if stderr.isatty() else None
     rounds = 1 if args.workers is None and args.scheduler is None else 2 * (args.workers or 4)
@@ -127,24 +127,23 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
     try:
         if test_of(plan) is not None:  # a handling test's script: its KPIs are measures too (run here)
             if rounds > 1:
-                print(f"carbench: {one_line(args.script)}: a handling test's sweep runs here, not on Dask (its KPIs are "
-                      "computed from the runs)", file=stderr)
+                say(f"{args.script}: a handling test's sweep runs here, not on Dask (its KPIs are computed from the "
+                    "runs)", stderr)
             # pieces of the runner's chunk unless --chunk asks for another size
             result = run_test_sweep(plan, *([args.chunk] if args.chunk != DEFAULT_CHUNK else []), progress=bar)
         else:
             with cluster.mapper(args.workers, args.scheduler) as mapper:
                 result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)
     except cluster.ClusterError as exc:
-        print(f"carbench: {one_line(exc)}", file=stderr)
+        say(exc, stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - a cluster's failure reaches us as whatever its workers raised
         if rounds == 1:
             raise
         option = f"--scheduler {args.scheduler}" if args.scheduler else f"--workers {args.workers}"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"carbench: {one_line(option)}: the Dask cluster could not run the sweep ({type(exc).__name__}: "
-              f"{one_line(first)}); "
-              "the scheduler and every worker need this carbench installed", file=stderr)
+        say(f"{option}: the Dask cluster could not run the sweep ({type(exc).__name__}: {first}); "
+            "the scheduler and every worker need this carbench installed", stderr)
         return 2
     finally:
         if bar is not None:
@@ -161,7 +160,7 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     written += write_charts(result, stage, deferring(render))
         except OSError as exc:
-            print(f"carbench: --out {one_line(folder)}: cannot write: {one_line(staged.shown(exc.strerror or str(exc)))}", file=stderr)
+            say(f"--out {folder}: cannot write: {staged.shown(exc.strerror or str(exc))}", stderr)
             return 2
         files = [folder / f.name for f in written]
         if args.json:
@@ -172,7 +171,7 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         try:
             staged.commit()
         except OSError as exc:
-            print(f"carbench: --out {one_line(folder)}: cannot move the outputs into place: {one_line(exc.strerror or exc)}", file=stderr)
+            say(f"--out {folder}: cannot move the outputs into place: {exc.strerror or exc}", stderr)
             return 2
     return 0
 

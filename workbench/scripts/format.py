@@ -298,6 +298,12 @@ def parse_script(text: str, source: str = "<script>") -> Script:
     return _Parser(source).document(doc)
 
 
+def _shown(value) -> str:
+    """A value as a message shows it: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 class _Parser:
     def __init__(self, source: str):
         self.source = source
@@ -318,8 +324,7 @@ class _Parser:
         if head is None:
             raise self.fail("[script]", "missing (it needs name, preset and duration)")
         if not isinstance(head, dict):
-            shown = repr(head) if len(repr(head)) <= 40 else f"{repr(head)[:37]}..."
-            raise self.fail("[script]", f"must be a table (name, preset and duration), got script = {shown}")
+            raise self.fail("[script]", f"must be a table (name, preset and duration), got script = {_shown(head)}")
         self.known_keys(head, SCRIPT_KEYS, "[script]")
         for key in ("name", "preset", "duration"):
             if key not in head:
@@ -396,8 +401,7 @@ class _Parser:
         except OverflowError:  # an integer too large for a float (TOML integers are unbounded)
             ok = False
         if not ok:
-            shown = f"{value!r}" if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
-            raise self.fail(where, f"expected a finite number, got {shown}")
+            raise self.fail(where, f"expected a finite number, got {_shown(value)}")
         return float(value)
 
     def time(self, table, key, where, *, end_ok: bool = True) -> float:
