@@ -119,3 +119,21 @@ def test_large_ticks_read_in_thousands_and_clear_the_axis_title(carbench_window)
     assert strings == ["0", "2500", "5000", "7500"]
     assert axis.tickStrings([10000.0, 12500.0, 15000.0], 1.0, 2500.0) == ["10.0k", "12.5k", "15.0k"]
     assert axis.tickStrings([-1.2e6, 0.0, 1.2e6], 1.0, 1.2e6) == ["-1.2M", "0", "1.2M"]
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_the_time_axis_labels_both_its_ends_inside_the_plot(carbench_window, size):
+    """The window ends at the newest frame, 0 s, and starts 10 s before it: both ends are labelled (pyqtgraph hides
+    a label reaching past its axis, and "0" at the right edge always does by half its width), and still inside the
+    plot widget."""
+    window = carbench_window
+    window.resize(*size)
+    hold(window, {"throttle"}, 60)
+    row = window.plots.rows[-1]
+    axis = row.plot.getPlotItem().getAxis("bottom")
+    labels = tick_labels(axis)
+    texts = [text for _, text in labels]
+    assert "0" in texts and "-10" in texts, texts
+    visible = row.plot.mapToScene(row.plot.viewport().rect()).boundingRect()
+    for rect, text in labels:
+        assert visible.contains(rect), (text, rect, visible)
