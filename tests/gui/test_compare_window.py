@@ -139,7 +139,13 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     assert title.isFirstColumnSpanned()
     assert dock.tree.columnWidth(0) < dock.tree.fontMetrics().horizontalAdvance(title.text(0))
     header = dock.tree.header()
-    assert header.sectionViewportPosition(1) + header.sectionSize(1) <= dock.tree.viewport().width()
+    # A and B both inside the tree, not B behind a horizontal scroll bar; each as wide as its values
+    assert header.sectionViewportPosition(2) + header.sectionSize(2) <= dock.tree.viewport().width()
+    assert header.length() <= dock.tree.viewport().width()
+    metrics = dock.tree.fontMetrics()
+    for column in (1, 2):
+        assert dock.tree.columnWidth(column) >= max(metrics.horizontalAdvance(params.child(i).text(column))
+                                                    for i in range(params.childCount()))
     dock.divergence.click()
     assert window.model.view_frame == divergence.frame
 

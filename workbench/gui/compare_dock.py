@@ -31,6 +31,7 @@ from workbench.runs.compare import CompareError, Comparison, compare
 
 PIN_KEY = "B"
 DRIVE_ON_KEY = "D"
+MIN_VALUE_WIDTH = 60  # [px] the least width of the A and B columns, values elided in it
 
 
 class LinkLabel(QLabel):
@@ -86,8 +87,9 @@ class CompareDock(QWidget):
         self.divergence.clicked.connect(self._on_divergence_clicked)
         self.divergence.setVisible(False)
         self.tree = QTreeWidget()
-        self.tree.setColumnCount(4)
-        self.tree.setHeaderLabels(["", "A (reference)", "B (on show)", ""])
+        self.tree.setColumnCount(3)
+        self._value_widths = [0, 0]  # columns A and B as wide as their texts (see _fit_names)
+        self.tree.setHeaderLabels(["", "A (reference)", "B (on show)"])
         self.tree.setRootIsDecorated(True)
         top = QHBoxLayout()
         top.addWidget(self.pin_button)
@@ -166,14 +168,13 @@ class CompareDock(QWidget):
                             f"flip{'s' if flips != 1 else ''}); {result.grid}")
         params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ)"])
         for r in result.params:
-            QTreeWidgetItem(params, [r.path, _v(r.a), _v(r.b), r.unit])
+            QTreeWidgetItem(params, [r.path, _with_unit(_v(r.a), r.unit), _with_unit(_v(r.b), r.unit)])
         verdicts = QTreeWidgetItem(self.tree, [f"expectations ({flips} flip{'s' if flips != 1 else ''})"])
         units = {info.name: display_unit(info) for info in session.log.infos}
         for r in result.verdicts:
-            item = QTreeWidgetItem(verdicts, [r.label, _verdict(r.a, units), _verdict(r.b, units),
-                                              "FLIP" if r.flipped else ""])
-            if r.flipped:
-                for c in range(4):
+            item = QTreeWidgetItem(verdicts, [r.label, _verdict(r.a, units), _verdict(r.b, units)])
+            if r.flipped:  # red, and the group's title counts them
+                for c in range(3):
                     item.setForeground(c, Qt.GlobalColor.red)
         if result.divergence is not None:
             d = result.divergence
@@ -184,10 +185,10 @@ class CompareDock(QWidget):
             self.divergence.setVisible(True)
             div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
             for r in d.channels:
-                QTreeWidgetItem(div, [r.name, f"{r.a:.6g}", f"{r.b:.6g}", r.unit])
+                QTreeWidgetItem(div, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
         largest = QTreeWidgetItem(self.tree, ["largest difference per channel (B \u2212 A)"])
         for r in result.channels:
-            QTreeWidgetItem(largest, [r.name, f"{r.delta:+.4g} {r.unit}".rstrip(), f"at {r.time:.3f} s", ""])
+            QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta:+.4g}", r.unit), f"at {r.time:.3f} s"])
         params.setExpanded(True)
         verdicts.setExpanded(bool(result.flips))
         # A group's title spans the row, so the first column is as wide as the names under it, and at most
@@ -196,19 +197,34 @@ class CompareDock(QWidget):
         root = self.tree.invisibleRootItem()
         for i in range(root.childCount()):
             root.child(i).setFirstColumnSpanned(True)
-        for column in range(4):
+        for column in range(3):
             self.tree.resizeColumnToContents(column)
+        self._value_widths = [self.tree.columnWidth(column) for column in (1, 2)]
         names = [root.child(i).child(j) for i in range(root.childCount()) for j in range(root.child(i).childCount())]
         if names:
             for name in names:
-                name.setToolTip(0, name.text(0))
+                for column in range(3):  # the whole text, where the column elides it
+                    name.setToolTip(column, name.text(column))
             indent = 2 * self.tree.indentation()  # a child's indentation, and room for the arrow
             self._names_width = max(self.tree.fontMetrics().horizontalAdvance(n.text(0)) for n in names) + indent + 12
             self._fit_names()
 
     def _fit_names(self) -> None:
-        if self._names_width:
-            self.tree.setColumnWidth(0, min(self._names_width, max(self.tree.viewport().width() // 2, 120)))
+        """A and B as wide as their values, and the names the rest, at most as wide as they are. On a narrow dock
+        the names give way first, down to a third of the tree, then A and B share what is left (a text elided,
+        whole in its tooltip): with every column as wide as its texts, B ran past the dock's edge behind a scroll
+        bar."""
+        if not self._names_width:
+            return
+        room = self.tree.viewport().width()
+        a, b = self._value_widths
+        names = min(self._names_width, room - a - b)
+        if names < min(self._names_width, room // 3):
+            names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH)
+            a = b = max((room - names) // 2, MIN_VALUE_WIDTH)
+        self.tree.setColumnWidth(0, names)
+        self.tree.setColumnWidth(1, a)
+        self.tree.setColumnWidth(2, b)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -217,6 +233,10 @@ class CompareDock(QWidget):
     def showEvent(self, event) -> None:  # its tab raised: the width it has now
         super().showEvent(event)
         self._fit_names()
+
+
+def _with_unit(text: str, unit: str) -> str:
+    return f"{text} {unit}" if unit and text != "-" else text
 
 
 def _v(value) -> str:
