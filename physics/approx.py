@@ -27,16 +27,15 @@ cos           abs(x) <= 2**26                 1.44 ulp
 tan           abs(x) <= 2**26                 3.03 ulp
 exp           every double                    1.61 ulp (0 below -745.13, inf above 709.78)
 log           every positive normal double    1.91 ulp
-hypot         1e-150 < abs(x), abs(y) < 1e150  1.15 ulp
+hypot         every pair of finite doubles    1.15 ulp
 ============  ==============================  ==============
 
 Near a zero of sin, cos or tan (x close to a multiple of pi/2) the error is absolute rather than
 relative: the reduction by pi/4 in three parts leaves about 1e-31 abs(x), below 1e-22 over the range,
 which is many ulp of a result that small (sin(pi) is 1.2e-16 with 7 ulp of error). Outside the ranges:
 sin and cos lose accuracy gradually (the reduction is exact only up to 2**26), exp gives inf above
-709.78 where ``math.exp`` raises, and hypot's squares overflow above 1e154 and underflow below
-1e-154 (hypot(1e-170, 0) is 0). A car's heading reaches 2**26 rad only after 2 years of turning at
-1 rad/s, and its speeds and forces are far from 1e-150.
+709.78 where ``math.exp`` raises. A car's heading reaches 2**26 rad only after 2 years of turning at
+1 rad/s.
 """
 
 from __future__ import annotations
@@ -258,9 +257,23 @@ def log(x):
     return math.inf if x == math.inf else out
 
 
+_HYPOT_TINY = 2.0 ** -450  # below it, squares lose digits (below 1e-154 they underflow to 0)
+_HYPOT_HUGE = 2.0 ** 450  # above it, squares overflow (above 1e154)
+_HYPOT_UP = 2.0 ** 600
+_HYPOT_DOWN = 2.0 ** -600
+
+
 @scalar
 def hypot(x, y):
-    """sqrt(x^2 + y^2): 1.2 ulp measured while abs(x) and abs(y) lie between 1e-150 and 1e150 (no scaling: a car's
-    speeds and forces are far from either end)."""
-    return math.sqrt(x * x + y * y)
+    """sqrt(x^2 + y^2) for every pair of finite doubles: 1.2 ulp measured.
 
+    Where the larger of abs(x) and abs(y) is below 2**-450 or above 2**450, both are scaled by 2**600 or 2**-600
+    first and the result back: powers of two, so exactly, and the squares neither underflow nor overflow. Between
+    them the scale is 1, and the result has the same bits as sqrt(x * x + y * y).
+    """
+    big = max(abs(x), abs(y))
+    scale = _HYPOT_UP if big < _HYPOT_TINY else (_HYPOT_DOWN if big > _HYPOT_HUGE else 1.0)
+    back = _HYPOT_DOWN if big < _HYPOT_TINY else (_HYPOT_UP if big > _HYPOT_HUGE else 1.0)
+    a = x * scale
+    b = y * scale
+    return math.sqrt(a * a + b * b) * back

@@ -72,7 +72,9 @@ def energy_share(vx, vy, r, mass, inertia, energy, impulse):
     q v^2 - impulse v / 2 - energy = 0 on the side of ``vx``.
     """
     path = 0.5 * (mass * (vx * vx + vy * vy) + inertia * r * r)
-    if vx == 0.0 or path <= energy + 0.5 * impulse * vx:
+    # (vx * vx is 0 for an abs(vx) below 1.5e-162 too: a car that creeps towards rest that slowly never stops
+    # when the stop rule is off, model.stop_speed = 0; its path has no energy worth keeping from it)
+    if vx * vx == 0.0 or path <= energy + 0.5 * impulse * vx:
         return 1.0
     q = path / (vx * vx)
     root = 0.25 * impulse * impulse + 4.0 * q * energy

@@ -83,11 +83,24 @@ def test_atan2_matches_math_over_pairs_of_every_size_and_sign():
     assert np.max(_ulps(got, want)) <= BOUND_ULP["atan2"]
 
 
-def test_hypot_matches_math_below_its_overflow():
-    x, y = _log_uniform(SAMPLES, 1e-150, 1e150), _log_uniform(SAMPLES, 1e-150, 1e150)
+def test_hypot_matches_math_over_every_finite_double():
+    """Subnormal to the largest double, and pairs far apart in size (a car creeping to rest with the stop rule off
+    reached speeds of 1e-161, whose squares were 0: hypot gave 0 and a division by it nan)."""
+    x = np.concatenate([_log_uniform(SAMPLES, 5e-324, 1.7e308), _log_uniform(SAMPLES, 1e-200, 1e-140)])
+    y = np.concatenate([_log_uniform(SAMPLES, 5e-324, 1.7e308), _log_uniform(SAMPLES, 1e-200, 1e-140)])
     got = _over("hypot", x, y)
     want = np.array([math.hypot(a, b) for a, b in zip(x, y, strict=True)])
+    assert np.all(got > 0.0) and np.all(np.isfinite(got))
     assert np.max(_ulps(got, want)) <= BOUND_ULP["hypot"]
+    assert approx.hypot(1.5e-170, 0.0) == 1.5e-170 and approx.hypot(1e300, 1e300) == math.hypot(1e300, 1e300)
+
+
+def test_hypot_between_its_scaling_bounds_is_the_plain_formula_bit_for_bit():
+    """Scaled only outside 2**-450 .. 2**450, so recordings made before the scaling replay with the same bits."""
+    x, y = _log_uniform(SAMPLES, 2.0 ** -440, 1e150), _log_uniform(SAMPLES, 2.0 ** -440, 1e150)
+    got = _over("hypot", x, y)
+    plain = np.sqrt(x * x + y * y)
+    assert np.all(np.isfinite(plain)) and np.array_equal(got, plain)
 
 
 def test_subnormal_results_of_exp_are_those_of_math():

@@ -36,3 +36,23 @@ def test_a_very_light_car_stays_finite(mass):
         assert _finite(tel), f"non-finite telemetry at frame {k}"
     # drag and rolling resistance can stop the car but never throw it backwards
     assert np.all(np.isfinite(sim.state.vx))
+
+
+@pytest.mark.parametrize("name", ["manual003", "classic"])
+def test_with_the_stop_rule_off_a_car_braked_to_a_crawl_stays_finite(name):
+    """model.stop_speed = 0 (allowed) turns the stop rule off: a car braked while steering then slows by a share
+    each frame and never stops, down to speeds of 1e-160 and less, whose squares are 0. The manual car's frame
+    divided by such a square (nan at 6.03 s) until the blend's energy share and hypot were made safe there."""
+    from physics import records
+
+    dt = 1 / 120
+    p = load_preset(name).params.with_value("model.stop_speed", 0.0)
+    inputs = np.zeros((int(12.0 / dt), 1), dtype=records.INPUTS)
+    t = np.arange(len(inputs)) * dt
+    inputs["throttle"][t < 3.0] = True
+    inputs["brake"][(t >= 3.0) & (t < 6.0)] = True
+    inputs["right"][(t >= 3.0) & (t < 6.0)] = True
+    telemetry = Simulation(p, dt=dt, parallel=False).run(inputs)  # the guard raises at a non-finite value
+    assert _finite(telemetry)
+    speed = np.abs(telemetry["speed"][:, 0])
+    assert speed[int(3.0 / dt)] > 1.0 and speed[-1] < 1e-150  # it drove, and it crept down to where squares are 0
