@@ -627,6 +627,9 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     yaw_rate = s.yaw_rate + dr + (x_fl * k_fl.lever_x + x_fr * k_fr.lever_x + x_rl * k_rl.lever_x
                                   + x_rr * k_rr.lever_x) / inertia
     accel = (vx - vx_turned) / dt
+    # The roll and the lateral load transfer take the frame's lateral acceleration as it was first written:
+    # dvy/dt + vx r with the new yaw rate, which runs ahead of the forces' own (below) where the yaw rate
+    # changes fast. Kept, so that four-wheel runs move as they did; the channel is the forces' own.
     accel_y = (vy - s.vy) / dt + vx * yaw_rate
     w_fl, w_fr, w_rl, w_rr = n_fl.omega, n_fr.omega, n_rl.omega, n_rr.omega
     # A differential that held this frame turns its wheels (or, the centre one, its axles) as one.
@@ -690,7 +693,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.rolling_force = rolling
     out.brake_force = -brakes.sign(s.vx) * (used_fl + used_fr + used_rl + used_rr) / radius
     out.accel_long = accel
-    out.accel_lat = accel_y
+    out.accel_lat = (vy - vy_turned) / dt  # as accel: the change the forces made, not the frame's turn
     spinning = max(k_rl.kappa, k_rr.kappa) > p.peak_long and n_rl.fx + n_rr.fx > 0.0
     if front_share == 1.0:
         spinning = max(k_fl.kappa, k_fr.kappa) > p.peak_long and n_fl.fx + n_fr.fx > 0.0

@@ -292,7 +292,7 @@ def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
     out.rolling_force = rolling
     out.brake_force = brake
     out.accel_long = accel
-    out.accel_lat = (vy - s.vy) / dt + vx * yaw_rate
+    out.accel_lat = (vy - vy_turned) / dt  # the forces' share of the change: see telemetry.accel_lat
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = alpha_f
     out.slip_rear = alpha_r
@@ -655,7 +655,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     brake_force_r = abs(jr * (wr_free - wr_new)) / (dt * radius) if held_r else brake_r / radius
     out.brake_force = -brakes.sign(s.vx) * (brake_force_f + brake_force_r)
     out.accel_long = accel
-    out.accel_lat = (vy - s.vy) / dt + vx * yaw_rate
+    out.accel_lat = (vy - vy_turned) / dt  # the forces' share of the change: see telemetry.accel_lat
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = alpha_f
     out.slip_rear = alpha_r

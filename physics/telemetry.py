@@ -54,7 +54,8 @@ class Telemetry:
     rolling_force: np.ndarray = channel("N", "rolling resistance along the car's x axis")
     brake_force: np.ndarray = channel("N", "braking force along the car's x axis (handbrake included)")
     accel_long: np.ndarray = channel("m/s^2", "longitudinal acceleration from the forces")
-    accel_lat: np.ndarray = channel("m/s^2", "lateral acceleration, dvy/dt + vx * yaw_rate")
+    accel_lat: np.ndarray = channel("m/s^2", "lateral acceleration: the frame's change of the velocity in the world "
+                                             "along the car's lateral axis, over dt (dvy/dt + vx * yaw_rate)")
     wheelspin: np.ndarray = channel("", "driven wheels spinning (1) or gripping (0)")
     slip_front: np.ndarray = channel("rad", "front slip angle: travel direction minus wheel direction", "deg")
     slip_rear: np.ndarray = channel("rad", "rear slip angle", "deg")
