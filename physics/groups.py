@@ -140,8 +140,12 @@ class EngineParams:
 
     idle_rpm: float = param(unit="rpm", doc="idle speed", lo=100, hi=20000, span=(300.0, 2000.0))
     rev_limit: float = param(unit="rpm", doc="rev limiter", lo=500, hi=30000, span=(3000.0, 12000.0))
-    limiter_band: float = param(100.0, unit="rpm", doc="the limiter cuts the throttle over this band", lo=0,
-                                lo_open=True, hi=5000, span=(10.0, 1000.0))
+    # At least 1 rpm: the idle control works over the same band, and one much narrower (0.01 rpm) is a switch that
+    # the rounding of the engine's speed flips each frame; the engine hunts around idle (790-820 rpm) and its
+    # automatic clutch creeps a car at rest forwards (15 mm in 30 s).
+    limiter_band: float = param(100.0, unit="rpm", doc="the limiter cuts the throttle over this band (and the idle "
+                                                       "control opens it over the same band)", lo=1, hi=5000,
+                                span=(10.0, 1000.0))
     peak_torque: float = param(unit="N m", doc="peak of the torque curve", lo=0, lo_open=True, hi=1e7,
                                span=(10.0, 1000.0))
     peak_rpm: float = param(unit="rpm", doc="speed of the torque peak", lo=100, hi=30000, span=(1000.0, 10000.0))

@@ -56,3 +56,20 @@ def test_with_the_stop_rule_off_a_car_braked_to_a_crawl_stays_finite(name):
     assert _finite(telemetry)
     speed = np.abs(telemetry["speed"][:, 0])
     assert speed[int(3.0 / dt)] > 1.0 and speed[-1] < 1e-150  # it drove, and it crept down to where squares are 0
+
+
+@pytest.mark.parametrize("dt", [1 / 120, 0.05], ids=["dt120", "dt_max"])
+def test_at_the_narrowest_limiter_band_an_idling_car_stays_where_it_is(dt):
+    """The idle control opens the throttle over engine.limiter_band. At 0.01 rpm (allowed then) it was a switch the
+    rounding flipped: the engine hunted between 790 and 820 rpm and the automatic clutch crept the car 15 mm in 30 s.
+    The band is now at least 1 rpm; there, with the lightest engine and the strongest idle control, nothing moves."""
+    from physics import ParamError, records
+
+    p = load_preset("sedan").params
+    with pytest.raises(ParamError):
+        p.with_value("engine.limiter_band", 0.5)
+    p = (p.with_value("engine.limiter_band", 1.0).with_value("engine.inertia", p.info("engine.inertia").lo)
+         .with_value("engine.idle_authority", p.info("engine.idle_authority").hi))
+    telemetry = Simulation(p, dt=dt, parallel=False).run(np.zeros((int(30.0 / dt), 1), dtype=records.INPUTS))
+    assert np.all(telemetry["x"] == 0.0) and np.all(telemetry["y"] == 0.0)
+    assert np.all(telemetry["rpm"] == p.engine.idle_rpm)
