@@ -75,6 +75,35 @@ def test_a_replaced_file_keeps_its_mode(tmp_path):
     assert target.stat().st_mode & 0o777 == 0o640 and target.read_text() == "new"
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_a_staged_output_that_replaces_a_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path, umask):
+    """What `replay --csv` and `compare --csv` write: a private file stayed private only through atomic_write_text;
+    a staged output made it 0644 again under umask 022."""
+    from workbench.output.files import StagedOutputs
+
+    private, shared = tmp_path / "private.csv", tmp_path / "folder"
+    private.write_text("old")
+    private.chmod(0o600)
+    shared.mkdir()
+    (shared / "a.png").write_text("old")
+    (shared / "a.png").chmod(0o640)
+    old = os.umask(umask)
+    try:
+        with StagedOutputs() as staged:
+            staged.file(private).write_text("new")
+            staged.file(tmp_path / "new.csv").write_text("new")
+            folder = staged.folder(shared)
+            (folder / "a.png").write_text("new")
+            (folder / "b.png").write_text("new")
+            staged.commit()
+    finally:
+        os.umask(old)
+    assert private.read_text() == "new" and private.stat().st_mode & 0o777 == 0o600
+    assert (shared / "a.png").read_text() == "new" and (shared / "a.png").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "new.csv").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert (shared / "b.png").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_output_paths_are_checked(tmp_path):
     script = tmp_path / "s.toml"
     script.write_text("")

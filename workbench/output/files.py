@@ -244,6 +244,14 @@ def _remove(path: Path) -> None:
             os.unlink(path)
 
 
+def _keep_mode(source: Path, destination: Path) -> None:
+    """A file that replaces another takes its mode (a file the user made private stays private), as
+    :func:`atomic_writer`'s do; a new one keeps the mode the umask gave it."""
+    with contextlib.suppress(OSError):
+        if stat.S_ISREG(os.lstat(destination).st_mode) and stat.S_ISREG(os.lstat(source).st_mode):
+            os.chmod(source, _mode_for(destination))
+
+
 class StagedOutputs:
     """Every output of a run, staged beside its target and moved into place only when all are complete.
 
@@ -299,6 +307,8 @@ class StagedOutputs:
                 moves.append((tmp, target))
         for source, destination in moves:
             _check_move(source, destination)
+        for source, destination in moves:
+            _keep_mode(source, destination)
         done: list[tuple[Path, Path, Path | None]] = []
         try:
             for source, destination in moves:
