@@ -119,6 +119,24 @@ def test_output_paths_are_checked(tmp_path):
         check_output_dir(script, "--out")
 
 
+@pytest.mark.parametrize("what", ["link to a folder", "file"])
+def test_a_subfolder_the_command_writes_is_checked_before_the_run(tmp_path, what):
+    """`hunt --out D` writes D/report/: a link there (to a folder elsewhere) passed the check, and the hunt failed only
+    when its outputs moved in, after the whole run and its summary on stdout."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    if what == "file":
+        (out / "report").write_text("")
+    else:
+        (out / "report").symlink_to(elsewhere)
+    with pytest.raises(OutputPathError, match="a link" if what != "file" else "not a folder"):
+        check_output_dir(out, "--out", writes=lambda name: name == "report", folders=["report"])
+    (out / "report").unlink()
+    (out / "report").mkdir()
+    assert check_output_dir(out, "--out", writes=lambda name: name == "report", folders=["report"]) == out
+
+
 def test_atomic_write_to_a_relative_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     atomic_write_text("plain.txt", "x")

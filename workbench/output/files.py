@@ -184,9 +184,10 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
                                       "the inputs")
             entry = target / name
             if name in subfolders:
-                if entry.exists() and not entry.is_dir():
+                if os.path.lexists(entry) and not _real_dir(entry):  # a link is not merged into: refused now,
+                    # not when the outputs move in after the whole run
                     raise OutputPathError(f"{option} {target}: would write the folder {entry}, which exists and "
-                                          "is not a folder")
+                                          f"is {'a link' if entry.is_symlink() else 'not a folder'}")
                 continue
             try:
                 check_output_file(entry, option, sources)
