@@ -191,7 +191,10 @@ def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
     code, _, err = cli(capsys, "compare", good, blank)
     assert code == 2 and err == f"carbench: {blank}: line 7: 101 values for 102 channels\n".replace(
         "101", str(lines[0].count(","))).replace("102", str(lines[0].count(",") + 1)), err
-    for cell, said in (("abc", "'abc' is not a number"), ("nan", "nan is not finite"), ("1e999", "inf is not finite")):
+    # A value as the file has it; one whose difference or display unit would overflow (to inf in the table, the JSON
+    # and the CSV, with numpy's warnings on stderr) is refused too.
+    for cell, said in (("abc", "'abc' is not a number"), ("nan", "'nan' is not finite"), ("-Inf", "'-Inf' is not finite"),
+                       ("1e999", "'1e999' is beyond 1e300"), ("-1.7e308", "'-1.7e308' is beyond 1e300")):
         bad = tmp_path / "bad.csv"
         row = lines[3].split(",")
         row[2] = cell
@@ -199,7 +202,8 @@ def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
         code, out, err = cli(capsys, "compare", good, bad)
         column = lines[0].split(",")[2].split(" [")[0]
         assert code == 2 and out == "" and err.count("\n") == 1, err
-        assert err.startswith(f"carbench: {bad}: line 4, column {column}: {said}; not a telemetry CSV"), err
+        assert err.startswith(f"carbench: {bad}: line 4, column {column}: {said}"), err
+        assert err.endswith("; not a telemetry CSV written by carbench\n"), err
 
 
 def test_csvs_of_cars_in_other_units_are_refused(tmp_path, capsys):

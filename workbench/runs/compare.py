@@ -77,6 +77,9 @@ MAX_CSV_BYTES = 1024**3
 """A telemetry CSV larger than this is refused unread (compare's 2,000,000 frames fit well inside)."""
 
 
+MAX_CSV_VALUE = 1e300  # a CSV value's size: a difference of two (2e300) in a display unit (x 57.3) stays finite
+
+
 def read_csv_run(path: str | Path) -> Run:
     """A telemetry CSV that carbench wrote (``replay --csv``), as a run.
 
@@ -123,10 +126,13 @@ def read_csv_run(path: str | Path) -> Run:
             j, cell = next((j, c) for j, c in enumerate(texts) if not _number(c))
             raise CompareError(f"{path}: line {number}, column {header[j]}: {cell.strip()[:40]!r} is not a number; "
                                "not a telemetry CSV written by carbench") from None
-    finite = np.isfinite(values)
-    if not finite.all():
-        k, j = np.argwhere(~finite)[0]
-        raise CompareError(f"{path}: line {lines[k + 1][0]}, column {header[j]}: {values[k, j]} is not finite; "
+    usable = np.abs(values) <= MAX_CSV_VALUE  # False for nan and inf too
+    if not usable.all():
+        k, j = np.argwhere(~usable)[0]
+        cell = lines[k + 1][1].split(",")[j].strip()[:40]
+        why = ("is not finite" if any(word in cell.lower() for word in ("inf", "nan")) else
+               "is beyond 1e300 (its difference or its display unit would overflow)")
+        raise CompareError(f"{path}: line {lines[k + 1][0]}, column {header[j]}: {cell!r} {why}; "
                            "not a telemetry CSV written by carbench")
     data = {name: values[:, i] for i, name in enumerate(header)}
     t = data["t"]
