@@ -123,6 +123,13 @@ def test_sizes_as_typed(text, value):
     assert parse_bytes(text) == value
 
 
+@pytest.mark.parametrize("text, said", [("1e400", "too large"), ("1e400G", "too large"), ("0", "must be positive"),
+                                        ("-2G", "must be positive")])
+def test_sizes_refused_say_why(text, said):
+    with pytest.raises(ValueError, match=said):
+        parse_bytes(text)
+
+
 def test_sizes_in_words():
     assert format_bytes(2 * 1024**3) == "2 GiB" and format_bytes(14.6 * 1024**4) == "14.6 TiB"
     assert format_bytes(12) == "12 B"

@@ -137,6 +137,14 @@ def test_a_subfolder_the_command_writes_is_checked_before_the_run(tmp_path, what
     assert check_output_dir(out, "--out", writes=lambda name: name == "report", folders=["report"]) == out
 
 
+def test_an_output_name_too_long_for_its_staged_name_says_so(tmp_path):
+    """A 250-byte name fits the file system (255) but not beside the staged name: the message says which limit."""
+    for check, option in ((check_output_file, "--csv"), (check_output_dir, "--out")):
+        with pytest.raises(OutputPathError, match="longer than 200 bytes .carbench keeps room"):
+            check(tmp_path / ("a" * 246 + ".csv"), option)
+        assert check(tmp_path / ("a" * 196 + ".csv"), option)
+
+
 def test_atomic_write_to_a_relative_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     atomic_write_text("plain.txt", "x")

@@ -88,6 +88,8 @@ CASES = [
     S("duration-negative", head(duration="-3.0"), "[script] duration", "must be positive"),
     S("duration-1e9", head(duration="1e9"), "[script] duration", "86400"),
     S("duration-1e6", head(duration="1e6"), "[script] duration", "86400"),
+    # just over the limit: the value as typed, not rounded to the limit itself
+    S("duration-just-over", head(duration="86400.0001"), "[script] duration: 86400.0001 s is longer", "86400 s"),
     S("duration-over-budget", head(duration="80000.0"), "9,600,001 frames", "GiB", "memory budget"),
     S("dt-1e-12", HEAD + "dt = 1e-12\n", "[script] dt", "1e-05"),
     S("dt-zero", HEAD + "dt = 0.0\n", "[script] dt"),

@@ -71,3 +71,22 @@ def test_hunt_command_refuses_bad_input(run_cli, tmp_path):
         done = run_cli("hunt", *args, "--seconds" if "--seconds" not in args else "--cars", "1")
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert reason in done.stderr and "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_hunt_takes_a_preset_inside_its_out_folder_and_writes_beside_what_is_there(run_cli, tmp_path):
+    """Its scripts go to free names: a preset in --out (refused as 'would overwrite' before), or a file under a name a
+    script of it would take, stays as it is."""
+    from physics.presets import cars_dir
+    from workbench.runs.hunt_cli import _free_path
+
+    out = tmp_path / "out"
+    out.mkdir()
+    mine = out / "mycar.toml"
+    mine.write_bytes((cars_dir() / "manual003.toml").read_bytes())
+    done = run_cli("hunt", "--preset", mine, "--cars", "2", "--seconds", "2", "--seed", "1", "--out", out)
+    assert done.returncode in (0, 1) and "would overwrite" not in done.stderr, done.stderr
+    assert mine.read_bytes() == (cars_dir() / "manual003.toml").read_bytes()
+    (out / "rpm_range-1.toml").write_text("mine")
+    (out / "rpm_range-2.toml").symlink_to(tmp_path / "nowhere")  # a dangling link is not replaced either
+    assert _free_path(out, "rpm_range", set()) == out / "rpm_range-3.toml"
+    assert _free_path(out, "rpm_range", {out / "rpm_range-3.toml"}) == out / "rpm_range-4.toml"

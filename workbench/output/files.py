@@ -18,6 +18,9 @@ class OutputPathError(ValueError):
     """An output path that cannot or must not be written; the message names the option and the reason."""
 
 
+MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, a random part and ".staged" (255 in all)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -128,8 +131,9 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         raise OutputPathError(f"{option} {target}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable")
-    if len(target.name.encode("utf-8", "surrogateescape")) > 200:  # leaves room for the hidden staging name
-        raise OutputPathError(f"{option} {target}: the name is too long for this file system")
+    if len(target.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise OutputPathError(f"{option} {target}: the name is longer than {MAX_NAME_BYTES} bytes (carbench keeps "
+                              "room beside it for the name it stages the output under)")
     for source in inputs:
         if _same_file(target, source):
             raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
@@ -160,8 +164,9 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
         raise OutputPathError(f"{option} {target}: the folder {parent} does not exist")
     if not os.access(target if target.exists() else parent, os.W_OK):
         raise OutputPathError(f"{option} {target}: not writable")
-    if len(target.name.encode("utf-8", "surrogateescape")) > 200:
-        raise OutputPathError(f"{option} {target}: the name is too long for this file system")
+    if len(target.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        raise OutputPathError(f"{option} {target}: the name is longer than {MAX_NAME_BYTES} bytes (carbench keeps "
+                              "room beside it for the name it stages the output under)")
     sources = list(inputs)
     for source in sources:
         if _same_file(target, source):

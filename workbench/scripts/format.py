@@ -335,7 +335,7 @@ class _Parser:
         if duration <= 0:
             raise self.fail("[script] duration", f"{duration:g} must be positive")
         if duration > MAX_DURATION:
-            raise self.fail("[script] duration", f"{duration:g} s is longer than a script may be "
+            raise self.fail("[script] duration", f"{duration!r} s is longer than a script may be "
                                                  f"({MAX_DURATION:g} s, one day)")
         dt = None
         if "dt" in head:

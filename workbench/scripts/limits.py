@@ -133,6 +133,8 @@ def parse_bytes(text: str) -> int:
         value = float(number)
     except ValueError:
         raise ValueError(f"{text!r} is not a size (e.g. 2G, 512M)") from None
-    if not value > 0 or value == float("inf"):
+    if value == float("inf"):
+        raise ValueError(f"{text!r}: too large a size")
+    if not value > 0:
         raise ValueError(f"{text!r}: the size must be positive")
     return int(value * _SUFFIXES[suffix])
