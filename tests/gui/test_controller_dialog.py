@@ -118,3 +118,31 @@ def test_a_saved_mapping_that_is_not_usable_falls_back_to_the_default_and_says_s
     assert window.analog.controllers.mapping(device).axis_for("righttrigger").control == "throttle_pedal"
     assert said[0].startswith("carbench virtual gamepad: the saved mapping is not usable (axis 'leftx': exponent 99")
     assert said[1] == "controller plugged in: carbench virtual gamepad (gamepad)"
+
+
+def test_a_centred_reading_fills_from_its_middle_and_a_trigger_from_its_low_end(qtbot):
+    """A stick at rest read as a half-full bar (a progress bar fills from its minimum): the level bar grows from 0
+    where the range holds 0, to either side, and from the low end otherwise."""
+    from workbench.gui.controller_dialog import LevelBar
+
+    bar = LevelBar()
+    qtbot.addWidget(bar)
+    bar.setRange(-32768, 32767)
+    bar.setValue(0)
+    assert bar.filled(200)[1] == 0 and bar.text() == "0"  # at rest: nothing filled
+    bar.setValue(-16384)
+    left, width = bar.filled(200)
+    assert (left, width) == (50, 50)  # from the middle towards the left end
+    bar.setValue(32767)
+    assert bar.filled(200) == (100, 100)
+    bar.setRange(0, 32767)
+    bar.setValue(0)
+    assert bar.filled(200) == (0, 0)
+    bar.setValue(32767)
+    assert bar.filled(200) == (0, 200)
+    bar.setValue(99999)  # held within the range
+    assert bar.value() == 32767
+    bar.setFormat("+0.500")
+    assert bar.text() == "+0.500"
+    bar.resize(bar.sizeHint())
+    assert not bar.grab().isNull()  # paints

@@ -8,7 +8,8 @@ is saved for the controller's GUID (every controller of that model on this compu
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,7 +20,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -43,14 +43,87 @@ NONE = "\u2014"  # the combo entry for "drives nothing"
 AXIS_COLUMNS = ("axis", "raw", "drives", "invert", "dead zone", "curve", "exponent", "range", "value")
 
 
+class LevelBar(QWidget):
+    """A reading as a bar from its rest point: from 0 out to either side on a range that holds 0 (a stick, steer), from
+    the low end otherwise (a trigger, a pedal). A progress bar filled a centred stick at rest half way, as if pushed
+    half way. The text (the value, or ``format``) is drawn over a light fill, so it reads wherever the bar ends."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._low, self._high, self._value, self._format = 0, 100, 0, "%v"
+
+    def setRange(self, low: int, high: int) -> None:  # noqa: N802 (Qt's spelling, as QProgressBar's)
+        self._low, self._high = int(low), max(int(high), int(low) + 1)
+        self.setValue(self._value)
+
+    def setValue(self, value: int) -> None:  # noqa: N802
+        value = min(max(int(value), self._low), self._high)
+        if value != self._value:
+            self._value = value
+            self.update()
+
+    def setFormat(self, text: str) -> None:  # noqa: N802
+        if text != self._format:
+            self._format = text
+            self.update()
+
+    def value(self) -> int:
+        return self._value
+
+    def minimum(self) -> int:
+        return self._low
+
+    def text(self) -> str:
+        return self._format.replace("%v", str(self._value))
+
+    def origin(self) -> int:
+        """The value the bar grows from: 0 where the range holds it, else its low end."""
+        return 0 if self._low < 0 < self._high else self._low
+
+    def _x(self, value: int, width: int) -> int:
+        return round((value - self._low) / (self._high - self._low) * width)
+
+    def filled(self, width: int) -> tuple[int, int]:
+        """The filled span's left edge and width in pixels, inside a bar ``width`` wide."""
+        a, b = sorted((self._x(self.origin(), width), self._x(self._value, width)))
+        return a, b - a
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(120, self.fontMetrics().height() + 8)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(60, self.fontMetrics().height() + 6)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        painter = QPainter(self)
+        palette = self.palette()
+        frame = self.rect().adjusted(0, 0, -1, -1)
+        painter.fillRect(frame, palette.color(QPalette.ColorRole.Base))
+        inner = frame.adjusted(1, 1, 0, 0)
+        left, width = self.filled(inner.width())
+        fill = QColor(palette.color(QPalette.ColorRole.Highlight))
+        fill.setAlpha(110)
+        painter.fillRect(QRect(inner.left() + left, inner.top(), width, inner.height()), fill)
+        painter.setPen(palette.color(QPalette.ColorRole.Mid))
+        if self.origin() != self._low:  # the rest point of a centred reading: a tick at each edge, clear of the text
+            middle = inner.left() + self._x(self.origin(), inner.width())
+            tick = max(inner.height() // 5, 2)
+            painter.drawLine(middle, inner.top(), middle, inner.top() + tick)
+            painter.drawLine(middle, inner.bottom() - tick, middle, inner.bottom())
+        painter.setPen(palette.color(QPalette.ColorRole.Mid))
+        painter.drawRect(frame)
+        painter.setPen(palette.color(QPalette.ColorRole.Text))
+        painter.drawText(frame, Qt.AlignmentFlag.AlignCenter, self.text())
+        painter.end()
+
+
 class _AxisRow:
     """The widgets of one axis's row."""
 
     def __init__(self, dialog: ControllerDialog, grid: QGridLayout, row: int, axis: str, span: tuple[int, int]):
         self.axis, self.span = axis, span
-        self.raw = QProgressBar()
+        self.raw = LevelBar()
         self.raw.setRange(*span)
-        self.raw.setFormat("%v")
         self.control = QComboBox()
         self.control.addItems([NONE, *ANALOG])
         self.invert = QCheckBox()
@@ -66,8 +139,7 @@ class _AxisRow:
         self.calibrate = QPushButton("Calibrate")
         self.calibrate.setCheckable(True)
         self.range = QLabel()
-        self.value = QProgressBar()
-        self.value.setTextVisible(True)
+        self.value = LevelBar()
         self.calibrator: Calibrator | None = None
         widgets = (QLabel(axis), self.raw, self.control, self.invert, self.dead_zone, self.curve, self.exponent)
         for column, widget in enumerate(widgets):
