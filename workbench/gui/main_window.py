@@ -360,8 +360,9 @@ class MainWindow(QMainWindow):
     def show_message(self, text: str, ms: int = 4000) -> None:
         """A passing message in the status bar (elided to its slot; the full text in the tooltip)."""
         metrics = self.status_message.fontMetrics()
+        # (4 px short of the slot: an elided text's advance may round a pixel past the width it was elided to)
         self.status_message.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
-                                                       max(self.status_message.width(), 200)))
+                                                       max(self.status_message.width(), 200) - 4))
         self.status_message.setToolTip(text)
         self._message_timer.start(ms)
 
