@@ -27,7 +27,7 @@ cos           abs(x) <= 2**26                 1.44 ulp
 tan           abs(x) <= 2**26                 3.03 ulp
 exp           every double                    1.61 ulp (0 below -745.13, inf above 709.78)
 log           every positive normal double    1.91 ulp
-hypot         every pair of finite doubles    1.15 ulp
+hypot         every pair with a finite hypot  1.15 ulp
 ============  ==============================  ==============
 
 Near a zero of sin, cos or tan (x close to a multiple of pi/2) the error is absolute rather than
@@ -265,11 +265,12 @@ _HYPOT_DOWN = 2.0 ** -600
 
 @scalar
 def hypot(x, y):
-    """sqrt(x^2 + y^2) for every pair of finite doubles: 1.2 ulp measured.
+    """sqrt(x^2 + y^2) for every pair of finite doubles whose result is finite: 1.2 ulp measured.
 
     Where the larger of abs(x) and abs(y) is below 2**-450 or above 2**450, both are scaled by 2**600 or 2**-600
-    first and the result back: powers of two, so exactly, and the squares neither underflow nor overflow. Between
-    them the scale is 1, and the result has the same bits as sqrt(x * x + y * y).
+    first and the result back: powers of two, so the squares neither underflow nor overflow and the scaling is
+    exact (but for a subnormal result, which the scaling back rounds once more). Between those bounds the scale is
+    1, and the result has the same bits as sqrt(x * x + y * y).
     """
     big = max(abs(x), abs(y))
     scale = _HYPOT_UP if big < _HYPOT_TINY else (_HYPOT_DOWN if big > _HYPOT_HUGE else 1.0)

@@ -77,6 +77,8 @@ def energy_share(vx, vy, r, mass, inertia, energy, impulse):
     if vx * vx == 0.0 or path <= energy + 0.5 * impulse * vx:
         return 1.0
     q = path / (vx * vx)
+    if not q > 0.0:  # a path whose energy rounds to 0 (a very light car at such a speed): nothing to keep from it
+        return 1.0
     root = 0.25 * impulse * impulse + 4.0 * q * energy
     if root <= 0.0:
         return 0.0

@@ -662,6 +662,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     drive_force = (g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr) / radius
     speed = approx.hypot(vx, vy)
+    lateral = (vy - vy_turned) / dt  # as accel, before the stop rule: the change the forces made (accel_lat)
     if ((_step.standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
             or _step.standstill.braked_to_rest(s.vx, vx, speed, (b_fl + b_fr + b_rl + b_rr) / radius, drive_force,
@@ -693,7 +694,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.rolling_force = rolling
     out.brake_force = -brakes.sign(s.vx) * (used_fl + used_fr + used_rl + used_rr) / radius
     out.accel_long = accel
-    out.accel_lat = (vy - vy_turned) / dt  # as accel: the change the forces made, not the frame's turn
+    out.accel_lat = lateral
     spinning = max(k_rl.kappa, k_rr.kappa) > p.peak_long and n_rl.fx + n_rr.fx > 0.0
     if front_share == 1.0:
         spinning = max(k_fl.kappa, k_fr.kappa) > p.peak_long and n_fl.fx + n_fr.fx > 0.0

@@ -161,7 +161,9 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
     out.rolling_force = rolling
     out.brake_force = brake
     out.accel_long = accel
-    out.accel_lat = (vy - s.vy) / dt + vx * yaw_rate
+    # the change of the velocity in the world along the lateral axis (telemetry.accel_lat): the heading turns by
+    # the new yaw rate here
+    out.accel_lat = (vy - body.frame_turn(s.vx, s.vy, yaw_rate * dt)[1]) / dt
     out.wheelspin = 0.0
     out.slip_front = 0.0
     out.slip_rear = 0.0
@@ -279,6 +281,7 @@ def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
     vx = dyn * (vx_dyn_forces + vx_turned - s.vx) + w * (vx_base + share * (vx_path - vx_base))
     vy = dyn * vy_dyn + w * (vy_turned + share * (vy_path - vy_turned))
     yaw_rate = dyn * r_dyn + w * (s.yaw_rate + share * (r_path - s.yaw_rate))
+    accel_y = (vy - vy_turned) / dt  # as accel, before the stop rule: the change the forces made (telemetry.accel_lat)
     if standstill.stop_mask(approx.hypot(vx, vy), accel, force, p.model_stop_speed, p.weight):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
     # The heading turns by the angle the velocity was carried through (frame_turn): the velocity in
@@ -292,7 +295,7 @@ def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
     out.rolling_force = rolling
     out.brake_force = brake
     out.accel_long = accel
-    out.accel_lat = (vy - vy_turned) / dt  # the forces' share of the change: see telemetry.accel_lat
+    out.accel_lat = accel_y
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = alpha_f
     out.slip_rear = alpha_r
@@ -631,6 +634,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     drive_force = (drive_r + drive_f) / radius
     speed = approx.hypot(vx, vy)
+    accel_y = (vy - vy_turned) / dt  # as accel, before the stop rule: the change the forces made (telemetry.accel_lat)
     # The stop rule ends a crawl; only where the tyres could have stopped the car within the frame.
     if ((standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
@@ -655,7 +659,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     brake_force_r = abs(jr * (wr_free - wr_new)) / (dt * radius) if held_r else brake_r / radius
     out.brake_force = -brakes.sign(s.vx) * (brake_force_f + brake_force_r)
     out.accel_long = accel
-    out.accel_lat = (vy - vy_turned) / dt  # the forces' share of the change: see telemetry.accel_lat
+    out.accel_lat = accel_y
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = alpha_f
     out.slip_rear = alpha_r

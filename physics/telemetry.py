@@ -55,7 +55,8 @@ class Telemetry:
     brake_force: np.ndarray = channel("N", "braking force along the car's x axis (handbrake included)")
     accel_long: np.ndarray = channel("m/s^2", "longitudinal acceleration from the forces")
     accel_lat: np.ndarray = channel("m/s^2", "lateral acceleration: the frame's change of the velocity in the world "
-                                             "along the car's lateral axis, over dt (dvy/dt + vx * yaw_rate)")
+                                             "along the car's lateral axis at the frame's end, over dt (about dvy/dt "
+                                             "+ vx * yaw_rate at the frame's start)")
     wheelspin: np.ndarray = channel("", "driven wheels spinning (1) or gripping (0)")
     slip_front: np.ndarray = channel("rad", "front slip angle: travel direction minus wheel direction", "deg")
     slip_rear: np.ndarray = channel("rad", "rear slip angle", "deg")

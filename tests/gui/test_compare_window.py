@@ -143,9 +143,30 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     assert header.sectionViewportPosition(2) + header.sectionSize(2) <= dock.tree.viewport().width()
     assert header.length() <= dock.tree.viewport().width()
     metrics = dock.tree.fontMetrics()
+
+    def widest(group, column):
+        return max(metrics.horizontalAdvance(group.child(i).text(column)) for i in range(group.childCount()))
+
+    groups = [dock.tree.topLevelItem(i) for i in range(dock.tree.topLevelItemCount())]
+    assert any(not g.isExpanded() for g in groups)  # folded groups (the largest differences) count too
     for column in (1, 2):
-        assert dock.tree.columnWidth(column) >= max(metrics.horizontalAdvance(params.child(i).text(column))
-                                                    for i in range(params.childCount()))
+        assert all(dock._value_widths[column - 1] >= widest(g, column) for g in groups if g.childCount())
+    # Made wide and narrow again, the names give way before the values, and nothing runs past the tree.
+    tree_widths = []
+    for width in (1200, dock.width(), 300):
+        window.compare_dock.setMinimumWidth(width)
+        window.compare_dock.setMaximumWidth(width)
+        qtbot.wait(10)
+        room = dock.tree.viewport().width()
+        assert header.length() <= room + 1, (width, header.length(), room)
+        if room >= dock._names_width + sum(dock._value_widths):  # wide: every text whole
+            assert dock.tree.columnWidth(0) == dock._names_width
+            for column in (1, 2):
+                assert all(dock.tree.columnWidth(column) >= widest(g, column) for g in groups if g.childCount())
+        tree_widths.append(room)
+    window.compare_dock.setMinimumWidth(0)
+    window.compare_dock.setMaximumWidth(16777215)
+    assert tree_widths[0] >= dock._names_width + sum(dock._value_widths) > tree_widths[-1]
     dock.divergence.click()
     assert window.model.view_frame == divergence.frame
 

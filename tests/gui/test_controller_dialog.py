@@ -144,5 +144,14 @@ def test_a_centred_reading_fills_from_its_middle_and_a_trigger_from_its_low_end(
     assert bar.value() == 32767
     bar.setFormat("+0.500")
     assert bar.text() == "+0.500"
+    # a wheel's pedal reads the low end of a range centred on 0 at rest: it grows from there, not from 0
+    bar.setRange(-32768, 32767)
+    bar.setRest(-32768)
+    bar.setValue(-32768)
+    assert bar.filled(200) == (0, 0)
+    bar.setValue(32767)
+    assert bar.filled(200) == (0, 200)
+    bar.setRest(None)
+    assert bar.filled(200) == (100, 100)
     bar.resize(bar.sizeHint())
     assert not bar.grab().isNull()  # paints

@@ -213,7 +213,7 @@ def test_handbrake_in_a_turn_steps_the_tail_out():
     assert np.all(hand.wheelspin[locked] == 0.0) and np.all(hand.drive_force[locked] == 0.0)
 
 
-@pytest.mark.parametrize("name", ["f1tenth", "sedan_single_track", "sedan"])
+@pytest.mark.parametrize("name", ["f1tenth", "sedan_single_track", "sedan", "teaching", "classic"])
 def test_lateral_acceleration_is_the_change_of_the_velocity_in_the_world(name):
     """accel_lat of a frame is its change of the velocity in the world, over dt, along the car's lateral axis at the
     frame's end (where the heading has turned by yaw_rate dt). Braking into full lock at speed, the yaw rate
@@ -234,6 +234,9 @@ def test_lateral_acceleration_is_the_change_of_the_velocity_in_the_world(name):
     # the telemetry holds each frame's start: frame k's change is k -> k + 1, seen along the lateral axis at k + 1
     across = (-(world_x[1:] - world_x[:-1]) * np.sin(h[1:]) + (world_y[1:] - world_y[:-1]) * np.cos(h[1:])) / DT
     ay = run["accel_lat"][:-1]
-    assert np.abs(run["yaw_rate"]).max() > 0.5  # it turned
+    assert np.abs(run["yaw_rate"]).max() > 0.2  # it turned
+    # Not the frame where the stop rule sets a crawl to rest: the channel is the forces' change, as accel_long.
+    moving = ~((vx[1:] == 0.0) & (vy[1:] == 0.0) & ((vx[:-1] != 0.0) | (vy[:-1] != 0.0)))
     scale = np.abs(vx).max() * 1e-9 / DT  # the rounding of a difference of velocities, over dt
-    assert np.abs(ay - across).max() <= scale + 1e-9 * np.abs(across).max(), np.abs(ay - across).max()
+    miss = np.abs(ay - across)[moving]
+    assert miss.max() <= scale + 1e-9 * np.abs(across).max(), miss.max()

@@ -123,7 +123,8 @@ def test_sizes_as_typed(text, value):
     assert parse_bytes(text) == value
 
 
-@pytest.mark.parametrize("text, said", [("1e400", "too large"), ("1e400G", "too large"), ("0", "must be positive"),
+@pytest.mark.parametrize("text, said", [("1e400", "too large"), ("1e400G", "too large"), ("1e306T", "too large"),
+                                        ("1e308k", "too large"), ("0", "must be positive"),
                                         ("-2G", "must be positive")])
 def test_sizes_refused_say_why(text, said):
     with pytest.raises(ValueError, match=said):

@@ -99,6 +99,15 @@ def test_a_staged_output_that_replaces_a_file_keeps_its_mode_and_a_new_one_follo
     finally:
         os.umask(old)
     assert private.read_text() == "new" and private.stat().st_mode & 0o777 == 0o600
+    # through a link, the mode of the file it points to (as atomic_write_text)
+    pointed, link = tmp_path / "pointed.csv", tmp_path / "link.csv"
+    pointed.write_text("old")
+    pointed.chmod(0o640)
+    link.symlink_to(pointed)
+    with StagedOutputs() as staged:
+        staged.file(link).write_text("new")
+        staged.commit()
+    assert link.stat().st_mode & 0o777 == 0o640
     assert (shared / "a.png").read_text() == "new" and (shared / "a.png").stat().st_mode & 0o777 == 0o640
     assert (tmp_path / "new.csv").stat().st_mode & 0o777 == 0o666 & ~umask
     assert (shared / "b.png").stat().st_mode & 0o777 == 0o666 & ~umask

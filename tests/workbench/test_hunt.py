@@ -86,7 +86,9 @@ def test_hunt_takes_a_preset_inside_its_out_folder_and_writes_beside_what_is_the
     done = run_cli("hunt", "--preset", mine, "--cars", "2", "--seconds", "2", "--seed", "1", "--out", out)
     assert done.returncode in (0, 1) and "would overwrite" not in done.stderr, done.stderr
     assert mine.read_bytes() == (cars_dir() / "manual003.toml").read_bytes()
-    (out / "rpm_range-1.toml").write_text("mine")
-    (out / "rpm_range-2.toml").symlink_to(tmp_path / "nowhere")  # a dangling link is not replaced either
-    assert _free_path(out, "rpm_range", set()) == out / "rpm_range-3.toml"
-    assert _free_path(out, "rpm_range", {out / "rpm_range-3.toml"}) == out / "rpm_range-4.toml"
+    other = tmp_path / "other"  # a folder of its own: what the hunt above wrote does not count
+    other.mkdir()
+    (other / "rpm_range-1.toml").write_text("mine")
+    (other / "rpm_range-2.toml").symlink_to(tmp_path / "nowhere")  # a dangling link is not replaced either
+    assert _free_path(other, "rpm_range", set()) == other / "rpm_range-3.toml"
+    assert _free_path(other, "rpm_range", {other / "rpm_range-3.toml"}) == other / "rpm_range-4.toml"

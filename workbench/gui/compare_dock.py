@@ -32,6 +32,8 @@ from workbench.runs.compare import CompareError, Comparison, compare
 PIN_KEY = "B"
 DRIVE_ON_KEY = "D"
 MIN_VALUE_WIDTH = 60  # [px] the least width of the A and B columns, values elided in it
+FLIPPED = "\u2260"  # before a verdict that B flipped (not only in red)
+CELL_MARGIN = 16  # [px] a cell's text margins and focus frame, beside its text
 
 
 class LinkLabel(QLabel):
@@ -90,6 +92,7 @@ class CompareDock(QWidget):
         self.tree.setColumnCount(3)
         self._value_widths = [0, 0]  # columns A and B as wide as their texts (see _fit_names)
         self.tree.setHeaderLabels(["", "A (reference)", "B (on show)"])
+        self.tree.header().setStretchLastSection(False)  # the widths are set in _fit_names
         self.tree.setRootIsDecorated(True)
         top = QHBoxLayout()
         top.addWidget(self.pin_button)
@@ -173,7 +176,8 @@ class CompareDock(QWidget):
         units = {info.name: display_unit(info) for info in session.log.infos}
         for r in result.verdicts:
             item = QTreeWidgetItem(verdicts, [r.label, _verdict(r.a, units), _verdict(r.b, units)])
-            if r.flipped:  # red, and the group's title counts them
+            if r.flipped:  # marked, red, and counted in the group's title
+                item.setText(0, f"{FLIPPED} {r.label}")
                 for c in range(3):
                     item.setForeground(c, Qt.GlobalColor.red)
         if result.divergence is not None:
@@ -197,16 +201,18 @@ class CompareDock(QWidget):
         root = self.tree.invisibleRootItem()
         for i in range(root.childCount()):
             root.child(i).setFirstColumnSpanned(True)
-        for column in range(3):
-            self.tree.resizeColumnToContents(column)
-        self._value_widths = [self.tree.columnWidth(column) for column in (1, 2)]
         names = [root.child(i).child(j) for i in range(root.childCount()) for j in range(root.child(i).childCount())]
         if names:
             for name in names:
                 for column in range(3):  # the whole text, where the column elides it
                     name.setToolTip(column, name.text(column))
+            # Measured on every row, the folded groups' too (Qt's resizeColumnToContents sees only the rows on
+            # show: a group unfolded later had its values elided on a wide dock).
+            metrics, header = self.tree.fontMetrics(), self.tree.header()
             indent = 2 * self.tree.indentation()  # a child's indentation, and room for the arrow
-            self._names_width = max(self.tree.fontMetrics().horizontalAdvance(n.text(0)) for n in names) + indent + 12
+            self._names_width = max(metrics.horizontalAdvance(n.text(0)) for n in names) + indent + 12
+            self._value_widths = [max(max(metrics.horizontalAdvance(n.text(c)) for n in names) + CELL_MARGIN,
+                                      header.sectionSizeFromContents(c).width()) for c in (1, 2)]
             self._fit_names()
 
     def _fit_names(self) -> None:
@@ -222,6 +228,7 @@ class CompareDock(QWidget):
         if names < min(self._names_width, room // 3):
             names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH)
             a = b = max((room - names) // 2, MIN_VALUE_WIDTH)
+        b = max(b, room - names - a)  # B takes what is left over (the last section does not stretch)
         self.tree.setColumnWidth(0, names)
         self.tree.setColumnWidth(1, a)
         self.tree.setColumnWidth(2, b)

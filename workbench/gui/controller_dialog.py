@@ -45,16 +45,25 @@ AXIS_COLUMNS = ("axis", "raw", "drives", "invert", "dead zone", "curve", "expone
 
 class LevelBar(QWidget):
     """A reading as a bar from its rest point: from 0 out to either side on a range that holds 0 (a stick, steer), from
-    the low end otherwise (a trigger, a pedal). A progress bar filled a centred stick at rest half way, as if pushed
-    half way. The text (the value, or ``format``) is drawn over a light fill, so it reads wherever the bar ends."""
+    the low end otherwise (a trigger), or from where a control rests (:meth:`setRest`: a wheel's pedal at one end of
+    a range centred on 0). A progress bar filled a centred stick at rest half way, as if pushed half way. The text
+    (the value, or ``format``) is drawn over a light fill, so it reads wherever the bar ends."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._low, self._high, self._value, self._format = 0, 100, 0, "%v"
+        self._rest: int | None = None
 
     def setRange(self, low: int, high: int) -> None:  # noqa: N802 (Qt's spelling, as QProgressBar's)
         self._low, self._high = int(low), max(int(high), int(low) + 1)
         self.setValue(self._value)
+        self.update()  # the rest point and the fill move with the range
+
+    def setRest(self, rest: int | None) -> None:  # noqa: N802
+        """The reading at rest, where the bar grows from (None: 0 if the range holds it, else the low end): a
+        wheel's pedal reads the low (or, inverted, the high) end of a range centred on 0."""
+        self._rest = None if rest is None else int(rest)
+        self.update()
 
     def setValue(self, value: int) -> None:  # noqa: N802
         value = min(max(int(value), self._low), self._high)
@@ -77,7 +86,10 @@ class LevelBar(QWidget):
         return self._format.replace("%v", str(self._value))
 
     def origin(self) -> int:
-        """The value the bar grows from: 0 where the range holds it, else its low end."""
+        """The value the bar grows from: its rest (:meth:`setRest`), else 0 where the range holds it, else its low
+        end."""
+        if self._rest is not None:
+            return min(max(self._rest, self._low), self._high)
         return 0 if self._low < 0 < self._high else self._low
 
     def _x(self, value: int, width: int) -> int:
@@ -105,7 +117,7 @@ class LevelBar(QWidget):
         fill.setAlpha(110)
         painter.fillRect(QRect(inner.left() + left, inner.top(), width, inner.height()), fill)
         painter.setPen(palette.color(QPalette.ColorRole.Mid))
-        if self.origin() != self._low:  # the rest point of a centred reading: a tick at each edge, clear of the text
+        if self._low < self.origin() < self._high:  # a rest point inside: a tick at each edge, clear of the text
             middle = inner.left() + self._x(self.origin(), inner.width())
             tick = max(inner.height() // 5, 2)
             painter.drawLine(middle, inner.top(), middle, inner.top() + tick)
@@ -174,6 +186,9 @@ class _AxisRow:
         self.exponent.setEnabled(mapping is not None and m.curve == "power")
         self.range.setText(f"{m.low} .. {m.high}")
         self.value.setRange(-1000 if mapping is not None and m.control == "steer" else 0, 1000)
+        # a pedal's raw reading grows from the end it rests at (its mapped value is 0 there); a stick's from 0
+        pedal = mapping is not None and m.control != "steer"
+        self.raw.setRest((m.high if m.invert else m.low) if pedal else None)
 
     def edited(self, low: int, high: int) -> AxisMapping | None:
         control = self.control.currentText()

@@ -21,7 +21,7 @@ from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
-END_LABEL_OVERHANG = 12  # [px] how far a time label may reach past the plot's ends
+END_LABEL = "-0000"  # the widest time label at a plot's end whose overhang (half of it) is let past the end
 AXIS_WIDTH = 58  # [px] a rotated unit label and ticks of up to six characters ("-12.5k": FittedAxis writes thousands as k)
 FLAT_SPAN = 1e-6  # [display units] a spread below it is rounding, not signal, in every channel's unit (N, deg/s, rpm, -)
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
@@ -185,7 +185,7 @@ class PlotRow(QWidget):
         item.getAxis("left").setWidth(AXIS_WIDTH)
         # The time axis' end labels ("0" at the newest frame, at the plot's right edge) reach half their width
         # past the axis; pyqtgraph hides any label that does, so the right end was never labelled.
-        item.getAxis("bottom").setStyle(hideOverlappingLabels=END_LABEL_OVERHANG)
+        item.getAxis("bottom").setStyle(hideOverlappingLabels=self.plot.fontMetrics().horizontalAdvance(END_LABEL) // 2 + 2)
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
         self.now = pg.InfiniteLine(pos=0.0, angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
         self.readout = pg.TextItem(color=(20, 20, 20), anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 220))

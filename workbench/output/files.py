@@ -251,10 +251,11 @@ def _remove(path: Path) -> None:
 
 
 def _keep_mode(source: Path, destination: Path) -> None:
-    """A file that replaces another takes its mode (a file the user made private stays private), as
-    :func:`atomic_writer`'s do; a new one keeps the mode the umask gave it."""
+    """A file that replaces another takes its mode (a file the user made private stays private; through a link, the
+    mode of the file it points to), as :func:`atomic_writer`'s do; a new one keeps the mode the umask gave it.
+    ``source`` is a staged file of this process's own."""
     with contextlib.suppress(OSError):
-        if stat.S_ISREG(os.lstat(destination).st_mode) and stat.S_ISREG(os.lstat(source).st_mode):
+        if stat.S_ISREG(os.stat(destination).st_mode) and stat.S_ISREG(os.lstat(source).st_mode):
             os.chmod(source, _mode_for(destination))
 
 

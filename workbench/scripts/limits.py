@@ -133,8 +133,9 @@ def parse_bytes(text: str) -> int:
         value = float(number)
     except ValueError:
         raise ValueError(f"{text!r} is not a size (e.g. 2G, 512M)") from None
-    if value == float("inf"):
-        raise ValueError(f"{text!r}: too large a size")
     if not value > 0:
         raise ValueError(f"{text!r}: the size must be positive")
-    return int(value * _SUFFIXES[suffix])
+    size = value * _SUFFIXES[suffix]
+    if size == float("inf"):  # 1e400, or 1e306T
+        raise ValueError(f"{text!r}: too large a size")
+    return int(size)
