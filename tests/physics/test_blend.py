@@ -84,3 +84,17 @@ def test_the_jump_check_catches_a_hard_switch():
     # A switch shows most in the lateral acceleration (about 30x); vy and the slip angles about 3-5x.
     assert ratios["accel_lat"] > 10 * JUMP_FACTOR
     assert ratios["vy"] > JUMP_FACTOR
+
+
+def test_the_energy_share_is_finite_where_squares_of_speeds_vanish():
+    """A car creeping towards rest with the stop rule off reaches speeds whose squares are 0 (vx * vx is 0 below
+    1.5e-162), or whose path's energy rounds to 0 on a light car: the share is 1 there (nothing to keep), not 0/0."""
+    import math
+
+    from physics import blend
+
+    for vx in (1e-170, 2.3e-162, -2.3e-162):
+        share = blend.energy_share(vx, vx / 2, vx / 3, 1.0, 1e-4, 0.0, -1e-3)
+        assert math.isfinite(share) and 0.0 <= share <= 1.0, (vx, share)
+    assert blend.energy_share(2.3e-162, 1.15e-162, 6.9e-163, 1.0, 1e-4, 0.0, -1e-3) == 1.0
+    assert blend.energy_share(20.0, 1.0, 0.5, 1500.0, 2500.0, 1e5, 10.0) < 1.0  # an ordinary case still limits
