@@ -492,7 +492,8 @@ class _CornerItems:
         self.frame = _polygon_item(QColor(255, 255, 255, 0), LOAD_FRAME)
         self.frame.setPen(pg.mkPen(LOAD_FRAME, width=1))
         self.bar = _polygon_item(LOAD, LOAD)
-        self.aids = pg.TextItem("", anchor=(0.5, 0.5))
+        # on a light fill: the aids' colours read on any road (ESC's lilac was faint on the ice's light blue)
+        self.aids = pg.TextItem("", anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 210))
         self.aids.setFont(QFont("", 8, QFont.Weight.Bold))
         self.aids.setVisible(False)  # shown while an aid acts
         self._low = False
