@@ -171,6 +171,35 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     assert window.model.view_frame == divergence.frame
 
 
+def test_driving_on_from_the_past_asks_before_it_replaces_the_last_recording(carbench_window):
+    """Driving on from a past frame (D, or an edit while scrubbed back) starts a recording; the last one, stopped and
+    not saved, was replaced without a word when that one stopped (seen: D, then Replay). It is asked about first."""
+    from PySide6.QtWidgets import QMessageBox
+
+    window = carbench_window
+    model = window.model
+    asked = []
+    answer = [QMessageBox.StandardButton.Cancel]
+    window.ask_recording = lambda doing: asked.append(doing) or answer[0]
+    assert window.record()
+    hold(window, {"throttle"}, 120)
+    first = model.stop_recording()
+    assert first is not None and model.session.recording_unsaved
+    model.set_running(False)
+    model.set_view_frame(60)
+    # Cancel: nothing drives on, the recording is kept, and an edit made while scrubbed back is not made either
+    assert not window.comparer.drive_from_here()
+    assert asked == ["drive on from here"] and model.session.last_recording is first and not model.session.recording
+    mass = model.session.params.get("body.mass")
+    model.set_param("body.mass", mass + 100.0)
+    assert model.session.params.get("body.mass") == mass and not model.session.recording
+    assert len(asked) == 2 and model.session.last_recording is first
+    # Discard: it drives on, recording
+    answer[0] = QMessageBox.StandardButton.Discard
+    assert window.comparer.drive_from_here()
+    assert len(asked) == 3 and model.session.recording
+
+
 def test_drive_300_scrub_to_100_drive_on_100(carbench_window, qtbot, tmp_path):
     window = carbench_window
     model = window.model

@@ -263,6 +263,7 @@ def _verdict(v, units: dict[str, tuple[str, float]]) -> str:
 def install_compare(window) -> Comparer:
     """Add comparing to ``window`` (a MainWindow): dock, toolbar, keys, ghost cars, plot overlays."""
     comparer = Comparer(window.model, window)
+    comparer.confirm_recording = window._confirm_recording
     window.compare_dock_widget = CompareDock(comparer)
     dock = QDockWidget("Compare", window)
     dock.setObjectName("compare")

@@ -10,6 +10,7 @@ a re-run is under way supersedes it (its result is dropped and the newest edit r
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,9 @@ class Comparer(QObject):
         self._base: Program | None = None  # the script as loaded, before any edit
         self._overrides: dict[str, Any] = {}
         self._editing = False
+        # Asked before driving on from the past starts a recording that would take the place of the last one, not
+        # saved yet (the window asks Save / Discard / Cancel); True to go on.
+        self.confirm_recording: Callable[[str], bool] = lambda doing: True
         model.params_changed.connect(self._on_params_changed)
         model.script_loaded.connect(self._on_script_loaded)
         model.preset_loaded.connect(lambda name: self._on_script_loaded(""))
@@ -183,8 +187,12 @@ class Comparer(QObject):
         if self.model.view_frame is not None:
             self._editing = True
             try:
-                self.drive_from_here()
-                session.set_param(path, value)  # the edit takes effect from the frame driven on from
+                if self.drive_from_here():
+                    session.set_param(path, value)  # the edit takes effect from the frame driven on from
+                else:  # the last recording kept (Cancel): the edit is not made either
+                    frame = self.model.view_frame
+                    shown = session.history.params_at(frame - 1) if frame else session.history.start_params
+                    session.set_param(path, shown.get(path))
             finally:
                 self._editing = False
             return
@@ -218,6 +226,8 @@ class Comparer(QObject):
         frame = model.view_frame
         if frame is None:
             return False
+        if not session.recording and not self.confirm_recording("drive on from here"):
+            return False  # a new recording starts here: the last one, not saved, is asked about first
         n = self.references._count + 1
         past = session.drive_from(frame, f"ref {n}")
         if past is None:
