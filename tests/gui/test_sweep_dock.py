@@ -138,6 +138,14 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
     assert chosen == [{"body.mass": mass}]
     assert window.model.session.params.body.mass == mass
     assert dock.chosen == 2  # the clicked point is ringed
+    # Another script loaded: the chart still shows this sweep, but a car of it no longer drives (its values were
+    # swept on another script and car: they drove the manual car's clutch coast with this sweep's mass)
+    from physics.presets import scripts_dir
+
+    assert window.load_script(scripts_dir() / "clutch_coast.toml")
+    dock.choose_car(1)
+    assert len(chosen) == 1 and "run the sweep again" in dock.status.text()
+    assert window.model.session.params.body.mass != dock.result.plan.si_values()[1, 0]
 
 
 def test_a_line_sweep_shows_its_margins_in_display_units(qtbot, loaded):

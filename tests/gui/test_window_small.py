@@ -214,3 +214,44 @@ def test_a_first_start_fits_the_screen():
     assert (first_size((1920, 1080)).width(), first_size((1920, 1080)).height()) == FIRST_SIZE
     assert (first_size((1366, 1000)).width(), first_size((1366, 1000)).height()) == (1366, 900)
     assert (first_size(None).width(), first_size(None).height()) == FIRST_SIZE  # off screen (the tests)
+
+
+def test_saves_and_exports_never_write_over_what_is_loaded_nor_onto_a_device(carbench_window, tmp_path):
+    """Exports of the telemetry as CSV or MCAP, a recording or a preset were written over the loaded preset or script
+    (the file dialog's "replace?" was the only guard), and onto /dev/null as a saved file (as root, the device node
+    was replaced by a file). Each is refused with one message, and the files stay as they were."""
+    import shutil
+
+    from physics.presets import cars_dir, scripts_dir
+
+    window = carbench_window
+    preset = tmp_path / "mycar.toml"
+    shutil.copy(cars_dir() / "sedan.toml", preset)
+    script = tmp_path / "drive.toml"
+    script.write_text((scripts_dir() / "clutch_coast.toml").read_text().replace('preset = "manual003"',
+                                                                              f'preset = "{preset}"'))
+    window.model.start_recording()
+    hold(window, {"throttle"}, 30)
+    window.model.stop_recording()  # a recording to save, made before the script comes in
+    assert window.load_script(script)
+    window.model.set_running(True)
+    hold(window, {"throttle"}, 60)
+    before = {path: path.read_bytes() for path in (preset, script)}
+    shown = []
+    window.show_error = lambda title, text: shown.append(text)
+    for path in (preset, script):
+        assert not window.export_telemetry(path)
+        assert not window.export_mcap(path)
+        assert not window.save_recording(path)
+    assert not window.save_preset(script)
+    assert not window.save_recording(scripts_dir() / "clutch_coast.toml")  # a shipped script
+    assert not window.export_telemetry("/dev/null") and not window.save_recording(tmp_path / "no" / "x.toml")
+    assert not window.save_recording(tmp_path)  # a folder
+    assert all(path.read_bytes() == data for path, data in before.items())
+    assert len(shown) == 11 and all("\n" not in text and ".tmp" not in text for text in shown), shown
+    assert "is the preset on show" in shown[0] and "is the loaded script" in shown[3] and "shipped" in shown[7]
+    assert "/dev/null" in shown[-3] and "does not exist" in shown[-2] and "directory" in shown[-1]
+    assert window.model.session.recording_unsaved  # nothing was saved
+    # what is not loaded is written; the preset on show is the user's own file, so saving it over itself is allowed
+    assert window.export_telemetry(tmp_path / "t.csv") and window.save_recording(tmp_path / "r.toml")
+    assert window.save_preset(preset)

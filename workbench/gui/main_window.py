@@ -39,6 +39,7 @@ from workbench.gui.session_model import SPEEDS, SessionModel
 from workbench.gui.sweep_dock import SweepDock, program_with
 from workbench.gui.telemetry_panel import TelemetryPanel
 from workbench.gui.watch_dock import WatchList
+from workbench.names import path_problem
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
@@ -535,10 +536,44 @@ class MainWindow(QMainWindow):
             return False
         return True
 
+    def output_problem(self, path: str | Path, what: str, preset_too: bool = False) -> str | None:
+        """Why ``path`` may not be written by ``what`` ("Save preset", "Export telemetry" ...), or None: a folder, a
+        device or a missing folder, as on the command line, and never over what is loaded (the script, its preset,
+        the preset on show, a shipped preset or script), which the file dialog's "replace?" alone let through. ``preset_too``:
+        the preset on show may be saved over (Save preset, when it is the user's own file)."""
+        from workbench.output.files import OutputPathError, _same_file, check_output_file
+
+        session = self.model.session
+        program = session.program
+        on_show = session.preset.path
+        loaded = [("the preset on show", None if preset_too else on_show)]
+        if program is not None:
+            own = program.preset_path
+            loaded += [("the loaded script", Path(program.script.source)),
+                       ("the loaded script's preset", None if preset_too and own == on_show else own)]
+        try:
+            target = check_output_file(path, what)
+        except OutputPathError as exc:
+            return str(exc)
+        for name, source in loaded:
+            if source is not None and Path(source).exists() and _same_file(target, source):
+                return f"{what} {target}: is {name}; choose another name"
+        shipped = [*cars_dir().glob("*.toml"), *scripts_dir().glob("*.toml")]
+        if target.exists() and any(_same_file(target, file) for file in shipped):
+            return f"{what} {target}: is a preset or script shipped with carbench; choose another name"
+        return None
+
     def save_preset(self, path: str | Path) -> bool:
+        problem = self.output_problem(path, "Save preset", preset_too=True)
+        if problem:
+            self.show_error("Preset not saved", problem)
+            return False
         try:
             self.model.save_preset(path)
-        except (OSError, ParamError, PresetError) as exc:
+        except OSError as exc:
+            self.show_error("Preset not saved", f"{path}: {path_problem(exc)}")
+            return False
+        except (ParamError, PresetError) as exc:
             self.show_error("Preset not saved", f"{path}: {exc}")
             return False
         self.settings.setValue("preset_folder", str(Path(path).resolve().parent))
@@ -593,11 +628,15 @@ class MainWindow(QMainWindow):
         if script is None:
             self.show_error("Nothing to save", "Record something first (Record, drive, Stop).")
             return False
+        problem = self.output_problem(path, "Save recording")
+        if problem:
+            self.show_error("Recording not saved", problem)
+            return False
         name = Path(path).stem
         try:
             replace(script, name=name).save(path)
         except OSError as exc:
-            self.show_error("Recording not saved", f"{path}: {exc}")
+            self.show_error("Recording not saved", f"{path}: {path_problem(exc)}")
             return False
         self.model.session.recording_unsaved = False
         self.model.name_recording(name)  # saved as my_drive, it is called my_drive
@@ -622,10 +661,14 @@ class MainWindow(QMainWindow):
     def export_telemetry(self, path: str | Path) -> bool:
         """Every channel of every frame of the history as CSV (as ``carbench replay --csv`` writes it)."""
         log = self.model.session.log
+        problem = self.output_problem(path, "Export telemetry")
+        if problem:
+            self.show_error("Telemetry not exported", problem)
+            return False
         try:
             log.write_csv(path)
         except OSError as exc:
-            self.show_error("Telemetry not exported", f"{path}: {exc}")
+            self.show_error("Telemetry not exported", f"{path}: {path_problem(exc)}")
             return False
         self.show_message(f"wrote {log.frames} frames to {path}", 4000)
         return True
@@ -644,10 +687,14 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", start, EXPORT_FILTERS[kind])
         if not path:
             return False
+        problem = self.output_problem(path, "Export plot")
+        if problem:
+            self.show_error("Plot not exported", problem)
+            return False
         try:
             self.plots.export(row, kind, path)
         except OSError as exc:
-            self.show_error("Plot not exported", f"{path}: {exc}")
+            self.show_error("Plot not exported", f"{path}: {path_problem(exc)}")
             return False
         self.remember_folder("export_folder", path)
         self.show_message(f"exported {path}", 4000)
@@ -657,10 +704,14 @@ class MainWindow(QMainWindow):
         """The history so far as MCAP (Foxglove, PlotJuggler)."""
         from workbench.output.mcap_log import write_session_mcap
 
+        problem = self.output_problem(path, "Export MCAP")
+        if problem:
+            self.show_error("Telemetry not exported", problem)
+            return False
         try:
             write_session_mcap(self.model.session, path)
         except OSError as exc:
-            self.show_error("Telemetry not exported", f"{path}: {exc}")
+            self.show_error("Telemetry not exported", f"{path}: {path_problem(exc)}")
             return False
         self.show_message(f"exported {path}", 4000)
         return True

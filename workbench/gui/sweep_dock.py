@@ -441,8 +441,15 @@ class SweepDock(QWidget):
             self.choose_car(i * len(y) + j)
 
     def choose_car(self, car: int) -> None:
-        """Emit ``car_chosen`` with car ``car``'s swept values (SI)."""
+        """Emit ``car_chosen`` with car ``car``'s swept values (SI); refused with a message when the chart is of
+        another script or car than the one loaded now (its values would drive a car they were not swept on)."""
         plan = self.result.plan
+        loaded = self._model.session.program
+        swept = plan.program
+        if loaded is None or (loaded.script.source, loaded.preset_path) != (swept.script.source, swept.preset_path):
+            now = f"{loaded.name} is loaded now" if loaded is not None else "no script is loaded now"
+            self._say(f"this chart is of the sweep of {swept.name}, and {now}: run the sweep again")
+            return
         si = plan.si_values()[car]
         values = {a.path: float(v) for a, v in zip(plan.axes, si, strict=True)}
         shown = ", ".join(f"{a.path} = {v:g} {a.unit}".rstrip() for a, v in zip(plan.axes, plan.values[car],
