@@ -121,6 +121,9 @@ class CarParams:
             raise ParamError("expected a TOML table")
         names = [f.name for f in fields(cls)]
         unknown = [k for k in doc if k not in names]
+        if "script" in unknown:
+            raise ParamError("a script ([script]), not a car's parameters; load it as a script (carbench replay, "
+                             "or Load script in the window's File menu)")
         if unknown:
             raise ParamError(f"[{unknown[0]}]: unknown group; the groups are: {', '.join(names)}")
         kind = doc.get("model", {}).get("kind") if isinstance(doc.get("model"), dict) else None

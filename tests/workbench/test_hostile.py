@@ -73,6 +73,9 @@ CASES = [
     S("script-is-a-value", "script = 5\n", "[script]", "must be a table", "got script = 5"),
     S("script-array", '[[script]]\nname = "h"\npreset = "sedan"\nduration = 1.0\n', "[script]", "not an array"),
     S("unknown-table", GOOD + "[bogus]\nx = 1\n", "bogus", "unknown table"),
+    # a preset given as a script, and (below) a script given as a preset, say which they are
+    S("a-preset", "[model]\nkind = \"dynamic\"\n[body]\nmass = 1.0\n", "a car's parameters", "not a script",
+      "Open preset"),
     S("unknown-script-key", HEAD + "speed = 3\n", "[script]", "unknown key `speed`"),
     S("missing-name", head(name=None), "`name` is missing"),
     S("missing-preset", head(preset=None), "`preset` is missing"),
@@ -207,6 +210,7 @@ CASES = [
     P("preset-not-utf8", b"\x80\x81 not text", "not UTF-8"),
     P("preset-empty", "", "missing group"),
     P("preset-unknown-group", SEDAN + "[turbo]\nboost = 1.0\n", "[turbo]", "unknown group"),
+    P("a-script", SEDAN + "[script]\nname = \"x\"\n", "a script", "not a car's parameters", "Load script"),
     P("preset-unknown-key", SEDAN.replace("[body]\n", "[body]\nbogus = 1.0\n"), "body.bogus", "unknown key"),
     P("preset-mass-1e308", sedan_with("mass", "1e308"), "body.mass", "out of range", "<= 1e+06"),
     P("preset-wheel-radius-1e-300", sedan_with("wheel_radius", "1e-300"), "body.wheel_radius", "out of range"),

@@ -314,6 +314,9 @@ class _Parser:
     def document(self, doc: dict[str, Any]) -> Script:
         unknown = [k for k in doc if k not in ("script", "set", "hold", "expect", "measure", "monitor", "recorded",
                                                "track", "driver", "robot", "surface")]
+        if unknown and "script" not in doc and {"model", "body"} & set(doc):
+            raise ScriptError(f"{self.source}: a car's parameters (a preset: [{unknown[0]}]), not a script; open it "
+                              "as a preset (carbench --preset, or Open preset in the window's File menu)")
         if unknown:
             raise self.fail(unknown[0], "unknown table; a script has [script], [[set]], [[hold]], [[track]], "
                                         "[[expect]], [[measure]], [[monitor]], [[surface]], [driver], [robot] "
