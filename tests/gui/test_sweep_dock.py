@@ -238,3 +238,27 @@ def test_a_heatmap_axis_in_small_units_reads_in_its_unit(qtbot, loaded):
     assert title.endswith(" [m]") and title.startswith("cg"), title  # its own name (the group dropped), its unit
     room = dock.plot.getPlotItem().getViewBox().height()
     assert dock.plot.fontMetrics().horizontalAdvance(title) <= room
+
+
+def test_the_boxes_hold_only_values_the_sweep_takes_and_a_refusal_speaks_of_the_boxes(loaded):
+    """The mass boxes went down to 0.0 (its least 0.01 kg rounded at one decimal) and the lock's to its open 0: the
+    sweep refused them only on Run, in the command line's words (--param ..., HI, LO)."""
+    from workbench.runs.sweep_axes import range_problem
+
+    window = loaded
+    dock = window.sweep
+    params = window.model.session.params
+    for path in ("body.mass", "steering.lock"):
+        sweep_this(window, path)
+        row = dock.axes[path]
+        info = params.info(path)
+        for end in (row.start.minimum(), row.stop.maximum()):
+            si = end / row.factor
+            assert range_problem(info, si) is None, (path, end)
+    mass = dock.axes["body.mass"]
+    mass.start.setValue(1000.0)
+    mass.stop.setValue(1000.0)
+    assert not dock.run()
+    text = dock.status.text()
+    assert text.startswith("body.mass: ") and "'to' (1000) must be above 'from' (1000)" in text, text
+    assert "--param" not in text

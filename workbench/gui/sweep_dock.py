@@ -98,7 +98,8 @@ class SweepWorker(QObject):
 class AxisRow:
     """One swept parameter: from, to and count, in its display unit."""
 
-    def __init__(self, dock: SweepDock, path: str, value: float, unit: str, factor: float, lo, hi):
+    def __init__(self, dock: SweepDock, path: str, value: float, unit: str, factor: float, lo, hi,
+                 lo_open: bool = False, hi_open: bool = False):
         self.path, self.unit, self.factor = path, unit, factor
         shown = value * factor
         span = abs(shown) * 0.3 or 1.0
@@ -109,7 +110,7 @@ class AxisRow:
         for spin, v in ((self.start, shown - span), (self.stop, shown + span)):
             spin.setMinimumWidth(SPIN_MIN)
             spin.setDecimals(decimals)
-            spin.setRange(-1e9 if lo is None else lo * factor, 1e9 if hi is None else hi * factor)
+            spin.setRange(*_allowed(lo, hi, lo_open, hi_open, factor, decimals))
             spin.setValue(v)
             if unit:
                 spin.setSuffix(f" {unit}")
@@ -228,7 +229,7 @@ class SweepDock(QWidget):
             self._say(f"the dock sweeps up to {MAX_AXES} parameters (more: carbench sweep on the command line)")
             return False
         unit, factor = display(info)
-        row = AxisRow(self, path, float(params.get(path)), unit, factor, info.lo, info.hi)
+        row = AxisRow(self, path, float(params.get(path)), unit, factor, info.lo, info.hi, info.lo_open, info.hi_open)
         r = len(self.axes) + 1
         for col, widget in enumerate(row.widgets):
             self.grid.addWidget(widget, r, col)
@@ -283,7 +284,7 @@ class SweepDock(QWidget):
         try:
             plan = plan_sweep(program, [a.spec() for a in self.axes.values()])
         except SweepError as exc:
-            self._say(str(exc))
+            self._say(in_dock_words(str(exc), self.axes.values()))
             return False
         if plan.cars > DOCK_CARS:
             self._say(f"{plan.cars:,} cars: the dock runs up to {DOCK_CARS:,}")
@@ -510,6 +511,28 @@ class _blocked:
 
     def __exit__(self, *exc):
         self.widget.blockSignals(False)
+
+
+def _allowed(lo, hi, lo_open: bool, hi_open: bool, factor: float, decimals: int) -> tuple[float, float]:
+    """A spin box's range for a parameter's allowed one, at the box's ``decimals``: its ends rounded inwards, and an
+    open end one step in (a box that went down to 0.0 for a mass of at least 0.01 kg, or to the open 0 of a lock,
+    took a value the sweep refused only when it ran)."""
+    step = 10.0 ** -decimals
+    low = -1e9 if lo is None else math.ceil(round(lo * factor / step, 6)) * step
+    high = 1e9 if hi is None else math.floor(round(hi * factor / step, 6)) * step
+    if lo is not None and lo_open and low <= lo * factor:
+        low += step
+    if hi is not None and hi_open and high >= hi * factor:
+        high -= step
+    return low, max(high, low)
+
+
+def in_dock_words(text: str, axes) -> str:
+    """A sweep's refusal as the dock shows it: the command line's ``--param PATH=LO:HI:N`` named by its parameter, and
+    its LO and HI as the boxes' from and to."""
+    for axis in axes:
+        text = text.replace(f"--param {axis.spec()}: ", f"{axis.path}: ")
+    return text.replace("HI (", "'to' (").replace("LO (", "'from' (")
 
 
 def program_with(program: Program, values: dict[str, float]) -> Program:
