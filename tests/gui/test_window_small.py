@@ -255,3 +255,24 @@ def test_saves_and_exports_never_write_over_what_is_loaded_nor_onto_a_device(car
     # what is not loaded is written; the preset on show is the user's own file, so saving it over itself is allowed
     assert window.export_telemetry(tmp_path / "t.csv") and window.save_recording(tmp_path / "r.toml")
     assert window.save_preset(preset)
+
+
+def test_a_recording_made_with_another_carbench_says_so_when_it_loads(carbench_window, tmp_path):
+    """The command line notes a recording replayed with another carbench, dt or parameters; the window loaded one
+    with a version of 99.0.0 without a word."""
+    window = carbench_window
+    window.record()
+    hold(window, {"throttle"}, 30)
+    window.model.stop_recording()
+    path = tmp_path / "mine.toml"
+    assert window.save_recording(path)
+    assert window.load_script(path)
+    assert "recorded with" not in window.status_message.toolTip()  # the same carbench: nothing to say
+    text = path.read_text()
+    from workbench.cli import version
+
+    path.write_text(text.replace(f'carbench = "{version()}"', 'carbench = "99.0.0"'))
+    assert 'carbench = "99.0.0"' in path.read_text()
+    assert window.load_script(path)
+    said = window.status_message.toolTip()
+    assert "was recorded with carbench 99.0.0 (now" in said, said

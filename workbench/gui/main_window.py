@@ -608,6 +608,11 @@ class MainWindow(QMainWindow):
         except (ScriptError, PresetError) as exc:
             self.show_error("Script not loaded", str(exc))
             return False
+        from workbench.runs.stamp import recording_note
+
+        note = recording_note(self.model.session.program)
+        if note:  # a recording made with another carbench, dt or parameters: it may replay otherwise
+            self.show_message(note.removeprefix("note: "), 15000)
         return True
 
     def replay(self) -> bool:
