@@ -26,8 +26,8 @@ CAR_SHOTS = (
     # SUV's): steering back out of the second steer, its inside rear wheel off the ground (no load at all
     # at 15.75 s; it lifts at 15.7 s and for most of the slide after 16.1 s).
     # (As shipped, the tail-happy sedan lifts no wheel in the sine with dwell, the lane change, the slalom, power
-    # oversteer, braking in a turn or the skidpad: its inside rear keeps 682 N of its 4,316 N here, 240 N at
-    # 270 deg of handwheel, 122 N with the centre of gravity at 0.6 m.)
+    # oversteer, braking in a turn or the skidpad: in this run its inside rear keeps at least 677 N of its 4,316 N,
+    # and at least 120 N with the centre of gravity at 0.6 m.)
     ("four-wheel.png", "r140_sine_dwell.toml", "tail_happy", {"body.cg_height": 0.7}, 15.75, (1500, 900), 10.0),
     # Braking with the left wheels on dry road and the right ones on ice: ABS on every wheel.
     ("split-mu.png", "split_mu_braking.toml", None, None, 15.0, (1500, 900), 16.0),
