@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtGui import QImage
 
 from physics.presets import scripts_dir
-from workbench.output.charts import Chart
+from workbench.output.charts import Chart, Line
 from workbench.output.html_report import expectation_chart, param_diff, stamp, write_report
 from workbench.runs.replay import replay
 from workbench.scripts.format import load_script
@@ -56,6 +56,24 @@ def test_report_parts(tmp_path):
     page = write_report([result], tmp_path / "r", lambda c, p: drawn.append(p) or p)
     assert len(drawn) == len(result.verdicts) and page.name == "index.html"
     assert "tyres.mu" in page.read_text()
+
+
+def test_an_expectations_chart_shows_its_bounds_in_the_display_unit_and_in_view():
+    """The split-mu stop's heading chart said "heading >= -0.0873 and <= 0.0873 ...; script bounds in rad, shown in
+    deg" over a curve in degrees, and its +-5 deg bound lines lay outside the curve's range, unseen."""
+    from workbench.gui.charts import y_range
+
+    (result,) = replay([compile_script(load_script(scripts_dir() / "split_mu_braking.toml"))])
+    (verdict,) = [v for v in result.verdicts if v.expect.channel == "heading"]
+    chart = expectation_chart(result, verdict)
+    assert "heading >= -5.00192 and <= 5.00192 deg" in chart.notes[0] and "rad" not in chart.notes[0], chart.notes
+    y = chart.series[0].y
+    assert max(abs(y)) < 5.0  # the curve alone would not show the bounds
+    lo, hi = y_range(chart, float(y.min()), float(y.max()))
+    assert lo <= -5.00192 and hi >= 5.00192
+    assert [line.below for line in chart.lines if line.axis == "y"] == [True, False]  # the min's label under it
+    far = Chart(title="", x_label="", y_label="", series=chart.series, lines=[Line(1000.0)])
+    assert y_range(far, float(y.min()), float(y.max())) is None  # a far bound does not squash the curve
 
 
 def test_replay_report_refuses_a_bad_folder(tmp_path):

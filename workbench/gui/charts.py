@@ -99,7 +99,8 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         angle = 0 if line.axis == "y" else 90
         inf = pg.InfiniteLine(line.value, angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
                               label=line.label or None,
-                              labelOpts={"color": line.colour, "position": 0.95, "anchors": [(1, 1), (1, 1)]})
+                              labelOpts={"color": line.colour, "position": 0.95,
+                                         "anchors": [(1, 0), (1, 0)] if line.below else [(1, 1), (1, 1)]})
         plot.addItem(inf, ignoreBounds=True)
     for m in chart.markers:
         if not (math.isfinite(m.x) and math.isfinite(m.y)):
@@ -110,7 +111,12 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if m.x > (x_lo + x_hi) / 2 else (0, 1))
             text.setPos(m.x, m.y)
             plot.addItem(text, ignoreBounds=True)
-    if y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
+    # Horizontal lines (an expectation's bounds) are in the range when they are near the data: within twice its
+    # height of it. Drawn outside the range, a bound just past the curve was not seen at all.
+    fitted = y_range(chart, y_lo, y_hi)
+    if fitted is not None:
+        plot.setYRange(*fitted, padding=0.05)
+    elif y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
         plot.setYRange(y_lo - 1.0, y_hi + 1.0)
 
     app.processEvents()
@@ -120,6 +126,18 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     widget.deleteLater()
     app.processEvents()
     return target
+
+
+def y_range(chart: Chart, y_lo: float, y_hi: float) -> tuple[float, float] | None:
+    """The vertical range of a chart whose curves span ``y_lo``..``y_hi``, widened to its horizontal lines (an
+    expectation's bounds) that lie within twice the curves' height of them; None when no line is that near (the
+    range is the curves' own). Drawn outside the range, a bound just past the curve was not seen at all."""
+    if chart.heatmap is not None or chart.bars is not None:
+        return None
+    reach = 2.0 * max(y_hi - y_lo, 1.0)
+    near = [line.value for line in chart.lines if line.axis == "y" and math.isfinite(line.value)
+            and y_lo - reach <= line.value <= y_hi + reach]
+    return (min(y_lo, *near), max(y_hi, *near)) if near else None
 
 
 def _heatmap(plot, heat, widget) -> None:

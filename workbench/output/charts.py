@@ -52,6 +52,7 @@ class Line:
     colour: str = "#444444"
     dashed: bool = True
     label: str = ""
+    below: bool = False  # a horizontal line's label under it (a lower bound's), not over it
 
 
 @dataclass(frozen=True)

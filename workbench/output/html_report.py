@@ -97,12 +97,13 @@ def expectation_chart(result, verdict) -> Chart:
         bands.append(Band(verdict.first * p.dt, verdict.last * p.dt, axis="x", colour="#1f77b4"))
     for bound, name in ((e.min, "min"), (e.max, "max")):
         if bound is not None:
-            lines.append(Line(bound * scale, axis="y", colour=FAIL_COLOUR, label=f"{name} {bound * scale:g} {unit}"))
+            lines.append(Line(bound * scale, axis="y", colour=FAIL_COLOUR, label=f"{name} {bound * scale:g} {unit}",
+                              below=name == "min"))
     status = "PASS" if verdict.passed else "FAIL"
     marker = Marker(verdict.time, verdict.measured * scale, f"{status} {verdict.measured * scale:.4g} {unit}", colour)
     when = f"at {e.at:g} s" if e.at is not None else f"on every frame of {e.start:g}..{e.end:g} s (shaded)"
-    note = f"{e.channel} {e.bound_text()} {when}" + (f"; script bounds in {info.unit}, shown in {unit}"
-                                                     if scale != 1 else "")
+    bound = f"{e.bound_text(scale=scale)} {unit}".rstrip()  # in the channel's display unit, as the chart is
+    note = f"{e.channel} {bound} {when}"
     return Chart(title=f"{status}: {e.label()}", x_label="time [s]", y_label=f"{info.name} [{unit}]",
                  series=[Series(t, y, "", "#1f77b4")], bands=bands, lines=lines, markers=[marker],
                  notes=[note])
