@@ -107,3 +107,29 @@ def test_the_understeer_gradient_is_a_sweep_measure_that_falls_with_the_rear_gri
     assert b_rear == [10.0, 12.0, 14.0]
     assert gradient[0] < gradient[1] < gradient[2]  # less rear cornering stiffness, less understeer
     assert gradient[2] - gradient[0] > 0.5  # [deg/g] measured 1.22
+
+
+def test_the_steady_state_fit_leaves_out_a_gear_changes_transient():
+    """The sedan shifts inside ISO 4138's fit range (at a_y of 3 m/s^2, 31.8 s): delta - L r / v left its line by up
+    to 0.14 deg for 1.6 s, and the fit took it as steady (1.362 deg/g; 1.39 without it)."""
+    from physics import load_preset
+    from workbench.manoeuvres.catalogue import CATALOGUE
+    from workbench.manoeuvres.runner import Car, run_jobs
+    from workbench.manoeuvres.steady_state import FIT_RANGE, SHIFT_SETTLE, after_shift, steady_frames
+
+    m = CATALOGUE["iso4138"]
+    (run,) = run_jobs([(m.base_script(), Car(load_preset("sedan").params, "sedan"))], m.channels)
+    f = steady_frames(run)
+    shifts = np.flatnonzero(np.diff(run["gear"]) != 0) + 1
+    inside = [k for k in shifts if f.on[k] and FIT_RANGE[0] <= f.ay[k] <= FIT_RANGE[1]]
+    assert inside  # the sedan shifts inside the fit range: the check below means something
+    for k in inside:
+        settling = (run.t >= run.t[k]) & (run.t < run.t[k] + SHIFT_SETTLE)
+        assert not f.fit[settling].any()
+
+    t = np.arange(0.0, 10.0, 0.01)
+    gear = np.where(t < 3.0, 1.0, np.where(t < 7.0, 2.0, 3.0))
+    out = after_shift(t, gear)
+    assert not out[t < 3.0].any() and out[(t >= 3.0) & (t < 3.0 + SHIFT_SETTLE)].all()
+    assert not out[(t >= 3.0 + SHIFT_SETTLE + 0.01) & (t < 7.0)].any() and out[(t >= 7.0) & (t < 9.0)].all()
+    assert not after_shift(t, np.ones_like(t)).any()
