@@ -111,9 +111,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if m.x > (x_lo + x_hi) / 2 else (0, 1))
             text.setPos(m.x, m.y)
             plot.addItem(text, ignoreBounds=True)
-    # Horizontal lines (an expectation's bounds) are in the range when they are near the data: within twice its
-    # height of it. Drawn outside the range, a bound just past the curve was not seen at all.
-    fitted = y_range(chart, y_lo, y_hi)
+    fitted = y_range(chart, y_lo, y_hi)  # the curves and the bounds near them
     if fitted is not None:
         plot.setYRange(*fitted, padding=0.05)
     elif y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:

@@ -195,9 +195,8 @@ class CompareDock(QWidget):
             QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta:+.4g}", r.unit), f"at {r.time:.3f} s"])
         params.setExpanded(True)
         verdicts.setExpanded(bool(result.flips))
-        # A group's title spans the row, so the first column is as wide as the names under it, and at most
-        # half the tree (a name elided past it, whole in its tooltip): sized to the titles and the longest
-        # names it pushed A and B past a narrow dock's edge.
+        # A group's title spans the row, so the first column is sized to the names under it (see _fit_names), not
+        # to the titles: sized to them it pushed A and B past a narrow dock's edge.
         root = self.tree.invisibleRootItem()
         for i in range(root.childCount()):
             root.child(i).setFirstColumnSpanned(True)

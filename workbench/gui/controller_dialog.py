@@ -122,7 +122,6 @@ class LevelBar(QWidget):
             tick = max(inner.height() // 5, 2)
             painter.drawLine(middle, inner.top(), middle, inner.top() + tick)
             painter.drawLine(middle, inner.bottom() - tick, middle, inner.bottom())
-        painter.setPen(palette.color(QPalette.ColorRole.Mid))
         painter.drawRect(frame)
         painter.setPen(palette.color(QPalette.ColorRole.Text))
         painter.drawText(frame, Qt.AlignmentFlag.AlignCenter, self.text())

@@ -563,16 +563,25 @@ class MainWindow(QMainWindow):
             return f"{what} {target}: is a preset or script shipped with carbench; choose another name"
         return None
 
-    def save_preset(self, path: str | Path) -> bool:
-        problem = self.output_problem(path, "Save preset", preset_too=True)
+    def write_output(self, path: str | Path, what: str, failed: str, write, preset_too: bool = False) -> bool:
+        """``write()`` the output ``path`` once :meth:`output_problem` lets it; a refusal, or the OSError it ends in,
+        shown under the title ``failed``. False when nothing was written."""
+        problem = self.output_problem(path, what, preset_too)
         if problem:
-            self.show_error("Preset not saved", problem)
+            self.show_error(failed, problem)
             return False
         try:
-            self.model.save_preset(path)
+            write()
         except OSError as exc:
-            self.show_error("Preset not saved", f"{path}: {path_problem(exc)}")
+            self.show_error(failed, f"{path}: {path_problem(exc)}")
             return False
+        return True
+
+    def save_preset(self, path: str | Path) -> bool:
+        try:
+            if not self.write_output(path, "Save preset", "Preset not saved", lambda: self.model.save_preset(path),
+                                     preset_too=True):
+                return False
         except (ParamError, PresetError) as exc:
             self.show_error("Preset not saved", f"{path}: {exc}")
             return False
@@ -633,15 +642,9 @@ class MainWindow(QMainWindow):
         if script is None:
             self.show_error("Nothing to save", "Record something first (Record, drive, Stop).")
             return False
-        problem = self.output_problem(path, "Save recording")
-        if problem:
-            self.show_error("Recording not saved", problem)
-            return False
         name = Path(path).stem
-        try:
-            replace(script, name=name).save(path)
-        except OSError as exc:
-            self.show_error("Recording not saved", f"{path}: {path_problem(exc)}")
+        if not self.write_output(path, "Save recording", "Recording not saved",
+                                 lambda: replace(script, name=name).save(path)):
             return False
         self.model.session.recording_unsaved = False
         self.model.name_recording(name)  # saved as my_drive, it is called my_drive
@@ -666,14 +669,7 @@ class MainWindow(QMainWindow):
     def export_telemetry(self, path: str | Path) -> bool:
         """Every channel of every frame of the history as CSV (as ``carbench replay --csv`` writes it)."""
         log = self.model.session.log
-        problem = self.output_problem(path, "Export telemetry")
-        if problem:
-            self.show_error("Telemetry not exported", problem)
-            return False
-        try:
-            log.write_csv(path)
-        except OSError as exc:
-            self.show_error("Telemetry not exported", f"{path}: {path_problem(exc)}")
+        if not self.write_output(path, "Export telemetry", "Telemetry not exported", lambda: log.write_csv(path)):
             return False
         self.show_message(f"wrote {log.frames} frames to {path}", 4000)
         return True
@@ -692,14 +688,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", start, EXPORT_FILTERS[kind])
         if not path:
             return False
-        problem = self.output_problem(path, "Export plot")
-        if problem:
-            self.show_error("Plot not exported", problem)
-            return False
-        try:
-            self.plots.export(row, kind, path)
-        except OSError as exc:
-            self.show_error("Plot not exported", f"{path}: {path_problem(exc)}")
+        if not self.write_output(path, "Export plot", "Plot not exported", lambda: self.plots.export(row, kind, path)):
             return False
         self.remember_folder("export_folder", path)
         self.show_message(f"exported {path}", 4000)
@@ -709,14 +698,8 @@ class MainWindow(QMainWindow):
         """The history so far as MCAP (Foxglove, PlotJuggler)."""
         from workbench.output.mcap_log import write_session_mcap
 
-        problem = self.output_problem(path, "Export MCAP")
-        if problem:
-            self.show_error("Telemetry not exported", problem)
-            return False
-        try:
-            write_session_mcap(self.model.session, path)
-        except OSError as exc:
-            self.show_error("Telemetry not exported", f"{path}: {path_problem(exc)}")
+        if not self.write_output(path, "Export MCAP", "Telemetry not exported",
+                                 lambda: write_session_mcap(self.model.session, path)):
             return False
         self.show_message(f"exported {path}", 4000)
         return True
