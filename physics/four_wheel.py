@@ -257,8 +257,12 @@ def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, di
     j_l, j_r = i + dt * radius * radius * kx_l, i + dt * radius * radius * kx_r
     omega_e = s.rpm / engine.RPM_PER_RAD_S
     mean = 0.5 * (w_l + w_r)
-    clutch_t, stuck = clutch_passes(p, s, engine_torque, capacity, ratio, mean, radius * (k_l.fx + k_r.fx),
-                                    j_l + j_r, dt)
+    # The clutch sees the pair as its differential lets the mean speed answer a torque (:func:`axle_body`): through
+    # an open one a light wheel beside one that grips makes the axle light, and taking the wheels' sum there let a
+    # slipping clutch carry the carrier past the engine's speed within a frame (a stalled engine spun up rolling
+    # in reverse, then a lock-up that gave the car the engine's energy).
+    j_axle, road_axle = axle_body(p, j_l, j_r, radius * k_l.fx, radius * k_r.fx)
+    clutch_t, stuck = clutch_passes(p, s, engine_torque, capacity, ratio, mean, road_axle, j_axle, dt)
     t0, coupled, rub = direct_torque, 0.0, 0.0
     start_l, start_r = w_l, w_r
     if p.manual:
