@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 
 import faults
 import numpy as np
@@ -109,7 +110,9 @@ def _synthetic(frames: int = 50, **overrides) -> dict:
     channels = {c: np.zeros(frames) for c in ("t", "x", "y", "heading", "speed", "vx", "vy", "yaw_rate", "steer", "fx_front",
                                              "throttle", "brake", "clutch_pedal", "clutch", "handbrake", "gear", "rpm",
                                              "drive_force", "drag_force", "rolling_force", "fy_front", "fy_rear",
-                                             "fx_rear", "kinematic_weight")}
+                                             "fx_rear", "kinematic_weight", "engine_torque", "wheel_front",
+                                             "wheel_rear", "wheel_speed_fl", "wheel_speed_fr", "wheel_speed_rl",
+                                             "wheel_speed_rr")}
     channels["load_front"] = channels["load_rear"] = np.full(frames, 0.5 * sedan.body.mass * sedan.model.gravity)
     channels["t"] = np.arange(frames) / 120.0
     channels["rpm"] = np.full(frames, 1000.0)
@@ -165,9 +168,32 @@ def test_clutch_flip_sees_a_flip_through_zero():
 
 
 def test_rpm_range_uses_the_tolerance():
-    rpm = np.full(50, 7600.0)
-    assert _run("rpm_range", rpm=rpm) == []  # within 300 rpm of the 7,400 rpm limit
-    assert monitors.get("rpm_range").run(frames_from_columns(**_synthetic(rpm=rpm)), tolerance=100.0)
+    rpm, torque = np.full(50, 7600.0), np.full(50, 20.0)  # the engine's own torque holds it past the limit
+    assert _run("rpm_range", rpm=rpm, engine_torque=torque) == []  # within 300 rpm of the 7,400 rpm limit
+    assert monitors.get("rpm_range").run(frames_from_columns(**_synthetic(rpm=rpm, engine_torque=torque)),
+                                         tolerance=100.0)
+
+
+def _downshift(speed: float, torque: float, rising: bool = True) -> dict:
+    """manual003 in 1st, the engine going from 7,500 to 8,200 rpm (or back down) while the road runs at ``speed``
+    [m/s], with ``torque`` from the engine."""
+    p = load_preset("manual003").params
+    rpm = np.linspace(7500.0, 8200.0, 50)
+    return {"rpm": rpm if rising else rpm[::-1], "engine_torque": np.full(50, torque), "gear": np.full(50, 1.0),
+            "speed": np.full(50, speed), "vx": np.full(50, speed), "wheel_rear": np.full(50, speed / p.body.wheel_radius),
+            "clutch": np.full(50, 1.0)}
+
+
+def test_rpm_range_lets_the_wheels_turn_the_engine_past_the_limit_with_its_fuel_cut():
+    p = load_preset("manual003").params
+    turned = 30.0 / p.body.wheel_radius * p.gearbox.ratios[0] * p.gearbox.final_drive * 60.0 / (2.0 * math.pi)
+    assert turned > 8500.0 > p.engine.rev_limit + 300.0  # 1st at 30 m/s turns the engine past 8,200 rpm
+    assert _run("rpm_range", **_downshift(30.0, -60.0)) == []  # a downshift at speed: real, and not the model's
+    (v,) = _run("rpm_range", **_downshift(30.0, 40.0))  # the engine's own torque past the limit: the limiter failed
+    assert dict((what, value) for what, value, _ in v.values)["engine torque"] == 40.0
+    # Rising faster than the wheels turn it: nothing in the car could do that.
+    assert [v.monitor for v in _run("rpm_range", **_downshift(10.0, -60.0))] == ["rpm_range"]
+    assert _run("rpm_range", **_downshift(10.0, -60.0, rising=False)) == []  # spinning down, clutch pressed
 
 
 def test_unknown_monitor_lists_the_known_ones():
@@ -184,6 +210,17 @@ MONEY_SHIFT = (_script("money-shift", 9.0, [(["throttle"], 0.0, 7.0), (["clutch"
                        preset="sedan").replace("duration = 9.0\n", "duration = 9.0\n[[set]]\nat = 0.0\ngear = 2\n")
                + '[[monitor]]\nname = "rpm_range"\n')
 
+# A full-lock circle judged with no room for the model's lateral balance (its own tolerance is 10%): it fires.
+STRICT_BALANCE = _shipped("full_lock_left.toml").split("[[monitor]]")[0] + \
+    '[[monitor]]\nname = "lateral_balance"\ntolerance = 0.0\n'
+
+
+def test_a_downshift_at_speed_over_revs_the_engine_and_rpm_range_lets_it():
+    program = compile_script(parse_script(MONEY_SHIFT))
+    rpm = replay([program])[0].column("rpm")
+    assert rpm.max() > program.params.engine.rev_limit + 300.0
+    assert fired(MONEY_SHIFT) == set()
+
 
 def test_monitor_entry_round_trips_and_is_parsed_strictly():
     from workbench.scripts.format import ScriptError
@@ -198,12 +235,12 @@ def test_monitor_entry_round_trips_and_is_parsed_strictly():
 
 
 def test_replay_fails_a_script_whose_monitor_fires(run_cli, tmp_path):
-    path = tmp_path / "money.toml"
-    path.write_text(MONEY_SHIFT)
+    path = tmp_path / "strict.toml"
+    path.write_text(STRICT_BALANCE)
     done = run_cli("replay", path)
     assert done.returncode == 1, done.stderr
-    assert "VIOLATED  rpm_range  money-shift (car 0)" in done.stdout
-    assert "rev limit 7000 rpm, gear 1" in done.stdout
+    assert "VIOLATED  lateral_balance  full-lock-left (car 0)" in done.stdout
+    assert "vx r " in done.stdout and " deg/s" in done.stdout  # the yaw rate in its display unit
     path.write_text(ICE_MONITORED)  # the brakes on ice stop at the road's grip: nothing to report
     done = run_cli("replay", path)
     assert done.returncode == 0 and "monitors: no violation in 1 script" in done.stdout, done.stdout
@@ -212,18 +249,22 @@ def test_replay_fails_a_script_whose_monitor_fires(run_cli, tmp_path):
 def test_replay_monitors_flag_reports_json(run_cli, tmp_path):
     import json
 
-    path = tmp_path / "money.toml"
-    path.write_text(MONEY_SHIFT.split("[[monitor]]")[0])
-    assert run_cli("replay", path).returncode == 0  # no expectation, no monitor asked for
+    path = tmp_path / "strict.toml"
+    path.write_text(STRICT_BALANCE.split("[[monitor]]")[0])
+    assert run_cli("replay", path).returncode == 0  # no monitor asked for
+    done = run_cli("replay", path, "--monitors", "--json")  # every monitor at its own tolerance
+    assert done.returncode == 0 and json.loads(done.stdout)["monitors"] == []
+    path.write_text(STRICT_BALANCE)
     done = run_cli("replay", path, "--monitors", "--json")
     assert done.returncode == 1
     doc = json.loads(done.stdout)
     assert doc["passed"] is False
     (v,) = doc["monitors"]
-    assert v["monitor"] == "rpm_range" and v["script"] == "money-shift" and v["frame"] > 0
-    assert v["frames"] > 100  # every frame over the limit, not only the first
-    assert {"name": "rpm", "unit": "rpm"}.items() <= v["values"][0].items() and v["values"][0]["value"] > 7300.0
-    assert {"name": "speed", "unit": "m/s"}.items() <= v["values"][-1].items()
+    assert v["monitor"] == "lateral_balance" and v["script"] == "full-lock-left" and v["frame"] > 0
+    assert v["frames"] > 100  # every frame out of balance, not only the first
+    assert {"name": "tyre lateral accel", "unit": "m/s^2"}.items() <= v["values"][0].items()
+    assert {"name": "yaw rate", "unit": "deg/s"}.items() <= v["values"][-1].items()
+    assert abs(v["values"][-1]["value"]) > 10.0  # in deg/s, not rad/s
     clean = run_cli("replay", scripts_dir() / "clutch_coast.toml", "--monitors")
     assert clean.returncode == 0 and "monitors: no violation in 1 script" in clean.stdout
 

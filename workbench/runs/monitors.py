@@ -469,15 +469,47 @@ def _grip(f: Frames, tol: float):
     return bad, values
 
 
+def _gear_ratio(f: Frames) -> np.ndarray:
+    """|gear ratio x final drive| of the gear engaged at every (frame, car); 0 in neutral."""
+    gear = f["gear"]
+    out = np.zeros(f.shape)
+    for g in np.unique(gear[f.valid()]):
+        n = int(g)
+        if n == 0:
+            continue
+
+        def ratio(p: CarParams, n=n) -> float:
+            box = p.gearbox
+            if n < 0:
+                return abs(box.reverse) * box.final_drive
+            return box.ratios[n - 1] * box.final_drive if n <= len(box.ratios) else 0.0
+
+        out = np.where(gear == g, f.param(ratio), out)
+    return out
+
+
 def _rpm(f: Frames, tol: float):
+    """Below 0 never; past the rev limit (and the tolerance) only as the wheels turn the engine through the clutch,
+    as a downshift at speed does: the limiter's fuel cut on (no positive engine torque), and a rising engine speed
+    no faster than the fastest wheel (or the road under the car) turns it in the gear engaged."""
     if not _manual(f):
         return np.zeros(f.shape, dtype=bool), lambda j, i: []
     limit = f.param(lambda p: p.engine.rev_limit)
-    rpm = f["rpm"]
-    bad = ((rpm < 0.0) | (rpm > limit + tol)) & f.valid()
+    radius = f.param(lambda p: p.body.wheel_radius)
+    rpm, torque = f["rpm"], f["engine_torque"]
+    wheel = np.abs(f["speed"]) / radius
+    for name in ("wheel_front", "wheel_rear") + tuple(f"wheel_speed_{c}" for c in CORNERS):
+        wheel = np.maximum(wheel, np.abs(f[name]))
+    turned = wheel * _gear_ratio(f) * (60.0 / (2.0 * math.pi))  # [rpm] the engine as the wheels turn it
+    rising = np.zeros(f.shape, dtype=bool)
+    rising[1:] = rpm[1:] > rpm[:-1]
+    past = rpm > limit + tol
+    own = past & ((torque > 0.0) | (rising & (rpm > turned + tol)))
+    bad = ((rpm < 0.0) | own) & f.valid()
 
     def values(j, i):
         return [("rpm", float(rpm[j, i]), "rpm"), ("rev limit", float(limit[j, i]), "rpm"),
+                ("engine torque", float(torque[j, i]), "N m"), ("wheels turn it at", float(turned[j, i]), "rpm"),
                 ("gear", float(f["gear"][j, i]), ""), ("speed", float(f["speed"][j, i]), "m/s")]
 
     return bad, values
@@ -508,8 +540,11 @@ MONITORS: tuple[Monitor, ...] = (
     Monitor("rest_stays_rest", "a car at rest with no pedal pressed stays at rest", 1e-6,
             "largest speed [m/s], yaw rate [rad/s] or drift per second still counted as rest", _rest,
             ("speed", "yaw_rate", "throttle", "brake", "gear", "clutch", "x", "y", "heading")),
-    Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]", 300.0,
-            "rpm allowed above the rev limit", _rpm, ("rpm", "gear", "speed")),
+    Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]; past it only as the wheels turn the engine "
+            "through the clutch (a downshift at speed), its fuel cut", 300.0,
+            "rpm allowed above the rev limit (and above the wheels' own speed in the gear)", _rpm,
+            ("rpm", "gear", "speed", "engine_torque", "wheel_front", "wheel_rear")
+            + tuple(f"wheel_speed_{c}" for c in CORNERS)),
     Monitor("grip_limit", "no tyre's force beyond the road's grip mu Fz of its axle", 0.02,
             "share the force may pass mu Fz by (0.02 = 2%)", _grip, _AXLE_AND_CORNER_FORCES),
 )
