@@ -80,7 +80,10 @@ def test_a_heatmap_sweep_and_a_clicked_cell_become_the_sessions_parameters(qtbot
     assert window.sweep_dock.isVisible() and list(dock.axes) == ["engine.peak_torque", "steering.lock"]
     torque, lock = dock.axes["engine.peak_torque"], dock.axes["steering.lock"]
     torque.start.setValue(30.0)
-    torque.stop.setValue(330.0)
+    torque.stop.lineEdit().selectAll()
+    qtbot.keyClicks(torque.stop.lineEdit(), "3.3e2")  # typed, exponent and all
+    qtbot.keyClick(torque.stop.lineEdit(), Qt.Key.Key_Return)
+    assert torque.stop.value() == 330.0
     torque.count.setValue(3)
     lock.start.setValue(20.0)
     lock.stop.setValue(40.0)

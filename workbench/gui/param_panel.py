@@ -39,6 +39,7 @@ from physics import CarParams, ParamError, ParamInfo, Preset, PresetError, load_
 from physics.presets import preset_names
 from physics.units import display_of
 from workbench.gui.elided_label import ElidedLabel
+from workbench.gui.number_spin import NumberSpin
 from workbench.gui.session_model import SessionModel
 
 SLIDER_STEPS = 1000
@@ -129,8 +130,9 @@ class FocusedWheel:
             pass_wheel_on(self, event)
 
 
-class WheelSafeSpin(FocusedWheel, QDoubleSpinBox):
-    """A spin box that the mouse wheel edits only once it has the focus (else the panel scrolls)."""
+class WheelSafeSpin(FocusedWheel, NumberSpin):
+    """A spin box that the mouse wheel edits only once it has the focus (else the panel scrolls), and that reads
+    exponent notation as typed (workbench.gui.number_spin)."""
 
     def __init__(self):
         super().__init__()

@@ -11,7 +11,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QSize, Qt, QThread, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from physics import ParamError
 from workbench.gui.elided_label import ElidedLabel
+from workbench.gui.number_spin import NumberSpin
 from workbench.gui.plot_style import style_axis
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
@@ -104,7 +104,7 @@ class AxisRow:
         shown = value * factor
         span = abs(shown) * 0.3 or 1.0
         self.label = ElidedLabel(path, Qt.TextElideMode.ElideMiddle)
-        self.start, self.stop = QDoubleSpinBox(), QDoubleSpinBox()
+        self.start, self.stop = NumberSpin(), NumberSpin()
         # five significant digits of the value (840.0 kg, 0.7000): more only widened the boxes
         decimals = min(max(4 - math.floor(math.log10(abs(shown))), 0), 4) if shown else 4
         for spin, v in ((self.start, shown - span), (self.stop, shown + span)):

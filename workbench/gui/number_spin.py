@@ -1,0 +1,54 @@
+"""A number box that takes a number as it is typed, exponent included.
+
+QDoubleSpinBox's own validator knows only fixed notation: it drops the keys it refuses, so typing
+``1e3`` into it gave 13. :class:`NumberSpin` takes what Python's ``float`` reads (``1e3``, ``2.5E-4``,
+``.5``, ``-0``), within the box's range, with its prefix and suffix (a unit) around it; a text on its way
+to a number (``1e``, ``-``, ``.``) or out of range is intermediate, as in Qt's own, and leaving the box
+puts the value it had back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QDoubleSpinBox
+
+_TYPING = re.compile(r"[+-]?(\d*\.?\d*)([eE][+-]?\d*)?")
+"""Every text on the way to a number in Python's notation (and some that never get there, such as "e5")."""
+
+
+class NumberSpin(QDoubleSpinBox):
+    """A QDoubleSpinBox that reads exponent notation too (see the module's docstring)."""
+
+    def _number(self, text: str) -> str:
+        prefix, suffix = self.prefix(), self.suffix()
+        if prefix and text.startswith(prefix):
+            text = text[len(prefix):]
+        if suffix and text.endswith(suffix):
+            text = text[:-len(suffix)]
+        elif suffix.strip() and text.endswith(suffix.strip()):
+            text = text[:-len(suffix.strip())]
+        return text.strip()
+
+    def validate(self, text: str, pos: int):
+        number = self._number(text)
+        if not _TYPING.fullmatch(number):
+            return QValidator.State.Invalid, text, pos
+        try:
+            value = float(number)
+        except ValueError:
+            return QValidator.State.Intermediate, text, pos
+        if not math.isfinite(value):
+            return QValidator.State.Intermediate, text, pos
+        if self.minimum() <= value <= self.maximum():
+            return QValidator.State.Acceptable, text, pos
+        return QValidator.State.Intermediate, text, pos
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            value = float(self._number(text))
+        except ValueError:
+            return self.value()
+        return value if math.isfinite(value) else self.value()
