@@ -12,6 +12,8 @@ import math
 import numpy as np
 import pytest
 from grip_drivers import G, SpeedHold, drive, flying_start, sedan
+from helpers import keys, record
+from helpers import preset as preset_params
 
 from physics import Inputs, Simulation
 
@@ -301,3 +303,77 @@ def test_abs_holds_the_same_slip_in_gear_as_with_the_clutch_out():
     in_gear, declutched = stop(set()), stop({"clutch"})
     assert declutched < -0.05  # ABS at work, near the tyre's peak
     assert in_gear == pytest.approx(declutched, rel=0.05)
+
+
+# Found by `carbench hunt --seed 2617` on tail_happy (0.3.5), the frame before it went wrong: rolling backwards in
+# reverse at 4.8 m/s and turning, the engine stalled and being spun up by the clutch coming up (its pedal at 0.625),
+# the inside rear wheel light (-1.6 rad/s beside -15.3). The clutch took the rear pair's summed inertia for its lock-up
+# test where the open differential lets the light wheel answer alone, slipped where it should have locked, and the
+# lock-up a frame later gave the car 151 J.
+REVERSE_ONTO_A_STALLED_ENGINE = {
+    "x": 112.32483478476021, "y": 8.683485080241407, "heading": 1.4365394084873315, "vx": -4.625596595682693,
+    "vy": -1.2097581077423882, "yaw_rate": -0.801153206440986, "clutch_pedal": 0.6250000000000003, "gear": -1.0,
+    "rpm": 344.5671752847591, "auto_clutch": 1.0, "accel": 4.919469120089346, "spinning": 1.0,
+    "wheel_front": -14.136007372193571, "wheel_rear": -8.466567500417646, "stalled": 1.0, "accel_y": 5.033471748692808,
+    "roll": 0.02861638988822624, "roll_rate": -0.0649871211627603, "yaw_target": -0.2750169571768958,
+    "wheel_fl": -12.236856451543902, "wheel_fr": -16.03515829284324, "wheel_rl": -1.6457130858681328,
+    "wheel_rr": -15.287421914967162}
+
+
+def test_a_clutch_let_in_onto_a_stalled_engine_through_an_open_differential_makes_no_energy():
+    p = preset_params("tail_happy")
+    assert p.differential.kind == "open"
+    sim = Simulation(p, dt=DT)
+    state = sim.state.copy()
+    for name, value in REVERSE_ONTO_A_STALLED_ENGINE.items():
+        state[name] = value
+    sim.restore(state, 1441)
+    run = record(sim, 0.25, keys())  # no key: the clutch pedal comes up at its rate
+    b, e = p.body, p.engine
+    omega = run.rpm[:, 0] * (2.0 * math.pi / 60.0)
+    energy = (0.5 * b.mass * (run.vx[:, 0] ** 2 + run.vy[:, 0] ** 2) + 0.5 * b.yaw_inertia * run.yaw_rate[:, 0] ** 2
+              + 0.25 * b.wheel_inertia_front * (run.wheel_speed_fl[:, 0] ** 2 + run.wheel_speed_fr[:, 0] ** 2)
+              + 0.25 * b.wheel_inertia_rear * (run.wheel_speed_rl[:, 0] ** 2 + run.wheel_speed_rr[:, 0] ** 2)
+              + 0.5 * e.inertia * omega ** 2)
+    engine_work = DT * np.maximum(run.engine_torque[:-1, 0] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
+    assert run.rpm[-1, 0] > 2.0 * run.rpm[0, 0] and np.all(run.gear[:, 0] == -1.0)  # the wheels spin the engine up
+    gain = np.diff(energy) - engine_work
+    assert gain.max() < 1e-4 * energy[0], f"{gain.max():.1f} J gained in frame {int(np.argmax(gain))}"
+
+
+def _handbrake_in_first(name: str):
+    """abs_spin_up_in_gear's start: 1st gear, clutch up, full throttle turning right, then the handbrake (still
+    turning) at 6.3 s for a quarter of a second: the inside rear wheel stops, the outside one turns on."""
+    def driver(t, sim_):
+        if t < 3.933:
+            return keys("right", "throttle")
+        if t < 6.3:
+            return keys("throttle")
+        if t < 6.55:
+            return keys("handbrake", "right")
+        return keys()
+
+    p = preset_params(name)
+    return p, record(Simulation(p, dt=DT), 6.7, driver)
+
+
+@pytest.mark.parametrize("name", ["sedan", "tail_happy"])
+def test_a_brake_never_gives_more_than_its_whole_torque_and_the_engine_slows_only_as_much_as_it_pays_for(name):
+    p, run = _handbrake_in_first(name)
+    top = 0.5 * p.brakes.force * p.body.wheel_radius  # one wheel's whole brake
+    braked = np.stack([run[f"brake_torque_{c}"][:, 0] for c in CORNERS])
+    assert braked.max() <= top * (1.0 + 1e-9)  # traction control's brake came on top of the handbrake's: twice that
+    # The engine turns with the rear wheels' carrier (clutch up, in 1st): a frame slows it by no more than every
+    # torque on the wheels and the engine could, over the engine's inertia alone (the wheels' only make it less).
+    handbrake = np.flatnonzero(run.handbrake[:, 0] > 0.0)
+    assert handbrake.size > 20 and np.all(run.stalled[handbrake, 0] == 0.0) and np.all(run.gear[handbrake, 0] == 1.0)
+    ratio = p.gearbox.ratios[0] * p.gearbox.final_drive
+    k = handbrake[:-1]
+    torque = (run.brake_torque_rl[k, 0] + run.brake_torque_rr[k, 0]
+              + p.body.wheel_radius * (np.abs(run.fx_rl[k, 0]) + np.abs(run.fx_rr[k, 0]))
+              + ratio * np.abs(run.engine_torque[k, 0]))
+    most = DT * torque / (ratio * ratio * p.engine.inertia) * ratio * 60.0 / (2.0 * math.pi)  # [rpm]
+    drop = run.rpm[k, 0] - run.rpm[k + 1, 0]
+    worst = int(np.argmax(drop - most))
+    assert np.all(drop <= most), (f"{drop[worst]:.0f} rpm lost at {run.t[k[worst], 0]:.3f} s, "
+                                  f"where the torques pay for {most[worst]:.0f}")
