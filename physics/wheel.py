@@ -173,9 +173,16 @@ def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_with
     """
     free = omega + dt * (drive_torque - radius * force) / inertia
     u_end = u_without + dt * force / mass
-    if (free * radius - u_end) * (omega * radius - u_start) < 0.0:
+    # Whether the rim passes the road is asked of the wheel as its brake leaves it, and the meeting force takes the
+    # brake's torque (against the wheel's turning) with the drive's: a braked wheel that the tyre turns towards the
+    # road's speed but the brake keeps short of it slides on at the limit. (Without the brake there, a wheel the
+    # brake then stopped at zero once took the meeting force, near none, while the road slid under it: energy
+    # gained, seen braking at a crawl at dt = 1/30 s.)
+    braked, _ = hold(free, brake, inertia, dt)
+    if (braked * radius - u_end) * (omega * radius - u_start) < 0.0:
         limit = abs(force)
-        meet = (radius * omega + radius * dt * drive_torque / inertia - u_without) / (
+        torque = drive_torque - (brake if omega > 0.0 else (-brake if omega < 0.0 else 0.0))
+        meet = (radius * omega + radius * dt * torque / inertia - u_without) / (
             dt * (radius * radius / inertia + 1.0 / mass))
         force = min(max(meet, -limit), limit)
         free = omega + dt * (drive_torque - radius * force) / inertia

@@ -283,10 +283,12 @@ def test_stability_control_brakes_an_inner_rear_wheel_with_the_pedal_pressed_too
     braked = (run.esc_rl > 0.0) & (run.brake > 0.0)
     assert braked.sum() > 30 and run.esc_rr.max() == 0.0  # the inner rear wheel of a left turn
     assert (run.brake_torque_rl - run.brake_torque_rr)[braked].max() > 100.0
-    # ABS holds the pedal's brake on the unloaded inner wheel to a small slip; stability control's brake takes it
-    # past that (-0.076 against -0.058 when measured), and no further than esc_slip.
-    pedal_only = without.slip_ratio_rl[without.brake > 0.0].min()
-    assert -0.3 - 0.01 <= run.slip_ratio_rl[braked].min() < pedal_only - 0.01
+    # Stability control's part survives the select-low: the inner rear wheel gets more brake than without it, and
+    # its slip stays within esc_slip. (Deeper than ABS's pedal slip it is not, in the bulk: the median over these
+    # frames differs from the run without stability control by 5e-6. A check on the deepest frame once passed on a
+    # one-frame spike, -0.076, of a wheel at its grip that met the road without its brake: physics.wheel.at_limit.)
+    assert (run.brake_torque_rl - without.brake_torque_rl)[braked].max() > 100.0
+    assert -0.3 - 0.01 <= run.slip_ratio_rl[braked].min()
 
 
 def test_abs_holds_the_same_slip_in_gear_as_with_the_clutch_out():

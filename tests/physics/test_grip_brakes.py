@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from grip_drivers import G, drive, first_index, flying_start, sedan
+from helpers import keys, preset, record
 
 from physics import Inputs, Simulation
 
@@ -74,3 +77,35 @@ def test_combined_acceleration_stays_within_mu_g(abs_on):
     total = np.hypot(run.accel_long, run.accel_lat)[moving]
     assert total.max() <= 1.03 * mu * G
     assert np.all(run.grip_front <= 1.0) and np.all(run.grip_rear <= 1.0)
+
+
+def test_braking_at_a_crawl_in_reverse_at_a_coarse_dt_makes_no_energy():
+    """Found by the hunt at dt = 1/30 s: reversing at 1.7 m/s, the brake pedal coming down. A front wheel the tyre
+    turned towards the road took the force that brings wheel and road together, near none, and the brake then
+    stopped it at zero with the road sliding under it: 157 J gained in a frame. The meeting force takes the
+    brake's torque, and a wheel the brake keeps short of the road slides on at the limit."""
+    dt = 1.0 / 30.0
+
+    def driver(t, sim_):
+        k = round(t / dt)
+        if k < 18:  # clutch down, and twice gear_down: 1st, neutral, reverse
+            return keys("clutch", "gear_down") if k in (5, 11) else keys("clutch")
+        if 74 <= k < 86:
+            return keys("throttle")
+        return keys("brake") if k >= 133 else keys()
+
+    p = preset("sedan")
+    run = record(Simulation(p, dt=dt), 4.8, driver)
+    b, e = p.body, p.engine
+    omega = run.rpm[:, 0] * (2.0 * math.pi / 60.0)
+    energy = (0.5 * b.mass * (run.vx[:, 0] ** 2 + run.vy[:, 0] ** 2) + 0.5 * b.yaw_inertia * run.yaw_rate[:, 0] ** 2
+              + 0.25 * b.wheel_inertia_front * (run.wheel_speed_fl[:, 0] ** 2 + run.wheel_speed_fr[:, 0] ** 2)
+              + 0.25 * b.wheel_inertia_rear * (run.wheel_speed_rl[:, 0] ** 2 + run.wheel_speed_rr[:, 0] ** 2)
+              + 0.5 * e.inertia * omega ** 2)
+    engine_work = dt * np.maximum(run.engine_torque[:-1, 0] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
+    braking = np.flatnonzero(run.brake[:-1, 0] > 0.0)
+    assert braking.size > 5 and np.all(run.gear[braking, 0] == -1.0) and run.vx[braking[0], 0] < -1.0
+    gain = (np.diff(energy) - engine_work)[braking]
+    worst = int(np.argmax(gain))
+    assert gain[worst] <= 1e-3 * energy[braking[worst]], (
+        f"{gain[worst]:.1f} J gained at {run.t[braking[worst], 0]:.3f} s of {energy[braking[worst]]:.0f} J")
