@@ -665,7 +665,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         if stuck:
             omega_e = ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)
         else:
-            omega_e = s.rpm / engine.RPM_PER_RAD_S + dt * (engine_torque - g.clutch_t) / p.engine_inertia
+            omega_e = engine.turned_speed(s.rpm / engine.RPM_PER_RAD_S, engine_torque, g.clutch_t, p, dt)
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 

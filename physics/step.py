@@ -628,7 +628,7 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
         if stuck:
             omega_e = ratio * wr_new
         else:
-            omega_e = omega_e + dt * (engine_torque - clutch_t) / p.engine_inertia
+            omega_e = engine.turned_speed(omega_e, engine_torque, clutch_t, p, dt)
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 
