@@ -225,7 +225,8 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
         omega, free, held, fx = wheel.at_limit(start, drive, fx, brake, radius, inertia, k.u,
                                                u_end - dt * fx * mobility, 1.0 / mobility, dt)
         # Traction control's brake turns the wheel here with the engine's share on it (``inertia``): no further a
-        # frame than what the brake has left beside ``brake`` moves that, where ``most`` is sized for the wheel alone.
+        # frame than what the brake has left beside ``brake`` moves that, where ``most`` is sized for the wheel and
+        # its tyre's slope without the engine.
         left = max(0.5 * p.brakes_force * radius - brake, 0.0)
         omega = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
                       min(most, dt * left / inertia), dt, brake, esc, esc_target).omega
@@ -265,6 +266,8 @@ def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, di
     # slipping clutch carry the carrier past the engine's speed within a frame (a stalled engine spun up rolling
     # in reverse, then a lock-up that gave the car the engine's energy).
     j_axle, road_axle = axle_body(p, j_l, j_r, radius * k_l.fx, radius * k_r.fx)
+    if p.diff_kind == 1:  # the wheels as one: the sums, in the bits they always had
+        road_axle = radius * (k_l.fx + k_r.fx)
     clutch_t, stuck = clutch_passes(p, s, engine_torque, capacity, ratio, mean, road_axle, j_axle, dt)
     t0, coupled, rub = direct_torque, 0.0, 0.0
     start_l, start_r = w_l, w_r

@@ -549,14 +549,16 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
             tcs_on = True
     spin_target = (p.aids_tcs_brake_slip * (brakes.sign(ratio) if p.manual else 1.0)
                    * (1.0 if p.aids_tcs > 0 and above_idle else 0.0))
-    spin_most_r = dt * (1.0 - p.brakes_front_share) * p.brakes_force * radius / jr
+    # Traction control brakes with what the axle's service brake has left beside the pedal's part of it.
+    spin_left_r = max((1.0 - p.brakes_front_share) * p.brakes_force * radius - (full_brake - brake_f), 0.0)
+    spin_most_r = dt * spin_left_r / jr
     tcs_r = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target, spin_most_r)
     tcs_on = tcs_on or tcs_r != wr_new
     held_r = held_r or tcs_r != wr_new
     wr_new = tcs_r
     if p.all_driven:
         tcs_f = wheel.anti_spin(wf_new, uf, ahead_f, radius, floor, spin_target,
-                                dt * p.brakes_front_share * p.brakes_force * radius / jf)
+                                dt * max(p.brakes_front_share * p.brakes_force * radius - brake_f, 0.0) / jf)
         tcs_on = tcs_on or tcs_f != wf_new
         held_f = held_f or tcs_f != wf_new
         wf_new = tcs_f
@@ -602,7 +604,10 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
         vx = v_without + dt * fxr / mass
         if abs_on and not c.handbrake:
             wr_new = wheel.anti_lock(wr_new, wr_free, ur, ahead_r, radius, floor, target_r)
-        wr_new = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target, spin_most_r)
+        # At the grip the wheel turns with the engine's share on it (inertia_r), where spin_most_r is sized for
+        # the wheel and its tyre's slope: no further than what the brake has left moves that.
+        wr_new = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target,
+                                 min(spin_most_r, dt * spin_left_r / inertia_r))
     elif not held_r:
         wr_new = wheel.follow(wr_new, dt * radius * kxr_w * dvx / jr, brake_r > 0.0)
     if fxf != fxf_lin:

@@ -345,7 +345,8 @@ def test_a_clutch_let_in_onto_a_stalled_engine_through_an_open_differential_make
 
 def _handbrake_in_first(name: str):
     """abs_spin_up_in_gear's start: 1st gear, clutch up, full throttle turning right, then the handbrake (still
-    turning) at 6.3 s for a quarter of a second: the inside rear wheel stops, the outside one turns on."""
+    turning) at 6.3 s for a quarter of a second: its brake stops the inside rear wheel within a frame's first update
+    (the carrier's momentum turns it on again), the outside one turns on."""
     def driver(t, sim_):
         if t < 3.933:
             return keys("right", "throttle")

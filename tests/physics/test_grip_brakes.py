@@ -109,3 +109,15 @@ def test_braking_at_a_crawl_in_reverse_at_a_coarse_dt_makes_no_energy():
     worst = int(np.argmax(gain))
     assert gain[worst] <= 1e-3 * energy[braking[worst]], (
         f"{gain[worst]:.1f} J gained at {run.t[braking[worst], 0]:.3f} s of {energy[braking[worst]]:.0f} J")
+
+
+def test_traction_control_brakes_a_single_track_axle_with_what_its_brake_has_left():
+    """Full throttle at full lock with the brake pedal a little down: traction control brakes the spinning rear axle
+    on top of the pedal, and together they give no more than the axle's brake (it gave 2,746 N m on 2,112)."""
+    p = preset("sedan_single_track")
+    run = record(Simulation(p, dt=1.0 / 120.0), 4.0,
+                 lambda t, sim_: keys("throttle", "left", brake_pedal=0.3) if t > 0.5 else keys("throttle", "left"))
+    rear = (1.0 - p.brakes.front_share) * p.brakes.force * p.body.wheel_radius
+    torque = run.brake_rear[:, 0] * p.body.wheel_radius
+    assert run.tcs_active[:, 0].sum() > 100
+    assert 0.9 * rear < torque.max() <= rear * (1.0 + 1e-9)  # traction control takes what the pedal leaves, no more

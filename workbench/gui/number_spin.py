@@ -2,9 +2,9 @@
 
 QDoubleSpinBox's own validator knows only fixed notation: it drops the keys it refuses, so typing
 ``1e3`` into it gave 13. :class:`NumberSpin` takes what Python's ``float`` reads (``1e3``, ``2.5E-4``,
-``.5``, ``-0``), within the box's range, with its prefix and suffix (a unit) around it; a text on its way
-to a number (``1e``, ``-``, ``.``) or out of range is intermediate, as in Qt's own, and leaving the box
-puts the value it had back.
+``.5``, ``-0``), within the box's range, with its prefix and suffix (a unit) around it, and writes its
+value with a point whatever the locale; a text on its way to a number (``1e``, ``-``, ``.``) or out of
+range is intermediate, as in Qt's own, and leaving the box puts the value it had back.
 """
 
 from __future__ import annotations
@@ -51,4 +51,9 @@ class NumberSpin(QDoubleSpinBox):
             value = float(self._number(text))
         except ValueError:
             return self.value()
-        return value if math.isfinite(value) else self.value()
+        # To the box's decimals, as it shows the value and as Qt's own reading keeps it.
+        return round(value, self.decimals()) if math.isfinite(value) else self.value()
+
+    def textFromValue(self, value: float) -> str:
+        # With a point whatever the locale: the box reads what float() reads (a German locale's "1092,0" not).
+        return f"{value:.{self.decimals()}f}"

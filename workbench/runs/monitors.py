@@ -491,7 +491,7 @@ def _gear_ratio(f: Frames) -> np.ndarray:
 def _rpm(f: Frames, tol: float):
     """Below 0 never; past the rev limit (and the tolerance) only as the wheels turn the engine through the clutch,
     as a downshift at speed does: the limiter's fuel cut on (no positive engine torque), and a rising engine speed
-    no faster than the fastest wheel (or the road under the car) turns it in the gear engaged."""
+    no higher than the fastest wheel (or the road under the car) turns it in the gear engaged."""
     if not _manual(f):
         return np.zeros(f.shape, dtype=bool), lambda j, i: []
     limit = f.param(lambda p: p.engine.rev_limit)
