@@ -154,3 +154,16 @@ def max_step(values: np.ndarray, mask: np.ndarray) -> float:
     steps = np.abs(np.diff(values))
     chosen = steps[mask[:-1]]
     return float(chosen.max()) if chosen.size else 0.0
+
+
+def four_wheel_energy(p: CarParams, run: Run, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Car 0 of a four-wheel ``run``: its kinetic energy [J] each frame (body, yaw, each wheel as half its axle's
+    inertia, the engine's flywheel), and the work [J] the engine's own torque put in over each frame (none when it
+    drags)."""
+    b, e = p.body, p.engine
+    omega = run.rpm[:, 0] * (2.0 * math.pi / 60.0)
+    energy = (0.5 * b.mass * (run.vx[:, 0] ** 2 + run.vy[:, 0] ** 2) + 0.5 * b.yaw_inertia * run.yaw_rate[:, 0] ** 2
+              + 0.25 * b.wheel_inertia_front * (run.wheel_speed_fl[:, 0] ** 2 + run.wheel_speed_fr[:, 0] ** 2)
+              + 0.25 * b.wheel_inertia_rear * (run.wheel_speed_rl[:, 0] ** 2 + run.wheel_speed_rr[:, 0] ** 2)
+              + 0.5 * e.inertia * omega ** 2)
+    return energy, dt * np.maximum(run.engine_torque[:-1, 0] * 0.5 * (omega[1:] + omega[:-1]), 0.0)

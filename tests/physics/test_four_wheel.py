@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 from grip_drivers import G, SpeedHold, drive, flying_start, sedan
-from helpers import keys, record
+from helpers import four_wheel_energy, keys, record
 from helpers import preset as preset_params
 
 from physics import Inputs, Simulation
@@ -331,13 +331,7 @@ def test_a_clutch_let_in_onto_a_stalled_engine_through_an_open_differential_make
         state[name] = value
     sim.restore(state, 1441)
     run = record(sim, 0.25, keys())  # no key: the clutch pedal comes up at its rate
-    b, e = p.body, p.engine
-    omega = run.rpm[:, 0] * (2.0 * math.pi / 60.0)
-    energy = (0.5 * b.mass * (run.vx[:, 0] ** 2 + run.vy[:, 0] ** 2) + 0.5 * b.yaw_inertia * run.yaw_rate[:, 0] ** 2
-              + 0.25 * b.wheel_inertia_front * (run.wheel_speed_fl[:, 0] ** 2 + run.wheel_speed_fr[:, 0] ** 2)
-              + 0.25 * b.wheel_inertia_rear * (run.wheel_speed_rl[:, 0] ** 2 + run.wheel_speed_rr[:, 0] ** 2)
-              + 0.5 * e.inertia * omega ** 2)
-    engine_work = DT * np.maximum(run.engine_torque[:-1, 0] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
+    energy, engine_work = four_wheel_energy(p, run, DT)
     assert run.rpm[-1, 0] > 2.0 * run.rpm[0, 0] and np.all(run.gear[:, 0] == -1.0)  # the wheels spin the engine up
     gain = np.diff(energy) - engine_work
     assert gain.max() < 1e-4 * energy[0], f"{gain.max():.1f} J gained in frame {int(np.argmax(gain))}"

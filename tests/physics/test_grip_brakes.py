@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from grip_drivers import G, drive, first_index, flying_start, sedan
-from helpers import keys, preset, record
+from helpers import four_wheel_energy, keys, preset, record
 
 from physics import Inputs, Simulation
 
@@ -96,13 +94,7 @@ def test_braking_at_a_crawl_in_reverse_at_a_coarse_dt_makes_no_energy():
 
     p = preset("sedan")
     run = record(Simulation(p, dt=dt), 4.8, driver)
-    b, e = p.body, p.engine
-    omega = run.rpm[:, 0] * (2.0 * math.pi / 60.0)
-    energy = (0.5 * b.mass * (run.vx[:, 0] ** 2 + run.vy[:, 0] ** 2) + 0.5 * b.yaw_inertia * run.yaw_rate[:, 0] ** 2
-              + 0.25 * b.wheel_inertia_front * (run.wheel_speed_fl[:, 0] ** 2 + run.wheel_speed_fr[:, 0] ** 2)
-              + 0.25 * b.wheel_inertia_rear * (run.wheel_speed_rl[:, 0] ** 2 + run.wheel_speed_rr[:, 0] ** 2)
-              + 0.5 * e.inertia * omega ** 2)
-    engine_work = dt * np.maximum(run.engine_torque[:-1, 0] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
+    energy, engine_work = four_wheel_energy(p, run, dt)
     braking = np.flatnonzero(run.brake[:-1, 0] > 0.0)
     assert braking.size > 5 and np.all(run.gear[braking, 0] == -1.0) and run.vx[braking[0], 0] < -1.0
     gain = (np.diff(energy) - engine_work)[braking]
