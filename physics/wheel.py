@@ -181,10 +181,19 @@ def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_with
     braked, _ = hold(free, brake, inertia, dt)
     if (braked * radius - u_end) * (omega * radius - u_start) < 0.0:
         limit = abs(force)
-        torque = drive_torque - (brake if omega > 0.0 else (-brake if omega < 0.0 else 0.0))
-        meet = (radius * omega + radius * dt * torque / inertia - u_without) / (
-            dt * (radius * radius / inertia + 1.0 / mass))
+        side = 1.0 if omega > 0.0 else (-1.0 if omega < 0.0 else 0.0)
+        scale = dt * (radius * radius / inertia + 1.0 / mass)
+        meet = (radius * omega + radius * dt * (drive_torque - side * brake) / inertia - u_without) / scale
         force = min(max(meet, -limit), limit)
         free = omega + dt * (drive_torque - radius * force) / inertia
+        # A meeting that carries the wheel through zero: from there on the brake opposes the other way. Where the
+        # meeting with the brake that way ends on the other side too, it is the one (the brake then stops the wheel
+        # at zero no more, and the road slides under it no more); else the wheel stops at zero and stays.
+        if brake > 0.0 and (free - side * dt * brake / inertia) * side < 0.0:
+            other = (radius * omega + radius * dt * (drive_torque + side * brake) / inertia - u_without) / scale
+            other = min(max(other, -limit), limit)
+            turned = omega + dt * (drive_torque - radius * other) / inertia
+            if (turned + side * dt * brake / inertia) * side < 0.0:
+                force, free = other, turned
     braked, held = hold(free, brake, inertia, dt)
     return braked, free, held, force

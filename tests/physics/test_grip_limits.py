@@ -553,3 +553,25 @@ def test_a_braked_stop_ends_at_rest_and_never_rolls_back(preset, dt):
     fast = run.speed > 1.1 * car.brakes.abs_min_speed
     assert crawl.any() and np.all(run.wheel_front[crawl][1:] == 0.0)  # locked for the last metre
     assert np.all(run.slip_ratio_front[fast][int(0.2 / dt):] > -0.3)  # turning while ABS is on
+
+
+@pytest.mark.parametrize(("brake", "meets"), [(0.0, True), (134.4, True), (400.0, False)])
+def test_a_wheel_at_its_grip_that_meets_the_road_through_zero_ends_at_the_roads_speed(brake, meets):
+    """A wheel spinning backwards at 3 rad/s on a road running forwards at 0.94 m/s, its tyre at the grip: the tyre
+    turns it through zero towards the road's speed. Past zero the brake opposes the other way; taking it the first
+    way all frame, the wheel once stopped at zero with the road sliding under it and the tyre passing less than its
+    grip (852 N of 2,180 with 134 N m of brake), which no state of wheel and tyre gives. With a brake of 400 N m the
+    wheel turns forwards short of the road and the tyre slides at its grip."""
+    from physics import wheel
+
+    radius, inertia, mass, dt, limit = 0.33, 0.5957, 1386.1, 1.0 / 120.0, 2180.3
+    omega, u_start, u_without = -2.9924, 0.6057, 0.9361
+    w, _, held, force = wheel.at_limit(omega, 0.0, -limit, brake, radius, inertia, u_start, u_without, mass, dt)
+    road = u_without + dt * force / mass
+    assert not held and w > 0.0
+    if meets:
+        assert abs(force) < limit and w * radius == pytest.approx(road, rel=1e-9, abs=1e-12)
+    else:
+        assert force == -limit and w * radius < road  # still slower than the road: braking, at the grip
+    # The wheel's equation over the frame with the brake against its final turning, and the car's with the force.
+    assert w == pytest.approx(omega + dt * (-radius * force - brake) / inertia, rel=1e-12)
