@@ -160,6 +160,15 @@ def slip_slope(tangent, secant, kappa, net_torque):
 
 
 @scalar
+def meeting_force(omega, torque, limit, radius, inertia, u_without, mass, dt):
+    """The force [N] that brings rim and road to one speed at the frame's end, the wheel turning under ``torque``
+    (drive and brake) and the road moving to ``u_without`` without this force; within the grip ``limit``."""
+    meet = (radius * omega + radius * dt * torque / inertia - u_without) / (
+        dt * (radius * radius / inertia + 1.0 / mass))
+    return min(max(meet, -limit), limit)
+
+
+@scalar
 def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_without, mass, dt):
     """An axle whose tyre reached the road's grip this frame: (speed, speed without the brake, held, force).
 
@@ -182,16 +191,13 @@ def at_limit(omega, drive_torque, force, brake, radius, inertia, u_start, u_with
     if (braked * radius - u_end) * (omega * radius - u_start) < 0.0:
         limit = abs(force)
         side = 1.0 if omega > 0.0 else (-1.0 if omega < 0.0 else 0.0)
-        scale = dt * (radius * radius / inertia + 1.0 / mass)
-        meet = (radius * omega + radius * dt * (drive_torque - side * brake) / inertia - u_without) / scale
-        force = min(max(meet, -limit), limit)
+        force = meeting_force(omega, drive_torque - side * brake, limit, radius, inertia, u_without, mass, dt)
         free = omega + dt * (drive_torque - radius * force) / inertia
         # A meeting that carries the wheel through zero: from there on the brake opposes the other way. Where the
         # meeting with the brake that way ends on the other side too, it is the one (the brake then stops the wheel
         # at zero no more, and the road slides under it no more); else the wheel stops at zero and stays.
         if brake > 0.0 and (free - side * dt * brake / inertia) * side < 0.0:
-            other = (radius * omega + radius * dt * (drive_torque + side * brake) / inertia - u_without) / scale
-            other = min(max(other, -limit), limit)
+            other = meeting_force(omega, drive_torque + side * brake, limit, radius, inertia, u_without, mass, dt)
             turned = omega + dt * (drive_torque - radius * other) / inertia
             if (turned + side * dt * brake / inertia) * side < 0.0:
                 force, free = other, turned

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from physics import CarParams
+from physics.gearbox import ratio_table
 
 _DEG = 180.0 / math.pi
 ENERGY_WINDOW = 0.5
@@ -479,10 +480,8 @@ def _gear_ratio(f: Frames) -> np.ndarray:
             continue
 
         def ratio(p: CarParams, n=n) -> float:
-            box = p.gearbox
-            if n < 0:
-                return abs(box.reverse) * box.final_drive
-            return box.ratios[n - 1] * box.final_drive if n <= len(box.ratios) else 0.0
+            table = ratio_table(p.gearbox.ratios, p.gearbox.reverse)
+            return abs(table[n + 1]) * p.gearbox.final_drive if n + 1 < len(table) else 0.0
 
         out = np.where(gear == g, f.param(ratio), out)
     return out
