@@ -83,17 +83,17 @@ _EXPONENT = 0x7FF0000000000000  # a float64's exponent field: all ones for inf a
 
 
 @scalar
-def _finite_bits(bits, select, width, whole):
-    """Whether every ``bits[select[j]]`` (``bits[j]`` when ``whole``) is the bit pattern of a finite float64: its
+def _finite_bits(bits, i, select, width, whole):
+    """Whether every ``bits[i, select[j]]`` (``bits[i, j]`` when ``whole``) is the bit pattern of a finite float64: its
     exponent field not all ones. Integer tests and an OR over them, which the compiler may reorder and so vectorises
     (a sum of (v - v), which says the same, it may not reorder without fast-math)."""
     bad = False
     if whole:
         for j in range(width):
-            bad |= (bits[j] & _EXPONENT) == _EXPONENT
+            bad |= (bits[i, j] & _EXPONENT) == _EXPONENT
     else:
         for j in range(width):
-            bad |= (bits[select[j]] & _EXPONENT) == _EXPONENT
+            bad |= (bits[i, select[j]] & _EXPONENT) == _EXPONENT
     return not bad
 
 
@@ -124,12 +124,12 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
     frames = inputs.shape[0]
     width = select.shape[0]
     detail, whole = args.detail, args.whole
+    bits = spare_values.view(np.int64)  # the same memory, for the guard's integer test
     for i in range(lo, hi):
         p = params[i]
         road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
-        values = spare_values[i]
-        bits = values.view(np.int64)  # the same memory, for the guard's integer test
-        # Views made once per car, not per frame: each costs two atomic reference counts.
+        # Views made once per car, not per frame: each costs two atomic reference counts (the channels' values
+        # are indexed in spare_values itself, with no view of the car's row at all).
         curves = LANES if p.four_wheel else narrow
         lane = lanes[i, :LANE_ROWS * curves].reshape((LANE_ROWS, curves))
         for k in range(frames):
@@ -145,9 +145,9 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
                 detail_channels(p, state[i], spare_telemetry[i], detail)
             driver.carry(look, spare_state[i], spare_telemetry[i])
             bad = -1
-            if not _finite_bits(bits, select, width, whole):  # one pass decides the usual case
+            if not _finite_bits(bits, i, select, width, whole):  # one pass decides the usual case
                 for j in range(width):
-                    if not math.isfinite(values[select[j]]):
+                    if not math.isfinite(spare_values[i, select[j]]):
                         bad = select[j]
                         break
             if bad < 0:
@@ -162,10 +162,10 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
             # indexed whole, not through a row view, which would cost two atomic reference counts a frame.
             if whole:
                 for j in range(width):
-                    out[k, i, j] = values[j]
+                    out[k, i, j] = spare_values[i, j]
             else:
                 for j in range(width):
-                    out[k, i, j] = values[select[j]]
+                    out[k, i, j] = spare_values[i, select[j]]
             copy_state(spare_state[i], state[i])
 
 

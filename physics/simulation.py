@@ -89,6 +89,7 @@ class Simulation:
         self._shape = (1, n)
         self._inputs = np.zeros((1, n), dtype=records.INPUTS)  # step's own record, for inputs it cannot read as they are
         self._idle = np.zeros((1, n), dtype=records.INPUTS)  # no keys, never written
+        self._checked = self._idle  # the last Inputs' record step() checked the shape of (never None)
         self._work = Workspace(n)
         self._fault = memoryview(self._work.fault.reshape(-1))  # car 0's fault frame without numpy: _fault[0]
         # step's telemetry: a ring of records, each with its frame; one still held outside is replaced, not reused
@@ -205,16 +206,18 @@ class Simulation:
         records in turn and reuses one only when nothing outside holds it, its channels or its
         values: a record still held is left to its holder and replaced by a new one.)
         """
-        bound = self._bound or self._bind()
-        record = inputs._record if type(inputs) is RecordedInputs else None  # the common case, without a call
-        if record is None or record.shape != self._shape:
+        entry, args, n = self._bound or self._bind()
+        # The common case without a call: an Inputs' own record, its shape checked when it was last new here.
+        record = inputs._record if type(inputs) is RecordedInputs else None
+        if record is not self._checked:
             record = self._input_record(inputs)
         j = self._slot
         slot = self._ring[j]
-        if _references(slot) != self._free:
+        part0, part1, part2, part3 = slot  # _references(slot), without the call
+        if _refcount(part0) + _refcount(part1) + _refcount(part2) + _refcount(part3) != self._free:
             slot = self._ring[j] = _telemetry_slot(self.car.n)
-        entry, args, n = bound
-        entry(args, record, slot[0], self.dt, self.frame, 0, n)
+            part0 = slot[0]
+        entry(args, record, part0, self.dt, self.frame, 0, n)
         if self._fault[0] >= 0 or n > 1:
             raise_fault(self._work.fault)
         self._slot = j + 1 if j + 1 < len(self._ring) else 0
@@ -228,6 +231,9 @@ class Simulation:
         n = self.car.n
         if inputs is None:
             return self._idle
+        if type(inputs) is RecordedInputs and inputs._record is not None and inputs._record.shape == self._shape:
+            self._checked = inputs._record
+            return inputs._record
         if isinstance(inputs, np.ndarray):  # one frame of INPUTS records, e.g. a row of a script's inputs
             if inputs.dtype != records.INPUTS:
                 raise TypeError("inputs: expected an Inputs or physics.records.INPUTS records")

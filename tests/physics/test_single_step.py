@@ -103,6 +103,23 @@ def test_inputs_for_another_batch_size_are_refused():
         sim.step(_plain(Inputs.from_keys(1, {"throttle"})))
 
 
+def test_a_wrong_batch_size_is_refused_after_right_inputs_and_none():
+    """The step checks an Inputs' record's shape only when the record is new to it: a wrong one after a right
+    one, after none, or after the same wrong one is refused each time, and the right one still steps."""
+    sim = Simulation(preset("sedan"), n=2, dt=DT)
+    right, wrong = Inputs.from_keys(2, {"throttle"}), Inputs.from_keys(1, {"throttle"})
+    for given in (right, wrong, None, wrong, wrong, right, right, wrong):
+        if given is wrong:
+            with pytest.raises(ValueError, match="1 cars' inputs for a batch of 2"):
+                sim.step(given)
+        else:
+            sim.step(given)
+    reference = Simulation(preset("sedan"), n=2, dt=DT)
+    for given in (right, None, right, right):
+        reference.step(given)
+    assert sim.frame == 4 and sim.telemetry.records.tobytes() == reference.telemetry.records.tobytes()
+
+
 KEEPERS = {  # what a caller may keep of a frame; each must keep what it saw
     "the frame": lambda t: (t, lambda: t.records.tobytes()),
     "a channel": lambda t: (t.rpm, None),
