@@ -541,7 +541,7 @@ class MainWindow(QMainWindow):
         device or a missing folder, as on the command line, and never over what is loaded (the script, its preset,
         the preset on show, a shipped preset or script), which the file dialog's "replace?" alone let through. ``preset_too``:
         the preset on show may be saved over (Save preset, when it is the user's own file)."""
-        from workbench.output.files import OutputPathError, _same_file, check_output_file
+        from workbench.output.files import OutputPathError, check_output_file, same_file
 
         session = self.model.session
         program = session.program
@@ -556,10 +556,10 @@ class MainWindow(QMainWindow):
         except OutputPathError as exc:
             return str(exc)
         for name, source in loaded:
-            if source is not None and Path(source).exists() and _same_file(target, source):
+            if source is not None and Path(source).exists() and same_file(target, source):
                 return f"{what} {target}: is {name}; choose another name"
         shipped = [*cars_dir().glob("*.toml"), *scripts_dir().glob("*.toml")]
-        if target.exists() and any(_same_file(target, file) for file in shipped):
+        if target.exists() and any(same_file(target, file) for file in shipped):
             return f"{what} {target}: is a preset or script shipped with carbench; choose another name"
         return None
 

@@ -78,7 +78,7 @@ def _realpath(path: str | os.PathLike) -> str | None:
         return None
 
 
-def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether ``a`` and ``b`` are one file: the same path through links, or the same inode (hard links)."""
     ra, rb = _realpath(a), _realpath(b)
     if ra is not None and ra == rb:
@@ -135,7 +135,7 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         raise OutputPathError(f"{option} {target}: the name is longer than {MAX_NAME_BYTES} bytes (carbench keeps "
                               "room beside it for the name it stages the output under)")
     for source in inputs:
-        if _same_file(target, source):
+        if same_file(target, source):
             raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
                                   "refusing to overwrite it")
     return target
@@ -169,7 +169,7 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
                               "room beside it for the name it stages the output under)")
     sources = list(inputs)
     for source in sources:
-        if _same_file(target, source):
+        if same_file(target, source):
             raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
                                   "refusing to write over it")
     real = _realpath(target)
@@ -184,7 +184,7 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
         for name in sorted(_looked_at(target, option, lambda: os.listdir(target))):
             if not writes(name):
                 continue
-            if any(_same_file(target / name, source) for source in sources):
+            if any(same_file(target / name, source) for source in sources):
                 raise OutputPathError(f"{option} {target}: would overwrite {target / name}, a link to one of "
                                       "the inputs")
             entry = target / name
