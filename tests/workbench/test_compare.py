@@ -206,6 +206,73 @@ def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
         assert err.endswith("; not a telemetry CSV written by carbench\n"), err
 
 
+def _long_csv(tmp_path, capsys, frames: int) -> Path:
+    """A telemetry CSV of ``frames`` frames: a replay's rows over and over, its time column going on."""
+    short = tmp_path / "short.csv"
+    main(["replay", COAST, "--csv", str(short)])
+    capsys.readouterr()
+    lines = short.read_text(encoding="utf-8").splitlines()
+    dt = float(lines[2].split(",")[0]) - float(lines[1].split(",")[0])
+    rows = [line.split(",", 1)[1] for line in lines[1:]]
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join([lines[0]] + [f"{k * dt!r},{rows[k % len(rows)]}" for k in range(frames)]) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_a_csv_is_read_in_about_the_memory_of_its_values(tmp_path, capsys):
+    """compare reads a telemetry CSV a line at a time into one array of its size: reading it whole as text, and
+    splitting that into lines, took four to five times the values' memory."""
+    import tracemalloc
+
+    path = _long_csv(tmp_path, capsys, 30_000)
+    tracemalloc.start()
+    try:
+        run = read_csv_run(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    values = 30_000 * len(run.data) * 8
+    assert len(run.data["t"]) == 30_000 and path.stat().st_size > values / 2
+    assert peak - values < 0.5 * values, (peak, values)
+
+
+def test_a_comparisons_csv_is_written_a_block_at_a_time(tmp_path, capsys):
+    """``compare --csv`` of two long runs: the text of every row at once, and the matrix of three columns per
+    channel before it, took many times the runs' memory."""
+    import tracemalloc
+
+    path = _long_csv(tmp_path, capsys, 30_000)
+    result = compare(read_csv_run(path), read_csv_run(path))
+    values = 30_000 * len(result.a_values) * 8
+    tracemalloc.start()
+    try:
+        result.write_csv(tmp_path / "out.csv")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.5 * values, (peak, values)
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8") == result.csv_text()
+
+
+def test_a_csv_of_too_many_frames_or_too_long_a_line_is_refused(tmp_path, capsys, monkeypatch):
+    import workbench.runs.compare as compare_module
+
+    path = _long_csv(tmp_path, capsys, 30)
+    monkeypatch.setattr(compare_module, "MAX_CSV_FRAMES", 20)
+    code, out, err = cli(capsys, "compare", path, path)
+    assert code == 2 and out == "" and err == f"carbench: {path}: line 22: more than 20 frames, the most compare " \
+                                              "reads of a telemetry CSV\n", err
+    monkeypatch.setattr(compare_module, "MAX_CSV_FRAMES", 30)
+    assert len(read_csv_run(path).data["t"]) == 30
+    lines = path.read_text(encoding="utf-8").splitlines()
+    wide = tmp_path / "wide.csv"
+    wide.write_text("\n".join(lines[:3] + [lines[3] + " " * 70_000] + lines[4:]) + "\n", encoding="utf-8")
+    code, out, err = cli(capsys, "compare", path, wide)
+    assert code == 2 and out == "" and err == f"carbench: {wide}: line 4: longer than 64 KiB; not a telemetry CSV " \
+                                              "written by carbench\n", err
+
+
 def test_csvs_of_cars_in_other_units_are_refused(tmp_path, capsys):
     metres, pixels = tmp_path / "m.csv", tmp_path / "px.csv"
     main(["replay", COAST, "--csv", str(metres)])

@@ -9,15 +9,16 @@ value it reports is in the channel's display unit (degrees for angles).
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
 from physics import CarParams, ChannelInfo, channel_infos, channel_names
 from physics.units import display_of
-from workbench.output.files import atomic_write_text
+from workbench.output.files import atomic_writer
 from workbench.output.telemetry_log import split_header_cell
 from workbench.runs.replay import ReplayResult, Verdict
 from workbench.runs.stamp import Stamp, program_stamp
@@ -74,37 +75,92 @@ def run_of(result: ReplayResult, label: str | None = None) -> Run:
 
 
 MAX_CSV_BYTES = 1024**3
-"""A telemetry CSV larger than this is refused unread (compare's 2,000,000 frames fit well inside)."""
+"""A telemetry CSV larger than this is refused unread."""
 
+MAX_CSV_FRAMES = 2_000_000
+"""Most frames compare reads of a telemetry CSV (as of a script's run, compare_command.MAX_FRAMES): 4.6 hours at
+1/120 s, 1.6 GB of values for carbench's 102 channels. A CSV that carbench writes of the largest size compare reads
+(1 GiB) holds about 1.6 million frames; the limit bounds what a file of short cells (``0,0,...``, some five million
+lines in 1 GiB) would take."""
+
+MAX_CSV_LINE_BYTES = 64 * 1024
+"""The longest line compare reads of a telemetry CSV (carbench's are under 3 kB)."""
+
+_COUNT_BLOCK = 1024 * 1024  # bytes read at a time to count a CSV's lines
 
 MAX_CSV_VALUE = 1e300  # a CSV value's size: a difference of two (2e300) in a display unit (x 57.3) stays finite
+
+
+def _csv_lines(path: Path, handle):
+    """(line number, text) of each line of ``handle`` that is not blank, read one line at a time; CompareError for
+    a line longer than MAX_CSV_LINE_BYTES, text that is not UTF-8, or a file that grew past MAX_CSV_BYTES."""
+    from workbench.scripts.limits import format_bytes
+
+    consumed = 0
+    for number, raw in enumerate(iter(lambda: handle.readline(MAX_CSV_LINE_BYTES + 1), b""), 1):
+        if len(raw) > MAX_CSV_LINE_BYTES:
+            raise CompareError(f"{path}: line {number}: longer than {format_bytes(MAX_CSV_LINE_BYTES)}; not a "
+                               "telemetry CSV written by carbench")
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise CompareError(f"{path}: not UTF-8 text (byte {consumed + exc.start})") from None
+        consumed += len(raw)
+        if consumed > MAX_CSV_BYTES:  # it grew after the check
+            raise CompareError(f"{path}: larger than a telemetry CSV file may be ({MAX_CSV_BYTES:,} bytes, "
+                               f"{format_bytes(MAX_CSV_BYTES)})")
+        line = line.removesuffix("\n").removesuffix("\r")
+        if line.strip():
+            yield number, line
+
+
+def _count_lines(path: Path, handle) -> int:
+    """How many lines ``handle`` holds (a last one without its newline counted), read in blocks."""
+    lines = size = 0
+    last = b"\n"
+    for block in iter(lambda: handle.read(_COUNT_BLOCK), b""):
+        size += len(block)
+        if size > MAX_CSV_BYTES:  # it grew after the check
+            raise CompareError(f"{path}: larger than a telemetry CSV file may be ({MAX_CSV_BYTES:,} bytes)")
+        lines += block.count(b"\n")
+        last = block[-1:]
+    return lines + (last != b"\n")
 
 
 def read_csv_run(path: str | Path) -> Run:
     """A telemetry CSV that carbench wrote (``replay --csv``), as a run.
 
     carbench's CSV is recognised by its header row: exactly the channel list of a car in metres or
-    in pixels, in carbench's order (which also tells the unit); every value a finite number.
+    in pixels, in carbench's order (which also tells the unit); every value a finite number. The file is read a
+    line at a time (at most MAX_CSV_FRAMES frames), so what it takes in memory is its values' own.
     """
     from workbench.names import path_problem
-    from workbench.scripts.limits import LimitError, read_limited_text
+    from workbench.scripts.limits import LimitError, check_regular_file
 
     path = Path(path)
     try:
-        text = read_limited_text(path, "telemetry CSV", MAX_CSV_BYTES)
+        check_regular_file(path, "telemetry CSV", MAX_CSV_BYTES)
+        with open(path, "rb") as handle:
+            # Counted first, so that the values go straight into one array of their size: the file is never held
+            # whole, as text or as lines, and the values are not copied.
+            rows = _count_lines(path, handle) - 1  # the header's line is not a frame
+            handle.seek(0)
+            return _read_csv(path, _csv_lines(path, handle), min(rows, MAX_CSV_FRAMES))
     except FileNotFoundError:
         raise CompareError(f"{path}: no such file") from None
     except LimitError as exc:
         raise CompareError(str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise CompareError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise CompareError(f"{path}: cannot be read: {path_problem(exc)}") from None
-    # Each line with its number in the file (blank lines are passed over, and counted).
-    lines = [(number, line.removesuffix("\r")) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
-    if not lines:
+
+
+def _read_csv(path: Path, lines, rows: int) -> Run:
+    """:func:`read_csv_run` from the file's lines that are not blank, (number in the file, text), after the header at
+    most ``rows`` of them (the file's lines but one, less any blank)."""
+    first = next(lines, None)
+    if first is None:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
-    cells = [split_header_cell(c) for c in lines[0][1].split(",")]
+    cells = [split_header_cell(c) for c in first[1].split(",")]
     header = [name for name, _ in cells]
     unit = next((u for u in LENGTH_UNITS if header == channel_names(u)), None)
     if unit is None:
@@ -113,33 +169,59 @@ def read_csv_run(path: str | Path) -> Run:
     for info, (name, shown) in zip(channel_infos(unit), cells, strict=True):
         if shown is not None and shown != info.unit:
             raise CompareError(f"{path}: column {name} is in {shown}, carbench writes it in {info.unit or 'no unit'}")
-    if len(lines) < 2:
-        raise CompareError(f"{path}: holds no frame")
-    values = np.empty((len(lines) - 1, len(header)))
-    for k, (number, line) in enumerate(lines[1:]):
+    width = len(header)
+    values = np.empty((max(rows, 0), width))
+    frames = 0
+    block: list[tuple[int, list[str]]] = []  # the lines of the frames not checked yet: their numbers and cells
+    for number, line in lines:
+        if frames == MAX_CSV_FRAMES:
+            raise CompareError(f"{path}: line {number}: more than {MAX_CSV_FRAMES:,} frames, the most compare reads "
+                               "of a telemetry CSV")
+        if frames == len(values):  # it grew after the count
+            raise CompareError(f"{path}: changed while it was read")
         texts = line.split(",")
-        if len(texts) != len(header):
-            raise CompareError(f"{path}: line {number}: {len(texts)} values for {len(header)} channels")
+        if len(texts) != width:
+            raise CompareError(f"{path}: line {number}: {len(texts)} values for {width} channels")
         try:
-            values[k] = [float(cell) for cell in texts]
+            values[frames] = [float(cell) for cell in texts]
         except ValueError:
             j, cell = next((j, c) for j, c in enumerate(texts) if not _number(c))
             raise CompareError(f"{path}: line {number}, column {header[j]}: {cell.strip()[:40]!r} is not a number; "
                                "not a telemetry CSV written by carbench") from None
-    usable = np.abs(values) <= MAX_CSV_VALUE  # False for nan and inf too
-    if not usable.all():
-        k, j = np.argwhere(~usable)[0]
-        cell = lines[k + 1][1].split(",")[j].strip()[:40]
-        why = ("is not finite" if any(word in cell.lower() for word in ("inf", "nan")) else
-               "is beyond 1e300 (its difference or its display unit would overflow)")
-        raise CompareError(f"{path}: line {lines[k + 1][0]}, column {header[j]}: {cell!r} {why}; "
-                           "not a telemetry CSV written by carbench")
+        frames += 1
+        block.append((number, texts))
+        if len(block) == _CHECK_BLOCK:
+            _check_values(path, header, values[frames - len(block):frames], block)
+            block.clear()
+    _check_values(path, header, values[frames - len(block):frames], block)
+    if not frames:
+        raise CompareError(f"{path}: holds no frame")
+    if frames < len(values):  # blank lines: the array shortened in place, not copied
+        values.resize((frames, width), refcheck=False)
     data = {name: values[:, i] for i, name in enumerate(header)}
     t = data["t"]
     dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
     if len(t) > 1 and (dt <= 0 or not np.allclose(np.diff(t), dt, rtol=1e-6, atol=1e-12)):
         raise CompareError(f"{path}: the time column does not advance by a fixed dt")
     return Run(str(path), unit, dt, data)
+
+
+_CHECK_BLOCK = 256  # frames of a CSV whose values are checked at once
+
+
+def _check_values(path: Path, header: list[str], values: np.ndarray, lines: list[tuple[int, list[str]]]) -> None:
+    """CompareError naming the first value of ``values`` (the frames of ``lines``: their numbers in the file and
+    cells) that is not finite or is beyond MAX_CSV_VALUE."""
+    usable = np.abs(values) <= MAX_CSV_VALUE  # False for nan and inf too
+    if usable.all():
+        return
+    k, j = np.argwhere(~usable)[0]
+    number, texts = lines[k]
+    cell = texts[j].strip()[:40]
+    why = ("is not finite" if any(word in cell.lower() for word in ("inf", "nan")) else
+           "is beyond 1e300 (its difference or its display unit would overflow)")
+    raise CompareError(f"{path}: line {number}, column {header[j]}: {cell!r} {why}; "
+                       "not a telemetry CSV written by carbench")
 
 
 def _number(text: str) -> bool:
@@ -289,6 +371,13 @@ class Comparison:
     def csv_text(self) -> str:
         """Per compared frame: t, then ``name.a``, ``name.b``, ``name.delta`` for every channel, each column with
         its display unit in brackets as a telemetry CSV's header has it (``heading.a [deg]``, ``gear.a``)."""
+        handle = io.StringIO()
+        self.write_csv_rows(handle)
+        return handle.getvalue()
+
+    def write_csv_rows(self, handle: IO[str]) -> None:
+        """:meth:`csv_text` into ``handle``, a block of frames at a time (a long comparison is never held whole as
+        text, nor as a matrix of its three columns per channel)."""
         names = [n for n in self.a_values if n != "t"]
         units = self.units()
 
@@ -297,16 +386,22 @@ class Comparison:
 
         header = [cell("t", units.get("t", "s"))] + [cell(f"{n}.{part}", units.get(n, "")) for n in names
                                                       for part in ("a", "b", "delta")]
-        columns = [self.t]
-        for n in names:
-            columns += [self.a_values[n], self.b_values[n], self.b_values[n] - self.a_values[n]]
-        matrix = np.column_stack(columns)
-        rows = [",".join(header)]
-        rows.extend(",".join(map(repr, row)) for row in matrix.tolist())
-        return "\n".join(rows) + "\n"
+        handle.write(",".join(header) + "\n")
+        for first in range(0, len(self.t), _CSV_BLOCK):
+            block = slice(first, first + _CSV_BLOCK)
+            columns = [self.t[block]]
+            for n in names:
+                a, b = self.a_values[n][block], self.b_values[n][block]
+                columns += [a, b, b - a]
+            handle.write("".join(",".join(map(repr, row)) + "\n" for row in np.column_stack(columns).tolist()))
 
     def write_csv(self, path: str | Path) -> Path:
-        return atomic_write_text(path, self.csv_text())
+        with atomic_writer(path) as handle:
+            self.write_csv_rows(handle)
+        return Path(path)
+
+
+_CSV_BLOCK = 256  # frames of a comparison's CSV made into text at a time
 
 
 def _v(value: Any) -> str:
@@ -360,7 +455,7 @@ def _on_grid(run: Run, t: np.ndarray, exact: bool) -> dict[str, np.ndarray]:
         values = run.data[info.name]
         values = values[:len(t)] if exact else np.interp(t, run.data["t"], values)
         _, factor = display_unit(info)
-        out[info.name] = values * factor if factor != 1.0 else np.array(values, dtype=float)
+        out[info.name] = values * factor if factor != 1.0 else values  # the run's own, read and never written
     return out
 
 
