@@ -123,3 +123,71 @@ def test_a_report_never_overwrites_the_preset_it_was_given(tmp_path, capsys, opt
     assert err.startswith("carbench: --report ") and f"would overwrite {preset}" in err and err.count("\n") == 1, err
     assert preset.read_text(encoding="utf-8") == text
     assert sorted(p.name for p in folder.iterdir()) == [written]
+
+
+def test_a_test_no_car_can_run_is_one_line_and_exit_2(capsys):
+    assert main(["manoeuvre", "all", "--preset", "parking"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("carbench: no test runs on parking: ") and "lengths in px" in err and err.count("\n") == 1
+
+
+def test_one_car_a_test_cannot_run_leaves_the_other_cars_kpis(capsys):
+    from physics import load_preset
+    from workbench.manoeuvres.manoeuvre_command import NOT_RUN, run_tests
+    from workbench.manoeuvres.runner import Car
+
+    cars = [Car(load_preset("sedan").params, "sedan"), Car(load_preset("parking").params, "parking")]
+    out = run_tests(["iso21994", "acceleration"], cars)
+    for name in out.names:
+        sedan, parking = out.kpis[name]
+        assert [k.key for k in parking] == [NOT_RUN] and "lengths in px" in parking[0].note
+        assert NOT_RUN not in [k.key for k in sedan] and any(k.value is not None for k in sedan)
+
+
+def test_a_car_that_never_reaches_the_test_speed_gets_no_corrected_distance_and_no_nan(capsys):
+    """ISO 21994's correction s (100 / v0)^2 on a car braking from rest divided by zero; the frequency response of
+    a car that never moves was 0 / 0, printed as NaN, which is not JSON."""
+    code = main(["manoeuvre", "iso21994", "--preset", "f1tenth", "--set", "drive.force=0", "--json"])
+    kpis = json.loads(capsys.readouterr().out)["manoeuvres"]["iso21994"]["cars"][0]
+    distance = next(k for k in kpis if k["key"] == "stopping_distance")
+    assert code == 0 and distance["value"] is None and "not corrected" in distance["note"]
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} in the JSON")
+
+    code = main(["manoeuvre", "iso7401_sweep", "--preset", "f1tenth", "--set", "drive.force=0", "--json"])
+    out, err = capsys.readouterr()
+    kpis = json.loads(out, parse_constant=refuse)["manoeuvres"]["iso7401_sweep"]["cars"][0]
+    assert err == "" and kpis[0]["value"] == 0.0 and "no yaw-rate response" in kpis[0]["note"]
+
+
+def test_a_kpi_of_no_finite_value_is_reported_as_not_reached():
+    from workbench.manoeuvres.kpi import Kpi
+
+    k = Kpi("gain", "gain", float("nan"), "1/s", "clause", note="over the sweep")
+    assert k.value is None and k.text() == "-" and k.note == "no finite value (nan); over the sweep"
+    assert Kpi("gain", "gain", 2.0, "1/s", "clause").value == 2.0
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ('manoeuvre = "iso7975"\n[driver]\nspeed_kmh = 60.0\n[driver.path]\nkind = "straight"\n',
+     "needs a script that drives as iso7975_brake_turn does"),
+    ('manoeuvre = "coastdown"\n[driver]\nspeed_kmh = 60.0\n', "needs a script that drives as coastdown_fit does"),
+    ('manoeuvre = "nope"\n', "[script] manoeuvre: unknown manoeuvre 'nope'"),
+])
+def test_a_sweep_of_a_script_tagged_with_a_test_it_does_not_fit_is_one_line_and_exit_2(tmp_path, capsys, body, said):
+    path = tmp_path / "tagged.toml"
+    path.write_text(HEAD + body, encoding="utf-8")
+    assert main(["sweep", str(path), "--param", "tyres.b_rear=10:12:2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and said in err and str(path) in err, err
+
+
+@pytest.mark.parametrize("path", ['kind = "straight"\nlength = 1e-9', 'kind = "lane_change"\nlength = 1e-9\n'
+                                  'start = 1e-9\nchange = 1e-9\noffset = 3.0'])
+def test_a_path_shorter_than_its_spacing_is_driven(path):
+    from workbench.runs.replay import replay
+
+    script = parse_script(HEAD + f"[driver]\nspeed_kmh = 30.0\n[driver.path]\n{path}\n", "short.toml")
+    (result,) = replay([compile_script(script)])
+    assert result.log.column("speed_kmh")[-1] > 25.0

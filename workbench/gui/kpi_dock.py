@@ -21,8 +21,9 @@ from workbench.gui.course_overlay import CourseOverlay
 from workbench.gui.plot_style import style_plot
 from workbench.gui.recorder_panel import FAIL, PASS
 from workbench.gui.references import Comparer
-from workbench.manoeuvres.catalogue import CATALOGUE, of_script
+from workbench.manoeuvres.catalogue import CATALOGUE, fitting
 from workbench.manoeuvres.kpi import Kpi, RunData
+from workbench.scripts.format import ScriptError
 
 ON_SHOW = QColor(31, 119, 180)
 NAMES_LEAST = 120  # [px] the KPIs' names' column at least
@@ -79,7 +80,11 @@ class KpiDock(QWidget):
     def update_kpis(self) -> None:
         session = self.comparer.model.session
         program = session.program
-        test = of_script(program.script) if program is not None else None
+        try:
+            test = fitting(program.script) if program is not None else None
+            unfit = None
+        except ScriptError as exc:  # a tagged script whose run the test cannot take its KPIs from
+            test, unfit = None, str(exc)
         self.tree.clear()
         self.rows = []
         for plot in (self.gain, self.phase):
@@ -88,7 +93,7 @@ class KpiDock(QWidget):
         # With no handling test, only the hint: an empty table showed a stray column header ("1").
         self.tree.setVisible(test is not None)
         if test is None:
-            self.status.setText(HINT)
+            self.status.setText(HINT if unfit is None else f"No KPIs: {unfit}")
             return
         refs = self.comparer.references.items
         columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]

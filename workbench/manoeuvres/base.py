@@ -31,6 +31,21 @@ class Manoeuvre:
     def base_script(self) -> Script:
         return load_script(resolve_script(self.script))
 
+    def fits(self, script: Script) -> str | None:
+        """Why this test's KPIs cannot be taken from ``script``'s run (a script tagged ``[script] manoeuvre`` with
+        this test's name), or None: the script must drive as the test's shipped one does, with the same kind of
+        driver path, a driver that lets go (``until``) where the shipped one does, and the same kind of steering
+        robot; the values may differ."""
+        want, got = shape(self.base_script()), shape(script)
+        if want == got:
+            return None
+        return (f"{script.source}: [script] manoeuvre = {script.manoeuvre!r} needs a script that drives as "
+                f"{self.script} does ({describe(want)}); this one has {describe(got)}")
+
+    def script_for(self, script: Script, car: Car) -> Script:
+        """The script as this test runs it on ``car`` (a test may fit it to the car: its gear, say)."""
+        return script
+
     def run(self, cars: Sequence[Car], runner: Runner, script: Script | None = None) -> list[list[Kpi]]:
         """Every car's KPIs: one run of the script each, as one batch."""
         script = script or self.base_script()
@@ -39,3 +54,19 @@ class Manoeuvre:
     def kpis(self, run: RunData) -> list[Kpi]:
         """The KPIs of one run of this test's script (what the window shows for the run on show)."""
         raise NotImplementedError
+
+
+def shape(script: Script) -> tuple:
+    """How a script drives, as far as a test's KPIs read it: its driver's path kind (None: no driver, "" no path),
+    whether the driver lets go at ``until``, and its steering robot's kind (None: none)."""
+    d, r = script.driver, script.robot
+    path = None if d is None else ("" if d.path is None else d.path.kind)
+    return path, d is not None and d.until is not None, None if r is None else r.kind
+
+
+def describe(s: tuple) -> str:
+    path, until, robot = s
+    driver = ("no driver" if path is None else "a driver with no path" if path == ""
+              else f"a driver on a path of kind {path!r}")
+    return ", ".join([driver + (" that lets go at `until`" if until else ""),
+                      "no steering robot" if robot is None else f"a {robot} steering robot"])

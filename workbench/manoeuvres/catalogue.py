@@ -26,8 +26,27 @@ def manoeuvre(name: str) -> Manoeuvre:
     raise KeyError(f"unknown manoeuvre {name!r}; the manoeuvres are: {', '.join(CATALOGUE)}")
 
 
+def fitting(script) -> Manoeuvre | None:
+    """The test whose KPIs a script's run gives (its [script] manoeuvre), or None when it names none; ScriptError
+    when it names one that is not a test, or a test its run cannot give the KPIs of (Manoeuvre.fits)."""
+    from workbench.scripts.format import ScriptError
+
+    name = getattr(script, "manoeuvre", None)
+    if not name:
+        return None
+    try:
+        test = manoeuvre(name)
+    except KeyError as exc:
+        raise ScriptError(f"{script.source}: [script] manoeuvre: {exc.args[0]}") from None
+    problem = test.fits(script)
+    if problem:
+        raise ScriptError(problem)
+    return test
+
+
 def of_script(script) -> Manoeuvre | None:
-    """The test whose KPIs a script's run gives (its [script] manoeuvre), or None."""
+    """The test whose KPIs a script's run gives (its [script] manoeuvre), or None (also for a name that is no
+    test's; :func:`fitting` says why)."""
     name = getattr(script, "manoeuvre", None)
     if not name:
         return None

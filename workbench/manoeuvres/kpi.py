@@ -35,6 +35,13 @@ class Kpi:
     passed: bool | None = None
     note: str = ""
 
+    def __post_init__(self):
+        # No nan or infinity reaches a table, a report or the JSON (where it is not valid): a figure the run gives
+        # no finite value of is reported as not reached, and says so.
+        if self.value is not None and not math.isfinite(self.value):
+            object.__setattr__(self, "note", "; ".join(x for x in (f"no finite value ({self.value})", self.note) if x))
+            object.__setattr__(self, "value", None)
+
     def text(self) -> str:
         """The value with its unit ("1.42 deg/g"), or "-" when there is none."""
         if self.value is None:

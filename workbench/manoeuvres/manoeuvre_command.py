@@ -69,6 +69,9 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
     return Car(params, name, loaded.path)
 
 
+NOT_RUN = "not_run"  # the key of the one KPI of a test a car could not run
+
+
 def run_tests(names: list[str], cars: list[Car]) -> Outcome:
     """Run the tests on the cars; each test's runs for all cars as batches.
 
@@ -79,14 +82,26 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
     for name in names:
         m = CATALOGUE[name]
         began = time.perf_counter()
+        runner = lambda jobs, m=m: run_jobs(jobs, m.channels)  # noqa: E731
         try:
-            out.kpis[name] = m.run(cars, lambda jobs, m=m: run_jobs(jobs, m.channels))
-        except ScriptError as exc:
+            out.kpis[name] = m.run(cars, runner)
+        except ScriptError:
             if len(names) == 1:
                 raise
-            out.kpis[name] = [[Kpi("not_run", "not run", None, "", "", note=str(exc))] for _ in cars]
+            out.kpis[name] = [_run_alone(m, car, runner) for car in cars]  # the car that can still does
         out.seconds[name] = time.perf_counter() - began
+    notes = [k.note for per_car in out.kpis.values() for kpis in per_car for k in kpis if k.key == NOT_RUN]
+    if notes and len(notes) == len(names) * len(cars):
+        raise ScriptError(f"no test runs on {' or '.join(c.name for c in cars)}: {notes[0]}")
     return out
+
+
+def _run_alone(m, car: Car, runner) -> list[Kpi]:
+    """The test's KPIs of ``car`` run alone, or its one KPI "not run" with the reason."""
+    try:
+        return m.run([car], runner)[0]
+    except ScriptError as exc:
+        return [Kpi(NOT_RUN, "not run", None, "", "", note=str(exc))]
 
 
 def _verdict(k: Kpi) -> str:
@@ -123,6 +138,9 @@ def table(outcome: Outcome) -> str:
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
+            if k.key == NOT_RUN:  # why, per car
+                lines += [f"    {'AB'[i] + ': ' if two else ''}{v.note}" for i, v in enumerate(values)
+                          if v is not None and v.key == NOT_RUN]
         lines.append("")
     head = "  ".join(f"{'AB'[i]}: {c.name}" for i, c in enumerate(outcome.cars)) if two else f"car: {outcome.cars[0].name}"
     return head + "\n\n" + "\n".join(lines)
@@ -165,8 +183,19 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
         head = ["KPI"] + [c.name for c in outcome.cars] + ["limit", "clause", "note"]
         body.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows)
                     + "</table>")
-        runs = run_jobs([(m.base_script(), car) for car in outcome.cars], m.channels)
-        for i, chart in enumerate(charts_of(m, runs, [c.name for c in outcome.cars])):
+        # The charts of the cars the test ran on, each car's run of the script as the test fits it to the car.
+        ran = [car for car, kpis in zip(outcome.cars, outcome.kpis[name], strict=True)
+               if not any(k.key == NOT_RUN for k in kpis)]
+        if not ran:
+            body.append("<p>No chart: the test ran on no car.</p>")
+            continue
+        base = m.base_script()
+        try:
+            runs = run_jobs([(m.script_for(base, car), car) for car in ran], m.channels)
+        except ScriptError as exc:
+            body.append(f"<p>No chart: {html.escape(str(exc))}</p>")
+            continue
+        for i, chart in enumerate(charts_of(m, runs, [c.name for c in ran])):
             png = f"{name}-{i + 1}.png"
             render(chart, folder / png)
             body.append(f'<img src="{png}" alt="{html.escape(chart.title)}">')
@@ -223,7 +252,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
                     write_report(outcome, staged.folder(folder), deferring(render))
             except OSError as exc:
                 return bad(f"--report: cannot write into {folder}: {staged.shown(exc.strerror or str(exc))}")
-        emit(json.dumps(as_json(outcome), indent=2) if args.json else table(outcome), stdout)
+        emit(json.dumps(as_json(outcome), indent=2, allow_nan=False) if args.json else table(outcome), stdout)
         try:
             staged.commit()
         except OSError as exc:

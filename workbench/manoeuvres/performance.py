@@ -53,8 +53,11 @@ class InGear(Manoeuvre):
 
     def run(self, cars, runner, script: Script | None = None):
         script = script or self.base_script()
-        jobs = [(for_car(script, car.params), car) for car in cars]
+        jobs = [(self.script_for(script, car), car) for car in cars]
         return [self.kpis(run) for run in runner(jobs)]
+
+    def script_for(self, script: Script, car) -> Script:
+        return for_car(script, car.params)
 
     def kpis(self, run: RunData) -> list[Kpi]:
         full = next((s.at for s in run.script.sets if s.analog.get("throttle_pedal") == 1.0), None)
@@ -92,8 +95,11 @@ class CoastDown(Manoeuvre):
 
     def run(self, cars, runner, script: Script | None = None):
         script = script or self.base_script()
-        jobs = [(for_car_neutral(script, car.params), car) for car in cars]
+        jobs = [(self.script_for(script, car), car) for car in cars]
         return [self.kpis(run) for run in runner(jobs)]
+
+    def script_for(self, script: Script, car) -> Script:
+        return for_car_neutral(script, car.params)
 
     def kpis(self, run: RunData) -> list[Kpi]:
         t, v = run.t, run["speed"]

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
-from workbench.manoeuvres.catalogue import of_script
+from workbench.manoeuvres.catalogue import fitting, of_script
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
@@ -48,7 +48,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     began = time.perf_counter()
     program = plan.program
     script = program.script
-    test = test_of(plan)
+    test = fitting(script)  # ScriptError for a tagged script the test cannot take its KPIs from
     paths = [a.path for a in plan.axes]
     values = plan.si_values()
     channels = list(dict.fromkeys([*test.channels, *(e.channel for e in script.expects),

@@ -160,6 +160,9 @@ class FrequencyResponse(Manoeuvre):
         if not len(freq):
             return [Kpi("bandwidth", "yaw-rate -3 dB bandwidth", None, "Hz", SWEEP_CLAUSE)]
         low = float(gain[0])
+        if not low > 0.0:  # the car did not answer the steering (it never moved): no gain to compare with
+            return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz", low, "1/s", SWEEP_CLAUSE,
+                        note="no yaw-rate response to the steering: the other KPIs are not computed")]
         below = np.flatnonzero(gain < low / math.sqrt(2.0))
         bandwidth = None
         if len(below) and below[0] > 0:

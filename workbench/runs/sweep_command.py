@@ -122,10 +122,17 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
     chunk = args.chunk
     if rounds > 1 and args.chunk == DEFAULT_CHUNK:  # enough chunks to keep every worker busy
         chunk = max(1, min(chunk, -(-plan.cars // rounds)))
-    from workbench.manoeuvres.sweep_kpis import run_test_sweep, test_of
+    from workbench.manoeuvres.catalogue import fitting
+    from workbench.manoeuvres.sweep_kpis import run_test_sweep
+    from workbench.scripts.format import ScriptError
 
     try:
-        if test_of(plan) is not None:  # a handling test's script: its KPIs are measures too (run here)
+        test = fitting(plan.program.script)  # a handling test's script: its KPIs are measures too (run here)
+    except ScriptError as exc:
+        say(exc, stderr)
+        return 2
+    try:
+        if test is not None:
             if rounds > 1:
                 say(f"{args.script}: a handling test's sweep runs here, not on Dask (its KPIs are computed from the "
                     "runs)", stderr)

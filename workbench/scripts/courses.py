@@ -61,7 +61,7 @@ def course_of(spec: PathSpec, car: CarParams) -> Course:
     step = spacing(car)
     kind = spec.kind
     if kind == "straight":
-        n = int(math.floor(spec.get("length") / step)) + 1
+        n = max(int(math.floor(spec.get("length") / step)) + 1, 2)  # a path is two rows at least: one step long
         s = np.arange(n) * step
         return Course(rows_of(s, 0 * s, step, False, 0 * s, 0 * s))
     if kind == "circle":
@@ -124,7 +124,7 @@ def _smooth_line(levels, length: float, step: float, x0: float = 0.0) -> np.ndar
     _, dy, _ = _line(fine, levels)
     ds = np.sqrt(1.0 + dy * dy)
     s = np.concatenate([[0.0], np.cumsum(0.5 * (ds[1:] + ds[:-1]) * np.diff(fine))])
-    n = int(math.floor(s[-1] / step)) + 1
+    n = max(int(math.floor(s[-1] / step)) + 1, 2)  # two rows at least (past its end the line goes on straight)
     x = np.interp(np.arange(n) * step, s, fine)
     y, dy, ddy = _line(x, levels)
     return rows_of(x, y, step, False, np.arctan(dy), ddy / (1.0 + dy * dy) ** 1.5)
