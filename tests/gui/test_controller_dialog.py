@@ -116,8 +116,33 @@ def test_a_saved_mapping_that_is_not_usable_falls_back_to_the_default_and_says_s
     (device,) = window.analog.controllers.devices
     assert device.info.guid == guid
     assert window.analog.controllers.mapping(device).axis_for("righttrigger").control == "throttle_pedal"
-    assert said[0].startswith("carbench virtual gamepad: the saved mapping is not usable (axis 'leftx': exponent 99")
-    assert said[1] == "controller plugged in: carbench virtual gamepad (gamepad)"
+    assert said[0] == "controller plugged in: carbench virtual gamepad (gamepad)"
+    assert said[1].startswith(f"carbench virtual gamepad: the saved mapping ({window.settings.fileName()}, key "
+                              f"controllers/{guid}) is not usable (axis 'leftx': exponent 99"), said
+
+
+def test_a_saved_mapping_nested_thousands_deep_falls_back_to_the_default(carbench_window, virtual_gamepad):
+    """json.loads raises RecursionError, not ValueError, on "[[[[..." deep enough: the window's pump ended in it."""
+    window = carbench_window
+    window.settings.setValue("controllers/ff005efa63617262656e636820007601", "[" * 100_000)
+    said = []
+    window.analog.controllers.message.connect(said.append)
+    window.analog.pump()
+    (device,) = window.analog.controllers.devices
+    assert window.analog.controllers.mapping(device).axis_for("righttrigger").control == "throttle_pedal"
+    assert said[-1].endswith("is not usable (nested too deeply); using the default"), said
+
+
+def test_a_controller_pulled_out_gives_no_reading_before_the_next_pump(carbench_window, virtual_wheel):
+    """SDL reads a pulled-out wheel's axes as 0, which an inverted pedal reads as half down: the frames between the
+    unplugging and the pump that notices it had about half throttle, brake and clutch."""
+    controllers = carbench_window.analog.controllers
+    controllers.pump()
+    (device,) = controllers.devices
+    keys, sources = controllers.sample()
+    assert sources  # plugged in: read
+    virtual_wheel.detach()
+    assert controllers.sample() == (set(), {})
 
 
 def test_a_centred_reading_fills_from_its_middle_and_a_trigger_from_its_low_end(qtbot):
@@ -155,3 +180,25 @@ def test_a_centred_reading_fills_from_its_middle_and_a_trigger_from_its_low_end(
     assert bar.filled(200) == (100, 100)
     bar.resize(bar.sizeHint())
     assert not bar.grab().isNull()  # paints
+
+
+def test_the_controller_on_show_stays_on_show_when_another_is_pulled_out(carbench_window, virtual_gamepad,
+                                                                         virtual_wheel):
+    """The dialog kept the box's index over a list that had changed: with a gamepad and a wheel plugged in and the
+    wheel on show, pulling the gamepad out showed nothing of the wheel's (a third controller would have been shown
+    and edited in its place); its rows are kept, so a calibration going on goes on."""
+    controllers = carbench_window.analog.controllers
+    carbench_window.analog.pump()
+    dialog = carbench_window.analog.show_dialog()
+    try:
+        labels = [dialog.device_box.itemText(i) for i in range(dialog.device_box.count())]
+        dialog.device_box.setCurrentIndex(next(i for i, text in enumerate(labels) if "wheel" in text))
+        wheel = dialog.device()
+        rows = list(dialog.rows)
+        assert wheel.info.kind == "wheel" and rows
+        virtual_gamepad.detach()
+        carbench_window.analog.pump()
+        assert len(controllers.devices) == 1 and dialog.device() is wheel and dialog.rows == rows
+        assert dialog.device_box.count() == 1 and "wheel" in dialog.device_box.currentText()
+    finally:
+        dialog.close()

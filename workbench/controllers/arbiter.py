@@ -17,7 +17,7 @@ from physics import ANALOG
 KEYS_OF = {"steer": ("left", "right"), "throttle_pedal": ("throttle",), "brake_pedal": ("brake",),
            "clutch_pedal": ("clutch",)}
 """The keys that drive each analog control."""
-MOVE = 0.05  # of a control's range: how far an analog source must move to take the control
+MOVE = 0.05  # how far an analog source must move to take the control: 5% of a pedal's 0..1, 2.5% of steer's -1..1
 KEYBOARD = "keys"
 
 

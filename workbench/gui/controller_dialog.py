@@ -230,6 +230,7 @@ class ControllerDialog(QDialog):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.update_values)
         controllers.devices_changed.connect(self._fill_devices)
+        self._shown = None  # the controller whose rows are on show
         self._fill_devices()
         self.resize(980, 560)
 
@@ -241,7 +242,9 @@ class ControllerDialog(QDialog):
         return devices[index] if 0 <= index < len(devices) else None
 
     def _fill_devices(self) -> None:
-        current = self.device()
+        """The list of controllers again (one came or went): the one on show stays on show, its rows as they are
+        (a calibration going on goes on), unless it is the one that went."""
+        current = self._shown  # not the box's index: the list under it has changed
         self.device_box.blockSignals(True)
         self.device_box.clear()
         devices = self.controllers.devices
@@ -249,7 +252,8 @@ class ControllerDialog(QDialog):
         if current in devices:
             self.device_box.setCurrentIndex(devices.index(current))
         self.device_box.blockSignals(False)
-        self._build()
+        if current is None or self.device() is not current:
+            self._build()
 
     def _build(self) -> None:
         """The rows for the controller chosen (or a line saying there is none)."""
@@ -257,7 +261,7 @@ class ControllerDialog(QDialog):
         self.problem.clear()
         body = QWidget()
         layout = QVBoxLayout(body)
-        device = self.device()
+        device = self._shown = self.device()
         if device is None:
             why = self.controllers.unavailable
             self.about.setText(f"Controllers cannot be used here: {why}." if why else

@@ -57,8 +57,10 @@ class ControllerInput(QObject):
         if text:
             try:
                 return ControllerMapping.from_dict(json.loads(text))
-            except (ValueError, MappingError) as exc:
-                self.message.emit(f"{device.info.name}: the saved mapping is not usable ({exc}); using the default")
+            except (ValueError, MappingError, RecursionError) as exc:  # RecursionError: JSON nested thousands deep
+                why = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+                self.message.emit(f"{device.info.name}: the saved mapping ({self._settings.fileName()}, key "
+                                  f"{SETTINGS_GROUP}/{device.info.guid}) is not usable ({why}); using the default")
         return default_mapping(device.info)
 
     def set_mapping(self, device: Device, mapping: ControllerMapping) -> None:
@@ -82,9 +84,9 @@ class ControllerInput(QObject):
         for device in removed:
             self._commands_down.pop(device.instance_id, None)
             self.message.emit(f"controller unplugged: {device.info.label}")
-        for device in added:
-            self.mapping(device)
+        for device in added:  # said before the mapping is read: a warning about it is the message left on show
             self.message.emit(f"controller plugged in: {device.info.label}")
+            self.mapping(device)
         if added or removed:
             self.devices_changed.emit()
         for device in self.devices:
@@ -106,6 +108,8 @@ class ControllerInput(QObject):
         keys: set[str] = set()
         sources = {}
         for device in self.hub.devices.values():
+            if not device.attached:  # pulled out since the last pump: SDL reads its axes as 0 (half a pedal)
+                continue
             mapping = self.mapping(device)  # only what it maps is read: a frame stays cheap
             keys.update(a for a in mapping.actions(device.pressed(mapping.buttons)) if a in KEYS)
             sources[f"controller {device.instance_id}"] = mapping.sample(device.axes(a.axis for a in mapping.axes))
