@@ -24,8 +24,9 @@ def test_a_report_of_a_car_the_test_fits_to_draws_its_charts_and_one_it_cannot_r
     gearbox (the report re-ran the bare script and ended in a traceback on the kinematic car), and a test a car
     cannot run draws no chart and says why."""
     folder = tmp_path / "coast"
-    assert main(["manoeuvre", "coastdown", "--preset", "teaching", "--report", str(folder)]) == 0
-    assert "road load A" in (folder / "index.html").read_text() and len(list(folder.glob("*.png"))) == 1
+    assert main(["manoeuvre", "coastdown", "--preset", "teaching", "--report", str(folder)]) == 1  # not 130 km/h
+    page = (folder / "index.html").read_text()
+    assert "road load A" in page and "the driver holds 130 km/h" in page and len(list(folder.glob("*.png"))) == 1
     capsys.readouterr()
     folder = tmp_path / "two"
     code = main(["manoeuvre", "all", "--preset", "sedan", "--vs-preset", "parking", "--report", str(folder)])

@@ -150,7 +150,8 @@ def test_a_car_that_never_reaches_the_test_speed_gets_no_corrected_distance_and_
     code = main(["manoeuvre", "iso21994", "--preset", "f1tenth", "--set", "drive.force=0", "--json"])
     kpis = json.loads(capsys.readouterr().out)["manoeuvres"]["iso21994"]["cars"][0]
     distance = next(k for k in kpis if k["key"] == "stopping_distance")
-    assert code == 0 and distance["value"] is None and "not corrected" in distance["note"]
+    assert code == 1 and distance["value"] is None and "not corrected" in distance["note"]
+    assert kpis[-1]["key"] == "conditions" and kpis[-1]["note"].startswith("the driver holds 100 km/h")
 
     def refuse(constant):
         raise AssertionError(f"{constant} in the JSON")
@@ -191,3 +192,47 @@ def test_a_path_shorter_than_its_spacing_is_driven(path):
     script = parse_script(HEAD + f"[driver]\nspeed_kmh = 30.0\n[driver.path]\n{path}\n", "short.toml")
     (result,) = replay([compile_script(script)])
     assert result.log.column("speed_kmh")[-1] > 25.0
+
+
+def test_a_car_that_does_not_meet_the_tests_conditions_gets_no_verdict_and_a_failed_row(capsys):
+    """The f1tenth car does not reach the step steer's 80 km/h: its KPIs were printed as the test's, exit 0."""
+    code = main(["manoeuvre", "iso7401_step", "--preset", "f1tenth", "--json"])
+    kpis = json.loads(capsys.readouterr().out)["manoeuvres"]["iso7401_step"]["cars"][0]
+    conditions = kpis[-1]
+    assert code == 1 and conditions["key"] == "conditions" and conditions["passed"] is False
+    assert conditions["note"].startswith("the driver holds 80 km/h before the step: speed_kmh 71.97 km/h at 10 s, "
+                                         "not 79..81"), conditions["note"]
+    assert all(k["passed"] is None for k in kpis[:-1]) and kpis[0]["value"] is not None
+    main(["manoeuvre", "iso7401_step", "--preset", "f1tenth"])
+    assert "    the driver holds 80 km/h before the step: speed_kmh 71.97 km/h" in capsys.readouterr().out
+
+
+def test_a_handling_test_is_not_run_on_a_kinematic_car(capsys):
+    from physics import load_preset
+    from workbench.manoeuvres.manoeuvre_command import NOT_RUN, run_tests
+    from workbench.manoeuvres.runner import Car
+
+    assert main(["manoeuvre", "r140_swd", "--preset", "teaching"]) == 2  # it passed, with a yaw-rate ratio of -0 %
+    err = capsys.readouterr().err
+    assert "r140_swd judges handling, which the teaching car (kinematic" in err and err.count("\n") == 1
+    out = run_tests(["iso4138", "iso21994"], [Car(load_preset("teaching").params, "teaching")])
+    assert [k.key for k in out.kpis["iso4138"][0]] == [NOT_RUN]  # its characteristic speed was 17,700 km/h
+    assert out.kpis["iso21994"][0][0].key == "stopping_distance"  # braking applies
+
+
+def test_the_lane_changes_speed_is_the_measured_entry_speed_of_a_run_that_reached_its_set_speed():
+    """The KPI was the series' set speed: a car whose top speed is 46 km/h was given 100 km/h."""
+    from workbench.manoeuvres.kpi import KMH
+    from workbench.manoeuvres.lane_change import SPEEDS, series_kpis
+
+    def results(entries, touched_from=None):
+        return [(int(touched_from is not None and v >= touched_from), 0.1, entry / KMH)
+                for v, entry in zip(SPEEDS, entries, strict=False)] + \
+               [(0, 0.1, 46.0 / KMH)] * (len(SPEEDS) - len(entries))
+
+    (k,) = series_kpis(results([40.3, 42.1, 44.0, 45.9]))  # then 46 km/h at every set speed
+    assert k.value == pytest.approx(46.0) and "does not reach 50 km/h at the course's entry (46 km/h)" in k.note
+    (k,) = series_kpis(results([40.2, 42.2, 44.1, 46.0, 48.1], touched_from=46.0))
+    assert k.value == pytest.approx(44.1) and "touches a cone at 46 km/h" in k.note
+    (k,) = series_kpis(results([30.0]))
+    assert k.value is None and k.note.startswith("does not reach 40 km/h at the course's entry (30 km/h) already")

@@ -27,6 +27,12 @@ class Manoeuvre:
     standard = ""
     script = ""  # the shipped script it runs
     channels: tuple[str, ...] = ()
+    conditions = 1
+    """How many of its script's first [[expect]] entries state the test's conditions (the speed held or the line
+    kept before the test's input): a run that does not meet them is no run of the test, and its KPIs get no verdict
+    (physics of the car aside, a car that cannot reach the test's speed cannot be judged at it)."""
+    lateral = True
+    """Whether the test judges the car's handling, which a kinematic car (no tyres, no slip) does not have."""
 
     def base_script(self) -> Script:
         return load_script(resolve_script(self.script))

@@ -112,6 +112,7 @@ class StraightBraking(Manoeuvre):
     standard = STRAIGHT
     script = "iso21994_braking"
     channels = ("speed", "brake", "x", "y")
+    lateral = False
 
     def kpis(self, run: RunData) -> list[Kpi]:
         t, v = run.t, run["speed"]

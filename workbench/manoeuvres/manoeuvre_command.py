@@ -13,8 +13,10 @@ import html
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import numpy as np
 
 from physics import ParamError, PresetError
 from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
@@ -70,30 +72,94 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
 
 
 NOT_RUN = "not_run"  # the key of the one KPI of a test a car could not run
+CONDITIONS = "conditions"  # the key of the failed row of a car whose runs did not meet the test's conditions
 
 
 def run_tests(names: list[str], cars: list[Car]) -> Outcome:
     """Run the tests on the cars; each test's runs for all cars as batches.
 
     Of several tests, one that a car cannot drive (a car in pixels has no km/h) is reported as not
-    run, with the reason; a single test that cannot run raises its ScriptError.
+    run, with the reason; a single test that cannot run raises its ScriptError. A handling test is not run on a
+    kinematic car. A car whose runs do not meet the test's conditions (its script's first expectations: the speed
+    it is held at before the test's input) gets no verdict on its KPIs, and a failed row that says why.
     """
     out = Outcome(names, cars)
     for name in names:
         m = CATALOGUE[name]
         began = time.perf_counter()
-        runner = lambda jobs, m=m: run_jobs(jobs, m.channels)  # noqa: E731
+        unmet: dict[int, list[str]] = {}  # id(car) -> what its runs did not meet of the test's conditions
+        runner = lambda jobs, m=m, unmet=unmet: _checked_runs(m, jobs, unmet)  # noqa: E731
+        able = [car for car in cars if not _inapplicable(m, car)]
         try:
-            out.kpis[name] = m.run(cars, runner)
+            done = m.run(able, runner) if able else []
         except ScriptError:
-            if len(names) == 1:
+            if len(names) == 1 and len(able) == len(cars):
                 raise
-            out.kpis[name] = [_run_alone(m, car, runner) for car in cars]  # the car that can still does
+            done = [_run_alone(m, car, runner) for car in able]  # the car that can still does
+        by_car = dict(zip(map(id, able), done, strict=True))
+        out.kpis[name] = [_judged(m, by_car[id(car)], unmet.get(id(car), [])) if id(car) in by_car
+                          else [Kpi(NOT_RUN, "not run", None, "", "", note=_inapplicable(m, car))] for car in cars]
         out.seconds[name] = time.perf_counter() - began
     notes = [k.note for per_car in out.kpis.values() for kpis in per_car for k in kpis if k.key == NOT_RUN]
     if notes and len(notes) == len(names) * len(cars):
         raise ScriptError(f"no test runs on {' or '.join(c.name for c in cars)}: {notes[0]}")
     return out
+
+
+def _inapplicable(m, car: Car) -> str:
+    """Why test ``m`` does not apply to ``car``, or "": any test to a car in pixels, a handling test to a kinematic
+    car."""
+    if car.params.model.unit != "m":
+        return (f"the {car.name} car measures lengths in {car.params.model.unit}; the handling tests' speeds, radii "
+                "and cones are in metres")
+    if m.lateral and car.params.kind == "kinematic":
+        return (f"{m.name} judges handling, which the {car.name} car (kinematic: no tyres, no slip, no yaw "
+                "dynamics) does not have")
+    return ""
+
+
+def _checked_runs(m, jobs, unmet: dict[int, list[str]]) -> list:
+    """The jobs' runs, with the channels of the test's conditions too; what a car's run does not meet of them
+    goes into ``unmet`` under id(car)."""
+    conditions = [e.channel for script, _ in jobs for e in script.expects[:m.conditions]]
+    runs = run_jobs(jobs, list(dict.fromkeys([*m.channels, *conditions])))
+    for (_, car), run in zip(jobs, runs, strict=True):
+        problem = unmet_condition(run, m.conditions)
+        if problem:
+            unmet.setdefault(id(car), []).append(problem)
+    return runs
+
+
+def unmet_condition(run, count: int) -> str | None:
+    """The first of the first ``count`` expectations of a run's script that the run does not meet, in words."""
+    from physics import channel_infos
+    from workbench.runs.measures import bounds
+
+    program = run.extra["program"]
+    units = {i.name: i.unit for i in channel_infos(run.params.model.unit)}
+    for expect, (first, last) in list(zip(run.script.expects, program.windows, strict=True))[:count]:
+        window = np.asarray(run[expect.channel][first:last + 1])
+        lo, hi = bounds(expect)
+        bad = ~((window >= lo) & (window <= hi))
+        if bad.any():
+            j = int(np.argmax(bad))
+            unit = units.get(expect.channel, "")
+            within = (f"{lo:g}..{hi:g}" if np.isfinite(lo) and np.isfinite(hi) else
+                      f"at least {lo:g}" if np.isfinite(lo) else f"at most {hi:g}")
+            return (f"{expect.label()}: {expect.channel} {float(window[j]):.4g} {unit} at {(first + j) * run.dt:.3g} s, "
+                    f"not {within}").replace("  ", " ")
+    return None
+
+
+def _judged(m, kpis: list[Kpi], unmet: list[str]) -> list[Kpi]:
+    """A car's KPIs, without verdicts and with a failed row saying why when its runs did not meet the test's
+    conditions."""
+    if not unmet:
+        return kpis
+    note = unmet[0] + (f" (and in {len(unmet) - 1} more of its runs)" if len(unmet) > 1 else "")
+    return [replace(k, passed=None) for k in kpis] + [
+        Kpi(CONDITIONS, "the test's conditions", None, "", f"{m.standard}: test conditions, as its script "
+            f"{m.script} states them", "met", False, note=note)]
 
 
 def _run_alone(m, car: Car, runner) -> list[Kpi]:
@@ -138,9 +204,9 @@ def table(outcome: Outcome) -> str:
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
-            if k.key == NOT_RUN:  # why, per car
+            if k.key in (NOT_RUN, CONDITIONS):  # why, per car
                 lines += [f"    {'AB'[i] + ': ' if two else ''}{v.note}" for i, v in enumerate(values)
-                          if v is not None and v.key == NOT_RUN]
+                          if v is not None and v.key == k.key]
         lines.append("")
     head = "  ".join(f"{'AB'[i]}: {c.name}" for i, c in enumerate(outcome.cars)) if two else f"car: {outcome.cars[0].name}"
     return head + "\n\n" + "\n".join(lines)

@@ -33,6 +33,8 @@ class Acceleration(Manoeuvre):
     standard = "full throttle, shifting"
     script = "accel_0_200"
     channels = ("speed",)
+    conditions = 0  # a standing start: its script's one expectation is the sedan's own figure, not a condition
+    lateral = False
 
     def kpis(self, run: RunData) -> list[Kpi]:
         kmh = run["speed"] * KMH
@@ -50,6 +52,7 @@ class InGear(Manoeuvre):
     standard = "full throttle, one gear"
     script = "accel_80_120"
     channels = ("speed", "throttle", "gear")
+    lateral = False
 
     def run(self, cars, runner, script: Script | None = None):
         script = script or self.base_script()
@@ -92,6 +95,7 @@ class CoastDown(Manoeuvre):
     standard = COAST_CLAUSE
     script = "coastdown_fit"
     channels = ("speed",)
+    lateral = False
 
     def run(self, cars, runner, script: Script | None = None):
         script = script or self.base_script()
