@@ -236,3 +236,13 @@ def test_the_lane_changes_speed_is_the_measured_entry_speed_of_a_run_that_reache
     assert k.value == pytest.approx(44.1) and "touches a cone at 46 km/h" in k.note
     (k,) = series_kpis(results([30.0]))
     assert k.value is None and k.note.startswith("does not reach 40 km/h at the course's entry (30 km/h) already")
+
+
+def test_a_car_that_never_corners_at_0_3_g_fails_the_sine_with_dwells_conditions(capsys):
+    """FMVSS 126 S7.5's A is the handwheel angle at 0.3 g: on ice the slowly increasing steer never got there, A was
+    drawn from the fit past its data, no sine with dwell ran, and the car passed."""
+    code = main(["manoeuvre", "r140_swd", "--set", "tyres.mu=0.2", "--json"])
+    kpis = json.loads(capsys.readouterr().out)["manoeuvres"]["r140_swd"]["cars"][0]
+    assert code == 1 and [k["key"] for k in kpis] == ["amplitude_03g", "conditions"]
+    assert kpis[0]["value"] is None and kpis[1]["passed"] is False
+    assert kpis[1]["note"].startswith("A is the handwheel angle at 0.3 g, which the car never reached (at most 0.1")

@@ -157,9 +157,12 @@ def _judged(m, kpis: list[Kpi], unmet: list[str]) -> list[Kpi]:
     if not unmet:
         return kpis
     note = unmet[0] + (f" (and in {len(unmet) - 1} more of its runs)" if len(unmet) > 1 else "")
-    return [replace(k, passed=None) for k in kpis] + [
-        Kpi(CONDITIONS, "the test's conditions", None, "", f"{m.standard}: test conditions, as its script "
-            f"{m.script} states them", "met", False, note=note)]
+    own = next((k for k in kpis if k.key == CONDITIONS), None)  # a test's own (the sine with dwell's 0.3 g)
+    kpis = [k if k.key == CONDITIONS else replace(k, passed=None) for k in kpis]
+    if own is not None:
+        return [replace(k, note=f"{k.note}; {note}") if k is own else k for k in kpis]
+    return kpis + [Kpi(CONDITIONS, "the test's conditions", None, "", f"{m.standard}: test conditions, as its script "
+                       f"{m.script} states them", "met", False, note=note)]
 
 
 def _run_alone(m, car: Car, runner) -> list[Kpi]:

@@ -75,7 +75,9 @@ class SineWithDwell(Manoeuvre):
         sis = load_script(resolve_script(self.sis_script))
         script = script or self.base_script()
         ratio = script.robot.ratio
-        amplitudes = [sis_amplitude(run, ratio) for run in runner([(sis, car) for car in cars])]
+        sis_runs = runner([(sis, car) for car in cars])
+        amplitudes = [sis_amplitude(run, ratio) for run in sis_runs]
+        reached = [float(np.abs(run["accel_lat"]).max()) for run in sis_runs]
         jobs, owners = [], []
         for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
             for amplitude in series(a, ratio, car.params.steering.lock):
@@ -87,7 +89,7 @@ class SineWithDwell(Manoeuvre):
         out = []
         for i, a in enumerate(amplitudes):
             mine = [(amp, run) for (owner, amp), run in zip(owners, runs, strict=True) if owner == i]
-            out.append(summary(a, mine))
+            out.append(summary(a, mine, reached[i]))
         return out
 
     def kpis(self, run: RunData) -> list[Kpi]:
@@ -108,6 +110,8 @@ def sis_amplitude(run: RunData, ratio: float) -> float | None:
     past = np.flatnonzero(ay > SIS_FIT[1])
     ramp = np.arange(len(ay)) < (past[0] if past.size else len(ay))
     pick = (ay >= SIS_FIT[0]) & (ay <= SIS_FIT[1]) & ramp
+    if not (ay[ramp] >= 0.3 * G).any():  # never at 0.3 g: A would be the fit's line drawn past its data
+        return None
     fit = line_fit(ay[pick], handwheel[pick])
     return None if fit is None else fit[0] * 0.3 * G + fit[1]
 
@@ -144,8 +148,16 @@ def _run_kpis(c, amplitude: float, a: float | None) -> list[Kpi]:
     return out
 
 
-def summary(a: float | None, runs) -> list[Kpi]:
-    """The test over the series: A, the worst of each criterion, and the runs it took."""
+def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
+    """The test over the series: A, the worst of each criterion, and the runs it took. ``reached`` [m/s^2]: the
+    largest lateral acceleration of the slowly increasing steer. With no A (the car never reached 0.3 g there) the
+    series is not run, and the test fails its conditions: a car that cannot corner at 0.3 g passed with no run."""
+    if a is None:
+        seen = "" if reached is None else f" (at most {reached / G:.3g} g)"
+        return [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", None, "deg", f"{CLAUSE} S7.5",
+                    note=f"the slowly increasing steer never reached 0.3 g{seen}"),
+                Kpi("conditions", "the test's conditions", None, "", f"{CLAUSE} S7.5", "met", False,
+                    note=f"A is the handwheel angle at 0.3 g, which the car never reached{seen}: no sine with dwell")]
     kpis = [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", a, "deg", f"{CLAUSE} S7.5")]
     if not runs:
         return kpis + [Kpi("runs", "sine-with-dwell runs", 0.0, "", f"{CLAUSE} S7.6", note="no amplitude within lock")]
