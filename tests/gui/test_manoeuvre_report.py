@@ -34,3 +34,31 @@ def test_a_report_of_a_car_the_test_fits_to_draws_its_charts_and_one_it_cannot_r
     out = capsys.readouterr().out
     assert code in (0, 1) and "lengths in px" in page and "lengths in px" in out
     assert "road load A" in page and "stopping distance" in page  # the sedan's own KPIs, not blanked by parking's
+
+
+def test_the_legend_goes_to_the_corner_with_the_least_of_the_curves():
+    import numpy as np
+
+    from workbench.gui.charts import emptiest_corner
+    from workbench.output.charts import Chart, Series
+
+    t = np.linspace(0.0, 20.0, 401)
+    step = Series(t, np.where(t > 14.0, 10.5, 0.0), "sedan")  # a step response: high on the right
+    assert emptiest_corner(Chart("step", "t", "r", [step]), (0.0, 20.0), (0.0, 10.5)) == "top left"
+    fall = Series(t, 10.0 - 0.5 * t, "speed")  # high on the left, low on the right
+    assert emptiest_corner(Chart("fall", "t", "v", [fall]), (0.0, 20.0), (0.0, 10.0)) == "top right"
+
+
+def test_the_step_steers_chart_is_of_the_run_its_kpis_come_from():
+    """The report drew the script's own run (27 deg of handwheel) under the title "to 4 m/s^2"."""
+    from physics import load_preset
+    from workbench.manoeuvres.catalogue import manoeuvre
+    from workbench.manoeuvres.runner import Car, run_jobs
+
+    m = manoeuvre("iso7401_step")
+    cars = [Car(load_preset("sedan").params, "sedan")]
+    ((script, _),) = m.chart_jobs(cars, lambda jobs: run_jobs(jobs, m.channels))
+    assert script.robot.get("amplitude") != m.base_script().robot.get("amplitude")
+    (run,) = run_jobs([(script, cars[0])], m.channels)
+    (kpi,) = [k for k in m.kpis(run) if k.key == "steady_ay"]
+    assert abs(kpi.value - 4.0) < 0.1

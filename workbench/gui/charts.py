@@ -39,6 +39,28 @@ def _span(lo: float, hi: float, data_lo: float, data_hi: float) -> tuple[float, 
     return (lo if math.isfinite(lo) else data_lo - pad, hi if math.isfinite(hi) else data_hi + pad)
 
 
+LEGEND_OFFSETS = {"top right": (-10, 10), "top left": (10, 10), "bottom right": (-10, -10), "bottom left": (10, -10)}
+"""Where the legend goes (pyqtgraph's offset: negative from the right or the bottom), by corner."""
+
+
+def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[float, float]) -> str:
+    """The corner of the plot (LEGEND_OFFSETS' names) whose third across and quarter up holds the fewest points of
+    the chart's curves and markers, the top right first among equals: the legend goes there, over as little of
+    the data as may be (it hid the end of a step response's curves in the top right)."""
+    (x0, x1), (y0, y1) = x_range, y_range_
+    width, height = max(x1 - x0, 1e-12), max(y1 - y0, 1e-12)
+    xs = [finite_or(s.x) for s in chart.series] + [np.array([m.x for m in chart.markers], dtype=float)]
+    ys = [finite_or(s.y) for s in chart.series] + [np.array([m.y for m in chart.markers], dtype=float)]
+    x = (np.concatenate(xs) - x0) / width
+    y = (np.concatenate(ys) - y0) / height
+    count = {}
+    for name in LEGEND_OFFSETS:
+        across = x >= 2 / 3 if "right" in name else x <= 1 / 3
+        up = y >= 3 / 4 if "top" in name else y <= 1 / 4
+        count[name] = int(np.count_nonzero(across & up))
+    return min(LEGEND_OFFSETS, key=lambda name: count[name])  # min keeps the first of equals
+
+
 def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     """Draw ``chart`` and write it to ``path`` as a PNG (the folder must exist)."""
     app = _application()
@@ -116,6 +138,8 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         plot.setYRange(*fitted, padding=0.05)
     elif y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
         plot.setYRange(y_lo - 1.0, y_hi + 1.0)
+    shown_y = fitted if fitted is not None else (y_lo, y_hi)
+    legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
 
     app.processEvents()
     target = Path(path)

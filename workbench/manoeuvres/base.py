@@ -52,6 +52,12 @@ class Manoeuvre:
         """The script as this test runs it on ``car`` (a test may fit it to the car: its gear, say)."""
         return script
 
+    def chart_jobs(self, cars: Sequence[Car], runner: Runner) -> list[tuple[Script, Car]]:
+        """The (script, car) runs a report draws for the cars: the script as the test runs it on each car (a test
+        whose KPIs come from a run it derives, as the step steer scaled to its lateral acceleration, derives it)."""
+        base = self.base_script()
+        return [(self.script_for(base, car), car) for car in cars]
+
     def run(self, cars: Sequence[Car], runner: Runner, script: Script | None = None) -> list[list[Kpi]]:
         """Every car's KPIs: one run of the script each, as one batch."""
         script = script or self.base_script()

@@ -70,8 +70,13 @@ def charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> l
         series = [Series(s.x[(s.x > lo) & (s.x < hi)], s.y[(s.x > lo) & (s.x < hi)], s.label, s.colour, s.dashed)
                   for s in series]
         cones = [Marker(float(x), float(y), "", "#ff7f0e") for x, y in course.cones]
-        return [Chart("ISO 3888-2 course: path of the centre of mass and the cones", "x [m]", "y [m]", series,
-                      markers=cones)]
+        speed = runs[0].script.driver.speed
+        unit = "km/h" if runs[0].script.driver.speed_unit == "speed_kmh" else "m/s"
+        return [Chart(f"ISO 3888-2 course at its script's speed, {speed:g} {unit}: path of the centre of mass and "
+                      "the cones", "x [m]", "y [m]", series, markers=cones)]
     channel, label, scale = TIME_CHANNELS.get(m.name, ("speed", "speed [km/h]", KMH))
     series = [Series(run.t, run[channel] * scale, name, c) for run, name, c in zip(runs, labels, colours, strict=True)]
-    return [Chart(m.title, "time [s]", label, series)]
+    title = m.title
+    if m.name == "r140_swd":  # the series' runs are many: the chart is of the script's own amplitude
+        title += f": the run at its script's amplitude, {runs[0].script.robot.get('amplitude'):.4g} deg of handwheel"
+    return [Chart(title, "time [s]", label, series)]

@@ -258,9 +258,8 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
         if not ran:
             body.append("<p>No chart: the test ran on no car.</p>")
             continue
-        base = m.base_script()
         try:
-            runs = run_jobs([(m.script_for(base, car), car) for car in ran], m.channels)
+            runs = run_jobs(m.chart_jobs(ran, lambda jobs, m=m: run_jobs(jobs, m.channels)), m.channels)
         except ScriptError as exc:
             body.append(f"<p>No chart: {html.escape(str(exc))}</p>")
             continue

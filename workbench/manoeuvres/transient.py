@@ -85,6 +85,11 @@ class StepSteer(Manoeuvre):
         scaled = [rescaled(script, run, TARGET_AY) for run in first]
         return [self.kpis(run) for run in runner([(s, car) for s, car in zip(scaled, cars, strict=True)])]
 
+    def chart_jobs(self, cars, runner: Runner):
+        script = self.base_script()
+        first = runner([(script, car) for car in cars])
+        return [(rescaled(script, run, TARGET_AY), car) for run, car in zip(first, cars, strict=True)]
+
     def kpis(self, run: RunData) -> list[Kpi]:
         t, steer, yaw, ay = run.t, run["steer"], run["yaw_rate"], run["accel_lat"]
         end = float(t[-1])
