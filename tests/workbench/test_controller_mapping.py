@@ -44,6 +44,21 @@ def test_inversion_and_a_calibrated_range():
     assert brake.apply(13000) == 0.25
 
 
+def test_a_steering_axis_calibrated_unevenly_keeps_its_centre_and_scales_each_side():
+    """A wheel that reaches -29000 one way and 32767 the other steered 6% of its lock with the wheel straight: the
+    middle of the calibrated travel was taken for the centre."""
+    steer = AxisMapping("axis 0", "steer").calibrated(-29000, 32767)
+    assert steer.apply(0) == 0.0
+    assert steer.apply(-29000) == 1.0 and steer.apply(32767) == -1.0  # full lock each way
+    assert steer.apply(-14500) == 0.5 and steer.apply(16384) == pytest.approx(-0.5, abs=1e-4)
+    assert AxisMapping("axis 0", "steer", invert=True).calibrated(-29000, 32767).apply(-14500) == -0.5
+    off = AxisMapping("axis 0", "steer").calibrated(4000, 30000)  # a range that does not hold 0: its middle
+    assert off.apply(17000) == 0.0 and off.apply(30000) == -1.0
+    with pytest.raises(MappingError, match="must reach at least 2048 to each side of its centre"):
+        AxisMapping("axis 0", "steer").calibrated(-1000, 32767)
+    assert AxisMapping("axis 2", "brake_pedal").calibrated(-1000, 32767).apply(-1000) == 0.0  # a pedal has no centre
+
+
 def test_values_are_rounded_to_four_decimals_and_never_negative_zero():
     steer = AxisMapping("axis 0", "steer")
     values = [steer.apply(raw) for raw in range(-32768, 32768, 97)]

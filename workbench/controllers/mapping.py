@@ -3,8 +3,11 @@ does what. Pure data and arithmetic on raw SDL values; saved as JSON (per contro
 
 An axis's raw value (SDL's signed 16-bit reading) becomes a control's value in four steps:
 
-1. **Range**: the calibrated travel [low, high] is scaled to 0..1 (outside it, clipped).
-2. **Inversion**: 1 - x (a pedal that reads high at rest, a stick that reads the other way).
+1. **Range**: the calibrated travel [low, high] is scaled to 0..1 (outside it, clipped). For ``steer``, each
+   side of the axis's centre on its own, to -1..0 and 0..1: the centre is raw 0, where SDL centres a stick's
+   or a wheel's axis (the middle of the travel for a calibrated range that does not hold 0), so a wheel that
+   reaches further one way than the other still reads 0 straight ahead.
+2. **Inversion**: 1 - x (a pedal that reads high at rest, a stick that reads the other way); -x for ``steer``.
 3. **Dead zone**: for ``steer`` around the centre, for a pedal at rest; the rest of the travel is
    stretched to fill the range again, so full travel still gives full lock or full pedal.
 4. **Curve**: linear, or a power law |x|^exponent with the sign kept (an exponent above 1 is finer
@@ -65,14 +68,30 @@ class AxisMapping:
         if not RAW_MIN <= self.low < self.high <= RAW_MAX or self.high - self.low < MIN_TRAVEL:
             raise MappingError(f"axis {self.axis!r}: range {self.low} .. {self.high} must lie in {RAW_MIN} .. "
                                f"{RAW_MAX} and span at least {MIN_TRAVEL}")
+        if self.control == "steer":
+            centre = self.centre
+            if min(centre - self.low, self.high - centre) < MIN_TRAVEL / 2:
+                raise MappingError(f"axis {self.axis!r}: range {self.low} .. {self.high} must reach at least "
+                                   f"{MIN_TRAVEL // 2} to each side of its centre ({centre:g}) to steer")
+
+    @property
+    def centre(self) -> float:
+        """The raw reading of a steering axis straight ahead: 0, where SDL centres a stick or a wheel, or the
+        middle of a calibrated range that does not hold 0."""
+        return 0.0 if self.low < 0 < self.high else 0.5 * (self.low + self.high)
 
     def apply(self, raw: float) -> float:
         """The control's value for a raw reading (steer -1..1, positive left; a pedal 0..1)."""
-        x = min(max((raw - self.low) / (self.high - self.low), 0.0), 1.0)
-        if self.invert:
-            x = 1.0 - x
-        if self.control == "steer":
-            x = 2.0 * x - 1.0  # -1 at the low end, +1 at the high end (to the right)
+        if self.control == "steer":  # each side of the centre on its own: -1 at the low end, +1 at the high end
+            centre = self.centre
+            x = (min((raw - centre) / (self.high - centre), 1.0) if raw >= centre
+                 else -min((centre - raw) / (centre - self.low), 1.0))
+            if self.invert:
+                x = -x
+        else:
+            x = min(max((raw - self.low) / (self.high - self.low), 0.0), 1.0)
+            if self.invert:
+                x = 1.0 - x
         magnitude = abs(x)
         if magnitude <= self.dead_zone:
             return 0.0
