@@ -143,6 +143,21 @@ def test_the_wheel_default_steers_with_the_first_axis_and_has_inverted_pedals(vi
         hub.close()
 
 
+def test_a_wheel_with_fewer_than_two_buttons_shifts_on_its_hat_up_and_down():
+    """The hat's directions are buttons too: a wheel with none of its own got the hat's up for gear_up and its
+    right for gear_down."""
+    from workbench.controllers.device import DeviceInfo
+
+    hat_only = DeviceInfo("0" * 32, "wheel", "wheel", ("axis 0",), ("hat 0 up", "hat 0 right", "hat 0 down",
+                                                                     "hat 0 left"), ((-32768, 32767),))
+    assert default_mapping(hat_only).buttons == {"hat 0 up": "gear_up", "hat 0 down": "gear_down"}
+    one = DeviceInfo("0" * 32, "wheel", "wheel", ("axis 0",), ("button 0", "hat 0 up", "hat 0 right", "hat 0 down",
+                                                               "hat 0 left"), ((-32768, 32767),))
+    assert default_mapping(one).buttons == {"hat 0 up": "gear_up", "hat 0 down": "gear_down"}
+    bare = DeviceInfo("0" * 32, "wheel", "wheel", ("axis 0",), ("button 0",), ((-32768, 32767),))
+    assert default_mapping(bare).buttons == {"button 0": "gear_up"}
+
+
 def test_a_mapping_round_trips_through_its_document_and_bad_documents_are_refused():
     mapping = ControllerMapping((AxisMapping("leftx", "steer", dead_zone=0.1, curve="power", exponent=1.7,
                                              low=-30000, high=31000),), {"a": "handbrake", "x": "pin"})

@@ -4,7 +4,8 @@ A gamepad (anything SDL's game controller API knows) steers with the left stick 
 and left triggers as throttle and brake, as racing games do. Anything else is taken for a wheel
 with pedals, as most report themselves: the first axis steers, the next three are throttle, brake
 and clutch (pedals that read the top of their range at rest, hence inverted), and the first two
-buttons (the paddles on many wheels) shift up and down. The mapping dialog shows each axis live,
+buttons (the paddles on many wheels) shift up and down; a wheel with fewer shifts on its first hat, up and
+down. The mapping dialog shows each axis live,
 so a wheel that differs is put right in a minute and remembered by its GUID.
 """
 
@@ -57,5 +58,11 @@ def _wheel(info: DeviceInfo) -> ControllerMapping:
         pedal = control != "steer"
         axes.append(AxisMapping(name, control, invert=pedal, dead_zone=PEDAL_DEAD_ZONE if pedal else 0.0,
                                 low=low, high=high))
-    buttons = dict(zip(info.buttons, WHEEL_BUTTONS, strict=False))
+    # The paddles are the first two buttons; a wheel with fewer shifts on its hat, up and down (the hat's
+    # directions are buttons too, and took the paddles' place in turn: up, then right for down).
+    paddles = [b for b in info.buttons if not b.startswith("hat ")]
+    hats = sorted({b.rsplit(" ", 1)[0] for b in info.buttons if b.startswith("hat ")})  # "hat 0", ...
+    if len(paddles) < len(WHEEL_BUTTONS) and hats:
+        paddles = [f"{hats[0]} up", f"{hats[0]} down"]
+    buttons = dict(zip(paddles, WHEEL_BUTTONS, strict=False))
     return ControllerMapping(tuple(axes), buttons)
