@@ -58,7 +58,7 @@ def test_a_recorded_gamepad_drive_replays_headless_to_bit_identical_telemetry(ca
     model.start_recording()
     model.advance(30)  # at rest
     pad.set_axis("righttrigger", HALF)  # half throttle
-    pad.set_axis("leftx", -16384)  # a steady steer to the left: 16384 / 65535 of the travel
+    pad.set_axis("leftx", -16384)  # a steady steer to the left: half the left side's travel
     model.advance(240)
     pad.set_button("b", True)  # the clutch (a button), then up a gear on the right shoulder
     model.advance(10)
@@ -78,8 +78,8 @@ def test_a_recorded_gamepad_drive_replays_headless_to_bit_identical_telemetry(ca
     assert frames == 483
     throttle, steer, brake = (overrides(session, name) for name in ("throttle_pedal", "steer", "brake_pedal"))
     assert np.isnan(throttle[:30]).all() and (throttle[30:270] == 0.5).all()
-    x = 1 - 2 * 16384 / 65535  # from the centre, to the left (positive steer)
-    assert (steer[30:] == round(((x - 0.08) / 0.92) ** 1.5, 4)).all() and steer[30] == 0.3084
+    x = 16384 / 32768  # from the centre (raw 0), to the left (positive steer): half of that side's travel
+    assert (steer[30:] == round(((x - 0.08) / 0.92) ** 1.5, 4)).all() and steer[30] == 0.3085
     assert len(set(brake[303:453].tolist())) > 100 and np.nanmax(brake) == pytest.approx((0.65 - 0.02) / 0.98, abs=2e-3)
     assert session.log.column("gear")[-1] == 2 and session.log.column("speed_kmh")[-1] > 5
     model.stop_recording()
