@@ -380,3 +380,26 @@ def test_the_plots_key_names_the_pinned_runs_in_their_colours(carbench_window):
     assert key.isVisible()
     window.comparer.references.clear()
     assert not key.isVisible()
+
+
+def test_a_rerun_that_ends_in_a_bug_is_shown_and_raised_not_only_shown(carbench_window, qtbot, monkeypatch):
+    """A re-run's exception was only put in a message box: a test passed over it, and the app's stderr said
+    nothing. A bug is raised again in the GUI thread (pytest-qt fails the test, the app prints it); what an edit may
+    lead to (a car made unstable) is only said."""
+    import workbench.gui.references as references
+    from physics import NonFiniteError
+
+    window = carbench_window
+    assert window.load_script(scripts_dir() / "clutch_coast.toml")
+    for raised, caught in ((TypeError("a bug"), [TypeError]), (NonFiniteError("vx", 0, 12), [])):
+        def broken(programs, raised=raised):
+            raise raised
+
+        monkeypatch.setattr(references, "replay", broken)
+        window.shown_errors.clear()
+        with qtbot.capture_exceptions() as exceptions:
+            with qtbot.waitSignal(window.comparer.rerun.failed, timeout=60_000):
+                window.model.set_param("body.mass", 1300.0 + len(caught))
+        assert [type(e[1]) for e in exceptions] == caught
+        assert window.shown_errors and window.shown_errors[-1][0] == "Re-run failed"
+        assert type(raised).__name__ in window.shown_errors[-1][1]

@@ -131,3 +131,29 @@ def test_two(qtbot, label):
     assert [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)] == []
 ''')
     result.assert_outcomes(passed=2)
+
+
+def test_the_windows_questions_and_file_dialogs_never_block_a_test(carbench_window, tmp_path):
+    """R during a recording asks yes or no in a modal message box, which the plugin left alone: a test that
+    pressed R hung until it was killed. The question is kept and answered No (or window.answer_yes); a file
+    dialog answers window.file_answer ("" is Cancel)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = carbench_window
+    assert window.record()
+    window.hold(["throttle"], 0.5)
+    QTest.keyClick(window.car_view, Qt.Key.Key_R)
+    assert window.asked[-1][0] == "Restart the recording?" and window.model.session.recording
+    assert window.model.session.log.frames > 0  # No: the recording and the car go on
+    window.answer_yes = True
+    QTest.keyClick(window.car_view, Qt.Key.Key_R)
+    assert window.model.session.log.frames <= 1  # Yes: back to rest, the recording restarted
+    before = window.model.session.preset.name
+    QTest.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert window.asked[-1] == ("Open preset", "file") and window.model.session.preset.name == before
+    from physics.presets import cars_dir
+
+    window.file_answer = str(cars_dir() / "classic.toml")
+    window.load_preset_dialog()
+    assert window.model.session.preset.name == "classic"

@@ -9,6 +9,7 @@ a re-run is under way supersedes it (its result is dropped and the newest edit r
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,10 +18,17 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor
 
+from physics import NonFiniteError, ParamError
 from workbench.gui.session_model import SessionModel
 from workbench.runs.compare import Run, edited_program
 from workbench.runs.replay import ReplayResult, replay
+from workbench.scripts.format import ScriptError
+from workbench.scripts.limits import LimitError
 from workbench.scripts.program import Program
+
+EXPECTED = (NonFiniteError, ParamError, ScriptError, LimitError, MemoryError)
+"""What a re-run after an edit may end in by the edit's own doing (a car made unstable, a run too long for the
+memory): said in a message box. Anything else is a bug, and raised too (Rerun._on_done)."""
 
 MAX_REFERENCES = 4
 COLOURS = (QColor(230, 120, 0), QColor(140, 60, 190), QColor(0, 150, 140), QColor(200, 40, 110))
@@ -112,8 +120,10 @@ class Rerun(QObject):
         try:
             (result,) = replay([program])
             outcome = (result, generation, "")
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never lost in a thread
+        except EXPECTED as exc:  # what an edit may lead to: said to the user
             outcome = (None, generation, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a bug: said to the user, and raised again in the GUI thread
+            outcome = (exc, generation, f"{type(exc).__name__}: {exc}")
         try:
             self._done.emit(*outcome)
         except RuntimeError:
@@ -129,7 +139,12 @@ class Rerun(QObject):
             return
         if generation != self._generation:
             return
-        if result is None:
+        if isinstance(result, BaseException):
+            self.failed.emit(error)
+            # Unexpected: handed to sys.excepthook as an exception in a slot is (its traceback on stderr in the
+            # app; in a test, pytest-qt fails the test), not only shown in a message box.
+            sys.excepthook(type(result), result, result.__traceback__)
+        elif result is None:
             self.failed.emit(error)
         else:
             self.finished.emit(result)

@@ -160,7 +160,11 @@ def carbench_settings(tmp_path):
 
 
 def make_window(preset: str = "sedan", settings=None):
-    """A MainWindow on ``preset`` whose timer does not run and whose dialogs never block."""
+    """A MainWindow on ``preset`` whose timer does not run and whose own dialogs never block: an error is kept in
+    ``window.shown_errors`` (title, message); a yes/no question (R during a recording) in ``window.asked`` and
+    answered ``window.answer_yes`` (False, the dialog's default, unless a test sets it); the keyboard help in
+    ``window.asked`` too; Save / Discard / Cancel answered Discard. (The file dialogs are answered by
+    ``carbench_window``.)"""
     from PySide6.QtWidgets import QMessageBox
 
     from workbench.gui.main_window import MainWindow
@@ -168,10 +172,34 @@ def make_window(preset: str = "sedan", settings=None):
 
     window = MainWindow(LiveSession(preset), settings=settings, start_timer=False)
     window.shown_errors = []
+    window.asked = []
+    window.answer_yes = False
     window.show_error = lambda title, message: window.shown_errors.append((title, message))
     window.ask_unsaved = lambda doing: QMessageBox.StandardButton.Discard
     window.ask_recording = lambda doing: QMessageBox.StandardButton.Discard
+
+    def ask_yes_no(title: str, text: str) -> bool:
+        window.asked.append((title, text))
+        return window.answer_yes
+
+    window.ask_yes_no = ask_yes_no
+    window.show_keys = lambda: window.asked.append(("Keyboard controls", ""))
     return window
+
+
+def _file_dialogs(monkeypatch, window) -> None:
+    """Qt's file dialogs answered without a dialog: ``window.file_answer`` (a path; "" is Cancel, the default),
+    each call kept in ``window.asked`` as (its caption, "file")."""
+    from PySide6.QtWidgets import QFileDialog
+
+    window.file_answer = ""
+
+    def answer(parent=None, caption="", *args, **kwargs):
+        window.asked.append((caption, "file"))
+        return str(window.file_answer), ""
+
+    for name in ("getOpenFileName", "getSaveFileName"):
+        monkeypatch.setattr(QFileDialog, name, staticmethod(answer))
 
 
 @pytest.fixture
@@ -182,9 +210,10 @@ def carbench_script(request):
 
 
 @pytest.fixture
-def carbench_window(qtbot, carbench_settings, carbench_script, request):
+def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypatch):
     marker = request.node.get_closest_marker("carbench_preset")
     window = make_window(marker.args[0] if marker else "sedan", carbench_settings)
+    _file_dialogs(monkeypatch, window)
     qtbot.addWidget(window)
     window.resize(1400, 900)
     window.show()
