@@ -65,3 +65,25 @@ def test_mcap_round_trip(run_cli, tmp_path):
 def test_mcap_refuses_a_bad_path_before_running(run_cli, tmp_path):
     done = run_cli("replay", scripts_dir() / "clutch_coast.toml", "--mcap", tmp_path / "no" / "x.mcap")
     assert done.returncode == 2 and "--mcap" in done.stderr and done.stdout == ""
+
+
+def test_the_windows_mcap_has_the_parameters_the_session_stepped_with_at_each_change(tmp_path):
+    """The window's export wrote one parameters message at t = 0 with the parameters of the end (the last edit)."""
+    from workbench.output.mcap_log import write_session_mcap
+    from workbench.runs.live import LiveSession
+
+    session = LiveSession("sedan")
+    masses = []
+    for mass in (None, 2000.0, 1200.0):
+        if mass is not None:
+            session.set_params({"body.mass": mass})
+        masses.append(session.params.body.mass)
+        for _ in range(240):
+            session.step({"throttle"})
+    path = write_session_mcap(session, tmp_path / "session.mcap")
+    messages, _ = _read(path)
+    docs = [json.loads(m.data) for _, channel, m in messages if channel.topic.endswith("/parameters")]
+    times = [m.log_time for _, channel, m in messages if channel.topic.endswith("/parameters")]
+    assert [d["parameters"]["body"]["mass"] for d in docs] == masses
+    assert [d["from_time"] for d in docs] == [0.0, 240 * session.dt, 480 * session.dt]
+    assert times == sorted(times) and times[0] == 0

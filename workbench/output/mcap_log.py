@@ -182,7 +182,8 @@ def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_sche
 def write_session_mcap(session, path: str | Path) -> Path:
     """The live session's history (a :class:`workbench.runs.live.LiveSession`) as MCAP: what the window exports.
 
-    The parameters written are those in effect now; a replayed script's verdicts come along.
+    The parameters are those the history stepped with: at frame 0 and at every change after it (as the command
+    line writes a script's); a replayed script's verdicts come along.
     """
     from workbench.runs.live import preset_reference
 
@@ -190,6 +191,8 @@ def write_session_mcap(session, path: str | Path) -> Path:
     verdicts = [v for v in session.verdicts() if v is not None] if session.replayed else []
     name = session.program.name if session.replayed and session.program is not None else "session"
     run_stamp = session_stamp(session).to_table()
-    run = Run(name, "carbench window", preset_reference(session.preset), [(0, session.params)], session.dt,
+    history = session.history
+    params = [(0, history.start_params)] + [(k, p) for k, p in history.changes if k < frames]
+    run = Run(name, "carbench window", preset_reference(session.preset), params, session.dt,
               session.log, 0, frames, run_stamp, verdicts)
     return write_runs([run], path)
