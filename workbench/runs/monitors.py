@@ -265,11 +265,13 @@ def _jerk(f: Frames, tol: float):
 def _energy(f: Frames, tol: float):
     mass = f.param(lambda p: p.body.mass)
     trans = 0.5 * mass * (f["vx"] ** 2 + f["vy"] ** 2)
+    measures = [mass]  # what the energy is weighed with: an edit of one between two frames is no gain or loss
     if _kinematic(f):
         energy = trans
     else:
         inertia = f.param(lambda p: p.body.yaw_inertia)
         energy = trans + 0.5 * inertia * f["yaw_rate"] ** 2
+        measures.append(inertia)
     vx_mid = 0.5 * (f["vx"][1:] + f["vx"][:-1])
     work = f.dt * np.maximum(f["drive_force"][:-1] * vx_mid, 0.0)
     combined = f.param(lambda p: 1.0 if getattr(p.model, "traction", "simple") == "combined" else 0.0)
@@ -287,13 +289,20 @@ def _energy(f: Frames, tol: float):
         else:
             spin = wheel_f * f["wheel_front"] ** 2 + wheel_r * f["wheel_rear"] ** 2
         energy = energy + 0.5 * (spin + flywheel * omega ** 2)
+        measures += [wheel_f, wheel_r, flywheel]
         engine_work = f.dt * np.maximum(f["engine_torque"][:-1] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
         work = np.where(combined[:-1] > 0.0, engine_work, work)
     # The starter's torque is part of engine_torque while it cranks: its work counts like the engine's.
     valid = f.valid(pairs=True)
     coasting = (f["throttle"][:-1] == 0.0) & valid
-    step_gain = np.where(valid, np.diff(energy, axis=0), 0.0)
-    step_allowed = np.where(valid, work, 0.0)
+    # A frame pair across a parameter edit (the mass set while the car rolls) changes the energy by the edit, not
+    # by the model: it counts as neither gain nor work (the frames before and after it are judged as ever).
+    edited = np.zeros(valid.shape, dtype=bool)
+    for m in measures:
+        edited |= m[1:] != m[:-1]
+    counted = valid & ~edited
+    step_gain = np.where(counted, np.diff(energy, axis=0), 0.0)
+    step_allowed = np.where(counted, work, 0.0)
     # Over ENERGY_WINDOW of coasting, and each frame at twice the tolerance: a first-order step may
     # trade a little energy within a frame (up to 0.06% of it, measured on a crawling f1tenth car) that
     # the next frames' losses take back, while a source of energy keeps adding.
