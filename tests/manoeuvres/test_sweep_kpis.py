@@ -21,9 +21,9 @@ def _count_cars_per_call(monkeypatch) -> list[int]:
     sizes: list[int] = []
     real = sweep_kpis.run_jobs
 
-    def counting(jobs, channels, chunk=512, kernel=None):
+    def counting(jobs, channels, chunk=512, kernel=None, dt=None):
         sizes.append(len(jobs))
-        return real(jobs, channels, chunk, kernel)
+        return real(jobs, channels, chunk, kernel, dt)
 
     monkeypatch.setattr(sweep_kpis, "run_jobs", counting)
     return sizes
@@ -68,3 +68,19 @@ def test_a_handling_sweep_tells_its_progress_after_every_piece():
     assert [t[0] for t in told] == [2, 4, 5] and all(t[1] == 5 for t in told)
     assert told[-1][2] == told[-1][3] == result.car_steps  # the last piece: every step done, none to come
     assert all(0 < t[2] <= t[3] for t in told) and [t[2] for t in told] == sorted(t[2] for t in told)
+
+
+def test_a_handling_sweep_runs_its_cars_at_the_sweeps_dt():
+    """--dt was taken for the expectations' windows but not for the runs: at 0.02 s the step steer's "holds 80 km/h"
+    read a frame of the run at 1/120 s (75.8 km/h, every car failing), and at 0.001 s the window lay past the run's
+    end (a traceback)."""
+    from workbench.runs.replay import replay
+
+    program = compile_script(load_script(resolve_script("iso7401_step")), dt=0.02)
+    plan = plan_sweep(program, ["body.mass=1500,1600"])
+    result = sweep_kpis.run_test_sweep(plan)
+    (alone,) = replay([compile_script(program.script, dt=0.02)])
+    assert result.expect_value.shape[0] == len(program.script.expects)
+    assert (result.expect_margin[0] >= 0).all()  # every car holds 80 km/h before the step, as replay at 0.02 s does
+    assert alone.verdicts[0].passed
+    assert result.car_steps % program.frames == 0  # every run (its own and the test's) of 0.02 s frames

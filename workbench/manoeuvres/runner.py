@@ -39,14 +39,15 @@ class Car:
         return Preset(self.name, self.path, self.params)
 
 
-def compile_jobs(jobs: Sequence[tuple[Script, Car]]) -> list[Program]:
-    """Every job's program (ScriptError names the script and the car that refuses it)."""
+def compile_jobs(jobs: Sequence[tuple[Script, Car]], dt: float | None = None) -> list[Program]:
+    """Every job's program, at ``dt`` (the script's own when None; ScriptError names the script and the car that
+    refuses it)."""
     programs = []
     for script, car in jobs:
         if car.params.model.unit != "m":
             raise ScriptError(f"{script.source}: the {car.name} car measures lengths in {car.params.model.unit}; "
                               "the handling tests' speeds, radii and cones are in metres")
-        program = compile_script(script, car.preset())
+        program = compile_script(script, car.preset(), dt)
         if program.param_changes:
             raise ScriptError(f"{script.source}: a manoeuvre's script changes no parameters after frame 0")
         programs.append(program)
@@ -54,9 +55,10 @@ def compile_jobs(jobs: Sequence[tuple[Script, Car]]) -> list[Program]:
 
 
 def run_jobs(jobs: Sequence[tuple[Script, Car]], channels: Sequence[str], chunk: int = DEFAULT_CHUNK,
-             kernel: Kernel | None = None) -> list[RunData]:
-    """Run every job; each result holds ``channels`` (and t) of its own frames."""
-    return run_programs(compile_jobs(jobs), channels, chunk, kernel)
+             kernel: Kernel | None = None, dt: float | None = None) -> list[RunData]:
+    """Run every job (at ``dt``, the scripts' own when None); each result holds ``channels`` (and t) of its own
+    frames."""
+    return run_programs(compile_jobs(jobs, dt), channels, chunk, kernel)
 
 
 def run_programs(programs: Sequence[Program], channels: Sequence[str], chunk: int = DEFAULT_CHUNK,

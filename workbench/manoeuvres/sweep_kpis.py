@@ -62,7 +62,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     for first_car in range(0, n, piece):
         cars = [Car(car_with(program.params, paths, row), program.preset, program.preset_path)
                 for row in values[first_car:first_car + piece]]
-        runs = run_jobs([(script, car) for car in cars], channels, chunk)
+        # At the plan's dt (the sweep's --dt, else the script's): the expectation windows are the plan's frames.
+        runs = run_jobs([(script, car) for car in cars], channels, chunk, dt=program.dt)
         steps += sum(len(r.t) for r in runs)
         if type(test).run is Manoeuvre.run:  # the test is its script's one run: its KPIs come from these runs
             per_car.extend(test.kpis(run) for run in runs)
@@ -70,7 +71,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
             counted = []
 
             def runner(jobs, counted=counted):
-                done = run_jobs(jobs, test.channels, chunk)
+                done = run_jobs(jobs, test.channels, chunk, dt=program.dt)
                 counted.append(sum(len(r.t) for r in done))
                 return done
 
