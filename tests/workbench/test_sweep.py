@@ -249,3 +249,27 @@ def test_a_scripts_parameter_changes_still_apply_to_every_car():
     assert result.measure_value[:, 0].tolist() == [m.value for m in plain.measurements]
     heavier = run_sweep(plan_sweep(compile_script(parse_script(SHORT, "short.toml")), ["body.mass=1500"]))
     assert result.expect_value[0, 1] != heavier.expect_value[0, 0]  # the weaker engine from 0.5 s on
+
+
+def test_the_json_gives_bounds_and_measures_in_the_units_it_names(tmp_path, capsys):
+    """It said "unit": "deg" beside the script's radians (6.28 for 360 deg), and a yaw-rate measure in rad/s under
+    deg/s; the CSV had them right."""
+    import json
+    import math
+
+    from workbench.cli import main
+
+    script = tmp_path / "units.toml"
+    script.write_text('[script]\nname = "units"\npreset = "sedan"\nduration = 4.0\n'
+                      '[[hold]]\nkeys = ["throttle", "left"]\nfrom = 0.0\nto = 4.0\n'
+                      '[[expect]]\nchannel = "steer"\nat = 3.0\nmin = 0.1\n'
+                      '[[measure]]\nname = "peak yaw"\nchannel = "yaw_rate"\nfrom = 0.0\nto = 4.0\nreduce = "max"\n',
+                      encoding="utf-8")
+    assert main(["sweep", str(script), "--param", "body.mass=1500,1600", "--json", "--out", str(tmp_path / "o")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (expect,), (measure,) = doc["expectations"], doc["measures"]
+    assert expect["unit"] == "deg" and expect["min"] == pytest.approx(math.degrees(0.1))
+    rows = (tmp_path / "o" / "sweep.csv").read_text(encoding="utf-8").splitlines()
+    column = rows[0].split(",").index("peak yaw [deg/s]")
+    peaks = [float(r.split(",")[column]) for r in rows[1:]]
+    assert measure["unit"] == "deg/s" and (measure["min"], measure["max"]) == (min(peaks), max(peaks))

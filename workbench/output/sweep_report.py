@@ -158,6 +158,12 @@ def as_json(result: SweepResult, files: list[Path] | None = None) -> dict:
     plan = result.plan
     p = plan.program
     e_units, m_units = _units(result)
+    e_factors = [f for _, f in _display(result)[0]]  # an expectation's bounds are the script's, in SI
+    measured = shown(result).measure_value  # in their display units, as the units say
+
+    def bound(value, factor):
+        return None if value is None else value * factor
+
     flipped = {}
     for e, before, after, passes in flips(result):
         flipped.setdefault(e, []).append({"before": before, "after": after, "passes_after": passes})
@@ -168,14 +174,14 @@ def as_json(result: SweepResult, files: list[Path] | None = None) -> dict:
                   "values" if plan.grid else "range": [float(v) for v in a.values]} for a in plan.axes],
         "car_steps": result.car_steps, "seconds": result.seconds,
         "passed_all": int(result.all_passed.sum()),
-        "expectations": [{"label": e.label(), "channel": e.channel, "unit": unit, "min": e.min, "max": e.max,
-                          "passed": int(result.expect_passed[i].sum()), "flips": flipped.get(i, [])}
-                         for i, (e, unit) in enumerate(zip(p.script.expects, e_units, strict=True))],
+        "expectations": [{"label": e.label(), "channel": e.channel, "unit": unit, "min": bound(e.min, factor),
+                          "max": bound(e.max, factor), "passed": int(result.expect_passed[i].sum()),
+                          "flips": flipped.get(i, [])}
+                         for i, (e, unit, factor) in enumerate(zip(p.script.expects, e_units, e_factors,
+                                                                   strict=True))],
         "measures": [{"name": m.name, "channel": m.channel, "reduce": m.reduce, "unit": unit,
-                      "min": _finite_or_none(np.nanmin(result.measure_value[i]) if np.isfinite(
-                          result.measure_value[i]).any() else math.nan),
-                      "max": _finite_or_none(np.nanmax(result.measure_value[i]) if np.isfinite(
-                          result.measure_value[i]).any() else math.nan)}
+                      "min": _finite_or_none(np.nanmin(measured[i]) if np.isfinite(measured[i]).any() else math.nan),
+                      "max": _finite_or_none(np.nanmax(measured[i]) if np.isfinite(measured[i]).any() else math.nan)}
                      for i, (m, unit) in enumerate(zip(p.script.measures, m_units, strict=True))],
         "kpis": [{"label": label, "unit": unit,
                   "values": [_finite_or_none(float(v)) for v in result.kpi_value[k]]}
