@@ -273,3 +273,19 @@ def test_the_json_gives_bounds_and_measures_in_the_units_it_names(tmp_path, caps
     column = rows[0].split(",").index("peak yaw [deg/s]")
     peaks = [float(r.split(",")[column]) for r in rows[1:]]
     assert measure["unit"] == "deg/s" and (measure["min"], measure["max"]) == (min(peaks), max(peaks))
+
+
+def test_a_sampled_whole_number_parameter_runs_and_is_listed_whole():
+    """--samples on brakes.abs listed 0.93, 0.64 ... while every car ran with it cut to 0 (ABS off); the grid form
+    0:1:3 was refused as out of range instead of not whole."""
+    from workbench.scripts.program import compile_script
+
+    program = compile_script(load_script(scripts_dir() / "braking_grip.toml"))
+    plan = plan_sweep(program, ["brakes.abs=0:1"], samples=6, seed=3)
+    assert set(plan.values[:, 0].tolist()) == {0.0, 1.0}
+    result = run_sweep(plan)
+    grid = run_sweep(plan_sweep(program, ["brakes.abs=0,1"]))
+    for car, value in enumerate(plan.values[:, 0]):  # each car judged as the grid's car of its value
+        assert (result.expect_passed[:, car] == grid.expect_passed[:, int(value)]).all()
+    with pytest.raises(SweepError, match="brakes.abs = 0.5 is not a whole number"):
+        plan_sweep(program, ["brakes.abs=0:1:3"])

@@ -82,7 +82,10 @@ def plan_sweep(program: Program, specs: Sequence[str], samples: int | None = Non
         columns = []
         for d, a in enumerate(axes):
             lo, hi = a.values
-            columns.append(np.exp(np.log(lo) + u[:, d] * (np.log(hi) - np.log(lo))) if a.log else lo + u[:, d] * (hi - lo))
+            column = np.exp(np.log(lo) + u[:, d] * (np.log(hi) - np.log(lo))) if a.log else lo + u[:, d] * (hi - lo)
+            if program.params.info(a.path).kind is int:  # a whole-number parameter runs (and is listed) whole
+                column = np.clip(np.round(column), math.ceil(lo), math.floor(hi))
+            columns.append(column)
         plan = Plan(program, axes, np.column_stack(columns), False, 0 if seed is None else seed)
     check_cars(plan)
     return plan

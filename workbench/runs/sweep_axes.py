@@ -118,6 +118,8 @@ def _check_value(info: ParamInfo, si: float, where: str, unit: str, factor: floa
 
 def range_problem(info: ParamInfo, si: float) -> str | None:
     """Why the SI value ``si`` is refused for ``info``, its allowed range in the display unit; None when it is not."""
+    if info.kind is int and math.isfinite(si) and si != int(si):
+        return "is not a whole number"
     try:
         info.check(si)
     except ParamError:
