@@ -92,3 +92,29 @@ def test_hunt_takes_a_preset_inside_its_out_folder_and_writes_beside_what_is_the
     (other / "rpm_range-2.toml").symlink_to(tmp_path / "nowhere")  # a dangling link is not replaced either
     assert _free_path(other, "rpm_range", set()) == other / "rpm_range-3.toml"
     assert _free_path(other, "rpm_range", {other / "rpm_range-3.toml"}) == other / "rpm_range-4.toml"
+
+
+def test_a_hunt_on_a_preset_file_writes_scripts_that_find_it_from_anywhere(tmp_path, monkeypatch, capsys):
+    """The script named the preset as typed (../pre/mycar.toml, relative to where the hunt ran): it did not replay
+    from its own folder or any other. Its header now gives the hunt's cars and seconds too."""
+    from physics.presets import cars_dir
+    from workbench.cli import main
+
+    (tmp_path / "pre").mkdir()
+    (tmp_path / "run").mkdir()
+    mine = tmp_path / "pre" / "mycar.toml"
+    mine.write_bytes((cars_dir() / "sedan.toml").read_bytes())
+    monkeypatch.chdir(tmp_path / "run")
+    with faults.no_rev_limiter():
+        code = main(["hunt", "--preset", "../pre/mycar.toml", "--cars", "6", "--seconds", "12", "--seed", "11",
+                     "--out", "found"])
+    capsys.readouterr()
+    written = sorted((tmp_path / "run" / "found").glob("*.toml"))
+    assert code == 1 and written
+    for cwd in (tmp_path, tmp_path / "run" / "found"):
+        monkeypatch.chdir(cwd)
+        program = compile_script(load_script(written[0]))
+        assert program.preset_path.resolve() == mine.resolve()
+    text = written[0].read_text()
+    assert text.startswith("# carbench hunt --preset ../pre/mycar.toml --cars 6 --seconds 12 --seed 11")
+    assert 'preset = "../../pre/mycar.toml"' in text

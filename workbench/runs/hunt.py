@@ -330,10 +330,14 @@ class Finding:
         return to_script(self.minimal, name, [MonitorCheck(self.monitor)],
                          f"found by carbench hunt --seed {seed} (car {self.first_car}): {m.description}")
 
-    def explanation(self, seed: int) -> str:
+    def explanation(self, seed: int, cars: int | None = None, seconds: float | None = None) -> str:
+        """The script's header: the hunt that found it (with the cars and seconds that decide its random scripts,
+        when given), and where it fails."""
         m = monitors.get(self.monitor)
         v = self.violation
-        return (f"# carbench hunt --preset {self.preset} --seed {seed}: car {self.first_car} broke `{self.monitor}` "
+        size = ("" if cars is None else f" --cars {cars}") + ("" if seconds is None else f" --seconds {seconds:g}")
+        return (f"# carbench hunt --preset {self.preset}{size} --seed {seed}: car {self.first_car} broke "
+                f"`{self.monitor}` "
                 f"({m.description}).\n# Shrunk to {len(self.minimal.segments)} holds; it fails at frame {v.frame} "
                 f"(t = {v.time:.4g} s): {v.values_text()}.\n")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -64,8 +65,12 @@ def write_report(paths: list[Path], folder: Path, render, shown_as: list[Path] |
     from workbench.scripts.program import compile_script
 
     names = shown_as if shown_as is not None else paths
-    scripts = [parse_script(read_limited_text(p), str(name)) for p, name in zip(paths, names, strict=True)]
-    results = replay([compile_script(s) for s in scripts])
+    # Compiled where they are (a preset file is found beside a script, and the staged folder exists where --out
+    # does not yet), and named where they land.
+    programs = [compile_script(parse_script(read_limited_text(p), str(p))) for p in paths]
+    programs = [dataclasses.replace(program, script=dataclasses.replace(program.script, source=str(name)))
+                for program, name in zip(programs, names, strict=True)]
+    results = replay(programs)
     return write_html(results, folder, render, check_results(results), title="carbench hunt: minimal scripts")
 
 
@@ -101,6 +106,10 @@ def run(args, renderer=lambda: None) -> int:
         check_options(args.workers, args.scheduler)
     except (OutputPathError, ClusterError) as exc:
         return _bad(str(exc))
+    # A preset given as a file (not a shipped name): the scripts name it relative to --out, where they are written
+    # (a script's preset is looked for beside it first), not as typed here (relative to where the hunt ran).
+    written_as = {name: os.path.relpath(path.resolve(), out.resolve())
+                  for name, path in zip(presets, files, strict=True) if path is not None and path.parent != cars_dir()}
     progress = _Progress()
     try:
         with mapper(args.workers, args.scheduler) as run_map:
@@ -118,7 +127,10 @@ def run(args, renderer=lambda: None) -> int:
             for f in findings:
                 path = _free_path(out, f.monitor, set(paths))
                 script = f.script(path.stem, args.seed)
-                atomic_write_text(stage / path.name, f.explanation(args.seed) + "\n" + script.to_toml())
+                if f.preset in written_as:  # a preset file of the user's: found from the script's folder
+                    script = dataclasses.replace(script, preset=written_as[f.preset])
+                atomic_write_text(stage / path.name, f.explanation(args.seed, args.cars, args.seconds) + "\n"
+                                  + script.to_toml())
                 paths.append(path)
             render = renderer() if paths else None
             if paths and render is not None:
