@@ -118,3 +118,18 @@ def test_a_hunt_on_a_preset_file_writes_scripts_that_find_it_from_anywhere(tmp_p
     text = written[0].read_text()
     assert text.startswith("# carbench hunt --preset ../pre/mycar.toml --cars 6 --seconds 12 --seed 11")
     assert 'preset = "../../pre/mycar.toml"' in text
+
+
+def test_a_long_hunt_runs_in_batches_its_memory_allows_and_finds_the_same(monkeypatch):
+    """200 cars of 600 s with every channel kept (the finite monitor) asked for 11 GB at once: a batch now holds at
+    most BATCH_BYTES of telemetry, and what a hunt finds does not depend on its batches."""
+    assert hunt.chunk_cars(600.0) * (72001 * 103 * 8) <= hunt.BATCH_BYTES < (hunt.chunk_cars(600.0) + 1) * 72001 * 103 * 8
+    assert hunt.chunk_cars(1.0) == hunt.CHUNK and hunt.chunk_cars(1e6) == 1
+    with faults.no_rev_limiter():
+        whole = hunt.hunt(["sedan"], 6, 12.0, 11, selection=["rpm_range"])
+        from workbench.runs.monitors import channels_read
+
+        per_car = 1441 * len(channels_read(["rpm_range"])) * 8  # 12 s at 1/120 of what rpm_range reads
+        monkeypatch.setattr(hunt, "BATCH_BYTES", 2 * per_car)  # two cars a batch
+        assert len(hunt.chunks(["sedan"], 6, 12.0, 11, selection=["rpm_range"])) == 3
+        assert hunt.hunt(["sedan"], 6, 12.0, 11, selection=["rpm_range"]) == whole

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import DEFAULT_DT, Preset
+from physics.records import TELEMETRY
 from workbench.names import load_named_preset
 from workbench.runs import monitors
 from workbench.runs.replay import run_batch
@@ -22,6 +23,7 @@ from workbench.scripts.format import Hold, MonitorCheck, Script
 from workbench.scripts.program import compile_script
 
 CHUNK = 200  # cars per batch: the step costs about the same for 1 car as for a few hundred
+BATCH_BYTES = 512 * 2**20  # the most of a batch's telemetry held at once (a worker holds one batch at a time)
 SHRINK_ROUNDS = 40
 
 Segment = tuple[tuple[str, ...], int, int]
@@ -342,13 +344,25 @@ class Finding:
                 f"(t = {v.time:.4g} s): {v.values_text()}.\n")
 
 
+def chunk_cars(seconds: float, dt: float = DEFAULT_DT, selection: Sequence[str] | None = None) -> int:
+    """Cars per batch: CHUNK, or fewer where the telemetry the monitors read of that many cars would pass
+    BATCH_BYTES (every channel while ``finite`` is among them: 200 cars of 600 s asked for 11 GB)."""
+    read = monitors.channels_read(selection)
+    channels = len(TELEMETRY.names) if read is None else len(read)
+    per_car = (int(round(seconds / dt)) + 1) * channels * 8
+    return max(1, min(CHUNK, BATCH_BYTES // per_car))
+
+
 def chunks(presets: Sequence[str], cars: int, seconds: float, seed: int, dt: float = DEFAULT_DT,
            selection: Sequence[str] | None = None) -> list[Chunk]:
+    """The batches of a hunt: each preset's cars, :func:`chunk_cars` at a time (a car's scripts and findings do
+    not depend on the batch it runs in)."""
     out = []
     chosen = tuple(selection) if selection else None
+    size = chunk_cars(seconds, dt, selection)
     for index, preset in enumerate(presets):
-        for first in range(0, cars, CHUNK):
-            out.append(Chunk(preset, index, seed, first, min(CHUNK, cars - first), seconds, dt, chosen))
+        for first in range(0, cars, size):
+            out.append(Chunk(preset, index, seed, first, min(size, cars - first), seconds, dt, chosen))
     return out
 
 
