@@ -289,3 +289,20 @@ def test_a_sampled_whole_number_parameter_runs_and_is_listed_whole():
         assert (result.expect_passed[:, car] == grid.expect_passed[:, int(value)]).all()
     with pytest.raises(SweepError, match="brakes.abs = 0.5 is not a whole number"):
         plan_sweep(program, ["brakes.abs=0:1:3"])
+
+
+def test_a_sweep_counts_only_its_inputs_against_the_memory_budget(run_cli, tmp_path):
+    """A sweep reduces its frames a block at a time and holds no telemetry, yet a script of 30 s at 1e-5 s was
+    refused for the 2.4 GiB its telemetry would take (naming --max-memory, an option sweep does not have)."""
+    from workbench.scripts.format import ScriptError
+    from workbench.scripts.program import compile_script
+
+    script = parse_script('[script]\nname = "fine"\npreset = "sedan"\nduration = 30.0\n', str(tmp_path / "fine.toml"))
+    with pytest.raises(ScriptError, match="over the memory budget"):
+        compile_script(script, dt=1e-5)
+    assert compile_script(script, dt=1e-5, telemetry=False).frames == 3_000_001
+    day = tmp_path / "day.toml"
+    day.write_text('[script]\nname = "day"\npreset = "sedan"\nduration = 86400.0\n', encoding="utf-8")
+    done = run_cli("sweep", day, "--dt", "1e-5", "--param", "body.mass=1000,1200")
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert "frames' inputs would take 853 GiB, over the memory budget of 2 GiB" in done.stderr

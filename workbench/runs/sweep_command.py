@@ -83,7 +83,8 @@ def prepare(args: SweepArgs):
         raise BadInput(str(exc)) from None
     try:
         script_file = resolve_script(args.script)
-        program = compile_script(load_script(script_file), args.preset, args.dt)
+        # A sweep holds no telemetry (it reduces each block of frames as it goes): only the inputs count.
+        program = compile_script(load_script(script_file), args.preset, args.dt, telemetry=False)
         plan = plan_sweep(program, args.params, args.samples, args.seed)
     except (ScriptError, SweepError) as exc:
         raise BadInput(str(exc)) from None

@@ -25,7 +25,7 @@ from physics import (
 from physics.simulation import MAX_DT
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
-from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory
+from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory, format_bytes, run_bytes
 from workbench.scripts.track import apply_tracks
 
 # Channels that only mean something for a car with that part (elsewhere they read a constant).
@@ -139,12 +139,14 @@ def script_preset_path(script: Script) -> Path | None:
 
 
 def compile_script(script: Script, preset: str | Path | Preset | None = None, dt: float | None = None,
-                   max_memory: int = DEFAULT_MAX_MEMORY) -> Program:
+                   max_memory: int = DEFAULT_MAX_MEMORY, telemetry: bool = True) -> Program:
     """Resolve ``script`` against its preset (or ``preset``) and dt (or ``dt``, else the script's, else 1/120 s).
 
     Raises ScriptError naming the file, the entry and the reason for anything the car refuses:
     an unknown channel, a gear on a car without a gearbox, a parameter change out of range, or a
     run whose telemetry would not fit in ``max_memory`` bytes (checked before anything is allocated).
+    ``telemetry`` False: the run's telemetry is not held (a sweep streams it a block at a time), so only the
+    program's own per-frame inputs count against ``max_memory``.
     """
     loaded = _resolve_preset(script, preset)
     src = script.source
@@ -156,9 +158,13 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
     frames = frame_of(script.duration, step) + 1
     unit = loaded.params.model.unit
     try:
-        check_memory(frames, _channel_count(unit), 1, max_memory, src)
+        check_memory(frames, _channel_count(unit) if telemetry else 0, 1, max_memory, src)
     except LimitError as exc:
-        raise ScriptError(str(exc)) from None
+        if telemetry:
+            raise ScriptError(str(exc)) from None
+        raise ScriptError(f"{src}: {frames:,} frames' inputs would take {format_bytes(run_bytes(frames, 0))}, "
+                          f"over the memory budget of {format_bytes(max_memory)}; a shorter script or a longer "
+                          "dt") from None
     keys = np.zeros((frames, len(KEYS)), dtype=bool)
     for i, hold in enumerate(script.holds, 1):
         first, end = frame_of(hold.start, step), frame_of(hold.end, step)
