@@ -306,3 +306,20 @@ def test_a_sweep_counts_only_its_inputs_against_the_memory_budget(run_cli, tmp_p
     done = run_cli("sweep", day, "--dt", "1e-5", "--param", "body.mass=1000,1200")
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
     assert "frames' inputs would take 853 GiB, over the memory budget of 2 GiB" in done.stderr
+
+
+def test_charts_of_labels_with_one_slug_get_distinct_files():
+    """Two measures named "top speed" and "top-speed" wrote measure-top-speed.png twice: one chart was lost."""
+    from workbench.output.sweep_report import charts
+    from workbench.runs.sweep import SweepResult
+    from workbench.scripts.program import compile_script
+
+    text = ('[script]\nname = "m"\npreset = "sedan"\nduration = 2.0\n'
+            '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 2.0\n'
+            '[[measure]]\nname = "top speed"\nchannel = "speed"\nfrom = 0.0\nto = 2.0\nreduce = "max"\n'
+            '[[measure]]\nname = "top-speed"\nchannel = "speed_kmh"\nfrom = 0.0\nto = 2.0\nreduce = "max"\n')
+    plan = plan_sweep(compile_script(parse_script(text)), ["body.mass=1500,1600"])
+    result = run_sweep(plan)
+    assert isinstance(result, SweepResult)
+    names = [name for name, _ in charts(result)]
+    assert len(names) == len(set(names)) and {"measure-top-speed.png", "measure-top-speed-2.png"} <= set(names)

@@ -209,12 +209,29 @@ def charts(result: SweepResult) -> list[tuple[str, Chart]]:
     axis = varied_axis(plan)
     if axis is None and len(plan.axes) == 1:
         axis = 0
-    if axis is not None:
-        return _line_charts(result, axis)
     several = [d for d, a in enumerate(plan.axes) if len(a.values) > 1]
-    if plan.grid and len(several) == 2:
-        return _heatmaps(result, several[0], several[1])
-    return _tornados(result)
+    if axis is not None:
+        out = _line_charts(result, axis)
+    elif plan.grid and len(several) == 2:
+        out = _heatmaps(result, several[0], several[1])
+    else:
+        out = _tornados(result)
+    return _distinct(out)
+
+
+def _distinct(charts_: list[tuple[str, Chart]]) -> list[tuple[str, Chart]]:
+    """The charts with file names made distinct: two labels with the same slug ("top speed", "Top-speed!") took
+    one name, and the second chart overwrote the first; the second is now ``NAME-2.png``."""
+    taken: set[str] = set()
+    out = []
+    for name, chart in charts_:
+        stem, n = name.removesuffix(".png"), 1
+        while name in taken:
+            n += 1
+            name = f"{stem}-{n}.png"
+        taken.add(name)
+        out.append((name, chart))
+    return out
 
 
 def _title(result: SweepResult, what: str) -> str:
