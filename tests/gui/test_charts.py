@@ -46,3 +46,18 @@ def test_the_drawn_series_shows_in_its_colour(qapp, tmp_path):
     magenta = [(x, y) for x in range(image.width()) for y in range(0, image.height(), 3)
                if image.pixelColor(x, y).name() == "#ff00ff"]
     assert len(magenta) > 50
+
+
+def test_a_heatmaps_scale_is_centred_on_its_boundary_and_its_ticks_are_the_values_run():
+    """Every car passed (margins 2 to 9) and the lowest drew red; a log axis drew its cells at even spacing under
+    ticks of values never run."""
+    import numpy as np
+
+    from workbench.gui.charts import _cell_ticks, heat_levels
+
+    assert heat_levels(np.array([[2.0, 9.0], [3.0, np.nan]]), 0.0) == (-9.0, 9.0)
+    assert heat_levels(np.array([[-4.0, -1.0]]), 0.0) == (-4.0, 4.0)
+    assert heat_levels(np.array([[5.0, 7.0]]), None) == (5.0, 7.0)  # a measure: its own range
+    assert _cell_ticks(np.array([1000.0, 2466.2, 6082.2, 15000.0])) == [(0.0, "1000"), (1.0, "2466"),
+                                                                      (2.0, "6082"), (3.0, "15000")]
+    assert len(_cell_ticks(np.geomspace(1, 1e6, 50))) <= 12

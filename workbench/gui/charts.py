@@ -140,6 +140,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         plot.setYRange(y_lo - 1.0, y_hi + 1.0)
     shown_y = fitted if fitted is not None else (y_lo, y_hi)
     legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
+    legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner
 
     app.processEvents()
     target = Path(path)
@@ -163,31 +164,77 @@ def y_range(chart: Chart, y_lo: float, y_hi: float) -> tuple[float, float] | Non
 
 
 def _heatmap(plot, heat, widget) -> None:
+    """The grid as cells of one size each, whatever the spacing of its values (a log axis, a list), each axis's
+    ticks the values the cars ran at. A margin (``level`` set) in red below the boundary and green above, on a
+    scale centred on it, so that a car's colour says whether it passes whatever the other cars did; a measure on a
+    sequential scale (viridis), where no colour means pass or fail. A cell whose value never came (a crossing not
+    reached) is grey, not the lowest colour."""
     import pyqtgraph as pg
     from PySide6.QtCore import QRectF
 
     values = np.asarray(heat.values, dtype=float)
-    finite = values[np.isfinite(values)]
-    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    if heat.level is not None and lo < heat.level < hi:  # centre a diverging map on the boundary
-        half = max(heat.level - lo, hi - heat.level)
-        lo, hi = heat.level - half, heat.level + half
+    lo, hi = heat_levels(values, heat.level)
+    if heat.level is not None:  # centred on the boundary: red fails, green passes
+        colours = pg.ColorMap([0.0, 0.5, 1.0], [(215, 48, 39), (255, 255, 191), (26, 152, 80)])
+    else:
+        colours = pg.colormap.get("viridis")
     image = pg.ImageItem(np.where(np.isfinite(values), values, lo).T)
-    # failing (negative margin) red, the boundary pale, passing green
-    image.setColorMap(pg.ColorMap([0.0, 0.5, 1.0], [(215, 48, 39), (255, 255, 191), (26, 152, 80)]))
+    image.setColorMap(colours)
     image.setLevels((lo, hi if hi > lo else lo + 1.0))
     x, y = np.asarray(heat.x, dtype=float), np.asarray(heat.y, dtype=float)
-    dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
-    dy = (y[-1] - y[0]) / max(len(y) - 1, 1) if len(y) > 1 else 1.0
-    image.setRect(QRectF(x[0] - dx / 2, y[0] - dy / 2, dx * len(x), dy * len(y)))
+    cells = QRectF(-0.5, -0.5, len(x), len(y))  # cell i, j centred on (i, j)
+    image.setRect(cells)
     plot.addItem(image)
+    for side, ticks in (("bottom", x), ("left", y)):
+        plot.getAxis(side).setTicks([_cell_ticks(ticks), []])
+    # Room for the longest value beside the axis's title: a label that did not fit was left out (the top row's
+    # "15000"), or ran into the title.
+    longest = max((len(text) for _, text in _cell_ticks(y)), default=4)
+    plot.getAxis("left").setWidth(int(30 + 7 * longest))
+    missing = ~np.isfinite(values)
+    if missing.any():
+        grey = np.zeros(values.shape + (4,), dtype=np.uint8)
+        grey[missing] = (190, 190, 190, 255)
+        mask = pg.ImageItem(grey.transpose(1, 0, 2))
+        mask.setRect(cells)
+        plot.addItem(mask)
     if heat.level is not None and values.shape[0] > 1 and values.shape[1] > 1:
         curve = pg.IsocurveItem(data=np.where(np.isfinite(values), values, lo).T, level=heat.level,
                                 pen=pg.mkPen("#111", width=2.5))
         curve.setParentItem(image)
         image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)  # no contour past the cells
-    bar = pg.ColorBarItem(values=(lo, hi), colorMap=image.getColorMap(), label=heat.colour_label, interactive=False)
+    plot.setXRange(-0.5, len(x) - 0.5, padding=0.02)
+    plot.setYRange(-0.5, len(y) - 0.5, padding=0.02)
+    bar = pg.ColorBarItem(values=(lo, hi), colorMap=colours, label=heat.colour_label, interactive=False)
     bar.setImageItem(image, insert_in=plot)
+
+
+def heat_levels(values: np.ndarray, level: float | None) -> tuple[float, float]:
+    """The values a heatmap's colour scale spans: its finite values', or with a ``level`` (a margin's boundary)
+    as far to either side of it as the farther one reaches, so that the boundary is the scale's middle colour and
+    every car above it shows green, every one below red (stretched over min..max, a sweep where every car passed
+    showed its lowest margins red)."""
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if level is not None:
+        half = max(abs(lo - level), abs(hi - level)) or 1.0
+        lo, hi = level - half, level + half
+    return lo, hi
+
+
+MAX_CELL_TICKS = 12  # tick labels on a heatmap's axis at most (a grid of 50 values labels every fifth)
+
+
+def _cell_ticks(values: np.ndarray) -> list[tuple[float, str]]:
+    """Ticks at cell centres, labelled with the values the cars ran at."""
+    step = max(1, -(-len(values) // MAX_CELL_TICKS))
+    return [(float(i), _value_text(float(values[i]))) for i in range(0, len(values), step)]
+
+
+def _value_text(v: float) -> str:
+    """A grid value as a tick says it: whole numbers below ten million whole (15000, not 1.5e+04), others to four
+    significant digits."""
+    return f"{v:.0f}" if v == round(v) and abs(v) < 1e7 else f"{v:.4g}"
 
 
 def _bars(plot, bars) -> None:

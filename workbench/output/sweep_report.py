@@ -300,7 +300,9 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
         values = _grid(result, result.measure_value[m], ix, iy)
         out.append((f"heatmap-measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), ax.label, ay.label,
-            heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])))))
+            heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])),
+            notes=(f"{measure.channel}, {measure.how()}" + ("; grey: it never happens" if np.isnan(values).any()
+                                                           else ""),))))
     return out
 
 
