@@ -122,3 +122,34 @@ def test_drive_on_from_a_kept_state_is_the_same_as_from_rest():
         drive(session, 150, lambda k: {"brake", "left"})
     assert np.array_equal(quick.log.matrix(), slow.log.matrix())
     replays_as_seen(quick, frame + 150)
+
+
+def test_driving_on_from_a_driven_scripts_replay_records_its_driver_up_to_the_hand_over():
+    """The recording of driving on from a replay of a script with a closed-loop driver ([driver]) left the driver
+    out: its inputs are made inside the simulation, in no key or track, and the recording replayed a car that stood
+    still where the window's had driven its circle at 23 km/h. It now writes the driver with hand_over where the
+    keys took over, and replays what was seen; a second drive-on later keeps the first hand-over."""
+    from dataclasses import replace
+
+    from workbench.scripts.format import load_script, parse_script
+
+    for name in ("iso4138_circle", "split_mu_braking", "iso7401_step"):
+        script = load_script(scripts_dir() / f"{name}.toml")
+        script = replace(script, duration=min(script.duration, 16.0), expects=(), measures=())
+        (result,) = replay([compile_script(script)])
+        session = LiveSession(result.program.preset)
+        session.adopt_replay(result)
+        session.drive_from(900)
+        drive(session, 120, lambda k: {"brake", "left"} if k % 50 < 30 else {"throttle"})
+        if name == "iso4138_circle":  # driving on again, later: the driver stays let go at frame 900
+            session.drive_from(1000)
+            drive(session, 60, lambda k: {"throttle", "right"})
+            frames = 1060
+        else:
+            frames = 1020
+        recording = session.stop_recording("drive on")
+        assert recording.driver is not None and recording.driver.hand_over == (900 - 0.5) * session.dt
+        again = parse_script(recording.to_toml(), "again.toml")  # through the file format too
+        assert again.driver.hand_over == recording.driver.hand_over
+        (replayed,) = replay([compile_script(again, dt=again.dt)])
+        assert np.array_equal(replayed.log.matrix(0, frames), session.log.matrix(frames=frames)), name

@@ -8,6 +8,7 @@ without a display, and a replay in the window goes through the same per-frame in
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,6 +28,17 @@ from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.recorder import Recorder, params_diff
 from workbench.scripts.surfaces import ground_for
+
+
+def handed_over(spec, time: float):
+    """A [driver] (DriverSpec) that lets go at ``time`` [s]: its hand_over, and its ``until`` left out when it comes
+    no sooner (it would never trigger, and a recording that ends before it could not name it)."""
+    spec = dataclasses.replace(spec, hand_over=time)
+    if spec.until is not None and spec.until >= time:
+        spec = dataclasses.replace(spec, until=None)
+        if spec.until_distance is None:  # nothing triggers what comes after
+            spec = dataclasses.replace(spec, then="continue", steer_then="continue", decel=0.0)
+    return spec
 
 
 class InputHistory:
@@ -435,7 +447,8 @@ class LiveSession:
             raise RuntimeError(f"re-simulating frames {base}..{frame - 1} did not reproduce them bit for bit")
         self.restored_from = base
         if self._drive is not None:  # from here on the keys drive: the script's driver lets go at ``frame``
-            self._drive = ends_at(self._drive, (frame - 0.5) * self.dt)
+            # (or where it let go already: a second drive-on later than a first must not bring it back)
+            self._drive = ends_at(self._drive, min(float(self._drive.record["end_time"]), (frame - 0.5) * self.dt))
             sim.set_drivers(*drivers_of([self._drive]))
         self.sim = sim
         self.log.truncate(frame)
@@ -449,8 +462,11 @@ class LiveSession:
         # goes on (its first frames are the script's), and the script stays the one loaded.
         self.replayed = self.replayed and self.program is not None
         self.drove_on_script = self.replayed
+        driver = None
+        if self._drive is not None and self._drive.spec is not None:  # the recording replays its driven frames
+            driver = handed_over(self._drive.spec, float(self._drive.record["end_time"]))
         self.recorder = Recorder(preset_reference(self.preset), self.dt, self.preset.params, history.start_params,
-                                 surfaces=self._surfaces())
+                                 surfaces=self._surfaces(), driver=driver)
         history.feed(self.recorder, frame)
         return past
 

@@ -9,6 +9,8 @@ shift = true              # manual cars: shift by the rpm rule
 until = 6.0               # a trigger: a time [s] (or until_distance along the path) ...
 then = "release"          # ... after which the pedals: continue, hold, release, decelerate (at `decel` m/s^2)
 steer_then = "hold"       # ... and the steering: continue (following the path) or hold
+hand_over = 12.495        # from this time [s] on the keys drive, not the driver (a recording of driving on
+                          # from a frame of a driven script's replay writes it, half a frame before that frame)
 preview_time = 0.55       # any gain of physics.driver_params.DriverParams
 
 [driver.path]             # the path to follow; without one the driver only works the pedals
@@ -54,7 +56,7 @@ PATH_KINDS = {
 PATH_DEFAULTS = {"length": 1000.0, "turn": "left", "start": 50.0, "change": 25.0, "run_up": 150.0, "run_out": 60.0,
                  "closed": False}
 DRIVER_KEYS = ("speed", "speed_kmh", "throttle", "profile", "shift", "until", "until_distance", "then",
-               "steer_then", "decel", "path") + tuple(f.name for f in fields(DriverParams))
+               "steer_then", "decel", "hand_over", "path") + tuple(f.name for f in fields(DriverParams))
 ROBOT_KINDS = {
     "step": ("amplitude", "rate"),
     "ramp": ("rate", "limit"),
@@ -97,6 +99,7 @@ class DriverSpec:
     decel: float = 0.0
     path: PathSpec | None = None
     gains: DriverParams = field(default_factory=DriverParams)
+    hand_over: float | None = None  # [s] the driver lets go of every control from then on (the keys drive)
 
     def to_table(self) -> dict[str, Any]:
         table: dict[str, Any] = {}
@@ -116,6 +119,8 @@ class DriverSpec:
             table["steer_then"] = self.steer_then
         if self.then == "decelerate":
             table["decel"] = self.decel
+        if self.hand_over is not None:
+            table["hand_over"] = self.hand_over
         defaults = group_table(DriverParams())
         table.update({k: v for k, v in group_table(self.gains).items() if v != defaults[k]})
         if self.path is not None:
@@ -239,6 +244,8 @@ def parse_driver(table: Any, duration: float) -> DriverSpec:
         spec["until"] = _number(table["until"], f"{where} until", 0.0, duration)
     if "until_distance" in table:
         spec["until_distance"] = _number(table["until_distance"], f"{where} until_distance", 0.0, 1e7)
+    if "hand_over" in table:
+        spec["hand_over"] = _number(table["hand_over"], f"{where} hand_over", -1.0, duration)
     for key, choices in (("then", AFTER_THROTTLE), ("steer_then", AFTER_STEER)):
         if key in table:
             spec[key] = _choice(table[key], f"{where} {key}", tuple(choices))

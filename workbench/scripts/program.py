@@ -226,8 +226,11 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             analog_on[robot_owns, steer] = True
             analog_value[robot_owns, steer] = steer_share(angle[robot_owns], at_start)
         if script.driver is not None:
-            # The driver hands back every control after the script's last frame.
-            drive = compile_drive(script.driver, at_start, (frames - 0.5) * step, loaded.name)
+            # The driver hands back every control after the script's last frame, or at its hand_over.
+            end = (frames - 0.5) * step
+            if script.driver.hand_over is not None:
+                end = min(end, script.driver.hand_over)
+            drive = compile_drive(script.driver, at_start, end, loaded.name)
     except DriveError as exc:
         raise ScriptError(f"{src}: {exc}") from None
     windows = tuple(_window(e, f"{src}: [[expect]] #{i}", params, loaded.name, step, frames)

@@ -37,9 +37,12 @@ class Recorder:
     """
 
     def __init__(self, preset: str, dt: float, preset_params: CarParams, params: CarParams | None = None,
-                 surfaces: tuple = ()):
+                 surfaces: tuple = (), driver=None):
         self.preset = preset
         self.surfaces = tuple(surfaces)  # the road driven on: a recording replays on the same surfaces
+        # A closed-loop driver that drove the first frames (a replay driven on from): its DriverSpec, with the
+        # hand_over where the keys took over. It steers inside the simulation, so its inputs are in no key or track.
+        self.driver = driver
         self.dt = dt
         self.frames = 0
         self._runs: dict[str, int] = {}  # key -> first frame of the current run
@@ -96,7 +99,8 @@ class Recorder:
         sets, tracks = self._analog_entries()
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
-                      source=f"<recording {name}>", recorded=self._stamp, tracks=tracks, surfaces=self.surfaces)
+                      source=f"<recording {name}>", recorded=self._stamp, tracks=tracks, surfaces=self.surfaces,
+                      driver=self.driver)
 
     def _analog_entries(self) -> tuple[tuple[Setting, ...], tuple[Track, ...]]:
         """The [[set]] entries (gears, parameters and the analog changes that stand alone) and the [[track]]s.
