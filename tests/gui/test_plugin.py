@@ -157,3 +157,15 @@ def test_the_windows_questions_and_file_dialogs_never_block_a_test(carbench_wind
     window.file_answer = str(cars_dir() / "classic.toml")
     window.load_preset_dialog()
     assert window.model.session.preset.name == "classic"
+
+
+@pytest.mark.carbench_script("braking_stop")
+def test_a_window_with_a_script_loaded_takes_its_shortcut_keys(carbench_window):
+    """Loading a script of another car left the window inactive: P (pause) and the frame keys went nowhere."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = carbench_window
+    running = window.model.running
+    QTest.keyClick(window.car_view, Qt.Key.Key_P)
+    assert window.isActiveWindow() and window.model.running != running

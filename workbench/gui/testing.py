@@ -220,8 +220,13 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
     qtbot.waitExposed(window)
     window.hold = lambda keys, seconds: hold_keys(window, keys, seconds)
     window.press = lambda key: press_key(window, key)
-    if carbench_script is not None and not window.load_script(_script_path(carbench_script)):
-        raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else carbench_script}")
+    if carbench_script is not None:
+        if not window.load_script(_script_path(carbench_script)):
+            raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else carbench_script}")
+        # Loading a script of another car rebuilds the parameter panel, and the window was left inactive: its
+        # shortcut keys (P, D, the frame steps) then went nowhere in a test.
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     request.node._carbench_window = window
     yield window
     request.node._carbench_window = None
