@@ -223,3 +223,22 @@ def test_without_sdl2_the_window_starts_and_drives_with_the_keyboard(qtbot, carb
     dialog = window.analog.show_dialog()
     assert dialog.about.text().startswith(f"Controllers cannot be used here: {reason}")
     dialog.close()
+
+
+def test_a_reset_or_another_car_gives_every_control_back_to_the_keys(carbench_window, virtual_gamepad):
+    """InputArbiter.release said it was for a reset and a new car, and nothing called it: the gamepad kept the
+    throttle it had taken across R and a preset load."""
+    from physics.presets import cars_dir
+    from workbench.controllers.arbiter import KEYBOARD
+
+    window, pad = carbench_window, virtual_gamepad
+    plugged(window, pad)
+    arbiter = window.analog.arbiter
+    for undo in (window.reset_car, lambda: window.load_preset(cars_dir() / "tail_happy.toml")):
+        pad.set_axis("righttrigger", -32768)
+        window.model.advance(2)
+        pad.set_axis("righttrigger", HALF)
+        window.model.advance(2)
+        assert arbiter.owner["throttle_pedal"] != KEYBOARD
+        assert undo() is not False
+        assert set(arbiter.owner.values()) == {KEYBOARD}

@@ -35,6 +35,10 @@ class AnalogDriving(QObject):
         self.controllers.devices_changed.connect(self._update_status)
         self.controllers.command.connect(self._on_command)
         window.model.frame_inputs = self.frame_inputs
+        # A new car or script, and a reset (MainWindow.reset_car): every control back to the keys, and a source
+        # takes one again only when it moves.
+        window.model.preset_loaded.connect(lambda name: self.arbiter.release())
+        window.model.script_loaded.connect(lambda name: self.arbiter.release())
         hub = self.controllers.hub
         if hub is not None:  # also when a window is dropped without being closed
             window.destroyed.connect(lambda *_: hub.close())

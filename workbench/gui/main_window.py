@@ -724,6 +724,9 @@ class MainWindow(QMainWindow):
                 f"Resetting the car restarts the recording ({self.model.session.log.frames} frames so far are lost)."):
             return False
         self.model.reset()
+        analog = getattr(self, "analog", None)
+        if analog is not None:  # every control back to the keys
+            analog.arbiter.release()
         return True
 
     def ask_yes_no(self, title: str, text: str) -> bool:
