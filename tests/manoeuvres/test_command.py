@@ -246,3 +246,20 @@ def test_a_car_that_never_corners_at_0_3_g_fails_the_sine_with_dwells_conditions
     assert code == 1 and [k["key"] for k in kpis] == ["amplitude_03g", "conditions"]
     assert kpis[0]["value"] is None and kpis[1]["passed"] is False
     assert kpis[1]["note"].startswith("A is the handwheel angle at 0.3 g, which the car never reached (at most 0.1")
+
+
+def test_a_test_a_car_cannot_finish_is_not_run_and_not_also_judged():
+    """The step steer's scaled run past a small lock fails after its first run: the car was given "not run" and a
+    failed conditions row counted twice over (its first batch, then its run alone)."""
+    import math as _math
+
+    from physics import load_preset
+    from workbench.manoeuvres.manoeuvre_command import NOT_RUN, run_tests
+    from workbench.manoeuvres.runner import Car
+
+    params = load_preset("f1tenth").params.with_values({"steering.lock": _math.radians(1.85), "tyres.mu": 0.3})
+    out = run_tests(["iso7401_step", "iso21994"], [Car(params, "f1tenth")])
+    (step,) = out.kpis["iso7401_step"]
+    assert [k.key for k in step] == [NOT_RUN] and "past the car's lock" in step[0].note
+    (braking,) = out.kpis["iso21994"]
+    assert [k.note.count("more of its runs") for k in braking if k.key == "conditions"] in ([0], [])

@@ -54,7 +54,7 @@ def test_a_long_script_runs_in_smaller_pieces(monkeypatch):
     monkeypatch.setattr(sweep_kpis, "PIECE_BYTES", 3 * 8 * plan.program.frames * 7)
     sizes = _count_cars_per_call(monkeypatch)
     sweep_kpis.run_test_sweep(plan)
-    channels = len(set(sweep_kpis.test_of(plan).channels) | {e.channel for e in plan.program.script.expects}
+    channels = len(set(sweep_kpis.fitting(plan.program.script).channels) | {e.channel for e in plan.program.script.expects}
                    | {m.channel for m in plan.program.script.measures})
     piece = sweep_kpis.piece_cars(plan.program.frames, channels, 512)
     assert 1 < piece < 5

@@ -101,16 +101,19 @@ def test_a_hunt_on_a_preset_file_writes_scripts_that_find_it_from_anywhere(tmp_p
     from workbench.cli import main
 
     (tmp_path / "pre").mkdir()
-    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "there").mkdir(parents=True)  # an --out that exists: the staging folder is inside it
     mine = tmp_path / "pre" / "mycar.toml"
     mine.write_bytes((cars_dir() / "sedan.toml").read_bytes())
     monkeypatch.chdir(tmp_path / "run")
     with faults.no_rev_limiter():
-        code = main(["hunt", "--preset", "../pre/mycar.toml", "--cars", "6", "--seconds", "12", "--seed", "11",
-                     "--out", "found"])
+        for out in ("found", "there"):
+            code = main(["hunt", "--preset", "../pre/mycar.toml", "--cars", "6", "--seconds", "12", "--seed", "11",
+                         "--out", out])
+            assert code == 1, capsys.readouterr().err
+            assert (tmp_path / "run" / out / "report" / "index.html").is_file()
     capsys.readouterr()
     written = sorted((tmp_path / "run" / "found").glob("*.toml"))
-    assert code == 1 and written
+    assert written and sorted(p.name for p in (tmp_path / "run" / "there").glob("*.toml")) == [w.name for w in written]
     for cwd in (tmp_path, tmp_path / "run" / "found"):
         monkeypatch.chdir(cwd)
         program = compile_script(load_script(written[0]))

@@ -42,15 +42,3 @@ def fitting(script) -> Manoeuvre | None:
     if problem:
         raise ScriptError(problem)
     return test
-
-
-def of_script(script) -> Manoeuvre | None:
-    """The test whose KPIs a script's run gives (its [script] manoeuvre), or None (also for a name that is no
-    test's; :func:`fitting` says why)."""
-    name = getattr(script, "manoeuvre", None)
-    if not name:
-        return None
-    try:
-        return manoeuvre(name)
-    except KeyError:
-        return None

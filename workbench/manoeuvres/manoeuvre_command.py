@@ -95,9 +95,11 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
         except ScriptError:
             if len(names) == 1 and len(able) == len(cars):
                 raise
+            unmet.clear()  # the runs of the batch that failed are run again, each car alone
             done = [_run_alone(m, car, runner) for car in able]  # the car that can still does
         by_car = dict(zip(map(id, able), done, strict=True))
-        out.kpis[name] = [_judged(m, by_car[id(car)], unmet.get(id(car), [])) if id(car) in by_car
+        out.kpis[name] = [(by_car[id(car)] if _not_run(by_car[id(car)]) else
+                           _judged(m, by_car[id(car)], unmet.get(id(car), []))) if id(car) in by_car
                           else [Kpi(NOT_RUN, "not run", None, "", "", note=_inapplicable(m, car))] for car in cars]
         out.seconds[name] = time.perf_counter() - began
     notes = [k.note for per_car in out.kpis.values() for kpis in per_car for k in kpis if k.key == NOT_RUN]
@@ -163,6 +165,10 @@ def _judged(m, kpis: list[Kpi], unmet: list[str]) -> list[Kpi]:
         return [replace(k, note=f"{k.note}; {note}") if k is own else k for k in kpis]
     return kpis + [Kpi(CONDITIONS, "the test's conditions", None, "", f"{m.standard}: test conditions, as its script "
                        f"{m.script} states them", "met", False, note=note)]
+
+
+def _not_run(kpis: list[Kpi]) -> bool:
+    return any(k.key == NOT_RUN for k in kpis)
 
 
 def _run_alone(m, car: Car, runner) -> list[Kpi]:

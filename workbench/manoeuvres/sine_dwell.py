@@ -77,7 +77,7 @@ class SineWithDwell(Manoeuvre):
         ratio = script.robot.ratio
         sis_runs = runner([(sis, car) for car in cars])
         amplitudes = [sis_amplitude(run, ratio) for run in sis_runs]
-        reached = [float(np.abs(run["accel_lat"]).max()) for run in sis_runs]
+        reached = [sis_reach(run) for run in sis_runs]
         jobs, owners = [], []
         for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
             for amplitude in series(a, ratio, car.params.steering.lock):
@@ -110,10 +110,18 @@ def sis_amplitude(run: RunData, ratio: float) -> float | None:
     past = np.flatnonzero(ay > SIS_FIT[1])
     ramp = np.arange(len(ay)) < (past[0] if past.size else len(ay))
     pick = (ay >= SIS_FIT[0]) & (ay <= SIS_FIT[1]) & ramp
-    if not (ay[ramp] >= 0.3 * G).any():  # never at 0.3 g: A would be the fit's line drawn past its data
+    if sis_reach(run) < 0.3 * G:  # never at 0.3 g: A would be the fit's line drawn past its data
         return None
     fit = line_fit(ay[pick], handwheel[pick])
     return None if fit is None else fit[0] * 0.3 * G + fit[1]
+
+
+def sis_reach(run: RunData) -> float:
+    """The largest lateral acceleration [m/s^2] of a slowly increasing steer's ramp: up to and with the first frame
+    past the fit's top (a car that later loses control passes back through lower accelerations)."""
+    ay = np.abs(run["accel_lat"])
+    past = np.flatnonzero(ay > SIS_FIT[1])
+    return float(ay[:past[0] + 1].max() if past.size else ay.max(initial=0.0))
 
 
 def series(a: float | None, ratio: float, lock: float) -> list[float]:

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
-from workbench.manoeuvres.catalogue import fitting, of_script
+from workbench.manoeuvres.catalogue import fitting
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
@@ -27,10 +27,6 @@ def piece_cars(frames: int, channels: int, chunk: int) -> int:
     """Cars per piece: at most ``chunk``, and no more than PIECE_BYTES of runs of ``frames`` frames of ``channels``
     float64 channels (and the time) each; at least one."""
     return max(1, min(chunk, PIECE_BYTES // (8 * max(frames, 1) * (channels + 1))))
-
-
-def test_of(plan: Plan) -> Manoeuvre | None:
-    return of_script(plan.program.script)
 
 
 def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None) -> SweepResult:

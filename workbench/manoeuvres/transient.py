@@ -77,7 +77,7 @@ def second_order_fit(t, steer, yaw, t0: float, span: float = 3.0) -> tuple[float
     i_r, i_d = integral(r), integral(d)
     a = np.column_stack([-i_r, -integral(i_r), integral(i_d), i_d])
     (a1, a0, _, _), *_ = np.linalg.lstsq(a, r, rcond=None)
-    if a0 <= 0:
+    if a0 <= 0 or a1 <= 0:  # not a stable second-order system (no frequency, or damping below zero)
         return None
     return float(a1 / (2.0 * math.sqrt(a0))), float(math.sqrt(a0))
 

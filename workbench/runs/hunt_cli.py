@@ -65,11 +65,15 @@ def write_report(paths: list[Path], folder: Path, render, shown_as: list[Path] |
     from workbench.scripts.program import compile_script
 
     names = shown_as if shown_as is not None else paths
-    # Compiled where they are (a preset file is found beside a script, and the staged folder exists where --out
-    # does not yet), and named where they land.
-    programs = [compile_script(parse_script(read_limited_text(p), str(p))) for p in paths]
-    programs = [dataclasses.replace(program, script=dataclasses.replace(program.script, source=str(name)))
-                for program, name in zip(programs, names, strict=True)]
+    programs = []
+    for p, name in zip(paths, names, strict=True):
+        script = parse_script(read_limited_text(p), str(name))
+        # A preset file is named relative to where the script lands (--out), which may not exist yet, and the
+        # staged copy may sit a folder deeper: the path is joined to the landing folder lexically.
+        preset = script.preset
+        if (preset.endswith(".toml") or "/" in preset) and not os.path.isabs(preset):
+            preset = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(name)), preset))
+        programs.append(compile_script(script, preset))
     results = replay(programs)
     return write_html(results, folder, render, check_results(results), title="carbench hunt: minimal scripts")
 
