@@ -61,3 +61,14 @@ def test_a_heatmaps_scale_is_centred_on_its_boundary_and_its_ticks_are_the_value
     assert _cell_ticks(np.array([1000.0, 2466.2, 6082.2, 15000.0])) == [(0.0, "1000"), (1.0, "2466"),
                                                                       (2.0, "6082"), (3.0, "15000")]
     assert len(_cell_ticks(np.geomspace(1, 1e6, 50))) <= 12
+
+
+def test_a_tornado_chart_shows_its_bound_when_every_margin_is_below_it():
+    import numpy as np
+
+    from workbench.gui.charts import bars_x_range
+    from workbench.output.charts import Bars, Chart, Line
+
+    chart = Chart("sensitivity", "mean margin", "", bars=Bars(["a", "b"], np.array([-5.0, -3.0]), np.array([-2.0, -1.0]),
+                                                              -2.5), lines=[Line(0.0, "x", "#1a9850", True)])
+    assert bars_x_range(chart) == (-5.0, 0.0)

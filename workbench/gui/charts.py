@@ -138,6 +138,8 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         plot.setYRange(*fitted, padding=0.05)
     elif y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
         plot.setYRange(y_lo - 1.0, y_hi + 1.0)
+    if chart.bars is not None:
+        plot.setXRange(*bars_x_range(chart), padding=0.05)
     shown_y = fitted if fitted is not None else (y_lo, y_hi)
     legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
     legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner
@@ -235,6 +237,14 @@ def _value_text(v: float) -> str:
     """A grid value as a tick says it: whole numbers below ten million whole (15000, not 1.5e+04), others to four
     significant digits."""
     return f"{v:.0f}" if v == round(v) and abs(v) < 1e7 else f"{v:.4g}"
+
+
+def bars_x_range(chart: Chart) -> tuple[float, float]:
+    """A bar chart's horizontal range: its bars, its centre and every vertical line (a tornado's bound at margin 0
+    was off-screen when every margin was negative, though its note pointed at it)."""
+    ends = [*finite_or(chart.bars.lo), *finite_or(chart.bars.hi), chart.bars.centre]
+    ends += [line.value for line in chart.lines if line.axis == "x" and math.isfinite(line.value)]
+    return min(ends), max(ends)
 
 
 def _bars(plot, bars) -> None:
