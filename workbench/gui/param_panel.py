@@ -411,23 +411,20 @@ class NumberEditor(QWidget):
         self.edited.emit(shown / self.factor, self._drag)
 
 
-def shown_value(info: ParamInfo, value: Any) -> str:
-    """A parameter's value as the panel shows it: in its display unit, with the unit."""
-    unit = _shown_unit(info)
+def shown_number(info: ParamInfo, value: Any) -> str:
+    """A parameter's value in its display unit, without the unit (a choice as it is)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
         return str(value)
     factor = _factor(info)
     items = value if isinstance(value, (list, tuple)) else [value]
-    text = ", ".join(format_number(v * factor) for v in items)
-    return f"{text} {unit}".rstrip()
+    return ", ".join(format_number(v * factor) for v in items)
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, float):
-        return format_number(value)
-    if isinstance(value, (list, tuple)):
-        return ", ".join(format_number(v) for v in value)
-    return str(value)
+def shown_value(info: ParamInfo, value: Any) -> str:
+    """A parameter's value as the panel shows it: in its display unit, with the unit."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, list, tuple)):
+        return str(value)
+    return f"{shown_number(info, value)} {_shown_unit(info)}".rstrip()
 
 
 class ParamRow:
@@ -521,10 +518,12 @@ class ParamRow:
             self.reference.setText("\u2014")
             self.reference.setToolTip("the reference preset has no such parameter")
         else:
-            text = _text(reference) if self.differs else ""
+            # In the display unit, as the editors show the value (a lock of 0.698 rad reads 40 deg, not 0.6...).
+            text = shown_number(self.info, reference) if self.differs else ""
             self.reference.setText(self.reference.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight,
                                                                            REFERENCE_WIDTH))
-            self.reference.setToolTip(f"reference ({self.panel.reference_preset.name}): {_text(reference)}")
+            self.reference.setToolTip(f"reference ({self.panel.reference_preset.name}): "
+                                      f"{shown_value(self.info, reference)}")
 
     def set_visible(self, visible: bool) -> None:
         for w in self.widgets:
@@ -771,7 +770,9 @@ class ParamPanel(QWidget):
             return
         content.layout().activate()
         least = content.minimumSizeHint().width() - (self._name_width - self._name_least)
-        self._scroll.setMinimumWidth(least + self._scroll.verticalScrollBar().sizeHint().width()
+        # No row on show (a search that matches nothing) leaves the hint below the names' share: never negative
+        # (Qt warned "setMinimumSize: Negative sizes").
+        self._scroll.setMinimumWidth(max(least, 0) + self._scroll.verticalScrollBar().sizeHint().width()
                                      + 2 * self._scroll.frameWidth())
         self._fit_names()
 
