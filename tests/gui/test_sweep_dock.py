@@ -115,6 +115,11 @@ def test_a_heatmap_sweep_and_a_clicked_cell_become_the_sessions_parameters(qtbot
     params = window.model.session.params
     assert params.engine.peak_torque == 180.0 and params.steering.lock == math.radians(40.0)
     assert window.model.session.replaying  # the script replays on the chosen car
+    # The car's values are edits not saved: closing asks (replay() took them for the script's own, and Ctrl+Q
+    # quit without asking, the edits lost).
+    assert window.model.modified
+    window.model.advance(30)
+    assert window.model.modified
 
 
 def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):

@@ -268,6 +268,7 @@ class MainWindow(QMainWindow):
             return
         session.program = program_with(session.program, values)
         self.model.replay()
+        self.model.keep_as_edits()  # the car's values are edits, asked about on closing (replay() took them as the script's)
 
     def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
         action = QAction(text, self)

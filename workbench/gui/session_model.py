@@ -57,6 +57,7 @@ class SessionModel(QObject):
         self.edit_marks: list[tuple[int, str]] = []  # (frame, text) of the edits made while driving
         self._mark_key: str | None = None  # the merge key of the last mark's edits (a drag in progress)
         self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
+        self._chosen = False  # the script replays with values the user chose (a sweep's car): they are edits too
         # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
         # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
         self.frame_inputs: Callable[[set[str]], tuple[Iterable[str], dict[str, float] | None]] | None = None
@@ -196,7 +197,13 @@ class SessionModel(QObject):
     @property
     def modified(self) -> bool:
         """True when the user edited the parameters (a replay's own ``[[set]]`` changes do not count)."""
-        return self.session.modified and self.session.params is not self._script_params
+        return self.session.modified and (self._chosen or self.session.params is not self._script_params)
+
+    def keep_as_edits(self) -> None:
+        """The parameters the script replays with now are the user's choice (a car picked on the Sweep dock's chart,
+        its values put into the script's start): unsaved edits, asked about before they are lost, until another
+        car or script comes in."""
+        self._chosen = True
 
     def set_param(self, path: str, value: Any, merge_key: str | None = None) -> None:
         """Edit a parameter (applies on the next step), undoably; ParamError/ValueError leave it unchanged.
@@ -267,6 +274,7 @@ class SessionModel(QObject):
         self.edit_marks.clear()
         self._rate.clear()
         self._script_params = None
+        self._chosen = False
         self.preset_loaded.emit(self.session.preset.name)
         if was_recording:
             self.recording_changed.emit(False)
@@ -320,6 +328,7 @@ class SessionModel(QObject):
         edits = {i.path: before.get(i.path) for i in before.infos()
                  if before.get(i.path) != session.preset.params.get(i.path)}
         program = session.load_script(path)
+        self._chosen = False
         same_car = path_before is not None and session.preset.path == path_before
         if keep_edits and same_car and edits:
             session.set_params(edits)
