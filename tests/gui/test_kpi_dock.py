@@ -90,3 +90,18 @@ def test_with_no_manoeuvre_the_dock_shows_a_one_line_hint_and_no_empty_table(car
     assert run_manoeuvre(w, "iso3888_2")
     finish(w, qtbot)
     assert dock.tree.isVisibleTo(dock) and dock.tree.headerItem().text(0) == "KPI"
+
+
+def test_a_reference_that_is_not_a_run_of_the_script_gets_no_kpis(carbench_window, qtbot):
+    """Two keyboard drives pinned before a handling test was run were given its KPIs, with FAIL verdicts
+    ("lateral displacement 0 m FAIL"): they are runs of no script."""
+    w = carbench_window
+    w.hold(["throttle", "left"], 1.0)
+    assert w.comparer.pin_current()
+    assert run_manoeuvre(w, "iso7401_step")
+    finish(w, qtbot)
+    dock = w.kpis
+    assert dock.rows and [cells[1] for _, cells in dock.rows] == ["-"] * len(dock.rows)  # ref 1: no figure, verdict
+    lines = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
+    assert any(line.startswith("ref 1: not a run of ") and "(no KPIs of iso7401_step)" in line for line in lines)
+    assert all(cells[0] != "-" for label, cells in dock.rows if "response time" in label)  # the run on show has them

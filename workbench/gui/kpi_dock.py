@@ -98,8 +98,10 @@ class KpiDock(QWidget):
         refs = self.comparer.references.items
         columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]
         runs = [session.whole_run("on show") if session.log.frames else None] + [r.run for r in refs]
-        results = [kpis_of(test, run, program.script) if run is not None and run.frames > 1 else "nothing on show"
-                   for run in runs]
+        results = [("nothing on show" if run is None or run.frames <= 1 else
+                    kpis_of(test, run, program.script) if run.script == program.script.source else
+                    f"{name}: not a run of {program.script.name} (no KPIs of {test.name})")
+                   for (name, _), run in zip(columns, runs, strict=True)]
         self.status.setText(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
                             f"\u201ccarbench manoeuvre {test.name}\u201d runs the whole procedure.")
         self.tree.setColumnCount(len(columns) + 2)

@@ -48,6 +48,7 @@ class Run:
     params: CarParams | None = None  # at frame 0 (None for a CSV)
     verdicts: list[Verdict] | None = None  # None when not known (a CSV)
     stamp: Stamp | None = None
+    script: str | None = None  # the source of the script whose run it is, when one drove it (a replay, its edits)
 
     @property
     def frames(self) -> int:
@@ -71,7 +72,8 @@ def run_of(result: ReplayResult, label: str | None = None) -> Run:
     matrix = result.log.matrix(result.car, p.frames)
     data = {name: np.array(matrix[:, i]) for i, name in enumerate(names)}
     text = label or f"{p.name} ({p.script.source}) on {p.preset}, dt {p.dt:.6g} s"
-    return Run(text, p.params.model.unit, p.dt, data, p.params, list(result.verdicts), program_stamp(p))
+    return Run(text, p.params.model.unit, p.dt, data, p.params, list(result.verdicts), program_stamp(p),
+               p.script.source)
 
 
 MAX_CSV_BYTES = 1024**3
@@ -531,7 +533,7 @@ def edited_program(base, overrides: dict[str, Any]):
 
 
 def run_from_log(log, params: CarParams, dt: float, label: str, verdicts: list[Verdict] | None = None,
-                 stamp: Stamp | None = None, car: int = 0) -> Run:
+                 stamp: Stamp | None = None, car: int = 0, script: str | None = None) -> Run:
     """A run from a telemetry log (copied: the log may go on)."""
     data = {name: np.array(log.column(name, car)) for name in log.names}
-    return Run(label, params.model.unit, dt, data, params, verdicts, stamp)
+    return Run(label, params.model.unit, dt, data, params, verdicts, stamp, script)

@@ -420,7 +420,8 @@ class LiveSession:
         start = self.history.start_params
         stamp = make_stamp(preset_reference(self.preset), self.preset.params, start, self.dt)
         verdicts = [v for v in self.verdicts() if v is not None] if self.replayed else None
-        return run_from_log(self.log, start, self.dt, label, verdicts, stamp)
+        script = self.program.script.source if self.replayed and self.program is not None else None
+        return run_from_log(self.log, start, self.dt, label, verdicts, stamp, script=script)
 
     def drive_from(self, frame: int, label: str = "before driving on"):
         """Go on live from the start of ``frame``: frames 0 .. frame - 1 are kept, the later ones discarded.
