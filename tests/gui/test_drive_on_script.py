@@ -81,3 +81,17 @@ def test_reloading_the_script_of_the_car_on_show_keeps_the_edits_without_asking(
     window.replay()
     window.model.advance(5)
     assert session.params.engine.peak_torque == pytest.approx(400.0)  # the replay drives the edited car
+
+
+def test_a_scripts_expectations_say_they_are_not_judged_while_the_keys_drive(carbench_window):
+    """After a reset with a script loaded, driving with the keys left its expectations "pending" at 30 s as at 0."""
+    from physics.presets import scripts_dir
+
+    window = carbench_window
+    assert window.load_script(scripts_dir() / "braking_stop.toml")
+    assert window.recorder.summary.text().endswith("pending")  # at rest, for Replay
+    window.hold(["throttle"], 1.0)
+    assert window.recorder.summary.text() == "not judged: the keys drive, not the script (Replay runs and judges it)"
+    statuses = {window.recorder.verdicts.topLevelItem(i).text(0)
+                for i in range(window.recorder.verdicts.topLevelItemCount())}
+    assert statuses == {"not judged"}

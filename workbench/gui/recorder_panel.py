@@ -305,15 +305,19 @@ class RecorderPanel(QWidget):
         self.save.setEnabled(s.last_recording is not None)
 
     def _update_verdicts(self) -> None:
-        verdicts = self._model.session.verdicts()
-        units = {i.name: display_unit(i) for i in self._model.session.log.infos}
+        session = self._model.session
+        verdicts = session.verdicts()
+        units = {i.name: display_unit(i) for i in session.log.infos}
         counts = {"pass": 0, "fail": 0, "pending": 0}
+        # With the script loaded but the keys driving (after a reset, say), its expectations are not judged at all:
+        # "pending" said they would be, at 30 s as at 0.
+        unjudged = session.program is not None and not session.replayed and session.log.frames > 0
         for i, verdict in enumerate(verdicts):
             item = self.verdicts.topLevelItem(i)
             if item is None:
                 continue
             if verdict is None:
-                colour, status, measured, when = PENDING, "pending", "", ""
+                colour, status, measured, when = PENDING, "not judged" if unjudged else "pending", "", ""
                 counts["pending"] += 1
             else:
                 colour = PASS if verdict.passed else FAIL
@@ -329,7 +333,9 @@ class RecorderPanel(QWidget):
             item.setData(4, Qt.ItemDataRole.UserRole, None if verdict is None else verdict.frame)
             for column in range(len(COLUMNS)):
                 item.setBackground(column, QBrush(colour))
-        if verdicts:
+        if verdicts and unjudged:
+            self.summary.setText("not judged: the keys drive, not the script (Replay runs and judges it)")
+        elif verdicts:
             self.summary.setText(f"{counts['pass']} pass \u00b7 {counts['fail']} fail \u00b7 {counts['pending']} pending")
         self.summary.setVisible(bool(verdicts))
         self._fit_columns()
