@@ -187,11 +187,12 @@ def _heatmap(plot, heat, widget) -> None:
     cells = QRectF(-0.5, -0.5, len(x), len(y))  # cell i, j centred on (i, j)
     image.setRect(cells)
     plot.addItem(image)
-    for side, ticks in (("bottom", x), ("left", y)):
-        plot.getAxis(side).setTicks([_cell_ticks(ticks), []])
+    left_ticks = _cell_ticks(y)
+    plot.getAxis("bottom").setTicks([_cell_ticks(x), []])
+    plot.getAxis("left").setTicks([left_ticks, []])
     # Room for the longest value beside the axis's title: a label that did not fit was left out (the top row's
     # "15000"), or ran into the title.
-    longest = max((len(text) for _, text in _cell_ticks(y)), default=4)
+    longest = max((len(text) for _, text in left_ticks), default=4)
     plot.getAxis("left").setWidth(int(30 + 7 * longest))
     missing = ~np.isfinite(values)
     if missing.any():

@@ -98,9 +98,16 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
             unmet.clear()  # the runs of the batch that failed are run again, each car alone
             done = [_run_alone(m, car, runner) for car in able]  # the car that can still does
         by_car = dict(zip(map(id, able), done, strict=True))
-        out.kpis[name] = [(by_car[id(car)] if _not_run(by_car[id(car)]) else
-                           _judged(m, by_car[id(car)], unmet.get(id(car), []))) if id(car) in by_car
-                          else [Kpi(NOT_RUN, "not run", None, "", "", note=_inapplicable(m, car))] for car in cars]
+        per_car = []
+        for car in cars:
+            kpis = by_car.get(id(car))
+            if kpis is None:  # the test does not apply to it
+                per_car.append([Kpi(NOT_RUN, "not run", None, "", "", note=_inapplicable(m, car))])
+            elif _not_run(kpis):
+                per_car.append(kpis)
+            else:
+                per_car.append(_judged(m, kpis, unmet.get(id(car), [])))
+        out.kpis[name] = per_car
         out.seconds[name] = time.perf_counter() - began
     notes = [k.note for per_car in out.kpis.values() for kpis in per_car for k in kpis if k.key == NOT_RUN]
     if notes and len(notes) == len(names) * len(cars):

@@ -109,11 +109,18 @@ def _csv_lines(path: Path, handle):
             raise CompareError(f"{path}: not UTF-8 text (byte {consumed + exc.start})") from None
         consumed += len(raw)
         if consumed > MAX_CSV_BYTES:  # it grew after the check
-            raise CompareError(f"{path}: larger than a telemetry CSV file may be ({MAX_CSV_BYTES:,} bytes, "
-                               f"{format_bytes(MAX_CSV_BYTES)})")
+            raise _grown(path)
         line = line.removesuffix("\n").removesuffix("\r")
         if line.strip():
             yield number, line
+
+
+def _grown(path: Path) -> CompareError:
+    """The refusal of a CSV that grew past MAX_CSV_BYTES after its size was checked."""
+    from workbench.scripts.limits import format_bytes
+
+    return CompareError(f"{path}: larger than a telemetry CSV file may be ({MAX_CSV_BYTES:,} bytes, "
+                        f"{format_bytes(MAX_CSV_BYTES)})")
 
 
 def _count_lines(path: Path, handle) -> int:
@@ -123,7 +130,7 @@ def _count_lines(path: Path, handle) -> int:
     for block in iter(lambda: handle.read(_COUNT_BLOCK), b""):
         size += len(block)
         if size > MAX_CSV_BYTES:  # it grew after the check
-            raise CompareError(f"{path}: larger than a telemetry CSV file may be ({MAX_CSV_BYTES:,} bytes)")
+            raise _grown(path)
         lines += block.count(b"\n")
         last = block[-1:]
     return lines + (last != b"\n")
