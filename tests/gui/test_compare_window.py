@@ -171,6 +171,23 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     assert window.model.view_frame == divergence.frame
 
 
+def test_the_compare_dock_says_its_table_is_of_the_last_pause_while_the_car_runs(carbench_window, qtbot):
+    window = carbench_window
+    drive(window, SCRIPT, chunk=24)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "aero.cd", 0.5)
+    dock = window.compare_dock_widget
+    assert dock.status.text().startswith("B differs") and dock.tree.isEnabled() and dock.divergence.isVisible()
+    window.model.set_view_frame(100)  # back in the run, so that it has frames to run on
+    window.model.set_running(True)
+    assert window.model.running
+    assert not dock.tree.isEnabled() and not dock.divergence.isVisible()
+    assert dock.status.text().startswith("Running: compared again when it pauses")
+    hold(window, set(), 5)
+    window.model.set_running(False)
+    assert dock.tree.isEnabled() and dock.status.text().startswith("B differs")
+
+
 def test_driving_on_from_the_past_asks_before_it_replaces_the_last_recording(carbench_window):
     """Driving on from a past frame (D, or an edit while scrubbed back) starts a recording; the last one, stopped and
     not saved, was replaced without a word when that one stopped (seen: D, then Replay). It is asked about first."""

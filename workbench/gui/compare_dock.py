@@ -110,9 +110,19 @@ class CompareDock(QWidget):
         comparer.rerun_adopted.connect(self.update_comparison)
         comparer.drove_on.connect(lambda frame: self.update_comparison())
         comparer.rerun.started.connect(self._on_rerun_started)
-        model.running_changed.connect(lambda running: running or self.update_comparison())
+        model.running_changed.connect(self._on_running_changed)
         model.replay_changed.connect(lambda on: on or self.update_comparison())
         self.update_comparison()
+
+    def _on_running_changed(self, running: bool) -> None:
+        """Compared again on pause. While the car runs, B grows frame by frame: the table is of the last pause, and
+        says so (greyed, with no divergence to jump to) instead of showing a verdict that no longer holds."""
+        if not running:
+            self.update_comparison()
+        elif self.comparison is not None:
+            self.tree.setEnabled(False)
+            self.divergence.setVisible(False)
+            self.status.setText("Running: compared again when it pauses (the table is of the last pause).")
 
     def _on_rerun_started(self) -> None:
         self.status.setText("Re-running the script from frame 0 with the edit\u2026")
@@ -149,6 +159,7 @@ class CompareDock(QWidget):
         """Compare the run on show (B) with the first reference (A)."""
         self._rebuild_refs()
         self.tree.clear()
+        self.tree.setEnabled(True)
         refs = self.comparer.references.items
         session = self.comparer.model.session
         self.comparison = None
