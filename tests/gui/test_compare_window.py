@@ -184,8 +184,15 @@ def test_the_compare_dock_says_its_table_is_of_the_last_pause_while_the_car_runs
     assert not dock.tree.isEnabled() and not dock.divergence.isVisible()
     assert dock.status.text().startswith("Running: compared again when it pauses")
     hold(window, set(), 5)
+    window.comparer.pin_current()  # compared at once, mid-run: greyed too, as B runs on
+    assert len(window.comparer.references.items) == 2
+    assert not dock.tree.isEnabled() and dock.status.text().startswith("Running")
+    hold(window, set(), 5)
     window.model.set_running(False)
     assert dock.tree.isEnabled() and dock.status.text().startswith("B differs")
+    # B ran on past A's end: it differs by that, and the status says so (it named no difference at all)
+    note = dock.comparison.span_note
+    assert note is not None and note.startswith("the runs cover different spans") and note in dock.status.text()
 
 
 def test_driving_on_from_the_past_asks_before_it_replaces_the_last_recording(carbench_window):

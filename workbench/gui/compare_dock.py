@@ -119,7 +119,13 @@ class CompareDock(QWidget):
         says so (greyed, with no divergence to jump to) instead of showing a verdict that no longer holds."""
         if not running:
             self.update_comparison()
-        elif self.comparison is not None:
+        else:
+            self._of_the_last_pause()
+
+    def _of_the_last_pause(self) -> None:
+        """While running: a comparison on show greyed and said to be of the last pause (or of the moment it was
+        made: a pin or a re-run adopted mid-run)."""
+        if self.comparison is not None:
             self.tree.setEnabled(False)
             self.divergence.setVisible(False)
             self.status.setText("Running: compared again when it pauses (the table is of the last pause).")
@@ -177,9 +183,11 @@ class CompareDock(QWidget):
             return
         self.comparison = result
         flips = len(result.flips)
+        # A run that only went on longer (or stopped sooner) than the other differs by that alone: the note says so.
+        span = f"; {result.span_note}" if result.span_note else ""
         self.status.setText("B agrees with A on every frame" if result.agree else
                             f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}, {flips} verdict "
-                            f"flip{'s' if flips != 1 else ''}); {result.grid}")
+                            f"flip{'s' if flips != 1 else ''}{span}); {result.grid}")
         params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ)"])
         for r in result.params:
             QTreeWidgetItem(params, [r.path, _with_unit(_v(r.a), r.unit), _with_unit(_v(r.b), r.unit)])
@@ -224,6 +232,8 @@ class CompareDock(QWidget):
             self._value_widths = [max(max(metrics.horizontalAdvance(n.text(c)) for n in names) + CELL_MARGIN,
                                       header.sectionSizeFromContents(c).width()) for c in (1, 2)]
             self._fit_names()
+        if self.comparer.model.running:  # pinned, or a re-run adopted, mid-run: B runs on from here
+            self._of_the_last_pause()
 
     def _fit_names(self) -> None:
         """A and B as wide as their values, and the names the rest, at most as wide as they are. On a narrow dock
