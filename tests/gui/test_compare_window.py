@@ -182,7 +182,7 @@ def test_the_compare_dock_says_its_table_is_of_the_last_pause_while_the_car_runs
     window.model.set_running(True)
     assert window.model.running
     assert not dock.tree.isEnabled() and not dock.divergence.isVisible()
-    assert dock.status.text().startswith("Running: compared again when it pauses")
+    assert dock.status.text().startswith("Running: the table is as it was when last compared")
     hold(window, set(), 5)
     window.comparer.pin_current()  # compared at once, mid-run: greyed too, as B runs on
     assert len(window.comparer.references.items) == 2

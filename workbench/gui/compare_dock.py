@@ -128,7 +128,7 @@ class CompareDock(QWidget):
         if self.comparison is not None:
             self.tree.setEnabled(False)
             self.divergence.setVisible(False)
-            self.status.setText("Running: compared again when it pauses (the table is of the last pause).")
+            self.status.setText("Running: the table is as it was when last compared; compared again when it pauses.")
 
     def _on_rerun_started(self) -> None:
         self.status.setText("Re-running the script from frame 0 with the edit\u2026")
