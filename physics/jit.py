@@ -479,7 +479,22 @@ if not DISABLED:
                 state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
                 state.library.enable_object_caching()
                 state.library._deferred = MACHINE_CODE_WHEN_NEEDED
+                if getattr(state.func_id.func, "_always_inline", False):
+                    _inline_always(state.library)
             return False
+
+    def _inline_always(library) -> None:
+        """Mark the function lowered into ``library`` for LLVM to inline wherever it is called (``alwaysinline``):
+        LLVM's own inliner keeps a large function called from one place as a call."""
+        add = library.add_ir_module
+
+        def add_marked(ir_module):
+            for fn in ir_module.functions:
+                if not fn.is_declaration:
+                    fn.attributes.add("alwaysinline")
+            add(ir_module)
+
+        library.add_ir_module = add_marked
 
     class _SubsystemCompiler(Compiler):
         """numba's nopython pipeline with :class:`_SubsystemLibrary` just before the lowering."""
@@ -493,7 +508,7 @@ if not DISABLED:
             return [pipeline]
 
 
-def scalar(fn, cache: bool = True):
+def scalar(fn=None, cache: bool = True, inline: bool = False):
     """Compile a subsystem function: scalar floats in and out, no loops, numpy's error model.
 
     Arrays may come in (the kernel's scratch lanes, a road's rows) but none is made or returned: a subsystem is
@@ -509,8 +524,12 @@ def scalar(fn, cache: bool = True):
     The dispatcher is a :class:`Subsystem`: compiled for the kernel without the entry wrappers a call from Python
     needs, which a call from Python gets from a second dispatcher.
     """
+    if fn is None:  # @scalar(inline=True)
+        return functools.partial(scalar, cache=cache, inline=inline)
     if DISABLED:
         return fn
+    if inline:
+        fn._always_inline = True
     dispatcher = Subsystem(fn, targetoptions=dict(_CALLEE_OPTIONS), pipeline_class=_SubsystemCompiler)
     if cache:
         _cache(dispatcher, fn, source_key() + ":callee", SubsystemCache)

@@ -4,13 +4,20 @@ One Python function, :func:`_block`, is compiled once, without the GIL: it advan
 batch's cars, and a batch's ranges run on several threads at once (physics.pool; one car, as in the
 window, runs in the calling thread). It stores the channels it is asked for and no others: every
 channel for a replay or the window, a sweep's few for its expectations and measures (``channels`` of
-:meth:`Kernel.run`). Each car runs its frames alone, in order, with its own parameter record: no
-reduction across cars, no fastmath, one machine code for every car, so a car's telemetry is
-bit-identical whatever the batch around it, the chunking or the number of threads.
+:meth:`Kernel.run`).
+
+SIMD lanes across cars: within a range, up to ``GROUP`` neighbouring single-track cars run side by side, frame
+by frame. Each car's frame runs up to its tyres (physics.step.first_part), the magic-formula curves of all of
+them are computed in one call (physics.tyre.magic_lanes, 16 to 32 lanes), then the rest of each car's frame
+(physics.step.last_part). Four-wheel and kinematic cars run whole frames, car by car (physics.step.whole_frame).
+Each car runs its frames in order with its own parameter record: no reduction across cars, no fastmath, the
+same code for every car, so a car's telemetry is bit-identical whatever the batch around it, its place in a
+group, the chunking or the number of threads.
 
 The closed-loop driver (physics.driver) is the kernel's one hook: for a car with a driver record
 that is on, the driver writes the frame's inputs (its analog overrides) before the car's frame, and
-its memory and channels after it. The paths it follows are rows of one ``track`` array.
+its memory and channels, fields no car's frame writes, into the next state and the frame's telemetry.
+The paths it follows are rows of one ``track`` array.
 
 A guard checks every channel written and every state field once per frame: the first non-finite
 value stops that car, nothing non-finite is written, and the caller raises :class:`NonFiniteError`.
@@ -43,14 +50,26 @@ import numpy as np
 from . import driver, pool, records
 from . import four_wheel as _four_wheel
 from . import step as _step
+from . import tyre as _tyre
 from .jit import DISABLED, scalar, source_key, threads
 from .path import COLUMNS as PATH_COLUMNS
 from .records import CHANNELS, STATE_FLOATS, copy_state, nonfinite_state
 from .surface import COLUMNS as SURFACE_COLUMNS
 from .tyre import LANE_ROWS, LANES, narrow
 
-car_frame = _step.car_frame
 detail_channels = _step.detail_channels
+first_part, last_part, whole_frame, two_part_lanes = (_step.first_part, _step.last_part, _step.whole_frame,
+                                                     _step.two_part_lanes)
+magic_lanes = _tyre.magic_lanes
+KEPT = _step.KEPT
+GROUP = 8
+"""Single-track cars a batch runs side by side (:func:`_block`): their tyres' curves fill 32 lanes (16 for 002/003
+cars), four or two AVX-512 registers, computed in one call instead of eight short ones that each wait on the
+arithmetic's latency."""
+LANE_SPACE = LANE_ROWS * (4 + LANES - 1) + KEPT + 1
+"""Floats of scratch space a car has (a row of Workspace.lanes): a four-wheel car's LANE_ROWS x LANES curves, or a
+single-track car's share of its group's (see :func:`_block`): up to 4 lanes of its own and its group's rounding to
+whole registers (at most LANES - 1 lanes), its KEPT floats and one flag."""
 COMPILE_SECONDS = 17  # about how long the first compile takes on a fast 2-core machine: 17.0 s wall here, twice
 # (a fresh process, an empty cache, the machine quiet; carbench 0.3.3; 12.9-13.1 s before the four-wheel car)
 SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU on a 2-core AMD EPYC (Zen 3) whose frames were 2.5-3x slower
@@ -111,62 +130,130 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
     ``spare_values`` is ``spare_telemetry`` viewed as float64 (N, len(CHANNELS)).
     ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
-    ``ground_index[i, 1]`` of them. ``lanes`` (N, physics.tyre.LANE_ROWS * LANES) is each car's scratch space for
-    its tyres' magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): 448 bytes a car, seen as
-    (LANE_ROWS, LANES) by a four-wheel car and as (LANE_ROWS, ``args.narrow``) by a single-track one, whose frames
-    fill at most four lanes (physics.tyre.narrow(): as many as one vector register holds, so that no lane is
-    computed for nothing where a register holds four).
+    ``ground_index[i, 1]`` of them. ``lanes`` (N, LANE_SPACE) is each car's scratch space for its tyres'
+    magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): a four-wheel car sees the start of its
+    row as (LANE_ROWS, LANES); a group of single-track neighbours shares its rows as one run of floats, their curves
+    side by side (as many lanes as they fill, rounded up to whole vector registers of ``args.narrow`` lanes,
+    physics.tyre.narrow()), then what each car keeps between the two parts of its frame.
+
+    A car's frames give the same bits whatever the group around it: the maths of a frame is the same code in one
+    order, the curves are computed lane by lane with no lane reading another, and no fast-math flag lets the
+    compiler reorder a sum.
     """
-    params, state, select, spare_state = args.params, args.state, args.select, args.spare_state
-    spare_telemetry, spare_values, fault, drivers = args.spare_telemetry, args.spare_values, args.fault, args.drivers
+    params, state, spare_state, spare_telemetry = args.params, args.state, args.spare_state, args.spare_telemetry
+    spare_values, drivers, select, fault, whole = args.spare_values, args.drivers, args.select, args.fault, args.whole
     track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
     lanes, narrow = args.lanes, args.narrow
     frames = inputs.shape[0]
-    width = select.shape[0]
-    detail, whole = args.detail, args.whole
+    detail = args.detail
     bits = spare_values.view(np.int64)  # the same memory, for the guard's integer test
-    for i in range(lo, hi):
-        p = params[i]
-        road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
-        # Views made once per car, not per frame: each costs two atomic reference counts (the channels' values
-        # are indexed in spare_values itself, with no view of the car's row at all).
-        curves = LANES if p.four_wheel else narrow
-        lane = lanes[i, :LANE_ROWS * curves].reshape((LANE_ROWS, curves))
+    i0 = lo
+    while i0 < hi:
+        # Groups of up to GROUP neighbours that all run their frames in two parts (single-track cars), or all whole.
+        two = two_part_lanes(params[i0]) > 0
+        i1 = i0 + 1
+        while i1 < hi and i1 - i0 < GROUP and (two_part_lanes(params[i1]) > 0) == two:
+            i1 += 1
+        if not two:
+            # Car by car, each frame whole; a four-wheel car's curves in its own row of ``lanes``.
+            for i in range(i0, i1):
+                p = params[i]
+                road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
+                # Views made once per car, not per frame: each costs two atomic reference counts (the channels'
+                # values are indexed in spare_values itself, with no view of the car's row at all).
+                lane = lanes[i, :LANE_ROWS * LANES].reshape((LANE_ROWS, LANES))
+                for k in range(frames):
+                    t = (frame0 + k) * dt
+                    u = inputs[k, i]
+                    if drivers[i].on:
+                        look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
+                        u = spare_inputs[i]
+                    else:
+                        look = driver.idle(state[i])
+                    whole_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
+                    if detail:
+                        detail_channels(p, state[i], spare_telemetry[i], detail)
+                    driver.carry(look, spare_state[i], spare_telemetry[i])
+                    if not _store(select, whole, spare_values, bits, spare_state, state, fault, out, i, k, frame0):
+                        break
+            i0 = i1
+            continue
+        # Side by side, frame by frame: each car's frame up to its tyres (physics.step.first_part), the curves of all
+        # of them in one call (SIMD lanes across cars), then the rest of each car's frame (last_part). The scratch
+        # space is the group's own rows of ``lanes``, as one run of floats: the curves (LANE_ROWS, width), car i's
+        # from lane ``first`` on, then each car's KEPT floats between the parts, then whether it still runs.
+        cars = i1 - i0
+        used = 0
+        for i in range(i0, i1):
+            used += two_part_lanes(params[i])
+        width = -(-used // narrow) * narrow  # whole registers: a loop's remainder runs one lane at a time
+        space = lanes[i0:i1].reshape(-1)
+        curves = space[:LANE_ROWS * width].reshape((LANE_ROWS, width))
+        kept = space[LANE_ROWS * width:LANE_ROWS * width + cars * KEPT].reshape((cars, KEPT))
+        alive = space[LANE_ROWS * width + cars * KEPT:LANE_ROWS * width + cars * (KEPT + 1)]
+        alive[:] = 1.0
         for k in range(frames):
             t = (frame0 + k) * dt
-            u = inputs[k, i]
-            if drivers[i].on:
-                look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
-                u = spare_inputs[i]
-            else:
-                look = driver.idle(state[i])
-            car_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
-            if detail:
-                detail_channels(p, state[i], spare_telemetry[i], detail)
-            driver.carry(look, spare_state[i], spare_telemetry[i])
-            bad = -1
-            if not _finite_bits(bits, i, select, width, whole):  # one pass decides the usual case
-                for j in range(width):
-                    if not math.isfinite(spare_values[i, select[j]]):
-                        bad = select[j]
-                        break
-            if bad < 0:
-                bad = nonfinite_state(spare_state[i])
-                if bad >= 0:
-                    bad += len(CHANNELS)
-            if bad >= 0:
-                fault[i, 0] = frame0 + k
-                fault[i, 1] = bad
+            first = 0
+            for i in range(i0, i1):
+                p = params[i]
+                if alive[i - i0] != 0.0:
+                    u = inputs[k, i]
+                    if drivers[i].on:
+                        look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
+                        u = spare_inputs[i]
+                    else:
+                        look = driver.idle(state[i])
+                    # The driver's memory and channels are fields no car's frame writes: carried before the frame.
+                    driver.carry(look, spare_state[i], spare_telemetry[i])
+                    first_part(p, state[i], u, dt, ground, ground_index[i, 0], ground_index[i, 0] + ground_index[i, 1],
+                               curves, first, kept, i - i0)
+                first += two_part_lanes(p)
+            magic_lanes(curves)  # lanes past ``used`` compute what they hold, and no car reads them
+            first = 0
+            for i in range(i0, i1):
+                p = params[i]
+                if alive[i - i0] != 0.0:
+                    u = spare_inputs[i] if drivers[i].on else inputs[k, i]
+                    last_part(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, curves, first, kept, i - i0)
+                    if detail:
+                        detail_channels(p, state[i], spare_telemetry[i], detail)
+                    if not _store(select, whole, spare_values, bits, spare_state, state, fault, out, i, k, frame0):
+                        alive[i - i0] = 0.0
+                first += two_part_lanes(p)
+        i0 = i1
+
+
+@scalar(inline=True)
+def _store(select, whole, spare_values, bits, spare_state, state, fault, out, i, k, frame0):
+    """After car ``i``'s frame ``k``: the guard, then the frame's channels into ``out[k, i]`` and the next state into
+    ``state[i]``. False, with nothing stored and the fault recorded, where a channel written or a state field is not
+    finite."""
+    width = select.shape[0]
+    bad = -1
+    if not _finite_bits(bits, i, select, width, whole):  # one pass decides the usual case
+        for j in range(width):
+            if not math.isfinite(spare_values[i, select[j]]):
+                bad = select[j]
                 break
-            # Loops, not out[k, i, :] = values: numpy's slice assignment compiles a dozen helpers more; and
-            # indexed whole, not through a row view, which would cost two atomic reference counts a frame.
-            if whole:
-                for j in range(width):
-                    out[k, i, j] = spare_values[i, j]
-            else:
-                for j in range(width):
-                    out[k, i, j] = spare_values[i, select[j]]
-            copy_state(spare_state[i], state[i])
+    if bad < 0:
+        bad = nonfinite_state(spare_state[i])
+        if bad >= 0:
+            bad += len(CHANNELS)
+    if bad >= 0:
+        fault[i, 0] = frame0 + k
+        fault[i, 1] = bad
+        return False
+    # Loops, not out[k, i, :] = values: numpy's slice assignment compiles a dozen helpers more; and indexed whole, not
+    # through a row view, which would cost two atomic reference counts a frame.
+    if whole:
+        for j in range(width):
+            out[k, i, j] = spare_values[i, j]
+    else:
+        for j in range(width):
+            out[k, i, j] = spare_values[i, select[j]]
+    copy_state(spare_state[i], state[i])
+    return True
 
 
 ARG_NAMES = ("params", "state", "select", "spare_state", "spare_telemetry", "spare_values", "fault", "drivers",
@@ -464,8 +551,8 @@ class Workspace:
         self.track = np.zeros((2, len(PATH_COLUMNS)))
         self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
-        # Each car's tyre curves in SIMD lanes (physics.tyre.magic_lanes): zeros where a frame fills fewer lanes.
-        self.lanes = np.zeros((n, LANE_ROWS * LANES))
+        # Each car's share of its tyres' curves in SIMD lanes (physics.tyre.magic_lanes, see _block): 920 bytes a car.
+        self.lanes = np.zeros((n, LANE_SPACE))
         self.narrow = narrow()  # a single-track car's lanes, 4 to LANES (the kernel reads them as (LANE_ROWS, narrow))
 
 
@@ -525,8 +612,10 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     wheels_copy.__dict__.update(wheels)
     space["four_wheel"] = wheels_copy
     block_space = dict(globals())
-    block_space["car_frame"] = space["car_frame"]
     block_space["detail_channels"] = space["detail_channels"]
+    for name in ("first_part", "last_part", "whole_frame", "two_part_lanes"):
+        block_space[name] = space[name]
+    block_space["magic_lanes"] = space["tyre"].magic_lanes
     block = _named(types.FunctionType(_block.__code__, block_space, "_block"), tag)
     return Kernel(block, key if cache else None, name=", ".join(sorted(variants)))
 

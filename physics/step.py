@@ -56,6 +56,19 @@ reversing), the overall ratio engine -> wheel (0 in neutral or without a gearbox
 engagement, the throttle after the rev limiter, engine and axle torque, the engine speed the wheels
 impose and the automatic clutch's engagement this frame."""
 
+GripCurves = namedtuple("GripCurves", "sin_d cos_d tan_d load_f load_r mu_f rolling_f mu_r rolling_r uf wf ur wr df "
+                                      "dr alpha_f alpha_r kappa_f kappa_r k_f a_f rho_f dx_f dy_f k_r a_r rho_r dx_r "
+                                      "dy_r")
+"""What :func:`grip_curves` found that :func:`grip_finish` goes on from: the steer's sine, cosine and tangent, the
+axles' loads, the road's grip and rolling coefficient under them, the contact patches' velocities and slip speeds,
+the slips, and :func:`physics.tyre.combined_slips` of each axle. Every field is a float64 (a batch keeps them in a
+row of floats, physics.kernel)."""
+
+DynamicCurves = namedtuple("DynamicCurves", "sin_d cos_d tan_d w k load_f load_r uf wf ur wr alpha_f alpha_r")
+"""What :func:`dynamic_curves` found that :func:`dynamic_finish` goes on from: the steer's sine, cosine and tangent,
+the kinematic bicycle's weight and the tyres' share, the axles' loads, the contact patches' velocities and the slip
+angles (float64 each)."""
+
 
 @scalar
 def controls(p, s, u, dt):
@@ -116,17 +129,109 @@ def car_frame(p, s, u, new, out, dt, t, road, lanes):
     """Advance one car by dt on ``road`` (its surfaces' rows, physics.surface): the next state into ``new``,
     this frame's telemetry into ``out``. ``lanes`` is the car's scratch space for its tyres' curves
     (float64 (physics.tyre.LANE_ROWS, n), physics.tyre.magic_lanes: n is LANES for a four-wheel car, narrow() else)."""
-    c = controls(p, s, u, dt)
-    if p.four_wheel:
-        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes)
+    if two_part_lanes(p) == 0:
+        whole_frame(p, s, u, new, out, dt, t, road, lanes)
         return
-    if p.kinematic:
-        kinematic_frame(p, s, u, c, new, out, dt, t)
-    elif p.combined:
+    c = controls(p, s, u, dt)
+    if p.combined:
         grip_frame(p, s, u, c, new, out, dt, t, road, lanes)
     else:
         dynamic_frame(p, s, u, c, new, out, dt, t, lanes)
     single_track(out, new)
+
+
+@scalar
+def whole_frame(p, s, u, new, out, dt, t, road, lanes):
+    """:func:`car_frame` of a four-wheel or kinematic car, whose frames a batch runs whole (:func:`two_part_lanes`)."""
+    c = controls(p, s, u, dt)
+    if p.four_wheel:
+        four_wheel.four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes)
+        return
+    kinematic_frame(p, s, u, c, new, out, dt, t)
+    single_track(out, new)
+
+
+# The kernel (physics.kernel) runs a single-track car's frame in two parts, so that one call computes the tyre curves of
+# several cars: :func:`first_part` up to the curves, physics.tyre.magic_lanes over the cars' lanes, and
+# :func:`last_part`. In between, a car's controls and what its first part found wait in a row of floats (``kept``).
+# Together they are :func:`car_frame`, bit for bit; :func:`whole_frame` is the other cars' frame.
+KEPT_CONTROLS = 8  # Controls' fields, the bools as 0.0 and 1.0 and the gear as a float (exact)
+GRIP_KEPT = len(GripCurves._fields)
+DYNAMIC_KEPT = len(DynamicCurves._fields)
+KEPT = KEPT_CONTROLS + max(GRIP_KEPT, DYNAMIC_KEPT)
+"""Floats a car keeps between the two parts of its frame."""
+
+
+@scalar
+def two_part_lanes(p):
+    """How many lanes of physics.tyre.magic_lanes a car's frame fills when a batch runs it in two parts (the
+    combined car's four curves, the 002/003 car's two), 0 for a car whose frames run whole (the kinematic and
+    four-wheel cars)."""
+    if p.four_wheel or p.kinematic:
+        return 0
+    return 4 if p.combined else 2
+
+
+@scalar(inline=True)
+def first_part(p, s, u, dt, ground, start, end, lanes, first, kept, q):
+    """:func:`car_frame` of a car :func:`two_part_lanes` counts, up to its tyres' curves: its curves go into lanes
+    ``first`` onwards of ``lanes``, its controls and what it found into row ``q`` of ``kept`` (KEPT floats) for
+    :func:`last_part`."""
+    c = controls(p, s, u, dt)
+    kept[q, 0] = c.throttle
+    kept[q, 1] = c.brake
+    kept[q, 2] = c.clutch_pedal
+    kept[q, 3] = c.steer
+    kept[q, 4] = 1.0 if c.handbrake else 0.0
+    kept[q, 5] = float(c.gear)
+    kept[q, 6] = 1.0 if c.up_pending else 0.0
+    kept[q, 7] = 1.0 if c.down_pending else 0.0
+    if p.combined:
+        _keep_fields(kept, q, grip_curves(p, s, c, ground, start, end, lanes, first // 2))
+    else:
+        _keep_fields(kept, q, dynamic_curves(p, s, c, lanes, first))
+
+
+@scalar
+def _keep_fields(kept, q, fields):
+    """A tuple of floats into row ``q`` of ``kept``, after the controls."""
+    for j in range(len(fields)):
+        kept[q, KEPT_CONTROLS + j] = fields[j]
+
+
+@scalar(inline=True)
+def last_part(p, s, u, new, out, dt, t, lanes, first, kept, q):
+    """The rest of :func:`car_frame` after :func:`first_part` and physics.tyre.magic_lanes: the same bits."""
+    c = Controls(kept[q, 0], kept[q, 1], kept[q, 2], kept[q, 3], kept[q, 4] != 0.0, int(kept[q, 5]), kept[q, 6] != 0.0,
+                 kept[q, 7] != 0.0)
+    if p.combined:
+        grip_finish(p, s, u, c, new, out, dt, t, lanes, first // 2, kept_grip(kept, q))
+    else:
+        dynamic_finish(p, s, u, c, new, out, dt, t, lanes, first, kept_dynamic(kept, q))
+    single_track(out, new)
+
+
+# Each field by a constant index: a tuple built in a loop (numba's to_fixed_tuple) was stored whole and read back at
+# every step of it, 1,700 moves a frame.
+@scalar
+def kept_grip(kept, q):
+    """The :class:`GripCurves` :func:`first_part` kept."""
+    k = KEPT_CONTROLS
+    return GripCurves(kept[q, k], kept[q, k + 1], kept[q, k + 2], kept[q, k + 3], kept[q, k + 4], kept[q, k + 5],
+                      kept[q, k + 6], kept[q, k + 7], kept[q, k + 8], kept[q, k + 9], kept[q, k + 10],
+                      kept[q, k + 11], kept[q, k + 12], kept[q, k + 13], kept[q, k + 14], kept[q, k + 15],
+                      kept[q, k + 16], kept[q, k + 17], kept[q, k + 18], kept[q, k + 19], kept[q, k + 20],
+                      kept[q, k + 21], kept[q, k + 22], kept[q, k + 23], kept[q, k + 24], kept[q, k + 25],
+                      kept[q, k + 26], kept[q, k + 27], kept[q, k + 28])
+
+
+@scalar
+def kept_dynamic(kept, q):
+    """The :class:`DynamicCurves` :func:`first_part` kept."""
+    k = KEPT_CONTROLS
+    return DynamicCurves(kept[q, k], kept[q, k + 1], kept[q, k + 2], kept[q, k + 3], kept[q, k + 4], kept[q, k + 5],
+                         kept[q, k + 6], kept[q, k + 7], kept[q, k + 8], kept[q, k + 9], kept[q, k + 10],
+                         kept[q, k + 11], kept[q, k + 12])
 
 
 @scalar
@@ -194,7 +299,19 @@ def kinematic_frame(p, s, u, c, new, out, dt, t):
 
 @scalar
 def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
-    """002/003: tyre forces on a single-track body, blended into the kinematic bicycle at low speed."""
+    """002/003: tyre forces on a single-track body, blended into the kinematic bicycle at low speed.
+
+    In three parts, as :func:`grip_frame`: :func:`dynamic_curves`, physics.tyre.magic_lanes, :func:`dynamic_finish`.
+    """
+    g = dynamic_curves(p, s, c, lanes, 0)
+    tyre.magic_lanes(lanes)
+    dynamic_finish(p, s, u, c, new, out, dt, t, lanes, 0, g)
+
+
+@scalar(inline=True)
+def dynamic_curves(p, s, c, lanes, j):
+    """:func:`dynamic_frame`'s first part: both axles' lateral curves in lanes j and j + 1 of ``lanes``; returns a
+    :class:`DynamicCurves`."""
     lf, lr, mass = p.lf, p.body_lr, p.body_mass
     sin_d, cos_d = approx.sincos(c.steer)
     tan_d = sin_d / cos_d
@@ -209,11 +326,20 @@ def dynamic_frame(p, s, u, c, new, out, dt, t, lanes):
     ur, wr = s.vx, s.vy - lr * s.yaw_rate
     alpha_f, alpha_r = tyre.slip(uf, wf), tyre.slip(ur, wr)
     # physics.tyre.pacejka for both axles, the two curves at once in SIMD lanes (the same bits).
-    tyre.put_lane(lanes, 0, alpha_f, p.tyres_b_front, p.tyres_c, p.tyres_e, p.tyres_mu * load_f)
-    tyre.put_lane(lanes, 1, alpha_r, p.tyres_b_rear, p.tyres_c, p.tyres_e, p.tyres_mu * load_r)
-    tyre.magic_lanes(lanes)
-    fy_f, slope_f = -lanes[5, 0], max(lanes[6, 0], 0.0)
-    fy_r, slope_r = -lanes[5, 1], max(lanes[6, 1], 0.0)
+    tyre.put_lane(lanes, j, alpha_f, p.tyres_b_front, p.tyres_c, p.tyres_e, p.tyres_mu * load_f)
+    tyre.put_lane(lanes, j + 1, alpha_r, p.tyres_b_rear, p.tyres_c, p.tyres_e, p.tyres_mu * load_r)
+    return DynamicCurves(sin_d, cos_d, tan_d, w, k, load_f, load_r, uf, wf, ur, wr, alpha_f, alpha_r)
+
+
+@scalar(inline=True)
+def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
+    """:func:`dynamic_frame` after its tyres' curves: ``g`` is :func:`dynamic_curves`' answer, the curves' forces in
+    lanes j and j + 1 of ``lanes`` (physics.tyre.magic_lanes)."""
+    lf, lr, mass = p.lf, p.body_lr, p.body_mass
+    sin_d, cos_d, tan_d, w, k, load_f, load_r = g.sin_d, g.cos_d, g.tan_d, g.w, g.k, g.load_f, g.load_r
+    uf, wf, ur, wr, alpha_f, alpha_r = g.uf, g.wf, g.ur, g.wr, g.alpha_f, g.alpha_r
+    fy_f, slope_f = -lanes[5, j], max(lanes[6, j], 0.0)
+    fy_r, slope_r = -lanes[5, j + 1], max(lanes[6, j + 1], 0.0)
     rear_v2 = ur * ur + wr * wr + _EPS2
     kf = slope_f * abs(uf) / (uf * uf + wf * wf + _EPS2)
     kr = slope_r * abs(ur) / rear_v2
@@ -418,7 +544,20 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     limit (physics.wheel.at_limit). No state is overwritten at low speed: the slips are taken
     against at least ``model.slip_speed``, so a crawling car's tyres act as dampers and the
     kinematic bicycle emerges from the forces.
+
+    In three parts: :func:`grip_curves` (the slips, and the tyres' curves put in lanes 0 to 3),
+    physics.tyre.magic_lanes, :func:`grip_finish`. A batch runs the first part of several cars, their curves in
+    one call, then the last part of each (physics.kernel): every car gets the bits of this function.
     """
+    g = grip_curves(p, s, c, road, 0, road.shape[0], lanes, 0)
+    tyre.magic_lanes(lanes)
+    grip_finish(p, s, u, c, new, out, dt, t, lanes, 0, g)
+
+
+@scalar(inline=True)
+def grip_curves(p, s, c, ground, start, end, lanes, j):
+    """:func:`grip_frame`'s first part: the slips, and both axles' curves (physics.tyre.put_combined) in lanes 2 j to
+    2 j + 3 of ``lanes``; returns a :class:`GripCurves`."""
     lf, lr, mass = p.lf, p.body_lr, p.body_mass
     radius = p.body_wheel_radius
     floor = p.model_slip_speed
@@ -427,8 +566,10 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
     load_f, load_r = body.axle_loads(mass, p.model_gravity, lr, p.body_wheelbase, p.body_cg_height, s.accel)
     # The road under each axle's centre (physics.surface): its friction and rolling coefficients.
     sin_h0, cos_h0 = approx.sincos(s.heading)
-    mu_f, rolling_f = surface.under(road, s.x + lf * cos_h0, s.y + lf * sin_h0, p.tyres_mu, p.aero_rolling_coefficient)
-    mu_r, rolling_r = surface.under(road, s.x - lr * cos_h0, s.y - lr * sin_h0, p.tyres_mu, p.aero_rolling_coefficient)
+    mu_f, rolling_f = surface.under_rows(ground, start, end, s.x + lf * cos_h0, s.y + lf * sin_h0, p.tyres_mu,
+                                         p.aero_rolling_coefficient)
+    mu_r, rolling_r = surface.under_rows(ground, start, end, s.x - lr * cos_h0, s.y - lr * sin_h0, p.tyres_mu,
+                                         p.aero_rolling_coefficient)
 
     # Contact-patch velocities along (u) and across (w) each wheel, the slips and the tyre forces.
     front_lat = s.vy + lf * s.yaw_rate
@@ -444,15 +585,32 @@ def grip_frame(p, s, u, c, new, out, dt, t, road, lanes):
                                                       p.peak_long, p.peak_front)
     k_r, a_r, rho_r, dx_r, dy_r = tyre.combined_slips(kappa_r, alpha_r, load_r, mu_r, p.tyres_lateral_share,
                                                       p.peak_long, p.peak_rear)
-    tyre.put_combined(lanes, 0, rho_f, dx_f, dy_f, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+    tyre.put_combined(lanes, j, rho_f, dx_f, dy_f, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
                       p.tyres_b_front, p.tyres_c, p.tyres_e, p.peak_front)
-    tyre.put_combined(lanes, 1, rho_r, dx_r, dy_r, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
+    tyre.put_combined(lanes, j + 1, rho_r, dx_r, dy_r, p.tyres_b_long, p.tyres_c_long, p.tyres_e_long, p.peak_long,
                       p.tyres_b_rear, p.tyres_c, p.tyres_e, p.peak_rear)
-    tyre.magic_lanes(lanes)
-    fxf, fyf, sxf, syf, secf, grip_f = tyre.lane_forces(lanes, 0, k_f, a_f, rho_f, dx_f, dy_f, p.tyres_b_long,
+    return GripCurves(sin_d, cos_d, tan_d, load_f, load_r, mu_f, rolling_f, mu_r, rolling_r, uf, wf, ur, wr, df, dr,
+                      alpha_f, alpha_r, kappa_f, kappa_r, k_f, a_f, rho_f, dx_f, dy_f, k_r, a_r, rho_r, dx_r, dy_r)
+
+
+@scalar(inline=True)
+def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
+    """:func:`grip_frame` after its tyres' curves: ``g`` is :func:`grip_curves`' answer, the curves' forces in lanes
+    2 j to 2 j + 3 of ``lanes`` (physics.tyre.magic_lanes)."""
+    lf, lr, mass = p.lf, p.body_lr, p.body_mass
+    radius = p.body_wheel_radius
+    floor = p.model_slip_speed
+    sin_d, cos_d, tan_d, load_f, load_r, mu_f, rolling_f, mu_r, rolling_r = (g.sin_d, g.cos_d, g.tan_d, g.load_f,
+                                                                            g.load_r, g.mu_f, g.rolling_f, g.mu_r,
+                                                                            g.rolling_r)
+    uf, wf, ur, wr, df, dr = g.uf, g.wf, g.ur, g.wr, g.df, g.dr
+    alpha_f, alpha_r, kappa_f, kappa_r = g.alpha_f, g.alpha_r, g.kappa_f, g.kappa_r
+    k_f, a_f, rho_f, dx_f, dy_f = g.k_f, g.a_f, g.rho_f, g.dx_f, g.dy_f
+    k_r, a_r, rho_r, dx_r, dy_r = g.k_r, g.a_r, g.rho_r, g.dx_r, g.dy_r
+    fxf, fyf, sxf, syf, secf, grip_f = tyre.lane_forces(lanes, j, k_f, a_f, rho_f, dx_f, dy_f, p.tyres_b_long,
                                                         p.tyres_c_long, p.tyres_b_front, p.tyres_c, p.peak_long,
                                                         p.peak_front)
-    fxr, fyr, sxr, syr, secr, grip_r = tyre.lane_forces(lanes, 1, k_r, a_r, rho_r, dx_r, dy_r, p.tyres_b_long,
+    fxr, fyr, sxr, syr, secr, grip_r = tyre.lane_forces(lanes, j + 1, k_r, a_r, rho_r, dx_r, dy_r, p.tyres_b_long,
                                                         p.tyres_c_long, p.tyres_b_rear, p.tyres_c, p.peak_long,
                                                         p.peak_rear)
     kyf, kyr = syf * df / (df * df + wf * wf), syr * dr / (dr * dr + wr * wr)  # [N per L/s] sideways

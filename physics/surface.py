@@ -34,8 +34,13 @@ def inside(ground, first, count, x, y):
 def under(ground, x, y, mu, rolling):
     """The friction and rolling coefficients under the point (x, y) of the world: those of the last patch
     of ``ground`` that holds it, else ``mu`` and ``rolling`` (the car's own)."""
-    row = 0
-    rows = ground.shape[0]
+    return under_rows(ground, 0, ground.shape[0], x, y, mu, rolling)
+
+
+@scalar
+def under_rows(ground, row, rows, x, y, mu, rolling):
+    """:func:`under` for the patches in rows ``row`` to ``rows - 1`` of ``ground`` (a car's own, in a batch's ground:
+    no view of them is made, which would count references every frame)."""
     while row < rows:
         count = int(ground[row, 0])
         if count >= 3 and inside(ground, row + 1, count, x, y):

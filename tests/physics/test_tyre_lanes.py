@@ -12,8 +12,9 @@ from helpers import DT, keys, preset
 
 from physics import Simulation, blend, build_kernel, four_wheel, records, tyre
 from physics.jit import vector_doubles
-from physics.kernel import Workspace, default_kernel
+from physics.kernel import KEPT, Workspace, default_kernel
 from physics.records import param_records
+from physics.step import KEPT_CONTROLS
 
 rng = np.random.default_rng(20261203)
 
@@ -127,8 +128,8 @@ def _held_keys(frames: int, n: int, seed: int) -> np.ndarray:
     return inputs
 
 
-# A four-wheel car first, then single-track cars of each kind: combined slip (four lanes), 002/003 (two lanes), and
-# the kinematic bicycle (none).
+# A four-wheel car first, then single-track cars of each kind: combined slip (four lanes), 002/003 (two lanes), the
+# kinematic bicycle (none), and 002 again.
 MIXED = ["sedan", "sedan_single_track", "manual003", "teaching", "classic"]
 UNUSED = -7.0  # what the lanes a car's frames must not touch start as
 
@@ -151,24 +152,35 @@ def _mixed_run(narrow: int, parallel: bool) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("parallel", [False, True])
 def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(parallel):
-    """Lanes are per curve: a single-track car's frames fill at most four, so its lanes are as wide as a vector
-    register (physics.tyre.narrow()), the four-wheel car's always eight; the width changes the speed, never the bits."""
-    wide, wide_lanes = _mixed_run(tyre.LANES, parallel)
+    """A group of single-track neighbours computes its tyres' curves in one call, over as many lanes as they fill
+    rounded up to whole vector registers (physics.tyre.narrow()); a four-wheel car uses eight lanes of its own. The
+    width changes the speed, never the bits; and each car's frames use its group's scratch space and nothing past
+    it (physics.kernel._block)."""
+    wide, _ = _mixed_run(tyre.LANES, parallel)
     assert np.all(np.isfinite(wide.view(np.float64))) and np.ptp(wide["speed"], axis=0).min() > 0.3
-    for narrow in (4, 5):
+    rows, kept = tyre.LANE_ROWS, KEPT
+    for narrow in (4, 5, tyre.LANES):
         narrow_run, lanes = _mixed_run(narrow, parallel)
         assert narrow_run.tobytes() == wide.tobytes(), narrow
-        # The single-track cars used (LANE_ROWS, narrow) of their lanes and nothing past them: the combined car
-        # (car 1) filled four lanes and got all ``narrow`` computed. The four-wheel car (car 0) used all of its own.
-        used = tyre.LANE_ROWS * narrow
-        assert np.all(lanes[1:, used:] == UNUSED), narrow
-        combined = lanes[1, :used].reshape(tyre.LANE_ROWS, narrow)
-        assert not np.any(combined[:5, :4] == UNUSED) and not np.any(combined[5:] == UNUSED), narrow
-        assert not np.any(lanes[0] == UNUSED)
-    # Eight lanes wide, the curves and slopes (rows 5 and 6) of the single-track cars with tyres (the combined car
-    # and manual003; the kinematic bicycle has none) are computed in all eight.
-    assert not np.any(wide_lanes[1:3, 5 * tyre.LANES:] == UNUSED)
-    assert np.all(wide_lanes[3] == UNUSED)
+        if parallel:  # the threads' ranges cut the groups where they fall: the same bits, other groups
+            continue
+        # MIXED's groups in one range: the four-wheel car alone (its own row), the combined car and manual003 side by side (four
+        # lanes and two), the kinematic bicycle alone (no lanes), classic alone (two lanes).
+        assert not np.any(lanes[0, :rows * tyre.LANES] == UNUSED) and np.all(lanes[0, rows * tyre.LANES:] == UNUSED)
+        assert np.all(lanes[3] == UNUSED), narrow
+        # Each car keeps its controls and what its frame's first part found: 29 floats for the combined car, 13 for
+        # the 002/003 one (step.GripCurves, step.DynamicCurves).
+        for group, used, fills in (([1, 2], 6, [KEPT_CONTROLS + 29, KEPT_CONTROLS + 13]), ([4], 2, [KEPT_CONTROLS + 13])):
+            width = -(-used // narrow) * narrow
+            space = lanes[group].reshape(-1)
+            curves = space[:rows * width].reshape(rows, width)
+            assert not np.any(curves[:5, :used] == UNUSED) and not np.any(curves[5:] == UNUSED), (narrow, group)
+            held = space[rows * width:rows * width + len(group) * kept].reshape(len(group), kept)
+            for row, fill in zip(held, fills, strict=True):
+                assert not np.any(row[:fill] == UNUSED) and np.all(row[fill:] == UNUSED), (narrow, group)
+            end = rows * width + len(group) * (kept + 1)  # then whether each car still runs
+            assert np.all(space[rows * width + len(group) * kept:end] == 1.0)  # all ran to the end
+            assert np.all(space[end:] == UNUSED), (narrow, group)
 
 
 def test_the_single_track_lanes_are_one_vector_register():
