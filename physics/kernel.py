@@ -66,10 +66,10 @@ GROUP = 8
 """Single-track cars a batch runs side by side (:func:`_block`): their tyres' curves fill 32 lanes (16 for 002/003
 cars), four or two AVX-512 registers, computed in one call instead of eight short ones that each wait on the
 arithmetic's latency."""
-LANE_SPACE = LANE_ROWS * (4 + LANES - 1) + KEPT + 1
-"""Floats of scratch space a car has (a row of Workspace.lanes): a four-wheel car's LANE_ROWS x LANES curves, or a
-single-track car's share of its group's (see :func:`_block`): up to 4 lanes of its own and its group's rounding to
-whole registers (at most LANES - 1 lanes), its KEPT floats and one flag."""
+LANE_SPACE = LANE_ROWS * (4 + LANES - 1)
+"""Floats of scratch space a car has for its tyres' curves (a row of Workspace.lanes): a four-wheel car's
+LANE_ROWS x LANES, or a single-track car's share of its group's (see :func:`_block`): up to 4 lanes of its own and
+its group's rounding to whole registers (at most LANES - 1 lanes)."""
 COMPILE_SECONDS = 17  # about how long the first compile takes on a fast 2-core machine: 17.0 s wall here, twice
 # (a fresh process, an empty cache, the machine quiet; carbench 0.3.3; 12.9-13.1 s before the four-wheel car)
 SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU on a 2-core AMD EPYC (Zen 3) whose frames were 2.5-3x slower
@@ -134,7 +134,8 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
     magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): a four-wheel car sees the start of its
     row as (LANE_ROWS, LANES); a group of single-track neighbours shares its rows as one run of floats, their curves
     side by side (as many lanes as they fill, rounded up to whole vector registers of ``args.narrow`` lanes,
-    physics.tyre.narrow()), then what each car keeps between the two parts of its frame.
+    physics.tyre.narrow()). ``kept`` (N, KEPT + 1): what a single-track car keeps between the two parts of its frame,
+    and whether it still runs.
 
     A car's frames give the same bits whatever the group around it: the maths of a frame is the same code in one
     order, the curves are computed lane by lane with no lane reading another, and no fast-math flag lets the
@@ -143,7 +144,7 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
     params, state, spare_state, spare_telemetry = args.params, args.state, args.spare_state, args.spare_telemetry
     spare_values, drivers, select, fault, whole = args.spare_values, args.drivers, args.select, args.fault, args.whole
     track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
-    lanes, narrow = args.lanes, args.narrow
+    lanes, kept, narrow = args.lanes, args.kept, args.narrow
     frames = inputs.shape[0]
     detail = args.detail
     bits = spare_values.view(np.int64)  # the same memory, for the guard's integer test
@@ -179,25 +180,21 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
             i0 = i1
             continue
         # Side by side, frame by frame: each car's frame up to its tyres (physics.step.first_part), the curves of all
-        # of them in one call (SIMD lanes across cars), then the rest of each car's frame (last_part). The scratch
-        # space is the group's own rows of ``lanes``, as one run of floats: the curves (LANE_ROWS, width), car i's
-        # from lane ``first`` on, then each car's KEPT floats between the parts, then whether it still runs.
-        cars = i1 - i0
+        # of them in one call (SIMD lanes across cars), then the rest of each car's frame (last_part). The curves are
+        # the group's own rows of ``lanes`` seen as one (LANE_ROWS, width) array, car i's from lane ``first`` on;
+        # row i of ``kept`` holds its KEPT floats between the parts, then whether it still runs (1.0) or stopped.
         used = 0
         for i in range(i0, i1):
             used += two_part_lanes(params[i])
+            kept[i, KEPT] = 1.0
         width = -(-used // narrow) * narrow  # whole registers: a loop's remainder runs one lane at a time
-        space = lanes[i0:i1].reshape(-1)
-        curves = space[:LANE_ROWS * width].reshape((LANE_ROWS, width))
-        kept = space[LANE_ROWS * width:LANE_ROWS * width + cars * KEPT].reshape((cars, KEPT))
-        alive = space[LANE_ROWS * width + cars * KEPT:LANE_ROWS * width + cars * (KEPT + 1)]
-        alive[:] = 1.0
+        curves = lanes[i0:i1].reshape(-1)[:LANE_ROWS * width].reshape((LANE_ROWS, width))
         for k in range(frames):
             t = (frame0 + k) * dt
             first = 0
             for i in range(i0, i1):
                 p = params[i]
-                if alive[i - i0] != 0.0:
+                if kept[i, KEPT] != 0.0:
                     u = inputs[k, i]
                     if drivers[i].on:
                         look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
@@ -207,19 +204,19 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
                     # The driver's memory and channels are fields no car's frame writes: carried before the frame.
                     driver.carry(look, spare_state[i], spare_telemetry[i])
                     first_part(p, state[i], u, dt, ground, ground_index[i, 0], ground_index[i, 0] + ground_index[i, 1],
-                               curves, first, kept, i - i0)
+                               curves, first, kept, i)
                 first += two_part_lanes(p)
             magic_lanes(curves)  # lanes past ``used`` compute what they hold, and no car reads them
             first = 0
             for i in range(i0, i1):
                 p = params[i]
-                if alive[i - i0] != 0.0:
+                if kept[i, KEPT] != 0.0:
                     u = spare_inputs[i] if drivers[i].on else inputs[k, i]
-                    last_part(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, curves, first, kept, i - i0)
+                    last_part(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, curves, first, kept, i)
                     if detail:
                         detail_channels(p, state[i], spare_telemetry[i], detail)
                     if not _store(select, whole, spare_values, bits, spare_state, state, fault, out, i, k, frame0):
-                        alive[i - i0] = 0.0
+                        kept[i, KEPT] = 0.0
                 first += two_part_lanes(p)
         i0 = i1
 
@@ -257,7 +254,7 @@ def _store(select, whole, spare_values, bits, spare_state, state, fault, out, i,
 
 
 ARG_NAMES = ("params", "state", "select", "spare_state", "spare_telemetry", "spare_values", "fault", "drivers",
-             "track", "spare_inputs", "ground", "ground_index", "lanes", "narrow", "detail", "whole")
+             "track", "spare_inputs", "ground", "ground_index", "lanes", "kept", "narrow", "detail", "whole")
 
 
 def _arg_types() -> list:
@@ -268,7 +265,8 @@ def _arg_types() -> list:
             numba.types.Array(numba.int64, 2, "C"), numba.types.Array(rec(records.DRIVER), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(rec(records.INPUTS), 1, "C"),
             numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.int64, 2, "C"),
-            numba.types.Array(numba.float64, 2, "C"), numba.int64, numba.int64, numba.types.boolean]
+            numba.types.Array(numba.float64, 2, "C"), numba.types.Array(numba.float64, 2, "C"), numba.int64,
+            numba.int64, numba.types.boolean]
 
 
 if DISABLED:
@@ -294,7 +292,7 @@ else:
 
     @numba.njit(cache=True)
     def new_args(params, state, select, spare_state, spare_telemetry, spare_values, fault, drivers, track,
-                 spare_inputs, ground, ground_index, lanes, narrow, detail, whole):
+                 spare_inputs, ground, ground_index, lanes, kept, narrow, detail, whole):
         """The block's arguments as one :class:`Args` (it holds the arrays; their types are checked by the caller).
         ``detail`` says which parts of the detail channels ``select`` asks for (:func:`asks_detail`, a bit each) and
         ``whole`` whether it is every channel in order (:func:`every_channel`)."""
@@ -312,6 +310,7 @@ else:
         args.ground = ground
         args.ground_index = ground_index
         args.lanes = lanes
+        args.kept = kept
         args.narrow = narrow
         args.detail = detail
         args.whole = whole
@@ -443,7 +442,7 @@ class Kernel:
         if not 4 <= work.narrow <= LANES:  # a single-track frame fills four lanes; a four-wheel car has LANES
             raise ValueError(f"Workspace.narrow: {work.narrow} lanes; a single-track car needs 4 to {LANES}")
         return new_args(params, state, select, work.state, work.telemetry, work.values, work.fault, drivers, track,
-                        work.inputs, ground, ground_index, work.lanes, work.narrow, asks_detail(select),
+                        work.inputs, ground, ground_index, work.lanes, work.kept, work.narrow, asks_detail(select),
                         every_channel(select))
 
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
@@ -551,8 +550,10 @@ class Workspace:
         self.track = np.zeros((2, len(PATH_COLUMNS)))
         self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
-        # Each car's share of its tyres' curves in SIMD lanes (physics.tyre.magic_lanes, see _block): 920 bytes a car.
+        # Each car's share of its tyres' curves in SIMD lanes (physics.tyre.magic_lanes, see _block): 616 bytes a car,
+        # and of its group's frames in two parts: what a car keeps between them and whether it still runs, 304 bytes.
         self.lanes = np.zeros((n, LANE_SPACE))
+        self.kept = np.zeros((n, KEPT + 1))
         self.narrow = narrow()  # a single-track car's lanes, 4 to LANES (the kernel reads them as (LANE_ROWS, narrow))
 
 

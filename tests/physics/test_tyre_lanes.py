@@ -134,8 +134,9 @@ MIXED = ["sedan", "sedan_single_track", "manual003", "teaching", "classic"]
 UNUSED = -7.0  # what the lanes a car's frames must not touch start as
 
 
-def _mixed_run(narrow: int, parallel: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The telemetry of MIXED driven for 4 s in one batch with single-track lanes ``narrow`` wide, and the lanes."""
+def _mixed_run(narrow: int, parallel: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The telemetry of MIXED driven for 4 s in one batch with single-track lanes ``narrow`` wide, the lanes, and what
+    the cars kept between the two parts of their frames."""
     # One record array of cars of every layout: a Simulation's batch is of one layout, the kernel takes any.
     sims = [Simulation(preset(name), dt=DT) for name in MIXED]
     params = np.concatenate([sim.car.records for sim in sims])
@@ -146,8 +147,9 @@ def _mixed_run(narrow: int, parallel: bool) -> tuple[np.ndarray, np.ndarray]:
     work.lanes[...] = UNUSED
     inputs = _held_keys(480, n, seed=7)
     telemetry = np.empty(inputs.shape, dtype=records.TELEMETRY)
+    work.kept[...] = UNUSED
     default_kernel().run(params, state, inputs, telemetry, DT, 0, parallel=parallel, work=work)
-    return telemetry, work.lanes
+    return telemetry, work.lanes, work.kept
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -156,31 +158,30 @@ def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(paralle
     rounded up to whole vector registers (physics.tyre.narrow()); a four-wheel car uses eight lanes of its own. The
     width changes the speed, never the bits; and each car's frames use its group's scratch space and nothing past
     it (physics.kernel._block)."""
-    wide, _ = _mixed_run(tyre.LANES, parallel)
+    wide, _, _ = _mixed_run(tyre.LANES, parallel)
     assert np.all(np.isfinite(wide.view(np.float64))) and np.ptp(wide["speed"], axis=0).min() > 0.3
-    rows, kept = tyre.LANE_ROWS, KEPT
+    rows = tyre.LANE_ROWS
     for narrow in (4, 5, tyre.LANES):
-        narrow_run, lanes = _mixed_run(narrow, parallel)
+        narrow_run, lanes, held = _mixed_run(narrow, parallel)
         assert narrow_run.tobytes() == wide.tobytes(), narrow
         if parallel:  # the threads' ranges cut the groups where they fall: the same bits, other groups
             continue
-        # MIXED's groups in one range: the four-wheel car alone (its own row), the combined car and manual003 side by side (four
-        # lanes and two), the kinematic bicycle alone (no lanes), classic alone (two lanes).
+        # MIXED's groups in one range: the four-wheel car alone (its own row), the combined car and manual003 side by
+        # side (four lanes and two), the kinematic bicycle alone (no lanes), classic alone (two lanes).
         assert not np.any(lanes[0, :rows * tyre.LANES] == UNUSED) and np.all(lanes[0, rows * tyre.LANES:] == UNUSED)
         assert np.all(lanes[3] == UNUSED), narrow
-        # Each car keeps its controls and what its frame's first part found: 29 floats for the combined car, 13 for
-        # the 002/003 one (step.GripCurves, step.DynamicCurves).
-        for group, used, fills in (([1, 2], 6, [KEPT_CONTROLS + 29, KEPT_CONTROLS + 13]), ([4], 2, [KEPT_CONTROLS + 13])):
+        # Each car keeps its controls and what its frame's first part found (29 floats for the combined car, 13 for
+        # the 002/003 one: step.GripCurves, step.DynamicCurves), then whether it still runs; the others keep nothing.
+        for car, fill in ((1, KEPT_CONTROLS + 29), (2, KEPT_CONTROLS + 13), (4, KEPT_CONTROLS + 13)):
+            assert not np.any(held[car, :fill] == UNUSED) and np.all(held[car, fill:KEPT] == UNUSED), (narrow, car)
+            assert held[car, KEPT] == 1.0  # ran to the end
+        assert np.all(held[[0, 3]] == UNUSED)
+        for group, used in (([1, 2], 6), ([4], 2)):
             width = -(-used // narrow) * narrow
             space = lanes[group].reshape(-1)
             curves = space[:rows * width].reshape(rows, width)
             assert not np.any(curves[:5, :used] == UNUSED) and not np.any(curves[5:] == UNUSED), (narrow, group)
-            held = space[rows * width:rows * width + len(group) * kept].reshape(len(group), kept)
-            for row, fill in zip(held, fills, strict=True):
-                assert not np.any(row[:fill] == UNUSED) and np.all(row[fill:] == UNUSED), (narrow, group)
-            end = rows * width + len(group) * (kept + 1)  # then whether each car still runs
-            assert np.all(space[rows * width + len(group) * kept:end] == 1.0)  # all ran to the end
-            assert np.all(space[end:] == UNUSED), (narrow, group)
+            assert np.all(space[rows * width:] == UNUSED), (narrow, group)
 
 
 def test_the_single_track_lanes_are_one_vector_register():
