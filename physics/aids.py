@@ -138,7 +138,7 @@ def yaw_reference(p, vx, steer):
     return min(max(asked, -most), most)
 
 
-@scalar
+@scalar(inline=True)
 def yaw_target(p, previous, vx, steer, dt):
     """The yaw rate stability control holds the car to: :func:`yaw_reference`, followed with the lag
     ``esc_lag`` (a car yaws into a turn over its own response time; a steady-state target would call every

@@ -60,7 +60,7 @@ def centre(p, t0, engine, split, w_front, w_rear, road_front, road_rear, i_front
     return torque, split * torque + tc, (1.0 - split) * torque - tc, abs(lock) <= most
 
 
-@scalar
+@scalar(inline=True)
 def share(p, t0, coupled, w_left, w_right, road_left, road_right, i_left, i_right, dt):
     """The axle's drive split: (torque into the axle, left wheel's, right wheel's, held at one speed).
 

@@ -40,7 +40,7 @@ def limited_throttle(throttle, rpm, p):
     return throttle * open_share
 
 
-@scalar
+@scalar(inline=True)
 def net_torque(throttle, rpm, p, turned_back):
     """Torque at the flywheel [N m]: curve times throttle minus friction; negative off throttle (engine braking).
 
@@ -116,7 +116,7 @@ def governed_torque(throttle, rpm, p, stalled, cranking):
     return governed_torques(throttle, rpm, p, stalled, cranking)[0]
 
 
-@scalar
+@scalar(inline=True)
 def governed_torques(throttle, rpm, p, stalled, cranking):
     """:func:`governed_torque`, and the running engine's closed-throttle torque at ``rpm`` (governed_torque(0.0, rpm,
     p, False, False), what traction control may take the engine down to), computing the friction and the curve once

@@ -84,7 +84,8 @@ def friction(p, load, static, road):
 def ground(p, road, s, c, sn, x, y):
     """The road's friction and rolling coefficients under the corner at (x, y) in the car's frame; ``c``, ``sn``
     are the cosine and sine of the heading."""
-    return surface.under(road, s.x + c * x - sn * y, s.y + sn * x + c * y, p.tyres_mu, p.aero_rolling_coefficient)
+    return surface.under_rows(road, 0, road.shape[0], s.x + c * x - sn * y, s.y + sn * x + c * y, p.tyres_mu,
+                              p.aero_rolling_coefficient)
 
 
 @scalar
@@ -101,7 +102,7 @@ def cornering_scale(p, load, static, mu, road):
     return 2.0 * z / (1.0 + z * z) / p.cornering_norm / (x * mu / road)  # sin(2 atan z) = 2 z / (1 + z^2)
 
 
-@scalar
+@scalar(inline=True)
 def contact_slips(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
     """One corner's tyre at the frame's start, up to its magic-formula curves (a :class:`Slips`): the contact
     patch's velocity, the slips, the lateral curve's B and peak slip at this load, and physics.tyre.combined_slips.
@@ -183,7 +184,7 @@ def abs_room(p, k, front):
     return aids.ellipse(margin * aids.cornering_share(k.alpha, peak))
 
 
-@scalar
+@scalar(inline=True)
 def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt, brake, esc, esc_target):
     """A wheel's speed after ABS (when ``braking``) and traction control's brake (``spin_target`` nonzero).
 
@@ -208,7 +209,7 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
     return Held(tcs, held or abs_on or tcs_on, abs_on, tcs_on)
 
 
-@scalar
+@scalar(inline=True)
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
            spin_target, most, at_grip, esc, esc_target, first):
     """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
@@ -247,7 +248,7 @@ def carrier(front_share, w_fl, w_fr, w_rl, w_rr):
     return front_share * 0.5 * (w_fl + w_fr) + (1.0 - front_share) * 0.5 * (w_rl + w_rr)
 
 
-@scalar
+@scalar(inline=True)
 def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, direct_torque, ratio, dt):
     """One driven axle through the clutch and its differential (a :class:`Pair`); an engine locked to it adds its
     inertia.
@@ -418,7 +419,7 @@ def launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i
     return max(front / share, rear / (1.0 - share))
 
 
-@scalar
+@scalar(inline=True)
 def driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
               direct_torque, ratio, dt):
     """The drivetrain's start of the frame for every wheel (a :class:`Driveline`): the rear or the front pair through
@@ -769,7 +770,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     _step.carry_controls(s, u, c, d, new)
 
 
-@scalar
+@scalar(inline=True)
 def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, grip_rr, fixed_front, fixed_rear, w_fl,
                     w_fr, w_rl, w_rr, i_f, i_r, dt):
     """The driven wheels' speeds with the engine locked to them, their carrier where the frame's torques put it.

@@ -608,10 +608,12 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     step_copy = types.ModuleType(f"{_step.__name__}[variant]")
     step_copy.__dict__.update(space)
     wheels["_step"] = step_copy
-    _recompile(_four_wheel, wheels, targets | {("_step", name) for name in stepped}, tag)
+    wheeled = _recompile(_four_wheel, wheels, targets | {("_step", name) for name in stepped}, tag)
     wheels_copy = types.ModuleType(f"{_four_wheel.__name__}[variant]")
     wheels_copy.__dict__.update(wheels)
     space["four_wheel"] = wheels_copy
+    if wheeled:  # and the frames of physics.step that call the four-wheel frame (whole_frame, car_frame) see it
+        _recompile(_step, space, targets | {("four_wheel", name) for name in wheeled}, f"{tag}w")
     block_space = dict(globals())
     block_space["detail_channels"] = space["detail_channels"]
     for name in ("first_part", "last_part", "whole_frame", "two_part_lanes"):
@@ -663,7 +665,7 @@ def _recompile(module: types.ModuleType, space: dict, targets: set[tuple[str, st
     for name in stale:
         py = own[name]
         copy = _named(types.FunctionType(py.__code__, space, py.__name__, py.__defaults__), tag)
-        space[name] = scalar(copy, cache=False)
+        space[name] = scalar(copy, cache=False, inline=getattr(py, "_always_inline", False))
     return stale
 
 

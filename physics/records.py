@@ -241,17 +241,17 @@ def inputs_records(u: Inputs, out: np.ndarray | None = None) -> np.ndarray:
 # -- generated helpers ----------------------------------------------------------------------
 
 
-def _generate(name: str, lines: list[str]):
+def _generate(name: str, lines: list[str], inline: bool = False):
     namespace = {"math": math}
     exec("\n".join(lines), namespace)  # noqa: S102 (the source is built from field names above)
-    return scalar(namespace[name])
+    return scalar(namespace[name], inline=inline)
 
 
-def _copier(name: str, names: Sequence[str]):
-    return _generate(name, [f"def {name}(src, dst):"] + [f"    dst.{f} = src.{f}" for f in names])
+def _copier(name: str, names: Sequence[str], inline: bool = False):
+    return _generate(name, [f"def {name}(src, dst):"] + [f"    dst.{f} = src.{f}" for f in names], inline)
 
 
-def _finder(name: str, names: Sequence[str]):
+def _finder(name: str, names: Sequence[str], inline: bool = False):
     """f(rec) -> index into ``names`` of the first non-finite field, or -1 (a few sums decide the usual case)."""
     # (v - v) is 0 for a finite value and nan otherwise; four sums, not one, so the additions do not wait in one chain
     parts = [" + ".join(f"(r.{f} - r.{f})" for f in names[k::4]) or "0.0" for k in range(4)]
@@ -260,9 +260,9 @@ def _finder(name: str, names: Sequence[str]):
     for i, f in enumerate(names):
         lines += [f"    if not math.isfinite(r.{f}):", f"        return {i}"]
     lines.append("    return -1")
-    return _generate(name, lines)
+    return _generate(name, lines, inline)
 
 
-copy_state = _copier("copy_state", STATE.names)
+copy_state = _copier("copy_state", STATE.names, inline=True)
 copy_inputs = _copier("copy_inputs", INPUTS.names)
-nonfinite_state = _finder("nonfinite_state", STATE_FLOATS)
+nonfinite_state = _finder("nonfinite_state", STATE_FLOATS, inline=True)

@@ -22,7 +22,7 @@ def follow(steer, goal, rate, dt):
     return steer + min(max(goal - steer, -rate * dt), rate * dt)
 
 
-@scalar
+@scalar(inline=True)
 def ackermann(tan_d, wheelbase, track):
     """Left and right wheel angles [rad] that point at the bicycle's turn centre, from tan(steer).
 

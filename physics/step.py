@@ -70,7 +70,7 @@ the kinematic bicycle's weight and the tyres' share, the axles' loads, the conta
 angles (float64 each)."""
 
 
-@scalar
+@scalar(inline=True)
 def controls(p, s, u, dt):
     """Pedals, steering and gear after this frame's keys and overrides."""
     throttle = pedals.pedal(s.throttle, u.throttle, u.throttle_on, u.throttle_value, p.pedals_throttle_rise,
@@ -90,7 +90,7 @@ def controls(p, s, u, dt):
     return Controls(throttle, brake, clutch_pedal, steer, u.handbrake, gear, up_pending, down_pending)
 
 
-@scalar
+@scalar(inline=True)
 def drivetrain(p, s, c, wheel_speed, dt):
     """003's engine -> clutch -> gearbox chain, or 002's direct drive force."""
     if not p.manual:
@@ -486,7 +486,7 @@ def launch_control(p, s, engine_torque, capacity, allowance, ratio, imposed, dt)
     return most, min(max(held, meets), engine_torque), True
 
 
-@scalar
+@scalar(inline=True)
 def grip_drive(p, s, c, cranking, kappa, driven, dt):
     """Combined model: the engine's torque, the clutch's capacity and the overall ratio, or 002's direct drive.
 
@@ -940,7 +940,7 @@ DETAIL = tuple(name for part in DETAIL_PARTS for name in part)
 """The channels :func:`detail_channels` writes: no other channel and no state needs them."""
 
 
-@scalar
+@scalar(inline=True)
 def detail_channels(p, s, out, parts):
     """Speed, body slip angle and the single-track cars' Ackermann wheel angles, from the state ``s`` at the
     frame's start and the frame's curvature (``out.curvature``, written by the frame).

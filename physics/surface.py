@@ -40,7 +40,8 @@ def under(ground, x, y, mu, rolling):
 @scalar
 def under_rows(ground, row, rows, x, y, mu, rolling):
     """:func:`under` for the patches in rows ``row`` to ``rows - 1`` of ``ground`` (a car's own, in a batch's ground:
-    no view of them is made, which would count references every frame)."""
+    no view of them is made, which would count references every frame). The frames call this one (a model variant
+    replaces ``surface.under_rows``)."""
     while row < rows:
         count = int(ground[row, 0])
         if count >= 3 and inside(ground, row + 1, count, x, y):

@@ -92,90 +92,122 @@ def test_a_car_the_guard_stops_leaves_the_rest_of_its_group_running(name):
     assert out[:, others].tobytes() == clean[10:, others].tobytes()  # its neighbours ran every frame, as without it
 
 
-def test_a_variant_of_the_curves_reaches_every_car_of_a_group():
+def _most_lateral(kernel, name: str, n: int) -> np.ndarray:
+    """The largest front lateral force [N] of each of ``n`` cars ``name`` pulling away on full lock for 7.5 s (past
+    the 002 car's kinematic blend, on the tyres)."""
+    sim = Simulation(preset(name), n=n, dt=DT, kernel=kernel)
+    block = np.zeros((900, n), dtype=records.INPUTS)
+    block["throttle"] = block["left"] = True
+    return np.abs(sim.run(block)["fy_front"]).max(axis=0)
+
+
+def test_a_variant_of_the_curves_reaches_every_car_of_a_group_and_the_four_wheel_car():
     def no_force(lanes):  # every curve flat: no tyre force, the slope kept finite
         for j in range(lanes.shape[1]):
             lanes[5, j] = 0.0
             lanes[6, j] = 1.0
 
     flat = build_kernel({"tyre.magic_lanes": no_force})
-    for n in (1, 3, GROUP + 2):
-        for kernel, turns in ((default_kernel(), True), (flat, False)):
-            sim = Simulation(preset("classic"), n=n, dt=DT, kernel=kernel)
-            block = np.zeros((900, n), dtype=records.INPUTS)  # 7.5 s: past the kinematic blend, on the tyres
-            block["throttle"] = block["left"] = True
-            lateral = np.abs(sim.run(block)["fy_front"]).max(axis=0)
-            assert np.all(lateral > 100.0) if turns else np.all(lateral == 0.0), (n, turns)
+    for name in ("classic", "sedan_single_track", "sedan"):
+        for n in (1, 3, GROUP + 2):
+            assert np.all(_most_lateral(default_kernel(), name, n) > 100.0), (name, n)
+            assert np.all(_most_lateral(flat, name, n) == 0.0), (name, n)
     assert tyre.magic_lanes.py_func is not no_force
 
 
-# Plain Python (nothing compiles): each car's frames by physics.step.car_frame, the frame in one piece, as the kernel's
-# loop ran it before the two parts. Writes the telemetry of every frame to argv[1].
-WHOLE_FRAMES = """
+def test_a_variant_of_the_road_under_the_tyres_reaches_both_layouts():
+    """physics.surface.under_rows, which the single-track frame's first part and the four-wheel frame both call:
+    replaced, both see it (the frame that calls the four-wheel frame is compiled again with it)."""
+    def slippery(ground, row, rows, x, y, mu, rolling):  # no surface: the car's own grip, a third of it
+        return mu / 3.0, rolling
+
+    kernel = build_kernel({"surface.under_rows": slippery})
+    for name in ("sedan_single_track", "sedan"):
+        before, after = _most_lateral(default_kernel(), name, 2), _most_lateral(kernel, name, 2)
+        assert np.all(after < 0.6 * before), (name, before, after)
+
+
+def test_driven_cars_and_cars_on_laid_surfaces_get_their_own_bits_in_a_group():
+    """Scripts replayed in one batch on the single-track sedan: closed-loop drivers on some cars and not on others,
+    road surfaces under some, in groups cut by GROUP. Each run is the bits of the script replayed alone."""
+    from physics.presets import scripts_dir
+    from workbench.runs.replay import run_batch
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    lineup = ["iso4138_circle", "full_lock_left", "split_mu_braking", "clutch_coast", "iso7401_step",
+              "split_mu_braking", "braking_grip", "iso3888_2", "iso4138_circle"]  # a batch is of one layout
+    programs = [compile_script(load_script(scripts_dir() / f"{name}.toml"), "sedan_single_track") for name in lineup]
+    assert {p.dt for p in programs} == {DT}
+    driven = [p.drive is not None and bool(p.drive.record["on"]) for p in programs]
+    assert 3 <= sum(driven) < len(programs)  # some driven, some not
+    together = run_batch(programs)
+    for j, program in enumerate(programs):
+        (alone,) = run_batch([program])
+        mine = together[j].log.matrix(together[j].car, program.frames)
+        assert together[j].car == j and mine.tobytes() == alone.log.matrix(0, program.frames).tobytes(), lineup[j]
+        assert [v.passed for v in together[j].verdicts] == [v.passed for v in alone.verdicts]
+
+
+# Plain Python: one car steered and paced by the closed-loop driver of ``argv[2]`` (a shipped script, on the
+# single-track sedan), each frame whole (physics.step.car_frame) as the kernel ran it before the two parts.
+DRIVEN_WHOLE = """
 import sys
 import numpy as np
-from physics import Simulation, driver, load_preset, records
+from physics import Simulation, driver, records
 from physics.kernel import ALL, asks_detail
+from physics.presets import scripts_dir
 from physics.step import car_frame, detail_channels
 from physics.tyre import LANE_ROWS, LANES
+from workbench.scripts.driving import drivers_of
+from workbench.scripts.format import load_script
+from workbench.scripts.program import compile_script
 
-names, frames = sys.argv[2].split(","), int(sys.argv[3])
-rng = np.random.default_rng(int(sys.argv[4]))
-out = np.zeros((frames, len(names)), dtype=records.TELEMETRY)
-for i, name in enumerate(names):
-    sim = Simulation(load_preset(name).params, dt=float(sys.argv[5]))
-    p = sim.car.records.view(np.recarray)[0]
-    state = sim.state.view(np.ndarray).copy().view(np.recarray)
-    state["vx"] = 12.0  # under way: the tyres' forces count from the first frame (no kinematic blend)
-    state["wheel_front"] = state["wheel_rear"] = 12.0 / p.body_wheel_radius
-    new = state.copy()
-    u = np.zeros(1, dtype=records.INPUTS).view(np.recarray)
-    telemetry = np.zeros(1, dtype=records.TELEMETRY).view(np.recarray)
-    lanes = np.zeros((LANE_ROWS, LANES))
-    road = np.zeros((0, 4))
-    held = rng.random((frames // 20 + 1, 5)) < [0.7, 0.1, 0.4, 0.3, 0.05]
-    for k in range(frames):
-        for j, key in enumerate(("throttle", "brake", "left", "right", "handbrake")):
-            u[key] = held[k // 20, j]
-        look = driver.idle(state[0])
-        car_frame(p, state[0], u[0], new[0], telemetry[0], float(sys.argv[5]), k * float(sys.argv[5]), road, lanes)
-        detail_channels(p, state[0], telemetry[0], asks_detail(ALL))
-        driver.carry(look, new[0], telemetry[0])
-        out[k, i] = telemetry[0]
-        state[0] = new[0]
+program = compile_script(load_script(scripts_dir() / (sys.argv[2] + ".toml")), "sedan_single_track")
+frames, dt = int(sys.argv[3]), program.dt
+drivers, track = drivers_of([program.drive])
+d = drivers.view(np.recarray)[0]
+sim = Simulation(program.params, dt=dt)
+p = sim.car.records.view(np.recarray)[0]
+state = sim.state.view(np.ndarray).copy().view(np.recarray)
+new = state.copy()
+u = np.zeros(1, dtype=records.INPUTS).view(np.recarray)
+v = np.zeros(1, dtype=records.INPUTS).view(np.recarray)
+telemetry = np.zeros(1, dtype=records.TELEMETRY).view(np.recarray)
+out = np.zeros(frames, dtype=records.TELEMETRY)
+lanes, road = np.zeros((LANE_ROWS, LANES)), np.zeros((0, 4))
+for k in range(frames):
+    look = driver.drive(d, track, p, state[0], u[0], v[0], dt, k * dt)
+    car_frame(p, state[0], v[0], new[0], telemetry[0], dt, k * dt, road, lanes)
+    detail_channels(p, state[0], telemetry[0], asks_detail(ALL))
+    driver.carry(look, new[0], telemetry[0])
+    out[k] = telemetry[0]
+    state[0] = new[0]
 np.save(sys.argv[1], out)
 """
 
 
-def test_the_two_parts_of_a_frame_are_the_whole_frame(tmp_path):
-    """The kernel's single-track frames, in two parts side by side (compiled), give the bits of physics.step.car_frame
-    run whole, one car at a time (plain Python): what a car keeps between its parts comes back field by field."""
+def test_a_driven_car_in_a_group_gets_the_bits_of_its_whole_frames(tmp_path):
+    """The closed-loop driver's inputs reach both parts of a grouped car's frame, and its memory and channels are
+    those of whole frames (plain Python, physics.step.car_frame): the driven car beside a keyboard script's."""
     import os
     import subprocess
     import sys
 
-    names, frames, seed = ["sedan_single_track", "manual003", "classic"], 180, 5
-    path = tmp_path / "whole.npy"
-    done = subprocess.run([sys.executable, "-c", WHOLE_FRAMES, str(path), ",".join(names), str(frames), str(seed),
-                           repr(DT)], env=dict(os.environ, NUMBA_DISABLE_JIT="1"), capture_output=True, text=True,
-                          timeout=600)
+    from physics.presets import scripts_dir
+    from workbench.runs.replay import run_batch
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    frames = 360
+    path = tmp_path / "driven.npy"
+    done = subprocess.run([sys.executable, "-c", DRIVEN_WHOLE, str(path), "iso4138_circle", str(frames)],
+                          env=dict(os.environ, NUMBA_DISABLE_JIT="1"), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     whole = np.load(path)
-    rng = np.random.default_rng(seed)
-    inputs = np.zeros((frames, len(names)), dtype=records.INPUTS)
-    for i in range(len(names)):
-        held = rng.random((frames // 20 + 1, 5)) < [0.7, 0.1, 0.4, 0.3, 0.05]
-        for j, key in enumerate(("throttle", "brake", "left", "right", "handbrake")):
-            inputs[key][:, i] = np.repeat(held[:, j], 20)[:frames]
-    params, state = [], []
-    for name in names:
-        sim = Simulation(preset(name), dt=DT)
-        params.append(sim.car.records)
-        start = sim.state.view(np.ndarray).copy()
-        start["vx"] = 12.0
-        start["wheel_front"] = start["wheel_rear"] = 12.0 / sim.car.records["body_wheel_radius"]
-        state.append(start)
-    batch, _ = _run(np.concatenate(params), np.concatenate(state), inputs)
-    # every car turned on its tyres, and braked or pulled
-    assert np.abs(batch["fy_front"]).max(axis=0).min() > 500.0 and np.ptp(batch["speed"], axis=0).min() > 0.2
-    assert batch.tobytes() == whole.tobytes()
+    programs = [compile_script(load_script(scripts_dir() / f"{name}.toml"), "sedan_single_track")
+                for name in ("full_lock_left", "iso4138_circle", "full_lock_left")]
+    (_, driven, _) = run_batch(programs)
+    assert np.abs(whole["target_speed"]).max() > 5.0 and np.abs(whole["steer"]).max() > 0.01  # it drove, and steered
+    for name in records.TELEMETRY.names:
+        assert np.array_equal(driven.column(name)[:frames].view(np.int64), whole[name].view(np.int64)), name
