@@ -523,6 +523,10 @@ def scalar(fn=None, cache: bool = True, inline: bool = False):
 
     The dispatcher is a :class:`Subsystem`: compiled for the kernel without the entry wrappers a call from Python
     needs, which a call from Python gets from a second dispatcher.
+
+    ``@scalar(inline=True)`` marks the function for LLVM to inline wherever it is called (``alwaysinline``), the
+    same bits: LLVM's inliner leaves a large function as a call even where it is called from one place, and the
+    kernel's hot frames lost a quarter of their time to such calls (README, "The hot subsystems inlined").
     """
     if fn is None:  # @scalar(inline=True)
         return functools.partial(scalar, cache=cache, inline=inline)
