@@ -242,9 +242,10 @@ def test_a_comparisons_csv_is_written_a_block_at_a_time(tmp_path, capsys):
     channel before it, took many times the runs' memory."""
     import tracemalloc
 
-    path = _long_csv(tmp_path, capsys, 30_000)
+    frames = 16_000  # 63 blocks of 256
+    path = _long_csv(tmp_path, capsys, frames)
     result = compare(read_csv_run(path), read_csv_run(path))
-    values = 30_000 * len(result.a_values) * 8
+    values = frames * len(result.a_values) * 8
     tracemalloc.start()
     try:
         result.write_csv(tmp_path / "out.csv")
