@@ -165,12 +165,8 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
                 lane = lanes[i, :LANE_ROWS * LANES].reshape((LANE_ROWS, LANES))
                 for k in range(frames):
                     t = (frame0 + k) * dt
-                    u = inputs[k, i]
-                    if drivers[i].on:
-                        look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
-                        u = spare_inputs[i]
-                    else:
-                        look = driver.idle(state[i])
+                    look = _drive(drivers, track, p, state, inputs, spare_inputs, i, k, dt, t)
+                    u = spare_inputs[i] if drivers[i].on else inputs[k, i]
                     whole_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
                     if detail:
                         detail_channels(p, state[i], spare_telemetry[i], detail)
@@ -195,12 +191,8 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
             for i in range(i0, i1):
                 p = params[i]
                 if kept[i, KEPT] != 0.0:
-                    u = inputs[k, i]
-                    if drivers[i].on:
-                        look = driver.drive(drivers[i], track, p, state[i], u, spare_inputs[i], dt, t)
-                        u = spare_inputs[i]
-                    else:
-                        look = driver.idle(state[i])
+                    look = _drive(drivers, track, p, state, inputs, spare_inputs, i, k, dt, t)
+                    u = spare_inputs[i] if drivers[i].on else inputs[k, i]
                     # The driver's memory and channels are fields no car's frame writes: carried before the frame.
                     driver.carry(look, spare_state[i], spare_telemetry[i])
                     first_part(p, state[i], u, dt, ground, ground_index[i, 0], ground_index[i, 0] + ground_index[i, 1],
@@ -219,6 +211,15 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
                         kept[i, KEPT] = 0.0
                 first += two_part_lanes(p)
         i0 = i1
+
+
+@scalar(inline=True)
+def _drive(drivers, track, p, state, inputs, spare_inputs, i, k, dt, t):
+    """Car ``i``'s driver at frame ``k``: one that is on writes the frame's inputs into ``spare_inputs[i]`` (the keys
+    of ``inputs[k, i]`` with its controls); returns its Look (physics.driver), at rest when nobody drives."""
+    if drivers[i].on:
+        return driver.drive(drivers[i], track, p, state[i], inputs[k, i], spare_inputs[i], dt, t)
+    return driver.idle(state[i])
 
 
 @scalar(inline=True)
