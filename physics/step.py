@@ -3,7 +3,9 @@
 ``car_frame(p, s, u, new, out, dt, t, road, lanes)`` reads the car's parameter record ``p``, its state ``s``
 and this frame's inputs ``u`` (records of physics.records.PARAMS, STATE and INPUTS), and writes
 the next state into ``new`` and the frame's telemetry (the state at the frame's start and the
-forces that acted during it) into ``out``. physics.kernel loops it over cars and frames.
+forces that acted during it) into ``out``. physics.kernel runs it over cars and frames in its parts: a
+four-wheel or kinematic car's :func:`whole_frame`, and a single-track car's :func:`first_part` and
+:func:`last_part`, with the tyres' curves of several cars computed between them in one call (the same bits).
 
 The step is deterministic: the same car, state, inputs and dt give bit-identical results. Most of
 it is explicit Euler; the stiff parts (tyre slip against the body's speeds and yaw rate, and the
