@@ -21,6 +21,13 @@ def edit_and_wait(window, qtbot, path, value):
         assert window.comparer.rerun.busy  # it runs in the background: the call returned at once
 
 
+def pinned_then_edited(window, qtbot, path, value):
+    """The script driven to its end and pinned as A, then ``path`` edited to ``value``: B is the re-run."""
+    drive(window, SCRIPT, chunk=24)
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, path, value)
+
+
 def overlay_curves(window, row):
     overlay = window.plot_overlay.row_overlay(row)
     return [c for c in overlay.curves.values() if c.isVisible() and len(c.getData()[0] if c.getData()[0] is not None
@@ -67,9 +74,7 @@ def test_pin_edit_and_every_plot_overlays_each_reference(carbench_window, qtbot)
 
 def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT, chunk=24)
-    window.comparer.pin_current()
-    edit_and_wait(window, qtbot, "aero.cd", 0.6)
+    pinned_then_edited(window, qtbot, "aero.cd", 0.6)
     row = window.plots.rows[0]
     overlay = window.plot_overlay.row_overlay(row)
     overlay.delta.setChecked(True)
@@ -100,9 +105,7 @@ def test_delta_toggle_shows_b_minus_a(carbench_window, qtbot):
 
 def test_a_ghost_car_is_drawn_at_the_frame_on_show(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT, chunk=24)
-    window.comparer.pin_current()
-    edit_and_wait(window, qtbot, "engine.peak_torque", 250.0)
+    pinned_then_edited(window, qtbot, "engine.peak_torque", 250.0)
     window.model.set_view_frame(300)
     ghosts = window.ghost_cars.ghosts
     assert len(ghosts) == 1
@@ -123,9 +126,7 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     docks = {d.objectName() for d in window.findChildren(QDockWidget)}
     assert "compare" in docks
     assert window.compare_dock.toggleViewAction() in window.view_menu.actions()
-    drive(window, SCRIPT, chunk=24)
-    window.comparer.pin_current()
-    edit_and_wait(window, qtbot, "aero.cd", 0.5)
+    pinned_then_edited(window, qtbot, "aero.cd", 0.5)
     dock = window.compare_dock_widget
     params = dock.tree.topLevelItem(0)
     rows = [(params.child(i).text(0), params.child(i).text(1), params.child(i).text(2)) for i in range(params.childCount())]
@@ -171,11 +172,9 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
     assert window.model.view_frame == divergence.frame
 
 
-def test_the_compare_dock_says_its_table_is_of_the_last_pause_while_the_car_runs(carbench_window, qtbot):
+def test_the_compare_dock_greys_its_table_while_the_car_runs(carbench_window, qtbot):
     window = carbench_window
-    drive(window, SCRIPT, chunk=24)
-    window.comparer.pin_current()
-    edit_and_wait(window, qtbot, "aero.cd", 0.5)
+    pinned_then_edited(window, qtbot, "aero.cd", 0.5)
     dock = window.compare_dock_widget
     assert dock.status.text().startswith("B differs") and dock.tree.isEnabled() and dock.divergence.isVisible()
     window.model.set_view_frame(100)  # back in the run, so that it has frames to run on
@@ -300,9 +299,7 @@ def test_references_align_by_distance(carbench_window, qtbot):
     from workbench.gui.plot_overlay import distance_of, reference_times
 
     window = carbench_window
-    drive(window, SCRIPT, chunk=24)
-    window.comparer.pin_current()
-    edit_and_wait(window, qtbot, "aero.cd", 0.6)
+    pinned_then_edited(window, qtbot, "aero.cd", 0.6)
     dock = window.compare_dock_widget
     dock.align.setCurrentIndex(1)
     assert window.comparer.align == "distance"

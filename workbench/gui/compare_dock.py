@@ -115,16 +115,17 @@ class CompareDock(QWidget):
         self.update_comparison()
 
     def _on_running_changed(self, running: bool) -> None:
-        """Compared again on pause. While the car runs, B grows frame by frame: the table is of the last pause, and
-        says so (greyed, with no divergence to jump to) instead of showing a verdict that no longer holds."""
+        """Compared again on pause. While the car runs, B grows frame by frame: the table is as it was when last
+        compared, and says so (greyed, with no divergence to jump to) instead of showing a verdict that no longer
+        holds."""
         if not running:
             self.update_comparison()
         else:
-            self._of_the_last_pause()
+            self._grey_while_running()
 
-    def _of_the_last_pause(self) -> None:
-        """While running: a comparison on show greyed and said to be of the last pause (or of the moment it was
-        made: a pin or a re-run adopted mid-run)."""
+    def _grey_while_running(self) -> None:
+        """While running: a comparison on show greyed and said to be as it was when last compared (at the last
+        pause, or mid-run by a pin or an adopted re-run)."""
         if self.comparison is not None:
             self.tree.setEnabled(False)
             self.divergence.setVisible(False)
@@ -233,7 +234,7 @@ class CompareDock(QWidget):
                                       header.sectionSizeFromContents(c).width()) for c in (1, 2)]
             self._fit_names()
         if self.comparer.model.running:  # pinned, or a re-run adopted, mid-run: B runs on from here
-            self._of_the_last_pause()
+            self._grey_while_running()
 
     def _fit_names(self) -> None:
         """A and B as wide as their values, and the names the rest, at most as wide as they are. On a narrow dock
