@@ -135,7 +135,7 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
         assert dock.status.text() == "cancelled"
     run_dock(qtbot, window)
     curves = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotDataItem"]
-    assert len(curves) == 2  # one margin line per expectation
+    assert [c.name() for c in curves] == ["moving [km/h]"]  # the first unit's margins; deg/s is the other choice
     chosen = []
     dock.car_chosen.connect(chosen.append)
     vb = dock.plot.getPlotItem().vb
@@ -162,16 +162,25 @@ def test_a_line_sweep_shows_its_margins_in_display_units(qtbot, loaded):
     dock = window.sweep
     dock.axes["body.mass"].count.setValue(3)
     run_dock(qtbot, window)
-    curves = {i.name(): i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotDataItem"}
-    (turning,) = [c for name, c in curves.items() if name.startswith("turning")]
-    assert "[deg/s]" in turning.name()
-    e = [x.label() for x in dock.result.plan.program.script.expects].index("turning")
-    si = dock.result.expect_margin[e]
-    assert np.allclose(turning.getData()[1], np.degrees(si))
-    # the key is under the chart, never over its points
-    assert dock.plot.getPlotItem().legend is None
-    assert dock.legend.isVisible() and dock.legend.y() >= dock.plot.geometry().bottom()
-    assert all(name in dock.legend.text() for name in curves)
+    # Never two units on one axis: the margins in km/h and those in deg/s are two choices, each on its own axis.
+    choice = dock.expect_choice
+    assert not choice.isHidden()
+    assert [choice.itemText(i) for i in range(choice.count())] == ["margins in km/h", "margins in deg/s"]
+    expects = [x.label() for x in dock.result.plan.program.script.expects]
+    for index, (unit, label, to_display) in enumerate((("km/h", "moving", 1.0), ("deg/s", "turning", math.degrees(1.0)))):
+        choice.setCurrentIndex(index)
+        curves = {i.name(): i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotDataItem"}
+        assert list(curves) == [f"{label} [{unit}]"]
+        assert f"[{unit}]" in dock.plot.getPlotItem().getAxis("left").labelText
+        si = dock.result.expect_margin[expects.index(label)]
+        assert np.allclose(curves[f"{label} [{unit}]"].getData()[1], si * to_display)
+        points = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "ScatterPlotItem"]
+        assert len(points) == 1 and np.allclose(points[0].getData()[1], si * to_display)
+        assert dock.cell_position(1).y() == pytest.approx(si[1] * to_display)  # a chosen car is ringed on this line
+        # the key is under the chart, never over its points
+        assert dock.plot.getPlotItem().legend is None
+        assert dock.legend.isVisible() and dock.legend.y() >= dock.plot.geometry().bottom()
+        assert f"{label} [{unit}]" in dock.legend.text() and len(dock.legend.text().split("&#9632;")) == 2
 
 
 @pytest.mark.parametrize("size", [(1024, 640), (1500, 900), (2560, 1440)])

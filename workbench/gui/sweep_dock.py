@@ -178,7 +178,7 @@ class SweepDock(QWidget):
         self.expect_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.expect_choice.setMinimumContentsLength(12)
         self.expect_choice.currentIndexChanged.connect(lambda _: self._draw())
-        self.expect_choice.setVisible(False)  # shown with a heatmap
+        self.expect_choice.setVisible(False)  # shown with a heatmap, or with margins in several units
         self.plot = SweepChart(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setMinimumHeight(CHART_MIN)
@@ -206,9 +206,13 @@ class SweepDock(QWidget):
         layout.addLayout(self.grid)
         layout.addWidget(self.hint)
         layout.addLayout(outcome)
-        layout.addWidget(self.expect_choice)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.legend)
+        # Under the chart: what it shows (the heatmap's expectation, or the unit of the margins) and the key to it.
+        # Above the chart, the choice pushed the chart out of the dock of a small window.
+        under = QHBoxLayout()
+        under.addWidget(self.expect_choice, 0, Qt.AlignmentFlag.AlignTop)
+        under.addWidget(self.legend, 1)
+        layout.addLayout(under)
 
     # -- axes --------------------------------------------------------------------------------------
 
@@ -333,10 +337,24 @@ class SweepDock(QWidget):
         self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
                   f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); click a point or cell to drive that "
                   "car.")
+        self._fill_choice()
+        self._draw()
+
+    def _fill_choice(self) -> None:
+        """What the choice above the chart offers: with two axes, each expectation (its heatmap); with one, each
+        unit the margins are in, when there are several (never two units on one axis)."""
+        plan = self.result.plan
+        if len(plan.axes) == 2:
+            items = [e.label() for e in plan.program.script.expects]
+            tip = "the expectation whose margin the heatmap shows"
+        else:
+            items = [f"margins in {unit}" if unit else "margins without a unit"
+                     for unit, _factor, _members in self.unit_groups()]
+            tip = "the unit whose expectations' margins the chart shows: one unit on the axis at a time"
         with _blocked(self.expect_choice):
             self.expect_choice.clear()
-            self.expect_choice.addItems([e.label() for e in result.plan.program.script.expects])
-        self._draw()
+            self.expect_choice.addItems(items)
+        self.expect_choice.setToolTip(tip)
 
     def shutdown(self) -> None:
         """Stop a running sweep and wait for its thread (the window is closing)."""
@@ -358,7 +376,7 @@ class SweepDock(QWidget):
             return
         plan = result.plan
         self.plot.setLabel("bottom", plan.axes[0].label)
-        self.expect_choice.setVisible(len(plan.axes) == 2)
+        self.expect_choice.setVisible(len(plan.axes) == 2 or len(self.unit_groups()) > 1)
         if len(plan.axes) == 1:
             self._draw_lines(result)
         else:
@@ -369,13 +387,16 @@ class SweepDock(QWidget):
 
         plan = result.plan
         x = plan.values[:, 0]
-        self.plot.set_left_label("margin (\u2265 0 passes)")
+        groups = self.unit_groups()
+        unit, factor, members = groups[min(max(self.expect_choice.currentIndex(), 0), len(groups) - 1)] if groups \
+            else ("", 1.0, [])
+        self.plot.set_left_label(f"margin [{unit}] (\u2265 0 passes)" if unit else "margin (\u2265 0 passes)")
         self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
-        units = self.margin_units()
         keys = []
-        for e, expect in enumerate(plan.program.script.expects):
+        expects = plan.program.script.expects
+        for e in members:
+            expect = expects[e]
             colour = PALETTE[e % len(PALETTE)]
-            unit, factor = units[e]
             margin = result.expect_margin[e] * factor  # in the channel's display unit
             name = f"{expect.label()} [{unit}]" if unit else expect.label()
             self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=name)
@@ -425,9 +446,11 @@ class SweepDock(QWidget):
         """Where car ``car`` is drawn, in the chart's data coordinates."""
         row = self.result.plan.values[car]
         if len(row) == 1:
-            factor = self.margin_units()[0][1] if len(self.result.expect_margin) else 1.0
-            return QPointF(float(row[0]), float(self.result.expect_margin[0, car]) * factor
-                           if len(self.result.expect_margin) else 0.0)
+            groups = self.unit_groups()
+            if not groups:
+                return QPointF(float(row[0]), 0.0)
+            _unit, factor, members = groups[min(max(self.expect_choice.currentIndex(), 0), len(groups) - 1)]
+            return QPointF(float(row[0]), float(self.result.expect_margin[members[0], car]) * factor)
         return QPointF(float(row[0]), float(row[1]))
 
     def _on_plot_clicked(self, event) -> None:
@@ -478,6 +501,14 @@ class SweepDock(QWidget):
         program = self.result.plan.program
         infos = {i.name: i for i in channel_infos(program.params.model.unit)}
         return [display_unit(infos[e.channel]) if e.channel in infos else ("", 1.0) for e in program.script.expects]
+
+    def unit_groups(self) -> list[tuple[str, float, list[int]]]:
+        """The expectations by the display unit of their margins, in the script's order: (unit, factor from SI,
+        expectation indices) for each unit."""
+        groups: dict[str, tuple[str, float, list[int]]] = {}
+        for e, (unit, factor) in enumerate(self.margin_units()):
+            groups.setdefault(unit, (unit, factor, []))[2].append(e)
+        return list(groups.values())
 
     # -- model events ------------------------------------------------------------------------------
 
