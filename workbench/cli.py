@@ -462,10 +462,11 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             except OSError as exc:
                 return _bad(f"--mcap: cannot write {mcap}: {exc.strerror or exc}")
         if report is not None:
-            from workbench.output.html_report import write_report
+            from workbench.output.html_report import charts_shown, write_report
             from workbench.streams import quiet_stderr
 
             try:
+                staged.replaces(report, charts_shown(report))  # an earlier report's charts this one does not draw
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     write_report(results, staged.folder(report), render, found)
             except OSError as exc:

@@ -41,6 +41,38 @@ def test_replay_report_has_a_png_per_expectation_that_opens(tmp_path):
     assert "http" not in page  # self-contained: nothing fetched from elsewhere
 
 
+def test_a_report_written_again_into_its_folder_leaves_no_chart_of_the_earlier_one(tmp_path, qapp, capsys):
+    """A second report into the same folder, of fewer scripts: the first's charts of the script no longer in it are
+    gone (they looked like a current report's), and what carbench did not write there stays."""
+    from workbench.cli import main
+    from workbench.output.html_report import charts_shown
+
+    out = tmp_path / "report"
+    coast, bay = scripts_dir() / "clutch_coast.toml", scripts_dir() / "parking_reverse_bay.toml"
+    assert main(["replay", str(coast), str(bay), "--report", str(out)]) == 0
+    first = set(re.findall(r'<img src="([^"]+)"', (out / "index.html").read_text()))
+    assert charts_shown(out) == first and any(n.startswith("parking") for n in first)
+    (out / "mine.png").write_bytes(b"a picture of the user's")  # not a chart of the page
+    (out / "notes.txt").write_text("kept")
+    assert main(["replay", str(coast), "--report", str(out)]) == 0
+    second = set(re.findall(r'<img src="([^"]+)"', (out / "index.html").read_text()))
+    assert second and second < first
+    assert {p.name for p in out.iterdir()} == second | {"index.html", "mine.png", "notes.txt"}
+    capsys.readouterr()
+
+
+def test_only_a_carbench_pages_own_charts_in_its_folder_count_as_an_earlier_reports(tmp_path):
+    from workbench.output.html_report import charts_shown
+
+    page = tmp_path / "index.html"
+    images = '<img src="a.png"><img src="sub/b.png"><img src="../c.png"><img src="d.svg"><img src="e&amp;f.png">'
+    page.write_text("<html><head><title>my photos</title></head><body>" + images + "</body></html>")
+    assert charts_shown(tmp_path) == set()  # another program's page: its pictures are not carbench's to remove
+    page.write_text("<html><head><title>carbench replay</title></head><body>" + images + "</body></html>")
+    assert charts_shown(tmp_path) == {"a.png", "e&f.png"}  # an earlier carbench's page (no generator mark yet)
+    assert charts_shown(tmp_path / "none") == set()
+
+
 def test_report_parts(tmp_path):
     path = tmp_path / "edited.toml"
     path.write_text((scripts_dir() / "clutch_coast.toml").read_text()
@@ -87,10 +119,17 @@ def test_hunt_writes_a_report_of_its_minimal_scripts(tmp_path, capsys, qapp):
 
     from workbench.cli import main
 
+    # An earlier hunt's report in the folder: its chart of a finding this hunt does not make goes with it.
+    earlier = tmp_path / "found" / "report"
+    earlier.mkdir(parents=True)
+    (earlier / "index.html").write_text('<html><head><title>carbench replay</title></head><body>'
+                                        '<img src="energy_gain-9-monitor-1.png"></body></html>')
+    (earlier / "energy_gain-9-monitor-1.png").write_bytes(b"an earlier chart")
     with faults.pushing_drag():
         code = main(["hunt", "--preset", "manual003", "--cars", "3", "--seconds", "12", "--seed", "11", "--out",
                      str(tmp_path / "found")])
     assert code == 1
+    assert not (earlier / "energy_gain-9-monitor-1.png").exists()
     page = (tmp_path / "found" / "report" / "index.html").read_text()
     scripts = sorted((tmp_path / "found").glob("*.toml"))
     assert scripts and all(load_script(p).name in page for p in scripts)

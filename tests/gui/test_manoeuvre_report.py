@@ -24,9 +24,15 @@ def test_a_report_of_a_car_the_test_fits_to_draws_its_charts_and_one_it_cannot_r
     gearbox (the report re-ran the bare script and ended in a traceback on the kinematic car), and a test a car
     cannot run draws no chart and says why."""
     folder = tmp_path / "coast"
+    folder.mkdir()
+    # an earlier report of another test in the folder: its charts go when this one replaces its page
+    (folder / "index.html").write_text('<html><head><meta name="generator" content="carbench"><title>carbench '
+                                       'manoeuvre</title></head><body><img src="iso4138-1.png"></body></html>')
+    (folder / "iso4138-1.png").write_bytes(b"an earlier chart")
     assert main(["manoeuvre", "coastdown", "--preset", "teaching", "--report", str(folder)]) == 1  # not 130 km/h
     page = (folder / "index.html").read_text()
     assert "road load A" in page and "the driver holds 130 km/h" in page and len(list(folder.glob("*.png"))) == 1
+    assert not (folder / "iso4138-1.png").exists()
     capsys.readouterr()
     folder = tmp_path / "two"
     code = main(["manoeuvre", "all", "--preset", "sedan", "--vs-preset", "parking", "--report", str(folder)])

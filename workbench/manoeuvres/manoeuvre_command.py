@@ -250,6 +250,8 @@ def as_json(outcome: Outcome) -> dict:
 
 def write_report(outcome: Outcome, folder: Path, render) -> Path:
     """index.html with every test's KPI table and its charts (of its shipped script on each car)."""
+    from workbench.output.html_report import GENERATOR
+
     folder.mkdir(exist_ok=True)
     body = [f"<h1>carbench manoeuvre</h1><p>{html.escape(', '.join(c.name for c in outcome.cars))}</p>"]
     for name in outcome.names:
@@ -282,7 +284,7 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
             body.append(f'<img src="{png}" alt="{html.escape(chart.title)}">')
     css = "body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left}table{border-collapse:collapse}" \
           "tr:nth-child(even){background:#f4f4f4}img{max-width:100%}"
-    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>carbench manoeuvre</title>"
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{GENERATOR}<title>carbench manoeuvre</title>"
             f"<style>{css}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
     return atomic_write_text(folder / "index.html", page)
 
@@ -325,10 +327,12 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
 
     with StagedOutputs() as staged:  # the page and its charts move into place together, or not at all
         if folder is not None:
+            from workbench.output.html_report import charts_shown
             from workbench.signals import deferring
             from workbench.streams import quiet_stderr
 
             try:
+                staged.replaces(folder, charts_shown(folder))  # an earlier report's charts of tests not run now
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     write_report(outcome, staged.folder(folder), deferring(render))
             except OSError as exc:

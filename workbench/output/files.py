@@ -273,6 +273,7 @@ class StagedOutputs:
     def __init__(self):
         self._files: list[tuple[Path, Path]] = []
         self._folders: list[tuple[Path, Path, bool]] = []
+        self._replaced: list[tuple[Path, set[str]]] = []
         self.committed = False
 
     def __enter__(self) -> StagedOutputs:
@@ -299,8 +300,13 @@ class StagedOutputs:
         self._folders.append((tmp, target, existed))
         return tmp
 
+    def replaces(self, folder: str | os.PathLike, names: Iterable[str]) -> None:
+        """Files of ``folder`` that an earlier run wrote and this one's outputs replace: those of ``names`` the commit
+        does not write again are removed after it (a report's charts of a script or test no longer in it)."""
+        self._replaced.append((Path(folder), set(names)))
+
     def commit(self) -> None:
-        """Move every staged output into place, all or none.
+        """Move every staged output into place, all or none; then remove what they replace (:meth:`replaces`).
 
         Every destination is checked before anything moves; a move that still fails (or a signal in
         the middle) moves back what had moved and puts back the files it replaced, then raises.
@@ -337,6 +343,13 @@ class StagedOutputs:
             if existed:
                 _remove(tmp)  # only the emptied folders of the merge are left in it
         self.committed = True
+        written = {os.path.normpath(destination) for _, destination in moves}
+        for folder, names in self._replaced:
+            for name in sorted(names):
+                old = folder / name
+                if os.path.normpath(old) not in written and os.path.isfile(old) and not os.path.islink(old):
+                    with contextlib.suppress(OSError):  # only clutter is left if it cannot go
+                        os.unlink(old)
 
     def shown(self, text: str) -> str:
         """``text`` (an error message) with every staged path replaced by the target it stands for."""

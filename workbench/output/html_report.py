@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Sequence
 from importlib import metadata
@@ -156,6 +157,26 @@ def page_writes(name: str) -> bool:
     return name == "index.html" or name.lower().endswith(".png")
 
 
+GENERATOR = '<meta name="generator" content="carbench">'  # in the head of every report page carbench writes
+
+
+def charts_shown(folder: str | os.PathLike) -> set[str]:
+    """The chart files the report page in ``folder`` shows (its index.html's images), when carbench wrote that page:
+    what a new report written into the folder replaces. Only names of files in the folder itself that a report
+    writes (:func:`page_writes`); nothing when there is no page, or another program's."""
+    page = Path(folder) / "index.html"
+    try:
+        with open(page, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(64 << 20)
+    except OSError:
+        return set()
+    if GENERATOR not in text and re.search(r"<title>carbench[ <]", text) is None:  # earlier pages had no generator
+        return set()
+    names = {html.unescape(name) for name in re.findall(r'<img src="([^"]+)"', text)}
+    return {name for name in names if page_writes(name) and name != "index.html" and os.path.basename(name) == name
+            and name not in (".", "..")}
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "script"
 
@@ -247,7 +268,7 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
                 render(violation_chart(r, v.violation), folder / png)
                 images.append(f'<img src="{png}" alt="{html.escape(v.violation.monitor)}">')
             body.append('<div class="charts">' + "".join(images) + "</div>")
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">" + GENERATOR
+            + f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
     return atomic_write_text(folder / "index.html", page)

@@ -138,6 +138,9 @@ def run(args, renderer=lambda: None) -> int:
                 paths.append(path)
             render = renderer() if paths else None
             if paths and render is not None:
+                from workbench.output.html_report import charts_shown
+
+                staged.replaces(out / "report", charts_shown(out / "report"))  # an earlier hunt's charts
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     write_report([stage / p.name for p in paths], stage / "report", deferring(render), paths)
                 report = out / "report" / "index.html"
