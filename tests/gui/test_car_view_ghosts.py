@@ -100,6 +100,29 @@ def _label_rect(view, label):
     return view.mapFromScene(label.sceneBoundingRect()).boundingRect()
 
 
+@pytest.mark.parametrize("side", ["right", "left", "top", "bottom"])
+def test_a_ghost_at_the_views_edge_keeps_its_name_in_view(carbench_window, side):
+    # Its label sits at a corner of the ghost: at the right edge it ran off the view, the name cut off or unseen.
+    window = carbench_window
+    view = window.car_view
+    hold(window, {"throttle"}, 300)
+    window.comparer.pin_current()
+    hold(window, {"brake"}, 30)
+    view.set_follow(False)
+    ghost = window.ghost_cars.ghosts[0]
+    vb = view.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    # the ghost's centre just inside the edge: in view (no edge marker), its corner and label at the edge
+    towards = {"right": (0.46, 0.0), "left": (-0.46, 0.0), "top": (0.0, 0.46), "bottom": (0.0, -0.46)}[side]
+    view._centre_on(ghost.com - np.array(towards) * np.array([x1 - x0, y1 - y0]), x1 - x0)
+    window.model.refresh()
+    assert ghost.label.isVisible() and not ghost.marker.isVisible()
+    box = view.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+    label = _label_rect(view, ghost.label)
+    assert box.contains(label), (side, label, box)
+    assert not label.intersects(view.hud.geometry()), (label, view.hud.geometry())
+
+
 def test_ghosts_in_the_same_place_show_both_names(carbench_window):
     window = carbench_window
     view = window.car_view

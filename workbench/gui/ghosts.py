@@ -192,6 +192,21 @@ class GhostCars:
                 ghost.marker_label.setPos(float(back[0]) + shift * px, float(back[1]))
         self._stack_labels()
 
+    def _keep_in_view(self, label) -> None:
+        """Move a ghost's label, at its car's corner, inside the view where the corner is near an edge (a ghost at the
+        right edge had its name cut off there), and clear of the HUD."""
+        vb = self.view.getPlotItem().getViewBox()
+        box = self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+        rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
+        # QRect's right() and bottom() are its last column and row, on both rectangles alike
+        dx = box.left() - rect.left() if rect.left() < box.left() else min(box.right() - rect.right(), 0)
+        dy = box.top() - rect.top() if rect.top() < box.top() else min(box.bottom() - rect.bottom(), 0)
+        if dx or dy:
+            label.setPos(vb.mapSceneToView(label.scenePos() + QPointF(float(dx), float(dy))))
+        shift = self._clear_of_hud(label)
+        if shift:
+            label.setPos(vb.mapSceneToView(label.scenePos() + QPointF(shift, 0.0)))
+
     def _stack_labels(self) -> None:
         """Each ghost's label at its car's corner, moved up (down in the view's upper half) past any earlier ghost's
         label it would cover: two ghosts in the same place (a run and the run it was driven on from) show both
@@ -201,6 +216,7 @@ class GhostCars:
         for ghost in self.ghosts:
             if ghost.label.isVisible():
                 ghost.label.setPos(*ghost.label_at)
+                self._keep_in_view(ghost.label)
         height = self.view.viewport().height()
         for label in [g.label for g in self.ghosts] + [g.marker_label for g in self.ghosts]:
             if not label.isVisible():
