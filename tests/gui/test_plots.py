@@ -307,8 +307,20 @@ def test_the_plot_export_dialog_opens_where_the_last_export_went(carbench_window
 def test_the_window_shows_channels_by_the_one_table_of_display_units():
     # The window's surfaces (plots, telemetry table, compare, sweep and recorder docks) take the unit a channel is
     # shown in from physics.units, as the command line and the reports do: there is no second table to drift.
+    # The window writes powers as superscripts (m/s\u00b2, as the parameter panel always did); the unit and factor are
+    # the table's.
+    from physics import channel_infos
     from physics.units import display_of
     from workbench.gui import plot_panel
+    from workbench.gui.plot_style import pretty_unit
 
-    assert plot_panel.display_unit is display_of
     assert not hasattr(plot_panel, "_DISPLAY")
+    for unit in ("m", "px"):
+        for info in channel_infos(unit):
+            shown, factor = plot_panel.display_unit(info)
+            assert (shown.translate(str.maketrans({"\u00b2": "^2"})), factor) == display_of(info)
+            assert "^" not in shown
+    (accel,) = [i for i in channel_infos("m") if i.name == "accel_long"]
+    assert plot_panel.display_unit(accel)[0] == "m/s\u00b2"
+    assert [pretty_unit(u) for u in ("kg m^2", "kg/m^3", "m^-1", "deg/s")] == ["kg m\u00b2", "kg/m\u00b3", "m\u207b\u00b9",
+                                                                              "deg/s"]

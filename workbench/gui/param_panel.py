@@ -40,6 +40,7 @@ from physics.presets import preset_names
 from physics.units import display_of
 from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.number_spin import NumberSpin
+from workbench.gui.plot_style import pretty_unit
 from workbench.gui.session_model import SessionModel
 
 SLIDER_STEPS = 1000
@@ -65,8 +66,7 @@ def _factor(info: ParamInfo) -> float:
 
 
 def _shown_unit(info: ParamInfo) -> str:
-    unit = display_of(info)[0]
-    return unit.replace("^2", "\u00b2").replace("^3", "\u00b3")
+    return pretty_unit(display_of(info)[0])
 
 
 def nice_step(width: float) -> float:

@@ -32,6 +32,7 @@ from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
 from workbench.gui.plot_rows import PlotRow
+from workbench.gui.plot_style import pretty_unit
 from workbench.gui.session_model import SessionModel
 from workbench.output.files import atomic_write_bytes, atomic_write_text
 
@@ -52,8 +53,11 @@ def default_plots(params) -> list[list[str]]:
     return [[speed], second, ["yaw_rate", "steer"], fourth]
 
 
-# The unit a channel is shown in and the factor from its SI value: the one table (physics.units) every surface uses.
-display_unit = display_of
+def display_unit(info) -> tuple[str, float]:
+    """The unit a channel is shown in, as the window writes it (m/s\u00b2), and the factor from its SI value: the one
+    table (physics.units) every surface uses."""
+    unit, factor = display_of(info)
+    return pretty_unit(unit), factor
 
 
 def format_value(value: float) -> str:
@@ -593,8 +597,9 @@ class PlotPanel(QWidget):
         start, end = max(0, int(math.floor(a / dt))), min(log.frames, int(math.ceil(b / dt)) + 1)
         infos = {i.name: i for i in log.infos}
         names = row.channels()
-        head = ["t [s]"] + [f"{n} [{display_unit(infos[n])[0]}]" if display_unit(infos[n])[0] else n for n in names]
-        columns = [log.column("t")[start:end]] + [log.column(n)[start:end] * display_unit(infos[n])[1] for n in names]
+        # a file: its units as the command line's CSV writes them (m/s^2)
+        head = ["t [s]"] + [f"{n} [{display_of(infos[n])[0]}]" if display_of(infos[n])[0] else n for n in names]
+        columns = [log.column("t")[start:end]] + [log.column(n)[start:end] * display_of(infos[n])[1] for n in names]
         lines = [",".join(head)]
         lines += [",".join(repr(float(v)) for v in values) for values in zip(*columns, strict=True)]
         return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -57,6 +58,15 @@ class Grid:
 
 LABEL_GAP = 0.85  # [line heights of the tick font] at least between the labelled ticks of a vertical axis
 LABEL_HEIGHT = 0.8  # [line heights] of a tick label, as pyqtgraph measures it (it leaves out a label sticking out)
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+
+
+def pretty_unit(unit: str) -> str:
+    """A unit as the window shows it: powers as superscripts ("m/s^2" -> "m/s\u00b2", "kg m^2" -> "kg m\u00b2"). Files and
+    the command line keep the plain form."""
+    return re.sub(r"\^(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPTS), unit)
 
 
 def _nicer(spacing: float) -> float:

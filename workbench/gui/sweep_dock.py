@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from physics import ParamError
 from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.number_spin import NumberSpin
-from workbench.gui.plot_style import style_axis
+from workbench.gui.plot_style import pretty_unit, style_axis
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, run_sweep
@@ -113,7 +113,7 @@ class AxisRow:
             spin.setRange(*_allowed(lo, hi, lo_open, hi_open, factor, decimals))
             spin.setValue(v)
             if unit:
-                spin.setSuffix(f" {unit}")
+                spin.setSuffix(f" {pretty_unit(unit)}")
         self.count = QSpinBox()
         self.count.setMinimumWidth(SPIN_MIN - 16)
         self.count.setRange(2, 100)
@@ -375,7 +375,7 @@ class SweepDock(QWidget):
         if result is None:
             return
         plan = result.plan
-        self.plot.setLabel("bottom", plan.axes[0].label)
+        self.plot.setLabel("bottom", pretty_unit(plan.axes[0].label))
         self.expect_choice.setVisible(len(plan.axes) == 2 or len(self.unit_groups()) > 1)
         if len(plan.axes) == 1:
             self._draw_lines(result)
@@ -414,7 +414,7 @@ class SweepDock(QWidget):
     def _draw_heatmap(self, result: SweepResult) -> None:
         plan = result.plan
         e = max(self.expect_choice.currentIndex(), 0)
-        self.plot.set_left_label(plan.axes[1].label)
+        self.plot.set_left_label(pretty_unit(plan.axes[1].label))
         if not len(result.expect_margin):
             return
         nx, ny = plan.shape
@@ -476,7 +476,7 @@ class SweepDock(QWidget):
             return
         si = plan.si_values()[car]
         values = {a.path: float(v) for a, v in zip(plan.axes, si, strict=True)}
-        shown = ", ".join(f"{a.path} = {v:g} {a.unit}".rstrip() for a, v in zip(plan.axes, plan.values[car],
+        shown = ", ".join(f"{a.path} = {v:g} {pretty_unit(a.unit)}".rstrip() for a, v in zip(plan.axes, plan.values[car],
                                                                                   strict=True))
         self._say(f"car {car + 1}: {shown}")
         self.highlight(car)

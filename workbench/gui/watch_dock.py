@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.gui.plot_panel import format_value
+from workbench.gui.plot_style import pretty_unit
 from workbench.gui.session_model import SessionModel
 
 COLUMNS = ("channel", "value", "min", "max", "unit", "")
@@ -109,7 +110,7 @@ class WatchList(QWidget):
     def _fill_picker(self) -> None:
         self.picker.clear()
         for info in self._computed():
-            unit = display_of(info)[0]
+            unit = pretty_unit(display_of(info)[0])
             self.picker.addItem(f"{info.name} [{unit}]" if unit else info.name, info.name)
 
     def pin(self, name: str | None) -> bool:
@@ -152,7 +153,7 @@ class WatchList(QWidget):
                 cell = QTableWidgetItem("")
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, cell)
-            unit = QTableWidgetItem(display_of(info)[0] if info is not None else "")
+            unit = QTableWidgetItem(pretty_unit(display_of(info)[0]) if info is not None else "")
             unit.setForeground(QColor(110, 110, 110))
             self.table.setItem(r, 4, unit)
             button = QToolButton()
