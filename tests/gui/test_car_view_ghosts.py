@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from PySide6.QtGui import QPolygon
 
 from physics.presets import scripts_dir
 from workbench.gui.car_geometry import edge_point
@@ -167,3 +168,32 @@ def test_edge_markers_pointing_the_same_way_show_both_names(carbench_window, sid
         for j in range(i):
             assert not rects[i].intersects(rects[j]), (rects[i], rects[j])
         assert view.viewport().rect().contains(rects[i]), rects[i]  # stacked into the view, not off its edge
+
+
+def test_edge_markers_at_a_corner_keep_their_names_in_view_each_beside_its_own_arrowhead(carbench_window):
+    # Four ghosts on one spot, off the view's right edge near its bottom corner, named with a note: their names ran
+    # off the view, and their arrowheads lay on one another (one seen, beside another ghost's name).
+    window = carbench_window
+    view = window.car_view
+    hold(window, {"throttle"}, 300)
+    for _ in range(4):
+        window.comparer.pin_current()
+    assert window.load_script(scripts_dir() / "clutch_coast.toml")  # the names say "[driven, no script]"
+    view.set_follow(False)
+    ghosts = window.ghost_cars.ghosts
+    vb = view.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    view._centre_on(ghosts[0].com - np.array([0.9 * (x1 - x0), -0.42 * (y1 - y0)]), x1 - x0)
+    window.model.refresh()
+    assert all(g.marker.isVisible() and g.marker_on_side for g in ghosts)
+    assert all(g.text.endswith("[driven, no script]") for g in ghosts)
+    box = view.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+    labels = [_label_rect(view, g.marker_label) for g in ghosts]
+    shapes = [view.mapFromScene(g.marker.mapToScene(g.marker.polygon())) for g in ghosts]  # the arrowheads drawn
+    arrows = [shape.boundingRect() for shape in shapes]
+    for i, (label, arrow, shape) in enumerate(zip(labels, arrows, shapes, strict=True)):
+        assert box.contains(label) and box.contains(arrow), (i, label, arrow, box)
+        assert arrow.top() <= label.bottom() and arrow.bottom() >= label.top()  # beside its own name
+        assert not shape.intersects(QPolygon(label))
+        for j in range(i):
+            assert not label.intersects(labels[j]) and not shape.intersects(shapes[j]), (i, j)

@@ -61,6 +61,8 @@ class _Ghost:
             item.setZValue(MARKER_Z)
             item.setVisible(False)
         self.com: np.ndarray | None = None
+        self.marker_points = np.zeros((0, 2))  # the edge marker's arrowhead where it points from (view coordinates)
+        self.marker_on_side = False  # the arrowhead is on the view's left or right edge (else its top or bottom)
         self.text = ""
         self.label_at = (0.0, 0.0)  # where the label goes when no other ghost's label is in the way
 
@@ -178,7 +180,10 @@ class GhostCars:
             if not off:
                 continue
             tip, bearing = edge_point(ghost.com, view, MARKER_INSET_PX * px)
-            _set_polygon(ghost.marker, chevron(tip, bearing, MARKER_PX * px))
+            ghost.marker_points = chevron(tip, bearing, MARKER_PX * px)
+            # on the left or right edge: a label stacked up or down takes its arrowhead along that edge with it
+            ghost.marker_on_side = min(tip[0] - x0, x1 - tip[0]) <= min(tip[1] - y0, y1 - tip[1])
+            _set_polygon(ghost.marker, ghost.marker_points)
             # The label behind the arrowhead, on the side away from the edge it points at.
             back = tip - (MARKER_PX + 4) * px * np.array([np.cos(bearing), np.sin(bearing)])
             ghost.marker_label.setAnchor((0.5 + 0.5 * np.cos(bearing), 0.5 - 0.5 * np.sin(bearing)))
@@ -187,16 +192,15 @@ class GhostCars:
             if ghost.marker_label.toPlainText() != text:
                 ghost.marker_label.setText(text)
             ghost.marker_label.setPos(float(back[0]), float(back[1]))
-            shift = self._clear_of_hud(ghost.marker_label)
-            if shift:
-                ghost.marker_label.setPos(float(back[0]) + shift * px, float(back[1]))
+            # A long name beside an arrowhead near a corner ran off the view; kept in, it stays clear of the arrowheads.
+            self._keep_in_view(ghost.marker_label, MARKER_INSET_PX + MARKER_PX + 4)
         self._stack_labels()
 
-    def _keep_in_view(self, label) -> None:
-        """Move a ghost's label, at its car's corner, inside the view where the corner is near an edge (a ghost at the
-        right edge had its name cut off there), and clear of the HUD."""
+    def _keep_in_view(self, label, inset: int = 0) -> None:
+        """Move a label inside the view where it would run off an edge (a ghost's at its car's corner near the edge, an
+        edge marker's beside its arrowhead near a corner), ``inset`` px from the edges, and clear of the HUD."""
         vb = self.view.getPlotItem().getViewBox()
-        box = self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+        box = self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect().adjusted(inset, inset, -inset, -inset)
         rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
         # QRect's right() and bottom() are its last column and row, on both rectangles alike
         dx = box.left() - rect.left() if rect.left() < box.left() else min(box.right() - rect.right(), 0)
@@ -210,7 +214,9 @@ class GhostCars:
     def _stack_labels(self) -> None:
         """Each ghost's label at its car's corner, moved up (down in the view's upper half) past any earlier ghost's
         label it would cover: two ghosts in the same place (a run and the run it was driven on from) show both
-        names. The edge markers' labels are stacked the same way where they meet."""
+        names. The edge markers' labels are stacked the same way where they meet; on a left or right edge each
+        arrowhead moves along the edge with its label: arrowheads pointing the same way lay on one another there, the
+        last drawn hiding the others, beside another's name."""
         vb = self.view.getPlotItem().getViewBox()
         taken: list = []
         for ghost in self.ghosts:
@@ -218,7 +224,7 @@ class GhostCars:
                 ghost.label.setPos(*ghost.label_at)
                 self._keep_in_view(ghost.label)
         height = self.view.viewport().height()
-        for label in [g.label for g in self.ghosts] + [g.marker_label for g in self.ghosts]:
+        for label, ghost in [(g.label, None) for g in self.ghosts] + [(g.marker_label, g) for g in self.ghosts]:
             if not label.isVisible():
                 continue
             rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
@@ -234,6 +240,11 @@ class GhostCars:
                          else max(r.bottom() for r in over) - moved.top()) + 1 + LABEL_GAP_PX
             if lift:
                 scene = label.scenePos()
-                label.setPos(vb.mapSceneToView(scene - QPointF(0.0, lift if up else -lift)))
+                moved_to = vb.mapSceneToView(scene - QPointF(0.0, lift if up else -lift))
+                if ghost is not None and ghost.marker_on_side:  # its arrowhead beside it, along the edge
+                    here = vb.mapSceneToView(scene)
+                    delta = np.array([moved_to.x() - here.x(), moved_to.y() - here.y()])
+                    _set_polygon(ghost.marker, ghost.marker_points + delta)
+                label.setPos(moved_to)
                 rect = rect.translated(0, -lift if up else lift)
             taken.append(rect)
