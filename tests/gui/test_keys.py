@@ -1,5 +1,7 @@
 """Keys and editing in the window: real key events, with the focus moved between widgets."""
 
+import math
+
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QKeyEvent, QWheelEvent
@@ -172,7 +174,8 @@ def test_undo_and_redo_parameter_edits_resets_and_preset_loads(carbench_window, 
     qtbot.keyClick(window.car_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert model.session.params.engine.peak_torque == 350.0 and model.session.params.body.mass == 1300.0
     assert _spin(window, "engine.peak_torque").value() == pytest.approx(350.0)
-    assert window.undo_action.text() == "Undo body.mass = 1300"
+    assert window.undo_action.text() == "Undo body.mass = 1300 kg"  # in the unit the panel shows
+    assert window.redo_action.text() == "Redo engine.peak_torque = 420 N m"
     qtbot.keyClick(window.car_view, Qt.Key.Key_Z,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert model.session.params.engine.peak_torque == 420.0
@@ -188,6 +191,9 @@ def test_undo_and_redo_parameter_edits_resets_and_preset_loads(carbench_window, 
     assert "body.mass" in window.params.rows
     window.redo_action.trigger()
     assert model.session.preset.name == "parking"
+    # An angle in degrees, as the panel shows it, not the radians it is kept in.
+    model.set_param("steering.lock", math.radians(35.0))
+    assert window.undo_action.text() == "Undo steering.lock = 35 deg"
     edit_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
     assert window.undo_action in edit_menu.actions() and window.history_action in edit_menu.actions()
     window.history_action.trigger()

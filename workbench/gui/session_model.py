@@ -213,8 +213,9 @@ class SessionModel(QObject):
         before = self.session.params.get(path)
         self.session.set_param(path, value)
         after = self.session.params.get(path)
-        self._mark_edit(describe(path, after), merge_key)
-        self.undo_stack.push(ParamsCommand(self, describe(path, after), {path: before}, {path: after}, merge_key))
+        text = describe(path, after, self.session.params.info(path))
+        self._mark_edit(text, merge_key)
+        self.undo_stack.push(ParamsCommand(self, text, {path: before}, {path: after}, merge_key))
         self.params_changed.emit(path)
 
     def reset_params(self, paths: list[str] | None = None) -> None:
@@ -233,7 +234,7 @@ class SessionModel(QObject):
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""
         self.session.set_params(changes)
-        self._mark_edit(", ".join(describe(p, v) for p, v in changes.items()))
+        self._mark_edit(", ".join(describe(p, v, self.session.params.info(p)) for p, v in changes.items()))
         self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
 
     def _mark_edit(self, text: str, merge_key: str | None = None) -> None:

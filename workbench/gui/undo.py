@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtGui import QUndoCommand
 
 from physics import CarParams, Preset
+from physics.units import shown
+from workbench.gui.plot_style import pretty_unit
 
 if TYPE_CHECKING:
     from workbench.gui.session_model import SessionModel
@@ -72,8 +74,11 @@ class PresetCommand(QUndoCommand):
         self._model.apply_preset(*self.before)
 
 
-def describe(path: str, value: Any) -> str:
-    """The text of an edit in the history: ``body.mass = 1300``."""
+def describe(path: str, value: Any, info: Any = None) -> str:
+    """The text of an edit in the history: ``body.mass = 1300 kg``, in the unit the parameter panel shows (``info``,
+    the parameter's description: steering.lock in deg, not rad); without ``info``, the bare value."""
+    if info is not None:
+        return f"{path} = {pretty_unit(shown(value, info))}"
     if isinstance(value, float):
         return f"{path} = {value:.6g}"
     if isinstance(value, (list, tuple)):
