@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -108,9 +109,53 @@ def test_a_staged_output_that_replaces_a_file_keeps_its_mode_and_a_new_one_follo
         staged.file(link).write_text("new")
         staged.commit()
     assert link.stat().st_mode & 0o777 == 0o640
+    assert link.is_symlink() and pointed.read_text() == "new"  # written through the link, which stays
     assert (shared / "a.png").read_text() == "new" and (shared / "a.png").stat().st_mode & 0o777 == 0o640
     assert (tmp_path / "new.csv").stat().st_mode & 0o777 == 0o666 & ~umask
     assert (shared / "b.png").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_an_output_at_a_link_is_written_through_it_and_the_link_stays(tmp_path, capsys):
+    """An output named by a link replaced the link with a file (--csv /dev/stdout replaced the system's own link);
+    it is written into the file the link leads to, as a shell's > does, and a link into /dev or /proc is refused."""
+    from workbench.cli import main
+
+    (tmp_path / "other").mkdir()
+    real, elsewhere = tmp_path / "real.csv", tmp_path / "other" / "target.mcap"
+    real.write_text("the user's")
+    real.chmod(0o640)
+    elsewhere.write_text("kept as a file")
+    (tmp_path / "out.csv").symlink_to("real.csv")
+    (tmp_path / "out.mcap").symlink_to(elsewhere)
+    assert main(["replay", "clutch_coast", "--csv", str(tmp_path / "out.csv"), "--mcap", str(tmp_path / "out.mcap")]) == 0
+    assert (tmp_path / "out.csv").is_symlink() and (tmp_path / "out.mcap").is_symlink()
+    assert real.read_text().startswith("t [s],") and real.stat().st_mode & 0o777 == 0o640
+    assert elsewhere.read_bytes().startswith(b"\x89MCAP")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other", "out.csv", "out.mcap", "real.csv"]  # nothing staged
+    assert [p.name for p in (tmp_path / "other").iterdir()] == ["target.mcap"]
+    atomic_write_text(tmp_path / "out.csv", "again")
+    assert (tmp_path / "out.csv").is_symlink() and real.read_text() == "again"
+    capsys.readouterr()
+    for target in ("/dev/null", "/proc/self/status", "/dev/stdout"):
+        link = tmp_path / f"to-{Path(target).name}.csv"
+        link.symlink_to(target)
+        with pytest.raises(OutputPathError, match="not a regular file"):
+            check_output_file(link, "--csv")
+        assert link.is_symlink()
+    with pytest.raises(OutputPathError, match="device or system file"):
+        check_output_file("/dev/stdout", "--csv")
+    # a link into a folder that cannot be written is refused before the run, naming where it leads
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "f.csv").write_text("x")
+    (tmp_path / "to-locked.csv").symlink_to(locked / "f.csv")
+    locked.chmod(0o500)
+    try:
+        if not os.access(locked, os.W_OK):  # root may write anywhere
+            with pytest.raises(OutputPathError, match="is a link to"):
+                check_output_file(tmp_path / "to-locked.csv", "--csv")
+    finally:
+        locked.chmod(0o700)
 
 
 def test_output_paths_are_checked(tmp_path):

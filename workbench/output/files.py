@@ -35,13 +35,42 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~_umask()
 
 
+PSEUDO_ROOTS = ("/dev", "/proc", "/sys")  # folders of devices and of the system's own files: never written into
+
+
+def _pseudo(path: str | os.PathLike) -> bool:
+    """Whether ``path`` or any link on the way from it to a file is in a folder of devices or system files."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # the system's own limit on links followed
+        if any(here == root or here.startswith(root + os.sep) for root in PSEUDO_ROOTS):
+            return True
+        try:
+            if not os.path.islink(here):
+                return False
+            here = os.path.join(os.path.dirname(here), os.readlink(here))
+            here = os.path.abspath(here)
+        except (OSError, ValueError):
+            return False
+    return False
+
+
+def through_links(path: str | os.PathLike) -> Path:
+    """Where an output at ``path`` is written: ``path`` itself, or the file a link there leads to (written through the
+    link, as a shell's ``>`` does; renaming over the link would replace the user's link with a file)."""
+    target = Path(path)
+    if not target.is_symlink():
+        return target
+    return Path(os.path.realpath(target))
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]:
     """A file handle whose content replaces ``path`` only when the block ends without an error.
 
-    Written through a temporary file in the same folder and a rename; the folder must exist.
+    Written through a temporary file in the same folder and a rename; the folder must exist. A link at ``path`` is
+    written through (:func:`through_links`).
     """
-    target = Path(path)
+    target = through_links(path)
     folder = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
@@ -126,11 +155,16 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         raise OutputPathError(f"{option} {target}: is not a regular file")
     if target.is_symlink() and not target.exists():
         raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
-    folder = target.parent if str(target.parent) else Path(".")
+    real = through_links(target)  # a link is written through: the file it leads to is replaced, the link stays
+    if _pseudo(target) or _pseudo(real):
+        raise OutputPathError(f"{option} {target}: is a device or system file, not a regular file"
+                              + (f" (a link to {real})" if real != target else ""))
+    folder = real.parent if str(real.parent) else Path(".")
     if not folder.is_dir():
         raise OutputPathError(f"{option} {target}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
-        raise OutputPathError(f"{option} {target}: the folder {folder} is not writable")
+        raise OutputPathError(f"{option} {target}: the folder {folder} is not writable"
+                              + (f" (it is a link to {real})" if real != target else ""))
     if len(target.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
         raise OutputPathError(f"{option} {target}: the name is longer than {MAX_NAME_BYTES} bytes (carbench keeps "
                               "room beside it for the name it stages the output under)")
@@ -284,7 +318,7 @@ class StagedOutputs:
             self.discard()
 
     def file(self, target: str | os.PathLike) -> Path:
-        target = Path(target)
+        target = through_links(target)  # staged beside the file a link leads to, and renamed over that file
         folder = target.parent if str(target.parent) else Path(".")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".staged", dir=folder)
         os.close(fd)
