@@ -88,6 +88,12 @@ def test_report_parts(tmp_path):
     page = write_report([result], tmp_path / "r", lambda c, p: drawn.append(p) or p)
     assert len(drawn) == len(result.verdicts) and page.name == "index.html"
     assert "tyres.mu" in page.read_text()
+    # A bound and its measured value in one unit, the display unit (the bound was in rad/s beside deg/s).
+    (turn,) = replay([compile_script(load_script(scripts_dir() / "full_lock_left.toml"))])
+    text = write_report([turn], tmp_path / "t", lambda c, p: p).read_text()
+    (row,) = [r.split("</tr>")[0] for r in text.split("<tr>") if "<td>turns left</td>" in r]
+    assert row.count(" deg/s</td>") == 2 and "rad" not in row, row
+    assert "&gt;= 28.6479 deg/s" in row  # the script's 0.5 rad/s
 
 
 def test_an_expectations_chart_shows_its_bounds_in_the_display_unit_and_in_view():

@@ -352,6 +352,12 @@ def test_verdict_flips_are_marked(capsys):
     flipped = [e for e in report["expectations"] if e["flipped"]]
     assert flipped and all(e["a"]["passed"] and not e["b"]["passed"] for e in flipped)
     assert all(e["a"]["passed"] == e["b"]["passed"] for e in report["expectations"] if not e["flipped"])
+    # Measured in the channel's display unit, as every other value of the report (it gave rad/s beside deg/s).
+    (turning,) = [e for e in report["expectations"] if e["label"] == "turns left"]
+    (alone,) = replay([compile_script(load_script(full_lock))])
+    (verdict,) = [v for v in alone.verdicts if v.expect.label() == "turns left"]
+    assert turning["a"]["unit"] == "deg/s" and turning["a"]["measured"] == pytest.approx(np.degrees(verdict.measured))
+    assert [c["unit"] for c in report["channels"] if c["channel"] == "yaw_rate"] == ["deg/s"]
     code, text, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75")
     n = len(flipped)
     assert text.count("FLIP") == n and f"({n} verdict flip{'s' if n != 1 else ''}," in text

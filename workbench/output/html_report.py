@@ -247,7 +247,7 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
             scale, unit = display_scale(info.unit, info.display)
             when = f"at {v.expect.at:g} s" if v.expect.at is not None else f"{v.expect.start:g}..{v.expect.end:g} s"
             rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, when,
-                         v.expect.bound_text() + _unit(info.unit), f"{v.measured * scale:.6g}{_unit(unit)}",
+                         v.expect.bound_text(scale=scale) + _unit(unit), f"{v.measured * scale:.6g}{_unit(unit)}",
                          f"{v.time:.4g} s"))
             png = f"{base}-expect-{j}.png"
             render(expectation_chart(r, v), folder / png)

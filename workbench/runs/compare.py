@@ -352,9 +352,14 @@ class Comparison:
         return "\n".join(lines)
 
     def as_json(self) -> dict[str, Any]:
-        def verdict(v: Verdict | None):
-            return None if v is None else {"passed": v.passed, "measured": v.measured, "unit": v.unit,
-                                           "frame": v.frame, "time": v.time}
+        shown = {info.name: display_unit(info) for info in self.a.infos}
+
+        def verdict(v: Verdict | None):  # in the channel's display unit, as every other value here
+            if v is None:
+                return None
+            unit, factor = shown.get(v.expect.channel, (v.unit, 1.0))
+            return {"passed": v.passed, "measured": None if v.measured is None else v.measured * factor, "unit": unit,
+                    "frame": v.frame, "time": v.time}
 
         def row(r: ChannelRow):
             return {"channel": r.name, "unit": r.unit, "delta": r.delta, "frame": r.frame, "time": r.time,
