@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .params import CarParams
 from .schema import ParamError
+from .toml_text import MAX_KEY_PARTS, long_key_line
 
 MAX_PRESET_BYTES = 1024 * 1024  # a preset is a few kB of TOML; anything far larger is not one
 
@@ -83,6 +84,9 @@ def parse_preset(data: bytes | str, source: str) -> CarParams:
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data.removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise PresetError(f"{source}: not UTF-8 text (byte {exc.start})") from None
+    line = long_key_line(text)
+    if line is not None:  # before tomllib, whose time grows with the square of a key's length
+        raise PresetError(f"{source}: line {line}: a dotted key of more than {MAX_KEY_PARTS} parts")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

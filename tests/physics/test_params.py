@@ -148,6 +148,21 @@ def test_bad_toml_syntax_is_refused():
     assert "TOML" in message and "line" in message
 
 
+def test_a_dotted_key_of_thousands_of_parts_is_refused_before_the_toml_parser():
+    message = refusal(preset_text("manual003") + "\n[" + ".".join(["body"] * 20_000) + "]\n")
+    assert message.endswith("a dotted key of more than 64 parts") and "line " in message
+
+
+def test_the_long_key_check_takes_one_pass_whatever_the_spaces_between_dots():
+    # A pattern with two ways to take a space between two dots tried powers of two of them on a near miss.
+    from physics.toml_text import MAX_KEY_PARTS, long_key_line
+
+    for piece in (" . ", ". ", " .", "  .  ", "a . ", '"a" . '):
+        assert long_key_line("x = " + piece * (MAX_KEY_PARTS - 1) + "q") is None, piece
+        assert long_key_line("x = 1\ny = " + piece * MAX_KEY_PARTS + "q") == 2, piece
+    assert long_key_line('s = """' + "a." * 100 + '\n"""\n' + "a." * 70 + "b = 1") == 3  # the line after a string
+
+
 def test_lr_not_less_than_wheelbase_is_refused():
     message = refusal(set_value(preset_text("manual003"), "lr", "2.6"))
     assert "lr" in message and "wheelbase" in message and "less than" in message

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from physics import ParamError
+from physics.toml_text import MAX_KEY_PARTS, long_key_line
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
@@ -27,6 +28,8 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
     path, raw = path.strip(), raw.strip()
     if not sep or not path or not raw:
         raise CompareError(f"{option} {text!r}: expected PATH=VALUE, e.g. body.mass=1400")
+    if long_key_line(raw) is not None:  # an inline table's key: tomllib's time grows with the square of its length
+        raise CompareError(f"{option} {path}: a dotted key of more than {MAX_KEY_PARTS} parts in its value")
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:

@@ -16,6 +16,7 @@ from typing import Any
 from physics import ANALOG, KEYS, channel_names
 from physics.presets import scripts_dir
 from physics.simulation import MAX_DT
+from physics.toml_text import MAX_KEY_PARTS, long_key_line
 from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
@@ -287,6 +288,9 @@ def load_script(path: str | Path) -> Script:
 
 def parse_script(text: str, source: str = "<script>") -> Script:
     """Parse script TOML strictly: bad TOML (with its line), unknown keys, bad times and values are refused."""
+    line = long_key_line(text)
+    if line is not None:  # before tomllib, whose time grows with the square of a key's length
+        raise ScriptError(f"{source}: line {line}: a dotted key of more than {MAX_KEY_PARTS} parts")
     try:
         doc = tomllib.loads(text.removeprefix("\ufeff"))  # a byte-order mark some editors write
     except tomllib.TOMLDecodeError as exc:
