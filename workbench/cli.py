@@ -43,6 +43,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # bad arguments are bad input: exit 2 with one line
         self.exit(EXIT_BAD_INPUT, f"carbench: {one_line(message)}\n")
 
+    def _print_message(self, message: str, file=None) -> None:
+        """--help and --version on stdout as any output (argparse drops a failed write: exit 0 into a full stdout)."""
+        if message and (file is None or file is sys.stdout):
+            from workbench.streams import emit
+
+            emit(message.removesuffix("\n"))
+            return
+        super()._print_message(message, file)
+
 
 def version() -> str:
     from importlib.metadata import PackageNotFoundError

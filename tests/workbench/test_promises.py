@@ -1227,3 +1227,16 @@ def test_control_characters_in_names_and_texts_stay_on_their_line(tmp_path, monk
     notes = [line for line in err.splitlines() if line.startswith("carbench: ")]
     assert notes == [line for line in err.splitlines() if "recorded with" in line], err
     assert len(notes) == 1 and "carbench 0.1\\ncarbench: all passed" in notes[0], err
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["replay", "--help"]])
+def test_help_and_version_onto_a_full_stdout_are_one_line_and_exit_2(tmp_path, args):
+    # argparse drops a failed write of its help: the command said nothing and exited 0.
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(), stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=600, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "carbench: cannot write to stdout: No space left on device\n"
+    shown = subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(),
+                           capture_output=True, text=True, timeout=600, check=False)
+    assert shown.returncode == 0 and shown.stderr == "" and shown.stdout.startswith(("usage: carbench", "carbench "))
