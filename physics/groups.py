@@ -244,7 +244,9 @@ class TyreParams:
 
     b_front: float = param(unit="1/rad", doc="Pacejka stiffness factor B, front", lo=0.01, hi=100, span=(0.1, 20.0))
     b_rear: float = param(unit="1/rad", doc="Pacejka stiffness factor B, rear", lo=0.01, hi=100, span=(0.1, 20.0))
-    c: float = param(doc="Pacejka shape factor C", lo=0.01, hi=10, span=(0.5, 3.0))
+    # Below 2: past 2, sin(C atan(B alpha)) changes sign at large slip and the force pushes along the slide (a coasting
+    # car gained speed, to 40 m/s at C = 3); Pacejka's lateral C is 1.3 to 1.6 (2012, table 4.2), as c_long is held.
+    c: float = param(doc="Pacejka shape factor C", lo=0.01, hi=2, hi_open=True, span=(0.5, 1.99))
     e: float = param(doc="Pacejka curvature factor E", lo=-100, hi=1, span=(-2.0, 1.0))
     mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0.01, hi=10, span=(0.1, 2.5))
     traction_mu: float = param(doc="003: the drive force is limited to this times the driven axle's load", lo=0.01,

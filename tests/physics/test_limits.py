@@ -73,3 +73,25 @@ def test_at_the_narrowest_limiter_band_an_idling_car_stays_where_it_is(dt):
     telemetry = Simulation(p, dt=dt, parallel=False).run(np.zeros((int(30.0 / dt), 1), dtype=records.INPUTS))
     assert np.all(telemetry["x"] == 0.0) and np.all(telemetry["y"] == 0.0)
     assert np.all(telemetry["rpm"] == p.engine.idle_rpm)
+
+
+@pytest.mark.parametrize("name", ["sedan", "f1tenth"])
+def test_at_the_largest_lateral_shape_factor_a_coasting_car_only_slows(name):
+    """tyres.c is held below 2: past it sin(C atan(B alpha)) changes sign at large slip, the lateral force pushed
+    along the slide, and a car spun up in first and left to coast in neutral sped up to 24 m/s at C = 2.5, 41 at 3."""
+    from physics import ParamError, records
+
+    dt = 1 / 120
+    with pytest.raises(ParamError, match=r"tyres.c = 2.0: .*allowed: 0.01 <= value < 2"):
+        load_preset(name).params.with_value("tyres.c", 2.0)
+    p = load_preset(name).params.with_value("tyres.c", 1.99)
+    inputs = np.zeros((int(17.5 / dt), 1), dtype=records.INPUTS)
+    inputs["gear_on"] = True
+    inputs["gear_value"][: int(2.5 / dt)] = 1  # first gear, full throttle, full lock: a spin
+    inputs["throttle"][: int(2.5 / dt)] = True
+    inputs["left"][: int(2.5 / dt)] = True  # then neutral and no key: it coasts
+    telemetry = Simulation(p, dt=dt, parallel=False).run(inputs)
+    speed = np.hypot(telemetry["vx"][:, 0], telemetry["vy"][:, 0])
+    coasting = speed[int(3.5 / dt):]
+    assert coasting[0] > 1.0  # it was moving
+    assert np.all(np.diff(coasting) <= 1e-9), np.max(np.diff(coasting))
