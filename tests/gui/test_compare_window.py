@@ -2,8 +2,10 @@
 an edit, the Compare dock, and driving on from a past frame."""
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication, QDockWidget
 
 from physics.presets import scripts_dir
 from workbench.gui.testing import drive, hold
@@ -390,9 +392,9 @@ def test_the_plots_key_names_the_pinned_runs_in_their_colours(carbench_window):
     window.comparer.pin_current()
     window.comparer.pin_current()
     refs = window.comparer.references.items
-    assert key.isVisible()
+    assert key.isVisible() and window.plot_overlay.key is window.plot_overlay.key_in_bar  # two short names: in the bar
     for ref in refs:
-        assert f"<span style='color:{ref.colour.name()}'>- -</span> {ref.name}" in key.text()
+        assert f"<span style='color:{ref.colour.name()}'>- -</span>&nbsp;{ref.name.replace(' ', '&nbsp;')}" in key.text()
     window.model.load_preset("parking")  # a car in pixels: the runs in metres have no curve on its plots
     window.model.refresh()
     assert not key.isVisible()
@@ -401,6 +403,40 @@ def test_the_plots_key_names_the_pinned_runs_in_their_colours(carbench_window):
     assert key.isVisible()
     window.comparer.references.clear()
     assert not key.isVisible()
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 950)])
+def test_the_plots_key_names_all_four_runs_whole_at_every_window_size(carbench_window, size):
+    # Four runs driven on from the past ("ref 6 (before frame 12494)"): in the plots' bar the key was cut at its edge,
+    # the fourth run unnamed, and a small window's bar had no room for one. On its own line it wraps between runs.
+    window = carbench_window
+    window.resize(*size)
+    hold(window, {"throttle"}, 30)
+    window.comparer.pin_current()
+    run = window.comparer.references.items[0].run
+    for n in range(4):
+        window.comparer.references.pin(run, f"ref {n + 6} (before frame {12494 + n})")
+    QApplication.processEvents()
+    key = window.plot_overlay.key
+    refs = window.comparer.references.items
+    assert [r.name for r in refs] == [f"ref {n + 6} (before frame {12494 + n})" for n in range(4)]
+    assert key.isVisible() and key is window.plot_overlay.key_under_bar
+    assert not window.plot_overlay.key_in_bar.isVisible()
+    document = QTextDocument()
+    document.setDefaultFont(key.font())
+    document.setDocumentMargin(0)  # as a label lays out its text
+    document.setHtml(key.text())
+    document.setTextWidth(key.contentsRect().width())
+    gap = "\u00a0" * 3
+    # each line's runs (the plain text has plain spaces where the key has non-breaking ones)
+    shown = [line.split("   ") for line in document.toPlainText().replace("\u00a0", " ").split("\n")]
+    assert [run for line in shown for run in line] == [f"- - {r.name}" for r in refs]
+    assert len(shown) >= (2 if size[0] < 1200 else 1)  # wrapped between runs in a narrow dock, never inside a name
+    for line in shown:  # each line fits the key's width
+        assert len(line) == 1 or key.fontMetrics().horizontalAdvance(gap.join(line)) <= key.contentsRect().width()
+    assert document.size().height() <= key.contentsRect().height() + 1  # every line of it shown
+    plots = window.plots
+    assert key.geometry().bottom() < plots.scroll.geometry().top()  # over the plots, under the bar
 
 
 def test_a_rerun_that_ends_in_a_bug_is_shown_and_raised_not_only_shown(carbench_window, qtbot, monkeypatch):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton
 from shiboken6 import isValid
@@ -256,6 +256,85 @@ class _RowOverlay:
                 del self.layers[key]
 
 
+class ReferenceKey(QLabel):
+    """The key to the references' dashed curves: each run's dash in its colour and its name. Two of them: one in the
+    plots' bar, on one line, used where the bar has the room for every run whole; and one on a line of its own under
+    the bar, its runs wrapped onto more lines (never inside a run's name). In the bar alone, four runs driven on from
+    the past ("ref 6 (before frame 12494)") were cut at its edge, the last unnamed, and a small window's bar had no
+    room for one (:meth:`PlotOverlay._place_key` picks)."""
+
+    GAP = "\u00a0" * 3  # between two runs on a line
+
+    def __init__(self, wrap: bool):
+        super().__init__()
+        self.wrap = wrap
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setContentsMargins(6 if wrap else 0, 0, 4 if wrap else 0, 0)
+        self.setMinimumWidth(1)  # it fits the dock's width, never widens it
+        self.setToolTip("the pinned runs' curves, dashed in their colours (solid when a plot shows B \u2212 A)")
+        self.entries: list[tuple[str, str]] = []  # (colour, name) of each run drawn
+
+    def set_entries(self, entries: list[tuple[str, str]]) -> None:
+        if entries != self.entries:
+            self.entries = entries
+            self._lay_out()
+
+    def widths(self) -> tuple[list[int], int]:
+        """Each run's width on screen [px], and the gap between two."""
+        metrics = self.fontMetrics()
+        return [metrics.horizontalAdvance(f"- - {name}") for _, name in self.entries], \
+            metrics.horizontalAdvance(self.GAP)
+
+    def one_line(self) -> int:
+        """The width [px] of every run on one line."""
+        widths, gap = self.widths()
+        return sum(widths) + gap * max(len(widths) - 1, 0)
+
+    def lines(self) -> list[list[int]]:
+        """The runs (their indices) on each line: as many on a line as its width takes, at least one."""
+        widths, gap = self.widths()
+        if not self.wrap:
+            return [list(range(len(widths)))] if widths else []
+        room = max(self.contentsRect().width(), 1)
+        out: list[list[int]] = []
+        used = 0
+        for i, width in enumerate(widths):
+            if out and used + gap + width <= room:
+                out[-1].append(i)
+                used += gap + width
+            else:
+                out.append([i])
+                used = width
+        return out
+
+    def _lay_out(self) -> None:
+        def entry(i: int) -> str:
+            colour, name = self.entries[i]
+            return f"<span style='color:{colour}'>- -</span>&nbsp;{html.escape(name).replace(' ', '&nbsp;')}"
+
+        text = "<br>".join(self.GAP.join(entry(i) for i in line) for line in self.lines())
+        if text != self.text():
+            self.setText(text)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.wrap and event.size().width() != event.oldSize().width():
+            self._lay_out()
+
+
+class _Resized(QObject):
+    """Calls ``then()`` when the widget it watches changes size."""
+
+    def __init__(self, then):
+        super().__init__()
+        self._then = then
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._then()
+        return False
+
+
 class PlotOverlay:
     """Draws the comparer's references over every plot of ``panel``."""
 
@@ -274,12 +353,15 @@ class PlotOverlay:
         comparer.references.changed.connect(self._on_references_changed)
         # The key to the references' dashed curves, in the panel's bar beside "absolute" (the car view names
         # its ghosts, the plots had nothing saying which dashed line was which run).
-        self.key = QLabel()
-        self.key.setTextFormat(Qt.TextFormat.RichText)
-        self.key.setVisible(False)
-        # It takes the room the bar has to spare and no more: a narrow dock cuts it rather than growing.
-        self.key.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        panel.bar.insertWidget(panel.bar.count() - 3, self.key, 100)  # before the bar's own stretch, and most of it
+        self._resized = _Resized(lambda: self._place_key())
+        self.key_in_bar = ReferenceKey(wrap=False)
+        self.key_in_bar.setVisible(False)
+        self.key_in_bar.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        panel.bar.insertWidget(panel.bar.count() - 3, self.key_in_bar, 100)  # before the bar's own stretch
+        self.key_under_bar = ReferenceKey(wrap=True)
+        self.key_under_bar.setVisible(False)
+        panel.layout().insertWidget(1, self.key_under_bar)  # under the bar, over the plots
+        panel.installEventFilter(self._resized)
         model.preset_loaded.connect(lambda name: self._show_key())
         model.script_loaded.connect(lambda name: self._show_key())
         self.refresh()
@@ -296,12 +378,33 @@ class PlotOverlay:
         a run is pinned or unpinned and when another car or script comes in, not on every frame."""
         unit = self.comparer.model.session.params.model.unit
         drawn = [r for r in self.comparer.references.items if r.run.unit == unit]
-        text = "&nbsp;&nbsp;".join(f"<span style='color:{r.colour.name()}'>- -</span> {html.escape(r.name)}"
-                                   for r in drawn)
-        if text != self.key.text():
-            self.key.setText(text)
-            self.key.setToolTip("the pinned runs' curves, dashed in their colours (solid when a plot shows B \u2212 A)")
-            self.key.setVisible(bool(drawn))
+        for key in (self.key_in_bar, self.key_under_bar):
+            key.set_entries([(r.colour.name(), r.name) for r in drawn])
+        self._place_key()
+
+    @property
+    def key(self) -> ReferenceKey:
+        """The key on show: in the bar where it fits whole, else under it."""
+        return self.key_under_bar if self.key_under_bar.isVisibleTo(self.panel) else self.key_in_bar
+
+    def _bar_room(self) -> int:
+        """The width [px] the plots' bar has to spare for the key: the panel's, less the bar's own widgets."""
+        bar = self.panel.bar
+        margins = bar.contentsMargins()
+        used, widgets = margins.left() + margins.right(), 0
+        for i in range(bar.count()):
+            widget = bar.itemAt(i).widget()
+            if widget is not None and widget is not self.key_in_bar and not widget.isHidden():
+                used += widget.sizeHint().width()
+                widgets += 1
+        return self.panel.width() - used - bar.spacing() * (widgets + 1)
+
+    def _place_key(self) -> None:
+        """The key in the bar if every run's name fits there whole, else on its own line(s) under the bar."""
+        drawn = bool(self.key_in_bar.entries)
+        inline = drawn and self.key_in_bar.one_line() <= self._bar_room()
+        self.key_in_bar.setVisible(inline)
+        self.key_under_bar.setVisible(drawn and not inline)
 
     def distance(self, run) -> np.ndarray:
         cached = self._distances.get(id(run))

@@ -122,7 +122,7 @@ class PlotPanel(QWidget):
         remove.clicked.connect(self._on_remove_clicked)
         for w in (self.absolute, fit, add, remove):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        bar = self.bar = QHBoxLayout()  # (the comparer's overlay adds the references' key to it)
+        bar = self.bar = QHBoxLayout()  # (the comparer's overlay puts the references' key on a line under it)
         bar.setContentsMargins(4, 2, 4, 2)
         bar.addWidget(QLabel("window"))
         bar.addWidget(self.window)
