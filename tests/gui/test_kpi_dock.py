@@ -72,6 +72,10 @@ def test_the_frequency_response_is_drawn_as_a_bode_chart(carbench_window, qtbot)
     assert len(curves) == 1
     freq, gain = curves[0].getData()
     assert freq.min() < 0.5 and freq.max() > 2.5 and gain[0] > gain[-1]  # the yaw gain falls off with frequency
+    # each axis names its unit within the chart's least height (the gain's long title ran past it, its unit cut off)
+    for plot, unit in ((w.kpis.gain, "[1/s]"), (w.kpis.phase, "[deg]")):
+        title = plot.getPlotItem().getAxis("left").labelText
+        assert title.endswith(unit) and plot.fontMetrics().horizontalAdvance(title) < plot.minimumHeight() - 30
 
 
 @pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
@@ -104,4 +108,8 @@ def test_a_reference_that_is_not_a_run_of_the_script_gets_no_kpis(carbench_windo
     assert dock.rows and [cells[1] for _, cells in dock.rows] == ["-"] * len(dock.rows)  # ref 1: no figure, verdict
     lines = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
     assert any(line.startswith("ref 1: not a run of ") and "(no KPIs of iso7401_step)" in line for line in lines)
+    # the reason across the row's whole width (in the names' column it read "ref 1: not a run o...")
+    (why,) = [dock.tree.topLevelItem(i) for i in range(dock.tree.topLevelItemCount())
+              if dock.tree.topLevelItem(i).text(0).startswith("ref 1: not a run of ")]
+    assert why.isFirstColumnSpanned() and why.toolTip(0) == why.text(0)
     assert all(cells[0] != "-" for label, cells in dock.rows if "response time" in label)  # the run on show has them

@@ -56,7 +56,8 @@ class KpiDock(QWidget):
         self.tree.setRootIsDecorated(False)
         self.gain = pg.PlotWidget(background="w")
         self.phase = pg.PlotWidget(background="w")
-        for plot, label in ((self.gain, "yaw rate / road-wheel angle [1/s]"), (self.phase, "phase [deg]")):
+        # "yaw rate / road-wheel angle [1/s]" ran past the chart's height, its unit cut off
+        for plot, label in ((self.gain, "yaw-rate gain [1/s]"), (self.phase, "phase [deg]")):
             item = plot.getPlotItem()
             style_plot(item)
             item.setLabel("left", label)
@@ -122,8 +123,10 @@ class KpiDock(QWidget):
             item.setToolTip(0, f"{first.label}: {first.clause}. {first.note}".strip())
             self.rows.append((first.label, cells))
         for r in results:
-            if isinstance(r, str):
-                QTreeWidgetItem(self.tree, [r])
+            if isinstance(r, str):  # why a run has no KPIs: the row's whole width, not the names' column
+                item = QTreeWidgetItem(self.tree, [r])
+                item.setFirstColumnSpanned(True)
+                item.setToolTip(0, r)
         for c in range(len(columns) + 2):
             self.tree.resizeColumnToContents(c)
         self._names_width = self.tree.columnWidth(0)
