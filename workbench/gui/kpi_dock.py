@@ -56,8 +56,10 @@ class KpiDock(QWidget):
         self.tree.setRootIsDecorated(False)
         self.gain = pg.PlotWidget(background="w")
         self.phase = pg.PlotWidget(background="w")
-        # "yaw rate / road-wheel angle [1/s]" ran past the chart's height, its unit cut off
-        for plot, label in ((self.gain, "yaw-rate gain [1/s]"), (self.phase, "phase [deg]")):
+        # "yaw rate / road-wheel angle [1/s]" ran past the chart's height, its unit cut off: the tooltip says it whole
+        self.gain.setToolTip("gain of yaw rate over road-wheel angle [1/s], against frequency")
+        self.phase.setToolTip("phase of yaw rate against road-wheel angle [deg], against frequency")
+        for plot, label in ((self.gain, "gain [1/s]"), (self.phase, "phase [deg]")):
             item = plot.getPlotItem()
             style_plot(item)
             item.setLabel("left", label)
