@@ -24,6 +24,25 @@ def test_one_test_against_a_second_car_prints_both_and_the_change(capsys):
     assert a != b  # another brake balance brakes the turn differently
 
 
+@pytest.mark.parametrize("args, said", [
+    (["--set", "body.mass=1000", "--set", "body.mass=1500"], "--set body.mass: given twice"),
+    (["--vs-set", "body.mass=1000", "--vs-set", "body.mass=1500"], "--vs-set body.mass: given twice"),
+])
+def test_a_parameter_given_twice_is_refused_not_the_last_taken(capsys, args, said):
+    # The last was taken silently, where sweep --param refuses a parameter given twice.
+    assert main(["manoeuvre", "acceleration", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"carbench: {said}\n"
+
+
+def test_a_second_car_may_set_again_what_the_first_car_sets(capsys):
+    code = main(["manoeuvre", "acceleration", "--set", "body.mass=1000", "--vs-set", "body.mass=1500", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and doc["cars"] == ["sedan (edited)", "sedan (edited)"]
+    first, second = doc["manoeuvres"]["acceleration"]["cars"]
+    assert first != second  # 1000 kg, then 1500 kg
+
+
 def test_the_json_of_two_cars_has_the_change_of_every_kpi_and_both_verdicts_under_a_limit(capsys):
     code = main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy", "--json"])
     doc = json.loads(capsys.readouterr().out)

@@ -344,6 +344,11 @@ def test_unknown_keys_in_recorded_are_refused(tmp_path):
         parse_script(text.replace('{ path = "body.mass"', '{ what = 1, path = "body.mass"'), "x.toml")
 
 
+def test_a_parameter_given_twice_is_refused_not_the_last_taken(capsys):
+    code, out, err = cli(capsys, "compare", LAUNCH, "--vs-set", "body.mass=1000", "--vs-set", "body.mass=1500")
+    assert code == 2 and out == "" and err == "carbench: --vs-set body.mass: given twice\n"
+
+
 def test_verdict_flips_are_marked(capsys):
     full_lock = str(scripts_dir() / "full_lock_left.toml")
     code, out, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75", "--json")

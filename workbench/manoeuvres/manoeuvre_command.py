@@ -26,7 +26,7 @@ from workbench.manoeuvres.runner import Car, run_jobs
 from workbench.names import NameRuleError
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.compare import CompareError
-from workbench.runs.compare_command import parse_changes
+from workbench.runs.compare_command import parse_changes, refuse_repeats
 from workbench.scripts.format import ScriptError, resolve_script
 from workbench.streams import one_line, say
 
@@ -302,6 +302,8 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
     except KeyError as exc:
         return bad(str(exc.args[0]))
     try:
+        refuse_repeats(args.sets, "--set")  # a --vs-set of a path --set gives is the second car's own value
+        refuse_repeats(args.vs_set, "--vs-set")
         cars = [car_of(args.manoeuvre_preset, args.sets, "--set")]
         if args.vs_preset is not None:
             cars.append(car_of(args.vs_preset, args.sets, "--set", "--vs-preset"))

@@ -41,6 +41,17 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
     return path, value
 
 
+def refuse_repeats(items: list[str] | None, option: str) -> None:
+    """CompareError naming a parameter given twice with ``option`` (``--vs-set body.mass=1000 --vs-set
+    body.mass=1500`` took the last silently, where ``sweep --param`` refuses it)."""
+    seen: set[str] = set()
+    for item in items or ():
+        path = item.partition("=")[0].strip()
+        if path in seen:
+            raise CompareError(f"{option} {path}: given twice")
+        seen.add(path)
+
+
 def parse_changes(items: list[str], params, option: str) -> dict[str, Any]:
     """``PATH=VALUE`` items typed on the command line, as SI values for ``params.with_values``.
 
@@ -122,6 +133,7 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
     if vs_preset is not None:
         b = compile_script(script, _car(vs_preset, "--vs-preset"))
     elif vs_set is not None:
+        refuse_repeats(vs_set, "--vs-set")
         changes = parse_changes(vs_set, a.params, "--vs-set")
         try:
             a.params.with_values(changes)
