@@ -233,6 +233,8 @@ def test_drive_300_scrub_to_100_drive_on_100(carbench_window, qtbot, tmp_path):
     original = model.session.log.matrix().copy()
     assert len(original) == 300
     model.set_running(False)
+    window.drive_on_action.trigger()  # on the newest frame: nothing to go on from, and it says so (it said nothing)
+    assert not window.comparer.references.items and "newest" in window.status_message.toolTip()
     model.set_view_frame(100)
     window.drive_on_action.trigger()
     refs = window.comparer.references.items

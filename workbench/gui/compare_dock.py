@@ -301,6 +301,7 @@ def install_compare(window) -> Comparer:
     drive.setShortcut(QKeySequence(DRIVE_ON_KEY))
     drive.setToolTip(f"Go on live from the frame on show ({DRIVE_ON_KEY})")
     drive.triggered.connect(comparer.drive_from_here)
+    comparer.said.connect(lambda text: window.show_message(text, 6000))
     for action in (pin, drive):
         window.addAction(action)
     toolbar = window.addToolBar("Compare")

@@ -155,6 +155,7 @@ class Comparer(QObject):
 
     rerun_adopted = Signal()
     drove_on = Signal(int)  # the frame the session went on from
+    said = Signal(str)  # why a request did nothing, for the status bar
 
     def __init__(self, model: SessionModel, parent: QObject | None = None):
         super().__init__(parent)
@@ -239,7 +240,9 @@ class Comparer(QObject):
         model = self.model
         session = model.session
         frame = model.view_frame
-        if frame is None:
+        if frame is None:  # the newest frame: nothing after it to go on from instead (it said nothing at all)
+            self.said.emit("Drive from here goes on from an earlier frame: this is the newest one; step back (,) "
+                           "or scrub to a frame first" if session.log.frames else "Nothing driven yet to go on from")
             return False
         if not session.recording and not self.confirm_recording("drive on from here"):
             return False  # a new recording starts here: the last one, not saved, is asked about first
