@@ -167,6 +167,11 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
             for column in (1, 2):
                 assert all(dock.tree.columnWidth(column) >= widest(g, column) for g in groups if g.childCount())
         tree_widths.append(room)
+        if width == 300:  # narrow: two names alike at their start stay told apart (elided in the middle)
+            room = dock.tree.columnWidth(0) - 2 * dock.tree.indentation()
+            shown = {metrics.elidedText(n, dock.tree.textElideMode(), room)
+                     for n in ("body.wheelbase", "body.wheel_inertia_front", "body.wheel_inertia_rear")}
+            assert len(shown) == 3, shown
     window.compare_dock.setMinimumWidth(0)
     window.compare_dock.setMaximumWidth(16777215)
     assert tree_widths[0] >= dock._names_width + sum(dock._value_widths) > tree_widths[-1]

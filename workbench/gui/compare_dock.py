@@ -94,6 +94,9 @@ class CompareDock(QWidget):
         self.tree.setHeaderLabels(["", "A (reference)", "B (on show)"])
         self.tree.header().setStretchLastSection(False)  # the widths are set in _fit_names
         self.tree.setRootIsDecorated(True)
+        # Elided in the middle, a name keeps its group and its end: at the right, body.wheelbase and
+        # body.wheel_inertia_front both read "body.whee..." (the whole text is in each cell's tooltip).
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         top = QHBoxLayout()
         top.addWidget(self.pin_button)
         top.addWidget(self.drive_button)
