@@ -232,6 +232,19 @@ def test_recording_again_over_a_recording_never_saved_asks_first(carbench_window
     assert window.model.session.recording
 
 
+def test_a_script_loaded_during_a_recording_stops_it_keeps_it_and_says_so(carbench_window):
+    # It stopped silently; the recording is kept (asked about before it could be lost), and now the status says so.
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, {"throttle"}, 60)
+    assert window.load_script("presets/scripts/clutch_coast.toml")
+    session = window.model.session
+    assert not session.recording and session.recording_unsaved and session.last_recording is not None
+    said = window.status_message.toolTip()
+    assert said.startswith("the recording stopped (") and "not saved yet" in said
+    assert f"({session.last_recording.duration:.1f} s," in said
+
+
 def test_the_question_about_a_stopped_recording_names_its_length(carbench_window, monkeypatch):
     window = carbench_window
     window.model.start_recording()

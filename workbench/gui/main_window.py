@@ -612,6 +612,7 @@ class MainWindow(QMainWindow):
             same_car = False  # the load below says why
         if not same_car and not self._confirm_discard("load a script"):
             return False
+        recording = self.model.session.recording
         try:
             self.model.load_script(path, keep_edits=same_car)
             self.remember_folder("script_folder", path)
@@ -623,13 +624,26 @@ class MainWindow(QMainWindow):
         note = recording_note(self.model.session.program)
         if note:  # a recording made with another carbench, dt or parameters: it may replay otherwise
             self.show_message(note.removeprefix("note: "), 15000)
+        elif recording:
+            self._say_recording_stopped()
         return True
+
+    def _say_recording_stopped(self) -> None:
+        """A recording running until a script came in (or its replay began) stopped: kept, and said so (it stopped
+        silently; it is asked about before it could be lost, as Record and Close ask)."""
+        script = self.model.session.last_recording
+        if not self.model.session.recording and script is not None:
+            self.show_message(f"the recording stopped ({script.duration:.1f} s, not saved yet: File \u2192 Save "
+                              "recording)", 10000)
 
     def replay(self) -> bool:
         """Replay the loaded script from its start; it drives with its own parameters, so ask first."""
         if self.model.session.program is None or not self._confirm_discard("replay the script"):
             return False
+        recording = self.model.session.recording
         self.model.replay()
+        if recording:
+            self._say_recording_stopped()
         return True
 
     def load_script_dialog(self) -> None:
