@@ -174,6 +174,35 @@ def test_a_typed_value_may_have_an_exponent(carbench_window, qtbot):
     assert "x" not in spin.text()
 
 
+def test_a_typed_value_out_of_range_says_why_it_was_not_taken(carbench_window, qtbot):
+    # The box put its value back without a word, where a value the model refuses (lr past the wheelbase) says why.
+    from workbench.gui.param_panel import PROBLEM_SHOWN_MS
+
+    window = carbench_window
+    panel = window.params
+    spin = _spin(window)
+    edit = spin.lineEdit()
+    for typed in ("-5", "1e9"):
+        QTest.mouseDClick(edit, LEFT, NONE, _centre(edit))
+        qtbot.waitUntil(spin.hasFocus, timeout=1000)
+        qtbot.keyClicks(spin, typed)
+        qtbot.keyClick(spin, Qt.Key.Key_Return)
+        assert window.model.session.params.body.mass == 1600.0
+        assert panel.status.isVisibleTo(panel)
+        assert panel.status.text() == (f"body.mass = {typed.replace('1e9', '1e+09')} kg: is out of range; allowed: "
+                                       "0.01 <= value <= 1e+06 kg; not changed"), panel.status.text()
+        spin.clearFocus()
+    assert panel._status_timer.isActive() and panel._status_timer.interval() == PROBLEM_SHOWN_MS  # then it goes
+    panel._status_timer.timeout.emit()
+    assert not panel.status.isVisibleTo(panel)
+    # a value in range is taken, and says nothing
+    QTest.mouseDClick(edit, LEFT, NONE, _centre(edit))
+    qtbot.waitUntil(spin.hasFocus, timeout=1000)
+    qtbot.keyClicks(spin, "1500")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert window.model.session.params.body.mass == 1500.0 and not panel.status.isVisibleTo(panel)
+
+
 def _close_a_popup(tries: int = 500) -> None:
     def look(left: int) -> None:
         popup = QApplication.activePopupWidget()

@@ -59,6 +59,7 @@ COARSE, FINE = 10.0, 0.1  # the drag step's factor with Shift, with Alt
 MODIFIED_STYLE = "color: #b35900;"
 GROUP_STYLE = "QToolButton { border: none; font-weight: bold; }"
 _drags = count(1)
+PROBLEM_SHOWN_MS = 12_000  # [ms] why an edit was refused stays this long under the panel
 
 
 def _factor(info: ParamInfo) -> float:
@@ -156,6 +157,7 @@ class DragSpin(WheelSafeSpin):
     dragged = Signal(float)  # the value now shown (display units)
     drag_ended = Signal(bool)  # True: kept; False: cancelled with Escape (the value before is shown again)
     menu_requested = Signal(QPoint)  # a right-click, at this global position
+    typed_out_of_range = Signal(float)  # a number typed past the box's range (display units): the box reverts
 
     def __init__(self, pixel_step: float, whole: bool = False):
         super().__init__()
@@ -193,7 +195,24 @@ class DragSpin(WheelSafeSpin):
             self.lineEdit().deselect()
             self._show_mode()
 
+    def _check_typed(self) -> None:
+        """A number typed past the range is refused by the box, which puts its value back: say so (it reverted
+        without a word, while a value the model refuses says why)."""
+        try:
+            value = float(self._number(self.lineEdit().text()))
+        except ValueError:
+            return
+        if math.isfinite(value) and not self.minimum() <= value <= self.maximum():
+            self.typed_out_of_range.emit(value)
+
+    def keyPressEvent(self, event) -> None:
+        if self.typing and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._check_typed()
+        super().keyPressEvent(event)
+
     def focusOutEvent(self, event) -> None:
+        if self.typing:
+            self._check_typed()
         super().focusOutEvent(event)
         self.stop_typing()
 
@@ -305,6 +324,7 @@ class NumberEditor(QWidget):
     """Slider + spin box for one number (or one entry of a list), in display units."""
 
     edited = Signal(float, str)  # new value in model units, and the merge key of a slider drag ("" for none)
+    refused = Signal(str)  # why a typed value was not taken (the box shows the value it had)
 
     def __init__(self, info: ParamInfo, value: float, label: str = "", parent=None):
         super().__init__(parent)
@@ -343,6 +363,7 @@ class NumberEditor(QWidget):
         self.spin.drag_started.connect(self._on_slider_pressed)
         self.spin.dragged.connect(self._on_spin_dragged)
         self.spin.drag_ended.connect(self._on_spin_drag_ended)
+        self.spin.typed_out_of_range.connect(self._on_typed_out_of_range)
         self.slider.valueChanged.connect(self._on_slider_changed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -376,6 +397,13 @@ class NumberEditor(QWidget):
 
     def _on_slider_released(self) -> None:
         self._drag = ""
+
+    def _on_typed_out_of_range(self, shown: float) -> None:
+        from workbench.runs.sweep_axes import range_problem
+
+        unit = _shown_unit(self.info)
+        why = range_problem(self.info, shown / self.factor) or "is out of range"
+        self.refused.emit(f"{self.info.path} = {shown:.6g} {unit}".rstrip() + f": {why}; not changed")
 
     def _on_spin_changed(self, shown: float) -> None:
         self.edited.emit(shown / self.factor, "")
@@ -474,6 +502,7 @@ class ParamRow:
             for i, item in enumerate(value):
                 editor = NumberEditor(info, item, labels[i] if i < len(labels) else f"#{i + 1}")
                 editor.edited.connect(lambda v, key, i=i: panel.edit_item(info.path, i, v, key))
+                editor.refused.connect(panel.show_problem)
                 self._menu_on(editor)
                 self.editors.append(editor)
                 column.addWidget(editor)
@@ -482,6 +511,7 @@ class ParamRow:
         else:
             editor = NumberEditor(info, value)
             editor.edited.connect(lambda v, key: panel.edit(info.path, v, key))
+            editor.refused.connect(panel.show_problem)
             self._menu_on(editor)
             self.editors.append(editor)
             grid.addWidget(editor, row, 1)
@@ -626,6 +656,10 @@ class ParamPanel(QWidget):
         self.status.setWordWrap(True)
         self.status.setStyleSheet("color: #a40000;")
         self.status.setVisible(False)
+        # Why an edit was refused, for a while: it stayed up, over a value long since put back, while the car drove.
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.timeout.connect(lambda: self.status.setVisible(False))
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -865,6 +899,8 @@ class ParamPanel(QWidget):
     def show_problem(self, text: str) -> None:
         self.status.setText(text)
         self.status.setVisible(True)
+        self.status.setToolTip(text)
+        self._status_timer.start(PROBLEM_SHOWN_MS)
 
     def edit(self, path: str, value: Any, merge_key: str = "") -> bool:
         """Apply an edit from a widget; an invalid value is refused with its reason and the widget reverts."""
