@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QSize, Qt, QThread, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -57,8 +58,10 @@ class SweepChart(pg.PlotWidget):
         self._fit_left_label()
 
     def _fit_left_label(self, *args) -> None:
-        room = max(int(self.getPlotItem().getViewBox().height()), 0)
-        metrics = self.fontMetrics()
+        label = self.getPlotItem().getAxis("left").label  # a text item: its document's margins go round the text
+        margin = 2 * label.document().documentMargin() + 4
+        room = max(int(self.getPlotItem().getViewBox().height() - margin), 0)
+        metrics = QFontMetrics(label.font())
         text = self._left
         if metrics.horizontalAdvance(text) > room and " (" in text:
             text = text.split(" (", 1)[0]  # "margin (\u2265 0 passes)" -> "margin": the dashed zero line says the rest
