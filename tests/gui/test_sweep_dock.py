@@ -222,6 +222,20 @@ def test_the_sweep_chart_fits_the_dock_at_every_window_size(carbench_window, qtb
     assert dock.legend.y() >= chart.bottom()
 
 
+def test_view_sweep_shows_the_dock_tabbed_behind_the_recorder_as_sweep_this_does(carbench_window):
+    # Shown by the View menu where Qt had put it, it was stacked under the recorder: its chart 20 px tall.
+    window = carbench_window
+    window.sweep_dock.toggleViewAction().trigger()
+    assert window.sweep_dock.isVisible()
+    assert window.sweep_dock in window.tabifiedDockWidgets(window.recorder_dock)
+    window.sweep_dock.toggleViewAction().trigger()  # hidden, then shown again: still there
+    window.sweep_dock.toggleViewAction().trigger()
+    assert window.sweep_dock in window.tabifiedDockWidgets(window.recorder_dock)
+    window.reset_layout()  # and after View > Reset layout too
+    window.sweep_dock.toggleViewAction().trigger()
+    assert window.sweep_dock.isVisible() and window.sweep_dock in window.tabifiedDockWidgets(window.recorder_dock)
+
+
 def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_window):
     dock = carbench_window.sweep
     assert not dock.run() and "load a script" in dock.status.text()

@@ -172,6 +172,7 @@ class MainWindow(QMainWindow):
             self.restoreState(default)
         else:
             self._arrange_docks()
+        self._sweep_placed = False  # where it starts: tabbed behind the recorder when next shown
         self.recorder_dock.raise_()
         self.params_dock.raise_()
         width, height = self.width(), self.height()
@@ -236,6 +237,10 @@ class MainWindow(QMainWindow):
         # Hidden until asked for ("Sweep this", View > Sweep), then tabbed behind the recorder: tabbed
         # at start-up, Qt leaves a second, stale tab bar of the pair over the status bar.
         self.sweep_dock.hide()
+        # View > Sweep shows it where "Sweep this" does, tabbed behind the recorder the first time: shown where Qt
+        # had put it, it was stacked under the recorder, its chart 20 px tall and its Run button scrolled away.
+        self._sweep_placed = False  # tabbed behind the recorder once; then (or restored) where the user puts it
+        self.sweep_dock.toggleViewAction().triggered.connect(lambda on: on and self._place_sweep_dock())
         self.params.sweep_requested.connect(self._on_sweep_requested)
         self.sweep.car_chosen.connect(self._on_sweep_car_chosen)
 
@@ -243,11 +248,18 @@ class MainWindow(QMainWindow):
         self.show_sweep_dock()
         self.sweep.add_axis(path)
 
-    def show_sweep_dock(self) -> None:
-        """Show the Sweep dock, tabbed behind the recorder the first time."""
-        if not self.sweep_dock.isVisible() and not self.sweep_dock.isFloating() \
+    def _place_sweep_dock(self) -> None:
+        """The first time it is shown, the Sweep dock goes behind the recorder, tabbed, and comes to the front."""
+        if not self._sweep_placed and not self.sweep_dock.isFloating() \
                 and self.sweep_dock not in self.tabifiedDockWidgets(self.recorder_dock):
             self.tabifyDockWidget(self.recorder_dock, self.sweep_dock)
+        self._sweep_placed = True
+        self.sweep_dock.raise_()
+
+    def show_sweep_dock(self) -> None:
+        """Show the Sweep dock, tabbed behind the recorder the first time (later where the user put it)."""
+        if not self.sweep_dock.isVisible():
+            self._place_sweep_dock()
         self.sweep_dock.show()
         self.sweep_dock.raise_()
 
@@ -377,6 +389,7 @@ class MainWindow(QMainWindow):
             state = s.value("window_state")
             if state is not None:
                 self.restoreState(state, SETTINGS_VERSION)
+                self._sweep_placed = self.sweep_dock.isVisibleTo(self)  # shown where it was left
             try:
                 plots = json.loads(s.value("plots", "[]"))
                 if plots:
