@@ -11,12 +11,17 @@ def direct(throttle, brake, vx, p):
     """002: drive force [N] set by the throttle, and the share of the brake pedal that brakes.
 
     Without a gearbox the brake key reverses once the car is at rest or rolling backwards (the
-    arcade convention of 001's parking game); a power limit caps the force at power / speed.
-    Returns (force, brake share, reversing).
+    arcade convention of 001's parking game), when it is pressed harder than the throttle, by its excess:
+    with both held alike the brakes hold the car against the drive (physics.brakes.hold). Reversing on any brake,
+    throttle and brake held at rest drove it forward one frame and braked it to rest the next, a
+    creeping jitter. A power limit caps the force at power / speed. Returns (force, brake share,
+    reversing).
     """
-    reversing = vx <= 0.0 and brake > 0.0
+    reversing = vx <= 0.0 and brake > throttle
     back = 1.0 if reversing else 0.0
-    command = throttle - brake * p.drive_reverse_fraction * back
+    # Reversing, the brake's excess over the throttle drives backwards (the whole brake with no throttle): it pushed
+    # forwards where the throttle outweighed reverse_fraction of the brake.
+    command = throttle * (1.0 - back) - (brake - throttle) * p.drive_reverse_fraction * back
     limit = p.drive_force
     if p.drive_power > 0.0:
         limit = min(p.drive_force, p.drive_power / max(abs(vx), 1e-9))

@@ -141,6 +141,29 @@ def test_gearbox_less_brake_at_rest_reverses(name):
     assert 0.0 < ratio < 1.0
 
 
+@pytest.mark.parametrize("name", ["classic", "teaching", "parking", "f1tenth"])
+def test_gearbox_less_throttle_and_brake_held_together_hold_the_car(name):
+    """Held alike, the brake is no reverse: the brakes (as strong as the drive or stronger, on every preset) hold the car at rest,
+    and bring a moving car to rest. It reversed at rest on any brake: driven forward one frame and braked to rest
+    the next, the car crept forward in a jitter (the speed changed sign every frame, 0.07 m in 10 s)."""
+    p = preset(name)
+    assert p.brakes.force >= p.drive.force
+    pedals = keys(throttle_pedal=1.0, brake_pedal=1.0)  # both pressed fully at once
+    run = record(Simulation(p, dt=DT), 10.0, pedals).car(0)
+    assert np.all(np.abs(run.speed) < 1e-12) and abs(run.x[-1]) < 1e-12, (np.abs(run.speed).max(), run.x[-1])
+    # The keys: while the pedals ramp up at their own rates (the brake faster) the car may move a little; then
+    # it is held, with no jitter.
+    run = record(Simulation(p, dt=DT), 10.0, keys("throttle", "brake")).car(0)
+    assert np.all(np.abs(run.speed[int(2.0 / DT):]) < 1e-12), np.abs(run.speed).max()
+    assert abs(run.x[-1] - run.x[int(2.0 / DT)]) < 1e-12  # held where the ramps left it: no creep
+    sim = Simulation(p, dt=DT)
+    record(sim, 3.0, keys("throttle"))
+    run = record(sim, 10.0, pedals).car(0)
+    assert run.speed[0] > 0.5 and np.all(run.speed > -1e-12)  # never driven backwards
+    if p.brakes.force > p.drive.force:  # (F1TENTH's brakes are only as strong as its drive: they cancel it)
+        assert np.all(np.abs(run.speed[-120:]) < 1e-12)  # brought to rest, and kept there
+
+
 @pytest.mark.parametrize("name", ["classic", "teaching"])
 def test_gearbox_less_brake_while_rolling_forward_brakes(name):
     p = preset(name)
