@@ -7,8 +7,12 @@ from .jit import scalar
 
 
 @scalar
-def direct(throttle, brake, vx, p):
+def direct(throttle, brake, vx, p, pressed):
     """002: drive force [N] set by the throttle, and the share of the brake pedal that brakes.
+
+    ``throttle`` is what reaches the drive (traction control may have cut it), ``pressed`` the pedal itself: the
+    brake reverses against the pedal, not against a cut (a cut throttle held with the brake drove the car
+    backwards at 14 m/s with the brakes let off).
 
     Without a gearbox the brake key reverses once the car is at rest or rolling backwards (the
     arcade convention of 001's parking game), when it is pressed harder than the throttle, by its excess:
@@ -17,11 +21,11 @@ def direct(throttle, brake, vx, p):
     creeping jitter. A power limit caps the force at power / speed. Returns (force, brake share,
     reversing).
     """
-    reversing = vx <= 0.0 and brake > throttle
+    reversing = vx <= 0.0 and brake > pressed
     back = 1.0 if reversing else 0.0
-    # Reversing, the brake's excess over the throttle drives backwards (the whole brake with no throttle): it pushed
-    # forwards where the throttle outweighed reverse_fraction of the brake.
-    command = throttle * (1.0 - back) - (brake - throttle) * p.drive_reverse_fraction * back
+    # Reversing, the brake's excess over the throttle pedal drives backwards (the whole brake with no throttle): it
+    # pushed forwards where the throttle outweighed reverse_fraction of the brake.
+    command = throttle * (1.0 - back) - (brake - pressed) * p.drive_reverse_fraction * back
     limit = p.drive_force
     if p.drive_power > 0.0:
         limit = min(p.drive_force, p.drive_power / max(abs(vx), 1e-9))

@@ -96,7 +96,7 @@ def controls(p, s, u, dt):
 def drivetrain(p, s, c, wheel_speed, dt):
     """003's engine -> clutch -> gearbox chain, or 002's direct drive force."""
     if not p.manual:
-        demand, brake_share, reversing = drive.direct(c.throttle, c.brake, wheel_speed, p)
+        demand, brake_share, reversing = drive.direct(c.throttle, c.brake, wheel_speed, p, c.throttle)
         return Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
                           demand * p.body_wheel_radius, 0.0, 0.0)
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
@@ -502,7 +502,7 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt):
     """
     if not p.manual:
         cut = aids.tcs_cut(p, kappa, 1.0, s.tcs, dt)
-        demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut), c.brake, s.vx, p)
+        demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut), c.brake, s.vx, p, c.throttle)
         d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
                        demand * p.body_wheel_radius, 0.0, 0.0)
         return d, 0.0, 0.0, demand * p.body_wheel_radius, cut, 0.0

@@ -66,8 +66,9 @@ def test_only_a_carbench_pages_own_charts_in_its_folder_count_as_an_earlier_repo
 
     page = tmp_path / "index.html"
     images = '<img src="a.png"><img src="sub/b.png"><img src="../c.png"><img src="d.svg"><img src="e&amp;f.png">'
-    page.write_text("<html><head><title>my photos</title></head><body>" + images + "</body></html>")
-    assert charts_shown(tmp_path) == set()  # another program's page: its pictures are not carbench's to remove
+    for title in ("my photos", "carbench notes"):
+        page.write_text(f"<html><head><title>{title}</title></head><body>" + images + "</body></html>")
+        assert charts_shown(tmp_path) == set()  # another page: its pictures are not carbench's to remove
     page.write_text("<html><head><title>carbench replay</title></head><body>" + images + "</body></html>")
     assert charts_shown(tmp_path) == {"a.png", "e&f.png"}  # an earlier carbench's page (no generator mark yet)
     assert charts_shown(tmp_path / "none") == set()

@@ -55,6 +55,24 @@ def test_reset_layout_puts_the_docks_back(carbench_window, qtbot):
     assert window.tabifiedDockWidgets(window.recorder_dock) == [window.sweep_dock]
 
 
+def test_a_sweep_dock_put_elsewhere_and_hidden_is_shown_there_in_the_next_session(qtbot, carbench_settings):
+    first = make_window("sedan", carbench_settings)
+    qtbot.addWidget(first)
+    first.show()
+    first.show_sweep_dock()
+    first.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, first.sweep_dock)  # the user's place for it
+    first.sweep_dock.hide()
+    first.close()
+    second = make_window("sedan", carbench_settings)
+    qtbot.addWidget(second)
+    second.show()
+    assert not second.sweep_dock.isVisible()
+    second.sweep_dock.toggleViewAction().trigger()  # View > Sweep: where it was left, not behind the recorder
+    assert second.dockWidgetArea(second.sweep_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert second.sweep_dock not in second.tabifiedDockWidgets(second.recorder_dock)
+    second.close()
+
+
 def test_speed_folded_groups_last_preset_and_script_are_restored(qtbot, carbench_settings):
     first = make_window("sedan", carbench_settings)
     qtbot.addWidget(first)

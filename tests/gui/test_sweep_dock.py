@@ -234,6 +234,16 @@ def test_view_sweep_shows_the_dock_tabbed_behind_the_recorder_as_sweep_this_does
     window.reset_layout()  # and after View > Reset layout too
     window.sweep_dock.toggleViewAction().trigger()
     assert window.sweep_dock.isVisible() and window.sweep_dock in window.tabifiedDockWidgets(window.recorder_dock)
+    # Put elsewhere by the user, it is shown there again, by the menu and by "Sweep this"
+    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, window.sweep_dock)
+    assert window.dockWidgetArea(window.sweep_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+    for show in (lambda: window.sweep_dock.toggleViewAction().trigger(), window.show_sweep_dock):
+        window.sweep_dock.toggleViewAction().trigger()  # hidden
+        assert not window.sweep_dock.isVisible()
+        show()
+        assert window.sweep_dock.isVisible()
+        assert window.dockWidgetArea(window.sweep_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
+        assert window.sweep_dock not in window.tabifiedDockWidgets(window.recorder_dock)
 
 
 def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_window):

@@ -164,6 +164,38 @@ def test_gearbox_less_throttle_and_brake_held_together_hold_the_car(name):
         assert np.all(np.abs(run.speed[-120:]) < 1e-12)  # brought to rest, and kept there
 
 
+def _direct_drive(name: str, force: float) -> str:
+    """A shipped preset's text with its engine, clutch and gearbox swapped for 002's direct drive of ``force`` [N]."""
+    from physics.presets import cars_dir
+
+    out, skip = [], False
+    for line in (cars_dir() / f"{name}.toml").read_text().splitlines():
+        if line.startswith("["):
+            skip = line.strip() in ("[engine]", "[clutch]", "[gearbox]")
+            if line.strip() == "[tyres]":
+                out += ["[drive]", f"force = {force}", "power = 0.0", "reverse_fraction = 0.5", ""]
+        if not skip:
+            out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("name", ["sedan", "sedan_single_track"])
+def test_throttle_and_brake_held_with_traction_control_cutting_never_reverse(name):
+    """The brake reverses against the throttle pedal, not against what traction control lets through: compared
+    with the cut throttle, a car of 002's direct drive with traction control on reversed with its brakes let off,
+    to 14 m/s backwards in 6 s (its drive, stronger than its tyres, spins the wheels)."""
+    from physics.presets import parse_preset
+
+    p = parse_preset(_direct_drive(name, 20000.0), f"{name} with direct drive")
+    assert not p.manual and p.aids.tcs
+    run = record(Simulation(p, dt=DT), 6.0, keys(throttle_pedal=1.0, brake_pedal=1.0)).car(0)
+    assert np.any(run.tcs_active > 0.0)  # traction control cut the throttle
+    assert run.speed.min() > -1e-9 and run.speed.max() < 1.0, (run.speed.min(), run.speed.max())
+    # The keys: while the brake pedal leads the throttle's ramp, the car backs a little, and no more.
+    run = record(Simulation(p, dt=DT), 6.0, keys("throttle", "brake")).car(0)
+    assert run.speed.min() > -0.5 and run.speed[-1] > -1e-9, (run.speed.min(), run.speed[-1])
+
+
 @pytest.mark.parametrize("name", ["classic", "teaching"])
 def test_gearbox_less_brake_while_rolling_forward_brakes(name):
     p = preset(name)

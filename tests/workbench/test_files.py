@@ -142,8 +142,21 @@ def test_an_output_at_a_link_is_written_through_it_and_the_link_stays(tmp_path, 
         with pytest.raises(OutputPathError, match="not a regular file"):
             check_output_file(link, "--csv")
         assert link.is_symlink()
-    with pytest.raises(OutputPathError, match="device or system file"):
+    with pytest.raises(OutputPathError, match="not a regular file"):  # a terminal or a pipe, or a file via /proc
         check_output_file("/dev/stdout", "--csv")
+    # a folder that is a link into the system's files is seen through too
+    (tmp_path / "proc-link").symlink_to("/proc/self")
+    with pytest.raises(OutputPathError, match="device or system file"):
+        check_output_file(tmp_path / "proc-link" / "new.csv", "--csv")
+    # /dev's folders of ordinary files (a tmpfs) take outputs as any other
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        assert check_output_file("/dev/shm/carbench-test-output.csv", "--csv") == Path("/dev/shm/carbench-test-output.csv")
+    # the file a link leads to is staged beside itself under its own name: too long a name is refused before the run
+    long_name = tmp_path / ("x" * 240 + ".csv")
+    long_name.write_text("")
+    (tmp_path / "short.csv").symlink_to(long_name)
+    with pytest.raises(OutputPathError, match="the name of the file it links to .* is longer than"):
+        check_output_file(tmp_path / "short.csv", "--csv")
     # a link into a folder that cannot be written is refused before the run, naming where it leads
     locked = tmp_path / "locked"
     locked.mkdir()

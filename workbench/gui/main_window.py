@@ -389,7 +389,8 @@ class MainWindow(QMainWindow):
             state = s.value("window_state")
             if state is not None:
                 self.restoreState(state, SETTINGS_VERSION)
-                self._sweep_placed = self.sweep_dock.isVisibleTo(self)  # shown where it was left
+                # shown where it was left, hidden or not, once it had been placed
+                self._sweep_placed = self.sweep_dock.isVisibleTo(self) or s.value("sweep_placed", False, type=bool)
             try:
                 plots = json.loads(s.value("plots", "[]"))
                 if plots:
@@ -422,6 +423,7 @@ class MainWindow(QMainWindow):
         s.setValue("version", SETTINGS_VERSION)
         s.setValue("geometry", self.saveGeometry())
         s.setValue("window_state", self.saveState(SETTINGS_VERSION))
+        s.setValue("sweep_placed", self._sweep_placed)
         s.setValue("plots", json.dumps(self.plots.channel_sets()))
         s.setValue("plot_window", self.plots.window.value())
         s.setValue("follow", self.follow_action.isChecked())
@@ -634,20 +636,23 @@ class MainWindow(QMainWindow):
             return False
         from workbench.runs.stamp import recording_note
 
+        said = []
         note = recording_note(self.model.session.program)
         if note:  # a recording made with another carbench, dt or parameters: it may replay otherwise
-            self.show_message(note.removeprefix("note: "), 15000)
-        elif recording:
-            self._say_recording_stopped()
+            said.append(note.removeprefix("note: "))
+        if recording:
+            said.append(self._recording_stopped())
+        if any(said):
+            self.show_message("; ".join(s for s in said if s), 15000)
         return True
 
-    def _say_recording_stopped(self) -> None:
-        """A recording running until a script came in (or its replay began) stopped: kept, and said so (it stopped
-        silently; it is asked about before it could be lost, as Record and Close ask)."""
+    def _recording_stopped(self) -> str:
+        """What to say of a recording that ran until a script came in (or its replay began): it stopped, and is
+        kept (it stopped silently; it is asked about before it could be lost, as Record and Close ask)."""
         script = self.model.session.last_recording
-        if not self.model.session.recording and script is not None:
-            self.show_message(f"the recording stopped ({script.duration:.1f} s, not saved yet: File \u2192 Save "
-                              "recording)", 10000)
+        if self.model.session.recording or script is None:
+            return ""
+        return f"the recording stopped ({script.duration:.1f} s, not saved yet: File \u2192 Save recording)"
 
     def replay(self) -> bool:
         """Replay the loaded script from its start; it drives with its own parameters, so ask first."""
@@ -655,8 +660,9 @@ class MainWindow(QMainWindow):
             return False
         recording = self.model.session.recording
         self.model.replay()
-        if recording:
-            self._say_recording_stopped()
+        said = self._recording_stopped() if recording else ""
+        if said:
+            self.show_message(said, 10000)
         return True
 
     def load_script_dialog(self) -> None:

@@ -267,7 +267,7 @@ class RecorderPanel(QWidget):
                 bound = f"{display_bound(expect, factor)} {unit}".rstrip()
                 item = QTreeWidgetItem(["pending", expect.label(), bound, "", ""])
                 item.setToolTip(1, f"{expect.label()}\nchannel: {expect.channel}")
-                item.setToolTip(2, f"{expect.channel} {expect.bound_text()} {units[expect.channel][0]}".rstrip())
+                item.setToolTip(2, f"{expect.channel} {expect.bound_text(scale=factor)} {unit}".rstrip())  # one unit
                 self.verdicts.addTopLevelItem(item)
         self.replay.setEnabled(program is not None)
         rows = min(self.verdicts.topLevelItemCount(), VERDICT_ROWS)

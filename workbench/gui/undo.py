@@ -74,13 +74,7 @@ class PresetCommand(QUndoCommand):
         self._model.apply_preset(*self.before)
 
 
-def describe(path: str, value: Any, info: Any = None) -> str:
+def describe(path: str, value: Any, info: Any) -> str:
     """The text of an edit in the history: ``body.mass = 1300 kg``, in the unit the parameter panel shows (``info``,
-    the parameter's description: steering.lock in deg, not rad); without ``info``, the bare value."""
-    if info is not None:
-        return f"{path} = {pretty_unit(shown(value, info))}"
-    if isinstance(value, float):
-        return f"{path} = {value:.6g}"
-    if isinstance(value, (list, tuple)):
-        return f"{path} = [{', '.join(f'{v:.4g}' for v in value)}]"
-    return f"{path} = {value}"
+    the parameter's description: steering.lock in deg, not rad)."""
+    return f"{path} = {pretty_unit(shown(value, info))}"

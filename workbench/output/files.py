@@ -35,11 +35,18 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~_umask()
 
 
-PSEUDO_ROOTS = ("/dev", "/proc", "/sys")  # folders of devices and of the system's own files: never written into
+# The system's own files, never written into: a process's open files (/dev/stdout is a link to /proc/self/fd/1, a
+# link to the file or pipe the shell gave it) and the kernel's. /dev's devices are not regular files, refused as
+# such; its folders that are (/dev/shm) take outputs as any other.
+PSEUDO_ROOTS = ("/proc", "/sys")
 
 
 def _pseudo(path: str | os.PathLike) -> bool:
-    """Whether ``path`` or any link on the way from it to a file is in a folder of devices or system files."""
+    """Whether ``path``, any link on the way from it to a file, or where it leads is among the system's own files
+    (:data:`PSEUDO_ROOTS`), through links of its folders too."""
+    real = _realpath(path)
+    if real is not None and any(real == root or real.startswith(root + os.sep) for root in PSEUDO_ROOTS):
+        return True
     here = os.path.abspath(path)
     for _ in range(40):  # the system's own limit on links followed
         if any(here == root or here.startswith(root + os.sep) for root in PSEUDO_ROOTS):
@@ -165,9 +172,11 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable"
                               + (f" (it is a link to {real})" if real != target else ""))
-    if len(target.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
-        raise OutputPathError(f"{option} {target}: the name is longer than {MAX_NAME_BYTES} bytes (carbench keeps "
-                              "room beside it for the name it stages the output under)")
+    for name in {target.name, real.name}:  # the output is staged beside the file a link leads to, by its name
+        if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+            raise OutputPathError(f"{option} {target}: the name{f' of the file it links to ({real})' if name != target.name else ''} "
+                                  f"is longer than {MAX_NAME_BYTES} bytes (carbench keeps room beside it for the name it "
+                                  "stages the output under)")
     for source in inputs:
         if same_file(target, source):
             raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
@@ -377,12 +386,17 @@ class StagedOutputs:
             if existed:
                 _remove(tmp)  # only the emptied folders of the merge are left in it
         self.committed = True
-        written = {os.path.normpath(destination) for _, destination in moves}
+        written = set()  # the files moved in, by their inode: on a case-blind file system "A.png" is "a.png"
+        for _, destination in moves:
+            with contextlib.suppress(OSError):
+                info = os.lstat(destination)
+                written.add((info.st_dev, info.st_ino))
         for folder, names in self._replaced:
             for name in sorted(names):
                 old = folder / name
-                if os.path.normpath(old) not in written and os.path.isfile(old) and not os.path.islink(old):
-                    with contextlib.suppress(OSError):  # only clutter is left if it cannot go
+                with contextlib.suppress(OSError):  # only clutter is left if it cannot go
+                    info = os.lstat(old)
+                    if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in written:
                         os.unlink(old)
 
     def shown(self, text: str) -> str:

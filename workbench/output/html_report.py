@@ -170,7 +170,9 @@ def charts_shown(folder: str | os.PathLike) -> set[str]:
             text = handle.read(64 << 20)
     except OSError:
         return set()
-    if GENERATOR not in text and re.search(r"<title>carbench[ <]", text) is None:  # earlier pages had no generator
+    # An earlier carbench's page had no generator mark: it is known by its exact title (replay, hunt, manoeuvre)
+    if GENERATOR not in text and re.search(r"<title>carbench (replay|hunt: minimal scripts|manoeuvre)</title>",
+                                           text) is None:
         return set()
     names = {html.unescape(name) for name in re.findall(r'<img src="([^"]+)"', text)}
     return {name for name in names if page_writes(name) and name != "index.html" and os.path.basename(name) == name
