@@ -172,11 +172,11 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable"
                               + (f" (it is a link to {real})" if real != target else ""))
-    for name in {target.name, real.name}:  # the output is staged beside the file a link leads to, by its name
+    for name, whose in ((target.name, ""), (real.name, f" of the file it links to ({real})")):
+        # the output is staged beside the file a link leads to, under a name made of that file's
         if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
-            raise OutputPathError(f"{option} {target}: the name{f' of the file it links to ({real})' if name != target.name else ''} "
-                                  f"is longer than {MAX_NAME_BYTES} bytes (carbench keeps room beside it for the name it "
-                                  "stages the output under)")
+            raise OutputPathError(f"{option} {target}: the name{whose} is longer than {MAX_NAME_BYTES} bytes (carbench "
+                                  "keeps room beside it for the name it stages the output under)")
     for source in inputs:
         if same_file(target, source):
             raise OutputPathError(f"{option} {target}: is one of the inputs or another output ({source}); "
