@@ -351,8 +351,8 @@ class PlotOverlay:
         panel.window.valueChanged.connect(lambda value: self.refresh())
         panel.rows_changed.connect(self.refresh)  # a plot added while paused gets its B-A button at once
         comparer.references.changed.connect(self._on_references_changed)
-        # The key to the references' dashed curves, in the panel's bar beside "absolute" (the car view names
-        # its ghosts, the plots had nothing saying which dashed line was which run).
+        # The key to the references' dashed curves, in the panel's bar beside "absolute" where it fits, else under
+        # the bar (the car view names its ghosts, the plots had nothing saying which dashed line was which run).
         self._resized = _Resized(lambda: self._place_key())
         self.key_in_bar = ReferenceKey(wrap=False)
         self.key_in_bar.setVisible(False)

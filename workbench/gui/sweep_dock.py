@@ -344,7 +344,7 @@ class SweepDock(QWidget):
         self._draw()
 
     def _fill_choice(self) -> None:
-        """What the choice above the chart offers: with two axes, each expectation (its heatmap); with one, each
+        """What the choice under the chart offers: with two axes, each expectation (its heatmap); with one, each
         unit the margins are in, when there are several (never two units on one axis)."""
         plan = self.result.plan
         if len(plan.axes) == 2:
