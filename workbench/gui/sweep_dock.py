@@ -390,9 +390,7 @@ class SweepDock(QWidget):
 
         plan = result.plan
         x = plan.values[:, 0]
-        groups = self.unit_groups()
-        unit, factor, members = groups[min(max(self.expect_choice.currentIndex(), 0), len(groups) - 1)] if groups \
-            else ("", 1.0, [])
+        unit, factor, members = self.shown_group()
         self.plot.set_left_label(f"margin [{unit}] (\u2265 0 passes)" if unit else "margin (\u2265 0 passes)")
         self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
         keys = []
@@ -449,11 +447,8 @@ class SweepDock(QWidget):
         """Where car ``car`` is drawn, in the chart's data coordinates."""
         row = self.result.plan.values[car]
         if len(row) == 1:
-            groups = self.unit_groups()
-            if not groups:
-                return QPointF(float(row[0]), 0.0)
-            _unit, factor, members = groups[min(max(self.expect_choice.currentIndex(), 0), len(groups) - 1)]
-            return QPointF(float(row[0]), float(self.result.expect_margin[members[0], car]) * factor)
+            _unit, factor, members = self.shown_group()
+            return QPointF(float(row[0]), float(self.result.expect_margin[members[0], car]) * factor if members else 0.0)
         return QPointF(float(row[0]), float(row[1]))
 
     def _on_plot_clicked(self, event) -> None:
@@ -504,6 +499,11 @@ class SweepDock(QWidget):
         program = self.result.plan.program
         infos = {i.name: i for i in channel_infos(program.params.model.unit)}
         return [display_unit(infos[e.channel]) if e.channel in infos else ("", 1.0) for e in program.script.expects]
+
+    def shown_group(self) -> tuple[str, float, list[int]]:
+        """The unit group a one-parameter sweep's chart shows (the choice's), ("", 1.0, []) with no expectation."""
+        groups = self.unit_groups()
+        return groups[min(max(self.expect_choice.currentIndex(), 0), len(groups) - 1)] if groups else ("", 1.0, [])
 
     def unit_groups(self) -> list[tuple[str, float, list[int]]]:
         """The expectations by the display unit of their margins, in the script's order: (unit, factor from SI,

@@ -24,9 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from physics.telemetry import channels_of
-from physics.units import display_of
-from workbench.gui.plot_panel import format_value
-from workbench.gui.plot_style import pretty_unit
+from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SessionModel
 
 COLUMNS = ("channel", "value", "min", "max", "unit", "")
@@ -110,7 +108,7 @@ class WatchList(QWidget):
     def _fill_picker(self) -> None:
         self.picker.clear()
         for info in self._computed():
-            unit = pretty_unit(display_of(info)[0])
+            unit = display_unit(info)[0]
             self.picker.addItem(f"{info.name} [{unit}]" if unit else info.name, info.name)
 
     def pin(self, name: str | None) -> bool:
@@ -153,7 +151,7 @@ class WatchList(QWidget):
                 cell = QTableWidgetItem("")
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, cell)
-            unit = QTableWidgetItem(pretty_unit(display_of(info)[0]) if info is not None else "")
+            unit = QTableWidgetItem(display_unit(info)[0] if info is not None else "")
             unit.setForeground(QColor(110, 110, 110))
             self.table.setItem(r, 4, unit)
             button = QToolButton()
@@ -185,7 +183,7 @@ class WatchList(QWidget):
         k = self._model.shown_frame()
         if info is None or k < 0 or log.frames == 0:
             return None
-        unit, factor = display_of(info)
+        unit, factor = display_unit(info)
         column = log.column(name)
         start, end = self.window_frames()
         shown = column[start:end] if end > start else column[k:k + 1]  # a view: nothing copied

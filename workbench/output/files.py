@@ -44,21 +44,22 @@ PSEUDO_ROOTS = ("/proc", "/sys")
 def _pseudo(path: str | os.PathLike) -> bool:
     """Whether ``path``, any link on the way from it to a file, or where it leads is among the system's own files
     (:data:`PSEUDO_ROOTS`), through links of its folders too."""
-    real = _realpath(path)
-    if real is not None and any(real == root or real.startswith(root + os.sep) for root in PSEUDO_ROOTS):
-        return True
+
+    def under(place: str) -> bool:
+        return any(place == root or place.startswith(root + os.sep) for root in PSEUDO_ROOTS)
+
     here = os.path.abspath(path)
-    for _ in range(40):  # the system's own limit on links followed
-        if any(here == root or here.startswith(root + os.sep) for root in PSEUDO_ROOTS):
+    for _ in range(40):  # each link on the way (/dev/stdout leads through /proc/self/fd/1 to the shell's file)
+        if under(here):
             return True
         try:
             if not os.path.islink(here):
-                return False
-            here = os.path.join(os.path.dirname(here), os.readlink(here))
-            here = os.path.abspath(here)
+                break
+            here = os.path.abspath(os.path.join(os.path.dirname(here), os.readlink(here)))
         except (OSError, ValueError):
-            return False
-    return False
+            break
+    real = _realpath(path)
+    return real is not None and under(real)
 
 
 def through_links(path: str | os.PathLike) -> Path:
@@ -163,7 +164,7 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
     if target.is_symlink() and not target.exists():
         raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
     real = through_links(target)  # a link is written through: the file it leads to is replaced, the link stays
-    if _pseudo(target) or _pseudo(real):
+    if _pseudo(target):  # its links and where they lead: ``real`` too
         raise OutputPathError(f"{option} {target}: is a device or system file, not a regular file"
                               + (f" (a link to {real})" if real != target else ""))
     folder = real.parent if str(real.parent) else Path(".")
