@@ -62,7 +62,8 @@ def vector_doubles(features: str | None = None, wide=None) -> int:
     ``features`` is an LLVM feature string (``"+avx2,-avx512f,..."``); by default numba's own
     (``NUMBA_CPU_FEATURES``) or, as numba compiles for the host, the host's (numba's reading of them, which
     ``NUMBA_ENABLE_AVX=0`` trims). ``wide()`` says whether compiled loops use zmm registers (by default a small
-    loop is compiled and its machine code read, on an AVX-512 machine only: a fraction of a second).
+    loop is compiled and its machine code read, on an AVX-512 machine only, and the answer kept beside the compiled
+    model for the next process: the compile cost 0.6 s of every command's start, see :func:`remembered`).
     """
     if features is None:
         features = numba.config.CPU_FEATURES
@@ -72,7 +73,59 @@ def vector_doubles(features: str | None = None, wide=None) -> int:
         features = get_host_cpu_features()
     if "+avx512f" not in features.split(","):
         return 4
-    return 8 if (wide or _loops_fill_zmm)() else 4
+    if wide is None:
+        return 8 if remembered(_loops_fill_zmm, features) else 4
+    return 8 if wide() else 4
+
+
+def compiled_cache_dir() -> Path:
+    """Where numba writes the compiled model: ``NUMBA_CACHE_DIR`` where set (above, for a read-only install), else
+    the package's ``__pycache__``, as numba's own choice for a writable source folder."""
+    return Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else _PACKAGE / "__pycache__"
+
+
+def remembered(ask: Callable[[], bool], features: str, folder: Path | None = None) -> bool:
+    """``ask()``'s answer for this CPU, compiler and settings, read from a small file in ``folder`` (by default the
+    compiled model's, :func:`compiled_cache_dir`) or, the first time, asked and written there.
+
+    The file's name is a digest of what the answer depends on: numba's and llvmlite's versions, the CPU's name and
+    the feature string numba compiles for, and the optimisation level. A file that cannot be read or holds anything
+    but ``0`` or ``1`` is asked again; one that cannot be written is not an error (the next process asks again).
+    """
+    import llvmlite
+    import llvmlite.binding as ll
+
+    cpu = numba.config.CPU_NAME or ll.get_host_cpu_name()
+    key = "\n".join((numba.__version__, llvmlite.__version__, cpu, features, str(int(numba.config.OPT))))
+    path = (folder or compiled_cache_dir()) / f"zmm-{hashlib.sha256(key.encode()).hexdigest()[:20]}.txt"
+    try:
+        known = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        known = None
+    if known in ("0", "1"):
+        return known == "1"
+    answer = bool(ask())
+    _write_small(path, "1" if answer else "0")
+    return answer
+
+
+def _write_small(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all (a temporary file beside it, then renamed; created with the
+    umask's permissions); where the folder cannot be made or written, nothing."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            os.write(handle, text.encode("ascii"))
+        finally:
+            os.close(handle)
+        os.replace(temporary, path)
+    except OSError:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
 
 
 def _loops_fill_zmm(register: str = "zmm") -> bool:

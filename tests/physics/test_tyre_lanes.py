@@ -11,7 +11,7 @@ import pytest
 from helpers import DT, keys, preset
 
 from physics import Simulation, blend, build_kernel, four_wheel, records, tyre
-from physics.jit import vector_doubles
+from physics.jit import remembered, vector_doubles
 from physics.kernel import KEPT, Workspace, default_kernel
 from physics.records import param_records
 from physics.step import KEPT_CONTROLS
@@ -211,6 +211,56 @@ def test_the_zmm_probe_reads_what_the_compiler_made():
     if "+avx2" in features:  # the probe reads the registers the compiler used: 256-bit ones, or 512-bit where the
         # machine has AVX-512 and the compiler does not prefer 256 bits (an AMD EPYC with AVX-512 used zmm alone)
         assert _loops_fill_zmm("ymm") or (fills and "+avx512f" in features)
+
+
+def test_the_probes_answer_is_kept_for_the_next_process(tmp_path):
+    asked = []
+
+    def ask(answer):
+        def probe():
+            asked.append(answer)
+            return answer
+        return probe
+
+    def never():
+        raise AssertionError("asked again: the kept answer was not read")
+
+    features = "+avx2,+avx512f"
+    assert remembered(ask(True), features, tmp_path) is True
+    (kept,) = tmp_path.iterdir()
+    assert kept.read_text() == "1" and asked == [True]
+    assert remembered(never, features, tmp_path) is True  # read back, not asked
+    # another feature string (NUMBA_CPU_FEATURES, NUMBA_ENABLE_AVX=0) is another question
+    assert remembered(ask(False), features + ",-avx512vl", tmp_path) is False
+    assert remembered(never, features + ",-avx512vl", tmp_path) is False
+    assert len(list(tmp_path.iterdir())) == 2
+    # a damaged file is asked again and mended
+    kept.write_text("yes")
+    assert remembered(ask(True), features, tmp_path) is True and asked == [True, False, True]
+    assert kept.read_text() == "1"
+    # the file is made with the umask's permissions, and no temporary file is left
+    assert kept.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_folder_that_cannot_be_written_asks_each_time(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a file where the folder would be: mkdir fails whatever the user's rights
+    asked = []
+
+    def probe():
+        asked.append(1)
+        return True
+
+    assert remembered(probe, "+avx512f", blocked / "cache") is True
+    assert remembered(probe, "+avx512f", blocked / "cache") is True
+    assert asked == [1, 1]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @pytest.mark.parametrize("narrow", [3, tyre.LANES + 1])
