@@ -110,3 +110,50 @@ def test_a_simulation_takes_ground_rows_directly():
     assert telemetry.mu_front[0] < 0.21
     with pytest.raises(ValueError, match="reach past"):
         sim.set_ground(rows, np.array([[2, 5]]))
+
+
+@pytest.mark.parametrize(("preset", "reason"), [
+    ("manual003", "this car has 'simple'"),
+    ("classic", "this car has 'simple'"),
+    ("parking", "this car is kinematic"),
+])
+def test_a_road_a_car_would_not_feel_is_refused_naming_the_surface(preset, reason):
+    """003's simple traction and 001's bicycle take no friction from the road: their runs on a laid road would be
+    judged as if the road were dry."""
+    script = parse_script(HEAD.replace('"sedan"', f'"{preset}"') + RECT)
+    with pytest.raises(ScriptError, match=rf"\[\[surface\]\] #1: the {preset} car would not feel it") as exc:
+        compile_script(script)
+    assert reason in str(exc.value)
+
+
+def test_a_set_that_takes_the_road_away_from_the_tyres_is_refused_and_one_that_gives_it_them_from_the_start_is_not():
+    away = HEAD.replace('"sedan"', '"sedan_single_track"') + RECT + \
+        '[[set]]\nat = 1.0\nparams = { "model.traction" = "simple" }\n'
+    with pytest.raises(ScriptError, match=r"\[\[set\]\] #1: params: the car would no longer feel") as exc:
+        compile_script(parse_script(away))
+    assert "'simple'" in str(exc.value)
+    # 003's car given combined traction at its first frame feels the road from the start
+    onto = HEAD.replace('"sedan"', '"manual003"') + RECT + '[[set]]\nat = 0.0\nparams = { "model.traction" = "combined" }\n'
+    assert compile_script(parse_script(onto)).params.model.traction == "combined"
+    late = onto.replace("at = 0.0", "at = 0.5")
+    with pytest.raises(ScriptError, match=r"\[\[surface\]\] #1: the manual003 car would not feel it"):
+        compile_script(parse_script(late))
+
+
+def test_the_window_session_refuses_an_edit_that_would_take_the_road_away(tmp_path):
+    from workbench.runs.live import LiveSession
+
+    path = tmp_path / "ice.toml"
+    path.write_text(HEAD.replace('"sedan"', '"sedan_single_track"') + RECT)
+    session = LiveSession("sedan_single_track")
+    session.load_script(path)
+    with pytest.raises(ValueError, match="model.traction: the car would no longer feel the loaded script's road"):
+        session.set_param("model.traction", "simple")
+    with pytest.raises(ValueError, match="would no longer feel"):
+        session.set_params({"model.traction": "simple", "body.mass": 1400.0})
+    assert session.params.model.traction == "combined" and session.params.body.mass != 1400.0
+    session.set_param("body.mass", 1400.0)  # any other edit is taken
+    # with no road laid, the same edit is taken
+    bare = LiveSession("sedan_single_track")
+    bare.set_param("model.traction", "simple")
+    assert bare.params.model.traction == "simple"

@@ -27,7 +27,7 @@ from workbench.scripts.driving import Drive, drivers_of, ends_at
 from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.recorder import Recorder, params_diff
-from workbench.scripts.surfaces import ground_for
+from workbench.scripts.surfaces import ground_for, ignored_by
 
 
 def handed_over(spec, time: float):
@@ -290,7 +290,7 @@ class LiveSession:
         if self.replaying:
             raise ValueError(f"{path}: the script sets the parameters while it replays; edit them when it is over")
         updated = self.params.with_value(path, value)
-        problem = self.params.swap_problem(updated)
+        problem = self.params.swap_problem(updated) or self._road_problem(updated)
         if problem:
             raise ValueError(f"{path}: {problem}")
         self.params = updated
@@ -302,12 +302,19 @@ class LiveSession:
         if self.replaying:
             raise ValueError("the script sets the parameters while it replays; edit them when it is over")
         updated = self.params.with_values(changes)
-        problem = self.params.swap_problem(updated)
+        problem = self.params.swap_problem(updated) or self._road_problem(updated)
         if problem:
             raise ValueError(problem)
         self.params = updated
         self._pending.update({path: updated.get(path) for path in changes})
         return updated
+
+    def _road_problem(self, updated: CarParams) -> str | None:
+        """Why ``updated`` may not replace the parameters while the loaded script's road is under the car: a car
+        that would no longer feel its surfaces (workbench.scripts.surfaces.ignored_by); else None."""
+        if self._surfaces() and ignored_by(updated) and not ignored_by(self.params):
+            return f"the car would no longer feel the loaded script's road surfaces: {ignored_by(updated)}"
+        return None
 
     def use_preset(self, preset: Preset, params: CarParams | None = None) -> None:
         """Switch to a preset already loaded, optionally with edited ``params`` (undoing a preset load)."""

@@ -26,6 +26,7 @@ from physics.simulation import MAX_DT
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory, format_bytes, run_bytes
+from workbench.scripts.surfaces import ignored_by
 from workbench.scripts.track import apply_tracks
 
 # Channels that only mean something for a car with that part (elsewhere they read a constant).
@@ -212,12 +213,17 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             problem = params.swap_problem(updated) or record_problem(updated)
             if problem:
                 raise ScriptError(f"{where}: params: {problem}")
+            if script.surfaces and ignored_by(updated) and not ignored_by(params):
+                raise ScriptError(f"{where}: params: the car would no longer feel the script's [[surface]]: "
+                                  f"{ignored_by(updated)}")
             params = updated
             if k == 0:
                 at_start = params
             else:
                 changes.append((k, params))
 
+    if script.surfaces and ignored_by(at_start):
+        raise ScriptError(f"{src}: [[surface]] #1: the {loaded.name} car would not feel it: {ignored_by(at_start)}")
     apply_tracks(script, step, analog_on, analog_value)
     drive = None
     try:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from physics.groups import COMBINED, KINEMATIC
 from physics.surface import COLUMNS, NO_ROLLING
 
 SURFACE_KEYS = ("name", "mu", "rolling", "x", "y", "polygon")
@@ -96,6 +97,19 @@ def parse_surface(parser, table: dict, i: int) -> Surface:
     if abs(_area(points)) <= 0.0:
         raise parser.fail(where, "`polygon` encloses no area")
     return Surface(mu, tuple(points), rolling, name)
+
+
+def ignored_by(params) -> str | None:
+    """Why a car with ``params`` (physics.CarParams) would drive over road surfaces as if they were not there, or
+    None where its tyres read them: the combined-traction cars (single-track and four-wheel) do; 001's kinematic
+    bicycle has no tyres, and 003's simple traction takes its grip from tyres.mu and tyres.traction_mu alone."""
+    model = params.model
+    if model.kind == KINEMATIC:
+        return "road surfaces act on a car's tyres, and this car is kinematic (model.kind = 'kinematic': no tyres)"
+    if model.traction != COMBINED:
+        return (f"road surfaces act on cars with model.traction = 'combined'; this car has {model.traction!r}, "
+                "whose grip is tyres.mu and tyres.traction_mu everywhere")
+    return None
 
 
 def check_surfaces(parser, surfaces: Sequence[Surface]) -> None:
