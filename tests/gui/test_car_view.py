@@ -6,6 +6,7 @@ from axis_labels import tick_labels
 
 from physics import load_preset
 from workbench.gui.car_geometry import car_shape
+from workbench.gui.hud import PEDAL, PEDAL_GAP
 from workbench.gui.testing import hold, make_window
 
 
@@ -48,6 +49,32 @@ def test_the_hud_shows_speed_gear_rpm_pedals_and_steering(carbench_window):
     assert hud.isVisible() and window.car_view.rect().contains(hud.geometry())
     window.recorder.timeline.setValue(100)  # the HUD follows the time cursor
     assert hud.lines()[0] == f"{log.column('speed_kmh')[100]:.0f} km/h"
+
+
+@pytest.mark.parametrize("preset", ["manual003", "parking"])
+def test_the_hud_draws_the_handbrake_beside_the_pedals(carbench_window, preset):
+    window = carbench_window
+    window.model.load_preset(preset)
+    hud = window.car_view.hud
+
+    def orange_in(column: str) -> int:
+        """Pixels of the handbrake's colour in the column of the bar named ``column``."""
+        names = [name for name, _, _ in hud.bars()]
+        x = int(hud._pedals_x) + names.index(column) * (PEDAL + PEDAL_GAP)
+        image = hud.grab().toImage()
+        colour = dict((n, c) for n, c, _ in hud.bars())["handbrake"].rgb()
+        return sum(image.pixel(x + dx, y) == colour for dx in range(PEDAL) for y in range(8, 60))
+
+    hold(window, {"throttle"}, 60)
+    hold(window, {"handbrake"}, 30)
+    names = [name for name, _, _ in hud.bars()]
+    assert names[-1] == "handbrake" and ("clutch_pedal" in names) == (preset == "manual003")
+    assert dict((n, level) for n, _, level in hud.bars())["handbrake"] == 1.0
+    assert orange_in("handbrake") == PEDAL * 52  # the whole bar
+    assert window.car_view.rect().contains(hud.geometry())
+    hold(window, set(), 5)
+    assert dict((n, level) for n, _, level in hud.bars())["handbrake"] == 0.0
+    assert orange_in("handbrake") == 0
 
 
 def _drawn_labels(view, axis):

@@ -1,4 +1,4 @@
-"""The car view's head-up display: speed, gear, engine speed, the pedals and the steering angle."""
+"""The car view's head-up display: speed, gear, engine speed, the pedals, the handbrake and the steering angle."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-PEDALS = (("throttle", QColor(44, 160, 44)), ("brake", QColor(204, 0, 0)), ("clutch_pedal", QColor(52, 101, 164)))
+# The pedals' bars, and the handbrake's (its channel is 1 while it is pulled), each under its initial.
+PEDALS = (("throttle", QColor(44, 160, 44)), ("brake", QColor(204, 0, 0)), ("clutch_pedal", QColor(52, 101, 164)),
+          ("handbrake", QColor(230, 130, 0)))
 BACKGROUND = QColor(255, 255, 255, 215)
 
 
@@ -45,7 +47,7 @@ class Hud(QWidget):
                            + [metrics.horizontalAdvance(t) for t in WIDEST]
                            + [metrics.horizontalAdvance("steer -88.8 deg") + 6 + BAR])
         self._pedals_x = MARGIN + self._column + 6
-        self.setFixedSize(self._pedals_x + 3 * PEDAL + 2 * PEDAL_GAP + 5, 74)
+        self.setFixedSize(self._pedals_x + len(PEDALS) * PEDAL + (len(PEDALS) - 1) * PEDAL_GAP + 5, 74)
 
     def show_frame(self, values: dict[str, float], unit: str, manual: bool, lock: float) -> None:
         self.values, self.unit, self.manual, self.lock = values, unit, manual, lock
@@ -63,6 +65,12 @@ class Hud(QWidget):
             gear = f"gear {gear_text(v['gear'])}   STALLED (S starts)"
         steer = f"steer {math.degrees(v['steer']) + 0.0:+.1f} deg"
         return speed, gear, steer
+
+    def bars(self) -> list[tuple[str, QColor, float]]:
+        """The bars drawn right of the texts, left to right: each pedal's (the clutch on a car with one) and the
+        handbrake's, with its level from 0 to 1."""
+        shown = [p for p in PEDALS if self.manual or p[0] != "clutch_pedal"]
+        return [(name, colour, max(0.0, min(1.0, self.values.get(name, 0.0)))) for name, colour in shown]
 
     def _fitted(self, text: str) -> QFont:
         """The HUD's font, made smaller if ``text`` would not fit the texts' column in it."""
@@ -100,10 +108,8 @@ class Hud(QWidget):
         centre = MARGIN + self._column - BAR / 2
         painter.fillRect(QRectF(centre - BAR / 2, 62, BAR, 3), QColor(210, 210, 210))
         painter.fillRect(QRectF(centre, 59, -BAR / 2 * share, 9), QColor(117, 80, 123))
-        pedals = [p for p in PEDALS if self.manual or p[0] != "clutch_pedal"]
-        for i, (name, colour) in enumerate(pedals):
+        for i, (name, colour, level) in enumerate(self.bars()):
             x = self._pedals_x + i * (PEDAL + PEDAL_GAP)
-            level = max(0.0, min(1.0, self.values.get(name, 0.0)))
             painter.fillRect(QRectF(x, 8, PEDAL, 52), QColor(225, 225, 225))
             painter.fillRect(QRectF(x, 8 + 52 * (1 - level), PEDAL, 52 * level), colour)
             painter.drawText(QRectF(x - 4, 60, PEDAL + 8, 14), Qt.AlignmentFlag.AlignCenter, name[0].upper())
