@@ -202,3 +202,17 @@ def test_the_controller_on_show_stays_on_show_when_another_is_pulled_out(carbenc
         assert dialog.device_box.count() == 1 and "wheel" in dialog.device_box.currentText()
     finally:
         dialog.close()
+
+
+def test_restore_defaults_is_offered_only_with_a_controller_on_show(carbench_window, virtual_gamepad):
+    carbench_window.analog.pump()
+    dialog = carbench_window.analog.show_dialog()
+    try:
+        assert dialog.device() is not None and dialog.restore.isEnabled()
+        virtual_gamepad.detach()
+        carbench_window.analog.pump()
+        assert dialog.device() is None and not dialog.restore.isEnabled()
+        assert "No controller is plugged in" in dialog.about.text() or "cannot be used" in dialog.about.text()
+        dialog.restore.click()  # disabled: nothing happens, nothing raises
+    finally:
+        dialog.close()

@@ -224,7 +224,9 @@ class ControllerDialog(QDialog):
         self.problem.setStyleSheet("color: #a40000")
         layout.addWidget(self.problem)
         bottom = QDialogButtonBox(QDialogButtonBox.StandardButton.RestoreDefaults | QDialogButtonBox.StandardButton.Close)
-        bottom.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(self.restore_defaults)
+        self.restore = bottom.button(QDialogButtonBox.StandardButton.RestoreDefaults)
+        self.restore.setToolTip("Put the mapping of the controller on show back to its defaults")
+        self.restore.clicked.connect(self.restore_defaults)
         bottom.rejected.connect(self.close)
         layout.addWidget(bottom)
         self._timer = QTimer(self)
@@ -262,6 +264,7 @@ class ControllerDialog(QDialog):
         body = QWidget()
         layout = QVBoxLayout(body)
         device = self._shown = self.device()
+        self.restore.setEnabled(device is not None)  # with no controller there is no mapping to put back
         if device is None:
             why = self.controllers.unavailable
             self.about.setText(f"Controllers cannot be used here: {why}." if why else
