@@ -7,6 +7,7 @@ from PySide6.QtCore import QEvent, Qt
 from physics import channel_infos
 from workbench.gui.decimate import Decimator, peak_decimate
 from workbench.gui.testing import drive, hold
+from workbench.scripts.format import resolve_script
 
 
 def test_channels_of_different_units_get_their_own_axis(carbench_window):
@@ -324,3 +325,21 @@ def test_the_window_shows_channels_by_the_one_table_of_display_units():
     assert plot_panel.display_unit(accel)[0] == "m/s\u00b2"
     assert [pretty_unit(u) for u in ("kg m^2", "kg/m^3", "m^-1", "deg/s")] == ["kg m\u00b2", "kg/m\u00b3", "m\u207b\u00b9",
                                                                               "deg/s"]
+
+
+def test_a_new_run_with_no_frames_yet_does_not_keep_the_last_runs_range(carbench_window):
+    """A script loaded after a drive to 60 km/h: until its first frame the speed plot kept the drive's range, ticks
+    up to 60 over an empty plot."""
+    window = carbench_window
+    window.plots.set_channel_sets([["speed_kmh"]])
+    hold(window, {"throttle"}, 360)
+    axis = window.plots.rows[0].axes[0]
+    assert axis.vb.viewRange()[1][1] > 20.0
+    window.load_script(resolve_script("clutch_coast"))
+    assert window.model.session.log.frames == 0
+    window.plots.refresh()
+    assert tuple(axis.vb.viewRange()[1]) == (-1.0, 1.0)
+    hold(window, {"throttle"}, 120)  # the new run's data grows it at once
+    top = window.model.session.log.column("speed_kmh").max()
+    y0, y1 = axis.vb.viewRange()[1]
+    assert y0 <= 0.0 and top <= y1 < 4 * max(top, 1.0)

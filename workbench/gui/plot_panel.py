@@ -429,7 +429,10 @@ class PlotPanel(QWidget):
             row.drawn_ranges = ranges  # the overlay fits its references' curves in with these
             for axis in row.axes:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
-                axis.fit(lo, hi)
+                if log.frames == 0 and not lo <= hi:
+                    axis.clear()  # a new run not started yet (a script loaded, a preset opened): not the last one's
+                else:
+                    axis.fit(lo, hi)
                 axis.vb.prepareForPaint()  # apply the ranges now, not mid-paint (a second repaint)
             row.now.setVisible(not live)
             if not live:

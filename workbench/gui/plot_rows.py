@@ -129,6 +129,12 @@ class YAxis:
         self.axis = axis
         self.room = 0.0
 
+    def clear(self) -> None:
+        """No data to fit: the flat signal's range about zero, so that no run's range is left behind on an empty
+        plot (its ticks read as values); the first data grows it at once."""
+        if tuple(self.vb.viewRange()[1]) != (-1.0, 1.0):
+            self.vb.setYRange(-1.0, 1.0, padding=0)
+
     def fit(self, lo: float, hi: float) -> None:
         """Fit the range to [lo, hi] with a margin, kept while the data fills it well.
 
