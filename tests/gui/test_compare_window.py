@@ -467,3 +467,28 @@ def test_a_rerun_that_ends_in_a_bug_is_shown_and_raised_not_only_shown(carbench_
         assert [type(e[1]) for e in exceptions] == caught
         assert window.shown_errors and window.shown_errors[-1][0] == "Re-run failed"
         assert type(raised).__name__ in window.shown_errors[-1][1]
+
+
+def test_a_run_edited_part_way_lists_the_edit_where_its_start_is_the_same(carbench_window):
+    """Driven on from frame 150 with a heavier car: both runs started with the same parameters, and the dock said
+    '0 differ' beside curves that parted at 1.25 s."""
+    window = carbench_window
+    model = window.model
+    hold(window, {"throttle"}, 200)
+    model.set_running(False)
+    model.set_view_frame(150)
+    model.set_param("body.mass", 2000.0)
+    hold(window, {"throttle"}, 50)
+    dock = window.compare_dock_widget
+    model.set_running(False)
+    dock.update_comparison()
+    (edit,) = dock.comparison.edits
+    assert (edit.run, edit.frame, edit.path, edit.after) == ("B", 150, "body.mass", 2000.0)
+    assert edit.before == window.model.session.preset.params.body.mass
+    assert "0 parameters at the start, 1 changed part-way" in dock.status.text()
+    titles = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
+    assert titles[:2] == ["parameters (0 differ at the start)", "changed part-way (1)"]
+    line = dock.tree.topLevelItem(1).child(0)
+    assert line.isFirstColumnSpanned() and line.text(0).startswith(f"B, t = {150 * window.model.session.dt:.3f} s: "
+                                                                   "body.mass")
+    assert "2000 kg" in line.text(0)

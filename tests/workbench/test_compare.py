@@ -366,3 +366,30 @@ def test_verdict_flips_are_marked(capsys):
     code, text, _ = cli(capsys, "compare", full_lock, "--vs-set", "tyres.mu=0.75")
     n = len(flipped)
     assert text.count("FLIP") == n and f"({n} verdict flip{'s' if n != 1 else ''}," in text
+
+
+def test_a_parameter_a_script_changes_part_way_is_listed_with_when(capsys, tmp_path):
+    """B's [[set]] makes the car heavier at 1 s: both start alike, and the report said 'parameters: the same'
+    beside channels that parted there."""
+    later = tmp_path / "later.toml"
+    later.write_text(Path(COAST).read_text() + '\n[[set]]\nat = 1.0\nparams = { "body.mass" = 2000.0, '
+                     '"steering.lock" = 0.5 }\n')  # radians, as a script's values are
+    code, out, err = cli(capsys, "compare", COAST, "--vs-script", later, "--json")
+    assert code == 1, err
+    report = json.loads(out)
+    assert report["params"] == []
+    mass = load_preset("manual003").params.body.mass
+    lock = load_preset("manual003").params.steering.lock
+    frame = round(1.0 / report["b"]["dt"])
+    assert report["edits"] == [
+        {"run": "B", "frame": frame, "time": pytest.approx(1.0), "path": "body.mass", "before": mass, "after": 2000.0,
+         "unit": "kg"},
+        {"run": "B", "frame": frame, "time": pytest.approx(1.0), "path": "steering.lock",
+         "before": pytest.approx(np.degrees(lock)), "after": pytest.approx(np.degrees(0.5)), "unit": "deg"}]
+    code, out, err = cli(capsys, "compare", COAST, "--vs-script", later)
+    assert "parameters at the start: the same" in out and "parameters changed part-way:" in out
+    line = next(x for x in out.splitlines() if "body.mass" in x)
+    assert line.split()[:2] == ["B", "at"] and "1.0000 s" in line and f"{mass:g} -> 2000" in line and "kg" in line
+    # a script compared with itself has no edits, and its report no such section
+    code, out, err = cli(capsys, "compare", COAST, "--vs-script", COAST)
+    assert "part-way" not in out and "parameters: the same" in out

@@ -189,12 +189,25 @@ class CompareDock(QWidget):
         flips = len(result.flips)
         # A run that only went on longer (or stopped sooner) than the other differs by that alone: the note says so.
         span = f"; {result.span_note}" if result.span_note else ""
+        # Parameters changed part-way (an edit, a [[set]]) count beside those that differ from the start: a run edited
+        # as it drove differs from its reference by them alone, where the start's "0 differ" said nothing did.
+        edits = len(result.edits)
+        changed = f", {edits} changed part-way" if edits else ""
         self.status.setText("B agrees with A on every frame" if result.agree else
-                            f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}, {flips} verdict "
+                            f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}"
+                            f"{' at the start' if edits else ''}{changed}, {flips} verdict "
                             f"flip{'s' if flips != 1 else ''}{span}); {result.grid}")
-        params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ)"])
+        params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ{' at the start' if edits else ''})"])
         for r in result.params:
             QTreeWidgetItem(params, [r.path, _with_unit(_v(r.a), r.unit), _with_unit(_v(r.b), r.unit)])
+        if edits:
+            group = QTreeWidgetItem(self.tree, [f"changed part-way ({edits})"])
+            for r in result.edits:
+                text = (f"{r.run}, t = {r.time:.3f} s: {r.path} {_with_unit(_v(r.before), r.unit)} \u2192 "
+                        f"{_with_unit(_v(r.after), r.unit)}")
+                item = QTreeWidgetItem(group, [text])
+                item.setToolTip(0, f"{text} (frame {r.frame})")
+                item.setFirstColumnSpanned(True)  # one line across the A and B columns: it is one run's change
         verdicts = QTreeWidgetItem(self.tree, [f"expectations ({flips} flip{'s' if flips != 1 else ''})"])
         units = {info.name: display_unit(info) for info in session.log.infos}
         for r in result.verdicts:
@@ -217,13 +230,16 @@ class CompareDock(QWidget):
         for r in result.channels:
             QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta:+.4g}", r.unit), f"at {r.time:.3f} s"])
         params.setExpanded(True)
+        if edits:
+            group.setExpanded(True)
         verdicts.setExpanded(bool(result.flips))
         # A group's title spans the row, so the first column is sized to the names under it (see _fit_names), not
         # to the titles: sized to them it pushed A and B past a narrow dock's edge.
         root = self.tree.invisibleRootItem()
         for i in range(root.childCount()):
             root.child(i).setFirstColumnSpanned(True)
-        names = [root.child(i).child(j) for i in range(root.childCount()) for j in range(root.child(i).childCount())]
+        names = [root.child(i).child(j) for i in range(root.childCount()) for j in range(root.child(i).childCount())
+                 if not root.child(i).child(j).isFirstColumnSpanned()]  # a change part-way is a line of its own
         if names:
             for name in names:
                 for column in range(3):  # the whole text, where the column elides it

@@ -49,6 +49,7 @@ class Run:
     verdicts: list[Verdict] | None = None  # None when not known (a CSV)
     stamp: Stamp | None = None
     script: str | None = None  # the source of the script whose run it is, when one drove it (a replay, its edits)
+    changes: tuple[tuple[int, CarParams], ...] = ()  # (frame, the parameters from it on): a script's [[set]], an edit
 
     @property
     def frames(self) -> int:
@@ -73,7 +74,7 @@ def run_of(result: ReplayResult, label: str | None = None) -> Run:
     data = {name: np.array(matrix[:, i]) for i, name in enumerate(names)}
     text = label or f"{p.name} ({p.script.source}) on {p.preset}, dt {p.dt:.6g} s"
     return Run(text, p.params.model.unit, p.dt, data, p.params, list(result.verdicts), program_stamp(p),
-               p.script.source)
+               p.script.source, tuple(p.param_changes))
 
 
 MAX_CSV_BYTES = 1024**3
@@ -250,6 +251,19 @@ class ParamRow:
 
 
 @dataclass(frozen=True)
+class EditRow:
+    """A parameter one run changed part-way (a script's [[set]], an edit in the window), in display units."""
+
+    run: str  # "A" or "B"
+    frame: int
+    time: float  # [s]
+    path: str
+    before: Any
+    after: Any
+    unit: str
+
+
+@dataclass(frozen=True)
 class VerdictRow:
     label: str
     a: Verdict | None
@@ -292,7 +306,8 @@ class Comparison:
     t: np.ndarray  # the compared frame times [s]
     a_values: dict[str, np.ndarray]  # display units, on the compared frame times
     b_values: dict[str, np.ndarray]
-    params: list[ParamRow] = field(default_factory=list)
+    params: list[ParamRow] = field(default_factory=list)  # at the start
+    edits: list[EditRow] = field(default_factory=list)  # made part-way through either run, A's first
     verdicts: list[VerdictRow] = field(default_factory=list)
     channels: list[ChannelRow] = field(default_factory=list)  # channels that differ at all
     divergence: Divergence | None = None
@@ -318,11 +333,16 @@ class Comparison:
             lines.append(self.span_note)
         lines.append("")
         if self.a.params is not None and self.b.params is not None:
+            start = " at the start" if self.edits else ""
             if self.params:
-                lines.append("parameters (A -> B):")
+                lines.append(f"parameters{start} (A -> B):")
                 lines += _columns([(r.path, f"{_v(r.a)} -> {_v(r.b)}", r.unit) for r in self.params])
             else:
-                lines.append("parameters: the same")
+                lines.append(f"parameters{start}: the same")
+            if self.edits:
+                lines.append("parameters changed part-way:")
+                lines += _columns([(r.run, f"at {r.time:.4f} s (frame {r.frame})", r.path,
+                                    f"{_v(r.before)} -> {_v(r.after)}", r.unit) for r in self.edits])
             lines.append("")
         if self.verdicts:
             lines.append("expectations (A, B):")
@@ -374,6 +394,8 @@ class Comparison:
             "grid": self.grid, "frames": len(self.t), "atol": self.atol, "rtol": self.rtol,
             "span_note": self.span_note,
             "params": [{"path": r.path, "a": r.a, "b": r.b, "unit": r.unit} for r in self.params],
+            "edits": [{"run": r.run, "frame": r.frame, "time": r.time, "path": r.path, "before": r.before,
+                       "after": r.after, "unit": r.unit} for r in self.edits],
             "expectations": [{"label": r.label, "a": verdict(r.a), "b": verdict(r.b), "flipped": r.flipped}
                              for r in self.verdicts],
             "channels": [row(r) for r in self.channels],
@@ -454,6 +476,19 @@ def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
     return rows
 
 
+def edit_rows(run: Run, name: str, t: np.ndarray) -> list[EditRow]:
+    """The parameters ``run`` changed part-way, in the compared frames' span (``t``), one row per parameter and
+    change."""
+    rows, params = [], run.params
+    end = float(t[-1]) if len(t) else -1.0
+    for frame, changed in run.changes:
+        time = frame * run.dt
+        if params is not None and time <= end + 1e-9:
+            rows += [EditRow(name, frame, time, r.path, r.a, r.b, r.unit) for r in param_diff(params, changed)]
+        params = changed
+    return rows
+
+
 def verdict_rows(a: list[Verdict] | None, b: list[Verdict] | None) -> list[VerdictRow]:
     """Expectations of both runs matched by label (one script's own expectations line up one to one)."""
     if a is None and b is None:
@@ -498,6 +533,7 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
                             "(compared where both ran)")
     if a.params is not None and b.params is not None:
         result.params = param_diff(a.params, b.params)
+        result.edits = edit_rows(a, "A", t) + edit_rows(b, "B", t)
     result.verdicts = verdict_rows(a.verdicts, b.verdicts)
     units = result.units()
 
@@ -545,7 +581,8 @@ def edited_program(base, overrides: dict[str, Any]):
 
 
 def run_from_log(log, params: CarParams, dt: float, label: str, verdicts: list[Verdict] | None = None,
-                 stamp: Stamp | None = None, car: int = 0, script: str | None = None) -> Run:
-    """A run from a telemetry log (copied: the log may go on)."""
+                 stamp: Stamp | None = None, car: int = 0, script: str | None = None,
+                 changes: tuple[tuple[int, CarParams], ...] = ()) -> Run:
+    """A run from a telemetry log (copied: the log may go on); ``changes`` the parameters changed part-way."""
     data = {name: np.array(log.column(name, car)) for name in log.names}
-    return Run(label, params.model.unit, dt, data, params, verdicts, stamp, script)
+    return Run(label, params.model.unit, dt, data, params, verdicts, stamp, script, tuple(changes))

@@ -428,7 +428,8 @@ class LiveSession:
         stamp = make_stamp(preset_reference(self.preset), self.preset.params, start, self.dt)
         verdicts = [v for v in self.verdicts() if v is not None] if self.replayed else None
         script = self.program.script.source if self.replayed and self.program is not None else None
-        return run_from_log(self.log, start, self.dt, label, verdicts, stamp, script=script)
+        changes = tuple((k, p) for k, p in self.history.changes if k < self.log.frames)
+        return run_from_log(self.log, start, self.dt, label, verdicts, stamp, script=script, changes=changes)
 
     def drive_from(self, frame: int, label: str = "before driving on"):
         """Go on live from the start of ``frame``: frames 0 .. frame - 1 are kept, the later ones discarded.
