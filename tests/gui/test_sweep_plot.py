@@ -53,3 +53,64 @@ def test_plot_writes_pngs_that_open(qapp, tmp_path, capsys, params, names):
         image = QImage(str(out / name))
         assert not image.isNull() and image.width() >= 600, name
         assert len({image.pixel(x, y) for x in range(0, image.width(), 9) for y in range(0, image.height(), 9)}) > 5
+
+
+def test_a_sweep_into_a_folder_removes_an_earlier_sweeps_charts_and_nothing_else(qapp, tmp_path, capsys):
+    """A grid's heatmaps stayed beside a later one-axis sweep's CSV and margins, read as its findings."""
+    import json
+
+    from workbench.output.png_text import charts_of_a_sweep, png_texts
+
+    script = tmp_path / "tiny.toml"
+    script.write_text(SCRIPT)
+    out = tmp_path / "out"
+    grid = ["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:3",
+            "--param", "body.mass=900,1500"]
+    assert cli.main(grid) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    heatmaps = {"heatmap-moving.png", "heatmap-measure-peak-yaw-rate.png"}
+    assert charts_of_a_sweep(out) == heatmaps
+    assert png_texts(out / "heatmap-moving.png")["Software"].startswith("carbench ")
+    # the user's own images beside them: one Qt wrote (no Source), one named like a chart, and a link to a chart
+    mine = QImage(40, 30, QImage.Format.Format_RGB32)
+    mine.fill(0x336699)
+    assert mine.save(str(out / "photo.png")) and mine.save(str(out / "margins-old.png"))
+    (out / "link.png").symlink_to(out / "heatmap-moving.png")
+    line = ["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:4", "--json"]
+    assert cli.main(line) == 0, capsys.readouterr().err
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(report["removed"]) == sorted(str(out / name) for name in heatmaps)
+    assert {p.name for p in out.iterdir()} == {"sweep.csv", "margins.png", "measure-peak-yaw-rate.png", "photo.png",
+                                               "margins-old.png", "link.png"}
+    assert (out / "link.png").is_symlink()  # a link is never taken for a chart (it now leads nowhere)
+    # the same sweep again removes nothing: it writes the same charts
+    assert cli.main(line[:-1]) == 0
+    text = capsys.readouterr().out
+    assert "removed" not in text and (out / "margins.png").exists()
+    # a sweep without --plot leaves no chart of the one before beside its CSV
+    assert cli.main([a for a in line if a not in ("--plot", "--json")]) == 0
+    assert "removed an earlier sweep's charts" in capsys.readouterr().out
+    assert not (out / "margins.png").exists() and (out / "photo.png").exists()
+
+
+def test_png_texts_reads_only_the_text_before_the_image(tmp_path):
+    import struct
+    import zlib
+
+    from workbench.output.png_text import png_texts
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    head = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+    image = chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b"")
+    path = tmp_path / "a.png"
+    path.write_bytes(head + chunk(b"tEXt", b"Source\0carbench sweep") + image
+                     + chunk(b"tEXt", b"Comment\0after the image"))
+    assert png_texts(path) == {"Source": "carbench sweep"}
+    path.write_bytes(head + chunk(b"tEXt", b"Source\0carbench sweep"))  # cut short: what was read
+    assert png_texts(path) == {"Source": "carbench sweep"}
+    path.write_bytes(head + chunk(b"tEXt", b"X\0" + b"y" * 70_000) + chunk(b"tEXt", b"Source\0carbench sweep") + image)
+    assert png_texts(path) == {}  # past the limit: not carbench's
+    path.write_bytes(b"GIF89a" + b"\0" * 40)
+    assert png_texts(path) == {} and png_texts(tmp_path / "missing.png") == {}

@@ -146,7 +146,13 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
 
     app.processEvents()
     target = Path(path)
-    if not widget.grab().save(str(target), "PNG"):
+    image = widget.grab().toImage()
+    from workbench.runs.stamp import carbench_version
+
+    image.setText("Software", f"carbench {carbench_version()}")  # PNG text chunks (workbench.output.png_text)
+    if chart.source:
+        image.setText("Source", chart.source)
+    if not image.save(str(target), "PNG"):
         raise OSError(f"could not write {target}")
     widget.deleteLater()
     app.processEvents()

@@ -102,7 +102,11 @@ class Chart:
     width: int = 900
     height: int = 480
     notes: Sequence[str] = field(default_factory=tuple)  # short lines printed under the title
+    source: str = ""  # what drew it, kept in the PNG's Source text (a sweep's charts: SWEEP_SOURCE)
 
+
+SWEEP_SOURCE = "carbench sweep"
+"""The Source text of the charts ``carbench sweep --plot`` writes: how a later sweep into the folder knows them."""
 
 Renderer = Callable[[Chart, Path], Path]
 """Writes one chart as a PNG file and returns its path."""

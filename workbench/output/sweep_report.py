@@ -14,7 +14,7 @@ import numpy as np
 
 from physics import channel_infos
 from physics.units import display_of
-from workbench.output.charts import PASS_COLOUR, Band, Bars, Chart, Heatmap, Line, Renderer, Series
+from workbench.output.charts import PASS_COLOUR, SWEEP_SOURCE, Band, Bars, Chart, Heatmap, Line, Renderer, Series
 from workbench.output.files import atomic_write_text
 from workbench.runs.sweep import SweepResult, flips, varied_axis
 
@@ -230,6 +230,7 @@ def _distinct(charts_: list[tuple[str, Chart]]) -> list[tuple[str, Chart]]:
             n += 1
             name = f"{stem}-{n}.png"
         taken.add(name)
+        chart = replace(chart, source=SWEEP_SOURCE)  # known to the next sweep into the folder (charts_of_a_sweep)
         out.append((name, chart))
     return out
 

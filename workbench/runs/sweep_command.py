@@ -157,6 +157,7 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         if bar is not None:
             bar.close()
     assert result is not None
+    from workbench.output.png_text import charts_of_a_sweep
     from workbench.signals import deferring
     from workbench.streams import emit, quiet_stderr
 
@@ -171,10 +172,16 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
             say(f"--out {folder}: cannot write: {staged.shown(exc.strerror or str(exc))}", stderr)
             return 2
         files = [folder / f.name for f in written]
+        # An earlier sweep's charts left beside this sweep's CSV would read as its findings: those this one does not
+        # draw again go once its outputs are in place (only PNGs a sweep marked as its own, never a user's images).
+        stale = sorted(charts_of_a_sweep(folder) - {f.name for f in files}) if folder.is_dir() else []
+        staged.replaces(folder, stale)
         if args.json:
-            text = json.dumps(as_json(result, files), indent=2)
+            text = json.dumps({**as_json(result, files), "removed": [str(folder / name) for name in stale]}, indent=2)
         else:
             text = summary(result) + "\n" + "wrote " + ", ".join(str(f) for f in files)
+            if stale:
+                text += "\nremoved an earlier sweep's charts: " + ", ".join(str(folder / name) for name in stale)
         emit(text, stdout)  # stdout first: a full or closed stdout fails the sweep before any file is in place
         try:
             staged.commit()

@@ -1,0 +1,72 @@
+"""The text chunks of a PNG file (``tEXt``: a keyword and a Latin-1 value), read without Qt.
+
+carbench writes ``Software`` and, for a sweep's charts, ``Source`` into every chart it draws
+(workbench.gui.charts.render_png). A later sweep into the same folder reads them to tell its own earlier charts
+from anyone else's images (:func:`charts_of_a_sweep`). Only the chunks before the image data are read, and at
+most :data:`MAX_TEXT_BYTES` of them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+from pathlib import Path
+
+from workbench.output.charts import SWEEP_SOURCE
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_TEXT_BYTES = 64 * 1024  # carbench's own chunks are a few dozen bytes; a larger one is not carbench's
+
+
+def png_texts(path: str | os.PathLike) -> dict[str, str]:
+    """The ``tEXt`` chunks before the image data, keyword to value; empty for anything that is not a PNG (or
+    cannot be read)."""
+    texts: dict[str, str] = {}
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(8) != SIGNATURE:
+                return {}
+            read = 0
+            while True:
+                head = handle.read(8)
+                if len(head) < 8:
+                    return texts
+                length, kind = struct.unpack(">I4s", head)
+                if kind in (b"IDAT", b"IEND"):
+                    return texts
+                read += length
+                if read > MAX_TEXT_BYTES:
+                    return texts
+                if kind == b"tEXt":
+                    data = handle.read(length)
+                    keyword, sep, value = data.partition(b"\0")
+                    if sep and len(data) == length:
+                        texts[keyword.decode("latin-1")] = value.decode("latin-1")
+                    handle.seek(4, os.SEEK_CUR)  # the CRC
+                else:
+                    handle.seek(length + 4, os.SEEK_CUR)
+    except OSError:
+        return {}
+
+
+def charts_of_a_sweep(folder: str | os.PathLike) -> set[str]:
+    """The names of the charts an earlier ``carbench sweep --plot`` wrote into ``folder``: regular ``.png`` files
+    (not links) whose Source text says so. Anyone else's images, and a sweep's charts from before carbench marked
+    them, are not among them."""
+    names = set()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return names
+    for entry in entries:
+        if not entry.name.endswith(".png"):
+            continue
+        try:
+            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
+                continue
+        except OSError:
+            continue
+        if png_texts(Path(folder) / entry.name).get("Source") == SWEEP_SOURCE:
+            names.add(entry.name)
+    return names
