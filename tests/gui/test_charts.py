@@ -72,3 +72,24 @@ def test_a_tornado_chart_shows_its_bound_when_every_margin_is_below_it():
     chart = Chart("sensitivity", "mean margin", "", bars=Bars(["a", "b"], np.array([-5.0, -3.0]), np.array([-2.0, -1.0]),
                                                               -2.5), lines=[Line(0.0, "x", "#1a9850", True)])
     assert bars_x_range(chart) == (-5.0, 0.0)
+
+
+@pytest.mark.parametrize("level", [0.0, 250.0])
+def test_a_flat_curves_pass_band_fills_the_plot_above_it(qapp, tmp_path, level):
+    """Every car's margin the same (a bound met exactly): the band, cut at half the curve's height of none, had no
+    height, and the chart showed no side as passing."""
+    from workbench.output.charts import PASS_COLOUR
+
+    chart = Chart("flat", "x", "margin", series=[Series(np.array([0.0, 1.0, 2.0]), np.full(3, level), "m")],
+                  bands=[Band(level, np.inf, "y", PASS_COLOUR, "passes")])
+    image = QImage(str(render_png(chart, tmp_path / "flat.png")))
+    column = image.width() // 3
+    rows = range(image.height() // 8, image.height() - image.height() // 8)
+
+    def green(y: int) -> bool:
+        c = image.pixelColor(column, y)
+        return c.green() > c.red() + 8 and c.green() > c.blue() + 8
+
+    greens = [y for y in rows if green(y)]
+    assert greens, "no pass band drawn"
+    assert min(greens) < image.height() // 4 < image.height() // 2 < max(greens) + 40  # from the top down to the curve

@@ -34,8 +34,10 @@ def _pen(colour: str, width: float = 2.0, dashed: bool = False):
 
 
 def _span(lo: float, hi: float, data_lo: float, data_hi: float) -> tuple[float, float]:
-    """A band's ends with infinite sides clipped a little beyond the data."""
-    pad = max(data_hi - data_lo, 1e-9) * 0.5
+    """A band's ends with infinite sides clipped well beyond the data, past any range the chart is drawn over (the
+    data widened to a bound's line, or a flat curve's +-1): cut at half the data's height, a flat curve's band was
+    a line of no height, and a pass band stopped short of a bound drawn above the curves."""
+    pad = 10.0 * max(data_hi - data_lo, abs(data_lo), abs(data_hi), 1.0)
     return (lo if math.isfinite(lo) else data_lo - pad, hi if math.isfinite(hi) else data_hi + pad)
 
 
@@ -82,6 +84,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     for side in ("left", "bottom"):
         plot.getAxis(side).setPen("#444")
         plot.getAxis(side).setTextPen("#222")
+        # The values as they are: pyqtgraph's SI scaling wrote a margin of +-0.4 N m as +-400 with "(x0.001)" after
+        # the title's own unit.
+        plot.getAxis(side).enableAutoSIPrefix(False)
     plot.setLabel("bottom", chart.x_label)
     plot.setLabel("left", chart.y_label)
     legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
