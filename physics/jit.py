@@ -478,6 +478,30 @@ _source_digest: str | None = None
 if not DISABLED:
     from numba.core.caching import FunctionCache
 
+    def load_without_refresh(cache, sig, target_context):
+        """``cache.load_overload(sig, target_context)`` as numba's own, without refreshing the context first.
+
+        numba's refresh imports and registers every implementation it has for typing and lowering new code (linear
+        algebra, random numbers, typed containers, and SciPy's BLAS where SciPy is installed): 0.45 s of a process's
+        first batch, and nothing compiled and loaded from the cache calls them. Only numba's runtime, which the
+        kernel's arrays use, is started. Every compile refreshes the context itself (numba.core.compiler's
+        CompilerBase), a miss's included."""
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        with cache._guard_against_spurious_io_errors():
+            return cache._load_overload(sig, target_context)
+        return None  # the guard swallowed a spurious I/O error: a miss
+
+    class _QuickLoad(FunctionCache):
+        def load_overload(self, sig, target_context):
+            return load_without_refresh(self, sig, target_context)
+
+    def quick_load(dispatcher) -> None:
+        """Give a ``cache=True`` dispatcher numba's cache loaded without the context's refresh
+        (:func:`load_without_refresh`): the functions every batch calls from Python (physics.kernel.new_args)."""
+        dispatcher._cache = _QuickLoad(dispatcher.py_func)
+
     class ModelCache(FunctionCache):
         """numba's function cache, keyed also on the model's sources (and whatever else ``key`` says)."""
 

@@ -278,6 +278,8 @@ if DISABLED:
 else:
     from numba.experimental import structref
 
+    from .jit import quick_load
+
     @structref.register
     class ArgsType(numba.types.StructRef):
         """The numba type of :class:`Args`."""
@@ -317,6 +319,8 @@ else:
         args.whole = whole
         return args
 
+    quick_load(new_args)
+
 
 def _signature():
     rec = numba.from_dtype
@@ -336,13 +340,14 @@ def _announce() -> None:
 
 
 if not DISABLED:
-    from .jit import ModelCache
+    from .jit import ModelCache, load_without_refresh
 
     class _ModelCache(ModelCache):
-        """The kernel's cache: a miss is the model's first compile, which is said once."""
+        """The kernel's cache: a miss is the model's first compile, which is said once. A hit is loaded without
+        refreshing numba's context (physics.jit.load_without_refresh)."""
 
         def load_overload(self, sig, target_context):
-            data = super().load_overload(sig, target_context)
+            data = load_without_refresh(self, sig, target_context)
             if data is None:
                 _announce()
             return data

@@ -547,3 +547,26 @@ def test_a_subsystem_that_uses_its_environment_works_inside_ordinary_callers(tmp
     lines = done.stdout.split("\n")
     assert "loud 3.0" in lines and "caller 7.0" in lines and "many [0.0, 2.0]" in lines, done.stdout
     assert done.stdout.count("loud") == 3  # the parallel caller's two lines may interleave: counted, not matched
+
+
+WARM_BATCH = """
+import sys
+from physics import Inputs, Simulation, load_preset
+for preset in ("sedan", "manual003"):
+    sim = Simulation(load_preset(preset).params, n=3)
+    for _ in range(3):
+        sim.step(Inputs.from_keys(3, {"throttle"}))
+refreshed = [m for m in ("numba.np.linalg", "numba.typed.typeddict", "numba.np.random.generator_core")
+             if m in sys.modules]
+print(",".join(refreshed) or "none", sim.frame == 3)
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python loads nothing compiled")
+def test_a_warm_start_loads_the_kernel_without_refreshing_numbas_compiler():
+    """numba's cache refreshes its context before loading (importing its linear algebra, random numbers and typed
+    containers, and SciPy's BLAS): 0.45 s of every command's first batch, for code nothing compiled calls."""
+    _python(WARM_BATCH)  # the kernel and new_args in the cache, whatever ran before
+    done = _python(WARM_BATCH)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["none", "True"], done.stdout + done.stderr[-2000:]
