@@ -492,3 +492,23 @@ def test_a_run_edited_part_way_lists_the_edit_where_its_start_is_the_same(carben
     assert line.isFirstColumnSpanned() and line.text(0).startswith(f"B, t = {150 * window.model.session.dt:.3f} s: "
                                                                    "body.mass")
     assert "2000 kg" in line.text(0)
+
+
+def test_the_rows_of_references_rebuilt_leave_none_drawn_over_the_tree(carbench_window):
+    """The Compare dock rebuilds its rows of pinned runs on every change; a row taken out stayed drawn where it
+    was until the event loop deleted it, over the tree's lines (an unpin button among them)."""
+    from PySide6.QtWidgets import QLabel
+
+    window = carbench_window
+    hold(window, {"throttle"}, 60)
+    window.comparer.pin_current()
+    hold(window, {"throttle", "left"}, 60)
+    window.comparer.pin_current()
+    dock = window.compare_dock_widget
+    for _ in range(3):
+        dock.update_comparison()
+    QApplication.processEvents()  # shows the new rows; the old ones are not deleted outside the event loop
+    in_layout = {dock.refs_layout.itemAt(i).widget() for i in range(dock.refs_layout.count())}
+    shown = [label for label in dock.findChildren(QLabel) if "frames" in label.text() and label.isVisible()]
+    assert len(in_layout) == 2 and len(shown) == 2
+    assert all(label.parentWidget() in in_layout for label in shown)

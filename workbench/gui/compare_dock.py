@@ -151,6 +151,9 @@ class CompareDock(QWidget):
         while self.refs_layout.count():
             item = self.refs_layout.takeAt(0)
             if item.widget() is not None:
+                # Hidden now: out of the layout it stayed drawn where it was until the event loop deleted it, and a
+                # row of the references stood over the tree after the list moved (an unpin button among them).
+                item.widget().hide()
                 item.widget().deleteLater()
         for i, ref in enumerate(self.comparer.references.items):
             row = QWidget()
