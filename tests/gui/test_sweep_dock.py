@@ -309,3 +309,17 @@ def test_the_boxes_hold_only_values_the_sweep_takes_and_a_refusal_speaks_of_the_
     text = dock.status.text()
     assert text.startswith("body.mass: ") and "'to' (1000) must be above 'from' (1000)" in text, text
     assert "--param" not in text
+
+
+def test_a_removed_axis_leaves_nothing_drawn_where_it_was(carbench_window):
+    window = carbench_window
+    assert window.load_script("presets/scripts/clutch_coast.toml")
+    window.show_sweep_dock()
+    dock = window.sweep
+    assert dock.add_axis("body.mass") and dock.add_axis("steering.lock")
+    QApplication.processEvents()
+    widgets = list(dock.axes["body.mass"].widgets)
+    dock.remove_axis("body.mass")
+    QApplication.processEvents()  # not the event loop: the widgets are not deleted yet
+    assert widgets and not any(w.isVisible() for w in widgets)
+    assert all(w.isVisible() for w in dock.axes["steering.lock"].widgets)

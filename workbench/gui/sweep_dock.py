@@ -254,6 +254,7 @@ class SweepDock(QWidget):
             return
         for widget in row.widgets:
             self.grid.removeWidget(widget)
+            widget.hide()  # gone now, not where it was until the event loop gets round to deleting it
             widget.deleteLater()
         rows = list(self.axes.values())
         for r, axis in enumerate(rows, 1):
