@@ -488,9 +488,13 @@ if not DISABLED:
         CompilerBase), a miss's included."""
         from numba.core.runtime import rtsys
 
+        guard = getattr(cache, "_guard_against_spurious_io_errors", None)
+        load = getattr(cache, "_load_overload", None)
+        if guard is None or load is None:  # a numba that has them no longer: its own way, with the refresh
+            return FunctionCache.load_overload(cache, sig, target_context)
         rtsys.initialize(target_context)
-        with cache._guard_against_spurious_io_errors():
-            return cache._load_overload(sig, target_context)
+        with guard():
+            return load(sig, target_context)
         return None  # the guard swallowed a spurious I/O error: a miss
 
     class _QuickLoad(FunctionCache):
