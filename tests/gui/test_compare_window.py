@@ -271,6 +271,9 @@ def test_editing_while_scrubbed_drives_on_from_there(carbench_window):
     session = model.session
     assert session.log.frames == 150 and session.params.body.mass == 2000.0
     assert len(window.comparer.references) == 1
+    # the Parameters dock shows the value in effect, marked as an edit (it kept showing 1600 kg)
+    row = window.params.rows["body.mass"]
+    assert row.editors[0].spin.value() == 2000.0 and row.reset.isEnabled()
     hold(window, {"throttle"}, 50)
     script = model.stop_recording()
     (result,) = replay([compile_script(script, dt=script.dt)])

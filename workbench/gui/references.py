@@ -209,6 +209,9 @@ class Comparer(QObject):
                     frame = self.model.view_frame
                     shown = session.history.params_at(frame - 1) if frame else session.history.start_params
                     session.set_param(path, shown.get(path))
+                # Said again: going on from the frame put that frame's parameters on show (params_changed("")),
+                # and the Parameters dock kept showing the value before the edit that was now in effect.
+                self.model.params_changed.emit(path)
             finally:
                 self._editing = False
             return
