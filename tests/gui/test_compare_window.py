@@ -492,7 +492,7 @@ def test_a_run_edited_part_way_lists_the_edit_where_its_start_is_the_same(carben
     titles = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
     assert titles[:2] == ["parameters (0 differ at the start)", "changed part-way (1)"]
     line = dock.tree.topLevelItem(1).child(0)
-    assert line.isFirstColumnSpanned() and line.text(0).startswith(f"B, t = {150 * window.model.session.dt:.3f} s: "
+    assert line.isFirstColumnSpanned() and line.text(0).startswith(f"B, t = {150 * window.model.session.dt:.4f} s: "
                                                                    "body.mass")
     assert "2000 kg" in line.text(0)
 

@@ -383,9 +383,10 @@ def test_a_parameter_a_script_changes_part_way_is_listed_with_when(capsys, tmp_p
     frame = round(1.0 / report["b"]["dt"])
     assert report["edits"] == [
         {"run": "B", "frame": frame, "time": pytest.approx(1.0), "path": "body.mass", "before": mass, "after": 2000.0,
-         "unit": "kg"},
+         "unit": "kg", "beyond": False},
         {"run": "B", "frame": frame, "time": pytest.approx(1.0), "path": "steering.lock",
-         "before": pytest.approx(np.degrees(lock)), "after": pytest.approx(np.degrees(0.5)), "unit": "deg"}]
+         "before": pytest.approx(np.degrees(lock)), "after": pytest.approx(np.degrees(0.5)), "unit": "deg",
+         "beyond": False}]
     code, out, err = cli(capsys, "compare", COAST, "--vs-script", later)
     assert "parameters at the start: the same" in out and "parameters changed part-way:" in out
     line = next(x for x in out.splitlines() if "body.mass" in x)
@@ -393,3 +394,20 @@ def test_a_parameter_a_script_changes_part_way_is_listed_with_when(capsys, tmp_p
     # a script compared with itself has no edits, and its report no such section
     code, out, err = cli(capsys, "compare", COAST, "--vs-script", COAST)
     assert "part-way" not in out and "parameters: the same" in out
+
+
+def test_a_change_made_after_the_other_run_ended_is_listed_as_past_the_compared_frames(capsys, tmp_path):
+    """A run pinned early (A) against one that drove on and was edited later: the edit changed no compared frame,
+    and the report said 'parameters: the same' without it."""
+    text = Path(COAST).read_text()
+    duration = load_script(COAST).duration
+    longer = tmp_path / "longer.toml"
+    longer.write_text(text.replace(f"duration = {duration}", f"duration = {duration + 2.0}", 1)
+                      + f'\n[[set]]\nat = {duration + 1.0}\nparams = {{ "body.mass" = 2000.0 }}\n')
+    code, out, err = cli(capsys, "compare", COAST, "--vs-script", longer, "--json")
+    report = json.loads(out)
+    (edit,) = report["edits"]
+    assert edit["beyond"] and edit["time"] == pytest.approx(duration + 1.0) and edit["after"] == 2000.0
+    code, out, err = cli(capsys, "compare", COAST, "--vs-script", longer)
+    line = next(x for x in out.splitlines() if "body.mass" in x)
+    assert line.rstrip().endswith("(past the compared frames)")

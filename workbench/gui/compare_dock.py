@@ -206,8 +206,8 @@ class CompareDock(QWidget):
         if edits:
             group = QTreeWidgetItem(self.tree, [f"changed part-way ({edits})"])
             for r in result.edits:
-                text = (f"{r.run}, t = {r.time:.3f} s: {r.path} {_with_unit(_v(r.before), r.unit)} \u2192 "
-                        f"{_with_unit(_v(r.after), r.unit)}")
+                text = (f"{r.run}, t = {r.time:.4f} s: {r.path} {_with_unit(_v(r.before), r.unit)} \u2192 "
+                        f"{_with_unit(_v(r.after), r.unit)}{' (past the compared frames)' if r.beyond else ''}")
                 item = QTreeWidgetItem(group, [text])
                 item.setToolTip(0, f"{text} (frame {r.frame})")
                 item.setFirstColumnSpanned(True)  # one line across the A and B columns: it is one run's change

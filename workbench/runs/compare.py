@@ -261,6 +261,7 @@ class EditRow:
     before: Any
     after: Any
     unit: str
+    beyond: bool = False  # made past the frames compared (the other run had ended): it changed none of them
 
 
 @dataclass(frozen=True)
@@ -342,7 +343,8 @@ class Comparison:
             if self.edits:
                 lines.append("parameters changed part-way:")
                 lines += _columns([(r.run, f"at {r.time:.4f} s (frame {r.frame})", r.path,
-                                    f"{_v(r.before)} -> {_v(r.after)}", r.unit) for r in self.edits])
+                                    f"{_v(r.before)} -> {_v(r.after)}", r.unit,
+                                    "(past the compared frames)" if r.beyond else "") for r in self.edits])
             lines.append("")
         if self.verdicts:
             lines.append("expectations (A, B):")
@@ -395,7 +397,7 @@ class Comparison:
             "span_note": self.span_note,
             "params": [{"path": r.path, "a": r.a, "b": r.b, "unit": r.unit} for r in self.params],
             "edits": [{"run": r.run, "frame": r.frame, "time": r.time, "path": r.path, "before": r.before,
-                       "after": r.after, "unit": r.unit} for r in self.edits],
+                       "after": r.after, "unit": r.unit, "beyond": r.beyond} for r in self.edits],
             "expectations": [{"label": r.label, "a": verdict(r.a), "b": verdict(r.b), "flipped": r.flipped}
                              for r in self.verdicts],
             "channels": [row(r) for r in self.channels],
@@ -477,14 +479,15 @@ def param_diff(a: CarParams, b: CarParams) -> list[ParamRow]:
 
 
 def edit_rows(run: Run, name: str, t: np.ndarray) -> list[EditRow]:
-    """The parameters ``run`` changed part-way, in the compared frames' span (``t``), one row per parameter and
-    change."""
+    """Every parameter ``run`` changed part-way, one row per parameter and change; ``beyond`` marks those made past
+    the compared frames (``t``), where the other run had ended."""
     rows, params = [], run.params
     end = float(t[-1]) if len(t) else -1.0
     for frame, changed in run.changes:
         time = frame * run.dt
-        if params is not None and time <= end + 1e-9:
-            rows += [EditRow(name, frame, time, r.path, r.a, r.b, r.unit) for r in param_diff(params, changed)]
+        if params is not None:
+            rows += [EditRow(name, frame, time, r.path, r.a, r.b, r.unit, time > end + 1e-9)
+                     for r in param_diff(params, changed)]
         params = changed
     return rows
 
