@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, Qt
 
 from physics import channel_infos
 from workbench.gui.decimate import Decimator, peak_decimate
+from workbench.gui.plot_panel import PAUSED_MARGIN
 from workbench.gui.testing import drive, hold
 from workbench.scripts.format import resolve_script
 
@@ -343,3 +344,24 @@ def test_a_new_run_with_no_frames_yet_does_not_keep_the_last_runs_range(carbench
     top = window.model.session.log.column("speed_kmh").max()
     y0, y1 = axis.vb.viewRange()[1]
     assert y0 <= 0.0 and top <= y1 < 4 * max(top, 1.0)
+
+
+def test_pausing_and_stepping_back_keeps_the_live_window_and_an_earlier_frame_is_centred(carbench_window):
+    """Paused and stepped back one frame, the time axis went from -10..0 to -5..+5: half of every plot was empty
+    future."""
+    window = carbench_window
+    hold(window, {"throttle"}, 1800)  # 15 s
+    span = window.plots.span()
+    live = window.plots.view
+    dt = window.model.session.dt
+    newest = (window.model.session.log.frames - 1) * dt
+    assert live == pytest.approx((newest - span, newest))
+    window.model.set_running(False)
+    window.model.set_view_frame(window.model.session.log.frames - 2)
+    window.plots.refresh()
+    margin = PAUSED_MARGIN * span  # where a dot on the newest frame is drawn whole
+    assert window.plots.view == pytest.approx((live[0] + margin, live[1] + margin))
+    window.model.set_view_frame(300)  # 2.5 s: in the middle of the window on show
+    window.plots.refresh()
+    a, b = window.plots.view
+    assert b - a == pytest.approx(span) and a < 300 * dt < b and b <= newest + margin + 1e-9

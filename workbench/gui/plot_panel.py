@@ -88,6 +88,10 @@ def _place(mark, origin: float) -> None:
 EXPORT_FILTERS = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
 
 
+PAUSED_MARGIN = 0.03
+"""Paused, the time axis runs this share of its span past the newest frame (a dot drawn on it stays whole)."""
+
+
 class PlotPanel(QWidget):
     """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list,
     ``export_requested`` a plot to export (the window asks where, as for its other files)."""
@@ -370,7 +374,10 @@ class PlotPanel(QWidget):
                 view[0] + 0.02 * span <= shown <= view[1] - 0.02 * span):
             if view is not None and abs((view[1] - view[0]) - span) <= 1e-9 and view[0] <= shown <= view[1]:
                 return view
-            start = min(shown - span / 2, newest - span / 2) if newest > span else shown - span / 2
+            # Centred on the frame on show, but not past the newest frame (by more than a margin, where an
+            # expectation's dot on the last frame is drawn whole) while it is in the newest half: stepping back one
+            # frame, the plots had jumped to half a window of empty future.
+            start = min(shown - span / 2, newest + PAUSED_MARGIN * span - span)
             view = (start, start + span)
         self._paused_view = view
         return view
