@@ -149,3 +149,16 @@ def test_a_marker_just_past_the_views_edge_draws_nothing(carbench_window):
     view._icr.setData([x0 + 20 * px], [0.5 * (y0 + y1)])  # inside: the whole cross
     drawn = yellow(view.grab().toImage())
     assert len({x for x, _ in drawn}) >= 12 and len({y for _, y in drawn}) >= 12
+
+
+@pytest.mark.carbench_preset("manual003")
+def test_the_hud_before_the_first_frame_says_what_the_first_frame_will(carbench_window):
+    window = carbench_window
+    window.load_script("presets/scripts/clutch_coast.toml")
+    assert window.model.session.log.frames == 0
+    window.car_view.redraw()
+    before = window.car_view.hud.lines()[1]
+    assert before == f"gear 1   {window.model.session.params.engine.idle_rpm:.0f} rpm"
+    hold(window, set(), 1)
+    assert window.model.session.log.column("gear")[0] == 1.0
+    assert window.car_view.hud.lines()[1].startswith("gear 1 ")

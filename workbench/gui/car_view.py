@@ -544,9 +544,14 @@ def away_anchor(away: np.ndarray) -> tuple[float, float]:
 
 def at_rest(p) -> dict[str, float]:
     """The frame on show before the first step: the car at rest at the origin, every channel zero but the
-    wheels' loads, which are static (a car standing still has its wheels on the ground)."""
+    wheels' loads, which are static (a car standing still has its wheels on the ground), and the gear and engine
+    speed it starts with (physics.state.initial_state: 1st, idling): the HUD said "gear N  0 rpm" until the first
+    frame said "gear 1  800 rpm"."""
     values = dict.fromkeys(channel_names(p.model.unit), 0.0)
     front, rear = static_loads(p)
     for c in CORNERS:
         values[f"load_{c.name}"] = front if c.front else rear
+    values["gear"] = 1.0
+    if p.engine is not None:
+        values["rpm"] = float(p.engine.idle_rpm)
     return values
