@@ -8,6 +8,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from physics.presets import scripts_dir
+from workbench.gui.compare_dock import elide_path
 from workbench.gui.testing import drive, hold
 from workbench.runs.compare import edited_program
 from workbench.runs.replay import replay
@@ -167,9 +168,9 @@ def test_compare_dock_lists_the_edited_parameter_and_jumps_to_the_divergence(car
             for column in (1, 2):
                 assert all(dock.tree.columnWidth(column) >= widest(g, column) for g in groups if g.childCount())
         tree_widths.append(room)
-        if width == 300:  # narrow: two names alike at their start stay told apart (elided in the middle)
+        if width == 300:  # narrow: two names alike at their start stay told apart (their groups give way)
             room = dock.tree.columnWidth(0) - 2 * dock.tree.indentation()
-            shown = {metrics.elidedText(n, dock.tree.textElideMode(), room)
+            shown = {elide_path(n, room, metrics.horizontalAdvance)
                      for n in ("body.wheelbase", "body.wheel_inertia_front", "body.wheel_inertia_rear")}
             assert len(shown) == 3, shown
     window.compare_dock.setMinimumWidth(0)
@@ -515,3 +516,55 @@ def test_the_rows_of_references_rebuilt_leave_none_drawn_over_the_tree(carbench_
     shown = [label for label in dock.findChildren(QLabel) if "frames" in label.text() and label.isVisible()]
     assert len(in_layout) == 2 and len(shown) == 2
     assert all(label.parentWidget() in in_layout for label in shown)
+
+
+def drawn_name(tree, item) -> str:
+    """The text the tree's delegate draws in an item's first column, at its width now."""
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    index = tree.indexFromItem(item, 0)
+    option = QStyleOptionViewItem()
+    option.rect = tree.visualRect(index)
+    tree.itemDelegateForColumn(0).initStyleOption(option, index)
+    return option.text
+
+
+def test_names_of_one_group_stay_told_apart_in_a_narrow_dock(carbench_window, qtbot):
+    """engine.idle_rpm, engine.peak_rpm, engine.redline_rpm and engine.stall_rpm all read "engi..._rpm" elided in
+    the middle, even 1500 px wide: the group gives way first."""
+    window = carbench_window
+    hold(window, {"throttle"}, 60)
+    window.comparer.pin_current()
+    window.model.load_preset("classic")
+    hold(window, {"throttle"}, 60)
+    window.compare_dock.raise_()
+    dock = window.compare_dock_widget
+    dock.update_comparison()
+    qtbot.wait(10)
+    params = dock.tree.topLevelItem(0)
+    items = [params.child(i) for i in range(params.childCount())]
+    names = [item.text(0) for item in items]
+    rpm = [i for i, n in enumerate(names) if n.startswith("engine.") and n.endswith("_rpm")]
+    assert len(rpm) >= 3, names
+    drawn = [drawn_name(dock.tree, item) for item in items]
+    assert any(d != n for d, n in zip(drawn, names, strict=True))  # the dock as it opens elides some
+    assert len({drawn[i] for i in rpm}) == len(rpm), [drawn[i] for i in rpm]
+    assert all(drawn[i].endswith("rpm") for i in rpm)  # the end of each name kept
+    # units as the window writes them everywhere else: powers as superscripts (they read "kg m^2")
+    cells = [item.text(c) for item in items for c in (1, 2)]
+    assert not [c for c in cells if "^" in c] and any("\u00b2" in c for c in cells)
+    metrics = dock.tree.fontMetrics()
+    room = dock.tree.columnWidth(0) - 2 * dock.tree.indentation()
+    for d in drawn:
+        assert metrics.horizontalAdvance(d) <= room, d
+
+
+def test_elide_path_gives_up_the_group_then_the_middle_of_the_name():
+    def advance(text):
+        return 10 * len(text)
+
+    assert elide_path("engine.idle_rpm", 150, advance) == "engine.idle_rpm"
+    assert elide_path("engine.idle_rpm", 120, advance) == "en\u2026.idle_rpm"
+    assert elide_path("engine.idle_rpm", 90, advance) == "\u2026idle_rpm"
+    assert elide_path("engine.idle_rpm", 50, advance) == "id\u2026pm"
+    assert elide_path("mass", 10, advance) == "mass"  # not a path: Qt elides it

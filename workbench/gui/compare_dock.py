@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QStyledItemDelegate,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -26,6 +27,7 @@ from physics import ParamError
 from workbench.gui.ghosts import GhostCars
 from workbench.gui.plot_overlay import PlotOverlay
 from workbench.gui.plot_panel import display_unit, format_value
+from workbench.gui.plot_style import pretty_unit
 from workbench.gui.references import Comparer
 from workbench.runs.compare import CompareError, Comparison, compare
 
@@ -94,9 +96,11 @@ class CompareDock(QWidget):
         self.tree.setHeaderLabels(["", "A (reference)", "B (on show)"])
         self.tree.header().setStretchLastSection(False)  # the widths are set in _fit_names
         self.tree.setRootIsDecorated(True)
-        # Elided in the middle, a name keeps its group and its end: at the right, body.wheelbase and
-        # body.wheel_inertia_front both read "body.whee..." (the whole text is in each cell's tooltip).
+        # Elided in the middle, a value keeps its unit; a parameter's name gives up its group first (NameElision):
+        # at the right, body.wheelbase and body.wheel_inertia_front both read "body.whee...", and in the middle
+        # engine.idle_rpm and engine.peak_rpm both "engi..._rpm" (the whole text is in each cell's tooltip).
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setItemDelegateForColumn(0, NameElision(self.tree))
         top = QHBoxLayout()
         top.addWidget(self.pin_button)
         top.addWidget(self.drive_button)
@@ -285,8 +289,45 @@ class CompareDock(QWidget):
         self._fit_names()
 
 
+def elide_path(text: str, width: float, advance) -> str:
+    """A parameter's dotted name shortened to ``width`` (``advance(text)`` its width): whole where it fits, else its
+    group cut short from the end ("eng\u2026.idle_rpm"), then without it ("\u2026idle_rpm"), then the last part elided
+    in the middle. The end of a name is what tells a group's parameters apart."""
+    if advance(text) <= width or "." not in text:
+        return text
+    group, name = text.rsplit(".", 1)
+    for keep in range(len(group) - 1, 0, -1):
+        shorter = f"{group[:keep]}\u2026.{name}"
+        if advance(shorter) <= width:
+            return shorter
+    alone = f"\u2026{name}"
+    if advance(alone) <= width:
+        return alone
+    for cut in range(1, len(name)):
+        half = (len(name) - cut) // 2
+        shorter = f"{name[:half]}\u2026{name[len(name) - (len(name) - cut - half):]}"
+        if advance(shorter) <= width:
+            return shorter
+    return "\u2026"
+
+
+class NameElision(QStyledItemDelegate):
+    """The Compare tree's names: a parameter's dotted name elided by :func:`elide_path`; group titles and lines
+    that span the row as Qt elides them."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        tree = self.parent()
+        item = tree.itemFromIndex(index) if isinstance(tree, QTreeWidget) else None
+        if item is None or item.isFirstColumnSpanned() or " " in option.text:
+            return
+        room = option.rect.width() - 2 * (tree.style().pixelMetric(tree.style().PixelMetric.PM_FocusFrameHMargin) + 1)
+        option.text = elide_path(option.text, room, option.fontMetrics.horizontalAdvance)
+
+
 def _with_unit(text: str, unit: str) -> str:
-    return f"{text} {unit}" if unit and text != "-" else text
+    """A value and its unit as the window shows units (powers as superscripts: "kg m\u00b2", not "kg m^2")."""
+    return f"{text} {pretty_unit(unit)}" if unit and text != "-" else text
 
 
 def _v(value) -> str:
