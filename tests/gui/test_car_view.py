@@ -162,3 +162,14 @@ def test_the_hud_before_the_first_frame_says_what_the_first_frame_will(carbench_
     hold(window, set(), 1)
     assert window.model.session.log.column("gear")[0] == 1.0
     assert window.car_view.hud.lines()[1].startswith("gear 1 ")
+
+
+def test_the_hud_steer_text_clears_its_bar_at_full_lock_either_way(carbench_window):
+    from workbench.gui.hud import BAR, GAP, MARGIN
+
+    hud = carbench_window.car_view.hud
+    metrics = hud.fontMetrics()
+    bar_start = MARGIN + hud._column - BAR
+    for text in ("steer +88.8 deg", "steer -88.8 deg", "steer +40.0 deg", "steer +31.5 deg"):
+        assert MARGIN + metrics.horizontalAdvance(text) + GAP <= bar_start, text
+    assert 60 + 14 <= hud.height() - 2  # the pedals' initials clear of the bottom edge

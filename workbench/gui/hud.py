@@ -16,7 +16,9 @@ BACKGROUND = QColor(255, 255, 255, 215)
 
 STOPPED_RPM = 1.0  # [rpm] without a ``stalled`` channel: an engine turning slower than this has stalled
 MARGIN = 8  # [px] inside the HUD's frame, left of the texts
-BAR = 44  # [px] the steering bar's length
+BAR = 36  # [px] the steering bar's length (the HUD fits between a 1024 x 640 window's axes)
+GAP = 8  # [px] between the steering angle's text and its bar ("+40.0 deg" is wider than "-88.8 deg": it touched)
+HEIGHT = 77  # [px] the pedals' initials clear of the bottom edge
 PEDAL, PEDAL_GAP = 11, 3  # [px] a pedal's bar and the gap between two
 # The HUD is as wide as its usual texts need (as lines() writes them), so that it fits a small car view
 # between the axes (236 px, as it was, covered the y labels at 1024x640); a rarer, longer line (a stalled
@@ -45,9 +47,9 @@ class Hud(QWidget):
         metrics = self.fontMetrics()
         self._column = max([QFontMetrics(self._big).horizontalAdvance("188 km/h")]
                            + [metrics.horizontalAdvance(t) for t in WIDEST]
-                           + [metrics.horizontalAdvance("steer -88.8 deg") + 6 + BAR])
+                           + [max(metrics.horizontalAdvance(f"steer {sign}88.8 deg") for sign in "+-") + GAP + BAR])
         self._pedals_x = MARGIN + self._column + 6
-        self.setFixedSize(self._pedals_x + len(PEDALS) * PEDAL + (len(PEDALS) - 1) * PEDAL_GAP + 5, 74)
+        self.setFixedSize(self._pedals_x + len(PEDALS) * PEDAL + (len(PEDALS) - 1) * PEDAL_GAP + 5, HEIGHT)
 
     def show_frame(self, values: dict[str, float], unit: str, manual: bool, lock: float) -> None:
         self.values, self.unit, self.manual, self.lock = values, unit, manual, lock
