@@ -98,15 +98,31 @@ def remembered(ask: Callable[[], bool], features: str, folder: Path | None = Non
     cpu = numba.config.CPU_NAME or ll.get_host_cpu_name()
     key = "\n".join((numba.__version__, llvmlite.__version__, cpu, features, str(int(numba.config.OPT))))
     path = (folder or compiled_cache_dir()) / f"zmm-{hashlib.sha256(key.encode()).hexdigest()[:20]}.txt"
-    try:
-        known = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError):
-        known = None
-    if known in ("0", "1"):
-        return known == "1"
+    known = _read_small(path)
+    if known in (b"0", b"1"):
+        return known == b"1"
     answer = bool(ask())
     _write_small(path, "1" if answer else "0")
     return answer
+
+
+def _read_small(path: Path) -> bytes | None:
+    """The first two bytes of ``path`` where it is a regular file, else None: never more (a file grown to gigabytes
+    was read whole, and every command ran out of memory), never waiting (a FIFO in its place hung the command)."""
+    import stat
+
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        return os.read(handle, 2)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
 
 
 def _write_small(path: Path, text: str) -> None:

@@ -243,6 +243,31 @@ def test_the_probes_answer_is_kept_for_the_next_process(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+@pytest.mark.parametrize("damage", ["huge", "fifo", "device", "folder", "two bytes"])
+def test_a_kept_answer_that_is_not_a_small_file_is_asked_again_without_reading_it(tmp_path, damage):
+    """A file grown to gigabytes was read whole (every command ran out of memory); a FIFO in its place hung it."""
+    features = "+avx512f"
+    assert remembered(lambda: True, features, tmp_path) is True
+    (kept,) = tmp_path.iterdir()
+    kept.unlink()
+    if damage == "huge":
+        with open(kept, "wb") as handle:
+            handle.truncate(1 << 40)  # a sparse terabyte: reading it whole would never end
+    elif damage == "fifo":
+        os.mkfifo(kept)
+    elif damage == "device":
+        kept.symlink_to("/dev/zero")
+    elif damage == "folder":
+        kept.mkdir()
+    else:
+        kept.write_text("10")
+    asked = []
+    assert remembered(lambda: asked.append(1) or False, features, tmp_path) is False
+    assert asked == [1]
+    if damage != "folder":  # put right where it can be: the next process reads it
+        assert kept.is_file() and not kept.is_symlink() and kept.read_text() == "0"
+
+
 def test_a_folder_that_cannot_be_written_asks_each_time(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("")  # a file where the folder would be: mkdir fails whatever the user's rights
