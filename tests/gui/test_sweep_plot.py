@@ -56,10 +56,12 @@ def test_plot_writes_pngs_that_open(qapp, tmp_path, capsys, params, names):
 
 
 def test_a_sweep_into_a_folder_removes_an_earlier_sweeps_charts_and_nothing_else(qapp, tmp_path, capsys):
-    """A grid's heatmaps stayed beside a later one-axis sweep's CSV and margins, read as its findings."""
+    """A grid's heatmaps stayed beside a later one-axis sweep's CSV and margins, read as its findings. Only the
+    charts the earlier sweep listed and left as they were go: never a user's copy, under any name, nor a link."""
     import json
+    import os
 
-    from workbench.output.png_text import charts_of_a_sweep, png_texts
+    from workbench.output.png_text import MANIFEST, charts_of_a_sweep, png_texts
 
     script = tmp_path / "tiny.toml"
     script.write_text(SCRIPT)
@@ -70,27 +72,60 @@ def test_a_sweep_into_a_folder_removes_an_earlier_sweeps_charts_and_nothing_else
     capsys.readouterr()
     heatmaps = {"heatmap-moving.png", "heatmap-measure-peak-yaw-rate.png"}
     assert charts_of_a_sweep(out) == heatmaps
+    assert (out / MANIFEST).read_text().split() == sorted(heatmaps, key=["heatmap-moving.png",
+                                                                       "heatmap-measure-peak-yaw-rate.png"].index)
     assert png_texts(out / "heatmap-moving.png")["Software"].startswith("carbench ")
-    # the user's own images beside them: one Qt wrote (no Source), one named like a chart, and a link to a chart
+    # the user's own images beside them: one Qt wrote (no Source), copies of a chart (the tag with it) under other
+    # names, hidden, and hard-linked from elsewhere, and a link to a chart
     mine = QImage(40, 30, QImage.Format.Format_RGB32)
     mine.fill(0x336699)
-    assert mine.save(str(out / "photo.png")) and mine.save(str(out / "margins-old.png"))
+    assert mine.save(str(out / "photo.png"))
+    kept = {"photo.png", "copy.png", ".hidden.png", "margins-old.png"}
+    for name in ("copy.png", ".hidden.png", "margins-old.png"):
+        (out / name).write_bytes((out / "heatmap-moving.png").read_bytes())
+    linked = tmp_path / "mine.png"
+    linked.write_bytes((out / "heatmap-measure-peak-yaw-rate.png").read_bytes())
+    os.unlink(out / "heatmap-measure-peak-yaw-rate.png")
+    os.link(linked, out / "heatmap-measure-peak-yaw-rate.png")  # the listed name, now also the user's file
     (out / "link.png").symlink_to(out / "heatmap-moving.png")
     line = ["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:4", "--json"]
     assert cli.main(line) == 0, capsys.readouterr().err
     report = json.loads(capsys.readouterr().out)
-    assert sorted(report["removed"]) == sorted(str(out / name) for name in heatmaps)
-    assert {p.name for p in out.iterdir()} == {"sweep.csv", "margins.png", "measure-peak-yaw-rate.png", "photo.png",
-                                               "margins-old.png", "link.png"}
-    assert (out / "link.png").is_symlink()  # a link is never taken for a chart (it now leads nowhere)
+    assert report["removes"] == [str(out / "heatmap-moving.png")]
+    assert {p.name for p in out.iterdir()} == {"sweep.csv", MANIFEST, "margins.png", "measure-peak-yaw-rate.png",
+                                               "heatmap-measure-peak-yaw-rate.png", "link.png"} | kept
+    assert (out / "link.png").is_symlink() and linked.exists()
     # the same sweep again removes nothing: it writes the same charts
     assert cli.main(line[:-1]) == 0
     text = capsys.readouterr().out
-    assert "removed" not in text and (out / "margins.png").exists()
+    assert "removes" not in text and (out / "margins.png").exists()
     # a sweep without --plot leaves no chart of the one before beside its CSV
     assert cli.main([a for a in line if a not in ("--plot", "--json")]) == 0
-    assert "removed an earlier sweep's charts" in capsys.readouterr().out
-    assert not (out / "margins.png").exists() and (out / "photo.png").exists()
+    assert "removes an earlier sweep's charts it does not draw again" in capsys.readouterr().out
+    assert not (out / "margins.png").exists() and (out / "photo.png").exists() and (out / "copy.png").exists()
+
+
+def test_a_chart_that_cannot_be_removed_is_said_on_stderr(qapp, tmp_path, capsys, monkeypatch):
+    import os
+
+    script = tmp_path / "tiny.toml"
+    script.write_text(SCRIPT)
+    out = tmp_path / "out"
+    assert cli.main(["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:3"]) == 0
+    capsys.readouterr()
+    real_unlink = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if str(path).endswith("margins.png"):
+            raise PermissionError(1, "Operation not permitted", str(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    assert cli.main(["sweep", str(script), "--out", str(out), "--param", "engine.peak_torque=20:350:3"]) == 0
+    err = capsys.readouterr().err
+    assert err.strip() == f"carbench: --out {out}: could not remove an earlier sweep's chart margins.png: " \
+                          "Operation not permitted"
+    assert (out / "margins.png").exists() and not (out / "measure-peak-yaw-rate.png").exists()
 
 
 def test_png_texts_reads_only_the_text_before_the_image(tmp_path):

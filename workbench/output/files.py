@@ -318,6 +318,7 @@ class StagedOutputs:
         self._files: list[tuple[Path, Path]] = []
         self._folders: list[tuple[Path, Path, bool]] = []
         self._replaced: list[tuple[Path, set[str]]] = []
+        self.not_removed: list[tuple[Path, str]] = []  # replaced files the commit could not remove, and why
         self.committed = False
 
     def __enter__(self) -> StagedOutputs:
@@ -395,10 +396,15 @@ class StagedOutputs:
         for folder, names in self._replaced:
             for name in sorted(names):
                 old = folder / name
-                with contextlib.suppress(OSError):  # only clutter is left if it cannot go
+                try:
                     info = os.lstat(old)
-                    if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in written:
+                except OSError:
+                    continue  # gone already
+                if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in written:
+                    try:
                         os.unlink(old)
+                    except OSError as exc:  # only clutter is left; the caller says so
+                        self.not_removed.append((old, exc.strerror or str(exc)))
 
     def shown(self, text: str) -> str:
         """``text`` (an error message) with every staged path replaced by the target it stands for."""

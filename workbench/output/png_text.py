@@ -50,23 +50,37 @@ def png_texts(path: str | os.PathLike) -> dict[str, str]:
         return {}
 
 
+MANIFEST = ".carbench-sweep-charts"
+"""The file a sweep writes beside its CSV naming the charts it drew, one per line: what the next sweep into the
+folder may remove."""
+MAX_MANIFEST_BYTES = 64 * 1024
+
+
+def manifest_text(names: list[str]) -> str:
+    return "".join(f"{name}\n" for name in names)
+
+
 def charts_of_a_sweep(folder: str | os.PathLike) -> set[str]:
-    """The names of the charts an earlier ``carbench sweep --plot`` wrote into ``folder``: regular ``.png`` files
-    (not links) whose Source text says so. Anyone else's images, and a sweep's charts from before carbench marked
-    them, are not among them."""
-    names = set()
+    """The charts an earlier ``carbench sweep --plot`` wrote into ``folder`` and that are still as it left them:
+    named in its list (:data:`MANIFEST`), regular files with no other name (not a link, not hard-linked elsewhere)
+    whose PNG Source text says a sweep drew them. A user's copy of a chart, under any name, and any other image are
+    not among them."""
+    names: set[str] = set()
     try:
-        entries = list(os.scandir(folder))
+        with open(Path(folder) / MANIFEST, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return names
+            listed = handle.read(MAX_MANIFEST_BYTES).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return names
-    for entry in entries:
-        if not entry.name.endswith(".png"):
+    for name in listed:
+        if not name.endswith(".png") or name.startswith(".") or os.path.basename(name) != name:
             continue
         try:
-            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
-                continue
+            info = os.lstat(Path(folder) / name)
         except OSError:
             continue
-        if png_texts(Path(folder) / entry.name).get("Source") == SWEEP_SOURCE:
-            names.add(entry.name)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 \
+                and png_texts(Path(folder) / name).get("Source") == SWEEP_SOURCE:
+            names.add(name)
     return names

@@ -13,6 +13,7 @@ import numpy as np
 from physics import check_dt
 from workbench.output.charts import Renderer
 from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
+from workbench.output.png_text import MANIFEST, charts_of_a_sweep, manifest_text
 from workbench.output.sweep_report import as_json, charts, summary, write_charts, write_csv
 from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
@@ -92,7 +93,7 @@ def prepare(args: SweepArgs):
         raise BadInput(f"--chunk {args.chunk}: must be between 1 and 1,000,000 cars")
     try:
         inputs = [script_file, *([program.preset_path] if program.preset_path is not None else [])]
-        names = [CSV_NAME] + ([name for name, _ in charts(_empty_result(plan))] if args.plot else [])
+        names = [CSV_NAME, MANIFEST] + ([name for name, _ in charts(_empty_result(plan))] if args.plot else [])
         folder = check_output_dir(args.out, "--out", inputs, writes=lambda name: name in names)
         if folder.is_dir():
             for name in names:
@@ -157,7 +158,6 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         if bar is not None:
             bar.close()
     assert result is not None
-    from workbench.output.png_text import charts_of_a_sweep
     from workbench.signals import deferring
     from workbench.streams import emit, quiet_stderr
 
@@ -168,26 +168,32 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
             if args.plot and render is not None:
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     written += write_charts(result, stage, deferring(render))
+            # the charts drawn, for the next sweep into the folder (none without --plot)
+            (stage / MANIFEST).write_text(manifest_text([f.name for f in written[1:]]), encoding="utf-8")
         except OSError as exc:
             say(f"--out {folder}: cannot write: {staged.shown(exc.strerror or str(exc))}", stderr)
             return 2
         files = [folder / f.name for f in written]
         # An earlier sweep's charts left beside this sweep's CSV would read as its findings: those this one does not
-        # draw again go once its outputs are in place (only PNGs a sweep marked as its own, never a user's images).
+        # draw again go once its outputs are in place. Only the charts a sweep listed as its own and left as they
+        # were (png_text.charts_of_a_sweep), never a user's images or copies.
         stale = sorted(charts_of_a_sweep(folder) - {f.name for f in files}) if folder.is_dir() else []
         staged.replaces(folder, stale)
         if args.json:
-            text = json.dumps({**as_json(result, files), "removed": [str(folder / name) for name in stale]}, indent=2)
+            text = json.dumps({**as_json(result, files), "removes": [str(folder / name) for name in stale]}, indent=2)
         else:
             text = summary(result) + "\n" + "wrote " + ", ".join(str(f) for f in files)
             if stale:
-                text += "\nremoved an earlier sweep's charts: " + ", ".join(str(folder / name) for name in stale)
+                text += ("\nremoves an earlier sweep's charts it does not draw again: "
+                         + ", ".join(str(folder / name) for name in stale))
         emit(text, stdout)  # stdout first: a full or closed stdout fails the sweep before any file is in place
         try:
             staged.commit()
         except OSError as exc:
             say(f"--out {folder}: cannot move the outputs into place: {exc.strerror or exc}", stderr)
             return 2
+        for path, why in staged.not_removed:  # the outputs are in place: only an old chart is left behind
+            say(f"--out {folder}: could not remove an earlier sweep's chart {path.name}: {why}", stderr)
     return 0
 
 
