@@ -149,3 +149,40 @@ def test_png_texts_reads_only_the_text_before_the_image(tmp_path):
     assert png_texts(path) == {}  # past the limit: not carbench's
     path.write_bytes(b"GIF89a" + b"\0" * 40)
     assert png_texts(path) == {} and png_texts(tmp_path / "missing.png") == {}
+
+
+NEVER = SCRIPT.replace('''[[measure]]
+name = "peak yaw rate"
+channel = "yaw_rate"
+from = 0.0
+to = 1.0
+reduce = "max"
+''', '''[[measure]]
+name = "never"
+channel = "speed_kmh"
+from = 0.0
+to = 1.0
+first_time_above = 500.0
+''')
+
+
+@pytest.mark.parametrize("params", [["body.mass=900:1500:4"], ["body.mass=900:1500:3", "steering.lock=20,30"]])
+def test_a_measure_no_car_reaches_is_charted_as_never(qapp, tmp_path, capsys, params):
+    """It ended in a traceback (a line chart with no point), and a heatmap of only such cells was drawn black
+    under a note that said grey."""
+    assert "first_time_above = 500.0" in NEVER
+    script = tmp_path / "never.toml"
+    script.write_text(NEVER)
+    out = tmp_path / "out"
+    args = ["sweep", str(script), "--out", str(out), "--plot"]
+    for p in params:
+        args += ["--param", p]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    (chart,) = [p for p in out.glob("*.png") if "never" in p.name]
+    image = QImage(str(chart))
+    assert not image.isNull()
+    w, h = image.width(), image.height()
+    middle = [image.pixelColor(x, y) for x in range(w // 4, 3 * w // 4, 7) for y in range(h // 4, 3 * h // 4, 7)]
+    assert not [c for c in middle if max(c.red(), c.green(), c.blue()) < 60]  # nothing black over the plot
+    if len(params) == 2:  # every cell grey
+        assert sum(abs(c.red() - 190) < 8 and abs(c.blue() - 190) < 8 for c in middle) > 0.7 * len(middle)

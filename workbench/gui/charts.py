@@ -84,16 +84,19 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     for side in ("left", "bottom"):
         plot.getAxis(side).setPen("#444")
         plot.getAxis(side).setTextPen("#222")
-        # The values as they are: pyqtgraph's SI scaling wrote a margin of +-0.4 N m as +-400 with "(x0.001)" after
-        # the title's own unit.
-        plot.getAxis(side).enableAutoSIPrefix(False)
     plot.setLabel("bottom", chart.x_label)
     plot.setLabel("left", chart.y_label)
     legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
 
-    xs = [finite_or(s.x) for s in chart.series] or [np.zeros(1)]
-    ys = [finite_or(s.y) for s in chart.series] or [np.zeros(1)]
+    # A series may have no point (a measure no car reached): it takes no part in the ranges.
+    xs = [finite_or(s.x) for s in chart.series if len(s.x)]
+    ys = [finite_or(s.y) for s in chart.series if len(s.y)] or [np.zeros(1)]
+    if chart.x_range is not None:
+        xs.append(np.asarray(chart.x_range, dtype=float))
+    xs = xs or [np.zeros(1)]
     x_lo, x_hi = min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)
+    if chart.x_range is not None:
+        plot.setXRange(x_lo, x_hi, padding=0.02)
     y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
 
     if chart.heatmap is not None:
@@ -209,7 +212,8 @@ def _heatmap(plot, heat, widget) -> None:
     if missing.any():
         grey = np.zeros(values.shape + (4,), dtype=np.uint8)
         grey[missing] = (190, 190, 190, 255)
-        mask = pg.ImageItem(grey.transpose(1, 0, 2))
+        # Levels given: left to find them, an all-grey grid (no car's value came) has one level and was drawn black.
+        mask = pg.ImageItem(grey.transpose(1, 0, 2), levels=(0, 255))
         mask.setRect(cells)
         plot.addItem(mask)
     if heat.level is not None and values.shape[0] > 1 and values.shape[1] > 1:

@@ -103,6 +103,7 @@ class Chart:
     height: int = 480
     notes: Sequence[str] = field(default_factory=tuple)  # short lines printed under the title
     source: str = ""  # what drew it, kept in the PNG's Source text (a sweep's charts: SWEEP_SOURCE)
+    x_range: tuple[float, float] | None = None  # the horizontal extent, where the curves may not show it (no point)
 
 
 SWEEP_SOURCE = "carbench sweep"

@@ -265,12 +265,14 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             notes=(f"{passing} of {plan.cars} cars pass every expectation",))))
     for m, measure in enumerate(script.measures):
         y = result.measure_value[m][order]
-        notes = (f"{measure.channel}, {measure.how()}",) + (
-            ("no point where it never happens",) if np.isnan(y).any() else ())
         keep = np.isfinite(y)
+        never = ("it never happens, for any car",) if not keep.any() else (
+            ("no point where it never happens",) if not keep.all() else ())
+        notes = (f"{measure.channel}, {measure.how()}",) + never
         out.append((f"measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
-            series=[Series(x[keep], y[keep], points=points)], notes=notes)))
+            series=[Series(x[keep], y[keep], points=points)], notes=notes,
+            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None)))
     return out
 
 
