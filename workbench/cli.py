@@ -156,7 +156,7 @@ def _add_compare(sub) -> None:
                     help="run B with a parameter changed (repeatable); the value in the parameter's display unit "
                          "(deg for angles), as sweep --param")
     vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
-    vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script on A's car")
+    vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script, on its own preset (or --preset's)")
     cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")
     cp.add_argument("--rtol", type=float, help="relative tolerance (default 1e-9)")
     cp.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -113,9 +113,9 @@ def test_a_simulation_takes_ground_rows_directly():
 
 
 @pytest.mark.parametrize(("preset", "reason"), [
-    ("manual003", "this car has 'simple'"),
-    ("classic", "this car has 'simple'"),
-    ("parking", "this car is kinematic"),
+    ("manual003", "with 'simple' the grip is tyres.mu"),
+    ("classic", "with 'simple' the grip is tyres.mu"),
+    ("parking", "a kinematic car (model.kind = 'kinematic') has none"),
 ])
 def test_a_road_a_car_would_not_feel_is_refused_naming_the_surface(preset, reason):
     """003's simple traction and 001's bicycle take no friction from the road: their runs on a laid road would be
@@ -157,3 +157,16 @@ def test_the_window_session_refuses_an_edit_that_would_take_the_road_away(tmp_pa
     bare = LiveSession("sedan_single_track")
     bare.set_param("model.traction", "simple")
     assert bare.params.model.traction == "simple"
+
+
+def test_compare_vs_set_that_takes_the_road_away_names_vs_set(tmp_path, capsys):
+    """The refusal blamed '[[set]] #2', a [[set]] the file does not have (--vs-set is run as one)."""
+    from workbench.cli import main
+
+    path = tmp_path / "ice.toml"
+    path.write_text(HEAD.replace('"sedan"', '"sedan_single_track"') + RECT
+                    + '[[set]]\nat = 0.5\nparams = { "body.mass" = 1400.0 }\n')
+    assert main(["compare", str(path), "--vs-set", "model.traction=simple"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("carbench: --vs-set: the car would no longer feel the script's [[surface]]: ") and \
+        "[[set]]" not in err.split("[[surface]]", 1)[1], err

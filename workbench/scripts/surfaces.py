@@ -105,10 +105,10 @@ def ignored_by(params) -> str | None:
     bicycle has no tyres, and 003's simple traction takes its grip from tyres.mu and tyres.traction_mu alone."""
     model = params.model
     if model.kind == KINEMATIC:
-        return "road surfaces act on a car's tyres, and this car is kinematic (model.kind = 'kinematic': no tyres)"
+        return "road surfaces act on a car's tyres, and a kinematic car (model.kind = 'kinematic') has none"
     if model.traction != COMBINED:
-        return (f"road surfaces act on cars with model.traction = 'combined'; this car has {model.traction!r}, "
-                "whose grip is tyres.mu and tyres.traction_mu everywhere")
+        return (f"road surfaces act on cars with model.traction = 'combined'; with {model.traction!r} the grip is "
+                "tyres.mu and tyres.traction_mu everywhere")
     return None
 
 
