@@ -323,3 +323,20 @@ def test_charts_of_labels_with_one_slug_get_distinct_files():
     assert isinstance(result, SweepResult)
     names = [name for name, _ in charts(result)]
     assert len(names) == len(set(names)) and {"measure-top-speed.png", "measure-top-speed-2.png"} <= set(names)
+
+
+def test_a_tornado_bar_says_which_way_each_parameter_moves_the_margin_and_when_it_moves_none(short):
+    """A parameter that moved no margin was marked (+), 'the margin grows with the parameter'."""
+    from workbench.output.sweep_report import charts
+    from workbench.runs.sweep import SweepResult
+
+    plan = plan_sweep(short, ["body.mass=1000:1400:3", "steering.lock=20,30", "engine.peak_torque=300:400:3"])
+    e, m = len(short.script.expects), len(short.script.measures)
+    assert e >= 1
+    margin = np.zeros((e, plan.cars))
+    margin[:] = plan.values[:, 0] / 1000.0 - plan.values[:, 2] / 100.0  # grows with mass, shrinks with torque
+    result = SweepResult(plan, np.zeros((e, plan.cars)), margin, np.zeros((m, plan.cars)), 0, 0.0)
+    tornado = next(chart for name, chart in charts(result) if name.startswith("tornado-"))
+    labels = set(tornado.bars.labels)
+    assert {"body.mass (+)", "engine.peak_torque (\u2212)", "steering.lock (=)"} <= labels, labels
+    assert "(=) stays" in tornado.notes[0]

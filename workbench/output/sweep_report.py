@@ -326,7 +326,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
             if not len(low) or not len(high) or lo_cut == hi_cut:
                 continue
             m_low, m_high = float(low.mean()), float(high.mean())
-            sign = "+" if m_high >= m_low else "\u2212"
+            sign = "+" if m_high > m_low else "\u2212" if m_high < m_low else "="  # "=": it moved no margin
             rows.append((abs(m_high - m_low), f"{a.path} ({sign})", min(m_low, m_high), max(m_low, m_high)))
         rows.sort()
         if not rows:
@@ -337,7 +337,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
             lines=[Line(0.0, "x", PASS_COLOUR, True)],
             notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
-                   "(+): the margin grows with the parameter",),
+                   "(+): the margin grows with the parameter, (\u2212) shrinks, (=) stays",),
             height=max(240, 90 + 48 * len(rows)))))
     return out
 
