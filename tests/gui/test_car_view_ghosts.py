@@ -197,3 +197,27 @@ def test_edge_markers_at_a_corner_keep_their_names_in_view_each_beside_its_own_a
         assert not shape.intersects(QPolygon(label))
         for j in range(i):
             assert not label.intersects(labels[j]) and not shape.intersects(shapes[j]), (i, j)
+
+
+def test_an_edge_markers_long_name_is_cut_to_a_share_of_a_narrow_view(carbench_window):
+    """At 1024 x 640, "ref 4 (before frame 578)  18" reached from the view's edge across the car."""
+    from workbench.gui.ghosts import MARKER_LABEL_MIN_PX, MARKER_LABEL_SHARE
+
+    window = carbench_window
+    window.resize(1024, 640)
+    hold(window, {"throttle"}, 600)
+    window.model.set_running(False)
+    window.model.set_view_frame(300)
+    window.comparer.drive_from_here()  # "ref 1 (before frame 300)"
+    window.model.load_preset("teaching")  # back at the start
+    hold(window, {"throttle", "left"}, 600)  # circling near it while the ghost drives on straight ahead
+    view = window.car_view
+    ghost = window.ghost_cars.ghosts[0]
+    assert ghost.marker_label.isVisible()
+    full = ghost.text
+    text = ghost.marker_label.toPlainText()
+    room = max(MARKER_LABEL_SHARE * view.viewport().width(), MARKER_LABEL_MIN_PX)
+    width = view.mapFromScene(ghost.marker_label.sceneBoundingRect()).boundingRect().width()
+    assert width <= room + 12  # the text item's own margins
+    assert full == "ref 1 (before frame 300)" and view.viewport().width() < 400
+    assert text.split("  ")[0] == "ref 1" and text.split()[-1] == "m"  # the qualifier gone first, the name whole

@@ -3,10 +3,12 @@ show; a ghost out of view gets a marker on the view's edge pointing at it."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsPolygonItem
 
 from workbench.gui.car_geometry import chevron, edge_point, in_view, outline
@@ -19,6 +21,8 @@ MARKER_PX = 16  # [px] the edge marker's length
 MARKER_INSET_PX = 10  # [px] from the view's edge to the marker's tip
 HUD_GAP_PX = 6  # [px] between the HUD and an edge marker's label moved out from under it
 LABEL_GAP_PX = 1  # [px] between two ghosts' labels stacked one over the other
+MARKER_LABEL_SHARE = 0.45  # an edge marker's label is at most this share of the view's width (its name elided)
+MARKER_LABEL_MIN_PX = 90  # [px] ... or this, on a view too narrow for the share to hold a name
 MARKER_Z = 50  # over everything the view draws
 LABEL_Z = 40  # a ghost's name: over the car on show, under the edge markers
 
@@ -188,7 +192,17 @@ class GhostCars:
             back = tip - (MARKER_PX + 4) * px * np.array([np.cos(bearing), np.sin(bearing)])
             ghost.marker_label.setAnchor((0.5 + 0.5 * np.cos(bearing), 0.5 - 0.5 * np.sin(bearing)))
             away = float(np.linalg.norm(ghost.com - centre))
-            text = f"{ghost.text}  {away:.0f} {unit}"
+            # A long name ("ref 4 (before frame 578) [driven, no script]") reached across a narrow view from its
+            # edge and over the car: it is cut at the end to a share of the view, the distance kept whole.
+            tail = f"  {away:.0f} {unit}"
+            metrics = QFontMetrics(ghost.marker_label.textItem.font())
+            room = max(MARKER_LABEL_SHARE * self.view.viewport().width(), MARKER_LABEL_MIN_PX)
+            fits = max(int(room - metrics.horizontalAdvance(tail)), 0)
+            name = ghost.text
+            if metrics.horizontalAdvance(name) > fits:  # its qualifiers go first ("(before frame 578)"), then its end
+                bare = re.sub(r"\s*(\([^)]*\)|\[[^\]]*\])", "", name).strip() or name
+                name = metrics.elidedText(bare, Qt.TextElideMode.ElideRight, fits)
+            text = f"{name}{tail}"
             if ghost.marker_label.toPlainText() != text:
                 ghost.marker_label.setText(text)
             ghost.marker_label.setPos(float(back[0]), float(back[1]))
