@@ -44,3 +44,23 @@ def test_the_nannies_in_this_process_drop_only_their_restart_line_while_a_local_
         assert not nanny.filter(restart)  # the first cluster still runs
         assert nanny.filter(alive) and memory_logger.filter(memory)
     assert nanny.filter(restart)
+
+
+def test_the_scheduler_in_this_process_drops_only_its_lost_results_line_while_a_local_cluster_runs(monkeypatch):
+    """A SIGTERM to the process group after some chunks were done: the scheduler's warning that removing the killed
+    workers lost computed tasks came before carbench's one line."""
+    import logging
+
+    monkeypatch.delenv(NAME, raising=False)
+
+    def record(msg):
+        return logging.LogRecord("distributed.scheduler", logging.WARNING, __file__, 1, msg, (), None)
+
+    lost = record("Removing worker 'tcp://127.0.0.1:38531' caused the cluster to lose already computed task(s), "
+                  "which will be recomputed elsewhere: {'run_chunk-1'} (stimulus_id='handle-worker-cleanup-1')")
+    other = record("Received heartbeat from unregistered worker 'tcp://127.0.0.1:1'.")
+    scheduler = logging.getLogger("distributed.scheduler")
+    assert scheduler.filter(lost)
+    with cluster._quiet_local_workers():
+        assert not scheduler.filter(lost) and scheduler.filter(other)
+    assert scheduler.filter(lost)

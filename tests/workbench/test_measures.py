@@ -221,3 +221,58 @@ def test_the_running_tally_agrees_with_the_column_to_the_bit(measured):
         assert (math.isnan(got) and math.isnan(expected)) or got == expected, m.measure.name
     v = measured.verdicts[0]
     assert tally.expect_value[0, 0] == v.measured and tally.expect_passed[0, 0] == v.passed
+
+
+BLOCKS = """
+[script]
+name = "blocks"
+preset = "sedan"
+duration = 2.0
+
+[[expect]]
+channel = "speed"
+from = 0.1
+to = 1.3
+min = 0.5
+
+[[expect]]
+channel = "yaw_rate"
+at = 0.5
+max = 0.25
+
+[[expect]]
+channel = "speed"
+from = 0.0
+to = 2.0
+min = 0.0
+max = 1.0
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_block_of_frames_tallies_to_the_bits_of_frame_by_frame(seed):
+    """The sweep tallies a block of frames at once: every reduce, windows cut by the blocks anywhere, ties (the first
+    frame of least margin decides) and crossings, against frame by frame."""
+    text = BLOCKS
+    for reduce in ("min", "max", "mean", "final"):
+        text += f'\n[[measure]]\nname = "{reduce}"\nchannel = "speed"\nfrom = 0.2\nto = 1.7\nreduce = "{reduce}"\n'
+    for how, level in (("first_time_above", 0.6), ("first_time_below", 0.1)):
+        text += f'\n[[measure]]\nname = "{how}"\nchannel = "yaw_rate"\nfrom = 0.05\nto = 1.9\n{how} = {level}\n'
+    program = compile_script(parse_script(text, "blocks.toml"), dt=0.01)
+    rng = np.random.default_rng(seed)
+    frames, n = program.frames, 40
+    names = ("speed", "yaw_rate")
+    data = np.round(rng.random((frames, n, 2)), 1)  # coarse values: many ties
+    data[:, :5, 1] = 0.3  # some cars never cross either threshold
+    one, block = Tally(program, n), Tally(program, n)
+    for k in range(frames):
+        one.update(k, type("Frame", (), {name: data[k, :, j] for j, name in enumerate(names)}))
+    k = 0
+    while k < frames:
+        size = int(rng.integers(1, 40))
+        block.update_block(k, data[k:k + size], {name: j for j, name in enumerate(names)})
+        k += size
+    for name in ("expect_value", "expect_margin", "expect_frame", "measure_value"):
+        a, b = getattr(one, name), getattr(block, name)
+        assert np.array_equal(a, b, equal_nan=True), name
+    assert np.isnan(block.measure_value[-2:, :5]).all()  # never crossed

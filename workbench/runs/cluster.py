@@ -103,8 +103,9 @@ def _quiet_local_workers() -> Iterator[None]:
     "Failed to communicate with scheduler" and a page of CommClosedError, beside carbench's one line.
     The setting is taken away when the last local cluster that set it closes.
 
-    The nannies live in this process, and while a local cluster runs their logger drops one message:
-    "Restarting worker". A signal to the process group (Ctrl-C, SIGTERM, SIGHUP from a closed
+    The nannies and the scheduler live in this process, and while a local cluster runs their loggers drop one
+    message each: the nanny's "Restarting worker" and the scheduler's "Removing worker ... lose already computed
+    task(s)". A signal to the process group (Ctrl-C, SIGTERM, SIGHUP from a closed
     terminal) reaches the workers too, and a nanny that sees its worker die says so before this
     process's own handler has closed the cluster. Everything else they say still shows, the reason a
     worker was restarted (its memory, from ``distributed.nanny.memory``) among it.
@@ -114,6 +115,7 @@ def _quiet_local_workers() -> Iterator[None]:
     global _quieted
     name = "DASK_LOGGING__DISTRIBUTED"
     nanny = logging.getLogger("distributed.nanny")
+    scheduler = logging.getLogger("distributed.scheduler")
     with _quieted_lock:
         if _quieted == 0 and name in os.environ:  # the user's
             mine = False
@@ -121,6 +123,7 @@ def _quiet_local_workers() -> Iterator[None]:
             mine = True
             if _quieted == 0:
                 nanny.addFilter(_no_restart_lines)
+                scheduler.addFilter(_no_lost_results_lines)
             _quieted += 1
             os.environ[name] = "critical"
     try:
@@ -132,11 +135,20 @@ def _quiet_local_workers() -> Iterator[None]:
                 if _quieted == 0:
                     os.environ.pop(name, None)
                     nanny.removeFilter(_no_restart_lines)
+                    scheduler.removeFilter(_no_lost_results_lines)
 
 
 def _no_restart_lines(record) -> bool:
     """A logging filter: False (drop it) for a nanny's "Restarting worker" line."""
     return not str(record.msg).startswith("Restarting worker")
+
+
+def _no_lost_results_lines(record) -> bool:
+    """A logging filter: False (drop it) for the scheduler's "Removing worker ... caused the cluster to lose already
+    computed task(s)": a signal to the process group that kills the workers after some chunks are done makes one a
+    worker before this process's own handler closes the cluster (a chunk lost otherwise is run again, its result the
+    same, and a worker's death has the nanny's own line)."""
+    return "lose already computed task" not in str(record.msg)
 
 
 @contextlib.contextmanager

@@ -104,6 +104,49 @@ class Tally:
             else:
                 self._update_measure(i, np.asarray(getattr(telemetry, self.measures[i].channel), dtype=float), k)
 
+    def update_block(self, k0: int, block: np.ndarray, index: dict[str, int]) -> None:
+        """Frames ``k0`` .. ``k0 + len(block) - 1`` at once, with the bits :meth:`update` gives frame by frame:
+        ``block`` is (frames, cars, channels), ``index`` each channel's column. A sweep's Python per frame cost
+        more than its tallies' arithmetic (0.14 s of a 10,000-car sweep's 2 s)."""
+        k1 = k0 + len(block) - 1
+        cars = np.arange(self.n)
+        for i, (first, last) in enumerate(self.program.windows):
+            a, b = max(first, k0), min(last, k1)
+            if a > b:
+                continue
+            values = block[a - k0:b - k0 + 1, :, index[self.expects[i].channel]]
+            lo, hi = self._bounds[i]
+            margin = np.minimum(values - lo, hi - values)
+            j = np.argmin(margin, axis=0)  # the first frame of least margin in the block, as frame by frame
+            least = margin[j, cars]
+            worse = least < self.expect_margin[i]
+            self.expect_margin[i] = np.where(worse, least, self.expect_margin[i])
+            self.expect_value[i] = np.where(worse, values[j, cars], self.expect_value[i])
+            self.expect_frame[i] = np.where(worse, a + j, self.expect_frame[i])
+        for i, (first, last) in enumerate(self.program.measure_windows):
+            a, b = max(first, k0), min(last, k1)
+            if a > b:
+                continue
+            measure = self.measures[i]
+            values = np.asarray(block[a - k0:b - k0 + 1, :, index[measure.channel]], dtype=float)
+            out, reduce = self.measure_value, measure.reduce
+            if reduce == "final":
+                if b == last:
+                    out[i] = values[-1]
+            elif reduce == "min":
+                out[i] = values.min(axis=0) if a == first else np.minimum(out[i], values.min(axis=0))
+            elif reduce == "max":
+                out[i] = values.max(axis=0) if a == first else np.maximum(out[i], values.max(axis=0))
+            elif reduce == "mean":  # the running sum in frame order, as np.cumsum adds
+                rows = values if a == first else np.concatenate([self._sums[i][None], values])
+                self._sums[i] = np.cumsum(rows, axis=0)[-1]
+                if b == last:
+                    out[i] = self._sums[i] / (last - first + 1)
+            else:
+                hit = values >= measure.threshold if reduce == "first_time_above" else values <= measure.threshold
+                when = (a + np.argmax(hit, axis=0)) * self.program.dt
+                out[i] = np.where(np.isnan(out[i]) & hit.any(axis=0), when, out[i])
+
     def _update_expect(self, i: int, values: np.ndarray, k: int) -> None:
         lo, hi = self._bounds[i]
         margin = np.minimum(values - lo, hi - values)

@@ -163,21 +163,6 @@ def frames_needed(program: Program) -> int:
     return min(program.frames, Tally(program, 0).last_frame + 1)
 
 
-class _Frame:
-    """One frame of a block of selected channels, read by name as a TelemetryFrame is (``frame.speed``)."""
-
-    __slots__ = ("_block", "_k", "_index")
-
-    def __init__(self, block: np.ndarray, k: int, index: dict[str, int]):
-        self._block, self._k, self._index = block, k, index
-
-    def __getattr__(self, name: str) -> np.ndarray:
-        try:
-            return self._block[self._k, :, self._index[name]]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
 def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: Kernel | None = None) -> ChunkResult:
     """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
 
@@ -215,8 +200,7 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
                 held[k - start] = key
         block = out[:end - start]
         sim.run(inputs[:end - start], block, channels=names)
-        for k in range(start, end):
-            tally.update(k, _Frame(block, k - start, index))
+        tally.update_block(start, block, index)
         if tick is not None:
             tick(end)
         start = end
