@@ -116,7 +116,9 @@ class Tally:
                 continue
             values = block[a - k0:b - k0 + 1, :, index[self.expects[i].channel]]
             lo, hi = self._bounds[i]
-            margin = np.minimum(values - lo, hi - values)
+            # min(v - lo, hi - v), in one pass where a side is open: the same values (v - -inf is inf)
+            margin = (values - lo if math.isinf(hi) else hi - values if math.isinf(lo)
+                      else np.minimum(values - lo, hi - values))
             j = np.argmin(margin, axis=0)  # the first frame of least margin in the block, as frame by frame
             least = margin[j, cars]
             worse = least < self.expect_margin[i]
