@@ -568,3 +568,21 @@ def test_elide_path_gives_up_the_group_then_the_middle_of_the_name():
     assert elide_path("engine.idle_rpm", 90, advance) == "\u2026idle_rpm"
     assert elide_path("engine.idle_rpm", 50, advance) == "id\u2026pm"
     assert elide_path("mass", 10, advance) == "mass"  # not a path: Qt elides it
+
+
+def test_b_minus_a_with_no_frame_in_common_keeps_no_earlier_range(carbench_window):
+    """A run pinned at 5 s and the car driven on to 20 s: in the window on show the two have no time in common, and
+    B\u2212A drew nothing under the speed's 15..25 km/h of before."""
+    window = carbench_window
+    window.plots.set_channel_sets([["speed_kmh"]])
+    hold(window, {"throttle"}, 600)
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 1800)
+    row = window.plots.rows[0]
+    overlay = window.plot_overlay.row_overlay(row)
+    overlay.delta.setChecked(True)
+    hold(window, {"throttle"}, 2)
+    a, _ = window.plots.view
+    assert a > window.comparer.references.items[0].run.data["t"][-1]  # nothing of the reference on show
+    axis = row.axis_of("speed_kmh")
+    assert tuple(axis.vb.viewRange()[1]) == (-1.0, 1.0)

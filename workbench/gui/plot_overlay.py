@@ -531,6 +531,8 @@ class PlotOverlay:
                 lo, hi = ranges.get(id(axis), (np.inf, -np.inf))
                 if lo <= hi:
                     axis.fit(min(lo, 0.0), max(hi, 0.0)) if delta else axis.fit(lo, hi)
+                elif delta:
+                    axis.clear()  # no frame in common: no difference drawn, and no earlier range left standing
                 axis.vb.prepareForPaint()
 
     def _placed(self, refs, log, cur_t, vis_lo: float, vis_hi: float) -> list:
