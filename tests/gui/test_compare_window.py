@@ -586,3 +586,25 @@ def test_b_minus_a_with_no_frame_in_common_keeps_no_earlier_range(carbench_windo
     assert a > window.comparer.references.items[0].run.data["t"][-1]  # nothing of the reference on show
     axis = row.axis_of("speed_kmh")
     assert tuple(axis.vb.viewRange()[1]) == (-1.0, 1.0)
+
+
+def test_a_run_that_only_went_on_longer_agrees_where_both_ran(carbench_window):
+    """Pinned at 2 s and driven on to 4 s: the dock said "B differs from A (0 parameters, 0 verdict flips; the runs
+    cover different spans ...)" of a run identical wherever both ran."""
+    window = carbench_window
+    hold(window, {"throttle"}, 240)
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 240)
+    window.model.set_running(False)
+    dock = window.compare_dock_widget
+    dock.update_comparison()
+    text = dock.status.text()
+    assert text.startswith("B agrees with A where both ran; the runs cover different spans"), text
+    window.model.set_running(True)
+    window.model.set_param("body.mass", 2000.0)  # after A's end: it changes no frame compared
+    hold(window, {"throttle"}, 60)
+    window.model.set_running(False)
+    dock.update_comparison()
+    assert dock.status.text().startswith("B agrees with A where both ran"), dock.status.text()
+    (edit,) = dock.comparison.edits
+    assert edit.beyond and edit.path == "body.mass"

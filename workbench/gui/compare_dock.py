@@ -200,10 +200,17 @@ class CompareDock(QWidget):
         # as it drove differs from its reference by them alone, where the start's "0 differ" said nothing did.
         edits = len(result.edits)
         changed = f", {edits} changed part-way" if edits else ""
-        self.status.setText("B agrees with A on every frame" if result.agree else
-                            f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}"
-                            f"{' at the start' if edits else ''}{changed}, {flips} verdict "
-                            f"flip{'s' if flips != 1 else ''}{span}); {result.grid}")
+        if result.agree:
+            status = "B agrees with A on every frame"
+        elif result.divergence is None and not flips and not result.params and not any(not r.beyond
+                                                                                       for r in result.edits):
+            # only longer or shorter: "B differs from A" said of a run that went on from where A was pinned
+            status = f"B agrees with A where both ran; {result.span_note}; {result.grid}"
+        else:
+            status = (f"B differs from A ({len(result.params)} parameter{'s' if len(result.params) != 1 else ''}"
+                      f"{' at the start' if edits else ''}{changed}, {flips} verdict "
+                      f"flip{'s' if flips != 1 else ''}{span}); {result.grid}")
+        self.status.setText(status)
         params = QTreeWidgetItem(self.tree, [f"parameters ({len(result.params)} differ{' at the start' if edits else ''})"])
         for r in result.params:
             QTreeWidgetItem(params, [r.path, _with_unit(_v(r.a), r.unit), _with_unit(_v(r.b), r.unit)])
