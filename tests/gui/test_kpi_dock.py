@@ -113,3 +113,43 @@ def test_a_reference_that_is_not_a_run_of_the_script_gets_no_kpis(carbench_windo
               if dock.tree.topLevelItem(i).text(0).startswith("ref 1: not a run of ")]
     assert why.isFirstColumnSpanned() and why.toolTip(0) == why.text(0)
     assert all(cells[0] != "-" for label, cells in dock.rows if "response time" in label)  # the run on show has them
+
+
+def _copy_on(tmp_path, script: str, preset: str):
+    from physics.presets import scripts_dir
+
+    text = (scripts_dir() / f"{script}.toml").read_text()
+    head, rest = text.split("[script]", 1)
+    lines = rest.splitlines()
+    lines = [f'preset = "{preset}"' if line.strip().startswith("preset") else line for line in lines]
+    path = tmp_path / f"{script}_{preset}.toml"
+    path.write_text(head + "[script]" + "\n".join(lines) + "\n")
+    return path
+
+
+def test_a_kinematic_car_gets_no_handling_kpis_in_the_dock(carbench_window, qtbot, tmp_path):
+    """The dock gave the teaching car an understeer gradient and a characteristic speed of 17,700 km/h, figures
+    carbench manoeuvre refuses to give a car with no tyres."""
+    w = carbench_window
+    assert w.load_script(_copy_on(tmp_path, "iso4138_circle", "teaching"))
+    w.kpi_dock.show()
+    assert w.replay()
+    finish(w, qtbot)
+    w.kpis.update_kpis()
+    texts = [w.kpis.tree.topLevelItem(i).text(0) for i in range(w.kpis.tree.topLevelItemCount())]
+    assert any("not run" in t and "kinematic" in t for t in texts), texts
+    assert not w.kpis.rows  # no KPI row at all
+
+
+def test_a_run_that_missed_the_tests_conditions_gets_no_verdicts_in_the_dock(carbench_window, qtbot, tmp_path):
+    """The sine with dwell on a car that never reached 80 km/h: the dock gave its yaw-rate ratios PASS."""
+    w = carbench_window
+    assert w.load_script(_copy_on(tmp_path, "r140_sine_dwell", "classic"))
+    w.kpi_dock.show()
+    assert w.replay()
+    finish(w, qtbot)
+    w.kpis.update_kpis()
+    rows = dict(w.kpis.rows)
+    assert not any(cell.endswith(("PASS", "FAIL")) for label, cells in rows.items() if label != "the test's conditions"
+                   for cell in cells), rows
+    assert rows["the test's conditions"][0].endswith("FAIL")

@@ -102,7 +102,7 @@ class KpiDock(QWidget):
         columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]
         runs = [session.whole_run("on show") if session.log.frames else None] + [r.run for r in refs]
         results = [("nothing on show" if run is None or run.frames <= 1 else
-                    kpis_of(test, run, program.script) if run.script == program.script.source else
+                    self._judged(test, run, name, program.script) if run.script == program.script.source else
                     f"{name}: not a run of {program.script.name} (no KPIs of {test.name})")
                    for (name, _), run in zip(columns, runs, strict=True)]
         self.status.setText(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
@@ -135,6 +135,21 @@ class KpiDock(QWidget):
         self._fit_names()
         if test.name == "iso7401_sweep":
             self._draw_bode(test, runs, columns, program.script)
+
+    @staticmethod
+    def _judged(test, run, name: str, script):
+        """A run's KPIs as ``carbench manoeuvre`` gives them: why not, for a car the test does not apply to (a
+        kinematic car's "understeer gradient"), and no verdicts, with a row saying why, for a run that did not meet
+        the test's conditions (the sine with dwell's PASS on a car that never reached 80 km/h)."""
+        from workbench.manoeuvres.manoeuvre_command import inapplicable, judged, unmet_verdicts
+        from workbench.manoeuvres.runner import Car
+
+        if run.params is not None:
+            why = inapplicable(test, Car(run.params, name))
+            if why:
+                return f"{name}: not run: {why}"
+        kpis = kpis_of(test, run, script)
+        return kpis if isinstance(kpis, str) else judged(test, kpis, unmet_verdicts(test, script, run.verdicts))
 
     def _fit_names(self) -> None:
         """The KPIs' names give way (elided, whole in their tooltips) so that every run's value shows: at

@@ -89,7 +89,7 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
         began = time.perf_counter()
         unmet: dict[int, list[str]] = {}  # id(car) -> what its runs did not meet of the test's conditions
         runner = lambda jobs, m=m, unmet=unmet: _checked_runs(m, jobs, unmet)  # noqa: E731
-        able = [car for car in cars if not _inapplicable(m, car)]
+        able = [car for car in cars if not inapplicable(m, car)]
         try:
             done = m.run(able, runner) if able else []
         except ScriptError:
@@ -102,11 +102,11 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
         for car in cars:
             kpis = by_car.get(id(car))
             if kpis is None:  # the test does not apply to it
-                per_car.append([Kpi(NOT_RUN, "not run", None, "", "", note=_inapplicable(m, car))])
+                per_car.append([Kpi(NOT_RUN, "not run", None, "", "", note=inapplicable(m, car))])
             elif _not_run(kpis):
                 per_car.append(kpis)
             else:
-                per_car.append(_judged(m, kpis, unmet.get(id(car), [])))
+                per_car.append(judged(m, kpis, unmet.get(id(car), [])))
         out.kpis[name] = per_car
         out.seconds[name] = time.perf_counter() - began
     notes = [k.note for per_car in out.kpis.values() for kpis in per_car for k in kpis if k.key == NOT_RUN]
@@ -115,7 +115,7 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
     return out
 
 
-def _inapplicable(m, car: Car) -> str:
+def inapplicable(m, car: Car) -> str:
     """Why test ``m`` does not apply to ``car``, or "": any test to a car in pixels, a handling test to a kinematic
     car."""
     if car.params.model.unit != "m":
@@ -160,7 +160,15 @@ def unmet_condition(run, count: int) -> str | None:
     return None
 
 
-def _judged(m, kpis: list[Kpi], unmet: list[str]) -> list[Kpi]:
+def unmet_verdicts(m, script, verdicts) -> list[str]:
+    """What a replayed run did not meet of test ``m``'s conditions (its script's first expectations), from the run's
+    verdicts (workbench.runs.replay.Verdict), in words: the window's KPI dock judges a run it did not drive itself."""
+    conditions = script.expects[:m.conditions]
+    return [f"{v.expect.label()}: {v.expect.channel} {v.measured:.4g} {v.unit} at {v.time:.3g} s, not met".replace(
+        "  ", " ") for v in verdicts or () if any(v.expect is c for c in conditions) and not v.passed]
+
+
+def judged(m, kpis: list[Kpi], unmet: list[str]) -> list[Kpi]:
     """A car's KPIs, without verdicts and with a failed row saying why when its runs did not meet the test's
     conditions."""
     if not unmet:

@@ -133,6 +133,14 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
     except ScriptError as exc:
         say(exc, stderr)
         return 2
+    if test is not None:
+        from workbench.manoeuvres.manoeuvre_command import inapplicable
+        from workbench.manoeuvres.runner import Car
+
+        why = inapplicable(test, Car(plan.program.params, plan.program.preset))
+        if why:  # a kinematic car's "understeer gradient" is no figure of its handling
+            say(f"{args.script}: {why}", stderr)
+            return 2
     try:
         if test is not None:
             if rounds > 1:
