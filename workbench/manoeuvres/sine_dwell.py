@@ -133,8 +133,10 @@ def series(a: float | None, ratio: float, lock: float) -> list[float]:
     while k * 0.5 * a <= top + 1e-9:
         out.append(k * 0.5 * a)
         k += 1
-    if out and out[-1] < top and 6.5 * a > 300.0:
-        out.append(300.0)
+    # S7.6.4: the final run is the greater of 6.5A and 270 deg (300 deg where 6.5A would pass it): where the steps of
+    # 0.5A stop short of it (6.5A under 270, or over 300), it is run as well. It was run only at 300.
+    if out and out[-1] < top - 1e-9:
+        out.append(top)
     reach = math.degrees(lock) * ratio
     return [amp for amp in out if amp <= reach]
 
