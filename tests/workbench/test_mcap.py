@@ -87,3 +87,10 @@ def test_the_windows_mcap_has_the_parameters_the_session_stepped_with_at_each_ch
     assert [d["parameters"]["body"]["mass"] for d in docs] == masses
     assert [d["from_time"] for d in docs] == [0.0, 240 * session.dt, 480 * session.dt]
     assert times == sorted(times) and times[0] == 0
+    # stamped as its recording and its pinned run are: with the parameters it started with, not those of the end
+    from workbench.runs.stamp import params_sha256
+
+    start = params_sha256(session.history.start_params)
+    assert start != params_sha256(session.params)
+    assert {d["stamp"]["params_sha256"] for d in docs} == {start}
+    assert session.whole_run().stamp.params_sha256 == start

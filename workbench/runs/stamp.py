@@ -206,6 +206,8 @@ def stamp_table(program) -> dict[str, Any]:
 
 
 def session_stamp(session) -> Stamp:
-    """The stamp of the window's live session (a ``workbench.runs.live.LiveSession``) at its current parameters."""
+    """The stamp of the window's live session (a ``workbench.runs.live.LiveSession``): its preset and the parameters
+    its history started with, as its recording and its run pinned for comparing are stamped (the parameters now, an
+    edit made after driving among them, gave the same run another stamp)."""
     preset = session.preset
-    return make_stamp(preset_label(preset.name, preset.path), preset.params, session.params, session.dt)
+    return make_stamp(preset_label(preset.name, preset.path), preset.params, session.history.start_params, session.dt)
