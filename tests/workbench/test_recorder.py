@@ -266,3 +266,33 @@ def test_failed_save_leaves_the_original_untouched(tmp_path, monkeypatch, broken
     monkeypatch.undo()
     assert target.read_text(encoding="utf-8") == "# the original\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+def test_a_preset_opened_by_a_relative_path_is_recorded_by_its_whole_path(tmp_path, monkeypatch):
+    """Opened as mycar.toml, the preset went into the recording so: replayed from another folder it named no file."""
+    import shutil
+
+    from physics.presets import cars_dir
+    from workbench.names import load_named_preset
+    from workbench.runs.live import LiveSession
+    from workbench.runs.replay import replay as run
+    from workbench.runs.stamp import recording_note
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    (tmp_path / "cars").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copy(cars_dir() / "sedan.toml", tmp_path / "cars" / "mycar.toml")
+    monkeypatch.chdir(tmp_path / "cars")
+    session = LiveSession(load_named_preset("mycar.toml"))
+    session.start_recording()
+    for _ in range(10):
+        session.step({"throttle"})
+    path = tmp_path / "elsewhere" / "x.toml"
+    session.stop_recording("x").save(path)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    program = compile_script(load_script(path))
+    assert program.preset_path is not None and program.preset_path.resolve() == (tmp_path / "cars" / "mycar.toml")
+    assert recording_note(program) is None  # the same preset, named the same way
+    (result,) = run([program])
+    assert result.program.frames >= 10

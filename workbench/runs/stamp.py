@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -175,11 +176,13 @@ def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
 
 
 def preset_label(name: str, path) -> str:
-    """How a stamp (and a script) names a preset: the shipped name, or the file's path."""
+    """How a stamp (and a script) names a preset: the shipped name, or the file's absolute path (a preset opened as
+    ``mycar.toml`` went into recordings so, and they named no file from anywhere else, or claimed another preset
+    beside it)."""
     from physics.presets import cars_dir
 
     if path is not None and path.parent.resolve() != cars_dir().resolve():
-        return str(path)
+        return os.path.abspath(path)
     return name
 
 
@@ -210,4 +213,5 @@ def session_stamp(session) -> Stamp:
     its history started with, as its recording and its run pinned for comparing are stamped (the parameters now, an
     edit made after driving among them, gave the same run another stamp)."""
     preset = session.preset
-    return make_stamp(preset_label(preset.name, preset.path), preset.params, session.history.start_params, session.dt)
+    start = session.history.start_params if session.history.frames else session.params  # before a frame: the first's
+    return make_stamp(preset_label(preset.name, preset.path), preset.params, start, session.dt)
