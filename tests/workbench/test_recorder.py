@@ -296,3 +296,25 @@ def test_a_preset_opened_by_a_relative_path_is_recorded_by_its_whole_path(tmp_pa
     assert recording_note(program) is None  # the same preset, named the same way
     (result,) = run([program])
     assert result.program.frames >= 10
+
+
+def test_an_edit_on_the_first_frame_of_a_recording_is_in_its_stamp(tmp_path):
+    """The stamp was taken before the edit, and the replay (which starts with it) said the recording was made with
+    other parameters: "tyres.mu - (now 0.8)"."""
+    from workbench.runs.live import LiveSession
+    from workbench.runs.stamp import recording_note
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    session = LiveSession("sedan")
+    session.set_param("body.mass", 1400.0)
+    session.start_recording()
+    session.set_param("tyres.mu", 0.8)
+    for _ in range(30):
+        session.step({"throttle"})
+    path = tmp_path / "edit0.toml"
+    session.stop_recording("edit0").save(path)
+    program = compile_script(load_script(path))
+    assert program.params.tyres.mu == 0.8 and program.params.body.mass == 1400.0
+    assert recording_note(program) is None
+    assert {c.path for c in program.script.recorded.changed} == {"body.mass", "tyres.mu"}

@@ -52,7 +52,9 @@ class Recorder:
         self._changes: dict[str, list[tuple[int, float | None]]] = {name: [] for name in ANALOG}  # None: released
         # Gear keys do nothing on a car without a gearbox, and a script for it refuses them.
         self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
-        self._stamp = make_stamp(preset, preset_params, params if params is not None else preset_params, dt)
+        self._preset_params = preset_params
+        self._start = params if params is not None else preset_params  # in effect on the first frame
+        self._stamp = make_stamp(preset, preset_params, self._start, dt)
         start = params_diff(preset_params, params) if params is not None else {}
         if start:
             self._sets.append((0, Setting(0.0, params=start)))
@@ -84,6 +86,10 @@ class Recorder:
         self._analog = analog
         if gear is not None or params:
             self._sets.append((k, Setting(k * self.dt, gear, params=dict(params or {}))))
+        if k == 0 and params:  # an edit on the first frame: the recording starts with it, and is stamped so (its
+            # replay, which starts with it too, said "recorded with other parameters")
+            self._start = self._start.with_values(dict(params))
+            self._stamp = make_stamp(self.preset, self._preset_params, self._start, self.dt)
         self.frames = k + 1
 
     def script(self, name: str, expects: Iterable[Expect] = (), description: str = "") -> Script:
