@@ -352,3 +352,21 @@ def test_sliders_cover_a_sensible_span(carbench_window):
         for editor in row.editors:
             if hasattr(editor, "span"):
                 assert editor.span[1] - editor.span[0] < 1e6, row.info.path
+
+
+def test_a_recording_too_large_to_be_a_script_is_kept_and_said_not_saved(carbench_window, tmp_path, monkeypatch):
+    from workbench.gui.testing import hold
+    from workbench.scripts import limits
+
+    window = carbench_window
+    shown = []
+    window.show_error = lambda title, text: shown.append((title, text))
+    window.model.start_recording()
+    hold(window, {"throttle"}, 120)
+    window.model.stop_recording()
+    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", 100)
+    path = tmp_path / "r.toml"
+    assert not window.save_recording(path)
+    assert not path.exists() and window.model.session.last_recording is not None
+    assert shown and shown[0][0] == "Recording not saved" and "larger than a script may be" in shown[0][1]
+    assert window.model.session.recording_unsaved

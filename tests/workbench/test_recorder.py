@@ -318,3 +318,24 @@ def test_an_edit_on_the_first_frame_of_a_recording_is_in_its_stamp(tmp_path):
     assert program.params.tyres.mu == 0.8 and program.params.body.mass == 1400.0
     assert recording_note(program) is None
     assert {c.path for c in program.script.recorded.changed} == {"body.mass", "tyres.mu"}
+
+
+def test_a_recording_larger_than_a_script_may_be_is_not_saved(tmp_path, monkeypatch):
+    """A 40-minute recording was saved as an 18 MiB file that every command then refused (16 MiB at most)."""
+    from workbench.runs.live import LiveSession
+    from workbench.scripts import limits
+    from workbench.scripts.format import ScriptError
+
+    session = LiveSession("sedan")
+    session.start_recording()
+    for k in range(400):
+        session.step({"throttle"} if k % 2 else {"brake"})  # a change every frame: a long file
+    script = session.stop_recording("long")
+    size = len(script.to_toml().encode())
+    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", size - 1)
+    path = tmp_path / "long.toml"
+    with pytest.raises(ScriptError, match=r"long\.toml: .* is larger than a script may be .*: not saved"):
+        script.save(path)
+    assert not path.exists()
+    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", size)
+    assert script.save(path).stat().st_size == size

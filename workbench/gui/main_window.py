@@ -677,8 +677,12 @@ class MainWindow(QMainWindow):
             self.show_error("Nothing to save", "Record something first (Record, drive, Stop).")
             return False
         name = Path(path).stem
-        if not self.write_output(path, "Save recording", "Recording not saved",
-                                 lambda: replace(script, name=name).save(path)):
+        try:
+            if not self.write_output(path, "Save recording", "Recording not saved",
+                                     lambda: replace(script, name=name).save(path)):
+                return False
+        except ScriptError as exc:  # larger than a script may be: kept, not saved
+            self.show_error("Recording not saved", str(exc))
             return False
         self.model.session.recording_unsaved = False
         self.model.name_recording(name)  # saved as my_drive, it is called my_drive

@@ -195,8 +195,17 @@ class Script:
         return toml_writer.dumps(self.to_document())
 
     def save(self, path: str | Path) -> Path:
-        """Write the script atomically."""
-        return atomic_write_text(path, self.to_toml())
+        """Write the script atomically; ScriptError, and nothing written, where it would be larger than carbench
+        reads a script (MAX_SCRIPT_BYTES): a 40-minute recording was saved, then refused by every command."""
+        from workbench.scripts.limits import MAX_SCRIPT_BYTES, format_bytes
+
+        text = self.to_toml()
+        size = len(text.encode("utf-8"))
+        if size > MAX_SCRIPT_BYTES:
+            raise ScriptError(f"{path}: {format_bytes(size)} is larger than a script may be "
+                              f"({format_bytes(MAX_SCRIPT_BYTES)}): not saved; a shorter recording (stop it and "
+                              "start another) stays within it")
+        return atomic_write_text(path, text)
 
 
 def _setting_table(s: Setting) -> dict[str, Any]:
