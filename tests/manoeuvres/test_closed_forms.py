@@ -85,3 +85,22 @@ def test_the_second_order_fit_finds_the_linear_bicycles_own_damping_and_frequenc
     a, _ = bicycle_matrices(car.params, v)
     assert zeta == pytest.approx(damping(car.params, v), rel=rel)
     assert omega == pytest.approx(math.sqrt(np.linalg.det(a)), rel=rel)
+
+
+def test_the_peak_is_the_first_one_above_the_steady_state_and_none_without_overshoot():
+    """A response still rising at the run's end had its last frame taken for its peak: a peak response time of the
+    whole run and the overshoot it had reached."""
+    from workbench.manoeuvres.transient import step_response
+
+    t = np.arange(0.0, 6.0, 0.001)
+    steer = np.where(t >= 1.0, 1.0, 0.0)
+    rising = np.where(t >= 1.0, 1.0 - np.exp(-(t - 1.0) / 0.8), 0.0)  # first order: no peak
+    r = step_response(t, steer, rising, float(t[-1]))
+    assert r["peak_time"] is None and r["overshoot"] is None and r["t90"] is not None
+    zeta, w = 0.5, 2 * math.pi * 1.2  # second order: the first peak at pi / (w sqrt(1 - zeta^2))
+    s = np.clip(t - 1.0, 0.0, None)
+    wd = w * math.sqrt(1 - zeta**2)
+    under = 1.0 - np.exp(-zeta * w * s) * (np.cos(wd * s) + zeta / math.sqrt(1 - zeta**2) * np.sin(wd * s))
+    r = step_response(t, steer, under, float(t[-1]))
+    assert r["peak_time"] == pytest.approx(math.pi / wd, abs=2e-3)
+    assert r["overshoot"] == pytest.approx(math.exp(-zeta * math.pi / math.sqrt(1 - zeta**2)), rel=1e-3)

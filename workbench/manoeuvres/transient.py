@@ -5,8 +5,8 @@ angle that gives 4 m/s^2 in the steady state (a first run finds it: the response
 so the angle is scaled by 4 / the first run's steady state) and holds it, the throttle held as it
 was. Time is counted from the instant the steer reaches half its final value (t = 0 of ISO 7401).
 The steady state is the mean of the last STEADY seconds of the run. KPIs: yaw-rate response time
-(to 90% of the steady state), peak response time (to the yaw rate's peak), overshoot of the peak
-over the steady state, lateral-acceleration response time (to 90%), the steady yaw-rate gain
+(to 90% of the steady state), peak response time (to the yaw rate's first peak above its steady state; none where
+it rises to it without one), overshoot of that peak over the steady state, lateral-acceleration response time (to 90%), the steady yaw-rate gain
 (r / delta, road wheel), and the yaw damping ratio and natural frequency of the second-order
 model r'' + 2 zeta w r' + w^2 r = w^2 G (delta + T delta') fitted by least squares to the run
 (the linear bicycle's yaw response has that form: Mitschke and Wallentowitz, Dynamik der
@@ -49,10 +49,23 @@ def step_response(t, steer, response, end: float) -> dict[str, float | None]:
                 "overshoot": None}
     scaled = response / steady
     t90 = crossing(t, scaled, 0.9, after=t0)
-    after = t >= t0
-    k = int(np.argmax(np.where(after, scaled, -np.inf)))
+    k = first_peak(t, scaled, t0)
     return {"t0": t0, "steady": steady, "steady_steer": steady_steer, "t90": None if t90 is None else t90 - t0,
-            "peak_time": float(t[k] - t0), "overshoot": float(scaled[k] - 1.0)}
+            "peak_time": None if k is None else float(t[k] - t0),
+            "overshoot": None if k is None else float(scaled[k] - 1.0)}
+
+
+def first_peak(t, scaled, t0: float) -> int | None:
+    """The frame of the response's first peak after ``t0`` (ISO 7401's peak response time is to it): the first local
+    maximum above the steady state (``scaled`` is the response over it). None for a response that rises to its
+    steady state without one: the largest value after t0 was then the run's last frame, still rising, and gave a
+    "peak response time" of the whole run and a "overshoot" of whatever it had reached."""
+    after = np.flatnonzero(t >= t0)
+    if len(after) < 3:
+        return None
+    x = scaled[after]
+    peaks = np.flatnonzero((x[1:-1] >= x[:-2]) & (x[1:-1] > x[2:]) & (x[1:-1] > 1.0)) + 1
+    return int(after[peaks[0]]) if len(peaks) else None
 
 
 def second_order_fit(t, steer, yaw, t0: float, span: float = 3.0) -> tuple[float, float] | None:
