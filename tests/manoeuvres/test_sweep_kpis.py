@@ -86,11 +86,13 @@ def test_a_handling_sweep_runs_its_cars_at_the_sweeps_dt():
     assert result.car_steps % program.frames == 0  # every run (its own and the test's) of 0.02 s frames
 
 
-def test_a_handling_sweep_of_a_kinematic_car_is_refused_as_manoeuvre_refuses_it(capsys):
+def test_a_handling_sweep_of_a_kinematic_car_is_refused_as_manoeuvre_refuses_it(capsys, tmp_path, monkeypatch):
     """It gave the teaching car an understeer gradient and a characteristic speed of 17,663 km/h."""
     from workbench.cli import main
 
-    code = main(["sweep", "iso4138_circle", "--preset", "teaching", "--param", "body.mass=1000,1200", "--json"])
+    monkeypatch.chdir(tmp_path)
+    code = main(["sweep", "iso4138_circle", "--preset", "teaching", "--param", "body.mass=1000,1200", "--json",
+                 "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()
-    assert code == 2 and out == ""
+    assert code == 2 and out == "" and not (tmp_path / "out").exists()
     assert err.strip().startswith("carbench: iso4138_circle: iso4138 judges handling, which the teaching car"), err
