@@ -502,13 +502,17 @@ if not DISABLED:
         first batch, and nothing compiled and loaded from the cache calls them. Only numba's runtime, which the
         kernel's arrays use, is started. Every compile refreshes the context itself (numba.core.compiler's
         CompilerBase), a miss's included."""
-        from numba.core.runtime import rtsys
-
         guard = getattr(cache, "_guard_against_spurious_io_errors", None)
         load = getattr(cache, "_load_overload", None)
-        if guard is None or load is None:  # a numba that has them no longer: its own way, with the refresh
+        try:
+            from numba.core.runtime import rtsys
+
+            start = rtsys.initialize
+        except (ImportError, AttributeError):
+            start = None
+        if guard is None or load is None or start is None:  # a numba without them: its own way, with the refresh
             return FunctionCache.load_overload(cache, sig, target_context)
-        rtsys.initialize(target_context)
+        start(target_context)
         with guard():
             return load(sig, target_context)
         return None  # the guard swallowed a spurious I/O error: a miss

@@ -186,3 +186,44 @@ def test_a_measure_no_car_reaches_is_charted_as_never(qapp, tmp_path, capsys, pa
     assert not [c for c in middle if max(c.red(), c.green(), c.blue()) < 60]  # nothing black over the plot
     if len(params) == 2:  # every cell grey
         assert sum(abs(c.red() - 190) < 8 and abs(c.blue() - 190) < 8 for c in middle) > 0.7 * len(middle)
+
+
+def test_a_chart_not_removed_is_listed_for_the_next_sweep_and_one_linked_meanwhile_stays(qapp, tmp_path, capsys,
+                                                                                          monkeypatch):
+    import os
+
+    from workbench.output.png_text import MANIFEST, charts_of_a_sweep
+
+    script = tmp_path / "tiny.toml"
+    script.write_text(SCRIPT)
+    out = tmp_path / "out"
+    plot = ["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:3"]
+    plain = [a for a in plot if a != "--plot"]
+    assert cli.main(plot) == 0
+    real_unlink = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if str(path).endswith("margins.png"):
+            raise PermissionError(1, "Operation not permitted", str(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    assert cli.main(plain) == 0
+    monkeypatch.setattr(os, "unlink", real_unlink)
+    assert "margins.png" in (out / MANIFEST).read_text().split() and charts_of_a_sweep(out) == {"margins.png"}
+    capsys.readouterr()
+    assert cli.main(plain) == 0  # the next sweep removes it
+    assert not (out / "margins.png").exists() and charts_of_a_sweep(out) == set()  # listed, gone: nothing to do
+    # a chart the user links to between the sweep's start and its commit stays
+    assert cli.main(plot) == 0
+    from workbench.output import files
+
+    real_commit = files.StagedOutputs.commit
+
+    def commit_after_a_link(self):
+        os.link(out / "margins.png", tmp_path / "kept.png")
+        return real_commit(self)
+
+    monkeypatch.setattr(files.StagedOutputs, "commit", commit_after_a_link)
+    assert cli.main(plain) == 0
+    assert (out / "margins.png").exists() and (tmp_path / "kept.png").exists()

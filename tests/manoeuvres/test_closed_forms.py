@@ -104,3 +104,12 @@ def test_the_peak_is_the_first_one_above_the_steady_state_and_none_without_overs
     r = step_response(t, steer, under, float(t[-1]))
     assert r["peak_time"] == pytest.approx(math.pi / wd, abs=2e-3)
     assert r["overshoot"] == pytest.approx(math.exp(-zeta * math.pi / math.sqrt(1 - zeta**2)), rel=1e-3)
+
+
+def test_a_flat_topped_peak_is_at_its_first_frame():
+    from workbench.manoeuvres.transient import first_peak
+
+    t = np.arange(7.0)
+    assert first_peak(t, np.array([0.5, 1.0, 1.1, 1.1, 1.1, 1.0, 1.0]), 0.0) == 2
+    assert first_peak(t, np.array([0.5, 0.9, 1.0, 1.05, 1.05, 1.06, 1.07]), 0.0) is None  # still rising
+    assert first_peak(t, np.array([0.5, 0.9, 0.99, 0.98, 1.0, 1.0, 1.0]), 0.0) is None  # below the steady state

@@ -264,6 +264,8 @@ def test_a_block_of_frames_tallies_to_the_bits_of_frame_by_frame(seed):
     names = ("speed", "yaw_rate")
     data = np.round(rng.random((frames, n, 2)), 1)  # coarse values: many ties
     data[:, :5, 1] = 0.3  # some cars never cross either threshold
+    data[rng.integers(0, frames, 30), rng.integers(0, n, 30), 0] = np.nan  # frames with no value: passed over
+    data[rng.integers(0, frames, 10), rng.integers(5, n, 10), 0] = np.inf
     one, block = Tally(program, n), Tally(program, n)
     for k in range(frames):
         one.update(k, type("Frame", (), {name: data[k, :, j] for j, name in enumerate(names)}))

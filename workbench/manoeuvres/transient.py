@@ -64,8 +64,11 @@ def first_peak(t, scaled, t0: float) -> int | None:
     if len(after) < 3:
         return None
     x = scaled[after]
-    peaks = np.flatnonzero((x[1:-1] >= x[:-2]) & (x[1:-1] > x[2:]) & (x[1:-1] > 1.0)) + 1
-    return int(after[peaks[0]]) if len(peaks) else None
+    # Runs of equal values, so that a flat top is one peak, at its first frame
+    starts = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]]))
+    v = x[starts]
+    peaks = np.flatnonzero((v[1:-1] > v[:-2]) & (v[1:-1] > v[2:]) & (v[1:-1] > 1.0)) + 1
+    return int(after[starts[peaks[0]]]) if len(peaks) else None
 
 
 def second_order_fit(t, steer, yaw, t0: float, span: float = 3.0) -> tuple[float, float] | None:

@@ -317,8 +317,9 @@ class StagedOutputs:
     def __init__(self):
         self._files: list[tuple[Path, Path]] = []
         self._folders: list[tuple[Path, Path, bool]] = []
-        self._replaced: list[tuple[Path, set[str]]] = []
-        self.not_removed: list[tuple[Path, str]] = []  # replaced files the commit could not remove, and why
+        self._replaced: list[tuple[Path, set[str], Callable[[Path], bool] | None]] = []
+        self.not_removed: list[tuple[Path, str]] = []  # replaced files the commit could not remove, and why (the
+        # sweep says so; a report's or hunt's leftover chart is only clutter)
         self.committed = False
 
     def __enter__(self) -> StagedOutputs:
@@ -345,10 +346,12 @@ class StagedOutputs:
         self._folders.append((tmp, target, existed))
         return tmp
 
-    def replaces(self, folder: str | os.PathLike, names: Iterable[str]) -> None:
+    def replaces(self, folder: str | os.PathLike, names: Iterable[str],
+                 still: Callable[[Path], bool] | None = None) -> None:
         """Files of ``folder`` that an earlier run wrote and this one's outputs replace: those of ``names`` the commit
-        does not write again are removed after it (a report's charts of a script or test no longer in it)."""
-        self._replaced.append((Path(folder), set(names)))
+        does not write again are removed after it (a report's charts of a script or test no longer in it), where
+        ``still(path)``, asked again just before, says they are still what made them removable."""
+        self._replaced.append((Path(folder), set(names), still))
 
     def commit(self) -> None:
         """Move every staged output into place, all or none; then remove what they replace (:meth:`replaces`).
@@ -393,14 +396,15 @@ class StagedOutputs:
             with contextlib.suppress(OSError):
                 info = os.lstat(destination)
                 written.add((info.st_dev, info.st_ino))
-        for folder, names in self._replaced:
+        for folder, names, still in self._replaced:
             for name in sorted(names):
                 old = folder / name
                 try:
                     info = os.lstat(old)
                 except OSError:
                     continue  # gone already
-                if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in written:
+                if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in written \
+                        and (still is None or still(old)):
                     try:
                         os.unlink(old)
                     except OSError as exc:  # only clutter is left; the caller says so

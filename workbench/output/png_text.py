@@ -74,13 +74,17 @@ def charts_of_a_sweep(folder: str | os.PathLike) -> set[str]:
     except OSError:
         return names
     for name in listed:
-        if not name.endswith(".png") or name.startswith(".") or os.path.basename(name) != name:
-            continue
-        try:
-            info = os.lstat(Path(folder) / name)
-        except OSError:
-            continue
-        if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 \
-                and png_texts(Path(folder) / name).get("Source") == SWEEP_SOURCE:
+        if name.endswith(".png") and not name.startswith(".") and os.path.basename(name) == name \
+                and still_a_sweeps_chart(Path(folder) / name):
             names.add(name)
     return names
+
+
+def still_a_sweeps_chart(path: Path) -> bool:
+    """Whether ``path`` is a regular file with no other name (not a link, not hard-linked elsewhere) whose PNG Source
+    text says a sweep drew it: asked when the sweep starts, and again just before its removal."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and png_texts(path).get("Source") == SWEEP_SOURCE

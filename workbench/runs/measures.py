@@ -119,6 +119,8 @@ class Tally:
             # min(v - lo, hi - v), in one pass where a side is open: the same values (v - -inf is inf)
             margin = (values - lo if math.isinf(hi) else hi - values if math.isinf(lo)
                       else np.minimum(values - lo, hi - values))
+            # A frame with no margin (NaN) is passed over as frame by frame passes it; argmin would stop at it
+            margin = np.where(np.isnan(margin), np.inf, margin)
             j = np.argmin(margin, axis=0)  # the first frame of least margin in the block, as frame by frame
             least = margin[j, cars]
             worse = least < self.expect_margin[i]

@@ -13,7 +13,7 @@ import numpy as np
 from physics import check_dt
 from workbench.output.charts import Renderer
 from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
-from workbench.output.png_text import MANIFEST, charts_of_a_sweep, manifest_text
+from workbench.output.png_text import MANIFEST, charts_of_a_sweep, manifest_text, still_a_sweeps_chart
 from workbench.output.sweep_report import as_json, charts, summary, write_charts, write_csv
 from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
@@ -176,17 +176,19 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
             if args.plot and render is not None:
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
                     written += write_charts(result, stage, deferring(render))
-            # the charts drawn, for the next sweep into the folder (none without --plot)
-            (stage / MANIFEST).write_text(manifest_text([f.name for f in written[1:]]), encoding="utf-8")
+            # An earlier sweep's charts left beside this sweep's CSV would read as its findings: those this one does
+            # not draw again go once its outputs are in place. Only the charts a sweep listed as its own and left as
+            # they were (png_text.charts_of_a_sweep), never a user's images or copies; asked again at the commit.
+            drawn = [f.name for f in written[1:]]
+            stale = sorted(charts_of_a_sweep(folder) - set(drawn)) if folder.is_dir() else []
+            # the list for the next sweep into the folder: the charts drawn (none without --plot), and the earlier
+            # ones to go, so that one that cannot be removed is asked about again
+            (stage / MANIFEST).write_text(manifest_text(drawn + stale), encoding="utf-8")
         except OSError as exc:
             say(f"--out {folder}: cannot write: {staged.shown(exc.strerror or str(exc))}", stderr)
             return 2
         files = [folder / f.name for f in written]
-        # An earlier sweep's charts left beside this sweep's CSV would read as its findings: those this one does not
-        # draw again go once its outputs are in place. Only the charts a sweep listed as its own and left as they
-        # were (png_text.charts_of_a_sweep), never a user's images or copies.
-        stale = sorted(charts_of_a_sweep(folder) - {f.name for f in files}) if folder.is_dir() else []
-        staged.replaces(folder, stale)
+        staged.replaces(folder, stale, still_a_sweeps_chart)
         if args.json:
             text = json.dumps({**as_json(result, files), "removes": [str(folder / name) for name in stale]}, indent=2)
         else:
