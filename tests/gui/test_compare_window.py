@@ -262,13 +262,19 @@ def test_drive_300_scrub_to_100_drive_on_100(carbench_window, qtbot, tmp_path):
     assert window.ghost_cars.ghosts  # the past run is drawn as a ghost too
 
 
-def test_editing_while_scrubbed_drives_on_from_there(carbench_window):
-    window = carbench_window
+def edited_while_scrubbed(window):
+    """200 frames driven, scrubbed back to frame 150 and body.mass made 2,000 kg there (which drives on from it)."""
     model = window.model
     hold(window, {"throttle"}, 200)
     model.set_running(False)
     model.set_view_frame(150)
     model.set_param("body.mass", 2000.0)
+    return model
+
+
+def test_editing_while_scrubbed_drives_on_from_there(carbench_window):
+    window = carbench_window
+    model = edited_while_scrubbed(window)
     session = model.session
     assert session.log.frames == 150 and session.params.body.mass == 2000.0
     assert len(window.comparer.references) == 1
@@ -477,11 +483,7 @@ def test_a_run_edited_part_way_lists_the_edit_where_its_start_is_the_same(carben
     """Driven on from frame 150 with a heavier car: both runs started with the same parameters, and the dock said
     '0 differ' beside curves that parted at 1.25 s."""
     window = carbench_window
-    model = window.model
-    hold(window, {"throttle"}, 200)
-    model.set_running(False)
-    model.set_view_frame(150)
-    model.set_param("body.mass", 2000.0)
+    model = edited_while_scrubbed(window)
     hold(window, {"throttle"}, 50)
     dock = window.compare_dock_widget
     model.set_running(False)

@@ -127,15 +127,20 @@ def _copy_on(tmp_path, script: str, preset: str):
     return path
 
 
-def test_a_kinematic_car_gets_no_handling_kpis_in_the_dock(carbench_window, qtbot, tmp_path):
-    """The dock gave the teaching car an understeer gradient and a characteristic speed of 17,700 km/h, figures
-    carbench manoeuvre refuses to give a car with no tyres."""
-    w = carbench_window
-    assert w.load_script(_copy_on(tmp_path, "iso4138_circle", "teaching"))
+def _replay_on(w, qtbot, path) -> None:
+    """Load the script at ``path``, replay it to its end and have the KPI dock take its KPIs."""
+    assert w.load_script(path)
     w.kpi_dock.show()
     assert w.replay()
     finish(w, qtbot)
     w.kpis.update_kpis()
+
+
+def test_a_kinematic_car_gets_no_handling_kpis_in_the_dock(carbench_window, qtbot, tmp_path):
+    """The dock gave the teaching car an understeer gradient and a characteristic speed of 17,700 km/h, figures
+    carbench manoeuvre refuses to give a car with no tyres."""
+    w = carbench_window
+    _replay_on(w, qtbot, _copy_on(tmp_path, "iso4138_circle", "teaching"))
     texts = [w.kpis.tree.topLevelItem(i).text(0) for i in range(w.kpis.tree.topLevelItemCount())]
     assert any("not run" in t and "kinematic" in t for t in texts), texts
     assert not w.kpis.rows  # no KPI row at all
@@ -144,11 +149,7 @@ def test_a_kinematic_car_gets_no_handling_kpis_in_the_dock(carbench_window, qtbo
 def test_a_run_that_missed_the_tests_conditions_gets_no_verdicts_in_the_dock(carbench_window, qtbot, tmp_path):
     """The sine with dwell on a car that never reached 80 km/h: the dock gave its yaw-rate ratios PASS."""
     w = carbench_window
-    assert w.load_script(_copy_on(tmp_path, "r140_sine_dwell", "classic"))
-    w.kpi_dock.show()
-    assert w.replay()
-    finish(w, qtbot)
-    w.kpis.update_kpis()
+    _replay_on(w, qtbot, _copy_on(tmp_path, "r140_sine_dwell", "classic"))
     rows = dict(w.kpis.rows)
     assert not any(cell.endswith(("PASS", "FAIL")) for label, cells in rows.items() if label != "the test's conditions"
                    for cell in cells), rows

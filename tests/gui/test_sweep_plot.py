@@ -106,21 +106,13 @@ def test_a_sweep_into_a_folder_removes_an_earlier_sweeps_charts_and_nothing_else
 
 
 def test_a_chart_that_cannot_be_removed_is_said_on_stderr(qapp, tmp_path, capsys, monkeypatch):
-    import os
 
     script = tmp_path / "tiny.toml"
     script.write_text(SCRIPT)
     out = tmp_path / "out"
     assert cli.main(["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:3"]) == 0
     capsys.readouterr()
-    real_unlink = os.unlink
-
-    def refuse(path, *args, **kwargs):
-        if str(path).endswith("margins.png"):
-            raise PermissionError(1, "Operation not permitted", str(path))
-        return real_unlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "unlink", refuse)
+    refuse_to_remove(monkeypatch, "margins.png")
     assert cli.main(["sweep", str(script), "--out", str(out), "--param", "engine.peak_torque=20:350:3"]) == 0
     err = capsys.readouterr().err
     assert err.strip() == f"carbench: --out {out}: could not remove an earlier sweep's chart margins.png: " \
@@ -200,14 +192,7 @@ def test_a_chart_not_removed_is_listed_for_the_next_sweep_and_one_linked_meanwhi
     plot = ["sweep", str(script), "--out", str(out), "--plot", "--param", "engine.peak_torque=20:350:3"]
     plain = [a for a in plot if a != "--plot"]
     assert cli.main(plot) == 0
-    real_unlink = os.unlink
-
-    def refuse(path, *args, **kwargs):
-        if str(path).endswith("margins.png"):
-            raise PermissionError(1, "Operation not permitted", str(path))
-        return real_unlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "unlink", refuse)
+    real_unlink = refuse_to_remove(monkeypatch, "margins.png")
     assert cli.main(plain) == 0
     monkeypatch.setattr(os, "unlink", real_unlink)
     assert "margins.png" in (out / MANIFEST).read_text().split() and charts_of_a_sweep(out) == {"margins.png"}
@@ -227,3 +212,19 @@ def test_a_chart_not_removed_is_listed_for_the_next_sweep_and_one_linked_meanwhi
     monkeypatch.setattr(files.StagedOutputs, "commit", commit_after_a_link)
     assert cli.main(plain) == 0
     assert (out / "margins.png").exists() and (tmp_path / "kept.png").exists()
+
+
+def refuse_to_remove(monkeypatch, name: str):
+    """os.unlink refuses files called ``name`` from now on (as for a file the user may not remove); returns the real
+    one."""
+    import os
+
+    real_unlink = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if os.path.basename(str(path)) == name:
+            raise PermissionError(1, "Operation not permitted", str(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    return real_unlink
