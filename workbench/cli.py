@@ -177,8 +177,8 @@ def _add_manoeuvre(sub) -> None:
     mp.add_argument("--preset", dest="manoeuvre_preset", default="sedan", metavar="NAME|PATH",
                     help="the car (default sedan)")
     mp.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
-                    help="change a parameter of the car (repeatable; the value is read as TOML, in the "
-                         "parameter's display unit: deg for angles, as sweep --param)")
+                    help="change a parameter of the car, and of the --vs-preset car too (repeatable; the value "
+                         "is read as TOML, in the parameter's display unit: deg for angles, as sweep --param)")
     vs = mp.add_mutually_exclusive_group()
     vs.add_argument("--vs-preset", metavar="NAME|PATH", help="a second car: print both and the change")
     vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
