@@ -339,3 +339,24 @@ def test_a_recording_larger_than_a_script_may_be_is_not_saved(tmp_path, monkeypa
     assert not path.exists()
     monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", size)
     assert script.save(path).stat().st_size == size
+
+
+def test_a_stamps_differences_say_a_newer_carbench_and_a_preset_value_in_words():
+    """A recording from a newer carbench got the same note as one from an older; a parameter at its preset's value
+    read "tyres.mu - (now 0.8)"."""
+    from dataclasses import replace as changed_to
+
+    from physics import load_preset
+    from workbench.runs.stamp import make_stamp
+
+    sedan = load_preset("sedan").params
+    base = make_stamp("sedan", sedan, sedan, 1 / 120)
+    edited = make_stamp("sedan", sedan, sedan.with_values({"tyres.mu": 0.8}), 1 / 120)
+    newer = changed_to(base, carbench="99.0.0")
+    older = changed_to(base, carbench="0.0.1")
+    assert newer.differences(changed_to(base, carbench="0.3.7")) == [
+        "carbench 99.0.0 (now 0.3.7, an older one: a newer model may replay what it recorded otherwise here)"]
+    assert older.differences(changed_to(base, carbench="0.3.7")) == ["carbench 0.0.1 (now 0.3.7)"]
+    assert changed_to(base, carbench="unknown").differences(base)[0].endswith(")")
+    (line,) = base.differences(edited)
+    assert line == "other parameters: tyres.mu as the preset (now 0.8)"

@@ -71,22 +71,36 @@ class Stamp:
         """What differs between the run stamped ``self`` and the run stamped ``other``, in words."""
         out = []
         if self.carbench != other.carbench:
-            out.append(f"carbench {self.carbench} (now {other.carbench})")
+            newer = _version(self.carbench) > _version(other.carbench) and _version(other.carbench) > ()
+            out.append(f"carbench {self.carbench} (now {other.carbench}"
+                       + (", an older one: a newer model may replay what it recorded otherwise here)" if newer else ")"))
         if self.numpy != other.numpy:
             out.append(f"numpy {self.numpy} (now {other.numpy})")
         if self.preset != other.preset:
             out.append(f"preset {self.preset} (now {other.preset})")
         elif self.preset_sha256 != other.preset_sha256:
-            out.append(f"preset {self.preset} had other parameters (its file changed since)")
+            out.append(f"preset {self.preset} with other parameters (its file changed since)")
         if self.params_sha256 != other.params_sha256:
             ours = {c.path: c.run for c in self.changed}
             theirs = {c.path: c.run for c in other.changed}
             paths = [p for p in dict.fromkeys([*ours, *theirs]) if ours.get(p) != theirs.get(p)]
-            listed = ", ".join(f"{p} {_text(ours.get(p, '-'))} (now {_text(theirs.get(p, '-'))})" for p in paths)
+            listed = ", ".join(f"{p} {_text(ours.get(p, AS_PRESET))} (now {_text(theirs.get(p, AS_PRESET))})"
+                               for p in paths)
             out.append(f"other parameters{': ' + listed if listed else ''}")
         if self.dt != other.dt:
             out.append(f"dt {self.dt:.6g} s (now {other.dt:.6g} s)")
         return out
+
+
+AS_PRESET = "as the preset"  # a parameter a stamp does not list as changed: the preset's own value ("-" said nothing)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """A version's leading numbers ("0.3.7" -> (0, 3, 7)); () for one that has none ("unknown")."""
+    import re
+
+    found = re.match(r"\d+(?:\.\d+)*", text or "")
+    return tuple(int(part) for part in found.group(0).split(".")) if found else ()
 
 
 def _text(value: Any) -> str:
