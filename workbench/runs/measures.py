@@ -62,8 +62,8 @@ def measure_column(measure: Measure, values: np.ndarray, first: int, last: int, 
 class Tally:
     """Per-car verdicts and measures of one program over a batch of ``n`` cars, updated frame by frame.
 
-    Keeps O(cars) numbers per expectation and measure, never the telemetry: ``update(k, telemetry)``
-    after each step, then read ``expect_value``, ``expect_margin`` (E, n) and ``measure_value`` (M, n).
+    Keeps O(cars) numbers per expectation and measure, never the telemetry: ``update(k, telemetry)`` after each
+    step (or ``update_block`` after several), then read ``expect_value``, ``expect_margin`` (E, n) and ``measure_value`` (M, n).
     """
 
     def __init__(self, program: Program, n: int):
@@ -78,14 +78,6 @@ class Tally:
         self.measure_value = np.full((m, n), math.nan)
         self._sums = np.zeros((m, n))
         self._bounds = [bounds(x) for x in self.expects]
-        # frame -> which entries look at it, so a frame outside every window costs nothing
-        self._by_frame: dict[int, list[tuple[str, int]]] = {}
-        for i, (first, last) in enumerate(program.windows):
-            for k in range(first, last + 1):
-                self._by_frame.setdefault(k, []).append(("e", i))
-        for i, (first, last) in enumerate(program.measure_windows):
-            for k in range(first, last + 1):
-                self._by_frame.setdefault(k, []).append(("m", i))
 
     @property
     def channels(self) -> tuple[str, ...]:
@@ -95,19 +87,18 @@ class Tally:
     @property
     def last_frame(self) -> int:
         """The last frame any entry looks at (a sweep can stop stepping after it)."""
-        return max(self._by_frame, default=-1)
+        return max((last for _, last in (*self.program.windows, *self.program.measure_windows)), default=-1)
 
     def update(self, k: int, telemetry) -> None:
-        for kind, i in self._by_frame.get(k, ()):
-            if kind == "e":
-                self._update_expect(i, getattr(telemetry, self.expects[i].channel), k)
-            else:
-                self._update_measure(i, np.asarray(getattr(telemetry, self.measures[i].channel), dtype=float), k)
+        """Frame ``k``: ``telemetry`` has each channel the entries read as an attribute (one value a car)."""
+        names = self.channels
+        row = np.stack([np.asarray(getattr(telemetry, name), dtype=float) for name in names], axis=-1)
+        self.update_block(k, row[None], {name: j for j, name in enumerate(names)})
 
     def update_block(self, k0: int, block: np.ndarray, index: dict[str, int]) -> None:
-        """Frames ``k0`` .. ``k0 + len(block) - 1`` at once, with the bits :meth:`update` gives frame by frame:
-        ``block`` is (frames, cars, channels), ``index`` each channel's column. A sweep's Python per frame cost
-        more than its tallies' arithmetic (0.14 s of a 10,000-car sweep's 2 s)."""
+        """Frames ``k0`` .. ``k0 + len(block) - 1`` at once, with the bits of one frame at a time (:meth:`update`):
+        ``block`` is (frames, cars, channels), ``index`` each channel's column. A sweep tallies a block a call: its
+        Python per frame cost more than the arithmetic (0.14 s of a 10,000-car sweep's 2 s)."""
         k1 = k0 + len(block) - 1
         cars = np.arange(self.n)
         for i, (first, last) in enumerate(self.program.windows):
@@ -150,33 +141,6 @@ class Tally:
                 hit = values >= measure.threshold if reduce == "first_time_above" else values <= measure.threshold
                 when = (a + np.argmax(hit, axis=0)) * self.program.dt
                 out[i] = np.where(np.isnan(out[i]) & hit.any(axis=0), when, out[i])
-
-    def _update_expect(self, i: int, values: np.ndarray, k: int) -> None:
-        lo, hi = self._bounds[i]
-        margin = np.minimum(values - lo, hi - values)
-        worse = margin < self.expect_margin[i]  # strict: the first frame of least margin decides
-        self.expect_margin[i] = np.where(worse, margin, self.expect_margin[i])
-        self.expect_value[i] = np.where(worse, values, self.expect_value[i])
-        self.expect_frame[i] = np.where(worse, k, self.expect_frame[i])
-
-    def _update_measure(self, i: int, values: np.ndarray, k: int) -> None:
-        measure, (first, last) = self.measures[i], self.program.measure_windows[i]
-        out = self.measure_value
-        reduce = measure.reduce
-        if reduce == "final":
-            if k == last:
-                out[i] = values
-        elif reduce == "min":
-            out[i] = values if k == first else np.minimum(out[i], values)
-        elif reduce == "max":
-            out[i] = values if k == first else np.maximum(out[i], values)
-        elif reduce == "mean":
-            self._sums[i] = values if k == first else self._sums[i] + values
-            if k == last:
-                out[i] = self._sums[i] / (last - first + 1)
-        else:
-            hit = values >= measure.threshold if reduce == "first_time_above" else values <= measure.threshold
-            out[i] = np.where(np.isnan(out[i]) & hit, k * self.program.dt, out[i])
 
     @property
     def expect_passed(self) -> np.ndarray:
