@@ -140,12 +140,12 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
         except ParamError as exc:
             raise CompareError(f"--vs-set: {exc}") from None
         from workbench.scripts.program import record_problem
-        from workbench.scripts.surfaces import ignored_by
+        from workbench.scripts.surfaces import road_lost
 
         changed = a.params.with_values(changes)
         problem = a.params.swap_problem(changed) or record_problem(changed)
-        if not problem and script.surfaces and ignored_by(changed):  # else blamed on a [[set]] the file lacks
-            problem = f"the car would no longer feel the script's [[surface]]: {ignored_by(changed)}"
+        # said here: compiled, run B would blame a [[set]] the file does not have
+        problem = problem or road_lost(script.surfaces, a.params, changed)
         if problem:
             raise CompareError(f"--vs-set: {problem}")
         b = compile_script(replace(script, sets=script.sets + (Setting(0.0, params=changes),)), preset)

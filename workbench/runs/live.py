@@ -27,7 +27,7 @@ from workbench.scripts.driving import Drive, drivers_of, ends_at
 from workbench.scripts.format import Script, load_script
 from workbench.scripts.program import Program, compile_script
 from workbench.scripts.recorder import Recorder, params_diff
-from workbench.scripts.surfaces import ground_for, ignored_by
+from workbench.scripts.surfaces import ground_for, road_lost
 
 
 def handed_over(spec, time: float):
@@ -311,10 +311,8 @@ class LiveSession:
 
     def _road_problem(self, updated: CarParams) -> str | None:
         """Why ``updated`` may not replace the parameters while the loaded script's road is under the car: a car
-        that would no longer feel its surfaces (workbench.scripts.surfaces.ignored_by); else None."""
-        if self._surfaces() and ignored_by(updated) and not ignored_by(self.params):
-            return f"the car would no longer feel the loaded script's road surfaces: {ignored_by(updated)}"
-        return None
+        that would no longer feel its surfaces (workbench.scripts.surfaces.road_lost); else None."""
+        return road_lost(self._surfaces(), self.params, updated, "the loaded script's road surfaces")
 
     def use_preset(self, preset: Preset, params: CarParams | None = None) -> None:
         """Switch to a preset already loaded, optionally with edited ``params`` (undoing a preset load)."""

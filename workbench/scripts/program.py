@@ -26,7 +26,7 @@ from physics.simulation import MAX_DT
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory, format_bytes, run_bytes
-from workbench.scripts.surfaces import ignored_by
+from workbench.scripts.surfaces import ignored_by, road_lost
 from workbench.scripts.track import apply_tracks
 
 # Channels that only mean something for a car with that part (elsewhere they read a constant).
@@ -213,9 +213,9 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             problem = params.swap_problem(updated) or record_problem(updated)
             if problem:
                 raise ScriptError(f"{where}: params: {problem}")
-            if script.surfaces and ignored_by(updated) and not ignored_by(params):
-                raise ScriptError(f"{where}: params: the car would no longer feel the script's [[surface]]: "
-                                  f"{ignored_by(updated)}")
+            lost = road_lost(script.surfaces, params, updated)
+            if lost:
+                raise ScriptError(f"{where}: params: {lost}")
             params = updated
             if k == 0:
                 at_start = params

@@ -53,8 +53,7 @@ class Recorder:
         # Gear keys do nothing on a car without a gearbox, and a script for it refuses them.
         self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
         self._preset_params = preset_params
-        self._start = params if params is not None else preset_params  # in effect on the first frame
-        self._stamp = make_stamp(preset, preset_params, self._start, dt)
+        self._start = params if params is not None else preset_params  # in effect on the first frame (stamped)
         start = params_diff(preset_params, params) if params is not None else {}
         if start:
             self._sets.append((0, Setting(0.0, params=start)))
@@ -89,7 +88,6 @@ class Recorder:
         if k == 0 and params:  # an edit on the first frame: the recording starts with it, and is stamped so (its
             # replay, which starts with it too, said "recorded with other parameters")
             self._start = self._start.with_values(dict(params))
-            self._stamp = make_stamp(self.preset, self._preset_params, self._start, self.dt)
         self.frames = k + 1
 
     def script(self, name: str, expects: Iterable[Expect] = (), description: str = "") -> Script:
@@ -103,9 +101,10 @@ class Recorder:
             for (first, end), keys in sorted(merged.items())
         )
         sets, tracks = self._analog_entries()
+        stamp = make_stamp(self.preset, self._preset_params, self._start, self.dt)
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
-                      source=f"<recording {name}>", recorded=self._stamp, tracks=tracks, surfaces=self.surfaces,
+                      source=f"<recording {name}>", recorded=stamp, tracks=tracks, surfaces=self.surfaces,
                       driver=self.driver)
 
     def _analog_entries(self) -> tuple[tuple[Setting, ...], tuple[Track, ...]]:

@@ -112,6 +112,14 @@ def ignored_by(params) -> str | None:
     return None
 
 
+def road_lost(surfaces: Sequence[Surface], before, after, road: str = "the script's [[surface]]") -> str | None:
+    """Why parameters ``after`` may not take the place of ``before`` under a road of ``surfaces``: the car felt
+    the road and would no longer (:func:`ignored_by`); else None. ``road`` names the road in the words."""
+    if surfaces and ignored_by(after) and not ignored_by(before):
+        return f"the car would no longer feel {road}: {ignored_by(after)}"
+    return None
+
+
 def check_surfaces(parser, surfaces: Sequence[Surface]) -> None:
     if len(surfaces) > MAX_SURFACES:
         raise parser.fail("[[surface]]", f"{len(surfaces)} surfaces; a script may lay at most {MAX_SURFACES}")
