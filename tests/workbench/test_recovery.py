@@ -74,7 +74,7 @@ def test_an_edit_the_car_refuses_is_reported_not_fatal():
 @pytest.mark.parametrize("doc, words", [
     ("not json", "not a recovery file"),
     ({"format": "other"}, "not a carbench recovery file"),
-    ({"format": "carbench-recovery", "version": 2}, "version 2"),
+    ({"format": "carbench-recovery", "version": 3}, "version 3"),
     ({"format": "carbench-recovery", "version": 1, "preset": "", "dt": 0.01}, "`preset`"),
     ({"format": "carbench-recovery", "version": 1, "preset": "sedan", "dt": 5.0}, "timestep"),
     ({"format": "carbench-recovery", "version": 1, "preset": "sedan", "dt": 0.01, "params": {"a.b": True}},

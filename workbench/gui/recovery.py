@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from physics import PresetError
-from workbench.runs.recovery import SAVE_EVERY, Recovery, RecoveryError, RecoveryStore, capture, restore
+from workbench.runs.recovery import SAVE_EVERY, Recovery, RecoveryError, RecoveryStore, restore
 
 
 class RecoveryKeeper(QObject):
@@ -31,7 +31,7 @@ class RecoveryKeeper(QObject):
     def save_now(self) -> bool:
         """Write the recovery file now (or remove it when nothing would be lost); True when it changed."""
         try:
-            return self.store.save(capture(self.window.model.session))
+            return self.store.keep(self.window.model.session)
         except OSError as exc:  # a full disk must not stop the driving; say it once
             message = f"recovery file {self.store.path}: {exc.strerror or exc}"
             if message not in self.errors:

@@ -241,6 +241,7 @@ class LiveSession:
         self.dt = check_dt(dt)
         self.last_recording: Script | None = None
         self.recording_unsaved = False  # the last recording has not been saved since it stopped
+        self._stopped: tuple[Recorder, Script] | None = None  # the last recording's recorder, and the script it gave
         self._inputs = LiveInputs()  # the keys' frame, written in place
         self._use_preset(_named_preset(preset) if isinstance(preset, str) else preset)
 
@@ -537,9 +538,22 @@ class LiveSession:
             return None
         script = self.recorder.script(name)
         self.recording_unsaved = self.recorder.frames > 0  # nothing recorded, nothing to lose
+        self._stopped = (self.recorder, script)
         self.recorder = None
         self.last_recording = script
         return script
+
+    def unsaved_recorder(self) -> Recorder | None:
+        """The recorder of what a crash would lose: the running one (once it has a frame), or the one whose
+        stopped recording is the last recording, not saved since (renamed or not)."""
+        if self.recorder is not None and self.recorder.frames > 0:
+            return self.recorder
+        last, stopped = self.last_recording, self._stopped
+        if not self.recording_unsaved or last is None or stopped is None:
+            return None
+        script = stopped[1]  # a rename replaces the name only: the same entries, the very same tuples
+        same = last.holds is script.holds and last.sets is script.sets and last.tracks is script.tracks
+        return stopped[0] if same else None
 
     # -- scripts --------------------------------------------------------------------------------
 

@@ -3,8 +3,14 @@
 The window saves a recovery file every few seconds while there is something to lose: the running
 recording and parameter edits not yet saved as a preset. A clean exit deletes it. A file whose
 process is gone (a crash, a kill, a power cut) is an orphan, offered for restoring at the next start.
-Each process writes its own file (``recovery-<pid>.json``), atomically, so two windows never mix
-their files and a crash during a save never leaves half of one.
+Each process writes its own file (``recovery-<pid>.json``), so two windows never mix their files.
+
+The file is JSON lines (format version 2): a head (the car and dt), then what was at stake. A running
+recording is a journal: its head (preset, stamp, road, driver) once, then at each save the entries
+it added since the last one, appended. A save costs what was recorded in the last few seconds, not
+the whole drive (rebuilding a 30-minute recording took most of a second, on the window's thread,
+every 3 s). Anything else is written whole, atomically, when it changes. A crash during an append
+can only cut the last line short; a reader drops that line and keeps the saves before it.
 """
 
 from __future__ import annotations
@@ -21,10 +27,10 @@ from physics import PresetError, check_dt
 from workbench.output.files import atomic_write_text
 from workbench.scripts.format import Script, ScriptError, parse_script
 from workbench.scripts.limits import MAX_SCRIPT_BYTES, LimitError, read_limited_text
-from workbench.scripts.recorder import params_diff
+from workbench.scripts.recorder import JournalMark, Recorder, params_diff
 
 FORMAT = "carbench-recovery"
-VERSION = 1
+VERSION = 2  # JSON lines, a running recording journaled (version 1: one JSON document, still read)
 SAVE_EVERY = 3.0  # seconds between two saves while something could be lost
 
 
@@ -60,10 +66,19 @@ class Recovery:
         return f"{' and '.join(parts) or 'nothing'} (saved {when})"
 
     def to_text(self) -> str:
-        doc = {"format": FORMAT, "version": VERSION, "pid": self.pid, "saved_at": self.saved_at,
-               "preset": self.preset, "dt": self.dt, "params": self.params,
-               "recording": None if self.recording is None else self.recording.to_toml()}
-        return json.dumps(doc, indent=1, allow_nan=False)
+        """The whole file (what :func:`from_text` reads back)."""
+        lines = [_head(self.pid, self.preset, self.dt), {"saved_at": self.saved_at, "params": self.params}]
+        if self.recording is not None:
+            lines.append({"recording": self.recording.to_toml()})
+        return _lines(lines)
+
+
+def _head(pid: int, preset: str, dt: float) -> dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "pid": pid, "preset": preset, "dt": dt}
+
+
+def _lines(docs: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(doc, allow_nan=False) + "\n" for doc in docs)
 
 
 def capture(session, pid: int | None = None, now: float | None = None) -> Recovery | None:
@@ -87,15 +102,63 @@ def capture(session, pid: int | None = None, now: float | None = None) -> Recove
 def from_text(text: str, source: str) -> Recovery:
     """Parse and validate a recovery file's text; RecoveryError names ``source`` and the reason."""
     try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise RecoveryError(f"{source}: not a recovery file: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        whole = json.loads(text)
+    except (ValueError, RecursionError):
+        whole = None
+    if isinstance(whole, dict) and whole.get("format") == FORMAT and whole.get("version") == 1:
+        return _from_v1(whole, source)
+    lines = text.split("\n")
+    if whole is None and len(lines) > 1:
+        lines.pop()  # "" after the last newline, or a line a crash cut short: the saves before it stand
+    docs = []
+    for n, line in enumerate(lines, 1):
+        try:
+            doc = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise RecoveryError(f"{source}: line {n}: not a recovery file: {exc}") from None
+        if not isinstance(doc, dict):
+            raise RecoveryError(f"{source}: line {n}: not a carbench recovery file" if n == 1 else
+                                f"{source}: line {n}: not a table")
+        docs.append(doc)
+    head = docs[0]
+    if head.get("format") != FORMAT:
         raise RecoveryError(f"{source}: not a carbench recovery file")
-    if doc.get("version") != VERSION:
-        raise RecoveryError(f"{source}: recovery format version {doc.get('version')!r}, this carbench reads {VERSION}")
-    preset, dt, params = doc.get("preset"), doc.get("dt"), doc.get("params", {})
-    pid, saved_at = doc.get("pid", 0), doc.get("saved_at", 0.0)
+    if head.get("version") != VERSION:
+        raise RecoveryError(f"{source}: recovery format version {head.get('version')!r}, this carbench reads "
+                            f"{VERSION} and 1")
+    params, saved_at, recording, head_toml, entries = {}, 0.0, None, None, []
+    for n, doc in enumerate(docs[1:], 2):
+        if "params" in doc:
+            params = doc["params"]
+        if "saved_at" in doc:
+            saved_at = doc["saved_at"]
+        if "recording" in doc:
+            recording = doc["recording"]
+        if "recorder" in doc:
+            head_toml = doc["recorder"]
+        if "frames" in doc:
+            if head_toml is None:
+                raise RecoveryError(f"{source}: line {n}: entries of a recording with no `recorder` line before them")
+            entries.append({k: v for k, v in doc.items() if k not in ("saved_at", "params")})
+    pid, preset, dt = head.get("pid", 0), head.get("preset"), head.get("dt")
+    base = _checked(source, preset, dt, params, pid, saved_at)
+    script = None
+    if head_toml is not None:
+        script = _journaled(head_toml, entries, source)
+    elif recording is not None:
+        script = _recording(recording, source)
+    return replace(base, recording=script)
+
+
+def _from_v1(doc: dict[str, Any], source: str) -> Recovery:
+    """A version-1 file (one JSON document, the recording whole), as carbench 0.3 wrote them."""
+    base = _checked(source, doc.get("preset"), doc.get("dt"), doc.get("params", {}), doc.get("pid", 0),
+                    doc.get("saved_at", 0.0))
+    recording = doc.get("recording")
+    return replace(base, recording=None if recording is None else _recording(recording, source))
+
+
+def _checked(source: str, preset: Any, dt: Any, params: Any, pid: Any, saved_at: Any) -> Recovery:
     if not isinstance(preset, str) or not preset:
         raise RecoveryError(f"{source}: `preset` must be a preset name or path")
     try:
@@ -106,16 +169,26 @@ def from_text(text: str, source: str) -> Recovery:
         raise RecoveryError(f"{source}: `params` must map parameter paths to numbers, strings or lists of numbers")
     if isinstance(pid, bool) or not isinstance(pid, int) or not isinstance(saved_at, (int, float)):
         raise RecoveryError(f"{source}: `pid` and `saved_at` must be numbers")
-    recording = doc.get("recording")
-    script = None
-    if recording is not None:
-        if not isinstance(recording, str):
-            raise RecoveryError(f"{source}: `recording` must be a script's TOML text")
-        try:
-            script = parse_script(recording, f"{source} (recording)")
-        except ScriptError as exc:
-            raise RecoveryError(str(exc)) from None
-    return Recovery(preset, dt, dict(params), script, float(saved_at), pid)
+    return Recovery(preset, dt, dict(params), None, float(saved_at), pid)
+
+
+def _recording(text: Any, source: str) -> Script:
+    if not isinstance(text, str):
+        raise RecoveryError(f"{source}: `recording` must be a script's TOML text")
+    try:
+        return parse_script(text, f"{source} (recording)")
+    except ScriptError as exc:
+        raise RecoveryError(str(exc)) from None
+
+
+def _journaled(head_toml: Any, entries: list[dict[str, Any]], source: str) -> Script:
+    """The recording a journal holds: its head and entries put together, then read as any script is."""
+    head = _recording(head_toml, source)
+    try:
+        recorder = Recorder.from_journal(head, entries)
+    except ValueError as exc:
+        raise RecoveryError(f"{source} (recording): {exc}") from None
+    return _recording(recorder.script(head.name, description=head.description).to_toml(), source)
 
 
 def _is_value(v: Any) -> bool:
@@ -177,6 +250,17 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+@dataclass
+class _Journal:
+    """What the file holds of a recording being journaled: whose, up to where, with which car and edits."""
+
+    recorder: Recorder
+    mark: JournalMark
+    head: tuple[str, float]
+    params: dict[str, Any]
+    frames: int
+
+
 class RecoveryStore:
     """The recovery files in one folder: this process's own, and the orphans of processes that are gone."""
 
@@ -184,26 +268,79 @@ class RecoveryStore:
         self.folder = Path(folder) if folder is not None else default_folder()
         self.pid = os.getpid() if pid is None else pid
         self._last_text: str | None = None
+        self._last_key: tuple | None = None  # what a whole file was written of (keep): unchanged, not written again
+        self._journal: _Journal | None = None
 
     @property
     def path(self) -> Path:
         return self.folder / f"recovery-{self.pid}.json"
+
+    def keep(self, session, now: float | None = None) -> bool:
+        """Keep what ``session`` (a LiveSession) would lose now; True when the file changed.
+
+        A recording (running, or stopped and not saved) is journaled: the file is written whole when
+        the recording, the car or dt changes, and otherwise gets one line with what was recorded since
+        the last save and the edits if they changed. Edits alone, or a restored recording, are written
+        whole when they change. Nothing at stake removes the file.
+        """
+        now = time.time() if now is None else now
+        from workbench.runs.live import preset_reference
+
+        recorder = session.unsaved_recorder()
+        if recorder is None:
+            recording = session.last_recording if session.recording_unsaved else None  # as capture() takes it
+            edits = params_diff(session.preset.params, session.params) if session.modified else {}
+            if recording is None and not edits:
+                return self.discard()
+            # What the file would hold, without building it: a recording is the same while its entries are.
+            key = (preset_reference(session.preset), session.dt, edits,
+                   None if recording is None else (recording.holds, recording.sets, recording.tracks))
+            if self._journal is None and key == self._last_key and self.path.exists():
+                return False
+            changed = self.save(capture(session, self.pid, now))
+            self._last_key = key
+            return changed
+        edits = params_diff(session.preset.params, session.params) if session.modified else {}
+        head = (preset_reference(session.preset), session.dt)
+        journal = self._journal
+        if journal is not None and journal.recorder is recorder and journal.head == head and self.path.exists():
+            entry, mark = recorder.journal(journal.mark)
+            if entry["frames"] == journal.frames and edits == journal.params:
+                return False
+            line: dict[str, Any] = {"saved_at": now}
+            if edits != journal.params:
+                line["params"] = edits
+            with open(self.path, "a", encoding="utf-8") as handle:  # one line, written at once
+                handle.write(_lines([{**line, **entry}]))
+                handle.flush()
+                os.fsync(handle.fileno())
+            journal.mark, journal.params, journal.frames = mark, edits, entry["frames"]
+            return True
+        entry, mark = recorder.journal()
+        description = "restored after carbench closed unexpectedly"
+        text = _lines([_head(self.pid, *head), {"saved_at": now, "params": edits},
+                       {"recorder": recorder.head("recovered", description).to_toml()}, entry])
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path, text)
+        self._journal = _Journal(recorder, mark, head, edits, entry["frames"])
+        self._last_text = self._last_key = None
+        return True
 
     def save(self, recovery: Recovery | None) -> bool:
         """Write (atomically) what a crash would lose, or remove the file when nothing; True when the file changed."""
         if recovery is None:
             return self.discard()
         same = replace(recovery, saved_at=0.0).to_text()  # what matters, whatever the time
-        if same == self._last_text and self.path.exists():
+        if same == self._last_text and self._journal is None and self.path.exists():
             return False
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, recovery.to_text())
-        self._last_text = same
+        self._last_text, self._journal = same, None
         return True
 
     def discard(self) -> bool:
         """Remove this process's file (a clean exit); True when there was one."""
-        self._last_text = None
+        self._last_text = self._last_key = self._journal = None
         try:
             self.path.unlink()
         except FileNotFoundError:

@@ -7,7 +7,7 @@ changes once and then stays.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from physics import ANALOG, KEYS, CarParams
@@ -17,6 +17,8 @@ from workbench.scripts.track import Track
 
 TRACK_GAP = 6  # [frames] changes of a control this close together go into one [[track]]
 TRACK_MIN = 3  # changes a [[track]] holds at least; fewer are written as [[set]] entries
+
+JournalMark = tuple[int, int, tuple[int, ...]]  # entries of a Recorder already journaled: holds, sets, changes by control
 
 
 def params_diff(base: CarParams, params: CarParams) -> dict[str, Any]:
@@ -54,6 +56,7 @@ class Recorder:
         self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
         self._preset_params = preset_params
         self._start = params if params is not None else preset_params  # in effect on the first frame (stamped)
+        self._stamp = None  # the stamp, where it is known and the parameters are not (a recorder from a journal)
         start = params_diff(preset_params, params) if params is not None else {}
         if start:
             self._sets.append((0, Setting(0.0, params=start)))
@@ -101,11 +104,66 @@ class Recorder:
             for (first, end), keys in sorted(merged.items())
         )
         sets, tracks = self._analog_entries()
-        stamp = make_stamp(self.preset, self._preset_params, self._start, self.dt)
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
-                      source=f"<recording {name}>", recorded=stamp, tracks=tracks, surfaces=self.surfaces,
+                      source=f"<recording {name}>", recorded=self.stamp(), tracks=tracks, surfaces=self.surfaces,
                       driver=self.driver)
+
+    def stamp(self):
+        """What the recording is made with (its script's ``[recorded]``)."""
+        if self._stamp is not None:
+            return self._stamp
+        return make_stamp(self.preset, self._preset_params, self._start, self.dt)
+
+    # -- a journal: the recording kept as it grows, each part written once ----------------------------------------
+
+    def head(self, name: str, description: str = "") -> Script:
+        """The recording without its entries: its preset, dt, stamp, road and driver, and its duration so far.
+
+        :meth:`journal` gives the entries; :meth:`from_journal` puts the two together again.
+        """
+        return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
+                      description=description, source=f"<recording {name}>", recorded=self.stamp(),
+                      surfaces=self.surfaces, driver=self.driver)
+
+    def journal(self, since: JournalMark | None = None) -> tuple[dict[str, Any], JournalMark]:
+        """What was recorded since ``since`` (from the start when None), JSON-ready, and the mark for the next call.
+
+        The holds that ended, the gear and parameter entries and each control's changes are those added
+        since the mark (they never change once added); ``frames`` and ``runs`` (each key held now, from its
+        first frame) are as they are now. Cheap: the work is that of the entries added, not of the recording.
+        """
+        holds, sets, changes = since if since is not None else (0, 0, (0,) * len(ANALOG))
+        entry: dict[str, Any] = {"frames": self.frames, "runs": dict(self._runs)}
+        if len(self._holds) > holds:
+            entry["holds"] = [list(h) for h in self._holds[holds:]]
+        if len(self._sets) > sets:
+            entry["sets"] = [[k, s.gear, dict(s.params)] for k, s in self._sets[sets:]]
+        moved = {name: [list(c) for c in self._changes[name][done:]]
+                 for name, done in zip(ANALOG, changes, strict=True) if len(self._changes[name]) > done}
+        if moved:
+            entry["changes"] = moved
+        mark = (len(self._holds), len(self._sets), tuple(len(self._changes[name]) for name in ANALOG))
+        return entry, mark
+
+    @classmethod
+    def from_journal(cls, head: Script, entries: Iterable[Mapping[str, Any]]) -> Recorder:
+        """A recorder holding what :meth:`journal`'s entries (in their order) recorded on ``head``'s car, dt,
+        stamp, road and driver: its :meth:`script` is the recording. ValueError names an entry that is not one."""
+        if head.dt is None:
+            raise ValueError("the recording's head has no dt")
+        rec = cls.__new__(cls)
+        rec.preset, rec.dt, rec.surfaces, rec.driver = head.preset, head.dt, head.surfaces, head.driver
+        rec._stamp = head.recorded
+        rec._preset_params = rec._start = None
+        rec._ignored = frozenset()
+        rec._analog = {}
+        rec._holds, rec._sets = [], []
+        rec._changes = {name: [] for name in ANALOG}
+        rec._runs, rec.frames = {}, 0
+        for n, entry in enumerate(entries, 1):
+            _take_entry(rec, entry, f"entry {n}")
+        return rec
 
     def _analog_entries(self) -> tuple[tuple[Setting, ...], tuple[Track, ...]]:
         """The [[set]] entries (gears, parameters and the analog changes that stand alone) and the [[track]]s.
@@ -144,6 +202,51 @@ class Recorder:
                 entries.append((k, Setting(k * self.dt, analog=analog, release=tuple(released))))
         sets = tuple(s for _, s in sorted(entries, key=lambda item: item[0]))
         return sets, tuple(sorted(tracks, key=lambda t: (t.start, ANALOG.index(t.control))))
+
+
+def _frame(value: Any, where: str, frames: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (frames is not None and value > frames):
+        raise ValueError(f"{where}: {value!r} is not a frame of the recording")
+    return value
+
+
+def _take_entry(rec: Recorder, entry: Mapping[str, Any], where: str) -> None:
+    """Add one :meth:`Recorder.journal` entry to ``rec``; ValueError names what is wrong with it."""
+    if not isinstance(entry, Mapping) or not set(entry) <= {"frames", "runs", "holds", "sets", "changes"}:
+        raise ValueError(f"{where}: not an entry of a recording")
+    frames = _frame(entry.get("frames"), f"{where} `frames`")
+    if frames < rec.frames:
+        raise ValueError(f"{where}: `frames` {frames} goes back from {rec.frames}")
+    runs = entry.get("runs", {})
+    if not isinstance(runs, Mapping) or not set(runs) <= set(KEYS):
+        raise ValueError(f"{where}: `runs` must map keys to the frame each went down")
+    holds = entry.get("holds", [])
+    sets = entry.get("sets", [])
+    changes = entry.get("changes", {})
+    if not isinstance(holds, list) or not isinstance(sets, list) or not isinstance(changes, Mapping):
+        raise ValueError(f"{where}: `holds` and `sets` must be lists, `changes` a table")
+    for hold in holds:
+        if not (isinstance(hold, list) and len(hold) == 3 and hold[2] in KEYS):
+            raise ValueError(f"{where}: a hold must be [first frame, end frame, key], got {hold!r}")
+        first, end = _frame(hold[0], f"{where} hold", frames), _frame(hold[1], f"{where} hold", frames)
+        rec._holds.append((first, end, hold[2]))
+    for item in sets:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[2], Mapping)
+                and (item[1] is None or (isinstance(item[1], int) and not isinstance(item[1], bool)))):
+            raise ValueError(f"{where}: a set must be [frame, gear or null, parameters], got {item!r}")
+        k = _frame(item[0], f"{where} set", frames)
+        rec._sets.append((k, Setting(k * rec.dt, item[1], params=dict(item[2]))))
+    for name, items in changes.items():
+        if name not in ANALOG or not isinstance(items, list):
+            raise ValueError(f"{where}: `changes` must map analog controls to their changes, got {name!r}")
+        for item in items:
+            if not (isinstance(item, list) and len(item) == 2 and (item[1] is None or (
+                    isinstance(item[1], (int, float)) and not isinstance(item[1], bool)))):
+                raise ValueError(f"{where}: a change of {name} must be [frame, value or null], got {item!r}")
+            rec._changes[name].append((_frame(item[0], f"{where} change", frames),
+                                       None if item[1] is None else float(item[1])))
+    rec._runs = {key: _frame(first, f"{where} run", frames) for key, first in runs.items()}
+    rec.frames = frames
 
 
 def _stretches(changes: list[tuple[int, float | None]]) -> list[list[tuple[int, float | None]]]:
