@@ -392,7 +392,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     Nothing reaches stdout, and no file is written, unless the replay ran to its end.
     """
     from workbench.output.csv_stream import CsvStreams
-    from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
+    from workbench.output.files import OutputPathError, StagedOutputs, check_output_file
     from workbench.output.progress import ProgressBar
     from workbench.output.report import as_json as to_json
     from workbench.output.report import table
@@ -434,9 +434,9 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         if mcap is not None:
             check_output_file(mcap, "--mcap", [*inputs, *targets])
         if report is not None:
-            from workbench.output.html_report import page_writes
+            from workbench.output.html_report import check_report_dir
 
-            check_output_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])], writes=page_writes)
+            check_report_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])])
             render = chart_renderer()
             if render is None:
                 return _bad("--report needs PySide6 and pyqtgraph")

@@ -24,7 +24,7 @@ from workbench.manoeuvres.charts import charts_of
 from workbench.manoeuvres.kpi import Kpi
 from workbench.manoeuvres.runner import Car, run_jobs
 from workbench.names import NameRuleError
-from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
+from workbench.output.files import OutputPathError, atomic_write_text
 from workbench.runs.compare import CompareError
 from workbench.runs.compare_command import parse_changes, refuse_repeats
 from workbench.scripts.format import ScriptError, resolve_script
@@ -319,14 +319,14 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
             cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
         folder = None
         if args.report is not None:
-            from workbench.output.html_report import page_writes
+            from workbench.output.html_report import check_report_dir
 
             # Never over a file the run reads: a car's preset, or a test's script.
             reads = [car.path for car in cars if car.path is not None]
             tests = [CATALOGUE[name] for name in names]
             reads += [resolve_script(script) for test in tests
                       for script in (test.script, getattr(test, "sis_script", None)) if script]
-            folder = check_output_dir(args.report, "--report", reads, writes=page_writes)
+            folder = check_report_dir(args.report, "--report", reads)
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")
         outcome = run_tests(names, cars)

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
-from physics.presets import cars_dir
+from physics.presets import cars_dir, presets_root
 from physics.units import display_unit, shown
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
-from workbench.output.files import atomic_write_text
+from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.stamp import params_sha256, program_stamp
 
 # Which channel shows each monitor's violation best.
@@ -160,6 +160,38 @@ def page_writes(name: str) -> bool:
 GENERATOR = '<meta name="generator" content="carbench">'  # in the head of every report page carbench writes
 
 
+def _carbench_page(text: str) -> bool:
+    # An earlier carbench's page had no generator mark: it is known by its exact title (replay, hunt, manoeuvre)
+    return GENERATOR in text or re.search(r"<title>carbench (replay|hunt: minimal scripts|manoeuvre)</title>",
+                                          text) is not None
+
+
+def check_report_dir(path: str | os.PathLike | None, option: str, inputs: Sequence[str | os.PathLike] = ()) -> Path:
+    """A report's folder (:func:`workbench.output.files.check_output_dir`), also refused where the report would
+    write over another program's ``index.html`` (a web page, a notebook's export) or into carbench's own presets.
+
+    A report's page replaces the folder's ``index.html``: when that page is carbench's, it is an earlier report;
+    when it is anything else, it is a user's file, and is never overwritten.
+    """
+    target = check_output_dir(path, option, inputs, writes=page_writes)
+    page = target / "index.html"
+    if os.path.isfile(page):
+        try:
+            with open(page, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(64 << 20)
+        except OSError as exc:
+            raise OutputPathError(f"{option} {target}: its index.html cannot be read ({exc.strerror or exc}), so "
+                                  "it cannot be told from a page of another program: not overwritten") from None
+        if not _carbench_page(text):
+            raise OutputPathError(f"{option} {target}: its index.html is not a carbench report (another program's "
+                                  "page?); it would be overwritten: choose another folder")
+    real, shipped = os.path.realpath(target), os.path.realpath(presets_root())
+    if os.path.commonpath([real, shipped]) == shipped:
+        raise OutputPathError(f"{option} {target}: is inside carbench's shipped presets ({presets_root()}); "
+                              "choose another folder")
+    return target
+
+
 def charts_shown(folder: str | os.PathLike) -> set[str]:
     """The chart files the report page in ``folder`` shows (its index.html's images), when carbench wrote that page:
     what a new report written into the folder replaces. Only names of files in the folder itself that a report
@@ -170,9 +202,7 @@ def charts_shown(folder: str | os.PathLike) -> set[str]:
             text = handle.read(64 << 20)
     except OSError:
         return set()
-    # An earlier carbench's page had no generator mark: it is known by its exact title (replay, hunt, manoeuvre)
-    if GENERATOR not in text and re.search(r"<title>carbench (replay|hunt: minimal scripts|manoeuvre)</title>",
-                                           text) is None:
+    if not _carbench_page(text):
         return set()
     names = {html.unescape(name) for name in re.findall(r'<img src="([^"]+)"', text)}
     return {name for name in names if page_writes(name) and name != "index.html" and os.path.basename(name) == name

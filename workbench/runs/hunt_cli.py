@@ -104,9 +104,9 @@ def run(args, renderer=lambda: None) -> int:
                                # its scripts go to free names (_free_path), so only report/ can meet an input
                                writes=lambda name: name == "report", folders=["report"])
         if (out / "report").is_dir():
-            from workbench.output.html_report import page_writes
+            from workbench.output.html_report import check_report_dir
 
-            check_output_dir(out / "report", "--out", [f for f in files if f is not None], writes=page_writes)
+            check_report_dir(out / "report", "--out", [f for f in files if f is not None])
         check_options(args.workers, args.scheduler)
     except (OutputPathError, ClusterError) as exc:
         return _bad(str(exc))
