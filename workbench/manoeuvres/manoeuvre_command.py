@@ -56,6 +56,7 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
     except (PresetError, NameRuleError) as exc:
         raise CompareError(f"{preset_option}: {exc}") from None
     params = loaded.params
+    changes: dict = {}
     if sets:
         changes = parse_changes(sets, params, option)
         try:
@@ -67,8 +68,30 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
         problem = record_problem(params)
         if problem:
             raise CompareError(f"{option}: {problem}")
-    name = loaded.name + ("" if params == loaded.params else " (edited)")
-    return Car(params, name, loaded.path)
+    edits = [f"{path}={_value_text(value)}" for path, value in changes.items()
+             if params.get(path) != loaded.params.get(path)]
+    if len(edits) > MAX_NAMED_EDITS:
+        edits = [*edits[:MAX_NAMED_EDITS - 1], f"+{len(edits) - MAX_NAMED_EDITS + 1} more"]
+    return Car(params, loaded.name + (f" ({', '.join(edits)})" if edits else ""), loaded.path)
+
+
+MAX_NAMED_EDITS = 3  # a car's name lists its edits up to this many (tables and charts are headed by it)
+
+
+def _value_text(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+    return str(value)
+
+
+def told_apart(cars: list[Car]) -> list[Car]:
+    """``cars`` with names that differ: two cars of one name (two presets of the same name, edits past those a
+    name lists) are named A and B, as the text output heads them; their tables, charts and JSON told neither."""
+    if len(cars) < 2 or len({c.name for c in cars}) == len(cars):
+        return cars
+    return [replace(c, name=f"{c.name} [{'AB'[i]}]") for i, c in enumerate(cars)]
 
 
 NOT_RUN = "not_run"  # the key of the one KPI of a test a car could not run
@@ -317,6 +340,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
             cars.append(car_of(args.vs_preset, args.sets, "--set", "--vs-preset"))
         elif args.vs_set:
             cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
+        cars = told_apart(cars)
         folder = None
         if args.report is not None:
             from workbench.output.html_report import check_report_dir
