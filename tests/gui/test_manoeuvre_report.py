@@ -11,7 +11,7 @@ def test_the_report_has_the_kpis_of_both_cars_and_a_bode_chart(tmp_path, capsys)
     folder = tmp_path / "kpis"
     assert main(["manoeuvre", "iso7401_sweep", "--vs-set", "tyres.b_rear=11", "--report", str(folder)]) == 0
     page = (folder / "index.html").read_text()
-    assert "yaw-rate -3 dB bandwidth" in page and "sedan (tyres.b_rear=11)" in page
+    assert "yaw-rate -3 dB bandwidth" in page and "sedan (tyres.b_rear 11 1/rad)" in page
     charts = sorted(folder.glob("*.png"))
     assert len(charts) == 2  # gain and phase against frequency
     image = QImage(str(charts[0]))

@@ -16,7 +16,7 @@ HEAD = '[script]\nname = "x"\npreset = "sedan"\nduration = 10.0\n'
 def test_one_test_against_a_second_car_prints_both_and_the_change(capsys):
     code = main(["manoeuvre", "iso7975", "--vs-set", "brakes.front_share=0.5", "--json"])
     doc = json.loads(capsys.readouterr().out)
-    assert code == 0 and doc["cars"] == ["sedan", "sedan (brakes.front_share=0.5)"]
+    assert code == 0 and doc["cars"] == ["sedan", "sedan (brakes.front_share 0.5)"]
     a, b = doc["manoeuvres"]["iso7975"]["cars"]
     keys = [k["key"] for k in a]
     assert "stopping_distance" in keys and "heading_deviation_1s" in keys
@@ -38,7 +38,7 @@ def test_a_parameter_given_twice_is_refused_not_the_last_taken(capsys, args, sai
 def test_a_second_car_may_set_again_what_the_first_car_sets(capsys):
     code = main(["manoeuvre", "acceleration", "--set", "body.mass=1000", "--vs-set", "body.mass=1500", "--json"])
     doc = json.loads(capsys.readouterr().out)
-    assert code in (0, 1) and doc["cars"] == ["sedan (body.mass=1000)", "sedan (body.mass=1500)"]  # both were
+    assert code in (0, 1) and doc["cars"] == ["sedan (body.mass 1000 kg)", "sedan (body.mass 1500 kg)"]  # both were
     # "sedan (edited)": a report's columns and the JSON told the two cars apart by their order alone
     first, second = doc["manoeuvres"]["acceleration"]["cars"]
     assert first != second  # 1000 kg, then 1500 kg
@@ -49,16 +49,18 @@ def test_a_car_is_named_by_the_edits_that_change_it_and_two_cars_of_one_name_are
                  "aero.cd=0.35", "--set", "engine.peak_torque=300", "--vs-set", "tyres.b_rear=11", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code in (0, 1) and doc["cars"] == [
-        "sedan (body.mass=1000, tyres.mu=0.9, +2 more)",
-        "sedan (body.mass=1000, tyres.mu=0.9, +3 more)"]
+        "sedan (body.mass 1000 kg, tyres.mu 0.9, +2 more)",
+        "sedan (body.mass 1000 kg, tyres.mu 0.9, +3 more)"]
     code = main(["manoeuvre", "acceleration", "--set", "tyres.mu=0.9", "--set", "body.mass=1000", "--set",
                  "aero.cd=0.35", "--set", "engine.peak_torque=300", "--vs-set", "aero.cd=0.36", "--json"])
     doc = json.loads(capsys.readouterr().out)  # the same edits named, another one past them: A and B
-    assert code in (0, 1) and doc["cars"] == ["sedan (tyres.mu=0.9, body.mass=1000, +2 more) [A]",
-                                              "sedan (tyres.mu=0.9, body.mass=1000, +2 more) [B]"]
+    assert code in (0, 1) and doc["cars"] == ["sedan (tyres.mu 0.9, body.mass 1000 kg, +2 more) [A]",
+                                              "sedan (tyres.mu 0.9, body.mass 1000 kg, +2 more) [B]"]
     code = main(["manoeuvre", "acceleration", "--set", "tyres.mu=0.9", "--vs-set", "tyres.mu=0.9", "--json"])
     doc = json.loads(capsys.readouterr().out)  # a --vs-set of the value the first car has: the same name, told apart
-    assert doc["cars"] == ["sedan (tyres.mu=0.9) [A]", "sedan (tyres.mu=0.9) [B]"]
+    assert doc["cars"] == ["sedan (tyres.mu 0.9) [A]", "sedan (tyres.mu 0.9) [B]"]
+    main(["manoeuvre", "acceleration", "--set", "steering.lock=30", "--json"])  # in the unit it was typed in
+    assert json.loads(capsys.readouterr().out)["cars"] == ["sedan (steering.lock 30 deg)"]
 
 
 def test_the_json_of_two_cars_has_the_change_of_every_kpi_and_both_verdicts_under_a_limit(capsys):

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from physics import ParamError, PresetError
+from physics.units import shown
 from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
 from workbench.manoeuvres.charts import charts_of
 from workbench.manoeuvres.kpi import Kpi
@@ -68,7 +69,7 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
         problem = record_problem(params)
         if problem:
             raise CompareError(f"{option}: {problem}")
-    edits = [f"{path}={_value_text(value)}" for path, value in changes.items()
+    edits = [f"{path} {shown(value, params.info(path))}" for path, value in changes.items()  # display units
              if params.get(path) != loaded.params.get(path)]
     if len(edits) > MAX_NAMED_EDITS:
         edits = [*edits[:MAX_NAMED_EDITS - 1], f"+{len(edits) - MAX_NAMED_EDITS + 1} more"]
@@ -76,14 +77,6 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
 
 
 MAX_NAMED_EDITS = 3  # a car's name lists its edits up to this many (tables and charts are headed by it)
-
-
-def _value_text(value) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value_text(v) for v in value) + "]"
-    return str(value)
 
 
 def told_apart(cars: list[Car]) -> list[Car]:
