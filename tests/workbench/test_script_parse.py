@@ -449,3 +449,16 @@ def test_save_and_load(tmp_path):
     loaded = load_script(path)
     assert loaded.source == str(path)
     assert loaded == Script(**{**FULL.__dict__, "source": str(path)})
+
+
+@pytest.mark.parametrize("text, said", [
+    (HEAD.replace("duration = 8.0", "duration = 8.0\ndt = 0.05000000001"),
+     "[script] dt: 0.05000000001 s must be in [1e-05, 0.05] s"),
+    (HEAD + "[[hold]]\nkeys = [\"throttle\"]\nfrom = 0.0\nto = 8.000000001\n",
+     "`to` = 8.000000001 is past the script's duration (8 s)"),
+])
+def test_a_value_refused_against_a_limit_is_written_in_the_digits_that_tell_it_from_the_limit(text, said):
+    # ":g" wrote "0.05 s must be in [1e-05, 0.05] s": a refusal that read as a contradiction
+    with pytest.raises(ScriptError) as info:
+        parse_script(text, SRC)
+    assert said in str(info.value)

@@ -236,6 +236,13 @@ def _expect_table(e: Expect) -> dict[str, Any]:
     return table
 
 
+def _exact(value: float) -> str:
+    """A number refused against a limit, in as few digits as tell it from every other (``0.05000000001``, where
+    ``:g`` wrote "0.05 s must be in [1e-05, 0.05] s")."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
 def shipped_script_names() -> list[str]:
     """Names of the scripts in ``presets/scripts`` (file stems)."""
     return sorted(p.stem for p in scripts_dir().glob("*.toml"))
@@ -349,7 +356,7 @@ class _Parser:
         preset = self.text(head["preset"], "[script] preset")
         duration = self.number(head["duration"], "[script] duration")
         if duration <= 0:
-            raise self.fail("[script] duration", f"{duration:g} must be positive")
+            raise self.fail("[script] duration", f"{_exact(duration)} must be positive")
         if duration > MAX_DURATION:
             raise self.fail("[script] duration", f"{duration!r} s is longer than a script may be "
                                                  f"({MAX_DURATION:g} s, one day)")
@@ -357,7 +364,7 @@ class _Parser:
         if "dt" in head:
             dt = self.number(head["dt"], "[script] dt")
             if not MIN_DT <= dt <= MAX_DT:
-                raise self.fail("[script] dt", f"{dt:g} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
+                raise self.fail("[script] dt", f"{_exact(dt)} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
         manoeuvre = self.text(head["manoeuvre"], "[script] manoeuvre") if "manoeuvre" in head else None
         self.duration = duration
@@ -425,7 +432,7 @@ class _Parser:
         if t < 0:
             raise self.fail(where, f"`{key}` = {t:g} is before the start (0 s)")
         if t > self.duration:
-            raise self.fail(where, f"`{key}` = {t:g} is past the script's duration ({self.duration:g} s)")
+            raise self.fail(where, f"`{key}` = {_exact(t)} is past the script's duration ({_exact(self.duration)} s)")
         if t == self.duration and not end_ok:
             raise self.fail(where, f"`{key}` = {t:g} is the script's end ({self.duration:g} s): nothing is left after it")
         return t
@@ -569,5 +576,5 @@ class _Parser:
         if "tolerance" in table:
             tolerance = self.number(table["tolerance"], f"{where} tolerance")
             if tolerance < 0:
-                raise self.fail(where, f"`tolerance` = {tolerance:g} must not be negative")
+                raise self.fail(where, f"`tolerance` = {_exact(tolerance)} must not be negative")
         return MonitorCheck(name, tolerance)
