@@ -29,19 +29,37 @@ def synthetic(tau: float = TAU):
     return t, steer, yaw, x, y, np.zeros_like(t)
 
 
+RATIO = 15.0  # handwheel per road-wheel angle: the 0.1 rad steer is 85.9 deg of handwheel
+
+
 def test_the_criteria_of_a_known_trace():
-    c = swd_criteria(*synthetic(), START, F, DWELL)
+    c = swd_criteria(*synthetic(), START, F, DWELL, RATIO)
     cos_time = START + 1.0 / F + DWELL
+    # S7.11.6: BOS where the handwheel first reaches 5 deg: 85.9 sin(2 pi 0.7 s) = 5
+    bos = START + math.asin(5.0 / math.degrees(0.1 * RATIO)) / (2 * math.pi * F)
+    assert c["bos"] == pytest.approx(bos, abs=2e-5)  # interpolated: a sine's first 13 ms are nearly straight
+    assert c["cos"] == pytest.approx(cos_time, abs=1e-5)  # S7.11.7: back to zero where the last half-sine ends (held at
+    # zero after it: the approach extended, not the first frame at zero, 4.8 ms late at 120 Hz)
     assert c["psi_peak"] == pytest.approx(-PEAK, rel=1e-6)
     for after in (1.00, 1.75):
         expected = math.exp(-(cos_time + after - T_PEAK) / TAU)
         assert c[f"ratio_{after:.2f}"] == pytest.approx(expected, abs=1e-3)
-    assert c["displacement"] == pytest.approx(1.5 * 1.07 ** 2, abs=1e-3)
+    # 1.07 s after BOS, not after the robot's start: 1.5 (1.07 + 0.0133)^2 = 1.760 m, where it read 1.717
+    assert c["displacement"] == pytest.approx(1.5 * (bos - START + 1.07) ** 2, abs=1e-3)
+    assert abs(c["displacement"] - 1.5 * 1.07 ** 2) > 0.04
+
+
+def test_bos_moves_with_the_amplitude_and_a_steer_that_never_reaches_5_deg_has_none():
+    small = swd_criteria(*synthetic(), START, F, DWELL, 5.0 / math.degrees(0.1) * 0.99)  # 4.95 deg of handwheel
+    assert small["bos"] is None and small["displacement"] is None
+    half = swd_criteria(*synthetic(), START, F, DWELL, RATIO / 2)
+    assert half["bos"] - START == pytest.approx(math.asin(5.0 / math.degrees(0.05 * RATIO)) / (2 * math.pi * F),
+                                                abs=2e-5)
 
 
 def test_a_slow_decay_fails_and_a_fast_one_passes():
-    slow = swd_criteria(*synthetic(tau=3.0), START, F, DWELL)
-    fast = swd_criteria(*synthetic(tau=0.3), START, F, DWELL)
+    slow = swd_criteria(*synthetic(tau=3.0), START, F, DWELL, RATIO)
+    fast = swd_criteria(*synthetic(tau=0.3), START, F, DWELL, RATIO)
     assert slow["ratio_1.00"] > 0.35 and slow["ratio_1.75"] > 0.20
     assert fast["ratio_1.00"] < 0.35 and fast["ratio_1.75"] < 0.20
 

@@ -13,6 +13,9 @@ released, here steering left first. Per run (S5.2):
 - S5.2.3: 1.07 s after the beginning of steer (BOS), the centre of mass has moved at least 1.83 m
   sideways from the straight line it drove at BOS (a car of up to 3,500 kg), on runs of 5 A and up.
 
+BOS is the instant the handwheel angle first reaches 5 deg (S7.11.6) and COS the instant it returns to
+zero at the end (S7.11.7), both interpolated between frames.
+
 The handwheel angle is the road-wheel angle times the robot's ratio.
 """
 
@@ -35,11 +38,58 @@ DISPLACEMENT_MIN = 1.83  # [m]
 CLAUSE = "FMVSS 126 / UN R140 Annex 3"
 
 
+BOS_ANGLE = 5.0  # [deg of handwheel] FMVSS 126 S7.11.6: BOS is where the handwheel angle first reaches 5 deg
+
+
+def beginning_of_steer(t, handwheel, start: float) -> float | None:
+    """BOS [s] (FMVSS 126 S7.11.6): the first instant, from ``start`` on, the handwheel angle [deg] reaches 5 deg
+    either way, interpolated between frames; None when it never does."""
+    k0 = int(np.searchsorted(t, start))
+    past = np.flatnonzero(np.abs(handwheel[k0:]) >= BOS_ANGLE)
+    if not past.size:
+        return None
+    k = k0 + int(past[0])
+    if k == 0:
+        return float(t[0])
+    a, b = abs(handwheel[k - 1]), abs(handwheel[k])
+    return float(t[k - 1] + (t[k] - t[k - 1]) * (BOS_ANGLE - a) / (b - a)) if b > a else float(t[k])
+
+
+def end_of_steer(t, handwheel, reversal: float, first_sign: float) -> float | None:
+    """COS [s] (FMVSS 126 S7.11.7): the instant the handwheel angle, after its reversal, returns to zero at the end of
+    the steer, interpolated between frames; None when it has not."""
+    k0 = int(np.searchsorted(t, reversal))
+    back = -first_sign * handwheel  # positive while the second half of the steer lasts
+    held = np.flatnonzero(back[k0:] > 0.0)
+    if not held.size:
+        return None
+    k1 = k0 + int(held[0])
+    done = np.flatnonzero(back[k1:] <= 0.0)
+    if not done.size:
+        return None
+    k = k1 + int(done[0])
+    a, b = back[k - 1], back[k]
+    if b == 0.0 and k >= 2 and back[k - 2] > a:
+        # Held at zero from frame k (a robot's steer ends exactly there): the zero is where the approach of the
+        # frames before reaches it, not frame k (up to a frame late).
+        return float(min(t[k], t[k - 1] + (t[k - 1] - t[k - 2]) * a / (back[k - 2] - a)))
+    return float(t[k - 1] + (t[k] - t[k - 1]) * a / (a - b)) if a > b else float(t[k])
+
+
 def swd_criteria(t, steer, yaw, x, y, heading, start: float, frequency: float = 0.7,
-                 dwell: float = 0.5) -> dict[str, float | None]:
-    """The S5.2 figures of one sine-with-dwell run: both yaw-rate ratios and the lateral displacement."""
-    cos_time = completion_of_steer(start, frequency, dwell)
+                 dwell: float = 0.5, ratio: float = 1.0) -> dict[str, float | None]:
+    """The S5.2 figures of one sine-with-dwell run: both yaw-rate ratios and the lateral displacement.
+
+    ``steer`` is the road-wheel angle [rad]; the handwheel's is ``ratio`` times it. BOS and COS are read off that
+    handwheel angle as S7.11.6 and S7.11.7 define them (the 5 deg crossing, the return to zero), where they were
+    the robot's start and its planned end (the displacement was taken 11 ms early at 100 deg, 24 ms at 50).
+    """
+    handwheel = np.degrees(steer) * ratio
     first_sign = np.sign(steer[np.argmax(np.abs(np.where(t < start + 0.5 / frequency, steer, 0.0)))])
+    bos = beginning_of_steer(t, handwheel, start)
+    cos_time = end_of_steer(t, handwheel, start + 0.5 / frequency, first_sign)
+    if cos_time is None:  # not back to zero yet: the planned end, past which the ratios are not measured anyway
+        cos_time = completion_of_steer(start, frequency, dwell)
     reversed_ = (t > start) & (np.sign(steer) == -first_sign) & (np.abs(steer) > 1e-9)
     peak = None
     if reversed_.any():
@@ -50,16 +100,20 @@ def swd_criteria(t, steer, yaw, x, y, heading, start: float, frequency: float = 
                                 & (opposite[1:-1] > 0))
         if len(rising):
             peak = float(-first_sign * opposite[rising[0] + 1])
-    out: dict[str, float | None] = {"psi_peak": peak}
+    out: dict[str, float | None] = {"psi_peak": peak, "bos": bos, "cos": cos_time}
     for after, _ in YAW_LIMITS:
         when = cos_time + after
         out[f"ratio_{after:.2f}"] = (None if peak is None or when > t[-1]
                                      else float(at_time(t, yaw, when) / peak))
+    # The initial straight path: where the car was and how it pointed when the robot started, before any steer.
     k = int(np.searchsorted(t, start))
     x0, y0, h0 = x[k], y[k], heading[k]
-    when = start + DISPLACEMENT_AT
-    dx, dy = at_time(t, x, when) - x0, at_time(t, y, when) - y0
-    out["displacement"] = float(abs(-dx * math.sin(h0) + dy * math.cos(h0))) if when <= t[-1] else None
+    when = None if bos is None else bos + DISPLACEMENT_AT
+    if when is None or when > t[-1]:
+        out["displacement"] = None
+    else:
+        dx, dy = at_time(t, x, when) - x0, at_time(t, y, when) - y0
+        out["displacement"] = float(abs(-dx * math.sin(h0) + dy * math.cos(h0)))
     return out
 
 
@@ -95,7 +149,7 @@ class SineWithDwell(Manoeuvre):
     def kpis(self, run: RunData) -> list[Kpi]:
         robot = run.script.robot
         c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
-                         robot.get("frequency"), robot.get("dwell"))
+                         robot.get("frequency"), robot.get("dwell"), robot.ratio)
         return _run_kpis(c, robot.get("amplitude"), None)
 
 
@@ -178,7 +232,7 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
         robot = run.script.robot
         rows.append((amplitude, swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"],
                                              run["heading"], robot.start, robot.get("frequency"),
-                                             robot.get("dwell"))))
+                                             robot.get("dwell"), robot.ratio)))
     for after, limit in YAW_LIMITS:
         key = f"ratio_{after:.2f}"
         values = [(c[key], amp) for amp, c in rows if c[key] is not None]
