@@ -140,14 +140,19 @@ class SessionModel(QObject):
         self.step_frames(1)
 
     def step_frames(self, delta: int) -> None:
-        """Pause and move the time cursor ``delta`` frames; past the newest frame, step the car."""
+        """Pause and move the time cursor ``delta`` frames; past the newest frame, step the car.
+
+        With nothing stepped yet (a script just loaded, a reset) the car stands at rest at frame 0, and every view
+        says frame 0: one step forward shows frame 1, so both frame 0 and frame 1 are stepped (stepping frame 0
+        alone showed frame 0 again, and the first press seemed to do nothing).
+        """
         self.set_running(False)
         newest = self.session.log.frames - 1
-        target = self.shown_frame() + delta
+        target = max(self.shown_frame(), 0) + delta
         if target > newest:
-            self.advance(1)
+            self.advance(target - newest)
             self.set_view_frame(self.session.log.frames - 1)
-        else:
+        elif newest >= 0:
             self.set_view_frame(max(target, 0))
 
     def set_speed(self, speed: float) -> None:
