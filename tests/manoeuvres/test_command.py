@@ -302,3 +302,14 @@ def test_a_test_a_car_cannot_finish_is_not_run_and_not_also_judged():
     assert [k.key for k in step] == [NOT_RUN] and "past the car's lock" in step[0].note
     (braking,) = out.kpis["iso21994"]
     assert [k.note.count("more of its runs") for k in braking if k.key == "conditions"] in ([0], [])
+
+
+def test_braking_in_a_turn_needs_the_circle_held_and_every_unmet_condition_is_said(capsys):
+    # ISO 7975 measures its deviations from the steady circle: a car that did not hold it is no run of the test.
+    # manual003 neither reaches 80.5 km/h nor holds the circle; only the speed was said, and the circle not checked.
+    assert main(["manoeuvre", "iso7975", "--preset", "manual003", "--json"]) == 1  # its conditions row fails
+    kpis = json.loads(capsys.readouterr().out)["manoeuvres"]["iso7975"]["cars"][0]
+    (row,) = [k for k in kpis if k["key"] == "conditions"]
+    assert row["passed"] is False and "speed_kmh" in row["note"] and "lateral_error" in row["note"]
+    assert "more of its runs" not in row["note"]  # two conditions of one run, not two runs
+    assert all(k["passed"] is None for k in kpis if k["key"] != "conditions")

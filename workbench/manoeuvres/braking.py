@@ -74,6 +74,7 @@ class BrakingInATurn(Manoeuvre):
     standard = TURN
     script = "iso7975_brake_turn"
     channels = ("x", "y", "heading", "speed", "yaw_rate", "accel_long", "brake")
+    conditions = 2  # the speed and the circle held before the brake: the deviations are measured from that circle
 
     def kpis(self, run: RunData) -> list[Kpi]:
         t, v, r = run.t, run["speed"], run["yaw_rate"]

@@ -156,12 +156,14 @@ def _checked_runs(m, jobs, unmet: dict[int, list[str]]) -> list:
 
 
 def unmet_condition(run, count: int) -> str | None:
-    """The first of the first ``count`` expectations of a run's script that the run does not meet, in words."""
+    """What the run does not meet of the first ``count`` expectations of its script, in words (each, joined by "; ");
+    None when it meets them all."""
     from physics import channel_infos
     from workbench.runs.measures import bounds
 
     program = run.extra["program"]
     units = {i.name: i.unit for i in channel_infos(run.params.model.unit)}
+    said = []
     for expect, (first, last) in list(zip(run.script.expects, program.windows, strict=True))[:count]:
         window = np.asarray(run[expect.channel][first:last + 1])
         lo, hi = bounds(expect)
@@ -171,17 +173,18 @@ def unmet_condition(run, count: int) -> str | None:
             unit = units.get(expect.channel, "")
             within = (f"{lo:g}..{hi:g}" if np.isfinite(lo) and np.isfinite(hi) else
                       f"at least {lo:g}" if np.isfinite(lo) else f"at most {hi:g}")
-            return (f"{expect.label()}: {expect.channel} {float(window[j]):.4g} {unit} at {(first + j) * run.dt:.3g} s, "
-                    f"not {within}").replace("  ", " ")
-    return None
+            said.append(f"{expect.label()}: {expect.channel} {float(window[j]):.4g} {unit} at {(first + j) * run.dt:.3g} "
+                        f"s, not {within}".replace("  ", " "))
+    return "; ".join(said) or None
 
 
 def unmet_verdicts(m, script, verdicts) -> list[str]:
     """What a replayed run did not meet of test ``m``'s conditions (its script's first expectations), from the run's
     verdicts (workbench.runs.replay.Verdict), in words: the window's KPI dock judges a run it did not drive itself."""
     conditions = script.expects[:m.conditions]
-    return [f"{v.expect.label()}: {v.expect.channel} {v.measured:.4g} {v.unit} at {v.time:.3g} s, not met".replace(
+    said = [f"{v.expect.label()}: {v.expect.channel} {v.measured:.4g} {v.unit} at {v.time:.3g} s, not met".replace(
         "  ", " ") for v in verdicts or () if any(v.expect is c for c in conditions) and not v.passed]
+    return ["; ".join(said)] if said else []  # one run: judged() counts runs, not conditions
 
 
 def judged(m, kpis: list[Kpi], unmet: list[str]) -> list[Kpi]:
