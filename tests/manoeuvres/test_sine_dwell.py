@@ -73,5 +73,7 @@ def test_the_amplitude_series_of_s7_6():
     assert series(21.9, 15.0, math.radians(31.5))[-2:] == pytest.approx([24 * 10.95, 270.0])
     # 6.5 A past 300 deg: the series stops at 300 deg, which is the last run.
     assert series(48.0, 15.0, math.radians(31.5)) == pytest.approx([24 * k for k in range(3, 13)] + [300.0])
+    # A over 200 deg: 1.5 A is already past 300 deg, and the one run is at 300 deg (it had none).
+    assert series(210.0, 15.0, math.radians(31.5)) == pytest.approx([300.0])
     # The car's lock ends it sooner: 31.5 deg at ratio 5 is 157.5 deg of handwheel.
     assert max(series(48.0, 5.0, math.radians(31.5))) <= 157.5

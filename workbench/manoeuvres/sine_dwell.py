@@ -189,7 +189,9 @@ def series(a: float | None, ratio: float, lock: float) -> list[float]:
         k += 1
     # S7.6.4: the final run is the greater of 6.5A and 270 deg (300 deg where 6.5A would pass it): where the steps of
     # 0.5A stop short of it (6.5A under 270, or over 300), it is run as well. It was run only at 300.
-    if out and out[-1] < top - 1e-9:
+    # 1.5 A already past 300 deg (A over 200 deg): "if any 0.5A increment ... is greater than 300 deg, the final run
+    # shall be 300 deg", and that is the one run; the series was empty and the car had no run at all.
+    if not out or out[-1] < top - 1e-9:
         out.append(top)
     reach = math.degrees(lock) * ratio
     return [amp for amp in out if amp <= reach]
