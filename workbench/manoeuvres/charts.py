@@ -1,21 +1,52 @@
 """Charts of a handling test's runs, as data (workbench.output.charts): the Bode chart of the frequency
-response, the course with its cones, the steady-state curve, and a channel against time for the rest."""
+response, the course with its cones, the steady-state curve, and a channel against time for the rest.
+
+Each chart is of what the test's KPIs are read from: the step steer's and the braking in a turn's runs around
+their input (a window of the run, not its run-up), the coast-down with the road-load fit beside it, the
+steady-state curve along the lateral acceleration, and the double lane change's run that the KPI reports. No
+non-finite value reaches a chart (:func:`finite_only`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.kpi import DEG, KMH, G, RunData, line_fit
 from workbench.manoeuvres.steady_state import FIT_RANGE, steady_frames
-from workbench.output.charts import PALETTE, Band, Chart, Marker, Series
+from workbench.output.charts import PALETTE, Band, Chart, Line, Marker, Series
 
 TIME_CHANNELS = {"iso7401_step": ("yaw_rate", "yaw rate [deg/s]", DEG), "r140_swd": ("yaw_rate", "yaw rate [deg/s]", DEG),
                  "iso7975": ("yaw_rate", "yaw rate [deg/s]", DEG), "iso21994": ("speed", "speed [km/h]", KMH),
                  "acceleration": ("speed", "speed [km/h]", KMH), "elasticity": ("speed", "speed [km/h]", KMH),
                  "coastdown": ("speed", "speed [km/h]", KMH)}
+
+STEP_BEFORE = 1.0  # [s] the step steer's chart starts this long before the step (ISO 7401's t = 0, half the steer)
+STEP_SETTLED = 0.05  # the yaw rate within this share of its steady state: settled
+STEP_AFTER = 2.0  # [s] and ends this long after the yaw rate has settled
+BRAKE_BEFORE = 2.0  # [s] the braking in a turn's chart starts this long before the brake onset
+BRAKE_AFTER = 1.0  # [s] and ends this long after the car stands
+FIT_COLOUR = "#222222"  # the coast-down's fitted curve
+STEADY_BIN = 0.05  # [m/s^2] the steady-state curve: the mean road-wheel angle per this much lateral acceleration
+
+
+def finite_only(chart: Chart) -> Chart:
+    """``chart`` with every series' non-finite points left out (the renderer drew a NaN as 0: a false point)."""
+    series = []
+    for s in chart.series:
+        x, y = np.asarray(s.x, dtype=float), np.asarray(s.y, dtype=float)
+        keep = np.isfinite(x) & np.isfinite(y)
+        series.append(s if keep.all() else replace(s, x=x[keep], y=y[keep]))
+    markers = [m for m in chart.markers if np.isfinite(m.x) and np.isfinite(m.y)]
+    return replace(chart, series=series, markers=markers)
+
+
+def within(s: Series, lo: float, hi: float) -> Series:
+    """The part of ``s`` with x in [lo, hi]."""
+    keep = (s.x >= lo) & (s.x <= hi)
+    return replace(s, x=s.x[keep], y=s.y[keep])
 
 
 def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
@@ -29,18 +60,30 @@ def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
             Chart("Yaw-rate phase", "frequency [Hz]", "phase [deg]", phase)]
 
 
+def binned(x: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean of x and of y over the points in each ``width`` of x, sorted along x (a bin's mean x lies in its
+    bin, so the means rise strictly); bins with no point are left out."""
+    if not len(x):
+        return np.zeros(0), np.zeros(0)
+    _, which = np.unique(np.floor(x / width).astype(np.int64), return_inverse=True)
+    count = np.bincount(which)
+    return np.bincount(which, weights=x) / count, np.bincount(which, weights=y) / count
+
+
 def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
     """Road-wheel angle against lateral acceleration on the quasi-steady frames the KPIs use (the spin past
     the limit and the run-up from rest left out), the fit range shaded, and the understeer gradient's line
-    through the fitted frames (dashed)."""
+    through the fitted frames (dashed).
+
+    The frames are drawn as their mean per STEADY_BIN of lateral acceleration, along it: drawn in time order, the
+    frame-to-frame scatter of a_y (it falls back on 43% of the frames) drew a scribble where the driver settles on
+    the circle and loops where a_y dips near the limit."""
     series = []
     for run, label, colour in zip(runs, labels, colours, strict=True):
         f = steady_frames(run)
-        # In time order (the speed ramp), one curve per unbroken stretch of quasi-steady frames.
-        frames = np.flatnonzero(f.steady)
-        for i, stretch in enumerate(np.split(frames, np.flatnonzero(np.diff(frames) > 1) + 1)):
-            if len(stretch) > 1:
-                series.append(Series(f.ay[stretch], f.delta[stretch] * DEG, "" if i else label, colour))
+        ay, delta = binned(f.ay[f.steady], f.delta[f.steady] * DEG, STEADY_BIN)
+        if len(ay):
+            series.append(Series(ay, delta, label, colour))
         fit = line_fit(f.ay[f.fit], f.understeer[f.fit])
         if fit is not None:
             offset = float(np.mean(f.delta[f.fit] - fit[0] * f.ay[f.fit]))  # the slope's line through the frames
@@ -51,29 +94,193 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
                 f"fit range {FIT_RANGE[0]:g}..{FIT_RANGE[1]:g} m/s^2")
     return Chart("Steady-state circle: steer against lateral acceleration", "lateral acceleration [m/s^2]",
                  "road-wheel angle [deg]", series, bands=[band],
-                 notes=["quasi-steady frames only: on the circle, at the speed asked for"])
+                 notes=["quasi-steady frames only (on the circle, at the speed asked for): the mean road-wheel angle "
+                        f"per {STEADY_BIN:g} m/s^2 of lateral acceleration"])
+
+
+def step_window(run: RunData) -> tuple[float, float]:
+    """The step steer's run from STEP_BEFORE before the step (ISO 7401's t = 0: the steer at half its final value) to
+    STEP_AFTER after the yaw rate last leaves STEP_SETTLED of its steady state; the whole run when it has no step."""
+    from workbench.manoeuvres.transient import step_response
+
+    t, yaw = run.t, run["yaw_rate"]
+    r = step_response(t, run["steer"], yaw, float(t[-1]))
+    t0, steady = r["t0"], r["steady"]
+    if t0 is None or not np.isfinite(steady) or steady == 0:
+        return float(t[0]), float(t[-1])
+    off = np.flatnonzero((t >= t0) & ~(np.abs(yaw / steady - 1.0) <= STEP_SETTLED))
+    settled = float(t[off[-1]]) if len(off) else t0
+    return max(float(t[0]), t0 - STEP_BEFORE), min(float(t[-1]), settled + STEP_AFTER)
+
+
+def step_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """The yaw rate around the step, every car's window together: the run's 14 s of straight run-up before it and
+    its last seconds at the steady state are not what the response times are read from."""
+    windows = [step_window(run) for run in runs]
+    lo, hi = min(w[0] for w in windows), max(w[1] for w in windows)
+    series = [within(Series(run.t, run["yaw_rate"] * DEG, name, c), lo, hi)
+              for run, name, c in zip(runs, labels, colours, strict=True)]
+    return Chart(m.title, "time [s]", "yaw rate [deg/s]", series,
+                 notes=[f"around the step: from {STEP_BEFORE:g} s before it (the steer at half its final value) to "
+                        f"{STEP_AFTER:g} s after the yaw rate settles within {100 * STEP_SETTLED:g}% of its steady "
+                        "state"])
+
+
+def brake_window(run: RunData) -> tuple[float, float]:
+    """The braking in a turn's run from BRAKE_BEFORE before the brake onset to BRAKE_AFTER after the car stands (the
+    run's end if it never does); the whole run when its driver has no onset."""
+    from workbench.manoeuvres.braking import stop_time
+
+    t = run.t
+    onset = run.script.driver.until if run.script.driver is not None else None
+    if onset is None:
+        return float(t[0]), float(t[-1])
+    stop = stop_time(t, run["speed"], onset)
+    end = float(t[-1]) if stop is None else min(float(t[-1]), stop + BRAKE_AFTER)
+    return max(float(t[0]), onset - BRAKE_BEFORE), end
+
+
+def brake_turn_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """The yaw rate from just before the brake onset to standstill, with the onset t0 and t0 + 1 s (where the KPIs
+    are read) marked. The whole run drew the run-up on the circle (22 s) and its start from rest through every corner
+    of the plot, and the legend went over the curve."""
+    windows = [brake_window(run) for run in runs]
+    lo, hi = min(w[0] for w in windows), max(w[1] for w in windows)
+    series = [within(Series(run.t, run["yaw_rate"] * DEG, name, c), lo, hi)
+              for run, name, c in zip(runs, labels, colours, strict=True)]
+    lines = []
+    onset = runs[0].script.driver.until if runs[0].script.driver is not None else None
+    if onset is not None:
+        lines = [Line(onset, "x", label="t0 brake onset"), Line(onset + 1.0, "x", label="t0 + 1 s")]
+    return Chart(m.title, "time [s]", "yaw rate [deg/s]", series, lines=lines,
+                 notes=[f"from {BRAKE_BEFORE:g} s before the brake onset to {BRAKE_AFTER:g} s after the car stands"])
+
+
+def road_load_fit(m: Manoeuvre, run: RunData) -> dict | None:
+    """The coast-down the road-load KPIs describe: "t" [s] and "v" [m/s] of m_eff dv/dt = -(A + B v + C v^2) with
+    the run's A, B, C (its KPIs: "a", "b", "c"), from the speed of the first frame the fit is on to the last; "m_eff"
+    [kg]; "measured", the measured speeds of the fitted frames. None when the run gives no fit. The frames and m_eff
+    are taken as performance.CoastDown.kpis takes them."""
+    kpis = {k.key: k.value for k in m.kpis(run)}
+    a, b, c = (kpis.get(f"road_load_{x}") for x in "abc")
+    if a is None or b is None or c is None:
+        return None
+    t, v, p = run.t, run["speed"], run.params
+    m_eff = p.body.mass
+    if p.model.traction == "combined" and p.kind == "dynamic":
+        m_eff += (p.body.wheel_inertia_front + p.body.wheel_inertia_rear) / p.body.wheel_radius ** 2
+    half = max(int(round(0.5 / run.dt)), 1)
+    start = run.script.driver.until
+    top = float(np.interp(start, t, v))
+    inner = np.zeros(len(t), dtype=bool)
+    inner[half:-half] = True  # where the speed's central difference over 1 s is defined
+    pick = np.flatnonzero((t > start + 1.0) & (v >= 20.0 / KMH) & (v <= 0.95 * top) & inner)
+    if len(pick) < 2:
+        return None
+    times = t[pick[0]:pick[-1] + 1]
+    speed = np.empty(len(times))
+    speed[0] = v[pick[0]]
+
+    def slope(x: float) -> float:
+        return -(a + b * x + c * x * x) / m_eff
+
+    for i in range(1, len(times)):  # Runge-Kutta, 4th order, on the run's frames
+        h, x = times[i] - times[i - 1], speed[i - 1]
+        k1 = slope(x)
+        k2 = slope(x + 0.5 * h * k1)
+        k3 = slope(x + 0.5 * h * k2)
+        k4 = slope(x + h * k3)
+        speed[i] = x + h * (k1 + 2.0 * k2 + 2.0 * k3 + k4) / 6.0
+    return {"t": times, "v": speed, "a": a, "b": b, "c": c, "m_eff": m_eff, "measured": v[pick]}
+
+
+def coastdown_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """The measured speed and, dashed beside it, the coast-down of the road-load fit the KPIs are (A + B v + C v^2
+    integrated from the fit's first frame), the fitted frames shaded."""
+    series, bands, notes = [], [], []
+    for run, name, colour in zip(runs, labels, colours, strict=True):
+        series.append(Series(run.t, run["speed"] * KMH, name, colour))
+        fit = road_load_fit(m, run)
+        if fit is None:
+            notes.append(f"{name}: no road-load fit")
+            continue
+        # Dark, not the car's colour: the fit lies on the measured curve, and dashed in its colour it was not seen.
+        series.append(Series(fit["t"], fit["v"] * KMH, f"{name}: fit A + B v + C v^2", FIT_COLOUR, dashed=True))
+        # Cars fitted over the same frames share one band (two drew it darker, and twice in the legend).
+        lo, hi = float(fit["t"][0]), float(fit["t"][-1])
+        if not any((b.lo, b.hi) == (lo, hi) for b in bands):
+            kmh = fit["measured"] * KMH
+            bands.append(Band(lo, hi, "x", "#888888", f"fitted {kmh.min():.3g}..{kmh.max():.3g} km/h"))
+        notes.append(f"{name}: A {fit['a']:.4g} N, B {fit['b']:.4g} N s/m, C {fit['c']:.4g} N s^2/m^2 "
+                     f"(m_eff {fit['m_eff']:.5g} kg)")
+    return Chart(m.title, "time [s]", "speed [km/h]", series, bands=bands, notes=notes)
+
+
+def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> list[tuple[RunData, str]]:
+    """Each car's run that its KPI reports, and what it is: the series of entry speeds is run again as the test runs
+    it, and the run whose measured entry speed is the KPI's value (the fastest clean one) is drawn; where no run is
+    clean, the first of the series (where it stopped). The script's own speed (50 km/h) was drawn, under a KPI of
+    52 km/h."""
+    from workbench.manoeuvres.lane_change import SPEEDS, at_speed, cone_touches, series_kpis
+    from workbench.manoeuvres.runner import Car, run_jobs
+
+    jobs = []
+    for run, label in zip(runs, labels, strict=True):
+        program = run.extra.get("program")
+        car = Car(run.params, label) if program is None else \
+            Car(program.preset_params or program.params, label, program.preset_path)
+        jobs += [(at_speed(run.script, v), car) for v in SPEEDS]
+    series = run_jobs(jobs, m.channels)
+    out = []
+    for i, label in enumerate(labels):
+        mine = series[i * len(SPEEDS):(i + 1) * len(SPEEDS)]
+        results = [cone_touches(r) for r in mine]
+        (kpi,) = series_kpis(results)
+        k = next((j for j, (touched, _, entry) in enumerate(results) if not touched and entry is not None
+                  and kpi.value is not None and entry * KMH == kpi.value), None)
+        if k is None:
+            touched, _, entry = results[0]
+            why = "touches a cone" if touched else "does not reach its speed"
+            out.append((mine[0], f"{label}, {SPEEDS[0]:g} km/h: {why}"))
+        else:
+            out.append((mine[k], f"{label}, {SPEEDS[k]:g} km/h"))
+    return out
+
+
+def lane_change_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    from workbench.scripts.courses import course_of
+
+    shown = lane_change_runs(m, runs, labels)
+    first = shown[0][0]
+    course = course_of(first.script.driver.path, first.params)
+    series = [Series(course.rows[:, 0], course.rows[:, 1], "driver's line", "#888888", dashed=True)]
+    series += [Series(run["x"], run["y"], label, c) for (run, label), c in zip(shown, colours, strict=True)]
+    lo, hi = course.cones[:, 0].min() - 10.0, course.cones[:, 0].max() + 10.0
+    series = [within(s, lo, hi) for s in series]
+    cones = [Marker(float(x), float(y), "", "#ff7f0e") for x, y in course.cones]
+    return Chart("ISO 3888-2 course: path of the centre of mass and the cones", "x [m]", "y [m]", series,
+                 markers=cones, notes=["each car's run of the KPI: the fastest set speed with it and every slower one "
+                                       "clean"])
 
 
 def charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> list[Chart]:
+    return [finite_only(chart) for chart in _charts_of(m, runs, labels)]
+
+
+def _charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> list[Chart]:
     colours = [PALETTE[i % len(PALETTE)] for i in range(len(runs))]
     if m.name == "iso7401_sweep":
         return bode_charts([m.bode(run) for run in runs], labels)
     if m.name == "iso4138":
         return [steady_state_chart(runs, labels, colours)]
     if m.name == "iso3888_2":
-        from workbench.scripts.courses import course_of
-
-        course = course_of(runs[0].script.driver.path, runs[0].params)
-        series = [Series(course.rows[:, 0], course.rows[:, 1], "driver's line", "#888888", dashed=True)]
-        series += [Series(run["x"], run["y"], label, c) for run, label, c in zip(runs, labels, colours, strict=True)]
-        lo, hi = course.cones[:, 0].min() - 10.0, course.cones[:, 0].max() + 10.0
-        series = [Series(s.x[(s.x > lo) & (s.x < hi)], s.y[(s.x > lo) & (s.x < hi)], s.label, s.colour, s.dashed)
-                  for s in series]
-        cones = [Marker(float(x), float(y), "", "#ff7f0e") for x, y in course.cones]
-        speed = runs[0].script.driver.speed
-        unit = "km/h" if runs[0].script.driver.speed_unit == "speed_kmh" else "m/s"
-        return [Chart(f"ISO 3888-2 course at its script's speed, {speed:g} {unit}: path of the centre of mass and "
-                      "the cones", "x [m]", "y [m]", series, markers=cones)]
+        return [lane_change_chart(m, runs, labels, colours)]
+    if m.name == "iso7401_step":
+        return [step_chart(m, runs, labels, colours)]
+    if m.name == "iso7975":
+        return [brake_turn_chart(m, runs, labels, colours)]
+    if m.name == "coastdown":
+        return [coastdown_chart(m, runs, labels, colours)]
     channel, label, scale = TIME_CHANNELS.get(m.name, ("speed", "speed [km/h]", KMH))
     series = [Series(run.t, run[channel] * scale, name, c) for run, name, c in zip(runs, labels, colours, strict=True)]
     title = m.title

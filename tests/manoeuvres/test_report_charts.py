@@ -1,0 +1,178 @@
+"""The charts of ``carbench manoeuvre --report``, as data: each is of what its test's KPIs are read from, its legend
+clear of the curves, every axis with its quantity and unit, and no non-finite value in it."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import numpy as np
+import pytest
+
+from physics import load_preset
+from workbench.manoeuvres.catalogue import CATALOGUE
+from workbench.manoeuvres.charts import STEP_BEFORE, STEP_SETTLED, charts_of, finite_only
+from workbench.manoeuvres.kpi import DEG, KMH
+from workbench.manoeuvres.runner import Car, run_jobs
+from workbench.output.charts import Chart, Series
+
+
+def sedan(**values) -> Car:
+    params = load_preset("sedan").params
+    return Car(params.with_values(values) if values else params, "sedan" if not values else "edited")
+
+
+def runs_of(name: str, cars):
+    """The runs a report draws for ``cars`` (as write_report runs them)."""
+    m = CATALOGUE[name]
+    return m, run_jobs(m.chart_jobs(cars, lambda jobs: run_jobs(jobs, m.channels)), m.channels)
+
+
+@cache
+def report(name: str):
+    """The test, the sedan's runs and the report's charts of them."""
+    m, runs = runs_of(name, [sedan()])
+    return m, runs, charts_of(m, runs, ["sedan"])
+
+
+def dense(s: Series, per_segment: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """The points of ``s``'s line, segments included (a steep segment passes through a corner between two frames)."""
+    u = np.linspace(0.0, len(s.x) - 1.0, (len(s.x) - 1) * per_segment + 1)
+    k = np.arange(len(s.x))
+    return np.interp(u, k, s.x), np.interp(u, k, s.y)
+
+
+def legend_corner_points(chart: Chart) -> tuple[str, int]:
+    """The corner the renderer puts the legend in, and how much of the curves' lines passes through it (its third
+    across and quarter up, as workbench.gui.charts.emptiest_corner counts)."""
+    from workbench.gui.charts import emptiest_corner, y_range
+
+    x = np.concatenate([s.x for s in chart.series])
+    y = np.concatenate([s.y for s in chart.series])
+    xr = (float(x.min()), float(x.max()))
+    yr = y_range(chart, float(y.min()), float(y.max())) or (float(y.min()), float(y.max()))
+    corner = emptiest_corner(chart, xr, yr)
+    inside = 0
+    for s in chart.series:
+        px, py = dense(s)
+        u, v = (px - xr[0]) / (xr[1] - xr[0]), (py - yr[0]) / (yr[1] - yr[0])
+        across = u >= 2 / 3 if "right" in corner else u <= 1 / 3
+        up = v >= 3 / 4 if "top" in corner else v <= 1 / 4
+        inside += int(np.count_nonzero(across & up))
+    return corner, inside
+
+
+def test_the_braking_in_a_turns_legend_is_clear_of_the_curve_and_the_chart_is_of_the_braking():
+    """The whole run (30 s) drew the start from rest through the bottom-left corner, the one with the fewest frames,
+    and the legend went over it."""
+    m, (run,), (chart,) = report("iso7975")
+    corner, inside = legend_corner_points(chart)
+    assert inside == 0, f"the curve passes through the legend's corner ({corner})"
+    onset = run.script.driver.until
+    (curve,) = chart.series
+    assert onset - 2.5 <= curve.x[0] < onset - 1.0  # just before the brake onset, not the run-up from rest
+    assert curve.y[-1] == pytest.approx(0.0, abs=1e-3)  # to the standstill
+    assert curve.x[-1] < run.t[-1]
+    assert [line.value for line in chart.lines] == [onset, onset + 1.0]  # where the KPIs are read
+
+
+def test_the_step_steers_chart_is_a_window_around_the_step():
+    """It spanned the run's 20 s, the response of interest the half second after 14 s."""
+    from workbench.manoeuvres.transient import step_response
+
+    m, (run,), (chart,) = report("iso7401_step")
+    (curve,) = chart.series
+    r = step_response(run.t, run["steer"], run["yaw_rate"], float(run.t[-1]))
+    t0, steady = r["t0"], r["steady"] * DEG
+    assert curve.x[0] == pytest.approx(t0 - STEP_BEFORE, abs=2 * run.dt)
+    assert curve.x[-1] - curve.x[0] < 6.0 < run.t[-1]
+    assert np.all(np.abs(curve.y[-10:] / steady - 1.0) <= STEP_SETTLED)  # settled by the window's end
+    assert curve.y.max() > steady  # the overshoot is in it
+    assert abs(curve.y[0]) < 1e-6  # and the straight run before the step
+
+
+def test_the_coast_downs_chart_draws_the_road_load_fit_beside_the_data():
+    """The chart showed the measured speed only, not the A + B v + C v^2 its KPIs are."""
+    m, (run,), (chart,) = report("coastdown")
+    kpis = {k.key: k for k in m.kpis(run)}
+    a, b, c = (kpis[f"road_load_{x}"].value for x in "abc")
+    measured = [s for s in chart.series if not s.dashed]
+    fits = [s for s in chart.series if s.dashed]
+    assert len(measured) == 1 and len(fits) == 1, [s.label for s in chart.series]
+    (fit,) = fits
+    assert "fit" in fit.label and "A + B v + C v^2" in fit.label
+    # The curve is the KPIs' road load: m_eff dv/dt = -(A + B v + C v^2), m_eff as the KPI's note gives it.
+    m_eff = float(re.search(r"m_eff ([0-9.]+) kg", kpis["road_load_c"].note).group(1))
+    v = fit.y / KMH
+    force = -m_eff * np.gradient(v, fit.x)
+    assert force[5:-5] == pytest.approx(a + b * v[5:-5] + c * v[5:-5] ** 2, rel=2e-3)
+    # over the frames the KPIs are fitted on (the KPI's note names their speeds), shaded, and close to the data
+    lo, hi = (float(x) for x in re.search(r"([0-9.]+)\.\.([0-9.]+) km/h", kpis["road_load_c"].note).groups())
+    assert fit.y.max() == pytest.approx(hi, rel=5e-3) and fit.y.min() == pytest.approx(lo, rel=0.05)
+    (band,) = chart.bands
+    assert (band.lo, band.hi) == (fit.x[0], fit.x[-1])
+    data = np.interp(fit.x, measured[0].x, measured[0].y)
+    assert np.abs(fit.y - data).max() < 1.0  # [km/h]
+    assert any(n.startswith(f"sedan: A {a:.4g} N, B {b:.4g} N s/m, C {c:.4g} N s^2/m^2") for n in chart.notes)
+
+
+def test_the_steady_state_curve_runs_along_the_lateral_acceleration():
+    """Drawn in time order, the quasi-steady frames went back over themselves (a_y falls on 43% of the frames): a
+    scribble where the driver settles on the circle and loops near the limit."""
+    from workbench.manoeuvres.charts import STEADY_BIN
+    from workbench.manoeuvres.steady_state import steady_frames
+
+    m, (run,), (chart,) = report("iso4138")
+    curves = [s for s in chart.series if not s.dashed]
+    for curve in curves:
+        assert np.all(np.diff(curve.x) > 0), "the curve goes back along a_y"
+    (curve,) = curves
+    f = steady_frames(run)
+    ay, delta = f.ay[f.steady], f.delta[f.steady] * DEG
+    assert curve.x[0] == pytest.approx(ay.min(), abs=STEADY_BIN) and curve.x[-1] == pytest.approx(ay.max(),
+                                                                                                   abs=STEADY_BIN)
+    # each point the mean of the quasi-steady frames in its bin of a_y
+    for k in (0, len(curve.x) // 2, len(curve.x) - 1):
+        here = np.floor(ay / STEADY_BIN) == np.floor(curve.x[k] / STEADY_BIN)
+        assert curve.y[k] == pytest.approx(delta[here].mean(), rel=1e-12)
+        assert curve.x[k] == pytest.approx(ay[here].mean(), rel=1e-12)
+
+
+def test_the_lane_changes_chart_is_of_the_run_its_kpi_reports():
+    """The chart drew the script's own speed (50 km/h) under a KPI of the 52 km/h run; a second car that passes at
+    another speed is drawn at its own."""
+    from workbench.manoeuvres.lane_change import at_speed
+
+    cars = [sedan(), sedan(**{"tyres.mu": 0.8})]
+    m, runs = runs_of("iso3888_2", cars)
+    (chart,) = charts_of(m, runs, [c.name for c in cars])
+    kpis = m.run(cars, lambda jobs: run_jobs(jobs, m.channels))
+    speeds = [float(re.search(r"run at ([0-9.]+) km/h", k.note).group(1)) for (k,) in kpis]
+    assert speeds[0] != speeds[1]  # the cars pass at different speeds
+    paths = [s for s in chart.series if s.label != "driver's line"]
+    assert len(paths) == 2
+    for car, speed, path in zip(cars, speeds, paths, strict=True):
+        (run,) = run_jobs([(at_speed(m.base_script(), speed), car)], m.channels)
+        keep = (run["x"] >= path.x[0]) & (run["x"] <= path.x[-1])
+        np.testing.assert_array_equal(path.y, run["y"][keep])
+        assert f"{speed:g} km/h" in path.label
+
+
+@pytest.mark.parametrize("name", list(CATALOGUE))
+def test_every_axis_has_its_quantity_and_unit_and_no_chart_holds_a_non_finite_value(name):
+    m, _, charts = report(name)
+    assert charts
+    for chart in charts:
+        for label in (chart.x_label, chart.y_label):
+            assert re.fullmatch(r"\S.* \[[^\]]+\]", label), (chart.title, label)
+        assert chart.series
+        for s in chart.series:
+            assert len(s.x) == len(s.y) and len(s.x) > 1
+            assert np.isfinite(s.x).all() and np.isfinite(s.y).all(), (chart.title, s.label)
+
+
+def test_a_non_finite_point_is_left_out_not_drawn_at_zero():
+    chart = Chart("c", "t [s]", "v [m/s]", [Series(np.array([0.0, 1.0, 2.0, np.nan]),
+                                                     np.array([1.0, np.nan, 3.0, 4.0]), "a")])
+    (s,) = finite_only(chart).series
+    assert list(s.x) == [0.0, 2.0] and list(s.y) == [1.0, 3.0]
