@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton
 from physics import ChannelInfo
 from workbench.gui.decimate import Decimator
 from workbench.gui.elided_label import ElidedLabel
-from workbench.gui.plot_style import FittedAxis, style_axis, style_plot
+from workbench.gui.plot_style import FittedAxis, LabelAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
@@ -180,7 +180,8 @@ class PlotRow(QWidget):
         self._panel = panel
         self.vb = CursorViewBox()
         self.plot = pg.PlotWidget(background="w", viewBox=self.vb, axisItems={"left": FittedAxis("left"),
-                                                                             "right": FittedAxis("right")})
+                                                                             "right": FittedAxis("right"),
+                                                                             "bottom": LabelAxis("bottom")})
         self.plot.setMinimumHeight(36)
         self.plot.leaveEvent = self._on_leave
         item = self.plot.getPlotItem()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
 GRID = (214, 214, 214)
@@ -78,8 +80,99 @@ def _nicer(spacing: float) -> float:
     return 20.0 * power
 
 
-class FittedAxis(pg.AxisItem):
-    """A vertical axis whose labelled ticks stay a line of text apart however short the plot is.
+MIN_LABEL_SCALE = 0.75  # an axis title too long for its axis is written down to this fraction of its font size...
+MIN_LABEL_POINTS = 7.0  # ... but no smaller than this [pt]; then it is elided (its unit kept whole)
+_UNIT = re.compile(r"^(?P<name>.*?)\s*(?P<unit>[\[(][^\[\]()]*[\])])\s*$")  # "time [s]", "gain (1/s)"
+
+
+def elide_title(text: str, room: float, metrics: QFontMetricsF) -> str:
+    """``text`` (an axis title: "name [unit]", or a unit alone) in at most ``room`` px of ``metrics``' font: as it is
+    when it fits; else the name elided and the unit kept whole ("time from the ne\u2026 [s]"); else the unit alone;
+    else the whole text elided at its end ("kg px/\u2026", a tooltip gives it whole)."""
+    if metrics.horizontalAdvance(text) <= room:
+        return text
+    match = _UNIT.match(text)
+    if match and match["name"]:
+        unit = " " + match["unit"]
+        name = metrics.elidedText(match["name"], Qt.TextElideMode.ElideRight, room - metrics.horizontalAdvance(unit))
+        if name and name != "\u2026":
+            return name + unit
+        if metrics.horizontalAdvance(match["unit"]) <= room:
+            return match["unit"]
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(room, 0.0))
+
+
+class LabelFit:
+    """For a pyqtgraph axis: its title (``setLabel``) stays inside the axis' length.
+
+    pyqtgraph centres the title on the axis whatever its length: on a short plot a rotated unit ran past both ends of
+    the axis and the plot cut it ("kg px/s\u00b2" of a parking car's force plot, 45 px tall at a window of 1024x640,
+    read "kg px/"). A title too long is written smaller (down to MIN_LABEL_SCALE of its size, not below
+    MIN_LABEL_POINTS), then elided by :func:`elide_title`; its tooltip then gives it whole.
+    """
+
+    def _updateLabel(self):  # noqa: N802 - pyqtgraph's
+        super()._updateLabel()
+        label = getattr(self, "label", None)
+        if label is None:
+            return
+        if getattr(self, "_title_font", None) is None:
+            self._title_font = QFont(label.font())
+        self._title = label.toPlainText().strip()
+        self._fitted = None
+        self._fit_title()
+
+    def resizeEvent(self, ev=None):  # noqa: N802 - pyqtgraph's
+        if getattr(self, "label", None) is not None and getattr(self, "_title_font", None) is not None:
+            self._fit_title()
+        super().resizeEvent(ev)
+
+    def title_room(self) -> float:
+        """The length [px] the title may take: the axis' length (its document's blank margins may stick out)."""
+        size = self.size()
+        return float(size.height() if self.orientation in ("left", "right") else size.width()) - 2.0
+
+    def _fit_title(self) -> None:
+        label, text = self.label, self._title
+        room = self.title_room()
+        font = QFont(self._title_font)
+        if room <= 0 or not text:  # not laid out yet: the full title, fitted at the first resize
+            fitted = (text, font)
+        else:
+            size = font.pointSizeF()  # -1 for a font sized in pixels: elided, never made smaller
+            smallest = max(min(MIN_LABEL_POINTS, size), size * MIN_LABEL_SCALE)
+            while size > smallest and QFontMetricsF(font).horizontalAdvance(text) > room:
+                size = max(size - 0.25, smallest)
+                font.setPointSizeF(size)
+            fitted = (elide_title(text, room, QFontMetricsF(font)), font)
+        if fitted == getattr(self, "_fitted", None):
+            return
+        self._fitted = fitted
+        shown, font = fitted
+        label.setFont(font)
+        if shown != text or font != self._title_font:
+            style = ";".join(f"{k}: {v}" for k, v in self.labelStyle.items())
+            label.setHtml(f"<span style='{style}'>{html.escape(shown)}</span>")
+            label.setToolTip(text)
+        else:
+            label.setHtml(self.labelString())
+            label.setToolTip("")
+        self._adjustSize()
+        self.picture = None
+        self.update()
+
+    def shown_title(self) -> str:
+        """The title as drawn (fitted to the axis)."""
+        return self.label.toPlainText().strip()
+
+
+class LabelAxis(LabelFit, pg.AxisItem):
+    """A pyqtgraph axis whose title fits its length (see :class:`LabelFit`)."""
+
+
+class FittedAxis(LabelFit, pg.AxisItem):
+    """A vertical axis whose labelled ticks stay a line of text apart however short the plot is, and whose title
+    fits its length (see :class:`LabelFit`).
 
     pyqtgraph always puts at least two and a quarter major intervals on an axis, so on a plot a few
     tens of pixels tall its labels run into each other; here the major spacing grows (1, 2, 5, 10...)
