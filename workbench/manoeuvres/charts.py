@@ -15,6 +15,7 @@ import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.kpi import DEG, KMH, G, RunData, line_fit
+from workbench.manoeuvres.performance import road_load_frames
 from workbench.manoeuvres.steady_state import FIT_RANGE, steady_frames
 from workbench.output.charts import PALETTE, Band, Chart, Line, Marker, Series
 
@@ -160,21 +161,14 @@ def road_load_fit(m: Manoeuvre, run: RunData) -> dict | None:
     """The coast-down the road-load KPIs describe: "t" [s] and "v" [m/s] of m_eff dv/dt = -(A + B v + C v^2) with
     the run's A, B, C (its KPIs: "a", "b", "c"), from the speed of the first frame the fit is on to the last; "m_eff"
     [kg]; "measured", the measured speeds of the fitted frames. None when the run gives no fit. The frames and m_eff
-    are taken as performance.CoastDown.kpis takes them."""
+    are those of performance.road_load_frames, as the KPIs'."""
     kpis = {k.key: k.value for k in m.kpis(run)}
     a, b, c = (kpis.get(f"road_load_{x}") for x in "abc")
     if a is None or b is None or c is None:
         return None
-    t, v, p = run.t, run["speed"], run.params
-    m_eff = p.body.mass
-    if p.model.traction == "combined" and p.kind == "dynamic":
-        m_eff += (p.body.wheel_inertia_front + p.body.wheel_inertia_rear) / p.body.wheel_radius ** 2
-    half = max(int(round(0.5 / run.dt)), 1)
-    start = run.script.driver.until
-    top = float(np.interp(start, t, v))
-    inner = np.zeros(len(t), dtype=bool)
-    inner[half:-half] = True  # where the speed's central difference over 1 s is defined
-    pick = np.flatnonzero((t > start + 1.0) & (v >= 20.0 / KMH) & (v <= 0.95 * top) & inner)
+    t, v = run.t, run["speed"]
+    m_eff, mask, _ = road_load_frames(run)
+    pick = np.flatnonzero(mask)
     if len(pick) < 2:
         return None
     times = t[pick[0]:pick[-1] + 1]

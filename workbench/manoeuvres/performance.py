@@ -106,17 +106,8 @@ class CoastDown(Manoeuvre):
         return for_car_neutral(script, car.params)
 
     def kpis(self, run: RunData) -> list[Kpi]:
-        t, v = run.t, run["speed"]
-        start = run.script.driver.until
-        p = run.params
-        m_eff = p.body.mass
-        if p.model.traction == "combined" and p.kind == "dynamic":
-            m_eff += (p.body.wheel_inertia_front + p.body.wheel_inertia_rear) / p.body.wheel_radius ** 2
-        half = max(int(round(0.5 / run.dt)), 1)
-        accel = np.full_like(v, np.nan)
-        accel[half:-half] = (v[2 * half:] - v[:-2 * half]) / (t[2 * half:] - t[:-2 * half])
-        top = float(np.interp(start, t, v))
-        pick = (t > start + 1.0) & (v >= 20.0 / KMH) & (v <= 0.95 * top) & np.isfinite(accel)
+        v = run["speed"]
+        m_eff, pick, accel = road_load_frames(run)
         if pick.sum() < 10:
             return [Kpi("road_load_a", "road load A", None, "N", COAST_CLAUSE)]
         c, b, a = np.polyfit(v[pick], -m_eff * accel[pick], 2)
@@ -124,6 +115,24 @@ class CoastDown(Manoeuvre):
                 Kpi("road_load_b", "road load B", float(b), "N s/m", COAST_CLAUSE),
                 Kpi("road_load_c", "road load C", float(c), "N s^2/m^2", COAST_CLAUSE,
                     note=f"m_eff {m_eff:.5g} kg, {v[pick].min() * KMH:.3g}..{v[pick].max() * KMH:.3g} km/h")]
+
+
+def road_load_frames(run: RunData) -> tuple[float, np.ndarray, np.ndarray]:
+    """What the road-load fit is made of: the effective mass [kg] (the wheels' rotating inertia added where they spin
+    on their own), the frames fitted (a mask: from 1 s after the throttle is released, between 20 km/h and 95% of the
+    speed then, where the speed's central difference over 1 s is defined) and the acceleration [m/s^2] there."""
+    t, v = run.t, run["speed"]
+    start = run.script.driver.until
+    p = run.params
+    m_eff = p.body.mass
+    if p.model.traction == "combined" and p.kind == "dynamic":
+        m_eff += (p.body.wheel_inertia_front + p.body.wheel_inertia_rear) / p.body.wheel_radius ** 2
+    half = max(int(round(0.5 / run.dt)), 1)
+    accel = np.full_like(v, np.nan)
+    accel[half:-half] = (v[2 * half:] - v[:-2 * half]) / (t[2 * half:] - t[:-2 * half])
+    top = float(np.interp(start, t, v))
+    pick = (t > start + 1.0) & (v >= 20.0 / KMH) & (v <= 0.95 * top) & np.isfinite(accel)
+    return m_eff, pick, accel
 
 
 def for_car_neutral(script: Script, params) -> Script:
