@@ -176,3 +176,26 @@ def test_a_non_finite_point_is_left_out_not_drawn_at_zero():
                                                      np.array([1.0, np.nan, 3.0, 4.0]), "a")])
     (s,) = finite_only(chart).series
     assert list(s.x) == [0.0, 2.0] and list(s.y) == [1.0, 3.0]
+
+
+def test_the_sine_with_dwell_chart_is_of_each_cars_worst_run_around_the_instants_judged():
+    # It was the script's own 120 deg run over all 19 s of the run-up, under KPIs of a series that had another worst
+    # run (tail_happy's worst ratio is at 75.7 deg).
+    from workbench.manoeuvres.sine_dwell import swd_criteria
+
+    m = CATALOGUE["r140_swd"]
+    cars = [sedan(), Car(load_preset("tail_happy").params, "tail_happy")]
+    outcome = m.run(cars, lambda jobs: run_jobs(jobs, m.channels))
+    worst_at = [float(next(k for k in kpis if k.key == "yaw_ratio_1.00").note.removeprefix("at ").split()[0])
+                for kpis in outcome]
+    _, runs = runs_of("r140_swd", cars)
+    amplitudes = [run.script.robot.get("amplitude") for run in runs]
+    assert amplitudes == pytest.approx(worst_at, rel=1e-3)  # the KPI note's amplitude, to its 4 digits
+    (chart,) = charts_of(m, runs, ["sedan", "tail_happy"])
+    robot = runs[0].script.robot
+    c = swd_criteria(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], runs[0]["x"], runs[0]["y"],
+                     runs[0]["heading"], robot.start, robot.get("frequency"), robot.get("dwell"), robot.ratio)
+    assert [line.value for line in chart.lines] == pytest.approx([c["cos"], c["cos"] + 1.0, c["cos"] + 1.75])
+    x = np.concatenate([s.x for s in chart.series])
+    assert x.min() >= robot.start - 0.5 - 1e-9 and x.max() <= max(line.value for line in chart.lines) + 0.5 + 0.1
+    assert x.max() - x.min() < 6.0

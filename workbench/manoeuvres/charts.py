@@ -275,9 +275,36 @@ def _charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> 
         return [brake_turn_chart(m, runs, labels, colours)]
     if m.name == "coastdown":
         return [coastdown_chart(m, runs, labels, colours)]
+    if m.name == "r140_swd":
+        return [sine_dwell_chart(m, runs, labels, colours)]
     channel, label, scale = TIME_CHANNELS.get(m.name, ("speed", "speed [km/h]", KMH))
     series = [Series(run.t, run[channel] * scale, name, c) for run, name, c in zip(runs, labels, colours, strict=True)]
-    title = m.title
-    if m.name == "r140_swd":  # the series' runs are many: the chart is of the script's own amplitude
-        title += f": the run at its script's amplitude, {runs[0].script.robot.get('amplitude'):.4g} deg of handwheel"
-    return [Chart(title, "time [s]", label, series)]
+    return [Chart(m.title, "time [s]", label, series)]
+
+
+SWD_BEFORE = 0.5  # [s] the sine-with-dwell chart starts this long before the steer
+SWD_AFTER = 0.5  # [s] and ends this long after the last point judged (1.75 s after COS)
+
+
+def sine_dwell_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """The yaw rate of each car's decisive run (its worst ratio 1.00 s after COS: SineWithDwell.chart_jobs) from just
+    before the steer to just after the last point judged, COS and the two instants of S5.2.1/S5.2.2 marked (of the
+    first car's run; the runs' COS differ by the steering's lag only). It was the script's own 120 deg run, over 19 s
+    of the run-up."""
+    from workbench.manoeuvres.sine_dwell import YAW_LIMITS, swd_criteria
+
+    lines, series, spans = [], [], []
+    for i, (run, name, colour) in enumerate(zip(runs, labels, colours, strict=True)):
+        robot = run.script.robot
+        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
+                         robot.get("frequency"), robot.get("dwell"), robot.ratio)
+        spans.append((robot.start - SWD_BEFORE, c["cos"] + YAW_LIMITS[-1][0] + SWD_AFTER))
+        series.append(Series(run.t, run["yaw_rate"] * DEG, f"{name}, {robot.get('amplitude'):.4g} deg", colour))
+        if i == 0:
+            lines.append(Line(c["cos"], "x", label="COS"))
+            lines += [Line(c["cos"] + after, "x", label=f"+{after:.2f} s") for after, _ in YAW_LIMITS]
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    return Chart(f"{m.title}: each car's run of its worst yaw-rate ratio", "time [s]", "yaw rate [deg/s]",
+                 [within(s, lo, hi) for s in series], lines=lines,
+                 notes=["judged 1.00 and 1.75 s after COS (the handwheel back at zero): at most "
+                        f"{' and '.join(f'{100 * limit:g}%' for _, limit in YAW_LIMITS)} of the reversed peak"])

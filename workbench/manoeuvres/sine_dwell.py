@@ -135,9 +135,7 @@ class SineWithDwell(Manoeuvre):
         jobs, owners = [], []
         for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
             for amplitude in series(a, ratio, car.params.steering.lock):
-                values = dict(script.robot.values, amplitude=amplitude)
-                run_script = replace(script, robot=replace(script.robot, values=values))
-                jobs.append((run_script, car))
+                jobs.append((at_amplitude(script, amplitude), car))
                 owners.append((i, amplitude))
         runs = runner(jobs) if jobs else []
         out = []
@@ -146,11 +144,40 @@ class SineWithDwell(Manoeuvre):
             out.append(summary(a, mine, reached[i]))
         return out
 
+    def chart_jobs(self, cars, runner: Runner):
+        """Each car's run a report draws: the run of its worst yaw-rate ratio 1.00 s after COS (the series run again
+        as the test runs it); with no series (no A), the script's own amplitude. The script's own 120 deg run was
+        drawn, under KPIs of a series that may not even reach it."""
+        script = self.base_script()
+        ratio = script.robot.ratio
+        amplitudes = [sis_amplitude(run, ratio) for run in runner([(load_script(resolve_script(self.sis_script)), car)
+                                                                    for car in cars])]
+        jobs, owners = [], []
+        for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
+            for amplitude in series(a, ratio, car.params.steering.lock):
+                jobs.append((at_amplitude(script, amplitude), car))
+                owners.append(i)
+        runs = runner(jobs) if jobs else []
+        worst: dict[int, tuple[float, float]] = {}  # car -> (ratio, amplitude)
+        for i, (job, run) in zip(owners, zip(jobs, runs, strict=True), strict=True):
+            robot = job[0].robot
+            c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
+                             robot.get("frequency"), robot.get("dwell"), robot.ratio)
+            ratio_1 = c["ratio_1.00"] if c["ratio_1.00"] is not None else -math.inf
+            if i not in worst or ratio_1 > worst[i][0]:
+                worst[i] = (ratio_1, robot.get("amplitude"))
+        return [(at_amplitude(script, worst[i][1]) if i in worst else script, car) for i, car in enumerate(cars)]
+
     def kpis(self, run: RunData) -> list[Kpi]:
         robot = run.script.robot
         c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
                          robot.get("frequency"), robot.get("dwell"), robot.ratio)
         return _run_kpis(c, robot.get("amplitude"), None)
+
+
+def at_amplitude(script: Script, amplitude: float) -> Script:
+    """The sine-with-dwell script at another amplitude [deg of handwheel]."""
+    return replace(script, robot=replace(script.robot, values=dict(script.robot.values, amplitude=amplitude)))
 
 
 def sis_amplitude(run: RunData, ratio: float) -> float | None:
