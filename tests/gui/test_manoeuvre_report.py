@@ -55,6 +55,23 @@ def test_the_legend_goes_to_the_corner_with_the_least_of_the_curves():
     assert emptiest_corner(Chart("fall", "t", "v", [fall]), (0.0, 20.0), (0.0, 10.0)) == "top right"
 
 
+def test_the_legend_corner_counts_a_curves_segments_and_the_reference_lines_not_its_frames_alone():
+    import numpy as np
+
+    from workbench.gui.charts import emptiest_corner
+    from workbench.output.charts import Chart, Line, Series
+
+    # Two frames: a jump across the top right. Counted by frames the top right was empty and got the legend, over the
+    # line; the bottom left holds a long flat stretch, so its frames outnumber.
+    jump = Series(np.array([0.0, 1.0, 2.0, 3.0, 4.0, 19.0, 20.0]), np.array([0.0, 0.0, 0.0, 0.0, 0.0, 10.0, 10.0]))
+    chart = Chart("jump", "t", "v", [jump])
+    assert emptiest_corner(chart, (0.0, 20.0), (0.0, 10.0)) == "top left"
+    # A dashed zero line along the top (a margin chart whose values are all below zero) is not covered either.
+    below = Series(np.linspace(0.0, 20.0, 50), np.linspace(-9.0, -1.0, 50))
+    chart = Chart("margins", "t", "m", [below], lines=[Line(0.0, "y", label="pass")])
+    assert emptiest_corner(chart, (0.0, 20.0), (-10.0, 0.0)) == "bottom right"
+
+
 def test_the_step_steers_chart_is_of_the_run_its_kpis_come_from():
     """The report drew the script's own run (27 deg of handwheel) under the title "to 4 m/s^2"."""
     from physics import load_preset
