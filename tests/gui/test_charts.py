@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage
 
 from workbench.gui.charts import render_png
 from workbench.output.charts import Band, Bars, Chart, Heatmap, Line, Marker, Series
@@ -93,3 +93,14 @@ def test_a_flat_curves_pass_band_fills_the_plot_above_it(qapp, tmp_path, level):
     greens = [y for y in rows if green(y)]
     assert greens, "no pass band drawn"
     assert min(greens) < image.height() // 4 < image.height() // 2 < max(greens) + 40  # from the top down to the curve
+
+
+def test_long_tick_labels_are_drawn(qapp, tmp_path):
+    # Values of -123,400 N spread over 30 N: their labels were wider than the axis' first room and were not drawn
+    # at all (the axis widens for them only at a second paint).
+    x = np.linspace(0.0, 10.0, 50)
+    path = render_png(Chart("margin", "mass [kg]", "margin [N]", [Series(x, -123400.0 + 30.0 * np.sin(x), "car")]),
+                      tmp_path / "wide.png")
+    image = opened(path)
+    strip = [QColor(image.pixel(px, py)).lightness() for px in range(24, 58) for py in range(40, image.height() - 60)]
+    assert sum(1 for v in strip if v < 128) > 200  # the digits of several labels, left of the plot's frame

@@ -183,6 +183,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner
 
     app.processEvents()
+    widget.grab()  # the first paint measures the tick labels; an axis whose labels are wider than its room widens
+    app.processEvents()  # then (pyqtgraph's autoExpandTextSpace), and the labels are drawn at the second: drawn once,
+    # a margin of -123,400 N over 30 N had no labels at all
     target = Path(path)
     image = widget.grab().toImage()
     from workbench.runs.stamp import carbench_version
