@@ -313,3 +313,16 @@ def test_braking_in_a_turn_needs_the_circle_held_and_every_unmet_condition_is_sa
     assert row["passed"] is False and "speed_kmh" in row["note"] and "lateral_error" in row["note"]
     assert "more of its runs" not in row["note"]  # two conditions of one run, not two runs
     assert all(k["passed"] is None for k in kpis if k["key"] != "conditions")
+
+
+def test_the_text_says_each_kpis_note_once_per_car_or_once_for_both(capsys):
+    # Which run a worst value is of, the range a gradient is fitted over: the text left them to --json and --report.
+    assert main(["manoeuvre", "r140_swd", "--preset", "tail_happy"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    worst = next(i for i, line in enumerate(out) if "worst yaw-rate ratio 1.00 s after COS" in line)
+    assert out[worst + 1].strip().startswith("at ") and out[worst + 1].strip().endswith(" deg")
+    assert main(["manoeuvre", "iso4138", "--vs-preset", "tail_happy"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    gradient = next(i for i, line in enumerate(out) if line.strip().startswith("understeer gradient"))
+    assert out[gradient + 1].strip() == "fit over a_y 1..4 m/s^2"  # the same of both cars: said once, no A:/B:
+    assert not out[gradient + 2].startswith("    ")

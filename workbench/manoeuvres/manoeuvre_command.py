@@ -247,9 +247,12 @@ def table(outcome: Outcome) -> str:
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
-            if k.key in (NOT_RUN, CONDITIONS):  # why, per car
-                lines += [f"    {'AB'[i] + ': ' if two else ''}{v.note}" for i, v in enumerate(values)
-                          if v is not None and v.key == k.key]
+            # Its note, per car: why (not run, conditions), and what a figure is of (the run of a worst value, the
+            # range fitted, the sign's meaning), which the text left to --json and the report
+            notes = [(i, v.note) for i, v in enumerate(values) if v is not None and v.key == k.key and v.note]
+            if two and len(notes) == 2 and notes[0][1] == notes[1][1]:  # the same of both: said once
+                notes = [(None, notes[0][1])]
+            lines += [f"    {'AB'[i] + ': ' if two and i is not None else ''}{note}" for i, note in notes]
         lines.append("")
     head = "  ".join(f"{'AB'[i]}: {c.name}" for i, c in enumerate(outcome.cars)) if two else f"car: {outcome.cars[0].name}"
     return head + "\n\n" + "\n".join(lines)
