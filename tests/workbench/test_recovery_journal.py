@@ -128,6 +128,13 @@ def test_a_restored_recording_is_not_written_again_while_it_is_unchanged(tmp_pat
     assert store.keep(fresh) and recorded(store).params == {"tyres.mu": 0.8}
 
 
+def test_a_file_of_its_head_alone_or_of_nothing():
+    head = json.dumps({"format": "carbench-recovery", "version": 2, "pid": 1, "preset": "sedan", "dt": 0.01})
+    assert from_text(head + "\n", "r.json").recording is None  # read as a file of one line, not refused
+    with pytest.raises(RecoveryError, match="empty"):
+        from_text("", "r.json")
+
+
 @pytest.mark.parametrize("line, words", [
     ('{"frames": 10}', "no `recorder` line"),
     ('{"recorder": "[script]\\nname = 1\\n"}', "(recording)"),
@@ -190,3 +197,30 @@ def test_a_journal_is_the_recording_whatever_was_recorded_and_whenever_it_was_sa
     entries.append(json.loads(json.dumps(entry)))
     back = Recorder.from_journal(rec.head("r"), entries)
     assert back.script("r").to_toml() == rec.script("r").to_toml()
+
+
+def test_a_failed_append_is_followed_by_a_whole_file(tmp_path, monkeypatch):
+    # A full disk can leave part of a line in the file: appending after it would make a line no reader takes.
+    s = LiveSession("sedan")
+    s.start_recording()
+    drive(s, 100)
+    store = RecoveryStore(tmp_path, pid=1)
+    store.keep(s)
+    drive(s, 50, 100)
+    real_open = open
+
+    def full(path, mode="r", *args, **kwargs):
+        if "a" in mode:
+            handle = real_open(path, mode, *args, **kwargs)
+            handle.write('{"frames": 1')  # part of a line, then the disk is full
+            handle.close()
+            raise OSError(28, "No space left on device")
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", full)
+    with pytest.raises(OSError):
+        store.keep(s)
+    monkeypatch.undo()
+    drive(s, 50, 150)
+    assert store.keep(s)
+    assert recorded(store).recording.to_toml() == capture(s).recording.to_toml()

@@ -108,8 +108,12 @@ def from_text(text: str, source: str) -> Recovery:
     if isinstance(whole, dict) and whole.get("format") == FORMAT and whole.get("version") == 1:
         return _from_v1(whole, source)
     lines = text.split("\n")
-    if whole is None and len(lines) > 1:
-        lines.pop()  # "" after the last newline, or a line a crash cut short: the saves before it stand
+    if lines[-1] == "":
+        lines.pop()  # after the last line's newline
+    elif len(lines) > 1:
+        lines.pop()  # no newline after it: a line a crash cut short, and the saves before it stand
+    if not lines:
+        raise RecoveryError(f"{source}: not a recovery file: it is empty")
     docs = []
     for n, line in enumerate(lines, 1):
         try:
@@ -310,10 +314,14 @@ class RecoveryStore:
             line: dict[str, Any] = {"saved_at": now}
             if edits != journal.params:
                 line["params"] = edits
-            with open(self.path, "a", encoding="utf-8") as handle:  # one line, written at once
-                handle.write(_lines([{**line, **entry}]))
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                with open(self.path, "a", encoding="utf-8") as handle:  # one line, written at once
+                    handle.write(_lines([{**line, **entry}]))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError:  # a part of the line may be in the file (a full disk): the next save writes it whole
+                self._journal = None
+                raise
             journal.mark, journal.params, journal.frames = mark, edits, entry["frames"]
             return True
         entry, mark = recorder.journal()
