@@ -138,6 +138,8 @@ def test_a_file_of_its_head_alone_or_of_nothing():
 @pytest.mark.parametrize("line, words", [
     ('{"frames": 10}', "no `recorder` line"),
     ('{"recorder": "[script]\\nname = 1\\n"}', "(recording)"),
+    ('{"recorder": "[script]\\nname = \\"r\\"\\npreset = \\"sedan\\"\\nduration = 1.0\\ndt = 0.01\\n"}\n'
+     '{"frames": 5}', "no [recorded] stamp"),
 ])
 def test_bad_journal_lines_are_refused_with_the_reason(line, words):
     head = json.dumps({"format": "carbench-recovery", "version": 2, "pid": 1, "preset": "sedan", "dt": 0.01})

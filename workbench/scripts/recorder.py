@@ -150,8 +150,8 @@ class Recorder:
     def from_journal(cls, head: Script, entries: Iterable[Mapping[str, Any]]) -> Recorder:
         """A recorder holding what :meth:`journal`'s entries (in their order) recorded on ``head``'s car, dt,
         stamp, road and driver: its :meth:`script` is the recording. ValueError names an entry that is not one."""
-        if head.dt is None:
-            raise ValueError("the recording's head has no dt")
+        if head.dt is None or head.recorded is None:
+            raise ValueError("the recording's head has no dt or no [recorded] stamp")
         rec = cls.__new__(cls)
         rec.preset, rec.dt, rec.surfaces, rec.driver = head.preset, head.dt, head.surfaces, head.driver
         rec._stamp = head.recorded
