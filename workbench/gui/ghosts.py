@@ -45,6 +45,15 @@ def ghost_label(ref: Reference, script: str | None, current: str | None) -> str:
     return f"{ref.name} [other script: {script}]" if script else f"{ref.name} [driven, no script]"
 
 
+def shortened(name: str, fits: float, metrics: QFontMetrics) -> str:
+    """``name`` in at most ``fits`` px of ``metrics``' font: whole when it fits; else without its qualifiers in brackets
+    ("(before frame 578)", "[driven, no script]"), cut at its end if it still does not fit."""
+    if metrics.horizontalAdvance(name) <= fits:
+        return name
+    bare = re.sub(r"\s*(\([^)]*\)|\[[^\]]*\])", "", name).strip() or name
+    return metrics.elidedText(bare, Qt.TextElideMode.ElideRight, max(int(fits), 0))
+
+
 class _Ghost:
     def __init__(self, view: CarView):
         self.body = QGraphicsPolygonItem()
@@ -94,6 +103,16 @@ class _Ghost:
         if text != self.text:
             self.text = text
             self.label.setText(text)
+            self.label.setToolTip("")
+
+    def fit_text(self, width: float) -> None:
+        """The label's name cut to ``width`` px (the view's width) by :func:`shortened`, the whole name its tooltip."""
+        item = self.label.textItem
+        fits = width - 2 * item.document().documentMargin()
+        shown = shortened(self.text, fits, QFontMetrics(item.font()))
+        if item.toPlainText() != shown:
+            self.label.setText(shown)
+            self.label.setToolTip(self.text if shown != self.text else "")
 
     def remove(self, view: CarView) -> None:
         for item in self.items():
@@ -182,6 +201,9 @@ class GhostCars:
             ghost.marker_label.setVisible(off)
             ghost.label.setVisible(not off)  # the marker's label names it: the ghost's own would stick in from the edge
             if not off:
+                # A long name ("ref 1 (before frame 300) [driven, no script]") wider than a narrow view (1024x640) ran
+                # off its left edge: cut as an edge marker's is, to the view's width.
+                ghost.fit_text(self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect().width() - 2)
                 continue
             tip, bearing = edge_point(ghost.com, view, MARKER_INSET_PX * px)
             ghost.marker_points = chevron(tip, bearing, MARKER_PX * px)
@@ -198,10 +220,7 @@ class GhostCars:
             metrics = QFontMetrics(ghost.marker_label.textItem.font())
             room = max(MARKER_LABEL_SHARE * self.view.viewport().width(), MARKER_LABEL_MIN_PX)
             fits = max(int(room - metrics.horizontalAdvance(tail)), 0)
-            name = ghost.text
-            if metrics.horizontalAdvance(name) > fits:  # its qualifiers go first ("(before frame 578)"), then its end
-                bare = re.sub(r"\s*(\([^)]*\)|\[[^\]]*\])", "", name).strip() or name
-                name = metrics.elidedText(bare, Qt.TextElideMode.ElideRight, fits)
+            name = shortened(ghost.text, fits, metrics)  # its qualifiers go first ("(before frame 578)"), then its end
             text = f"{name}{tail}"
             if ghost.marker_label.toPlainText() != text:
                 ghost.marker_label.setText(text)
@@ -225,6 +244,19 @@ class GhostCars:
         if shift:
             label.setPos(vb.mapSceneToView(label.scenePos() + QPointF(shift, 0.0)))
 
+    def _under_the_car_at_the_top(self, ghost: _Ghost) -> None:
+        """A ghost's label, at its car's corner, that would run off the view's top edge goes under the car instead
+        (when there is room for it there): pushed down into the view it lay over the ghost and the car on show."""
+        vb = self.view.getPlotItem().getViewBox()
+        box = self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+        rect = self.view.mapFromScene(ghost.label.sceneBoundingRect()).boundingRect()
+        if rect.top() >= box.top():
+            return
+        car = self.view.mapFromScene(ghost.body.mapToScene(ghost.body.polygon())).boundingRect()
+        dy = car.bottom() + 1 + LABEL_GAP_PX - rect.top()  # its top a pixel under the car's lowest point
+        if rect.bottom() + dy <= box.bottom():
+            ghost.label.setPos(vb.mapSceneToView(ghost.label.scenePos() + QPointF(0.0, float(dy))))
+
     def _stack_labels(self) -> None:
         """Each ghost's label at its car's corner, moved up (down in the view's upper half) past any earlier ghost's
         label it would cover: two ghosts in the same place (a run and the run it was driven on from) show both
@@ -236,6 +268,7 @@ class GhostCars:
         for ghost in self.ghosts:
             if ghost.label.isVisible():
                 ghost.label.setPos(*ghost.label_at)
+                self._under_the_car_at_the_top(ghost)
                 self._keep_in_view(ghost.label)
         height = self.view.viewport().height()
         for label, ghost in [(g.label, None) for g in self.ghosts] + [(g.marker_label, g) for g in self.ghosts]:
