@@ -326,3 +326,25 @@ def test_the_text_says_each_kpis_note_once_per_car_or_once_for_both(capsys):
     gradient = next(i for i, line in enumerate(out) if line.strip().startswith("understeer gradient"))
     assert out[gradient + 1].strip() == "fit over a_y 1..4 m/s^2"  # the same of both cars: said once, no A:/B:
     assert not out[gradient + 2].startswith("    ")
+
+
+def test_the_step_reaches_its_lateral_acceleration_or_says_it_did_not():
+    # One scaling of the steer left a car whose lateral acceleration grows less than its steer off 4 m/s^2 (the
+    # classic at 3.37); the scaling is repeated. A car whose lock cannot reach 4 m/s^2 was refused, exit 2, with a
+    # line about a [robot] amplitude the user never set: it runs at its lock and fails the test's conditions.
+    import math
+
+    from physics import load_preset
+    from workbench.manoeuvres.manoeuvre_command import run_tests
+    from workbench.manoeuvres.runner import Car
+    from workbench.manoeuvres.transient import AY_TOLERANCE, TARGET_AY
+
+    params = load_preset("classic").params
+    (classic,) = run_tests(["iso7401_step"], [Car(params, "classic")]).kpis["iso7401_step"]
+    steady = next(k.value for k in classic if k.key == "steady_ay")
+    assert abs(steady - TARGET_AY) <= AY_TOLERANCE
+    tight = load_preset("sedan").params.with_values({"steering.lock": math.radians(1.5)})
+    (kpis,) = run_tests(["iso7401_step"], [Car(tight, "tight")]).kpis["iso7401_step"]
+    steady = next(k.value for k in kpis if k.key == "steady_ay")
+    (row,) = [k for k in kpis if k.key == "conditions"]
+    assert steady < TARGET_AY - AY_TOLERANCE and row.passed is False and "full lock" in row.note
