@@ -287,9 +287,10 @@ def test_a_car_that_never_corners_at_0_3_g_fails_the_sine_with_dwells_conditions
     assert kpis[1]["note"].startswith("A is the handwheel angle at 0.3 g, which the car never reached (at most 0.1")
 
 
-def test_a_test_a_car_cannot_finish_is_not_run_and_not_also_judged():
-    """The step steer's scaled run past a small lock fails after its first run: the car was given "not run" and a
-    failed conditions row counted twice over (its first batch, then its run alone)."""
+def test_a_step_past_a_small_lock_runs_at_the_lock_and_its_conditions_are_counted_once():
+    """The step steer's scaled run past a small lock failed after its first run: the car was given "not run" and a
+    failed conditions row counted twice over (its first batch, then its run alone). The steer now stops at the lock:
+    the car has its KPIs and a failed conditions row that says so."""
     import math as _math
 
     from physics import load_preset
@@ -299,7 +300,9 @@ def test_a_test_a_car_cannot_finish_is_not_run_and_not_also_judged():
     params = load_preset("f1tenth").params.with_values({"steering.lock": _math.radians(1.85), "tyres.mu": 0.3})
     out = run_tests(["iso7401_step", "iso21994"], [Car(params, "f1tenth")])
     (step,) = out.kpis["iso7401_step"]
-    assert [k.key for k in step] == [NOT_RUN] and "past the car's lock" in step[0].note
+    assert NOT_RUN not in [k.key for k in step]
+    (row,) = [k for k in step if k.key == "conditions"]
+    assert row.passed is False and "full lock" in row.note
     (braking,) = out.kpis["iso21994"]
     assert [k.note.count("more of its runs") for k in braking if k.key == "conditions"] in ([0], [])
 
