@@ -169,3 +169,12 @@ def test_a_window_with_a_script_loaded_takes_its_shortcut_keys(carbench_window):
     running = window.model.running
     QTest.keyClick(window.car_view, Qt.Key.Key_P)
     assert window.isActiveWindow() and window.model.running != running
+
+
+def test_the_readmes_second_example_passes_as_written(pytester):
+    # It held the throttle for 2 s and then drove the script, which starts from rest: the held keys did nothing.
+    text = (REPO / "README.md").read_text()
+    block = re.search(r"```python\n(import pytest\nfrom workbench.gui.testing import drive\n.*?)```", text, re.S)
+    assert block, "the README's second plugin example is gone"
+    result = _run(pytester, block.group(1))
+    result.assert_outcomes(passed=2)
