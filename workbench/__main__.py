@@ -1,5 +1,5 @@
 """``python -m workbench`` is the ``carbench`` command."""
 
-from workbench.cli import main
+from workbench.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

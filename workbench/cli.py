@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -204,6 +205,17 @@ def use_threads(args: argparse.Namespace) -> str | None:
     except ValueError as exc:
         return f"--threads: {exc}"
     return None
+
+
+def entry(argv: Sequence[str] | None = None) -> int:
+    """The ``carbench`` command (and ``python -m workbench``): :func:`main`, then Ctrl-C ignored while the interpreter
+    shuts down. The command is over and its outputs are in place: a Ctrl-C in that last instant printed a
+    KeyboardInterrupt traceback from an exit handler of numba's, and the exit code was the command's anyway."""
+    try:
+        return main(argv)
+    finally:  # --help and --version end in SystemExit
+        with contextlib.suppress(OSError, ValueError):  # not the main thread, or no such signal here
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

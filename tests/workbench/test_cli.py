@@ -201,3 +201,25 @@ def test_help_version_and_a_bad_option_answer_without_the_model(run_cli):
     from workbench.manoeuvres.catalogue import CATALOGUE
 
     assert ", ".join(CATALOGUE) in " ".join(listed.split())  # the help names every test the catalogue has
+
+
+LATE_CTRL_C = """
+import atexit, os, signal, sys, time
+from workbench import cli
+
+def late():  # a Ctrl-C as the interpreter shuts down, after the command is over (as numba's exit handlers run)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)
+
+atexit.register(late)
+sys.exit(cli.entry(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("args", [["--version"], ["replay", "presets/scripts/clutch_coast.toml", "--json"]])
+def test_a_ctrl_c_once_the_command_is_over_prints_no_traceback(args):
+    from conftest import REPO
+
+    done = subprocess.run([sys.executable, "-c", LATE_CTRL_C, *args], capture_output=True, text=True, env=cli_env(),
+                          cwd=REPO, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
