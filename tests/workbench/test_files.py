@@ -377,3 +377,20 @@ def test_document_layout():
     text = toml_writer.dumps({"script": {"name": "x"}, "hold": [{"keys": ["a"]}, {"keys": ["b"]}]}, header="top")
     assert text == '# top\n\n[script]\nname = "x"\n\n[[hold]]\nkeys = ["a"]\n\n[[hold]]\nkeys = ["b"]\n'
     assert toml_writer.dumps({"a": {}}, header="one\n\nthree").startswith("# one\n#\n# three\n\n[a]\n")
+
+
+def test_a_link_in_an_output_folder_under_a_name_the_command_writes_is_refused_not_replaced(tmp_path):
+    # The outputs move into the folder by renames, which replace a link itself: a link named like a chart was lost
+    # without a word (an output named on the command line is written through its link instead).
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "kept.png"
+    elsewhere.write_bytes(b"the user's picture")
+    (out / "margin.png").symlink_to(elsewhere)
+    (out / "notes.png").write_bytes(b"a file the command does not write")
+    with pytest.raises(OutputPathError, match=r"would replace margin.png inside it, which is a link \(to "):
+        check_output_dir(out, "--out", writes=lambda name: name.endswith(".png") and name != "notes.png")
+    assert (out / "margin.png").is_symlink() and elsewhere.read_bytes() == b"the user's picture"
+    (out / "margin.png").unlink()
+    (out / "margin.png").write_bytes(b"an earlier chart")  # a file of that name is replaced, as before
+    assert check_output_dir(out, "--out", writes=lambda name: name.endswith(".png")) == out

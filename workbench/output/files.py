@@ -238,6 +238,11 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
                     raise OutputPathError(f"{option} {target}: would write the folder {entry}, which exists and "
                                           f"is {'a link' if entry.is_symlink() else 'not a folder'}")
                 continue
+            if entry.is_symlink() and not any(same_file(entry, source) for source in sources):
+                # A file of the folder's is replaced by a rename, which replaces the link itself: not written
+                # through it (as an output named on the command line is), and the link was lost without a word
+                raise OutputPathError(f"{option} {target}: would replace {name} inside it, which is a link (to "
+                                      f"{os.readlink(entry)}); remove it or choose another folder")
             try:
                 check_output_file(entry, option, sources)
             except OutputPathError as exc:
