@@ -513,6 +513,8 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             staged.commit()
         except OSError as exc:
             return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
+        for line in staged.left_behind("an earlier report's chart"):  # the outputs are in place: only clutter
+            _say(f"--report {report}: {line}")
     if report is not None:
         print(f"report: {one_line(Path(report) / 'index.html')}", file=sys.stderr)
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED

@@ -144,3 +144,30 @@ def test_hunt_writes_a_report_of_its_minimal_scripts(tmp_path, capsys, qapp):
     assert len(images) >= len(scripts)
     assert all(not QImage(str(tmp_path / "found" / "report" / name)).isNull() for name in images)
     assert "energy_gain" in page and "VIOLATED" in page
+
+
+def test_an_earlier_reports_chart_that_cannot_be_removed_is_said_on_stderr(tmp_path, qapp, capsys, monkeypatch):
+    # The sweep said so; a report's leftover chart was left without a word (and looked like one of the new report's).
+    import os
+
+    from workbench.cli import main
+
+    out = tmp_path / "report"
+    coast, bay = scripts_dir() / "clutch_coast.toml", scripts_dir() / "parking_reverse_bay.toml"
+    assert main(["replay", str(coast), str(bay), "--report", str(out)]) == 0
+    parking = sorted(p.name for p in out.iterdir() if p.name.startswith("parking"))
+    assert parking
+    real_unlink = os.unlink
+
+    def refuse(path, *args, **kwargs):
+        if os.path.basename(str(path)) in parking:
+            raise PermissionError(1, "Operation not permitted", str(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    capsys.readouterr()
+    assert main(["replay", str(coast), "--report", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    said = [line for line in err if "could not remove" in line]
+    assert said == [f"carbench: --report {out}: could not remove an earlier report's chart {name}: Operation not "
+                    "permitted" for name in parking]

@@ -375,6 +375,8 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
             staged.commit()
         except OSError as exc:
             return bad(f"--report: cannot move the report into {folder}: {exc.strerror or exc}")
+        for line in staged.left_behind("an earlier report's chart"):  # the report is in place: only clutter
+            say(f"--report {folder}: {line}", stderr)
     if folder is not None:
         print(f"report: {one_line(folder / 'index.html')}", file=stderr)
     return EXIT_OK if outcome.passed else EXIT_FAILED

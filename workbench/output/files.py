@@ -415,6 +415,11 @@ class StagedOutputs:
                     except OSError as exc:  # only clutter is left; the caller says so
                         self.not_removed.append((old, exc.strerror or str(exc)))
 
+    def left_behind(self, what: str = "an earlier run's chart") -> list[str]:
+        """A line for each earlier output :meth:`commit` could not remove (the new outputs are in place: only clutter
+        is left), naming it (in its folder, which the caller names) and why."""
+        return [f"could not remove {what} {path.name}: {why}" for path, why in self.not_removed]
+
     def shown(self, text: str) -> str:
         """``text`` (an error message) with every staged path replaced by the target it stands for."""
         for tmp, target in [*self._files, *((tmp, target) for tmp, target, _ in self._folders)]:

@@ -150,7 +150,12 @@ def run(args, renderer=lambda: None) -> int:
         if report is not None:
             text += f"\nreport: {report}"
         emit(text)  # stdout first: a full or closed stdout fails the hunt before any file is in place
-        staged.commit()
+        try:
+            staged.commit()
+        except OSError as exc:
+            return _bad(f"--out {out}: cannot move the outputs into place: {exc.strerror or exc}")
+        for line in staged.left_behind("an earlier hunt's chart"):  # the outputs are in place: only clutter
+            say(f"--out {out / 'report'}: {line}")
     if paths and report is None:
         print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
     return EXIT_FAILED if findings else EXIT_OK

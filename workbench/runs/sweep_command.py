@@ -202,8 +202,8 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         except OSError as exc:
             say(f"--out {folder}: cannot move the outputs into place: {exc.strerror or exc}", stderr)
             return 2
-        for path, why in staged.not_removed:  # the outputs are in place: only an old chart is left behind
-            say(f"--out {folder}: could not remove an earlier sweep's chart {path.name}: {why}", stderr)
+        for line in staged.left_behind("an earlier sweep's chart"):  # the outputs are in place: only clutter
+            say(f"--out {folder}: {line}", stderr)
     return 0
 
 
