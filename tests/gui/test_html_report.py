@@ -171,3 +171,24 @@ def test_an_earlier_reports_chart_that_cannot_be_removed_is_said_on_stderr(tmp_p
     said = [line for line in err if "could not remove" in line]
     assert said == [f"carbench: --report {out}: could not remove an earlier report's chart {name}: Operation not "
                     "permitted" for name in parking]
+
+
+def test_a_hunt_whose_outputs_cannot_move_into_place_says_so_in_one_line(tmp_path, capsys, qapp, monkeypatch):
+    # It ended in a traceback (the other commands said it in a line).
+    sys.path.insert(0, str(REPO / "tests" / "workbench"))
+    import faults
+
+    from workbench.cli import main
+    from workbench.output.files import StagedOutputs
+
+    def full(self):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(StagedOutputs, "commit", full)
+    with faults.pushing_drag():
+        code = main(["hunt", "--preset", "manual003", "--cars", "3", "--seconds", "12", "--seed", "11", "--out",
+                     str(tmp_path / "found")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == (f"carbench: --out {tmp_path / 'found'}: cannot move the outputs into place: "
+                                     "No space left on device")
+    assert "Traceback" not in "\n".join(err)
