@@ -110,3 +110,34 @@ def test_an_unreadable_orphan_is_skipped_and_removed(carbench_window, tmp_path, 
     assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: True) is None
     assert not orphan.exists()
     assert "recovery file skipped" in carbench_window.status_message.toolTip()  # the whole message (elided on show)
+
+
+def test_a_damaged_journal_never_stops_the_window_from_starting(carbench_window, tmp_path):
+    # An entry with a NaN (or a number too large for a float) raised out of the reader, the offer and the window's
+    # start, at every start (the file stayed).
+    s = carbench_window.model.session
+    carbench_window.model.start_recording()
+    carbench_window.model.advance(20)
+    store = RecoveryStore(tmp_path, pid=999_999_997)
+    store.keep(s)
+    with open(store.path, "a", encoding="utf-8") as handle:
+        handle.write('{"frames": 20, "changes": {"steer": [[3, NaN]]}}\n')
+    assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: True) is None
+    assert not store.path.exists() and "recovery file skipped" in carbench_window.status_message.toolTip()
+
+
+def test_an_orphan_too_large_to_read_is_kept_aside_not_removed(carbench_window, tmp_path, monkeypatch):
+    # It may hold a whole drive: it was removed as unreadable.
+    import workbench.runs.recovery as recovery
+
+    orphan = RecoveryStore(tmp_path, pid=999_999_996)
+    carbench_window.model.start_recording()
+    carbench_window.model.advance(200)
+    orphan.keep(carbench_window.model.session)
+    size = orphan.path.stat().st_size
+    monkeypatch.setattr(recovery, "MAX_RECOVERY_BYTES", size - 1)
+    assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: True) is None
+    kept = tmp_path / f"{orphan.path.name}.kept"
+    assert not orphan.path.exists() and kept.stat().st_size == size
+    assert f"kept as {kept}" in carbench_window.status_message.toolTip()
+    assert RecoveryStore(tmp_path).orphans() == []  # not offered again

@@ -80,6 +80,7 @@ def test_an_edit_the_car_refuses_is_reported_not_fatal():
     ({"format": "carbench-recovery", "version": 1, "preset": "sedan", "dt": 0.01, "params": {"a.b": True}},
      "`params`"),
     ({"format": "carbench-recovery", "version": 1, "preset": "sedan", "dt": 0.01, "recording": 5}, "`recording`"),
+    ({"format": "carbench-recovery", "version": 1, "preset": "sedan", "dt": 0.01, "saved_at": 1e300}, "`saved_at`"),
     ({"format": "carbench-recovery", "version": 1, "preset": "sedan", "dt": 0.01, "recording": "[script]\n"},
      "(recording)"),
 ])

@@ -157,6 +157,10 @@ def test_bad_journal_lines_are_refused_with_the_reason(line, words):
     ({"frames": 20, "changes": {"wings": [[0, 1.0]]}}, "`changes`"),
     ({"frames": 20, "changes": {"steer": [[0, "left"]]}}, "a change of steer"),
     ({"frames": 20, "runs": {"jump": 0}}, "`runs`"),
+    ({"frames": 20, "changes": {"steer": [[3, float("nan")]]}}, "a finite value"),
+    ({"frames": 20, "changes": {"steer": [[3, 10 ** 400]]}}, "a finite value"),
+    ({"frames": 20, "sets": [[3, None, {"tyres.mu": None}]]}, "a set must be"),
+    ({"frames": 20, "sets": [[3, 10 ** 400, {}]]}, "a set must be"),
     ({"frames": 20, "odd": 1}, "not an entry"),
 ])
 def test_bad_entries_are_refused_with_the_entry(tmp_path, entry, words):
@@ -165,7 +169,7 @@ def test_bad_entries_are_refused_with_the_entry(tmp_path, entry, words):
     drive(s, 10)
     store = RecoveryStore(tmp_path, pid=1)
     store.keep(s)
-    text = store.path.read_text() + json.dumps(entry) + "\n"
+    text = store.path.read_text() + json.dumps(entry) + "\n"  # NaN as JSON writes it
     with pytest.raises(RecoveryError) as info:
         from_text(text, "r.json")
     assert "entry 2" in str(info.value) and words in str(info.value)

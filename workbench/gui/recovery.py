@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from physics import PresetError
-from workbench.runs.recovery import SAVE_EVERY, Recovery, RecoveryError, RecoveryStore, restore
+from workbench.runs.recovery import SAVE_EVERY, Recovery, RecoveryError, RecoveryStore, RecoveryTooLarge, restore
 
 
 class RecoveryKeeper(QObject):
@@ -58,7 +58,15 @@ def offer_restore(window, store: RecoveryStore | None = None,
         return None
     usable = [(path, item) for path, item in orphans if isinstance(item, Recovery)]
     for path, item in orphans:
-        if isinstance(item, RecoveryError):
+        if isinstance(item, RecoveryTooLarge):  # a whole drive, perhaps: never removed
+            try:
+                kept = store.set_aside(path)
+            except OSError as exc:
+                window.show_message(f"recovery file skipped: {item}; it could not be kept aside: "
+                                    f"{exc.strerror or exc}", 8000)
+            else:
+                window.show_message(f"recovery file skipped: {item}; kept as {kept}", 8000)
+        elif isinstance(item, RecoveryError):
             window.show_message(f"recovery file skipped: {item}", 8000)
             store.remove(path)
     if not usable:

@@ -32,10 +32,17 @@ from workbench.scripts.recorder import JournalMark, Recorder, params_diff
 FORMAT = "carbench-recovery"
 VERSION = 2  # JSON lines, a running recording journaled (version 1: one JSON document, still read)
 SAVE_EVERY = 3.0  # seconds between two saves while something could be lost
+MAX_RECOVERY_BYTES = 16 * MAX_SCRIPT_BYTES  # a journal is about 1.35 times its recording's script: 4 times the script
+# limit refused the journal of a 5-hour drive, and the file was removed with it
+MAX_SAVED_AT = 32503680000.0  # [s since 1970] the year 3000: a time the window can say (1e300 failed in describe())
 
 
 class RecoveryError(ValueError):
     """A recovery file that cannot be used; the message names the file and the reason."""
+
+
+class RecoveryTooLarge(RecoveryError):
+    """A recovery file larger than carbench reads one: kept aside, not removed (it holds a whole drive)."""
 
 
 @dataclass(frozen=True)
@@ -171,8 +178,9 @@ def _checked(source: str, preset: Any, dt: Any, params: Any, pid: Any, saved_at:
         raise RecoveryError(f"{source}: {exc}") from None
     if not isinstance(params, dict) or not all(isinstance(k, str) and _is_value(v) for k, v in params.items()):
         raise RecoveryError(f"{source}: `params` must map parameter paths to numbers, strings or lists of numbers")
-    if isinstance(pid, bool) or not isinstance(pid, int) or not isinstance(saved_at, (int, float)):
-        raise RecoveryError(f"{source}: `pid` and `saved_at` must be numbers")
+    if isinstance(pid, bool) or not isinstance(pid, int) or isinstance(saved_at, bool) \
+            or not isinstance(saved_at, (int, float)) or not 0 <= saved_at < MAX_SAVED_AT:
+        raise RecoveryError(f"{source}: `pid` and `saved_at` must be numbers (`saved_at` a time since 1970)")
     return Recovery(preset, dt, dict(params), None, float(saved_at), pid)
 
 
@@ -190,9 +198,10 @@ def _journaled(head_toml: Any, entries: list[dict[str, Any]], source: str) -> Sc
     head = _recording(head_toml, source)
     try:
         recorder = Recorder.from_journal(head, entries)
-    except ValueError as exc:
+        text = recorder.script(head.name, description=head.description).to_toml()
+    except (ValueError, TypeError, OverflowError) as exc:  # an entry no recording makes: the file is damaged
         raise RecoveryError(f"{source} (recording): {exc}") from None
-    return _recording(recorder.script(head.name, description=head.description).to_toml(), source)
+    return _recording(text, source)
 
 
 def _is_value(v: Any) -> bool:
@@ -365,14 +374,24 @@ class RecoveryStore:
             if not pid_text.isdigit() or int(pid_text) == self.pid or process_alive(int(pid_text)):
                 continue
             try:
-                item: Recovery | RecoveryError = from_text(read_limited_text(path, "recovery", 4 * MAX_SCRIPT_BYTES),
+                item: Recovery | RecoveryError = from_text(read_limited_text(path, "recovery", MAX_RECOVERY_BYTES),
                                                            str(path))
-            except (OSError, UnicodeDecodeError, LimitError) as exc:
+            except LimitError as exc:
+                item = RecoveryTooLarge(f"{path}: cannot be read: {exc}")
+            except (OSError, UnicodeDecodeError) as exc:
                 item = RecoveryError(f"{path}: cannot be read: {exc}")
             except RecoveryError as exc:
                 item = exc
+            except Exception as exc:  # noqa: BLE001 - a damaged file must never stop the window from starting
+                item = RecoveryError(f"{path}: cannot be read: {type(exc).__name__}: {exc}")
             found.append((path.stat().st_mtime if path.exists() else 0.0, path, item))
         return [(path, item) for _, path, item in sorted(found, key=lambda f: f[0], reverse=True)]
+
+    def set_aside(self, path: Path) -> Path:
+        """Keep an orphan that cannot be restored here (too large) under a name no start offers again; its path."""
+        aside = path.with_name(f"{path.name}.kept")
+        os.replace(path, aside)
+        return aside
 
     def remove(self, path: Path) -> None:
         """Forget an orphan (restored, or declined)."""

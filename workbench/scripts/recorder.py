@@ -7,6 +7,7 @@ changes once and then stays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -204,6 +205,21 @@ class Recorder:
         return sets, tuple(sorted(tracks, key=lambda t: (t.start, ANALOG.index(t.control))))
 
 
+def _finite(value: Any) -> bool:
+    """A finite number (not a bool); an integer too large for a float is not."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _parameter_value(value: Any) -> bool:
+    """What a parameter edit may be: a finite number, a string, or a list of finite numbers."""
+    return _finite(value) or isinstance(value, str) or (isinstance(value, list) and all(_finite(v) for v in value))
+
+
 def _frame(value: Any, where: str, frames: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (frames is not None and value > frames):
         raise ValueError(f"{where}: {value!r} is not a frame of the recording")
@@ -232,17 +248,19 @@ def _take_entry(rec: Recorder, entry: Mapping[str, Any], where: str) -> None:
         rec._holds.append((first, end, hold[2]))
     for item in sets:
         if not (isinstance(item, list) and len(item) == 3 and isinstance(item[2], Mapping)
-                and (item[1] is None or (isinstance(item[1], int) and not isinstance(item[1], bool)))):
-            raise ValueError(f"{where}: a set must be [frame, gear or null, parameters], got {item!r}")
+                and (item[1] is None or (isinstance(item[1], int) and not isinstance(item[1], bool)
+                                         and abs(item[1]) < 100))
+                and all(isinstance(k, str) and _parameter_value(v) for k, v in item[2].items())):
+            raise ValueError(f"{where}: a set must be [frame, gear or null, parameters (finite numbers, strings or "
+                             f"lists of numbers)], got {item!r}")
         k = _frame(item[0], f"{where} set", frames)
         rec._sets.append((k, Setting(k * rec.dt, item[1], params=dict(item[2]))))
     for name, items in changes.items():
         if name not in ANALOG or not isinstance(items, list):
             raise ValueError(f"{where}: `changes` must map analog controls to their changes, got {name!r}")
         for item in items:
-            if not (isinstance(item, list) and len(item) == 2 and (item[1] is None or (
-                    isinstance(item[1], (int, float)) and not isinstance(item[1], bool)))):
-                raise ValueError(f"{where}: a change of {name} must be [frame, value or null], got {item!r}")
+            if not (isinstance(item, list) and len(item) == 2 and (item[1] is None or _finite(item[1]))):
+                raise ValueError(f"{where}: a change of {name} must be [frame, a finite value or null], got {item!r}")
             rec._changes[name].append((_frame(item[0], f"{where} change", frames),
                                        None if item[1] is None else float(item[1])))
     rec._runs = {key: _frame(first, f"{where} run", frames) for key, first in runs.items()}
