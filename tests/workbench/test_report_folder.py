@@ -55,3 +55,11 @@ def test_a_report_is_not_written_into_the_shipped_presets(capsys):
     assert main(["replay", SCRIPT, "--report", str(scripts_dir())]) == 2
     assert "shipped presets" in capsys.readouterr().err
     assert not (scripts_dir() / "index.html").exists()
+
+
+def test_a_hunt_is_refused_before_it_runs_where_its_report_would_go_into_the_shipped_presets(capsys):
+    # Checked only where report/ existed: the first hunt into presets/scripts wrote its report there, and its scripts
+    # joined the shipped ones.
+    out = scripts_dir() / "hunt_out"
+    assert main(["hunt", "--preset", "sedan", "--cars", "2", "--seconds", "1", "--out", str(out)]) == 2
+    assert "shipped presets" in capsys.readouterr().err and not out.exists()

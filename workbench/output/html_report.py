@@ -185,11 +185,16 @@ def check_report_dir(path: str | os.PathLike | None, option: str, inputs: Sequen
         if not _carbench_page(text):
             raise OutputPathError(f"{option} {target}: its index.html is not a carbench report (another program's "
                                   "page?); it would be overwritten: choose another folder")
+    refuse_inside_presets(target, option)
+    return target
+
+
+def refuse_inside_presets(target: str | os.PathLike, option: str) -> None:
+    """OutputPathError where ``target`` (which need not exist yet) is carbench's shipped presets folder or inside it."""
     real, shipped = os.path.realpath(target), os.path.realpath(presets_root())
     if os.path.commonpath([real, shipped]) == shipped:
         raise OutputPathError(f"{option} {target}: is inside carbench's shipped presets ({presets_root()}); "
                               "choose another folder")
-    return target
 
 
 def charts_shown(folder: str | os.PathLike) -> set[str]:

@@ -103,9 +103,10 @@ def run(args, renderer=lambda: None) -> int:
         out = check_output_dir(args.out, "--out", [f for f in files if f is not None],
                                # its scripts go to free names (_free_path), so only report/ can meet an input
                                writes=lambda name: name == "report", folders=["report"])
-        if (out / "report").is_dir():
-            from workbench.output.html_report import check_report_dir
+        from workbench.output.html_report import check_report_dir, refuse_inside_presets
 
+        refuse_inside_presets(out / "report", "--out")  # a report is written when the hunt finds anything
+        if (out / "report").is_dir():
             check_report_dir(out / "report", "--out", [f for f in files if f is not None])
         check_options(args.workers, args.scheduler)
     except (OutputPathError, ClusterError) as exc:
