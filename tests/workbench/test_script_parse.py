@@ -456,6 +456,10 @@ def test_save_and_load(tmp_path):
      "[script] dt: 0.05000000001 s must be in [1e-05, 0.05] s"),
     (HEAD + "[[hold]]\nkeys = [\"throttle\"]\nfrom = 0.0\nto = 8.000000001\n",
      "`to` = 8.000000001 is past the script's duration (8 s)"),
+    (HEAD + "[[set]]\nat = 1.0\nsteer = 1.0000001\n", "`steer` = 1.0000001 is out of range -1..1"),
+    (HEAD + "[[expect]]\nchannel = \"speed_kmh\"\nat = 1.0\nmin = 1.0\nmax = 0.9999999\n",
+     "`max` (0.9999999) is below `min` (1)"),
+    (HEAD + "[[hold]]\nkeys = [\"throttle\"]\nfrom = 1.0\nto = 0.9999999\n", "`to` (0.9999999) is not after `from` (1)"),
 ])
 def test_a_value_refused_against_a_limit_is_written_in_the_digits_that_tell_it_from_the_limit(text, said):
     # ":g" wrote "0.05 s must be in [1e-05, 0.05] s": a refusal that read as a contradiction

@@ -430,11 +430,11 @@ class _Parser:
     def time(self, table, key, where, *, end_ok: bool = True) -> float:
         t = self.number(table[key], f"{where} `{key}`")
         if t < 0:
-            raise self.fail(where, f"`{key}` = {t:g} is before the start (0 s)")
+            raise self.fail(where, f"`{key}` = {_exact(t)} is before the start (0 s)")
         if t > self.duration:
             raise self.fail(where, f"`{key}` = {_exact(t)} is past the script's duration ({_exact(self.duration)} s)")
         if t == self.duration and not end_ok:
-            raise self.fail(where, f"`{key}` = {t:g} is the script's end ({self.duration:g} s): nothing is left after it")
+            raise self.fail(where, f"`{key}` = {_exact(t)} is the script's end ({_exact(self.duration)} s): nothing is left after it")
         return t
 
     def setting(self, table, i) -> Setting:
@@ -455,7 +455,7 @@ class _Parser:
                 value = self.number(table[name], f"{where} `{name}`")
                 lo, hi = ANALOG_RANGES[name]
                 if not lo <= value <= hi:
-                    raise self.fail(where, f"`{name}` = {value:g} is out of range {lo:g}..{hi:g}")
+                    raise self.fail(where, f"`{name}` = {_exact(value)} is out of range {lo:g}..{hi:g}")
                 analog[name] = value
         release = table.get("release", [])
         if not isinstance(release, list) or any(r not in ANALOG for r in release):
@@ -490,7 +490,7 @@ class _Parser:
         start = self.time(table, "from", where, end_ok=False)
         end = self.time(table, "to", where)
         if end <= start:
-            raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g})")
+            raise self.fail(where, f"`to` ({_exact(end)}) is not after `from` ({_exact(start)})")
         return Hold(tuple(keys), start, end)
 
     def expect(self, table, i) -> Expect:
@@ -508,7 +508,7 @@ class _Parser:
         if lo is None and hi is None:
             raise self.fail(where, "needs `min`, `max` or both")
         if lo is not None and hi is not None and hi < lo:
-            raise self.fail(where, f"`max` ({hi:g}) is below `min` ({lo:g})")
+            raise self.fail(where, f"`max` ({_exact(hi)}) is below `min` ({_exact(lo)})")
         if "at" in table:
             if "from" in table or "to" in table:
                 raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
@@ -518,7 +518,7 @@ class _Parser:
         start = self.time(table, "from", where, end_ok=False)
         end = self.time(table, "to", where)
         if end <= start:
-            raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g})")
+            raise self.fail(where, f"`to` ({_exact(end)}) is not after `from` ({_exact(start)})")
         return Expect(channel, start=start, end=end, min=lo, max=hi, name=name)
 
     def measure(self, table, i) -> Measure:
@@ -559,7 +559,7 @@ class _Parser:
         start = self.time(table, "from", where, end_ok=False)
         end = self.time(table, "to", where)
         if end <= start:
-            raise self.fail(where, f"`to` ({end:g}) is not after `from` ({start:g}): the window is empty")
+            raise self.fail(where, f"`to` ({_exact(end)}) is not after `from` ({_exact(start)}): the window is empty")
         return Measure(name, channel, reduce, threshold, start=start, end=end)
 
     def monitor(self, table, i) -> MonitorCheck:
