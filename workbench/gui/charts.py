@@ -45,51 +45,56 @@ LEGEND_OFFSETS = {"top right": (-10, 10), "top left": (10, 10), "bottom right": 
 """Where the legend goes (pyqtgraph's offset: negative from the right or the bottom), by corner."""
 
 
-LEGEND_STEP = 0.01  # [share of the plot] how finely a curve's segments are walked when the legend's corner is chosen
-
-
-def _walked(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The points of a line through (x, y) in plot shares, LEGEND_STEP apart along each segment at most: a steep
-    segment crosses a corner with no frame in it (a braking curve's start drew under the legend)."""
+def _inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float, float]) -> float:
+    """How much of the line through (x, y) lies inside ``box`` (x0, x1, y0, y1), all in shares of the plot: each
+    segment clipped to the box (Liang-Barsky), in one pass over the segments. Counting frames alone, a fast
+    segment crossed a corner with no frame in it and the legend went over it."""
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     if len(x) < 2:
-        return x, y
-    steps = np.ceil(np.hypot(np.diff(x), np.diff(y)) / LEGEND_STEP).clip(1, 400).astype(np.int64)
-    where = np.repeat(np.arange(len(steps)), steps)  # the segment of each point walked
-    part = (np.arange(len(where)) - np.repeat(np.cumsum(steps) - steps, steps)) / np.repeat(steps, steps)
-    wx = np.concatenate([x[where] + part * (x[where + 1] - x[where]), x[-1:]])
-    wy = np.concatenate([y[where] + part * (y[where + 1] - y[where]), y[-1:]])
-    return wx, wy
+        return 0.0
+    x0, y0, dx, dy = x[:-1], y[:-1], np.diff(x), np.diff(y)
+    enter, leave = np.zeros(len(dx)), np.ones(len(dx))
+    outside = np.zeros(len(dx), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, x0 - box[0]), (dx, box[1] - x0), (-dy, y0 - box[2]), (dy, box[3] - y0)):
+            t = q / p
+            outside |= (p == 0) & (q < 0)
+            enter = np.where(p < 0, np.maximum(enter, t), enter)
+            leave = np.where(p > 0, np.minimum(leave, t), leave)
+    inside = np.where(outside, 0.0, np.clip(leave - enter, 0.0, None))
+    return float(np.sum(inside * np.hypot(dx, dy)))
+
+
+MARKER_WEIGHT = 0.05  # a marker (or a point of a points-only series) counts as this much line [share of the plot]
 
 
 def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[float, float]) -> str:
     """The corner of the plot (LEGEND_OFFSETS' names) whose third across and quarter up holds the least of the
-    chart's curves (their lines walked along, not their frames alone), markers and reference lines, the top right
-    first among equals: the legend goes there, over as little of the data as may be (it hid the end of a step
-    response's curves in the top right, and a fast segment or the dashed zero line it covered had no frame there)."""
+    chart's curves (the length of their lines inside it), markers and reference lines, the top right first among
+    equals: the legend goes there, over as little of the data as may be (it hid the end of a step response's
+    curves in the top right, and a fast segment or the dashed zero line it covered had no frame there)."""
     (x0, x1), (y0, y1) = x_range, y_range_
     width, height = max(x1 - x0, 1e-12), max(y1 - y0, 1e-12)
-    xs, ys = [], []
+    lines, points = [], []
     for series in chart.series:
         sx = (finite_or(series.x) - x0) / width
         sy = (finite_or(series.y) - y0) / height
-        if not series.points:
-            sx, sy = _walked(sx, sy)
-        xs.append(sx)
-        ys.append(sy)
-    xs.append((np.array([m.x for m in chart.markers], dtype=float) - x0) / width)
-    ys.append((np.array([m.y for m in chart.markers], dtype=float) - y0) / height)
-    across = np.linspace(0.0, 1.0, int(round(1 / LEGEND_STEP)) + 1)
+        (points if series.points else lines).append((sx, sy))
+    points.append(((np.array([m.x for m in chart.markers], dtype=float) - x0) / width,
+                   (np.array([m.y for m in chart.markers], dtype=float) - y0) / height))
     for line in chart.lines:  # a reference line across the plot, as a curve would be
         at = (line.value - (y0 if line.axis == "y" else x0)) / (height if line.axis == "y" else width)
-        xs.append(across if line.axis == "y" else np.full_like(across, at))
-        ys.append(np.full_like(across, at) if line.axis == "y" else across)
-    x, y = np.concatenate(xs), np.concatenate(ys)
+        lines.append((np.array([0.0, 1.0]), np.array([at, at])) if line.axis == "y"
+                     else (np.array([at, at]), np.array([0.0, 1.0])))
     count = {}
     for name in LEGEND_OFFSETS:
-        inside = (x >= 2 / 3 if "right" in name else x <= 1 / 3) & (y >= 3 / 4 if "top" in name else y <= 1 / 4)
-        count[name] = int(np.count_nonzero(inside & (x <= 1.0) & (x >= 0.0) & (y <= 1.0) & (y >= 0.0)))
+        box = ((2 / 3, 1.0) if "right" in name else (0.0, 1 / 3)) + ((3 / 4, 1.0) if "top" in name else (0.0, 1 / 4))
+        total = sum(_inside_length(lx, ly, box) for lx, ly in lines)
+        for px, py in points:
+            total += MARKER_WEIGHT * int(np.count_nonzero((px >= box[0]) & (px <= box[1]) & (py >= box[2])
+                                                          & (py <= box[3])))
+        count[name] = total
     return min(LEGEND_OFFSETS, key=lambda name: count[name])  # min keeps the first of equals
 
 
