@@ -351,3 +351,12 @@ def test_the_step_reaches_its_lateral_acceleration_or_says_it_did_not():
     steady = next(k.value for k in kpis if k.key == "steady_ay")
     (row,) = [k for k in kpis if k.key == "conditions"]
     assert steady < TARGET_AY - AY_TOLERANCE and row.passed is False and "full lock" in row.note
+
+
+def test_the_second_cars_name_lists_first_the_edits_that_tell_it_from_the_first(capsys):
+    # With three --set edits the --vs-set one was inside "+2 more": nothing in the tables or the JSON said B had ABS.
+    main(["manoeuvre", "acceleration", "--preset", "manual003", "--set", "tyres.mu=0.9", "--set", "body.mass=1300",
+          "--set", "steering.lock=30", "--vs-set", "brakes.abs=1", "--json"])
+    a, b = json.loads(capsys.readouterr().out)["cars"]
+    assert a == "manual003 (tyres.mu 0.9, body.mass 1300 kg, steering.lock 30 deg)"
+    assert b == "manual003 (brakes.abs 1, tyres.mu 0.9, +2 more)"

@@ -48,8 +48,10 @@ class Outcome:
         return all(k.passed is not False for per_car in self.kpis.values() for kpis in per_car for k in kpis)
 
 
-def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--preset") -> Car:
-    """The car ``preset_option`` names, with ``sets`` (PATH=VALUE, given with ``option``) applied."""
+def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--preset",
+           first: frozenset[str] = frozenset()) -> Car:
+    """The car ``preset_option`` names, with ``sets`` (PATH=VALUE, given with ``option``) applied; its name lists
+    its edits, those of the paths in ``first`` (what tells it from the other car) before the others."""
     from workbench.names import load_named_preset
 
     try:
@@ -69,7 +71,8 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
         problem = record_problem(params)
         if problem:
             raise CompareError(f"{option}: {problem}")
-    edits = [f"{path} {shown(value, params.info(path))}" for path, value in changes.items()  # display units
+    ordered = sorted(changes.items(), key=lambda item: item[0] not in first)  # stable: typed order otherwise
+    edits = [f"{path} {shown(value, params.info(path))}" for path, value in ordered  # display units
              if params.get(path) != loaded.params.get(path)]
     if len(edits) > MAX_NAMED_EDITS:
         edits = [*edits[:MAX_NAMED_EDITS - 1], f"+{len(edits) - MAX_NAMED_EDITS + 1} more"]
@@ -338,7 +341,8 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
         if args.vs_preset is not None:
             cars.append(car_of(args.vs_preset, args.sets, "--set", "--vs-preset"))
         elif args.vs_set:
-            cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set"))
+            cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set",
+                               first=frozenset(item.split("=", 1)[0].strip() for item in args.vs_set)))
         cars = told_apart(cars)
         folder = None
         if args.report is not None:
