@@ -126,47 +126,37 @@ class SineWithDwell(Manoeuvre):
     channels = ("steer", "yaw_rate", "accel_lat", "x", "y", "heading", "speed")
 
     def run(self, cars, runner: Runner, script: Script | None = None):
+        return [summary(a, mine, reached) for a, reached, mine in self.series_runs(cars, runner, script)]
+
+    def chart_jobs(self, cars, runner: Runner):
+        """Each car's run a report draws: the run of its worst yaw-rate ratio 1.00 s after COS, as the KPI picks it
+        (the series run again as the test runs it); with no series (no A), the script's own amplitude. The script's
+        own 120 deg run was drawn, under KPIs of a series that may not even reach it."""
+        script = self.base_script()
+        out = []
+        for car, (_, _, mine) in zip(cars, self.series_runs(cars, runner, script), strict=True):
+            worst = worst_run(criteria_rows(mine), "ratio_1.00")
+            out.append((script if worst is None else at_amplitude(script, worst[1]), car))
+        return out
+
+    def series_runs(self, cars, runner: Runner, script: Script | None = None):
+        """Per car: A (None where the slowly increasing steer never reached 0.3 g), the largest lateral acceleration
+        that steer reached, and the sine-with-dwell runs of the S7.6 series as (amplitude, run); all cars' runs of
+        each stage as one batch."""
         sis = load_script(resolve_script(self.sis_script))
         script = script or self.base_script()
         ratio = script.robot.ratio
         sis_runs = runner([(sis, car) for car in cars])
         amplitudes = [sis_amplitude(run, ratio) for run in sis_runs]
-        reached = [sis_reach(run) for run in sis_runs]
         jobs, owners = [], []
         for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
             for amplitude in series(a, ratio, car.params.steering.lock):
                 jobs.append((at_amplitude(script, amplitude), car))
                 owners.append((i, amplitude))
         runs = runner(jobs) if jobs else []
-        out = []
-        for i, a in enumerate(amplitudes):
-            mine = [(amp, run) for (owner, amp), run in zip(owners, runs, strict=True) if owner == i]
-            out.append(summary(a, mine, reached[i]))
-        return out
-
-    def chart_jobs(self, cars, runner: Runner):
-        """Each car's run a report draws: the run of its worst yaw-rate ratio 1.00 s after COS (the series run again
-        as the test runs it); with no series (no A), the script's own amplitude. The script's own 120 deg run was
-        drawn, under KPIs of a series that may not even reach it."""
-        script = self.base_script()
-        ratio = script.robot.ratio
-        amplitudes = [sis_amplitude(run, ratio) for run in runner([(load_script(resolve_script(self.sis_script)), car)
-                                                                    for car in cars])]
-        jobs, owners = [], []
-        for i, (car, a) in enumerate(zip(cars, amplitudes, strict=True)):
-            for amplitude in series(a, ratio, car.params.steering.lock):
-                jobs.append((at_amplitude(script, amplitude), car))
-                owners.append(i)
-        runs = runner(jobs) if jobs else []
-        worst: dict[int, tuple[float, float]] = {}  # car -> (ratio, amplitude)
-        for i, (job, run) in zip(owners, zip(jobs, runs, strict=True), strict=True):
-            robot = job[0].robot
-            c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
-                             robot.get("frequency"), robot.get("dwell"), robot.ratio)
-            ratio_1 = c["ratio_1.00"] if c["ratio_1.00"] is not None else -math.inf
-            if i not in worst or ratio_1 > worst[i][0]:
-                worst[i] = (ratio_1, robot.get("amplitude"))
-        return [(at_amplitude(script, worst[i][1]) if i in worst else script, car) for i, car in enumerate(cars)]
+        return [(a, sis_reach(sis_run), [(amp, run) for (owner, amp), run in zip(owners, runs, strict=True)
+                                         if owner == i])
+                for i, (a, sis_run) in enumerate(zip(amplitudes, sis_runs, strict=True))]
 
     def kpis(self, run: RunData) -> list[Kpi]:
         robot = run.script.robot
@@ -243,6 +233,23 @@ def _run_kpis(c, amplitude: float, a: float | None) -> list[Kpi]:
     return out
 
 
+def criteria_rows(runs) -> list[tuple[float, dict]]:
+    """(amplitude, its S5.2 figures: swd_criteria) of each (amplitude, run) of a series."""
+    rows = []
+    for amplitude, run in runs:
+        robot = run.script.robot
+        rows.append((amplitude, swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"],
+                                             run["heading"], robot.start, robot.get("frequency"),
+                                             robot.get("dwell"), robot.ratio)))
+    return rows
+
+
+def worst_run(rows: list[tuple[float, dict]], key: str) -> tuple[float, float] | None:
+    """The largest value of figure ``key`` over a series' rows and its amplitude (the larger amplitude of equal
+    values); None where no run has it."""
+    return max(((c[key], amp) for amp, c in rows if c[key] is not None), default=None)
+
+
 def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
     """The test over the series: A, the worst of each criterion, and the runs it took. ``reached`` [m/s^2]: the
     largest lateral acceleration of the slowly increasing steer. With no A (the car never reached 0.3 g there) the
@@ -256,16 +263,9 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
     kpis = [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", a, "deg", f"{CLAUSE} S7.5")]
     if not runs:
         return kpis + [Kpi("runs", "sine-with-dwell runs", 0.0, "", f"{CLAUSE} S7.6", note="no amplitude within lock")]
-    rows = []
-    for amplitude, run in runs:
-        robot = run.script.robot
-        rows.append((amplitude, swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"],
-                                             run["heading"], robot.start, robot.get("frequency"),
-                                             robot.get("dwell"), robot.ratio)))
+    rows = criteria_rows(runs)
     for after, limit in YAW_LIMITS:
-        key = f"ratio_{after:.2f}"
-        values = [(c[key], amp) for amp, c in rows if c[key] is not None]
-        worst = max(values, default=None)
+        worst = worst_run(rows, f"ratio_{after:.2f}")
         kpis.append(Kpi(f"yaw_ratio_{after:.2f}", f"worst yaw-rate ratio {after:.2f} s after COS",
                         None if worst is None else 100 * worst[0], "%", f"{CLAUSE} S5.2.{1 if after < 1.5 else 2}",
                         f"<= {100 * limit:g} %", None if worst is None else bool(worst[0] <= limit),
