@@ -141,3 +141,41 @@ def test_an_orphan_too_large_to_read_is_kept_aside_not_removed(carbench_window, 
     assert not orphan.path.exists() and kept.stat().st_size == size
     assert f"kept as {kept}" in carbench_window.status_message.toolTip()
     assert RecoveryStore(tmp_path).orphans() == []  # not offered again
+
+
+def test_a_file_that_cannot_be_removed_does_not_end_the_start(carbench_window, tmp_path, monkeypatch):
+    # A read-only recovery folder: removing an unreadable file raised out of the offer, and the window closed at every
+    # start.
+    orphan = tmp_path / "recovery-999999995.json"
+    orphan.write_text("{", encoding="utf-8")
+    real_unlink = Path.unlink
+
+    def read_only(self, *args, **kwargs):
+        if self.parent == tmp_path:
+            raise OSError(30, "Read-only file system", str(self))
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", read_only)
+    assert offer_restore(carbench_window, RecoveryStore(tmp_path), ask=lambda r: True) is None
+    said = carbench_window.status_message.toolTip()
+    assert "recovery file skipped" in said and f"could not remove the recovery file {orphan}: Read-only" in said
+
+
+def test_what_is_restored_is_in_this_windows_own_file_before_the_crashed_ones_is_removed(carbench_window, tmp_path):
+    # The crashed window's file was removed at once and this one's written at the keeper's first tick, 3 s later: a
+    # crash in between lost the drive. And of two windows that crashed together one was offered, the other removed.
+    for pid, frames in ((999_999_994, 120), (999_999_993, 60)):
+        other = carbench_window.model
+        other.start_recording()
+        other.advance(frames)
+        RecoveryStore(tmp_path, pid=pid).keep(other.session)
+        other.stop_recording()
+        other.session.recording_unsaved = False
+    older = tmp_path / "recovery-999999994.json"
+    os.utime(older, (1.0, 1.0))  # the other window's, saved before
+    mine = RecoveryStore(tmp_path)
+    restored = offer_restore(carbench_window, mine, ask=lambda r: True)
+    assert restored is not None and restored.frames == 60
+    assert mine.path.exists() and not (tmp_path / "recovery-999999993.json").exists()
+    assert older.exists() and "1 more recovery file of other windows kept" in carbench_window.status_message.toolTip()
+    assert [p.name for p, _ in RecoveryStore(tmp_path).orphans()] == [older.name]  # offered at the next start

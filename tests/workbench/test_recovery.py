@@ -117,3 +117,18 @@ def test_saving_nothing_removes_the_file(tmp_path):
     store.save(capture(drove()))
     assert store.path.exists()
     assert store.save(None) and not store.path.exists()
+
+
+def test_a_process_killed_and_not_yet_reaped_is_gone():
+    # kill(pid, 0) succeeds on a zombie: a window killed a moment before was taken as running and its file not offered.
+    from workbench.runs.recovery import process_alive
+
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # it has exited; not reaped: a zombie
+        assert not process_alive(pid)
+    finally:
+        os.waitpid(pid, 0)
+    assert process_alive(os.getpid())

@@ -72,6 +72,17 @@ def _screen_room() -> tuple[int, int] | None:
     return room.width(), room.height()
 
 
+def keys_safe_question(parent, title: str, text: str, buttons, default) -> QMessageBox:
+    """A question box whose buttons take no keyboard focus: a question that comes up as the user drives (Record
+    over an unsaved recording) got the driving keys, and Space (the handbrake) pressed its focused button (Save, a
+    file dialog; or, focus moved by an arrow key, Discard). Enter still answers the default, Escape cancels."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, buttons, parent)
+    box.setDefaultButton(default)
+    for button in box.buttons():
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    return box
+
+
 class MainWindow(QMainWindow):
     """carbench's main window; ``settings`` defaults to the user's QSettings for carbench."""
 
@@ -817,10 +828,10 @@ class MainWindow(QMainWindow):
 
     def _save_discard_cancel(self, title: str, text: str) -> QMessageBox.StandardButton:
         """The question of something unsaved: Save (the default), Discard or Cancel."""
-        return QMessageBox.question(
-            self, title, text,
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save)
+        return QMessageBox.StandardButton(keys_safe_question(self, title, text, QMessageBox.StandardButton.Save
+                                                             | QMessageBox.StandardButton.Discard
+                                                             | QMessageBox.StandardButton.Cancel,
+                                                             QMessageBox.StandardButton.Save).exec())
 
     def _confirm_recording(self, doing: str) -> bool:
         """Ask before a recording is lost, one in progress or one stopped and not saved since; True to go ahead

@@ -49,53 +49,84 @@ def offer_restore(window, store: RecoveryStore | None = None,
                   ask: Callable[[Recovery], bool] | None = None) -> Recovery | None:
     """After a crash: ask whether to restore the newest orphaned recovery file into ``window``.
 
-    Returns what was restored (None when nothing was). Declined or restored, the orphans are removed;
-    unreadable ones are removed too, with their reason in the status bar.
+    Returns what was restored (None when nothing was). The file offered is removed once declined, or once this
+    window's own file holds what was restored (a crash in the next seconds lost it). The files of other windows
+    that crashed with it are kept for the next start (they were removed unread). Unreadable files are removed, too
+    large ones kept aside; what was skipped, and a file that could not be removed (a read-only folder ended the
+    start), is said in the status bar once the question is answered (it was said under the question, unseen).
     """
     store = store if store is not None else RecoveryStore()
     orphans = store.orphans()
     if not orphans:
         return None
+    said: list[str] = []
+
+    def remove(path) -> None:
+        problem = store.remove(path)
+        if problem:
+            said.append(f"could not remove the recovery file {path}: {problem}")
+
     usable = [(path, item) for path, item in orphans if isinstance(item, Recovery)]
     for path, item in orphans:
         if isinstance(item, RecoveryTooLarge):  # a whole drive, perhaps: never removed
             try:
                 kept = store.set_aside(path)
             except OSError as exc:
-                window.show_message(f"recovery file skipped: {item}; it could not be kept aside: "
-                                    f"{exc.strerror or exc}", 8000)
+                said.append(f"recovery file skipped: {item}; it could not be kept aside: {exc.strerror or exc}")
             else:
-                window.show_message(f"recovery file skipped: {item}; kept as {kept}", 8000)
+                said.append(f"recovery file skipped: {item}; kept as {kept}")
         elif isinstance(item, RecoveryError):
-            window.show_message(f"recovery file skipped: {item}", 8000)
-            store.remove(path)
+            said.append(f"recovery file skipped: {item}")
+            remove(path)
     if not usable:
+        _say(window, said)
         return None
     path, recovery = usable[0]
-    ask = ask if ask is not None else (lambda r: _ask(window, r))
+    later = len(usable) - 1
+    ask = ask if ask is not None else (lambda r: _ask(window, r, later))
     chosen = ask(recovery)
-    for other, _ in usable:
-        store.remove(other)
+    if later:
+        said.append(f"{later} more recovery file{'s' if later != 1 else ''} of other windows kept: offered at the "
+                    "next start")
     if not chosen:
+        remove(path)
+        _say(window, said)
         return None
     model = window.model
     try:
         problems = restore(model, recovery)
     except PresetError as exc:
         window.show_error("Not restored", f"{path}: {exc}")
+        _say(window, said)
         return None
     if recovery.recording is not None:
         model.script_loaded.emit(recovery.recording.name)
+    try:
+        store.keep(model.session)  # this window's own file first: then the one restored may go
+    except OSError as exc:
+        said.append(f"the recovery file {path} is kept: this window cannot keep its own ({exc.strerror or exc})")
+    else:
+        remove(path)
     if problems:
         window.show_error("Restored in part", "\n".join(problems))
-    window.show_message(f"restored {recovery.describe()}", 8000)
+    _say(window, [f"restored {recovery.describe()}", *said])
     return recovery
 
 
-def _ask(window, recovery: Recovery) -> bool:
-    answer = QMessageBox.question(
-        window, "Restore after a crash",
-        f"carbench did not close cleanly last time. Restore {recovery.describe()}?\n\n"
-        "A restored recording can be replayed or saved from the recorder.",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes)
-    return answer == QMessageBox.StandardButton.Yes
+def _say(window, said: list[str]) -> None:
+    if said:
+        window.show_message("; ".join(said), 15000)
+
+
+def _ask(window, recovery: Recovery, later: int = 0) -> bool:
+    whose = "its recovery file is" if later == 1 else "their recovery files are"
+    others = (f"\n\n{later} more window{'s' if later != 1 else ''} closed uncleanly too: {whose} offered at the next "
+              "start." if later else "")
+    from workbench.gui.main_window import keys_safe_question
+
+    box = keys_safe_question(window, "Restore after a crash",
+                             f"carbench did not close cleanly last time. Restore {recovery.describe()}?\n\n"
+                             f"A restored recording can be replayed or saved from the recorder.{others}",
+                             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                             QMessageBox.StandardButton.Yes)
+    return box.exec() == QMessageBox.StandardButton.Yes

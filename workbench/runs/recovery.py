@@ -250,6 +250,8 @@ def default_folder() -> Path:
 
 
 def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs: it exists and (where /proc says) is not a zombie, a process killed and not yet
+    reaped by its parent, whose file was not offered."""
     if pid <= 0:
         return False
     try:
@@ -260,7 +262,12 @@ def process_alive(pid: int) -> bool:
         return True
     except OSError:
         return False
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            state = handle.read(4096).rpartition(")")[2].split()[:1]  # after the command's name, which may hold ")"
+    except OSError:
+        return True  # no /proc: as kill says
+    return state != ["Z"]
 
 
 @dataclass
@@ -393,9 +400,12 @@ class RecoveryStore:
         os.replace(path, aside)
         return aside
 
-    def remove(self, path: Path) -> None:
-        """Forget an orphan (restored, or declined)."""
+    def remove(self, path: Path) -> str | None:
+        """Forget an orphan (restored, or declined); why it could not be removed (a read-only folder), else None."""
         try:
             path.unlink()
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        return None

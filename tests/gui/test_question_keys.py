@@ -1,0 +1,38 @@
+"""A question that comes up while the user drives does not take the driving keys for an answer."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMessageBox
+
+from workbench.gui.main_window import keys_safe_question
+
+BUTTONS = QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel
+
+
+def test_space_and_the_arrows_answer_nothing_enter_saves_escape_cancels(qtbot):
+    # Record over an unsaved recording, then the handbrake at once: Space pressed the focused Save (a file dialog), or,
+    # focus moved on by an arrow key, Discard.
+    box = keys_safe_question(None, "Recording not saved", "Save it?", BUTTONS, QMessageBox.StandardButton.Save)
+    qtbot.addWidget(box)
+    finished = []
+    box.finished.connect(finished.append)
+    box.show()
+    for key in (Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Up,
+                Qt.Key.Key_Space, Qt.Key.Key_Down, Qt.Key.Key_Space):
+        QTest.keyClick(box, key)
+    assert finished == [] and box.isVisible()
+    assert all(b.focusPolicy() == Qt.FocusPolicy.NoFocus for b in box.buttons())
+    QTest.keyClick(box, Qt.Key.Key_Escape)
+    assert finished == [QMessageBox.StandardButton.Cancel]
+
+
+def test_enter_answers_the_default(qtbot):
+    box = keys_safe_question(None, "Recording not saved", "Save it?", BUTTONS, QMessageBox.StandardButton.Save)
+    qtbot.addWidget(box)
+    finished = []
+    box.finished.connect(finished.append)
+    box.show()
+    QTest.keyClick(box, Qt.Key.Key_Return)
+    assert finished == [QMessageBox.StandardButton.Save]
