@@ -179,3 +179,21 @@ def test_what_is_restored_is_in_this_windows_own_file_before_the_crashed_ones_is
     assert mine.path.exists() and not (tmp_path / "recovery-999999993.json").exists()
     assert older.exists() and "1 more recovery file of other windows kept" in carbench_window.status_message.toolTip()
     assert [p.name for p, _ in RecoveryStore(tmp_path).orphans()] == [older.name]  # offered at the next start
+
+
+def test_while_saves_fail_the_status_bar_says_so_until_one_succeeds(carbench_window, tmp_path, monkeypatch):
+    # The failure was said once for 8 s; after that nothing showed that a crash would lose the drive.
+    keeper = RecoveryKeeper(carbench_window, RecoveryStore(tmp_path))
+    keeper.timer.stop()
+    carbench_window.model.start_recording()
+    carbench_window.model.advance(10)
+
+    def full(session, now=None):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(keeper.store, "keep", full)
+    assert not keeper.save_now() and not keeper.save_now()
+    assert keeper.failing.isVisibleTo(carbench_window) and "No space left on device" in keeper.failing.toolTip()
+    monkeypatch.undo()
+    assert keeper.save_now() and not keeper.failing.isVisibleTo(carbench_window)
+    keeper.discard()

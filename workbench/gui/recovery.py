@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel, QMessageBox
 
 from physics import PresetError
 from workbench.runs.recovery import SAVE_EVERY, Recovery, RecoveryError, RecoveryStore, RecoveryTooLarge, restore
@@ -23,6 +23,13 @@ class RecoveryKeeper(QObject):
         self.window = window
         self.store = store if store is not None else RecoveryStore()
         self.errors: list[str] = []
+        # While saves fail (a full disk, a read-only folder): a mark in the status bar that stays, the reason its
+        # tooltip. The failure was said once, for 8 s, and then nothing showed that nothing was kept.
+        self.failing = QLabel("\u26a0 not kept for a crash")
+        self.failing.setStyleSheet("color: #c62828;")
+        self.failing.hide()
+        if hasattr(window, "statusBar"):
+            window.statusBar().addPermanentWidget(self.failing)
         self.timer = QTimer(self)
         self.timer.setInterval(int(interval * 1000))
         self.timer.timeout.connect(self.save_now)
@@ -31,13 +38,17 @@ class RecoveryKeeper(QObject):
     def save_now(self) -> bool:
         """Write the recovery file now (or remove it when nothing would be lost); True when it changed."""
         try:
-            return self.store.keep(self.window.model.session)
-        except OSError as exc:  # a full disk must not stop the driving; say it once
+            changed = self.store.keep(self.window.model.session)
+        except OSError as exc:  # a full disk must not stop the driving; say it once, and mark it while it lasts
             message = f"recovery file {self.store.path}: {exc.strerror or exc}"
             if message not in self.errors:
                 self.errors.append(message)
                 self.window.show_message(f"cannot keep the {message}", 8000)
+            self.failing.setToolTip(f"What a crash would lose is not kept: the {message}")
+            self.failing.show()
             return False
+        self.failing.hide()
+        return changed
 
     def discard(self) -> None:
         """A clean exit: nothing to recover."""
