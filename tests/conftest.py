@@ -88,3 +88,20 @@ def pytest_configure(config):
         run.wait(timeout=600)
     except subprocess.TimeoutExpired:
         run.kill()
+
+
+@pytest.fixture(autouse=True)
+def _no_modal_question(monkeypatch):
+    """A question box shown modally in a test fails it at once: it waited for a click that never comes, and the
+    whole suite hung (tests answer through the window's ask_* hooks, or replace the box)."""
+    try:
+        from PySide6.QtWidgets import QMessageBox
+    except ImportError:  # a layer of tests without Qt
+        yield
+        return
+
+    def refused(self, *args, **kwargs):
+        raise AssertionError(f"a modal question in a test would wait for a click for ever: {self.text()!r}")
+
+    monkeypatch.setattr(QMessageBox, "exec", refused)
+    yield

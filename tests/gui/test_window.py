@@ -251,8 +251,15 @@ def test_the_question_about_a_stopped_recording_names_its_length(carbench_window
     hold(window, set(), 60)
     window.model.stop_recording()
     shown = []
-    monkeypatch.setattr("workbench.gui.main_window.QMessageBox.question",
-                        lambda parent, title, text, *rest: shown.append((title, text)) or QMessageBox.StandardButton.Cancel)
+
+    class Box:  # the question, answered Cancel without showing it (a modal box would wait for a click)
+        def __init__(self, parent, title, text, buttons, default):
+            shown.append((title, text))
+
+        def exec(self):
+            return int(QMessageBox.StandardButton.Cancel.value)
+
+    monkeypatch.setattr("workbench.gui.main_window.keys_safe_question", Box)
     assert type(window).ask_recording(window, "close") == QMessageBox.StandardButton.Cancel
     ((title, text),) = shown
     assert title == "Recording not saved" and "has not been saved" in text and "before you close" in text
