@@ -237,12 +237,15 @@ def test_a_csv_is_read_in_about_the_memory_of_its_values(tmp_path, capsys):
     assert peak - values < 0.5 * values, (peak, values)
 
 
-def test_a_comparisons_csv_is_written_a_block_at_a_time(tmp_path, capsys):
+def test_a_comparisons_csv_is_written_a_block_at_a_time(tmp_path, capsys, monkeypatch):
     """``compare --csv`` of two long runs: the text of every row at once, and the matrix of three columns per
     channel before it, took many times the runs' memory."""
     import tracemalloc
 
-    frames = 16_000  # 63 blocks of 256
+    import workbench.runs.compare as compare_module
+
+    monkeypatch.setattr(compare_module, "_CSV_BLOCK", 64)  # blocks of 64 frames: the same test at a quarter of the
+    frames = 4_000  # frames (63 blocks), and a quarter of tracemalloc's time (it took 13 s of the suite)
     path = _long_csv(tmp_path, capsys, frames)
     result = compare(read_csv_run(path), read_csv_run(path))
     values = frames * len(result.a_values) * 8
