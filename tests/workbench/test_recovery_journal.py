@@ -230,3 +230,17 @@ def test_a_failed_append_is_followed_by_a_whole_file(tmp_path, monkeypatch):
     drive(s, 50, 150)
     assert store.keep(s)
     assert recorded(store).recording.to_toml() == capture(s).recording.to_toml()
+
+
+def test_a_file_that_cannot_be_removed_at_a_clean_exit_is_left_without_an_error(tmp_path, monkeypatch):
+    s = LiveSession("sedan")
+    s.start_recording()
+    drive(s, 20)
+    store = RecoveryStore(tmp_path, pid=1)
+    store.keep(s)
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(30, "Read-only file system", str(self))
+
+    monkeypatch.setattr(type(store.path), "unlink", read_only)
+    assert not store.discard() and store.path.exists()

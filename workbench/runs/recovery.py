@@ -363,11 +363,13 @@ class RecoveryStore:
         return True
 
     def discard(self) -> bool:
-        """Remove this process's file (a clean exit); True when there was one."""
+        """Remove this process's file (a clean exit, or nothing left at stake); True when there was one. A file that
+        cannot be removed (its folder made read-only meanwhile) is left: the next start offers it, and a clean exit
+        must not end in a traceback."""
         self._last_text = self._last_key = self._journal = None
         try:
             self.path.unlink()
-        except FileNotFoundError:
+        except OSError:  # FileNotFoundError too
             return False
         return True
 
