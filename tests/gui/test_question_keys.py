@@ -19,9 +19,10 @@ def test_space_and_the_arrows_answer_nothing_enter_saves_escape_cancels(qtbot):
     finished = []
     box.finished.connect(finished.append)
     box.show()
+    qtbot.waitExposed(box)
     for key in (Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Up,
                 Qt.Key.Key_Space, Qt.Key.Key_Down, Qt.Key.Key_Space):
-        QTest.keyClick(box, key)
+        QTest.keyClick(box.focusWidget() or box, key)  # as a key goes: to what has the focus in the box
     assert finished == [] and box.isVisible()
     assert all(b.focusPolicy() == Qt.FocusPolicy.NoFocus for b in box.buttons())
     QTest.keyClick(box, Qt.Key.Key_Escape)
@@ -34,5 +35,6 @@ def test_enter_answers_the_default(qtbot):
     finished = []
     box.finished.connect(finished.append)
     box.show()
-    QTest.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitExposed(box)
+    QTest.keyClick(box.focusWidget() or box, Qt.Key.Key_Return)
     assert finished == [QMessageBox.StandardButton.Save]

@@ -72,11 +72,19 @@ def _screen_room() -> tuple[int, int] | None:
     return room.width(), room.height()
 
 
+class _KeysSafeBox(QMessageBox):
+    """A QMessageBox that holds the keyboard focus itself once shown, none of its buttons (see keys_safe_question)."""
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.setFocus(Qt.FocusReason.OtherFocusReason)  # QMessageBox focuses its default button, whatever its policy
+
+
 def keys_safe_question(parent, title: str, text: str, buttons, default) -> QMessageBox:
     """A question box whose buttons take no keyboard focus: a question that comes up as the user drives (Record
     over an unsaved recording) got the driving keys, and Space (the handbrake) pressed its focused button (Save, a
     file dialog; or, focus moved by an arrow key, Discard). Enter still answers the default, Escape cancels."""
-    box = QMessageBox(QMessageBox.Icon.Question, title, text, buttons, parent)
+    box = _KeysSafeBox(QMessageBox.Icon.Question, title, text, buttons, parent)
     box.setDefaultButton(default)
     for button in box.buttons():
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
