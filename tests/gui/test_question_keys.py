@@ -11,15 +11,21 @@ from workbench.gui.main_window import keys_safe_question
 BUTTONS = QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel
 
 
-def test_space_and_the_arrows_answer_nothing_enter_saves_escape_cancels(qtbot):
-    # Record over an unsaved recording, then the handbrake at once: Space pressed the focused Save (a file dialog), or,
-    # focus moved on by an arrow key, Discard.
+def shown(qtbot) -> tuple[QMessageBox, list]:
+    """The unsaved-recording question, shown, and the list its answer goes into."""
     box = keys_safe_question(None, "Recording not saved", "Save it?", BUTTONS, QMessageBox.StandardButton.Save)
     qtbot.addWidget(box)
-    finished = []
+    finished: list = []
     box.finished.connect(finished.append)
     box.show()
     qtbot.waitExposed(box)
+    return box, finished
+
+
+def test_space_and_the_arrows_answer_nothing_enter_saves_escape_cancels(qtbot):
+    # Record over an unsaved recording, then the handbrake at once: Space pressed the focused Save (a file dialog), or,
+    # focus moved on by an arrow key, Discard.
+    box, finished = shown(qtbot)
     for key in (Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_Left, Qt.Key.Key_Up,
                 Qt.Key.Key_Space, Qt.Key.Key_Down, Qt.Key.Key_Space):
         QTest.keyClick(box.focusWidget() or box, key)  # as a key goes: to what has the focus in the box
@@ -30,11 +36,6 @@ def test_space_and_the_arrows_answer_nothing_enter_saves_escape_cancels(qtbot):
 
 
 def test_enter_answers_the_default(qtbot):
-    box = keys_safe_question(None, "Recording not saved", "Save it?", BUTTONS, QMessageBox.StandardButton.Save)
-    qtbot.addWidget(box)
-    finished = []
-    box.finished.connect(finished.append)
-    box.show()
-    qtbot.waitExposed(box)
+    box, finished = shown(qtbot)
     QTest.keyClick(box.focusWidget() or box, Qt.Key.Key_Return)
     assert finished == [QMessageBox.StandardButton.Save]

@@ -28,6 +28,16 @@ def drive(s: LiveSession, frames: int, start: int = 0) -> None:
         s.step(keys, {"steer": ((k * 7) % 50 - 25) / 50.0} if (k // 30) % 3 == 0 else None)
 
 
+def journaled(tmp_path, frames: int) -> tuple[LiveSession, RecoveryStore]:
+    """A sedan recording ``frames`` frames, and a store that has saved it once."""
+    s = LiveSession("sedan")
+    s.start_recording()
+    drive(s, frames)
+    store = RecoveryStore(tmp_path, pid=1)
+    store.keep(s)
+    return s, store
+
+
 def recorded(store: RecoveryStore):
     return from_text(store.path.read_text(), str(store.path))
 
@@ -76,11 +86,7 @@ def test_a_save_does_not_rebuild_the_recording(tmp_path, monkeypatch):
 
 
 def test_stopping_goes_on_in_the_journal_and_a_new_recording_starts_a_new_file(tmp_path):
-    s = LiveSession("sedan")
-    s.start_recording()
-    drive(s, 150)
-    store = RecoveryStore(tmp_path, pid=1)
-    store.keep(s)
+    s, store = journaled(tmp_path, 150)
     before = store.path.read_bytes()
     drive(s, 20, 150)
     s.stop_recording("mine")
@@ -97,11 +103,7 @@ def test_stopping_goes_on_in_the_journal_and_a_new_recording_starts_a_new_file(t
 
 
 def test_a_line_cut_short_by_a_crash_leaves_the_saves_before_it(tmp_path):
-    s = LiveSession("sedan")
-    s.start_recording()
-    drive(s, 120)
-    store = RecoveryStore(tmp_path, pid=1)
-    store.keep(s)
+    s, store = journaled(tmp_path, 120)
     at_first_save = capture(s).recording.to_toml()
     drive(s, 80, 120)
     store.keep(s)
@@ -164,11 +166,7 @@ def test_bad_journal_lines_are_refused_with_the_reason(line, words):
     ({"frames": 20, "odd": 1}, "not an entry"),
 ])
 def test_bad_entries_are_refused_with_the_entry(tmp_path, entry, words):
-    s = LiveSession("sedan")
-    s.start_recording()
-    drive(s, 10)
-    store = RecoveryStore(tmp_path, pid=1)
-    store.keep(s)
+    s, store = journaled(tmp_path, 10)
     text = store.path.read_text() + json.dumps(entry) + "\n"  # NaN as JSON writes it
     with pytest.raises(RecoveryError) as info:
         from_text(text, "r.json")
@@ -207,11 +205,7 @@ def test_a_journal_is_the_recording_whatever_was_recorded_and_whenever_it_was_sa
 
 def test_a_failed_append_is_followed_by_a_whole_file(tmp_path, monkeypatch):
     # A full disk can leave part of a line in the file: appending after it would make a line no reader takes.
-    s = LiveSession("sedan")
-    s.start_recording()
-    drive(s, 100)
-    store = RecoveryStore(tmp_path, pid=1)
-    store.keep(s)
+    s, store = journaled(tmp_path, 100)
     drive(s, 50, 100)
     real_open = open
 
@@ -233,11 +227,7 @@ def test_a_failed_append_is_followed_by_a_whole_file(tmp_path, monkeypatch):
 
 
 def test_a_file_that_cannot_be_removed_at_a_clean_exit_is_left_without_an_error(tmp_path, monkeypatch):
-    s = LiveSession("sedan")
-    s.start_recording()
-    drive(s, 20)
-    store = RecoveryStore(tmp_path, pid=1)
-    store.keep(s)
+    s, store = journaled(tmp_path, 20)
 
     def read_only(self, *args, **kwargs):
         raise OSError(30, "Read-only file system", str(self))
