@@ -103,5 +103,10 @@ def _no_modal_question(monkeypatch):
     def refused(self, *args, **kwargs):
         raise AssertionError(f"a modal question in a test would wait for a click for ever: {self.text()!r}")
 
+    def refused_static(*args, **kwargs):  # QMessageBox.question and its kind make and run their box in C++
+        raise AssertionError(f"a modal message box in a test would wait for a click for ever: {args[1:3]!r}")
+
     monkeypatch.setattr(QMessageBox, "exec", refused)
+    for name in ("question", "warning", "information", "critical", "about"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(refused_static))
     yield

@@ -39,3 +39,11 @@ def test_enter_answers_the_default(qtbot):
     box, finished = shown(qtbot)
     QTest.keyClick(box.focusWidget() or box, Qt.Key.Key_Return)
     assert finished == [QMessageBox.StandardButton.Save]
+
+
+def test_no_letter_answers_either(qtbot):
+    # A question's mnemonics answered it without Alt: N (a frame forward) answered No, which removed a crash file.
+    box, finished = shown(qtbot)
+    for key in (Qt.Key.Key_S, Qt.Key.Key_D, Qt.Key.Key_C, Qt.Key.Key_N, Qt.Key.Key_Y):
+        QTest.keyClick(box.focusWidget() or box, key)
+    assert finished == [] and all("&" not in b.text() for b in box.buttons())

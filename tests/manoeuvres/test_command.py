@@ -360,3 +360,23 @@ def test_the_second_cars_name_lists_first_the_edits_that_tell_it_from_the_first(
     a, b = json.loads(capsys.readouterr().out)["cars"]
     assert a == "manual003 (tyres.mu 0.9, body.mass 1300 kg, steering.lock 30 deg)"
     assert b == "manual003 (brakes.abs 1, tyres.mu 0.9, +2 more)"
+
+
+def test_a_step_to_the_right_is_held_to_the_lock_too():
+    # The signed amplitude was compared with the lock: a step to the right (negative) was never capped and ended in
+    # "past the car's lock", a traceback in a sweep.
+    import math
+    from dataclasses import replace
+
+    from physics import load_preset
+    from workbench.manoeuvres.catalogue import CATALOGUE
+    from workbench.manoeuvres.runner import Car, run_jobs
+
+    m = CATALOGUE["iso7401_step"]
+    script = m.base_script()
+    right = replace(script, robot=replace(script.robot, values=dict(script.robot.values,
+                                                                    amplitude=-script.robot.get("amplitude"))))
+    tight = Car(load_preset("sedan").params.with_values({"steering.lock": math.radians(1.7)}), "tight")
+    (kpis,) = m.run([tight], lambda jobs: run_jobs(jobs, m.channels), right)
+    (row,) = [k for k in kpis if k.key == "conditions"]
+    assert row.passed is False and "full lock" in row.note

@@ -132,3 +132,20 @@ def test_a_process_killed_and_not_yet_reaped_is_gone():
     finally:
         os.waitpid(pid, 0)
     assert process_alive(os.getpid())
+
+
+def test_a_file_of_this_pid_from_before_this_process_is_an_orphan_and_aside_names_are_free(tmp_path):
+    # pids are reused: a crashed process's file with this one's pid was skipped, then overwritten or removed unread.
+    from workbench.runs.recovery import PROCESS_STARTED
+
+    earlier = RecoveryStore(tmp_path)  # this pid
+    earlier.save(capture(drove()))
+    os.utime(earlier.path, (PROCESS_STARTED - 3600, PROCESS_STARTED - 3600))
+    mine = RecoveryStore(tmp_path)
+    assert [p for p, _ in mine.orphans()] == [mine.path]
+    assert not mine.discard() and mine.path.exists()  # not this process's to remove
+    # set aside twice under one name: the second did replace the first
+    first = mine.set_aside(mine.path)
+    earlier.save(capture(drove()))
+    second = mine.set_aside(mine.path)
+    assert first != second and first.exists() and second.exists()

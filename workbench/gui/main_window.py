@@ -88,6 +88,7 @@ def keys_safe_question(parent, title: str, text: str, buttons, default) -> QMess
     box.setDefaultButton(default)
     for button in box.buttons():
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        button.setText(button.text().replace("&", ""))  # no mnemonic: N (step) answered No, and removed a crash file
     return box
 
 
@@ -787,9 +788,11 @@ class MainWindow(QMainWindow):
         return True
 
     def ask_yes_no(self, title: str, text: str) -> bool:
-        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                      QMessageBox.StandardButton.No)
-        return answer == QMessageBox.StandardButton.Yes
+        """A yes/no question (R during a recording), No the default; the driving keys answer nothing (Left, then
+        Space, answered Yes and restarted the recording)."""
+        box = keys_safe_question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                 QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def undo(self) -> None:
         self._undo_redo(self.model.undo_stack.undo, "undo")

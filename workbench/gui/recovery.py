@@ -77,15 +77,16 @@ def offer_restore(window, store: RecoveryStore | None = None,
         if problem:
             said.append(f"could not remove the recovery file {path}: {problem}")
 
+    def keep_aside(path, why: str) -> str:
+        try:
+            return f"{why}; kept as {store.set_aside(path)}"
+        except OSError as exc:
+            return f"{why}; it could not be kept aside: {exc.strerror or exc}"
+
     usable = [(path, item) for path, item in orphans if isinstance(item, Recovery)]
     for path, item in orphans:
         if isinstance(item, RecoveryTooLarge):  # a whole drive, perhaps: never removed
-            try:
-                kept = store.set_aside(path)
-            except OSError as exc:
-                said.append(f"recovery file skipped: {item}; it could not be kept aside: {exc.strerror or exc}")
-            else:
-                said.append(f"recovery file skipped: {item}; kept as {kept}")
+            said.append(keep_aside(path, f"recovery file skipped: {item}"))
         elif isinstance(item, RecoveryError):
             said.append(f"recovery file skipped: {item}")
             remove(path)
@@ -93,6 +94,10 @@ def offer_restore(window, store: RecoveryStore | None = None,
         _say(window, said)
         return None
     path, recovery = usable[0]
+    for other, _ in usable[1:]:
+        if other == store.path:  # a crashed process's that had this one's pid: this window's saves would replace it
+            said.append(keep_aside(other, f"the recovery file {other} is of an earlier process of this pid"))
+    usable = [(p, item) for p, item in usable if p == path or p != store.path]
     later = len(usable) - 1
     ask = ask if ask is not None else (lambda r: _ask(window, r, later))
     chosen = ask(recovery)
@@ -106,9 +111,9 @@ def offer_restore(window, store: RecoveryStore | None = None,
     model = window.model
     try:
         problems = restore(model, recovery)
-    except PresetError as exc:
+    except PresetError as exc:  # its car cannot be loaded here: set aside, not offered at every start
         window.show_error("Not restored", f"{path}: {exc}")
-        _say(window, said)
+        _say(window, [keep_aside(path, "not restored"), *said])
         return None
     if recovery.recording is not None:
         model.script_loaded.emit(recovery.recording.name)
@@ -117,7 +122,8 @@ def offer_restore(window, store: RecoveryStore | None = None,
     except OSError as exc:
         said.append(f"the recovery file {path} is kept: this window cannot keep its own ({exc.strerror or exc})")
     else:
-        remove(path)
+        if path != store.path:  # (a file of this pid's is this window's own now)
+            remove(path)
     if problems:
         window.show_error("Restored in part", "\n".join(problems))
     _say(window, [f"restored {recovery.describe()}", *said])

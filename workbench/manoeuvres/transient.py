@@ -175,7 +175,7 @@ class StepSteer(Manoeuvre):
 def at_lock(run: RunData) -> bool:
     """Whether the run's robot steers to the car's full lock."""
     robot = run.script.robot
-    return robot is not None and robot.get("amplitude") >= lock_amplitude(run.params, robot) * (1.0 - 1e-9)
+    return robot is not None and abs(robot.get("amplitude")) >= lock_amplitude(run.params, robot) * (1.0 - 1e-9)
 
 
 def lock_amplitude(params, robot) -> float:
@@ -184,11 +184,18 @@ def lock_amplitude(params, robot) -> float:
 
 
 def within_lock(script: Script, params) -> Script:
-    """The step's script with its amplitude at most the car's lock."""
-    lock = lock_amplitude(params, script.robot)
-    if script.robot.get("amplitude") <= lock:
+    """The step's script with its amplitude at most the car's lock, either way."""
+    amplitude = script.robot.get("amplitude")
+    if abs(amplitude) <= lock_amplitude(params, script.robot):
         return script
-    return replace(script, robot=replace(script.robot, values=dict(script.robot.values, amplitude=lock)))
+    values = dict(script.robot.values, amplitude=to_lock(amplitude, params, script.robot))
+    return replace(script, robot=replace(script.robot, values=values))
+
+
+def to_lock(amplitude: float, params, robot) -> float:
+    """``amplitude`` [deg of handwheel], its size at most the car's lock, its sign kept (a step to the right is
+    negative: min() with the lock never held it)."""
+    return math.copysign(min(abs(amplitude), lock_amplitude(params, robot)), amplitude)
 
 
 def steady_lateral(run: RunData) -> float:
@@ -205,7 +212,7 @@ def rescaled(script: Script, run: RunData, target: float) -> Script:
     if not steady > 0 or script.robot is None:
         return script
     values = dict(script.robot.values)
-    values["amplitude"] = min(values["amplitude"] * target / steady, lock_amplitude(run.params, script.robot))
+    values["amplitude"] = to_lock(values["amplitude"] * target / steady, run.params, script.robot)
     return replace(script, robot=replace(script.robot, values=values))
 
 

@@ -249,6 +249,17 @@ def default_folder() -> Path:
     return Path(state) / "carbench"
 
 
+PROCESS_STARTED = time.time()  # about when this process started (before the window, and before any save)
+
+
+def _before_this_process(path: Path) -> bool:
+    """Whether ``path`` was last written before this process started (a file of another process of the same pid)."""
+    try:
+        return os.stat(path).st_mtime < PROCESS_STARTED - 1.0
+    except OSError:
+        return False
+
+
 def process_alive(pid: int) -> bool:
     """Whether process ``pid`` runs: it exists and (where /proc says) is not a zombie, a process killed and not yet
     reaped by its parent, whose file was not offered."""
@@ -290,6 +301,7 @@ class RecoveryStore:
         self._last_text: str | None = None
         self._last_key: tuple | None = None  # what a whole file was written of (keep): unchanged, not written again
         self._journal: _Journal | None = None
+        self._written = False  # whether this store has written its file (a file there before is another process's)
 
     @property
     def path(self) -> Path:
@@ -346,6 +358,7 @@ class RecoveryStore:
                        {"recorder": recorder.head("recovered", description).to_toml()}, entry])
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, text)
+        self._written = True
         self._journal = _Journal(recorder, mark, head, edits, entry["frames"])
         self._last_text = self._last_key = None
         return True
@@ -359,6 +372,7 @@ class RecoveryStore:
             return False
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, recovery.to_text())
+        self._written = True
         self._last_text, self._journal = same, None
         return True
 
@@ -367,6 +381,9 @@ class RecoveryStore:
         cannot be removed (its folder made read-only meanwhile) is left: the next start offers it, and a clean exit
         must not end in a traceback."""
         self._last_text = self._last_key = self._journal = None
+        if not self._written and _before_this_process(self.path):  # a crashed process's of the same pid: kept
+            return False
+        self._written = False
         try:
             self.path.unlink()
         except OSError:  # FileNotFoundError too
@@ -380,8 +397,11 @@ class RecoveryStore:
         found: list[tuple[float, Path, Recovery | RecoveryError]] = []
         for path in self.folder.glob("recovery-*.json"):
             pid_text = path.stem.removeprefix("recovery-")
-            if not pid_text.isdigit() or int(pid_text) == self.pid or process_alive(int(pid_text)):
-                continue
+            if not pid_text.isdigit() or process_alive(int(pid_text)) and not (
+                    int(pid_text) == self.pid and _before_this_process(path)):
+                continue  # a running process's, or this one's own
+            # This process's pid on a file older than this process: a crashed process's that had the same pid (pids
+            # are reused). It was skipped, then overwritten by this process's first save or removed at its exit.
             try:
                 item: Recovery | RecoveryError = from_text(read_limited_text(path, "recovery", MAX_RECOVERY_BYTES),
                                                            str(path))
@@ -397,9 +417,13 @@ class RecoveryStore:
         return [(path, item) for _, path, item in sorted(found, key=lambda f: f[0], reverse=True)]
 
     def set_aside(self, path: Path) -> Path:
-        """Keep an orphan that cannot be restored here (too large) under a name no start offers again; its path."""
-        aside = path.with_name(f"{path.name}.kept")
-        os.replace(path, aside)
+        """Keep an orphan that cannot be restored here (too large, or its car) under a name no start offers again, and
+        no earlier one's (``.kept``, ``.kept.1``, ...: a second one replaced the first); its path."""
+        aside, n = path.with_name(f"{path.name}.kept"), 0
+        while os.path.lexists(aside):
+            n += 1
+            aside = path.with_name(f"{path.name}.kept.{n}")
+        os.rename(path, aside)
         return aside
 
     def remove(self, path: Path) -> str | None:
