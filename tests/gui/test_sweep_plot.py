@@ -34,19 +34,25 @@ reduce = "max"
 """
 
 
+def plotted(tmp_path, capsys, text: str, params: list[str]):
+    """The --out folder of a sweep --plot of the script ``text`` over ``params`` (each a --param), which succeeded."""
+    script = tmp_path / "swept.toml"
+    script.write_text(text)
+    out = tmp_path / "out"
+    args = ["sweep", str(script), "--out", str(out), "--plot"]
+    for p in params:
+        args += ["--param", p]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    return out
+
+
 @pytest.mark.parametrize(("params", "names"), [
     (["engine.peak_torque=20:350:4"], {"margins.png", "measure-peak-yaw-rate.png"}),
     (["engine.peak_torque=20:350:3", "body.mass=900,1500"], {"heatmap-moving.png", "heatmap-measure-peak-yaw-rate.png"}),
     (["engine.peak_torque=20:350:2", "body.mass=900,1500", "steering.lock=20,40"], {"tornado-moving.png"}),
 ])
 def test_plot_writes_pngs_that_open(qapp, tmp_path, capsys, params, names):
-    script = tmp_path / "tiny.toml"
-    script.write_text(SCRIPT)
-    out = tmp_path / "out"
-    args = ["sweep", str(script), "--out", str(out), "--plot"]
-    for p in params:
-        args += ["--param", p]
-    assert cli.main(args) == 0, capsys.readouterr().err
+    out = plotted(tmp_path, capsys, SCRIPT, params)
     pngs = {p.name for p in out.glob("*.png")}
     assert pngs == names
     for name in pngs:
@@ -163,13 +169,7 @@ def test_a_measure_no_car_reaches_is_charted_as_never(qapp, tmp_path, capsys, pa
     """It ended in a traceback (a line chart with no point), and a heatmap of only such cells was drawn black
     under a note that said grey."""
     assert "first_time_above = 500.0" in NEVER
-    script = tmp_path / "never.toml"
-    script.write_text(NEVER)
-    out = tmp_path / "out"
-    args = ["sweep", str(script), "--out", str(out), "--plot"]
-    for p in params:
-        args += ["--param", p]
-    assert cli.main(args) == 0, capsys.readouterr().err
+    out = plotted(tmp_path, capsys, NEVER, params)
     (chart,) = [p for p in out.glob("*.png") if "never" in p.name]
     image = QImage(str(chart))
     assert not image.isNull()
