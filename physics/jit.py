@@ -591,7 +591,9 @@ if not DISABLED:
 
         def add_marked(ir_module):
             for fn in ir_module.functions:
-                if not fn.is_declaration:
+                # numba marks every function ``noinline`` for full debug information (NUMBA_DEBUGINFO=1, and
+                # NUMBA_ENABLE_PROFILING=1 turns it on): the debugger's wish wins there, and the bits are the same.
+                if not fn.is_declaration and "noinline" not in fn.attributes and "optnone" not in fn.attributes:
                     fn.attributes.add("alwaysinline")
             add(ir_module)
 

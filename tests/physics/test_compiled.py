@@ -570,3 +570,29 @@ def test_a_warm_start_loads_the_kernel_without_refreshing_numbas_compiler():
     done = _python(WARM_BATCH)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["none", "True"], done.stdout + done.stderr[-2000:]
+
+
+DEBUG_INFO = """
+import numba
+from physics import jit
+
+def half(x):
+    return 0.5 * x
+
+inner = jit.scalar(half, cache=False, inline=True)
+
+@numba.njit
+def outer(x):
+    return inner(x) + 1.0
+
+print(outer(3.0))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python compiles nothing")
+def test_a_subsystem_marked_to_inline_compiles_with_numbas_full_debug_information(tmp_path):
+    # With NUMBA_DEBUGINFO=1 (or NUMBA_ENABLE_PROFILING=1, which turns it on) numba marks every function noinline, and
+    # adding alwaysinline to one stopped the compile with "Can't have alwaysinline and noinline".
+    done = _python(DEBUG_INFO, env={"NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["2.5"]

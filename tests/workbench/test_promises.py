@@ -564,7 +564,12 @@ def small_disk(tmp_path):
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode}); no full-disk cases")
     yield disk
-    subprocess.run(["umount", str(disk)], check=False)
+    # The test's chdir into the disk is undone after this (an autouse fixture asked for monkeypatch first): a mount
+    # still anyone's working directory is busy, and every run left five tmpfs mounts behind.
+    if Path.cwd().resolve().is_relative_to(disk.resolve()):
+        os.chdir(tmp_path)
+    done = subprocess.run(["umount", str(disk)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"the small disk was left mounted: {done.stderr.strip()}"
 
 
 def _fill(disk: Path, leave: int) -> None:
