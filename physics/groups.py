@@ -90,8 +90,8 @@ class BodyParams:
         if self.lr >= self.wheelbase:
             return f"lr = {self.lr:g}: must be less than the wheelbase ({self.wheelbase:g})"
         if self.wheelbase + self.front_overhang > self.length:
-            return (f"front_overhang = {self.front_overhang:g}: with the wheelbase "
-                    f"({self.wheelbase + self.front_overhang:g}) it must not exceed the length ({self.length:g})")
+            return (f"front_overhang = {self.front_overhang:g}: with the wheelbase ({self.wheelbase:g}) it reaches "
+                    f"{self.wheelbase + self.front_overhang:g} from the rear axle, past the length ({self.length:g})")
         return None
 
 

@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         self.model.running_changed.connect(self._on_running_changed)
         self.model.recording_changed.connect(self._on_recording_changed)
         self.model.view_frame_changed.connect(self._on_view_frame_changed)
+        self.model.edit_refused.connect(lambda text: self.show_message(text, 6000))
 
     def _create_central(self) -> None:
         self.car_view = CarView(self.model, self)
@@ -656,7 +657,7 @@ class MainWindow(QMainWindow):
             return False
         from workbench.runs.stamp import recording_note
 
-        said = []
+        said = [self.model.kept_edits_note()]
         note = recording_note(self.model.session.program)
         if note:  # a recording made with another carbench, dt or parameters: it may replay otherwise
             said.append(note.removeprefix("note: "))
@@ -818,6 +819,20 @@ class MainWindow(QMainWindow):
             view = QUndoView(self.model.undo_stack)
             view.setEmptyLabel("(the preset as loaded)")
             layout.addWidget(view)
+            # A click on an entry undoes and redoes through the stack itself, past _undo_redo's guard: while the
+            # script replays (and owns the parameters) the list is only shown.
+            note = QLabel("The script sets the parameters while it replays: the history can be gone through "
+                          "when it is over.")
+            note.setWordWrap(True)
+            layout.addWidget(note)
+
+            def follow(replaying: bool) -> None:
+                view.setEnabled(not replaying)
+                note.setVisible(replaying)
+
+            self.model.replay_changed.connect(follow)
+            follow(self.model.session.replaying)
+            self._history_view = view
             self._history.resize(360, 420)
         self._history.show()
         self._history.raise_()

@@ -42,6 +42,7 @@ from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.number_spin import NumberSpin
 from workbench.gui.plot_style import pretty_unit
 from workbench.gui.session_model import SessionModel
+from workbench.scripts.format import exact_digits
 
 SLIDER_STEPS = 1000
 FIXED_WHILE_DRIVING = ("model.kind", "model.unit", "model.reference")
@@ -138,7 +139,9 @@ class WheelSafeSpin(FocusedWheel, NumberSpin):
     def __init__(self):
         super().__init__()
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setDecimals(10)  # values are kept exactly; textFromValue rounds what is shown
+        # Values are kept exactly (Qt rounds a value to the box's decimals; 323 keeps every double above 1e-308, where
+        # 10 turned 1e-11 into 0, and 1/60 into 0.0166666667); textFromValue rounds what is shown.
+        self.setDecimals(323)
         self.setAlignment(Qt.AlignmentFlag.AlignRight)
 
     def textFromValue(self, value: float) -> str:
@@ -158,6 +161,7 @@ class DragSpin(WheelSafeSpin):
     drag_ended = Signal(bool)  # True: kept; False: cancelled with Escape (the value before is shown again)
     menu_requested = Signal(QPoint)  # a right-click, at this global position
     typed_out_of_range = Signal(float)  # a number typed past the box's range (display units): the box reverts
+    typed_not_a_number = Signal(str)  # a text that is no finite number ("-", "1e309"): the box reverts
 
     def __init__(self, pixel_step: float, whole: bool = False):
         super().__init__()
@@ -198,11 +202,14 @@ class DragSpin(WheelSafeSpin):
     def _check_typed(self) -> None:
         """A number typed past the range is refused by the box, which puts its value back: say so (it reverted
         without a word, while a value the model refuses says why)."""
+        number = self._number(self.lineEdit().text())
         try:
-            value = float(self._number(self.lineEdit().text()))
+            value = float(number)
         except ValueError:
-            return
-        if math.isfinite(value) and not self.minimum() <= value <= self.maximum():
+            value = math.nan
+        if not math.isfinite(value):  # reverted without a word
+            self.typed_not_a_number.emit(number)
+        elif not self.minimum() <= value <= self.maximum():
             self.typed_out_of_range.emit(value)
 
     def keyPressEvent(self, event) -> None:
@@ -364,6 +371,7 @@ class NumberEditor(QWidget):
         self.spin.dragged.connect(self._on_spin_dragged)
         self.spin.drag_ended.connect(self._on_spin_drag_ended)
         self.spin.typed_out_of_range.connect(self._on_typed_out_of_range)
+        self.spin.typed_not_a_number.connect(self._on_typed_not_a_number)
         self.slider.valueChanged.connect(self._on_slider_changed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -402,8 +410,14 @@ class NumberEditor(QWidget):
         from workbench.runs.sweep_axes import range_problem
 
         unit = _shown_unit(self.info)
-        why = range_problem(self.info, shown / self.factor) or "is out of range"
-        self.refused.emit(f"{self.info.path} = {shown:.6g} {unit}".rstrip() + f": {why}; not changed")
+        # The model's own range where it refuses the value; else the box's (an open bound is kept out by a hair).
+        why = range_problem(self.info, shown / self.factor) or (
+            f"the box takes {self.spin.minimum():.5g} to {self.spin.maximum():.5g} {unit}".rstrip())
+        self.refused.emit(f"{self.info.path} = {exact_digits(shown)} {unit}".rstrip() + f": {why}; not changed")
+
+    def _on_typed_not_a_number(self, text: str) -> None:
+        what = f"{text!r} is not a finite number" if text else "nothing typed"
+        self.refused.emit(f"{self.info.path}: {what}; not changed")
 
     def _on_spin_changed(self, shown: float) -> None:
         self.edited.emit(shown / self.factor, "")
@@ -622,7 +636,7 @@ class ParamPanel(QWidget):
         self.reference_preset: Preset = model.session.preset
         reset_all = QPushButton("Reset all")
         reset_all.setToolTip("put every parameter back to the preset's value")
-        reset_all.clicked.connect(lambda: self._model.reset_params(None))
+        reset_all.clicked.connect(lambda: self.reset(None))
         save = QPushButton("Save as\u2026")
         save.setToolTip("save the parameters as a preset file")
         save.clicked.connect(self.save_requested)
@@ -918,8 +932,20 @@ class ParamPanel(QWidget):
         items[index] = value
         return self.edit(path, items, merge_key)
 
-    def reset_param(self, path: str) -> None:
-        self._model.reset_params([path])
+    def reset_param(self, path: str) -> bool:
+        return self.reset([path])
+
+    def reset(self, paths: list[str] | None) -> bool:
+        """Put parameters (all when None) back to the preset's values; refused with its reason where the session
+        refuses (a replay owns the parameters, or the values left would not make a car: lr past a reset wheelbase)."""
+        try:
+            self._model.reset_params(paths)
+        except (ParamError, ValueError) as exc:
+            self.show_problem(str(exc))
+            self._refresh()
+            return False
+        self.status.setVisible(False)
+        return True
 
     def row_menu(self, path: str, label: QWidget, pos) -> QMenu:
         """The right-click menu of a row: reset it to the preset's value, copy its dotted path, sweep it

@@ -16,12 +16,13 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from physics import CarParams, Preset
+from physics import CarParams, ParamError, Preset
 from workbench.gui.undo import ParamsCommand, PresetCommand, describe
 from workbench.output.preset_io import save_preset
+from workbench.runs.compare import edited_program
 from workbench.runs.live import LiveSession
-from workbench.scripts.format import Script
-from workbench.scripts.program import Program
+from workbench.scripts.format import Script, ScriptError
+from workbench.scripts.program import Program, set_by
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 TEXT_EVERY = 4  # text panels (telemetry table, recorder, status) refresh on every 4th tick: 15 Hz
@@ -40,6 +41,7 @@ class SessionModel(QObject):
     view_frame_changed = Signal(int)  # the frame on show; -1 follows the live frame
     running_changed = Signal(bool)
     speed_changed = Signal(float)
+    edit_refused = Signal(str)  # an undo or redo the session refused, and why
 
     def __init__(self, session: LiveSession, parent: QObject | None = None):
         super().__init__(parent)
@@ -58,6 +60,10 @@ class SessionModel(QObject):
         self._mark_key: str | None = None  # the merge key of the last mark's edits (a drag in progress)
         self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
         self._chosen = False  # the script replays with values the user chose (a sweep's car): they are edits too
+        # What the last load_script did with the edits of the car on show (kept_edits_note says it)
+        self.kept_edits: dict[str, Any] = {}
+        self.script_owns: list[str] = []
+        self.edits_refused = ""
         # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
         # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
         self.frame_inputs: Callable[[set[str]], tuple[Iterable[str], dict[str, float] | None]] | None = None
@@ -216,12 +222,31 @@ class SessionModel(QObject):
         Edits with the same ``merge_key`` in a row (one slider drag) are one step of the history.
         """
         before = self.session.params.get(path)
+        self._check_at_view_frame(path, value)
         self.session.set_param(path, value)
         after = self.session.params.get(path)
         text = describe(path, after, self.session.params.info(path))
         self._mark_edit(text, merge_key)
         self.undo_stack.push(ParamsCommand(self, text, {path: before}, {path: after}, merge_key))
         self.params_changed.emit(path)
+
+    def _check_at_view_frame(self, path: str, value: Any) -> None:
+        """With an earlier frame on show, an edit drives on from it (workbench.gui.references) on that frame's car:
+        checked on it first, so that a value the newest car takes and that one does not (lr past the wheelbase
+        before an edit of the wheelbase) is refused here, not after the drive went on (a traceback, and the edit
+        lost)."""
+        frame = self.view_frame
+        if frame is None or self.session.replaying or frame >= self.session.log.frames:
+            return
+        history = self.session.history
+        at = history.params_at(frame - 1) if frame > 0 else history.start_params
+        try:
+            updated = at.with_value(path, value)
+            problem = at.swap_problem(updated)
+        except ParamError as exc:
+            raise ParamError(f"{exc} (on the car of frame {frame}, which the edit drives on from)") from None
+        if problem:
+            raise ValueError(f"{path}: {problem} (on the car of frame {frame}, which the edit drives on from)")
 
     def reset_params(self, paths: list[str] | None = None) -> None:
         """Put parameters (all when None) back to the preset's values, undoably."""
@@ -336,16 +361,43 @@ class SessionModel(QObject):
         program = session.load_script(path)
         self._chosen = False
         same_car = path_before is not None and session.preset.path == path_before
+        self.kept_edits, self.script_owns, self.edits_refused = {}, [], ""
         if keep_edits and same_car and edits:
-            session.set_params(edits)
-            # the replay drives the car as edited, as a re-run after an edit does
-            session.program = program = replace(program, params=program.params.with_values(edits))
+            # A parameter the script sets itself (at its start or part-way: a recording's own edits, which the car
+            # on show still has at its end) is the script's: kept, it changed the recording's replay from frame 0.
+            owns = set_by(program)
+            kept = {p: v for p, v in edits.items() if p not in owns}
+            self.script_owns = sorted(p for p in edits if p in owns)
+            if kept:
+                try:
+                    # the replay drives the car as edited, as a re-run after an edit does: from frame 0 and past the
+                    # script's own settings of other parameters (a copy of the start's values was undone by them)
+                    program = edited_program(program, kept)
+                    session.set_params(kept)
+                except (ScriptError, ValueError) as exc:
+                    self.edits_refused = str(exc)
+                    kept = {}
+                else:
+                    session.program = program
+            self.kept_edits = kept
         else:
             self.undo_stack.clear()  # the edits were made to a car the script replaces
         self._after_new_car(was_recording)
         self.set_running(False)
         self.refresh()
         return program
+
+    def kept_edits_note(self) -> str:
+        """What the last :meth:`load_script` did with the edits of the car on show, in a line ("" when it had none)."""
+        info = self.session.params.info
+        said = []
+        if self.kept_edits:
+            said.append("replays with your edits: " + ", ".join(describe(p, v, info(p)) for p, v in self.kept_edits.items()))
+        if self.script_owns:
+            said.append("the script sets " + ", ".join(self.script_owns) + " itself")
+        if self.edits_refused:
+            said.append(f"your edits were not kept: {self.edits_refused}")
+        return "; ".join(said)
 
     def replay(self) -> None:
         """Replay the loaded script (or the last recording) from its start, at the chosen speed."""

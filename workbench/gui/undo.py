@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
-from physics import CarParams, Preset
+from physics import CarParams, ParamError, Preset
 from physics.units import shown
 from workbench.gui.plot_style import pretty_unit
 
@@ -49,10 +49,10 @@ class ParamsCommand(QUndoCommand):
         if self._applied:
             self._applied = False
             return
-        self._model.apply_params(self.after)
+        _applying(self, "redo", self._model.apply_params, self.after)
 
     def undo(self) -> None:
-        self._model.apply_params(self.before)
+        _applying(self, "undo", self._model.apply_params, self.before)
 
 
 class PresetCommand(QUndoCommand):
@@ -68,10 +68,20 @@ class PresetCommand(QUndoCommand):
         if self._applied:
             self._applied = False
             return
-        self._model.apply_preset(*self.after)
+        _applying(self, "redo", self._model.apply_preset, *self.after)
 
     def undo(self) -> None:
-        self._model.apply_preset(*self.before)
+        _applying(self, "undo", self._model.apply_preset, *self.before)
+
+
+def _applying(command: QUndoCommand, what: str, apply, *args) -> None:
+    """``apply(*args)`` for an undo or a redo; a refusal (a replay owns the parameters, a loaded road no car of those
+    values feels) is said through the model's ``edit_refused``, never raised: Qt calls these, and an exception there
+    was a traceback on stderr (the Edit history list steps through the stack itself, past the window's guard)."""
+    try:
+        apply(*args)
+    except (ParamError, ValueError) as exc:
+        command._model.edit_refused.emit(f"cannot {what} {command.text()}: {exc}")
 
 
 def describe(path: str, value: Any, info: Any) -> str:

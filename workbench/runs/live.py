@@ -323,13 +323,13 @@ class LiveSession:
             self.sim = self._new_sim(self.params)
 
     def reset_params(self, paths: Iterable[str] | None = None) -> None:
-        """Put parameters (all when ``paths`` is None) back to the preset's values, from the next step on."""
+        """Put parameters (all when ``paths`` is None) back to the preset's values, from the next step on: an edit
+        like any other (refused during a replay, and where the values left would not make a car, ParamError)."""
         base = self.preset.params
         targets = [i.path for i in self.params.infos()] if paths is None else list(paths)
         changes = {p: base.get(p) for p in targets if self.params.get(p) != base.get(p)}
         if changes:
-            self.params = self.params.with_values(changes)
-            self._pending.update(changes)
+            self.set_params(changes)
 
     def mark_saved(self, preset: Preset) -> None:
         """The current parameters were saved as ``preset``: they are the new reference, nothing is modified."""

@@ -236,7 +236,7 @@ def _expect_table(e: Expect) -> dict[str, Any]:
     return table
 
 
-def _exact(value: float) -> str:
+def exact_digits(value: float) -> str:
     """A number refused against a limit, in as few digits as tell it from every other (``0.05000000001``, where
     ``:g`` wrote "0.05 s must be in [1e-05, 0.05] s")."""
     short = f"{value:g}"
@@ -356,7 +356,7 @@ class _Parser:
         preset = self.text(head["preset"], "[script] preset")
         duration = self.number(head["duration"], "[script] duration")
         if duration <= 0:
-            raise self.fail("[script] duration", f"{_exact(duration)} must be positive")
+            raise self.fail("[script] duration", f"{exact_digits(duration)} must be positive")
         if duration > MAX_DURATION:
             raise self.fail("[script] duration", f"{duration!r} s is longer than a script may be "
                                                  f"({MAX_DURATION:g} s, one day)")
@@ -364,7 +364,7 @@ class _Parser:
         if "dt" in head:
             dt = self.number(head["dt"], "[script] dt")
             if not MIN_DT <= dt <= MAX_DT:
-                raise self.fail("[script] dt", f"{_exact(dt)} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
+                raise self.fail("[script] dt", f"{exact_digits(dt)} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
         manoeuvre = self.text(head["manoeuvre"], "[script] manoeuvre") if "manoeuvre" in head else None
         self.duration = duration
@@ -430,11 +430,11 @@ class _Parser:
     def time(self, table, key, where, *, end_ok: bool = True) -> float:
         t = self.number(table[key], f"{where} `{key}`")
         if t < 0:
-            raise self.fail(where, f"`{key}` = {_exact(t)} is before the start (0 s)")
+            raise self.fail(where, f"`{key}` = {exact_digits(t)} is before the start (0 s)")
         if t > self.duration:
-            raise self.fail(where, f"`{key}` = {_exact(t)} is past the script's duration ({_exact(self.duration)} s)")
+            raise self.fail(where, f"`{key}` = {exact_digits(t)} is past the script's duration ({exact_digits(self.duration)} s)")
         if t == self.duration and not end_ok:
-            raise self.fail(where, f"`{key}` = {_exact(t)} is the script's end ({_exact(self.duration)} s): nothing is left after it")
+            raise self.fail(where, f"`{key}` = {exact_digits(t)} is the script's end ({exact_digits(self.duration)} s): nothing is left after it")
         return t
 
     def setting(self, table, i) -> Setting:
@@ -455,7 +455,7 @@ class _Parser:
                 value = self.number(table[name], f"{where} `{name}`")
                 lo, hi = ANALOG_RANGES[name]
                 if not lo <= value <= hi:
-                    raise self.fail(where, f"`{name}` = {_exact(value)} is out of range {lo:g}..{hi:g}")
+                    raise self.fail(where, f"`{name}` = {exact_digits(value)} is out of range {lo:g}..{hi:g}")
                 analog[name] = value
         release = table.get("release", [])
         if not isinstance(release, list) or any(r not in ANALOG for r in release):
@@ -490,7 +490,7 @@ class _Parser:
         start = self.time(table, "from", where, end_ok=False)
         end = self.time(table, "to", where)
         if end <= start:
-            raise self.fail(where, f"`to` ({_exact(end)}) is not after `from` ({_exact(start)})")
+            raise self.fail(where, f"`to` ({exact_digits(end)}) is not after `from` ({exact_digits(start)})")
         return Hold(tuple(keys), start, end)
 
     def expect(self, table, i) -> Expect:
@@ -508,7 +508,7 @@ class _Parser:
         if lo is None and hi is None:
             raise self.fail(where, "needs `min`, `max` or both")
         if lo is not None and hi is not None and hi < lo:
-            raise self.fail(where, f"`max` ({_exact(hi)}) is below `min` ({_exact(lo)})")
+            raise self.fail(where, f"`max` ({exact_digits(hi)}) is below `min` ({exact_digits(lo)})")
         if "at" in table:
             if "from" in table or "to" in table:
                 raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
@@ -518,7 +518,7 @@ class _Parser:
         start = self.time(table, "from", where, end_ok=False)
         end = self.time(table, "to", where)
         if end <= start:
-            raise self.fail(where, f"`to` ({_exact(end)}) is not after `from` ({_exact(start)})")
+            raise self.fail(where, f"`to` ({exact_digits(end)}) is not after `from` ({exact_digits(start)})")
         return Expect(channel, start=start, end=end, min=lo, max=hi, name=name)
 
     def measure(self, table, i) -> Measure:
@@ -559,7 +559,7 @@ class _Parser:
         start = self.time(table, "from", where, end_ok=False)
         end = self.time(table, "to", where)
         if end <= start:
-            raise self.fail(where, f"`to` ({_exact(end)}) is not after `from` ({_exact(start)}): the window is empty")
+            raise self.fail(where, f"`to` ({exact_digits(end)}) is not after `from` ({exact_digits(start)}): the window is empty")
         return Measure(name, channel, reduce, threshold, start=start, end=end)
 
     def monitor(self, table, i) -> MonitorCheck:
@@ -576,5 +576,5 @@ class _Parser:
         if "tolerance" in table:
             tolerance = self.number(table["tolerance"], f"{where} tolerance")
             if tolerance < 0:
-                raise self.fail(where, f"`tolerance` = {_exact(tolerance)} must not be negative")
+                raise self.fail(where, f"`tolerance` = {exact_digits(tolerance)} must not be negative")
         return MonitorCheck(name, tolerance)

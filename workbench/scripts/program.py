@@ -278,3 +278,13 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
     if channel in TYRE_CHANNELS and params.tyres is None:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car is kinematic and has no "
                           "tyre model")
+
+
+def set_by(program: Program) -> set[str]:
+    """The parameters ``program``'s script sets itself: at its start (against its preset's values) or part-way."""
+    owned: set[str] = set()
+    before = program.preset_params if program.preset_params is not None else program.params
+    for params in (program.params, *(p for _, p in program.param_changes)):
+        owned.update(i.path for i in params.infos() if params.get(i.path) != before.get(i.path))
+        before = params
+    return owned
