@@ -218,6 +218,12 @@ def entry(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _after(exc: BaseException) -> str:
+    """What a signal's exception says the command had done when it came (workbench.signals.held_signals)."""
+    after = getattr(exc, "after", "")
+    return f" ({after})" if after else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: its exit code. stderr is guarded for the whole run (workbench.streams): a full or
     closed stderr drops carbench's messages, never changes the exit code."""
@@ -249,11 +255,11 @@ def _guarded_main(argv: Sequence[str] | None) -> int:
         return code
     except StdoutError as exc:
         return _bad(str(exc))
-    except KeyboardInterrupt:
-        _say("interrupted")
+    except KeyboardInterrupt as exc:
+        _say("interrupted" + _after(exc))
         return 130
     except Terminated as exc:  # SIGTERM or SIGHUP: outputs cleaned up on the way out, like Ctrl-C
-        _say(f"stopped by signal {exc.signum}")
+        _say(f"stopped by signal {exc.signum}" + _after(exc))
         return exc.exit_code
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the

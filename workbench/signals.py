@@ -94,6 +94,32 @@ def restore_default_signals() -> None:
             signal.signal(signum, signal.SIG_DFL)
 
 
+@contextlib.contextmanager
+def held_signals(after: str = "") -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held while the block runs, then acted on (main thread only; elsewhere the block
+    just runs): raised as KeyboardInterrupt or :class:`Terminated`, whose ``after`` says what the block had done
+    ("" for nothing worth saying). A signal the process ignores (a background job's SIGINT) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    saved = {}
+    for signum in (signal.SIGINT, *HANDLED):
+        with contextlib.suppress(OSError, ValueError):
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                saved[signum] = signal.signal(signum, lambda n, f: pending.append(n))
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                signal.signal(signum, handler)
+        if pending:
+            exc = KeyboardInterrupt() if pending[0] == signal.SIGINT else Terminated(pending[0])
+            exc.after = after
+            raise exc
+
+
 def deferring(call: Callable) -> Callable:
     """``call`` with SIGINT, SIGTERM and SIGHUP held until it returns, then acted on.
 
@@ -102,23 +128,7 @@ def deferring(call: Callable) -> Callable:
     """
 
     def wrapped(*args, **kwargs):
-        if threading.current_thread() is not threading.main_thread():
+        with held_signals():
             return call(*args, **kwargs)
-        pending: list[int] = []
-        signums = (signal.SIGINT, *HANDLED)
-        saved = {}
-        for signum in signums:
-            with contextlib.suppress(OSError, ValueError):
-                saved[signum] = signal.signal(signum, lambda n, f: pending.append(n))
-        try:
-            return call(*args, **kwargs)
-        finally:
-            for signum, handler in saved.items():
-                with contextlib.suppress(OSError, ValueError, TypeError):
-                    signal.signal(signum, handler)
-            if pending:
-                if pending[0] == signal.SIGINT:
-                    raise KeyboardInterrupt
-                raise Terminated(pending[0])
 
     return wrapped

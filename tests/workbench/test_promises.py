@@ -463,6 +463,47 @@ def test_a_signal_at_any_stage_leaves_nothing_behind(stage, name, code, tmp_path
     assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == handlers  # put back
 
 
+MID_COMMIT = ["setting-an-old-file-aside", "after-the-renames"]
+
+
+@pytest.mark.parametrize("moment", MID_COMMIT)
+@pytest.mark.parametrize(("name", "code"), SIGNALS, ids=[s for s, _ in SIGNALS])
+def test_a_signal_in_the_middle_of_the_commit_waits_for_it(moment, name, code, tmp_path, monkeypatch, capsys):
+    """A signal between an old output's rename to its hidden name and the new one's arrival left the old one hidden
+    with nothing in its place (the rollback did not know of it); one during the removal of the old ones left the
+    rest hidden for good. The commit runs to its end, then the signal is acted on, and says the outputs are in."""
+    import workbench.output.files as files
+
+    signum = getattr(signal, name)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    for old in ("t.csv", "t.mcap"):
+        (tmp_path / old).write_text("an earlier run's output", encoding="utf-8")
+    real_set_aside, real_remove = files._set_aside, files._remove
+
+    def set_aside(path):
+        aside = real_set_aside(path)
+        if moment == "setting-an-old-file-aside":
+            _send(signum)  # renamed, not yet known to the rollback
+        return aside
+
+    def remove(path):
+        if moment == "after-the-renames":
+            _send(signum)
+        return real_remove(path)
+
+    monkeypatch.setattr(files, "_set_aside", set_aside)
+    monkeypatch.setattr(files, "_remove", remove)
+
+    got, out, err = run(["replay", "S.toml", "--csv", "t.csv", "--mcap", "t.mcap"], capsys)
+
+    assert got == code, (got, out, err)
+    assert err.strip().splitlines()[-1].endswith("(the outputs were already in place)"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["S.toml", "t.csv", "t.mcap"]  # nothing hidden left
+    assert (tmp_path / "t.csv").read_text(encoding="utf-8").startswith("t [s],")  # the new ones, whole
+    assert (tmp_path / "t.mcap").read_bytes()[:8] == b"\x89MCAP0\r\n"
+
+
 @pytest.mark.parametrize(("name", "code"), SIGNALS, ids=[s for s, _ in SIGNALS])
 def test_a_signal_while_a_sweep_draws_leaves_no_folder(name, code, tmp_path, monkeypatch, capsys):
     signum = getattr(signal, name)

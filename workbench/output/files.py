@@ -361,9 +361,17 @@ class StagedOutputs:
     def commit(self) -> None:
         """Move every staged output into place, all or none; then remove what they replace (:meth:`replaces`).
 
-        Every destination is checked before anything moves; a move that still fails (or a signal in
-        the middle) moves back what had moved and puts back the files it replaced, then raises.
+        Every destination is checked before anything moves; a move that still fails moves back what had moved and
+        puts back the files it replaced, then raises. A signal (Ctrl-C, SIGTERM, SIGHUP) is held until the commit is
+        over, the removal of what was replaced included, then raised: in the middle of the renames it left a replaced
+        file under its hidden name with nothing in its place, and after them the rest of the old files hidden.
         """
+        from workbench.signals import held_signals
+
+        with held_signals(after="the outputs were already in place"):
+            self._commit()
+
+    def _commit(self) -> None:
         moves = [(tmp, target) for tmp, target in self._files if os.path.lexists(tmp)]
         for tmp, target, existed in self._folders:
             if existed:
