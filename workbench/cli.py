@@ -508,7 +508,8 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             if checked:
                 doc["monitors"] = violations_json(found)
                 doc["passed"] = doc["passed"] and not found
-            text = json.dumps(doc, indent=2)
+            from workbench.names import printable_doc
+            text = json.dumps(printable_doc(doc), indent=2)  # file names in it: UTF-8 or escaped
         else:
             text = table(results)
             if checked:

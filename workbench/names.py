@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -161,3 +162,27 @@ def load_named_preset(text: str | os.PathLike):
     if problem:
         raise PresetError(f"{path}: {problem}")
     return preset
+
+
+def printable(text: str) -> str:
+    """``text`` as it can be written into a UTF-8 file: a file name's bytes that are not UTF-8 (Python reads them as
+    lone surrogates, ``sk\\udce9.toml``) as ``\\xe9``; bytes that are UTF-8 under an ASCII locale (read as surrogates
+    too) as the characters they spell. Any other text is given back as it is."""
+    # (a surrogate no file name's byte stands for, U+D800 to U+DC7F or U+DD00 to U+DFFF, written as \\udxxx first)
+    text = _OTHER_SURROGATES.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+_OTHER_SURROGATES = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def printable_doc(doc):
+    """A JSON-like document (dicts, lists, strings, numbers) with every string :func:`printable` (strict JSON has no
+    lone surrogate, and a reader such as jq replaced it)."""
+    if isinstance(doc, str):
+        return printable(doc)
+    if isinstance(doc, dict):
+        return {printable_doc(k): printable_doc(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [printable_doc(v) for v in doc]
+    return doc

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from physics import PresetError, load_preset, parse_preset, preset_names
-from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir, check_output_file
+from workbench.output.files import (
+    OutputPathError,
+    atomic_write_text,
+    atomic_writer,
+    check_output_dir,
+    check_output_file,
+)
 from workbench.output.preset_io import preset_text, save_preset
 from workbench.scripts import toml_writer
 from workbench.scripts.format import Script, parse_script
@@ -237,10 +243,13 @@ def test_atomic_write_failure_keeps_the_original_and_no_temp_file(tmp_path, monk
 def test_atomic_write_of_text_that_cannot_be_encoded(tmp_path):
     target = tmp_path / "keep.txt"
     target.write_text("original", encoding="utf-8")
-    with pytest.raises(UnicodeEncodeError):
-        atomic_write_text(target, "lone surrogate \ud800")
+    with pytest.raises(UnicodeEncodeError), atomic_writer(target) as handle:
+        handle.write("lone surrogate \ud800")
     assert target.read_text(encoding="utf-8") == "original"
     assert names(tmp_path) == ["keep.txt"]
+    # the whole-text writer writes a file name's undecodable bytes escaped (an HTML report of such a script)
+    atomic_write_text(target, "sk\udce9.toml, \ud800")
+    assert target.read_text(encoding="utf-8") == "sk\\xe9.toml, \\ud800"
 
 
 def test_atomic_write_interrupted(tmp_path, monkeypatch):

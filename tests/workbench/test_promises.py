@@ -1286,3 +1286,41 @@ def test_help_and_version_onto_a_full_stdout_are_one_line_and_exit_2(tmp_path, a
     shown = subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(),
                            capture_output=True, text=True, timeout=600, check=False)
     assert shown.returncode == 0 and shown.stderr == "" and shown.stdout.startswith(("usage: carbench", "carbench "))
+
+
+# -- file names that are not UTF-8 (a byte such as 0xE9, which Python reads as a lone surrogate) --------------------
+
+ODD = os.fsdecode(b"sk\xe9")  # "sk\udce9"
+
+
+def test_a_script_whose_file_name_is_not_utf8_writes_every_output(tmp_path, monkeypatch, capsys):
+    """The name went into the MCAP's metadata, the report's page and --json as a lone surrogate: a UnicodeEncodeError
+    traceback after the run (the JSON printed one that strict readers refuse). It is written as \\xe9."""
+    import json
+
+    from mcap.reader import make_reader
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    script = f"{ODD}.toml"
+    Path(script).write_text(SHORT, encoding="utf-8")
+
+    code, out, err = run(["replay", script, "--mcap", "m.mcap", "--report", "rep", "--json"], capsys)
+
+    assert code == 0, err
+    assert json.loads(out)["scripts"][0]["file"] == "sk\\xe9.toml"
+    with open("m.mcap", "rb") as f:
+        channels = make_reader(f).get_summary().channels.values()
+    assert {c.metadata["script"] for c in channels} == {"sk\\xe9.toml"}
+    assert "sk\\xe9.toml" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_report_folder_whose_name_is_not_utf8_gets_its_charts(tmp_path):
+    """Qt re-encoded the chart's path as UTF-8 and could not write it: refused only after the whole run ("could not
+    write out\\udce9/short-expect-1.png"). The charts are encoded in memory and written by Python."""
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    folder = os.fsdecode(b"out\xe9")
+    done = _carbench(["replay", "S.toml", "--report", folder], tmp_path, {"QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr
+    charts = list((tmp_path / folder).glob("*.png"))
+    assert charts and all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in charts)

@@ -102,7 +102,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     """Draw ``chart`` and write it to ``path`` as a PNG (the folder must exist)."""
     app = _application()
     import pyqtgraph as pg
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import QBuffer, QIODevice, Qt
     from PySide6.QtGui import QColor
 
     from workbench.output.charts import PALETTE
@@ -198,8 +198,16 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     image.setText("Software", f"carbench {carbench_version()}")  # PNG text chunks (workbench.output.png_text)
     if chart.source:
         image.setText("Source", chart.source)
-    if not image.save(str(target), "PNG"):
-        raise OSError(f"could not write {target}")
+    # Encoded in memory and written by Python: Qt re-encodes a path as UTF-8, and a folder whose name is not (a Latin-1
+    # locale's "rä", a byte that is no UTF-8) was refused only after the whole run; and a full disk now says so.
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise OSError(f"could not write {target}: the image could not be encoded")
+    try:
+        target.write_bytes(bytes(buffer.data()))
+    except OSError as exc:
+        raise OSError(f"could not write {target}: {exc.strerror or exc}") from None
     widget.deleteLater()
     app.processEvents()
     return target

@@ -374,7 +374,8 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
                     write_report(outcome, staged.folder(folder), deferring(render))
             except OSError as exc:
                 return bad(f"--report: cannot write into {folder}: {staged.shown(exc.strerror or str(exc))}")
-        emit(json.dumps(as_json(outcome), indent=2, allow_nan=False) if args.json else table(outcome), stdout)
+        from workbench.names import printable_doc
+        emit(json.dumps(printable_doc(as_json(outcome)), indent=2, allow_nan=False) if args.json else table(outcome), stdout)
         try:
             staged.commit()
         except OSError as exc:

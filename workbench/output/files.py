@@ -95,9 +95,12 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (the folder must exist)."""
+    """Write ``text`` to ``path`` atomically (the folder must exist); a file name's bytes that are not UTF-8 in it
+    (workbench.names.printable) as ``\\xe9``, not an error after the run."""
+    from workbench.names import printable
+
     with atomic_writer(path) as handle:
-        handle.write(text)
+        handle.write(printable(text))
     return Path(path)
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from mcap.writer import CompressionType, Writer
 
 from physics import CarParams
+from workbench.names import printable, printable_doc
 from workbench.output.files import atomic_writer
 from workbench.output.html_report import stamp
 from workbench.output.telemetry_log import TelemetryLog
@@ -143,7 +144,7 @@ def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_sche
     if unit not in schemas:
         schemas[unit] = writer.register_schema(f"carbench.Telemetry.{unit}", "jsonschema",
                                                json.dumps(telemetry_schema(infos)).encode())
-    meta = {"script": run.source, "preset": run.preset}
+    meta = {"script": printable(run.source), "preset": printable(run.preset)}  # from file names: UTF-8 or escaped
     tele = writer.register_channel(f"/{topic}/telemetry", "json", schemas[unit], meta)
     params = writer.register_channel(f"/{topic}/parameters", "json", params_schema, meta)
     verdicts = writer.register_channel(f"/{topic}/verdicts", "json", verdict_schema, meta)
@@ -154,7 +155,7 @@ def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_sche
     def parameter_messages():
         for seq, (k, car) in enumerate(sorted(run.params, key=lambda item: item[0])):
             doc = {"script": run.name, "from_time": k * run.dt, "stamp": run.stamp, "parameters": car.to_document()}
-            yield ns(k), 0, params, json.dumps(doc).encode(), seq
+            yield ns(k), 0, params, json.dumps(printable_doc(doc)).encode(), seq  # the stamp names files
 
     def telemetry_messages():
         names = [c.name for c in infos]

@@ -62,7 +62,7 @@ def table(results: Sequence[ReplayResult]) -> str:
         failed += sum(not v.passed for v in r.verdicts)
         lines.append("")
     scripts_failed = sum(not r.passed for r in results)
-    lines.append(f"{len(results)} script{'s' if len(results) != 1 else ''}, {total} expectations: "
+    lines.append(f"{len(results)} script{'s' if len(results) != 1 else ''}, {total} expectation{'s' if total != 1 else ''}: "
                  f"{total - failed} passed, {failed} failed"
                  + (f" ({scripts_failed} script{'s' if scripts_failed != 1 else ''} failing)" if failed else ""))
     return "\n".join(lines)

@@ -208,7 +208,8 @@ def run(args) -> int:
             except OSError as exc:
                 say(f"--csv: cannot write {csv}: {exc.strerror or exc}")
                 return EXIT_BAD_INPUT
-        emit(json.dumps(result.as_json(), indent=2) if args.json else result.text())  # before the CSV is in place
+        from workbench.names import printable_doc
+        emit(json.dumps(printable_doc(result.as_json()), indent=2) if args.json else result.text())  # before the CSV is in place
         try:
             staged.commit()
         except OSError as exc:

@@ -190,7 +190,9 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         files = [folder / f.name for f in written]
         staged.replaces(folder, stale, still_a_sweeps_chart)
         if args.json:
-            text = json.dumps({**as_json(result, files), "removes": [str(folder / name) for name in stale]}, indent=2)
+            from workbench.names import printable_doc
+            text = json.dumps(printable_doc({**as_json(result, files), "removes": [str(folder / name) for name in stale]}),
+                              indent=2)
         else:
             text = summary(result) + "\n" + "wrote " + ", ".join(str(f) for f in files)
             if stale:
