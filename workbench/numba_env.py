@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 import warnings
 from collections.abc import Mapping, MutableMapping
@@ -65,16 +66,16 @@ def numba_env_problem(env: Mapping[str, str] | None = None) -> str | None:
                     "(or unset: one per CPU)")
     layer = env.get("NUMBA_THREADING_LAYER")
     if layer is None or not layer.strip():
-        return None
+        return other_setting_problem() if env is os.environ else None
     name = layer.strip().lower()
     if name not in THREADING_LAYERS:
         return (f"NUMBA_THREADING_LAYER={layer!r}: must be one of {', '.join(THREADING_LAYERS)} "
                 "(or unset: carbench uses omp)")
     if name == "default":
-        return None
+        return other_setting_problem() if env is os.environ else None
     loads = {candidate: layer_loads(candidate) for candidate in _CANDIDATES[name]}
     if any(loads.values()):
-        return None
+        return other_setting_problem() if env is os.environ else None
     usable = [value for value in THREADING_LAYERS
               if value == "default" or any(layer_loads(c) for c in _CANDIDATES[value])]
     why = "; ".join(_MISSING[c] for c in _CANDIDATES[name])
@@ -104,3 +105,29 @@ def layer_loads(layer: str) -> bool:
     except Exception:  # noqa: BLE001 - a layer that fails to load in any other way does not load either
         return False
     return True
+
+
+_UNPARSED = re.compile(r"Environment variable '(NUMBA_\w+)' is defined but its associated value '(.*)' could not be "
+                       r"parsed", re.DOTALL)
+
+
+def other_setting_problem() -> str | None:
+    """One line for the first NUMBA_ setting of this process's environment that numba cannot read (NUMBA_OPT=7,
+    NUMBA_BOUNDSCHECK=x), or None. numba reads them all when it is imported (safe once the two above are checked)
+    and warns of a bad one with its own 12-line traceback, then goes on with its default."""
+    if "numba.core.config" in sys.modules:  # read already (and warned); reading again would undo physics.jit's setup
+        return None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        try:
+            importlib.import_module("numba.core.config")
+        except Exception:  # noqa: BLE001 - numba's own reading failing otherwise is numba's to say, later
+            return None
+    for warning in caught:
+        text = str(warning.message)
+        found = _UNPARSED.match(text)
+        if found:
+            lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+            why = lines[-1].split(": ", 1)[-1] if lines else "numba cannot read it"
+            return f"{found[1]}={found[2]!r}: numba cannot read it ({why}); unset it or give a value numba takes"
+    return None

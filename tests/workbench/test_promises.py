@@ -879,6 +879,18 @@ def test_the_numba_environment_is_checked_before_numba_loads(name, value, tmp_pa
     assert done.stderr.startswith(f"carbench: {name}=") and done.stderr.count("\n") == 1, done.stderr
 
 
+@pytest.mark.parametrize(("name", "value", "reason"), [("NUMBA_OPT", "7", "supported values are 0, 1, 2, 3"),
+                                                       ("NUMBA_BOUNDSCHECK", "x", "invalid literal for int()")])
+def test_any_other_numba_setting_numba_cannot_read_is_one_line(name, value, reason, tmp_path):
+    """numba warned with its own 12-line traceback and went on with its default."""
+    done = _carbench(["replay", "braking_stop"], tmp_path, {name: value})
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"carbench: {name}={value!r}: numba cannot read it (") \
+        and done.stderr.count("\n") == 1, done.stderr
+    assert reason in done.stderr
+
+
 @pytest.mark.parametrize(("name", "value"), [("NUMBA_NUM_THREADS", ""), ("NUMBA_NUM_THREADS", " "),
                                              ("NUMBA_THREADING_LAYER", ""), ("NUMBA_THREADING_LAYER", " omp "),
                                              ("NUMBA_NUM_THREADS", " 2 ")])
