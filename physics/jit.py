@@ -22,6 +22,7 @@ import hashlib
 import math
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -492,7 +493,64 @@ def source_key() -> str:
 _source_digest: str | None = None
 
 if not DISABLED:
-    from numba.core.caching import FunctionCache
+    from numba.core.caching import FunctionCache, IndexDataCacheFile
+
+    class _SoundCacheFile(IndexDataCacheFile):
+        """numba's index and data files of one function's cache, where a damaged file is a miss.
+
+        numba writes a cache file to a temporary name and renames it, but does not sync it: after a power loss the
+        renamed file can be empty, or hold a part of its bytes or zeros, and numba's reading of it raised
+        (``EOFError``, ``pickle.UnpicklingError``, and from garbage whatever unpickling its bytes raises: a
+        ``ValueError``, a ``KeyError`` ...) through every command. Here a damaged index reads as an empty one and a
+        damaged data file as a missing one: the function is compiled again and numba writes good files in their
+        place (a damaged index is replaced by one that lists the new entry alone). It is said once per process
+        (:func:`_say_damaged`). A file that cannot be read at all (``OSError``) is left to numba, as before.
+        """
+
+        def _load_index(self):
+            try:
+                return super()._load_index()
+            except OSError:
+                raise
+            except Exception as exc:  # unpickling garbage raises nearly anything: it is all the same damage
+                _say_damaged(self._index_path, exc)
+                return {}
+
+        def _load_data(self, name):
+            try:
+                return super()._load_data(name)
+            except OSError:
+                raise  # numba's load() takes a file gone since the index was read as a miss
+            except Exception as exc:
+                _say_damaged(self._data_path(name), exc)
+                return None
+
+    _damage_said = threading.Lock()  # held for good once the damage has been said
+
+    def _say_damaged(path: str, exc: BaseException) -> None:
+        """One line on stderr, once per process: a file of the compiled model's cache was damaged, and is rebuilt."""
+        if not _damage_said.acquire(blocking=False):
+            return
+        stream = sys.stderr
+        if stream is None:  # started with stderr closed: nothing to say it on (print would pick stdout)
+            return
+        try:
+            print(f"carbench: the compiled model's cache was damaged ({path}: {type(exc).__name__}); "
+                  "compiling it again and rewriting the cache", file=stream, flush=True)
+        except (OSError, ValueError):  # a full or closed stderr only loses the message
+            pass
+
+    class _SoundCache(FunctionCache):
+        """numba's function cache on :class:`_SoundCacheFile`: a damaged index or data file is a miss. Its files are
+        numba's own (``<function>-<line>.pyXY.nbi``), or with ``_suffix`` after the function's part of the name."""
+
+        _suffix = ""
+
+        def __init__(self, py_func):
+            super().__init__(py_func)
+            self._cache_file = _SoundCacheFile(cache_path=self._cache_path,
+                                               filename_base=self._impl.filename_base + self._suffix,
+                                               source_stamp=self._impl.locator.get_source_stamp())
 
     def load_without_refresh(cache, sig, target_context):
         """``cache.load_overload(sig, target_context)`` as numba's own, without refreshing the context first.
@@ -517,7 +575,7 @@ if not DISABLED:
             return load(sig, target_context)
         return None  # the guard swallowed a spurious I/O error: a miss
 
-    class _QuickLoad(FunctionCache):
+    class _QuickLoad(_SoundCache):
         def load_overload(self, sig, target_context):
             return load_without_refresh(self, sig, target_context)
 
@@ -526,8 +584,9 @@ if not DISABLED:
         (:func:`load_without_refresh`): the functions every batch calls from Python (physics.kernel.new_args)."""
         dispatcher._cache = _QuickLoad(dispatcher.py_func)
 
-    class ModelCache(FunctionCache):
-        """numba's function cache, keyed also on the model's sources (and whatever else ``key`` says)."""
+    class ModelCache(_SoundCache):
+        """numba's function cache, keyed also on the model's sources (and whatever else ``key`` says); a damaged
+        cache file is a miss (:class:`_SoundCacheFile`)."""
 
         def __init__(self, py_func, key: str):
             super().__init__(py_func)
@@ -542,13 +601,7 @@ if not DISABLED:
         (``...-python.nbi``): numba picks a data file's number from the index without a lock between processes, and
         a Python call handed the kernel's overload, which has no entry wrapper, would crash."""
 
-        def __init__(self, py_func, key: str):
-            super().__init__(py_func, key)
-            from numba.core.caching import IndexDataCacheFile
-
-            self._cache_file = IndexDataCacheFile(cache_path=self._cache_path,
-                                                  filename_base=self._impl.filename_base + "-python",
-                                                  source_stamp=self._impl.locator.get_source_stamp())
+        _suffix = "-python"
 
     class SubsystemCache(ModelCache):
         """A :class:`Subsystem`'s cache: a library it loads from bitcode is a subsystem's, not emitted until needed

@@ -603,10 +603,11 @@ XCB_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xcb-icccm": "libxcb-icccm4", "
 
 def missing_x11_libraries() -> list[str]:
     """Debian package names of the libraries Qt's xcb plugin would fail to load (X11 sessions only)."""
-    if sys.platform != "linux" or not os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+    if sys.platform != "linux" or not os.environ.get("DISPLAY"):
         return []
-    if os.environ.get("QT_QPA_PLATFORM", "xcb") != "xcb":
-        return []
+    qpa = os.environ.get("QT_QPA_PLATFORM", "")
+    if qpa not in ("", "xcb") or (not qpa and os.environ.get("WAYLAND_DISPLAY")):
+        return []  # another platform, or Qt's own choice in a Wayland session (xcb only when the probe fell back to it)
     from ctypes.util import find_library
 
     return [package for lib, package in XCB_LIBRARIES.items() if find_library(lib) is None]

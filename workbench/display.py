@@ -3,7 +3,8 @@
 Qt aborts the whole process (exit 134) when ``DISPLAY`` or ``WAYLAND_DISPLAY`` names a display
 that is gone, before any Python code can catch it. So ``carbench`` connects to the display's
 socket itself first, with a short timeout, and falls back to the headless demo with the reason.
-Headless: no Qt import here.
+It does the same when Qt's Wayland platform plugin could not load here (a system library it needs
+is missing: Qt aborts then too), naming the libraries. Headless: no Qt import here.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 TIMEOUT = 1.0  # seconds for one connection attempt
+
+# The system libraries Qt's Wayland platform plugin loads (PySide6's Qt/plugins/platforms/libqwayland.so and the
+# libQt6WaylandClient it links, besides Qt's own libraries and the C and C++ runtimes), with the Debian packages
+# that have them. Where one is missing Qt aborts the process ("Could not load the Qt platform plugin "wayland""),
+# as it does for a display that is gone: a machine with a compositor's socket but no libwayland-cursor0 did.
+WAYLAND_LIBRARIES = {"libwayland-client.so.0": "libwayland-client0", "libwayland-cursor.so.0": "libwayland-cursor0",
+                     "libxkbcommon.so.0": "libxkbcommon0", "libGL.so.1": "libgl1"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,8 @@ def probe_display(env: Mapping[str, str] | None = None, platform: str | None = N
     reasons = []
     if wayland and qpa in ("", "wayland"):
         problem = wayland_problem(wayland, env.get("XDG_RUNTIME_DIR", ""), timeout)
+        if problem is None and platform == "linux":
+            problem = wayland_plugin_problem(wayland)
         if problem is None:
             return DisplayProbe("wayland")
         reasons.append(problem)
@@ -64,6 +74,28 @@ def wayland_problem(name: str, runtime_dir: str, timeout: float = TIMEOUT) -> st
         return f"WAYLAND_DISPLAY={name}: XDG_RUNTIME_DIR is not set, so its socket cannot be found"
     problem = _connect(socket.AF_UNIX, path, timeout)
     return None if problem is None else f"WAYLAND_DISPLAY={name}: no compositor answers at {path} ({problem})"
+
+
+def missing_wayland_libraries() -> list[str]:
+    """The libraries of :data:`WAYLAND_LIBRARIES` the dynamic loader cannot load here (by their file names)."""
+    missing = []
+    for library in WAYLAND_LIBRARIES:
+        try:
+            ctypes.CDLL(library)
+        except OSError:
+            missing.append(library)
+    return missing
+
+
+def wayland_plugin_problem(name: str) -> str | None:
+    """None when Qt's Wayland platform plugin could load its system libraries; else why not, naming them and their
+    Debian packages. Loading them is a dlopen each, no subprocess; asked only when a compositor answers."""
+    missing = missing_wayland_libraries()
+    if not missing:
+        return None
+    packages = " ".join(WAYLAND_LIBRARIES[library] for library in missing)
+    return (f"WAYLAND_DISPLAY={name}: Qt's Wayland plugin cannot load here ({', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} missing; on Debian or Ubuntu: sudo apt install {packages})")
 
 
 def x11_problem(display: str, timeout: float = TIMEOUT) -> str | None:

@@ -244,7 +244,10 @@ def test_a_stale_wayland_display_is_found(tmp_path):
     assert probe.platform is None and "WAYLAND_DISPLAY=wayland-7: no compositor answers" in probe.reason
 
 
-def test_a_live_wayland_socket_counts(tmp_path):
+def test_a_live_wayland_socket_counts(tmp_path, monkeypatch):
+    from workbench import display
+
+    monkeypatch.setattr(display, "WAYLAND_LIBRARIES", {})  # Qt's plugin loads (tests/workbench/test_wayland_probe.py)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(tmp_path / "wayland-1"))
     server.listen(1)

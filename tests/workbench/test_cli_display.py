@@ -45,3 +45,17 @@ def test_a_display_without_the_libraries_explains_and_runs_the_demo(x11, monkeyp
     assert cli.main([]) == cli.EXIT_OK
     err = capsys.readouterr().err
     assert "sudo apt install libxcb-cursor0" in err and opened == ["demo"]
+
+
+def test_a_wayland_session_that_falls_back_to_x11_is_checked_for_the_x11_libraries(x11, monkeypatch, capsys):
+    # With WAYLAND_DISPLAY set the xcb check was skipped, also where the probe fell back to X11 (a compositor whose Qt
+    # plugin cannot load): a missing xcb library then aborted Qt after all.
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-1")
+    monkeypatch.setattr(cli, "probe_display", lambda: DisplayProbe("xcb"))
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None if name == "xcb-cursor" else f"lib{name}.so")
+    opened = []
+    monkeypatch.setattr(cli, "_demo", lambda: opened.append("demo") or cli.EXIT_OK)
+    assert cli.main([]) == cli.EXIT_OK
+    assert "sudo apt install libxcb-cursor0" in capsys.readouterr().err and opened == ["demo"]
+    monkeypatch.delenv("QT_QPA_PLATFORM")  # Qt's own choice in a Wayland session: Wayland first, not checked here
+    assert cli.missing_x11_libraries() == []
