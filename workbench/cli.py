@@ -519,7 +519,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
         try:
             staged.commit()
         except OSError as exc:
-            return _bad(f"cannot move the outputs into place: {exc.strerror or exc}")
+            return _bad(f"cannot move the outputs into place: {staged.move_problem(exc)}")
         for line in staged.left_behind("an earlier report's chart"):  # the outputs are in place: only clutter
             _say(f"--report {report}: {line}")
     if report is not None:

@@ -45,6 +45,25 @@ def test_a_second_run_into_the_same_folder_merges_its_subfolders(tmp_path):
     assert (out / "b.toml").read_text() == "run 0"  # the first run's other files stay
 
 
+def test_a_folder_another_run_made_meanwhile_is_merged_into(tmp_path):
+    # Two runs into a new --report folder at once: the second's staged folder was renamed onto the folder the first
+    # had made by then, and the move failed after the whole run ("Is a directory", with no path).
+    from workbench.output.files import StagedOutputs
+
+    out = tmp_path / "rep"
+    with StagedOutputs() as staged:
+        folder = staged.folder(out)  # new when this run began
+        (folder / "b.png").write_text("second run")
+        (folder / "index.html").write_text("second run")
+        out.mkdir()  # the other run's, finished first
+        (out / "a.png").write_text("first run")
+        (out / "index.html").write_text("first run")
+        staged.commit()
+    assert names(out) == ["a.png", "b.png", "index.html"]
+    assert (out / "index.html").read_text() == "second run"
+    assert names(tmp_path) == ["rep"]  # no staged folder left beside it
+
+
 # -- atomic_write_text --------------------------------------------------------------------------------
 
 
@@ -403,3 +422,16 @@ def test_a_link_in_an_output_folder_under_a_name_the_command_writes_is_refused_n
     (out / "margin.png").unlink()
     (out / "margin.png").write_bytes(b"an earlier chart")  # a file of that name is replaced, as before
     assert check_output_dir(out, "--out", writes=lambda name: name.endswith(".png")) == out
+
+
+def test_a_failed_commit_says_where_it_failed_by_the_name_the_user_gave(tmp_path):
+    # "cannot move the outputs into place: Is a directory" named no path.
+    import errno
+
+    from workbench.output.files import StagedOutputs
+
+    with StagedOutputs() as staged:
+        tmp = staged.file(tmp_path / "out.csv")
+        error = IsADirectoryError(errno.EISDIR, "Is a directory", str(tmp))
+        assert staged.move_problem(error) == f"{tmp_path / 'out.csv'}: Is a directory"
+        assert staged.move_problem(OSError(errno.ENOSPC, "No space left on device")) == "No space left on device"

@@ -376,6 +376,9 @@ class StagedOutputs:
 
     def _commit(self) -> None:
         moves = [(tmp, target) for tmp, target in self._files if os.path.lexists(tmp)]
+        # A folder new when the run began may be there now (another run into it finished first): merged into, as
+        # one there from the start is (renamed onto it, the move failed after the whole run, "Is a directory").
+        self._folders = [(tmp, target, existed or _real_dir(target)) for tmp, target, existed in self._folders]
         for tmp, target, existed in self._folders:
             if existed:
                 moves += _moves(tmp, target)
@@ -430,6 +433,11 @@ class StagedOutputs:
         """A line for each earlier output :meth:`commit` could not remove (the new outputs are in place: only clutter
         is left), naming it (in its folder, which the caller names) and why."""
         return [f"could not remove {what} {path.name}: {why}" for path, why in self.not_removed]
+
+    def move_problem(self, exc: OSError) -> str:
+        """Why :meth:`commit` failed, with the path it failed at (as the user named it, not its staging name)."""
+        why = exc.strerror or str(exc)
+        return f"{self.shown(str(exc.filename))}: {why}" if exc.filename else why
 
     def shown(self, text: str) -> str:
         """``text`` (an error message) with every staged path replaced by the target it stands for."""

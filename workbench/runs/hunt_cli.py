@@ -154,7 +154,7 @@ def run(args, renderer=lambda: None) -> int:
         try:
             staged.commit()
         except OSError as exc:
-            return _bad(f"--out {out}: cannot move the outputs into place: {exc.strerror or exc}")
+            return _bad(f"--out {out}: cannot move the outputs into place: {staged.move_problem(exc)}")
         for line in staged.left_behind("an earlier hunt's chart"):  # the outputs are in place: only clutter
             say(f"--out {out / 'report'}: {line}")
     if paths and report is None:

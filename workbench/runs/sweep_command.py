@@ -202,7 +202,7 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         try:
             staged.commit()
         except OSError as exc:
-            say(f"--out {folder}: cannot move the outputs into place: {exc.strerror or exc}", stderr)
+            say(f"--out {folder}: cannot move the outputs into place: {staged.move_problem(exc)}", stderr)
             return 2
         for line in staged.left_behind("an earlier sweep's chart"):  # the outputs are in place: only clutter
             say(f"--out {folder}: {line}", stderr)
