@@ -65,12 +65,15 @@ def version() -> str:
 
 
 def _memory(text: str) -> int:
-    from workbench.scripts.limits import parse_bytes
+    from workbench.scripts.limits import MAX_MEMORY_LIMIT, parse_bytes
 
     try:
-        return parse_bytes(text)
+        size = parse_bytes(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    if size > MAX_MEMORY_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text!r}: at most {format_bytes(MAX_MEMORY_LIMIT)}")
+    return size
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -117,6 +117,13 @@ def test_max_memory_raises_the_budget(tmp_path, capsys):
     assert (code, err) == (0, "") and "3601 frames" in out
 
 
+@pytest.mark.parametrize("size", ["1e290T", "99999999999999999999999G", "1025T"])
+def test_max_memory_has_a_limit(size, capsys):
+    code, out, err = run(["replay", "braking_stop", "--max-memory", size], capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines()[-1] == f"carbench: argument --max-memory: {size!r}: at most 1 PiB", err
+
+
 @pytest.mark.parametrize("text, value", [("2G", 2 * 1024**3), ("512MiB", 512 * 1024**2), ("1.5GB", 1_500_000_000),
                                          ("1000", 1000), (" 8 g ", 8 * 1024**3)])
 def test_sizes_as_typed(text, value):

@@ -23,6 +23,9 @@ MIN_DT = 1e-5
 DEFAULT_MAX_MEMORY = 2 * 1024**3
 """Default telemetry budget of one run [bytes] (``--max-memory``)."""
 
+MAX_MEMORY_LIMIT = 1024**5
+"""The largest ``--max-memory`` taken [bytes]: 1 PiB, past any machine's memory (a typed 1e290T was taken)."""
+
 MAX_HUNT_CARS = 10_000
 """Most random scripts ``carbench hunt`` runs per preset (one batch)."""
 
