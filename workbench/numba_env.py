@@ -107,6 +107,9 @@ def layer_loads(layer: str) -> bool:
     return True
 
 
+_READ_HERE = (*SETTINGS, "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "NUMBA_CACHE_DIR")
+"""numba settings checked above, or set by carbench, or a folder (which numba takes as any text)."""
+
 _UNPARSED = re.compile(r"Environment variable '(NUMBA_\w+)' is defined but its associated value '(.*)' could not be "
                        r"parsed", re.DOTALL)
 
@@ -117,6 +120,8 @@ def other_setting_problem() -> str | None:
     and warns of a bad one with its own 12-line traceback, then goes on with its default."""
     if "numba.core.config" in sys.modules:  # read already (and warned); reading again would undo physics.jit's setup
         return None
+    if not any(name.startswith("NUMBA_") and name not in _READ_HERE for name in os.environ):
+        return None  # nothing for numba to refuse: not imported for it (`carbench --help` loads no numba)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         try:
