@@ -252,6 +252,45 @@ def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_windo
     assert not dock.add_axis("model.kind") and "cannot be swept" in dock.status.text()
 
 
+def test_a_script_with_no_expectations_is_not_swept_in_the_dock(carbench_window, tmp_path):
+    # It ran, said "25 of 25 cars pass every expectation ... click a point or cell", drew an empty chart, and a click
+    # on it raised AttributeError in the slot (no cell size was ever set).
+    window = carbench_window
+    path = tmp_path / "noexp.toml"
+    path.write_text(SCRIPT.split("[[expect]]")[0])
+    assert window.load_script(path)
+    sweep_this(window, "body.mass")
+    sweep_this(window, "body.wheelbase")
+    dock = window.sweep
+    assert not dock.run() and not dock.running
+    assert dock.status.text().startswith("dock-launch has no expectations: the dock charts each car's margin")
+    assert dock.result is None
+
+
+def test_a_sweep_that_ends_after_another_script_came_says_its_cars_cannot_be_driven(qtbot, loaded, tmp_path):
+    # It invited a click ("click a point or cell to drive that car") that was then refused.
+    window = loaded
+    sweep_this(window, "engine.peak_torque")
+    sweep_this(window, "steering.lock")
+    dock = window.sweep
+    for axis in dock.axes.values():
+        axis.count.setValue(2)
+    assert dock.run()
+    other = tmp_path / "other.toml"
+    other.write_text(SCRIPT.replace('name = "dock-launch"', 'name = "another"'))
+    assert window.load_script(other)
+    qtbot.waitUntil(lambda: not dock.running, timeout=120_000)
+    assert dock.status.text().endswith("this chart is of the sweep of dock-launch, and another is loaded now: run "
+                                       "the sweep again.")
+    chosen = []
+    dock.car_chosen.connect(chosen.append)
+    settle(dock)
+    vb = dock.plot.getPlotItem().vb
+    point = dock.plot.mapFromScene(vb.mapViewToScene(dock.cell_position(0)))
+    qtbot.mouseClick(dock.plot.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert chosen == [] and "run the sweep again" in dock.status.text()
+
+
 def test_a_sweeps_time_is_said_in_a_unit_that_shows_it():
     from workbench.gui.sweep_dock import _seconds
 

@@ -144,6 +144,7 @@ class SweepDock(QWidget):
         self._model = model
         self.axes: dict[str, AxisRow] = {}
         self.result: SweepResult | None = None
+        self._cell: tuple[float, float] | None = None  # a heatmap's cell size, once drawn
         self.chosen: int | None = None  # the car picked on the chart (ringed)
         self._thread: QThread | None = None
         self._worker: SweepWorker | None = None
@@ -289,6 +290,10 @@ class SweepDock(QWidget):
         if not self.axes:
             self._say("pick a parameter to sweep: right-click it in the Parameters dock, \u201cSweep this\u201d")
             return False
+        if not program.script.expects:  # nothing to chart: every car "passed every expectation" of none
+            self._say(f"{program.name} has no expectations: the dock charts each car's margin to them; add an "
+                      "[[expect]] to the script (carbench sweep writes its measures too)")
+            return False
         try:
             plan = plan_sweep(program, [a.spec() for a in self.axes.values()])
         except SweepError as exc:
@@ -338,11 +343,23 @@ class SweepDock(QWidget):
             return
         self.result = result
         passing = int(result.all_passed.sum())
+        stale = self._stale(result.plan)
         self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
-                  f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); click a point or cell to drive that "
-                  "car.")
+                  f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); "
+                  + (f"{stale}." if stale else "click a point or cell to drive that car."))
         self._fill_choice()
         self._draw()
+
+    def _stale(self, plan) -> str:
+        """Why a car of ``plan``'s chart cannot be driven now ("" when it can): another script or car is loaded than
+        the one swept (the user loaded one while the sweep ran)."""
+        loaded = self._model.session.program
+        swept = plan.program
+        if loaded is not None and (loaded.script.source, loaded.preset_path) == (swept.script.source,
+                                                                                   swept.preset_path):
+            return ""
+        now = f"{loaded.name} is loaded now" if loaded is not None else "no script is loaded now"
+        return f"this chart is of the sweep of {swept.name}, and {now}: run the sweep again"
 
     def _fill_choice(self) -> None:
         """What the choice under the chart offers: with two axes, each expectation (its heatmap); with one, each
@@ -372,6 +389,7 @@ class SweepDock(QWidget):
 
     def _draw(self) -> None:
         self.plot.clear()
+        self._cell = None
         self._chosen_mark = None
         self.chosen = None
         self.legend.setVisible(False)
@@ -456,6 +474,8 @@ class SweepDock(QWidget):
         result = self.result
         if result is None or len(result.plan.axes) != 2 or event.button() != Qt.MouseButton.LeftButton:
             return
+        if self._cell is None:  # nothing drawn to click on
+            return
         point = self.plot.getPlotItem().vb.mapSceneToView(event.scenePos())
         x, y = result.plan.axes[0].values, result.plan.axes[1].values
         dx, dy = self._cell
@@ -467,11 +487,9 @@ class SweepDock(QWidget):
         """Emit ``car_chosen`` with car ``car``'s swept values (SI); refused with a message when the chart is of
         another script or car than the one loaded now (its values would drive a car they were not swept on)."""
         plan = self.result.plan
-        loaded = self._model.session.program
-        swept = plan.program
-        if loaded is None or (loaded.script.source, loaded.preset_path) != (swept.script.source, swept.preset_path):
-            now = f"{loaded.name} is loaded now" if loaded is not None else "no script is loaded now"
-            self._say(f"this chart is of the sweep of {swept.name}, and {now}: run the sweep again")
+        stale = self._stale(plan)
+        if stale:
+            self._say(stale)
             return
         si = plan.si_values()[car]
         values = {a.path: float(v) for a, v in zip(plan.axes, si, strict=True)}
