@@ -146,6 +146,15 @@ def test_a_kinematic_car_gets_no_handling_kpis_in_the_dock(carbench_window, qtbo
     assert not w.kpis.rows  # no KPI row at all
 
 
+def test_a_kinematic_car_gets_no_bode_chart_either(carbench_window, qtbot, tmp_path):
+    """The table said the sweep was not run on the teaching car, and the chart drew its gain and phase anyway."""
+    w = carbench_window
+    _replay_on(w, qtbot, _copy_on(tmp_path, "iso7401_sweep", "teaching"))
+    texts = [w.kpis.tree.topLevelItem(i).text(0) for i in range(w.kpis.tree.topLevelItemCount())]
+    assert any("not run" in t for t in texts), texts
+    assert not w.kpis.gain.getPlotItem().listDataItems() and not w.kpis.gain.isVisibleTo(w.kpis)
+
+
 def test_a_run_that_missed_the_tests_conditions_gets_no_verdicts_in_the_dock(carbench_window, qtbot, tmp_path):
     """The sine with dwell on a car that never reached 80 km/h: the dock gave its yaw-rate ratios PASS."""
     w = carbench_window

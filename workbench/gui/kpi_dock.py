@@ -134,7 +134,10 @@ class KpiDock(QWidget):
         self._names_width = self.tree.columnWidth(0)
         self._fit_names()
         if test.name == "iso7401_sweep":
-            self._draw_bode(test, runs, columns, program.script)
+            # only the runs the table judged: a car the test does not apply to (or a run of another script) has no
+            # curve, as "carbench manoeuvre" gives it none
+            self._draw_bode(test, [None if isinstance(r, str) else run for r, run in zip(results, runs, strict=True)],
+                            columns, program.script)
 
     @staticmethod
     def _judged(test, run, name: str, script):
@@ -172,6 +175,7 @@ class KpiDock(QWidget):
         self._fit_names()
 
     def _draw_bode(self, test, runs, columns, script) -> None:
+        drawn = False
         for run, (name, colour) in zip(runs, columns, strict=True):
             if run is None or run.frames < 2:
                 continue
@@ -182,8 +186,9 @@ class KpiDock(QWidget):
             pen = pg.mkPen(colour, width=2, style=Qt.PenStyle.SolidLine if name == "on show" else Qt.PenStyle.DashLine)
             self.gain.plot(b["frequency"], b["gain"], pen=pen)
             self.phase.plot(b["frequency"], np.degrees(np.unwrap(np.radians(b["phase"]))), pen=pen)
+            drawn = True
         for plot in (self.gain, self.phase):
-            plot.setVisible(True)
+            plot.setVisible(drawn)
 
 
 def install_kpis(window) -> KpiDock:
