@@ -306,6 +306,36 @@ def test_the_plot_export_dialog_opens_where_the_last_export_went(carbench_window
     assert asked[2] == str((tmp_path / "plots" / "telemetry.csv").resolve())
 
 
+def test_a_save_dialogs_name_gets_its_kinds_suffix_and_another_suffix_is_refused(carbench_window, tmp_path,
+                                                                                 monkeypatch):
+    # A plot's PNG went into "wrong.csv" and "noext" without a word, and a preset saved as "mine" was not listed
+    # by the Load dialog's *.toml filter.
+    from PySide6.QtWidgets import QFileDialog
+
+    window = carbench_window
+    hold(window, {"throttle"}, 60)
+    answers = iter([str(tmp_path / "noext"), str(tmp_path / "wrong.csv"), str(tmp_path / "mine"),
+                    str(tmp_path / "mine"), str(tmp_path / "mine")])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda parent, caption, start, filters: (next(answers), ""))
+    errors, questions = [], []
+    monkeypatch.setattr(window, "show_error", lambda title, text: errors.append(text))
+    row = window.plots.rows[0]
+    row.export_requested.emit("png")
+    assert (tmp_path / "noext.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    row.export_requested.emit("png")
+    assert not (tmp_path / "wrong.csv").exists()
+    assert errors == [f"{tmp_path / 'wrong.csv'}: this is written as a .png file; give it a name ending in .png"]
+    assert window.save_preset_dialog() and (tmp_path / "mine.toml").is_file()
+    # "mine.toml" is not the name the dialog asked about replacing: asked here
+    monkeypatch.setattr(window, "ask_yes_no", lambda title, text: questions.append(text) or False)
+    before = (tmp_path / "mine.toml").stat().st_mtime_ns
+    assert not window.save_preset_dialog()
+    assert questions == [f"{tmp_path / 'mine.toml'} already exists. Replace it?"]
+    assert (tmp_path / "mine.toml").stat().st_mtime_ns == before
+    monkeypatch.setattr(window, "ask_yes_no", lambda title, text: True)
+    assert window.save_preset_dialog()
+
+
 def test_the_window_shows_channels_by_the_one_table_of_display_units():
     # The window's surfaces (plots, telemetry table, compare, sweep and recorder docks) take the unit a channel is
     # shown in from physics.units, as the command line and the reports do: there is no second table to drift.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -524,6 +525,24 @@ class MainWindow(QMainWindow):
 
     # -- files -------------------------------------------------------------------------------------
 
+    def ask_save_path(self, title: str, start: str, filters: str, suffix: str) -> str:
+        """A file name to write, from the save dialog: ``suffix`` added to a name typed without one (a preset saved as
+        "mine" was not listed by the Load dialog's *.toml filter); a name ending in another is refused with why (a
+        PNG went into "wrong.csv"). "" when cancelled or refused."""
+        path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
+        if not path:
+            return ""
+        given = Path(path).suffix
+        if not given:
+            path += suffix  # the dialog asked about replacing the name typed, not this one
+            if os.path.lexists(path) and not self.ask_yes_no(title, f"{path} already exists. Replace it?"):
+                return ""
+            return path
+        if given.lower() != suffix:
+            self.show_error(title, f"{path}: this is written as a {suffix} file; give it a name ending in {suffix}")
+            return ""
+        return path
+
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.warning(self, title, message)
 
@@ -629,7 +648,7 @@ class MainWindow(QMainWindow):
     def save_preset_dialog(self) -> bool:
         start = str(Path(self.preset_folder() if self.settings.contains("preset_folder") else Path.home())
                     / f"{self.model.session.preset.name}-tuned.toml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save preset as", start, "Presets (*.toml)")
+        path = self.ask_save_path("Save preset as", start, "Presets (*.toml)", ".toml")
         return self.save_preset(path) if path else False
 
     def load_script(self, path: str | Path) -> bool:
@@ -722,7 +741,7 @@ class MainWindow(QMainWindow):
         if self.model.session.recording:
             self.model.stop_recording()
         start = str(Path(self.last_folder("recording_folder")) / "recording.toml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save recording", start, "Scripts (*.toml)")
+        path = self.ask_save_path("Save recording", start, "Scripts (*.toml)", ".toml")
         return self.save_recording(path) if path else False
 
     def export_telemetry(self, path: str | Path) -> bool:
@@ -735,7 +754,7 @@ class MainWindow(QMainWindow):
 
     def export_telemetry_dialog(self) -> bool:
         start = str(Path(self.last_folder("export_folder")) / "telemetry.csv")
-        path, _ = QFileDialog.getSaveFileName(self, "Export telemetry", start, "CSV (*.csv)")
+        path = self.ask_save_path("Export telemetry", start, "CSV (*.csv)", ".csv")
         if path and self.export_telemetry(path):
             self.remember_folder("export_folder", path)
             return True
@@ -744,7 +763,7 @@ class MainWindow(QMainWindow):
     def export_plot_dialog(self, row, kind: str) -> bool:
         """A plot as PNG, SVG or CSV, its dialog opening where the last export went (as the telemetry's do)."""
         start = str(Path(self.last_folder("export_folder")) / self.plots.export_name(row, kind))
-        path, _ = QFileDialog.getSaveFileName(self, "Export plot", start, EXPORT_FILTERS[kind])
+        path = self.ask_save_path("Export plot", start, EXPORT_FILTERS[kind], f".{kind}")
         if not path:
             return False
         if not self.write_output(path, "Export plot", "Plot not exported", lambda: self.plots.export(row, kind, path)):
@@ -765,7 +784,7 @@ class MainWindow(QMainWindow):
 
     def export_mcap_dialog(self) -> bool:
         start = str(Path(self.last_folder("export_folder")) / "telemetry.mcap")
-        path, _ = QFileDialog.getSaveFileName(self, "Export telemetry as MCAP", start, "MCAP (*.mcap)")
+        path = self.ask_save_path("Export telemetry as MCAP", start, "MCAP (*.mcap)", ".mcap")
         if path and self.export_mcap(path):
             self.remember_folder("export_folder", path)
             return True
