@@ -158,6 +158,8 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         raise OutputPathError(f"{option}: the output path is empty")
     if "\0" in str(path):
         raise OutputPathError(f"{option} {path!r}: a path cannot contain a NUL character")
+    if str(path) == "-":  # a file called "-" in the working folder, where "-" means stdout to most commands
+        raise OutputPathError(f"{option} -: the output is a file, not stdout; name one (./- for a file called -)")
     target = Path(path)
     _check_cwd(target, option)
     if _looked_at(target, option, lambda: target.is_dir()):
