@@ -824,10 +824,18 @@ class MainWindow(QMainWindow):
         if self.model.session.replaying:
             self.show_message(f"nothing to {what} while the script replays", 4000)
             return
-        try:
-            do()
-        except (ParamError, ValueError) as exc:
-            self.show_message(f"cannot {what}: {exc}", 6000)
+        # Checked before the stack moves (a refusal inside the command is said too, but the stack's index has
+        # moved by then): with an earlier frame on show, the values are those of the car it drives on from.
+        stack = self.model.undo_stack
+        command = stack.command(stack.index() - 1 if what == "undo" else stack.index())
+        changes = getattr(command, "before" if what == "undo" else "after", None)
+        if isinstance(changes, dict):
+            try:
+                self.model.check_at_view_frame(changes)
+            except ValueError as exc:
+                self.show_message(f"cannot {what}: {exc}", 6000)
+                return
+        do()
 
     def show_history(self) -> None:
         """The undo stack as a list; clicking an entry goes back (or forward) to it."""

@@ -207,7 +207,7 @@ class Comparer(QObject):
                     session.set_param(path, value)  # the edit takes effect from the frame driven on from
                 else:  # the last recording kept (Cancel): the edit is not made either
                     frame = self.model.view_frame
-                    shown = session.history.params_at(frame - 1) if frame else session.history.start_params
+                    shown = session.history.params_before(frame)
                     session.set_param(path, shown.get(path))
                 # Said again: going on from the frame put that frame's parameters on show (params_changed("")),
                 # and the Parameters dock kept showing the value before the edit that was now in effect.

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from physics import CarParams, ParamError, Preset
+from physics import CarParams, Preset
 from workbench.gui.undo import ParamsCommand, PresetCommand, describe
 from workbench.output.preset_io import save_preset
 from workbench.runs.compare import edited_program
@@ -222,7 +222,7 @@ class SessionModel(QObject):
         Edits with the same ``merge_key`` in a row (one slider drag) are one step of the history.
         """
         before = self.session.params.get(path)
-        self._check_at_view_frame(path, value)
+        self.check_at_view_frame({path: value})
         self.session.set_param(path, value)
         after = self.session.params.get(path)
         text = describe(path, after, self.session.params.info(path))
@@ -230,29 +230,27 @@ class SessionModel(QObject):
         self.undo_stack.push(ParamsCommand(self, text, {path: before}, {path: after}, merge_key))
         self.params_changed.emit(path)
 
-    def _check_at_view_frame(self, path: str, value: Any) -> None:
-        """With an earlier frame on show, an edit drives on from it (workbench.gui.references) on that frame's car:
-        checked on it first, so that a value the newest car takes and that one does not (lr past the wheelbase
-        before an edit of the wheelbase) is refused here, not after the drive went on (a traceback, and the edit
-        lost)."""
+    def check_at_view_frame(self, changes: dict[str, Any]) -> None:
+        """With an earlier frame on show, a change of one parameter (an edit, its reset, its undo or redo) drives on
+        from that frame (workbench.gui.references) on that frame's car: checked on it first, so that a value the
+        newest car takes and that one does not (lr past the wheelbase before an edit of the wheelbase) is refused
+        here, before anything changes, not after the drive went on (a traceback in the slot, and the change lost)."""
         frame = self.view_frame
-        if frame is None or self.session.replaying or frame >= self.session.log.frames:
+        if frame is None or len(changes) != 1 or self.session.replaying or frame >= self.session.log.frames:
             return
-        history = self.session.history
-        at = history.params_at(frame - 1) if frame > 0 else history.start_params
-        try:
-            updated = at.with_value(path, value)
-            problem = at.swap_problem(updated)
-        except ParamError as exc:
-            raise ParamError(f"{exc} (on the car of frame {frame}, which the edit drives on from)") from None
+        problem = self.session.edit_problem_at(frame, changes)
         if problem:
-            raise ValueError(f"{path}: {problem} (on the car of frame {frame}, which the edit drives on from)")
+            path = next(iter(changes))
+            text = problem if problem.startswith(f"{path} ") else f"{path}: {problem}"
+            raise ValueError(f"{text} (on the car of frame {frame}, which the edit drives on from)")
 
     def reset_params(self, paths: list[str] | None = None) -> None:
         """Put parameters (all when None) back to the preset's values, undoably."""
         params, base = self.session.params, self.session.preset.params
         targets = [i.path for i in params.infos()] if paths is None else list(paths)
         before = {p: params.get(p) for p in targets if params.get(p) != base.get(p)}
+        if paths is not None and len(paths) == 1:
+            self.check_at_view_frame({p: base.get(p) for p in before})
         self.session.reset_params(paths)
         if before:
             text = f"reset {targets[0]}" if len(targets) == 1 else "reset all parameters"
@@ -263,6 +261,7 @@ class SessionModel(QObject):
 
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""
+        self.check_at_view_frame(changes)
         self.session.set_params(changes)
         self._mark_edit(", ".join(describe(p, v, self.session.params.info(p)) for p, v in changes.items()))
         self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")

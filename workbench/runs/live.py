@@ -16,7 +16,19 @@ from typing import Any
 
 import numpy as np
 
-from physics import ANALOG, DEFAULT_DT, KEYS, CarParams, Inputs, Preset, PresetError, Simulation, Telemetry, check_dt
+from physics import (
+    ANALOG,
+    DEFAULT_DT,
+    KEYS,
+    CarParams,
+    Inputs,
+    ParamError,
+    Preset,
+    PresetError,
+    Simulation,
+    Telemetry,
+    check_dt,
+)
 from physics.inputs import ANALOG_FIELDS, input_record
 from physics.records import INPUTS
 from workbench.names import load_preset_file
@@ -121,6 +133,11 @@ class InputHistory:
             if k <= frame:
                 params = p
         return params
+
+    def params_before(self, frame: int) -> CarParams:
+        """The parameters a drive on from the start of ``frame`` goes on with: those of the frame before it (the
+        start's at frame 0)."""
+        return self.params_at(frame - 1) if frame > 0 else self.start_params
 
     def inputs(self, k: int) -> Inputs:
         return Inputs.from_row(self.keys[k], self.analog_on[k], self.analog_value[k], self.gear_on[k],
@@ -310,6 +327,17 @@ class LiveSession:
         self._pending.update({path: updated.get(path) for path in changes})
         return updated
 
+    def edit_problem_at(self, frame: int, changes: dict[str, Any]) -> str | None:
+        """Why ``changes`` could not be made on the car a drive on from ``frame`` goes on with
+        (:meth:`InputHistory.params_before`), as :meth:`set_params` would refuse them there; None when they could."""
+        at = self.history.params_before(frame)
+        try:
+            updated = at.with_values(changes)
+        except ParamError as exc:
+            return str(exc)
+        return at.swap_problem(updated) or road_lost(self._surfaces(), at, updated,
+                                                     "the loaded script's road surfaces")
+
     def _road_problem(self, updated: CarParams) -> str | None:
         """Why ``updated`` may not replace the parameters while the loaded script's road is under the car: a car
         that would no longer feel its surfaces (workbench.scripts.surfaces.road_lost); else None."""
@@ -446,7 +474,7 @@ class LiveSession:
         past = self.whole_run(label)
         history = self.history
         base = max((f for f in self._snapshots if f <= frame), default=0)
-        sim = self._new_sim(history.params_at(base - 1) if base else history.start_params)
+        sim = self._new_sim(history.params_before(base))
         if base:
             sim.restore(self._snapshots[base], base)
         redone = TelemetryLog(history.start_params.model.unit, 1, capacity=max(frame - base, 1))
@@ -463,7 +491,7 @@ class LiveSession:
         self._snapshots = {f: state for f, state in self._snapshots.items() if f <= frame}
         self._stale_sim = False
         history.truncate(frame)
-        self.params = history.params_at(frame - 1) if frame > 0 else history.start_params
+        self.params = history.params_before(frame)
         self._pending = {}
         self.replaying = False
         # Driving on from a replay of the loaded script: its expectations are judged on the run that
