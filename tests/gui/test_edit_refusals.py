@@ -8,7 +8,7 @@ import math
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QUndoView
+from PySide6.QtWidgets import QMessageBox, QUndoView
 
 LEFT = Qt.MouseButton.LeftButton
 NONE = Qt.KeyboardModifier.NoModifier
@@ -134,11 +134,33 @@ def replaying(carbench_window, tmp_path):
     assert window.params.edit("body.mass", 1300.0)
     path = tmp_path / "sets_at_zero.toml"
     path.write_text(SET_AT_ZERO, encoding="utf-8")
+    window.ask_edits_lost = lambda lost: QMessageBox.StandardButton.Discard
     assert window.load_script(path)
     window.model.replay()
     window.model.advance(30)
     assert window.model.session.replaying and window.model.session.params.body.mass == 1000.0
     return window
+
+
+def test_a_script_that_sets_an_edited_parameter_itself_asks_before_it_replaces_the_edit(carbench_window, tmp_path):
+    # On the car on show the edits were kept without asking; one the script sets itself was then dropped silently,
+    # and the history still offered it.
+    window = carbench_window
+    model = window.model
+    assert window.params.edit("body.mass", 1300.0) and window.params.edit("body.cg_height", 0.6)
+    path = tmp_path / "sets_at_zero.toml"
+    path.write_text(SET_AT_ZERO, encoding="utf-8")
+    asked = []
+    window.ask_edits_lost = lambda lost: asked.append(lost) or QMessageBox.StandardButton.Cancel
+    assert not window.load_script(path)
+    assert asked == ["it sets body.mass itself"]
+    assert model.session.params.body.mass == 1300.0 and model.session.program is None and model.undo_stack.count()
+    window.ask_edits_lost = lambda lost: QMessageBox.StandardButton.Discard
+    assert window.load_script(path)
+    assert model.session.params.body.cg_height == 0.6  # the edit the script does not set stays
+    assert model.undo_stack.count() == 0  # undone, the mass edit would come back over the script's
+    tip = window.status_message.toolTip()
+    assert "replays with your edits: body.cg_height = 0.6 m" in tip and "the script sets body.mass itself" in tip
 
 
 def test_resets_are_refused_while_a_script_replays(replaying):
@@ -156,17 +178,24 @@ def test_resets_are_refused_while_a_script_replays(replaying):
     assert session.params.body.mass == 1000.0  # nothing was waiting to be applied either
 
 
-def test_the_edit_history_is_only_shown_while_a_script_replays(replaying):
+def test_the_edit_history_is_only_shown_while_a_script_replays(carbench_window, tmp_path):
     # A click on an entry of Edit > Edit history undid through the stack itself, past the window's guard: the
     # session refused inside QUndoCommand.undo (a traceback from Qt's call) and the list marked a step it never made.
-    window = replaying
+    window = carbench_window
+    assert window.params.edit("body.cg_height", 0.6)  # an edit the script keeps, and its history with it
+    path = tmp_path / "sets_at_zero.toml"
+    path.write_text(SET_AT_ZERO, encoding="utf-8")
+    assert window.load_script(path)
+    window.model.replay()
+    window.model.advance(30)
+    assert window.model.undo_stack.count() == 1
     window.show_history()
     view = window._history.findChild(QUndoView)
     assert not view.isEnabled()
     said = []
     window.model.edit_refused.connect(said.append)
     window.model.undo_stack.setIndex(0)  # what a click does, whatever the view's state
-    assert window.model.session.params.body.mass == 1000.0
+    assert window.model.session.params.body.cg_height == 0.6
     assert said and all("the script sets the parameters while it replays" in s for s in said)
     window.model.advance(window.model.session.program.frames)  # the replay ends
     assert not window.model.session.replaying and view.isEnabled()

@@ -661,11 +661,20 @@ class MainWindow(QMainWindow):
         from workbench.scripts.program import script_preset_path
 
         try:
+            script = read_script(path)
             current = self.model.session.preset.path
-            same_car = current is not None and script_preset_path(read_script(path)) == current
-        except ScriptError:
-            same_car = False  # the load below says why
-        if not same_car and not self._confirm_discard("load a script"):
+            same_car = current is not None and script_preset_path(script) == current
+            lost = self.model.edits_lost_to(script) if same_car and self.model.modified else ""
+        except (ScriptError, PresetError):
+            same_car, lost = False, ""  # the load below says why
+        if lost:  # some edits are not kept on the same car either: asked about as for another car
+            answer = self.ask_edits_lost(lost)
+            if answer == QMessageBox.StandardButton.Save:
+                if not self.save_preset_dialog():
+                    return False
+            elif answer != QMessageBox.StandardButton.Discard:
+                return False
+        elif not same_car and not self._confirm_discard("load a script"):
             return False
         recording = self.model.session.recording
         try:
@@ -874,6 +883,10 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Save:
             return self.save_preset_dialog()
         return answer == QMessageBox.StandardButton.Discard
+
+    def ask_edits_lost(self, lost: str) -> QMessageBox.StandardButton:
+        return self._save_discard_cancel("Unsaved parameters", f"The script does not keep every edit of "
+                                         f"{self.model.session.preset.name}: {lost}. Save them before you load it?")
 
     def ask_unsaved(self, doing: str) -> QMessageBox.StandardButton:
         return self._save_discard_cancel("Unsaved parameters", f"The parameters of {self.model.session.preset.name} "

@@ -22,7 +22,7 @@ from workbench.output.preset_io import save_preset
 from workbench.runs.compare import edited_program
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import Script, ScriptError
-from workbench.scripts.program import Program, set_by
+from workbench.scripts.program import Program, compile_script, set_by
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 TEXT_EVERY = 4  # text panels (telemetry table, recorder, status) refresh on every 4th tick: 15 Hz
@@ -345,42 +345,69 @@ class SessionModel(QObject):
             session.program = replace(program, script=renamed)
             self.script_loaded.emit(name)
 
+    def _edits(self) -> dict[str, Any]:
+        """The parameters of the car on show that differ from its preset's, and their values."""
+        params, base = self.session.params, self.session.preset.params
+        return {i.path: params.get(i.path) for i in params.infos() if params.get(i.path) != base.get(i.path)}
+
+    @staticmethod
+    def _keeping(program: Program, edits: dict[str, Any]) -> tuple[Program, dict[str, Any], list[str], str]:
+        """``program`` with the edits of the car on show it keeps: (that program, the edits kept, those the script
+        sets itself, why none could be kept or ""). A parameter the script sets itself (at its start or part-way: a
+        recording's own edits, which the car on show still has at its end) is the script's: kept, it changed a
+        recording's replay from frame 0."""
+        owns = set_by(program)
+        kept = {p: v for p, v in edits.items() if p not in owns}
+        owned = sorted(p for p in edits if p in owns)
+        if not kept:
+            return program, {}, owned, ""
+        try:
+            # the replay drives the car as edited, as a re-run after an edit does: from frame 0 and past the script's
+            # own settings of other parameters (a copy of the start's values was undone by them)
+            return edited_program(program, kept), kept, owned, ""
+        except (ScriptError, ValueError) as exc:
+            return program, {}, owned, str(exc)
+
+    def edits_lost_to(self, script: Script) -> str:
+        """In words, the edits of the car on show that loading ``script`` (of the same car) would not keep, "" for
+        none: those it sets itself, or all of them where it cannot take them. Asked before the load (the window asks
+        whether to save them first); ScriptError where the script cannot be compiled (the load then says why)."""
+        edits = self._edits()
+        if not edits:
+            return ""
+        program = compile_script(script)
+        _, _, owned, refused = self._keeping(program, edits)
+        if refused:
+            return f"it cannot take them ({refused})"
+        # one it sets to the value the car has at its end is in it already (a recording's own edit, loaded again)
+        end = program.param_changes[-1][1] if program.param_changes else program.params
+        lost = [p for p in owned if end.get(p) != edits[p]]
+        return f"it sets {', '.join(lost)} itself" if lost else ""
+
     def load_script(self, path: str | Path, keep_edits: bool = False) -> Program:
         """Load a script (and its preset) to replay; ScriptError leaves everything as it was.
 
         However it is loaded (the menu, again, ``carbench --script``), the car then stands at rest at
         frame 0, paused, for Replay. With ``keep_edits``, when the script drives the car on show
-        (the same preset file), the parameter edits stay (and so does their history).
+        (the same preset file), the parameter edits it does not set itself stay (:meth:`_keeping`), and so does
+        their history where every one stays.
         """
         session = self.session
         was_recording = session.recording
-        before, path_before = session.params, session.preset.path
-        edits = {i.path: before.get(i.path) for i in before.infos()
-                 if before.get(i.path) != session.preset.params.get(i.path)}
+        path_before = session.preset.path
+        edits = self._edits()
         program = session.load_script(path)
         self._chosen = False
         same_car = path_before is not None and session.preset.path == path_before
         self.kept_edits, self.script_owns, self.edits_refused = {}, [], ""
         if keep_edits and same_car and edits:
-            # A parameter the script sets itself (at its start or part-way: a recording's own edits, which the car
-            # on show still has at its end) is the script's: kept, it changed the recording's replay from frame 0.
-            owns = set_by(program)
-            kept = {p: v for p, v in edits.items() if p not in owns}
-            self.script_owns = sorted(p for p in edits if p in owns)
+            program, kept, self.script_owns, self.edits_refused = self._keeping(program, edits)
             if kept:
-                try:
-                    # the replay drives the car as edited, as a re-run after an edit does: from frame 0 and past the
-                    # script's own settings of other parameters (a copy of the start's values was undone by them)
-                    program = edited_program(program, kept)
-                    session.set_params(kept)
-                except (ScriptError, ValueError) as exc:
-                    self.edits_refused = str(exc)
-                    kept = {}
-                else:
-                    session.program = program
+                session.set_params(kept)
+                session.program = program
             self.kept_edits = kept
-        else:
-            self.undo_stack.clear()  # the edits were made to a car the script replaces
+        if not (keep_edits and same_car) or len(self.kept_edits) < len(edits):
+            self.undo_stack.clear()  # edits were made to a car the script replaces (in part: undone, they came back)
         self._after_new_car(was_recording)
         self.set_running(False)
         self.refresh()

@@ -281,10 +281,6 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
 
 
 def set_by(program: Program) -> set[str]:
-    """The parameters ``program``'s script sets itself: at its start (against its preset's values) or part-way."""
-    owned: set[str] = set()
-    before = program.preset_params if program.preset_params is not None else program.params
-    for params in (program.params, *(p for _, p in program.param_changes)):
-        owned.update(i.path for i in params.infos() if params.get(i.path) != before.get(i.path))
-        before = params
-    return owned
+    """The parameters ``program``'s script sets itself, at its start or part-way (its ``[[set]]`` entries' keys: a
+    setting to the preset's own value is the script's too)."""
+    return {path for setting in program.script.sets for path in setting.params}
