@@ -285,11 +285,28 @@ def test_return_in_a_box_with_nothing_typed_changes_nothing(carbench_window, qtb
     assert window.model.undo_stack.count() == steps
 
 
-def test_a_decimal_comma_is_read_as_the_point(carbench_window, qtbot):
-    # The comma was dropped as an invalid key: "1,5" m read 15 m.
+def test_a_decimal_comma_is_read_as_the_point_where_the_locale_writes_one(carbench_window, qtbot):
+    # The comma was dropped as an invalid key: "2,7" m read 27 m, and "1,500" kg read 1500 kg by chance.
+    from PySide6.QtCore import QLocale
+
     window = carbench_window
-    _type(window, qtbot, "body.wheelbase", "2,7")
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    try:
+        _type(window, qtbot, "body.wheelbase", "2,7")
+    finally:
+        QLocale.setDefault(before)
     assert window.model.session.params.body.wheelbase == 2.7
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    try:  # where the point is the decimal point a comma separates whole thousands, or is a slip: not guessed
+        _type(window, qtbot, "body.mass", "1,500")
+        assert window.model.session.params.body.mass == 1500.0
+        _type(window, qtbot, "body.wheelbase", "2,8")
+    finally:
+        QLocale.setDefault(before)
+    assert window.model.session.params.body.wheelbase == 2.7
+    assert _status(window) == ("body.wheelbase: '2,8' is not a finite number (the decimal point is a point, and "
+                               "commas only separate whole thousands); not changed")
 
 
 @pytest.mark.parametrize("text", ["-", ".", "1.5e", "e5", "1e309"])

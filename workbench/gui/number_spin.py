@@ -4,8 +4,9 @@ QDoubleSpinBox's own validator knows only fixed notation: it drops the keys it r
 ``1e3`` into it gave 13. :class:`NumberSpin` takes what Python's ``float`` reads (``1e3``, ``2.5E-4``,
 ``.5``, ``-0``), within the box's range, with its prefix and suffix (a unit) around it, and writes its
 value with a point whatever the locale; a text on its way to a number (``1e``, ``-``, ``.``) or out of
-range is intermediate, as in Qt's own, and leaving the box puts the value it had back. A comma typed
-where the point goes is taken as the point.
+range is intermediate, as in Qt's own, and leaving the box puts the value it had back. Where the locale
+writes a decimal comma, a comma typed where the point goes is taken as the point; elsewhere commas are read only
+as thousands separators in whole groups (``1,500``), and any other comma is refused.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from __future__ import annotations
 import math
 import re
 
+from PySide6.QtCore import QLocale
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox
 
 _TYPING = re.compile(r"[+-]?(\d*\.?\d*)([eE][+-]?\d*)?")
 """Every text on the way to a number in Python's notation (and some that never get there, such as "e5")."""
+
+
+_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
+"""A number written in thousands with commas (where the point is the decimal point)."""
 
 
 class NumberSpin(QDoubleSpinBox):
@@ -34,10 +40,14 @@ class NumberSpin(QDoubleSpinBox):
         return text.strip()
 
     def validate(self, text: str, pos: int):
-        if "," in text and "." not in text:
-            # A decimal comma (a German keyboard's keypad gives one) is the point this box writes: dropped as an
-            # invalid key, "1,5" read 15.
-            text = text.replace(",", ".")
+        if "," in text:
+            # Where the locale writes a decimal comma (a German keyboard's keypad gives one) it is the point this box
+            # writes: dropped as an invalid key, "1,5" read 15. Elsewhere a comma is more likely a thousands
+            # separator ("1,500"): neither guessed nor dropped, the text is left unfinished, and Return says why.
+            if "." not in text and QLocale().decimalPoint() == ",":
+                text = text.replace(",", ".")
+            else:
+                return QValidator.State.Intermediate, text, pos  # (fixup reads a whole grouping: "1,500")
         number = self._number(text)
         if not _TYPING.fullmatch(number):
             return QValidator.State.Invalid, text, pos
@@ -50,6 +60,13 @@ class NumberSpin(QDoubleSpinBox):
         if self.minimum() <= value <= self.maximum():
             return QValidator.State.Acceptable, text, pos
         return QValidator.State.Intermediate, text, pos
+
+    def fixup(self, text: str) -> str:
+        """A number in thousands (``1,500``, ``12,000.5``) without its separators; any other text as it is, to be
+        refused: Qt's own fixup dropped every comma, and "1,5" read 15."""
+        if _GROUPED.fullmatch(self._number(text)):
+            return text.replace(",", "")
+        return text
 
     def valueFromText(self, text: str) -> float:
         if self._number(text) == self._number(self.textFromValue(self.value())):

@@ -417,6 +417,8 @@ class NumberEditor(QWidget):
 
     def _on_typed_not_a_number(self, text: str) -> None:
         what = f"{text!r} is not a finite number" if text else "nothing typed"
+        if "," in text:
+            what += " (the decimal point is a point, and commas only separate whole thousands)"
         self.refused.emit(f"{self.info.path}: {what}; not changed")
 
     def _on_spin_changed(self, shown: float) -> None:
