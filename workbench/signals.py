@@ -98,7 +98,8 @@ def restore_default_signals() -> None:
 def held_signals(after: str = "") -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP held while the block runs, then acted on (main thread only; elsewhere the block
     just runs): raised as KeyboardInterrupt or :class:`Terminated`, whose ``after`` says what the block had done
-    ("" for nothing worth saying). A signal the process ignores (a background job's SIGINT) stays ignored."""
+    ("" for nothing worth saying). Where the block raises, its exception goes on and the signal is dropped (the
+    command ends either way). A signal the process ignores (a background job's SIGINT) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -110,6 +111,11 @@ def held_signals(after: str = "") -> Iterator[None]:
                 saved[signum] = signal.signal(signum, lambda n, f: pending.append(n))
     try:
         yield
+    except BaseException:
+        # the block's own failure goes on (a commit that failed, with its reason): the command ends with it, and a
+        # signal that came meanwhile is not said as if the block had done its work
+        pending.clear()
+        raise
     finally:
         for signum, handler in saved.items():
             with contextlib.suppress(OSError, ValueError, TypeError):

@@ -505,6 +505,44 @@ def test_a_signal_in_the_middle_of_the_commit_waits_for_it(moment, name, code, t
     assert (tmp_path / "t.mcap").read_bytes()[:8] == b"\x89MCAP0\r\n"
 
 
+def test_a_signal_during_a_commit_that_fails_leaves_the_failure_said(tmp_path, monkeypatch, capsys):
+    """A signal held during a commit whose move then failed (a full disk) was raised in its place: "interrupted (the
+    outputs were already in place)", which they were not, and the failure's reason lost."""
+    import errno
+
+    import workbench.output.files as files
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    for old in ("t.csv", "t.mcap"):
+        (tmp_path / old).write_text("an earlier run's output", encoding="utf-8")
+    real_set_aside, real_rename = files._set_aside, os.rename
+    moves = []
+
+    def set_aside(path):
+        _send(signal.SIGINT)
+        return real_set_aside(path)
+
+    def rename(source, destination):
+        if ".staged" in str(source):
+            moves.append(source)
+            if len(moves) == 2:
+                raise OSError(errno.ENOSPC, "No space left on device", str(destination))
+        return real_rename(source, destination)
+
+    monkeypatch.setattr(files, "_set_aside", set_aside)
+    monkeypatch.setattr(files.os, "rename", rename)
+
+    code, out, err = run(["replay", "S.toml", "--csv", "t.csv", "--mcap", "t.mcap"], capsys)
+
+    assert code == 2, (code, err)
+    assert err.strip().splitlines()[-1] == "carbench: cannot move the outputs into place: t.mcap: No space left on " \
+        "device", err
+    assert "already in place" not in err
+    assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir() if p.name != "S.toml"} == \
+        {"t.csv": "an earlier run's output", "t.mcap": "an earlier run's output"}  # put back, nothing else left
+
+
 @pytest.mark.parametrize(("name", "code"), SIGNALS, ids=[s for s, _ in SIGNALS])
 def test_a_signal_while_a_sweep_draws_leaves_no_folder(name, code, tmp_path, monkeypatch, capsys):
     signum = getattr(signal, name)
