@@ -45,6 +45,10 @@ os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 import numba  # noqa: E402  (after the cache directory is chosen)
 
+# numba may have read the environment before the cache directory was chosen above (workbench.numba_env imports it to
+# check the user's settings): read again now, or the first compile finds the environment changed, reads it then and
+# undoes the threading layer set below.
+numba.core.config.reload_config()
 if os.environ.get("NUMBA_CACHE_DIR"):
     numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
 if not os.environ.get("NUMBA_THREADING_LAYER"):

@@ -135,4 +135,6 @@ def other_setting_problem() -> str | None:
             lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
             why = lines[-1].split(": ", 1)[-1] if lines else "numba cannot read it"
             return f"{found[1]}={found[2]!r}: numba cannot read it ({why}); unset it or give a value numba takes"
+    for warning in caught:  # any other warning of numba's import is numba's to say, as it would have
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     return None

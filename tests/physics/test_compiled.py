@@ -596,3 +596,31 @@ def test_a_subsystem_marked_to_inline_compiles_with_numbas_full_debug_informatio
     done = _python(DEBUG_INFO, env={"NUMBA_DEBUGINFO": "1", "NUMBA_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["2.5"]
+
+
+EARLY_NUMBA = """
+import os
+from pathlib import Path
+
+package = str(Path.cwd() / "physics")  # a read-only install: the cache directory is set by physics.jit
+real_access = os.access
+os.access = lambda path, mode, **kw: False if str(path) == package and mode & os.W_OK else real_access(path, mode, **kw)
+from workbench.numba_env import other_setting_problem
+
+assert other_setting_problem() is None  # numba imported here, before physics chose the cache directory
+import numba
+import physics  # noqa: F401
+
+numba.njit(lambda x: x + 1)(1)  # a compile: numba reads its settings again where the environment changed
+print(numba.config.THREADING_LAYER)
+"""
+
+
+def test_numba_read_early_keeps_the_threading_layer_carbench_chose(tmp_path):
+    # With another NUMBA_ setting to check, workbench.numba_env imported numba before physics.jit set NUMBA_CACHE_DIR
+    # (a read-only install); the first compile then read the changed environment again and put the threading layer
+    # back to numba's default.
+    done = _python(EARLY_NUMBA, env={"NUMBA_OPT": "3", "NUMBA_CACHE_DIR": "", "HOME": str(tmp_path),
+                                     "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["omp"]
