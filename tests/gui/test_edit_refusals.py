@@ -341,3 +341,28 @@ def test_the_overhang_message_names_the_wheelbase_typed(carbench_window, qtbot):
     _type(window, qtbot, "body.wheelbase", "4")
     assert _status(window) == ("body.front_overhang = 0.8: with the wheelbase (4) it reaches 4.8 from the rear axle, "
                                "past the length (4.71)")
+
+
+def test_a_recording_of_a_preset_whose_file_name_is_not_utf8_is_refused_in_a_line(carbench_window, tmp_path,
+                                                                                 monkeypatch):
+    # The preset's path, named in the script, could not be encoded: UnicodeEncodeError out of Save recording (a
+    # traceback in the slot). A script cannot hold such a name so that the file is found again: refused, kept.
+    import os
+
+    from physics.presets import cars_dir
+
+    window = carbench_window
+    preset = tmp_path / os.fsdecode(b"car\xe9.toml")
+    preset.write_text((cars_dir() / "sedan.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert window.load_preset(preset)
+    said = []
+    monkeypatch.setattr(window, "show_error", lambda title, text: said.append(text))
+    window.record()
+    window.model.press("throttle")
+    window.model.advance(30)
+    window.model.stop_recording()
+    assert not window.save_recording(tmp_path / "drive.toml")
+    assert said == [f"{tmp_path / 'drive.toml'}: not written: a name in it is not UTF-8 (`preset = "
+                    f"\"{tmp_path}/car\\xe9.toml\"`): a file name's bytes, which a script cannot hold; rename that "
+                    "file"]
+    assert not (tmp_path / "drive.toml").exists() and window.model.session.recording_unsaved

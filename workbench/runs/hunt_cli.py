@@ -13,6 +13,7 @@ from workbench.names import NameRuleError, load_named_preset
 from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_text, check_output_dir
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
+from workbench.scripts.format import ScriptError
 from workbench.scripts.limits import MAX_HUNT_CARS, MAX_HUNT_SECONDS
 from workbench.signals import deferring
 from workbench.streams import emit, quiet_stderr, say
@@ -134,8 +135,9 @@ def run(args, renderer=lambda: None) -> int:
                 script = f.script(path.stem, args.seed)
                 if f.preset in written_as:  # a preset file of the user's: found from the script's folder
                     script = dataclasses.replace(script, preset=written_as[f.preset])
-                atomic_write_text(stage / path.name, f.explanation(args.seed, args.cars, args.seconds) + "\n"
-                                  + script.to_toml())
+                atomic_write_text(stage / path.name,
+                                  script.file_text(out / path.name, f.explanation(args.seed, args.cars, args.seconds)
+                                                   + "\n"))
                 paths.append(path)
             render = renderer() if paths else None
             if paths and render is not None:
@@ -147,6 +149,8 @@ def run(args, renderer=lambda: None) -> int:
                 report = out / "report" / "index.html"
         except OSError as exc:
             return _bad(f"--out {out}: cannot write: {staged.shown(exc.strerror or str(exc))}")
+        except ScriptError as exc:  # a minimal script naming a preset file whose name is not UTF-8
+            return _bad(str(exc))
         text = hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths])
         if report is not None:
             text += f"\nreport: {report}"

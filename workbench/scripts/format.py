@@ -194,12 +194,28 @@ class Script:
     def to_toml(self) -> str:
         return toml_writer.dumps(self.to_document())
 
+    def file_text(self, path: str | Path, before: str = "") -> str:
+        """``before`` and the script's TOML, as a file at ``path`` holds them; ScriptError where the script names a
+        file whose name is not UTF-8 (its bytes read as lone surrogates: a preset ``car\\xe9.toml``), which a
+        UTF-8 file cannot name so that it is found again (UnicodeEncodeError out of the save, a traceback)."""
+        from workbench.names import printable
+
+        text = before + self.to_toml()
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            line = exc.object[:exc.start].count("\n")
+            shown = printable(exc.object.splitlines()[line].strip())
+            raise ScriptError(f"{path}: not written: a name in it is not UTF-8 (`{shown}`): a file name's bytes, "
+                              "which a script cannot hold; rename that file") from None
+        return text
+
     def save(self, path: str | Path) -> Path:
         """Write the script atomically; ScriptError, and nothing written, where it would be larger than carbench
         reads a script (MAX_SCRIPT_BYTES): a 40-minute recording was saved, then refused by every command."""
         from workbench.scripts.limits import MAX_SCRIPT_BYTES, format_bytes
 
-        text = self.to_toml()
+        text = self.file_text(path)
         size = len(text.encode("utf-8"))
         if size > MAX_SCRIPT_BYTES:
             raise ScriptError(f"{path}: {format_bytes(size)} is larger than a script may be "
