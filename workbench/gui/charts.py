@@ -204,8 +204,10 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buffer, "PNG"):
         raise OSError(f"could not write {target}: the image could not be encoded")
+    from workbench.output.files import atomic_write_bytes
+
     try:
-        target.write_bytes(bytes(buffer.data()))
+        atomic_write_bytes(target, bytes(buffer.data()))
     except OSError as exc:
         raise OSError(f"could not write {target}: {exc.strerror or exc}") from None
     widget.deleteLater()

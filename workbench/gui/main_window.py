@@ -44,6 +44,8 @@ from workbench.names import path_problem
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
+OUTPUT_SUFFIXES = (".toml", ".csv", ".png", ".svg", ".mcap", ".json", ".html", ".txt")
+"""The suffixes of the files the window writes, and others a name may end in by mistake: refused for another kind."""
 LEFT_SHARE = 0.26  # of the window's width, the parameter dock's at first (and after "Reset layout")
 RIGHT_SHARE = 0.35  # the plots' and the recorder's
 TICK_MS = 16  # the window's one timer: steps what is due at the fixed dt, then repaints once
@@ -532,13 +534,13 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         if not path:
             return ""
-        given = Path(path).suffix
-        if not given:
+        given = Path(path).suffix.lower()
+        if given not in OUTPUT_SUFFIXES:  # none, or a part of the name ("sedan.v2")
             path += suffix  # the dialog asked about replacing the name typed, not this one
             if os.path.lexists(path) and not self.ask_yes_no(title, f"{path} already exists. Replace it?"):
                 return ""
             return path
-        if given.lower() != suffix:
+        if given != suffix:
             self.show_error(title, f"{path}: this is written as a {suffix} file; give it a name ending in {suffix}")
             return ""
         return path
