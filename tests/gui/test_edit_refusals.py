@@ -134,8 +134,7 @@ def replaying(carbench_window, tmp_path):
     assert window.params.edit("body.mass", 1300.0)
     path = tmp_path / "sets_at_zero.toml"
     path.write_text(SET_AT_ZERO, encoding="utf-8")
-    window.ask_edits_lost = lambda lost: QMessageBox.StandardButton.Discard
-    assert window.load_script(path)
+    assert window.load_script(path)  # the question of the mass edit it sets itself: Discard (the test window's)
     window.model.replay()
     window.model.advance(30)
     assert window.model.session.replaying and window.model.session.params.body.mass == 1000.0
@@ -151,11 +150,11 @@ def test_a_script_that_sets_an_edited_parameter_itself_asks_before_it_replaces_t
     path = tmp_path / "sets_at_zero.toml"
     path.write_text(SET_AT_ZERO, encoding="utf-8")
     asked = []
-    window.ask_edits_lost = lambda lost: asked.append(lost) or QMessageBox.StandardButton.Cancel
+    window.ask_unsaved = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
     assert not window.load_script(path)
-    assert asked == ["it sets body.mass itself"]
+    assert asked == ["load a script that sets body.mass itself"]
     assert model.session.params.body.mass == 1300.0 and model.session.program is None and model.undo_stack.count()
-    window.ask_edits_lost = lambda lost: QMessageBox.StandardButton.Discard
+    window.ask_unsaved = lambda doing: QMessageBox.StandardButton.Discard
     assert window.load_script(path)
     assert model.session.params.body.cg_height == 0.6  # the edit the script does not set stays
     assert model.undo_stack.count() == 0  # undone, the mass edit would come back over the script's

@@ -670,7 +670,7 @@ class MainWindow(QMainWindow):
         except (ScriptError, PresetError):
             same_car, lost = False, ""  # the load below says why
         if lost:  # some edits are not kept on the same car either: asked about as for another car
-            answer = self.ask_edits_lost(lost)
+            answer = self.ask_unsaved(f"load a script that {lost}")
             if answer == QMessageBox.StandardButton.Save:
                 if not self.save_preset_dialog():
                     return False
@@ -885,10 +885,6 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Save:
             return self.save_preset_dialog()
         return answer == QMessageBox.StandardButton.Discard
-
-    def ask_edits_lost(self, lost: str) -> QMessageBox.StandardButton:
-        return self._save_discard_cancel("Unsaved parameters", f"The script does not keep every edit of "
-                                         f"{self.model.session.preset.name}: {lost}. Save them before you load it?")
 
     def ask_unsaved(self, doing: str) -> QMessageBox.StandardButton:
         return self._save_discard_cancel("Unsaved parameters", f"The parameters of {self.model.session.preset.name} "

@@ -378,11 +378,11 @@ class SessionModel(QObject):
         program = compile_script(script)
         _, _, owned, refused = self._keeping(program, edits)
         if refused:
-            return f"it cannot take them ({refused})"
+            return f"cannot take them ({refused})"
         # one it sets to the value the car has at its end is in it already (a recording's own edit, loaded again)
         end = program.param_changes[-1][1] if program.param_changes else program.params
         lost = [p for p in owned if end.get(p) != edits[p]]
-        return f"it sets {', '.join(lost)} itself" if lost else ""
+        return f"sets {', '.join(lost)} itself" if lost else ""
 
     def load_script(self, path: str | Path, keep_edits: bool = False) -> Program:
         """Load a script (and its preset) to replay; ScriptError leaves everything as it was.
