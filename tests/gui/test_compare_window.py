@@ -222,7 +222,8 @@ def test_driving_on_from_the_past_asks_before_it_replaces_the_last_recording(car
     assert not window.comparer.drive_from_here()
     assert asked == ["drive on from here"] and model.session.last_recording is first and not model.session.recording
     mass = model.session.params.get("body.mass")
-    model.set_param("body.mass", mass + 100.0)
+    with pytest.raises(ValueError, match="not changed"):
+        model.set_param("body.mass", mass + 100.0)
     assert model.session.params.get("body.mass") == mass and not model.session.recording
     assert len(asked) == 2 and model.session.last_recording is first
     # Discard: it drives on, recording

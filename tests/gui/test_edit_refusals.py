@@ -110,6 +110,65 @@ def test_an_undo_or_redo_on_an_earlier_frames_car_that_refuses_it_is_refused_bef
     assert model.view_frame == 205 and session.log.frames == 210
 
 
+def test_keeping_the_last_recording_instead_of_driving_on_changes_nothing(carbench_window):
+    # Cancel to "save the last recording before driving on?" set the newest car to the frame's value (the user's
+    # earlier edit silently gone, the history saying the new one was made), or raised in the slot where the newest
+    # car could not take the frame's value.
+    window = carbench_window
+    model, session = window.model, window.model.session
+    window.record()
+    model.press("throttle")
+    model.advance(60)
+    assert window.params.edit("body.mass", 1300.0)
+    model.advance(60)
+    model.release("throttle")
+    model.stop_recording()
+    steps, frames = model.undo_stack.count(), session.log.frames
+    window.ask_recording = lambda doing: QMessageBox.StandardButton.Cancel
+    model.set_view_frame(30)
+    assert window.params.edit("body.mass", 1400.0) is False
+    assert _status(window) == "body.mass: not changed (the drive did not go on from frame 30)"
+    assert session.params.body.mass == 1300.0 and session.log.frames == frames
+    assert model.undo_stack.count() == steps and model.view_frame == 30
+
+
+def test_an_edit_the_frames_car_takes_and_the_newest_refuses_is_made_there(carbench_window):
+    # The change went to the newest car first, which refused 0.9 m of overhang on its 4 m wheelbase; frame 30's car
+    # (2.85 m), where the drive goes on, takes it.
+    window = carbench_window
+    model, session = window.model, window.model.session
+    model.press("throttle")
+    model.advance(60)
+    assert window.params.edit("body.front_overhang", 0.1) and window.params.edit("body.wheelbase", 4.0)
+    model.advance(60)
+    model.release("throttle")
+    model.set_running(False)
+    model.set_view_frame(30)
+    assert window.params.edit("body.front_overhang", 0.9), _status(window)
+    assert session.log.frames == 30 and model.view_frame is None
+    assert session.params.body.front_overhang == 0.9 and session.params.body.wheelbase == 2.85
+    model.advance(5)
+    assert session.log.frames == 35
+
+
+def test_the_edit_history_is_only_shown_while_an_earlier_frame_is(carbench_window):
+    # A click in the list stepped the stack past the check on the frame's car (the stack moved, the car did not).
+    window = carbench_window
+    model = window.model
+    model.press("throttle")
+    model.advance(60)
+    assert window.params.edit("body.mass", 1300.0)
+    model.advance(30)
+    model.set_running(False)
+    window.show_history()
+    view = window._history.findChild(QUndoView)
+    assert view.isEnabled()
+    model.set_view_frame(30)
+    assert not view.isEnabled()
+    window.undo()  # Ctrl+Z: goes on from frame 30, where the mass was the preset's already
+    assert model.view_frame is None and view.isEnabled()
+
+
 SET_AT_ZERO = """
 [script]
 name = "sets-at-zero"

@@ -835,14 +835,14 @@ class MainWindow(QMainWindow):
         if self.model.session.replaying:
             self.show_message(f"nothing to {what} while the script replays", 4000)
             return
-        # Checked before the stack moves (a refusal inside the command is said too, but the stack's index has
-        # moved by then): with an earlier frame on show, the values are those of the car it drives on from.
+        # With an earlier frame on show the drive goes on from it first, the change checked on that frame's car,
+        # before the stack moves (a refusal inside the command is said too, but the stack's index has moved by then).
         stack = self.model.undo_stack
         command = stack.command(stack.index() - 1 if what == "undo" else stack.index())
         changes = getattr(command, "before" if what == "undo" else "after", None)
         if isinstance(changes, dict):
             try:
-                self.model.check_at_view_frame(changes)
+                self.model.go_on_for(changes)  # with an earlier frame on show: checked there, and driven on from it
             except ValueError as exc:
                 self.show_message(f"cannot {what}: {exc}", 6000)
                 return
@@ -858,18 +858,25 @@ class MainWindow(QMainWindow):
             view.setEmptyLabel("(the preset as loaded)")
             layout.addWidget(view)
             # A click on an entry undoes and redoes through the stack itself, past _undo_redo's guard: while the
-            # script replays (and owns the parameters) the list is only shown.
-            note = QLabel("The script sets the parameters while it replays: the history can be gone through "
-                          "when it is over.")
+            # script replays (and owns the parameters), or an earlier frame is on show (where one step drives on from
+            # it, checked on its car first: Ctrl+Z does that), the list is only shown.
+            note = QLabel()
             note.setWordWrap(True)
             layout.addWidget(note)
 
-            def follow(replaying: bool) -> None:
-                view.setEnabled(not replaying)
-                note.setVisible(replaying)
+            def follow(*_) -> None:
+                why = ("The script sets the parameters while it replays: the history can be gone through when it is "
+                       "over." if self.model.session.replaying else
+                       "An earlier frame is on show: Ctrl+Z and Ctrl+Shift+Z go on from it, a step at a time; the "
+                       "list can be gone through from the newest frame." if self.model.view_frame is not None else "")
+                view.setEnabled(not why)
+                note.setText(why)
+                note.setVisible(bool(why))
 
-            self.model.replay_changed.connect(follow)
-            follow(self.model.session.replaying)
+            for changed in (self.model.replay_changed, self.model.view_frame_changed, self.model.preset_loaded,
+                            self.model.script_loaded):
+                changed.connect(follow)
+            follow()
             self._history_view = view
             self._history.resize(360, 420)
         self._history.show()

@@ -165,10 +165,10 @@ class Comparer(QObject):
         self.align = "time"  # or "distance"
         self._base: Program | None = None  # the script as loaded, before any edit
         self._overrides: dict[str, Any] = {}
-        self._editing = False
         # Asked before driving on from the past starts a recording that would take the place of the last one, not
         # saved yet (the window asks Save / Discard / Cancel); True to go on.
         self.confirm_recording: Callable[[str], bool] = lambda doing: True
+        model.drive_on = self.drive_from_here  # an edit with an earlier frame on show goes on from it first
         model.params_changed.connect(self._on_params_changed)
         model.script_loaded.connect(self._on_script_loaded)
         model.preset_loaded.connect(lambda name: self._on_script_loaded(""))
@@ -197,24 +197,10 @@ class Comparer(QObject):
 
     def _on_params_changed(self, path: str) -> None:
         session = self.model.session
-        if not path or self._editing or session.replaying:
+        if not path or session.replaying:
             return  # "" is the script's own change (or many at once): not an edit to re-run
         value = session.params.get(path)
-        if self.model.view_frame is not None:
-            self._editing = True
-            try:
-                if self.drive_from_here():
-                    session.set_param(path, value)  # the edit takes effect from the frame driven on from
-                else:  # the last recording kept (Cancel): the edit is not made either
-                    frame = self.model.view_frame
-                    shown = session.history.params_before(frame)
-                    session.set_param(path, shown.get(path))
-                # Said again: going on from the frame put that frame's parameters on show (params_changed("")),
-                # and the Parameters dock kept showing the value before the edit that was now in effect.
-                self.model.params_changed.emit(path)
-            finally:
-                self._editing = False
-            return
+        # (with an earlier frame on show the model drove on from it before the change: SessionModel.go_on_for)
         if self._base is None or session.recording:
             return
         self._overrides[path] = value

@@ -60,6 +60,9 @@ class SessionModel(QObject):
         self._mark_key: str | None = None  # the merge key of the last mark's edits (a drag in progress)
         self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
         self._chosen = False  # the script replays with values the user chose (a sweep's car): they are edits too
+        # Goes on live from the earlier frame on show (the Comparer's, workbench.gui.references, pinning the run as it
+        # was); False where the drive did not go on (the user kept the last recording: the question's Cancel)
+        self.drive_on: Callable[[], bool] | None = None
         # What the last load_script did with the edits of the car on show (kept_edits_note says it)
         self.kept_edits: dict[str, Any] = {}
         self.script_owns: list[str] = []
@@ -221,8 +224,8 @@ class SessionModel(QObject):
 
         Edits with the same ``merge_key`` in a row (one slider drag) are one step of the history.
         """
+        self.go_on_for({path: value})
         before = self.session.params.get(path)
-        self.check_at_view_frame({path: value})
         self.session.set_param(path, value)
         after = self.session.params.get(path)
         text = describe(path, after, self.session.params.info(path))
@@ -230,27 +233,32 @@ class SessionModel(QObject):
         self.undo_stack.push(ParamsCommand(self, text, {path: before}, {path: after}, merge_key))
         self.params_changed.emit(path)
 
-    def check_at_view_frame(self, changes: dict[str, Any]) -> None:
-        """With an earlier frame on show, a change of one parameter (an edit, its reset, its undo or redo) drives on
-        from that frame (workbench.gui.references) on that frame's car: checked on it first, so that a value the
-        newest car takes and that one does not (lr past the wheelbase before an edit of the wheelbase) is refused
-        here, before anything changes, not after the drive went on (a traceback in the slot, and the change lost)."""
+    def go_on_for(self, changes: dict[str, Any]) -> None:
+        """Before a change of one parameter (an edit, its reset, its undo or redo) with an earlier frame on show: the
+        drive goes on from that frame (:attr:`drive_on`), and the change is then made to that frame's car, not to the
+        newest first (which refused what the frame's car takes, or took what it refuses: a traceback in a slot and the
+        change lost). It is checked on that car before anything moves; ValueError, and nothing changed, where that
+        car refuses it or the drive does not go on."""
         frame = self.view_frame
-        if frame is None or len(changes) != 1 or self.session.replaying or frame >= self.session.log.frames:
+        if (frame is None or len(changes) != 1 or self.drive_on is None or self.session.replaying
+                or frame >= self.session.log.frames):
             return
+        path = next(iter(changes))
         problem = self.session.edit_problem_at(frame, changes)
         if problem:
-            path = next(iter(changes))
             text = problem if problem.startswith(f"{path} ") else f"{path}: {problem}"
             raise ValueError(f"{text} (on the car of frame {frame}, which the edit drives on from)")
+        if not self.drive_on():
+            raise ValueError(f"{path}: not changed (the drive did not go on from frame {frame})")
 
     def reset_params(self, paths: list[str] | None = None) -> None:
         """Put parameters (all when None) back to the preset's values, undoably."""
-        params, base = self.session.params, self.session.preset.params
+        base = self.session.preset.params
+        if paths is not None and len(paths) == 1:
+            self.go_on_for({paths[0]: base.get(paths[0])})
+        params = self.session.params  # (the frame's car, where the drive went on from one)
         targets = [i.path for i in params.infos()] if paths is None else list(paths)
         before = {p: params.get(p) for p in targets if params.get(p) != base.get(p)}
-        if paths is not None and len(paths) == 1:
-            self.check_at_view_frame({p: base.get(p) for p in before})
         self.session.reset_params(paths)
         if before:
             text = f"reset {targets[0]}" if len(targets) == 1 else "reset all parameters"
@@ -261,7 +269,7 @@ class SessionModel(QObject):
 
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""
-        self.check_at_view_frame(changes)
+        self.go_on_for(changes)
         self.session.set_params(changes)
         self._mark_edit(", ".join(describe(p, v, self.session.params.info(p)) for p, v in changes.items()))
         self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
