@@ -221,6 +221,36 @@ def test_a_script_that_sets_an_edited_parameter_itself_asks_before_it_replaces_t
     assert "replays with your edits: body.cg_height = 0.6 m" in tip and "the script sets body.mass itself" in tip
 
 
+def test_a_script_that_sets_a_parameter_to_the_presets_own_value_sets_it_too(carbench_window, tmp_path):
+    # The parameters a script sets were found by comparing values: a [[set]] of the preset's own 1600 kg counted as
+    # none, and the user's 1300 kg replaced it without a question.
+    window = carbench_window
+    assert window.params.edit("body.mass", 1300.0)
+    path = tmp_path / "preset_mass.toml"
+    path.write_text(SET_AT_ZERO.replace("1000.0", "1600.0"), encoding="utf-8")
+    asked = []
+    window.ask_unsaved = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
+    assert not window.load_script(path)
+    assert asked == ["load a script that sets body.mass itself"]
+
+
+def test_a_previous_scripts_own_settings_are_not_kept_as_edits(carbench_window, tmp_path):
+    # After a replay of a script that set the mass and grip, the next script of the car took them for the user's
+    # edits: "replays with your edits: body.mass = 1000 kg, tyres.mu = 0.5", and drove otherwise than its file.
+    from physics.presets import scripts_dir
+
+    window = carbench_window
+    path = tmp_path / "sets_at_zero.toml"
+    path.write_text(SET_AT_ZERO, encoding="utf-8")
+    assert window.load_script(path)
+    window.model.replay()
+    window.model.advance(window.model.session.program.frames)
+    assert not window.model.modified and window.model.session.params.body.mass == 1000.0
+    assert window.load_script(scripts_dir() / "split_mu_braking.toml")  # another sedan script
+    assert "your edits" not in window.status_message.toolTip()
+    assert window.model.session.params == window.model.session.program.params
+
+
 def test_resets_are_refused_while_a_script_replays(replaying):
     # A typed edit was refused during a replay, a reset went through: the panel showed the preset's values while
     # the replay drove on with the script's.

@@ -182,6 +182,8 @@ CASES = [
     Case("name-directory-with-extension", "names", ["replay", "dir.toml"], ["dir.toml", "is a directory",
                                                                             "regular file"], "dirs"),
     Case("output-dash", "names", ["replay", "S.toml", "--csv", "-"], ["--csv -", "not stdout"]),
+    Case("output-dash-folder", "names", ["replay", "S.toml", "--report", "-"], ["--report -", "a folder, not stdout"]),
+    Case("output-dash-hunt", "names", ["hunt", "--out", "-"], ["--out -", "a folder, not stdout"]),
     Case("name-missing-bare", "names", ["replay", "braking_stopp"], ["braking_stopp", "looked up among the shipped",
                                                                      "braking_stop"]),
     Case("name-shipped-with-extension", "names", ["replay", "braking_stop.toml"],

@@ -44,7 +44,8 @@ from workbench.names import path_problem
 from workbench.runs.live import LiveSession
 from workbench.scripts.format import ScriptError
 
-OUTPUT_SUFFIXES = (".toml", ".csv", ".png", ".svg", ".mcap", ".json", ".html", ".txt")
+OUTPUT_SUFFIXES = (".toml", ".csv", ".png", ".svg", ".mcap", ".json", ".html", ".txt", ".jpg", ".jpeg", ".pdf",
+                   ".tsv", ".xlsx", ".dat", ".bmp", ".gif", ".ini", ".yaml", ".yml")
 """The suffixes of the files the window writes, and others a name may end in by mistake: refused for another kind."""
 LEFT_SHARE = 0.26  # of the window's width, the parameter dock's at first (and after "Reset layout")
 RIGHT_SHARE = 0.35  # the plots' and the recorder's
@@ -528,9 +529,10 @@ class MainWindow(QMainWindow):
     # -- files -------------------------------------------------------------------------------------
 
     def ask_save_path(self, title: str, start: str, filters: str, suffix: str) -> str:
-        """A file name to write, from the save dialog: ``suffix`` added to a name typed without one (a preset saved as
-        "mine" was not listed by the Load dialog's *.toml filter); a name ending in another is refused with why (a
-        PNG went into "wrong.csv"). "" when cancelled or refused."""
+        """A file name to write, from the save dialog: ``suffix`` added to a name typed without one, or whose last
+        point is part of the name ("sedan.v2"; a preset saved as "mine" was not listed by the Load dialog's *.toml
+        filter); a name ending in another file kind's suffix (OUTPUT_SUFFIXES) is refused with why (a PNG went into
+        "wrong.csv"). "" when cancelled or refused."""
         path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
         if not path:
             return ""

@@ -418,7 +418,11 @@ class NumberEditor(QWidget):
     def _on_typed_not_a_number(self, text: str) -> None:
         what = f"{text!r} is not a finite number" if text else "nothing typed"
         if "," in text:
-            what += " (the decimal point is a point, and commas only separate whole thousands)"
+            from PySide6.QtCore import QLocale
+
+            what += (" (a comma is the decimal point here, and there are no thousands separators)"
+                     if QLocale().decimalPoint() == "," else
+                     " (the decimal point is a point, and commas only separate whole thousands)")
         self.refused.emit(f"{self.info.path}: {what}; not changed")
 
     def _on_spin_changed(self, shown: float) -> None:

@@ -354,7 +354,10 @@ class SessionModel(QObject):
             self.script_loaded.emit(name)
 
     def _edits(self) -> dict[str, Any]:
-        """The parameters of the car on show that differ from its preset's, and their values."""
+        """The user's edits: the parameters of the car on show that differ from its preset's, and their values; none
+        where the car is as a script set it (a replay's own [[set]] values were kept for the next script as edits)."""
+        if not self.modified:
+            return {}
         params, base = self.session.params, self.session.preset.params
         return {i.path: params.get(i.path) for i in params.infos() if params.get(i.path) != base.get(i.path)}
 

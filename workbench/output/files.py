@@ -159,7 +159,7 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
     if "\0" in str(path):
         raise OutputPathError(f"{option} {path!r}: a path cannot contain a NUL character")
     if str(path) == "-":  # a file called "-" in the working folder, where "-" means stdout to most commands
-        raise OutputPathError(f"{option} -: the output is a file, not stdout; name one (./- for a file called -)")
+        raise OutputPathError(f"{option} -: the output is a file, not stdout; name one")
     target = Path(path)
     _check_cwd(target, option)
     if _looked_at(target, option, lambda: target.is_dir()):
@@ -202,6 +202,8 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
     """
     if path is None or not str(path).strip():
         raise OutputPathError(f"{option}: the output folder is empty")
+    if str(path) == "-":  # as for a file: "-" is stdout to most commands, and a folder called "-" a surprise
+        raise OutputPathError(f"{option} -: the output is a folder, not stdout; name one")
     target = Path(path)
     _check_cwd(target, option)
     if _looked_at(target, option, lambda: target.exists() and not target.is_dir()):

@@ -308,7 +308,7 @@ class LiveSession:
         if self.replaying:
             raise ValueError(f"{path}: the script sets the parameters while it replays; edit them when it is over")
         updated = self.params.with_value(path, value)
-        problem = self.params.swap_problem(updated) or self._road_problem(updated)
+        problem = self._change_problem(self.params, updated)
         if problem:
             raise ValueError(f"{path}: {problem}")
         self.params = updated
@@ -320,7 +320,7 @@ class LiveSession:
         if self.replaying:
             raise ValueError("the script sets the parameters while it replays; edit them when it is over")
         updated = self.params.with_values(changes)
-        problem = self.params.swap_problem(updated) or self._road_problem(updated)
+        problem = self._change_problem(self.params, updated)
         if problem:
             raise ValueError(problem)
         self.params = updated
@@ -335,13 +335,14 @@ class LiveSession:
             updated = at.with_values(changes)
         except ParamError as exc:
             return str(exc)
-        return at.swap_problem(updated) or road_lost(self._surfaces(), at, updated,
-                                                     "the loaded script's road surfaces")
+        return self._change_problem(at, updated)
 
-    def _road_problem(self, updated: CarParams) -> str | None:
-        """Why ``updated`` may not replace the parameters while the loaded script's road is under the car: a car
-        that would no longer feel its surfaces (workbench.scripts.surfaces.road_lost); else None."""
-        return road_lost(self._surfaces(), self.params, updated, "the loaded script's road surfaces")
+    def _change_problem(self, before: CarParams, updated: CarParams) -> str | None:
+        """Why ``updated`` may not replace ``before`` while the car runs: another kind of car (swap_problem), or one
+        that would no longer feel the loaded script's road surfaces (workbench.scripts.surfaces.road_lost); else
+        None."""
+        return before.swap_problem(updated) or road_lost(self._surfaces(), before, updated,
+                                                          "the loaded script's road surfaces")
 
     def use_preset(self, preset: Preset, params: CarParams | None = None) -> None:
         """Switch to a preset already loaded, optionally with edited ``params`` (undoing a preset load)."""
