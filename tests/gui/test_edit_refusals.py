@@ -221,6 +221,25 @@ def test_a_script_that_sets_an_edited_parameter_itself_asks_before_it_replaces_t
     assert "replays with your edits: body.cg_height = 0.6 m" in tip and "the script sets body.mass itself" in tip
 
 
+def test_saving_the_edits_first_keeps_those_the_script_does_not_set_as_discarding_does(carbench_window, tmp_path,
+                                                                                       monkeypatch):
+    # Saved as a preset file, the car on show was another file's: the script's car kept none of the edits, where
+    # Discard kept the one it does not set.
+    from PySide6.QtWidgets import QFileDialog
+
+    window = carbench_window
+    model = window.model
+    assert window.params.edit("body.mass", 1300.0) and window.params.edit("body.cg_height", 0.6)
+    path = tmp_path / "sets_at_zero.toml"
+    path.write_text(SET_AT_ZERO, encoding="utf-8")
+    window.ask_unsaved = lambda doing: QMessageBox.StandardButton.Save
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a: (str(tmp_path / "tuned.toml"), ""))
+    assert window.load_script(path)
+    assert (tmp_path / "tuned.toml").is_file()
+    assert model.session.params.body.cg_height == 0.6 and model.session.params.body.mass == 1600.0  # (1000 on replay)
+    assert "replays with your edits: body.cg_height = 0.6 m" in window.status_message.toolTip()
+
+
 def test_a_script_that_sets_a_parameter_to_the_presets_own_value_sets_it_too(carbench_window, tmp_path):
     # The parameters a script sets were found by comparing values: a [[set]] of the preset's own 1600 kg counted as
     # none, and the user's 1300 kg replaced it without a question.

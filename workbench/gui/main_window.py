@@ -671,9 +671,11 @@ class MainWindow(QMainWindow):
             lost = self.model.edits_lost_to(script) if same_car and self.model.modified else ""
         except (ScriptError, PresetError):
             same_car, lost = False, ""  # the load below says why
+        keep: bool | dict = same_car
         if lost:  # some edits are not kept on the same car either: asked about as for another car
             answer = self.ask_unsaved(f"load a script that {lost}")
             if answer == QMessageBox.StandardButton.Save:
+                keep = self.model.edits()  # taken now: saved, the car on show is the saved preset file's
                 if not self.save_preset_dialog():
                     return False
             elif answer != QMessageBox.StandardButton.Discard:
@@ -682,7 +684,7 @@ class MainWindow(QMainWindow):
             return False
         recording = self.model.session.recording
         try:
-            self.model.load_script(path, keep_edits=same_car)
+            self.model.load_script(path, keep_edits=keep)
             self.remember_folder("script_folder", path)
         except (ScriptError, PresetError) as exc:
             self.show_error("Script not loaded", str(exc))

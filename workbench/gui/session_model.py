@@ -353,7 +353,7 @@ class SessionModel(QObject):
             session.program = replace(program, script=renamed)
             self.script_loaded.emit(name)
 
-    def _edits(self) -> dict[str, Any]:
+    def edits(self) -> dict[str, Any]:
         """The user's edits: the parameters of the car on show that differ from its preset's, and their values; none
         where the car is as a script set it (a replay's own [[set]] values were kept for the next script as edits)."""
         if not self.modified:
@@ -383,7 +383,7 @@ class SessionModel(QObject):
         """In words, the edits of the car on show that loading ``script`` (of the same car) would not keep, "" for
         none: those it sets itself, or all of them where it cannot take them. Asked before the load (the window asks
         whether to save them first); ScriptError where the script cannot be compiled (the load then says why)."""
-        edits = self._edits()
+        edits = self.edits()
         if not edits:
             return ""
         program = compile_script(script)
@@ -395,21 +395,23 @@ class SessionModel(QObject):
         lost = [p for p in owned if end.get(p) != edits[p]]
         return f"sets {', '.join(lost)} itself" if lost else ""
 
-    def load_script(self, path: str | Path, keep_edits: bool = False) -> Program:
+    def load_script(self, path: str | Path, keep_edits: bool | dict[str, Any] = False) -> Program:
         """Load a script (and its preset) to replay; ScriptError leaves everything as it was.
 
         However it is loaded (the menu, again, ``carbench --script``), the car then stands at rest at
         frame 0, paused, for Replay. With ``keep_edits``, when the script drives the car on show
         (the same preset file), the parameter edits it does not set itself stay (:meth:`_keeping`), and so does
-        their history where every one stays.
+        their history where every one stays. ``keep_edits`` may be the edits themselves, taken before the car on show
+        became another preset file (saved as one when the window asked): kept on the script's car all the same.
         """
         session = self.session
         was_recording = session.recording
         path_before = session.preset.path
-        edits = self._edits()
+        given = isinstance(keep_edits, dict)
+        edits = dict(keep_edits) if given else self.edits()
         program = session.load_script(path)
         self._chosen = False
-        same_car = path_before is not None and session.preset.path == path_before
+        same_car = given or (path_before is not None and session.preset.path == path_before)
         self.kept_edits, self.script_owns, self.edits_refused = {}, [], ""
         if keep_edits and same_car and edits:
             program, kept, self.script_owns, self.edits_refused = self._keeping(program, edits)
