@@ -31,18 +31,25 @@ def _status(window) -> str:
     return panel.status.text() if panel.status.isVisibleTo(panel) else ""
 
 
+def _drive_with_edits(window, before: int, edits: dict, after: int) -> None:
+    """Throttle for ``before`` frames, the parameter edits (each taken), throttle for ``after`` frames; paused."""
+    model = window.model
+    model.press("throttle")
+    model.advance(before)
+    for path, value in edits.items():
+        assert window.params.edit(path, value), _status(window)
+    model.advance(after)
+    model.release("throttle")
+    model.set_running(False)
+
+
 def test_an_edit_the_car_of_the_frame_on_show_refuses_is_refused_before_driving_on(carbench_window, qtbot):
     # lr = 3 m fits the newest car (wheelbase 4 m) but not the car of frame 100 (2.85 m), which the edit drives on
     # from: it was checked against the newest car, the drive went on, and then the edit raised in a slot (a
     # traceback), was lost, and left "body.lr = 3 m" in the history.
     window = carbench_window
     model, session = window.model, window.model.session
-    model.press("throttle")
-    model.advance(120)
-    assert window.params.edit("body.length", 6.0) and window.params.edit("body.wheelbase", 4.0)
-    model.advance(120)
-    model.release("throttle")
-    model.set_running(False)
+    _drive_with_edits(window, 120, {"body.length": 6.0, "body.wheelbase": 4.0}, 120)
     frames, steps = session.log.frames, model.undo_stack.count()
     model.set_view_frame(100)
 
@@ -63,15 +70,9 @@ def _overhang_then_wheelbase(window):
     """Frames 0-119 on the sedan; the overhang 0.1 m and the wheelbase 4 m from frame 120; the wheelbase 2.85 m
     again from 240; paused at 300. The overhang's preset value (0.8 m) fits every car but the one of frames
     120-239."""
-    model = window.model
-    model.press("throttle")
-    model.advance(120)
-    assert window.params.edit("body.front_overhang", 0.1) and window.params.edit("body.wheelbase", 4.0)
-    model.advance(120)
-    assert window.params.edit("body.wheelbase", 2.85)
-    model.advance(60)
-    model.release("throttle")
-    model.set_running(False)
+    _drive_with_edits(window, 120, {"body.front_overhang": 0.1, "body.wheelbase": 4.0}, 120)
+    window.model.press("throttle")
+    _drive_with_edits(window, 0, {"body.wheelbase": 2.85}, 60)
 
 
 def test_a_reset_on_an_earlier_frames_car_that_refuses_it_is_refused_before_driving_on(carbench_window):
@@ -137,12 +138,7 @@ def test_an_edit_the_frames_car_takes_and_the_newest_refuses_is_made_there(carbe
     # (2.85 m), where the drive goes on, takes it.
     window = carbench_window
     model, session = window.model, window.model.session
-    model.press("throttle")
-    model.advance(60)
-    assert window.params.edit("body.front_overhang", 0.1) and window.params.edit("body.wheelbase", 4.0)
-    model.advance(60)
-    model.release("throttle")
-    model.set_running(False)
+    _drive_with_edits(window, 60, {"body.front_overhang": 0.1, "body.wheelbase": 4.0}, 60)
     model.set_view_frame(30)
     assert window.params.edit("body.front_overhang", 0.9), _status(window)
     assert session.log.frames == 30 and model.view_frame is None
@@ -155,11 +151,7 @@ def test_the_edit_history_is_only_shown_while_an_earlier_frame_is(carbench_windo
     # A click in the list stepped the stack past the check on the frame's car (the stack moved, the car did not).
     window = carbench_window
     model = window.model
-    model.press("throttle")
-    model.advance(60)
-    assert window.params.edit("body.mass", 1300.0)
-    model.advance(30)
-    model.set_running(False)
+    _drive_with_edits(window, 60, {"body.mass": 1300.0}, 30)
     window.show_history()
     view = window._history.findChild(QUndoView)
     assert view.isEnabled()

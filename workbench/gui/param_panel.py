@@ -9,6 +9,7 @@ Right-click a row for reset, copy path, sweep and compare."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
@@ -924,8 +925,13 @@ class ParamPanel(QWidget):
 
     def edit(self, path: str, value: Any, merge_key: str = "") -> bool:
         """Apply an edit from a widget; an invalid value is refused with its reason and the widget reverts."""
+        return self._change(lambda: self._model.set_param(path, value, merge_key or None))
+
+    def _change(self, change: Callable[[], None]) -> bool:
+        """Make a change through the model; where it is refused, say why and show the values the car has. True when
+        it was made."""
         try:
-            self._model.set_param(path, value, merge_key or None)
+            change()
         except (ParamError, ValueError) as exc:
             self.show_problem(str(exc))
             self._refresh()
@@ -944,14 +950,7 @@ class ParamPanel(QWidget):
     def reset(self, paths: list[str] | None) -> bool:
         """Put parameters (all when None) back to the preset's values; refused with its reason where the session
         refuses (a replay owns the parameters, or the values left would not make a car: lr past a reset wheelbase)."""
-        try:
-            self._model.reset_params(paths)
-        except (ParamError, ValueError) as exc:
-            self.show_problem(str(exc))
-            self._refresh()
-            return False
-        self.status.setVisible(False)
-        return True
+        return self._change(lambda: self._model.reset_params(paths))
 
     def row_menu(self, path: str, label: QWidget, pos) -> QMenu:
         """The right-click menu of a row: reset it to the preset's value, copy its dotted path, sweep it
