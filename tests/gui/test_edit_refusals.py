@@ -118,11 +118,7 @@ def test_keeping_the_last_recording_instead_of_driving_on_changes_nothing(carben
     window = carbench_window
     model, session = window.model, window.model.session
     window.record()
-    model.press("throttle")
-    model.advance(60)
-    assert window.params.edit("body.mass", 1300.0)
-    model.advance(60)
-    model.release("throttle")
+    _drive_with_edits(window, 60, {"body.mass": 1300.0}, 60)
     model.stop_recording()
     steps, frames = model.undo_stack.count(), session.log.frames
     window.ask_recording = lambda doing: QMessageBox.StandardButton.Cancel
