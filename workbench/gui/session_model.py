@@ -414,10 +414,14 @@ class SessionModel(QObject):
         same_car = given or (path_before is not None and session.preset.path == path_before)
         self.kept_edits, self.script_owns, self.edits_refused = {}, [], ""
         if keep_edits and same_car and edits:
-            program, kept, self.script_owns, self.edits_refused = self._keeping(program, edits)
+            edited, kept, self.script_owns, self.edits_refused = self._keeping(program, edits)
             if kept:
-                session.set_params(kept)
-                session.program = program
+                try:
+                    session.set_params(kept)  # refused where the script's road would be lost to the car
+                except ValueError as exc:
+                    kept, self.edits_refused = {}, str(exc)
+                else:
+                    session.program = program = edited
             self.kept_edits = kept
         if not (keep_edits and same_car) or len(self.kept_edits) < len(edits):
             self.undo_stack.clear()  # edits were made to a car the script replaces (in part: undone, they came back)
