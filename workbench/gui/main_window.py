@@ -668,9 +668,14 @@ class MainWindow(QMainWindow):
             script = read_script(path)
             current = self.model.session.preset.path
             same_car = current is not None and script_preset_path(script) == current
-            lost = self.model.edits_lost_to(script) if same_car and self.model.modified else ""
-        except (ScriptError, PresetError):
-            same_car, lost = False, ""  # the load below says why
+        except ScriptError:
+            same_car = False  # the load below says why
+        lost = ""
+        if same_car and self.model.modified:
+            try:
+                lost = self.model.edits_lost_to(script)
+            except (ScriptError, PresetError):
+                pass  # the load below says why, with nothing asked first
         keep: bool | dict = same_car
         if lost:  # some edits are not kept on the same car either: asked about as for another car
             answer = self.ask_unsaved(f"load a script that {lost}")
@@ -881,7 +886,6 @@ class MainWindow(QMainWindow):
                             self.model.script_loaded):
                 changed.connect(follow)
             follow()
-            self._history_view = view
             self._history.resize(360, 420)
         self._history.show()
         self._history.raise_()
