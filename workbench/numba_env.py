@@ -50,13 +50,19 @@ def tidy_numba_env(env: MutableMapping[str, str] | None = None) -> None:
 
 
 def numba_env_problem(env: Mapping[str, str] | None = None) -> str | None:
-    """One line saying what is wrong with NUMBA_NUM_THREADS or NUMBA_THREADING_LAYER and what is allowed, or None.
+    """One line saying what is wrong with NUMBA_NUM_THREADS or NUMBA_THREADING_LAYER and what is allowed, or, for
+    this process's own environment, with any other NUMBA_ setting (:func:`other_setting_problem`); None when nothing.
 
     The values are checked without numba; a threading layer that is spelt right is then tried the way
     numba will try it (its library loaded), since a missing TBB would otherwise fail the first batch
     with a traceback.
     """
     env = os.environ if env is None else env
+    return _threads_problem(env) or (other_setting_problem() if env is os.environ else None)
+
+
+def _threads_problem(env: Mapping[str, str]) -> str | None:
+    """:func:`numba_env_problem` of NUMBA_NUM_THREADS and NUMBA_THREADING_LAYER."""
     threads = env.get("NUMBA_NUM_THREADS")
     if threads is not None and threads.strip():
         text = threads.strip()
@@ -66,16 +72,16 @@ def numba_env_problem(env: Mapping[str, str] | None = None) -> str | None:
                     "(or unset: one per CPU)")
     layer = env.get("NUMBA_THREADING_LAYER")
     if layer is None or not layer.strip():
-        return other_setting_problem() if env is os.environ else None
+        return None
     name = layer.strip().lower()
     if name not in THREADING_LAYERS:
         return (f"NUMBA_THREADING_LAYER={layer!r}: must be one of {', '.join(THREADING_LAYERS)} "
                 "(or unset: carbench uses omp)")
     if name == "default":
-        return other_setting_problem() if env is os.environ else None
+        return None
     loads = {candidate: layer_loads(candidate) for candidate in _CANDIDATES[name]}
     if any(loads.values()):
-        return other_setting_problem() if env is os.environ else None
+        return None
     usable = [value for value in THREADING_LAYERS
               if value == "default" or any(layer_loads(c) for c in _CANDIDATES[value])]
     why = "; ".join(_MISSING[c] for c in _CANDIDATES[name])

@@ -26,6 +26,11 @@ _GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 """A number written in thousands with commas (where the point is the decimal point)."""
 
 
+def decimal_comma() -> bool:
+    """Whether the locale writes a decimal comma (where a comma typed in a box is its point)."""
+    return QLocale().decimalPoint() == ","
+
+
 class NumberSpin(QDoubleSpinBox):
     """A QDoubleSpinBox that reads exponent notation too (see the module's docstring)."""
 
@@ -44,7 +49,7 @@ class NumberSpin(QDoubleSpinBox):
             # Where the locale writes a decimal comma (a German keyboard's keypad gives one) it is the point this box
             # writes: dropped as an invalid key, "1,5" read 15. Elsewhere a comma is more likely a thousands
             # separator ("1,500"): neither guessed nor dropped, the text is left unfinished, and Return says why.
-            if "." not in text and QLocale().decimalPoint() == ",":
+            if "." not in text and decimal_comma():
                 text = text.replace(",", ".")
             else:
                 return QValidator.State.Intermediate, text, pos  # (fixup reads a whole grouping: "1,500")

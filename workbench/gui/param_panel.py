@@ -40,7 +40,7 @@ from physics import CarParams, ParamError, ParamInfo, Preset, PresetError, load_
 from physics.presets import preset_names
 from physics.units import display_of
 from workbench.gui.elided_label import ElidedLabel
-from workbench.gui.number_spin import NumberSpin
+from workbench.gui.number_spin import NumberSpin, decimal_comma
 from workbench.gui.plot_style import pretty_unit
 from workbench.gui.session_model import SessionModel
 from workbench.scripts.format import exact_digits
@@ -419,10 +419,8 @@ class NumberEditor(QWidget):
     def _on_typed_not_a_number(self, text: str) -> None:
         what = f"{text!r} is not a finite number" if text else "nothing typed"
         if "," in text:
-            from PySide6.QtCore import QLocale
-
             what += (" (a comma is the decimal point here, and there are no thousands separators)"
-                     if QLocale().decimalPoint() == "," else
+                     if decimal_comma() else
                      " (the decimal point is a point, and commas only separate whole thousands)")
         self.refused.emit(f"{self.info.path}: {what}; not changed")
 

@@ -198,16 +198,8 @@ class Script:
         """``before`` and the script's TOML, as a file at ``path`` holds them; ScriptError where the script names a
         file whose name is not UTF-8 (its bytes read as lone surrogates: a preset ``car\\xe9.toml``), which a
         UTF-8 file cannot name so that it is found again (UnicodeEncodeError out of the save, a traceback)."""
-        from workbench.names import printable
-
         text = before + self.to_toml()
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            line = exc.object[:exc.start].count("\n")
-            shown = printable(exc.object.splitlines()[line].strip())
-            raise ScriptError(f"{path}: not written: a name in it is not UTF-8 (`{shown}`): a file name's bytes, "
-                              "which a script cannot hold; rename that file") from None
+        _utf8(text, path)
         return text
 
     def save(self, path: str | Path) -> Path:
@@ -215,13 +207,27 @@ class Script:
         reads a script (MAX_SCRIPT_BYTES): a 40-minute recording was saved, then refused by every command."""
         from workbench.scripts.limits import MAX_SCRIPT_BYTES, format_bytes
 
-        text = self.file_text(path)
-        size = len(text.encode("utf-8"))
+        text = self.to_toml()
+        size = len(_utf8(text, path))
         if size > MAX_SCRIPT_BYTES:
             raise ScriptError(f"{path}: {format_bytes(size)} is larger than a script may be "
                               f"({format_bytes(MAX_SCRIPT_BYTES)}): not saved; a shorter recording (stop it and "
                               "start another) stays within it")
         return atomic_write_text(path, text)
+
+
+def _utf8(text: str, path: str | Path) -> bytes:
+    """A script file's ``text`` as UTF-8; ScriptError where it holds a name that is not (see :meth:`Script.file_text`),
+    naming its line."""
+    from workbench.names import printable
+
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = exc.object[:exc.start].count("\n")
+        shown = printable(exc.object.splitlines()[line].strip())
+        raise ScriptError(f"{path}: not written: a name in it is not UTF-8 (`{shown}`): a file name's bytes, "
+                          "which a script cannot hold; rename that file") from None
 
 
 def _setting_table(s: Setting) -> dict[str, Any]:
