@@ -454,7 +454,8 @@ class Kernel:
     def run(self, params: np.ndarray, state: np.ndarray, inputs: np.ndarray, telemetry: np.ndarray, dt: float,
             frame0: int, parallel: bool = False, work: Workspace | None = None, check: bool = True,
             drivers: np.ndarray | None = None, track: np.ndarray | None = None, ground: np.ndarray | None = None,
-            ground_index: np.ndarray | None = None, channels: np.ndarray | None = None) -> None:
+            ground_index: np.ndarray | None = None, channels: np.ndarray | None = None,
+            then: Callable[[int, int], None] | None = None) -> None:
         """Advance ``state`` (N,) over ``inputs`` (frames, N), writing ``telemetry``.
 
         With ``channels`` None, ``telemetry`` is (frames, N) TELEMETRY records and gets every channel;
@@ -467,6 +468,9 @@ class Kernel:
         ``work`` is scratch space for N cars, reused between calls (allocated when None). The
         arrays' dtypes, shapes and layout are checked (the compiled code trusts them) unless
         ``check`` is False, for callers that built them so.
+        ``then(lo, hi)``, when given, is called once cars ``lo`` to ``hi - 1`` have their frames in ``telemetry``, by
+        the thread that stepped them (with ``parallel``, the ranges' threads at once: it reads and writes only what
+        belongs to those cars); a car the guard stopped has the frames after its fault unwritten.
         Raises NonFiniteError for the first car (earliest frame, then lowest index) that stopped.
         """
         n = state.shape[0]
@@ -487,7 +491,13 @@ class Kernel:
                           or not telemetry.flags.writeable):
                 raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
             out = telemetry
-        self.entry(parallel)(args, inputs, out, float(dt), int(frame0), 0, n)
+        if then is None:
+            self.entry(parallel)(args, inputs, out, float(dt), int(frame0), 0, n)
+        elif parallel:
+            self.entry(True)(args, inputs, out, float(dt), int(frame0), 0, n, then)
+        else:
+            self.entry()(args, inputs, out, float(dt), int(frame0), 0, n)
+            then(0, n)
         if n == 1 and work.fault[0, 0] < 0:
             return
         raise_fault(work.fault)

@@ -158,18 +158,28 @@ def shares(cars: int, frames: int, threads: int) -> list[int]:
 
 def across(block: Callable, threads: Callable[[], int]) -> Callable:
     """``block(args, inputs, out, dt, frame0, lo, hi)`` (advances cars lo to hi - 1) run with cars lo to hi - 1
-    shared among ``threads()`` threads; the same signature."""
+    shared among ``threads()`` threads; the same signature, and an optional ``then(lo, hi)`` that each range's thread
+    calls once its cars' frames are in ``out`` (a sweep reduces them there, on the threads that stepped them)."""
 
-    def run(args, inputs, out, dt, frame0, lo, hi):
+    def run(args, inputs, out, dt, frame0, lo, hi, then=None):
         bounds = shares(hi - lo, inputs.shape[0], threads())
         if len(bounds) == 2:
             block(args, inputs, out, dt, frame0, lo, hi)
+            if then is not None:
+                then(lo, hi)
             return
-        _POOL.run([_share(block, args, inputs, out, dt, frame0, lo + a, lo + b)
+        _POOL.run([_share(block, args, inputs, out, dt, frame0, lo + a, lo + b, then)
                    for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
 
     return run
 
 
-def _share(block, args, inputs, out, dt, frame0, lo, hi) -> Callable[[], None]:
-    return lambda: block(args, inputs, out, dt, frame0, lo, hi)
+def _share(block, args, inputs, out, dt, frame0, lo, hi, then=None) -> Callable[[], None]:
+    if then is None:
+        return lambda: block(args, inputs, out, dt, frame0, lo, hi)
+
+    def call() -> None:
+        block(args, inputs, out, dt, frame0, lo, hi)
+        then(lo, hi)
+
+    return call

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -51,6 +52,10 @@ def _references(slot: tuple) -> int:
     free slot only when every part's count is.)"""
     part0, part1, part2, part3 = slot
     return _refcount(part0) + _refcount(part1) + _refcount(part2) + _refcount(part3)
+
+
+def _frames_done(then: Callable[[int, int, int, int], None], start: int, end: int, lo: int, hi: int) -> None:
+    then(lo, hi, start, end)
 
 
 class Simulation:
@@ -254,13 +259,19 @@ class Simulation:
         return records.inputs_records(inputs, self._inputs)
 
     def run(self, inputs: np.ndarray, telemetry: np.ndarray | None = None,
-            channels: Sequence[str] | None = None) -> np.ndarray:
+            channels: Sequence[str] | None = None,
+            then: Callable[[int, int, int, int], None] | None = None) -> np.ndarray:
         """Advance ``len(inputs)`` frames; ``inputs`` is (frames, N) of INPUTS. Returns the telemetry.
 
         Every channel, (frames, N) TELEMETRY records, when ``channels`` is None; else only the channels
         named, float64 (frames, N, len(channels)) with channel j of car i at frame k in ``[k, i, j]``:
         nothing else is stored or checked, and :attr:`telemetry` is left None. ``telemetry`` is written
         in place when given (C-contiguous, of that shape and dtype).
+
+        ``then(lo, hi, start, end)``, when given, is called as soon as cars ``lo`` to ``hi - 1`` have frames ``start``
+        to ``end - 1`` of the returned telemetry written, by the thread that stepped them: ranges of cars that do not
+        overlap may be in it at once (physics.pool), each reading and writing only what is its cars'. A sweep reduces
+        its cars' frames there, beside the stepping, instead of after it in one thread.
         """
         frames = inputs.shape[0]
         if inputs.dtype != records.INPUTS or inputs.shape[1:] != (self.car.n,):
@@ -276,9 +287,10 @@ class Simulation:
                 else np.empty((frames, self.car.n, len(select)))
         for start in range(0, frames, BLOCK_FRAMES):
             end = min(start + BLOCK_FRAMES, frames)
+            cars = None if then is None else functools.partial(_frames_done, then, start, end)
             self._kernel.run(self.car.records, self._state, inputs[start:end], telemetry[start:end], self.dt,
                             self.frame, self._parallel(), self._work, drivers=self.drivers, track=self.track,
-                            ground=self.ground, ground_index=self.ground_index, channels=select)
+                            ground=self.ground, ground_index=self.ground_index, channels=select, then=cars)
             self.frame += end - start
         if frames:
             self.telemetry = TelemetryFrame(telemetry[frames - 1]) if select is None else None

@@ -80,6 +80,54 @@ def test_a_batch_runs_its_cars_on_the_threads_asked_each_car_once(monkeypatch):
     assert two.tobytes() == one.tobytes()
 
 
+@pytest.mark.skipif(max_threads() < 2 or os.environ.get("NUMBA_DISABLE_JIT") == "1",
+                    reason="needs NUMBA_NUM_THREADS >= 2 and compiled code (plain Python runs one thread)")
+def test_then_runs_for_each_range_on_the_thread_that_stepped_it_once_its_frames_are_written(monkeypatch):
+    """Simulation.run's ``then``: a sweep tallies each range of cars on the thread that stepped it. Every car is in
+    one range a block of frames, each range is reported by the thread that ran it, after its frames are in the
+    telemetry (they are those of a run without it), and each block of frames (BLOCK_FRAMES) is reported apart."""
+    import physics.simulation as simulation
+
+    monkeypatch.setattr(simulation, "BLOCK_FRAMES", 16)
+    n, frames = 40, 48  # blocks of 16 frames: 640 car-frames, two threads' worth (pool.MIN_CAR_FRAMES)
+    plain = Simulation(preset("sedan"), n=n, dt=DT, parallel=True).run(_block(n, frames), channels=["vx", "yaw_rate"])
+    out = np.full((frames, n, 2), np.nan)
+    seen: list[tuple[int, int, int, int, str]] = []
+    lock = threading.Lock()
+
+    def then(lo, hi, start, end):
+        written = out[start:end, lo:hi]
+        assert not np.isnan(written).any() and np.isnan(out[end:, lo:hi]).all()
+        assert written.tobytes() == np.ascontiguousarray(plain[start:end, lo:hi]).tobytes()
+        with lock:
+            seen.append((lo, hi, start, end, threading.current_thread().name))
+
+    before = threads()
+    try:
+        set_threads(2)
+        Simulation(preset("sedan"), n=n, dt=DT, parallel=True).run(_block(n, frames), out, ["vx", "yaw_rate"],
+                                                                     then=then)
+        two = list(seen)
+        seen.clear()
+        set_threads(1)
+        Simulation(preset("sedan"), n=n, dt=DT, parallel=True).run(_block(n, frames), out * np.nan,
+                                                                     ["vx", "yaw_rate"], then=lambda *a: seen.append(a))
+    finally:
+        set_threads(before)
+    assert sorted(r[:4] for r in two) == [(0, 20, 0, 16), (0, 20, 16, 32), (0, 20, 32, 48), (20, 40, 0, 16),
+                                         (20, 40, 16, 32), (20, 40, 32, 48)]
+    assert len({r[4] for r in two}) == 2
+    assert seen == [(0, n, 0, 16), (0, n, 16, 32), (0, n, 32, 48)]
+
+
+def test_an_error_in_then_reaches_the_caller():
+    def then(lo, hi, start, end):
+        raise ZeroDivisionError("in then")
+
+    with pytest.raises(ZeroDivisionError, match="in then"):
+        Simulation(preset("sedan"), n=4, dt=DT).run(_block(4, 8), channels=["vx"], then=then)
+
+
 def test_an_interrupted_call_returns_only_when_every_running_range_is_done():
     started, release, done = threading.Event(), threading.Event(), threading.Event()
 

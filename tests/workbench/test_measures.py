@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from workbench.output.report import as_json, table
+from workbench.runs.margins import columns_of
 from workbench.runs.measures import Tally, measure_column
 from workbench.runs.replay import replay
 from workbench.scripts.format import Measure, ScriptError, parse_script
@@ -279,3 +280,49 @@ def test_a_block_of_frames_tallies_to_the_bits_of_frame_by_frame(seed):
         a, b = getattr(one, name), getattr(block, name)
         assert np.array_equal(a, b, equal_nan=True), name
     assert np.isnan(block.measure_value[-2:, :5]).all()  # never crossed
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_compiled_tally_of_ranges_of_cars_has_the_bits_of_the_block_tally(seed):
+    """A sweep's threads tally the expectations of the cars each stepped (Tally.update_cars, compiled): ranges of cars
+    in any order, blocks cut anywhere, ties, NaN and inf frames, a bound on one side or both, against numpy's
+    update_block. Values of both signs of zero, and margins whose two sides tie."""
+    program = compile_script(parse_script(BLOCKS, "blocks.toml"), dt=0.01)
+    rng = np.random.default_rng(seed)
+    frames, n = program.frames, 50
+    names = ("yaw_rate", "speed")  # the block's columns in another order than the expectations name them
+    data = np.round(rng.random((frames, n, 2)), 1) - 0.2  # coarse values: many ties; both bounds reached
+    data[rng.integers(0, frames, 40), rng.integers(0, n, 40), 1] = np.nan
+    data[rng.integers(0, frames, 10), rng.integers(0, n, 10), 1] = np.inf
+    data[rng.integers(0, frames, 10), rng.integers(0, n, 10), 1] = -np.inf
+    data[rng.integers(0, frames, 20), rng.integers(0, n, 20), 0] = -0.0
+    data[rng.integers(0, frames, 20), rng.integers(0, n, 20), 1] = 0.5  # the third expectation's bounds tie there
+    index = {name: j for j, name in enumerate(names)}
+    numpy_way, compiled = Tally(program, n), Tally(program, n)
+    columns = columns_of(compiled.expects, index)
+    assert list(columns) == [1, 0, 1]
+    with np.errstate(invalid="ignore"):
+        k = 0
+        while k < frames:
+            size = int(rng.integers(1, 40))
+            numpy_way.update_block(k, data[k:k + size], index)
+            cuts = sorted({0, n, *rng.integers(1, n, 3).tolist()})
+            ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
+            for lo, hi in rng.permutation(ranges):
+                compiled.update_cars(k, data[k:k + size], columns, int(lo), int(hi))
+            compiled.update_measures(k, data[k:k + size], index)
+            k += size
+    for name in ("expect_value", "expect_margin", "expect_frame", "measure_value"):
+        a, b = getattr(numpy_way, name), getattr(compiled, name)
+        assert np.array_equal(a, b, equal_nan=True), name
+        assert a.tobytes() == b.tobytes(), name  # to the bit: the sign of a zero too
+    assert np.isinf(compiled.expect_margin).any() or (compiled.expect_margin < 0).any()
+
+
+def test_a_range_of_cars_tallies_only_its_own_cars():
+    program = compile_script(parse_script(BLOCKS, "blocks.toml"), dt=0.01)
+    tally = Tally(program, 6)
+    data = np.full((program.frames, 6, 2), 0.7)
+    tally.update_cars(0, data, columns_of(tally.expects, {"speed": 0, "yaw_rate": 1}), 2, 4)
+    assert np.isinf(tally.expect_margin[:, [0, 1, 4, 5]]).all()
+    assert np.isfinite(tally.expect_margin[:, 2:4]).all()

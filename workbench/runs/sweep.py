@@ -21,6 +21,7 @@ import numpy as np
 from physics import CarParams, Inputs, Kernel, Simulation
 from physics.car import prepare_swept, with_values
 from physics.records import INPUTS
+from workbench.runs.margins import columns_of
 from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
@@ -180,6 +181,7 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     frames = min(program.frames, tally.last_frame + 1)  # nothing after the last frame looked at matters
     names = tally.channels or ("t",)
     index = {name: j for j, name in enumerate(names)}
+    columns = columns_of(tally.expects, index)
     rows: dict[bytes, np.void] = {}  # every car gets the same inputs: one record per distinct frame row
     inputs = np.empty((min(TICK_FRAMES, max(frames, 1)), n), dtype=INPUTS)
     out = np.empty((inputs.shape[0], n, len(names)))
@@ -199,8 +201,11 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
                 inputs[k - start] = row
                 held[k - start] = key
         block = out[:end - start]
-        sim.run(inputs[:end - start], block, channels=names)
-        tally.update_block(start, block, index)
+        # Each thread tallies the expectations of the cars it stepped as soon as it has (Tally.update_cars); the
+        # measures, a pass or two over their columns, after.
+        sim.run(inputs[:end - start], block, channels=names,
+                then=lambda lo, hi, _a, _b, k0=start, block=block: tally.update_cars(k0, block, columns, lo, hi))
+        tally.update_measures(start, block, index)
         if tick is not None:
             tick(end)
         start = end
