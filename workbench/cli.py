@@ -104,17 +104,17 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--param", dest="params", action="append", default=[], metavar="PATH=SPEC", required=True,
                     help="an axis: PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,... (with --samples PATH=LO:HI[:log]);"
                          " values in the parameter's display unit (deg for angles)")
-    sw.add_argument("--samples", type=int, metavar="N", help="a Latin-hypercube sample of N cars inside the ranges")
-    sw.add_argument("--seed", type=int, metavar="S", help="the sample's random seed (default 0)")
+    sw.add_argument("--samples", type=whole_number, metavar="N", help="a Latin-hypercube sample of N cars inside the ranges")
+    sw.add_argument("--seed", type=whole_number, metavar="S", help="the sample's random seed (default 0)")
     sw.add_argument("--preset", dest="sweep_preset", metavar="NAME|PATH", help="replace the script's preset")
     sw.add_argument("--dt", type=float, help="replace the script's timestep [s]")
     sw.add_argument("--out", default=".", metavar="DIR", help="folder for sweep.csv and the charts (default: here)")
     sw.add_argument("--json", action="store_true", help="print the summary as JSON")
     sw.add_argument("--plot", action="store_true", help="write outcome charts (PNG) into DIR")
     where = sw.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, metavar="N", help="run on a local Dask cluster of N processes")
+    where.add_argument("--workers", type=whole_number, metavar="N", help="run on a local Dask cluster of N processes")
     where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
-    sw.add_argument("--chunk", type=int, default=None, metavar="CARS", help="cars per batch (default 8192)")
+    sw.add_argument("--chunk", type=whole_number, default=None, metavar="CARS", help="cars per batch (default 8192)")
     add_threads_option(sw)
 
     add_threads_option(_add_hunt(sub))
@@ -138,13 +138,13 @@ def _add_hunt(sub) -> argparse.ArgumentParser:
     hp = sub.add_parser("hunt", help="search random adversarial inputs for invariant violations; write minimal scripts")
     hp.add_argument("--preset", dest="hunt_presets", nargs="+", action="extend", metavar="NAME|PATH",
                     help="car presets to hunt on (default: every shipped preset)")
-    hp.add_argument("--cars", type=int, default=100, help=f"random scripts per preset, run as one batch "
+    hp.add_argument("--cars", type=whole_number, default=100, help=f"random scripts per preset, run as one batch "
                     f"(1..{MAX_HUNT_CARS}; default 100)")
     hp.add_argument("--seconds", type=float, default=30.0,
                     help=f"length of each random script [s] (up to {MAX_HUNT_SECONDS:g}; default 30)")
-    hp.add_argument("--seed", type=int, default=0, help="random seed (the same seed finds the same scripts)")
+    hp.add_argument("--seed", type=whole_number, default=0, help="random seed (the same seed finds the same scripts)")
     hp.add_argument("--out", default="hunt", metavar="DIR", help="folder for the minimal scripts (default ./hunt)")
-    hp.add_argument("--workers", type=int, help="run on a local Dask cluster of N worker processes")
+    hp.add_argument("--workers", type=whole_number, help="run on a local Dask cluster of N worker processes")
     hp.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://HOST:PORT)")
     return hp
 
@@ -191,9 +191,24 @@ def _add_manoeuvre(sub) -> None:
     mp.add_argument("--report", metavar="DIR", help="write an HTML report with the KPI tables and charts (index.html)")
 
 
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
+def whole_number(text: str) -> int:
+    """An option's whole number, in ASCII digits (and a sign): Python's ``int`` also reads other scripts' digits
+    ("٢" as 2), underscores and surrounding spaces, which numba's own NUMBA_NUM_THREADS refuses and no shell user
+    means. argparse says "invalid whole number value" for anything else."""
+    if not _WHOLE.fullmatch(text):
+        raise ValueError(text)
+    return int(text)
+
+
+whole_number.__name__ = "whole number"  # argparse names the type in its message
+
+
 def add_threads_option(parser: argparse.ArgumentParser) -> None:
     """``--threads N``: how many threads a command's batches use (default: NUMBA_NUM_THREADS)."""
-    parser.add_argument("--threads", type=int, metavar="N",
+    parser.add_argument("--threads", type=whole_number, metavar="N",
                         help="threads for batches of cars, 1..NUMBA_NUM_THREADS (default: all of them)")
 
 

@@ -326,3 +326,19 @@ def test_a_range_of_cars_tallies_only_its_own_cars():
     tally.update_cars(0, data, columns_of(tally.expects, {"speed": 0, "yaw_rate": 1}), 2, 4)
     assert np.isinf(tally.expect_margin[:, [0, 1, 4, 5]]).all()
     assert np.isfinite(tally.expect_margin[:, 2:4]).all()
+
+
+def test_a_scripts_own_words_are_printed_as_one_line_each():
+    """A tab, a newline or a terminal's escape in a script's name, an expectation's label or a measure's name is shown
+    escaped in the verdict table and a sweep's summary, not acted on by the terminal."""
+    from workbench.output.sweep_report import summary
+    from workbench.runs.sweep import plan_sweep, run_sweep
+
+    text = HEAD.replace('name = "case"', 'name = "a\\tb\\u001b[31mred"') + (
+        '\n[[expect]]\nname = "x\\ny"\nchannel = "speed"\nat = 1.0\nmin = -1.0\n'
+        '\n[[measure]]\nname = "m\\rn"\nchannel = "speed"\nat = 1.0\n')
+    program = compile_script(parse_script(text, SRC))
+    printed = table(replay([program])) + "\n" + summary(run_sweep(plan_sweep(program, ["body.mass=900:1800:2"])))
+    assert "a\\tb\\x1b[31mred" in printed and "x\\ny" in printed and "m\\rn" in printed
+    assert not any(c in printed for c in "\t\r\x1b")
+    assert not any(line.startswith(("y", "n")) for line in printed.split("\n"))  # no label broken over two lines

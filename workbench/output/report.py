@@ -9,6 +9,7 @@ from physics.units import display_of
 from workbench.runs.measures import Measurement
 from workbench.runs.replay import ReplayResult, Verdict
 from workbench.runs.stamp import program_stamp
+from workbench.streams import one_line
 
 
 def _window(v: Verdict) -> str:
@@ -37,7 +38,10 @@ def table(results: Sequence[ReplayResult]) -> str:
     total = failed = 0
     for r in results:
         p = r.program
-        lines.append(f"{p.name}  ({p.script.source})  preset {p.preset}, dt {p.dt:.6g} s, {p.frames} frames")
+        # A script's own words (its name, labels, file) as one line each: a tab or a terminal's escape in a name is
+        # shown as \t or \x1b, not acted on (streams.one_line)
+        lines.append(f"{one_line(p.name)}  ({one_line(p.script.source)})  preset {p.preset}, dt {p.dt:.6g} s, "
+                     f"{p.frames} frames")
         if not r.verdicts:
             lines.append("  (no expectations)")
         rows = []
@@ -46,7 +50,7 @@ def table(results: Sequence[ReplayResult]) -> str:
             shown, factor = display_of(infos[v.expect.channel]) if v.expect.channel in infos else (v.unit, 1.0)
             unit = f" {shown}" if shown else ""
             where = "" if v.expect.at is not None else f" at {v.time:.4g} s"
-            rows.append(("PASS" if v.passed else "FAIL", v.expect.label(), v.expect.channel, _window(v),
+            rows.append(("PASS" if v.passed else "FAIL", one_line(v.expect.label()), v.expect.channel, _window(v),
                          v.expect.bound_text(scale=factor) + unit, f"{_value(v.measured * factor)}{unit}{where}"))
         if rows:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -54,7 +58,8 @@ def table(results: Sequence[ReplayResult]) -> str:
                 lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if r.measurements:
             lines.append("  measures:")
-            rows = [(m.measure.name, m.measure.channel, m.measure.how(), _measured(m, infos)) for m in r.measurements]
+            rows = [(one_line(m.measure.name), m.measure.channel, m.measure.how(), _measured(m, infos))
+                    for m in r.measurements]
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
                 lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())

@@ -17,6 +17,7 @@ from physics.units import display_of
 from workbench.output.charts import PASS_COLOUR, SWEEP_SOURCE, Band, Bars, Chart, Heatmap, Line, Renderer, Series
 from workbench.output.files import atomic_write_text
 from workbench.runs.sweep import SweepResult, flips, varied_axis
+from workbench.streams import one_line
 
 
 def _display(result: SweepResult) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
@@ -133,7 +134,7 @@ def summary(result: SweepResult) -> str:
     plan = result.plan
     p = plan.program
     rate = result.car_steps / result.seconds if result.seconds > 0 else 0.0
-    lines = [f"{p.name}  ({p.script.source})  preset {p.preset}, dt {p.dt:.6g} s",
+    lines = [f"{one_line(p.name)}  ({one_line(p.script.source)})  preset {p.preset}, dt {p.dt:.6g} s",
              f"  {plan.cars:,} cars, {_axes_text(result)}",
              f"  {result.car_steps:,} car-steps in {result.seconds:.2f} s ({rate:,.0f} car-steps/s)"]
     if not p.script.expects:
@@ -141,7 +142,7 @@ def summary(result: SweepResult) -> str:
     passed = result.expect_passed
     flipped = flip_lines(result)
     for e, expect in enumerate(p.script.expects):
-        text = f"  {expect.label()}: {int(passed[e].sum()):,} of {plan.cars:,} pass"
+        text = f"  {one_line(expect.label())}: {int(passed[e].sum()):,} of {plan.cars:,} pass"
         if e in flipped:
             text += f"; {flipped[e]}"
         lines.append(text)
