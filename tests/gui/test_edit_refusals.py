@@ -461,3 +461,36 @@ def test_a_recording_of_a_preset_whose_file_name_is_not_utf8_is_refused_in_a_lin
                     f"\"{tmp_path}/car\\xe9.toml\"`): a file name's bytes, which a script cannot hold; rename that "
                     "file"]
     assert not (tmp_path / "drive.toml").exists() and window.model.session.recording_unsaved
+
+
+def test_a_step_through_the_history_the_car_refuses_leaves_the_history_where_it_was(carbench_window, qtbot):
+    # An undo or redo the car refused (said in the status bar) still moved the stack's index at the newest frame, by
+    # Ctrl+Z or by a click in the Edit history list: the list then showed an edit undone that the car still had.
+    from workbench.gui.undo import ParamsCommand
+
+    window = carbench_window
+    model = window.model
+    assert window.params.edit("body.mass", 1300.0)
+    lr = model.session.params.body.lr
+    # an entry whose undo asks for what the car cannot take (lr past its 2.85 m wheelbase)
+    model.undo_stack.push(ParamsCommand(model, "body.lr = odd", {"body.lr": 3.0}, {"body.lr": lr}))
+    assert model.undo_stack.index() == 2
+
+    window.undo()
+    assert model.undo_stack.index() == 2 and model.session.params.body.lr == lr
+    said = window.status_message.toolTip()
+    assert said.startswith("cannot undo body.lr = odd: ") and "wheelbase" in said
+
+    window.show_history()
+    view = window._history.findChild(QUndoView)
+    qtbot.waitExposed(window._history)
+    first = view.visualRect(view.model().index(0, 0)).center()  # "(the preset as loaded)": two steps back
+    QTest.mouseClick(view.viewport(), LEFT, NONE, first)
+    assert model.undo_stack.index() == 2 and model.session.params.body.mass == 1300.0
+
+    model.undo_stack.command(1).before = {"body.lr": lr}  # the entry made harmless: the click goes through
+    QTest.mouseClick(view.viewport(), LEFT, NONE, first)
+    assert model.undo_stack.index() == 0 and model.session.params.body.mass == 1600.0
+    second = view.visualRect(view.model().index(2, 0)).center()
+    QTest.mouseClick(view.viewport(), LEFT, NONE, second)
+    assert model.undo_stack.index() == 2 and model.session.params.body.mass == 1300.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -840,12 +841,14 @@ class MainWindow(QMainWindow):
     def redo(self) -> None:
         self._undo_redo(self.model.undo_stack.redo, "redo")
 
-    def _undo_redo(self, do, what: str) -> None:
+    def _undo_redo(self, do, what: str) -> bool:
+        """One step back or forward through the edit history, checked before the stack moves; whether it moved."""
         if self.model.session.replaying:
             self.show_message(f"nothing to {what} while the script replays", 4000)
-            return
-        # With an earlier frame on show the drive goes on from it first, the change checked on that frame's car,
-        # before the stack moves (a refusal inside the command is said too, but the stack's index has moved by then).
+            return False
+        # The change is checked before the stack moves: on the frame's car with an earlier frame on show (the drive goes
+        # on from it first), else on the car as it is (a refusal inside the command is said too, but the stack's index
+        # has moved by then).
         stack = self.model.undo_stack
         command = stack.command(stack.index() - 1 if what == "undo" else stack.index())
         changes = getattr(command, "before" if what == "undo" else "after", None)
@@ -854,8 +857,24 @@ class MainWindow(QMainWindow):
                 self.model.go_on_for(changes)  # with an earlier frame on show: checked there, and driven on from it
             except ValueError as exc:
                 self.show_message(f"cannot {what}: {exc}", 6000)
-                return
+                return False
+            problem = self.model.session.edit_problem(changes) if self.model.view_frame is None else None
+            if problem:
+                self.show_message(f"cannot {what} {command.text()}: {problem}", 6000)
+                return False
+        before = stack.index()
         do()
+        return stack.index() != before
+
+    def go_to_history(self, index: int) -> None:
+        """Step through the edit history to entry ``index`` (0: the preset as loaded), each step checked as Ctrl+Z
+        and Ctrl+Shift+Z check theirs; stops at the first the car refuses, which is said."""
+        stack = self.model.undo_stack
+        index = min(max(index, 0), stack.count())
+        while stack.index() != index:
+            back = stack.index() > index
+            if not self._undo_redo(stack.undo if back else stack.redo, "undo" if back else "redo"):
+                return
 
     def show_history(self) -> None:
         """The undo stack as a list; clicking an entry goes back (or forward) to it."""
@@ -865,10 +884,14 @@ class MainWindow(QMainWindow):
             layout = QVBoxLayout(self._history)
             view = QUndoView(self.model.undo_stack)
             view.setEmptyLabel("(the preset as loaded)")
+            # QUndoView's own click undoes and redoes through the stack itself, past _undo_redo's checks (a step the
+            # car refuses moved the stack's index all the same): its clicks and keys go through go_to_history instead.
+            view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            self._history_clicks = _HistoryClicks(view, self.go_to_history)
+            view.viewport().installEventFilter(self._history_clicks)
             layout.addWidget(view)
-            # A click on an entry undoes and redoes through the stack itself, past _undo_redo's guard: while the
-            # script replays (and owns the parameters), or an earlier frame is on show (where one step drives on from
-            # it, checked on its car first: Ctrl+Z does that), the list is only shown.
+            # While the script replays (and owns the parameters), or an earlier frame is on show (where one step drives
+            # on from it, checked on its car first: Ctrl+Z does that), the list is only shown.
             note = QLabel()
             note.setWordWrap(True)
             layout.addWidget(note)
@@ -972,3 +995,22 @@ class DockShares(QObject):
         elif kind == QEvent.Type.MouseButtonRelease:
             self._keep.start(0)
         return False
+
+
+class _HistoryClicks(QObject):
+    """The Edit history list's clicks: a press on an entry goes there through ``go(row)`` (checked steps), and the
+    list's own handling of presses, drags and double clicks (which moves the stack unchecked) gets none of them."""
+
+    def __init__(self, view, go: Callable[[int], None]):
+        super().__init__(view)
+        self._view, self._go = view, go
+
+    def eventFilter(self, watched, event) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
+            row = self._view.indexAt(event.position().toPoint()).row()
+            if row >= 0:
+                self._go(row)
+            return True
+        return kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease,
+                        QEvent.Type.MouseButtonDblClick, QEvent.Type.MouseMove)

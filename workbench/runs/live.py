@@ -327,6 +327,17 @@ class LiveSession:
         self._pending.update({path: updated.get(path) for path in changes})
         return updated
 
+    def edit_problem(self, changes: dict[str, Any]) -> str | None:
+        """Why :meth:`set_params` would refuse ``changes`` now (a replay owns the parameters, a value out of its
+        limits, another kind of car, a car that would no longer feel the loaded road); None when it would take them."""
+        if self.replaying:
+            return "the script sets the parameters while it replays; edit them when it is over"
+        try:
+            updated = self.params.with_values(changes)
+        except ParamError as exc:
+            return str(exc)
+        return self._change_problem(self.params, updated)
+
     def edit_problem_at(self, frame: int, changes: dict[str, Any]) -> str | None:
         """Why ``changes`` could not be made on the car a drive on from ``frame`` goes on with
         (:meth:`InputHistory.params_before`), as :meth:`set_params` would refuse them there; None when they could."""
