@@ -68,7 +68,7 @@ def test_the_linear_bicycles_gain_bandwidth_and_phase_are_its_closed_forms(dt):
     assert got["low_frequency_gain"].label == "yaw-rate gain at 0.1 Hz"  # the sweep's first frequency
     assert got["yaw_phase_1hz"].value == pytest.approx(math.degrees(np.angle(h(1.0))) - 180.0 * dt, abs=0.2)
     assert got["peak_gain_ratio"].value == pytest.approx(1.0, abs=0.002)  # the bicycle has no resonant peak here
-    assert all(k.unit == u and k.clause == "ISO 7401:2011 sine sweep input" for k, u in
+    assert all(k.unit == u and k.clause == "ISO 7401:2011 continuous sinusoidal input (swept)" for k, u in
                zip(got.values(), ("1/s", "Hz", "", "deg", "deg"), strict=True))
     assert not got["low_frequency_gain"].note
 

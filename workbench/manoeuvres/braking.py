@@ -63,6 +63,15 @@ initial speed could not be read here. A car braking from 0.5 km/h was 'corrected
 that never moved divided by zero."""
 
 
+def brake_onset(t, brake, after: float) -> float:
+    """t0 of ISO 7975: the first frame at or after the driver's ``after`` (its "decelerate" trigger) whose brake is on
+    (a frame's brake acts from its start, as in ISO 21994's onset below); ``after`` itself where the brake never comes
+    on. The trigger between two frames put t0 before the brake acted, by up to a frame, and every KPI at t0 + 1 s
+    moved with it (the heading deviation 1.51 -> 1.60 deg within one frame of the trigger)."""
+    on = np.flatnonzero((brake > 0.0) & (t >= after - 1e-9))
+    return float(t[on[0]]) if len(on) else float(after)
+
+
 def stop_time(t, speed, after: float) -> float | None:
     k = np.flatnonzero((t > after) & (speed <= STOPPED))
     return float(t[k[0]]) if len(k) else None
@@ -79,16 +88,20 @@ class BrakingInATurn(Manoeuvre):
     def kpis(self, run: RunData) -> list[Kpi]:
         t, v, r = run.t, run["speed"], run["yaw_rate"]
         driver = run.script.driver
-        tb = driver.until
+        tb = brake_onset(t, run["brake"], driver.until)
         radius = driver.path.get("radius")
         side = 1.0 if driver.path.get("turn") == "left" else -1.0
         one = tb + 1.0
         if one > t[-1]:
             return [Kpi("yaw_ratio_1s", "yaw-rate ratio 1 s after brake onset", None, "", TURN_YAW_RATIO)]
         r0, r1 = at_time(t, r, tb), at_time(t, r, one)
-        pick = (t >= tb) & (t <= one)
-        turn_circle = float(np.trapezoid(v[pick] / radius, t[pick])) * side
-        heading_dev = (at_time(t, run["heading"], one) - at_time(t, run["heading"], tb) - turn_circle) * DEG
+        # The circle's turn at the speed driven, integral of v / R from t0 to t0 + 1 s, between the same instants as
+        # the heading's (each read linearly between frames): a sum over the frames inside missed the part-frames at
+        # either end where t0 + 1 s fell between frames.
+        turned = np.concatenate([[0.0], np.cumsum(0.5 * (v[1:] + v[:-1]) * np.diff(t))]) / radius
+        turn_circle = (at_time(t, turned, one) - at_time(t, turned, tb)) * side
+        # positive where the car turned further in than the circle, whichever way the circle turns (side)
+        heading_dev = side * (at_time(t, run["heading"], one) - at_time(t, run["heading"], tb) - turn_circle) * DEG
         x1, y1 = at_time(t, run["x"], one), at_time(t, run["y"], one)
         path_dev = math.hypot(x1, y1 - side * radius) - radius
         decel = -(at_time(t, v, one) - at_time(t, v, tb)) / 1.0
@@ -103,7 +116,8 @@ class BrakingInATurn(Manoeuvre):
                     note="positive: outside the circle"),
                 Kpi("mean_deceleration_1s", "mean deceleration over the first second", decel, "m/s^2",
                     TURN_DECELERATION),
-                Kpi("stopping_distance", "stopping distance from brake onset", distance, "m", TURN_STOP),
+                Kpi("stopping_distance", "stopping distance from brake onset", distance, "m", TURN_STOP,
+                    note="" if distance is not None else f"did not stop within the run's {t[-1] - tb:.3g} s after t0"),
                 Kpi("initial_speed", "speed at brake onset", at_time(t, v, tb) * KMH, "km/h", TURN_INITIAL)]
 
 
@@ -142,7 +156,10 @@ class StraightBraking(Manoeuvre):
             mfdd = (vb * vb - ve * ve) / (25.92 * (se - sb))
         return [Kpi("stopping_distance", "stopping distance (corrected to 100 km/h)", corrected, "m",
                     STRAIGHT_DISTANCE,
-                    note=("did not stop" if distance is None else f"{distance:.4g} m from {v0:.4g} km/h" if near
+                    note=(f"did not stop within the run's {t[-1] - tb:.3g} s after the brake's onset"
+                          if distance is None else f"{distance:.4g} m from {v0:.4g} km/h" if near
                           else f"{distance:.4g} m from {v0:.4g} km/h: not within {ONSET_TOLERANCE:g} km/h of "
                                "100 km/h, so not corrected")),
-                Kpi("mfdd", "mean fully developed deceleration", mfdd, "m/s^2", MFDD)]
+                Kpi("mfdd", "mean fully developed deceleration", mfdd, "m/s^2", MFDD,
+                    note="" if mfdd is not None else
+                    f"the car did not slow from {vb:.4g} to {ve:.4g} km/h (0.8 and 0.1 of {v0:.4g}) within the run")]

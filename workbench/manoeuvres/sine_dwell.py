@@ -34,7 +34,16 @@ from workbench.scripts.format import Script, load_script, resolve_script
 SIS_FIT = (0.1 * G, 0.375 * G)  # [m/s^2]
 YAW_LIMITS = ((1.00, 0.35), (1.75, 0.20))  # (s after COS, largest share of psi_peak)
 DISPLACEMENT_AT = 1.07  # [s] after BOS
-DISPLACEMENT_MIN = 1.83  # [m]
+DISPLACEMENT_MIN = 1.83  # [m] S5.2.3, a vehicle of 3,500 kg GVWR or less
+DISPLACEMENT_MIN_HEAVY = 1.52  # [m] S5.2.3, a vehicle over 3,500 kg GVWR
+HEAVY = 3500.0  # [kg]
+
+
+def displacement_min(params) -> float:
+    """S5.2.3's least lateral displacement for the car: 1.52 m over 3,500 kg GVWR, else 1.83 m. The model has no GVWR;
+    its mass (body.mass, the car as tested) is at most the GVWR, so a car over 3,500 kg is over it, and one under is
+    held to 1.83 m (the stricter figure, where its GVWR is not known)."""
+    return DISPLACEMENT_MIN_HEAVY if params.body.mass > HEAVY else DISPLACEMENT_MIN
 CLAUSE = "FMVSS 126 / UN R140 Annex 3"
 
 
@@ -162,7 +171,7 @@ class SineWithDwell(Manoeuvre):
         robot = run.script.robot
         c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
                          robot.get("frequency"), robot.get("dwell"), robot.ratio)
-        return _run_kpis(c, robot.get("amplitude"), None)
+        return _run_kpis(c, robot.get("amplitude"), None, run.params)
 
 
 def at_amplitude(script: Script, amplitude: float) -> Script:
@@ -214,7 +223,7 @@ def series(a: float | None, ratio: float, lock: float) -> list[float]:
     return [amp for amp in out if amp <= reach]
 
 
-def _run_kpis(c, amplitude: float, a: float | None) -> list[Kpi]:
+def _run_kpis(c, amplitude: float, a: float | None, params) -> list[Kpi]:
     out = []
     for after, limit in YAW_LIMITS:
         ratio = c[f"ratio_{after:.2f}"]
@@ -226,9 +235,10 @@ def _run_kpis(c, amplitude: float, a: float | None) -> list[Kpi]:
     # KPI dock or a sweep) whether this run is one is not known, and it gets no verdict.
     needed = a is not None and amplitude >= 5 * a
     d = c["displacement"]
+    least = displacement_min(params)
     out.append(Kpi("lateral_displacement", f"lateral displacement {DISPLACEMENT_AT:g} s after BOS", d, "m",
-                   f"{CLAUSE} S5.2.3", f">= {DISPLACEMENT_MIN:g} m" if needed else None,
-                   None if d is None or not needed else bool(d >= DISPLACEMENT_MIN),
+                   f"{CLAUSE} S5.2.3", f">= {least:g} m" if needed else None,
+                   None if d is None or not needed else bool(d >= least),
                    note=f"at {amplitude:.4g} deg of handwheel"))
     return out
 
@@ -273,10 +283,17 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
     needed = [(c["displacement"], amp) for amp, c in rows if a is not None and amp >= 5 * a - 1e-9
               and c["displacement"] is not None]
     least = min(needed, default=None)
+    limit = displacement_min(runs[0][1].params)
+    if least is not None:
+        note = f"at {least[1]:.4g} deg"
+    elif rows[-1][0] < 5 * a - 1e-9:  # no run of 5 A or more: S5.2.3 judges none
+        note = (f"not judged: no run reached 5 A ({5 * a:.4g} deg); the series ends at {rows[-1][0]:.4g} deg "
+                + ("(S7.6.4's 300 deg)" if rows[-1][0] >= 300.0 - 1e-9 else "(the car's lock)"))
+    else:
+        note = "not judged: no run of 5 A or more has a displacement at 1.07 s after BOS"
     kpis.append(Kpi("lateral_displacement", f"least lateral displacement {DISPLACEMENT_AT:g} s after BOS (5 A and up)",
-                    None if least is None else least[0], "m", f"{CLAUSE} S5.2.3", f">= {DISPLACEMENT_MIN:g} m",
-                    None if least is None else bool(least[0] >= DISPLACEMENT_MIN),
-                    note="" if least is None else f"at {least[1]:.4g} deg"))
+                    None if least is None else least[0], "m", f"{CLAUSE} S5.2.3", f">= {limit:g} m",
+                    None if least is None else bool(least[0] >= limit), note=note))
     kpis.append(Kpi("runs", "sine-with-dwell runs", float(len(rows)), "", f"{CLAUSE} S7.6",
                     note=f"{rows[0][0]:.4g} .. {rows[-1][0]:.4g} deg of handwheel"))
     return kpis
