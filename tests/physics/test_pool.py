@@ -85,7 +85,8 @@ def test_a_batch_runs_its_cars_on_the_threads_asked_each_car_once(monkeypatch):
 def test_then_runs_for_each_range_on_the_thread_that_stepped_it_once_its_frames_are_written(monkeypatch):
     """Simulation.run's ``then``: a sweep tallies each range of cars on the thread that stepped it. Every car is in
     one range a block of frames, each range is reported by the thread that ran it, after its frames are in the
-    telemetry (they are those of a run without it), and each block of frames (BLOCK_FRAMES) is reported apart."""
+    telemetry (they are those of a run without it), and each block of frames (BLOCK_FRAMES) is reported apart. (Which
+    thread takes a range depends on how busy the machine is: the caller runs any a pool thread has not started.)"""
     import physics.simulation as simulation
 
     monkeypatch.setattr(simulation, "BLOCK_FRAMES", 16)
@@ -116,7 +117,6 @@ def test_then_runs_for_each_range_on_the_thread_that_stepped_it_once_its_frames_
         set_threads(before)
     assert sorted(r[:4] for r in two) == [(0, 20, 0, 16), (0, 20, 16, 32), (0, 20, 32, 48), (20, 40, 0, 16),
                                          (20, 40, 16, 32), (20, 40, 32, 48)]
-    assert len({r[4] for r in two}) == 2
     assert seen == [(0, n, 0, 16), (0, n, 16, 32), (0, n, 32, 48)]
 
 
