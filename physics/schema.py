@@ -137,7 +137,7 @@ class ParamInfo:
         low_bad = self.lo is not None and (number <= self.lo if self.lo_open else number < self.lo)
         high_bad = self.hi is not None and (number >= self.hi if self.hi_open else number > self.hi)
         if low_bad or high_bad:
-            raise ParamError(f"{_fmt(number)} is out of range; allowed: {self.allowed()}")
+            raise ParamError(f"{_refused(number, (self.lo, self.hi))} is out of range; allowed: {self.allowed()}")
         if self.kind is int:
             if number != int(number):
                 raise ParamError(f"expected a whole number, got {value!r}")
@@ -147,6 +147,15 @@ class ParamInfo:
 
 def _fmt(x: float) -> str:
     return f"{x:.6g}"
+
+
+def _refused(x: float, bounds: tuple[float | None, ...]) -> str:
+    """A refused number in six digits where that tells it from its limits, else in as many as do (100000001 against
+    1e+08 was written "1e+08 is out of range; allowed: ... <= 1e+08")."""
+    short = _fmt(x)
+    if all(b is None or float(short) != b for b in bounds):
+        return short
+    return repr(float(x))
 
 
 def _leaf_kind(annotation: Any) -> type:

@@ -303,3 +303,15 @@ def test_absurd_values_are_refused_with_file_key_and_range(group, key, value):
     message = refusal(text[:line_start] + f"{key} = {value}" + text[line_end:])
     assert message.startswith(SOURCE) and f"{group}.{key}" in message
     assert "out of range" in message and re.search(r"allowed: \S+ <=? value <= \S+", message)
+
+
+@pytest.mark.parametrize(("path", "value", "shown"), [
+    ("suspension.arb_front", 100000001.0, "100000001.0"),  # six digits wrote it as its limit, 1e+08
+    ("differential.ramp", 1.0000001, "1.0000001"),
+    ("differential.ramp", 1.5, "1.5"),  # six digits where they tell it from the limit
+    ("body.mass", 0.001, "0.001"),
+])
+def test_a_refused_value_is_written_in_the_digits_that_tell_it_from_its_limit(path, value, shown):
+    with pytest.raises(ParamError) as info:
+        load_preset("sedan").params.with_value(path, value)
+    assert str(info.value).startswith(f"{path} = ") and f": {shown} is out of range; allowed:" in str(info.value)

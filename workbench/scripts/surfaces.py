@@ -94,6 +94,11 @@ def parse_surface(parser, table: dict, i: int) -> Surface:
             raise parser.fail(where, f"`polygon` point {k} must be [x, y]")
         points.append((_coordinate(parser, v[0], f"{where} polygon point {k}"),
                        _coordinate(parser, v[1], f"{where} polygon point {k}")))
+    crossing = _crossing_edges(points)
+    if crossing is not None:
+        a, b = crossing
+        raise parser.fail(where, f"`polygon`'s edges {a} (points {a} to {a % len(points) + 1}) and {b} (points {b} to "
+                                 f"{b % len(points) + 1}) cross: give its points in order around its outline")
     if abs(_area(points)) <= 0.0:
         raise parser.fail(where, "`polygon` encloses no area")
     return Surface(mu, tuple(points), rolling, name)
@@ -142,6 +147,32 @@ def _coordinate(parser, value, where) -> float:
     if not abs(number) <= MAX_COORDINATE:
         raise parser.fail(where, f"{number:g} is further than {MAX_COORDINATE:g} from the start")
     return number
+
+
+def _crossing_edges(points) -> tuple[int, int] | None:
+    """The first two edges of a polygon (numbered from 1: edge k joins point k to the next) that cross or touch other
+    than where neighbours share a point; None for a simple polygon. A figure of eight was refused as enclosing no area
+    (its halves' signed areas cancel) and one whose halves differ was laid as a road no one meant."""
+    n = len(points)
+
+    def side(o, a, b) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    def within(o, a, b) -> bool:  # b on the line through o and a: between them
+        return min(o[0], a[0]) <= b[0] <= max(o[0], a[0]) and min(o[1], a[1]) <= b[1] <= max(o[1], a[1])
+
+    for i in range(n):
+        p1, p2 = points[i], points[(i + 1) % n]
+        for j in range(i + 1, n):
+            if j == i + 1 or (i == 0 and j == n - 1):  # neighbours: they share a point
+                continue
+            q1, q2 = points[j], points[(j + 1) % n]
+            d1, d2, d3, d4 = side(q1, q2, p1), side(q1, q2, p2), side(p1, p2, q1), side(p1, p2, q2)
+            if ((d1 > 0) != (d2 > 0) and d1 != 0 and d2 != 0 and (d3 > 0) != (d4 > 0) and d3 != 0 and d4 != 0) or (
+                    (d1 == 0 and within(q1, q2, p1)) or (d2 == 0 and within(q1, q2, p2))
+                    or (d3 == 0 and within(p1, p2, q1)) or (d4 == 0 and within(p1, p2, q2))):
+                return i + 1, j + 1
+    return None
 
 
 def _area(points) -> float:
