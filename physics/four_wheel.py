@@ -211,16 +211,20 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
 
 @scalar(inline=True)
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
-           spin_target, most, at_grip, esc, esc_target, first):
+           spin_target, most, at_grip, esc, esc_target, first, grouped):
     """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
     then the aids again), or following the road the body moved under it. ``at_grip``: the frame started the tyre at
     its grip (a lock-up carried the wheel there, :func:`start_force`), where its force did not follow the slip: it
     too may grip again within the frame, as on the single-track car. ``first``: the brakes' torque on the wheel in
-    its first, body-frozen update (:func:`brake_torque`), which stands unless the wheel turns again at the grip."""
+    its first, body-frozen update (:func:`brake_torque`), which stands unless the wheel turns again at the grip.
+    ``grouped``: a differential holds the wheel at one speed with others (:func:`as_one`); at its grip its tyre slides at
+    the limit and the wheel turns with the group (the others' tyres set that), not alone under its share of the
+    differential's torque: that share, sized for a tyre that grips, spun a locked four-wheel drive's wheel up by
+    4 rad/s in a frame as it coasted round a bend in neutral, its partners not paying for it."""
     radius = p.body_wheel_radius
     fx_lin = fx0 - kx_s * du
     fx = min(max(fx_lin, -k.limit), k.limit)
-    if fx != fx_lin or at_grip:
+    if (fx != fx_lin and not grouped) or (at_grip and not grouped):
         mobility = 1.0 / mass + k.lever_x * k.lever_x / p.body_yaw_inertia
         u_end = k.u + du + dt * (fx - fx_lin) * mobility
         omega, free, held, fx = wheel.at_limit(start, drive, fx, brake, radius, inertia, k.u,
@@ -529,6 +533,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     b_fl, b_fr = b_fl + g.rub_front, b_fr + g.rub_front
     b_rl, b_rr = b_rl + g.rub_rear, b_rr + g.rub_rear
     stuck = g.stuck
+    # Wheels a differential holds at one speed this frame turn as one body under their brakes together (locked_brakes):
+    # the rear brakes of a locked four-wheel drive slow the front wheels as much as the rear ones.
+    o_fl, o_fr, o_rl, o_rr = b_fl, b_fr, b_rl, b_rr  # where the torques act, for the telemetry
+    one_front = g.held_front and p.diff_kind != 0
+    one_rear = g.held_rear and p.diff_kind != 0
+    one_centre = g.held_centre and p.centre_kind != 0
+    r2 = dt * radius * radius
+    b_fl, b_fr, b_rl, b_rr = locked_brakes(one_front, one_rear, one_centre, b_fl, b_fr, b_rl, b_rr, i_f + r2 * kx_fl,
+                                           i_f + r2 * kx_fr, i_r + r2 * kx_rl, i_r + r2 * kx_rr)
 
     # The wheels with the body frozen, then ABS (the rear select-low: both rear wheels get the brake the one
     # nearer to locking takes) and traction control's brake on a driven wheel spinning past its target.
@@ -596,6 +609,12 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
     h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
     h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
+    # Wheels a differential holds at one speed leave their first update at one speed, whatever the aids did to each
+    # (ABS let off one wheel's brake further than another's): the body's step then takes their tyres' forces at the
+    # speed the group turns at (turned as one only after it, the group's tyres had pushed the body from speeds it
+    # did not keep: 55 J gained in a frame braking a fully locking four-wheel drive under ABS).
+    h_fl, h_fr, h_rl, h_rr = as_one(one_front, one_rear, one_centre, h_fl, h_fr, h_rl, h_rr, j_fl + g.c_front,
+                                    j_fr + g.c_front, j_rl + g.c_rear, j_rr + g.c_rear)
 
     # The body: vx, vy and the yaw rate in one linearly implicit step with every tyre's slopes. A held wheel
     # adds its tyre's whole longitudinal slope, a free one its slope in series with its inertia (the engine's
@@ -622,16 +641,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
                   g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, grip_fl, e_fl, te_fl,
-                  brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt))
+                  brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt), one_front)
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
                   g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, grip_fr, e_fr, te_fr,
-                  brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt))
+                  brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt), one_front)
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
                   g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, most_rl, grip_rl, e_rl, te_rl,
-                  brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt))
+                  brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt), one_rear)
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, most_rr, grip_rr, e_rr, te_rr,
-                  brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt))
+                  brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear)
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass
@@ -696,10 +715,9 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     d = _step.Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
                          g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr, 0.0, d.auto_clutch)
     _step.frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
-    used_fl = abs(n_fl.brake)
-    used_fr = abs(n_fr.brake)
-    used_rl = abs(n_rl.brake)
-    used_rr = abs(n_rr.brake)
+    used_fl, used_fr, used_rl, used_rr = at_own_brakes(one_front, one_rear, one_centre, abs(n_fl.brake),
+                                                       abs(n_fr.brake), abs(n_rl.brake), abs(n_rr.brake), o_fl, o_fr,
+                                                       o_rl, o_rr)
     out.wheel_left = d_fl
     out.wheel_right = d_fr
     out.drive_force = drive_force
@@ -768,6 +786,63 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     new.stalled = stalled
     new.tcs = tcs
     _step.carry_controls(s, u, c, d, new)
+
+
+@scalar
+def locked_brakes(one_front, one_rear, one_centre, b_fl, b_fr, b_rl, b_rr, j_fl, j_fr, j_rl, j_rr):
+    """The brake torques [N m] the wheels' first updates take where differentials hold wheels at one speed: the torque
+    of a group (an axle whose differential holds, or all four where both axles' and the centre's hold) shared among
+    its wheels in proportion to their inertias ``j_*`` (the tyre's slope taken implicitly), so that the brakes slow
+    them alike and stop them together, as they do the one body the wheels are. Each wheel took its own brake: a
+    locked four-wheel drive rolling back on its handbrake had its rear wheels braked and its front ones not, every
+    frame, and the differentials' turning them as one after the body's update gained energy (65 J in a frame)."""
+    if one_centre and one_front and one_rear:
+        total, weight = b_fl + b_fr + b_rl + b_rr, j_fl + j_fr + j_rl + j_rr
+        return total * j_fl / weight, total * j_fr / weight, total * j_rl / weight, total * j_rr / weight
+    if one_front:
+        total, weight = b_fl + b_fr, j_fl + j_fr
+        b_fl, b_fr = total * j_fl / weight, total * j_fr / weight
+    if one_rear:
+        total, weight = b_rl + b_rr, j_rl + j_rr
+        b_rl, b_rr = total * j_rl / weight, total * j_rr / weight
+    return b_fl, b_fr, b_rl, b_rr
+
+
+@scalar
+def as_one(one_front, one_rear, one_centre, h_fl, h_fr, h_rl, h_rr, m_fl, m_fr, m_rl, m_rr):
+    """The wheels after their first update and the aids, those a differential holds as one (an axle, or all four) at
+    their group's speed: its angular momentum over its inertia (``m_*``). Whether the brakes set each wheel stays its
+    own."""
+    if one_centre and one_front and one_rear:
+        w = (m_fl * h_fl.omega + m_fr * h_fr.omega + m_rl * h_rl.omega + m_rr * h_rr.omega) / (m_fl + m_fr + m_rl + m_rr)
+        return (Held(w, h_fl.held, h_fl.abs_on, h_fl.tcs_on), Held(w, h_fr.held, h_fr.abs_on, h_fr.tcs_on),
+                Held(w, h_rl.held, h_rl.abs_on, h_rl.tcs_on), Held(w, h_rr.held, h_rr.abs_on, h_rr.tcs_on))
+    if one_front:
+        w = (m_fl * h_fl.omega + m_fr * h_fr.omega) / (m_fl + m_fr)
+        h_fl, h_fr = Held(w, h_fl.held, h_fl.abs_on, h_fl.tcs_on), Held(w, h_fr.held, h_fr.abs_on, h_fr.tcs_on)
+    if one_rear:
+        w = (m_rl * h_rl.omega + m_rr * h_rr.omega) / (m_rl + m_rr)
+        h_rl, h_rr = Held(w, h_rl.held, h_rl.abs_on, h_rl.tcs_on), Held(w, h_rr.held, h_rr.abs_on, h_rr.tcs_on)
+    return h_fl, h_fr, h_rl, h_rr
+
+
+@scalar
+def at_own_brakes(one_front, one_rear, one_centre, u_fl, u_fr, u_rl, u_rr, o_fl, o_fr, o_rl, o_rr):
+    """The brake torques the wheels took (``u_*``, of torques :func:`locked_brakes` shared among wheels held as one)
+    given back to the brakes that gave them (``o_*``, each wheel's own): a group's total in proportion to its brakes'
+    own torques, so that a locked four-wheel drive's handbrake shows on the rear wheels."""
+    if one_centre and one_front and one_rear:
+        total, used = o_fl + o_fr + o_rl + o_rr, u_fl + u_fr + u_rl + u_rr
+        if total > 0.0:
+            return used * o_fl / total, used * o_fr / total, used * o_rl / total, used * o_rr / total
+        return u_fl, u_fr, u_rl, u_rr
+    if one_front and o_fl + o_fr > 0.0:
+        total, used = o_fl + o_fr, u_fl + u_fr
+        u_fl, u_fr = used * o_fl / total, used * o_fr / total
+    if one_rear and o_rl + o_rr > 0.0:
+        total, used = o_rl + o_rr, u_rl + u_rr
+        u_rl, u_rr = used * o_rl / total, used * o_rr / total
+    return u_fl, u_fr, u_rl, u_rr
 
 
 @scalar(inline=True)
