@@ -217,14 +217,15 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
     its grip (a lock-up carried the wheel there, :func:`start_force`), where its force did not follow the slip: it
     too may grip again within the frame, as on the single-track car. ``first``: the brakes' torque on the wheel in
     its first, body-frozen update (:func:`brake_torque`), which stands unless the wheel turns again at the grip.
-    ``grouped``: a differential holds the wheel at one speed with others (:func:`as_one`); at its grip its tyre slides at
+    ``grouped``: a differential holds the wheel at one speed with others (an axle's, with all-wheel drive all four); at
+    its grip (reached within the frame: one that started there turns as above, a lock-up's) its tyre slides at
     the limit and the wheel turns with the group (the others' tyres set that), not alone under its share of the
     differential's torque: that share, sized for a tyre that grips, spun a locked four-wheel drive's wheel up by
     4 rad/s in a frame as it coasted round a bend in neutral, its partners not paying for it."""
     radius = p.body_wheel_radius
     fx_lin = fx0 - kx_s * du
     fx = min(max(fx_lin, -k.limit), k.limit)
-    if (fx != fx_lin and not grouped) or (at_grip and not grouped):
+    if (fx != fx_lin and not grouped) or at_grip:
         mobility = 1.0 / mass + k.lever_x * k.lever_x / p.body_yaw_inertia
         u_end = k.u + du + dt * (fx - fx_lin) * mobility
         omega, free, held, fx = wheel.at_limit(start, drive, fx, brake, radius, inertia, k.u,
@@ -609,12 +610,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
     h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
     h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
-    # Wheels a differential holds at one speed leave their first update at one speed, whatever the aids did to each
-    # (ABS let off one wheel's brake further than another's): the body's step then takes their tyres' forces at the
-    # speed the group turns at (turned as one only after it, the group's tyres had pushed the body from speeds it
-    # did not keep: 55 J gained in a frame braking a fully locking four-wheel drive under ABS).
-    h_fl, h_fr, h_rl, h_rr = as_one(one_front, one_rear, one_centre, h_fl, h_fr, h_rl, h_rr, j_fl + g.c_front,
-                                    j_fr + g.c_front, j_rl + g.c_rear, j_rr + g.c_rear)
 
     # The body: vx, vy and the yaw rate in one linearly implicit step with every tyre's slopes. A held wheel
     # adds its tyre's whole longitudinal slope, a free one its slope in series with its inertia (the engine's
@@ -806,24 +801,6 @@ def locked_brakes(one_front, one_rear, one_centre, b_fl, b_fr, b_rl, b_rr, j_fl,
         total, weight = b_rl + b_rr, j_rl + j_rr
         b_rl, b_rr = total * j_rl / weight, total * j_rr / weight
     return b_fl, b_fr, b_rl, b_rr
-
-
-@scalar
-def as_one(one_front, one_rear, one_centre, h_fl, h_fr, h_rl, h_rr, m_fl, m_fr, m_rl, m_rr):
-    """The wheels after their first update and the aids, those a differential holds as one (an axle, or all four) at
-    their group's speed: its angular momentum over its inertia (``m_*``). Whether the brakes set each wheel stays its
-    own."""
-    if one_centre and one_front and one_rear:
-        w = (m_fl * h_fl.omega + m_fr * h_fr.omega + m_rl * h_rl.omega + m_rr * h_rr.omega) / (m_fl + m_fr + m_rl + m_rr)
-        return (Held(w, h_fl.held, h_fl.abs_on, h_fl.tcs_on), Held(w, h_fr.held, h_fr.abs_on, h_fr.tcs_on),
-                Held(w, h_rl.held, h_rl.abs_on, h_rl.tcs_on), Held(w, h_rr.held, h_rr.abs_on, h_rr.tcs_on))
-    if one_front:
-        w = (m_fl * h_fl.omega + m_fr * h_fr.omega) / (m_fl + m_fr)
-        h_fl, h_fr = Held(w, h_fl.held, h_fl.abs_on, h_fl.tcs_on), Held(w, h_fr.held, h_fr.abs_on, h_fr.tcs_on)
-    if one_rear:
-        w = (m_rl * h_rl.omega + m_rr * h_rr.omega) / (m_rl + m_rr)
-        h_rl, h_rr = Held(w, h_rl.held, h_rl.abs_on, h_rl.tcs_on), Held(w, h_rr.held, h_rr.abs_on, h_rr.tcs_on)
-    return h_fl, h_fr, h_rl, h_rr
 
 
 @scalar

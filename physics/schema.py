@@ -153,7 +153,7 @@ def _refused(x: float, bounds: tuple[float | None, ...]) -> str:
     """A refused number in six digits where that tells it from its limits, else in as many as do (100000001 against
     1e+08 was written "1e+08 is out of range; allowed: ... <= 1e+08")."""
     short = _fmt(x)
-    if all(b is None or float(short) != b for b in bounds):
+    if all(b is None or short != _fmt(b) for b in bounds):  # as the limits are written (allowed())
         return short
     return repr(float(x))
 

@@ -310,6 +310,7 @@ def test_absurd_values_are_refused_with_file_key_and_range(group, key, value):
     ("differential.ramp", 1.0000001, "1.0000001"),
     ("differential.ramp", 1.5, "1.5"),  # six digits where they tell it from the limit
     ("body.mass", 0.001, "0.001"),
+    ("steering.lock", 1.3962635, "1.3962635"),  # its limit (80 deg in rad) is written in six digits, 1.39626
 ])
 def test_a_refused_value_is_written_in_the_digits_that_tell_it_from_its_limit(path, value, shown):
     with pytest.raises(ParamError) as info:

@@ -39,9 +39,12 @@ def test_a_rectangle_and_a_polygon_round_trip_through_toml():
     ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [1, 1], [2, 2]]\n', "no area"),
     # a figure of eight: its halves' signed areas cancel (it was refused as enclosing no area) or do not (it was laid)
     ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [10, 0], [0, 10], [10, 10]]\n',
-     "`polygon`'s edges 2 (points 2 to 3) and 4 (points 4 to 1) cross: give its points in order around its outline"),
-    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [10, 0], [0, 10], [20, 10]]\n', "edges 2 (points 2 to 3) and 4"),
-    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [4, 0], [4, 4], [2, 0], [0, 4]]\n', "edges 1 (points 1 to 2) and 3"),  # point 4 on edge 1
+     "`polygon`'s edges from points 2 to 3 and from points 4 to 1 cross: give its points in order around its outline"),
+    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [10, 0], [0, 10], [20, 10]]\n', "from points 2 to 3 and from points 4 to 1"),
+    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [4, 0], [4, 4], [2, 0], [0, 4]]\n', "from points 1 to 2 and from points 3 to 4"),  # point 4 on edge 1
+    # a repeated point does not hide a crossing, and is numbered as written
+    ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [10, 0], [10, 0], [0, 10], [10, 10]]\n',
+     "from points 2 to 4 and from points 5 to 1"),
     ('[[surface]]\nmu = 0.5\npolygon = [[0, 0], [1e9, 0], [0, 1]]\n', "further than"),
     ('[[surface]]\nmu = 0.5\ncolour = "blue"\nx = [0, 1]\ny = [0, 1]\n', "unknown key `colour`"),
 ])
@@ -53,7 +56,9 @@ def test_a_bad_surface_is_refused_naming_its_entry(entry, reason):
 
 def test_a_simple_polygon_of_any_winding_is_laid():
     for points in ("[[0, 0], [4, 0], [4, 4], [2, 1], [0, 4]]", "[[0, 4], [2, 1], [4, 4], [4, 0], [0, 0]]",
-                   "[[0, 0], [4, 0], [2, 0.5], [0, 4]]"):
+                   "[[0, 0], [4, 0], [2, 0.5], [0, 4]]",
+                   "[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]",  # written closed
+                   "[[0, 0], [10, 0], [10, 10], [10, 10], [0, 10]]"):  # a point given twice
         (surface,) = parse_script(HEAD + f"[[surface]]\nmu = 0.5\npolygon = {points}\n").surfaces
         assert len(surface.polygon) == points.count("[") - 1
 

@@ -94,11 +94,12 @@ def parse_surface(parser, table: dict, i: int) -> Surface:
             raise parser.fail(where, f"`polygon` point {k} must be [x, y]")
         points.append((_coordinate(parser, v[0], f"{where} polygon point {k}"),
                        _coordinate(parser, v[1], f"{where} polygon point {k}")))
-    crossing = _crossing_edges(points)
+    numbers = _outline(points)  # each point of the outline by its number in the entry
+    crossing = _crossing_edges([points[k - 1] for k in numbers])
     if crossing is not None:
-        a, b = crossing
-        raise parser.fail(where, f"`polygon`'s edges {a} (points {a} to {a % len(points) + 1}) and {b} (points {b} to "
-                                 f"{b % len(points) + 1}) cross: give its points in order around its outline")
+        a, b = (f"points {numbers[e - 1]} to {numbers[e % len(numbers)]}" for e in crossing)
+        raise parser.fail(where, f"`polygon`'s edges from {a} and from {b} cross: give its points in order around its "
+                                 "outline")
     if abs(_area(points)) <= 0.0:
         raise parser.fail(where, "`polygon` encloses no area")
     return Surface(mu, tuple(points), rolling, name)
@@ -147,6 +148,16 @@ def _coordinate(parser, value, where) -> float:
     if not abs(number) <= MAX_COORDINATE:
         raise parser.fail(where, f"{number:g} is further than {MAX_COORDINATE:g} from the start")
     return number
+
+
+def _outline(points) -> list[int]:
+    """The numbers (from 1) of the polygon's points with a point repeated at once, and a closing point that repeats
+    the first, left out (a ring written closed is the same outline), for the crossing check; the points are laid as
+    given."""
+    out = [k + 1 for k, q in enumerate(points) if k == 0 or q != points[k - 1]]
+    while len(out) > 1 and points[out[-1] - 1] == points[0]:
+        out.pop()
+    return out
 
 
 def _crossing_edges(points) -> tuple[int, int] | None:
