@@ -788,12 +788,23 @@ def locked_brakes(one_front, one_rear, one_centre, b_fl, b_fr, b_rl, b_rr, j_fl,
     """The brake torques [N m] the wheels' first updates take where differentials hold wheels at one speed: the torque
     of a group (an axle whose differential holds, or all four where both axles' and the centre's hold) shared among
     its wheels in proportion to their inertias ``j_*`` (the tyre's slope taken implicitly), so that the brakes slow
-    them alike and stop them together, as they do the one body the wheels are. Each wheel took its own brake: a
+    them alike and stop them together, as they do the one body the wheels are; where the centre holds and an axle's
+    differential does not, shared between the axles so that their mean speeds slow alike. Each wheel took its own brake: a
     locked four-wheel drive rolling back on its handbrake had its rear wheels braked and its front ones not, every
     frame, and the differentials' turning them as one after the body's update gained energy (65 J in a frame)."""
     if one_centre and one_front and one_rear:
         total, weight = b_fl + b_fr + b_rl + b_rr, j_fl + j_fr + j_rl + j_rr
         return total * j_fl / weight, total * j_fr / weight, total * j_rl / weight, total * j_rr / weight
+    if one_centre:
+        # The centre holds the axles' mean speeds together: the brakes' torque is shared between the axles so that
+        # their means slow alike, each axle's part split between its wheels as its own brakes split theirs (by the
+        # wheels' inertias where its differential holds them too, or where it has no brake of its own).
+        p_fl, p_fr = _split(one_front, b_fl, b_fr, j_fl, j_fr)
+        p_rl, p_rr = _split(one_rear, b_rl, b_rr, j_rl, j_rr)
+        a_f, a_r = p_fl / j_fl + p_fr / j_fr, p_rl / j_rl + p_rr / j_rr  # each axle's mean's slowing per N m (x2)
+        total = b_fl + b_fr + b_rl + b_rr
+        front, rear = total * a_r / (a_f + a_r), total * a_f / (a_f + a_r)
+        return front * p_fl, front * p_fr, rear * p_rl, rear * p_rr
     if one_front:
         total, weight = b_fl + b_fr, j_fl + j_fr
         b_fl, b_fr = total * j_fl / weight, total * j_fr / weight
@@ -804,11 +815,20 @@ def locked_brakes(one_front, one_rear, one_centre, b_fl, b_fr, b_rl, b_rr, j_fl,
 
 
 @scalar
+def _split(held, b_l, b_r, j_l, j_r):
+    """How an axle's brake torque is split between its wheels (shares that sum to 1): by their inertias where its
+    differential holds them at one speed or it has no brake of its own, else as its brakes split it."""
+    if held or b_l + b_r <= 0.0:
+        return j_l / (j_l + j_r), j_r / (j_l + j_r)
+    return b_l / (b_l + b_r), b_r / (b_l + b_r)
+
+
+@scalar
 def at_own_brakes(one_front, one_rear, one_centre, u_fl, u_fr, u_rl, u_rr, o_fl, o_fr, o_rl, o_rr):
     """The brake torques the wheels took (``u_*``, of torques :func:`locked_brakes` shared among wheels held as one)
     given back to the brakes that gave them (``o_*``, each wheel's own): a group's total in proportion to its brakes'
     own torques, so that a locked four-wheel drive's handbrake shows on the rear wheels."""
-    if one_centre and one_front and one_rear:
+    if one_centre:
         total, used = o_fl + o_fr + o_rl + o_rr, u_fl + u_fr + u_rl + u_rr
         if total > 0.0:
             return used * o_fl / total, used * o_fr / total, used * o_rl / total, used * o_rr / total

@@ -1,8 +1,8 @@
 """SIGTERM and SIGHUP end a headless command the way Ctrl-C does: the exception unwinds, every staged
 or half-written output is removed on the way out, and the exit code is 128 + the signal's number.
 
-A signal's exception must not be raised inside a ctypes callback: ctypes prints "Exception ignored on
-calling ctypes callback" and carries on, and the command would run to its end as if nothing had come.
+A signal's exception must not be raised inside a ctypes callback, a weak reference's callback or a finaliser: Python
+prints "Exception ignored ..." and carries on, and the command would run to its end as if nothing had come.
 numba's first compile runs Python inside such callbacks (llvmlite's object-cache hooks), so a signal
 that arrives while Python code of llvmlite is on the stack is held and sent again a moment later,
 until it lands where its exception can unwind.
@@ -30,18 +30,21 @@ class Terminated(BaseException):
         return 128 + self.signum
 
 
-CALLBACK_MODULES = ("llvmlite",)
-"""Packages whose Python code runs inside ctypes callbacks (an exception raised there is swallowed)."""
+CALLBACK_MODULES = ("llvmlite", "weakref")
+"""Packages whose Python code runs inside callbacks that swallow an exception raised in them: ctypes callbacks
+(llvmlite's), and weak references' callbacks (``WeakValueDictionary``'s ``remove``, ``weakref.finalize``): a SIGTERM
+that landed in one during numba's first compile printed "Exception ignored in ..." and the command ran on."""
 
 RETRY_SECONDS = 0.05
 """How soon a signal held inside a callback is sent again."""
 
 
 def _in_callback(frame) -> bool:
-    """Whether ``frame`` (where a signal's handler runs) is inside a ctypes callback's Python code."""
+    """Whether ``frame`` (where a signal's handler runs) is inside Python code whose exceptions are swallowed: a
+    callback of CALLBACK_MODULES, or an object's finaliser (``__del__``)."""
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
-        if any(module == m or module.startswith(f"{m}.") for m in CALLBACK_MODULES):
+        if any(module == m or module.startswith(f"{m}.") for m in CALLBACK_MODULES) or frame.f_code.co_name == "__del__":
             return True
         frame = frame.f_back
     return False

@@ -224,6 +224,45 @@ from = 6.266667
 to = 7.008333
 """
 
+# Found by a review's hunt (seed 7) on a locked centre with open axles: the handbrake slowed the rear axle and not the
+# front one the centre held its mean speed to, and the centre turned them as one after the body's step (3.2 J).
+CENTRE_HANDBRAKE = HEAD.format(name="awd-centre-handbrake", duration=6.0) + """
+[[hold]]
+keys = ["clutch"]
+from = 0.0
+to = 0.15
+
+[[hold]]
+keys = ["gear_down"]
+from = 0.041667
+to = 0.05
+
+[[hold]]
+keys = ["gear_down"]
+from = 0.158333
+to = 0.166667
+
+[[hold]]
+keys = ["throttle"]
+from = 1.9
+to = 2.141667
+
+[[hold]]
+keys = ["clutch"]
+from = 2.691667
+to = 2.766667
+
+[[hold]]
+keys = ["gear_up"]
+from = 2.775
+to = 2.783333
+
+[[hold]]
+keys = ["handbrake"]
+from = 5.883333
+to = 6.0
+"""
+
 TORQUE_SENSING_STOP = HEAD.format(name="awd-torque-sensing-stop", duration=5.0) + """
 [[hold]]
 keys = ["throttle", "left"]
@@ -270,8 +309,10 @@ def test_the_hunts_finds_on_the_other_layouts_hold_every_monitor(text, changes):
     (LOCKED_PACKS_BRAKE, {"body.driven_axle": "all", "differential.kind": "limited_slip", "differential.preload": 300.0,
                           "differential.ramp": 0.5, "differential.centre_kind": "torque_sensing",
                           "differential.centre_bias_ratio": 20.0}, "sedan"),
+    (CENTRE_HANDBRAKE, {"body.driven_axle": "all", "differential.kind": "open", "differential.centre_kind": "locked"},
+     "sedan"),
 ], ids=["locked-rollback-handbrake", "locked-packs-abs", "locked-packs-abs-sedan", "torque-sensing-stop",
-        "locked-creep", "locked-neutral-bend", "packs-and-torque-sensing-centre-abs"])
+        "locked-creep", "locked-neutral-bend", "packs-and-torque-sensing-centre-abs", "locked-centre-open-axles"])
 def test_wheels_held_as_one_are_braked_as_one(text, changes, preset):
     result = _holds_every_monitor(text.replace('preset = "sedan"', f'preset = "{preset}"'), changes, preset,
                                   moving=False)

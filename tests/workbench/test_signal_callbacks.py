@@ -1,0 +1,54 @@
+"""Where a signal's exception would be swallowed, the handler holds it and sends it again (workbench.signals): in
+ctypes callbacks, weak references' callbacks and finalisers. A SIGTERM that landed in a WeakValueDictionary's remove
+callback during a cold compile printed "Exception ignored in ..." and the run went on to its end."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+from workbench.signals import _in_callback
+
+
+class _Thing:
+    pass
+
+
+def test_a_weak_references_callback_is_a_place_a_signal_waits_out():
+    seen = []
+    thing = _Thing()
+    weakref.finalize(thing, lambda: seen.append(_in_callback(sys._getframe())))
+    del thing
+    gc.collect()
+    assert seen == [True]
+
+    values = weakref.WeakValueDictionary()
+    other = _Thing()
+    values["a"] = other
+    marks = []
+
+    def watch(frame, event, arg):  # the dictionary's own remove callback, seen from inside it
+        if event == "call" and frame.f_code.co_name == "remove" and frame.f_globals.get("__name__") == "weakref":
+            marks.append(_in_callback(frame))
+
+    sys.setprofile(watch)
+    try:
+        del other
+        gc.collect()
+    finally:
+        sys.setprofile(None)
+    assert marks and all(marks)
+
+
+def test_a_finaliser_is_a_place_a_signal_waits_out_and_plain_code_is_not():
+    seen = []
+
+    class Finalised:
+        def __del__(self):
+            seen.append(_in_callback(sys._getframe()))
+
+    Finalised()
+    gc.collect()
+    assert seen == [True]
+    assert _in_callback(sys._getframe()) is False
