@@ -53,6 +53,10 @@ def handed_over(spec, time: float):
     return spec
 
 
+REPLAY_OWNS_PARAMS = "the script sets the parameters while it replays; edit them when it is over"
+"""Why an edit is refused while a script replays (the script sets the car's parameters then)."""
+
+
 class InputHistory:
     """What the car was given on each frame stepped so far: keys, analog overrides, gear selections, parameters.
 
@@ -306,7 +310,7 @@ class LiveSession:
     def set_param(self, path: str, value: Any) -> CarParams:
         """Change one parameter from the next step on (validated: ParamError leaves everything as it was)."""
         if self.replaying:
-            raise ValueError(f"{path}: the script sets the parameters while it replays; edit them when it is over")
+            raise ValueError(f"{path}: {REPLAY_OWNS_PARAMS}")
         updated = self.params.with_value(path, value)
         problem = self._change_problem(self.params, updated)
         if problem:
@@ -318,7 +322,7 @@ class LiveSession:
     def set_params(self, changes: dict[str, Any]) -> CarParams:
         """Change several parameters at once from the next step on (validated together, as one edit)."""
         if self.replaying:
-            raise ValueError("the script sets the parameters while it replays; edit them when it is over")
+            raise ValueError(REPLAY_OWNS_PARAMS)
         updated = self.params.with_values(changes)
         problem = self._change_problem(self.params, updated)
         if problem:
@@ -330,23 +334,20 @@ class LiveSession:
     def edit_problem(self, changes: dict[str, Any]) -> str | None:
         """Why :meth:`set_params` would refuse ``changes`` now (a replay owns the parameters, a value out of its
         limits, another kind of car, a car that would no longer feel the loaded road); None when it would take them."""
-        if self.replaying:
-            return "the script sets the parameters while it replays; edit them when it is over"
-        try:
-            updated = self.params.with_values(changes)
-        except ParamError as exc:
-            return str(exc)
-        return self._change_problem(self.params, updated)
+        return REPLAY_OWNS_PARAMS if self.replaying else self._problem_on(self.params, changes)
 
     def edit_problem_at(self, frame: int, changes: dict[str, Any]) -> str | None:
         """Why ``changes`` could not be made on the car a drive on from ``frame`` goes on with
         (:meth:`InputHistory.params_before`), as :meth:`set_params` would refuse them there; None when they could."""
-        at = self.history.params_before(frame)
+        return self._problem_on(self.history.params_before(frame), changes)
+
+    def _problem_on(self, before: CarParams, changes: dict[str, Any]) -> str | None:
+        """Why ``changes`` could not be made to the car ``before`` (its values' limits, :meth:`_change_problem`)."""
         try:
-            updated = at.with_values(changes)
+            updated = before.with_values(changes)
         except ParamError as exc:
             return str(exc)
-        return self._change_problem(at, updated)
+        return self._change_problem(before, updated)
 
     def _change_problem(self, before: CarParams, updated: CarParams) -> str | None:
         """Why ``updated`` may not replace ``before`` while the car runs: another kind of car (swap_problem), or one
