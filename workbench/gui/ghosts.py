@@ -45,13 +45,27 @@ def ghost_label(ref: Reference, script: str | None, current: str | None) -> str:
     return f"{ref.name} [other script: {script}]" if script else f"{ref.name} [driven, no script]"
 
 
+QUALIFIER = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\])")  # " (before frame 578)", " [driven, no script]"
+
+
 def shortened(name: str, fits: float, metrics: QFontMetrics) -> str:
     """``name`` in at most ``fits`` px of ``metrics``' font: whole when it fits; else without its qualifiers in brackets
-    ("(before frame 578)", "[driven, no script]"), cut at its end if it still does not fit."""
-    if metrics.horizontalAdvance(name) <= fits:
-        return name
-    bare = re.sub(r"\s*(\([^)]*\)|\[[^\]]*\])", "", name).strip() or name
-    return metrics.elidedText(bare, Qt.TextElideMode.ElideRight, max(int(fits), 0))
+    ("(before frame 578)", "[driven, no script]"), the last one first, one at a time until it fits; cut at its end if
+    it still does not fit. (Every qualifier went at once: "ref 1 (before frame 300) [driven, no script]" read "ref 1"
+    where "ref 1 (before frame 300)" fitted.)"""
+    shown = name
+    while metrics.horizontalAdvance(shown) > fits:
+        found = list(QUALIFIER.finditer(shown))
+        if not found:
+            break
+        last = found[-1]
+        fewer = (shown[:last.start()] + shown[last.end():]).strip()
+        if not fewer:  # a name that is only a qualifier keeps it
+            break
+        shown = fewer
+    if metrics.horizontalAdvance(shown) <= fits:
+        return shown
+    return metrics.elidedText(shown, Qt.TextElideMode.ElideRight, max(int(fits), 0))
 
 
 class _Ghost:
