@@ -157,18 +157,21 @@ max = 1.0
     assert first.toolTip(1).startswith("a very long")
     header = tree.header()
     worst = verdicts[0]
-    # The numbers stay in view, and in a narrow recorder "worst at" moves into the tooltip of the measured
-    # value; there the name takes the width, and the numbers' units may be elided (whole in the tooltips).
-    narrow = header.isSectionHidden(4) or header.sectionSize(4) == 0
+    # The numbers and "worst at" stay in view; in a narrow recorder the name keeps its share, and the numbers' units
+    # may be elided (whole in the tooltips). "worst at" is always whole.
+    from workbench.gui.recorder_panel import NAME_SHARE
+
+    assert not header.isSectionHidden(4)
     metrics = tree.fontMetrics()
-    for column in (2, 3) if narrow else (2, 3, 4):
+    narrow = any(header.sectionSize(c) < metrics.horizontalAdvance(first.text(c)) for c in (2, 3))
+    for column in (2, 3, 4):
         assert header.sectionViewportPosition(column) + header.sectionSize(column) <= tree.viewport().width() + 1
         text = tree.topLevelItem(0).text(column)
-        shown = text.rsplit(" ", 1)[0] + " \u2026" if narrow else text  # the number, its unit maybe elided
+        shown = text.rsplit(" ", 1)[0] + " \u2026" if narrow and column != 4 else text  # the number, its unit maybe elided
         assert header.sectionSize(column) >= metrics.horizontalAdvance(shown), (column, text)
     if narrow:
-        assert header.sectionSize(1) >= 0.4 * tree.viewport().width()  # the name is more than "a very l\u2026"
-    assert f"{worst.time:.3f} s" in (first.toolTip(3) if narrow else first.text(4))
+        assert header.sectionSize(1) >= NAME_SHARE * tree.viewport().width()  # the name is more than "a very l\u2026"
+    assert f"{worst.time:.3f} s" in first.text(4) and f"{worst.time:.3f} s" in first.toolTip(3)
     tree.itemDoubleClicked.emit(first, 0)
     assert window.model.shown_frame() == worst.frame
     assert f"frame {worst.frame:6d}" in window.status_time.text()

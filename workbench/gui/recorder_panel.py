@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+import math
+
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,8 +27,7 @@ from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.plot_panel import display_unit, format_value
 from workbench.gui.session_model import SPEEDS, SessionModel
 
-NARROW = 480  # [px] below this width the verdict table drops its "worst at" column
-NUMBERS_SHARE = 0.24  # of a narrow table's width, at most for each of "bound" and "measured" (then elided)
+NAME_SHARE = 0.3  # of the verdict table's width at least for the names, where the columns do not all fit whole
 VERDICT_ROWS = 4  # verdicts the table always has room for (the plots above give way; 1024x640 fits)
 COLUMNS = ("", "expectation", "bound", "measured", "worst at")
 MARK = QColor(230, 120, 0)
@@ -158,6 +159,7 @@ class RecorderPanel(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.verdicts.itemDoubleClicked.connect(self._on_verdict_double_clicked)
+        self.verdicts.viewport().installEventFilter(self)
         for w in (self.record, self.stop, self.save, self.load, self.replay, self.pause, self.step, self.speed,
                   self.timeline, self.live):
             w.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -344,21 +346,38 @@ class RecorderPanel(QWidget):
         super().resizeEvent(event)
         self._fit_columns()
 
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.verdicts.viewport():
+            self._fit_columns()  # the vertical scroll bar came or went
+        return super().eventFilter(watched, event)
+
     def _fit_columns(self) -> None:
-        """Narrow (a 1024 px screen), the names take the width: "worst at" goes (it is in the tooltip of
-        "measured", and a double-click still goes there), and "bound" and "measured" take what they need up
-        to NUMBERS_SHARE of the width each, elided beyond it (whole in their tooltips)."""
-        narrow = self.width() < NARROW
-        self.verdicts.setColumnHidden(4, narrow)
-        header = self.verdicts.header()
-        cap = int(NUMBERS_SHARE * self.verdicts.viewport().width())
-        for column in (2, 3):
-            if not narrow:
+        """Every column on show. The status and "worst at" always whole (at least as wide as their header and
+        their texts); where the rest does not fit whole (a 1024 px screen) the names keep NAME_SHARE of the width
+        and "bound" and "measured" share what is left, elided beyond it (their numbers first, whole in their
+        tooltips). "worst at" used to be hidden below 480 px, its header gone: the table read as cut off at
+        "measured"."""
+        table = self.verdicts
+        header = table.header()
+        table.setColumnHidden(4, False)
+
+        def need(column: int) -> int:
+            return max(table.sizeHintForColumn(column), header.sectionSizeHint(column))
+
+        width = table.viewport().width()
+        floor = math.ceil(NAME_SHARE * width)
+        room = width - need(0) - need(4) - floor  # for "bound" and "measured"
+        wanted = need(2), need(3)
+        if sum(wanted) <= room:
+            for column in (2, 3):
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-                continue
+            return
+        room = max(room, 2 * header.minimumSectionSize())
+        # half each; one that needs less than half gives the rest to the other
+        bound = min(wanted[0], max(room // 2, room - wanted[1]))
+        for column, size in ((2, bound), (3, min(wanted[1], room - bound))):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-            need = max(self.verdicts.sizeHintForColumn(column), header.sectionSizeHint(column))
-            self.verdicts.setColumnWidth(column, min(need, cap))
+            table.setColumnWidth(column, max(size, header.minimumSectionSize()))
 
     def _on_verdict_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         frame = item.data(4, Qt.ItemDataRole.UserRole)
