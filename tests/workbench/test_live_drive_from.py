@@ -26,7 +26,7 @@ def weave(k: int) -> set[str]:
 def replays_as_seen(session: LiveSession, frames: int) -> None:
     script = session.stop_recording("drive on")
     program = compile_script(script, dt=script.dt)
-    assert program.frames == frames + 1  # a script of duration D ends with the frame at t = D
+    assert program.frames == frames  # a recording replays the frames driven ([script] frames), no more
     (result,) = replay([program])
     assert np.array_equal(result.log.matrix(0, frames), session.log.matrix(frames=frames))
 

@@ -126,7 +126,7 @@ def test_recording_replays_bit_for_bit(which, request):
     assert live.log.frames == live.frames
     script, text, parsed, program, result = round_trip(live)
     assert parsed == Script(**{**script.__dict__, "source": "<recorded>"})
-    assert program.frames == live.frames + 1  # and the state at the end
+    assert program.frames == live.frames  # the frames driven, no more (the state at t = duration was not driven)
     differing = [name for name in live.log.names
                  if not np.array_equal(result.column(name)[:live.frames], live.log.column(name))]
     assert not differing, differing

@@ -25,7 +25,8 @@ from workbench.scripts.limits import MAX_DURATION, MIN_DT, LimitError, read_limi
 from workbench.scripts.surfaces import Surface, check_surfaces, parse_surface
 from workbench.scripts.track import Track, check_tracks, parse_track
 
-SCRIPT_KEYS = ("name", "preset", "duration", "dt", "description", "manoeuvre")
+SCRIPT_KEYS = ("name", "preset", "duration", "dt", "frames", "description", "manoeuvre")
+ON_FRAME = 1e-6  # [frames] how far `duration` may be off `frames` * dt (a time written with 17 digits is within 1e-12)
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
 GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
@@ -157,12 +158,17 @@ class Script:
     driver: DriverSpec | None = None  # [driver]: the closed-loop driver
     robot: RobotSpec | None = None  # [robot]: the open-loop steering robot
     manoeuvre: str | None = None  # [script] manoeuvre: the handling test whose KPIs this run gives
+    # [script] frames: the run is the frames before `duration` (a recording of N frames: duration N * dt, frames N);
+    # None: the frame at t = duration is one too (frames 0 .. duration / dt), as a script written by hand has it
+    frames: int | None = None
 
     def to_document(self) -> dict[str, Any]:
         """The script as a TOML-ready dict (what :func:`parse_script` reads back identically)."""
         head: dict[str, Any] = {"name": self.name, "preset": self.preset, "duration": self.duration}
         if self.dt is not None:
             head["dt"] = self.dt
+        if self.frames is not None:
+            head["frames"] = self.frames
         if self.description:
             head["description"] = self.description
         if self.manoeuvre:
@@ -349,6 +355,7 @@ def _shown(value) -> str:
 class _Parser:
     def __init__(self, source: str):
         self.source = source
+        self.open_end = False  # [script] frames: the frame at t = duration is not one of the run's
 
     def fail(self, where: str, reason: str) -> ScriptError:
         return ScriptError(f"{self.source}: {where}: {reason}")
@@ -387,9 +394,11 @@ class _Parser:
             dt = self.number(head["dt"], "[script] dt")
             if not MIN_DT <= dt <= MAX_DT:
                 raise self.fail("[script] dt", f"{exact_digits(dt)} s must be in [{MIN_DT:g}, {MAX_DT:g}] s")
+        frames = self.frames_of(head, duration, dt) if "frames" in head else None
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
         manoeuvre = self.text(head["manoeuvre"], "[script] manoeuvre") if "manoeuvre" in head else None
         self.duration = duration
+        self.open_end = frames is not None
         try:
             driver = parse_driver(doc["driver"], duration) if "driver" in doc else None
             robot = parse_robot(doc["robot"], duration) if "robot" in doc else None
@@ -402,6 +411,11 @@ class _Parser:
         holds = tuple(self.hold(t, i) for i, t in enumerate(self.array(doc, "hold"), 1))
         tracks = tuple(parse_track(self, t, i, dt, ANALOG_RANGES) for i, t in enumerate(self.array(doc, "track"), 1))
         check_tracks(self, tracks, sets, dt)
+        if frames is not None:
+            for i, track in enumerate(tracks, 1):
+                if track.end(dt) > (frames - 1 + ON_FRAME) * dt:
+                    raise self.fail(f"[[track]] #{i}", f"its last value's frame ({track.end(dt):g} s) is past the "
+                                                       f"last of the script's {frames} frames ({(frames - 1) * dt:g} s)")
         surfaces = tuple(parse_surface(self, t, i) for i, t in enumerate(self.array(doc, "surface"), 1))
         check_surfaces(self, surfaces)
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
@@ -422,7 +436,7 @@ class _Parser:
                 raise ScriptError(f"{self.source}: {exc}") from None
         return Script(name, preset, duration, dt, description, sets, holds, expects, self.source,
                       measures=measures, monitors=checks, recorded=recorded, tracks=tracks, surfaces=surfaces, driver=driver,
-                      robot=robot, manoeuvre=manoeuvre)
+                      robot=robot, manoeuvre=manoeuvre, frames=frames)
 
     def array(self, doc, name) -> list[dict]:
         entries = doc.get(name, [])
@@ -449,7 +463,22 @@ class _Parser:
             raise self.fail(where, f"expected a finite number, got {_shown(value)}")
         return float(value)
 
-    def time(self, table, key, where, *, end_ok: bool = True) -> float:
+    def frames_of(self, head, duration: float, dt: float | None) -> int:
+        """``[script] frames``: the run's frame count, the frames before ``duration`` (duration / dt of them)."""
+        value = head["frames"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise self.fail("[script] frames", f"must be a whole number of frames, 1 or more, got {_shown(value)}")
+        if dt is None:
+            raise self.fail("[script] frames", "needs [script] dt: the frames are of the script's dt")
+        if abs(duration / dt - value) > ON_FRAME:
+            raise self.fail("[script] frames", f"{value} frames of dt = {dt!r} s do not last the duration "
+                                               f"({exact_digits(duration)} s, {duration / dt:.6g} frames): a run of "
+                                               "`frames` is the frames before its duration")
+        return value
+
+    def time(self, table, key, where, *, end_ok: bool = True, frame: bool = False) -> float:
+        """``table[key]``, a time in [0, duration] (``end_ok`` False: before the duration); ``frame``: the time of a
+        frame of the run (one before the duration, where ``[script] frames`` leaves the frame at the duration out)."""
         t = self.number(table[key], f"{where} `{key}`")
         if t < 0:
             raise self.fail(where, f"`{key}` = {exact_digits(t)} is before the start (0 s)")
@@ -457,6 +486,9 @@ class _Parser:
             raise self.fail(where, f"`{key}` = {exact_digits(t)} is past the script's duration ({exact_digits(self.duration)} s)")
         if t == self.duration and not end_ok:
             raise self.fail(where, f"`{key}` = {exact_digits(t)} is the script's end ({exact_digits(self.duration)} s): nothing is left after it")
+        if t == self.duration and frame and self.open_end:
+            raise self.fail(where, f"`{key}` = {exact_digits(t)} is the script's end ({exact_digits(self.duration)} s), "
+                                   "which `frames` leaves out: its last frame is one dt before")
         return t
 
     def setting(self, table, i) -> Setting:
@@ -464,7 +496,7 @@ class _Parser:
         self.known_keys(table, SET_KEYS, where)
         if "at" not in table:
             raise self.fail(where, "`at` is missing")
-        at = self.time(table, "at", where)
+        at = self.time(table, "at", where, frame=True)
         gear = None
         if "gear" in table:
             value = table["gear"]
@@ -534,7 +566,7 @@ class _Parser:
         if "at" in table:
             if "from" in table or "to" in table:
                 raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
-            return Expect(channel, at=self.time(table, "at", where), min=lo, max=hi, name=name)
+            return Expect(channel, at=self.time(table, "at", where, frame=True), min=lo, max=hi, name=name)
         if "from" not in table or "to" not in table:
             raise self.fail(where, "needs `at` (one frame) or both `from` and `to` (a window)")
         start = self.time(table, "from", where, end_ok=False)
@@ -572,7 +604,7 @@ class _Parser:
         if "at" in table:
             if "from" in table or "to" in table:
                 raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
-            return Measure(name, channel, reduce, threshold, at=self.time(table, "at", where))
+            return Measure(name, channel, reduce, threshold, at=self.time(table, "at", where, frame=True))
         if "from" not in table or "to" not in table:
             raise self.fail(where, "needs `at` (one frame) or both `from` and `to` (a window)")
         if not given:

@@ -85,7 +85,7 @@ class Program:
     preset_path: Path | None  # the preset file it was loaded from
     params: CarParams  # in effect at frame 0
     dt: float
-    frames: int  # frames 0 .. frames - 1; the last one is the state at t = duration
+    frames: int  # frames 0 .. frames - 1; the last one is the state at t = duration (before it: [script] frames)
     keys: np.ndarray  # (frames, len(KEYS)) bool
     analog_on: np.ndarray  # (frames, len(ANALOG)) bool
     analog_value: np.ndarray  # (frames, len(ANALOG)) float
@@ -156,7 +156,8 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
         step = check_step(step)
     except ValueError as exc:
         raise ScriptError(f"{src}: {'--dt' if dt is not None else '[script] dt'}: {exc}") from None
-    frames = frame_of(script.duration, step) + 1
+    # Frames 0 .. duration / dt; a script with [script] frames (a recording) stops before the frame at t = duration.
+    frames = frame_of(script.duration, step) + (0 if script.frames is not None else 1)
     unit = loaded.params.model.unit
     try:
         check_memory(frames, _channel_count(unit) if telemetry else 0, 1, max_memory, src)
@@ -204,7 +205,8 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             top = len(params.gearbox.ratios)
             if not -1 <= setting.gear <= top:
                 raise ScriptError(f"{where}: `gear` = {setting.gear} is out of range -1 (reverse) .. {top}")
-            gear_on[k], gear_value[k] = True, setting.gear
+            if k < frames:  # (one within half a frame of a [script] frames run's end, at another dt, is past it)
+                gear_on[k], gear_value[k] = True, setting.gear
         if setting.params:
             try:
                 updated = params.with_values(setting.params)
@@ -219,7 +221,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             params = updated
             if k == 0:
                 at_start = params
-            else:
+            elif k < frames:
                 changes.append((k, params))
 
     if script.surfaces and ignored_by(at_start):

@@ -95,7 +95,8 @@ class Recorder:
         self.frames = k + 1
 
     def script(self, name: str, expects: Iterable[Expect] = (), description: str = "") -> Script:
-        """The recording so far as a script (duration = frames recorded * dt)."""
+        """The recording so far as a script: its N frames (duration N * dt, ``frames`` N: the frame at t = duration,
+        which a script's run would add, was not driven)."""
         holds = list(self._holds) + [(first, self.frames, key) for key, first in self._runs.items()]
         merged: dict[tuple[int, int], list[str]] = {}
         for first, end, key in holds:
@@ -108,7 +109,7 @@ class Recorder:
         return Script(name=name, preset=self.preset, duration=max(self.frames, 1) * self.dt, dt=self.dt,
                       description=description, sets=sets, holds=hold_entries, expects=tuple(expects),
                       source=f"<recording {name}>", recorded=self.stamp(), tracks=tracks, surfaces=self.surfaces,
-                      driver=self.driver)
+                      driver=self.driver, frames=max(self.frames, 1))
 
     def stamp(self):
         """What the recording is made with (its script's ``[recorded]``)."""
