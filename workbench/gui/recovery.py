@@ -126,6 +126,10 @@ def offer_restore(window, store: RecoveryStore | None = None,
             remove(path)
     if problems:
         window.show_error("Restored in part", "\n".join(problems))
+    left = len(recovery.dropped)
+    if left:
+        said.insert(0, f"{left} thing{'s' if left != 1 else ''} the car refuses left out (the question listed "
+                       f"{'it' if left == 1 else 'them'})")
     _say(window, [f"restored {recovery.describe()}", *said])
     return recovery
 
@@ -133,6 +137,21 @@ def offer_restore(window, store: RecoveryStore | None = None,
 def _say(window, said: list[str]) -> None:
     if said:
         window.show_message("; ".join(said), 15000)
+
+
+SHOWN_LEFT_OUT = 5  # lines of what the file's car refuses that the question shows (a drag makes one a frame)
+
+
+def left_out(recovery: Recovery) -> str:
+    """What of the file is not restored because its car refuses it (``Recovery.dropped``), for the question: a line
+    each, the first SHOWN_LEFT_OUT of them and how many more; "" when nothing."""
+    lines = recovery.dropped
+    if not lines:
+        return ""
+    more = len(lines) - SHOWN_LEFT_OUT
+    shown = "\n".join(f"\u2022 {line}" for line in lines[:SHOWN_LEFT_OUT])
+    tail = f"\n\u2022 and {more} more" if more > 0 else ""
+    return f"\n\nLeft out (the car refuses {'it' if len(lines) == 1 else 'them'}):\n{shown}{tail}"
 
 
 def _ask(window, recovery: Recovery, later: int = 0) -> bool:
@@ -143,7 +162,8 @@ def _ask(window, recovery: Recovery, later: int = 0) -> bool:
 
     box = keys_safe_question(window, "Restore after a crash",
                              f"carbench did not close cleanly last time. Restore {recovery.describe()}?\n\n"
-                             f"A restored recording can be replayed or saved from the recorder.{others}",
+                             f"A restored recording can be replayed or saved from the recorder.{left_out(recovery)}"
+                             f"{others}",
                              QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                              QMessageBox.StandardButton.Yes)
     return box.exec() == QMessageBox.StandardButton.Yes

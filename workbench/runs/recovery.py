@@ -19,11 +19,12 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from physics import PresetError, check_dt
+from physics import CarParams, ParamError, PresetError, check_dt
 from workbench.output.files import atomic_write_text
 from workbench.scripts.format import Script, ScriptError, parse_script
 from workbench.scripts.limits import MAX_SCRIPT_BYTES, LimitError, read_limited_text
@@ -55,6 +56,9 @@ class Recovery:
     recording: Script | None = None  # the recording so far, as a script that replays it
     saved_at: float = 0.0  # seconds since the epoch
     pid: int = 0
+    # What the file held that its car refuses and was left out when it was read, a line each (an edit of a parameter
+    # the car does not have, a string for a number, a gear it does not have): said in the question to restore
+    dropped: tuple[str, ...] = ()
 
     @property
     def frames(self) -> int:
@@ -158,7 +162,7 @@ def from_text(text: str, source: str) -> Recovery:
         script = _journaled(head_toml, entries, source)
     elif recording is not None:
         script = _recording(recording, source)
-    return replace(base, recording=script)
+    return _without_refused(replace(base, recording=script))
 
 
 def _from_v1(doc: dict[str, Any], source: str) -> Recovery:
@@ -166,7 +170,106 @@ def _from_v1(doc: dict[str, Any], source: str) -> Recovery:
     base = _checked(source, doc.get("preset"), doc.get("dt"), doc.get("params", {}), doc.get("pid", 0),
                     doc.get("saved_at", 0.0))
     recording = doc.get("recording")
-    return replace(base, recording=None if recording is None else _recording(recording, source))
+    return _without_refused(replace(base, recording=None if recording is None else _recording(recording, source)))
+
+
+def _car(reference: str) -> CarParams | None:
+    """The parameters of the preset ``reference`` names (a shipped name or a path), or None where it does not load
+    (restoring then says why, and keeps the file aside)."""
+    from workbench.names import NameRuleError, load_named_preset
+
+    try:
+        return load_named_preset(reference).params
+    except (PresetError, NameRuleError, OSError, ValueError):
+        return None
+
+
+def _refusal(car: CarParams, name: str) -> Callable[[str, Any], str | None]:
+    """Why ``car`` (the preset ``name``) refuses the value of a parameter on its own, or None: a parameter it does not
+    have, a value of the wrong kind (a string for a number) or out of its range. Each value is checked by its
+    parameter's own rule (a whole car is not rebuilt per edit: a drag while driving makes an edit a frame)."""
+    infos = {info.path: info for info in car.infos()}
+
+    def why(path: str, value: Any) -> str | None:
+        info = infos.get(path)
+        if info is None:
+            return f"the {name} car has no such parameter"
+        try:
+            info.check(value)
+        except ParamError as exc:
+            return str(exc)
+        return None
+
+    return why
+
+
+def _shown(path: str) -> str:
+    """A parameter's path in a line: a short printable name as itself, else its repr cut to 40 characters."""
+    if path.isprintable() and len(path) <= 60 and " " not in path:
+        return path
+    text = repr(path)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _without_refused(recovery: Recovery) -> Recovery:
+    """``recovery`` without what its car refuses, each thing left out said in a line (``dropped``): an unsaved edit,
+    and a recording's parameter edit or gear. They were accepted when the file was read, and the restored recording
+    failed later, at its replay or its save's replay; the file's car (a preset file edited since, say) or the file
+    itself (damaged) may be at fault, and the rest of the drive is kept."""
+    dropped: list[str] = []
+    params = recovery.params
+    car = _car(recovery.preset) if params else None
+    if car is not None:
+        why = _refusal(car, _preset_name(recovery.preset))
+        kept = {}
+        for path, value in params.items():
+            reason = why(path, value)
+            if reason:
+                dropped.append(f"unsaved edit of {_shown(path)} left out: {reason}")
+            else:
+                kept[path] = value
+        params = kept
+    recording = recovery.recording
+    if recording is not None and recording.sets:
+        recording = _recording_without_refused(recording, dropped)
+    if not dropped:
+        return recovery
+    return replace(recovery, params=params, recording=recording, dropped=tuple(dropped))
+
+
+def _recording_without_refused(script: Script, dropped: list[str]) -> Script:
+    """``script`` (a recording) without the parameter edits and gears its car refuses, each added to ``dropped``."""
+    car = _car(script.preset)
+    if car is None:
+        return script
+    name = _preset_name(script.preset)
+    why = _refusal(car, name)
+    top = None if car.gearbox is None else len(car.gearbox.ratios)
+    sets, changed = [], False
+    for setting in script.sets:
+        params = {}
+        for path, value in setting.params.items():
+            reason = why(path, value)
+            if reason:
+                dropped.append(f"recording's edit of {_shown(path)} at {setting.at:.3f} s left out: {reason}")
+            else:
+                params[path] = value
+        gear = setting.gear
+        if gear is not None and (top is None or not -1 <= gear <= top):
+            has = "has no gearbox" if top is None else f"has gears -1 (reverse) .. {top}"
+            dropped.append(f"recording's gear {gear} at {setting.at:.3f} s left out: the {name} car {has}")
+            gear = None
+        if gear == setting.gear and len(params) == len(setting.params):
+            sets.append(setting)
+            continue
+        changed = True
+        if gear is not None or params or setting.analog or setting.release:
+            sets.append(replace(setting, gear=gear, params=params))
+    return replace(script, sets=tuple(sets)) if changed else script
+
+
+def _preset_name(reference: str) -> str:
+    return Path(reference).stem if reference.endswith(".toml") or "/" in reference else reference
 
 
 def _checked(source: str, preset: Any, dt: Any, params: Any, pid: Any, saved_at: Any) -> Recovery:
