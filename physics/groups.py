@@ -66,7 +66,8 @@ class BodyParams:
                       span=(0.05, 3.0))
     length: float = param(unit="m", doc="body length (drawing)", lo=0.01, hi=2000, span=(0.1, 8.0))
     width: float = param(unit="m", doc="body width (drawing)", lo=0.01, hi=1000, span=(0.1, 3.0))
-    track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann)", lo=0.01, hi=1000,
+    track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann; four_wheel: narrow enough "
+                                           "that no front wheel turns past 80 deg at full lock)", lo=0.01, hi=1000,
                          span=(0.1, 3.0))
     front_overhang: float = param(unit="m", doc="body ahead of the front axle (drawing)", lo=0, hi=1000,
                                   span=(0.0, 2.0))
@@ -95,14 +96,18 @@ class BodyParams:
         return None
 
 
+WHEEL_ANGLE_MAX = math.radians(80.0)
+"""The most any front wheel may turn [rad]. Above about 80 deg a front tyre pulls along the car more than across it
+and the integration loses stability (the single-track car's lock; on the four-wheel car its inner wheel, which
+Ackermann turns further, made energy past 90 deg); no road car steers that far."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class SteeringParams:
     """Steering lock, rate and the kinematic handbrake's wheelbase."""
 
-    # Above about 80 deg the front tyre pulls along the car more than across it and the single-track
-    # integration loses stability; no road car steers that far.
     lock: float = param(unit="rad", doc="full-lock angle of the (bicycle) front wheel", lo=0, lo_open=True,
-                        hi=math.radians(80.0), span=(0.05, 1.2), display="deg")
+                        hi=WHEEL_ANGLE_MAX, span=(0.05, 1.2), display="deg")
     rate: float = param(unit="rad/s", doc="how fast the wheel angle follows the keys", lo=0.01, hi=100,
                         span=(0.1, 10.0), display="deg/s")
     handbrake_wheelbase: float = param(0.0, unit="m", doc="001: wheelbase while the handbrake is on (0: no swap)", lo=0,

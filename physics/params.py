@@ -10,6 +10,7 @@ Every number has a lower and an upper bound: physical, wide enough for cars in m
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -20,6 +21,7 @@ from .groups import (
     KINEMATIC,
     SIMPLE,
     SINGLE_TRACK,
+    WHEEL_ANGLE_MAX,
     AeroParams,
     AidParams,
     BodyParams,
@@ -165,6 +167,10 @@ class CarParams:
                 return f"[{name}]: missing group (a four-wheel car needs it)"
             if not four and getattr(self, name) is not None:
                 return f"[{name}]: used only by a four-wheel car (model.layout = 'four_wheel')"
+        if four:
+            problem = self._wheel_angle_problem()
+            if problem:
+                return problem
         if not four and self.body.driven_axle == "front":
             return "body.driven_axle = 'front': only a four-wheel car (model.layout = 'four_wheel') drives its front axle"
         if (not four and self.kind == DYNAMIC and self.model.traction == COMBINED and self.manual
@@ -172,6 +178,29 @@ class CarParams:
             return ("body.driven_axle = 'all': the combined model drives one axle from an engine "
                     "(use 'rear', or model.traction = 'simple')")
         return None
+
+    def full_lock_wheel_angles(self) -> tuple[float, float]:
+        """A four-wheel car's inner and outer front wheel angles at full lock [rad], as the model turns them
+        (physics.steering.ackermann, then steering.ackermann's share of it)."""
+        lock, share = self.steering.lock, self.steering.ackermann
+        wheelbase, half = self.body.wheelbase, 0.5 * self.body.track * math.tan(lock)
+        inner = math.atan2(wheelbase * math.tan(lock), wheelbase - half)
+        outer = math.atan2(wheelbase * math.tan(lock), wheelbase + half)
+        return lock + share * (inner - lock), lock + share * (outer - lock)
+
+    def _wheel_angle_problem(self) -> str | None:
+        """Why a four-wheel car's front wheels would turn past WHEEL_ANGLE_MAX at full lock (a track wide for the
+        turning circle, or an Ackermann share beyond the geometry), or None."""
+        inner, outer = self.full_lock_wheel_angles()
+        worst, which = max((abs(inner), "inner"), (abs(outer), "outer"))
+        if worst <= WHEEL_ANGLE_MAX:
+            return None
+        unit = self.model.unit
+        return (f"the front wheels at full lock: the {which} one would turn {math.degrees(worst):.4g} deg, past the "
+                f"{math.degrees(WHEEL_ANGLE_MAX):g} deg a front wheel may turn (steering.lock "
+                f"{math.degrees(self.steering.lock):.4g} deg, body.track {self.body.track:g} {unit}, body.wheelbase "
+                f"{self.body.wheelbase:g} {unit}, steering.ackermann {self.steering.ackermann:g}); a narrower track, "
+                f"a smaller lock or a smaller Ackermann share keeps it within")
 
     def swap_problem(self, other: CarParams) -> str | None:
         """Why ``other`` cannot replace these parameters mid-run (None when it can).

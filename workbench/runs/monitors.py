@@ -169,6 +169,16 @@ def _drive_max(p: CarParams) -> float:
     return min(p.engine.peak_torque, p.clutch.capacity) * ratio / p.body.wheel_radius
 
 
+def _tyre_lever(p: CarParams) -> float:
+    """The farthest a tyre's contact patch is from the centre of mass [m]: the yaw moment the tyres' grip can give is
+    at most their whole grip times it. On the single-track car the axles' distances; on the four-wheel car each
+    corner's, half the track out to the side (a wheel braked on one side turns the car about it)."""
+    along = max(p.body.lr, p.body.wheelbase - p.body.lr)
+    if p.model.layout == "four_wheel":
+        return math.hypot(along, 0.5 * p.body.track)
+    return along
+
+
 def _pad(a: np.ndarray) -> np.ndarray:
     """A (frames - 1, cars) pair mask padded to (frames, cars)."""
     return np.vstack([a, np.zeros((1, a.shape[1]), dtype=bool)])
@@ -225,8 +235,8 @@ def _jerk(f: Frames, tol: float):
         grip_long = mu_peak * g
         grip_lat = mu * g
         long_lim = grip_long + resist
-        yaw_grip = f.param(lambda p: p.tyres.mu * p.model.gravity * p.body.mass
-                           * max(p.body.lr, p.body.wheelbase - p.body.lr) / p.body.yaw_inertia)[:-1]
+        yaw_grip = f.param(lambda p: p.tyres.mu * p.model.gravity * p.body.mass * _tyre_lever(p)
+                           / p.body.yaw_inertia)[:-1]
         weight = np.maximum(f["kinematic_weight"][:-1], f["kinematic_weight"][1:])
     drag_lat = f.param(_c_drag)[:-1] * speed * speed / mass
     # The kinematic share of the motion turns with the wheel: its lateral and yaw accelerations
