@@ -9,6 +9,11 @@ from workbench.gui.testing import drive
 SCRIPT = "presets/scripts/clutch_coast.toml"
 
 
+def _plot_area(view):
+    """The car view's plot area (inside its axes) in the view's pixels."""
+    return view.mapFromScene(view.getPlotItem().getViewBox().sceneBoundingRect()).boundingRect()
+
+
 @pytest.fixture
 def small_after_a_replay(carbench_window, qtbot):
     window = carbench_window
@@ -42,3 +47,37 @@ def test_the_verdicts_show_worst_at_whole_beside_the_names_and_numbers(small_aft
     assert header.sectionSize(1) >= NAME_SHARE * width
     for column in (2, 3):  # the numbers: at least a number and the ellipsis
         assert header.sectionSize(column) >= table.fontMetrics().horizontalAdvance("-0.038 \u2026")
+
+
+def test_the_car_views_keys_are_drawn_inside_the_view_wrapped_to_it(carbench_window, qtbot):
+    """At 1024x640 the drawing's key (388 px as written for a four-wheel car, the plot area 227 px) was hidden; it is
+    wrapped to the plot area, clear of the HUD (the road's key under it gives way first where both would take more
+    than KEY_HEIGHT_SHARE of the height: the surfaces are named where they lie); as written again on a wide view."""
+    from physics.presets import scripts_dir
+
+    window = carbench_window
+    assert window.load_script(scripts_dir() / "split_mu_braking.toml")  # a four-wheel car and a road key
+    view = window.car_view
+    legend, road = view._legend, view._road_legend
+    for size in ((1024, 640), (1920, 1080)):
+        window.resize(*size)
+        qtbot.waitUntil(lambda: window.width() == size[0], timeout=5000)
+        qtbot.wait(10)
+        area = _plot_area(view)
+        assert any("wheel's tyre force" in line for line in view.legend_lines)
+        shown = [key for key in (legend, road) if key.isVisible()]
+        assert legend in shown and (road in shown or size[0] < 1280), size
+        for key in shown:
+            assert area.contains(key.geometry()), (size, key.geometry(), area)
+            assert key.pixmap().deviceIndependentSize().width() <= key.width()  # painted whole inside the label
+            assert not key.geometry().intersects(view.hud.geometry())
+        from workbench.gui.car_view import KEY_HEIGHT_SHARE
+
+        assert shown[-1].geometry().bottom() - area.top() <= KEY_HEIGHT_SHARE * area.height()
+        if road in shown:
+            assert legend.geometry().bottom() < road.geometry().top()
+        if size[0] == 1024:
+            assert area.width() < 300
+            wrapped = legend.height()
+        else:
+            assert legend.height() < wrapped  # as written: fewer lines

@@ -41,6 +41,10 @@ ICE = QColor(205, 228, 255)  # a road of (nearly) no grip: light blue
 ASPHALT = QColor(170, 170, 170)  # a road of mu DRY_MU or more: mid grey
 DRY_MU = 1.0
 SURFACE_Z = -20  # under the ghosts (-10) and the car
+KEY_STYLE = "background: rgba(255,255,255,200); padding: 3px; font-size: 11px;"
+KEY_MARGIN = 8  # [px] between a key (the drawing's, the road's) and the plot area's edges
+KEY_MIN_WIDTH = 120  # [px] a key is wrapped to the plot area's width, but never narrower than this (then hidden)
+KEY_HEIGHT_SHARE = 0.4  # of the plot area's height at most for the keys together (more is hidden: the road's first)
 
 
 def surface_colour(mu: float) -> QColor:
@@ -156,12 +160,13 @@ class CarView(pg.PlotWidget):
             grey = int(215 - 155 * (i + 1) / TRAIL_SEGMENTS)
             segment.setPen(pg.mkPen(QColor(grey, grey, grey), width=1))
         self._legend = QLabel(self)
-        self._legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
+        self._legend.setStyleSheet(KEY_STYLE)
         self._legend_key = None
         self._course_key = (False, False)  # a driver's course on show: (its path, its cones)
         self._road_legend = QLabel(self)
-        self._road_legend.setStyleSheet("background: rgba(255,255,255,200); padding: 3px; font-size: 11px;")
+        self._road_legend.setStyleSheet(KEY_STYLE)
         self._road_legend.setVisible(False)
+        self._keys: dict[QLabel, list] = {}  # each key's [rich text, its width unwrapped, the width it is laid out to]
         self._help = QLabel(self)
         self._help.setTextFormat(Qt.TextFormat.RichText)
         self._help.setText("<b>Keyboard</b>" + help_html())
@@ -169,7 +174,7 @@ class CarView(pg.PlotWidget):
         self._help.setVisible(False)
         self._help.setWordWrap(True)
         self.hud = Hud(self)
-        plot.getViewBox().sigResized.connect(self._place_hud)  # the axes' labels grew or shrank
+        plot.getViewBox().sigResized.connect(self._place_overlays)  # the axes' labels grew or shrank
         plot.getViewBox().sigRangeChangedManually.connect(self._on_range_changed_manually)
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
@@ -211,13 +216,46 @@ class CarView(pg.PlotWidget):
                          + (f", <span style='color:{CONE.name()}'>&#9650;</span> cones" if cones else "")
                          + f", <span style='color:{TARGET.name()}'>&#10005;</span> its preview point")
         self.legend_lines = lines
-        self._legend.setPixmap(QPixmap())
-        self._legend.setTextFormat(Qt.TextFormat.RichText)
-        self._legend.setText("<br>".join(lines))
-        self._legend.adjustSize()
-        self._legend.setPixmap(self._legend.grab())
-        self._legend.adjustSize()
+        self._set_key(self._legend, "<br>".join(lines))
         self._place_legend()
+
+    def _set_key(self, label: QLabel, text: str) -> None:
+        """A key's rich text, laid out (and painted) when it is placed."""
+        self._keys[label] = [text, self._lay_out_key(label, text, None), None]
+
+    @staticmethod
+    def _lay_out_key(label: QLabel, text: str, width: int | None) -> int:
+        """Paint ``text`` once into ``label``'s pixmap (laying out rich text on every repaint of the view is costly),
+        wrapped to ``width`` px (None: on its own lines as written); returns the width it takes."""
+        label.setPixmap(QPixmap())
+        label.setMinimumSize(0, 0)
+        label.setMaximumSize(16777215, 16777215)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setWordWrap(width is not None)
+        label.setText(text)
+        if width is None:
+            label.adjustSize()
+        else:
+            label.resize(width, label.heightForWidth(width))
+        pixmap = label.grab()
+        label.setWordWrap(False)
+        label.setPixmap(pixmap)
+        label.setFixedSize(label.sizeHint())
+        return label.width()
+
+    def _fit_key(self, label: QLabel, room: int) -> None:
+        """``label``'s key as written where it fits ``room`` px, else wrapped to it."""
+        text, natural, laid_out = self._keys[label]
+        width = None if natural <= room else room
+        if width != laid_out:
+            self._keys[label][2] = width
+            taken = self._lay_out_key(label, text, width)
+            if width is not None and taken > room:  # the label's padding around the painted text
+                self._lay_out_key(label, text, max(2 * width - taken, 1))
+
+    def plot_area(self):
+        """The view box's rectangle in the view's pixels (inside the axes)."""
+        return self.mapFromScene(self.getPlotItem().getViewBox().sceneBoundingRect()).boundingRect()
 
     def set_course_key(self, path: bool, cones: bool) -> None:
         """Name a driver's course in the key (workbench.gui.course_overlay draws it): its path, its cones."""
@@ -226,12 +264,29 @@ class CarView(pg.PlotWidget):
             self._set_legend(*self._legend_key[:2])
 
     def _place_legend(self) -> None:
-        self._legend.move(self.width() - self._legend.width() - 8, 8)
-        # Small views keep the car: the legend gives way first, the HUD last.
-        self._legend.setVisible(self.width() >= self._legend.width() + 160)
-        below = self._legend.height() + 12 if self._legend.isVisibleTo(self) else 8
-        self._road_legend.move(self.width() - self._road_legend.width() - 8, below)
-        self._road_legend.setVisible(bool(self._surfaces) and self.width() >= self._road_legend.width() + 160)
+        """The keys in the plot area's top right corner, the road's under the drawing's, each wrapped to the area's
+        width where it is wider: at 1024x640 the drawing's key (388 px as written, the plot area 227 px) was hidden.
+        Keys taller together than KEY_HEIGHT_SHARE of the area give way, the road's first (small views keep the car)."""
+        if "_keys" not in self.__dict__:
+            return  # called from the base class's __init__, before the keys exist
+        area = self.plot_area()
+        room = area.width() - 2 * KEY_MARGIN
+        top, tall = area.top() + KEY_MARGIN, KEY_HEIGHT_SHARE * area.height()
+        for label in (self._legend, self._road_legend):
+            wanted = label in self._keys and (label is self._legend or bool(self._surfaces))
+            if wanted and room >= KEY_MIN_WIDTH:
+                self._fit_key(label, room)
+                wanted = top + label.height() - area.top() <= tall
+            else:
+                wanted = False
+            label.setVisible(wanted)
+            if wanted:
+                label.move(area.right() - KEY_MARGIN - label.width() + 1, top)
+                top += label.height() + 4
+
+    def _place_overlays(self, *args) -> None:
+        self._place_legend()
+        self._place_hud()
 
     def _on_preset_loaded(self, name: str) -> None:
         p = self._model.session.params
@@ -278,13 +333,8 @@ class CarView(pg.PlotWidget):
         lines = [f"<span style='color:{surface_colour(mu).name()}'>&#9632;</span> &mu; {mu:.2f}"
                  + (f" ({', '.join(n for n in names if n)})" if any(names) else "")
                  for mu, names in sorted(seen.items())]
-        self._road_legend.setPixmap(QPixmap())
-        self._road_legend.setTextFormat(Qt.TextFormat.RichText)
         self.road_key = "<b>road</b> (lighter, bluer: less grip)<br>" + "<br>".join(lines)  # as painted
-        self._road_legend.setText(self.road_key)
-        self._road_legend.adjustSize()
-        self._road_legend.setPixmap(self._road_legend.grab())
-        self._road_legend.adjustSize()
+        self._set_key(self._road_legend, self.road_key)
         self._place_legend()
 
     def _place_surface_labels(self, *args) -> None:
@@ -341,8 +391,7 @@ class CarView(pg.PlotWidget):
         super().resizeEvent(event)
         if "_help" not in self.__dict__:
             return  # called from the base class's __init__, before the overlays exist
-        self._place_legend()
-        self._place_hud()
+        self._place_overlays()
         if self._help.isVisible():
             self._fit_help()
 
