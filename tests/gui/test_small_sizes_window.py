@@ -81,3 +81,34 @@ def test_the_car_views_keys_are_drawn_inside_the_view_wrapped_to_it(carbench_win
             wrapped = legend.height()
         else:
             assert legend.height() < wrapped  # as written: fewer lines
+
+
+def test_a_small_car_view_has_a_compact_hud(carbench_window, qtbot):
+    """At 1024x640 the full HUD (214 x 77 px) spanned all of the plot area's width (218 to 245 px): a small view gets
+    the compact one, which says the same in less; a large view the full one."""
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    view, hud = window.car_view, window.car_view.hud
+    full = (hud.width(), hud.height())  # as the fixture's 1400x900 window shows it
+    window.resize(1024, 640)
+    hold(window, {"throttle", "left"}, 30)
+    qtbot.wait(10)
+    area = _plot_area(view)
+    assert area.width() < 300 and full[0] > 0.8 * area.width()  # the full HUD would span the view
+    box = hud.geometry()
+    assert area.contains(box), (box, area)
+    assert box.width() <= 0.8 * area.width() and box.height() <= 0.12 * area.height(), (box, area)
+    assert box.width() * box.height() <= 0.6 * full[0] * full[1]
+    image = hud.grab().toImage()  # the throttle's bar is drawn (green), the steering angle written in degrees
+    throttle = hud.bars()[0][1].rgb()
+    assert sum(image.pixel(x, y) == throttle for x in range(image.width()) for y in range(image.height())) > 20
+    assert hud.lines()[1].startswith("gear 1 ")
+    window.model.load_preset("parking")  # no gearbox: no gear line, a shorter HUD, still in the corner
+    window.model.refresh()
+    qtbot.wait(10)
+    assert hud.height() < box.height() and _plot_area(view).contains(hud.geometry())
+    assert hud.geometry().bottom() == box.bottom()
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: _plot_area(view).width() > 500, timeout=5000)
+    assert (hud.width(), hud.height()) == full and _plot_area(view).contains(hud.geometry())

@@ -41,6 +41,8 @@ ICE = QColor(205, 228, 255)  # a road of (nearly) no grip: light blue
 ASPHALT = QColor(170, 170, 170)  # a road of mu DRY_MU or more: mid grey
 DRY_MU = 1.0
 SURFACE_Z = -20  # under the ghosts (-10) and the car
+HUD_WIDTH_SHARE = 0.6  # of the plot area's width at most for the full HUD, else it is compact
+HUD_HEIGHT_SHARE = 0.15  # ... and of its height
 KEY_STYLE = "background: rgba(255,255,255,200); padding: 3px; font-size: 11px;"
 KEY_MARGIN = 8  # [px] between a key (the drawing's, the road's) and the plot area's edges
 KEY_MIN_WIDTH = 120  # [px] a key is wrapped to the plot area's width, but never narrower than this (then hidden)
@@ -400,7 +402,11 @@ class CarView(pg.PlotWidget):
         when the view is narrower than the HUD)."""
         if "hud" not in self.__dict__:
             return
-        area = self.mapFromScene(self.getPlotItem().getViewBox().sceneBoundingRect()).boundingRect()
+        area = self.plot_area()
+        # A small plot area gets the compact HUD: the full one (214 x 77 px) spanned all of a 218 px wide area.
+        width, height = self.hud.full_size()
+        self.hud.set_compact(area.isValid() and (width > HUD_WIDTH_SHARE * area.width()
+                                                 or height > HUD_HEIGHT_SHARE * area.height()))
         x = min(area.left() + 4, self.width() - self.hud.width() - 2)
         self.hud.move(max(x, 0), max(area.bottom() - self.hud.height() - 4, 0))
 
@@ -439,7 +445,10 @@ class CarView(pg.PlotWidget):
         self._draw_trail(k)
         self._com = shape.com
         if self._model.text_due:
+            height = self.hud.height()
             self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
+            if self.hud.height() != height:  # a compact HUD loses its gear line on a car without a gearbox
+                self._place_hud()
         if self.follow:
             self._keep_in_view(shape.com)
 

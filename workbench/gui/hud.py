@@ -24,6 +24,16 @@ PEDAL, PEDAL_GAP = 11, 3  # [px] a pedal's bar and the gap between two
 # between the axes (236 px, as it was, covered the y labels at 1024x640); a rarer, longer line (a stalled
 # engine's) is drawn in a smaller font to fit.
 WIDEST = ("gear 6   8888 rpm",)
+COMPACT_SPEED = 1.3  # the compact HUD's speed, in the HUD's font size times this (the full one's: 1.7)
+COMPACT_MARGIN = 6  # [px]
+COMPACT_ROW = 16  # [px] the gear's line and the steering's
+COMPACT_HEIGHT = 58  # [px] with a gear line
+COMPACT_PEDAL, COMPACT_GAP = 9, 2  # [px] a pedal's bar in the compact HUD, and the gap between two
+
+
+def _closer(text: str) -> str:
+    """A line of the compact HUD: its words two spaces apart, not three ("gear 1  1000 rpm")."""
+    return text.replace("   ", "  ")
 
 
 def gear_text(gear: float) -> str:
@@ -32,7 +42,13 @@ def gear_text(gear: float) -> str:
 
 
 class Hud(QWidget):
-    """Painted, not laid out: a repaint costs a few text runs and rectangles."""
+    """Painted, not laid out: a repaint costs a few text runs and rectangles.
+
+    ``set_compact(True)`` gives a smaller HUD for a small car view (the car view asks for it where the full one would
+    take most of its plot area's width: at 1024x640 the full HUD, 214 x 77 px, spanned all of a 218 px wide plot area):
+    the speed in a smaller font, the steering angle in degrees beside its bar, the pedals' bars shorter and narrower.
+    It says what the full one says, in 163 x 58 px (163 x 42 on a car without a gearbox, which has no gear line).
+    """
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -41,18 +57,48 @@ class Hud(QWidget):
         self.unit = "m"
         self.manual = True
         self.lock = 0.5
+        self.compact = False
         self._big = QFont(self.font())
         self._big.setPointSizeF(self.font().pointSizeF() * 1.7)
         self._big.setBold(True)
+        self._mid = QFont(self.font())  # the compact HUD's speed
+        self._mid.setPointSizeF(self.font().pointSizeF() * COMPACT_SPEED)
+        self._mid.setBold(True)
         metrics = self.fontMetrics()
         self._column = max([QFontMetrics(self._big).horizontalAdvance("188 km/h")]
                            + [metrics.horizontalAdvance(t) for t in WIDEST]
                            + [max(metrics.horizontalAdvance(f"steer {sign}88.8 deg") for sign in "+-") + GAP + BAR])
         self._pedals_x = MARGIN + self._column + 6
-        self.setFixedSize(self._pedals_x + len(PEDALS) * PEDAL + (len(PEDALS) - 1) * PEDAL_GAP + 5, HEIGHT)
+        self._compact_column = max([QFontMetrics(self._mid).horizontalAdvance("188 km/h")]
+                                   + [metrics.horizontalAdvance(_closer(t)) for t in WIDEST]
+                                   + [max(metrics.horizontalAdvance(f"{sign}88.8\u00b0") for sign in "+-") + GAP + BAR])
+        self._size()
+
+    def set_compact(self, compact: bool) -> None:
+        """The small HUD (True) or the full one."""
+        if compact != self.compact:
+            self.compact = compact
+            self._size()
+            self.update()
+
+    def full_size(self) -> tuple[int, int]:
+        """The full HUD's width and height [px]."""
+        return self._pedals_x + len(PEDALS) * PEDAL + (len(PEDALS) - 1) * PEDAL_GAP + 5, HEIGHT
+
+    def _size(self) -> None:
+        if not self.compact:
+            self.setFixedSize(*self.full_size())
+            return
+        self._compact_pedals_x = COMPACT_MARGIN + self._compact_column + 6
+        rows = COMPACT_ROW if self.manual else 0
+        self.setFixedSize(self._compact_pedals_x + len(PEDALS) * COMPACT_PEDAL + (len(PEDALS) - 1) * COMPACT_GAP + 4,
+                          COMPACT_HEIGHT - COMPACT_ROW + rows)
 
     def show_frame(self, values: dict[str, float], unit: str, manual: bool, lock: float) -> None:
-        self.values, self.unit, self.manual, self.lock = values, unit, manual, lock
+        self.values, self.unit, self.lock = values, unit, lock
+        if manual != self.manual:
+            self.manual = manual
+            self._size()
         self.update()
 
     def lines(self) -> tuple[str, str, str]:
@@ -74,18 +120,22 @@ class Hud(QWidget):
         shown = [p for p in PEDALS if self.manual or p[0] != "clutch_pedal"]
         return [(name, colour, max(0.0, min(1.0, self.values.get(name, 0.0)))) for name, colour in shown]
 
-    def _fitted(self, text: str) -> QFont:
+    def _fitted(self, text: str, column: float | None = None) -> QFont:
         """The HUD's font, made smaller if ``text`` would not fit the texts' column in it."""
+        column = self._column if column is None else column
         width = self.fontMetrics().horizontalAdvance(text)
-        if width <= self._column:
+        if width <= column:
             return self.font()
         font = QFont(self.font())
-        ratio = self._column / width * 0.97
+        ratio = column / width * 0.97
         if font.pointSizeF() > 0:
             font.setPointSizeF(font.pointSizeF() * ratio)
         else:
             font.setPixelSize(max(int(font.pixelSize() * ratio), 1))
         return font
+
+    def _steer_share(self) -> float:
+        return max(-1.0, min(1.0, self.values["steer"] / self.lock)) if self.lock > 0 else 0.0
 
     def paintEvent(self, event) -> None:
         if not self.values:
@@ -95,6 +145,13 @@ class Hud(QWidget):
         painter.fillRect(self.rect(), BACKGROUND)
         painter.setPen(QPen(QColor(150, 150, 150)))
         painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        if self.compact:
+            self._paint_compact(painter)
+        else:
+            self._paint_full(painter)
+        painter.end()
+
+    def _paint_full(self, painter: QPainter) -> None:
         speed, gear, steer = self.lines()
         painter.setPen(QColor(20, 20, 20))
         painter.setFont(self._big)
@@ -106,7 +163,7 @@ class Hud(QWidget):
         painter.setFont(self.font())
         painter.drawText(QRectF(MARGIN, 51, self._column, 18), left, steer)
         # The steering angle as a bar about the centre, full lock at either end (at the texts' right edge).
-        share = max(-1.0, min(1.0, self.values["steer"] / self.lock)) if self.lock > 0 else 0.0
+        share = self._steer_share()
         centre = MARGIN + self._column - BAR / 2
         painter.fillRect(QRectF(centre - BAR / 2, 62, BAR, 3), QColor(210, 210, 210))
         painter.fillRect(QRectF(centre, 59, -BAR / 2 * share, 9), QColor(117, 80, 123))
@@ -115,4 +172,34 @@ class Hud(QWidget):
             painter.fillRect(QRectF(x, 8, PEDAL, 52), QColor(225, 225, 225))
             painter.fillRect(QRectF(x, 8 + 52 * (1 - level), PEDAL, 52 * level), colour)
             painter.drawText(QRectF(x - 4, 60, PEDAL + 8, 14), Qt.AlignmentFlag.AlignCenter, name[0].upper())
-        painter.end()
+
+    def _paint_compact(self, painter: QPainter) -> None:
+        speed, gear, steer = self.lines()
+        column, left = self._compact_column, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        painter.setPen(QColor(20, 20, 20))
+        painter.setFont(self._mid)
+        painter.drawText(QRectF(COMPACT_MARGIN, 1, column, 22), left, speed)
+        y = 23
+        if self.manual:
+            gear = _closer(gear)
+            painter.setFont(self._fitted(gear, column))
+            painter.drawText(QRectF(COMPACT_MARGIN, y, column, COMPACT_ROW), left, gear)
+            y += COMPACT_ROW
+        painter.setFont(self.font())
+        angle = steer.removeprefix("steer ").removesuffix(" deg") + "\u00b0"  # "+31.5°"
+        painter.drawText(QRectF(COMPACT_MARGIN, y, column, COMPACT_ROW), left, angle)
+        # the steering bar right of its angle, full lock at either end
+        start = COMPACT_MARGIN + max(self.fontMetrics().horizontalAdvance(f"{s}88.8\u00b0") for s in "+-") + GAP
+        length = COMPACT_MARGIN + column - start
+        centre = start + length / 2
+        mid = y + COMPACT_ROW / 2
+        painter.fillRect(QRectF(start, mid - 1, length, 3), QColor(210, 210, 210))
+        painter.fillRect(QRectF(centre, mid - 4, -length / 2 * self._steer_share(), 9), QColor(117, 80, 123))
+        bottom = self.height() - 15  # the pedals' initials under their bars
+        for i, (name, colour, level) in enumerate(self.bars()):
+            x = self._compact_pedals_x + i * (COMPACT_PEDAL + COMPACT_GAP)
+            tall = bottom - 5
+            painter.fillRect(QRectF(x, 5, COMPACT_PEDAL, tall), QColor(225, 225, 225))
+            painter.fillRect(QRectF(x, 5 + tall * (1 - level), COMPACT_PEDAL, tall * level), colour)
+            painter.drawText(QRectF(x - 4, bottom, COMPACT_PEDAL + 8, 14), Qt.AlignmentFlag.AlignCenter,
+                             name[0].upper())
