@@ -1,4 +1,4 @@
-"""The four-wheel car on a wide track: its front wheels' angles at full lock, and the yaw the monitors allow."""
+"""The four-wheel car's limits: its front wheels' angles at full lock, its yaw inertia, and the yaw the monitors allow."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from physics import ParamError, load_preset
 from physics.groups import WHEEL_ANGLE_MAX
+from physics.params import YAW_INDEX_MIN
 from workbench.runs.monitors import frames_of_result, run_monitors
 from workbench.runs.replay import replay
 from workbench.scripts.format import parse_script
@@ -106,3 +107,31 @@ def test_yaw_from_a_wheel_braked_on_a_wide_track_is_within_the_jerk_limit():
     yaw_acc = np.abs(np.diff(frames["yaw_rate"][:, 0])) / frames.dt
     assert math.degrees(yaw_acc.max()) > 729.1  # the old limit, passed
     assert not [v.monitor for v in run_monitors(frames)]
+
+
+def test_a_yaw_inertia_below_the_floor_is_refused_with_the_least_it_may_be():
+    b = SEDAN.body
+    least = YAW_INDEX_MIN * b.mass * (b.wheelbase - b.lr) * b.lr  # 162.5 kg m^2 on the sedan
+    assert SEDAN.with_values({"body.yaw_inertia": least}).body.yaw_inertia == least
+    with pytest.raises(ParamError) as err:
+        SEDAN.with_values({"body.yaw_inertia": 3.0})  # made 31.7 J in a frame braking in a bend
+    assert str(err.value) == ("body.yaw_inertia = 3 kg m^2: a dynamic index Iz / (m lf lr) of 0.00092, below the 0.05 "
+                              "the four-wheel car's yaw needs (at least 162.5 kg m^2 with this mass and these axles; "
+                              "road cars have 0.8 to 1.2)")
+    # A heavier body on the same inertia is refused by the same rule.
+    with pytest.raises(ParamError, match="body.yaw_inertia = 2900 kg m.2: a dynamic index"):
+        SEDAN.with_values({"body.mass": 30000.0})
+    # The single-track car's yaw is stable there and keeps its own limit.
+    assert load_preset("sedan_single_track").params.with_values({"body.yaw_inertia": 3.0}).body.yaw_inertia == 3.0
+
+
+def test_every_shipped_four_wheel_preset_is_well_within_the_floors():
+    from physics.presets import preset_names
+
+    four = [load_preset(n).params for n in preset_names()]
+    four = [p for p in four if p.kind == "dynamic" and p.model.layout == "four_wheel"]
+    assert len(four) >= 2
+    for p in four:
+        b = p.body
+        assert b.yaw_inertia / (b.mass * (b.wheelbase - b.lr) * b.lr) > 10 * YAW_INDEX_MIN
+        assert max(map(abs, p.full_lock_wheel_angles())) < math.radians(45.0)
