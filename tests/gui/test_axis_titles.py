@@ -80,21 +80,30 @@ def test_the_parking_cars_force_unit_at_1024x640(carbench_window, qtbot):
 
 
 @pytest.mark.carbench_preset("parking")
-def test_on_plots_too_short_for_a_unit_it_is_elided_inside_the_axis_with_a_tooltip(carbench_window, qtbot):
+def test_with_more_plots_than_fit_every_unit_shows_whole_inside_its_axis(carbench_window, qtbot):
+    """With five plots or more (they scroll) each was 36 px tall: the force unit, too long even written smaller, read
+    "kg p\u2026" (whole in its tooltip only). Past four plots each is now as tall as its longest unit needs, and the
+    bottom plot's area as tall as the others' (it was 28 px beside 34)."""
+    from workbench.gui.plot_panel import ROWS_BEFORE_SCROLLING
+
     window = carbench_window
     window.resize(1024, 640)
+    least = window.minimumSizeHint().height()
     for _ in range(4):
         window.plots.add_plot(["drive_force", "brake_force"])
     qtbot.wait(20)
-    elided = 0
-    for row in window.plots.rows:
+    rows = window.plots.rows
+    assert len(rows) > ROWS_BEFORE_SCROLLING and window.plots.scroll.verticalScrollBar().maximum() > 0
+    forces = 0
+    for row in rows:
         axis = row.plot.getPlotItem().getAxis("left")
         _assert_inside(axis, row.plot)
-        shown = axis.label.toPlainText().strip()
-        if shown != axis.labelText:
-            elided += 1
-            assert shown.endswith("\u2026") and axis.label.toolTip() == axis.labelText
-    assert elided  # the force unit does not fit 34 px even written smaller
+        assert axis.label.toPlainText().strip() == axis.labelText, axis.labelText  # (maybe written smaller)
+        forces += axis.labelText == "kg px/s\u00b2"
+    assert forces == 5
+    areas = [row.vb.sceneBoundingRect().height() for row in rows]
+    assert min(areas) >= 0.95 * max(areas), areas
+    assert window.minimumSizeHint().height() == least  # the window's least height is still that of four plots
 
 
 def test_a_time_axis_too_narrow_for_its_title_elides_the_words_and_keeps_the_unit(qtbot):

@@ -67,6 +67,7 @@ def format_value(value: float) -> str:
 
 
 PLOT_MIN_HEIGHT = 36  # [px] a plot's least height (its ticks thinned so as never to overlap)
+AXIS_ENDS = 2  # [px] a plot's height less its vertical axes' length (without the time axis)
 TIME_AXIS_HEIGHT = 32  # [px] the time axis and its tick labels, under the bottom plot
 MAX_PLOTS = 12  # plots in the panel at most ("+ plot" stops there)
 ROWS_BEFORE_SCROLLING = 4  # the panel holds this many plots at their least height; more scroll, and the window
@@ -229,7 +230,28 @@ class PlotPanel(QWidget):
         self.scroll.setMinimumWidth(self.scroll.widget().minimumSizeHint().width()
                                     + self.scroll.verticalScrollBar().sizeHint().width())
         self._add_button.setEnabled(len(self.rows) < MAX_PLOTS)
+        self._fit_plot_heights()
         self._balance_rows()
+
+    def _fit_plot_heights(self) -> None:
+        """Past ROWS_BEFORE_SCROLLING plots (they scroll), every plot at least as tall as the longest unit on their
+        axes needs to show whole (written as small as LabelFit writes it), and the bottom one that and its time axis
+        as drawn: at the least height of 36 px the parking car's force unit "kg px/s\u00b2" read "kg p\u2026", and the
+        bottom plot area was 28 px beside the others' 34. Up to ROWS_BEFORE_SCROLLING plots the least heights stay as
+        _label_time_axis sets them (the window's least height is theirs)."""
+        bottom = self.rows[-1].plot.getPlotItem().getAxis("bottom") if self.rows else None
+        if bottom is not None and bottom.isVisible():  # as laid out (a plot just added has not been yet)
+            self._time_axis = max(getattr(self, "_time_axis", TIME_AXIS_HEIGHT), math.ceil(bottom.height()))
+        if len(self.rows) <= ROWS_BEFORE_SCROLLING:
+            return
+        lengths = [y.axis.whole_title_length() for row in self.rows for y in row.axes
+                   if hasattr(y.axis, "whole_title_length")]
+        least = max([PLOT_MIN_HEIGHT] + [math.ceil(length) + AXIS_ENDS for length in lengths])
+        time_axis = getattr(self, "_time_axis", TIME_AXIS_HEIGHT)
+        for i, row in enumerate(self.rows):
+            height = least + (time_axis if i == len(self.rows) - 1 else 0)
+            if row.plot.minimumHeight() != height:
+                row.plot.setMinimumHeight(height)
 
     def _balance_rows(self) -> None:
         """Share the height so that every plot area is alike: the bottom plot gets its time axis on top of
@@ -248,6 +270,7 @@ class PlotPanel(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        self._fit_plot_heights()  # (the time axis as laid out)
         self._balance_rows()
 
     def _on_add_clicked(self, checked: bool = False) -> None:
@@ -279,6 +302,7 @@ class PlotPanel(QWidget):
                 self.rows[i].set_channels(channels)
             else:
                 self.add_plot(channels)
+        self._fit_plot_heights()
         self._marks_key = None
         self.refresh()
 
@@ -304,6 +328,7 @@ class PlotPanel(QWidget):
 
     def _on_channels_changed(self) -> None:
         self._marks_key = None
+        self._fit_plot_heights()  # another unit on an axis
         self.refresh()
 
     def _on_params_changed(self, path: str) -> None:
@@ -323,6 +348,7 @@ class PlotPanel(QWidget):
             for row in self.rows:
                 row.set_channels(row.channels())
                 row.build_menu(infos)
+            self._fit_plot_heights()  # the units of another car (px)
         self._marks_key = None
         self.refresh()
 

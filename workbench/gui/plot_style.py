@@ -165,6 +165,20 @@ class LabelFit:
         """The title as drawn (fitted to the axis)."""
         return self.label.toPlainText().strip()
 
+    def whole_title_length(self) -> float:
+        """The least length [px] of the axis on which its title shows whole (written as small as it may be); 0 without
+        a title."""
+        text = getattr(self, "_title", None)
+        if text is None:
+            text = self.labelText if self.label.isVisible() else ""
+        if not text or not self.label.isVisible():
+            return 0.0
+        font = QFont(getattr(self, "_title_font", None) or self.label.font())
+        size = font.pointSizeF()
+        if size > 0:
+            font.setPointSizeF(max(min(MIN_LABEL_POINTS, size), size * MIN_LABEL_SCALE))
+        return QFontMetricsF(font).horizontalAdvance(text) + 2.0  # title_room(): the length less 2 px
+
 
 class LabelAxis(LabelFit, pg.AxisItem):
     """A pyqtgraph axis whose title fits its length (see :class:`LabelFit`)."""
