@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase
-from PySide6.QtWidgets import QHeaderView, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QHeaderView, QMainWindow, QTabBar, QTableView, QVBoxLayout, QWidget
 
 from physics.telemetry import channels_of
 from workbench.gui.plot_panel import display_unit
@@ -82,10 +82,27 @@ class TelemetryTable(QAbstractTableModel):
         return None
 
 
+def tab_bar_of(dock: QDockWidget) -> QTabBar | None:
+    """The tab bar of the main window that has a tab for ``dock`` (docks tabbed together), or None."""
+    window = dock.parentWidget()
+    if not isinstance(window, QMainWindow) or dock.isFloating():
+        return None
+    title = dock.windowTitle()
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        if not bar.isHidden() and any(bar.tabText(i) == title for i in range(bar.count())):
+            return bar
+    return None
+
+
 class TelemetryPanel(QWidget):
+    """The channels' table. Tabbed with other docks, it is at least as wide as their tab bar needs for every tab's name
+    whole (see :meth:`minimumSizeHint`)."""
+
     def __init__(self, model: SessionModel, parent=None):
         super().__init__(parent)
         self._model = model
+        self._tabs_width = 0  # [px] the tab bar this panel's dock is tabbed in needs, 0 when it is in none
+        self._watched = None  # the main window whose layout changes are watched for that
         self.table = TelemetryTable(model, self)
         self.view = QTableView()
         self.view.setModel(self.table)
@@ -103,6 +120,44 @@ class TelemetryPanel(QWidget):
         model.stepped.connect(self._on_stepped)
         model.view_frame_changed.connect(self._on_view_frame_changed)
         model.preset_loaded.connect(self._on_preset_loaded)
+
+    def minimumSizeHint(self) -> QSize:
+        """Wide enough for the names on its dock's tab bar: the docks tabbed together take the widest of their least
+        widths, and with the parameters' alone (363 px on manual003) the left docks' five tabs (367 px) were cut to
+        "Paramet\u2026", "Teleme\u2026", "Wat\u2026", "Comp\u2026" at 1024x640."""
+        hint = super().minimumSizeHint()
+        return QSize(max(hint.width(), self._tabs_width), hint.height())
+
+    def _measure_tabs(self) -> None:
+        dock = self.parentWidget()
+        try:
+            bar = tab_bar_of(dock) if isinstance(dock, QDockWidget) else None
+            width = bar.sizeHint().width() if bar is not None else 0
+        except RuntimeError:  # the window is being deleted
+            return
+        if width != self._tabs_width:
+            self._tabs_width = width
+            self.updateGeometry()
+
+    def _watch_window(self) -> None:
+        window = self.window()
+        if window is not self._watched and isinstance(window, QMainWindow):
+            if self._watched is not None:
+                self._watched.removeEventFilter(self)
+            self._watched = window
+            window.installEventFilter(self)
+        self._measure_tabs()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ParentChange:
+            self._watch_window()
+        return super().event(event)
+
+    def eventFilter(self, watched, event) -> bool:
+        # The window lays its docks out again when a tab is added, moved or renamed: the tab bar's width is read then.
+        if event.type() == QEvent.Type.LayoutRequest and watched is self._watched:
+            self._measure_tabs()
+        return super().eventFilter(watched, event)
 
     def _on_stepped(self) -> None:
         if self._model.text_due:
