@@ -38,6 +38,11 @@ class ElidedLabel(QLabel):
             self.updateGeometry()
         self._elide()
 
+    def clear(self) -> None:
+        """No text and no tooltip of its own (QLabel.clear left the whole text to come back at the next resize)."""
+        self._tip = ""
+        self.set_full_text("")
+
     def set_tip(self, tip: str) -> None:
         """A tooltip of its own (else the whole text, when it is cut)."""
         self._tip = tip
