@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -178,6 +179,12 @@ class MainWindow(QMainWindow):
         self.params.load_requested.connect(self.load_preset_dialog)
         self.params.reference_file_requested.connect(self.pick_reference_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
+        # Stop compiles the recording to replay on a thread of its own (the window's thread waited 0.1 to 0.7 s for a
+        # 30-minute recording's): the panel's own wiring to the model's stop_recording, which waits, is replaced
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (already replaced: nothing to say)
+            self.recorder.stop.clicked.disconnect(self.model.stop_recording)
+        self.recorder.stop.clicked.connect(self.stop_recording)
         self.recorder.record_requested.connect(self.record)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
@@ -717,6 +724,7 @@ class MainWindow(QMainWindow):
 
     def replay(self) -> bool:
         """Replay the loaded script from its start; it drives with its own parameters, so ask first."""
+        self.model.session.take_compiled()  # the recording just stopped, once compiled
         if self.model.session.program is None or not self._confirm_discard("replay the script"):
             return False
         recording = self.model.session.recording
@@ -751,6 +759,11 @@ class MainWindow(QMainWindow):
         self.show_message(f"saved {path}", 4000)
         return True
 
+    def stop_recording(self) -> bool:
+        """Stop: the recording is kept as the last one at once, and becomes the script to replay once compiled, away
+        from this thread (:meth:`SessionModel.stop_recording_soon`); False when nothing was recording."""
+        return self.model.stop_recording_soon() is not None
+
     def record(self) -> bool:
         """Record: a new recording from rest, once the last one, when it was never saved, is saved or let go."""
         if not self._confirm_recording("record again"):
@@ -760,7 +773,7 @@ class MainWindow(QMainWindow):
 
     def save_recording_dialog(self) -> bool:
         if self.model.session.recording:
-            self.model.stop_recording()
+            self.stop_recording()  # compiled while the dialog is up
         start = str(Path(self.last_folder("recording_folder")) / "recording.toml")
         path = self.ask_save_path("Save recording", start, "Scripts (*.toml)", ".toml")
         return self.save_recording(path) if path else False
@@ -963,6 +976,7 @@ class MainWindow(QMainWindow):
             return
         if hasattr(self, "timer"):
             self.timer.stop()
+        self.model.session.compile_over()  # a recording stopped just before: its compile's thread ends first
         self.sweep.shutdown()
         self.write_settings()
         self._keys.uninstall()

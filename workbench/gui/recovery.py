@@ -23,6 +23,7 @@ class RecoveryKeeper(QObject):
         self.window = window
         self.store = store if store is not None else RecoveryStore()
         self.errors: list[str] = []
+        self._discarded = False  # a clean exit's discard: nothing is kept after it
         # While saves fail (a full disk, a read-only folder): a mark in the status bar that stays, the reason its
         # tooltip. The failure was said once, for 8 s, and then nothing showed that nothing was kept.
         self.failing = QLabel("\u26a0 not kept for a crash")
@@ -34,6 +35,13 @@ class RecoveryKeeper(QObject):
         self.timer.setInterval(int(interval * 1000))
         self.timer.timeout.connect(self.save_now)
         self.timer.start()
+        # A recording that stops is kept whole at once (its last frames appended: about a millisecond), not up to
+        # `interval` later: its script to replay is compiled meanwhile, and a crash then lost those seconds.
+        window.model.recording_changed.connect(self._on_recording_changed)
+
+    def _on_recording_changed(self, recording: bool) -> None:
+        if not recording and not self._discarded:
+            self.save_now()
 
     def save_now(self) -> bool:
         """Write the recovery file now (or remove it when nothing would be lost); True when it changed."""
@@ -52,6 +60,7 @@ class RecoveryKeeper(QObject):
 
     def discard(self) -> None:
         """A clean exit: nothing to recover."""
+        self._discarded = True
         self.timer.stop()
         self.store.discard()
 

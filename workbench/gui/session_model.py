@@ -16,11 +16,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from physics import CarParams, Preset
+from physics import CarParams, Preset, PresetError
 from workbench.gui.undo import ParamsCommand, PresetCommand, describe
 from workbench.output.preset_io import save_preset
 from workbench.runs.compare import edited_program
-from workbench.runs.live import LiveSession
+from workbench.runs.live import Compiling, LiveSession
 from workbench.scripts.format import Script, ScriptError
 from workbench.scripts.program import Program, compile_script, set_by
 
@@ -42,6 +42,7 @@ class SessionModel(QObject):
     running_changed = Signal(bool)
     speed_changed = Signal(float)
     edit_refused = Signal(str)  # an undo or redo the session refused, and why
+    _compiled = Signal(object)  # a recording's compile ended (stop_recording_soon): sent from its thread
 
     def __init__(self, session: LiveSession, parent: QObject | None = None):
         super().__init__(parent)
@@ -70,6 +71,8 @@ class SessionModel(QObject):
         # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
         # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
         self.frame_inputs: Callable[[set[str]], tuple[Iterable[str], dict[str, float] | None]] | None = None
+        session.on_compiled = self._on_compiled
+        self._compiled.connect(self._take_compiled)  # queued: sent from the compile's thread, taken on this one
 
     # -- time ------------------------------------------------------------------------------------
 
@@ -341,9 +344,42 @@ class SessionModel(QObject):
             self.script_loaded.emit(script.name)
         return script
 
+    def stop_recording_soon(self) -> Script | None:
+        """End the recording (the recorder's Stop): it is the last recording at once, and becomes the script to
+        replay once it is compiled on a thread of its own (script_loaded then), as :meth:`stop_recording` makes it
+        without waiting for the compile (0.1 to 0.7 s of the window's thread for a 30-minute recording). What needs
+        the script to replay before then waits for it (the session takes it first)."""
+        drove_on = self.session.drove_on_script
+        script = self.session.stop_recording()
+        self.recording_changed.emit(False)
+        if script is not None and not drove_on:
+            self.session.use_script_soon(script, self._tell_compiled)
+        return script
+
+    def _tell_compiled(self, compiling: Compiling) -> None:
+        """(On the compile's thread.)"""
+        try:
+            self._compiled.emit(compiling)
+        except RuntimeError:  # the model is gone (its window closed meanwhile): nothing is left to take it
+            pass
+
+    def _take_compiled(self, compiling: Compiling) -> None:
+        self.session.take_compiled(wait=False)  # (nothing when something took it already)
+
+    def _on_compiled(self, compiling: Compiling) -> None:
+        """The session took a compiled recording (here, or first thing in a load, a replay, a drive on)."""
+        error = compiling.error
+        if error is not None:
+            if not isinstance(error, (ScriptError, PresetError)):
+                raise error
+            self.edit_refused.emit(f"the recording cannot be replayed here: {error}")
+        if compiling.taken:
+            self.script_loaded.emit(compiling.script.name)
+
     def name_recording(self, name: str) -> None:
         """The last recording, saved as ``name``, is called so (and so is the script, when it is that one)."""
         session = self.session
+        session.take_compiled()  # (it is the script once compiled: named so too)
         script = session.last_recording
         if script is None or script.name == name:
             return

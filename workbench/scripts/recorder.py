@@ -53,6 +53,7 @@ class Recorder:
         self._sets: list[tuple[int, Setting]] = []
         self._analog: dict[str, float] = {}
         self._changes: dict[str, list[tuple[int, float | None]]] = {name: [] for name in ANALOG}  # None: released
+        self._no_stretches()
         # Gear keys do nothing on a car without a gearbox, and a script for it refuses them.
         self._ignored = frozenset(GEAR_KEYS) if preset_params.gearbox is None else frozenset()
         self._preset_params = preset_params
@@ -83,9 +84,11 @@ class Recorder:
         for name, value in analog.items():
             if self._analog.get(name) != value:
                 self._changes[name].append((k, value))
+                self._stretch(name, k, value)
         for name in self._analog:
             if name not in analog:
                 self._changes[name].append((k, None))
+                self._stretch(name, k, None)
         self._analog = analog
         if gear is not None or params:
             self._sets.append((k, Setting(k * self.dt, gear, params=dict(params or {}))))
@@ -165,7 +168,48 @@ class Recorder:
         rec._runs, rec.frames = {}, 0
         for n, entry in enumerate(entries, 1):
             _take_entry(rec, entry, f"entry {n}")
+        rec._no_stretches()
+        for name in ANALOG:
+            for frame, value in rec._changes[name]:
+                rec._stretch(name, frame, value)
         return rec
+
+    # -- a control's changes in stretches, kept as they are recorded ------------------------------------------------
+    # (Splitting a 30-minute recording's changes and filling its tracks' values frame by frame when it stopped took
+    # 0.1 s of the window's thread; kept as they come, each change costs what it adds and the script is put together
+    # from the stretches.)
+
+    def _no_stretches(self) -> None:
+        # Per control: the stretches closed (a Track, or the (frame, value) changes [[set]] entries are made of) and the
+        # one still open (its changes and its value on every frame from its first to its last change), or None.
+        self._closed: dict[str, list[Track | list[tuple[int, float | None]]]] = {name: [] for name in ANALOG}
+        self._open: dict[str, tuple[list[tuple[int, float]], list[float]] | None] = {name: None for name in ANALOG}
+
+    def _stretch(self, name: str, frame: int, value: float | None) -> None:
+        """Add a change of control ``name`` to its stretches: a value within TRACK_GAP frames of the open stretch's last
+        change goes on in it; a release, or a control still for longer, closes it (a release stands alone)."""
+        current = self._open[name]
+        if value is not None and current is not None and frame - current[0][-1][0] <= TRACK_GAP:
+            changes, values = current
+            last_frame, last_value = changes[-1]
+            values.extend([last_value] * (frame - last_frame - 1))  # the frames between repeat the value held
+            values.append(value)
+            changes.append((frame, value))
+            return
+        if current is not None:
+            self._closed[name].append(self._stretch_entry(name, current))
+        if value is None:  # a release stands alone (a track only holds values)
+            self._open[name] = None
+            self._closed[name].append([(frame, None)])
+        else:
+            self._open[name] = ([(frame, value)], [value])
+
+    def _stretch_entry(self, name: str, stretch) -> Track | list[tuple[int, float | None]]:
+        """A stretch as a [[track]] (TRACK_MIN changes or more) or as the changes [[set]] entries are made of."""
+        changes, values = stretch
+        if len(changes) >= TRACK_MIN:
+            return Track(name, changes[0][0] * self.dt, tuple(values))
+        return list(changes)
 
     def _analog_entries(self) -> tuple[tuple[Setting, ...], tuple[Track, ...]]:
         """The [[set]] entries (gears, parameters and the analog changes that stand alone) and the [[track]]s.
@@ -177,15 +221,10 @@ class Recorder:
         by_frame: dict[int, tuple[dict[str, float], list[str]]] = {}
         tracks = []
         for name in ANALOG:
-            for stretch in _stretches(self._changes[name]):
-                if len(stretch) >= TRACK_MIN:
-                    first, last = stretch[0][0], stretch[-1][0]
-                    values, j = [], 0
-                    for frame in range(first, last + 1):
-                        while j + 1 < len(stretch) and stretch[j + 1][0] <= frame:
-                            j += 1
-                        values.append(stretch[j][1])
-                    tracks.append(Track(name, first * self.dt, tuple(values)))
+            current = self._open[name]
+            for stretch in self._closed[name] + ([self._stretch_entry(name, current)] if current is not None else []):
+                if isinstance(stretch, Track):
+                    tracks.append(stretch)
                     continue
                 for frame, value in stretch:
                     analog, released = by_frame.setdefault(frame, ({}, []))
@@ -266,17 +305,3 @@ def _take_entry(rec: Recorder, entry: Mapping[str, Any], where: str) -> None:
                                        None if item[1] is None else float(item[1])))
     rec._runs = {key: _frame(first, f"{where} run", frames) for key, first in runs.items()}
     rec.frames = frames
-
-
-def _stretches(changes: list[tuple[int, float | None]]) -> list[list[tuple[int, float | None]]]:
-    """A control's changes split where it is released or stays still for more than TRACK_GAP frames.
-
-    A release stands alone (a track only holds values).
-    """
-    out: list[list[tuple[int, float | None]]] = []
-    for frame, value in changes:
-        if value is not None and out and out[-1][-1][1] is not None and frame - out[-1][-1][0] <= TRACK_GAP:
-            out[-1].append((frame, value))
-        else:
-            out.append([(frame, value)])
-    return out
