@@ -559,7 +559,20 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, title, message)
 
     def load_preset(self, path: str | Path) -> bool:
-        """Load a preset; a bad file shows its message and keeps the current car."""
+        """Load a preset; a bad file shows its message and keeps the current car. A recording running is asked about
+        first, then unsaved parameter edits, as closing asks (Save, Discard or Cancel): another car ends the recording
+        (it ended without a word, kept unsaved)."""
+        session = self.model.session
+        let_go = False
+        if session.recording:
+            answer = self.ask_recording("load another preset")
+            if answer == QMessageBox.StandardButton.Save:
+                if not self.save_recording_dialog():
+                    return False
+            elif answer == QMessageBox.StandardButton.Discard:
+                let_go = True  # once the preset is loaded (a bad file keeps the car, and the recording runs on)
+            else:
+                return False
         if not self._confirm_discard("load another preset"):
             return False
         try:
@@ -567,6 +580,8 @@ class MainWindow(QMainWindow):
         except PresetError as exc:
             self.show_error("Preset not loaded", str(exc))
             return False
+        if let_go and not session.recording:
+            session.recording_unsaved = False  # discarded, as asked: nothing asks about it again, nor keeps it
         return True
 
     def last_folder(self, key: str, default: str | Path | None = None) -> str:
