@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from physics import Inputs, Simulation, channel_names, load_preset
+from physics.groups import WHEEL_ANGLE_MAX
 
 DYNAMIC = ["sedan", "classic", "f1tenth"]
 
@@ -17,7 +18,14 @@ def _finite(telemetry) -> bool:
 @pytest.mark.parametrize("name", DYNAMIC)
 @pytest.mark.parametrize("dt", [1 / 120, 1 / 60], ids=["dt120", "dt60"])
 def test_full_lock_at_the_limit_stays_finite_and_slower_than_straight(name, dt):
-    p = load_preset(name).params.with_value("steering.lock", math.radians(80.0))
+    p = load_preset(name).params
+    if p.model.layout == "four_wheel":  # the lock that turns the inner wheel (full Ackermann) to the limit
+        top = math.tan(WHEEL_ANGLE_MAX)
+        lock = math.atan(top * p.body.wheelbase / (p.body.wheelbase + 0.5 * p.body.track * top)) * (1.0 - 1e-12)
+        p = p.with_value("steering.lock", lock)
+        assert max(p.full_lock_wheel_angles()) == pytest.approx(WHEEL_ANGLE_MAX, abs=1e-9)
+    else:
+        p = p.with_value("steering.lock", WHEEL_ANGLE_MAX)
     straight, turning = Simulation(p, dt=dt), Simulation(p, dt=dt)
     for k in range(int(12.0 / dt)):
         straight.step(Inputs.from_keys(1, {"throttle"}))
