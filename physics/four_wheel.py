@@ -253,6 +253,25 @@ def carrier(front_share, w_fl, w_fr, w_rl, w_rr):
     return front_share * 0.5 * (w_fl + w_fr) + (1.0 - front_share) * 0.5 * (w_rl + w_rr)
 
 
+@scalar
+def caught(p, g, omega_e, ratio, w_fl, w_fr, w_rl, w_rr, i_f, i_r):
+    """The engine's and the wheels' speeds where a slipping clutch that carried the carrier past the engine's speed
+    catches within the frame: the clutch's impulse Q [N m s at the engine] that brings the engine and the carrier to
+    one speed, the carrier answering it as the differentials split it (each axle's wheels alike, their differences
+    as they were; both axles alike where the centre held this frame). A catch loses energy, never makes it."""
+    a_f = p.front_drive
+    a_r = 1.0 - a_f
+    rigid = g.held_centre and p.centre_kind != 0 and 0.0 < a_f < 1.0
+    if rigid:  # the carrier is every driven wheel at once
+        give_f = give_r = 1.0 / (2.0 * i_f + 2.0 * i_r)
+    else:  # an impulse P moves the axles' means by a_f P / (2 i_f) and a_r P / (2 i_r)
+        give_f, give_r = a_f / (2.0 * i_f), a_r / (2.0 * i_r)
+    mobility = a_f * give_f + a_r * give_r  # the carrier's speed per unit impulse on it
+    q = (omega_e - ratio * carrier(a_f, w_fl, w_fr, w_rl, w_rr)) / (1.0 / p.engine_inertia + ratio * ratio * mobility)
+    front, rear = ratio * q * give_f, ratio * q * give_r  # nothing on an axle the engine does not drive (a share of 0)
+    return omega_e - q / p.engine_inertia, w_fl + front, w_fr + front, w_rl + rear, w_rr + rear
+
+
 @scalar(inline=True)
 def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, direct_torque, ratio, dt):
     """One driven axle through the clutch and its differential (a :class:`Pair`); an engine locked to it adds its
@@ -684,6 +703,9 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
             omega_e = ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)
         else:
             omega_e = engine.turned_speed(s.rpm / engine.RPM_PER_RAD_S, engine_torque, g.clutch_t, p, dt)
+            # A slipping clutch turns the carrier towards the engine's speed, never past it (physics.step.grip_finish).
+            if g.clutch_t * (omega_e - ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)) < 0.0:
+                omega_e, w_fl, w_fr, w_rl, w_rr = caught(p, g, omega_e, ratio, w_fl, w_fr, w_rl, w_rr, i_f, i_r)
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 

@@ -794,6 +794,11 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
             omega_e = ratio * wr_new
         else:
             omega_e = engine.turned_speed(omega_e, engine_torque, clutch_t, p, dt)
+            # A slipping clutch turns the wheel towards the engine's speed, never past it: where the frame carried the
+            # wheel beyond (a light wheel whose tyre let go), the clutch caught within it and the two meet.
+            if clutch_t * (omega_e - ratio * wr_new) < 0.0:
+                wr_new = wheel.meet(omega_e, wr_new, ratio, p.engine_inertia, inertia_r)
+                omega_e = ratio * wr_new
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)
 

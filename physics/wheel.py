@@ -119,6 +119,15 @@ def clutch_torque(omega_engine, omega_wheel, engine_torque, road_torque, ratio, 
 
 
 @scalar
+def meet(omega_engine, omega_wheel, ratio, engine_inertia, wheel_inertia):
+    """The wheel's speed [rad/s] where a clutch that catches joins it to the engine (the engine then turns at
+    ``ratio`` times it): the speed their angular momentum gives, I_w omega_w + G I_e omega_e over I_w + G^2 I_e. A
+    catch loses energy, never makes it."""
+    return ((wheel_inertia * omega_wheel + ratio * engine_inertia * omega_engine)
+            / (wheel_inertia + ratio * ratio * engine_inertia))
+
+
+@scalar
 def spin(omega, drive_torque, road_force, stiffness, brake, radius, inertia, dt):
     """One axle's first, body-frozen update of its speed under drive, road and brake, linearly implicit.
 
