@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 from PySide6.QtWidgets import QMessageBox
 
-from workbench.gui.recovery import offer_restore
-from workbench.runs.live import LiveSession
-from workbench.runs.recovery import RecoveryStore
+from workbench.gui.recovery import SHOWN_LEFT_OUT, _ask
+from workbench.runs.recovery import Recovery
 
 
-def test_the_question_lists_what_the_car_refuses_and_the_rest_is_restored(carbench_window, tmp_path, monkeypatch):
-    s = LiveSession("sedan")
-    s.start_recording()
-    for _ in range(20):
-        s.step({"throttle"})
-    store = RecoveryStore(tmp_path, pid=999_999_996)  # a process that does not exist: an orphan
-    store.keep(s)
-    with open(store.path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"frames": 30, "sets": [[22, None, {"tyres.wings": 1.0}],
-                                                        [24, None, {"tyres.mu": "x"}]]}) + "\n")
+def asked(monkeypatch, recovery: Recovery) -> str:
     shown = []
 
-    class Box:  # the question, answered Yes without showing it (a modal box would wait for a click)
+    class Box:  # the question, answered without showing it (a modal box would wait for a click)
         def __init__(self, parent, title, text, buttons, default):
             shown.append(text)
 
@@ -31,11 +19,18 @@ def test_the_question_lists_what_the_car_refuses_and_the_rest_is_restored(carben
             return int(QMessageBox.StandardButton.Yes.value)
 
     monkeypatch.setattr("workbench.gui.main_window.keys_safe_question", Box)
-    restored = offer_restore(carbench_window, RecoveryStore(tmp_path))
+    assert _ask(None, recovery)
     (text,) = shown
-    assert "Left out (the car refuses them):" in text
-    assert "tyres.wings" in text and "no such parameter" in text and "expected a number, got str 'x'" in text
-    session = carbench_window.model.session
-    assert restored is not None and session.last_recording is restored.recording
-    assert session.program is not None and session.program.frames == 30  # it compiles: replayable and savable
-    assert "2 things the car refuses left out" in carbench_window.status_message.toolTip()
+    return text
+
+
+def test_the_question_lists_what_the_car_refuses(monkeypatch):
+    lines = ("recording's edit of tyres.wings at 0.183 s left out: the sedan car has no such parameter",
+             "recording's edit of tyres.mu at 0.200 s left out: expected a number, got str 'x'")
+    text = asked(monkeypatch, Recovery("sedan", 0.01, {"tyres.mu": 0.9}, dropped=lines))
+    assert "Restore 1 unsaved parameter edit of sedan" in text
+    assert "Left out (the car refuses them):\n\u2022 " + lines[0] + "\n\u2022 " + lines[1] in text
+    many = tuple(f"unsaved edit of a.b{i} left out: the sedan car has no such parameter" for i in range(12))
+    text = asked(monkeypatch, Recovery("sedan", 0.01, dropped=many))
+    assert text.count("\u2022") == SHOWN_LEFT_OUT + 1 and f"and {12 - SHOWN_LEFT_OUT} more" in text
+    assert "Left out" not in asked(monkeypatch, Recovery("sedan", 0.01, {"tyres.mu": 0.9}))
