@@ -49,7 +49,9 @@ def test_an_off_screen_ghost_is_marked_on_the_edge_pointing_at_it(carbench_windo
     assert offset[0] * to_ghost[1] - offset[1] * to_ghost[0] == pytest.approx(0.0, abs=1e-4 * (x1 - x0))  # on the line
     text = ghost.marker_label.toPlainText()
     assert text.startswith("ref 1 [driven, no script]")
-    assert text.endswith(f"{np.linalg.norm(far - centre):.0f} m")
+    # The distance to the ghost's centre of mass, where its arrow points (the run's x, y are its reference point).
+    assert text.endswith(f"{np.linalg.norm(ghost.com - centre):.0f} m")
+    assert abs(np.linalg.norm(ghost.com - centre) - np.linalg.norm(far - centre)) < 2.0
     # Pan onto the ghost: the marker goes, the ghost itself is in view.
     view.set_follow(False)
     view._centre_on(far, x1 - x0)
