@@ -82,6 +82,24 @@ def _left_tabs_whole(window):
     assert window.car_view.width() >= 260  # the car view keeps its least width
 
 
+LONG_MESSAGE = ("engine.peak_torque set to 420 N m at 12.3 s; the recording stopped (12.3 s, not saved yet: "
+                "File > Save recording)")
+
+
+def _message_elided_at_its_end(window, whole: bool):
+    """A status message was elided once, in the middle, as it was shown, and never again: at 1024x640 it lost its
+    middle ("the recording stopped"), and on a wider window it stayed cut. It is elided at its end to its slot at
+    every resize, whole in the tooltip."""
+    label = window.status_message
+    assert label.toolTip() == LONG_MESSAGE
+    if whole:
+        assert label.text() == LONG_MESSAGE
+    else:
+        shown = label.text()
+        assert shown.endswith("\u2026") and LONG_MESSAGE.startswith(shown[:-1]) and len(shown) > 20, shown
+        assert label.fontMetrics().horizontalAdvance(shown) <= label.width()
+
+
 @pytest.mark.carbench_preset("manual003")
 def test_at_1024x640_after_a_replay_everything_shows_whole(carbench_window, qtbot):
     window = carbench_window
@@ -97,8 +115,11 @@ def test_at_1024x640_after_a_replay_everything_shows_whole(carbench_window, qtbo
     _key_inside_the_view(window, wrapped=True)
     _compact_hud(window, full)
     _left_tabs_whole(window)
-    window.resize(1920, 1080)  # a large window: the full HUD, the key as written
+    window.show_message(LONG_MESSAGE, 60_000)
+    _message_elided_at_its_end(window, whole=False)
+    window.resize(1920, 1080)  # a large window: the full HUD, the key as written, the message whole
     qtbot.waitUntil(lambda: _plot_area(window.car_view).width() > 500, timeout=5000)
+    _message_elided_at_its_end(window, whole=True)
     hud = window.car_view.hud
     assert (hud.width(), hud.height()) == full and _plot_area(window.car_view).contains(hud.geometry())
     _key_inside_the_view(window, wrapped=False)

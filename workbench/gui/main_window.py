@@ -33,6 +33,7 @@ from workbench.gui.car_view import CarView
 from workbench.gui.collector import pace_collection
 from workbench.gui.compare_dock import install_compare
 from workbench.gui.driving_keys import DrivingKeys
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.keymap import COMMAND_SHORTCUTS, help_html
 from workbench.gui.kpi_dock import install_kpis
 from workbench.gui.param_panel import ParamPanel
@@ -389,7 +390,9 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.keys_action)
 
     def _create_status_bar(self) -> None:
-        self.status_message = QLabel()  # messages go here, in their own slot: they never overlap the rest
+        # Messages go here, in their own slot: they never overlap the rest, and they are elided at their end to the
+        # slot's width again at every resize (the whole message in the tooltip).
+        self.status_message = ElidedLabel()
         self.status_message.setMinimumWidth(40)
         self._message_timer = QTimer(self)
         self._message_timer.setSingleShot(True)
@@ -406,11 +409,8 @@ class MainWindow(QMainWindow):
 
     def show_message(self, text: str, ms: int = 4000) -> None:
         """A passing message in the status bar (elided to its slot; the full text in the tooltip)."""
-        metrics = self.status_message.fontMetrics()
-        # (4 px short of the slot: an elided text's advance may round a pixel past the width it was elided to)
-        self.status_message.setText(metrics.elidedText(text, Qt.TextElideMode.ElideMiddle,
-                                                       max(self.status_message.width(), 200) - 4))
-        self.status_message.setToolTip(text)
+        self.status_message.setText(text)
+        self.status_message.set_tip(text)
         self._message_timer.start(ms)
 
     def _read_settings(self) -> None:
