@@ -703,8 +703,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
             omega_e = ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)
         else:
             omega_e = engine.turned_speed(s.rpm / engine.RPM_PER_RAD_S, engine_torque, g.clutch_t, p, dt)
-            # A slipping clutch turns the carrier towards the engine's speed, never past it (physics.step.grip_finish).
-            if g.clutch_t * (omega_e - ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)) < 0.0:
+            # A slipping clutch turns the carrier towards the engine's speed, never past it (physics.step.grip_finish),
+            # if it can hold the driven wheels against their brakes (the pedal's, the handbrake, traction or stability
+            # control; a wheel held at rest by its brake, by all the brake can give): a wheel braked harder than its
+            # share of what the clutch passes is left to its brake.
+            passed = abs(ratio * g.clutch_t)
+            hold_front = max(b_fl, b_fr, abs(n_fl.brake), abs(n_fr.brake)) <= 0.5 * front_share * passed
+            hold_rear = max(b_rl, b_rr, abs(n_rl.brake), abs(n_rr.brake)) <= 0.5 * (1.0 - front_share) * passed
+            can_hold = (front_share == 0.0 or hold_front) and (front_share == 1.0 or hold_rear)
+            if g.clutch_t * (omega_e - ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)) < 0.0 and can_hold:
                 omega_e, w_fl, w_fr, w_rl, w_rr = caught(p, g, omega_e, ratio, w_fl, w_fr, w_rl, w_rr, i_f, i_r)
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
         stalled = engine.next_stalled(rpm, s.rpm, stalled, u.start, p)

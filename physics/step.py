@@ -715,6 +715,7 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     tcs_r = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target, spin_most_r)
     tcs_on = tcs_on or tcs_r != wr_new
     held_r = held_r or tcs_r != wr_new
+    rear_braked = brake_r > 0.0 or held_r  # a brake acted on the rear wheel this frame (the pedal's, ABS, TCS)
     wr_new = tcs_r
     if p.all_driven:
         tcs_f = wheel.anti_spin(wf_new, uf, ahead_f, radius, floor, spin_target,
@@ -762,12 +763,14 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
         wr_new, wr_free, held_r, fxr = wheel.at_limit(start_r, drive_r, fxr, brake_r, radius, inertia_r, ur,
                                                      v_without, mass, dt)
         vx = v_without + dt * fxr / mass
+        at_grip_r = wr_new
         if abs_on and not c.handbrake:
             wr_new = wheel.anti_lock(wr_new, wr_free, ur, ahead_r, radius, floor, target_r)
         # At the grip the wheel turns with the engine's share on it (inertia_r), where spin_most_r is sized for
         # the wheel and its tyre's slope: no further than what the brake has left moves that.
         wr_new = wheel.anti_spin(wr_new, ur, ahead_r, radius, floor, spin_target,
                                  min(spin_most_r, dt * spin_left_r / inertia_r))
+        rear_braked = rear_braked or held_r or wr_new != at_grip_r
     elif not held_r:
         wr_new = wheel.follow(wr_new, dt * radius * kxr_w * dvx / jr, brake_r > 0.0)
     if fxf != fxf_lin:
@@ -795,8 +798,11 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
         else:
             omega_e = engine.turned_speed(omega_e, engine_torque, clutch_t, p, dt)
             # A slipping clutch turns the wheel towards the engine's speed, never past it: where the frame carried the
-            # wheel beyond (a light wheel whose tyre let go), the clutch caught within it and the two meet.
-            if clutch_t * (omega_e - ratio * wr_new) < 0.0:
+            # wheel beyond (a light wheel whose tyre let go), the clutch caught within it and the two meet, if it can
+            # hold the wheel against its brake: one braked harder than the clutch passes is left to the brake (the
+            # handbrake holds the rear wheel locked against a slipping clutch).
+            braking_r = max(brake_r, jr * abs(wr_free - wr_new) / dt) if rear_braked else 0.0
+            if clutch_t * (omega_e - ratio * wr_new) < 0.0 and braking_r <= abs(ratio * clutch_t):
                 wr_new = wheel.meet(omega_e, wr_new, ratio, p.engine_inertia, inertia_r)
                 omega_e = ratio * wr_new
         rpm = max(omega_e, 0.0) * engine.RPM_PER_RAD_S
