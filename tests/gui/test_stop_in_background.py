@@ -63,3 +63,44 @@ def test_stop_returns_before_the_compile_and_the_script_to_replay_comes_after(ca
     window.recorder.stop.click()
     assert window.replay()
     assert session.replaying and session.program.script is session.last_recording and session.program.frames == 20
+
+
+def test_an_edit_while_the_compile_runs_re_runs_the_recording_not_the_script_it_replaced(carbench_window, qtbot,
+                                                                                         monkeypatch, request):
+    """An edit made after Stop, before the recording's compile was taken, re-ran the script loaded before the
+    recording, and that re-run was adopted over the recording: the script to replay was the old one again."""
+    window = carbench_window
+    session = window.model.session
+    assert window.load_script("presets/scripts/abs_spin_up_in_gear.toml")  # a script of the sedan before the recording
+    window.model.start_recording()
+    hold(window, {"throttle"}, 30)
+    gate = threading.Event()
+    compile_script = live.compile_script
+
+    def held(*args, **kwargs):  # the recording's compile, held until the window's thread waits for it
+        if threading.current_thread() is not threading.main_thread():
+            gate.wait(120)  # (a guard against a hang)
+        return compile_script(*args, **kwargs)
+
+    take = session.take_compiled
+
+    def let_go_when_waited_for(wait: bool = True):
+        if wait and session.compiling:
+            gate.set()
+        return take(wait)
+
+    monkeypatch.setattr(live, "compile_script", held)
+    monkeypatch.setattr(session, "take_compiled", let_go_when_waited_for)
+    request.addfinalizer(gate.set)
+    window.recorder.stop.click()
+    recording = session.last_recording
+    before = session.program
+    assert session.compiling and before.name == "abs-spin-up-in-gear"  # the script before, until taken
+    adopted = []
+    window.comparer.rerun_adopted.connect(lambda: adopted.append(session.program))
+    window.model.set_param("tyres.mu", 0.9)
+    qtbot.waitUntil(lambda: bool(adopted) and not window.comparer.rerun.busy)
+    (program,) = adopted  # the recording, re-run with the edit: the script before it is gone
+    assert program is session.program and program.name == recording.name and program.frames == 30
+    assert program.script.sets[:len(recording.sets)] == recording.sets and program.params.tyres.mu == 0.9
+    assert not session.compiling and window.sweep.program().name == recording.name

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from workbench.runs import live
+from workbench.runs.compare import edited_program
 from workbench.runs.live import LiveSession
+from workbench.runs.replay import replay
 from workbench.scripts.format import ScriptError
 
 
@@ -48,3 +50,23 @@ def test_a_compile_the_car_refuses_is_not_taken_and_is_said(monkeypatch):
     s.use_script_soon(script)
     s.start_recording()  # taken first: told, not raised
     assert len(told) == 1 and isinstance(told[0].error, ScriptError) and not told[0].taken and s.recording
+
+
+def test_a_re_run_of_the_script_before_is_not_adopted_over_a_recording_compiled_since():
+    """A re-run after an edit, of the script loaded before a recording's Stop, came back once the Stop's compile was
+    under way: adopt_replay took the compile and then put the re-run in its place (the recording was gone)."""
+    s, first = recorded()
+    s.use_script(first)
+    serial = s.script_serial
+    (rerun,) = replay([edited_program(s.program, {"tyres.mu": 0.9})])  # made elsewhere, of the script loaded now
+    s.start_recording()
+    for _ in range(10):
+        s.step({"left"})
+    second = s.stop_recording()
+    s.use_script_soon(second)
+    with pytest.raises(ValueError, match="another has taken the place"):
+        s.adopt_replay(rerun)  # the compile is taken here: the re-run is of the script it replaced
+    assert s.program.script is second and s.program.frames == 10 and s.script_serial > serial
+    with pytest.raises(ValueError, match="another has taken the place"):
+        s.adopt_replay(rerun, serial)  # and, taken before, the serial says so
+    assert s.program_to_replay().script is second

@@ -82,7 +82,7 @@ class KpiDock(QWidget):
 
     def update_kpis(self) -> None:
         session = self.comparer.model.session
-        program = session.program
+        program = session.program_to_replay()  # (a recording just stopped, once compiled)
         try:
             test = fitting(program.script) if program is not None else None
             unfit = None

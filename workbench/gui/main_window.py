@@ -301,7 +301,8 @@ class MainWindow(QMainWindow):
         """A car picked on the Sweep dock's chart: the run on show is pinned as the reference, the car's
         values become parameter edits (undoable) and the script replays on them."""
         session = self.model.session
-        if session.program is None:
+        program = session.program_to_replay()  # (a recording just stopped, once compiled: it is the one swept)
+        if program is None:
             return
         if session.replaying:
             session.replaying = False  # a replay in progress ends here: the chosen car replays instead
@@ -465,7 +466,8 @@ class MainWindow(QMainWindow):
         s.setValue("watch", json.dumps(self.watch.names))
         session = self.model.session
         s.setValue("last_preset", str(session.preset.path) if session.preset.path else session.preset.name)
-        s.setValue("last_script", session.program.script.source if session.program is not None else "")
+        program = session.program_to_replay()  # (a recording stopped just before closing: its compile is over)
+        s.setValue("last_script", program.script.source if program is not None else "")
         s.sync()
 
     def restore_last_session(self) -> None:
@@ -627,7 +629,7 @@ class MainWindow(QMainWindow):
         from workbench.output.files import OutputPathError, check_output_file, same_file
 
         session = self.model.session
-        program = session.program
+        program = session.program_to_replay()  # (a recording just stopped is the loaded script once compiled)
         on_show = session.preset.path
         loaded = [("the preset on show", None if preset_too else on_show)]
         if program is not None:
@@ -739,8 +741,7 @@ class MainWindow(QMainWindow):
 
     def replay(self) -> bool:
         """Replay the loaded script from its start; it drives with its own parameters, so ask first."""
-        self.model.session.take_compiled()  # the recording just stopped, once compiled
-        if self.model.session.program is None or not self._confirm_discard("replay the script"):
+        if self.model.session.program_to_replay() is None or not self._confirm_discard("replay the script"):
             return False
         recording = self.model.session.recording
         self.model.replay()

@@ -164,6 +164,7 @@ class Comparer(QObject):
         self.rerun = Rerun(self)
         self.align = "time"  # or "distance"
         self._base: Program | None = None  # the script as loaded, before any edit
+        self._serial = 0  # the session's script_serial of _base: a re-run of it is adopted only while it is loaded
         self._overrides: dict[str, Any] = {}
         # Asked before driving on from the past starts a recording that would take the place of the last one, not
         # saved yet (the window asks Save / Discard / Cancel); True to go on.
@@ -192,7 +193,9 @@ class Comparer(QObject):
 
     def _on_script_loaded(self, name: str) -> None:
         self.rerun.cancel()  # a re-run of the script before is of no use now
-        self._base = self.model.session.program
+        session = self.model.session
+        self._base = session.program
+        self._serial = session.script_serial
         self._overrides = {}
 
     def _on_params_changed(self, path: str) -> None:
@@ -201,7 +204,13 @@ class Comparer(QObject):
             return  # "" is the script's own change (or many at once): not an edit to re-run
         value = session.params.get(path)
         # (with an earlier frame on show the model drove on from it before the change: SessionModel.go_on_for)
-        if self._base is None or session.recording:
+        if session.recording:
+            return
+        # A recording just stopped is the script to replay once compiled: taken first (waited for), which says so
+        # (script_loaded: _base is the recording then). An edit made before it was taken re-ran the script the Stop
+        # replaced, and that re-run was adopted over the recording.
+        session.program_to_replay()
+        if self._base is None:
             return
         self._overrides[path] = value
         try:
@@ -215,9 +224,9 @@ class Comparer(QObject):
         if session.replaying or session.recording or session.program is None:
             return  # the user moved on: a replay or a recording now owns the history
         try:
-            session.adopt_replay(result)
+            session.adopt_replay(result, self._serial)
         except ValueError:
-            return  # another car (or dt) came in while it ran
+            return  # another car (or dt), or another script, came in while it ran
         self.model.view_frame = None
         self.model.refresh()
         self.rerun_adopted.emit()

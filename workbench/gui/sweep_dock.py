@@ -268,7 +268,7 @@ class SweepDock(QWidget):
     def program(self) -> Program | None:
         """The loaded script on the session's current car (its edits included) where the two fit."""
         session = self._model.session
-        program = session.program
+        program = session.program_to_replay()  # (a recording just stopped, once compiled)
         if program is None:
             return None
         if not session.replaying and batch_key(session.params, program.dt) == batch_key(program.params, program.dt):
@@ -353,7 +353,7 @@ class SweepDock(QWidget):
     def _stale(self, plan) -> str:
         """Why a car of ``plan``'s chart cannot be driven now ("" when it can): another script or car is loaded than
         the one swept (the user loaded one while the sweep ran)."""
-        loaded = self._model.session.program
+        loaded = self._model.session.program_to_replay()
         swept = plan.program
         if loaded is not None and (loaded.script.source, loaded.preset_path) == (swept.script.source,
                                                                                    swept.preset_path):

@@ -305,6 +305,11 @@ class LiveSession:
         self._stopped: tuple[Recorder, Script] | None = None  # the last recording's recorder, and the script it gave
         self._compiling: Compiling | None = None  # the last recording, to be the script to replay once compiled
         self.on_compiled: Callable[[Compiling], None] | None = None  # told, on the session's thread, when taken
+        # Counts the scripts to replay the session has had: one more each time another script (or none) takes the place
+        # of the one loaded (a load, a recording's compile taken, a new car), not when the one loaded is edited
+        # (adopt_replay) or renamed. A replay made elsewhere of the script loaded at serial n is adopted only while the
+        # serial is still n (adopt_replay): a re-run of the script before a recording's Stop took its place over it.
+        self.script_serial = 0
         self._inputs = LiveInputs()  # the keys' frame, written in place
         self._use_preset(_named_preset(preset) if isinstance(preset, str) else preset)
 
@@ -323,6 +328,7 @@ class LiveSession:
         self.recorder: Recorder | None = None
         self.program: Program | None = None
         self._track: _InputTrack | None = None
+        self.script_serial += 1
         self.replaying = False
         self.replayed = False  # the history is the loaded script's replay (so its verdicts apply)
         self.drove_on_script = False  # a recording that drives on from the loaded script's replay
@@ -564,15 +570,23 @@ class LiveSession:
         history.feed(self.recorder, frame)
         return past
 
-    def adopt_replay(self, result) -> None:
+    def adopt_replay(self, result, serial: int | None = None) -> None:
         """Take a replay made elsewhere (``replay()``, e.g. in a background thread) as the session's history.
 
         ``result`` is a ReplayResult of a script on this session's car and dt: its telemetry becomes
         the history, its program the loaded script, and its inputs the input history, so the
         session can drive on from any of its frames. The simulation's state at the end is rebuilt
         (bit for bit, by re-simulation) only when the session steps on.
+
+        ValueError, and nothing changes, where another script has taken the place of the one the replay is of: with
+        ``serial`` (the :attr:`script_serial` of the script it is of) when the serial has moved on since, and in any
+        case when a recording's compile is taken here (the script to replay changes under it).
         """
-        self.take_compiled()
+        taken = self.take_compiled()
+        if (taken is not None and taken.taken) or (serial is not None and serial != self.script_serial):
+            # (a re-run of the script a recording's Stop replaced, made before the recording's compile was taken: it
+            # overwrote the recording as the script to replay)
+            raise ValueError("the replay is of a script that another has taken the place of since")
         program = result.program
         if program.dt != self.dt or self.params.swap_problem(program.params):
             raise ValueError("the replay is of another dt or another kind of car than the session's")
@@ -665,6 +679,7 @@ class LiveSession:
         self._compiling = None
         if compiling.program is not None:
             self.program, self._track = compiling.program, compiling.track
+            self.script_serial += 1
             self.replayed = False
             compiling.taken = True
         if self.on_compiled is not None:
@@ -672,6 +687,15 @@ class LiveSession:
         elif compiling.error is not None:
             raise compiling.error
         return compiling
+
+    def program_to_replay(self) -> Program | None:
+        """The script to replay: the recording just stopped, once compiled (its compile is taken first, waited for if
+        it is still under way: :meth:`take_compiled`), else the one loaded. What acts on the script to replay (re-runs
+        it after an edit, sweeps it, judges its KPIs, drives a car chosen on a sweep, keeps a file from being written
+        over it) reads it here; :attr:`program` alone is still the script before the Stop until the compile is taken,
+        and is for showing what is loaded now (the window is told when it changes: script_loaded)."""
+        self.take_compiled()
+        return self.program
 
     def unsaved_recorder(self) -> Recorder | None:
         """The recorder of what a crash would lose: the running one (once it has a frame), or the one whose
@@ -696,6 +720,7 @@ class LiveSession:
         self._use_preset(preset)
         self.program = program
         self._track = _InputTrack([program], program.frames)
+        self.script_serial += 1
         return program
 
     def use_script(self, script: Script) -> Program:
@@ -704,6 +729,7 @@ class LiveSession:
         program = compile_script(script, dt=script.dt)
         self.program = program
         self._track = _InputTrack([program], program.frames)
+        self.script_serial += 1
         self.replayed = False
         return program
 
