@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numpy as np
+
 from .groups import (
     COMBINED,
     DYNAMIC,
@@ -182,37 +184,45 @@ class CarParams:
     def full_lock_wheel_angles(self) -> tuple[float, float]:
         """A four-wheel car's inner and outer front wheel angles at full lock [rad], as the model turns them
         (physics.steering.ackermann, then steering.ackermann's share of it)."""
-        lock, share = self.steering.lock, self.steering.ackermann
-        wheelbase, half = self.body.wheelbase, 0.5 * self.body.track * math.tan(lock)
-        inner = math.atan2(wheelbase * math.tan(lock), wheelbase - half)
-        outer = math.atan2(wheelbase * math.tan(lock), wheelbase + half)
-        return lock + share * (inner - lock), lock + share * (outer - lock)
+        inner, outer = front_wheel_angles(self.steering.lock, self.steering.ackermann, self.body.wheelbase,
+                                          self.body.track)
+        return float(inner), float(outer)
 
     def _wheel_angle_problem(self) -> str | None:
-        """Why a four-wheel car's front wheels would turn past WHEEL_ANGLE_MAX at full lock (a track wide for the
-        turning circle, or an Ackermann share beyond the geometry), or None."""
-        inner, outer = self.full_lock_wheel_angles()
-        worst, which = max((abs(inner), "inner"), (abs(outer), "outer"))
+        """Why a four-wheel car's front wheels would turn past WHEEL_ANGLE_MAX at some steer up to full lock (a track
+        wide for the turning circle, or an Ackermann share beyond the geometry), or None."""
+        st, b = self.steering, self.body
+        worst, steer, inner = widest_front_wheel(st.lock, st.ackermann, b.wheelbase, b.track)
         if worst <= WHEEL_ANGLE_MAX:
             return None
         unit = self.model.unit
-        return (f"the front wheels at full lock: the {which} one would turn {math.degrees(worst):.4g} deg, past the "
-                f"{math.degrees(WHEEL_ANGLE_MAX):g} deg a front wheel may turn (steering.lock "
-                f"{math.degrees(self.steering.lock):.4g} deg, body.track {self.body.track:g} {unit}, body.wheelbase "
-                f"{self.body.wheelbase:g} {unit}, steering.ackermann {self.steering.ackermann:g}); a narrower track, "
-                f"a smaller lock or a smaller Ackermann share keeps it within")
+        where = "at full lock" if steer == st.lock else f"at {math.degrees(steer):.4g} deg of lock"
+        # The largest lock these allow (the widest angle grows with the lock from 0).
+        lo, hi = 0.0, st.lock
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if widest_front_wheel(mid, st.ackermann, b.wheelbase, b.track)[0] <= WHEEL_ANGLE_MAX \
+                else (lo, mid)
+        advice = ("a narrower track, a smaller lock or a smaller Ackermann share" if st.ackermann > 0.0
+                  else "a smaller lock or an Ackermann share nearer 0")
+        return (f"the front wheels {where}: the {'inner' if inner else 'outer'} one would turn "
+                f"{math.degrees(worst):.4g} deg, past the {math.degrees(WHEEL_ANGLE_MAX):g} deg a front wheel may turn "
+                f"(steering.lock {math.degrees(st.lock):.4g} deg, body.track {b.track:g} {unit}, body.wheelbase "
+                f"{b.wheelbase:g} {unit}, steering.ackermann {st.ackermann:g}); {advice} keeps it within (the largest "
+                f"lock these allow: {math.floor(math.degrees(lo) * 100.0) / 100.0:.2f} deg)")
 
     def _yaw_inertia_problem(self) -> str | None:
         """Why a four-wheel car's yaw inertia is below the model's floor (YAW_INDEX_MIN times m lf lr), or None."""
         b = self.body
-        index = b.yaw_inertia / (b.mass * (b.wheelbase - b.lr) * b.lr)
+        lf = b.wheelbase - b.lr
+        index = float(yaw_index(b.yaw_inertia, b.mass, b.wheelbase, b.lr))
         if index >= YAW_INDEX_MIN:
             return None
-        unit = unit_in("kg m^2", self.model.unit)
-        least = YAW_INDEX_MIN * b.mass * (b.wheelbase - b.lr) * b.lr
-        return (f"body.yaw_inertia = {b.yaw_inertia:g} {unit}: a dynamic index Iz / (m lf lr) of {index:.2g}, below the "
-                f"{YAW_INDEX_MIN:g} the four-wheel car's yaw needs (at least {least:.4g} {unit} with this mass and "
-                f"these axles; road cars have 0.8 to 1.2)")
+        unit, length = unit_in("kg m^2", self.model.unit), self.model.unit
+        least = YAW_INDEX_MIN * b.mass * lf * b.lr
+        return (f"body.yaw_inertia = {b.yaw_inertia:g} {unit} with body.mass {b.mass:g} kg, lf {lf:g} {length} and lr "
+                f"{b.lr:g} {length}: a dynamic index Iz / (m lf lr) of {index:.2g}, below the {YAW_INDEX_MIN:g} the "
+                f"four-wheel car's yaw needs (at least {least:.4g} {unit}; road cars have 0.8 to 1.2)")
 
     def swap_problem(self, other: CarParams) -> str | None:
         """Why ``other`` cannot replace these parameters mid-run (None when it can).
@@ -285,6 +295,41 @@ Race Car Vehicle Dynamics, 1995, 5.5). The model's yaw on four tyres made energy
 sedan's 2,900 kg m^2 cut to 3), and not at 0.0015 (5 kg m^2) in the same run; hunts of 300 cars x 30 s at 0.05 on the
 sedan and tail_happy presets, and on the sedan with a 6 m track, found nothing. The floor is 54 times the index that
 failed and 16 times below any road car's."""
+
+
+STEER_SAMPLES = np.linspace(0.0, 1.0, 65)
+"""Where :func:`widest_front_wheel` looks between straight ahead and full lock (shares of the lock). With an
+Ackermann share of 0 to 1.5 the widest angle is at full lock; a negative one can turn a wheel furthest at part lock."""
+
+
+def front_wheel_angles(steer, share, wheelbase, track):
+    """The inner and outer front wheel angles [rad] of a four-wheel car at a bicycle steer angle (floats or numpy
+    arrays): physics.steering.ackermann's, then the share of it the car follows (as physics.four_wheel turns them)."""
+    tan_d = np.tan(steer)
+    half = 0.5 * track * tan_d
+    inner = np.arctan2(wheelbase * tan_d, wheelbase - half)
+    outer = np.arctan2(wheelbase * tan_d, wheelbase + half)
+    return steer + share * (inner - steer), steer + share * (outer - steer)
+
+
+def widest_front_wheel(lock, share, wheelbase, track):
+    """The widest either front wheel turns [rad] at a steer from straight ahead to ``lock`` (by symmetry the same
+    to the other side), the steer it turns that far at and whether it is the inner wheel; for arrays of cars (the
+    last axis of the answer's arrays is the cars'), the widest angles alone."""
+    steer = np.multiply.outer(np.asarray(lock, dtype=np.float64), STEER_SAMPLES)  # (..., samples)
+    share, wheelbase, track = (np.asarray(v, dtype=np.float64)[..., None] for v in (share, wheelbase, track))
+    inner, outer = front_wheel_angles(steer, share, wheelbase, track)
+    both = np.maximum(np.abs(inner), np.abs(outer))
+    if np.ndim(lock) > 0:
+        return both.max(axis=-1)
+    last = len(STEER_SAMPLES) - 1
+    k = last - int(np.argmax(both[::-1]))  # the widest, at full lock where it ties
+    return float(both[k]), float(lock) if k == last else float(steer[k]), bool(abs(inner[k]) >= abs(outer[k]))
+
+
+def yaw_index(yaw_inertia, mass, wheelbase, lr):
+    """The dynamic index Iz / (m lf lr) (floats or numpy arrays)."""
+    return yaw_inertia / (mass * (wheelbase - lr) * lr)
 
 
 def _split(path: str) -> tuple[str, str]:

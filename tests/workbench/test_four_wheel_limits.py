@@ -9,7 +9,7 @@ import pytest
 
 from physics import ParamError, load_preset
 from physics.groups import WHEEL_ANGLE_MAX
-from physics.params import YAW_INDEX_MIN
+from physics.params import YAW_INDEX_MIN, front_wheel_angles, widest_front_wheel
 from workbench.runs.monitors import frames_of_result, run_monitors
 from workbench.runs.replay import replay
 from workbench.scripts.format import parse_script
@@ -54,9 +54,28 @@ def test_a_track_that_turns_the_inner_wheel_past_80_deg_is_refused():
     assert inner == pytest.approx(WHEEL_ANGLE_MAX, abs=1e-9)
 
 
-def test_anti_ackermann_names_the_outer_wheel():
-    with pytest.raises(ParamError, match="the outer one would turn"):
+def test_anti_ackermann_names_the_outer_wheel_and_the_largest_lock():
+    with pytest.raises(ParamError) as err:
         SEDAN.with_values({"steering.ackermann": -1.0, "steering.lock": math.radians(70.0)})
+    text = str(err.value)
+    assert "at full lock: the outer one would turn 82.67 deg" in text
+    assert "a smaller lock or an Ackermann share nearer 0 keeps it within (the largest lock these allow: 67.78 deg)" \
+        in text
+    allowed = SEDAN.with_values({"steering.ackermann": -1.0, "steering.lock": math.radians(67.78)})
+    assert widest_front_wheel(allowed.steering.lock, -1.0, 2.85, 1.58)[0] <= WHEEL_ANGLE_MAX
+    with pytest.raises(ParamError):
+        SEDAN.with_values({"steering.ackermann": -1.0, "steering.lock": math.radians(67.79)})
+
+
+def test_a_wheel_past_80_deg_at_part_lock_is_refused_where_it_happens():
+    """A negative Ackermann share on a track six times the wheelbase turns the inner wheel furthest before full lock
+    (a review: 79.3 deg at full lock, 80.2 deg at 28.5 deg of lock)."""
+    changes = {"body.wheelbase": 1.43, "body.lr": 0.7, "body.length": 3.0, "body.track": 8.48,
+               "steering.ackermann": -0.99, "steering.lock": math.radians(30.9)}
+    inner, outer = front_wheel_angles(math.radians(30.9), -0.99, 1.43, 8.48)
+    assert max(abs(inner), abs(outer)) < WHEEL_ANGLE_MAX  # within at full lock
+    with pytest.raises(ParamError, match=r"the front wheels at 28\.\d+ deg of lock: the inner one would turn 80\.2"):
+        SEDAN.with_values(changes)
 
 
 def test_the_single_track_car_keeps_its_own_lock_limit_only():
@@ -115,11 +134,11 @@ def test_a_yaw_inertia_below_the_floor_is_refused_with_the_least_it_may_be():
     assert SEDAN.with_values({"body.yaw_inertia": least}).body.yaw_inertia == least
     with pytest.raises(ParamError) as err:
         SEDAN.with_values({"body.yaw_inertia": 3.0})  # made 31.7 J in a frame braking in a bend
-    assert str(err.value) == ("body.yaw_inertia = 3 kg m^2: a dynamic index Iz / (m lf lr) of 0.00092, below the 0.05 "
-                              "the four-wheel car's yaw needs (at least 162.5 kg m^2 with this mass and these axles; "
-                              "road cars have 0.8 to 1.2)")
-    # A heavier body on the same inertia is refused by the same rule.
-    with pytest.raises(ParamError, match="body.yaw_inertia = 2900 kg m.2: a dynamic index"):
+    assert str(err.value) == ("body.yaw_inertia = 3 kg m^2 with body.mass 1600 kg, lf 1.425 m and lr 1.425 m: a "
+                              "dynamic index Iz / (m lf lr) of 0.00092, below the 0.05 the four-wheel car's yaw needs "
+                              "(at least 162.5 kg m^2; road cars have 0.8 to 1.2)")
+    # A heavier body on the same inertia is refused by the same rule, naming the mass.
+    with pytest.raises(ParamError, match="body.yaw_inertia = 2900 kg m.2 with body.mass 30000 kg, .*index"):
         SEDAN.with_values({"body.mass": 30000.0})
     # The single-track car's yaw is stable there and keeps its own limit.
     assert load_preset("sedan_single_track").params.with_values({"body.yaw_inertia": 3.0}).body.yaw_inertia == 3.0
@@ -135,3 +154,23 @@ def test_every_shipped_four_wheel_preset_is_well_within_the_floors():
         b = p.body
         assert b.yaw_inertia / (b.mass * (b.wheelbase - b.lr) * b.lr) > 10 * YAW_INDEX_MIN
         assert max(map(abs, p.full_lock_wheel_angles())) < math.radians(45.0)
+
+
+@pytest.mark.parametrize("axis, refused", [
+    ("steering.lock=10:80:8", "car 7 (steering.lock = 70 deg): the front wheels at full lock: the inner one would turn "
+                              "85.04 deg"),
+    ("body.yaw_inertia=500,3,5", "car 2 (body.yaw_inertia = 3 kg m^2): body.yaw_inertia = 3 kg m^2 with body.mass 1600"),
+    ("body.mass=1600,40000", "car 2 (body.mass = 40000 kg): body.yaw_inertia = 2900 kg m^2 with body.mass 40000 kg"),
+])
+def test_a_sweep_refuses_the_first_car_the_four_wheel_rules_refuse(axis, refused):
+    """A sweep checked each group's own rules only, and ran the cars these rules refuse everywhere else (a review:
+    steering.lock to 80 deg and a 3 kg m^2 yaw inertia on the sedan ran, the second made energy)."""
+    from workbench.runs.sweep import plan_sweep
+    from workbench.runs.sweep_axes import SweepError
+    from workbench.runs.sweep_bench import ONE_SECOND
+
+    program = compile_script(parse_script(ONE_SECOND))
+    with pytest.raises(SweepError) as err:
+        plan_sweep(program, [axis])
+    assert str(err.value).startswith(refused), str(err.value)
+    assert plan_sweep(program, ["steering.lock=10:65:8", "body.mass=900:1800:3"]).cars == 24

@@ -20,6 +20,8 @@ import numpy as np
 
 from physics import CarParams, Inputs, Kernel, Simulation
 from physics.car import prepare_swept, with_values
+from physics.groups import WHEEL_ANGLE_MAX
+from physics.params import YAW_INDEX_MIN, widest_front_wheel, yaw_index
 from physics.records import INPUTS
 from workbench.runs.margins import columns_of
 from workbench.runs.measures import Tally
@@ -110,6 +112,49 @@ def check_cars(plan: Plan) -> None:
                     shown = ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
                                       for a, v in zip(plan.axes, plan.values[i], strict=True))
                     raise SweepError(f"car {i + 1} ({shown}): {group}.{problem}")
+    for base in bases:
+        _check_four_wheel(plan, base, si)
+
+
+# What the four-wheel car's own rules read (physics.params: its front wheels' angles, its dynamic index), each
+# rule's parameters in the order its function takes them.
+WHEEL_RULE = ("steering.lock", "steering.ackermann", "body.wheelbase", "body.track")
+YAW_RULE = ("body.yaw_inertia", "body.mass", "body.wheelbase", "body.lr")
+RULE_BLOCK = 8192  # combinations checked at once (a (block, 65) array per angle)
+
+
+def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray) -> None:
+    """Refuse the first car that breaks a four-wheel car's rules across groups (CarParams.check: a front wheel past
+    80 deg, a dynamic index below the floor), each rule checked once per distinct combination of its values."""
+    if base.kind != "dynamic" or base.model.layout != "four_wheel":
+        return
+    paths = [a.path for a in plan.axes]
+    bad = np.zeros(plan.cars, dtype=bool)
+    for rule, judge in ((WHEEL_RULE, _wheels_past), (YAW_RULE, _index_below)):
+        dims = [paths.index(p) for p in rule if p in paths]
+        if not dims:
+            continue
+        combos, where = np.unique(si[:, dims], axis=0, return_inverse=True)
+        columns = [np.full(len(combos), float(base.get(p))) for p in rule]
+        for k, d in enumerate(dims):
+            columns[rule.index(paths[d])] = combos[:, k]
+        refused = np.concatenate([judge(*(c[lo:lo + RULE_BLOCK] for c in columns))
+                                  for lo in range(0, len(combos), RULE_BLOCK)])
+        bad |= refused[np.ravel(where)]
+    if bad.any():
+        i = int(np.argmax(bad))
+        problem = car_with(base, paths, si[i]).check()
+        shown = ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
+                          for a, v in zip(plan.axes, plan.values[i], strict=True))
+        raise SweepError(f"car {i + 1} ({shown}): {problem}")
+
+
+def _wheels_past(lock, share, wheelbase, track) -> np.ndarray:
+    return widest_front_wheel(lock, share, wheelbase, track) > WHEEL_ANGLE_MAX
+
+
+def _index_below(yaw_inertia, mass, wheelbase, lr) -> np.ndarray:
+    return yaw_index(yaw_inertia, mass, wheelbase, lr) < YAW_INDEX_MIN
 
 
 def _group_problem(base: CarParams, group: str, paths: Sequence[str], values: np.ndarray) -> str | None:
