@@ -42,6 +42,7 @@ from workbench.gui.recorder_panel import RecorderPanel
 from workbench.gui.session_model import SPEEDS, SessionModel
 from workbench.gui.sweep_dock import SweepDock, program_with
 from workbench.gui.telemetry_panel import TelemetryPanel
+from workbench.gui.undo import PresetCommand
 from workbench.gui.watch_dock import WatchList
 from workbench.names import path_problem
 from workbench.runs.live import LiveSession
@@ -189,6 +190,7 @@ class MainWindow(QMainWindow):
         self.recorder.record_requested.connect(self.record)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)
+        self.model.undo_stack.guard = self._before_history_step
 
     def reset_layout(self) -> None:
         """The docks where they start: parameters and telemetry tabbed on the left, plots over the
@@ -564,27 +566,43 @@ class MainWindow(QMainWindow):
         """Load a preset; a bad file shows its message and keeps the current car. A recording running is asked about
         first, then unsaved parameter edits, as closing asks (Save, Discard or Cancel): another car ends the recording
         (it ended without a word, kept unsaved)."""
-        session = self.model.session
         let_go = False
-        if session.recording:
-            answer = self.ask_recording("load another preset")
-            if answer == QMessageBox.StandardButton.Save:
-                if not self.save_recording_dialog():
-                    return False
-            elif answer == QMessageBox.StandardButton.Discard:
-                let_go = True  # once the preset is loaded (a bad file keeps the car, and the recording runs on)
-            else:
+        if self.model.session.recording:
+            ended = self._recording_ends("load another preset")
+            if ended is None:
                 return False
+            let_go = ended == "discard"  # once the preset is loaded (a bad file keeps the car, the recording runs on)
         if not self._confirm_discard("load another preset"):
             return False
         try:
-            self.model.load_preset(path)
+            # (discarded: let go as the car changes, before the recovery keeper saves on the recording's end)
+            self.model.load_preset(path, let_go=let_go)
         except PresetError as exc:
             self.show_error("Preset not loaded", str(exc))
             return False
-        if let_go and not session.recording:
-            session.recording_unsaved = False  # discarded, as asked: nothing asks about it again, nor keeps it
         return True
+
+    def _recording_ends(self, doing: str) -> str | None:
+        """The recording running, which ``doing`` ends, asked about (Save, Discard or Cancel): "saved" (saved, and so
+        stopped), "discard" (the caller lets it go as it ends it), or None to leave everything as it is (Cancel, or a
+        Save whose file was not chosen or could not be written)."""
+        answer = self.ask_recording(doing)
+        if answer == QMessageBox.StandardButton.Save:
+            return "saved" if self._save_recording_asked() else None
+        if answer == QMessageBox.StandardButton.Discard:
+            return "discard"
+        return None
+
+    def _before_history_step(self, command, undo: bool) -> bool:
+        """The undo stack's guard (UndoStack.guard): an undo or redo of a preset load while a recording runs ends the
+        recording, so it is asked about first, as opening a preset asks (Save, Discard or Cancel); False (Cancel, or
+        a save not made) leaves the step not taken and the recording running. It ended without a word."""
+        if not isinstance(command, PresetCommand) or not self.model.session.recording:
+            return True
+        ended = self._recording_ends("load another preset")
+        if ended == "discard":
+            self.model.let_go_recording()  # (the car it goes back to is loaded: nothing can fail after this)
+        return ended is not None
 
     def last_folder(self, key: str, default: str | Path | None = None) -> str:
         """Where a file dialog opens: the folder of the last file of its kind, else ``default`` (else $HOME)."""
@@ -790,9 +808,28 @@ class MainWindow(QMainWindow):
     def save_recording_dialog(self) -> bool:
         if self.model.session.recording:
             self.stop_recording()  # compiled while the dialog is up
-        start = str(Path(self.last_folder("recording_folder")) / "recording.toml")
-        path = self.ask_save_path("Save recording", start, "Scripts (*.toml)", ".toml")
+        path = self._ask_recording_path()
         return self.save_recording(path) if path else False
+
+    def _ask_recording_path(self) -> str:
+        start = str(Path(self.last_folder("recording_folder")) / "recording.toml")
+        return self.ask_save_path("Save recording", start, "Scripts (*.toml)", ".toml")
+
+    def _save_recording_asked(self) -> bool:
+        """The Save of a question about the recording (before a close, a new recording, another preset): the file is
+        chosen first, and a recording running stops only once it is (and may be written there), so that a file
+        dialog cancelled leaves everything as it was, the recording running (it stopped, and the preset was not
+        loaded). Whether it was saved."""
+        path = self._ask_recording_path()
+        if not path:
+            return False
+        problem = self.output_problem(path, "Save recording")
+        if problem:
+            self.show_error("Recording not saved", problem)
+            return False
+        if self.model.session.recording:
+            self.stop_recording()
+        return self.save_recording(path)
 
     def export_telemetry(self, path: str | Path) -> bool:
         """Every channel of every frame of the history as CSV (as ``carbench replay --csv`` writes it)."""
@@ -972,7 +1009,7 @@ class MainWindow(QMainWindow):
             return True
         answer = self.ask_recording(doing)
         if answer == QMessageBox.StandardButton.Save:
-            return self.save_recording_dialog()
+            return self._save_recording_asked()
         return answer == QMessageBox.StandardButton.Discard
 
     def ask_recording(self, doing: str) -> QMessageBox.StandardButton:

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoStack
 
 from physics import CarParams, Preset, PresetError
-from workbench.gui.undo import ParamsCommand, PresetCommand, describe
+from workbench.gui.undo import ParamsCommand, PresetCommand, UndoStack, describe
 from workbench.output.preset_io import save_preset
 from workbench.runs.compare import edited_program
 from workbench.runs.live import Compiling, LiveSession
@@ -56,7 +55,7 @@ class SessionModel(QObject):
         self._advances = 0
         self._debt = 0.0  # simulated time owed to the wall clock [s]
         self._rate = deque(maxlen=120)  # (wall time, sim time) samples for the real-time factor
-        self.undo_stack = QUndoStack(self)
+        self.undo_stack = UndoStack(self)  # (the window guards its steps: MainWindow._before_history_step)
         self.edit_marks: list[tuple[int, str]] = []  # (frame, text) of the edits made while driving
         self._mark_key: str | None = None  # the merge key of the last mark's edits (a drag in progress)
         self._script_params: CarParams | None = None  # parameters a replay set (not the user's edits)
@@ -285,11 +284,17 @@ class SessionModel(QObject):
             self.edit_marks.append((self.session.frame, text))
         self._mark_key = merge_key
 
-    def load_preset(self, name_or_path: str | Path) -> Preset:
-        """Switch car, undoably; PresetError (with file, key and reason) leaves the current car untouched."""
+    def load_preset(self, name_or_path: str | Path, let_go: bool = False) -> Preset:
+        """Switch car, undoably; PresetError (with file, key and reason) leaves the current car untouched.
+
+        The new car ends a recording running: kept as the last recording, not saved, or with ``let_go`` (asked about
+        and discarded) let go, before anyone hears of the car (the recovery keeper saves as a recording ends: it kept
+        the recording discarded, for a crash, until its next save)."""
         before = (self.session.preset, self.session.params)
         was_recording = self.session.recording
         preset = self.session.load_preset(name_or_path)
+        if let_go and was_recording:
+            self.session.recording_unsaved = False  # nothing asks about it again, nor keeps it for a crash
         self._after_new_car(was_recording)
         self.undo_stack.push(PresetCommand(self, before, (preset, preset.params)))
         return preset
@@ -332,6 +337,13 @@ class SessionModel(QObject):
         self.set_running(True)
         self.recording_changed.emit(True)
         self.stepped.emit()
+
+    def let_go_recording(self) -> None:
+        """End the recording running and let it go (asked about and discarded): kept as the last recording, but not as
+        unsaved, so nothing asks about it again nor keeps it for a crash (recording_changed comes after)."""
+        if self.session.stop_recording() is not None:
+            self.session.recording_unsaved = False
+            self.recording_changed.emit(False)
 
     def stop_recording(self) -> Script | None:
         """End the recording; it becomes the script to replay, unless it drove on from the loaded

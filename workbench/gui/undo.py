@@ -6,9 +6,10 @@ session, so an undone edit is recorded (and replayed) like any other edit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtGui import QUndoCommand
+from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from physics import CarParams, ParamError, Preset
 from physics.units import shown
@@ -18,6 +19,31 @@ if TYPE_CHECKING:
     from workbench.gui.session_model import SessionModel
 
 PARAM_EDIT_ID = 1001
+
+
+class UndoStack(QUndoStack):
+    """The edit history. A step back or forward first asks :attr:`guard` (the command it would undo or redo, and True
+    for an undo), and does nothing, the index where it was, where the guard says no: a preset load undone or redone
+    while a recording runs ends the recording, and the window asks about it first, as opening a preset does (the
+    car changed and the recording ended without a word). Every step through the history goes through here: Ctrl+Z
+    and Ctrl+Shift+Z, the Edit history list (MainWindow.go_to_history) and a direct ``undo()``/``redo()``."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.guard: Callable[[QUndoCommand, bool], bool] | None = None
+
+    def undo(self) -> None:
+        if self.canUndo() and not self._allowed(self.command(self.index() - 1), True):
+            return
+        super().undo()
+
+    def redo(self) -> None:
+        if self.canRedo() and not self._allowed(self.command(self.index()), False):
+            return
+        super().redo()
+
+    def _allowed(self, command: QUndoCommand | None, undo: bool) -> bool:
+        return self.guard is None or command is None or self.guard(command, undo)
 
 
 class ParamsCommand(QUndoCommand):
