@@ -5,9 +5,11 @@ restored: they were read as they were, and the restored recording failed later, 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
+from physics import CarParams
 from workbench.runs.live import LiveSession
-from workbench.runs.recovery import RecoveryStore, from_text
+from workbench.runs.recovery import RecoveryStore, from_text, restore
 from workbench.runs.replay import replay
 from workbench.scripts.program import compile_script
 
@@ -51,3 +53,64 @@ def test_unsaved_edits_the_car_refuses_are_left_out_and_the_rest_kept(tmp_path):
 def test_a_file_the_car_takes_whole_leaves_nothing_out(tmp_path):
     recovery = from_text(journal(tmp_path, {"frames": 25, "sets": [[21, 3, {"engine.peak_torque": 410}]]}), "r.json")
     assert recovery.dropped == () and recovery.recording.sets[-1].params == {"engine.peak_torque": 410}
+
+
+LOCK_70 = 1.2217  # rad: the sedan's inner front wheel would turn 85 deg at full lock, past the 80 the car allows
+
+
+def test_edits_whose_car_the_model_refuses_are_left_out_on_the_car_the_edits_before_them_made(tmp_path):
+    """Each value passed its parameter's own rule, but the car they make is refused (a review: a lock whose inner
+    wheel turns past 80 deg, a yaw inertia below the four-wheel floor): nothing was left out and the restored
+    recording failed at its compile. Each edit is checked on the car the edits before it made."""
+    text = journal(tmp_path, {"frames": 40, "sets": [[22, None, {"steering.lock": LOCK_70}],
+                                                     [24, None, {"body.yaw_inertia": 50.0}],
+                                                     [26, None, {"steering.lock": LOCK_70, "engine.peak_torque": 400}],
+                                                     [28, None, {"body.track": 1.0}],
+                                                     [30, None, {"steering.lock": LOCK_70}],
+                                                     [32, None, {"gearbox.ratios": [3.0, 2.0, 1.0]}],
+                                                     [34, 5, {"gearbox.ratios": [1.0] * 13}]]})
+    recovery = from_text(text, "r.json")
+    lock, inertia, lock_again, gear, gears = recovery.dropped
+    assert "steering.lock at 0.183 s" in lock and "inner one would turn 85.04 deg" in lock
+    assert "body.yaw_inertia at 0.200 s" in inertia and "below the 0.05" in inertia
+    assert "steering.lock at 0.217 s" in lock_again
+    assert "gear 5 at 0.283 s" in gear and "-1 (reverse) .. 3" in gear  # the gearbox the edit before it left
+    assert "gearbox.ratios at 0.283 s" in gears and "13 gears" in gears
+    assert all("\n" not in line for line in recovery.dropped)
+    kept = [(round(s.at * 120), s.gear, s.params) for s in recovery.recording.sets[1:]]
+    assert kept == [(26, None, {"engine.peak_torque": 400}), (28, None, {"body.track": 1.0}),
+                    (30, None, {"steering.lock": LOCK_70}),  # on a track of 1 m the inner wheel turns 79 deg
+                    (32, None, {"gearbox.ratios": [3.0, 2.0, 1.0]})]
+    (result,) = replay([compile_script(recovery.recording)])  # it was refused there
+    assert result.log.frames == 40
+
+
+def test_unsaved_edits_are_kept_in_an_order_they_restore_in_and_those_the_car_refuses_left_out(tmp_path):
+    text = journal(tmp_path, {"frames": 25, "params": {"body.lr": 3.0, "steering.lock": LOCK_70,
+                                                       "body.wheelbase": 3.5}})
+    recovery = from_text(text, "r.json")
+    (line,) = recovery.dropped
+    assert line.startswith("unsaved edit of steering.lock left out: the front wheels at full lock")
+    # the axle moved back before the centre of mass (restored one at a time, lr first was refused)
+    assert list(recovery.params.items()) == [("body.wheelbase", 3.5), ("body.lr", 3.0)]
+    session = LiveSession("sedan")
+    assert restore(session, replace(recovery, recording=None)) == []
+    assert (session.params.body.wheelbase, session.params.body.lr) == (3.5, 3.0)
+
+
+def test_a_drag_of_a_value_the_car_rules_do_not_read_is_not_checked_as_a_car_at_every_edit(tmp_path, monkeypatch):
+    """A drag journals an edit a frame; the car's rules (CarParams.check, 17 us a car with its front wheel angles)
+    are asked again only for an edit of a value they read: a drag of tyres.mu asks them nothing."""
+    checks = []
+    check = CarParams.check
+    monkeypatch.setattr(CarParams, "check", lambda self: checks.append(1) or check(self))
+    counted = []
+    for edits in (0, 200):
+        drag = [[21 + k, None, {"tyres.mu": 0.8 + 0.001 * k}] for k in range(edits)]
+        text = journal(tmp_path, {"frames": 230, "sets": drag + [[225, None, {"steering.lock": LOCK_70}]]})
+        checks.clear()
+        recovery = from_text(text, "r.json")
+        assert len(recovery.dropped) == 1 and "steering.lock" in recovery.dropped[0]
+        assert len(recovery.recording.sets) == 1 + edits  # (its first: the edit of tyres.mu before it started)
+        counted.append(len(checks))
+    assert counted[1] == counted[0]

@@ -19,14 +19,13 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from physics import CarParams, ParamError, PresetError, check_dt
 from workbench.output.files import atomic_write_text
-from workbench.scripts.format import Script, ScriptError, parse_script
+from workbench.scripts.format import Script, ScriptError, Setting, parse_script
 from workbench.scripts.limits import MAX_SCRIPT_BYTES, LimitError, read_limited_text
 from workbench.scripts.recorder import JournalMark, Recorder, params_diff
 
@@ -184,23 +183,156 @@ def _car(reference: str) -> CarParams | None:
         return None
 
 
-def _refusal(car: CarParams, name: str) -> Callable[[str, Any], str | None]:
-    """Why ``car`` (the preset ``name``) refuses the value of a parameter on its own, or None: a parameter it does not
-    have, a value of the wrong kind (a string for a number) or out of its range. Each value is checked by its
-    parameter's own rule (a whole car is not rebuilt per edit: a drag while driving makes an edit a frame)."""
-    infos = {info.path: info for info in car.infos()}
+class _CarSoFar:
+    """The car a recovery file's edits make, one after another from ``car`` (the preset ``name``), each checked as
+    the model checks a car where a script compiles or the window takes an edit: each value by its parameter's own rule
+    (:meth:`value`), then what the values make (:meth:`take`): each changed group's own rule (body.lr below the
+    wheelbase), the rules across groups (CarParams.check: a four-wheel car's front wheels at full lock, its least yaw
+    inertia, ...), the same kind of car as ``car`` (swap_problem), a gearbox the parameter record holds
+    (record_problem) and, under a road of ``surfaces``, a car that still feels it (road_lost).
 
-    def why(path: str, value: Any) -> str | None:
-        info = infos.get(path)
-        if info is None:
-            return f"the {name} car has no such parameter"
+    Cheaply, for a drag while driving journals an edit a frame (1,200 in 10 s): no car is rebuilt from a document as
+    CarParams.with_values rebuilds one (about 5 ms); a car is made by replacing its changed groups, and only for edits
+    of a parameter the car's rules read (:func:`_rules` notes which: the rules' answer is the same for a car that
+    differs in none of them), the others kept aside until one comes (a drag of tyres.mu costs a few microseconds an
+    edit, one of steering.lock about 25: the rules' own 17, their front wheel angles sampled at 65 steers)."""
+
+    def __init__(self, car: CarParams, name: str, surfaces: tuple = ()):
+        self.name = name
+        self._start = car
+        self._car = car  # the car as last made and checked
+        self._aside: dict[str, dict[str, Any]] = {}  # edits taken since, group -> key -> value, that no rule reads
+        self._surfaces = tuple(surfaces)
+        self._infos = {info.path: info for info in car.infos()}
         try:
-            info.check(value)
-        except ParamError as exc:
-            return str(exc)
-        return None
+            _, self._reads = _rules(car, car)  # what the rules read of the car (None: not known)
+        except Exception:  # noqa: BLE001 - (a preset that loaded passed them): nothing is kept aside then
+            self._reads = None
+        self._noted = self._reads is not None  # read of the car as it is now (else of one before: a hint)
 
-    return why
+    @property
+    def gearbox(self):
+        return self._car.gearbox  # (an edit of the gearbox is never kept aside)
+
+    def value(self, path: str, value: Any) -> tuple[Any, str | None]:
+        """(``value`` as its parameter takes it, None), or (None, why the car refuses it on its own): a parameter it
+        does not have, a value of the wrong kind (a string for a number) or out of its range."""
+        info = self._infos.get(path)
+        if info is None:
+            return None, f"the {self.name} car has no such parameter"
+        try:
+            return info.check(value), None
+        except ParamError as exc:
+            return None, str(exc)
+
+    def _aside_ok(self, paths: dict[str, Any]) -> bool:
+        """Whether edits of ``paths`` may be kept aside: the rules, as noted on the car as it is, read none of them.
+        What they read is noted again (on the car as it is) only where the last edits read went elsewhere: a drag of
+        a value the rules read makes a car an edit, and noting it each time cost as much as the rules."""
+        if "gearbox" in {path.split(".", 1)[0] for path in paths}:  # (record_problem: the gears the record holds)
+            return False
+        if not self._noted and (self._reads is None or self._reads.isdisjoint(paths)):
+            _, self._reads = _rules(self._start, self._car)
+            self._noted = self._reads is not None
+        return self._noted and self._reads.isdisjoint(paths)
+
+    def take(self, values: dict[str, Any]) -> str:
+        """Make the car with ``values`` (path -> the value as :meth:`value` gives it) from the one so far: "", or why
+        the model refuses the car they make (then nothing changes)."""
+        from workbench.scripts.program import record_problem
+        from workbench.scripts.surfaces import road_lost
+
+        changes: dict[str, dict[str, Any]] = {}
+        for path, value in values.items():
+            group, key = path.split(".", 1)
+            changes.setdefault(group, {})[key] = value
+        merged = {group: {**self._aside.get(group, {}), **keys} for group, keys in changes.items()}
+        try:
+            parts = {}
+            for group, keys in merged.items():
+                part = getattr(self._car, group)
+                if getattr(type(part), "check", None) is not None:
+                    parts[group] = part = replace(part, **keys)
+                    problem = part.check()
+                    if problem:
+                        return f"{group}.{problem}"  # as the preset loader says it
+            if self._aside_ok(values):
+                self._aside.update(merged)  # no rule reads them: the car's answer is the one it gave
+                return ""
+            everything = {**self._aside, **merged}
+            parts.update({group: replace(getattr(self._car, group), **keys) for group, keys in everything.items()
+                          if group not in parts})
+            updated = replace(self._car, **parts)
+            problem = (updated.check() or self._start.swap_problem(updated)
+                       or ("gearbox" in changes and record_problem(updated))
+                       or road_lost(self._surfaces, self._car, updated))
+        except (ParamError, ValueError, TypeError, ArithmeticError) as exc:  # a rule these values break as it is worked
+            return str(exc) or type(exc).__name__
+        if problem:
+            return problem
+        self._car, self._aside, self._noted = updated, {}, False
+        return ""
+
+    def take_in_turn(self, values: dict[str, tuple[Any, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+        """Take ``values`` (path -> (the value as read, as :meth:`value` gives it)) one at a time, a value refused
+        tried again after the others (a wheelbase shortened before the centre of mass is moved forward): (the values
+        taken, as read, in the order they could be; path -> why, for each one refused in the end)."""
+        pending, taken, why = list(values.items()), {}, {}
+        while pending:
+            waiting = []
+            for path, (value, checked) in pending:
+                problem = self.take({path: checked})
+                if problem:
+                    waiting.append((path, (value, checked)))
+                    why[path] = problem
+                else:
+                    taken[path] = value
+                    why.pop(path, None)
+            if len(waiting) == len(pending):
+                break
+            pending = waiting
+        return taken, why
+
+
+def _rules(start: CarParams, car: CarParams) -> tuple[str | None, frozenset[str] | None]:
+    """Why the model refuses ``car`` in the place of ``start`` (CarParams.check, then swap_problem), or None; and the
+    parameters that answer read, with those that say whether a road's surfaces act on it (road_lost): a car that
+    differs from ``car`` in none of them gets the same answers. None where they could not be noted (then the answer
+    is the car's own, and nothing can be skipped)."""
+    from workbench.scripts.surfaces import ignored_by
+
+    reads: set[str] = set()
+    try:
+        noted = replace(car, **{f.name: _noting(getattr(car, f.name), f.name, reads) for f in fields(car)
+                                if getattr(car, f.name) is not None})
+        problem = noted.check() or start.swap_problem(noted)
+        ignored_by(noted)  # (what road_lost reads of it: whether a road's surfaces act on it)
+        return problem, frozenset(reads)
+    except Exception:  # noqa: BLE001 - a rule the noting copies do not suit: asked of the car itself
+        return car.check() or start.swap_problem(car), None
+
+
+_NOTING: dict[type, type] = {}
+
+
+def _noting(part: Any, group: str, reads: set[str]) -> Any:
+    """A copy of the parameter group ``part`` (``group``) that adds the path of each of its values read to ``reads``:
+    an instance of a subclass of its class, so that the rules see the group they would (its values, its methods)."""
+    cls = type(part)
+    noting = _NOTING.get(cls)
+    if noting is None:
+        keys = frozenset(f.name for f in fields(cls))
+        get = object.__getattribute__
+
+        def read(self, key):
+            if key in keys:
+                get(self, "_reads").add(f"{get(self, '_group')}.{key}")
+            return get(self, key)
+
+        noting = _NOTING[cls] = type(f"_Noting{cls.__name__}", (cls,), {"__getattribute__": read})
+    copy = object.__new__(noting)
+    copy.__dict__.update(part.__dict__, _reads=reads, _group=group)
+    return copy
 
 
 def _shown(path: str) -> str:
@@ -214,21 +346,29 @@ def _shown(path: str) -> str:
 def _without_refused(recovery: Recovery) -> Recovery:
     """``recovery`` without what its car refuses, each thing left out said in a line (``dropped``): an unsaved edit,
     and a recording's parameter edit or gear. They were accepted when the file was read, and the restored recording
-    failed later, at its replay or its save's replay; the file's car (a preset file edited since, say) or the file
-    itself (damaged) may be at fault, and the rest of the drive is kept."""
+    failed later, at its replay or its save's replay; the file's car (a preset file edited since, or a carbench whose
+    rules changed) or the file itself (damaged) may be at fault, and the rest of the drive is kept. A value is left
+    out where its parameter refuses it, and where the car it makes with the edits before it is one the model refuses
+    (a lock and a track that turn a front wheel past 80 deg), as restoring or replaying would refuse it."""
     dropped: list[str] = []
     params = recovery.params
     car = _car(recovery.preset) if params else None
     if car is not None:
-        why = _refusal(car, _preset_name(recovery.preset))
-        kept = {}
+        # Restored one at a time (restore: set_param), each on the car the ones before made: kept in an order that
+        # goes, without those the car refuses
+        so_far = _CarSoFar(car, _preset_name(recovery.preset))
+        lines: dict[str, str] = {}
+        checked: dict[str, tuple[Any, Any]] = {}
         for path, value in params.items():
-            reason = why(path, value)
+            taken, reason = so_far.value(path, value)
             if reason:
-                dropped.append(f"unsaved edit of {_shown(path)} left out: {reason}")
+                lines[path] = reason
             else:
-                kept[path] = value
-        params = kept
+                checked[path] = (value, taken)
+        params, refused = so_far.take_in_turn(checked)
+        lines.update(refused)
+        dropped += [f"unsaved edit of {_shown(path)} left out: {lines[path]}" for path in recovery.params
+                    if path in lines]
     recording = recovery.recording
     if recording is not None and recording.sets:
         recording = _recording_without_refused(recording, dropped)
@@ -238,34 +378,43 @@ def _without_refused(recovery: Recovery) -> Recovery:
 
 
 def _recording_without_refused(script: Script, dropped: list[str]) -> Script:
-    """``script`` (a recording) without the parameter edits and gears its car refuses, each added to ``dropped``."""
+    """``script`` (a recording) without the parameter edits and gears its car refuses, each added to ``dropped``: its
+    [[set]] entries taken in time order, as its compile takes them, each gear on the car so far and each set's
+    parameters together on it (where the car they make is refused, one at a time: those it refuses are left out)."""
     car = _car(script.preset)
     if car is None:
         return script
-    name = _preset_name(script.preset)
-    why = _refusal(car, name)
-    top = None if car.gearbox is None else len(car.gearbox.ratios)
-    sets, changed = [], False
-    for setting in script.sets:
-        params = {}
+    so_far = _CarSoFar(car, _preset_name(script.preset), script.surfaces)
+    sets: list[Setting | None] = list(script.sets)
+    changed = False
+    for j in sorted(range(len(sets)), key=lambda j: script.sets[j].at):  # (as compile_script takes them)
+        setting = script.sets[j]
+        lines: dict[str, str] = {}
+        checked: dict[str, tuple[Any, Any]] = {}
         for path, value in setting.params.items():
-            reason = why(path, value)
+            taken, reason = so_far.value(path, value)
             if reason:
-                dropped.append(f"recording's edit of {_shown(path)} at {setting.at:.3f} s left out: {reason}")
+                lines[path] = reason
             else:
-                params[path] = value
-        gear = setting.gear
+                checked[path] = (value, taken)
+        gear, gearbox = setting.gear, so_far.gearbox  # (the car so far: before this set's edits, as compile checks it)
+        top = None if gearbox is None else len(gearbox.ratios)
         if gear is not None and (top is None or not -1 <= gear <= top):
             has = "has no gearbox" if top is None else f"has gears -1 (reverse) .. {top}"
-            dropped.append(f"recording's gear {gear} at {setting.at:.3f} s left out: the {name} car {has}")
+            dropped.append(f"recording's gear {gear} at {setting.at:.3f} s left out: the {so_far.name} car {has}")
             gear = None
+        params = {path: value for path, (value, _) in checked.items()}
+        if checked and so_far.take({path: taken for path, (_, taken) in checked.items()}):
+            params, refused = so_far.take_in_turn(checked)
+            lines.update(refused)
+        dropped += [f"recording's edit of {_shown(path)} at {setting.at:.3f} s left out: {lines[path]}"
+                    for path in setting.params if path in lines]
         if gear == setting.gear and len(params) == len(setting.params):
-            sets.append(setting)
             continue
         changed = True
-        if gear is not None or params or setting.analog or setting.release:
-            sets.append(replace(setting, gear=gear, params=params))
-    return replace(script, sets=tuple(sets)) if changed else script
+        keep = gear is not None or params or setting.analog or setting.release
+        sets[j] = replace(setting, gear=gear, params=params) if keep else None
+    return replace(script, sets=tuple(s for s in sets if s is not None)) if changed else script
 
 
 def _preset_name(reference: str) -> str:
