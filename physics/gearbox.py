@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from .groups import MAX_GEARS  # noqa: F401 (read here by physics.records and the tests)
 from .jit import scalar
 
 REVERSE = -1
 NEUTRAL = 0
-MAX_GEARS = 12
-"""Forward gears a car may have (the parameter record holds a fixed-size ratio table)."""
 
 
 def ratio_table(ratios, reverse) -> list[float]:

@@ -1,4 +1,4 @@
-"""The four-wheel car's limits: its front wheels' angles at full lock, its yaw inertia, and the yaw the monitors allow."""
+"""The four-wheel car's limits (its front wheels' angles, its yaw inertia, the yaw the monitors allow) and the gearbox's."""
 
 from __future__ import annotations
 
@@ -174,3 +174,23 @@ def test_a_sweep_refuses_the_first_car_the_four_wheel_rules_refuse(axis, refused
         plan_sweep(program, [axis])
     assert str(err.value).startswith(refused), str(err.value)
     assert plan_sweep(program, ["steering.lock=10:65:8", "body.mass=900:1800:3"]).cars == 24
+
+
+def test_a_live_edit_past_twelve_gears_is_refused_before_the_car_takes_it():
+    """The window took 14 gears (each ratio within its range) and its next step raised from the timer slot: the
+    parameter record holds 12. The group refuses it, as a preset, a [[set]] or a sweep would."""
+    from physics.groups import MAX_GEARS
+    from workbench.runs.live import LiveSession
+
+    session = LiveSession("manual003")
+    ratios = list(session.params.gearbox.ratios)
+    more = ratios + [0.5] * (MAX_GEARS + 1 - len(ratios))
+    assert session.edit_problem({"gearbox.ratios": more}) == (
+        f"gearbox.ratios: {MAX_GEARS + 1} gears; at most {MAX_GEARS} (the model's table of ratios)")
+    with pytest.raises(ParamError):
+        session.set_param("gearbox.ratios", more)
+    session.step()
+    assert list(session.params.gearbox.ratios) == ratios
+    session.set_param("gearbox.ratios", more[:MAX_GEARS])
+    session.step()
+    assert len(session.params.gearbox.ratios) == MAX_GEARS
