@@ -19,7 +19,7 @@ import json
 import math
 import os
 import time
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,28 +191,20 @@ class _CarSoFar:
     inertia, ...), the same kind of car as ``car`` (swap_problem), a gearbox the parameter record holds
     (record_problem) and, under a road of ``surfaces``, a car that still feels it (road_lost).
 
-    Cheaply, for a drag while driving journals an edit a frame (1,200 in 10 s): no car is rebuilt from a document as
-    CarParams.with_values rebuilds one (about 5 ms); a car is made by replacing its changed groups, and only for edits
-    of a parameter the car's rules read (:func:`_rules` notes which: the rules' answer is the same for a car that
-    differs in none of them), the others kept aside until one comes (a drag of tyres.mu costs a few microseconds an
-    edit, one of steering.lock about 25: the rules' own 17, their front wheel angles sampled at 65 steers)."""
+    A drag while driving journals an edit a frame (1,200 in 10 s), so no car is rebuilt from a document as
+    CarParams.with_values rebuilds one (about 5 ms): a car is made by replacing its changed groups (tens of
+    microseconds with its checks)."""
 
     def __init__(self, car: CarParams, name: str, surfaces: tuple = ()):
         self.name = name
         self._start = car
         self._car = car  # the car as last made and checked
-        self._aside: dict[str, dict[str, Any]] = {}  # edits taken since, group -> key -> value, that no rule reads
         self._surfaces = tuple(surfaces)
         self._infos = {info.path: info for info in car.infos()}
-        try:
-            _, self._reads = _rules(car, car)  # what the rules read of the car (None: not known)
-        except Exception:  # noqa: BLE001 - (a preset that loaded passed them): nothing is kept aside then
-            self._reads = None
-        self._noted = self._reads is not None  # read of the car as it is now (else of one before: a hint)
 
     @property
     def gearbox(self):
-        return self._car.gearbox  # (an edit of the gearbox is never kept aside)
+        return self._car.gearbox
 
     def value(self, path: str, value: Any) -> tuple[Any, str | None]:
         """(``value`` as its parameter takes it, None), or (None, why the car refuses it on its own): a parameter it
@@ -225,17 +217,6 @@ class _CarSoFar:
         except ParamError as exc:
             return None, str(exc)
 
-    def _aside_ok(self, paths: dict[str, Any]) -> bool:
-        """Whether edits of ``paths`` may be kept aside: the rules, as noted on the car as it is, read none of them.
-        What they read is noted again (on the car as it is) only where the last edits read went elsewhere: a drag of
-        a value the rules read makes a car an edit, and noting it each time cost as much as the rules."""
-        if "gearbox" in {path.split(".", 1)[0] for path in paths}:  # (record_problem: the gears the record holds)
-            return False
-        if not self._noted and (self._reads is None or self._reads.isdisjoint(paths)):
-            _, self._reads = _rules(self._start, self._car)
-            self._noted = self._reads is not None
-        return self._noted and self._reads.isdisjoint(paths)
-
     def take(self, values: dict[str, Any]) -> str:
         """Make the car with ``values`` (path -> the value as :meth:`value` gives it) from the one so far: "", or why
         the model refuses the car they make (then nothing changes)."""
@@ -246,22 +227,14 @@ class _CarSoFar:
         for path, value in values.items():
             group, key = path.split(".", 1)
             changes.setdefault(group, {})[key] = value
-        merged = {group: {**self._aside.get(group, {}), **keys} for group, keys in changes.items()}
         try:
             parts = {}
-            for group, keys in merged.items():
-                part = getattr(self._car, group)
-                if getattr(type(part), "check", None) is not None:
-                    parts[group] = part = replace(part, **keys)
-                    problem = part.check()
-                    if problem:
-                        return f"{group}.{problem}"  # as the preset loader says it
-            if self._aside_ok(values):
-                self._aside.update(merged)  # no rule reads them: the car's answer is the one it gave
-                return ""
-            everything = {**self._aside, **merged}
-            parts.update({group: replace(getattr(self._car, group), **keys) for group, keys in everything.items()
-                          if group not in parts})
+            for group, keys in changes.items():
+                parts[group] = part = replace(getattr(self._car, group), **keys)
+                check = getattr(part, "check", None)
+                problem = check() if check is not None else None
+                if problem:
+                    return f"{group}.{problem}"  # as the preset loader says it
             updated = replace(self._car, **parts)
             problem = (updated.check() or self._start.swap_problem(updated)
                        or ("gearbox" in changes and record_problem(updated))
@@ -270,7 +243,7 @@ class _CarSoFar:
             return str(exc) or type(exc).__name__
         if problem:
             return problem
-        self._car, self._aside, self._noted = updated, {}, False
+        self._car = updated
         return ""
 
     def take_in_turn(self, values: dict[str, tuple[Any, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -292,47 +265,6 @@ class _CarSoFar:
                 break
             pending = waiting
         return taken, why
-
-
-def _rules(start: CarParams, car: CarParams) -> tuple[str | None, frozenset[str] | None]:
-    """Why the model refuses ``car`` in the place of ``start`` (CarParams.check, then swap_problem), or None; and the
-    parameters that answer read, with those that say whether a road's surfaces act on it (road_lost): a car that
-    differs from ``car`` in none of them gets the same answers. None where they could not be noted (then the answer
-    is the car's own, and nothing can be skipped)."""
-    from workbench.scripts.surfaces import ignored_by
-
-    reads: set[str] = set()
-    try:
-        noted = replace(car, **{f.name: _noting(getattr(car, f.name), f.name, reads) for f in fields(car)
-                                if getattr(car, f.name) is not None})
-        problem = noted.check() or start.swap_problem(noted)
-        ignored_by(noted)  # (what road_lost reads of it: whether a road's surfaces act on it)
-        return problem, frozenset(reads)
-    except Exception:  # noqa: BLE001 - a rule the noting copies do not suit: asked of the car itself
-        return car.check() or start.swap_problem(car), None
-
-
-_NOTING: dict[type, type] = {}
-
-
-def _noting(part: Any, group: str, reads: set[str]) -> Any:
-    """A copy of the parameter group ``part`` (``group``) that adds the path of each of its values read to ``reads``:
-    an instance of a subclass of its class, so that the rules see the group they would (its values, its methods)."""
-    cls = type(part)
-    noting = _NOTING.get(cls)
-    if noting is None:
-        keys = frozenset(f.name for f in fields(cls))
-        get = object.__getattribute__
-
-        def read(self, key):
-            if key in keys:
-                get(self, "_reads").add(f"{get(self, '_group')}.{key}")
-            return get(self, key)
-
-        noting = _NOTING[cls] = type(f"_Noting{cls.__name__}", (cls,), {"__getattribute__": read})
-    copy = object.__new__(noting)
-    copy.__dict__.update(part.__dict__, _reads=reads, _group=group)
-    return copy
 
 
 def _shown(path: str) -> str:
