@@ -67,7 +67,7 @@ class BodyParams:
     length: float = param(unit="m", doc="body length (drawing)", lo=0.01, hi=2000, span=(0.1, 8.0))
     width: float = param(unit="m", doc="body width (drawing)", lo=0.01, hi=1000, span=(0.1, 3.0))
     track: float = param(unit="m", doc="distance between the left and right wheels (Ackermann; four_wheel: narrow enough "
-                                           "that no front wheel turns past 80 deg at full lock)", lo=0.01, hi=1000,
+                                           "that no front wheel turns past 80 deg up to full lock)", lo=0.01, hi=1000,
                          span=(0.1, 3.0))
     front_overhang: float = param(unit="m", doc="body ahead of the front axle (drawing)", lo=0, hi=1000,
                                   span=(0.0, 2.0))
