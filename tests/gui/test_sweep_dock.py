@@ -362,3 +362,28 @@ def test_a_removed_axis_leaves_nothing_drawn_where_it_was(carbench_window):
     QApplication.processEvents()  # not the event loop: the widgets are not deleted yet
     assert widgets and not any(w.isVisible() for w in widgets)
     assert all(w.isVisible() for w in dock.axes["steering.lock"].widgets)
+
+
+def test_a_chart_of_one_recording_does_not_drive_another(carbench_window, qtbot):
+    """Every recording's script is "<recording ...>" on the car on show: the chart of a sweep of one recording took a
+    second recording for the one it swept, and a car clicked on it drove the second on values swept on the first (a
+    review). Scripts with no file are told apart by the session's count of its scripts."""
+    from workbench.gui.testing import hold
+    from workbench.runs.sweep import plan_sweep
+
+    window = carbench_window
+    session, dock = window.model.session, window.sweep
+    window.model.start_recording()
+    hold(window, {"throttle"}, 20)
+    window.recorder.stop.click()
+    first = session.program_to_replay()
+    assert first.script.source.startswith("<recording")
+    plan = plan_sweep(first, ["tyres.mu=0.8,0.9"])
+    dock._result_serial = session.script_serial  # as a sweep of it that ended now keeps it
+    assert dock._stale(plan) == ""
+    window.model.start_recording()
+    hold(window, {"left"}, 35)
+    window.recorder.stop.click()
+    second = session.program_to_replay()
+    assert second.script.source == first.script.source and second.script is not first.script
+    assert dock._stale(plan).endswith("run the sweep again")

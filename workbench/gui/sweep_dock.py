@@ -144,6 +144,7 @@ class SweepDock(QWidget):
         self._model = model
         self.axes: dict[str, AxisRow] = {}
         self.result: SweepResult | None = None
+        self._running_serial = self._result_serial = -1  # the session's script_serial when the sweep started
         self._cell: tuple[float, float] | None = None  # a heatmap's cell size, once drawn
         self.chosen: int | None = None  # the car picked on the chart (ringed)
         self._thread: QThread | None = None
@@ -302,6 +303,7 @@ class SweepDock(QWidget):
         if plan.cars > DOCK_CARS:
             self._say(f"{plan.cars:,} cars: the dock runs up to {DOCK_CARS:,}")
             return False
+        self._running_serial = self._model.session.script_serial  # which script this is (recordings share a name)
         self.progress.setRange(0, plan.cars)
         self.progress.setValue(0)
         self.progress.setVisible(True)
@@ -342,6 +344,7 @@ class SweepDock(QWidget):
             self._say(result)
             return
         self.result = result
+        self._result_serial = self._running_serial
         passing = int(result.all_passed.sum())
         stale = self._stale(result.plan)
         self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
@@ -353,10 +356,16 @@ class SweepDock(QWidget):
     def _stale(self, plan) -> str:
         """Why a car of ``plan``'s chart cannot be driven now ("" when it can): another script or car is loaded than
         the one swept (the user loaded one while the sweep ran)."""
-        loaded = self._model.session.program_to_replay()
+        session = self._model.session
+        loaded = session.program_to_replay()
         swept = plan.program
-        if loaded is not None and (loaded.script.source, loaded.preset_path) == (swept.script.source,
-                                                                                   swept.preset_path):
+        same = loaded is not None and (loaded.script.source, loaded.preset_path) == (swept.script.source,
+                                                                                      swept.preset_path)
+        # A script of no file (every recording is "<recording ...>") is told by the session's count of its scripts:
+        # two recordings of one car had the same source, and a car swept on one drove the other.
+        if same and swept.script.source.startswith("<") and session.script_serial != self._result_serial:
+            same = False
+        if same:
             return ""
         now = f"{loaded.name} is loaded now" if loaded is not None else "no script is loaded now"
         return f"this chart is of the sweep of {swept.name}, and {now}: run the sweep again"
