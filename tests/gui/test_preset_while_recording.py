@@ -85,3 +85,24 @@ def test_undoing_or_redoing_a_preset_load_while_recording_asks_as_opening_one_do
     assert len(asked) == 4 and stack.index() == index and session.preset.name == "tail_happy"
     assert not session.recording and not session.recording_unsaved
     assert load_script(tmp_path / "drive.toml").frames == 15
+
+
+def test_a_cancel_of_the_parameters_question_leaves_the_recording_running_and_unsaved(carbench_window, tmp_path):
+    """Both questions are asked before either is acted on: Save to the recording, then Cancel to the unsaved
+    parameters, saved and stopped the recording and loaded no preset (it was saved before the second question)."""
+    window = carbench_window
+    session = window.model.session
+    window.model.set_param("body.mass", 1500.0)  # an unsaved edit
+    window.ask_recording = lambda doing: Button.Save
+    window.ask_unsaved = lambda doing: Button.Cancel
+    window.ask_save_path = lambda *args: pytest.fail("a file asked for before both questions were answered")
+    window.model.start_recording()
+    hold(window, {"throttle"}, 12)
+    assert not window.load_preset(cars_dir() / "tail_happy.toml")
+    assert session.recording and session.log.frames == 12 and session.preset.name == "sedan"
+    assert session.params.body.mass == 1500.0
+    window.ask_unsaved = lambda doing: Button.Discard  # now the recording is saved, then the car changes
+    window.ask_save_path = lambda *args: str(tmp_path / "drive.toml")
+    assert window.load_preset(cars_dir() / "tail_happy.toml")
+    assert session.preset.name == "tail_happy" and not session.recording
+    assert load_script(tmp_path / "drive.toml").frames == 12

@@ -566,16 +566,20 @@ class MainWindow(QMainWindow):
         """Load a preset; a bad file shows its message and keeps the current car. A recording running is asked about
         first, then unsaved parameter edits, as closing asks (Save, Discard or Cancel): another car ends the recording
         (it ended without a word, kept unsaved)."""
-        let_go = False
+        # Both questions first, then what they ask for: a Cancel of the second (or a file not chosen) leaves the
+        # recording running and unsaved, as a Cancel of the first does (it was saved and stopped before the second).
+        recording = QMessageBox.StandardButton.Discard
         if self.model.session.recording:
-            ended = self._recording_ends("load another preset")
-            if ended is None:
+            recording = self.ask_recording("load another preset")
+            if recording not in (QMessageBox.StandardButton.Save, QMessageBox.StandardButton.Discard):
                 return False
-            let_go = ended == "discard"  # once the preset is loaded (a bad file keeps the car, the recording runs on)
         if not self._confirm_discard("load another preset"):
             return False
+        if recording == QMessageBox.StandardButton.Save and not self._save_recording_asked():
+            return False
+        # (discarded: let go as the car changes; a bad file keeps the car, and the recording runs on)
+        let_go = self.model.session.recording and recording == QMessageBox.StandardButton.Discard
         try:
-            # (discarded: let go as the car changes, before the recovery keeper saves on the recording's end)
             self.model.load_preset(path, let_go=let_go)
         except PresetError as exc:
             self.show_error("Preset not loaded", str(exc))
