@@ -332,6 +332,23 @@ def yaw_index(yaw_inertia, mass, wheelbase, lr):
     return yaw_inertia / (mass * (wheelbase - lr) * lr)
 
 
+def _wheels_past(lock, share, wheelbase, track) -> np.ndarray:
+    return widest_front_wheel(lock, share, wheelbase, track) > WHEEL_ANGLE_MAX
+
+
+def _index_below(yaw_inertia, mass, wheelbase, lr) -> np.ndarray:
+    return yaw_index(yaw_inertia, mass, wheelbase, lr) < YAW_INDEX_MIN
+
+
+FOUR_WHEEL_RULES = (
+    (("steering.lock", "steering.ackermann", "body.wheelbase", "body.track"), _wheels_past),
+    (("body.yaw_inertia", "body.mass", "body.wheelbase", "body.lr"), _index_below),
+)
+"""The four-wheel car's rules across groups that CarParams.check applies to one car (its front wheels' angles, its
+dynamic index), for arrays of cars: each the parameters it reads, in the order its test takes them, and the test (True
+where a car is refused). workbench.runs.sweep checks a sweep's cars with them."""
+
+
 def _split(path: str) -> tuple[str, str]:
     if path.count(".") != 1:
         raise ParamError(f"{path}: a parameter is named group.key, e.g. engine.peak_torque")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -182,11 +181,8 @@ class MainWindow(QMainWindow):
         self.params.reference_file_requested.connect(self.pick_reference_dialog)
         self.recorder.save_requested.connect(self.save_recording_dialog)
         # Stop compiles the recording to replay on a thread of its own (the window's thread waited 0.1 to 0.7 s for a
-        # 30-minute recording's): the panel's own wiring to the model's stop_recording, which waits, is replaced
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # (already replaced: nothing to say)
-            self.recorder.stop.clicked.disconnect(self.model.stop_recording)
-        self.recorder.stop.clicked.connect(self.stop_recording)
+        # 30-minute recording's when the panel called the model's stop_recording, which compiles)
+        self.recorder.stop_requested.connect(self.stop_recording)
         self.recorder.record_requested.connect(self.record)
         self.recorder.load_requested.connect(self.load_script_dialog)
         self.recorder.replay_requested.connect(self.replay)

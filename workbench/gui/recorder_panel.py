@@ -112,6 +112,7 @@ class RecorderPanel(QWidget):
 
     save_requested = Signal()
     record_requested = Signal()  # the window starts the recording, after asking about an unsaved one
+    stop_requested = Signal()  # the window stops it (its script to replay compiled off the window's thread)
     load_requested = Signal()
     replay_requested = Signal()
 
@@ -188,7 +189,7 @@ class RecorderPanel(QWidget):
         layout.addWidget(self.verdicts, 1)
 
         self.record.clicked.connect(self.record_requested)
-        self.stop.clicked.connect(model.stop_recording)
+        self.stop.clicked.connect(self.stop_requested)
         self.save.clicked.connect(self.save_requested)
         self.load.clicked.connect(self.load_requested)
         self.replay.clicked.connect(self.replay_requested)

@@ -338,7 +338,6 @@ class LiveSession:
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
-        self.take_compiled()
         preset = _named_preset(name_or_path)
         self._use_preset(preset)
         return preset

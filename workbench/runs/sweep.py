@@ -20,8 +20,7 @@ import numpy as np
 
 from physics import CarParams, Inputs, Kernel, Simulation
 from physics.car import prepare_swept, with_values
-from physics.groups import WHEEL_ANGLE_MAX
-from physics.params import YAW_INDEX_MIN, widest_front_wheel, yaw_index
+from physics.params import FOUR_WHEEL_RULES
 from physics.records import INPUTS
 from workbench.runs.margins import columns_of
 from workbench.runs.measures import Tally
@@ -109,18 +108,18 @@ def check_cars(plan: Plan) -> None:
             for base in bases:
                 problem = _group_problem(base, group, [plan.axes[d].path for d in dims], row)
                 if problem:
-                    shown = ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
-                                      for a, v in zip(plan.axes, plan.values[i], strict=True))
-                    raise SweepError(f"car {i + 1} ({shown}): {group}.{problem}")
+                    raise SweepError(f"car {i + 1} ({_shown(plan, i)}): {group}.{problem}")
     for base in bases:
         _check_four_wheel(plan, base, si)
 
 
-# What the four-wheel car's own rules read (physics.params: its front wheels' angles, its dynamic index), each
-# rule's parameters in the order its function takes them.
-WHEEL_RULE = ("steering.lock", "steering.ackermann", "body.wheelbase", "body.track")
-YAW_RULE = ("body.yaw_inertia", "body.mass", "body.wheelbase", "body.lr")
 RULE_BLOCK = 8192  # combinations checked at once (a (block, 65) array per angle)
+
+
+def _shown(plan: Plan, i: int) -> str:
+    """Car ``i``'s values as the axes show them."""
+    return ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
+                     for a, v in zip(plan.axes, plan.values[i], strict=True))
 
 
 def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray) -> None:
@@ -130,7 +129,7 @@ def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray) -> None:
         return
     paths = [a.path for a in plan.axes]
     bad = np.zeros(plan.cars, dtype=bool)
-    for rule, judge in ((WHEEL_RULE, _wheels_past), (YAW_RULE, _index_below)):
+    for rule, judge in FOUR_WHEEL_RULES:
         dims = [paths.index(p) for p in rule if p in paths]
         if not dims:
             continue
@@ -144,17 +143,7 @@ def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         problem = car_with(base, paths, si[i]).check()
-        shown = ", ".join(f"{a.path} = {v:g}{' ' + a.unit if a.unit else ''}"
-                          for a, v in zip(plan.axes, plan.values[i], strict=True))
-        raise SweepError(f"car {i + 1} ({shown}): {problem}")
-
-
-def _wheels_past(lock, share, wheelbase, track) -> np.ndarray:
-    return widest_front_wheel(lock, share, wheelbase, track) > WHEEL_ANGLE_MAX
-
-
-def _index_below(yaw_inertia, mass, wheelbase, lr) -> np.ndarray:
-    return yaw_index(yaw_inertia, mass, wheelbase, lr) < YAW_INDEX_MIN
+        raise SweepError(f"car {i + 1} ({_shown(plan, i)}): {problem}")
 
 
 def _group_problem(base: CarParams, group: str, paths: Sequence[str], values: np.ndarray) -> str | None:
