@@ -10,7 +10,8 @@ import sys
 import pytest
 from conftest import cli_env
 
-from physics import preset_names
+from physics import channel_infos, preset_names
+from physics.units import display_of
 
 CLUTCH = "presets/scripts/clutch_coast.toml"
 PARKING = "presets/scripts/parking_full_lock.toml"
@@ -132,10 +133,12 @@ def test_json_verdicts(run_cli, tmp_path, shipped_alone):
         assert entry["digest"] == expected.digest()  # another process, the same telemetry
         assert entry["frames"] == expected.program.frames and entry["preset"] == expected.program.preset
         assert len(entry["expectations"]) == len(expected.verdicts)
+        infos = {c.name: c for c in channel_infos(expected.program.params.model.unit)}
         for e, v in zip(entry["expectations"], expected.verdicts, strict=True):
             assert e["label"] == v.expect.label() and e["channel"] == v.expect.channel
-            assert e["measured"] == v.measured and e["frame"] == v.frame and e["passed"] == v.passed
-            assert e["frames"] == [v.first, v.last] and e["unit"] == v.unit
+            unit, factor = display_of(infos[v.expect.channel])  # in display units, as the table shows them
+            assert e["measured"] == v.measured * factor and e["frame"] == v.frame and e["passed"] == v.passed
+            assert e["frames"] == [v.first, v.last] and e["unit"] == unit
 
 
 def test_json_of_passing_scripts_exits_0(run_cli):

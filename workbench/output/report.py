@@ -32,6 +32,15 @@ def _measured(m: Measurement, infos: dict | None = None) -> str:
     return f"{_value(m.value)} {m.unit}".rstrip()
 
 
+def _how(m: Measurement, infos: dict) -> str:
+    """The measure's reduction in words, a threshold in its channel's display unit."""
+    info = infos.get(m.measure.channel)
+    if info is None:
+        return m.measure.how()
+    unit, factor = display_of(info)
+    return m.measure.how(factor, unit)
+
+
 def table(results: Sequence[ReplayResult]) -> str:
     """A table per script of every expectation: channel, frame window, bound, measured value, pass or fail."""
     lines = []
@@ -58,7 +67,7 @@ def table(results: Sequence[ReplayResult]) -> str:
                 lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if r.measurements:
             lines.append("  measures:")
-            rows = [(one_line(m.measure.name), m.measure.channel, m.measure.how(), _measured(m, infos))
+            rows = [(one_line(m.measure.name), m.measure.channel, _how(m, infos), _measured(m, infos))
                     for m in r.measurements]
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
@@ -73,10 +82,38 @@ def table(results: Sequence[ReplayResult]) -> str:
     return "\n".join(lines)
 
 
+def _scaled(x, factor: float):
+    return None if x is None else x * factor
+
+
+def _measure_display(m: Measurement, infos: dict) -> tuple[str, float, float]:
+    """(unit, factor for the value, factor for the threshold) of a measure in display units: a value of the channel
+    itself and a threshold on it are in the channel's display unit; a crossing time stays in seconds."""
+    info = infos.get(m.measure.channel)
+    if info is None:
+        return m.unit, 1.0, 1.0
+    unit, factor = display_of(info)
+    if m.unit == info.unit:
+        return unit, factor, factor
+    return m.unit, 1.0, factor
+
+
+def shown_unit(m: Measurement, infos: dict) -> str:
+    """The display unit of a measure's channel (its threshold's unit)."""
+    info = infos.get(m.measure.channel)
+    return display_of(info)[0] if info is not None else m.unit
+
+
 def as_json(results: Sequence[ReplayResult]) -> dict:
+    """The verdicts as a document; every value of a channel (a bound, a measured value, a measure and its threshold)
+    in the channel's display unit, as the table shows it (degrees for angles), with that unit beside it."""
     scripts = []
     for r in results:
         p = r.program
+        infos = {c.name: c for c in channel_infos(p.params.model.unit)}
+        shown = {v.expect.channel: display_of(infos[v.expect.channel]) if v.expect.channel in infos
+                 else (v.unit, 1.0) for v in r.verdicts}
+        measured = [(m, _measure_display(m, infos)) for m in r.measurements]
         scripts.append({
             "name": p.name,
             "file": p.script.source,
@@ -95,10 +132,10 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
                     "from": v.expect.start,
                     "to": v.expect.end,
                     "frames": [v.first, v.last],
-                    "min": v.expect.min,
-                    "max": v.expect.max,
-                    "measured": v.measured,
-                    "unit": v.unit,
+                    "min": _scaled(v.expect.min, shown[v.expect.channel][1]),
+                    "max": _scaled(v.expect.max, shown[v.expect.channel][1]),
+                    "measured": v.measured * shown[v.expect.channel][1],
+                    "unit": shown[v.expect.channel][0],
                     "frame": v.frame,
                     "time": v.time,
                     "passed": v.passed,
@@ -110,15 +147,16 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
                     "name": m.measure.name,
                     "channel": m.measure.channel,
                     "reduce": m.measure.reduce,
-                    "threshold": m.measure.threshold,
+                    "threshold": _scaled(m.measure.threshold, factors[2]),
+                    "threshold_unit": None if m.measure.threshold is None else shown_unit(m, infos),
                     "at": m.measure.at,
                     "from": m.measure.start,
                     "to": m.measure.end,
                     "frames": [m.first, m.last],
-                    "value": m.value,
-                    "unit": m.unit,
+                    "value": _scaled(m.value, factors[1]),
+                    "unit": factors[0],
                 }
-                for m in r.measurements
+                for m, factors in measured
             ],
         })
     return {"passed": all(r.passed for r in results), "scripts": scripts}

@@ -29,6 +29,13 @@ def _display(result: SweepResult) -> tuple[list[tuple[str, float]], list[tuple[s
     return expects, measures
 
 
+def _how(result: SweepResult, measure) -> str:
+    """A measure's reduction in words, its threshold in its channel's display unit."""
+    infos = {c.name: c for c in channel_infos(result.plan.program.params.model.unit)}
+    info = infos.get(measure.channel)
+    return measure.how(*reversed(display_of(info))) if info is not None else measure.how()
+
+
 def _units(result: SweepResult) -> tuple[list[str], list[str]]:
     """The display unit of each expectation's value and each measure's value."""
     expects, measures = _display(result)
@@ -269,7 +276,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         keep = np.isfinite(y)
         never = ("it never happens, for any car",) if not keep.any() else (
             ("no point where it never happens",) if not keep.all() else ())
-        notes = (f"{measure.channel}, {measure.how()}",) + never
+        notes = (f"{measure.channel}, {_how(result, measure)}",) + never
         out.append((f"measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
             series=[Series(x[keep], y[keep], points=points)], notes=notes,
@@ -305,7 +312,7 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
         out.append((f"heatmap-measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), ax.label, ay.label,
             heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])),
-            notes=(f"{measure.channel}, {measure.how()}" + ("; grey: it never happens" if np.isnan(values).any()
+            notes=(f"{measure.channel}, {_how(result, measure)}" + ("; grey: it never happens" if np.isnan(values).any()
                                                            else ""),))))
     return out
 

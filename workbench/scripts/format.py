@@ -119,11 +119,13 @@ class Measure:
         """Whether the value is a time [s] rather than the channel's value."""
         return self.reduce in CROSSINGS
 
-    def how(self) -> str:
-        """The reduction in words: "max over 0..20 s", "first time above 100 in 0..20 s"."""
+    def how(self, scale: float = 1.0, unit: str = "") -> str:
+        """The reduction in words: "max over 0..20 s", "first time above 100 in 0..20 s"; the threshold times
+        ``scale``, with ``unit`` (a channel's display unit)."""
         when = f"at {self.at:g} s" if self.at is not None else f"{self.start:g}..{self.end:g} s"
         if self.is_time:
-            return f"first time {self.reduce.rsplit('_', 1)[1]} {self.threshold:g}, {when}"
+            shown = f"{self.threshold * scale:g}" + (f" {unit}" if unit else "")
+            return f"first time {self.reduce.rsplit('_', 1)[1]} {shown}, {when}"
         if self.at is not None:
             return when
         return f"{self.reduce} over {when}"
