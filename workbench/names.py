@@ -165,9 +165,17 @@ def load_named_preset(text: str | os.PathLike):
 
 
 def printable(text: str) -> str:
-    """``text`` as it can be written into a UTF-8 file: a file name's bytes that are not UTF-8 (Python reads them as
-    lone surrogates, ``sk\\udce9.toml``) as ``\\xe9``; bytes that are UTF-8 under an ASCII locale (read as surrogates
-    too) as the characters they spell. Any other text is given back as it is."""
+    """``text`` (a file name, or a string of a JSON document that may hold one) as it can be written into a UTF-8
+    file: a file name's bytes that are not UTF-8 (Python reads them as lone surrogates, ``sk\\udce9.toml``) as
+    ``\\xe9``, and a backslash as two, so that a name with ``\\xe9`` typed in it is told from one with the byte
+    (``\\\\xe9``); bytes that are UTF-8 under an ASCII locale (read as surrogates too) as the characters they spell.
+    Any other text is given back as it is."""
+    return writable(text.replace("\\", "\\\\"))
+
+
+def writable(text: str) -> str:
+    """``text`` (a whole file's content, whose backslashes are its own) as it can be written into a UTF-8 file: as
+    :func:`printable`, but a backslash stays one."""
     # (a surrogate no file name's byte stands for, U+D800 to U+DC7F or U+DD00 to U+DFFF, written as \\udxxx first)
     text = _OTHER_SURROGATES.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

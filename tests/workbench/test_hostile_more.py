@@ -40,3 +40,34 @@ def test_replay_json_gives_values_in_display_units_as_the_table_does(tmp_path, c
     code, table, err = run(["replay", str(script)], capsys)
     assert f"{expect['measured']:.6g} deg" in table and f"{yaw['value']:.6g} deg/s" in table
     assert "first time above 0.572958 deg" in table  # the table's threshold in degrees too
+
+
+# -- file names: a backslash typed in one and a byte that is not UTF-8 ----------------------------------------------
+
+SHORT = ('[script]\nname = "n"\npreset = "teaching"\nduration = 0.1\n'
+         '[[expect]]\nchannel = "speed"\nat = 0.05\nmax = 1.0\n')
+
+
+def test_a_backslash_in_a_file_name_is_told_from_a_byte_that_is_not_utf8(tmp_path, capsys):
+    """printable gave "sk\\xe9.toml" both for a name with the four characters \\xe9 typed in it and for one with the
+    byte 0xE9: the JSON, the MCAP's metadata and a report could not tell the two files apart."""
+    from workbench.names import printable
+
+    typed, byte = str(tmp_path / "sk\\xe9.toml"), os.fsdecode(bytes(tmp_path) + b"/sk\xe9.toml")
+    assert printable(typed) != printable(byte)
+    assert printable(byte).endswith("sk\\xe9.toml") and printable(typed).endswith("sk\\\\xe9.toml")
+    for name in (typed, byte):
+        with open(name, "w", encoding="utf-8") as f:
+            f.write(SHORT)
+    code, out, err = run(["replay", typed, byte, "--json"], capsys)
+    assert code == 0, err
+    files = [s["file"] for s in json.loads(out)["scripts"]]
+    assert files[0] != files[1] and files[0].endswith("sk\\\\xe9.toml") and files[1].endswith("sk\\xe9.toml")
+
+
+def test_a_file_s_own_backslashes_are_written_as_they_are(tmp_path):
+    """A whole file's text (a preset's TOML, a report's page) keeps its backslashes: only names are escaped."""
+    from workbench.output.files import atomic_write_text
+
+    path = atomic_write_text(tmp_path / "a.toml", 'name = "a\\\\b"\n')
+    assert path.read_text(encoding="utf-8") == 'name = "a\\\\b"\n'

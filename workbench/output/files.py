@@ -96,11 +96,11 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (the folder must exist); a file name's bytes that are not UTF-8 in it
-    (workbench.names.printable) as ``\\xe9``, not an error after the run."""
-    from workbench.names import printable
+    (workbench.names.writable) as ``\\xe9``, not an error after the run."""
+    from workbench.names import writable
 
     with atomic_writer(path) as handle:
-        handle.write(printable(text))
+        handle.write(writable(text))
     return Path(path)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
 from physics.presets import cars_dir, presets_root
 from physics.units import display_unit, shown
+from workbench.names import printable
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.runs.stamp import params_sha256, program_stamp
@@ -262,7 +263,7 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
             body.append(f"<p>{html.escape(p.script.description)}</p>")
         s = stamp(p)
         body.append(_table(("file", "preset", "dt", "frames", "carbench", "numpy"),
-                           [(p.script.source, s["preset"], f"{s['dt']:.6g} s", str(p.frames), s["carbench"],
+                           [(printable(p.script.source), printable(s["preset"]), f"{s['dt']:.6g} s", str(p.frames), s["carbench"],
                              s["numpy"])]))
         body.append(_table(("stamp", "SHA-256"), [("preset_sha256", s["preset_sha256"]),
                                                   ("params_sha256", s["params_sha256"])]))
