@@ -373,10 +373,13 @@ class RecorderPanel(QWidget):
             for column in (2, 3):
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
             return
-        room = max(room, 2 * header.minimumSectionSize())
-        # half each; one that needs less than half gives the rest to the other
-        bound = min(wanted[0], max(room // 2, room - wanted[1]))
-        for column, size in ((2, bound), (3, min(wanted[1], room - bound))):
+        # Each header whole first ("measured" was cut to "measurec" with its column empty, the script not yet
+        # replayed), then what is left half each; one that needs less than half gives the rest to the other.
+        heads = header.sectionSizeHint(2), header.sectionSizeHint(3)
+        rest = max(room - sum(heads), 0)
+        more = wanted[0] - heads[0], wanted[1] - heads[1]
+        bound = min(more[0], max(rest // 2, rest - more[1]))
+        for column, size in ((2, heads[0] + bound), (3, heads[1] + min(more[1], rest - bound))):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             table.setColumnWidth(column, max(size, header.minimumSectionSize()))
 

@@ -26,7 +26,10 @@ class UndoStack(QUndoStack):
     for an undo), and does nothing, the index where it was, where the guard says no: a preset load undone or redone
     while a recording runs ends the recording, and the window asks about it first, as opening a preset does (the
     car changed and the recording ended without a word). Every step through the history goes through here: Ctrl+Z
-    and Ctrl+Shift+Z, the Edit history list (MainWindow.go_to_history) and a direct ``undo()``/``redo()``."""
+    and Ctrl+Shift+Z, the Edit history list (MainWindow.go_to_history), a direct ``undo()``/``redo()`` and a direct
+    ``setIndex()``, which goes a step at a time through the guarded ``undo()``/``redo()`` and stops where one is not
+    taken (QUndoStack's own setIndex undid and redid past the guard: a preset load undone that way ended the recording
+    without a word)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -41,6 +44,14 @@ class UndoStack(QUndoStack):
         if self.canRedo() and not self._allowed(self.command(self.index()), False):
             return
         super().redo()
+
+    def setIndex(self, idx: int) -> None:
+        idx = min(max(idx, 0), self.count())
+        while self.index() != idx:
+            before = self.index()
+            self.undo() if before > idx else self.redo()
+            if self.index() == before:  # the guard said no
+                return
 
     def _allowed(self, command: QUndoCommand | None, undo: bool) -> bool:
         return self.guard is None or command is None or self.guard(command, undo)
