@@ -1,4 +1,4 @@
-"""SIGTERM and SIGHUP end a headless command the way Ctrl-C does: the exception unwinds, every staged
+"""SIGTERM, SIGHUP and SIGQUIT (Ctrl-\\) end a headless command the way Ctrl-C does: the exception unwinds, every staged
 or half-written output is removed on the way out, and the exit code is 128 + the signal's number.
 
 A signal's exception must not be raised inside a ctypes callback, a weak reference's callback or a finaliser: Python
@@ -15,11 +15,12 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 
-HANDLED = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
+HANDLED = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None),
+                            getattr(signal, "SIGQUIT", None)) if s is not None)
 
 
 class Terminated(BaseException):
-    """A SIGTERM or SIGHUP raised in the main thread (a BaseException, like KeyboardInterrupt)."""
+    """A SIGTERM, SIGHUP or SIGQUIT raised in the main thread (a BaseException, like KeyboardInterrupt)."""
 
     def __init__(self, signum: int):
         super().__init__(f"signal {signum}")
@@ -70,7 +71,7 @@ def _raise(signum, frame):
 
 @contextlib.contextmanager
 def signals_as_exceptions() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise :class:`Terminated`, and SIGINT KeyboardInterrupt,
+    """While the block runs, SIGTERM, SIGHUP and SIGQUIT raise :class:`Terminated`, and SIGINT KeyboardInterrupt,
     never inside a ctypes callback (main thread only). A SIGINT that is ignored (a background job) stays so."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -91,7 +92,7 @@ def signals_as_exceptions() -> Iterator[None]:
 
 
 def restore_default_signals() -> None:
-    """SIGTERM and SIGHUP back to their defaults (before a window's event loop takes over)."""
+    """SIGTERM, SIGHUP and SIGQUIT back to their defaults (before a window's event loop takes over)."""
     for signum in HANDLED:
         with contextlib.suppress(OSError, ValueError):
             signal.signal(signum, signal.SIG_DFL)
@@ -99,7 +100,7 @@ def restore_default_signals() -> None:
 
 @contextlib.contextmanager
 def held_signals(after: str = "") -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP held while the block runs, then acted on (main thread only; elsewhere the block
+    """SIGINT, SIGTERM, SIGHUP and SIGQUIT held while the block runs, then acted on (main thread only; elsewhere the block
     just runs): raised as KeyboardInterrupt or :class:`Terminated`, whose ``after`` says what the block had done
     ("" for nothing worth saying). Where the block raises, its exception goes on and the signal is dropped (the
     command ends either way). A signal the process ignores (a background job's SIGINT) stays ignored."""

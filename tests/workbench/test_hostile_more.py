@@ -71,3 +71,70 @@ def test_a_file_s_own_backslashes_are_written_as_they_are(tmp_path):
 
     path = atomic_write_text(tmp_path / "a.toml", 'name = "a\\\\b"\n')
     assert path.read_text(encoding="utf-8") == 'name = "a\\\\b"\n'
+
+
+# -- signals and what a killed run left behind ----------------------------------------------------------------------
+
+@pytest.fixture
+def quit_caught():
+    """SIGQUIT raises LookupError where carbench does not take it itself (its default would dump this process's core)."""
+    def caught(signum, frame):
+        raise LookupError("SIGQUIT reached the test's own handler")
+
+    saved = signal.signal(signal.SIGQUIT, caught)
+    yield
+    signal.signal(signal.SIGQUIT, saved)
+
+
+def test_sigquit_mid_run_removes_what_was_staged_and_exits_131(tmp_path, capsys, monkeypatch, quit_caught):
+    """Ctrl-\\ (SIGQUIT) killed the command with a core dump, leaving its staged CSV beside the target; it now ends
+    as SIGTERM does: nothing left behind, one line, exit 128 + 3."""
+    import workbench.output.report as report
+
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "run.csv").write_text("the user's own\n", encoding="utf-8")
+    before = snapshot(out)
+
+    def table(results):
+        signal.raise_signal(signal.SIGQUIT)  # the CSV is staged beside its target by now
+        return ""
+
+    monkeypatch.setattr(report, "table", table)
+    code, stdout, err = run(["replay", str(script), "--csv", str(out / "run.csv")], capsys)
+    assert code == 128 + signal.SIGQUIT, err
+    assert err.count("\n") == 1 and err.startswith("carbench: ") and f"signal {int(signal.SIGQUIT)}" in err
+    assert snapshot(out) == before and stdout == ""
+
+
+def test_what_a_killed_run_staged_is_removed_at_the_next_write_of_the_same_target(tmp_path):
+    """SIGKILL cannot be caught: a run killed mid-write left ".run.csv.x1y2.tmp" beside its target for good. Carbench's
+    staged names now carry the writer's process id, and the next write of the same target removes what a process that
+    no longer runs staged for it (and puts back a file it had set aside but not yet replaced); a running process's
+    staged files, other targets' and other programs' hidden files stay."""
+    import subprocess
+    import sys
+
+    from workbench.output.files import StagedOutputs, _stage_name, atomic_write_text
+
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()  # a process id that no longer runs
+    own = _stage_name("run.csv", ".tmp")
+    dead = own.replace(f".cb{os.getpid()}-", f".cb{gone.pid}-")
+    assert dead != own
+    (tmp_path / dead).write_text("half", encoding="utf-8")
+    (tmp_path / dead.replace(".tmp", ".staged")).mkdir()  # a staged folder of a report, say
+    (tmp_path / own).write_text("a live writer's", encoding="utf-8")
+    other = dead.replace("run.csv", "other.csv")
+    (tmp_path / other).write_text("another target's", encoding="utf-8")
+    (tmp_path / ".run.csv.swp").write_text("an editor's", encoding="utf-8")
+    atomic_write_text(tmp_path / "run.csv", "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["run.csv", own, other, ".run.csv.swp"])
+    # a file set aside by a commit that was killed before its replacement moved in comes back
+    aside = dead.replace(".tmp", ".replaced").replace("run.csv", "kept.csv")
+    (tmp_path / aside).write_text("the user's", encoding="utf-8")
+    with StagedOutputs() as staged:
+        staged.file(tmp_path / "kept.csv")
+    assert (tmp_path / "kept.csv").read_text(encoding="utf-8") == "the user's" and not (tmp_path / aside).exists()

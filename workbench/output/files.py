@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -18,7 +18,50 @@ class OutputPathError(ValueError):
     """An output path that cannot or must not be written; the message names the option and the reason."""
 
 
-MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, a random part and ".staged" (255 in all)
+MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, ".cb", a process id, a random part and
+# ".staged" or ".replaced" (255 in all)
+
+_STAGES = (".tmp", ".staged", ".replaced")
+_STAGED = re.compile(r"\.(?P<name>.+)\.cb(?P<pid>[0-9]+)-[0-9a-f]{8}(?P<stage>\.tmp|\.staged|\.replaced)", re.DOTALL)
+
+
+def _stage_name(name: str, stage: str) -> str:
+    """The hidden name under which this process stages (``.tmp``, ``.staged``) a file or folder ``name``, or sets the
+    file it replaces aside (``.replaced``): ``.NAME.cb<pid>-<random>.staged``, so that one a killed process left (SIGKILL
+    cannot be caught) is known as carbench's, and by whom, when the same name is written again."""
+    return f".{name}.cb{os.getpid()}-{secrets.token_hex(4)}{stage}"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's process (EPERM), or a number no process has: left alone
+        return True
+    return True
+
+
+def clean_stale(folder: str | os.PathLike, name: str) -> None:
+    """Remove what a carbench process that no longer runs staged for ``name`` in ``folder`` (killed with SIGKILL, or a
+    power loss, between staging an output and moving it into place); a file it had set aside to replace is put back
+    where nothing took its place. What a running process stages is left alone, and so is any other hidden file."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        found = _STAGED.fullmatch(entry)
+        if found is None or found["name"] != name or _alive(int(found["pid"])):
+            continue
+        path, target = Path(folder) / entry, Path(folder) / name
+        with contextlib.suppress(OSError):
+            if found["stage"] == ".replaced" and not os.path.lexists(target):
+                os.rename(path, target)  # the user's file, whose replacement never came
+                continue
+        _remove(path)
 
 
 def _umask() -> int:
@@ -80,7 +123,9 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]
     """
     target = through_links(path)
     folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    clean_stale(folder, target.name)
+    tmp = str(folder / _stage_name(target.name, ".tmp"))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         os.fchmod(fd, _mode_for(target))
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
@@ -291,7 +336,7 @@ def _check_move(source: Path, destination: Path) -> None:
 
 def _set_aside(path: Path) -> Path:
     """Rename ``path`` to a hidden name beside it (so that a failed commit can put it back)."""
-    aside = path.with_name(f".{path.name}.{secrets.token_hex(6)}.replaced")
+    aside = path.with_name(_stage_name(path.name, ".replaced"))
     os.rename(path, aside)
     return aside
 
@@ -344,17 +389,18 @@ class StagedOutputs:
     def file(self, target: str | os.PathLike) -> Path:
         target = through_links(target)  # staged beside the file a link leads to, and renamed over that file
         folder = target.parent if str(target.parent) else Path(".")
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".staged", dir=folder)
-        os.close(fd)
-        os.unlink(tmp)  # the writer creates it, with the mode the umask gives
-        self._files.append((Path(tmp), target))
-        return Path(tmp)
+        clean_stale(folder, target.name)
+        tmp = folder / _stage_name(target.name, ".staged")  # the writer creates it, with the mode the umask gives
+        self._files.append((tmp, target))
+        return tmp
 
     def folder(self, target: str | os.PathLike) -> Path:
         target = Path(target)
         existed = target.is_dir()
         where = target if existed else (target.parent if str(target.parent) else Path("."))
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".staged", dir=where))
+        clean_stale(where, target.name)
+        tmp = where / _stage_name(target.name, ".staged")
+        tmp.mkdir(0o700)
         self._folders.append((tmp, target, existed))
         return tmp
 
