@@ -5,10 +5,10 @@ them, the Compare and KPIs toggles with the other docks' in the View menu and Sc
 from __future__ import annotations
 
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QDockWidget, QMessageBox
 
 from physics.presets import cars_dir
-from workbench.gui.testing import hold
+from workbench.gui.testing import drive, hold
 
 SCRIPT = "presets/scripts/clutch_coast.toml"
 Button = QMessageBox.StandardButton
@@ -50,3 +50,40 @@ def test_a_direct_set_index_asks_about_the_recording_as_undo_does(carbench_windo
     assert len(asked) == 2 and stack.index() == 0 and session.preset.name == "sedan" and not session.recording
     stack.setIndex(index)  # nothing recording: redone without a question
     assert len(asked) == 2 and stack.index() == index and session.preset.name == "tail_happy"
+
+
+def test_the_kpis_and_the_scripts_menu_write_units_as_the_window_does(carbench_window, monkeypatch):
+    """The KPI dock said "3.828 m/s^2" under plots and panels that say "m/s\u00b2", and the Scripts menu "Step steer at
+    80 km/h to 4 m/s^2"."""
+    from workbench.gui import kpi_dock
+    from workbench.manoeuvres.catalogue import CATALOGUE
+    from workbench.manoeuvres.kpi import Kpi
+
+    window = carbench_window
+    titles = [a.text() for a in window.scripts_menu.actions()[0].menu().actions()]
+    assert len(titles) == len(CATALOGUE) and any("4 m/s\u00b2" in t for t in titles)
+    assert not any("^" in t for t in titles), titles
+    test = CATALOGUE["iso7401_step"]
+    monkeypatch.setattr(kpi_dock, "fitting", lambda script: test)
+    monkeypatch.setattr(kpi_dock.KpiDock, "_judged", staticmethod(lambda *args: [
+        Kpi("ay", "steady lateral acceleration", 3.828, "m/s^2", "5.1", limit="<= 4 m/s^2", passed=True)]))
+    drive(window, SCRIPT, chunk=480)
+    window.kpis.update_kpis()
+    assert dict(window.kpis.rows) == {"steady lateral acceleration": ["3.828 m/s\u00b2 PASS"]}
+    item = window.kpis.tree.topLevelItem(0)
+    assert item.text(1) == "3.828 m/s\u00b2 PASS" and item.text(2) == "<= 4 m/s\u00b2"
+    assert "^" not in window.kpis.status.text() and "m/s\u00b2" in window.kpis.status.text()
+
+
+def test_the_view_menu_keeps_the_docks_together_and_help_comes_last(carbench_window):
+    """The Compare and KPIs toggles came after Follow camera and the help overlay, away from the other docks', and the
+    Scripts menu after Help."""
+    window = carbench_window
+    actions = window.view_menu.actions()
+    docks = [a for a in actions if any(a is d.toggleViewAction() for d in window.findChildren(QDockWidget))]
+    first, last = actions.index(docks[0]), actions.index(docks[-1])
+    assert len(docks) == 8 and last - first == 7, [a.text() for a in actions]
+    assert actions.index(window.reset_layout_action) == last + 1
+    assert actions.index(window.follow_action) > last + 1
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus[-1] == "&Help" and "S&cripts" in menus, menus

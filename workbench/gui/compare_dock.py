@@ -381,7 +381,8 @@ def install_compare(window) -> Comparer:
     window.pin_action, window.drive_on_action = pin, drive
     view_menu = getattr(window, "view_menu", None)
     if view_menu is not None:
-        view_menu.addAction(dock.toggleViewAction())
+        # with the other docks' toggles, before Reset layout (it came after Follow camera and the help overlay)
+        view_menu.insertAction(getattr(window, "reset_layout_action", None), dock.toggleViewAction())
     comparer.rerun.failed.connect(lambda message: window.show_error("Re-run failed", message))
     window.params.compare_requested.connect(lambda path: compare_with_reference(window, path))
     window.plot_overlay = PlotOverlay(window.plots, comparer)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QTreeWidget, QTreeWidgetItem,
 
 from physics.presets import scripts_dir
 from workbench.gui.course_overlay import CourseOverlay
-from workbench.gui.plot_style import style_plot
+from workbench.gui.plot_style import pretty_unit, style_plot
 from workbench.gui.recorder_panel import FAIL, PASS
 from workbench.gui.references import Comparer
 from workbench.manoeuvres.catalogue import CATALOGUE, fitting
@@ -105,8 +105,8 @@ class KpiDock(QWidget):
                     self._judged(test, run, name, program.script) if run.script == program.script.source else
                     f"{name}: not a run of {program.script.name} (no KPIs of {test.name})")
                    for (name, _), run in zip(columns, runs, strict=True)]
-        self.status.setText(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
-                            f"\u201ccarbench manoeuvre {test.name}\u201d runs the whole procedure.")
+        self.status.setText(pretty_unit(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
+                                        f"\u201ccarbench manoeuvre {test.name}\u201d runs the whole procedure."))
         self.tree.setColumnCount(len(columns) + 2)
         self.tree.setHeaderLabels(["KPI"] + [c for c, _ in columns] + ["limit"])
         for i, (_, colour) in enumerate(columns):
@@ -117,8 +117,8 @@ class KpiDock(QWidget):
             for r in results:
                 k = None if isinstance(r, str) else next((x for x in r if x.key == key), None)
                 verdict = "" if k is None or k.passed is None else (" PASS" if k.passed else " FAIL")
-                cells.append("-" if k is None else k.text() + verdict)
-            item = QTreeWidgetItem(self.tree, [first.label, *cells, first.limit or ""])
+                cells.append("-" if k is None else pretty_unit(k.text()) + verdict)  # "m/s\u00b2", not "m/s^2"
+            item = QTreeWidgetItem(self.tree, [first.label, *cells, pretty_unit(first.limit or "")])
             for c, text in enumerate(cells, 1):  # a verdict in the Recorder's colours
                 if text.endswith((" PASS", " FAIL")):
                     item.setBackground(c, PASS if text.endswith("PASS") else FAIL)
@@ -203,11 +203,14 @@ def install_kpis(window) -> KpiDock:
     window.kpi_dock = dock
     window.course_overlay = CourseOverlay(window.car_view, window.model)
     if getattr(window, "view_menu", None) is not None:
-        window.view_menu.addAction(dock.toggleViewAction())
+        window.view_menu.insertAction(getattr(window, "reset_layout_action", None), dock.toggleViewAction())
     scripts = window.menuBar().addMenu("S&cripts")
+    help_menu = next((a for a in window.menuBar().actions() if a.text() == "&Help"), None)
+    if help_menu is not None:  # Help last, as the Controls menu keeps it (Scripts came after it)
+        window.menuBar().insertMenu(help_menu, scripts)
     runs = scripts.addMenu("Run manoeuvre")
-    for test in CATALOGUE.values():
-        runs.addAction(f"{test.title} ({test.standard})", lambda t=test: run_manoeuvre(window, t.script))
+    for test in CATALOGUE.values():  # "4 m/s^2" written as the window writes a unit: "4 m/s\u00b2"
+        runs.addAction(pretty_unit(f"{test.title} ({test.standard})"), lambda t=test: run_manoeuvre(window, t.script))
     scripts.addAction(window.load_script_action)
     window.scripts_menu = scripts
     return dock_widget
