@@ -5,7 +5,7 @@ them, the Compare and KPIs toggles with the other docks' in the View menu and Sc
 from __future__ import annotations
 
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QLabel, QMessageBox
 
 from physics.presets import cars_dir
 from workbench.gui.testing import drive, hold
@@ -87,3 +87,18 @@ def test_the_view_menu_keeps_the_docks_together_and_help_comes_last(carbench_win
     assert actions.index(window.follow_action) > last + 1
     menus = [a.text() for a in window.menuBar().actions()]
     assert menus[-1] == "&Help" and "S&cripts" in menus, menus
+
+
+def test_the_sweep_docks_column_titles_stand_over_rows_only(carbench_window):
+    """With no parameter picked the titles "parameter", "from", "to", "values" stood over nothing, spread across the
+    dock above the hint that says how to pick one."""
+    window = carbench_window
+    dock = window.sweep
+    heads = [label for label in dock.findChildren(QLabel)
+             if label.text() in ("<b>parameter</b>", "<b>from</b>", "<b>to</b>", "<b>values</b>")]
+    assert len(heads) == 4
+    assert dock.hint.isVisibleTo(dock) and not any(h.isVisibleTo(dock) for h in heads)
+    assert dock.add_axis("body.mass")
+    assert not dock.hint.isVisibleTo(dock) and all(h.isVisibleTo(dock) for h in heads)
+    dock.remove_axis("body.mass")
+    assert dock.hint.isVisibleTo(dock) and not any(h.isVisibleTo(dock) for h in heads)

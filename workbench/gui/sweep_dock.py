@@ -160,8 +160,12 @@ class SweepDock(QWidget):
         self.script_label = ElidedLabel()
         self.grid = QGridLayout()
         self.grid.setVerticalSpacing(2)
-        for col, text in enumerate(("parameter", "from", "to", "values")):
-            self.grid.addWidget(QLabel(f"<b>{text}</b>"), 0, col)
+        # The columns' titles over the rows only: with no parameter they stood over nothing, spread across the dock
+        # ("parameter from", "to" mid-way, "values" at its edge) above the hint.
+        self.heads = [QLabel(f"<b>{text}</b>") for text in ("parameter", "from", "to", "values")]
+        for col, head in enumerate(self.heads):
+            self.grid.addWidget(head, 0, col)
+            head.setVisible(False)
         self.grid.setColumnStretch(1, 1)
         self.grid.setColumnStretch(2, 1)
         self.hint = QLabel("Right-click a parameter in the Parameters dock and choose \u201cSweep this\u201d.")
@@ -247,6 +251,8 @@ class SweepDock(QWidget):
             for axis in self.axes.values():
                 axis.count.setValue(min(axis.count.value(), 5))
         self.hint.setVisible(False)
+        for head in self.heads:
+            head.setVisible(True)
         self._say("")
         return True
 
@@ -263,6 +269,8 @@ class SweepDock(QWidget):
             for col, widget in enumerate(axis.widgets):
                 self.grid.addWidget(widget, r, col)
         self.hint.setVisible(not self.axes)
+        for head in self.heads:
+            head.setVisible(bool(self.axes))
 
     # -- running -----------------------------------------------------------------------------------
 
