@@ -396,3 +396,21 @@ def test_pausing_and_stepping_back_keeps_the_live_window_and_an_earlier_frame_is
     window.plots.refresh()
     a, b = window.plots.view
     assert b - a == pytest.approx(span) and a < 300 * dt < b and b <= newest + margin + 1e-9
+
+
+def test_a_small_wander_on_a_large_value_is_shown_at_a_hundredth_of_it(carbench_window):
+    # An idling engine wandering 0.15 rpm about 800 was ranged to its wander: ticks of "800.05" ran into the axis
+    # title. At least 1% of the value is shown, about the middle, so the ticks are whole rpm.
+    window = carbench_window
+    window.plots.set_channel_sets([["rpm"]])
+    axis = window.plots.rows[0].axes[0]
+    axis.fit(800.0, 800.15)
+    y0, y1 = axis.vb.viewRange()[1]
+    assert y1 - y0 >= 8.0 and y0 < 800.0 and 800.15 < y1
+    assert abs(0.5 * (y0 + y1) - 800.075) < 1.0
+    ticks = axis.axis.tickValues(y0, y1, max(float(axis.vb.height()), 100.0))
+    labels = axis.axis.tickStrings(ticks[0][1], 1.0, ticks[0][0])
+    assert labels and all("." not in text for text in labels)
+    axis.fit(800.0, 830.0)  # a real swing is still fitted to itself
+    y0, y1 = axis.vb.viewRange()[1]
+    assert y1 - y0 < 40.0

@@ -24,6 +24,8 @@ COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 1
 END_LABEL = "-0000"  # the widest time label at a plot's end whose overhang (half of it) is let past the end
 AXIS_WIDTH = 58  # [px] a rotated unit label and ticks of up to six characters ("-12.5k": FittedAxis writes thousands as k)
 FLAT_SPAN = 1e-6  # [display units] a spread below it is rounding, not signal, in every channel's unit (N, deg/s, rpm, -)
+NARROW_SHARE = 0.01  # [-] the least span shown, as a share of the values' size: an idling engine's 0.15 rpm at 800
+# filled its plot with ticks of "800.05" that ran into the axis title; a wander of 1% of a value still shows
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
 GROUPS = (
     ("motion", ("t", "x", "y", "heading", "speed", "speed_kmh", "vx", "vy", "yaw_rate", "beta", "curvature",
@@ -142,7 +144,8 @@ class YAxis:
         data leaves it and shrinks only when the data fills less than half of it. A flat signal gets
         a range of a tenth of its size (or one unit around zero), not a millionth; so does one that only
         wanders by rounding (a spread under FLAT_SPAN display units: a yaw rate of 1e-10 deg/s, a force of
-        4e-7 N left by a decay towards zero), which would otherwise fill the plot with its noise.
+        4e-7 N left by a decay towards zero), which would otherwise fill the plot with its noise. A spread
+        under NARROW_SHARE of the values' size is shown at that share, about its middle.
         """
         if not (np.isfinite(lo) and np.isfinite(hi)):
             return
@@ -156,6 +159,10 @@ class YAxis:
                 return
             self.vb.setYRange(lo, hi, padding=0)
             return
+        least = NARROW_SHARE * max(abs(lo), abs(hi))
+        if hi - lo < least:  # a small wander on a large value: shown about its middle, at 1% of the value
+            middle = 0.5 * (lo + hi)
+            lo, hi = middle - 0.5 * least, middle + 0.5 * least
         kept = room * (y1 - y0) / height  # the room, in the units of the range on show
         if y0 <= lo - kept and hi + kept <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
             return
