@@ -214,3 +214,15 @@ def test_the_reference_is_shown_in_the_display_unit_and_an_empty_search_warns_no
     assert window.load_preset(cars_dir() / "parking.toml")
     qtbot.wait(10)  # the width is fitted again once the rows are polished (a zero-delay timer)
     assert window.params._scroll.minimumWidth() > 0
+
+
+def test_every_name_is_whole_on_a_full_hd_window(carbench_window, qtbot):
+    # The sliders kept 96 px over their least before the names had any: at 1920x1080 "damping_front_share" was cut
+    # while its slider was 144 px wide.
+    window = carbench_window
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.params_dock.width() > 450)
+    qtbot.wait(20)
+    whole = _names_shown_whole(window)
+    assert all(whole.values()), [p for p, ok in whole.items() if not ok]
+    assert window.params.rows["body.mass"].editors[0].slider.width() >= 80  # and the sliders keep a usable length

@@ -51,7 +51,8 @@ SIGNIFICANT = 5  # every number in the panel: five significant digits, trailing 
 SPIN_WIDTH = (84, 114)  # [px] the value boxes' common width: what the widest text needs, within these
 REFERENCE_WIDTH = 36  # [px] the reference value's column (elided; the tooltip has it whole)
 NAME_WIDTH = 104  # [px] the name column's least width (a longer name is elided there; its tooltip has the path)
-SLIDER_ROOM = 96  # [px] a wider panel gives the names its width until the sliders are this much wider than their least
+SLIDER_ROOM = 40  # [px] a wider panel gives the names its width until the sliders are this much wider than their least
+# (at 96 a full-HD window cut "damping_front_share" with its slider 144 px wide; at 40 every name is whole there)
 MARK = "  \u25cf"  # after a modified value's name
 ITEM_LABELS = {"gearbox.ratios": ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")}
 ROW_NAMES = {"gearbox.reverse": "reverse (R)"}
