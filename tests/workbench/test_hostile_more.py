@@ -138,3 +138,46 @@ def test_what_a_killed_run_staged_is_removed_at_the_next_write_of_the_same_targe
     with StagedOutputs() as staged:
         staged.file(tmp_path / "kept.csv")
     assert (tmp_path / "kept.csv").read_text(encoding="utf-8") == "the user's" and not (tmp_path / aside).exists()
+
+
+# -- a local Dask cluster under a low limit of open files --------------------------------------------------------------
+
+def _limit(monkeypatch, soft, hard):
+    import resource
+
+    set_to = []
+    monkeypatch.setattr(resource, "getrlimit", lambda what: (soft, hard))
+    monkeypatch.setattr(resource, "setrlimit", lambda what, limits: set_to.append(limits))
+    return set_to
+
+
+def test_too_few_open_files_for_the_local_cluster_is_one_line_before_anything_runs(tmp_path, capsys, monkeypatch):
+    """With ``ulimit -n 32`` a sweep on two local workers printed a page of Dask tracebacks (the nannies' "Too many open
+    files"), then "the scheduler and every worker need this carbench installed"; with 4 workers and 60 it hung printing
+    them. The limit is now checked before anything runs."""
+    pytest.importorskip("distributed")
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    _limit(monkeypatch, 32, 32)
+    for argv in (["sweep", str(script), "--param", "body.mass=1400,1500", "--workers", "2", "--out",
+                  str(tmp_path / "o")],
+                 ["hunt", "--preset", "teaching", "--cars", "2", "--seconds", "1", "--workers", "2", "--out",
+                  str(tmp_path / "h")]):
+        before = snapshot(tmp_path)
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "", err
+        assert err.count("\n") == 1 and err.startswith("carbench: --workers 2: ") and "ulimit -n" in err, err
+        assert "48 open files" in err and "may open 32" in err
+        assert snapshot(tmp_path) == before
+
+
+def test_a_soft_limit_of_open_files_below_the_hard_one_is_raised_for_the_local_cluster(monkeypatch):
+    pytest.importorskip("distributed")
+    from workbench.runs import cluster
+
+    raised = _limit(monkeypatch, 32, 4096)
+    cluster.check_options(2, None)
+    assert raised and raised[-1][0] >= cluster.open_files_needed(2) and raised[-1][1] == 4096
+    raised = _limit(monkeypatch, 32, 4096)
+    cluster.check_options(1, None)  # one worker runs clean at 32
+    assert raised == []

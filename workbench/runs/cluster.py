@@ -19,6 +19,10 @@ from workbench.signals import Terminated
 from workbench.streams import quiet_stderr
 
 MAX_WORKERS = 64
+OPEN_FILES_BASE = 16  # files a local cluster's process keeps open (the scheduler, its loop, this process's own) ...
+OPEN_FILES_PER_WORKER = 16  # ... and per worker (its nanny's pipes and connections): a sweep ran clean with 1, 2, 3
+# and 4 workers at 32, 48, 56 and 68 open files; below, the nannies failed to start with a traceback each (1 worker
+# at 28, 2 at 44, 3 at 36), or the sweep ran printing tracebacks (2 at 40), or hung printing them (4 at 60)
 CONNECT_TIMEOUT = 10.0  # [s] to reach a scheduler given with --scheduler
 
 
@@ -40,6 +44,40 @@ def check_options(workers: int | None, scheduler: str | None) -> None:
         raise ClusterError("--scheduler: the address is empty")
     if workers is not None or scheduler is not None:
         distributed()
+    if workers is not None:
+        _open_files_for(workers)
+
+
+def open_files_needed(workers: int) -> int:
+    """How many files this process must be allowed to open for a local cluster of ``workers``."""
+    return OPEN_FILES_BASE + OPEN_FILES_PER_WORKER * workers
+
+
+def _open_files_for(workers: int) -> None:
+    """Raise this process's limit of open files (``ulimit -n``'s soft limit, never past its hard one) to what a local
+    cluster of ``workers`` needs; ClusterError, before anything runs, where the hard limit is below that (Dask's
+    nannies failed to start with a traceback each, or ran on printing them, or hung)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return
+    need = open_files_needed(workers)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):
+        return
+    infinite = resource.RLIM_INFINITY
+    if soft == infinite or soft >= need:
+        return
+    if hard == infinite or hard >= need:
+        with contextlib.suppress(OSError, ValueError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need if hard != infinite and hard < 1024 else max(need, 1024),
+                                                        hard))
+            return
+    most = soft if hard == infinite else max(soft, hard)
+    raise ClusterError(f"--workers {workers}: a local Dask cluster of {workers} worker{'s' if workers != 1 else ''} "
+                       f"needs about {need} open files, and this process may open {most} (ulimit -n); raise the "
+                       f"limit (ulimit -n {max(need, 1024)}) or run without --workers")
 
 
 def distributed():
