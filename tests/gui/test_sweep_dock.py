@@ -156,12 +156,21 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
     assert window.model.session.params.body.mass != dock.result.plan.si_values()[1, 0]
 
 
+def _texts(dock) -> list[str]:
+    return [i.toPlainText() for i in dock.plot.getPlotItem().items if type(i).__name__ == "TextItem"]
+
+
 def test_a_line_sweep_shows_its_margins_in_display_units(qtbot, loaded):
     window = loaded
     sweep_this(window, "body.mass")
     dock = window.sweep
+    # Before a sweep: no axes (an empty grid of 0.2 .. 0.8 read as an outcome), a line saying what comes there
+    item = dock.plot.getPlotItem()
+    assert not item.getAxis("left").isVisible() and not item.getAxis("bottom").isVisible()
+    assert any("once the sweep has run" in text for text in _texts(dock))
     dock.axes["body.mass"].count.setValue(3)
     run_dock(qtbot, window)
+    assert item.getAxis("left").isVisible() and item.getAxis("bottom").isVisible() and not _texts(dock)
     # Never two units on one axis: the margins in km/h and those in deg/s are two choices, each on its own axis.
     choice = dock.expect_choice
     assert not choice.isHidden()

@@ -58,6 +58,8 @@ class SweepChart(pg.PlotWidget):
         self._fit_left_label()
 
     def _fit_left_label(self, *args) -> None:
+        if not self._left:  # no sweep drawn: the axis stays hidden (pyqtgraph's setLabel shows it)
+            return
         label = self.getPlotItem().getAxis("left").label  # a text item: its document's margins go round the text
         margin = 2 * label.document().documentMargin() + 4
         room = max(int(self.getPlotItem().getViewBox().height() - margin), 0)
@@ -222,6 +224,7 @@ class SweepDock(QWidget):
         under.addWidget(self.expect_choice, 0, Qt.AlignmentFlag.AlignTop)
         under.addWidget(self.legend, 1)
         layout.addLayout(under)
+        self._draw()
 
     # -- axes --------------------------------------------------------------------------------------
 
@@ -411,8 +414,18 @@ class SweepDock(QWidget):
         self.chosen = None
         self.legend.setVisible(False)
         result = self.result
+        item = self.plot.getPlotItem()
         if result is None:
+            self.plot.set_left_label("")
+        for side in ("left", "bottom"):  # before a sweep an empty grid of 0.2 .. 0.8 read as an outcome
+            item.showAxis(side, result is not None)
+        if result is None:
+            waiting = pg.TextItem("each car's outcome shows here once the sweep has run", color="#777", anchor=(0.5, 0.5))
+            waiting.setPos(0.5, 0.5)
+            self.plot.addItem(waiting)
+            item.vb.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0)  # (this turns auto-range off)
             return
+        item.enableAutoRange()
         plan = result.plan
         self.plot.setLabel("bottom", pretty_unit(plan.axes[0].label))
         self.expect_choice.setVisible(len(plan.axes) == 2 or len(self.unit_groups()) > 1)
