@@ -181,3 +181,20 @@ def test_a_soft_limit_of_open_files_below_the_hard_one_is_raised_for_the_local_c
     raised = _limit(monkeypatch, 32, 4096)
     cluster.check_options(1, None)  # one worker runs clean at 32
     assert raised == []
+
+
+# -- output folders among the system's own files ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("folder", ["/proc", "/proc/carbench-report", "/sys/kernel"])
+def test_an_output_folder_in_proc_or_sys_is_refused_before_the_run(folder, tmp_path, capsys, monkeypatch):
+    """As root, ``--report /proc`` passed the check (os.access says root may write anywhere), ran the whole replay and
+    only then failed to stage the report: "cannot write into /proc: No such file or directory". An output file there
+    was already refused before the run; an output folder is now too."""
+    import workbench.runs.replay as replay
+
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(replay, "replay", lambda *a, **k: pytest.fail("the run started"))
+    code, out, err = run(["replay", str(script), "--report", folder], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"carbench: --report {folder}: ") and "system" in err, err

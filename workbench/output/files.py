@@ -251,6 +251,9 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
         raise OutputPathError(f"{option} -: the output is a folder, not stdout; name one")
     target = Path(path)
     _check_cwd(target, option)
+    if _pseudo(target):  # root may write (os.access says so) where nothing can be made: refused after the whole run
+        raise OutputPathError(f"{option} {target}: is among the system's own files ({', '.join(PSEUDO_ROOTS)}), "
+                              "not a folder for outputs")
     if _looked_at(target, option, lambda: target.exists() and not target.is_dir()):
         raise OutputPathError(f"{option} {target}: exists and is not a folder")
     if target.is_symlink() and not target.exists():
