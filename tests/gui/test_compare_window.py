@@ -611,3 +611,17 @@ def test_a_run_that_only_went_on_longer_agrees_where_both_ran(carbench_window):
     assert dock.status.text().startswith("B agrees with A where both ran"), dock.status.text()
     (edit,) = dock.comparison.edits
     assert edit.beyond and edit.path == "body.mass"
+
+
+def test_with_nothing_pinned_the_columns_span_the_dock(carbench_window, qtbot):
+    # The headers were bunched at the left with an empty strip beside them until a run was pinned.
+    window = carbench_window
+    window.compare_dock.show()
+    window.compare_dock.raise_()
+    dock = window.compare_dock_widget
+    qtbot.waitUntil(lambda: dock.tree.viewport().width() > 200)
+    dock.resize(dock.width() + 1, dock.height())  # a resize event fits the columns
+    qtbot.wait(10)
+    widths = [dock.tree.columnWidth(c) for c in range(3)]
+    room = dock.tree.viewport().width()
+    assert abs(sum(widths) - room) <= 2 and min(widths) >= room // 4, (widths, room)

@@ -274,9 +274,13 @@ class CompareDock(QWidget):
         the names give way first, down to a third of the tree, then A and B share what is left (a text elided,
         whole in its tooltip): with every column as wide as its texts, B ran past the dock's edge behind a scroll
         bar."""
-        if not self._names_width:
-            return
         room = self.tree.viewport().width()
+        if not self._names_width:  # nothing pinned yet: the headers spread over the whole width, not bunched left
+            third = max(room // 3, MIN_VALUE_WIDTH)
+            self.tree.setColumnWidth(0, third)
+            self.tree.setColumnWidth(1, third)
+            self.tree.setColumnWidth(2, max(room - 2 * third, MIN_VALUE_WIDTH))
+            return
         a, b = self._value_widths
         names = min(self._names_width, room - a - b)
         if names < min(self._names_width, room // 3):
