@@ -198,3 +198,20 @@ def test_an_output_folder_in_proc_or_sys_is_refused_before_the_run(folder, tmp_p
     code, out, err = run(["replay", str(script), "--report", folder], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"carbench: --report {folder}: ") and "system" in err, err
+
+
+# -- bounds whose display unit overflows -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry", [
+    '[[expect]]\nchannel = "heading"\nat = 0.05\nmin = 1e308\n',
+    '[[expect]]\nchannel = "yaw_rate"\nfrom = 0.0\nto = 0.05\nmax = -1e301\n',
+    '[[measure]]\nname = "m"\nchannel = "steer"\nfrom = 0.0\nto = 0.05\nfirst_time_below = -1e308\n',
+])
+def test_a_bound_that_overflows_in_its_display_unit_is_refused(entry, tmp_path, capsys):
+    """min = 1e308 on an angle was taken: the table said ">= inf deg" and --json wrote "min": Infinity, which is not
+    JSON (a strict reader refuses the whole document)."""
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT.replace("teaching", "sedan").split("[[expect]]")[0] + entry, encoding="utf-8")
+    code, out, err = run(["replay", str(script), "--json"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
+    assert "s.toml" in err and "#1" in err and "1e+300" in err and "overflow" in err, err

@@ -27,6 +27,7 @@ from workbench.scripts.track import Track, check_tracks, parse_track
 
 SCRIPT_KEYS = ("name", "preset", "duration", "dt", "frames", "description", "manoeuvre")
 ON_FRAME = 1e-6  # [frames] how far `duration` may be off `frames` * dt (a time written with 17 digits is within 1e-12)
+MAX_BOUND = 1e300  # an [[expect]] bound or a [[measure]] threshold: times a display factor (57.3 for degrees) it stays finite
 SET_KEYS = ("at", "gear", "release", "params") + ANALOG
 HOLD_KEYS = ("keys", "from", "to")
 GEAR_KEYS = ("gear_up", "gear_down")  # refused for a car without a gearbox, like [[set]] gear
@@ -465,6 +466,13 @@ class _Parser:
             raise self.fail(where, f"expected a finite number, got {_shown(value)}")
         return float(value)
 
+    def bound(self, value, where) -> float:
+        """A bound or threshold on a channel: a finite number whose display unit (x 57.3 for degrees) stays finite."""
+        number = self.number(value, where)
+        if abs(number) > MAX_BOUND:
+            raise self.fail(where, f"{_shown(value)} is beyond {MAX_BOUND:g} (in its display unit it would overflow)")
+        return number
+
     def frames_of(self, head, duration: float, dt: float | None) -> int:
         """``[script] frames``: the run's frame count, the frames before ``duration`` (duration / dt of them)."""
         value = head["frames"]
@@ -559,8 +567,8 @@ class _Parser:
         if channel not in known:
             raise self.fail(where, f"unknown channel {channel!r}; the channels are: {', '.join(known)}")
         name = self.text(table["name"], f"{where} name") if "name" in table else None
-        lo = self.number(table["min"], f"{where} min") if "min" in table else None
-        hi = self.number(table["max"], f"{where} max") if "max" in table else None
+        lo = self.bound(table["min"], f"{where} min") if "min" in table else None
+        hi = self.bound(table["max"], f"{where} max") if "max" in table else None
         if lo is None and hi is None:
             raise self.fail(where, "needs `min`, `max` or both")
         if lo is not None and hi is not None and hi < lo:
@@ -602,7 +610,7 @@ class _Parser:
                                        f"{crossing}")
         elif given:
             reduce = given[0]
-            threshold = self.number(table[reduce], f"{where} {reduce}")
+            threshold = self.bound(table[reduce], f"{where} {reduce}")
         if "at" in table:
             if "from" in table or "to" in table:
                 raise self.fail(where, "give either `at` (one frame) or `from`/`to` (a window), not both")
