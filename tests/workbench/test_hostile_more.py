@@ -215,3 +215,51 @@ def test_a_bound_that_overflows_in_its_display_unit_is_refused(entry, tmp_path, 
     code, out, err = run(["replay", str(script), "--json"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
     assert "s.toml" in err and "#1" in err and "1e+300" in err and "overflow" in err, err
+
+
+# -- a file swapped for a FIFO between its check and its read ------------------------------------------------------
+
+@pytest.fixture
+def alarm():
+    """A read that blocks for good ends the test after two seconds instead (TimeoutError)."""
+    def ring(signum, frame):
+        raise TimeoutError("the read blocked")
+
+    saved = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(2)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, saved)
+
+
+@pytest.mark.parametrize("what", ["script", "preset", "csv"])
+def test_a_file_swapped_for_a_fifo_after_its_check_is_refused_not_waited_on(what, tmp_path, capsys, monkeypatch,
+                                                                           alarm):
+    """The file was checked (a regular file, not too large) and then opened by its name: one swapped for a FIFO in
+    between (an editor's save, another program) blocked the command for good, waiting for a writer."""
+    import workbench.scripts.limits as limits
+
+    script, car = tmp_path / "s.toml", tmp_path / "car.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    from physics.presets import cars_dir
+
+    car.write_bytes((cars_dir() / "teaching.toml").read_bytes())
+    argv = {"script": ["replay", str(script)], "preset": ["replay", str(script), "--preset", str(car)],
+            "csv": ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")]}[what]
+    if what == "csv":
+        for name in ("a.csv", "b.csv"):
+            assert run(["replay", str(script), "--csv", str(tmp_path / name)], capsys)[0] == 0
+    victim = {"script": script, "preset": car, "csv": tmp_path / "b.csv"}[what]
+    checked = limits.check_regular_file
+
+    def check_then_swap(path, *args, **kwargs):
+        out = checked(path, *args, **kwargs)
+        if os.path.samefile(path, victim):
+            os.unlink(victim)
+            os.mkfifo(victim)
+        return out
+
+    monkeypatch.setattr(limits, "check_regular_file", check_then_swap)
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, err)
+    assert str(victim) in err and "FIFO" in err, err

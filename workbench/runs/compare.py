@@ -145,12 +145,11 @@ def read_csv_run(path: str | Path) -> Run:
     line at a time (at most MAX_CSV_FRAMES frames), so what it takes in memory is its values' own.
     """
     from workbench.names import path_problem
-    from workbench.scripts.limits import LimitError, check_regular_file
+    from workbench.scripts.limits import LimitError, open_regular
 
     path = Path(path)
     try:
-        check_regular_file(path, "telemetry CSV", MAX_CSV_BYTES)
-        with open(path, "rb") as handle:
+        with open_regular(path, "telemetry CSV", MAX_CSV_BYTES) as handle:
             # Counted first, so that the values go straight into one array of their size: the file is never held
             # whole, as text or as lines, and the values are not copied.
             rows = _count_lines(path, handle) - 1  # the header's line is not a frame

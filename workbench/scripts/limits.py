@@ -47,7 +47,28 @@ def check_regular_file(path: str | os.PathLike, what: str = "script", max_bytes:
     would never end or would block.
     """
     path = Path(path)
-    info = path.stat()  # FileNotFoundError for a missing file: the caller words that one
+    _check_info(path, path.stat(), what, max_bytes)  # FileNotFoundError for a missing file: the caller words that one
+    return path
+
+
+def open_regular(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES):
+    """``path`` opened for reading (binary) when it is a regular file no larger than ``max_bytes``, as
+    :func:`check_regular_file` says; checked again on the file opened, which is opened without waiting for a writer:
+    a file swapped for a FIFO after the check (an editor's save, another program) would have blocked the read for
+    good, and one swapped for a device read without end."""
+    path = check_regular_file(path, what, max_bytes)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _check_info(path, os.fstat(fd), what, max_bytes)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_info(path: Path, info: os.stat_result, what: str, max_bytes: int) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise LimitError(f"{path}: is a directory, not a {what} file")
     if not stat.S_ISREG(info.st_mode):
@@ -56,7 +77,6 @@ def check_regular_file(path: str | os.PathLike, what: str = "script", max_bytes:
         raise LimitError(f"{path}: is {kind}, not a regular {what} file")
     if info.st_size > max_bytes:
         raise LimitError(too_large(path, info.st_size, max_bytes, what))
-    return path
 
 
 def too_large(path: str | os.PathLike, size: int, limit: int, what: str) -> str:
@@ -69,8 +89,8 @@ def too_large(path: str | os.PathLike, size: int, limit: int, what: str) -> str:
 
 def read_limited_bytes(path: str | os.PathLike, what: str = "script", max_bytes: int = MAX_SCRIPT_BYTES) -> bytes:
     """The bytes of a regular file of at most ``max_bytes``."""
-    path = check_regular_file(path, what, max_bytes)
-    with open(path, "rb") as handle:
+    path = Path(path)
+    with open_regular(path, what, max_bytes) as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:  # it grew after the check
         raise LimitError(f"{path}: larger than a {what} file may be ({max_bytes:,} bytes, {format_bytes(max_bytes)})")
