@@ -263,3 +263,22 @@ def test_a_file_swapped_for_a_fifo_after_its_check_is_refused_not_waited_on(what
     code, out, err = run(argv, capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, (code, err)
     assert str(victim) in err and "FIFO" in err, err
+
+
+# -- a change of the car's model names the entry the user wrote --------------------------------------------------------
+
+@pytest.mark.parametrize("how", ["script", "compare", "manoeuvre"])
+def test_changing_the_model_kind_is_refused_naming_that_entry(how, tmp_path, capsys):
+    """``--vs-set model.kind="kinematic"`` said only "model.blend_low: not used by a kinematic car": a parameter the user
+    never typed, the entry at fault not named (a script's [[set]] params and manoeuvre --set the same)."""
+    script = tmp_path / "s.toml"
+    text = SHORT.replace("teaching", "sedan")
+    if how == "script":
+        text += '[[set]]\nat = 0.0\nparams = { "model.kind" = "kinematic" }\n'
+    script.write_text(text, encoding="utf-8")
+    argv = {"script": ["replay", str(script)],
+            "compare": ["compare", str(script), "--vs-set", 'model.kind="kinematic"'],
+            "manoeuvre": ["manoeuvre", "iso4138", "--set", 'model.kind="kinematic"']}[how]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "model.kind = 'kinematic'" in err and "model.blend_low" in err, err

@@ -65,7 +65,9 @@ def car_of(preset: str, sets: list[str], option: str, preset_option: str = "--pr
         try:
             params = params.with_values(changes)
         except ParamError as exc:
-            raise CompareError(f"{option}: {exc}") from None
+            from workbench.scripts.program import change_problem
+
+            raise CompareError(f"{option}: {change_problem(exc, changes)}") from None
         from workbench.scripts.program import record_problem
 
         problem = record_problem(params)

@@ -138,7 +138,9 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
         try:
             a.params.with_values(changes)
         except ParamError as exc:
-            raise CompareError(f"--vs-set: {exc}") from None
+            from workbench.scripts.program import change_problem
+
+            raise CompareError(f"--vs-set: {change_problem(exc, changes)}") from None
         from workbench.scripts.program import record_problem
         from workbench.scripts.surfaces import road_lost
 

@@ -102,6 +102,23 @@ class Program:
         return self.script.name
 
 
+KIND_PATHS = ("model.kind", "model.traction", "model.layout")
+"""The parameters that choose the car's model: changing one leaves the car's other parameters as they were."""
+
+
+def change_problem(exc: Exception, changes: dict) -> str:
+    """A refusal of ``changes`` to a car in words that name the entry the user wrote: a change of the car's model
+    (``model.kind = "kinematic"``) is refused by the schema for a parameter the user never typed (the preset's
+    ``model.blend_low``, which a kinematic car does not use), and is said so."""
+    text = str(exc)
+    kinds = [path for path in changes if path in KIND_PATHS]
+    if kinds and not any(text.startswith(path) for path in changes):
+        named = ", ".join(f"{path} = {changes[path]!r}" for path in kinds)
+        return (f"{named}: the car's other parameters stay as they were, and {text}; a car of another model is another "
+                "preset")
+    return text
+
+
 def record_problem(params: CarParams) -> str | None:
     """Why the model cannot take ``params`` (more gears than it has room for, say), or None."""
     from physics.records import param_record
@@ -211,7 +228,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             try:
                 updated = params.with_values(setting.params)
             except ParamError as exc:
-                raise ScriptError(f"{where}: params: {exc}") from None
+                raise ScriptError(f"{where}: params: {change_problem(exc, setting.params)}") from None
             problem = params.swap_problem(updated) or record_problem(updated)
             if problem:
                 raise ScriptError(f"{where}: params: {problem}")
