@@ -282,3 +282,11 @@ def test_changing_the_model_kind_is_refused_naming_that_entry(how, tmp_path, cap
     code, out, err = run(argv, capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert "model.kind = 'kinematic'" in err and "model.blend_low" in err, err
+
+
+def test_a_hunt_shorter_than_a_frame_is_refused(tmp_path, capsys):
+    """``hunt --seconds 1e-9`` ran every car for no frame at all and said "no monitor fired" (exit 0): a clean bill
+    for nothing driven."""
+    code, out, err = run(["hunt", "--preset", "teaching", "--cars", "1", "--seconds", "1e-9", "--out",
+                          str(tmp_path / "h")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--seconds 1e-09" in err and "frame" in err, err

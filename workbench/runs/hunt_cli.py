@@ -86,6 +86,10 @@ def run(args, renderer=lambda: None) -> int:
         return _bad(f"--cars {args.cars}: must be between 1 and {MAX_HUNT_CARS}")
     if not 0 < args.seconds <= MAX_HUNT_SECONDS:
         return _bad(f"--seconds {args.seconds:g}: must be in (0, {MAX_HUNT_SECONDS:g}] s")
+    from physics import DEFAULT_DT
+
+    if round(args.seconds / DEFAULT_DT) < 1:  # one frame, nothing driven and no monitor with a step to judge
+        return _bad(f"--seconds {args.seconds:g}: shorter than one frame (the hunt's dt is {DEFAULT_DT:.6g} s)")
     if not 0 <= args.seed < 2**32:
         return _bad(f"--seed {args.seed}: must be a whole number in 0 .. {2**32 - 1:,}")
     resolved = []
