@@ -677,12 +677,17 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # changes fast. Kept, so that four-wheel runs move as they did; the channel is the forces' own.
     accel_y = (vy - s.vy) / dt + vx * yaw_rate
     w_fl, w_fr, w_rl, w_rr = n_fl.omega, n_fr.omega, n_rl.omega, n_rr.omega
-    # A differential that held this frame turns its wheels (or, the centre one, its axles) as one.
-    if g.held_front and p.diff_kind != 0:
+    # A differential that held this frame turns its wheels (or, the centre one, its axles) as one; so does one whose
+    # coupling carried the wheels (axles) through one speed within the frame: its clutch pack's or gears' friction
+    # opposes their relative slip and sticks where the slip ends, it never turns it round. Sized for tyres that grip,
+    # the torque it passes a light wheel whose tyre let go spun that wheel past its partner (a torque-sensing rear
+    # axle rolling back, one wheel from -8 to +215 rad/s in a frame, the other at -7).
+    if p.diff_kind != 0 and (g.held_front or crossed(g.start_fl - g.start_fr, w_fl - w_fr)):
         w_fl = w_fr = ((j_fl + c_f) * w_fl + (j_fr + c_f) * w_fr) / (j_fl + j_fr + 2.0 * c_f)
-    if g.held_rear and p.diff_kind != 0:
+    if p.diff_kind != 0 and (g.held_rear or crossed(g.start_rl - g.start_rr, w_rl - w_rr)):
         w_rl = w_rr = ((j_rl + c_r) * w_rl + (j_rr + c_r) * w_rr) / (j_rl + j_rr + 2.0 * c_r)
-    if g.held_centre and p.centre_kind != 0:
+    if p.centre_kind != 0 and 0.0 < front_share < 1.0 and (
+            g.held_centre or crossed(g.start_fl + g.start_fr - g.start_rl - g.start_rr, w_fl + w_fr - w_rl - w_rr)):
         weight_f, weight_r = j_fl + j_fr + 2.0 * c_f, j_rl + j_rr + 2.0 * c_r
         mean_f, mean_r = 0.5 * (w_fl + w_fr), 0.5 * (w_rl + w_rr)
         one = (weight_f * mean_f + weight_r * mean_r) / (weight_f + weight_r)
@@ -899,6 +904,13 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     acted = acted or 0.0 < a_f < 1.0
     if not acted or engine_on <= 0.0:
         return w_fl, w_fr, w_rl, w_rr
+    # An axle whose brakes hold a wheel (the handbrake, a stopped wheel) stays where they put it (below): brakes only
+    # take speed away, so an axle that ended the frame further from rest than it started, or past it, was not held there
+    # (the held differential turned the braked wheel with one that ABS let spin up): the carrier moves it with the
+    # others. Taken as held, it carried the engine up with it for nothing (7 kJ in a frame, a limited-slip centre
+    # as the handbrake let go of the rear wheels and stability control braked one).
+    fixed_front = fixed_front and not _left_rest(g.start_fl + g.start_fr, w_fl + w_fr)
+    fixed_rear = fixed_rear and not _left_rest(g.start_rl + g.start_rr, w_rl + w_rr)
     radius = p.body_wheel_radius
     j_front, j_rear = 2.0 * i_f, 2.0 * i_r
     # How an impulse P on the carrier moves each axle's mean (k_f P, k_r P): by its share of the split through an
@@ -908,7 +920,6 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
         if fixed_front or fixed_rear:  # both axles as one, and the brakes hold one of them
             return w_fl, w_fr, w_rl, w_rr
         k_f = k_r = 1.0 / (j_front + j_rear)
-    # An axle whose brakes hold a wheel (the handbrake, a stopped wheel) stays where they put it.
     if fixed_front:
         k_f = 0.0
     if fixed_rear:
@@ -927,6 +938,19 @@ def locked_momentum(p, g, n_fl, n_fr, n_rl, n_rr, grip_fl, grip_fr, grip_rl, gri
     move_f, move_r = k_f * impulse, k_r * impulse
     return (wheel.follow(w_fl, move_f, n_fl.brake != 0.0), wheel.follow(w_fr, move_f, n_fr.brake != 0.0),
             wheel.follow(w_rl, move_r, n_rl.brake != 0.0), wheel.follow(w_rr, move_r, n_rr.brake != 0.0))
+
+
+@scalar
+def crossed(start, end):
+    """Whether a relative speed (of two wheels, or two axles' means) went through zero within the frame."""
+    return start * end < 0.0
+
+
+@scalar
+def _left_rest(start, end):
+    """Whether an axle's speed (``start`` to ``end``, the sums of its wheels') moved away from rest or through it,
+    which no brake does."""
+    return start * end < 0.0 or abs(end) > abs(start)
 
 
 @scalar
