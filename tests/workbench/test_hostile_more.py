@@ -290,3 +290,40 @@ def test_a_hunt_shorter_than_a_frame_is_refused(tmp_path, capsys):
     code, out, err = run(["hunt", "--preset", "teaching", "--cars", "1", "--seconds", "1e-9", "--out",
                           str(tmp_path / "h")], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1 and "--seconds 1e-09" in err and "frame" in err, err
+
+
+def test_dask_s_large_graph_warning_does_not_reach_the_user(monkeypatch):
+    """Every --workers sweep of a long script printed Dask's five-line "UserWarning: Sending large graph of size 18.55
+    MiB. This may cause some slowdown. Consider loading the data with Dask directly ..." beside carbench's lines. (A
+    stand-in for Dask here: a real local cluster takes seconds to start.)"""
+    import contextlib
+    import types
+    import warnings
+
+    from workbench.runs import cluster
+
+    class Client:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, fn, chunks, pure=True):
+            warnings.warn("Sending large graph of size 18.55 MiB.\nThis may cause some slowdown.", UserWarning,
+                          stacklevel=2)
+            return [fn(c) for c in chunks]
+
+        def gather(self, futures):
+            return futures
+
+    fake = types.SimpleNamespace(LocalCluster=lambda **kw: contextlib.nullcontext(), Client=Client)
+    monkeypatch.setattr(cluster, "distributed", lambda: fake)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with cluster.mapper(workers=1) as run_map:
+            assert run_map(lambda x: 2 * x, [1, 2, 3]) == [2, 4, 6]
+    assert not [w for w in said if "large graph" in str(w.message)], [str(w.message) for w in said]

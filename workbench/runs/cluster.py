@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import os
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -114,7 +115,11 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
             client = stack.enter_context(dd.Client(cluster))
 
         def run(fn, chunks):
-            futures = client.map(fn, list(chunks), pure=False)
+            with warnings.catch_warnings():
+                # A long script's chunks are large: Dask's five-line "Sending large graph of size 18.55 MiB ... may
+                # cause some slowdown" came with every such sweep, beside carbench's own lines
+                warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+                futures = client.map(fn, list(chunks), pure=False)
             return client.gather(futures)
 
         try:
