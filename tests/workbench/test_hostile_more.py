@@ -327,3 +327,34 @@ def test_dask_s_large_graph_warning_does_not_reach_the_user(monkeypatch):
         with cluster.mapper(workers=1) as run_map:
             assert run_map(lambda x: 2 * x, [1, 2, 3]) == [2, 4, 6]
     assert not [w for w in said if "large graph" in str(w.message)], [str(w.message) for w in said]
+
+
+def test_a_signal_while_the_local_cluster_starts_closes_it_quietly(monkeypatch, capfd):
+    """SIGTERM while the workers started (the first second or two of ``sweep --workers 2``) closed the half-started
+    cluster with Dask's own words on the way ("distributed.nanny - WARNING - Restarting worker") before carbench's one
+    line: the quiet close was only for a signal once the cluster ran. (A stand-in for Dask here.)"""
+    import types
+
+    from workbench.runs import cluster
+    from workbench.signals import Terminated
+
+    class LocalCluster:
+        def __init__(self, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            os.write(2, b"distributed.nanny - WARNING - Restarting worker\n")  # as Dask's loggers write
+            return False
+
+    def client(cluster_):
+        raise Terminated(signal.SIGTERM)  # the signal lands while the client connects
+
+    fake = types.SimpleNamespace(LocalCluster=LocalCluster, Client=client)
+    monkeypatch.setattr(cluster, "distributed", lambda: fake)
+    with pytest.raises(Terminated):
+        with cluster.mapper(workers=1):
+            pytest.fail("the block ran")
+    assert "Restarting worker" not in capfd.readouterr().err

@@ -102,17 +102,24 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
         return
     dd = distributed()
     with contextlib.ExitStack() as stack:
-        if scheduler is not None:
-            client = stack.enter_context(_connect(dd, scheduler))
-        else:
-            stack.enter_context(_quiet_local_workers())
-            with _children_ignore_hangups():
-                # No dashboard; the scheduler's HTTP server (health checks) still starts, on 8787 unless told: on
-                # a free local port instead, so that another cluster holding 8787 prints no warning of ours.
-                cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                                              processes=True, dashboard_address=None,
-                                                              scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}))
-            client = stack.enter_context(dd.Client(cluster))
+        try:
+            if scheduler is not None:
+                client = stack.enter_context(_connect(dd, scheduler))
+            else:
+                stack.enter_context(_quiet_local_workers())
+                with _children_ignore_hangups():
+                    # No dashboard; the scheduler's HTTP server (health checks) still starts, on 8787 unless told: on
+                    # a free local port instead, so that another cluster holding 8787 prints no warning of ours.
+                    cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                                  processes=True, dashboard_address=None,
+                                                                  scheduler_kwargs={"dashboard_address":
+                                                                                    "127.0.0.1:0"}))
+                client = stack.enter_context(dd.Client(cluster))
+        except (KeyboardInterrupt, Terminated):
+            _quiet_dask()  # the cluster is closed on the way out without its warnings
+            with quiet_stderr():
+                stack.close()
+            raise
 
         def run(fn, chunks):
             with warnings.catch_warnings():
