@@ -130,8 +130,11 @@ def test_what_a_killed_run_staged_is_removed_at_the_next_write_of_the_same_targe
     other = dead.replace("run.csv", "other.csv")
     (tmp_path / other).write_text("another target's", encoding="utf-8")
     (tmp_path / ".run.csv.swp").write_text("an editor's", encoding="utf-8")
+    elsewhere = dead.replace(f"-{own.split('-')[1][:4]}", "-" + ("0000" if own.split("-")[1][:4] != "0000" else "1111"))
+    assert elsewhere != dead
+    (tmp_path / elsewhere).write_text("another machine's", encoding="utf-8")  # its process ids are not ours
     atomic_write_text(tmp_path / "run.csv", "new\n")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["run.csv", own, other, ".run.csv.swp"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["run.csv", own, other, ".run.csv.swp", elsewhere])
     # a file set aside by a commit that was killed before its replacement moved in comes back
     aside = dead.replace(".tmp", ".replaced").replace("run.csv", "kept.csv")
     (tmp_path / aside).write_text("the user's", encoding="utf-8")

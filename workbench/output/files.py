@@ -18,21 +18,40 @@ class OutputPathError(ValueError):
     """An output path that cannot or must not be written; the message names the option and the reason."""
 
 
-MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, ".cb", a process id, a random part and
-# ".staged" or ".replaced" (255 in all)
+MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, ".cb", a process id, a machine's tag, a random
+# part and ".staged" or ".replaced" (255 in all)
 
 _STAGES = (".tmp", ".staged", ".replaced")
-_STAGED = re.compile(r"\.(?P<name>.+)\.cb(?P<pid>[0-9]+)-[0-9a-f]{8}(?P<stage>\.tmp|\.staged|\.replaced)", re.DOTALL)
+_STAGED = re.compile(r"\.(?P<name>.+)\.cb(?P<pid>[0-9]+)-(?P<host>[0-9a-f]{4})[0-9a-f]{8}"
+                     r"(?P<stage>\.tmp|\.staged|\.replaced)", re.DOTALL)
+
+
+def _host_tag() -> str:
+    """Four hex digits of this machine and its process-id namespace: a process id means a process only there (a
+    folder shared with another machine or container holds names whose numbers are not this one's processes)."""
+    import socket
+    import zlib
+
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return format(zlib.crc32(f"{socket.gethostname()}:{namespace}".encode()) & 0xFFFF, "04x")
+
+
+_HOST = _host_tag()
 
 
 def _stage_name(name: str, stage: str) -> str:
     """The hidden name under which this process stages (``.tmp``, ``.staged``) a file or folder ``name``, or sets the
-    file it replaces aside (``.replaced``): ``.NAME.cb<pid>-<random>.staged``, so that one a killed process left (SIGKILL
-    cannot be caught) is known as carbench's, and by whom, when the same name is written again."""
-    return f".{name}.cb{os.getpid()}-{secrets.token_hex(4)}{stage}"
+    file it replaces aside (``.replaced``): ``.NAME.cb<pid>-<host><random>.staged``, so that one a killed process left
+    (SIGKILL cannot be caught) is known as carbench's, and by whom, when the same name is written again."""
+    return f".{name}.cb{os.getpid()}-{_HOST}{secrets.token_hex(4)}{stage}"
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, host: str = _HOST) -> bool:
+    if host != _HOST:  # another machine's or container's process: whether it runs cannot be told from here
+        return True
     if pid == os.getpid():
         return True
     try:
@@ -54,7 +73,7 @@ def clean_stale(folder: str | os.PathLike, name: str) -> None:
         return
     for entry in entries:
         found = _STAGED.fullmatch(entry)
-        if found is None or found["name"] != name or _alive(int(found["pid"])):
+        if found is None or found["name"] != name or _alive(int(found["pid"]), found["host"]):
             continue
         path, target = Path(folder) / entry, Path(folder) / name
         with contextlib.suppress(OSError):
