@@ -361,3 +361,15 @@ def test_a_signal_while_the_local_cluster_starts_closes_it_quietly(monkeypatch, 
         with cluster.mapper(workers=1):
             pytest.fail("the block ran")
     assert "Restarting worker" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["compare", "S", "--vs-set", "body.mass=1e400"],
+                                  ["manoeuvre", "acceleration", "--set", "body.mass=-1e999"]])
+def test_a_number_beyond_a_float_on_the_command_line_is_said_as_typed(argv, tmp_path, capsys):
+    """``--vs-set body.mass=1e400`` said "body.mass = inf: inf is not a finite number": a value the user never typed."""
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    typed = argv[-1]
+    code, out, err = run([str(script) if a == "S" else a for a in argv], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert typed in err and "inf" not in err, err

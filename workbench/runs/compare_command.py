@@ -38,6 +38,9 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         from workbench.scripts.format import number_problem
 
         raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
+    if isinstance(value, float) and not math.isfinite(value) and raw.lstrip("+-").lower() not in ("inf", "nan"):
+        # TOML reads 1e400 as inf: said as typed, not as a value the user never wrote
+        raise CompareError(f"{option} {path}={raw}: {raw} is beyond a floating-point number's range")
     return path, value
 
 
