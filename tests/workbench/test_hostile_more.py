@@ -373,3 +373,13 @@ def test_a_number_beyond_a_float_on_the_command_line_is_said_as_typed(argv, tmp_
     code, out, err = run([str(script) if a == "S" else a for a in argv], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert typed in err and "inf" not in err, err
+
+
+@pytest.mark.parametrize("option", ["--csv", "--report"])
+def test_an_output_inside_a_file_says_the_file_is_not_a_folder(option, tmp_path, capsys):
+    """``--csv s.toml/x.csv`` said "the folder s.toml does not exist", beside the script the user had just named."""
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    code, out, err = run(["replay", str(script), option, str(script / "x")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{script} is a file, not a folder" in err, err

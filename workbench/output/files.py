@@ -211,6 +211,13 @@ def _check_cwd(path: Path, option: str) -> None:
             raise OutputPathError(f"{option} {path}: the working folder no longer exists") from None
 
 
+def _no_folder(folder: Path) -> str:
+    """Why an output cannot go into ``folder``, which is not a folder: missing, or a file (a path through a file)."""
+    if os.path.lexists(folder) and folder.exists():
+        return f"{folder} is a file, not a folder"
+    return f"the folder {folder} does not exist"
+
+
 def check_output_file(path: str | os.PathLike | None, option: str, inputs: Iterable[str | os.PathLike] = ()) -> Path:
     """``path`` as a Path, or OutputPathError when it could not be written or would overwrite an input.
 
@@ -238,7 +245,7 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
                               + (f" (a link to {real})" if real != target else ""))
     folder = real.parent if str(real.parent) else Path(".")
     if not folder.is_dir():
-        raise OutputPathError(f"{option} {target}: the folder {folder} does not exist")
+        raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable"
                               + (f" (it is a link to {real})" if real != target else ""))
@@ -279,7 +286,7 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
         raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
     parent = target.parent if str(target.parent) else Path(".")
     if not target.exists() and not parent.is_dir():
-        raise OutputPathError(f"{option} {target}: the folder {parent} does not exist")
+        raise OutputPathError(f"{option} {target}: {_no_folder(parent)}")
     if not os.access(target if target.exists() else parent, os.W_OK):
         raise OutputPathError(f"{option} {target}: not writable")
     if len(target.name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
