@@ -276,7 +276,7 @@ def _guarded_main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt as exc:
         _say("interrupted" + _after(exc))
         return 130
-    except Terminated as exc:  # SIGTERM or SIGHUP: outputs cleaned up on the way out, like Ctrl-C
+    except Terminated as exc:  # SIGTERM, SIGHUP or SIGQUIT: outputs cleaned up on the way out, like Ctrl-C
         _say(f"stopped by signal {exc.signum}" + _after(exc))
         return exc.exit_code
     except BrokenPipeError:
