@@ -383,3 +383,16 @@ def test_an_output_inside_a_file_says_the_file_is_not_a_folder(option, tmp_path,
     code, out, err = run(["replay", str(script), option, str(script / "x")], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert f"{script} is a file, not a folder" in err, err
+
+
+def test_a_sweep_into_carbench_s_shipped_presets_is_refused(tmp_path, capsys):
+    """``sweep --out presets/cars`` wrote sweep.csv and its chart list among the shipped car presets, where a report's
+    folder and the hunt's were already refused."""
+    from physics.presets import cars_dir
+
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    before = snapshot(cars_dir())
+    code, out, err = run(["sweep", str(script), "--param", "body.mass=1400,1500", "--out", str(cars_dir())], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "shipped presets" in err, err
+    assert snapshot(cars_dir()) == before

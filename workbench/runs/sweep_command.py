@@ -95,6 +95,9 @@ def prepare(args: SweepArgs):
         inputs = [script_file, *([program.preset_path] if program.preset_path is not None else [])]
         names = [CSV_NAME, MANIFEST] + ([name for name, _ in charts(_empty_result(plan))] if args.plot else [])
         folder = check_output_dir(args.out, "--out", inputs, writes=lambda name: name in names)
+        from workbench.output.html_report import refuse_inside_presets
+
+        refuse_inside_presets(folder, "--out")  # as a report's folder and the hunt's: not into carbench's own data
         if folder.is_dir():
             for name in names:
                 check_output_file(folder / name, "--out", inputs)
