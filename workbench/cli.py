@@ -469,6 +469,10 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
                        for t in csv_paths(Path(csv), [p.name for p in programs])]
         if mcap is not None:
             check_output_file(mcap, "--mcap", [*inputs, *targets])
+        from workbench.output.html_report import refuse_inside_presets
+
+        for target, option in [*((t, "--csv") for t in targets), *([(mcap, "--mcap")] if mcap is not None else [])]:
+            refuse_inside_presets(target, option)  # a CSV named *.toml there was listed, and refused, as a script
         if report is not None:
             from workbench.output.html_report import check_report_dir
 

@@ -396,3 +396,19 @@ def test_a_sweep_into_carbench_s_shipped_presets_is_refused(tmp_path, capsys):
     code, out, err = run(["sweep", str(script), "--param", "body.mass=1400,1500", "--out", str(cars_dir())], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1 and "shipped presets" in err, err
     assert snapshot(cars_dir()) == before
+
+
+@pytest.mark.parametrize("argv", [["replay", "S", "--csv", "P/scripts/zz.toml"], ["replay", "S", "--mcap", "P/x.mcap"],
+                                  ["compare", "S", "--vs-dt", "0.01", "--csv", "P/scripts/c.toml"]])
+def test_an_output_file_among_the_shipped_presets_is_refused(argv, tmp_path, capsys):
+    """``replay --csv presets/scripts/zz.toml`` wrote a CSV among the shipped scripts: ``carbench presets`` listed it as
+    unreadable and ``replay zz`` refused it as TOML."""
+    from physics.presets import presets_root
+
+    script = tmp_path / "s.toml"
+    script.write_text(SHORT, encoding="utf-8")
+    before = snapshot(presets_root())
+    argv = [str(script) if a == "S" else a.replace("P/", f"{presets_root()}/") for a in argv]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "shipped presets" in err, err
+    assert snapshot(presets_root()) == before
