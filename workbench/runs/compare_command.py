@@ -195,12 +195,12 @@ def run(args) -> int:
             nonlocal csv
             if args.csv is not None:
                 csv = check_output_file(args.csv, "--csv", files)
+                from workbench.output.html_report import refuse_inside_presets
+
+                refuse_inside_presets(csv, "--csv")  # not among the shipped presets, as replay's outputs
 
         if args.csv is not None:
             check_output_file(args.csv, "--csv")  # the path itself, before anything is read
-            from workbench.output.html_report import refuse_inside_presets
-
-            refuse_inside_presets(args.csv, "--csv")  # not among the shipped presets, as replay's outputs
         a, b = build_runs(args.inputs, args.preset, args.vs_preset, args.vs_set, args.vs_dt, args.vs_script, check)
         result: Comparison = compare(a, b, atol, rtol)
     except (CompareError, ScriptError, OutputPathError) as exc:
