@@ -157,6 +157,33 @@ def start_force(k, kx, moved, radius):
 
 
 @scalar
+def solve_slope(k, kx, torque, radius, let_off, peak):
+    """The tyre's slope the drivetrain's solves take (the clutch's lock-up test, the centre's and the axles' couplings,
+    :func:`pair`, :func:`all_wheels`), which take the road's torque on each wheel without its brake (the brakes act
+    after, as friction, physics.wheel.spin). The wheel's own slope (:func:`slope`) is chosen with its brake: where the
+    brake drives the slip on past the tyre's peak, the falling tangent (none, clipped at zero). Where ABS holds that
+    wheel's slip to a target (``let_off``: the pedal's brake with ABS, or stability control's), it lets the brake off as
+    far as that takes, and the wheel comes back towards the road with its tyre's slope without the brake: past the peak
+    (``peak``, the longitudinal peak slip) the solves take the larger of the two. With the brake's slope alone they saw
+    a free wheel pushed by its whole tyre force and no brake: a light one made its axle light and its tyre's torque
+    large, and the centre's coupling and the clutch's lock-up torque were sized on a wheel spinning up hundreds of rad/s
+    in a frame (stability control braking a front wheel of a locked centre's open axle, 0.1 kg m^2 an axle: a 3,168 N m
+    coupling threw the other front wheel from 12 to -237 rad/s; a slipping clutch, taking the wheels past the engine,
+    pushed the engine up 290 rpm with the throttle closed)."""
+    if not let_off or abs(k.kappa) <= peak:
+        return kx
+    return max(kx, wheel.slip_slope(k.sx, k.sec, k.kappa, torque - radius * k.fx) / k.d)
+
+
+@scalar
+def start_slope(k, kx, ks, moved, radius):
+    """The solves' slope (:func:`solve_slope`) where the wheel starts the frame (:func:`start_force`): none at the
+    grip, where the force no longer grows with the slip."""
+    shared = k.fx + kx * radius * moved
+    return ks if -k.limit <= shared <= k.limit else 0.0
+
+
+@scalar
 def add_tyre(m, k, fx, kx, dt):
     """``m`` with one tyre's force (along its wheel ``fx``, across it k.fy) and slopes added."""
     h1, h2, h3 = k.c, k.s, k.lever_x
@@ -273,7 +300,8 @@ def caught(p, g, omega_e, ratio, w_fl, w_fr, w_rl, w_rr, i_f, i_r):
 
 
 @scalar(inline=True)
-def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, direct_torque, ratio, dt):
+def pair(p, s, u, k_l, k_r, kx_l, kx_r, ks_l, ks_r, w_l, w_r, i, engine_torque, capacity, direct_torque, ratio,
+         dt):
     """One driven axle through the clutch and its differential (a :class:`Pair`); an engine locked to it adds its
     inertia.
 
@@ -283,7 +311,7 @@ def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, di
     pair. A lock-up so loses energy, never makes it.
     """
     radius = p.body_wheel_radius
-    j_l, j_r = i + dt * radius * radius * kx_l, i + dt * radius * radius * kx_r
+    j_l, j_r = i + dt * radius * radius * ks_l, i + dt * radius * radius * ks_r  # the solves' slopes (solve_slope)
     omega_e = s.rpm / engine.RPM_PER_RAD_S
     mean = 0.5 * (w_l + w_r)
     # The clutch sees the pair as its differential lets the mean speed answer a torque (:func:`axle_body`): through
@@ -307,9 +335,13 @@ def pair(p, s, u, k_l, k_r, kx_l, kx_r, w_l, w_r, i, engine_torque, capacity, di
             t0 = ratio * clutch_t
     # The tyres' forces where the wheels start from (linear in their slopes; a lock-up moves them), within
     # their grip: past it the force no longer grows with the slip (physics.wheel.at_limit lets it grip again).
+    if stuck:  # the engine's inertia answers as the wheels do in their own updates, their brakes' slopes with them
+        ks_l, ks_r = kx_l, kx_r
+    ks_l = start_slope(k_l, kx_l, ks_l, start_l - w_l, radius)
+    ks_r = start_slope(k_r, kx_r, ks_r, start_r - w_r, radius)
     fx_l, kx_l = start_force(k_l, kx_l, start_l - w_l, radius)
     fx_r, kx_r = start_force(k_r, kx_r, start_r - w_r, radius)
-    j_l, j_r = i + dt * radius * radius * kx_l, i + dt * radius * radius * kx_r
+    j_l, j_r = i + dt * radius * radius * ks_l, i + dt * radius * radius * ks_r
     axle, drive_l, drive_r, held = differential.share(p, t0, coupled, start_l, start_r, radius * fx_l,
                                                       radius * fx_r, j_l, j_r, dt)
     # What turns each driven wheel with the engine's inertia on it (at the grip, physics.wheel.at_limit):
@@ -353,8 +385,8 @@ def axle_body(p, j_l, j_r, road_l, road_r):
 
 
 @scalar
-def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
-               direct_torque, ratio, dt):
+def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f, i_r,
+               engine_torque, capacity, direct_torque, ratio, dt):
     """All-wheel drive: the clutch, the centre differential and each axle's (a :class:`Driveline`).
 
     Each axle enters the centre as one body (:func:`axle_body`: its mean wheel speed, and the inertia and road
@@ -367,8 +399,9 @@ def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f,
     radius = p.body_wheel_radius
     split = p.front_drive
     r2 = dt * radius * radius
-    j_front, road_front = axle_body(p, i_f + r2 * kx_fl, i_f + r2 * kx_fr, radius * k_fl.fx, radius * k_fr.fx)
-    j_rear, road_rear = axle_body(p, i_r + r2 * kx_rl, i_r + r2 * kx_rr, radius * k_rl.fx, radius * k_rr.fx)
+    # The solves take no brakes, and the slopes that go with that (solve_slope).
+    j_front, road_front = axle_body(p, i_f + r2 * ks_fl, i_f + r2 * ks_fr, radius * k_fl.fx, radius * k_fr.fx)
+    j_rear, road_rear = axle_body(p, i_r + r2 * ks_rl, i_r + r2 * ks_rr, radius * k_rl.fx, radius * k_rr.fx)
     mean_f, mean_r = 0.5 * (s.wheel_fl + s.wheel_fr), 0.5 * (s.wheel_rl + s.wheel_rr)
     carrier_inertia = 1.0 / (split * split / j_front + (1.0 - split) * (1.0 - split) / j_rear)
     road = carrier_inertia * (split * road_front / j_front + (1.0 - split) * road_rear / j_rear)
@@ -386,11 +419,15 @@ def all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f,
             t0, rub = locked_drive(p, s, u, engine_torque, ratio)
         else:
             t0 = ratio * clutch_t
+    if stuck:  # the engine's inertia answers as the wheels do in their own updates, their brakes' slopes with them
+        ks_fl, ks_fr, ks_rl, ks_rr = kx_fl, kx_fr, kx_rl, kx_rr
+    ks_fl, ks_fr = start_slope(k_fl, kx_fl, ks_fl, move_f, radius), start_slope(k_fr, kx_fr, ks_fr, move_f, radius)
+    ks_rl, ks_rr = start_slope(k_rl, kx_rl, ks_rl, move_r, radius), start_slope(k_rr, kx_rr, ks_rr, move_r, radius)
     fx_fl, kx_fl = start_force(k_fl, kx_fl, move_f, radius)
     fx_fr, kx_fr = start_force(k_fr, kx_fr, move_f, radius)
     fx_rl, kx_rl = start_force(k_rl, kx_rl, move_r, radius)
     fx_rr, kx_rr = start_force(k_rr, kx_rr, move_r, radius)
-    j_fl, j_fr, j_rl, j_rr = i_f + r2 * kx_fl, i_f + r2 * kx_fr, i_r + r2 * kx_rl, i_r + r2 * kx_rr
+    j_fl, j_fr, j_rl, j_rr = i_f + r2 * ks_fl, i_f + r2 * ks_fr, i_r + r2 * ks_rl, i_r + r2 * ks_rr
     st_fl, st_fr, st_rl, st_rr = s.wheel_fl + move_f, s.wheel_fr + move_f, s.wheel_rl + move_r, s.wheel_rr + move_r
     j_front, road_front = axle_body(p, j_fl, j_fr, radius * fx_fl, radius * fx_fr)
     j_rear, road_rear = axle_body(p, j_rl, j_rr, radius * fx_rl, radius * fx_rr)
@@ -444,24 +481,24 @@ def launch_allowance(p, s, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i
 
 
 @scalar(inline=True)
-def driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
-              direct_torque, ratio, dt):
+def driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f, i_r,
+              engine_torque, capacity, direct_torque, ratio, dt):
     """The drivetrain's start of the frame for every wheel (a :class:`Driveline`): the rear or the front pair through
     :func:`pair`, the other pair rolling free, or all four through :func:`all_wheels`."""
     if p.front_drive == 0.0:
-        r = pair(p, s, u, k_rl, k_rr, kx_rl, kx_rr, s.wheel_rl, s.wheel_rr, i_r, engine_torque, capacity,
-                 direct_torque, ratio, dt)
+        r = pair(p, s, u, k_rl, k_rr, kx_rl, kx_rr, ks_rl, ks_rr, s.wheel_rl, s.wheel_rr, i_r, engine_torque,
+                 capacity, direct_torque, ratio, dt)
         return Driveline(s.wheel_fl, s.wheel_fr, r.start_l, r.start_r, k_fl.fx, k_fr.fx, r.fx_l, r.fx_r, kx_fl,
                          kx_fr, r.kx_l, r.kx_r, 0.0, 0.0, r.drive_l, r.drive_r, 0.0, 0.0, r.own_l, r.own_r, 0.0,
                          r.coupled, False, r.held, False, 0.0, r.rub, r.stuck, r.clutch_t, r.t0)
     if p.front_drive == 1.0:
-        f = pair(p, s, u, k_fl, k_fr, kx_fl, kx_fr, s.wheel_fl, s.wheel_fr, i_f, engine_torque, capacity,
-                 direct_torque, ratio, dt)
+        f = pair(p, s, u, k_fl, k_fr, kx_fl, kx_fr, ks_fl, ks_fr, s.wheel_fl, s.wheel_fr, i_f, engine_torque,
+                 capacity, direct_torque, ratio, dt)
         return Driveline(f.start_l, f.start_r, s.wheel_rl, s.wheel_rr, f.fx_l, f.fx_r, k_rl.fx, k_rr.fx, f.kx_l,
                          f.kx_r, kx_rl, kx_rr, f.drive_l, f.drive_r, 0.0, 0.0, f.own_l, f.own_r, 0.0, 0.0, f.coupled,
                          0.0, f.held, False, False, f.rub, 0.0, f.stuck, f.clutch_t, f.t0)
-    return all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque,
-                      capacity, direct_torque, ratio, dt)
+    return all_wheels(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f,
+                      i_r, engine_torque, capacity, direct_torque, ratio, dt)
 
 
 @scalar
@@ -542,8 +579,24 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # The driven wheels through the clutch and the differentials (an engine locked to them adds its inertia);
     # a stalled engine locked to them rubs on them as a brake.
-    g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, i_f, i_r, engine_torque, capacity,
-                  direct_torque, ratio, dt)
+    valves = abs(s.vx) > p.brakes_abs_min_speed  # the brakes' slip control works (stability control's, and ABS's)
+    abs_ready = p.brakes_abs > 0 and valves
+    braking = abs_ready and d.brake_share > 0.0
+    rear_abs = braking and not c.handbrake
+    # Stability control brakes through ABS's valves: a wheel it brakes is held to its slip target whether or not
+    # the pedal is pressed, and whether or not ABS acts on the pedal's brake (the handbrake pulls the rear brakes
+    # past them).
+    abs_fl, abs_fr = braking or (valves and e_fl > 0.0), braking or (valves and e_fr > 0.0)
+    abs_rl = rear_abs or (valves and e_rl > 0.0 and not c.handbrake)
+    abs_rr = rear_abs or (valves and e_rr > 0.0 and not c.handbrake)
+    # The drivetrain's solves take no brakes: a wheel past its tyre's peak whose brake ABS lets off (its slip held to
+    # a target) comes back with its tyre's slope without the brake (solve_slope).
+    ks_fl = solve_slope(k_fl, kx_fl, front_share * guess, radius, abs_fl, p.peak_long)
+    ks_fr = solve_slope(k_fr, kx_fr, front_share * guess, radius, abs_fr, p.peak_long)
+    ks_rl = solve_slope(k_rl, kx_rl, (1.0 - front_share) * guess, radius, abs_rl, p.peak_long)
+    ks_rr = solve_slope(k_rr, kx_rr, (1.0 - front_share) * guess, radius, abs_rr, p.peak_long)
+    g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f, i_r,
+                  engine_torque, capacity, direct_torque, ratio, dt)
     launch_on = launch_on and not g.stuck
     if launch_on:
         engine_torque = slipping_torque
@@ -569,9 +622,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     w_fr, free_fr, j_fr, held_fr = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, b_fr, radius, i_f, dt)
     w_rl, free_rl, j_rl, held_rl = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, b_rl, radius, i_r, dt)
     w_rr, free_rr, j_rr, held_rr = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, b_rr, radius, i_r, dt)
-    valves = abs(s.vx) > p.brakes_abs_min_speed  # the brakes' slip control works (stability control's, and ABS's)
-    abs_ready = p.brakes_abs > 0 and valves
-    braking = abs_ready and d.brake_share > 0.0
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
     # by the rear axle's too (cornering brake control, physics.aids.front_room); a wheel stability control
     # brakes may go to its own, larger slip (physics.aids.esc_slip_target). With ABS switched off the pedal's
@@ -588,13 +638,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     else:
         t_fl = t_fr = t_rl = t_rr = 1.0
         te_fl = te_fr = te_rl = te_rr = p.aids_esc_slip
-    rear_abs = braking and not c.handbrake
-    # Stability control brakes through ABS's valves: a wheel it brakes is held to its slip target whether or not
-    # the pedal is pressed, and whether or not ABS acts on the pedal's brake (the handbrake pulls the rear brakes
-    # past them).
-    abs_fl, abs_fr = braking or (valves and e_fl > 0.0), braking or (valves and e_fr > 0.0)
-    abs_rl = rear_abs or (valves and e_rl > 0.0 and not c.handbrake)
-    abs_rr = rear_abs or (valves and e_rr > 0.0 and not c.handbrake)
     let_off_rl, let_off_rr = False, False
     # Select-low acts on the pedal's part of the rear brakes; stability control's part (on one wheel) acts on top.
     # The torque each wheel's slip target takes is sized for the wheel and its share of an engine locked to it

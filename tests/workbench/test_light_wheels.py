@@ -124,3 +124,62 @@ def test_a_differential_that_slips_does_not_turn_its_wheels_past_each_other():
     assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
     assert _largest_gain(p, f) < 20.0
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
+LOCKED_CENTRE = HEAD.replace("DURATION", "3.016667").replace("PARAMS", '"differential.centre_kind" = "locked"') + """
+[[hold]]
+keys = ["left", "throttle"]
+from = 0.0
+to = 2.733333
+
+[[hold]]
+keys = ["clutch"]
+from = 2.733333
+to = 3.016667
+"""
+
+SLIPPING_CLUTCH = HEAD.replace("DURATION", "2.85").replace("PARAMS", (
+    '"differential.centre_kind" = "limited_slip", "differential.centre_preload" = 200.0, '
+    '"differential.centre_ramp" = 0.3')) + """
+[[hold]]
+keys = ["left", "throttle"]
+from = 0.0
+to = 2.575
+
+[[hold]]
+keys = ["clutch"]
+from = 2.575
+to = 2.775
+
+[[hold]]
+keys = ["gear_up"]
+from = 2.766667
+to = 2.775
+"""
+
+
+def test_a_braked_wheel_past_its_peak_does_not_size_the_centre_coupling():
+    """Locked centre, open axles, the clutch down: stability control braked the right front wheel past its tyre's
+    peak, which left it no slope, and the centre's solve (which takes no brakes) saw a free wheel its tyre spun up
+    hundreds of rad/s: the coupling it sized to hold the axles together threw the left front wheel, whose tyre had
+    little to give along the road beside its lateral force, from 12 to -206 rad/s in a frame (996 J). ABS lets that
+    brake off: the solves now take the tyre's slope without it (physics.four_wheel.solve_slope)."""
+    p, f = _run(LOCKED_CENTRE)
+    speeds = np.stack([f[f"wheel_speed_{w}"][:, 0] for w in ("fl", "fr", "rl", "rr")])
+    assert np.max(np.abs(speeds)) < 60.0
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
+def test_a_slipping_clutch_does_not_push_the_engine_up_with_the_throttle_closed():
+    """Limited-slip centre, open axles, letting the clutch in in 2nd with the throttle closed: the clutch's lock-up
+    test saw the right front wheel that stability control braked past its tyre's peak as free, spinning up past the
+    engine within the frame, and slipped the wrong way: it pushed the engine from 3,108 to 3,396 rpm in four frames
+    with the engine 2,300 rpm above the wheels' (93 J in a frame)."""
+    p, f = _run(SLIPPING_CLUTCH)
+    rpm = f["rpm"][:, 0]
+    throttle = f["throttle"][:, 0]
+    rising = np.diff(rpm) > 1.0
+    assert not np.any(rising[-60:] & (throttle[:-1][-60:] == 0.0) & (f["clutch"][:, 0][:-1][-60:] > 0.0))
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
