@@ -96,6 +96,7 @@ class CompareDock(QWidget):
         self.tree.setHeaderLabels(["", "A (reference)", "B (on show)"])
         self.tree.header().setStretchLastSection(False)  # the widths are set in _fit_names
         self.tree.setRootIsDecorated(True)
+        self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click on a row left the arrow keys here, not with the car
         # Elided in the middle, a value keeps its unit; a parameter's name gives up its group first (NameElision):
         # at the right, body.wheelbase and body.wheel_inertia_front both read "body.whee...", and in the middle
         # engine.idle_rpm and engine.peak_rpm both "engi..._rpm" (the whole text is in each cell's tooltip).

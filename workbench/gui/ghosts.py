@@ -201,6 +201,30 @@ class GhostCars:
         box = hud.geometry()
         return float(box.right() + HUD_GAP_PX - rect.left()) if rect.intersects(box) else 0.0
 
+    def _tip_clear_of_hud(self, tip: np.ndarray, bearing: float, on_side: bool, px: float) -> np.ndarray:
+        """An edge marker's tip moved along its edge out from under the HUD (the view's bottom left corner): up the
+        left edge, or right along the bottom one. A ghost behind a car driving up and to the right had its arrowhead
+        under the HUD, and its label, moved clear of the HUD, stood alone at the HUD's right with nothing pointing."""
+        hud = getattr(self.view, "hud", None)
+        if hud is None or not hud.isVisible():
+            return tip
+        vb = self.view.getPlotItem().getViewBox()
+        box = hud.geometry()
+        left_top = vb.mapSceneToView(self.view.mapToScene(box.topLeft()))
+        right_bottom = vb.mapSceneToView(self.view.mapToScene(box.bottomRight()))
+        lo = np.array([left_top.x(), right_bottom.y()]) - HUD_GAP_PX * px  # the HUD in the world, y up
+        hi = np.array([right_bottom.x(), left_top.y()]) + HUD_GAP_PX * px
+        arrow = chevron(tip, bearing, MARKER_PX * px)
+        a_lo, a_hi = arrow.min(axis=0), arrow.max(axis=0)
+        if np.any(a_hi < lo) or np.any(a_lo > hi):
+            return tip
+        moved = tip.copy()
+        if on_side:
+            moved[1] += hi[1] - a_lo[1]  # above the HUD, on the left edge
+        else:
+            moved[0] += hi[0] - a_lo[0]  # right of the HUD, on the bottom edge
+        return moved
+
     def _place_markers(self, *args) -> None:
         """An arrowhead on the view's edge, with the ghost's label and how far it is, for each ghost out of view."""
         vb = self.view.getPlotItem().getViewBox()
@@ -220,9 +244,10 @@ class GhostCars:
                 ghost.fit_text(self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect().width() - 2)
                 continue
             tip, bearing = edge_point(ghost.com, view, MARKER_INSET_PX * px)
-            ghost.marker_points = chevron(tip, bearing, MARKER_PX * px)
             # on the left or right edge: a label stacked up or down takes its arrowhead along that edge with it
             ghost.marker_on_side = min(tip[0] - x0, x1 - tip[0]) <= min(tip[1] - y0, y1 - tip[1])
+            tip = self._tip_clear_of_hud(tip, bearing, ghost.marker_on_side, px)
+            ghost.marker_points = chevron(tip, bearing, MARKER_PX * px)
             _set_polygon(ghost.marker, ghost.marker_points)
             # The label behind the arrowhead, on the side away from the edge it points at.
             back = tip - (MARKER_PX + 4) * px * np.array([np.cos(bearing), np.sin(bearing)])

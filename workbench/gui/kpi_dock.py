@@ -54,6 +54,9 @@ class KpiDock(QWidget):
         self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # at the top when alone
         self.tree = QTreeWidget()
         self.tree.setRootIsDecorated(False)
+        # Read, never typed into: a click on a row kept the focus here, and the arrows then moved the selection while
+        # the car no longer answered them (driving_keys leaves the keys to an item view with the focus).
+        self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.gain = pg.PlotWidget(background="w")
         self.phase = pg.PlotWidget(background="w")
         # "yaw rate / road-wheel angle [1/s]" ran past the chart's height, its unit cut off: the tooltip says it whole

@@ -958,7 +958,10 @@ class ParamPanel(QWidget):
         info = row.info
         params, base = self._model.session.params, self._model.session.preset.params
         value = params.get(path)
-        menu = QMenu(label)
+        # Not the row's child: a modified row's label is orange by a style sheet, which a child menu took over (every
+        # entry orange, as if each were a modified value). Gone once closed (one was kept per right-click).
+        menu = QMenu(self)
+        menu.aboutToHide.connect(menu.deleteLater)
         menu.setToolTipsVisible(True)
         reset = menu.addAction(f"Reset to preset ({shown_value(info, base.get(path))})", lambda: self.reset_param(path))
         reset.setEnabled(value != base.get(path))

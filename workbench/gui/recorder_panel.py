@@ -151,6 +151,7 @@ class RecorderPanel(QWidget):
         self.verdicts.setAlternatingRowColors(False)
         self.verdicts.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.verdicts.setMinimumHeight(48)
+        self.verdicts.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click on a verdict left the arrow keys here
         self.verdicts.setToolTip("double-click a row: the time cursor goes to its worst value")
         header = self.verdicts.header()
         header.setStretchLastSection(False)

@@ -356,13 +356,26 @@ class SweepDock(QWidget):
             return
         self.result = result
         self._result_serial = self._running_serial
-        passing = int(result.all_passed.sum())
-        stale = self._stale(result.plan)
-        self._say(f"{passing} of {result.plan.cars} cars pass every expectation "
-                  f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); "
-                  + (f"{stale}." if stale else "click a point or cell to drive that car."))
+        self._say(self._summary(result))
         self._fill_choice()
         self._draw()
+
+    def _summary(self, result) -> str:
+        """The line under a sweep's chart: how many cars pass, and whether a click drives one (the chart may be of
+        another script or car than the one loaded now)."""
+        passing = int(result.all_passed.sum())
+        stale = self._stale(result.plan)
+        return (f"{passing} of {result.plan.cars} cars pass every expectation "
+                f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); "
+                + (f"{stale}." if stale else "click a point or cell to drive that car."))
+
+    def _say_summary_again(self) -> None:
+        """A script or car loaded after the sweep: its line is written again for what is loaded now. It went on
+        saying "click a point or cell to drive that car" over a chart whose clicks were then refused, or named the
+        script loaded before the last one ("... and r140-sine-with-dwell is loaded now" with split-mu-braking
+        loaded)."""
+        if self.result is not None and not self.running:
+            self._say(self._summary(self.result))
 
     def _stale(self, plan) -> str:
         """Why a car of ``plan``'s chart cannot be driven now ("" when it can): another script or car is loaded than
@@ -571,6 +584,7 @@ class SweepDock(QWidget):
         program = self._model.session.program
         self.script_label.setText(f"script: {program.name}" if program is not None else
                                   "script: none loaded (File \u2192 Load script)")
+        self._say_summary_again()
 
     def _on_preset_loaded(self, name: str) -> None:
         params = self._model.session.params
@@ -579,6 +593,7 @@ class SweepDock(QWidget):
                 params.info(path)
             except ParamError:
                 self.remove_axis(path)
+        self._say_summary_again()
 
 
 def _escape(text: str) -> str:

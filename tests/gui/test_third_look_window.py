@@ -1,0 +1,139 @@
+"""A third look at the window as a person uses it (under Xvfb): a click on a read-only table (KPIs, Compare, the
+verdicts) keeps the arrow keys with the car, a modified row's right-click menu is not orange, the Sweep dock's line
+says again after a load whether its chart's cars can be driven, and a ghost's edge marker is not hidden under the
+HUD."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt
+from PySide6.QtWidgets import QApplication
+
+from workbench.gui.testing import hold
+
+SCRIPT = """
+[script]
+name = "dock-launch"
+preset = "manual003"
+duration = 1.0
+dt = 0.05
+
+[[hold]]
+keys = ["throttle", "left"]
+from = 0.0
+to = 1.0
+
+[[expect]]
+name = "moving"
+channel = "speed_kmh"
+at = 1.0
+min = 1.8
+"""
+
+
+def test_a_click_on_a_read_only_table_leaves_the_arrow_keys_with_the_car(carbench_window, qtbot):
+    """Clicking a row of the KPI table (to read it) kept the focus there: Up then moved the table's selection and
+    the car did not answer (an item view with the focus keeps the keys). The Compare dock's tree and the recorder's
+    verdicts did the same; the Telemetry and Watch tables never took the focus."""
+    window = carbench_window
+    window.kpi_dock.show()
+    window.compare_dock.show()
+    window.recorder_dock.show()
+    for tree in (window.kpis.tree, window.compare_dock_widget.tree, window.recorder.verdicts):
+        tree.show()
+        tree.raise_()
+        window.car_view.setFocus(Qt.FocusReason.MouseFocusReason)
+        qtbot.waitUntil(window.car_view.hasFocus, timeout=1000)
+        qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(20, 10))
+        assert tree.focusPolicy() == Qt.FocusPolicy.NoFocus and not tree.hasFocus(), tree
+        target = QApplication.focusWidget() or window.car_view
+        qtbot.keyPress(target, Qt.Key.Key_Up)
+        assert "throttle" in window.model.keys, tree
+        qtbot.keyRelease(target, Qt.Key.Key_Up)
+        assert window.model.keys == set()
+
+
+def _orange_pixels(image) -> int:
+    count = 0
+    for y in range(0, image.height(), 2):
+        for x in range(0, image.width(), 2):
+            c = image.pixelColor(x, y)
+            count += c.red() > 140 and c.red() - c.green() > 50 and c.green() - c.blue() > 30
+    return count
+
+
+def test_a_modified_rows_menu_is_written_as_any_menu(carbench_window, qtbot):
+    """The menu was the row label's child and took its style sheet: on a modified row ('mass' in orange) every entry
+    ('Reset to preset', 'Copy path', 'Sweep this', 'Compare with reference') was orange too."""
+    window = carbench_window
+    window.model.set_param("body.mass", 2000.0)
+    row = window.params.rows["body.mass"]
+    assert row.modified
+    menu = window.params.row_menu("body.mass", row.label, QPoint(2, 2))
+    qtbot.waitExposed(menu)
+    assert _orange_pixels(menu.grab().toImage()) == 0
+    menu.close()
+
+
+def test_the_sweep_docks_line_follows_the_script_loaded_after_the_sweep(carbench_window, qtbot, tmp_path):
+    """After a sweep, loading another script left 'click a point or cell to drive that car' under a chart whose
+    clicks were then refused; a sweep that ended stale and then a third script named the second as 'loaded now'."""
+    window = carbench_window
+    path = tmp_path / "dock.toml"
+    path.write_text(SCRIPT)
+    assert window.load_script(path)
+    window.show_sweep_dock()
+    dock = window.sweep
+    assert dock.add_axis("body.mass")
+    dock.axes["body.mass"].count.setValue(2)
+    assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=60_000)
+    assert dock.status.text().endswith("click a point or cell to drive that car.")
+    for name in ("another", "third"):
+        other = tmp_path / f"{name}.toml"
+        other.write_text(SCRIPT.replace('name = "dock-launch"', f'name = "{name}"'))
+        assert window.load_script(other)
+        assert dock.status.text().endswith(f"this chart is of the sweep of dock-launch, and {name} is loaded now: "
+                                           "run the sweep again."), dock.status.text()
+    assert window.load_script(path)  # the script swept, loaded again: its cars drive
+    assert dock.status.text().endswith("click a point or cell to drive that car.")
+
+
+def _screen_rect(view, points: np.ndarray) -> QRect:
+    vb = view.getPlotItem().getViewBox()
+    shown = [view.mapFromScene(vb.mapViewToScene(QPointF(float(x), float(y)))) for x, y in points]
+    xs, ys = [p.x() for p in shown], [p.y() for p in shown]
+    return QRect(min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
+
+
+def test_a_ghost_behind_down_and_left_is_marked_clear_of_the_hud(carbench_window):
+    """Driving up and to the right with a run pinned behind: the ghost's edge marker was on the bottom edge under the
+    HUD (drawn over it: hidden), and its label, moved out from under the HUD, stood at the HUD's right pointing at
+    nothing. The arrowhead now moves along its edge clear of the HUD, beside its label."""
+    window = carbench_window
+    hold(window, {"throttle"}, 5)
+    window.comparer.pin_current()
+    view = window.car_view
+    view.set_follow(False)
+    ghost = window.ghost_cars.ghosts[0]
+    vb = view.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    width, height = x1 - x0, y1 - y0
+    # the ghost out of the bottom edge near the left corner, then out of the left edge near the bottom: the HUD's
+    for along, side in ((0.33, "bottom"), (0.5, "left")):
+        if side == "bottom":
+            direction = np.array([-along * width, -0.5 * height])
+        else:
+            direction = np.array([-0.5 * width, -0.35 * height])
+        centre = ghost.com - 3.0 * direction
+        vb.setRange(xRange=(centre[0] - width / 2, centre[0] + width / 2),
+                    yRange=(centre[1] - height / 2, centre[1] + height / 2), padding=0)
+        window.ghost_cars._place_markers()
+        assert ghost.marker.isVisible()
+        hud = view.hud.geometry()
+        arrow = _screen_rect(view, ghost.marker_points)
+        assert view.hud.isVisible() and not arrow.intersects(hud), (side, arrow, hud)
+        label = view.mapFromScene(ghost.marker_label.sceneBoundingRect()).boundingRect()
+        gap = max(label.left() - arrow.right(), arrow.left() - label.right(), label.top() - arrow.bottom(),
+                  arrow.top() - label.bottom())
+        assert gap < 12, (side, arrow, label)  # the label beside its arrowhead
