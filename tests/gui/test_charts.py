@@ -104,3 +104,23 @@ def test_long_tick_labels_are_drawn(qapp, tmp_path):
     image = opened(path)
     strip = [QColor(image.pixel(px, py)).lightness() for px in range(24, 58) for py in range(40, image.height() - 60)]
     assert sum(1 for v in strip if v < 128) > 200  # the digits of several labels, left of the plot's frame
+
+
+def test_axes_keep_their_own_unit_without_an_si_prefix(qapp, tmp_path, monkeypatch):
+    # A 5 ms hunt's monitor chart read "time [s] (x0.001)" with ticks up to 5: pyqtgraph's SI prefix was left on.
+    import pyqtgraph as pg
+
+    made = []
+    add_plot = pg.GraphicsLayout.addPlot
+
+    def recording(self, *args, **kwargs):
+        made.append(add_plot(self, *args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(pg.GraphicsLayout, "addPlot", recording)
+    t = np.linspace(0.0, 0.005, 7)
+    opened(render_png(Chart("monitor", "time [s]", "force [N]", [Series(t, 2e6 * t, "car")]), tmp_path / "ms.png"))
+    (plot,) = made
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        assert axis.autoSIPrefixScale == 1.0 and "x0.001" not in axis.labelString() and "(x" not in axis.labelString()

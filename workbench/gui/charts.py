@@ -119,6 +119,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     for side in ("left", "bottom"):
         plot.getAxis(side).setPen("#444")
         plot.getAxis(side).setTextPen("#222")
+        # The ticks in the axis' own unit: pyqtgraph's SI prefix read a 5 ms hunt's time as 0 .. 5 with "(x0.001)"
+        # after "time [s]"
+        plot.getAxis(side).enableAutoSIPrefix(False)
     plot.setLabel("bottom", chart.x_label)
     plot.setLabel("left", chart.y_label)
     legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
