@@ -1,7 +1,7 @@
 """A third look at the window as a person uses it (under Xvfb): a click on a read-only table (KPIs, Compare, the
 verdicts) keeps the arrow keys with the car, a modified row's right-click menu is not orange, the Sweep dock's line
-says again after a load whether its chart's cars can be driven, and a ghost's edge marker is not hidden under the
-HUD."""
+says again after a load whether its chart's cars can be driven, its chart's left title stays centred as it is elided,
+and a ghost's edge marker is not hidden under the HUD."""
 
 from __future__ import annotations
 
@@ -137,3 +137,29 @@ def test_a_ghost_behind_down_and_left_is_marked_clear_of_the_hud(carbench_window
         gap = max(label.left() - arrow.right(), arrow.left() - label.right(), label.top() - arrow.bottom(),
                   arrow.top() - label.bottom())
         assert gap < 12, (side, arrow, label)  # the label beside its arrowhead
+
+
+def test_the_sweep_charts_left_title_stays_centred_as_it_is_elided(qtbot):
+    """pyqtgraph centres an axis' title when the axis is resized, for the text it has then; the chart elides its left
+    title when its view box is resized, after the axis. So the title stood where the text before it would have been
+    centred: at 1500x950 the heatmap's '\u2026 [m]' ran off the chart's top, and grown again 'body.wheelbase [m]' sat
+    low."""
+    from workbench.gui.sweep_dock import SweepChart
+
+    chart = SweepChart(background="w")
+    qtbot.addWidget(chart)
+    chart.resize(400, 300)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.set_left_label("body.wheelbase [m]")
+    texts = set()
+    for height in (150, 100, 130, 80, 300):
+        chart.resize(400, height)
+        QApplication.processEvents()
+        axis = chart.getPlotItem().getAxis("left")
+        label = axis.label.mapRectToScene(axis.label.boundingRect())
+        box = axis.sceneBoundingRect()
+        texts.add(axis.label.toPlainText())
+        assert abs(label.center().y() - box.center().y()) <= 2, (height, axis.label.toPlainText(), label, box)
+        assert label.top() >= 0 and label.bottom() <= height, (height, label)
+    assert len(texts) >= 3  # elided differently at different heights

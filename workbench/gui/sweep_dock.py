@@ -74,6 +74,15 @@ class SweepChart(pg.PlotWidget):
             text = metrics.elidedText(name, Qt.TextElideMode.ElideRight,
                                       max(room - metrics.horizontalAdvance(f" [{unit}"), 0)) + f" [{unit}"
         self.setLabel("left", metrics.elidedText(text, Qt.TextElideMode.ElideRight, room))
+        placed(self.getPlotItem().getAxis("left"))
+
+
+def placed(axis: pg.AxisItem) -> None:
+    """Centre an axis' title on it again after its text changed: pyqtgraph places the title only when the axis is
+    resized, for the text it had then. The left title, elided as the chart shrinks (the view box is resized after the
+    axis), stood where the text before would have been centred: at 1500x950 '… [m]' ran off the chart's top
+    ('[m' left), and with the chart grown again the whole 'body.wheelbase [m]' sat low, off its centre."""
+    axis.resizeEvent()
 
 
 class SweepWorker(QObject):
@@ -441,6 +450,7 @@ class SweepDock(QWidget):
         item.enableAutoRange()
         plan = result.plan
         self.plot.setLabel("bottom", pretty_unit(plan.axes[0].label))
+        placed(item.getAxis("bottom"))
         self.expect_choice.setVisible(len(plan.axes) == 2 or len(self.unit_groups()) > 1)
         if len(plan.axes) == 1:
             self._draw_lines(result)
