@@ -16,6 +16,7 @@ Importing this module (``physics`` does) fixes numba's setup before anything com
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import hashlib
@@ -502,14 +503,26 @@ if not DISABLED:
     class _SoundCacheFile(IndexDataCacheFile):
         """numba's index and data files of one function's cache, where a damaged file is a miss.
 
-        numba writes a cache file to a temporary name and renames it, but does not sync it: after a power loss the
-        renamed file can be empty, or hold a part of its bytes or zeros, and numba's reading of it raised
+        numba writes a cache file to a temporary name and renames it, but does not sync it (here it is synced before
+        the rename, :meth:`_open_for_write`; a file written by another program, or damaged on the disk, can still be
+        bad): after a power loss the renamed file could be empty, or hold a part of its bytes or zeros, and numba's
+        reading of it raised
         (``EOFError``, ``pickle.UnpicklingError``, and from garbage whatever unpickling its bytes raises: a
         ``ValueError``, a ``KeyError`` ...) through every command. Here a damaged index reads as an empty one and a
         damaged data file as a missing one: the function is compiled again and numba writes good files in their
         place (a damaged index is replaced by one that lists the new entry alone). It is said once per process
         (:func:`_say_damaged`). A file that cannot be read at all (``OSError``) is left to numba, as before.
         """
+
+        @contextlib.contextmanager
+        def _open_for_write(self, filepath):
+            """numba's write to a temporary name and rename, with the file's bytes synced before the rename: after a
+            power loss the cache file is the old one or the new one, whole (numba's own renamed unsynced bytes, and
+            a damaged index cost every other entry it listed, each compiled again)."""
+            with super()._open_for_write(filepath) as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
 
         def _load_index(self):
             try:

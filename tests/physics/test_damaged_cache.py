@@ -115,3 +115,23 @@ def test_a_damaged_cache_file_is_compiled_again(warm, tmp_path, suffix, how):
     assert again.returncode == 0 and again.stderr.strip() == "", again.stderr
     assert _results(again) == EXPECTED
     assert "data saved" not in again.stdout and again.stdout.count("data loaded") >= 3, again.stdout
+
+
+def test_a_cache_file_is_synced_before_it_is_renamed_into_place(tmp_path, monkeypatch):
+    # numba renamed its cache files unsynced: after a power loss an index could be empty or zeros, and every other
+    # entry it listed was compiled again. Each file's bytes are synced first, on the temporary name.
+    synced = []
+    real_fsync = os.fsync
+
+    def recording(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording)
+    cache_file = jit._SoundCacheFile(cache_path=str(tmp_path), filename_base="f-1.py311", source_stamp=("stamp", 1))
+    cache_file._save_data("f-1.py311.1.nbc", b"compiled")
+    cache_file._save_index({"key": "f-1.py311.1.nbc"})
+    names = sorted(os.listdir(tmp_path))
+    assert len(synced) == 2 and all(".tmp." in Path(p).name for p in synced), synced
+    assert not any(".tmp." in n for n in names) and len(names) == 2
+    assert cache_file._load_index() == {"key": "f-1.py311.1.nbc"}
