@@ -136,3 +136,11 @@ def test_a_long_hunt_runs_in_batches_its_memory_allows_and_finds_the_same(monkey
         monkeypatch.setattr(hunt, "BATCH_BYTES", 2 * per_car)  # two cars a batch
         assert len(hunt.chunks(["sedan"], 6, 12.0, 11, selection=["rpm_range"])) == 3
         assert hunt.hunt(["sedan"], 6, 12.0, 11, selection=["rpm_range"]) == whole
+
+
+def test_the_summary_gives_a_short_hunts_car_seconds():
+    # 1 preset x 1 car x 0.005 s read "= 0 car-seconds"
+    from workbench.runs.hunt import summary
+
+    assert summary([], ["sedan"], 1, 0.005, []).splitlines()[0].endswith("= 0.005 car-seconds")
+    assert summary([], ["sedan", "classic"], 300, 30.0, []).splitlines()[0].endswith("= 18,000 car-seconds")

@@ -409,10 +409,15 @@ def hunt(presets: Sequence[str], cars: int, seconds: float, seed: int, run=None,
     return findings
 
 
+def _car_seconds(total: float) -> str:
+    """The hunt's car-seconds, whole from 100 on ("12,000"), else to three figures: 0.005 s read "0"."""
+    return f"{total:,.0f}" if total >= 100 else f"{total:.3g}"
+
+
 def summary(findings: Sequence[Finding], presets: Sequence[str], cars: int, seconds: float,
             paths: Sequence[str]) -> str:
     lines = [f"hunt: {len(presets)} preset{'s' if len(presets) != 1 else ''} x {cars} cars x {seconds:g} s "
-             f"= {len(presets) * cars * seconds:,.0f} car-seconds"]
+             f"= {_car_seconds(len(presets) * cars * seconds)} car-seconds"]
     if not findings:
         lines.append("no monitor fired")
         return "\n".join(lines)
