@@ -238,7 +238,7 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
 
 @scalar(inline=True)
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
-           spin_target, most, at_grip, esc, esc_target, first, grouped):
+           spin_target, at_grip, esc, esc_target, first, grouped):
     """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
     then the aids again), or following the road the body moved under it. ``at_grip``: the frame started the tyre at
     its grip (a lock-up carried the wheel there, :func:`start_force`), where its force did not follow the slip: it
@@ -257,12 +257,14 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
         u_end = k.u + du + dt * (fx - fx_lin) * mobility
         omega, free, held, fx = wheel.at_limit(start, drive, fx, brake, radius, inertia, k.u,
                                                u_end - dt * fx * mobility, 1.0 / mobility, dt)
-        # Traction control's brake turns the wheel here with the engine's share on it (``inertia``): no further a
-        # frame than what the brake has left beside ``brake`` moves that, where ``most`` is sized for the wheel and
-        # its tyre's slope without the engine.
+        # Traction control's brake turns the wheel here with the engine's share on it (``inertia``), and its tyre at
+        # the grip adds no slope: no further a frame than what the brake has left beside ``brake`` moves that. (Held
+        # to what that brake moves the wheel with its tyre's slope on it, as in the first update, it gave a light wheel
+        # whose tyre let go 7.9 N m of the 3,300 N m it had left, and the drive spun it from 11 to 525
+        # rad/s in a frame beside its partner, which traction control held, through an open differential.)
         left = max(0.5 * p.brakes_force * radius - brake, 0.0)
         omega = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
-                      min(most, dt * left / inertia), dt, brake, esc, esc_target).omega
+                      dt * left / inertia, dt, brake, esc, esc_target).omega
         return Finished(omega, fx, fx_lin, inertia * (omega - free) / dt)
     if h.held:
         return Finished(h.omega, fx, fx_lin, first)
@@ -697,16 +699,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
-                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, grip_fl, e_fl, te_fl,
+                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, grip_fl, e_fl, te_fl,
                   brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt), one_front)
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
-                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, grip_fr, e_fr, te_fr,
+                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, grip_fr, e_fr, te_fr,
                   brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt), one_front)
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
-                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, most_rl, grip_rl, e_rl, te_rl,
+                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, grip_rl, e_rl, te_rl,
                   brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt), one_rear)
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
-                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, most_rr, grip_rr, e_rr, te_rr,
+                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
                   brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear)
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)

@@ -99,8 +99,8 @@ def _largest_gain(p, f):
     b, e = p.body, p.engine
     omega = c("rpm") * (2.0 * math.pi / 60.0)
     energy = (0.5 * b.mass * (c("vx") ** 2 + c("vy") ** 2) + 0.5 * b.yaw_inertia * c("yaw_rate") ** 2
-              + 0.25 * 0.1 * (c("wheel_speed_fl") ** 2 + c("wheel_speed_fr") ** 2
-                              + c("wheel_speed_rl") ** 2 + c("wheel_speed_rr") ** 2)
+              + 0.25 * b.wheel_inertia_front * (c("wheel_speed_fl") ** 2 + c("wheel_speed_fr") ** 2)
+              + 0.25 * b.wheel_inertia_rear * (c("wheel_speed_rl") ** 2 + c("wheel_speed_rr") ** 2)
               + 0.5 * e.inertia * omega ** 2)
     work = f.dt * np.maximum(c("engine_torque")[:-1] * 0.5 * (omega[1:] + omega[:-1]), 0.0)
     return float(np.max(np.diff(energy) - work))
@@ -181,5 +181,49 @@ def test_a_slipping_clutch_does_not_push_the_engine_up_with_the_throttle_closed(
     throttle = f["throttle"][:, 0]
     rising = np.diff(rpm) > 1.0
     assert not np.any(rising[-60:] & (throttle[:-1][-60:] == 0.0) & (f["clutch"][:, 0][:-1][-60:] > 0.0))
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
+TRACTION_CONTROL = """[script]
+name = "light wheels, rear drive"
+preset = "sedan"
+duration = 6.175
+dt = 0.008333333333333333
+
+[[set]]
+at = 0.0
+params = { "body.wheel_inertia_front" = 0.05, "body.wheel_inertia_rear" = 0.05 }
+
+[[hold]]
+keys = ["left"]
+from = 0.0
+to = 0.633333
+
+[[hold]]
+keys = ["throttle"]
+from = 0.633333
+to = 5.508333
+
+[[hold]]
+keys = ["left"]
+from = 2.5
+to = 4.866667
+
+[[hold]]
+keys = ["right", "throttle"]
+from = 5.508333
+to = 6.008333
+"""
+
+
+def test_traction_control_brakes_a_wheel_at_its_grip_with_the_brake_it_has():
+    """The stock sedan (rear drive, open differential) at 0.05 kg m^2 an axle, pulling away in 1st with the clutch
+    slipping: traction control braked both rear wheels, and the left one's tyre reached its grip within the frame.
+    There its brake was held to the speed it takes off the wheel with its tyre's slope on it (2.6 rad/s, 7.9 N m on
+    the bare wheel) where 3,300 N m were left: the drive spun the wheel from 11 to 525 rad/s in a frame, and the
+    clutch's catch, moving both wheels alike, left them at +270 and -245 rad/s (1,344 J)."""
+    p, f = _run(TRACTION_CONTROL)
+    assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
     assert _largest_gain(p, f) < 20.0
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
