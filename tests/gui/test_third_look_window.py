@@ -1,7 +1,7 @@
 """A third look at the window as a person uses it (under Xvfb): a click on a read-only table (KPIs, Compare, the
 verdicts) keeps the arrow keys with the car, a modified row's right-click menu is not orange, the Sweep dock's line
-says again after a load whether its chart's cars can be driven, its chart's left title stays centred as it is elided,
-and a ghost's edge marker is not hidden under the HUD."""
+says again after a load whether its chart's cars can be driven, its chart's left title stays centred as it is elided
+and its heatmap's marks show only where a cell holds one, and a ghost's edge marker is not hidden under the HUD."""
 
 from __future__ import annotations
 
@@ -163,3 +163,41 @@ def test_the_sweep_charts_left_title_stays_centred_as_it_is_elided(qtbot):
         assert abs(label.center().y() - box.center().y()) <= 2, (height, axis.label.toPlainText(), label, box)
         assert label.top() >= 0 and label.bottom() <= height, (height, label)
     assert len(texts) >= 3  # elided differently at different heights
+
+
+def _marks(dock) -> list:
+    return [i for i in dock.plot.getPlotItem().items
+            if type(i).__name__ == "TextItem" and i.toPlainText() in ("\u2713", "\u2717")]
+
+
+def _overlapping(marks) -> int:
+    shown = [m.mapRectToScene(m.boundingRect()) for m in marks if m.isVisible()]
+    return sum(a.intersects(b) for i, a in enumerate(shown) for b in shown[i + 1:])
+
+
+def test_a_heatmaps_marks_show_only_where_a_cell_holds_one(carbench_window, qtbot, tmp_path):
+    """Docked at 1500x950 the chart gives a 12 x 12 sweep's row about 5 px: each column's pass and fail marks ran
+    together into a hatched bar over the colours. They show where a cell holds one (the dock floated large)."""
+    window = carbench_window
+    window.resize(1500, 950)
+    path = tmp_path / "dock.toml"
+    path.write_text(SCRIPT)
+    assert window.load_script(path)
+    window.show_sweep_dock()
+    dock = window.sweep
+    for axis in ("body.mass", "body.wheelbase"):
+        assert dock.add_axis(axis)
+    for axis in dock.axes.values():
+        axis.count.setValue(12)
+    assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=60_000)
+    QApplication.processEvents()
+    assert len(_marks(dock)) == 144
+    assert dock.plot.getPlotItem().getViewBox().height() < 12 * 16  # docked: a row shorter than a mark
+    assert _overlapping(_marks(dock)) == 0
+    window.sweep_dock.setFloating(True)
+    window.sweep_dock.resize(900, 950)
+    qtbot.waitUntil(lambda: dock.plot.getPlotItem().getViewBox().height() > 12 * 30, timeout=5000)
+    QApplication.processEvents()
+    assert all(m.isVisible() for m in _marks(dock))  # room for them: every cell marked
+    assert _overlapping(_marks(dock)) == 0

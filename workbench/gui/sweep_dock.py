@@ -206,6 +206,10 @@ class SweepDock(QWidget):
         for side in ("left", "bottom"):  # dark text, and no SI prefix: a range of 0.385 m read as 400 (x0.001)
             style_axis(self.plot.getPlotItem().getAxis(side))
         self._chosen_mark: pg.ScatterPlotItem | None = None
+        self.marks: list[pg.TextItem] = []  # a heatmap's pass and fail marks, one a cell
+        view = self.plot.getPlotItem().getViewBox()
+        view.sigResized.connect(self._fit_marks)
+        view.sigRangeChanged.connect(self._fit_marks)
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
         # The key to the margin lines, under the chart: inside it, a key covered the points of a short chart.
         self.legend = QLabel()
@@ -431,6 +435,7 @@ class SweepDock(QWidget):
 
     def _draw(self) -> None:
         self.plot.clear()
+        self.marks = []
         self._cell = None
         self._chosen_mark = None
         self.chosen = None
@@ -514,6 +519,23 @@ class SweepDock(QWidget):
                 text = pg.TextItem("\u2713" if passed[i, j] else "\u2717", color="#222", anchor=(0.5, 0.5))
                 text.setPos(x[i], y[j])
                 self.plot.addItem(text)
+                self.marks.append(text)
+        self._fit_marks()
+
+    def _fit_marks(self, *args) -> None:
+        """The heatmap's marks are shown while a cell holds one: at 1500x950 the docked chart gives a row of a 12 x 12
+        sweep about 5 px, and each column's twelve marks ran together into a hatched bar over the colours."""
+        if not self.marks or self._cell is None:
+            return
+        width, height = self.plot.getPlotItem().getViewBox().viewPixelSize()
+        if not (width > 0 and height > 0):
+            return
+        metrics = QFontMetrics(self.marks[0].textItem.font())
+        fits = bool(self._cell[0] / width >= metrics.horizontalAdvance("\u2717") + 4
+                    and self._cell[1] / height >= metrics.height())  # (numpy's bool: setVisible refuses it)
+        for mark in self.marks:
+            if mark.isVisible() != fits:
+                mark.setVisible(fits)
 
     def cell_position(self, car: int) -> QPointF:
         """Where car ``car`` is drawn, in the chart's data coordinates."""
