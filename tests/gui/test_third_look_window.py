@@ -201,3 +201,28 @@ def test_a_heatmaps_marks_show_only_where_a_cell_holds_one(carbench_window, qtbo
     QApplication.processEvents()
     assert all(m.isVisible() for m in _marks(dock))  # room for them: every cell marked
     assert _overlapping(_marks(dock)) == 0
+
+
+def test_a_window_opened_on_a_driver_script_keys_the_drivers_path(qtbot, carbench_settings):
+    """carbench --script (and a start that reopens the last session's script) loads the script before the window is
+    shown. Painting the key then resized the view, whose placing of the keys laid out the text kept before: the key
+    was six lines painted in the room of seven, without '- - the driver's path' while the path was drawn."""
+    from PySide6.QtWidgets import QLabel
+
+    from physics.presets import scripts_dir
+    from workbench.gui.car_view import KEY_STYLE, CarView
+    from workbench.gui.testing import make_window
+
+    window = make_window("sedan", carbench_settings)
+    qtbot.addWidget(window)
+    window.model.load_script(str(scripts_dir() / "split_mu_braking.toml"))  # as run_app does, before show()
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.car_view
+    lines = view.legend_lines
+    assert "the driver's path" in lines[-1]
+    fresh = QLabel()
+    fresh.setStyleSheet(KEY_STYLE)
+    CarView._lay_out_key(fresh, "<br>".join(lines), None)
+    assert view._legend.pixmap().size() == fresh.pixmap().size()  # painted whole: seven lines

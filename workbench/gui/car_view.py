@@ -222,7 +222,13 @@ class CarView(pg.PlotWidget):
         self._place_legend()
 
     def _set_key(self, label: QLabel, text: str) -> None:
-        """A key's rich text, laid out (and painted) when it is placed."""
+        """A key's rich text, laid out (and painted) when it is placed.
+
+        The text is the key's before it is laid out: before the window is shown, painting the label resizes the view,
+        whose placing of the keys laid out the text still kept, the one before. So a window opened on a script with a
+        driver (carbench --script, or the last session's) painted the drawing's key of six lines into the space of
+        seven, without the driver's path."""
+        self._keys[label] = [text, 0, None]  # (a placing meanwhile finds it laid out as written: nothing to do)
         self._keys[label] = [text, self._lay_out_key(label, text, None), None]
 
     @staticmethod
