@@ -37,6 +37,8 @@ from . import step as _step
 from .corners import Wheel
 from .jit import scalar
 
+HELD_SLOPE = 1e12  # [N per L/s] a wheel its brake holds at rest, in the drivetrain's solves (solve_slope)
+
 Contact = namedtuple("Contact", "u w d alpha kappa fx fy sx sec ky limit grip c s lever_x lever_y")
 """One tyre at the frame's start: contact-patch speeds along (u) and across (w) its wheel, the speed slips are
 taken against (d), the slips, its forces and slopes, its grip along the road beside its lateral force
@@ -157,7 +159,7 @@ def start_force(k, kx, moved, radius):
 
 
 @scalar
-def solve_slope(k, kx, torque, radius, let_off, peak):
+def solve_slope(k, kx, torque, radius, let_off, peak, omega, brake):
     """The tyre's slope the drivetrain's solves take (the clutch's lock-up test, the centre's and the axles' couplings,
     :func:`pair`, :func:`all_wheels`), which take the road's torque on each wheel without its brake (the brakes act
     after, as friction, physics.wheel.spin). The wheel's own slope (:func:`slope`) is chosen with its brake: where the
@@ -169,7 +171,12 @@ def solve_slope(k, kx, torque, radius, let_off, peak):
     large, and the centre's coupling and the clutch's lock-up torque were sized on a wheel spinning up hundreds of rad/s
     in a frame (stability control braking a front wheel of a locked centre's open axle, 0.1 kg m^2 an axle: a 3,168 N m
     coupling threw the other front wheel from 12 to -237 rad/s; a slipping clutch, taking the wheels past the engine,
-    pushed the engine up 290 rpm with the throttle closed)."""
+    pushed the engine up 290 rpm with the throttle closed). A wheel its brake holds at rest (``omega`` 0, ``brake`` more
+    than the torques on it) stands in the solves (a slope past any tyre's): seen free, the rear wheels on the handbrake,
+    their tyres sliding at the full slip, spun up in the clutch's lock-up test, which slipped the clutch against a
+    stalled engine (396 to 439 rpm) and threw a front wheel from 8 to -98 rad/s."""
+    if omega == 0.0 and brake >= abs(torque - radius * k.fx):
+        return HELD_SLOPE  # a wheel its brake holds at rest: the solves see it stand, as its brake keeps it
     if not let_off or abs(k.kappa) <= peak:
         return kx
     return max(kx, wheel.slip_slope(k.sx, k.sec, k.kappa, torque - radius * k.fx) / k.d)
@@ -593,10 +600,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     abs_rr = rear_abs or (valves and e_rr > 0.0 and not c.handbrake)
     # The drivetrain's solves take no brakes: a wheel past its tyre's peak whose brake ABS lets off (its slip held to
     # a target) comes back with its tyre's slope without the brake (solve_slope).
-    ks_fl = solve_slope(k_fl, kx_fl, front_share * guess, radius, abs_fl, p.peak_long)
-    ks_fr = solve_slope(k_fr, kx_fr, front_share * guess, radius, abs_fr, p.peak_long)
-    ks_rl = solve_slope(k_rl, kx_rl, (1.0 - front_share) * guess, radius, abs_rl, p.peak_long)
-    ks_rr = solve_slope(k_rr, kx_rr, (1.0 - front_share) * guess, radius, abs_rr, p.peak_long)
+    ks_fl = solve_slope(k_fl, kx_fl, front_share * guess, radius, abs_fl, p.peak_long, s.wheel_fl, b_fl)
+    ks_fr = solve_slope(k_fr, kx_fr, front_share * guess, radius, abs_fr, p.peak_long, s.wheel_fr, b_fr)
+    ks_rl = solve_slope(k_rl, kx_rl, (1.0 - front_share) * guess, radius, abs_rl, p.peak_long, s.wheel_rl, b_rl)
+    ks_rr = solve_slope(k_rr, kx_rr, (1.0 - front_share) * guess, radius, abs_rr, p.peak_long, s.wheel_rr, b_rr)
     g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f, i_r,
                   engine_torque, capacity, direct_torque, ratio, dt)
     launch_on = launch_on and not g.stuck

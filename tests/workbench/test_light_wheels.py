@@ -227,3 +227,32 @@ def test_traction_control_brakes_a_wheel_at_its_grip_with_the_brake_it_has():
     assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
     assert _largest_gain(p, f) < 20.0
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
+HANDBRAKE_AT_REST = LIMITED_SLIP.split("[[hold]]")[0].replace("3.05", "6.9") + """[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 2.833333
+
+[[hold]]
+keys = ["handbrake", "right"]
+from = 2.833333
+to = 4.375
+
+[[hold]]
+keys = ["handbrake", "left"]
+from = 6.616667
+to = 6.9
+"""
+
+
+def test_wheels_the_handbrake_holds_at_rest_stand_in_the_clutchs_lock_up_test():
+    """Limited-slip centre and axles, the engine stalled in 1st, the rear wheels held at rest by the handbrake as the
+    car rolled on: the clutch's lock-up test, which takes no brakes, saw the rear tyres spin their wheels up (slid at
+    the full slip, -1) and slipped the clutch against the engine, which it pushed from 396 to 439 rpm; the front
+    differential passed 813 N m to a front wheel whose tyre had 485 N to give along the road, from 8 to -98 rad/s in a
+    frame (206 J). A wheel its brake holds at rest now stands in the drivetrain's solves."""
+    p, f = _run(HANDBRAKE_AT_REST)
+    assert np.max(np.abs(f["wheel_speed_fl"][:, 0] - f["wheel_speed_fr"][:, 0])) < 30.0
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
