@@ -1,7 +1,8 @@
 """A third look at the window as a person uses it (under Xvfb): a click on a read-only table (KPIs, Compare, the
 verdicts) keeps the arrow keys with the car, a modified row's right-click menu is not orange, the Sweep dock's line
 says again after a load whether its chart's cars can be driven, its chart's left title stays centred as it is elided
-and its heatmap's marks show only where a cell holds one, and a ghost's edge marker is not hidden under the HUD."""
+and its heatmap's marks show only where a cell holds one (and a car chosen there during a recording says the recording
+stopped), a ghost's edge marker is not hidden under the HUD, and a window opened on a driver's script keys its path."""
 
 from __future__ import annotations
 
@@ -226,3 +227,19 @@ def test_a_window_opened_on_a_driver_script_keys_the_drivers_path(qtbot, carbenc
     fresh.setStyleSheet(KEY_STYLE)
     CarView._lay_out_key(fresh, "<br>".join(lines), None)
     assert view._legend.pixmap().size() == fresh.pixmap().size()  # painted whole: seven lines
+
+
+def test_a_car_chosen_on_the_sweep_chart_while_recording_says_the_recording_stopped(carbench_window, tmp_path):
+    """Clicking a cell while driving on from the script (recording) replayed the chosen car and ended the recording
+    without a word; Replay, and loading a script, say 'the recording stopped (... not saved yet: File > Save
+    recording)'."""
+    window = carbench_window
+    path = tmp_path / "dock.toml"
+    path.write_text(SCRIPT)
+    assert window.load_script(path)
+    window.model.start_recording()
+    hold(window, {"throttle"}, 10)
+    assert window.model.session.recording
+    window._on_sweep_car_chosen({"body.mass": 900.0})
+    assert not window.model.session.recording and window.model.session.recording_unsaved
+    assert window.status_message.text().startswith("the recording stopped"), window.status_message.text()

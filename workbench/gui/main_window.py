@@ -312,8 +312,14 @@ class MainWindow(QMainWindow):
             self.show_error("Car not loaded", str(exc))
             return
         session.program = program_with(session.program, values)
+        recording = session.recording
         self.model.replay()
         self.model.keep_as_edits()  # the car's values are edits, asked about on closing (replay() took them as the script's)
+        # The replay ends a recording running, which is kept to save; Replay says so, and so does a car chosen here
+        # (a click on the chart while driving on from the script's replay stopped the recording without a word).
+        said = self._recording_stopped() if recording else ""
+        if said:
+            self.show_message(said, 10000)
 
     def _action(self, text: str, slot, shortcut: str | None = None, checkable: bool = False) -> QAction:
         action = QAction(text, self)
