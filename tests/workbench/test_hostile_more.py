@@ -130,7 +130,8 @@ def test_what_a_killed_run_staged_is_removed_at_the_next_write_of_the_same_targe
     other = dead.replace("run.csv", "other.csv")
     (tmp_path / other).write_text("another target's", encoding="utf-8")
     (tmp_path / ".run.csv.swp").write_text("an editor's", encoding="utf-8")
-    elsewhere = dead.replace(f"-{own.split('-')[1][:4]}", "-" + ("0000" if own.split("-")[1][:4] != "0000" else "1111"))
+    tag = own.split("-")[1][:8]
+    elsewhere = dead.replace(f"-{tag}", "-" + ("00000000" if tag != "00000000" else "11111111"))
     assert elsewhere != dead
     (tmp_path / elsewhere).write_text("another machine's", encoding="utf-8")  # its process ids are not ours
     atomic_write_text(tmp_path / "run.csv", "new\n")
@@ -141,6 +142,47 @@ def test_what_a_killed_run_staged_is_removed_at_the_next_write_of_the_same_targe
     with StagedOutputs() as staged:
         staged.file(tmp_path / "kept.csv")
     assert (tmp_path / "kept.csv").read_text(encoding="utf-8") == "the user's" and not (tmp_path / aside).exists()
+
+
+def test_a_set_aside_file_put_back_never_replaces_one_written_meanwhile(tmp_path, monkeypatch):
+    # The put-back checked that the target was missing, then renamed over it: a file written between the two was
+    # lost to the old copy. It is linked into place now, which fails where a file exists.
+    import subprocess
+    import sys
+
+    from workbench.output import files
+
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()
+    aside = files._stage_name("kept.csv", ".replaced").replace(f".cb{os.getpid()}-", f".cb{gone.pid}-")
+    (tmp_path / aside).write_text("the old copy", encoding="utf-8")
+    (tmp_path / "kept.csv").write_text("written meanwhile", encoding="utf-8")
+    monkeypatch.setattr(os.path, "lexists", lambda path: False)  # the file came after any check could see it
+    files.clean_stale(tmp_path, "kept.csv")
+    assert (tmp_path / "kept.csv").read_text(encoding="utf-8") == "written meanwhile"
+    assert not (tmp_path / aside).exists()  # the stale copy goes
+
+
+def test_machines_of_one_name_get_different_tags(monkeypatch):
+    # The tag was 16 bits of the host name and the pid namespace's number, which is the same on every Linux host's
+    # root namespace: two machines of one name sharing a folder took each other's live writers for dead ones.
+    import builtins
+    import io
+
+    from workbench.output import files
+
+    real_open = builtins.open
+    tags = []
+    for boot in ("0f5e6a1c-0000-4000-8000-000000000001", "0f5e6a1c-0000-4000-8000-000000000002"):
+        def fake_open(path, *args, boot=boot, **kwargs):
+            if str(path) == "/proc/sys/kernel/random/boot_id":
+                return io.StringIO(boot + "\n")
+            return real_open(path, *args, **kwargs)
+
+        monkeypatch.setattr(builtins, "open", fake_open)
+        tags.append(files._host_tag())
+    monkeypatch.setattr(builtins, "open", real_open)
+    assert tags[0] != tags[1] and all(len(t) == 8 for t in tags)
 
 
 # -- a local Dask cluster under a low limit of open files --------------------------------------------------------------
@@ -184,6 +226,24 @@ def test_a_soft_limit_of_open_files_below_the_hard_one_is_raised_for_the_local_c
     raised = _limit(monkeypatch, 32, 4096)
     cluster.check_options(1, None)  # one worker runs clean at 32
     assert raised == []
+
+
+def test_a_soft_limit_that_cannot_be_raised_is_said_as_it_is(monkeypatch):
+    # setrlimit refused: the line said the process "may open 4096", its hard limit, above what the cluster needs.
+    pytest.importorskip("distributed")
+    import resource
+
+    from workbench.runs import cluster
+
+    _limit(monkeypatch, 32, 4096)
+
+    def refuse(what, limits):
+        raise ValueError("not allowed")
+
+    monkeypatch.setattr(resource, "setrlimit", refuse)
+    with pytest.raises(cluster.ClusterError) as refused:
+        cluster.check_options(2, None)
+    assert "may open 32 " in str(refused.value) and "4096" not in str(refused.value)
 
 
 # -- output folders among the system's own files ---------------------------------------------------------------------

@@ -19,16 +19,18 @@ class OutputPathError(ValueError):
 
 
 MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, ".cb", a process id, a machine's tag, a random
-# part and ".staged" or ".replaced" (255 in all)
+# part and ".staged" or ".replaced" (237 bytes at the most with a 7-digit process id)
 
 _STAGES = (".tmp", ".staged", ".replaced")
-_STAGED = re.compile(r"\.(?P<name>.+)\.cb(?P<pid>[0-9]+)-(?P<host>[0-9a-f]{4})[0-9a-f]{8}"
+_STAGED = re.compile(r"\.(?P<name>.+)\.cb(?P<pid>[0-9]+)-(?P<host>[0-9a-f]{8})[0-9a-f]{8}"
                      r"(?P<stage>\.tmp|\.staged|\.replaced)", re.DOTALL)
 
 
 def _host_tag() -> str:
-    """Four hex digits of this machine and its process-id namespace: a process id means a process only there (a
-    folder shared with another machine or container holds names whose numbers are not this one's processes)."""
+    """Eight hex digits of this machine's boot, its name and its process-id namespace: a process id means a process
+    only there (a folder shared with another machine or container holds names whose numbers are not this one's
+    processes). The boot's random id tells apart machines of one name (cloned images, "localhost"), whose root
+    namespaces have the same number."""
     import socket
     import zlib
 
@@ -36,7 +38,12 @@ def _host_tag() -> str:
         namespace = os.stat("/proc/self/ns/pid").st_ino
     except OSError:
         namespace = 0
-    return format(zlib.crc32(f"{socket.gethostname()}:{namespace}".encode()) & 0xFFFF, "04x")
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as f:
+            boot = f.read().strip()
+    except OSError:
+        boot = ""
+    return format(zlib.crc32(f"{boot}:{socket.gethostname()}:{namespace}".encode()), "08x")
 
 
 _HOST = _host_tag()
@@ -76,11 +83,30 @@ def clean_stale(folder: str | os.PathLike, name: str) -> None:
         if found is None or found["name"] != name or _alive(int(found["pid"]), found["host"]):
             continue
         path, target = Path(folder) / entry, Path(folder) / name
-        with contextlib.suppress(OSError):
-            if found["stage"] == ".replaced" and not os.path.lexists(target):
-                os.rename(path, target)  # the user's file, whose replacement never came
-                continue
+        if found["stage"] == ".replaced" and _put_back(path, target):
+            continue
         _remove(path)
+
+
+def _put_back(aside: Path, target: Path) -> bool:
+    """A file set aside by a writer that died back at ``target``, where nothing has taken its place: linked there,
+    which never replaces a file written meanwhile (a rename would), then its set-aside name removed. Where the
+    folder takes no links, renamed after a check. False where ``target`` exists (the set-aside copy is stale)."""
+    try:
+        os.link(aside, target, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError:
+        try:
+            if os.path.lexists(target):
+                return False
+            os.rename(aside, target)
+        except OSError:
+            return False
+        return True
+    with contextlib.suppress(OSError):
+        os.unlink(aside)
+    return True
 
 
 def _umask() -> int:

@@ -71,11 +71,14 @@ def _open_files_for(workers: int) -> None:
     if soft == infinite or soft >= need:
         return
     if hard == infinite or hard >= need:
-        with contextlib.suppress(OSError, ValueError):
+        try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (need if hard != infinite and hard < 1024 else max(need, 1024),
                                                         hard))
             return
-    most = soft if hard == infinite else max(soft, hard)
+        except (OSError, ValueError):  # not raised after all: what this process may open is its soft limit
+            most = soft
+    else:
+        most = max(soft, hard)  # the hard limit, below what the cluster needs
     raise ClusterError(f"--workers {workers}: a local Dask cluster of {workers} worker{'s' if workers != 1 else ''} "
                        f"needs about {need} open files, and this process may open {most} (ulimit -n); raise the "
                        f"limit (ulimit -n {max(need, 1024)}) or run without --workers")
