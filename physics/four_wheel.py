@@ -600,10 +600,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     abs_rr = rear_abs or (valves and e_rr > 0.0 and not c.handbrake)
     # The drivetrain's solves take no brakes: a wheel past its tyre's peak whose brake ABS lets off (its slip held to
     # a target) comes back with its tyre's slope without the brake (solve_slope).
-    ks_fl = solve_slope(k_fl, kx_fl, front_share * guess, radius, abs_fl, p.peak_long, s.wheel_fl, b_fl)
-    ks_fr = solve_slope(k_fr, kx_fr, front_share * guess, radius, abs_fr, p.peak_long, s.wheel_fr, b_fr)
-    ks_rl = solve_slope(k_rl, kx_rl, (1.0 - front_share) * guess, radius, abs_rl, p.peak_long, s.wheel_rl, b_rl)
-    ks_rr = solve_slope(k_rr, kx_rr, (1.0 - front_share) * guess, radius, abs_rr, p.peak_long, s.wheel_rr, b_rr)
+    # A wheel its brake holds at rest stands in the solves where the clutch can lock the wheels to the engine (in
+    # gear, solve_slope); in neutral the couplings' meet keeps a locked group with its braked wheel, and standing it
+    # in their solve too moved a locked rollback's handbrake-held wheels back off rest (0 to -0.009 rad/s a frame).
+    geared = ratio != 0.0
+    hb_fl, hb_fr = (b_fl, b_fr) if geared else (-1.0, -1.0)  # (a brake of -1 holds no wheel)
+    hb_rl, hb_rr = (b_rl, b_rr) if geared else (-1.0, -1.0)
+    ks_fl = solve_slope(k_fl, kx_fl, front_share * guess, radius, abs_fl, p.peak_long, s.wheel_fl, hb_fl)
+    ks_fr = solve_slope(k_fr, kx_fr, front_share * guess, radius, abs_fr, p.peak_long, s.wheel_fr, hb_fr)
+    ks_rl = solve_slope(k_rl, kx_rl, (1.0 - front_share) * guess, radius, abs_rl, p.peak_long, s.wheel_rl, hb_rl)
+    ks_rr = solve_slope(k_rr, kx_rr, (1.0 - front_share) * guess, radius, abs_rr, p.peak_long, s.wheel_rr, hb_rr)
     g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f, i_r,
                   engine_torque, capacity, direct_torque, ratio, dt)
     launch_on = launch_on and not g.stuck
