@@ -377,3 +377,15 @@ def test_a_recording_too_large_to_be_a_script_is_kept_and_said_not_saved(carbenc
     assert not path.exists() and window.model.session.last_recording is not None
     assert shown and shown[0][0] == "Recording not saved" and "larger than a script may be" in shown[0][1]
     assert window.model.session.recording_unsaved
+
+
+def test_escape_closes_the_help_overlay_and_is_left_alone_otherwise(carbench_window, qtbot):
+    window = carbench_window
+    window.activateWindow()
+    window.car_view.setFocus()
+    assert not window.close_help_action.isEnabled()  # Escape is not taken while the overlay is hidden
+    window.help_action.trigger()
+    assert window.car_view._help.isVisible() and window.close_help_action.isEnabled()
+    qtbot.keyClick(window.car_view, Qt.Key.Key_Escape)
+    assert not window.car_view._help.isVisible() and not window.help_action.isChecked()
+    assert not window.close_help_action.isEnabled()

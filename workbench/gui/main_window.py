@@ -329,6 +329,10 @@ class MainWindow(QMainWindow):
         action.triggered.connect(slot)
         return action
 
+    def _close_help(self) -> None:
+        if self.help_action.isChecked():
+            self.help_action.trigger()  # unchecked, and the overlay hidden as by F1
+
     def _create_actions(self) -> None:
         self.open_preset_action = self._action("Open preset\u2026", self.load_preset_dialog, "Ctrl+O")
         self.save_preset_action = self._action("Save preset as\u2026", self.save_preset_dialog, "Ctrl+S")
@@ -358,6 +362,12 @@ class MainWindow(QMainWindow):
         self.follow_action.setChecked(True)
         self.help_action = self._action("Keyboard help overlay", self.car_view.show_help, COMMAND_SHORTCUTS["help"],
                                         True)
+        # Escape closes the overlay too, as a key shown over the view is expected to; only while it is shown, so that
+        # Escape keeps its other uses (a value half typed) the rest of the time.
+        self.close_help_action = self._action("Close the keyboard help", self._close_help, "Escape")
+        self.close_help_action.setEnabled(False)
+        self.help_action.toggled.connect(self.close_help_action.setEnabled)
+        self.addAction(self.close_help_action)
         self.keys_action = self._action("Keyboard controls\u2026", self.show_keys)
         self.reset_layout_action = self._action("Reset layout", self.reset_layout)
         for action in (self.pause_action, self.step_action, self.back_action, self.forward_action, self.reset_action,
