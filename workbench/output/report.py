@@ -32,13 +32,14 @@ def _measured(m: Measurement, infos: dict | None = None) -> str:
     return f"{_value(m.value)} {m.unit}".rstrip()
 
 
-def _how(m: Measurement, infos: dict) -> str:
-    """The measure's reduction in words, a threshold in its channel's display unit."""
-    info = infos.get(m.measure.channel)
+def how_shown(measure, infos: dict) -> str:
+    """A measure's reduction in words (workbench.scripts.format.Measure.how), a threshold in its channel's display
+    unit; ``infos`` the car's channels by name."""
+    info = infos.get(measure.channel)
     if info is None:
-        return m.measure.how()
+        return measure.how()
     unit, factor = display_of(info)
-    return m.measure.how(factor, unit)
+    return measure.how(factor, unit)
 
 
 def table(results: Sequence[ReplayResult]) -> str:
@@ -67,7 +68,7 @@ def table(results: Sequence[ReplayResult]) -> str:
                 lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if r.measurements:
             lines.append("  measures:")
-            rows = [(one_line(m.measure.name), m.measure.channel, _how(m, infos), _measured(m, infos))
+            rows = [(one_line(m.measure.name), m.measure.channel, how_shown(m.measure, infos), _measured(m, infos))
                     for m in r.measurements]
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
@@ -86,22 +87,16 @@ def _scaled(x, factor: float):
     return None if x is None else x * factor
 
 
-def _measure_display(m: Measurement, infos: dict) -> tuple[str, float, float]:
-    """(unit, factor for the value, factor for the threshold) of a measure in display units: a value of the channel
-    itself and a threshold on it are in the channel's display unit; a crossing time stays in seconds."""
+def _measure_display(m: Measurement, infos: dict) -> tuple[str, float, str, float]:
+    """(unit and factor of the value, unit and factor of the threshold) of a measure in display units: a value of the
+    channel itself and a threshold on it are in the channel's display unit; a crossing time stays in seconds."""
     info = infos.get(m.measure.channel)
     if info is None:
-        return m.unit, 1.0, 1.0
+        return m.unit, 1.0, m.unit, 1.0
     unit, factor = display_of(info)
     if m.unit == info.unit:
-        return unit, factor, factor
-    return m.unit, 1.0, factor
-
-
-def shown_unit(m: Measurement, infos: dict) -> str:
-    """The display unit of a measure's channel (its threshold's unit)."""
-    info = infos.get(m.measure.channel)
-    return display_of(info)[0] if info is not None else m.unit
+        return unit, factor, unit, factor
+    return m.unit, 1.0, unit, factor
 
 
 def as_json(results: Sequence[ReplayResult]) -> dict:
@@ -147,8 +142,8 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
                     "name": m.measure.name,
                     "channel": m.measure.channel,
                     "reduce": m.measure.reduce,
-                    "threshold": _scaled(m.measure.threshold, factors[2]),
-                    "threshold_unit": None if m.measure.threshold is None else shown_unit(m, infos),
+                    "threshold": _scaled(m.measure.threshold, factors[3]),
+                    "threshold_unit": None if m.measure.threshold is None else factors[2],
                     "at": m.measure.at,
                     "from": m.measure.start,
                     "to": m.measure.end,

@@ -16,24 +16,23 @@ from physics import channel_infos
 from physics.units import display_of
 from workbench.output.charts import PASS_COLOUR, SWEEP_SOURCE, Band, Bars, Chart, Heatmap, Line, Renderer, Series
 from workbench.output.files import atomic_write_text
+from workbench.output.report import how_shown
 from workbench.runs.sweep import SweepResult, flips, varied_axis
 from workbench.streams import one_line
+
+
+def _infos(result: SweepResult) -> dict:
+    """The swept car's channels by name."""
+    return {c.name: c for c in channel_infos(result.plan.program.params.model.unit)}
 
 
 def _display(result: SweepResult) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """(display unit, factor from SI) of each expectation's value and each measure's value (physics.units)."""
     program = result.plan.program
-    infos = {c.name: c for c in channel_infos(program.params.model.unit)}
+    infos = _infos(result)
     expects = [display_of(infos[e.channel]) for e in program.script.expects]
     measures = [display_of(infos[m.channel]) if not m.is_time else ("s", 1.0) for m in program.script.measures]
     return expects, measures
-
-
-def _how(result: SweepResult, measure) -> str:
-    """A measure's reduction in words, its threshold in its channel's display unit."""
-    infos = {c.name: c for c in channel_infos(result.plan.program.params.model.unit)}
-    info = infos.get(measure.channel)
-    return measure.how(*reversed(display_of(info))) if info is not None else measure.how()
 
 
 def _units(result: SweepResult) -> tuple[list[str], list[str]]:
@@ -276,7 +275,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         keep = np.isfinite(y)
         never = ("it never happens, for any car",) if not keep.any() else (
             ("no point where it never happens",) if not keep.all() else ())
-        notes = (f"{measure.channel}, {_how(result, measure)}",) + never
+        notes = (f"{measure.channel}, {how_shown(measure, _infos(result))}",) + never
         out.append((f"measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
             series=[Series(x[keep], y[keep], points=points)], notes=notes,
@@ -312,7 +311,7 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
         out.append((f"heatmap-measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), ax.label, ay.label,
             heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])),
-            notes=(f"{measure.channel}, {_how(result, measure)}" + ("; grey: it never happens" if np.isnan(values).any()
+            notes=(f"{measure.channel}, {how_shown(measure, _infos(result))}" + ("; grey: it never happens" if np.isnan(values).any()
                                                            else ""),))))
     return out
 
