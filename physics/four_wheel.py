@@ -1008,7 +1008,7 @@ def crossed(start, end):
 def _left_rest(start, end):
     """Whether an axle's speed (``start`` to ``end``, the sums of its wheels') moved away from rest or through it,
     which no brake does."""
-    return start * end < 0.0 or abs(end) > abs(start)
+    return crossed(start, end) or abs(end) > abs(start)
 
 
 @scalar
