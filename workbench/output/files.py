@@ -21,7 +21,6 @@ class OutputPathError(ValueError):
 MAX_NAME_BYTES = 200  # an output's name: its staged name adds a dot, ".cb", a process id, a machine's tag, a random
 # part and ".staged" or ".replaced" (237 bytes at the most with a 7-digit process id)
 
-_STAGES = (".tmp", ".staged", ".replaced")
 _STAGED = re.compile(r"\.(?P<name>.+)\.cb(?P<pid>[0-9]+)-(?P<host>[0-9a-f]{8})[0-9a-f]{8}"
                      r"(?P<stage>\.tmp|\.staged|\.replaced)", re.DOTALL)
 
@@ -239,7 +238,7 @@ def _check_cwd(path: Path, option: str) -> None:
 
 def _no_folder(folder: Path) -> str:
     """Why an output cannot go into ``folder``, which is not a folder: missing, or a file (a path through a file)."""
-    if os.path.lexists(folder) and folder.exists():
+    if folder.exists():
         return f"{folder} is a file, not a folder"
     return f"the folder {folder} does not exist"
 
