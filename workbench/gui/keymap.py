@@ -43,7 +43,7 @@ HELP_ROWS = (
     ("F", "follow camera on / off"),
     ("B", "pin the run on show as a reference (up to four)"),
     ("D", "drive on from the frame on show (scrubbed)"),
-    ("F1", "this help"),
+    ("F1", "this help (Escape closes it)"),
 )
 
 
