@@ -41,8 +41,39 @@ file, the entry and the reason)."""
 
 
 class _Parser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):
+        self._arguments_seen = list(sys.argv[1:] if args is None else args)  # for error(): the value after an option
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str):  # bad arguments are bad input: exit 2 with one line
+        message = self._value_like_an_option(message) or message
         self.exit(EXIT_BAD_INPUT, f"carbench: {one_line(message)}\n")
+
+    def _value_like_an_option(self, message: str) -> str | None:
+        """For argparse's 'expected one argument' where the value given starts with '-' (``--max-memory -1G``,
+        ``--seconds -inf``): argparse took it for an option. What is wrong with the value, as ``--max-memory=-1G``
+        would have said, or how to give it; None where the word after the option is an option indeed."""
+        found = re.fullmatch(r"argument (\S+): expected one argument", message)
+        seen = getattr(self, "_arguments_seen", [])
+        if not found:
+            return None
+        names = found.group(1).split("/")
+        at = next((i for i, word in enumerate(seen) if word in names), None)
+        if at is None or at + 1 >= len(seen) or not seen[at + 1].startswith("-") or seen[at + 1] == "--":
+            return None
+        value, option = seen[at + 1], seen[at]
+        head = value.split("=", 1)[0]
+        if any(name.startswith(head) for name in self._option_string_actions):
+            return None  # an option indeed (or its abbreviation): argparse's message is true
+        action = self._option_string_actions[option]
+        if callable(action.type):
+            try:
+                action.type(value)
+            except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+                name = getattr(action.type, "__name__", "")  # argparse's own words for a value a type refuses
+                reason = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else f"invalid {name} value: {value!r}"
+                return f"argument {found.group(1)}: {reason}"
+        return f"argument {found.group(1)}: {value!r} was read as an option; give it as {option}={value}"
 
     def _print_message(self, message: str, file=None) -> None:
         """--help and --version on stdout as any output (argparse drops a failed write: exit 0 into a full stdout)."""
