@@ -648,6 +648,9 @@ class BenchProgress:
 
 
 def run_bench(quick: bool = False, gui: bool = True, as_json: bool = False) -> int:
+    from workbench.streams import check_stdout
+
+    check_stdout()  # a stdout known to take nothing (/dev/full, closed) is said before minutes of measuring
     figures = measure(quick, gui, BenchProgress(steps=12 if gui else 11))
     if as_json:
         print(json.dumps(figures, indent=2))

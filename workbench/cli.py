@@ -470,7 +470,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     from workbench.scripts.limits import LimitError, check_memory_total
     from workbench.scripts.program import check_step, compile_script
     from workbench.signals import deferring
-    from workbench.streams import emit
+    from workbench.streams import check_stdout, emit
 
     if dt is not None:
         try:
@@ -514,6 +514,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             render = deferring(render)
     except OutputPathError as exc:
         return _bad(str(exc))
+    check_stdout()  # /dev/full or closed: said now, not after the run
     progress = ProgressBar(frames)
     with StagedOutputs() as staged:
         try:

@@ -10,8 +10,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
+import stat
 import sys
 from typing import TextIO
 
@@ -65,6 +67,34 @@ class ClosedStdout(io.TextIOBase):
         if not text:
             return 0
         raise StdoutError("cannot write to stdout: it is closed")
+
+
+def stdout_refusal(stream: TextIO | None = None) -> str | None:
+    """Why stdout (or ``stream``) is known now to take nothing of a command's result, or None.
+
+    Two stdouts are known before anything is written: a closed one (:class:`ClosedStdout`), and the character
+    device /dev/full (``> /dev/full``), recognised by its device number, which fails every write with ENOSPC. A
+    pipe, a file or a terminal cannot be known full in advance (a disk frees up, a reader reads), and a probe write
+    would put a byte into the result: those fail on the write itself, as before (:func:`emit`)."""
+    stream = sys.stdout if stream is None else stream
+    if isinstance(stream, ClosedStdout):
+        return "cannot write to stdout: it is closed"
+    try:
+        mine, full = os.fstat(stream.fileno()), os.stat("/dev/full")
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None  # not a file (a test's capture), or no /dev/full on this system
+    if stat.S_ISCHR(mine.st_mode) and stat.S_ISCHR(full.st_mode) and mine.st_rdev == full.st_rdev:
+        return f"cannot write to stdout: {os.strerror(errno.ENOSPC)} (it is /dev/full)"
+    return None
+
+
+def check_stdout(stream: TextIO | None = None) -> None:
+    """StdoutError now where stdout is known to take nothing (:func:`stdout_refusal`): a command with a long run
+    calls it once its inputs and output paths are checked, before the run, so that a result with nowhere to go
+    costs no minutes of work (a bad input is still told first)."""
+    reason = stdout_refusal(stream)
+    if reason:
+        raise StdoutError(reason)
 
 
 # Control characters (a newline or an escape sequence in a file name, a script's text) as Python writes them in a

@@ -5,6 +5,11 @@ In-process calls and short scripts only (the suite is at the edge of its time bu
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import sys
+
 import pytest
 from cli_calls import run
 
@@ -48,3 +53,80 @@ def test_a_value_that_starts_with_a_dash_is_judged_as_a_value(argv, said, capsys
     code, out, err = run(argv, capsys)
     assert code == 2 and out == ""
     assert err.splitlines() == [f"carbench: {said}"], err
+
+
+# -- a stdout known to take nothing: said before the run, not after minutes of it ----------------------------------
+
+SHORT = ('[script]\nname = "n"\npreset = "teaching"\nduration = 0.1\n'
+         '[[expect]]\nchannel = "speed"\nat = 0.05\nmax = 1.0\n')
+DEV_FULL = "carbench: cannot write to stdout: No space left on device (it is /dev/full)"
+
+
+@contextlib.contextmanager
+def dev_full_stdout():
+    """``> /dev/full``, in this process: sys.stdout a real file on the device (set in the test's body: capsys sets
+    sys.stdout again as the test's call begins)."""
+    saved = sys.stdout
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        sys.stdout = full
+        try:
+            yield
+        finally:
+            sys.stdout = saved
+            with contextlib.suppress(OSError):
+                full.truncate(0)  # anything the old code printed: dropped, so that the close does not fail
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("the run started though its result could go nowhere")
+
+
+def test_bench_onto_dev_full_stops_before_measuring(monkeypatch, capsys):
+    """carbench bench --json > /dev/full measured for minutes, then failed on the print."""
+    from workbench import bench
+
+    monkeypatch.setattr(bench, "measure", _never)
+    with dev_full_stdout():
+        code, _, err = run(["bench", "--json", "--no-gui", "--quick"], capsys)
+    assert code == 2 and err.splitlines() == [DEV_FULL], err
+
+
+COMMANDS = [
+    ("replay", ["replay", "S.toml", "--csv", "x.csv", "--json"], "workbench.runs.replay.replay"),
+    ("sweep", ["sweep", "S.toml", "--param", "body.mass=1000:1200:2", "--out", "sw"],
+     "workbench.runs.sweep_command.run_sweep"),
+    ("hunt", ["hunt", "--preset", "teaching", "--cars", "1", "--seconds", "0.1", "--out", "h"],
+     "workbench.runs.hunt.hunt"),
+    ("compare", ["compare", "S.toml", "--vs-dt", "0.005", "--csv", "c.csv"], "workbench.runs.compare_command.replay"),
+    ("manoeuvre", ["manoeuvre", "iso4138_circle"], "workbench.manoeuvres.manoeuvre_command.run_tests"),
+]
+
+
+@pytest.mark.parametrize(("case", "argv", "runner"), COMMANDS, ids=[c for c, _, _ in COMMANDS])
+def test_every_long_command_onto_dev_full_stops_before_its_run(case, argv, runner, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    monkeypatch.setattr(runner, _never)
+    with dev_full_stdout():
+        code, _, err = run(argv, capsys)
+    assert code == 2 and err.splitlines() == [DEV_FULL], err
+    assert sorted(os.listdir(tmp_path)) == ["S.toml"]
+
+
+def test_bad_input_is_still_told_first_onto_dev_full(capsys):
+    with dev_full_stdout():
+        code, _, err = run(["replay", "nosuch.toml"], capsys)
+    assert code == 2 and err.startswith("carbench: nosuch.toml: no such script file"), err
+
+
+def test_only_dev_full_and_a_closed_stdout_are_known_in_advance(tmp_path):
+    """A pipe, a file and /dev/null may take the output: nothing is refused before a write fails."""
+    from workbench.streams import ClosedStdout, stdout_refusal
+
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as pipe, open(tmp_path / "f", "w") as file, open(os.devnull, "w") as null:
+        assert [stdout_refusal(s) for s in (pipe, file, null, io.StringIO())] == [None] * 4
+    os.close(read)
+    assert stdout_refusal(ClosedStdout()) == "cannot write to stdout: it is closed"
+    with open("/dev/full", "w") as full:
+        assert stdout_refusal(full) == DEV_FULL.removeprefix("carbench: ")

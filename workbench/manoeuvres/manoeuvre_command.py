@@ -29,7 +29,7 @@ from workbench.output.files import OutputPathError, atomic_write_text
 from workbench.runs.compare import CompareError
 from workbench.runs.compare_command import parse_changes, refuse_repeats
 from workbench.scripts.format import ScriptError, resolve_script
-from workbench.streams import one_line, say
+from workbench.streams import one_line, say, stdout_refusal
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -358,6 +358,9 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
             folder = check_report_dir(args.report, "--report", reads)
             if render is None:
                 return bad("--report needs PySide6 and pyqtgraph")
+        refused = stdout_refusal(stdout)  # /dev/full or closed: said before the tests run, not after
+        if refused:
+            return bad(refused)
         outcome = run_tests(names, cars)
     except (PresetError, NameRuleError, CompareError, ScriptError, OutputPathError) as exc:
         return bad(str(exc))

@@ -16,7 +16,7 @@ from workbench.runs.compare import CompareError, Comparison, compare, read_csv_r
 from workbench.runs.replay import replay
 from workbench.scripts.format import ScriptError, Setting, load_script, resolve_script
 from workbench.scripts.program import check_step, compile_script
-from workbench.streams import say
+from workbench.streams import check_stdout, say
 
 EXIT_AGREE, EXIT_DIFFER, EXIT_BAD_INPUT = 0, 1, 2
 MAX_FRAMES = 2_000_000  # per run: about 600 MB of telemetry for the two runs and their comparison
@@ -198,6 +198,7 @@ def run(args) -> int:
                 from workbench.output.html_report import refuse_inside_presets
 
                 refuse_inside_presets(csv, "--csv")  # not among the shipped presets, as replay's outputs
+            check_stdout()  # /dev/full or closed: said before the runs, not after
 
         if args.csv is not None:
             check_output_file(args.csv, "--csv")  # the path itself, before anything is read

@@ -16,7 +16,7 @@ from workbench.runs.cluster import ClusterError, check_options, mapper
 from workbench.scripts.format import ScriptError
 from workbench.scripts.limits import MAX_HUNT_CARS, MAX_HUNT_SECONDS
 from workbench.signals import deferring
-from workbench.streams import emit, quiet_stderr, say
+from workbench.streams import check_stdout, emit, quiet_stderr, say
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -120,6 +120,7 @@ def run(args, renderer=lambda: None) -> int:
     # (a script's preset is looked for beside it first), not as typed here (relative to where the hunt ran).
     written_as = {name: os.path.relpath(path.resolve(), out.resolve())
                   for name, path in zip(presets, files, strict=True) if path is not None and path.parent != cars_dir()}
+    check_stdout()  # /dev/full or closed: said before the hunt runs, not after
     progress = _Progress()
     try:
         with mapper(args.workers, args.scheduler) as run_map:

@@ -19,7 +19,7 @@ from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
 from workbench.scripts.format import ScriptError, load_script, resolve_script
 from workbench.scripts.program import compile_script
-from workbench.streams import say
+from workbench.streams import say, stdout_refusal
 
 CSV_NAME = "sweep.csv"
 PROGRESS_AFTER = 1.0  # [s] the bar shows only for sweeps that take longer than this
@@ -144,6 +144,10 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
         if why:  # a kinematic car's "understeer gradient" is no figure of its handling
             say(f"{args.script}: {why}", stderr)
             return 2
+    refused = stdout_refusal(stdout)  # /dev/full or closed: said before the sweep runs, not after
+    if refused:
+        say(refused, stderr)
+        return 2
     try:
         if test is not None:
             if rounds > 1:
