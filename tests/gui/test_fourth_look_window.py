@@ -5,9 +5,10 @@ while the simulation is paused does not act on resume."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QStyle
+from PySide6.QtWidgets import QApplication, QStyle
 
 from workbench.gui.kpi_dock import run_manoeuvre
+from workbench.gui.testing import hold
 
 
 def _finish(window) -> None:
@@ -61,3 +62,53 @@ def test_the_kpi_cut_names_in_a_350_px_dock(carbench_window, qtbot):
     line = tree.visualItemRect(tree.topLevelItem(0)).height()
     assert all(tree.visualItemRect(tree.topLevelItem(i)).height() == line for i in range(tree.topLevelItemCount()))
     assert line < 2 * metrics.height()
+
+
+def _on_view(view, item) -> QRect:
+    return view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+
+
+def _car_on_view(view) -> QRect:
+    rect = _on_view(view, view._body)
+    for wheel in view._wheels:
+        rect = rect.united(_on_view(view, wheel))
+    return rect
+
+
+def _gap(a: QRect, b: QRect) -> int:
+    return max(a.left() - b.right(), b.left() - a.right(), a.top() - b.bottom(), b.top() - a.bottom())
+
+
+def _edge_labels_clear_of_the_car(window) -> None:
+    view = window.car_view
+    car = _car_on_view(view)
+    box = view.plot_area()
+    for ghost in window.ghost_cars.ghosts:
+        assert ghost.marker.isVisible() and ghost.marker_label.isVisible()
+        label = _on_view(view, ghost.marker_label)
+        assert not label.intersects(car), (ghost.text, label, car)
+        assert box.contains(label), (ghost.text, label, box)
+        assert _gap(label, _on_view(view, ghost.marker)) < 12  # still beside its arrowhead
+        assert not label.intersects(view.hud.geometry())
+
+
+def test_an_edge_markers_label_keeps_off_the_car_ahead(carbench_window, qtbot):
+    """At 1024x640 (a car view 269 px wide) three runs pinned ahead of the car: the first ghost's edge marker label
+    ("ref 1  17 m"), at the car's height on the right edge, lay over the car. It moves down past the car, its
+    arrowhead along the edge with it."""
+    window = carbench_window
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.car_view.width() < 300, timeout=2000)
+    model = window.model
+    for frames in (300, 320, 340):
+        model.reset()
+        hold(window, {"throttle"}, frames)
+        hold(window, {"brake"}, 600 - frames)
+        assert window.comparer.pin_current()
+    model.reset()
+    hold(window, {"throttle"}, 80)
+    hold(window, set(), 220)
+    QApplication.processEvents()
+    assert all(g.marker_on_side for g in window.ghost_cars.ghosts)  # all three on the right edge
+    _edge_labels_clear_of_the_car(window)
+

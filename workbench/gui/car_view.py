@@ -265,6 +265,14 @@ class CarView(pg.PlotWidget):
         """The view box's rectangle in the view's pixels (inside the axes)."""
         return self.mapFromScene(self.getPlotItem().getViewBox().sceneBoundingRect()).boundingRect()
 
+    def car_rect(self):
+        """The car on show (its body and wheels) in the view's pixels: what a ghost's edge marker keeps clear of."""
+        items = [self._body, *self._wheels]
+        rect = items[0].sceneBoundingRect()
+        for item in items[1:]:
+            rect = rect.united(item.sceneBoundingRect())
+        return self.mapFromScene(rect).boundingRect()
+
     def set_course_key(self, path: bool, cones: bool) -> None:
         """Name a driver's course in the key (workbench.gui.course_overlay draws it): its path, its cones."""
         self._course_key = (path, cones)

@@ -20,6 +20,7 @@ from workbench.gui.references import Comparer, Reference
 MARKER_PX = 16  # [px] the edge marker's length
 MARKER_INSET_PX = 10  # [px] from the view's edge to the marker's tip
 HUD_GAP_PX = 6  # [px] between the HUD and an edge marker's label moved out from under it
+CAR_GAP_PX = 4  # [px] between the car on show and an edge marker's label moved off it
 LABEL_GAP_PX = 1  # [px] between two ghosts' labels stacked one over the other
 MARKER_LABEL_SHARE = 0.45  # an edge marker's label is at most this share of the view's width (its name elided)
 MARKER_LABEL_MIN_PX = 90  # [px] ... or this, on a view too narrow for the share to hold a name
@@ -268,6 +269,11 @@ class GhostCars:
             self._keep_in_view(ghost.marker_label, MARKER_INSET_PX + MARKER_PX + 4)
         self._stack_labels()
 
+    def _car_rect(self):
+        """The car on show in the view's pixels, CAR_GAP_PX wider each side (None: a view without one)."""
+        rect = getattr(self.view, "car_rect", None)
+        return rect().adjusted(-CAR_GAP_PX, -CAR_GAP_PX, CAR_GAP_PX, CAR_GAP_PX) if rect is not None else None
+
     def _keep_in_view(self, label, inset: int = 0) -> None:
         """Move a label inside the view where it would run off an edge (a ghost's at its car's corner near the edge, an
         edge marker's beside its arrowhead near a corner), ``inset`` px from the edges, and clear of the HUD."""
@@ -299,11 +305,14 @@ class GhostCars:
     def _stack_labels(self) -> None:
         """Each ghost's label at its car's corner, moved up (down in the view's upper half) past any earlier ghost's
         label it would cover: two ghosts in the same place (a run and the run it was driven on from) show both
-        names. The edge markers' labels are stacked the same way where they meet; on a left or right edge each
-        arrowhead moves along the edge with its label: arrowheads pointing the same way lay on one another there, the
-        last drawn hiding the others, beside another's name."""
+        names. The edge markers' labels are stacked the same way where they meet, and past the car on show (a ghost
+        straight ahead had its marker's label at the car's height, over the car in a narrow view); on a left or right
+        edge each arrowhead moves along the edge with its label: arrowheads pointing the same way lay on one another
+        there, the last drawn hiding the others, beside another's name. (A ghost's own label stays over the car on
+        show: a ghost where the car is still says whose.)"""
         vb = self.view.getPlotItem().getViewBox()
         taken: list = []
+        car = self._car_rect()
         for ghost in self.ghosts:
             if ghost.label.isVisible():
                 ghost.label.setPos(*ghost.label_at)
@@ -313,6 +322,9 @@ class GhostCars:
         for label, ghost in [(g.label, None) for g in self.ghosts] + [(g.marker_label, g) for g in self.ghosts]:
             if not label.isVisible():
                 continue
+            if ghost is not None and car is not None:  # the first edge marker's label: the car is in the way from now
+                taken.append(car)
+                car = None
             rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
             up = rect.center().y() > height / 2  # moved towards the middle of the view, not off its nearer edge
             lift = 0
