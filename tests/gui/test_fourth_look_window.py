@@ -112,3 +112,28 @@ def test_an_edge_markers_label_keeps_off_the_car_ahead(carbench_window, qtbot):
     assert all(g.marker_on_side for g in window.ghost_cars.ghosts)  # all three on the right edge
     _edge_labels_clear_of_the_car(window)
 
+
+
+def test_escape_closes_the_controller_dialog(carbench_window, qtbot):
+    """Under Xvfb with no window manager, Controls > Controllers and wheels opened a dialog that never had the keyboard
+    (nothing activated it): the main window kept the focus, and Escape (xdotool key Escape) left the dialog open. The
+    offscreen platform activates a window when it is shown, so the test asks for the dialog again while the main
+    window has the keyboard (as with no window manager, or the dialog left open behind the window), and sends Escape
+    where the keyboard goes, the active window's focus widget (sent to the dialog itself, QDialog closed on it before
+    as well). Under Xvfb (CARBENCH_TEST_DISPLAY=1) the first opening is tested as it is."""
+    from PySide6.QtTest import QTest
+
+    window = carbench_window
+    for again in (False, True):
+        dialog = window.analog.show_dialog()
+        qtbot.waitExposed(dialog)
+        if again:
+            window.activateWindow()  # the keyboard back to the main window, the dialog still open
+            qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)
+            assert dialog.isVisible()
+            dialog = window.analog.show_dialog()  # Controls > Controllers and wheels again
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=1000)
+        QTest.keyClick(QApplication.focusWidget() or QApplication.activeWindow(), Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=1000)
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)

@@ -116,6 +116,9 @@ class AnalogDriving(QObject):
             self._dialog = ControllerDialog(self.controllers, self._window)
         self._dialog.show()
         self._dialog.raise_()
+        # The keyboard to it: with no window manager (Xvfb) nothing activates a new window, the main window kept the
+        # keys and Escape never reached the dialog (nor Tab, nor its combo boxes' keys).
+        self._dialog.activateWindow()
         return self._dialog
 
     def shutdown(self) -> None:
