@@ -137,3 +137,33 @@ def test_escape_closes_the_controller_dialog(carbench_window, qtbot):
         qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=1000)
         window.activateWindow()
         qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)
+
+
+def test_a_key_tapped_while_paused_does_not_act_on_resume_and_a_held_one_does(carbench_window, qtbot):
+    """Up pressed and released while the simulation was paused gave the first frame after the pause throttle (the tap
+    that makes a press shorter than a frame count): the car moved on a key nobody held any more. A key still held when
+    the car goes on (Left) drives on from the first frame."""
+    window = carbench_window
+    model = window.model
+    window.car_view.setFocus()
+    qtbot.waitUntil(window.car_view.hasFocus, timeout=1000)
+    model.advance(5)
+    window.pause_action.trigger()
+    assert not model.running
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
+    qtbot.keyRelease(window.car_view, Qt.Key.Key_Up)
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Left)
+    window.pause_action.trigger()
+    assert model.running and model.keys == {"left"}
+    frames = model.session.log.frames
+    model.tick(model.session.dt)  # the first frame after the pause
+    assert model.session.log.frames == frames + 1
+    log = model.session.log
+    assert log.column("throttle")[-1] == 0.0
+    assert log.column("steer")[-1] != 0.0
+    qtbot.keyRelease(window.car_view, Qt.Key.Key_Left)
+    # a tap while running, between two frames, still drives one frame
+    qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
+    qtbot.keyRelease(window.car_view, Qt.Key.Key_Up)
+    model.tick(model.session.dt)
+    assert model.session.log.column("throttle")[-1] > 0.0

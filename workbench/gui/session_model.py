@@ -138,6 +138,11 @@ class SessionModel(QObject):
         if running != self.running:
             self.running = running
             self._debt = 0.0
+            if running:
+                # A key pressed and let go while paused is over when the car goes on: it gave the first frame after
+                # the pause its input (the tap is for a press shorter than a frame between two frames). A key still
+                # held is in ``keys`` and drives on. (A single step while paused still takes a tap before it.)
+                self._tapped.clear()
             self._rate.clear()
             self.running_changed.emit(running)
             if not running:
