@@ -71,9 +71,9 @@ class _Parser(argparse.ArgumentParser):
                 action.type(value)
             except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
                 name = getattr(action.type, "__name__", "")  # argparse's own words for a value a type refuses
-                reason = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else f"invalid {name} value: {value!r}"
+                reason = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else f"invalid {name} value: '{value}'"
                 return f"argument {found.group(1)}: {reason}"
-        return f"argument {found.group(1)}: {value!r} was read as an option; give it as {option}={value}"
+        return f"argument {found.group(1)}: '{value}' was read as an option; give it as {option}={value}"
 
     def _print_message(self, message: str, file=None) -> None:
         """--help and --version on stdout as any output (argparse drops a failed write: exit 0 into a full stdout)."""
@@ -103,7 +103,7 @@ def _memory(text: str) -> int:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if size > MAX_MEMORY_LIMIT:
-        raise argparse.ArgumentTypeError(f"{text!r}: at most {format_bytes(MAX_MEMORY_LIMIT)}")
+        raise argparse.ArgumentTypeError(f"'{text}': at most {format_bytes(MAX_MEMORY_LIMIT)}")
     return size
 
 

@@ -105,8 +105,12 @@ _CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})  # line and paragraph s
 
 def one_line(text: object) -> str:
     """``text`` as one line: its control characters (newlines, tabs, carriage returns, escapes) written as ``\\n``,
-    ``\\t``, ``\\r``, ``\\x1b``."""
-    return str(text).translate(_CONTROLS)
+    ``\\t``, ``\\r``, ``\\x1b``, and first, as in the files' contents (:func:`workbench.names.printable`), a
+    backslash as two and a file name's byte that is not UTF-8 as ``\\xe9``: a name with a newline in it
+    (``a\\nb.toml``) is told from one with a backslash and an n typed in it (``a\\\\nb.toml``)."""
+    from workbench.names import printable
+
+    return printable(str(text)).translate(_CONTROLS)
 
 
 def say(message: object, stream: TextIO | None = None) -> None:

@@ -130,3 +130,39 @@ def test_only_dev_full_and_a_closed_stdout_are_known_in_advance(tmp_path):
     assert stdout_refusal(ClosedStdout()) == "cannot write to stdout: it is closed"
     with open("/dev/full", "w") as full:
         assert stdout_refusal(full) == DEV_FULL.removeprefix("carbench: ")
+
+
+# -- a newline in a name and a backslash-n typed in one print differently ------------------------------------------
+
+def test_a_file_name_with_a_newline_is_told_from_one_with_a_typed_backslash_n(tmp_path, monkeypatch, capsys):
+    """one_line escaped the newline as \\n and left a typed backslash as it was: 'a<newline>b.toml' and 'a\\nb.toml'
+    printed the same line on stderr (and the same source in the verdict table)."""
+    monkeypatch.chdir(tmp_path)
+    real, typed = "a\nb.toml", "a\\nb.toml"
+    for name in (real, typed):
+        (tmp_path / name).write_text(SHORT, encoding="utf-8")
+    said = {}
+    for name in (real, typed):
+        code, out, err = run(["replay", name, "--preset", "nosuch"], capsys)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+        said[name] = err
+    assert said[real].startswith("carbench: a\\nb.toml: --preset: nosuch: no such preset"), said[real]
+    assert said[typed].startswith("carbench: a\\\\nb.toml: --preset: nosuch: no such preset"), said[typed]
+    tables = [run(["replay", name], capsys)[1] for name in (real, typed)]
+    assert "(a\\nb.toml)" in tables[0] and "(a\\\\nb.toml)" in tables[1], tables
+
+
+def test_a_preset_name_with_a_newline_is_told_from_one_with_a_typed_backslash_n(tmp_path, capsys):
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    lines = [run(["replay", str(tmp_path / "S.toml"), "--preset", name], capsys)[2] for name in ("x\ny", "x\\ny")]
+    assert ": --preset: x\\ny: no such preset" in lines[0] and len(lines[0].splitlines()) == 1, lines[0]
+    assert ": --preset: x\\\\ny: no such preset" in lines[1] and len(lines[1].splitlines()) == 1, lines[1]
+
+
+def test_a_byte_that_is_not_utf8_is_told_from_a_typed_backslash_x_on_stderr(tmp_path, monkeypatch, capsys):
+    """As in the files' contents (printable): the byte 0xE9 prints as \\xe9, the four characters typed as \\\\xe9."""
+    monkeypatch.chdir(tmp_path)
+    byte, typed = os.fsdecode(b"sk\xe9.toml"), "sk\\xe9.toml"
+    lines = [run(["replay", name], capsys)[2] for name in (byte, typed)]
+    assert lines[0].startswith("carbench: sk\\xe9.toml: no such script file"), lines[0]
+    assert lines[1].startswith("carbench: sk\\\\xe9.toml: no such script file"), lines[1]

@@ -154,32 +154,33 @@ def parse_bytes(text: str) -> int:
     """A size typed by a user: ``2G``, ``512MiB``, ``1.5GB``, ``1000000`` (bytes); ValueError when unreadable.
 
     The refusal says which part is wrong: no number at all, a number that is not one (``nanG``, ``1.2.3G``), one
-    that is not finite (``infG``), the unit, or the size (zero or negative, under a byte, too large)."""
+    that is not finite (``infG``), the unit, or the size (zero or negative, under a byte, too large). The text is
+    quoted as typed, not as a repr: the line's printer escapes it once (workbench.streams.one_line)."""
     raw = text.strip().lower().replace(" ", "")
     if not raw:
-        raise ValueError(f"{text!r}: an empty size; give {_EXAMPLE}")
+        raise ValueError(f"'{text}': an empty size; give {_EXAMPLE}")
     word = _NOT_NUMBERS.match(raw)
     if word and raw[word.end():] not in _SUFFIXES:
         word = None  # information, nan1G
     number = word.group(0) if word else raw.rstrip("abcdefghijklmnopqrstuvwxyz")
     suffix = raw[len(number):]
     if number in ("", "+", "-"):
-        raise ValueError(f"{text!r}: no number; give {_EXAMPLE}")
+        raise ValueError(f"'{text}': no number; give {_EXAMPLE}")
     if suffix not in _SUFFIXES:
-        raise ValueError(f"{text!r}: unknown unit {suffix!r}; use a number of bytes or K, M, G, T (KiB, MiB, GiB ...)")
+        raise ValueError(f"'{text}': unknown unit '{suffix}'; use a number of bytes or K, M, G, T (KiB, MiB, GiB ...)")
     try:
         value = float(number)
     except ValueError:
-        raise ValueError(f"{text!r}: {number!r} is not a number; give {_EXAMPLE}") from None
+        raise ValueError(f"'{text}': '{number}' is not a number; give {_EXAMPLE}") from None
     if value != value:
-        raise ValueError(f"{text!r}: {number!r} is not a number; give {_EXAMPLE}")
+        raise ValueError(f"'{text}': '{number}' is not a number; give {_EXAMPLE}")
     if word:  # inf, -infinity: read by float(), but no size
-        raise ValueError(f"{text!r}: {number!r} is not a finite number; give {_EXAMPLE}")
+        raise ValueError(f"'{text}': '{number}' is not a finite number; give {_EXAMPLE}")
     if not value > 0:
-        raise ValueError(f"{text!r}: the size must be positive")
+        raise ValueError(f"'{text}': the size must be positive")
     size = value * _SUFFIXES[suffix]
     if size == float("inf"):  # 1e400, or 1e306T
-        raise ValueError(f"{text!r}: too large a size")
+        raise ValueError(f"'{text}': too large a size")
     if size < 1:  # 0.1, or 1e-300G: a budget of 0 bytes
-        raise ValueError(f"{text!r}: less than one byte")
+        raise ValueError(f"'{text}': less than one byte")
     return int(size)
