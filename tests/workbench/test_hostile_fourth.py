@@ -166,3 +166,21 @@ def test_a_byte_that_is_not_utf8_is_told_from_a_typed_backslash_x_on_stderr(tmp_
     lines = [run(["replay", name], capsys)[2] for name in (byte, typed)]
     assert lines[0].startswith("carbench: sk\\xe9.toml: no such script file"), lines[0]
     assert lines[1].startswith("carbench: sk\\\\xe9.toml: no such script file"), lines[1]
+
+
+# -- found by trying: each said a line that did not name what was wrong ---------------------------------------------
+
+@pytest.mark.parametrize(("second", "said"), [
+    ("", "--vs-script: '': an empty script name"),  # was "carbench: '': an empty script name", naming nothing
+    ("nosuch", "--vs-script: nosuch: no such script file"),  # was "nosuch: ...": which of the two?
+    ("dir.toml", "--vs-script: dir.toml: is a directory"),
+    ("bad.toml", "--vs-script: bad.toml: [[expect]] #1: `max` (1) is below `min` (2)"),
+])
+def test_compare_names_the_vs_script_it_refuses(second, said, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(SHORT + "min = 2.0\n", encoding="utf-8")
+    (tmp_path / "dir.toml").mkdir()
+    code, out, err = run(["compare", "S.toml", "--vs-script", second], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith(f"carbench: {said}"), err

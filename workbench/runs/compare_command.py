@@ -161,9 +161,13 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
             raise CompareError(f"--vs-dt: {exc}") from None
         b = compile_script(script, preset, vs_dt)
     else:
-        second = resolve_script(vs_script)
+        try:  # named as the option: 'nosuch: no such script file' did not say it was B's ('': nothing at all)
+            second = resolve_script(vs_script)
+            b_script = load_script(second)
+        except ScriptError as exc:
+            raise CompareError(f"--vs-script: {exc}") from None
         files.append(second)
-        b = compile_script(load_script(second), preset)
+        b = compile_script(b_script, preset)
     for which, program in (("A", a), ("B", b)):
         if program.frames > MAX_FRAMES:
             raise CompareError(f"{program.script.source}: run {which} would be {program.frames:,} frames "
