@@ -605,12 +605,14 @@ def _installed(*modules: str) -> bool:
 
 
 def csv_paths(target: Path, names: list[str]) -> list[Path]:
-    """One CSV per script: ``target`` itself for one script, else ``<stem>.<script name>.csv`` (made unique)."""
+    """One CSV per script: ``target`` itself for one script, else ``<stem>.<script name>.csv`` (made unique), the
+    script's name cut to its first 100 characters: a file name has room for 255 bytes, and a script's own name (a
+    string in its file) may be longer."""
     if len(names) == 1:
         return [target]
     paths, used = [], set()
     for name in names:
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "script"
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:100].strip("._") or "script"
         candidate, n = safe, 2
         while candidate in used:
             candidate, n = f"{safe}-{n}", n + 1

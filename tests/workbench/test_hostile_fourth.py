@@ -184,3 +184,14 @@ def test_compare_names_the_vs_script_it_refuses(second, said, tmp_path, monkeypa
     code, out, err = run(["compare", "S.toml", "--vs-script", second], capsys)
     assert code == 2 and out == "" and len(err.splitlines()) == 1, err
     assert err.startswith(f"carbench: {said}"), err
+
+
+def test_replay_csv_of_a_script_with_a_long_name_beside_another(tmp_path, monkeypatch, capsys):
+    """Two scripts and --csv: each CSV is named <stem>.<script name>.csv, and a script named with 300 characters
+    (a string in its file) made a name the file system refuses: exit 2 with a 300-character line, no CSV."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    (tmp_path / "L.toml").write_text(SHORT.replace('name = "n"', f'name = "{"n" * 300}"'), encoding="utf-8")
+    code, out, err = run(["replay", "L.toml", "S.toml", "--csv", "x.csv"], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.glob("x.*.csv")) == sorted([f"x.{'n' * 100}.csv", "x.n.csv"])
