@@ -132,9 +132,9 @@ def test_escape_closes_the_controller_dialog(carbench_window, qtbot):
             qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)
             assert dialog.isVisible()
             dialog = window.analog.show_dialog()  # Controls > Controllers and wheels again
-        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=1000)
+        qtbot.waitUntil(lambda d=dialog: QApplication.activeWindow() is d, timeout=1000)
         QTest.keyClick(QApplication.focusWidget() or QApplication.activeWindow(), Qt.Key.Key_Escape)
-        qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=1000)
+        qtbot.waitUntil(lambda d=dialog: not d.isVisible(), timeout=1000)
         window.activateWindow()
         qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)
 

@@ -14,8 +14,16 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDockWidget, QLabel, QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from physics.presets import scripts_dir
 from workbench.gui.course_overlay import CourseOverlay
