@@ -34,7 +34,7 @@ def _cut_names(tree) -> list[str]:
     return cut
 
 
-def test_the_kpi_cut_names_in_a_350_px_dock(carbench_window, qtbot):
+def test_the_kpi_names_read_whole_in_a_350_px_dock(carbench_window, qtbot):
     """At a 350 px dock the names' column gave way to the runs' values and every long name was elided ("yaw-rate
     peak response...", "steady yaw-rate gain (r..."): whole in the tooltips alone. They wrap onto a second line."""
     w = carbench_window
