@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QUndoView,
@@ -232,6 +233,11 @@ class MainWindow(QMainWindow):
         sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
         return [d for d in self._docks if not d.isHidden() and not d.isFloating() and self.dockWidgetArea(d) in sides]
 
+    def _on_show(self, dock: QDockWidget) -> bool:
+        """Whether ``dock`` is on show in the window: a dock tabbed away stays "visible" to Qt, moved out of the
+        window (x = -867), so its own x made a column of its own beside the one on show."""
+        return dock.isVisible() and self.rect().intersects(dock.geometry())
+
     def _apply_shares(self) -> None:
         if self._closed:
             return
@@ -240,17 +246,36 @@ class MainWindow(QMainWindow):
         chosen, columns = [], set()
         for dock in self._side_docks():
             column = (self.dockWidgetArea(dock), dock.x())
-            if dock.objectName() in self._shares and column not in columns and dock.isVisible():
+            if dock.objectName() in self._shares and column not in columns and self._on_show(dock):
                 columns.add(column)
                 chosen.append(dock)
         if chosen:
             self.resizeDocks(chosen, [max(int(self._shares[d.objectName()] * self.width()), 1) for d in chosen],
                              Qt.Orientation.Horizontal)
 
+    def dock_columns(self) -> list[tuple[int, int, int]]:
+        """Where the columns of docks on show stand now: each one's area, left edge and width (the same whichever of
+        a column's tabs is on show)."""
+        return sorted({(self.dockWidgetArea(d).value, d.x(), d.width()) for d in self._side_docks() if self._on_show(d)})
+
     def keep_shares(self) -> None:
-        """Take the docks' present widths as the shares to keep (after the user moved a separator)."""
-        if self.width() > 0:
-            self._shares = {d.objectName(): d.width() / self.width() for d in self._side_docks()}
+        """Take the docks' present widths as the shares to keep (after the user moved a separator). A dock tabbed
+        behind another takes the share of the one on show in its column: its own width is the one it had when it
+        was last on show (at another window size, or before the drag), and it would give the column that width
+        the next time it is on show and the window is resized."""
+        if self.width() <= 0:
+            return
+        docks = self._side_docks()
+        shares = {d.objectName(): d.width() / self.width() for d in docks if self._on_show(d)}
+        for dock in docks:
+            if not self._on_show(dock):
+                shown = next((t for t in self.tabifiedDockWidgets(dock) if self._on_show(t) and not t.isFloating()),
+                             None)
+                if shown is not None:  # the Compare or KPIs dock too, tabbed with the parameters
+                    shares[dock.objectName()] = shown.width() / self.width()
+                elif dock.objectName() in self._shares:
+                    shares[dock.objectName()] = self._shares[dock.objectName()]
+        self._shares = shares
 
     def watch_channel(self, name: str) -> None:
         """Pin channel ``name`` in the watch list and bring the list up."""
@@ -377,13 +402,14 @@ class MainWindow(QMainWindow):
     def _create_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        for action in (self.open_preset_action, self.save_preset_action, None, self.load_script_action,
-                       self.save_recording_action, None, self.export_csv_action, self.export_mcap_action, None,
-                       self.quit_action):
-            file_menu.addSeparator() if action is None else file_menu.addAction(action)
-        presets_menu = file_menu.addMenu("Shipped presets")
+        # The shipped presets beside Open preset, and Quit last (the submenu came after Quit, at the menu's foot).
+        presets_menu = QMenu("Shipped presets", file_menu)
         for path in sorted(cars_dir().glob("*.toml")):
             presets_menu.addAction(path.stem, lambda p=path: self.load_preset(p))
+        for action in (self.open_preset_action, presets_menu.menuAction(), self.save_preset_action, None,
+                       self.load_script_action, self.save_recording_action, None, self.export_csv_action,
+                       self.export_mcap_action, None, self.quit_action):
+            file_menu.addSeparator() if action is None else file_menu.addAction(action)
         edit = bar.addMenu("&Edit")
         for action in (self.undo_action, self.redo_action, self.history_action):
             edit.addAction(action)
@@ -994,6 +1020,9 @@ class MainWindow(QMainWindow):
             self._history.resize(360, 420)
         self._history.show()
         self._history.raise_()
+        # The keyboard to it, so that Escape closes it: with no window manager (Xvfb) nothing activates a new window
+        # and the list, which has no button, stayed open over the window whatever was pressed.
+        self._history.activateWindow()
 
     # -- closing -----------------------------------------------------------------------------------
 
@@ -1056,14 +1085,21 @@ class MainWindow(QMainWindow):
 
 class DockShares(QObject):
     """Watches the window: a change of its width re-applies the docks' shares just after; the end of a
-    separator drag (a mouse release on the window itself) takes the new widths as the shares."""
+    separator drag (a mouse release on the window itself, the docks' widths changed since the press) takes the
+    new widths as the shares.
+
+    A press and release that moved no separator take nothing: a click on the status bar or on a label (whose
+    mouse events go on to the window) at 1024 x 640, where the docks stood at their least widths, took those
+    widths as the shares, and the window grown again to 1500 x 900 kept the parameters 37% of its width and the
+    car view squeezed to 27% (seen under Xvfb)."""
 
     def __init__(self, window: MainWindow):
         super().__init__(window)
         self._window = window
+        self._pressed: list[tuple[int, int, int]] | None = None  # the dock columns at the press on the window
         self._keep = QTimer(self)
         self._keep.setSingleShot(True)
-        self._keep.timeout.connect(window.keep_shares)
+        self._keep.timeout.connect(self._keep_if_moved)
         self._again = QTimer(self)
         self._again.setSingleShot(True)
         self._again.timeout.connect(window._apply_shares)
@@ -1073,11 +1109,19 @@ class DockShares(QObject):
         kind = event.type()
         if kind == QEvent.Type.Resize and event.size().width() != event.oldSize().width():
             # Once the layout has taken the new size (it may take a pass of the event loop or two).
+            self._pressed = None  # the widths change with the window, not by a drag
             self._window._share_timer.start(0)
             self._again.start(40)
-        elif kind == QEvent.Type.MouseButtonRelease:
+        elif kind == QEvent.Type.MouseButtonPress:
+            self._pressed = self._window.dock_columns()
+        elif kind == QEvent.Type.MouseButtonRelease and self._pressed is not None:
             self._keep.start(0)
         return False
+
+    def _keep_if_moved(self) -> None:
+        pressed, self._pressed = self._pressed, None
+        if pressed is not None and pressed != self._window.dock_columns():
+            self._window.keep_shares()
 
 
 class _HistoryClicks(QObject):

@@ -1,0 +1,103 @@
+"""A fifth look at the window as a person uses it under Xvfb: a click at a small size leaves the docks' shares as
+they were, a dock tabbed away takes its column's share after a drag, Escape closes the Edit history with no window
+manager, and the File menu ends with Quit."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from workbench.gui.main_window import LEFT_SHARE, RIGHT_SHARE
+
+
+def _sized(window, qtbot, width: int, height: int) -> None:
+    window.resize(width, height)
+    qtbot.waitUntil(lambda: window.width() == width, timeout=10000)
+    qtbot.wait(100)  # the shares applied on the event loop after the resize
+
+
+def _drag_separator(window, qtbot, dx: int) -> None:
+    """Drag the separator between the parameters and the car view by ``dx`` px, as a person does."""
+    dock = window.params_dock
+    x, y = dock.geometry().right() + 3, dock.geometry().center().y()
+    assert window.childAt(x, y) is None  # the separator: the window's own
+    QTest.mousePress(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y))
+    for step in range(1, 11):
+        QTest.mouseMove(window, QPoint(x + dx * step // 10, y))
+        qtbot.wait(5)
+    QTest.mouseRelease(window, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x + dx, y))
+    qtbot.wait(50)
+
+
+def test_a_click_at_a_small_size_keeps_the_docks_shares(carbench_window, qtbot):
+    """Under Xvfb: at 1024 x 640 the docks stand at their least widths (the parameters 37% of the window, not their
+    26%); a click on the status bar (its mouse events go on to the window, as a label's do) was taken for the end of
+    a separator drag and those widths became the shares, so the window grown again to 1500 x 900 kept the parameters
+    at 37% and the car view squeezed from 573 to about 400 px. Only a press and release that moved a separator
+    take the widths."""
+    window = carbench_window
+    _sized(window, qtbot, 1500, 900)
+    shares = dict(window._shares)
+    view = window.car_view.width()
+    assert shares["parameters"] == pytest.approx(LEFT_SHARE) and shares["plots"] == pytest.approx(RIGHT_SHARE)
+    _sized(window, qtbot, 1024, 640)
+    assert window.params_dock.width() / window.width() > LEFT_SHARE + 0.05  # held at its least width
+    QTest.mouseClick(window.statusBar(), Qt.MouseButton.LeftButton)
+    QTest.mouseClick(window.recorder.summary, Qt.MouseButton.LeftButton)  # a label of a dock
+    qtbot.wait(50)
+    assert window._shares == shares
+    _sized(window, qtbot, 1500, 900)
+    qtbot.waitUntil(lambda: abs(window.car_view.width() - view) <= 0.02 * window.width(), timeout=2000)
+    _drag_separator(window, qtbot, 100)  # a real drag still takes the widths
+    assert window._shares["parameters"] == pytest.approx(window.params_dock.width() / window.width())
+    assert window._shares["parameters"] > LEFT_SHARE + 0.03
+
+
+def test_a_drag_gives_the_docks_tabbed_away_their_columns_share(carbench_window, qtbot):
+    """The widths taken after a drag included the tabbed-away docks' own, the ones they had when last on show (the
+    Watch dock's 12% after the parameters were dragged to 33%): the Watch tab brought up and the window resized, the
+    left column went to that stale width."""
+    window = carbench_window
+    _sized(window, qtbot, 1500, 900)
+    window.params_dock.raise_()
+    qtbot.wait(20)
+    _drag_separator(window, qtbot, 100)
+    share = window._shares["parameters"]
+    assert share == pytest.approx(window.params_dock.width() / window.width())
+    assert window._shares["telemetry"] == pytest.approx(share)
+    assert window._shares["watch"] == pytest.approx(share)
+
+
+def test_escape_closes_the_edit_history(carbench_window, qtbot):
+    """Edit > Edit history opened a list with no button that nothing activated with no window manager: the main
+    window kept the keyboard, Escape went to the car view, and the list stayed over the window."""
+    window = carbench_window
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)
+    window.history_action.trigger()
+    history = window._history
+    qtbot.waitExposed(history)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is history, timeout=1000)
+    QTest.keyClick(QApplication.focusWidget() or QApplication.activeWindow(), Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not history.isVisible(), timeout=1000)
+    # Asked for again while open behind the window: it takes the keyboard again.
+    window.history_action.trigger()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is history, timeout=1000)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=1000)
+    window.history_action.trigger()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is history, timeout=1000)
+    history.close()
+
+
+def test_the_file_menu_ends_with_quit(carbench_window):
+    """The Shipped presets submenu came after Quit, at the foot of the File menu; it is beside Open preset now."""
+    file_menu = next(a.menu() for a in carbench_window.menuBar().actions() if a.text() == "&File")
+    actions = [a for a in file_menu.actions() if not a.isSeparator()]
+    assert actions[-1] is carbench_window.quit_action
+    texts = [a.text() for a in actions]
+    assert texts.index("Shipped presets") == texts.index("Open preset\u2026") + 1
+    presets = next(a.menu() for a in actions if a.text() == "Shipped presets")
+    assert "sedan" in [a.text() for a in presets.actions()]
