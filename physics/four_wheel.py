@@ -77,7 +77,7 @@ stalled engine puts on each wheel of an axle, whether the clutch stuck and the t
 @scalar
 def friction(p, load, static, road):
     """The tyre's friction coefficient under ``load`` on a road of friction ``road``: less ``load_sensitivity``
-    per static load of extra load."""
+    per reference load ``static`` (tyres.nominal_load, or the wheel's static load) of extra load."""
     share = load / static - 1.0 if static > 0.0 else 0.0
     return road * max(1.0 - p.tyres_load_sensitivity * share, 0.1)
 
@@ -93,9 +93,9 @@ def ground(p, road, s, c, sn, x, y):
 @scalar
 def cornering_scale(p, load, static, mu, road):
     """The factor on the lateral curve's B that makes the cornering stiffness B C D follow Pacejka's
-    saturating K = K_static sin(2 atan(Fz / (p_Ky2 Fz_static))) / sin(2 atan(1 / p_Ky2)) (Pacejka, Tyre and
+    saturating K = K_ref sin(2 atan(Fz / (p_Ky2 Fz_ref))) / sin(2 atan(1 / p_Ky2)) (Pacejka, Tyre and
     Vehicle Dynamics, 2012, the MF-Tyre cornering stiffness), D being mu Fz (``road`` the friction at no load
-    sensitivity): 1 at the static load."""
+    sensitivity): 1 at the reference load ``static`` (tyres.nominal_load, or the wheel's static load)."""
     q = p.tyres_cornering_load
     if q <= 0.0 or static <= 0.0:
         return 1.0
@@ -118,7 +118,7 @@ def contact_slips(p, vx, vy, r, x, y, c, s, omega, load, mu, road, front):
     d = wheel.slip_speed(u, floor)
     alpha = wheel.slip_angle(u, w, floor)
     kappa = wheel.slip_ratio(omega, p.body_wheel_radius, u, floor)
-    scale = cornering_scale(p, load, p.static_front if front else p.static_rear, mu, road)
+    scale = cornering_scale(p, load, p.reference_front if front else p.reference_rear, mu, road)
     b_y = (p.tyres_b_front if front else p.tyres_b_rear) * scale
     peak_y = (p.peak_front if front else p.peak_rear) / scale  # the peak sits at one B alpha
     k, a, rho, dx, dy = tyre.combined_slips(kappa, alpha, load, mu, p.tyres_lateral_share, p.peak_long, peak_y)
@@ -530,8 +530,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     g_fr, c_fr = ground(p, road, s, cos_s, sin_s, lf, -half)
     g_rl, c_rl = ground(p, road, s, cos_s, sin_s, -lr, half)
     g_rr, c_rr = ground(p, road, s, cos_s, sin_s, -lr, -half)
-    mu_fl, mu_fr = friction(p, z_fl, p.static_front, g_fl), friction(p, z_fr, p.static_front, g_fr)
-    mu_rl, mu_rr = friction(p, z_rl, p.static_rear, g_rl), friction(p, z_rr, p.static_rear, g_rr)
+    mu_fl, mu_fr = friction(p, z_fl, p.reference_front, g_fl), friction(p, z_fr, p.reference_front, g_fr)
+    mu_rl, mu_rr = friction(p, z_rl, p.reference_rear, g_rl), friction(p, z_rr, p.reference_rear, g_rr)
     sin_fl, cos_fl = approx.sincos(d_fl)
     sin_fr, cos_fr = approx.sincos(d_fr)
     q_fl = contact_slips(p, s.vx, s.vy, s.yaw_rate, lf, half, cos_fl, sin_fl, s.wheel_fl, z_fl, mu_fl, g_fl, True)

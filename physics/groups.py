@@ -280,11 +280,19 @@ class TyreParams:
     e_long: float = param(0.4, doc="combined: Pacejka curvature factor E of the longitudinal curve", lo=-100, hi=1,
                           span=(-2.0, 1.0))
     cornering_load: float = param(0.0, doc="four_wheel: Pacejka's p_Ky2: the cornering stiffness grows with the load "
-                                           "as sin(2 atan(Fz / (p_Ky2 Fz_static))), saturating (0: in proportion)",
+                                           "as sin(2 atan(Fz / (p_Ky2 Fz_ref))), saturating (0: in proportion); "
+                                           "Fz_ref is nominal_load, or the wheel's static load",
                                   lo=0.0, hi=20.0, span=(0.0, 5.0))
-    load_sensitivity: float = param(0.0, doc="four_wheel: the tyre's friction falls by this share for each static "
-                                             "load of extra load (mu (1 - s (Fz / Fz_static - 1)))", lo=0.0, hi=0.5,
+    load_sensitivity: float = param(0.0, doc="four_wheel: the tyre's friction falls by this share for each "
+                                             "reference load of extra load (mu (1 - s (Fz / Fz_ref - 1)); Fz_ref "
+                                             "is nominal_load, or the wheel's static load)", lo=0.0, hi=0.5,
                                     span=(0.0, 0.4))
+    # MF-Tyre's FNOMIN (Pacejka 2012, ch. 4.3.2: dfz = (Fz - Fz0) / Fz0): a property of the tyre, so that moving weight
+    # between the axles moves the balance through the tyres' load sensitivity. 0 keeps each wheel's own static load as
+    # the reference (the tyres then sized for the car: mass and weight split leave the linear balance alone).
+    nominal_load: float = param(0.0, unit="N", doc="four_wheel: the tyre's reference load Fz_ref for cornering_load "
+                                                   "and load_sensitivity (MF-Tyre's FNOMIN); 0: each wheel's own "
+                                                   "static load", lo=0.0, hi=1e6, span=(0.0, 10000.0))
 
 
 @dataclass(frozen=True, kw_only=True)

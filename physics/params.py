@@ -85,6 +85,7 @@ ONLY_FOR = {
     "steering.ackermann": DYNAMIC,
     "tyres.load_sensitivity": DYNAMIC,
     "tyres.cornering_load": DYNAMIC,
+    "tyres.nominal_load": DYNAMIC,
 }
 
 

@@ -53,8 +53,11 @@ DERIVED = {
     "roll_stiffness_front": (np.float64, "[N m/rad] front springs (k t^2 / 2) and anti-roll bar"),
     "roll_stiffness_rear": (np.float64, "[N m/rad] rear springs and anti-roll bar"),
     "roll_axis_height": (np.float64, "[L] the roll axis under the centre of mass (between the roll centres)"),
+    "reference_front": (np.float64, "[N] the front tyres' reference load: tyres.nominal_load, or static_front where "
+                                    "that is 0 (physics.four_wheel.cornering_scale and friction)"),
+    "reference_rear": (np.float64, "[N] the rear tyres' reference load: tyres.nominal_load, or static_rear"),
     "cornering_norm": (np.float64, "sin(2 atan(1 / tyres.cornering_load)): the cornering stiffness's saturation "
-                                   "at the static load (physics.four_wheel.cornering_scale)"),
+                                   "at the reference load (physics.four_wheel.cornering_scale)"),
     "understeer": (np.float64, "[rad s^2/L] the linear bicycle's understeer gradient m / L (lr / Cf - lf / Cr)"),
     "diff_kind": (np.int64, "the differential: 0 open, 1 locked, 2 limited slip, 3 torque sensing"),
     "front_drive": (np.float64, "the front axle's share of the drive: 0 rear-driven, 1 front-driven, the centre "
@@ -161,6 +164,19 @@ def _derived(rec: np.void, car: CarParams) -> None:
         rec["top_gear"] = 1
 
 
+def reference_stiffness(load: float, reference: float, q: float, sensitivity: float) -> float:
+    """[N] A tyre's cornering stiffness at ``load`` per unit of B C mu lateral_share: ``reference`` sin(2 atan(load /
+    (q reference))) / sin(2 atan(1 / q)) where it saturates (``q`` = tyres.cornering_load > 0, MF-Tyre's K_y), else
+    ``load`` times the friction's load sensitivity there (1 - s (load / reference - 1), at least 0.1). At the
+    reference load both are the load itself: with no nominal load, the static one, as before it existed."""
+    if load == reference:
+        return load
+    if q > 0.0:
+        z = load / (q * reference)
+        return reference * (2.0 * z / (1.0 + z * z)) / (2.0 * q / (q * q + 1.0))
+    return load * max(1.0 - sensitivity * (load / reference - 1.0), 0.1)
+
+
 def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     """The four-wheel car's derived values: static loads, each axle's roll stiffness, the roll axis, the
     linear bicycle's understeer gradient (for stability control's yaw reference) and the differential."""
@@ -173,12 +189,16 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     rec["roll_stiffness_front"] = 0.5 * susp.spring_front * b.track**2 + susp.arb_front
     rec["roll_stiffness_rear"] = 0.5 * susp.spring_rear * b.track**2 + susp.arb_rear
     rec["roll_axis_height"] = susp.roll_centre_front + (susp.roll_centre_rear - susp.roll_centre_front) * lf / b.wheelbase
-    # Each axle's cornering stiffness is the slope of its magic formula at zero slip, B C D, with
-    # D = lateral_share mu Fz on the axle's static load.
-    c_front = t.b_front * t.c * t.lateral_share * t.mu * 2.0 * rec["static_front"]
-    c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * rec["static_rear"]
+    rec["reference_front"] = t.nominal_load if t.nominal_load > 0.0 else rec["static_front"]
+    rec["reference_rear"] = t.nominal_load if t.nominal_load > 0.0 else rec["static_rear"]
     if t.cornering_load > 0.0:
         rec["cornering_norm"] = 2.0 * t.cornering_load / (t.cornering_load ** 2 + 1.0)  # sin(2 atan(1 / q))
+    # Each axle's cornering stiffness is the slope of its magic formula at zero slip at the static loads, B C D, with
+    # D = lateral_share mu Fz (physics.four_wheel.cornering_scale); at the reference load it is that of B as given.
+    c_front = t.b_front * t.c * t.lateral_share * t.mu * 2.0 * reference_stiffness(
+        rec["static_front"], rec["reference_front"], t.cornering_load, t.load_sensitivity)
+    c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * reference_stiffness(
+        rec["static_rear"], rec["reference_rear"], t.cornering_load, t.load_sensitivity)
     rec["understeer"] = b.mass / b.wheelbase * (b.lr / c_front - lf / c_rear)  # Gillespie (1992), ch. 6
     rec["diff_kind"] = DIFFERENTIALS.index(car.differential.kind)
     axle = car.body.driven_axle
