@@ -101,3 +101,21 @@ def test_the_file_menu_ends_with_quit(carbench_window):
     assert texts.index("Shipped presets") == texts.index("Open preset\u2026") + 1
     presets = next(a.menu() for a in actions if a.text() == "Shipped presets")
     assert "sedan" in [a.text() for a in presets.actions()]
+
+
+def test_save_recording_with_nothing_recorded_says_so_before_asking_for_a_file(carbench_window, tmp_path):
+    """File > Save recording (Ctrl+R) with nothing recorded opened the save dialog (recording.toml) and, once a name
+    was given, said 'Record something first': the Recorder's Save is disabled then, the menu's asked for a name it
+    could not use. It says so at once now, with no file dialog; a recording stopped is asked for a name as before."""
+    window = carbench_window
+    assert window.model.session.last_recording is None
+    window.file_answer = str(tmp_path / "mine.toml")
+    window.save_recording_action.trigger()
+    assert [title for title, _ in window.shown_errors] == ["Nothing to save"]
+    assert not [a for a in window.asked if a[1] == "file"]  # no file dialog
+    assert not (tmp_path / "mine.toml").exists()
+    window.record()
+    window.hold(["throttle"], 0.2)
+    window.save_recording_action.trigger()  # stops the recording, then asks where
+    assert [a[0] for a in window.asked if a[1] == "file"] == ["Save recording"]
+    assert (tmp_path / "mine.toml").exists()

@@ -848,7 +848,13 @@ class MainWindow(QMainWindow):
         return True
 
     def save_recording_dialog(self) -> bool:
-        if self.model.session.recording:
+        session = self.model.session
+        if not session.recording and session.last_recording is None:
+            # Said before the file dialog: File > Save recording (Ctrl+R) with nothing recorded asked for a file name
+            # first and only then said there was nothing to save (the Recorder's Save is disabled then).
+            self.show_error("Nothing to save", "Record something first (Record, drive, Stop).")
+            return False
+        if session.recording:
             self.stop_recording()  # compiled while the dialog is up
         path = self._ask_recording_path()
         return self.save_recording(path) if path else False
