@@ -119,3 +119,26 @@ def test_save_recording_with_nothing_recorded_says_so_before_asking_for_a_file(c
     window.save_recording_action.trigger()  # stops the recording, then asks where
     assert [a[0] for a in window.asked if a[1] == "file"] == ["Save recording"]
     assert (tmp_path / "mine.toml").exists()
+
+
+def test_b_minus_a_takes_a_click_only_with_a_run_pinned(carbench_window):
+    """Seen under Xvfb: B-A on a plot with no run pinned toggled on and nothing changed, nor did anything say why.
+    It is disabled until a run is pinned (its tooltip says to pin one); turned on, it stays enabled when the last
+    reference goes, so that it can be turned off."""
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    row = window.plots.rows[0]
+    overlay = window.plot_overlay.row_overlay(row)
+    hold(window, {"throttle"}, 60)
+    assert not overlay.delta.isEnabled() and "pin a run" in overlay.delta.toolTip()
+    window.comparer.pin_current()
+    hold(window, {"throttle"}, 10)
+    assert overlay.delta.isEnabled() and "minus each reference" in overlay.delta.toolTip()
+    overlay.delta.setChecked(True)
+    window.comparer.references.unpin(0)
+    hold(window, {"throttle"}, 10)
+    assert overlay.delta.isEnabled()  # on: it can be turned off
+    overlay.delta.setChecked(False)
+    hold(window, {"throttle"}, 10)
+    assert not overlay.delta.isEnabled()

@@ -204,6 +204,10 @@ class ReferenceLayer(pg.GraphicsObject):
                 painter.drawPath(curve.path)
 
 
+DELTA_TIP = "show the run on show minus each reference instead of the curves"
+DELTA_TIP_NO_REFERENCE = "pin a run first (B, or Pin run): then this shows the run on show minus each reference"
+
+
 class _RowOverlay:
     def __init__(self, row: PlotRow, overlay: PlotOverlay):
         self.row = row
@@ -212,12 +216,21 @@ class _RowOverlay:
         self.delta = QToolButton()
         self.delta.setText("B\u2212A")
         self.delta.setCheckable(True)
-        self.delta.setToolTip("show the run on show minus each reference instead of the curves")
+        self.delta.setToolTip(DELTA_TIP_NO_REFERENCE)
+        self.delta.setEnabled(False)  # until a run is pinned (see follow_references)
         self.delta.toggled.connect(lambda on: overlay.refresh())
         row.head.insertWidget(1, self.delta)
         self.zero = pg.InfiniteLine(pos=0.0, angle=0, movable=False, pen=pg.mkPen((120, 120, 120)))
         row.plot.getPlotItem().addItem(self.zero, ignoreBounds=True)
         self.zero.setVisible(False)
+
+    def follow_references(self, pinned: bool) -> None:
+        """B-A takes a click only with a run pinned: with none it toggled and nothing changed, saying nothing (seen
+        under Xvfb). Left on when the last reference goes, it stays enabled, so that it can be turned off."""
+        enabled = pinned or self.delta.isChecked()
+        if self.delta.isEnabled() != enabled:
+            self.delta.setEnabled(enabled)
+            self.delta.setToolTip(DELTA_TIP if enabled else DELTA_TIP_NO_REFERENCE)
 
     def layer(self, name: str) -> ReferenceLayer:
         """The layer on the y-axis of ``name``'s unit (a new car rebuilds the row's axes, and their layers with them)."""
@@ -472,6 +485,7 @@ class PlotOverlay:
         shown: dict[int, tuple[int, int]] = {}  # aligned by time: each reference's samples in the window
         for row in panel.rows:
             overlay = self.row_overlay(row)
+            overlay.follow_references(bool(refs))
             delta = overlay.delta.isChecked()
             used: set[tuple[int, str]] = set()
             for main in row.curves.values():
