@@ -62,6 +62,8 @@ class _Parser(argparse.ArgumentParser):
         if at is None or at + 1 >= len(seen) or not seen[at + 1].startswith("-") or seen[at + 1] == "--":
             return None
         value, option = seen[at + 1], seen[at]
+        if not re.match(r"-(?:[0-9.]|nan|inf)", value, re.IGNORECASE):
+            return None  # a word that only looks like an option (--jsn mistyped, -x): argparse's line is the true one
         head = value.split("=", 1)[0]
         if any(name.startswith(head) for name in self._option_string_actions):
             return None  # an option indeed (or its abbreviation): argparse's message is true
@@ -519,7 +521,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     with StagedOutputs() as staged:
         try:
             staged_csv = [staged.file(t) for t in targets]  # made beside each target: that folder may refuse it
-            with CsvStreams(staged_csv, [p.frames for p in programs]) as streams:
+            with CsvStreams(staged_csv, [p.frames for p in programs], staged=True) as streams:
 
                 def listener(members, log, done):
                     if targets:
@@ -605,19 +607,30 @@ def _installed(*modules: str) -> bool:
 
 
 def csv_paths(target: Path, names: list[str]) -> list[Path]:
-    """One CSV per script: ``target`` itself for one script, else ``<stem>.<script name>.csv`` (made unique), the
-    script's name cut to its first 100 characters: a file name has room for 255 bytes, and a script's own name (a
-    string in its file) may be longer."""
+    """One CSV per script: ``target`` itself for one script, else ``<stem>.<script name>.csv`` (made unique), cut to
+    the bytes an output's name may have (workbench.output.files.MAX_NAME_BYTES, room kept for its staged name): the
+    script's name (a string in its file, of any length) to what ``target``'s stem leaves, keeping room for the suffix
+    that makes it unique, and a stem that leaves too little for a name of 16 characters cut too."""
+    from workbench.output.files import MAX_NAME_BYTES
+
     if len(names) == 1:
         return [target]
+    suffix = target.suffix or ".csv"
+    stem = os.fsencode(target.stem)
+    room = MAX_NAME_BYTES - len(stem) - 1 - len(os.fsencode(suffix)) - 6  # ".", the suffix, "-99999"
+    if room < 16:
+        cut = len(stem) - (16 - room)
+        while cut > 0 and stem[cut] & 0xC0 == 0x80:  # not within a character's UTF-8 bytes
+            cut -= 1
+        stem, room = stem[:cut], 16
     paths, used = [], set()
     for name in names:
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:100].strip("._") or "script"
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:room].strip("._") or "script"
         candidate, n = safe, 2
         while candidate in used:
             candidate, n = f"{safe}-{n}", n + 1
         used.add(candidate)
-        paths.append(target.with_name(f"{target.stem}.{candidate}{target.suffix or '.csv'}"))
+        paths.append(target.with_name(f"{os.fsdecode(stem)}.{candidate}{suffix}"))
     return paths
 
 

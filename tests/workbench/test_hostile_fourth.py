@@ -13,6 +13,8 @@ import sys
 import pytest
 from cli_calls import run
 
+from workbench.output.files import MAX_NAME_BYTES
+
 # -- --max-memory: every malformed size says what is wrong with it ---------------------------------------------------
 
 NOT_A_SIZE = "give a number of bytes, or one with K, M, G, T (e.g. 2G, 512M)"
@@ -48,6 +50,11 @@ def test_a_malformed_max_memory_says_what_is_wrong(typed, said, capsys):
     (["replay", "braking_stop", "--dt", "-inf"], "argument --dt: '-inf' was read as an option; give it as --dt=-inf"),
     # an option indeed after the option: argparse's words are true
     (["replay", "braking_stop", "--max-memory", "--json"], "argument --max-memory: expected one argument"),
+    # a mistyped option (or a short one) is no value: argparse's words are true there too (a review: '--jsn' was
+    # judged as a size, "unknown unit 'jsn'", and '--preset --jsn' told to give --preset=--jsn)
+    (["replay", "braking_stop", "--max-memory", "--jsn"], "argument --max-memory: expected one argument"),
+    (["replay", "braking_stop", "--preset", "--jsn"], "argument --preset: expected one argument"),
+    (["replay", "braking_stop", "--max-memory", "-x"], "argument --max-memory: expected one argument"),
 ])
 def test_a_value_that_starts_with_a_dash_is_judged_as_a_value(argv, said, capsys):
     code, out, err = run(argv, capsys)
@@ -192,6 +199,24 @@ def test_replay_csv_of_a_script_with_a_long_name_beside_another(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
     (tmp_path / "L.toml").write_text(SHORT.replace('name = "n"', f'name = "{"n" * 300}"'), encoding="utf-8")
-    code, out, err = run(["replay", "L.toml", "S.toml", "--csv", "x.csv"], capsys)
+    for stem in ("x", "y" * 160, "z" * 195, "\u00e9" * 97):  # a long --csv name leaves the script's name less room
+        code, out, err = run(["replay", "L.toml", "S.toml", "--csv", f"{stem}.csv"], capsys)
+        assert code == 0, (stem[:3], err)
+        made = [p.name for p in tmp_path.glob("*.csv")]
+        assert len(made) == 2 and all(len(os.fsencode(name)) <= MAX_NAME_BYTES for name in made), made
+        assert any(name.endswith(".n.csv") for name in made) and any("nnnnnnnnnnnnnnnn.csv" in name for name in made)
+        assert all(name.decode("utf-8") for name in map(os.fsencode, made))  # cut between characters
+        for p in tmp_path.glob("*.csv"):
+            p.unlink()
+
+
+def test_a_csv_named_with_the_200_bytes_an_output_may_have_is_written(tmp_path, monkeypatch, capsys):
+    """The staged CSV was written through a temporary file of its own, staged twice: a --csv name of 194 bytes,
+    within the 200 the outputs allow, passed a file name's 255 bytes and ended as 'File name too long'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
+    name = "y" * (MAX_NAME_BYTES - len(".csv")) + ".csv"
+    code, out, err = run(["replay", "S.toml", "--csv", name], capsys)
     assert code == 0, err
-    assert sorted(p.name for p in tmp_path.glob("x.*.csv")) == sorted([f"x.{'n' * 100}.csv", "x.n.csv"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["S.toml", name]
+    assert (tmp_path / name).read_text(encoding="utf-8").startswith("t [s],")
