@@ -171,7 +171,7 @@ class CarParams:
             if not four and getattr(self, name) is not None:
                 return f"[{name}]: used only by a four-wheel car (model.layout = 'four_wheel')"
         if four:
-            problem = self._wheel_angle_problem() or self._yaw_inertia_problem()
+            problem = self._wheel_angle_problem() or self._yaw_inertia_problem() or self._nominal_load_problem()
             if problem:
                 return problem
         if not four and self.body.driven_axle == "front":
@@ -224,6 +224,25 @@ class CarParams:
         return (f"body.yaw_inertia = {b.yaw_inertia:g} {unit} with body.mass {b.mass:g} kg, lf {lf:g} {length} and lr "
                 f"{b.lr:g} {length}: a dynamic index Iz / (m lf lr) of {index:.2g}, below the {YAW_INDEX_MIN:g} the "
                 f"four-wheel car's yaw needs (at least {least:.4g} {unit}; road cars have 0.8 to 1.2)")
+
+    def _nominal_load_problem(self) -> str | None:
+        """Why a four-wheel car's tyres.nominal_load is no load its tyres could be made for, or None: a reference load
+        (0 takes each wheel's own static load) is within NOMINAL_SPAN of the wheels' static loads. The tyres' cornering
+        stiffness scales with it: one step of the panel's slider off 0 (100 N against the sedan's 3,924 N a wheel)
+        left 0.3% of it, and friction at its floor."""
+        nominal = self.tyres.nominal_load
+        if nominal == 0.0:
+            return None
+        b = self.body
+        weight = b.mass * self.model.gravity
+        front, rear = 0.5 * weight * b.lr / b.wheelbase, 0.5 * weight * (b.wheelbase - b.lr) / b.wheelbase
+        lo, hi = min(front, rear) / NOMINAL_SPAN, max(front, rear) * NOMINAL_SPAN
+        if lo <= nominal <= hi:
+            return None
+        unit = unit_in("N", self.model.unit)
+        return (f"tyres.nominal_load = {nominal:g} {unit}: a tyre's reference load within {NOMINAL_SPAN:g} times its "
+                f"wheel's static load, {math.ceil(lo):.0f} to {math.floor(hi):.0f} {unit} on this car (0 takes each "
+                f"wheel's own)")
 
     def swap_problem(self, other: CarParams) -> str | None:
         """Why ``other`` cannot replace these parameters mid-run (None when it can).
@@ -289,6 +308,11 @@ class CarParams:
             doc[group_name][key] = value
         return CarParams.from_document(doc)
 
+
+NOMINAL_SPAN = 4.0
+"""How far a four-wheel car's tyres.nominal_load may be from its wheels' static loads (a factor either way): a
+passenger car's tyre is rated for about its wheel's static load (Pacejka 2012's example tyre: FNOMIN 4,000 N; a
+1,600 kg car puts 3,924 N on each wheel), and a truck's on a car (4 times) or a kart's (a quarter) is no tyre for it."""
 
 YAW_INDEX_MIN = 0.05
 """The least dynamic index Iz / (m lf lr) a four-wheel car may have. Road cars have 0.8 to 1.2 (Milliken and Milliken,

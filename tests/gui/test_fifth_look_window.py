@@ -142,3 +142,19 @@ def test_b_minus_a_takes_a_click_only_with_a_run_pinned(carbench_window):
     overlay.delta.setChecked(False)
     hold(window, {"throttle"}, 10)
     assert not overlay.delta.isEnabled()
+
+
+def test_b_minus_a_takes_no_click_when_the_only_run_pinned_is_in_other_units(carbench_window):
+    """A run of the sedan (metres) pinned, then the parking car (pixels) opened: the run is pinned but never drawn
+    on the parking car's axes, and B-A turned on hid the car's own curves and drew nothing (a review of a40f43d)."""
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    hold(window, {"throttle"}, 30)
+    window.comparer.pin_current()
+    assert window.model.load_preset("parking")
+    hold(window, {"throttle"}, 10)
+    assert window.comparer.references.items  # still pinned
+    overlay = window.plot_overlay.row_overlay(window.plots.rows[0])
+    assert not overlay.delta.isEnabled()
+    assert all(curve.isVisible() for curve in window.plots.rows[0].curves.values())

@@ -472,6 +472,8 @@ class PlotOverlay:
         """
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
+        # A run of a car in other units is pinned but never drawn on these axes: B-A has nothing to take it from.
+        drawable = any(ref.run.unit == model.session.params.model.unit for ref in refs)
         log = model.session.log
         alive = {id(r) for r in panel.rows}
         for key in [k for k in self.rows if k not in alive]:
@@ -485,13 +487,13 @@ class PlotOverlay:
         shown: dict[int, tuple[int, int]] = {}  # aligned by time: each reference's samples in the window
         for row in panel.rows:
             overlay = self.row_overlay(row)
-            overlay.follow_references(bool(refs))
+            overlay.follow_references(drawable)
             delta = overlay.delta.isChecked()
             used: set[tuple[int, str]] = set()
             for main in row.curves.values():
-                main.setVisible(not delta or not refs)
-            if row.values_shown != (not delta or not refs):
-                row.show_values(not delta or not refs)  # an expectation's bound is no difference's
+                main.setVisible(not delta or not drawable)
+            if row.values_shown != (not delta or not drawable):
+                row.show_values(not delta or not drawable)  # an expectation's bound is no difference's
             ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
             columns = int(row.vb.width()) or 500
             if (delta or not by_time) and placed is None:

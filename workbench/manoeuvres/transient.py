@@ -103,7 +103,7 @@ def second_order_fit(t, steer, yaw, t0: float, span: float = 3.0) -> tuple[float
     The steer is integrated as it acts, held over each frame from the frame's start (as every input of the model):
     by trapezoids it was taken half a frame late, and on the linear bicycle's exact response the frequency came out
     4% high at dt = 1/120 s. The term b2 lets the steady gain drift over the window: the step holds the throttle, so
-    the car slows a little (the sedan 22.21 to 21.83 m/s over its last 5 s) and its yaw-rate gain follows. With b0
+    the car slows a little (the near-linear sedan 22.21 to 21.82 m/s over its last 5 s) and its yaw-rate gain follows. With b0
     alone the twice-integrated columns, growing as t^2, put that drift into a0: the near-linear car's yaw natural
     frequency came out 1.24 Hz where its linear bicycle's is 1.51 Hz at the step's speed (and the linear bicycle run
     at the car's own decaying speed gave the same 1.27), and 0.72 Hz over a 5 s window."""
