@@ -252,6 +252,8 @@ class MainWindow(QMainWindow):
         if chosen:
             self.resizeDocks(chosen, [max(int(self._shares[d.objectName()] * self.width()), 1) for d in chosen],
                              Qt.Orientation.Horizontal)
+            if hasattr(self, "_resize_watch"):
+                self._resize_watch.forget_press()
 
     def dock_columns(self) -> list[tuple[int, int, int]]:
         """Where the columns of docks on show stand now: each one's area, left edge and width (the same whichever of
@@ -1121,13 +1123,21 @@ class DockShares(QObject):
         elif kind == QEvent.Type.MouseButtonPress:
             self._pressed = self._window.dock_columns()
         elif kind == QEvent.Type.MouseButtonRelease and self._pressed is not None:
-            self._keep.start(0)
+            # Moved or not is decided now: a layout the window's own resize left pending may land before the timer
+            # (a click just after a resize, or on a busy machine, read that as a drag). The widths are taken after
+            # the release, which may place the separator once more.
+            if self._pressed != self._window.dock_columns():
+                self._keep.start(0)
+            self._pressed = None
         return False
 
+    def forget_press(self) -> None:
+        """The window set the docks' widths itself (its shares applied after a resize): a press before that is no
+        drag's start."""
+        self._pressed = None
+
     def _keep_if_moved(self) -> None:
-        pressed, self._pressed = self._pressed, None
-        if pressed is not None and pressed != self._window.dock_columns():
-            self._window.keep_shares()
+        self._window.keep_shares()
 
 
 class _HistoryClicks(QObject):
