@@ -521,7 +521,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
     with StagedOutputs() as staged:
         try:
             staged_csv = [staged.file(t) for t in targets]  # made beside each target: that folder may refuse it
-            with CsvStreams(staged_csv, [p.frames for p in programs], staged=True) as streams:
+            with CsvStreams(staged_csv, [p.frames for p in programs]) as streams:
 
                 def listener(members, log, done):
                     if targets:

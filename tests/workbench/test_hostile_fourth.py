@@ -210,13 +210,20 @@ def test_replay_csv_of_a_script_with_a_long_name_beside_another(tmp_path, monkey
             p.unlink()
 
 
-def test_a_csv_named_with_the_200_bytes_an_output_may_have_is_written(tmp_path, monkeypatch, capsys):
-    """The staged CSV was written through a temporary file of its own, staged twice: a --csv name of 194 bytes,
-    within the 200 the outputs allow, passed a file name's 255 bytes and ended as 'File name too long'."""
+@pytest.mark.parametrize("command, option, suffix, starts", [
+    (["replay", "S.toml"], "--csv", ".csv", b"t [s],"),
+    (["replay", "S.toml"], "--mcap", ".mcap", b"\x89MCAP"),
+    (["compare", "S.toml", "--vs-script", "S.toml"], "--csv", ".csv", b""),
+])
+def test_an_output_named_with_the_200_bytes_it_may_have_is_written(command, option, suffix, starts, tmp_path,
+                                                                   monkeypatch, capsys):
+    """The staged output was written through a temporary file of its own (workbench.output.files.atomic_writer),
+    staged twice: a --csv or --mcap name of 194 bytes, within the 200 the outputs allow, passed a file name's 255
+    bytes and ended as 'File name too long' (replay --csv, replay --mcap, compare --csv)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "S.toml").write_text(SHORT, encoding="utf-8")
-    name = "y" * (MAX_NAME_BYTES - len(".csv")) + ".csv"
-    code, out, err = run(["replay", "S.toml", "--csv", name], capsys)
+    name = "y" * (MAX_NAME_BYTES - len(suffix)) + suffix
+    code, out, err = run([*command, option, name], capsys)
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["S.toml", name]
-    assert (tmp_path / name).read_text(encoding="utf-8").startswith("t [s],")
+    assert (tmp_path / name).read_bytes().startswith(starts) and (tmp_path / name).stat().st_size > 0

@@ -7,8 +7,7 @@ is written atomically: it appears, complete, only when the replay has finished w
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from workbench.output.files import atomic_writer
@@ -22,13 +21,8 @@ class CsvStreams(contextlib.ExitStack):
     ...     results = replay(programs, csv)
     """
 
-    def __init__(self, paths: Sequence[Path], frames: Sequence[int], staged: bool = False):
-        """``staged``: the paths are names a workbench.output.files.StagedOutputs gave (hidden, this process's own,
-        moved into place by its commit and removed by its rollback): written as they are, not through a temporary
-        file of their own, whose name, staged twice, would pass a file name's 255 bytes for an output named with
-        the 200 that workbench.output.files.MAX_NAME_BYTES allows."""
+    def __init__(self, paths: Sequence[Path], frames: Sequence[int]):
         super().__init__()
-        self._open = _staged_writer if staged else atomic_writer
         self.paths = list(paths)
         self.frames = list(frames)
         self.written = [0] * len(self.paths)
@@ -36,7 +30,7 @@ class CsvStreams(contextlib.ExitStack):
 
     def __enter__(self) -> CsvStreams:
         super().__enter__()
-        self._handles = [self.enter_context(self._open(path)) for path in self.paths]
+        self._handles = [self.enter_context(atomic_writer(path)) for path in self.paths]
         self._headers = [False] * len(self.paths)
         return self
 
@@ -47,12 +41,3 @@ class CsvStreams(contextlib.ExitStack):
                 handle.write(log.csv_header())
                 self._headers[i] = True
             self.written[i] = log.write_csv_rows(handle, car, self.written[i], min(done, self.frames[i]))
-
-
-@contextlib.contextmanager
-def _staged_writer(path: Path) -> Iterator:
-    """A staged name written in place: created (never over another file), with the mode the umask gives, synced."""
-    with open(path, "x", encoding="utf-8", newline="") as f:
-        yield f
-        f.flush()
-        os.fsync(f.fileno())

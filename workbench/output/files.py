@@ -55,6 +55,13 @@ def _stage_name(name: str, stage: str) -> str:
     return f".{name}.cb{os.getpid()}-{_HOST}{secrets.token_hex(4)}{stage}"
 
 
+def _own_staged(name: str) -> bool:
+    """Whether ``name`` is one this process staged an output under (``.staged``, :class:`StagedOutputs`)."""
+    found = _STAGED.fullmatch(name)
+    return (found is not None and found["stage"] == ".staged" and found["host"] == _HOST
+            and int(found["pid"]) == os.getpid())
+
+
 def _alive(pid: int, host: str = _HOST) -> bool:
     if host != _HOST:  # another machine's or container's process: whether it runs cannot be told from here
         return True
@@ -163,20 +170,29 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]
     """A file handle whose content replaces ``path`` only when the block ends without an error.
 
     Written through a temporary file in the same folder and a rename; the folder must exist. A link at ``path`` is
-    written through (:func:`through_links`).
+    written through (:func:`through_links`). A name :class:`StagedOutputs` gave this process is already a temporary
+    name of its own: written in place (created, never over another file), removed if the block fails.
     """
     target = through_links(path)
     folder = target.parent if str(target.parent) else Path(".")
-    clean_stale(folder, target.name)
-    tmp = str(folder / _stage_name(target.name, ".tmp"))
+    if _own_staged(target.name):
+        # A name StagedOutputs gave this process (its commit moves it into place, its rollback removes it): written
+        # in place. Staged again under a temporary name of its own, an output named with the MAX_NAME_BYTES it may
+        # have passed a file name's 255 bytes ('File name too long' for a --csv or --mcap name of 194 bytes).
+        tmp = str(target)
+    else:
+        clean_stale(folder, target.name)
+        tmp = str(folder / _stage_name(target.name, ".tmp"))
+    mode = _mode_for(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
-        os.fchmod(fd, _mode_for(target))
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, target)
+        if tmp != str(target):
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
