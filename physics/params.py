@@ -182,6 +182,13 @@ class CarParams:
                     "(use 'rear', or model.traction = 'simple')")
         return None
 
+    def static_loads(self) -> tuple[float, float]:
+        """Each front and each rear wheel's static load (in the car's unit of force): half its axle's share of the
+        weight (physics.records.four_wheel_derived's static_front and static_rear, the same bits)."""
+        b = self.body
+        weight = b.mass * self.model.gravity
+        return 0.5 * weight * b.lr / b.wheelbase, 0.5 * weight * (b.wheelbase - b.lr) / b.wheelbase
+
     def full_lock_wheel_angles(self) -> tuple[float, float]:
         """A four-wheel car's inner and outer front wheel angles at full lock [rad], as the model turns them
         (physics.steering.ackermann, then steering.ackermann's share of it)."""
@@ -233,9 +240,7 @@ class CarParams:
         nominal = self.tyres.nominal_load
         if nominal == 0.0:
             return None
-        b = self.body
-        weight = b.mass * self.model.gravity
-        front, rear = 0.5 * weight * b.lr / b.wheelbase, 0.5 * weight * (b.wheelbase - b.lr) / b.wheelbase
+        front, rear = self.static_loads()
         lo, hi = min(front, rear) / NOMINAL_SPAN, max(front, rear) * NOMINAL_SPAN
         if lo <= nominal <= hi:
             return None

@@ -180,12 +180,10 @@ def reference_stiffness(load: float, reference: float, q: float, sensitivity: fl
 def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     """The four-wheel car's derived values: static loads, each axle's roll stiffness, the roll axis, the
     linear bicycle's understeer gradient (for stability control's yaw reference) and the differential."""
-    b, m, t, susp = car.body, car.model, car.tyres, car.suspension
-    weight = b.mass * m.gravity
+    b, t, susp = car.body, car.tyres, car.suspension
     lf = b.wheelbase - b.lr
     rec["four_wheel"] = True
-    rec["static_front"] = 0.5 * weight * b.lr / b.wheelbase
-    rec["static_rear"] = 0.5 * weight * lf / b.wheelbase
+    rec["static_front"], rec["static_rear"] = car.static_loads()
     rec["roll_stiffness_front"] = 0.5 * susp.spring_front * b.track**2 + susp.arb_front
     rec["roll_stiffness_rear"] = 0.5 * susp.spring_rear * b.track**2 + susp.arb_rear
     rec["roll_axis_height"] = susp.roll_centre_front + (susp.roll_centre_rear - susp.roll_centre_front) * lf / b.wheelbase

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from physics import channel_names
-from workbench.gui.car_geometry import LIFTED, car_shape, force_scale, static_loads
+from workbench.gui.car_geometry import LIFTED, car_shape, force_scale
 from workbench.gui.car_view import AID_COLOURS, CORNER_ORDER, LIFTED_WHEEL, LOAD, LOAD_LOW, WHEEL
 from workbench.gui.testing import hold
 
@@ -48,7 +48,7 @@ def test_a_four_wheel_car_draws_each_wheel_where_the_model_has_it(carbench_windo
               "rl": com - b.lr * ahead + 0.5 * b.track * left, "rr": com - b.lr * ahead - 0.5 * b.track * left}
     angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
     assert v["wheel_left"] > v["wheel_right"] > 0.0  # Ackermann: the inner (left) wheel turns more
-    static = dict(zip(("front", "rear"), static_loads(p), strict=True))
+    static = dict(zip(("front", "rear"), p.static_loads(), strict=True))
     ratios = {}
     for corner, i in CORNER_ORDER.items():
         outline = _points(view._wheels[i])
@@ -75,7 +75,7 @@ def test_a_four_wheel_car_draws_each_wheel_where_the_model_has_it(carbench_windo
 def _state(window, **channels) -> dict[str, float]:
     """A frame of the car at rest at the origin with ``channels`` set."""
     v = dict.fromkeys(channel_names(window.model.session.params.model.unit), 0.0)
-    front, rear = static_loads(window.model.session.params)
+    front, rear = window.model.session.params.static_loads()
     v.update(load_fl=front, load_fr=front, load_rl=rear, load_rr=rear)
     v.update(channels)
     return v
@@ -85,7 +85,7 @@ def test_a_lifted_wheel_is_hollow_an_unloaded_one_warns_and_the_aids_are_marked(
     window = carbench_window
     view = window.car_view
     p = window.model.session.params
-    front, rear = static_loads(p)
+    front, rear = p.static_loads()
     v = _state(window, load_fl=1.8 * front, load_fr=0.5 * LIFTED * front, load_rl=0.3 * rear, abs_fl=1.0,
                tcs_rl=1.0, esc_rl=1.0, esc_rr=1.0)
     view._draw_corners(car_shape(v, p))

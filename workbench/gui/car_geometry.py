@@ -65,13 +65,6 @@ def force_scale(p: CarParams) -> float:
     return p.body.wheelbase / (p.body.mass * p.model.gravity)
 
 
-def static_loads(p: CarParams) -> tuple[float, float]:
-    """Each front and each rear wheel's static load [N] (as physics.records.four_wheel_derived)."""
-    b = p.body
-    weight = b.mass * p.model.gravity
-    return 0.5 * weight * b.lr / b.wheelbase, 0.5 * weight * (b.wheelbase - b.lr) / b.wheelbase
-
-
 def _rot(heading: float) -> np.ndarray:
     c, s = np.cos(heading), np.sin(heading)
     return np.array([[c, -s], [s, c]])
@@ -148,7 +141,7 @@ def car_shape(v: dict[str, float], p: CarParams, dt: float = 0.0) -> CarShape:
     if p.model.layout == FOUR_WHEEL:
         angles = {"fl": v["wheel_left"], "fr": v["wheel_right"], "rl": 0.0, "rr": 0.0}
         outlines = {"rl": wheels[0], "rr": wheels[1], "fl": wheels[2], "fr": wheels[3]}
-        statics = static_loads(p)
+        statics = p.static_loads()
         wheel_shapes = [_corner(v, p, c, front if c.front else rear, left, heading, angles[c.name], outlines[c.name],
                                 scale, statics[0 if c.front else 1], wheel_len, wheel_half_w) for c in CORNERS]
     return CarShape(body, nose, wheels, com, rear, front, np.array([point, point + ARROW_SECONDS * world_v]),

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsPolygon
 
 from physics import channel_names
 from physics.corners import CORNERS
-from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle, label_point, static_loads
+from workbench.gui.car_geometry import UNLOADED, CarShape, car_shape, circle, label_point
 from workbench.gui.hud import Hud
 from workbench.gui.keymap import help_html
 from workbench.gui.plot_rows import KnownBoundsCurve
@@ -620,7 +620,7 @@ def at_rest(p) -> dict[str, float]:
     speed it starts with (physics.state.initial_state: 1st, idling): the HUD said "gear N  0 rpm" until the first
     frame said "gear 1  800 rpm"."""
     values = dict.fromkeys(channel_names(p.model.unit), 0.0)
-    front, rear = static_loads(p)
+    front, rear = p.static_loads()
     for c in CORNERS:
         values[f"load_{c.name}"] = front if c.front else rear
     values["gear"] = 1.0
