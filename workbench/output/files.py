@@ -135,16 +135,16 @@ def _mode_for(target: Path) -> int:
 PSEUDO_ROOTS = ("/proc", "/sys")
 
 
+def _under_pseudo_root(place: str) -> bool:
+    return any(place == root or place.startswith(root + os.sep) for root in PSEUDO_ROOTS)
+
+
 def _pseudo(path: str | os.PathLike) -> bool:
     """Whether ``path``, any link on the way from it to a file, or where it leads is among the system's own files
     (:data:`PSEUDO_ROOTS`), through links of its folders too."""
-
-    def under(place: str) -> bool:
-        return any(place == root or place.startswith(root + os.sep) for root in PSEUDO_ROOTS)
-
     here = os.path.abspath(path)
     for _ in range(40):  # each link on the way (/dev/stdout leads through /proc/self/fd/1 to the shell's file)
-        if under(here):
+        if _under_pseudo_root(here):
             return True
         try:
             if not os.path.islink(here):
@@ -153,7 +153,7 @@ def _pseudo(path: str | os.PathLike) -> bool:
         except (OSError, ValueError):
             break
     real = _realpath(path)
-    return real is not None and under(real)
+    return real is not None and _under_pseudo_root(real)
 
 
 def through_links(path: str | os.PathLike) -> Path:
@@ -281,10 +281,20 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
     if target.is_symlink() and not target.exists():
         raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
     real = through_links(target)  # a link is written through: the file it leads to is replaced, the link stays
-    if _pseudo(target):  # its links and where they lead: ``real`` too
-        raise OutputPathError(f"{option} {target}: is a device or system file, not a regular file"
-                              + (f" (a link to {real})" if real != target else ""))
     folder = real.parent if str(real.parent) else Path(".")
+    if _pseudo(target):  # its links and where they lead: ``real`` too
+        if os.path.lexists(target):  # a file there, or a link (/dev/stdout) through /proc
+            raise OutputPathError(f"{option} {target}: is a device or system file, not a regular file"
+                                  + (f" (a link to {real})" if real != target else ""))
+        if not folder.is_dir():
+            raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
+        # Nothing there yet, so no device or system file (what /proc/x.csv was called): a folder of the kernel's, where
+        # no file can be made (os.access tells root it may write there)
+        inside = _realpath(folder)
+        through = inside is not None and not _under_pseudo_root(os.path.abspath(folder))  # a folder of the user's
+        raise OutputPathError(f"{option} {target}: the folder {folder}" + (f" (a link to {inside})" if through else "")
+                              + f" is among the system's own files ({', '.join(PSEUDO_ROOTS)}), where no file "
+                              "can be created")
     if not folder.is_dir():
         raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
     if not os.access(folder, os.W_OK):
