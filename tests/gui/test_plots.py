@@ -290,7 +290,7 @@ def test_the_plot_export_dialog_opens_where_the_last_export_went(carbench_window
     asked = []
     answers = iter([str(tmp_path / "telemetry" / "all.csv"), str(tmp_path / "plots" / "speed.svg"), ""])
 
-    def save_dialog(parent, caption, start, filters):
+    def save_dialog(parent, caption, start, filters, *rest):
         asked.append(start)
         return next(answers), filters
 
@@ -316,7 +316,7 @@ def test_a_save_dialogs_name_gets_its_kinds_suffix_and_another_suffix_is_refused
     hold(window, {"throttle"}, 60)
     answers = iter([str(tmp_path / "noext"), str(tmp_path / "wrong.csv"), str(tmp_path / "mine"),
                     str(tmp_path / "mine"), str(tmp_path / "mine"), str(tmp_path / "sedan.v2")])
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda parent, caption, start, filters: (next(answers), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda parent, caption, start, filters, *rest: (next(answers), ""))
     errors, questions = [], []
     monkeypatch.setattr(window, "show_error", lambda title, text: errors.append(text))
     row = window.plots.rows[0]

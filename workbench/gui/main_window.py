@@ -584,18 +584,22 @@ class MainWindow(QMainWindow):
         """A file name to write, from the save dialog: ``suffix`` added to a name typed without one, or whose last
         point is part of the name ("sedan.v2"; a preset saved as "mine" was not listed by the Load dialog's *.toml
         filter); a name ending in another file kind's suffix (OUTPUT_SUFFIXES) is refused with why (a PNG went into
-        "wrong.csv"). "" when cancelled or refused."""
-        path, _ = QFileDialog.getSaveFileName(self, title, start, filters)
+        "wrong.csv"). "" when cancelled or refused.
+
+        The name is checked first and only then is the user asked whether to replace a file of that name: the
+        dialog's own question is off (it asked to replace an existing "old.csv" in the MCAP dialog, which was then
+        refused for not being .mcap; and it asked about the name typed, not the one written with the suffix)."""
+        path, _ = QFileDialog.getSaveFileName(self, title, start, filters, "",
+                                              QFileDialog.Option.DontConfirmOverwrite)
         if not path:
             return ""
         given = Path(path).suffix.lower()
         if given not in OUTPUT_SUFFIXES:  # none, or a part of the name ("sedan.v2")
-            path += suffix  # the dialog asked about replacing the name typed, not this one
-            if os.path.lexists(path) and not self.ask_yes_no(title, f"{path} already exists. Replace it?"):
-                return ""
-            return path
-        if given != suffix:
+            path += suffix
+        elif given != suffix:
             self.show_error(title, f"{path}: this is written as a {suffix} file; give it a name ending in {suffix}")
+            return ""
+        if os.path.lexists(path) and not self.ask_yes_no(title, f"{path} already exists. Replace it?"):
             return ""
         return path
 

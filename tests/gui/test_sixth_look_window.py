@@ -1,0 +1,52 @@
+"""What a sixth look at the window found: the save dialogs' replace question, ..."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import QFileDialog
+
+from workbench.gui.testing import hold
+
+
+def _dialog_as_qt(monkeypatch, answers: list[str], questions: list[str]):
+    """Qt's save dialog as the window meets it: it answers the next name of ``answers`` and, unless told not to
+    (DontConfirmOverwrite), first asks whether to replace a file of the name typed (kept in ``questions``)."""
+
+    def dialog(parent=None, caption="", start="", filters="", selected="", options=None):
+        path = answers.pop(0)
+        if not (options and options & QFileDialog.Option.DontConfirmOverwrite) and path and os.path.exists(path):
+            questions.append(f"dialog: replace {path}?")
+        return path, filters
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(dialog))
+
+
+def test_a_name_of_another_kind_is_refused_before_any_replace_question(carbench_window, tmp_path, monkeypatch):
+    """The MCAP export's dialog asked to replace an existing old.csv, and the name was then refused for not being
+    .mcap: the refusal comes first now, and a name that will be written is asked about once, as it is written."""
+    window = carbench_window
+    hold(window, {"throttle"}, 30)
+    (tmp_path / "old.csv").write_text("kept\n")
+    (tmp_path / "old.mcap").write_bytes(b"kept")
+    (tmp_path / "noext.mcap").write_bytes(b"kept")
+    answers = [str(tmp_path / "old.csv"), str(tmp_path / "old.mcap"), str(tmp_path / "old.mcap"),
+               str(tmp_path / "noext")]
+    questions: list[str] = []
+    _dialog_as_qt(monkeypatch, answers, questions)
+    window.ask_yes_no = lambda title, text: questions.append(f"window: {text}") or window.answer_yes
+
+    assert not window.export_mcap_dialog()
+    assert questions == []  # refused with no question before it
+    assert window.shown_errors[-1][1].endswith("this is written as a .mcap file; give it a name ending in .mcap")
+    assert (tmp_path / "old.csv").read_text() == "kept\n"
+
+    assert not window.export_mcap_dialog()  # the right kind: asked once, No keeps the file
+    assert questions == [f"window: {tmp_path / 'old.mcap'} already exists. Replace it?"]
+    assert (tmp_path / "old.mcap").read_bytes() == b"kept"
+    window.answer_yes = True
+    assert window.export_mcap_dialog() and (tmp_path / "old.mcap").read_bytes() != b"kept"
+    assert len(questions) == 2
+    assert window.export_mcap_dialog()  # "noext" written as noext.mcap: asked about that name, not "noext"
+    assert questions[2:] == [f"window: {tmp_path / 'noext.mcap'} already exists. Replace it?"]
+    assert not [q for q in questions if q.startswith("dialog")]
