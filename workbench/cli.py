@@ -638,19 +638,21 @@ def _presets() -> int:
     from physics import load_preset, preset_names
     from physics.presets import scripts_dir
     from workbench.scripts.format import ScriptError, load_script
+    from workbench.streams import emit
 
-    print("Car presets (presets/cars):")
+    lines = ["Car presets (presets/cars):"]
     for name in preset_names():
         p = load_preset(name).params
         drivetrain = "engine, clutch, gearbox" if p.manual else "direct drive"
-        print(f"  {name:10s} {p.kind:9s} unit {p.model.unit:2s}  {drivetrain}")
-    print("\nInput scripts (presets/scripts):")
+        lines.append(f"  {name:10s} {p.kind:9s} unit {p.model.unit:2s}  {drivetrain}")
+    lines.append("\nInput scripts (presets/scripts):")
     for path in sorted(scripts_dir().glob("*.toml")):
         try:
             s = load_script(path)
-            print(f"  {path.name:28s} on {s.preset:9s} {s.duration:6g} s  {s.description}")
+            lines.append(f"  {path.name:28s} on {s.preset:9s} {s.duration:6g} s  {s.description}")
         except ScriptError as exc:
-            print(f"  {path.name:28s} unreadable: {exc}")
+            lines.append(f"  {path.name:28s} unreadable: {exc}")
+    emit("\n".join(lines))  # a full or closed stdout in the words of every other command's (workbench.streams)
     return EXIT_OK
 
 

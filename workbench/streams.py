@@ -141,8 +141,10 @@ def flush_stdout(stream: TextIO | None = None) -> None:
 
 def emit(text: str, stream: TextIO | None = None) -> None:
     """Print ``text`` and a newline on stdout (or ``stream``) and flush it: a command's result, written
-    before its files move into place. StdoutError when stdout is full or closed."""
+    before its files move into place. StdoutError when stdout is full or closed, in :func:`stdout_refusal`'s words
+    where it is known to take nothing (every command says ``> /dev/full`` alike)."""
     stream = sys.stdout if stream is None else stream
+    check_stdout(stream)
     try:
         stream.write(text + "\n")
     except BrokenPipeError:

@@ -5,6 +5,12 @@ In-process calls only (the suite is at the edge of its time budget).
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
+import os
+import sys
+
 import pytest
 from cli_calls import run
 
@@ -54,3 +60,80 @@ def test_an_output_through_a_link_into_proc_names_the_link_and_where_it_leads(tm
                                                           "/proc/carbench-no-such does not exist")):
         code, out, err = run(["replay", "s.toml", "--csv", target], capsys)
         assert code == 2 and err.splitlines() == [f"carbench: --csv {said}"], err
+
+
+# -- a stdout that takes nothing: every command says it in the same words -----------------------------------------
+
+DEV_FULL = "carbench: cannot write to stdout: No space left on device (it is /dev/full)"
+
+
+@contextlib.contextmanager
+def stdout_as(stream):
+    """``sys.stdout`` replaced for the block (set in the test's body: capsys sets sys.stdout again as a test's call
+    begins)."""
+    saved = sys.stdout
+    sys.stdout = stream
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+@contextlib.contextmanager
+def dev_full_stdout():
+    """``> /dev/full``, in this process: sys.stdout a real file on the device."""
+    with open("/dev/full", "w", encoding="utf-8") as full, stdout_as(full):
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                full.truncate(0)  # anything the old code left buffered: dropped, so that the close does not fail
+
+
+class _NoHub:
+    """SDL2's hub with nothing plugged in (the test does not depend on SDL2 being there)."""
+
+    version = "2.0.0"
+    devices: dict = {}
+
+    def pump(self):
+        pass
+
+    update = close = pump
+
+
+@pytest.mark.parametrize("argv", [["presets"], ["devices"], ["devices", "--json"], ["--help"], ["--version"],
+                                  ["presets", "--help"], ["bench", "--help"]], ids=" ".join)
+def test_every_command_onto_dev_full_says_so_as_replay_does(argv, monkeypatch, capsys):
+    """``presets`` and ``devices`` said "cannot write the output: No space left on device" (their print failed and
+    the catch-all for unforeseen OSErrors worded it), --help and --version "cannot write to stdout: No space left on
+    device": replay, sweep, hunt, compare, manoeuvre and bench say DEV_FULL."""
+    from workbench.controllers import devices_command
+
+    monkeypatch.setattr(devices_command, "ControllerHub", _NoHub)
+    with dev_full_stdout():
+        code, _, err = run(argv, capsys)
+    assert code == 2 and err.splitlines() == [DEV_FULL], err
+
+
+class _FullDisk(io.TextIOBase):
+    """A stdout on a disk that fills up: not known in advance (no /dev/full), every write fails with ENOSPC."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_bench_and_presets_onto_a_full_disk_say_it_is_stdout(monkeypatch, capsys):
+    """bench's table and presets' list were printed line by line: a write that failed was worded by the catch-all,
+    "cannot write the output", as if an output file had; the commands' results go through streams.emit now."""
+    from workbench import bench
+
+    monkeypatch.setattr(bench, "measure", lambda *a: {})
+    monkeypatch.setattr(bench, "print_figures", lambda figures: print("carbench bench\n  figures"))
+    for argv in (["bench", "--no-gui", "--quick"], ["presets"]):
+        with stdout_as(_FullDisk()):
+            code, _, err = run(argv, capsys)
+        assert code == 2 and err.splitlines() == ["carbench: cannot write to stdout: No space left on device"], err

@@ -1335,7 +1335,7 @@ def test_help_and_version_onto_a_full_stdout_are_one_line_and_exit_2(tmp_path, a
         done = subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(), stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=600, check=False)
     assert done.returncode == 2, done.stderr
-    assert done.stderr == "carbench: cannot write to stdout: No space left on device\n"
+    assert done.stderr == "carbench: cannot write to stdout: No space left on device (it is /dev/full)\n"
     shown = subprocess.run([sys.executable, "-m", "workbench", *args], cwd=tmp_path, env=_env(),
                            capture_output=True, text=True, timeout=600, check=False)
     assert shown.returncode == 0 and shown.stderr == "" and shown.stdout.startswith(("usage: carbench", "carbench "))

@@ -11,7 +11,7 @@ import json
 
 from workbench.controllers.defaults import default_mapping
 from workbench.controllers.sdl import ControllerHub, SdlUnavailable
-from workbench.streams import say
+from workbench.streams import emit, say
 
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
@@ -54,8 +54,6 @@ def run(args) -> int:
         devices = [describe(d) for d in hub.devices.values()]
     finally:
         hub.close()
-    if args.json:
-        print(json.dumps({"sdl": hub.version, "devices": devices}, indent=2))
-    else:
-        print(table(hub.version, devices))
+    # emit: a full or closed stdout in the words of every other command's (workbench.streams)
+    emit(json.dumps({"sdl": hub.version, "devices": devices}, indent=2) if args.json else table(hub.version, devices))
     return EXIT_OK
