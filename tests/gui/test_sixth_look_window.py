@@ -50,3 +50,24 @@ def test_a_name_of_another_kind_is_refused_before_any_replace_question(carbench_
     assert window.export_mcap_dialog()  # "noext" written as noext.mcap: asked about that name, not "noext"
     assert questions[2:] == [f"window: {tmp_path / 'noext.mcap'} already exists. Replace it?"]
     assert not [q for q in questions if q.startswith("dialog")]
+
+
+def test_the_sweep_dock_writes_a_parameters_values_as_the_parameter_panel_does(carbench_window):
+    """The Sweep dock's boxes wrote the mass as "1120.0 kg" (one decimal: five significant digits of the value)
+    where the parameter panel writes "1600 kg": both write a value with the panel's format_number now."""
+    window = carbench_window
+    assert window.load_script("presets/scripts/clutch_coast.toml")
+    window.show_sweep_dock()
+    dock = window.sweep
+    for path in ("body.mass", "steering.lock", "tyres.mu", "aero.cd", "engine.inertia"):
+        assert dock.add_axis(path), dock.status.text()
+        row = dock.axes[path]
+        panel = next(e.spin for e in window.params.rows[path].editors if hasattr(e, "spin"))
+        row.start.setValue(panel.value())  # the panel's spin box holds the value in its display unit
+        assert row.start.text() == panel.text(), (path, row.start.text(), panel.text())
+        dock.remove_axis(path)
+    dock.add_axis("body.mass")
+    mass = dock.axes["body.mass"]
+    mass.start.setValue(1120.0)
+    mass.stop.setValue(840.25)
+    assert (mass.start.text(), mass.stop.text()) == ("1120 kg", "840.3 kg")

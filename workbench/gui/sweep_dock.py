@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from physics import ParamError
 from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.number_spin import NumberSpin
+from workbench.gui.param_panel import format_number
 from workbench.gui.plot_style import pretty_unit, style_axis
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
@@ -109,6 +110,14 @@ class SweepWorker(QObject):
         self.finished.emit(result)
 
 
+class RangeSpin(NumberSpin):
+    """A from or to box: its value written as the parameter panel writes it (format_number: "1120 kg" beside the
+    panel's "1600 kg", where the box's one decimal wrote "1120.0 kg")."""
+
+    def textFromValue(self, value: float) -> str:
+        return format_number(value)
+
+
 class AxisRow:
     """One swept parameter: from, to and count, in its display unit."""
 
@@ -118,8 +127,8 @@ class AxisRow:
         shown = value * factor
         span = abs(shown) * 0.3 or 1.0
         self.label = ElidedLabel(path, Qt.TextElideMode.ElideMiddle)
-        self.start, self.stop = NumberSpin(), NumberSpin()
-        # five significant digits of the value (840.0 kg, 0.7000): more only widened the boxes
+        self.start, self.stop = RangeSpin(), RangeSpin()
+        # the value to five significant digits (840 kg, 0.7), as the panel writes it: more only widened the boxes
         decimals = min(max(4 - math.floor(math.log10(abs(shown))), 0), 4) if shown else 4
         for spin, v in ((self.start, shown - span), (self.stop, shown + span)):
             spin.setMinimumWidth(SPIN_MIN)
@@ -568,8 +577,8 @@ class SweepDock(QWidget):
             return
         si = plan.si_values()[car]
         values = {a.path: float(v) for a, v in zip(plan.axes, si, strict=True)}
-        shown = ", ".join(f"{a.path} = {v:g} {pretty_unit(a.unit)}".rstrip() for a, v in zip(plan.axes, plan.values[car],
-                                                                                  strict=True))
+        shown = ", ".join(f"{a.path} = {format_number(v)} {pretty_unit(a.unit)}".rstrip()
+                          for a, v in zip(plan.axes, plan.values[car], strict=True))
         self._say(f"car {car + 1}: {shown}")
         self.highlight(car)
         self.car_chosen.emit(values)
