@@ -137,3 +137,45 @@ def test_bench_and_presets_onto_a_full_disk_say_it_is_stdout(monkeypatch, capsys
         with stdout_as(_FullDisk()):
             code, _, err = run(argv, capsys)
         assert code == 2 and err.splitlines() == ["carbench: cannot write to stdout: No space left on device"], err
+
+
+# -- a sweep's value typed twice: refused, not the same car run twice ----------------------------------------------
+
+@pytest.mark.parametrize("spec, said", [
+    ("body.mass=1200,1200", "the value 1200 is given twice"),
+    ("body.mass=1100, 1200 ,1200", "the value 1200 is given twice"),
+    ("body.mass=1200,1300,1200.0", "1200.0 is the value 1200 again"),
+    ("steering.lock=30,3e1", "3e1 is the value 30 again"),  # in degrees, compared as the car gets it
+])
+def test_a_sweep_value_given_twice_is_refused(spec, said, tmp_path, monkeypatch, capsys):
+    """``--param body.mass=1,1`` ran the same car twice, two identical rows in sweep.csv, without a word: a typo an
+    engineer would want told (the same parameter in two --param options was already refused, 'given twice')."""
+    import workbench.runs.sweep_command as sweep_command
+
+    monkeypatch.setattr(sweep_command, "run_sweep", _never)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT.replace("teaching", "sedan"), encoding="utf-8")
+    code, out, err = run(["sweep", "S.toml", "--param", spec, "--out", "sw"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"carbench: --param {spec}: {said}; give each value once (the same car would run "
+                                "twice)"], err
+    assert sorted(os.listdir(tmp_path)) == ["S.toml"]
+
+
+def test_a_sweep_range_with_more_values_than_floats_in_it_is_refused(tmp_path, monkeypatch, capsys):
+    import workbench.runs.sweep_command as sweep_command
+
+    monkeypatch.setattr(sweep_command, "run_sweep", _never)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "S.toml").write_text(SHORT.replace("teaching", "sedan"), encoding="utf-8")
+    spec = "body.mass=1200:1200.0000000000002:5"
+    code, out, err = run(["sweep", "S.toml", "--param", spec, "--out", "sw"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"carbench: --param {spec}: N = 5 values repeat one: there are fewer floating-point "
+                                "numbers than that between 1200.0 and 1200.0000000000002; give fewer values or a wider "
+                                "range (the same car would run twice)"], err
+    # values that differ run as before
+    from physics import load_preset
+    from workbench.runs.sweep_axes import parse_axis
+
+    assert list(parse_axis("body.mass=1200,1200.5", load_preset("sedan").params).values) == [1200.0, 1200.5]

@@ -107,7 +107,28 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
         raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
     for v in values:
         _check_value(info, float(v) * _TO_SI.get(unit, 1.0) if factor != 1.0 else float(v), f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
+    if not sample:
+        _check_each_once(values, unit, factor, where, parts[0].split(",") if len(parts) == 1 else None)
     return Axis(path, unit, factor, values, log, spec)
+
+
+def _check_each_once(values: np.ndarray, unit: str, factor: float, where: str, typed: list[str] | None) -> None:
+    """SweepError where an axis holds a value twice (``body.mass=1,1``, ``1,1.0``, or more values between LO and HI
+    than there are floats): the same car would run twice and its row show twice in sweep.csv, without a word. A typo
+    more likely than a wish; the values are compared in SI, as the cars get them."""
+    si = [float(v) * _TO_SI.get(unit, 1.0) if factor != 1.0 else float(v) for v in values]
+    first: dict[float, int] = {}
+    for i, v in enumerate(si):
+        j = first.setdefault(v, i)
+        if j == i:
+            continue
+        if typed is None:
+            raise SweepError(f"{where}: N = {len(values)} values repeat one: there are fewer floating-point numbers "
+                             f"than that between {float(values[0])!r} and {float(values[-1])!r}; give fewer values "
+                             "or a wider range (the same car would run twice)")
+        a, b = typed[j].strip(), typed[i].strip()
+        again = f"the value {b} is given twice" if a == b else f"{b} is the value {a} again"
+        raise SweepError(f"{where}: {again}; give each value once (the same car would run twice)")
 
 
 def _check_value(info: ParamInfo, si: float, where: str, unit: str, factor: float) -> None:
