@@ -40,13 +40,37 @@ exit codes: 0 every expectation passed, 1 one failed, 2 bad input (one line on s
 file, the entry and the reason)."""
 
 
+# argparse's own messages that quote what was typed as Python writes a string (%r), the value as group "typed"
+_TYPED = r"""(?P<typed>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+_QUOTING = [re.compile(r"(?P<head>argument .+?: invalid .+? value: )" + _TYPED, re.DOTALL),
+            re.compile(r"(?P<head>argument .+?: invalid choice: )" + _TYPED + r"(?P<tail> \(choose from .*\))", re.DOTALL),
+            re.compile(r"(?P<head>argument .+?: ignored explicit argument )" + _TYPED, re.DOTALL)]
+
+
+def _typed_as_typed(message: str) -> str:
+    """argparse's ``message`` with the word it quotes as a repr (``invalid choice: 'a\\\\b'``) quoted as typed
+    (``'a\\b'``): one_line escapes a backslash, a newline or a byte that is not UTF-8 once, as in carbench's own
+    lines, not on top of the repr's escapes (a typed backslash read as four). Any other message as it is."""
+    import ast
+
+    for pattern in _QUOTING:
+        found = pattern.fullmatch(message)
+        if found:
+            try:
+                typed = ast.literal_eval(found["typed"])
+            except (ValueError, SyntaxError):
+                return message
+            return f"{found['head']}'{typed}'{found.groupdict().get('tail') or ''}"
+    return message
+
+
 class _Parser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):
         self._arguments_seen = list(sys.argv[1:] if args is None else args)  # for error(): the value after an option
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # bad arguments are bad input: exit 2 with one line
-        message = self._value_like_an_option(message) or message
+        message = self._value_like_an_option(message) or _typed_as_typed(message)
         self.exit(EXIT_BAD_INPUT, f"carbench: {one_line(message)}\n")
 
     def _value_like_an_option(self, message: str) -> str | None:

@@ -179,3 +179,30 @@ def test_a_sweep_range_with_more_values_than_floats_in_it_is_refused(tmp_path, m
     from workbench.runs.sweep_axes import parse_axis
 
     assert list(parse_axis("body.mass=1200,1200.5", load_preset("sedan").params).values) == [1200.0, 1200.5]
+
+
+# -- argparse's own messages: what was typed escaped once, as in carbench's other lines -----------------------------
+
+ARGPARSE_QUOTES = [  # (argv, the line after "carbench: ")
+    (["hunt", "--cars", "a\\b"], "argument --cars: invalid whole number value: 'a\\\\b'"),
+    (["replay", "S.toml", "--dt", "a\\b"], "argument --dt: invalid float value: 'a\\\\b'"),
+    (["rep\\lay"], "argument command: invalid choice: 'rep\\\\lay' (choose from 'replay', 'sweep', 'hunt', "
+                   "'compare', 'devices', 'manoeuvre', 'presets', 'bench', 'demo')"),
+    (["replay", "S.toml", "--json=a\\b"], "argument --json: ignored explicit argument 'a\\\\b'"),
+    # a newline, a typed backslash-n and a byte that is not UTF-8 read as in a file name
+    (["replay", "S.toml", "--dt", "a\nb"], "argument --dt: invalid float value: 'a\\nb'"),
+    (["replay", "S.toml", "--dt", "a\\nb"], "argument --dt: invalid float value: 'a\\\\nb'"),
+    (["replay", "S.toml", "--dt", os.fsdecode(b"a\xe9")], "argument --dt: invalid float value: 'a\\xe9'"),
+    (["replay", "S.toml", "--dt", "it's"], "argument --dt: invalid float value: 'it's'"),  # repr's "..." not kept
+]
+
+
+@pytest.mark.parametrize(("argv", "said"), ARGPARSE_QUOTES, ids=[" ".join(a) for a, _ in ARGPARSE_QUOTES])
+def test_argparse_messages_escape_what_was_typed_once(argv, said, capsys):
+    """argparse quotes a bad value with repr (a backslash as two), and the line's printer doubled each again: a typed
+    a\\b read 'a\\\\\\\\b', where carbench's own lines (a\\\\b.toml: no such script file) show two."""
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"carbench: {said}"], err
+    _, _, own = run(["replay", "a\\b.toml"], capsys)
+    assert own.startswith("carbench: a\\\\b.toml: no such script file"), own  # the same backslash, the same two
