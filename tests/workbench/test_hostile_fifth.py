@@ -6,6 +6,7 @@ In-process calls only (the suite is at the edge of its time budget).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import io
 import os
@@ -206,3 +207,49 @@ def test_argparse_messages_escape_what_was_typed_once(argv, said, capsys):
     assert err.splitlines() == [f"carbench: {said}"], err
     _, _, own = run(["replay", "a\\b.toml"], capsys)
     assert own.startswith("carbench: a\\\\b.toml: no such script file"), own  # the same backslash, the same two
+
+
+# -- a hunt's minimal script naming a preset file whose name is not UTF-8: its line escaped once --------------------
+
+class _Finding:
+    """One finding of a hunt on ``preset``, without the hunt (its script: a short one on that preset)."""
+
+    monitor = "rpm_range"
+
+    def __init__(self, preset: str):
+        self.preset = preset
+
+    def script(self, name: str, seed: int):
+        from workbench.scripts.format import parse_script
+
+        return parse_script(SHORT.replace('"n"', f'"{name}"'))
+
+    def explanation(self, seed: int, cars: int | None = None, seconds: float | None = None) -> str:
+        return f"# carbench hunt --preset {self.preset} --cars {cars}\n"  # as hunt.Finding's header begins
+
+
+def test_a_hunt_refusing_a_preset_name_that_is_not_utf8_escapes_its_line_once(tmp_path, monkeypatch, capsys):
+    """The line quoted from the script was escaped for the window (printable), then escaped again by the command
+    line's printer: the byte 0xE9 read \\\\xe9 (a name with \\xe9 typed in it), where every other line says \\xe9."""
+    from physics.presets import cars_dir
+    from workbench.runs import hunt
+
+    monkeypatch.chdir(tmp_path)
+    preset = os.fsdecode(b"car\xe9.toml")
+    (tmp_path / preset).write_bytes((cars_dir() / "teaching.toml").read_bytes())
+    monkeypatch.setattr(hunt, "hunt", lambda presets, *a, **k: [_Finding(presets[0])])
+    code, out, err = run(["hunt", "--preset", preset, "--cars", "1", "--seconds", "0.1", "--out", "found"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == ["carbench: found/rpm_range-1.toml: not written: a name in it is not UTF-8 "
+                                "(`# carbench hunt --preset car\\xe9.toml --cars 1`): a file name's bytes, which a "
+                                "script cannot hold; rename that file"], err
+    assert sorted(os.listdir(tmp_path)) == [preset]  # nothing written: --out not made
+    # the window shows str(): escaped once there too (Qt would drop the lone surrogate), as before
+    from workbench.scripts.format import ScriptError, parse_script
+
+    script = parse_script(SHORT)
+    with pytest.raises(ScriptError) as refused:
+        dataclasses.replace(script, preset=preset).file_text("x.toml")
+    assert str(refused.value).startswith("x.toml: not written: a name in it is not UTF-8 (`preset = "
+                                         "\"car\\xe9.toml\"`)"), refused.value
+    assert refused.value.raw == str(refused.value).replace("\\xe9", preset[3])

@@ -155,7 +155,7 @@ def run(args, renderer=lambda: None) -> int:
         except OSError as exc:
             return _bad(f"--out {out}: cannot write: {staged.shown(exc.strerror or str(exc))}")
         except ScriptError as exc:  # a minimal script naming a preset file whose name is not UTF-8
-            return _bad(str(exc))
+            return _bad(exc.raw)  # escaped once, by say (str(exc) is escaped for the window already)
         text = hunting.summary(findings, presets, args.cars, args.seconds, [str(p) for p in paths])
         if report is not None:
             text += f"\nreport: {report}"

@@ -41,7 +41,15 @@ ANALOG_RANGES = {"steer": (-1.0, 1.0), "throttle_pedal": (0.0, 1.0), "brake_peda
 
 
 class ScriptError(ValueError):
-    """A script that cannot be used; the message names the file, the entry and the reason."""
+    """A script that cannot be used; the message names the file, the entry and the reason.
+
+    ``str()`` is the message as the window shows it, ``raw`` as a printer that escapes it takes it (the command line's
+    lines, workbench.streams.one_line): the same text, but where the message quotes a name that is not UTF-8, which
+    ``str()`` holds escaped already (Qt drops a lone surrogate) and ``raw`` as it is (escaped twice otherwise)."""
+
+    def __init__(self, message: str, raw: str | None = None):
+        super().__init__(message)
+        self.raw = message if raw is None else raw
 
 
 @dataclass(frozen=True)
@@ -234,9 +242,14 @@ def _utf8(text: str, path: str | Path) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         line = exc.object[:exc.start].count("\n")
-        shown = printable(exc.object.splitlines()[line].strip())
-        raise ScriptError(f"{path}: not written: a name in it is not UTF-8 (`{shown}`): a file name's bytes, "
-                          "which a script cannot hold; rename that file") from None
+        said = exc.object.splitlines()[line].strip()
+
+        def message(quoted: str) -> str:
+            return (f"{path}: not written: a name in it is not UTF-8 (`{quoted}`): a file name's bytes, which a script "
+                    "cannot hold; rename that file")
+
+        # escaped for the window (Qt drops a lone surrogate); as it is for a line the command line escapes once
+        raise ScriptError(message(printable(said)), raw=message(said)) from None
 
 
 def _setting_table(s: Setting) -> dict[str, Any]:
