@@ -71,3 +71,31 @@ def test_the_sweep_dock_writes_a_parameters_values_as_the_parameter_panel_does(c
     mass.start.setValue(1120.0)
     mass.stop.setValue(840.25)
     assert (mass.start.text(), mass.stop.text()) == ("1120 kg", "840.3 kg")
+
+
+def test_an_exported_plot_says_which_channels_it_shows_with_their_units(carbench_window, tmp_path):
+    """A plot's PNG (and SVG) was the plot alone: its axes' units, and no channel's name, where the plot on screen
+    has its title row. The image has a title now: each channel in its curve's colour, with its unit."""
+    from pyqtgraph import exporters
+    from PySide6.QtGui import QColor, QImage
+
+    window = carbench_window
+    hold(window, {"throttle", "left"}, 240)
+    row = window.plots.rows[2]
+    assert list(row.curves) == ["yaw_rate", "steer"]
+    window.plots.export(row, "png", str(tmp_path / "plot.png"))
+    window.plots.export(row, "svg", str(tmp_path / "plot.svg"))
+    image = QImage(str(tmp_path / "plot.png")).convertToFormat(QImage.Format.Format_RGB32)
+    plot = exporters.ImageExporter(row.plot.getPlotItem()).export(toBytes=True).convertToFormat(
+        QImage.Format.Format_RGB32)
+    band = image.height() - plot.height()  # the title, above the plot as it was exported before
+    assert band >= row.title.fontMetrics().height(), (image.height(), plot.height())
+    assert image.copy(0, band, plot.width(), plot.height()) == plot
+    colours = {QColor(image.pixel(x, y)).getRgb()[:3] for x in range(image.width()) for y in range(band)}
+    for curve in row.curves.values():  # each channel's colour square
+        assert curve.opts["pen"].color().getRgb()[:3] in colours
+    assert any(max(c) < 120 for c in colours)  # and dark text
+    svg = (tmp_path / "plot.svg").read_text()
+    titles = [f"{name} [{row.units[name]}]" for name in row.curves]  # the units its axes are in
+    assert titles == ["yaw_rate [deg/s]", "steer [deg]"]
+    assert all(f">{text}</text>" in svg for text in titles)

@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
+from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
@@ -32,7 +33,7 @@ from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
 from workbench.gui.plot_rows import PlotRow
-from workbench.gui.plot_style import pretty_unit
+from workbench.gui.plot_style import TEXT, pretty_unit
 from workbench.gui.session_model import SessionModel
 from workbench.output.files import atomic_write_bytes, atomic_write_text
 
@@ -610,18 +611,19 @@ class PlotPanel(QWidget):
         return f"{'-'.join(row.channels()) or 'plot'}.{kind}"
 
     def export(self, row: PlotRow, kind: str, path: str) -> None:
-        """Write the plot as an image (pyqtgraph's exporters) or its channels over the time on show as CSV."""
+        """Write the plot as an image (pyqtgraph's exporters), under a title that names its channels with their units
+        as the plot's title row does on screen, or its channels over the time on show as CSV."""
         from pyqtgraph import exporters
 
         item = row.plot.getPlotItem()
         if kind == "png":
-            image = exporters.ImageExporter(item).export(toBytes=True)
+            image = _titled(exporters.ImageExporter(item).export(toBytes=True), export_title(row), row.title.font())
             buffer = QBuffer()
             buffer.open(QIODevice.OpenModeFlag.WriteOnly)
             image.save(buffer, "PNG")
             atomic_write_bytes(path, bytes(buffer.data()))
         elif kind == "svg":
-            atomic_write_bytes(path, _svg(row.plot))
+            atomic_write_bytes(path, _svg(row.plot, export_title(row), row.title.font()))
         else:
             atomic_write_text(path, self.csv_text(row))
 
@@ -641,20 +643,82 @@ class PlotPanel(QWidget):
         return "\n".join(lines) + "\n"
 
 
-def _svg(widget) -> bytes:
+def export_title(row: PlotRow) -> list[tuple[QColor, str]]:
+    """What an exported plot says it shows: each channel in its curve's colour, with its unit ("yaw_rate [deg/s]");
+    on screen the row's title names the channels and the axes their units, and an image had neither title nor
+    name (only the axes' units, of which channel it did not say)."""
+    if not row.curves:
+        return [(QColor(*TEXT), "(no channel)")]
+    return [(curve.opts["pen"].color(), f"{name} [{row.units[name]}]" if row.units.get(name) else name)
+            for name, curve in row.curves.items()]
+
+
+class _Title:
+    """The title of an exported plot laid out for a width: a square in each channel's colour, then its name and
+    unit, the channels side by side and on as many lines as they need."""
+
+    PAD = 4.0  # [px] around the title
+
+    def __init__(self, entries: list[tuple[QColor, str]], font: QFont, width: float, device):
+        self.entries, self.font = entries, font
+        metrics = QFontMetricsF(font, device)
+        self.ascent, line = metrics.ascent(), metrics.height()
+        self.box = round(metrics.ascent() * 0.7)  # the colour's square, as tall as a small letter or so
+        gap, space = metrics.horizontalAdvance(" "), metrics.horizontalAdvance("   ")
+        self.places: list[tuple[float, float, float]] = []  # each entry's square's x, its text's x, its line's top
+        x = y = self.PAD
+        for _colour, text in entries:
+            wide = self.box + gap + metrics.horizontalAdvance(text)
+            if x > self.PAD and x + wide > width - self.PAD:
+                x, y = self.PAD, y + line
+            self.places.append((x, x + self.box + gap, y))
+            x += wide + space
+        self.height = math.ceil(y + line + self.PAD)
+
+    def paint(self, painter: QPainter) -> None:
+        painter.save()
+        painter.setFont(self.font)
+        painter.setPen(QColor(*TEXT))
+        for (colour, text), (square_x, text_x, top) in zip(self.entries, self.places, strict=True):
+            baseline = top + self.ascent
+            painter.fillRect(QRectF(square_x, baseline - self.box, self.box, self.box), colour)
+            painter.drawText(QPointF(text_x, baseline), text)
+        painter.restore()
+
+
+def _titled(image: QImage, entries: list[tuple[QColor, str]], font: QFont) -> QImage:
+    """``image`` (the plot, as pyqtgraph's ImageExporter draws it) under its title (:class:`_Title`)."""
+    title = _Title(entries, font, image.width(), image)
+    out = QImage(image.width(), image.height() + title.height, QImage.Format.Format_ARGB32)
+    out.setDotsPerMeterX(image.dotsPerMeterX())
+    out.setDotsPerMeterY(image.dotsPerMeterY())
+    out.fill(QColor("white"))
+    painter = QPainter(out)
+    title.paint(painter)
+    painter.drawImage(0, title.height, image)
+    painter.end()
+    return out
+
+
+def _svg(widget, entries: list[tuple[QColor, str]], font: QFont) -> bytes:
     """The widget drawn as SVG by Qt's own generator (pyqtgraph 0.14's SVGExporter fails on the paths
-    Qt 6 writes)."""
-    from PySide6.QtGui import QPainter
+    Qt 6 writes), under its title (:class:`_Title`)."""
+    from PySide6.QtCore import QRect, QSize
     from PySide6.QtSvg import QSvgGenerator
 
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
     generator.setOutputDevice(buffer)
-    generator.setSize(widget.size())
-    generator.setViewBox(widget.rect())
-    generator.setTitle("carbench plot")
+    title = _Title(entries, font, widget.width(), generator)
+    size = QSize(widget.width(), widget.height() + title.height)
+    generator.setSize(size)
+    generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+    generator.setTitle("carbench plot: " + ", ".join(text for _, text in entries))
     painter = QPainter(generator)
+    painter.fillRect(QRectF(0, 0, size.width(), title.height), QColor("white"))
+    title.paint(painter)
+    painter.translate(0, title.height)
     widget.render(painter)
     painter.end()
     return bytes(buffer.data())
