@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog
 
@@ -99,3 +100,37 @@ def test_an_exported_plot_says_which_channels_it_shows_with_their_units(carbench
     titles = [f"{name} [{row.units[name]}]" for name in row.curves]  # the units its axes are in
     assert titles == ["yaw_rate [deg/s]", "steer [deg]"]
     assert all(f">{text}</text>" in svg for text in titles)
+
+
+def test_the_scripts_menu_lists_the_shipped_scripts_by_car_and_loads_one(carbench_window, qtbot):
+    """The Scripts menu had no shipped script, only "Load script..." (which opens their folder); File has "Shipped
+    presets". It has "Shipped scripts" now: every script of presets/scripts, in one submenu a car, each loaded as
+    Load script loads it."""
+    from PySide6.QtCore import QPoint
+
+    from physics.presets import scripts_dir
+
+    window = carbench_window
+    (shipped,) = [a.menu() for a in window.scripts_menu.actions() if a.text() == "Shipped scripts"]
+    assert window.load_script_action in window.scripts_menu.actions()
+    shipped.popup(window.mapToGlobal(QPoint(40, 40)))
+    qtbot.waitUntil(shipped.isVisible)
+    cars = {a.text(): a.menu() for a in shipped.actions()}
+    assert "sedan" in cars and "manual003" in cars and "parking" in cars
+    listed = {action.text(): car for car, menu in cars.items() for action in menu.actions()}
+    assert sorted(listed) == sorted(p.stem for p in scripts_dir().glob("*.toml")) and len(listed) == 46
+    assert listed["braking_stop"] == "manual003" and listed["iso3888_2"] == "sedan"
+    tallest = max(menu.sizeHint().height() for menu in cars.values())
+    assert tallest < 640 - 60  # each car's list fits a 1024x640 screen, no scrolling
+    shipped.close()
+    shipped.popup(window.mapToGlobal(QPoint(40, 40)))  # opened again: filled once, not twice
+    assert sorted(a.text() for a in shipped.actions()) == sorted(cars)
+    shipped.close()
+
+    (braking,) = [a for a in cars["manual003"].actions() if a.text() == "braking_stop"]
+    assert "\n" not in braking.toolTip() and braking.toolTip().endswith("on manual003)")
+    braking.trigger()
+    program = window.model.session.program
+    assert program is not None and Path(program.script.source).resolve() == (scripts_dir() / "braking_stop.toml").resolve()
+    assert window.model.session.preset.name == "manual003" and not window.shown_errors
+    assert window.recorder.replay.isEnabled()

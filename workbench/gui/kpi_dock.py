@@ -5,10 +5,12 @@ KPIs (workbench.manoeuvres) from the session's run and from every reference's; i
 replay ends, when the Compare dock's background re-run after an edit is adopted, and when a reference
 is pinned or unpinned. A frequency-response run also draws its yaw-rate gain and phase against
 frequency, one curve per run. :func:`install_kpis` adds the dock and the Scripts menu (run a
-manoeuvre) to a main window.
+manoeuvre, load a script, load a shipped one) to a main window.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -17,6 +19,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
+    QMenu,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeWidget,
@@ -256,9 +259,45 @@ def install_kpis(window) -> KpiDock:
     runs = scripts.addMenu("Run manoeuvre")
     for test in CATALOGUE.values():  # "4 m/s^2" written as the window writes a unit: "4 m/s\u00b2"
         runs.addAction(pretty_unit(f"{test.title} ({test.standard})"), lambda t=test: run_manoeuvre(window, t.script))
+    scripts.addSeparator()
     scripts.addAction(window.load_script_action)
+    scripts.addMenu(shipped_scripts_menu(window, scripts))
     window.scripts_menu = scripts
     return dock_widget
+
+
+def shipped_scripts_menu(window, parent: QMenu) -> QMenu:
+    """Scripts > Shipped scripts: the scripts shipped with carbench (presets/scripts), as File > Shipped presets has
+    the presets; picking one loads it as Load script does. The menu listed none, only "Load script..." (which opens
+    their folder). They are grouped by the car they drive, one submenu a car (46 in one list ran off a 640 px
+    screen), and read when the menu is first opened, not with every window."""
+    menu = QMenu("Shipped scripts", parent)
+    menu.aboutToShow.connect(lambda: fill_shipped_scripts(window, menu))
+    return menu
+
+
+def fill_shipped_scripts(window, menu: QMenu) -> None:
+    """Fill ``menu`` (once) with the shipped scripts by car, each with its description as its tooltip."""
+    from workbench.scripts.format import load_script
+
+    if menu.actions():
+        return
+    groups: dict[str, list[tuple[Path, str]]] = {}
+    for path in sorted(scripts_dir().glob("*.toml")):
+        try:
+            script = load_script(path)
+        except ScriptError as exc:
+            groups.setdefault("(unreadable)", []).append((path, str(exc)))
+            continue
+        car = Path(script.preset).stem
+        tip = f"{script.description} ({script.duration:g} s on {car})" if script.description else f"{script.duration:g} s on {car}"
+        groups.setdefault(car, []).append((path, tip))
+    for car in sorted(groups):
+        cars = menu.addMenu(car)
+        cars.setToolTipsVisible(True)
+        for path, tip in groups[car]:
+            action = cars.addAction(path.stem, lambda p=path: window.load_script(p))
+            action.setToolTip(tip)
 
 
 def run_manoeuvre(window, script: str) -> bool:
