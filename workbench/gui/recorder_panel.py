@@ -42,6 +42,28 @@ def display_bound(expect, factor: float) -> str:
     return f">= {lo}" if lo is not None else f"<= {hi}"
 
 
+def _halves(needs: tuple[int, int], room: int) -> tuple[int, int]:
+    """``room`` px shared by two columns that need ``needs``: each its need where both fit, else half each, one that
+    needs less than half giving the rest to the other."""
+    if sum(needs) <= room:
+        return needs
+    if needs[0] <= room // 2:
+        return needs[0], room - needs[0]
+    if needs[1] <= room // 2:
+        return room - needs[1], needs[1]
+    return room // 2, room - room // 2
+
+
+def share_by_texts(texts: tuple[int, int], heads: tuple[int, int], room: int) -> tuple[int, int]:
+    """The widths of two columns sharing ``room`` px by what they hold: their texts' widths (``texts``) first, then
+    what is left towards their headers' (``heads``). A column with nothing in it yet gives its room to the other's
+    texts: at 1024x640, before a replay, the empty "measured" kept its header's 71 px while each pending bound was
+    cut to ">= ..."; "measured" had been given its header whole before the bounds had their texts."""
+    first = _halves(texts, room)
+    more = _halves((max(heads[0] - first[0], 0), max(heads[1] - first[1], 0)), room - sum(first))
+    return first[0] + more[0], first[1] + more[1]
+
+
 class Timeline(QSlider):
     """The history as a slider: a click jumps to the frame under the mouse; edits and ``[[set]]`` events
     are ticks above the groove."""
@@ -147,6 +169,8 @@ class RecorderPanel(QWidget):
         self.summary = QLabel()
         self.verdicts = QTreeWidget()
         self.verdicts.setHeaderLabels(list(COLUMNS))
+        for column, name in enumerate(COLUMNS):
+            self.verdicts.headerItem().setToolTip(column, name)  # whole where a narrow table elides the header
         self.verdicts.setRootIsDecorated(False)
         self.verdicts.setAlternatingRowColors(False)
         self.verdicts.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -156,6 +180,7 @@ class RecorderPanel(QWidget):
         header = self.verdicts.header()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(24)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # a header narrower than its name: clipped ("mea") before
         for column in range(len(COLUMNS)):
             # The names give way (elided, whole in the tooltip); the numbers always keep their room.
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
@@ -356,9 +381,9 @@ class RecorderPanel(QWidget):
     def _fit_columns(self) -> None:
         """Every column on show. The status and "worst at" always whole (at least as wide as their header and
         their texts); where the rest does not fit whole (a 1024 px screen) the names keep NAME_SHARE of the width
-        and "bound" and "measured" share what is left, elided beyond it (their numbers first, whole in their
-        tooltips). "worst at" used to be hidden below 480 px, its header gone: the table read as cut off at
-        "measured"."""
+        and "bound" and "measured" share what is left by what they hold (:func:`share_by_texts`): their texts first,
+        then their headers, elided beyond it (their numbers first, whole in their tooltips). "worst at" used to be
+        hidden below 480 px, its header gone: the table read as cut off at "measured"."""
         table = self.verdicts
         header = table.header()
         table.setColumnHidden(4, False)
@@ -374,13 +399,9 @@ class RecorderPanel(QWidget):
             for column in (2, 3):
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
             return
-        # Each header whole first ("measured" was cut to "measurec" with its column empty, the script not yet
-        # replayed), then what is left half each; one that needs less than half gives the rest to the other.
-        heads = header.sectionSizeHint(2), header.sectionSizeHint(3)
-        rest = max(room - sum(heads), 0)
-        more = wanted[0] - heads[0], wanted[1] - heads[1]
-        bound = min(more[0], max(rest // 2, rest - more[1]))
-        for column, size in ((2, heads[0] + bound), (3, heads[1] + min(more[1], rest - bound))):
+        sizes = share_by_texts((table.sizeHintForColumn(2), table.sizeHintForColumn(3)),
+                               (header.sectionSizeHint(2), header.sectionSizeHint(3)), max(room, 0))
+        for column, size in zip((2, 3), sizes, strict=True):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             table.setColumnWidth(column, max(size, header.minimumSectionSize()))
 
