@@ -624,3 +624,56 @@ def test_numba_read_early_keeps_the_threading_layer_carbench_chose(tmp_path):
                                      "XDG_CACHE_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["omp"]
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python types nothing")
+def test_a_scalar_call_typed_once_is_typed_as_numba_types_it(monkeypatch):
+    # physics.jit keeps the signature numba found for a built-in function or operator of plain scalar types and gives
+    # it again at the next call of the same types. The model's maths typed afresh (copies, not cached): every answer
+    # kept is numba's own answer to the same question, and the pairs kept are many (the memo is used, not bypassed).
+    import operator
+    import types as pytypes
+
+    import numba
+    from numba.core import errors, types
+    from numba.core.registry import cpu_target
+    from numba.core.types import functions
+
+    from physics import approx, jit
+
+    assert jit.SCALAR_CALLS_TYPED_ONCE
+    patched = functions.BaseFunction.get_call_type
+    original, typed = patched._original, patched.typed
+    f8 = types.float64
+    for name, sig in (("atan2", (f8, f8)), ("sincos", (f8,)), ("exp", (f8,)), ("log", (f8,)), ("hypot", (f8, f8)),
+                      ("tan", (f8,))):
+        fn = getattr(approx, name).py_func
+        copy = jit.scalar(pytypes.FunctionType(fn.__code__, fn.__globals__, f"{name}__typed_once"), cache=False)
+        copy.compile(sig)
+    assert len(typed) >= 20
+    for (function, context, args), sig in list(typed.items()):
+        assert original(function, context, args, {}) == sig, (function, args)
+
+    # Plain scalar questions asked twice get numba's answer both times; ones it cannot answer still fail as they did.
+    context = cpu_target.typing_context
+    kinds = [types.float64, types.int64, types.boolean, types.float32, types.uint8]
+    for op in (operator.add, operator.mul, operator.truediv, operator.lt, operator.pow, min, abs):
+        function = context.resolve_value_type(op)
+        for a in kinds:
+            for b in kinds:
+                args = (a,) if op is abs else (a, b)
+                try:
+                    theirs = original(function, context, args, {})
+                except errors.TypingError:
+                    with pytest.raises(errors.TypingError):
+                        patched(function, context, args, {})
+                    continue
+                assert patched(function, context, args, {}) == theirs == patched(function, context, args, {})
+    # Arrays and literals are not kept.
+    function = context.resolve_value_type(operator.add)
+    kept = len(typed)
+    array = types.Array(types.float64, 1, "C")
+    assert patched(function, context, (array, types.float64), {}) == original(function, context, (array, types.float64), {})
+    patched(function, context, (types.IntegerLiteral(3), types.float64), {})
+    assert len(typed) == kept
+    assert numba.njit(lambda a, x: a * x + 1.0)(np.arange(3.0), 2.0).tolist() == [1.0, 3.0, 5.0]
