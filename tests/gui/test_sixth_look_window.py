@@ -134,3 +134,58 @@ def test_the_scripts_menu_lists_the_shipped_scripts_by_car_and_loads_one(carbenc
     assert program is not None and Path(program.script.source).resolve() == (scripts_dir() / "braking_stop.toml").resolve()
     assert window.model.session.preset.name == "manual003" and not window.shown_errors
     assert window.recorder.replay.isEnabled()
+
+
+def test_after_another_preset_save_writes_the_recording_driven_on_its_car_and_the_window_says_which(
+        carbench_window, tmp_path):
+    """A recording stopped on the sedan, then tail_happy opened (File > Shipped presets) and driven: the Recorder's
+    Save and File > Save recording wrote the sedan's recording with nothing in the window saying which recording
+    Save writes. It still writes that one (what was recorded, with the car it was driven on: never lost, never
+    relabelled), and the window says so: a line under the Recorder's position, Save's tooltip, the File menu's
+    entry, and a message as the other car comes in."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.scripts.format import load_script
+
+    window = carbench_window
+    session, recorder = window.model.session, window.recorder
+    assert not recorder.to_save.isVisible() and window.save_recording_action.text() == "Save recording\u2026"
+    assert window.record()
+    hold(window, {"throttle"}, 30)
+    assert window.stop_recording()
+    assert recorder.to_save.isVisible()
+    assert recorder.to_save.full_text() == "Save: recording, 0.2 s on sedan, not saved"
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    shipped = next(a.menu() for a in file_menu.actions() if a.text() == "Shipped presets")
+    next(a for a in shipped.actions() if a.text() == "tail_happy").trigger()
+    assert session.preset.name == "tail_happy" and session.recording_unsaved
+    said = "Save: recording, 0.2 s on sedan, not saved \u2014 not the car on show"
+    assert recorder.to_save.full_text() == said and recorder.to_save.isVisible()
+    assert "not tail_happy, the car on show" in recorder.save.toolTip()
+    assert window.save_recording_action.text() == "Save recording (recording, 0.2 s on sedan, not saved)\u2026"
+    assert "the recording made on sedan (0.2 s) is kept, not saved" in window.status_message.full_text()
+    hold(window, {"left", "throttle"}, 50)  # driven on tail_happy, not recorded
+
+    window.file_answer = str(tmp_path / "drive.toml")
+    recorder.save.click()
+    saved = load_script(tmp_path / "drive.toml")
+    assert (saved.preset, saved.frames, [h.keys for h in saved.holds]) == ("sedan", 30, [("throttle",)])
+    assert recorder.to_save.full_text() == "Save: drive, 0.2 s on sedan, saved \u2014 not the car on show"
+    assert window.save_recording_action.text() == "Save recording (drive, 0.2 s on sedan, saved)\u2026"
+
+    asked = []
+    del window.ask_recording  # the window's own question (the plugin answers Discard), its box answered here
+    window._save_discard_cancel = lambda title, text: asked.append(text) or QMessageBox.StandardButton.Cancel
+    assert window.record()  # saved: nothing asked
+    hold(window, {"right"}, 12)
+    assert window.stop_recording() and not asked
+    assert recorder.to_save.full_text() == "Save: recording, 0.1 s on tail_happy, not saved"
+    assert not window.record()  # the question names the car too
+    assert asked == ["The last recording (0.1 s on tail_happy) has not been saved. Save it before you record again?"]
+
+    window.ask_recording = lambda doing: QMessageBox.StandardButton.Discard
+    del window._save_discard_cancel
+    window.model.start_recording()
+    hold(window, {"throttle"}, 24)
+    assert window.load_preset("sedan")  # Discard: let go as the car changes, and said so where Save is
+    assert recorder.to_save.full_text() == "Save: recording, 0.2 s on tail_happy, discarded \u2014 not the car on show"

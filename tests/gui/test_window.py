@@ -263,7 +263,7 @@ def test_the_question_about_a_stopped_recording_names_its_length(carbench_window
     assert type(window).ask_recording(window, "close") == QMessageBox.StandardButton.Cancel
     ((title, text),) = shown
     assert title == "Recording not saved" and "has not been saved" in text and "before you close" in text
-    assert f"({window.model.session.last_recording.duration:.1f} s)" in text
+    assert f"({window.model.session.last_recording.duration:.1f} s on manual003)" in text  # and the car it was driven on
 
 
 def test_saving_a_preset_writes_a_loadable_file(carbench_window, tmp_path):

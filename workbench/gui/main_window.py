@@ -39,7 +39,7 @@ from workbench.gui.kpi_dock import install_kpis
 from workbench.gui.param_panel import ParamPanel
 from workbench.gui.plot_panel import EXPORT_FILTERS, PlotPanel
 from workbench.gui.recorder_panel import RecorderPanel
-from workbench.gui.session_model import SPEEDS, SessionModel
+from workbench.gui.session_model import SPEEDS, SessionModel, recording_car
 from workbench.gui.sweep_dock import SweepDock, program_with
 from workbench.gui.telemetry_panel import TelemetryPanel
 from workbench.gui.undo import PresetCommand
@@ -365,6 +365,9 @@ class MainWindow(QMainWindow):
         self.save_preset_action = self._action("Save preset as\u2026", self.save_preset_dialog, "Ctrl+S")
         self.load_script_action = self._action("Load script\u2026", self.load_script_dialog, "Ctrl+L")
         self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
+        for changed in (self.model.recording_changed, self.model.preset_loaded, self.model.script_loaded,
+                        self.model.recording_saved):
+            changed.connect(self._update_save_recording_action)
         self.export_mcap_action = self._action("Export telemetry as MCAP\u2026", self.export_mcap_dialog)
         self.export_csv_action = self._action("Export telemetry as CSV\u2026", self.export_telemetry_dialog, "Ctrl+E")
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
@@ -554,6 +557,25 @@ class MainWindow(QMainWindow):
 
     def _on_preset_loaded(self, name: str) -> None:
         self._update_status()
+        note = self._recording_kept_note()
+        if note:
+            self.show_message(note, 15000)
+
+    def _recording_kept_note(self) -> str:
+        """What to say when another car comes in while the last recording, of the car before, is not saved: it is
+        kept, and Save writes it with that car (it did so without a word, the car on show another)."""
+        session = self.model.session
+        script = session.last_recording
+        if script is None or not session.recording_unsaved or not self.model.recording_of_another_car():
+            return ""
+        car = recording_car(script)
+        return (f"the recording made on {car} ({script.duration:.1f} s) is kept, not saved: Save recording writes it, "
+                f"with {car}")
+
+    def _update_save_recording_action(self, *_) -> None:
+        """File > Save recording names the recording it writes (the Recorder's line under its Save says it too)."""
+        words = self.model.recording_to_save()
+        self.save_recording_action.setText(f"Save recording ({words})\u2026" if words else "Save recording\u2026")
 
     def _on_params_changed(self, path: str) -> None:
         self._update_status()
@@ -793,6 +815,8 @@ class MainWindow(QMainWindow):
             said.append(note.removeprefix("note: "))
         if recording:
             said.append(self._recording_stopped())
+        else:
+            said.append(self._recording_kept_note())  # (said as the car came in, and then written over)
         if any(said):
             self.show_message("; ".join(s for s in said if s), 15000)
         return True
@@ -835,8 +859,7 @@ class MainWindow(QMainWindow):
         except ScriptError as exc:  # larger than a script may be: kept, not saved
             self.show_error("Recording not saved", str(exc))
             return False
-        self.model.session.recording_unsaved = False
-        self.model.name_recording(name)  # saved as my_drive, it is called my_drive
+        self.model.recording_saved_as(name)  # saved as my_drive, it is called my_drive
         self.remember_folder("recording_folder", path)
         self.show_message(f"saved {path}", 4000)
         return True
@@ -1076,8 +1099,8 @@ class MainWindow(QMainWindow):
         else:
             script = session.last_recording
             title = "Recording not saved"
-            text = f"The last recording ({script.duration:.1f} s) has not been saved." if script is not None \
-                else "The last recording has not been saved."
+            text = ("The last recording has not been saved." if script is None else
+                    f"The last recording ({script.duration:.1f} s on {recording_car(script)}) has not been saved.")
         return self._save_discard_cancel(title, f"{text} Save it before you {doing}?")
 
     def closeEvent(self, event) -> None:

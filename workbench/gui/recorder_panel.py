@@ -166,6 +166,10 @@ class RecorderPanel(QWidget):
         # tooltip): at 1024x640 each line taken from the verdict table is one verdict fewer on show.
         self.position = QLabel()
         self.state = ElidedLabel()
+        # Which recording Save writes, once one has stopped: its name, length, car and whether it was saved (another
+        # preset opened since left Save writing the recording of the car before, and nothing said so).
+        self.to_save = ElidedLabel()
+        self.to_save.setVisible(False)
         self.summary = QLabel()
         self.verdicts = QTreeWidget()
         self.verdicts.setHeaderLabels(list(COLUMNS))
@@ -211,6 +215,7 @@ class RecorderPanel(QWidget):
         where.addWidget(QLabel("\u2014"))
         where.addWidget(self.state, 1)
         layout.addLayout(where)
+        layout.addWidget(self.to_save)
         layout.addWidget(self.summary)
         layout.addWidget(self.verdicts, 1)
 
@@ -233,6 +238,7 @@ class RecorderPanel(QWidget):
         model.speed_changed.connect(self._on_speed_changed)
         model.preset_loaded.connect(self._on_preset_loaded)
         model.params_changed.connect(self._on_params_changed)
+        model.recording_saved.connect(lambda name: self._update_state())
         self._on_script_loaded("")
         self._update_state()
         self._on_stepped()
@@ -332,6 +338,28 @@ class RecorderPanel(QWidget):
                                  if s.recording or s.replaying else "")
         self.stop.setEnabled(s.recording)
         self.save.setEnabled(s.last_recording is not None)
+        self._update_to_save()
+
+    def _update_to_save(self) -> None:
+        """The line that says which recording Save writes, and the Save button's tooltip: the recording just made
+        while it runs; once it stopped, that one, on the car it was driven with, whatever car is on show since."""
+        model = self._model
+        words = model.recording_to_save()
+        other = model.recording_of_another_car()
+        if model.session.recording:
+            self.save.setToolTip("stop the recording running and save it as a script")
+        elif words:
+            on_show = model.session.preset.name
+            self.save.setToolTip(f"save the last recording as a script: {words}"
+                                 + (f" (not {on_show}, the car on show: it is saved with the car it was driven with)"
+                                    if other else ""))
+        else:
+            self.save.setToolTip("save the last recording as a script")
+        text = f"Save: {words}" + (" — not the car on show" if other else "") if words else ""
+        self.to_save.setText(text)
+        self.to_save.set_tip(self.save.toolTip() if words else "")
+        self.to_save.setStyleSheet("color: #b35c00; font-weight: bold;" if other else "")
+        self.to_save.setVisible(bool(words))
 
     def _update_verdicts(self) -> None:
         session = self._model.session

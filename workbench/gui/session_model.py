@@ -19,13 +19,19 @@ from physics import CarParams, Preset, PresetError
 from workbench.gui.undo import ParamsCommand, PresetCommand, UndoStack, describe
 from workbench.output.preset_io import save_preset
 from workbench.runs.compare import edited_program
-from workbench.runs.live import Compiling, LiveSession
+from workbench.runs.live import Compiling, LiveSession, preset_reference
 from workbench.scripts.format import Script, ScriptError
 from workbench.scripts.program import Program, compile_script, set_by
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 TEXT_EVERY = 4  # text panels (telemetry table, recorder, status) refresh on every 4th tick: 15 Hz
 MAX_CATCH_UP = 0.25  # [s of real time] a stalled window does not try to catch up more than this
+
+
+def recording_car(script: Script) -> str:
+    """The car a recording names, as the window names a preset: the shipped name, or its file's name without the
+    folder (a script names a preset of the user's own by its whole path)."""
+    return Path(script.preset).name.removesuffix(".toml")
 
 
 class SessionModel(QObject):
@@ -35,6 +41,7 @@ class SessionModel(QObject):
     params_changed = Signal(str)  # a parameter path, or "" when many changed
     preset_loaded = Signal(str)  # the preset's name
     recording_changed = Signal(bool)
+    recording_saved = Signal(str)  # the last recording was saved (under this name)
     script_loaded = Signal(str)  # the script's name ("" when none)
     replay_changed = Signal(bool)  # a replay started (True) or ended (False)
     view_frame_changed = Signal(int)  # the frame on show; -1 follows the live frame
@@ -67,6 +74,7 @@ class SessionModel(QObject):
         self.kept_edits: dict[str, Any] = {}
         self.script_owns: list[str] = []
         self.edits_refused = ""
+        self._let_go: Script | None = None  # the last recording, where the user discarded it as it ended
         # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
         # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
         self.frame_inputs: Callable[[set[str]], tuple[Iterable[str], dict[str, float] | None]] | None = None
@@ -300,6 +308,7 @@ class SessionModel(QObject):
         preset = self.session.load_preset(name_or_path)
         if let_go and was_recording:
             self.session.recording_unsaved = False  # nothing asks about it again, nor keeps it for a crash
+            self._let_go = self.session.last_recording
         self._after_new_car(was_recording)
         self.undo_stack.push(PresetCommand(self, before, (preset, preset.params)))
         return preset
@@ -348,6 +357,7 @@ class SessionModel(QObject):
         unsaved, so nothing asks about it again nor keeps it for a crash (recording_changed comes after)."""
         if self.session.stop_recording() is not None:
             self.session.recording_unsaved = False
+            self._let_go = self.session.last_recording
             self.recording_changed.emit(False)
 
     def stop_recording(self) -> Script | None:
@@ -392,6 +402,32 @@ class SessionModel(QObject):
             self.edit_refused.emit(f"the recording cannot be replayed here: {error}")
         if compiling.taken:
             self.script_loaded.emit(compiling.script.name)
+
+    def recording_saved_as(self, name: str) -> None:
+        """The last recording was written to a file named ``name``: saved (nothing asks about it, nor keeps it for a
+        crash), and called ``name``."""
+        self.session.recording_unsaved = False
+        self.name_recording(name)
+        self.recording_saved.emit(name)
+
+    def recording_to_save(self) -> str:
+        """The recording that Save (the Recorder's, File > Save recording) writes, in words: its name, its length,
+        the car it was driven with and whether it was saved ("recording, 12.3 s on sedan, not saved"); "" while one
+        runs (Save stops it and writes it) or where there is none. Another car opened since does not change it: it
+        is what was recorded, saved with the car it was driven on."""
+        session = self.session
+        script = session.last_recording
+        if session.recording or script is None:
+            return ""
+        state = ("discarded" if script is self._let_go else "not saved" if session.recording_unsaved else "saved")
+        return f"{script.name}, {script.duration:.1f} s on {recording_car(script)}, {state}"
+
+    def recording_of_another_car(self) -> bool:
+        """Whether the recording Save writes (:meth:`recording_to_save`) was driven on another car than the one on
+        show (opened since it stopped)."""
+        script = self.session.last_recording
+        return (not self.session.recording and script is not None
+                and script.preset != preset_reference(self.session.preset))
 
     def name_recording(self, name: str) -> None:
         """The last recording, saved as ``name``, is called so (and so is the script, when it is that one)."""
