@@ -1,4 +1,6 @@
-"""What a sixth look at the window found: the save dialogs' replace question, ..."""
+"""What a sixth look at the window found: the save dialogs' replace question before the name's check, the Sweep
+dock's number format, exported plots without their channels, a Scripts menu without the shipped scripts, and a
+Save that wrote the recording of the car before with nothing saying so."""
 
 from __future__ import annotations
 
