@@ -1,10 +1,16 @@
-"""A sixth look at the window's drawing: the verdict table's columns share the room by what they hold."""
+"""A sixth look at the window's drawing: the verdict table's columns share the room by what they hold; the Compare
+dock shows each number whole."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import re
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+from workbench.gui.compare_dock import elide_value
 from workbench.gui.recorder_panel import share_by_texts
+from workbench.gui.testing import hold
 
 SCRIPT = "presets/scripts/clutch_coast.toml"
 
@@ -40,3 +46,69 @@ def test_two_columns_share_by_their_texts_then_their_headers():
     assert share_by_texts((91, 91), (47, 71), 120) == (60, 60)  # both cut: half each
     assert share_by_texts((40, 91), (47, 71), 120) == (40, 80)  # one needing less than half gives the rest
     assert share_by_texts((40, 30), (47, 71), 100) == (47, 53)  # texts whole, the rest towards the headers
+
+
+def _drawn(tree, item, column: int) -> str:
+    """The text the tree draws in a cell at its width now: its delegate's, elided as Qt elides it in what the cell's
+    margins leave."""
+    index = tree.indexFromItem(item, column)
+    option = QStyleOptionViewItem()
+    option.rect = tree.visualRect(index)
+    option.textElideMode = tree.textElideMode()  # as the view sets it before its delegate's
+    (tree.itemDelegateForColumn(column) or tree.itemDelegate()).initStyleOption(option, index)
+    margin = tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1
+    return tree.fontMetrics().elidedText(option.text, option.textElideMode, option.rect.width() - 2 * margin)
+
+
+def test_the_compare_dock_shows_every_number_whole_or_gives_its_column_the_room(carbench_window, qtbot):
+    """In the Compare dock at 1024x640 the sedan's gearbox ratios read "[4.11, 2\u2026, 0.85]" and, in a narrow dock,
+    a verdict "PASS -0.\u2026836 m/s\u00b2", a difference "3.909\u2026-09 N": values were elided in the middle, numbers and
+    all. A value is now cut after its last whole number ("PASS -0.03836 \u2026"), and A and B are at least as wide as
+    their first numbers need (a dock narrower than that scrolls sideways)."""
+    window = carbench_window
+    _sized(window, qtbot, 1024, 640)
+    hold(window, {"throttle"}, 60)
+    window.comparer.pin_current()
+    window.model.load_preset("classic")
+    hold(window, {"throttle"}, 60)
+    window.model.set_running(False)
+    window.compare_dock.raise_()
+    dock = window.compare_dock_widget
+    dock.update_comparison()
+    tree = dock.tree
+    root = tree.invisibleRootItem()
+    for i in range(root.childCount()):
+        root.child(i).setExpanded(True)
+    number = re.compile(r"[0-9]")
+    for width in (None, 300, 240):
+        if width is not None:
+            window.compare_dock.setFixedWidth(width)
+            qtbot.waitUntil(lambda w=width: window.compare_dock.width() == w, timeout=10000)
+        qtbot.wait(10)
+        cells = [(root.child(i).child(j), c) for i in range(root.childCount()) for j in range(root.child(i).childCount())
+                 for c in (1, 2) if not root.child(i).child(j).isFirstColumnSpanned()]
+        assert len(cells) > 100
+        cut = 0
+        for item, column in cells:
+            text, drawn = item.text(column), _drawn(tree, item, column)
+            words = text.split(" ")
+            for word in drawn.split(" "):
+                if number.search(word):
+                    assert word in words, (width, text, drawn)  # a number drawn is one of the value's, whole
+            if number.search(text):
+                assert number.search(drawn), (width, text, drawn)  # its first number on show at least
+            cut += drawn != text
+        assert cut, width  # some values are cut (the test sees what it means to)
+    window.compare_dock.setMinimumWidth(0)
+    window.compare_dock.setMaximumWidth(16777215)
+
+
+def test_elide_value_cuts_after_a_whole_number():
+    def advance(text):
+        return 10 * len(text)
+
+    assert elide_value("PASS -0.03836 m/s", 170, advance) == "PASS -0.03836 m/s"
+    assert elide_value("PASS -0.03836 m/s", 160, advance) == "PASS -0.03836 \u2026"
+    assert elide_value("PASS -0.03836 m/s", 140, advance) is None  # not even its first number fits
+    assert elide_value("[4.11, 2.32, 1.54]", 140, advance) == "[4.11, 2.32, \u2026"
+    assert elide_value("[4.11, 2.32, 1.54]", 80, advance) == "[4.11, \u2026"

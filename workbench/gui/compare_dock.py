@@ -7,6 +7,9 @@ the dock, the toolbar, the keys, the ghost cars and the plot overlays to a main 
 
 from __future__ import annotations
 
+import math
+import re
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -93,6 +96,9 @@ class CompareDock(QWidget):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
         self._value_widths = [0, 0]  # columns A and B as wide as their texts (see _fit_names)
+        # ... and at least as wide as the numbers of the rows on show need, elided after them (value_floor): each
+        # row's group and its two widths
+        self._number_floors: list[tuple[QTreeWidgetItem, list[int]]] = []
         self.tree.setHeaderLabels(["", "A (reference)", "B (on show)"])
         self.tree.header().setStretchLastSection(False)  # the widths are set in _fit_names
         self.tree.setRootIsDecorated(True)
@@ -102,6 +108,10 @@ class CompareDock(QWidget):
         # engine.idle_rpm and engine.peak_rpm both "engi..._rpm" (the whole text is in each cell's tooltip).
         self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.setItemDelegateForColumn(0, NameElision(self.tree))
+        self.tree.itemExpanded.connect(self._fit_names)  # its rows' numbers on show: their room
+        self.tree.itemCollapsed.connect(self._fit_names)
+        for column in (1, 2):  # a value's numbers whole: "PASS -0.03836 ...", never "PASS -0....836 m/s2"
+            self.tree.setItemDelegateForColumn(column, ValueElision(self.tree))
         top = QHBoxLayout()
         top.addWidget(self.pin_button)
         top.addWidget(self.drive_button)
@@ -177,6 +187,7 @@ class CompareDock(QWidget):
         """Compare the run on show (B) with the first reference (A)."""
         self._rebuild_refs()
         self.tree.clear()
+        self._number_floors = []  # (their groups are gone)
         self.tree.setEnabled(True)
         refs = self.comparer.references.items
         session = self.comparer.model.session
@@ -266,6 +277,8 @@ class CompareDock(QWidget):
             self._names_width = max(metrics.horizontalAdvance(n.text(0)) for n in names) + indent + 12
             self._value_widths = [max(max(metrics.horizontalAdvance(n.text(c)) for n in names) + CELL_MARGIN,
                                       header.sectionSizeFromContents(c).width()) for c in (1, 2)]
+            self._number_floors = [(name.parent(), [math.ceil(value_floor(name.text(c), metrics.horizontalAdvance))
+                                                     + _text_margins(self.tree) for c in (1, 2)]) for name in names]
             self._fit_names()
         if self.comparer.model.running:  # pinned, or a re-run adopted, mid-run: B runs on from here
             self._grey_while_running()
@@ -274,7 +287,9 @@ class CompareDock(QWidget):
         """A and B as wide as their values, and the names the rest, at most as wide as they are. On a narrow dock
         the names give way first, down to a third of the tree, then A and B share what is left (a text elided,
         whole in its tooltip): with every column as wide as its texts, B ran past the dock's edge behind a scroll
-        bar."""
+        bar. A and B are never narrower than the numbers of the rows on show, each value elided after its last number
+        that fits (by :func:`elide_value`; in the middle, "PASS -0.03836 m/s\u00b2" read "PASS -0.\u2026836 m/s\u00b2"):
+        a dock narrower than the names' third and those numbers scrolls sideways."""
         room = self.tree.viewport().width()
         if not self._names_width:  # nothing pinned yet: the headers spread over the whole width, not bunched left
             third = max(room // 3, MIN_VALUE_WIDTH)
@@ -286,7 +301,13 @@ class CompareDock(QWidget):
         names = min(self._names_width, room - a - b)
         if names < min(self._names_width, room // 3):
             names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH)
-            a = b = max((room - names) // 2, MIN_VALUE_WIDTH)
+            half = max((room - names) // 2, MIN_VALUE_WIDTH)
+            # half each; one that needs less gives the rest to the other
+            a, b = (a, max(room - names - a, half)) if a < half else (max(room - names - b, half), b) if b < half \
+                else (half, half)
+        floors = [max([0] + [f[c] for group, f in self._number_floors if group.isExpanded()]) for c in (0, 1)]
+        if a < floors[0] or b < floors[1]:  # a number would be cut: the column gets the room, the tree scrolls
+            a, b = max(a, floors[0]), max(b, floors[1])
         b = max(b, room - names - a)  # B takes what is left over (the last section does not stretch)
         self.tree.setColumnWidth(0, names)
         self.tree.setColumnWidth(1, a)
@@ -321,6 +342,60 @@ def elide_path(text: str, width: float, advance) -> str:
         if advance(shorter) <= width:
             return shorter
     return "\u2026"
+
+
+NUMBER = re.compile(r"[0-9]")  # a word of a value with a digit in it is a number (or holds one: "[4.11,")
+
+
+def _value_cuts(text: str) -> list[str]:
+    """The shorter forms of a value, longest first, each cut after a number and ended with an ellipsis: "PASS -0.03836
+    m/s\u00b2" gives "PASS -0.03836 \u2026"; a list "[4.11, 2.32, 1.54]" gives "[4.11, 2.32, \u2026" and "[4.11, \u2026"."""
+    words = text.split(" ")
+    return [" ".join(words[:i + 1]) + " \u2026" for i in range(len(words) - 2, -1, -1) if NUMBER.search(words[i])]
+
+
+def value_floor(text: str, advance) -> float:
+    """The least width [px] ``text`` can be shown in with its numbers whole (``advance(text)`` its width): its
+    shortest cut after its first number (:func:`elide_value`), or the text whole; 0 for a text with no number (Qt
+    may elide it anywhere)."""
+    if not NUMBER.search(text):
+        return 0.0
+    cuts = _value_cuts(text)
+    return min(advance(text), advance(cuts[-1])) if cuts else advance(text)
+
+
+def elide_value(text: str, width: float, advance) -> str | None:
+    """A value shortened to ``width`` px with its numbers whole: whole where it fits, else cut after its last number
+    that fits and ended with an ellipsis (its unit, then its later numbers go). Elided in the middle, "PASS -0.03836
+    m/s\u00b2" read "PASS -0.\u2026836 m/s\u00b2", a number that is not the value. None where not even its first number
+    fits (the dock gives the column that much: CompareDock._fit_names)."""
+    if advance(text) <= width:
+        return text
+    for cut in _value_cuts(text):
+        if advance(cut) <= width:
+            return cut
+    return None
+
+
+def _text_margins(tree: QTreeWidget) -> int:
+    """[px] of a cell's width that its text does not get: the style's margin each side, and a pixel each side more
+    (a text exactly as wide as what is left was still elided by Qt)."""
+    return 2 * (tree.style().pixelMetric(tree.style().PixelMetric.PM_FocusFrameHMargin) + 1) + 2
+
+
+class ValueElision(QStyledItemDelegate):
+    """The Compare tree's A and B: a value with a number is shortened by :func:`elide_value` (its numbers whole), one
+    without as Qt elides it, at its end."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        if option.rect.width() <= 0 or not NUMBER.search(option.text):
+            option.textElideMode = Qt.TextElideMode.ElideRight
+            return
+        shown = elide_value(option.text, option.rect.width() - _text_margins(self.parent()),
+                            option.fontMetrics.horizontalAdvance)
+        option.text = shown if shown is not None else "\u2026"  # no part of a number: the whole is in the tooltip
+        option.textElideMode = Qt.TextElideMode.ElideRight
 
 
 class NameElision(QStyledItemDelegate):
