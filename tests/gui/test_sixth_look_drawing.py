@@ -8,9 +8,10 @@ import re
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
+from physics.presets import scripts_dir
 from workbench.gui.compare_dock import elide_value
 from workbench.gui.recorder_panel import share_by_texts
-from workbench.gui.testing import hold
+from workbench.gui.testing import drive, hold
 
 SCRIPT = "presets/scripts/clutch_coast.toml"
 
@@ -112,3 +113,29 @@ def test_elide_value_cuts_after_a_whole_number():
     assert elide_value("PASS -0.03836 m/s", 140, advance) is None  # not even its first number fits
     assert elide_value("[4.11, 2.32, 1.54]", 140, advance) == "[4.11, 2.32, \u2026"
     assert elide_value("[4.11, 2.32, 1.54]", 80, advance) == "[4.11, \u2026"
+
+
+def test_the_compare_dock_refits_when_its_vertical_scroll_bar_comes(carbench_window, qtbot):
+    """The clutch coast pinned and re-run with aero.cd 0.5, at 1024x640: its groups unfolded brought the Compare
+    tree's vertical scroll bar after the columns were fitted to the width before it, and B ran 14 px under the bar,
+    behind a sideways one."""
+    window = carbench_window
+    _sized(window, qtbot, 1024, 640)
+    drive(window, scripts_dir() / "clutch_coast.toml", chunk=24)
+    window.comparer.pin_current()
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        window.model.set_param("aero.cd", 0.5)
+    window.model.set_running(False)
+    window.compare_dock.raise_()
+    dock = window.compare_dock_widget
+    tree = dock.tree
+    qtbot.waitUntil(lambda: not tree.verticalScrollBar().isVisible(), timeout=10000)  # the groups folded but two
+    for i in range(tree.topLevelItemCount()):
+        tree.topLevelItem(i).setExpanded(True)
+    qtbot.waitUntil(lambda: tree.verticalScrollBar().isVisible(), timeout=10000)
+    qtbot.wait(10)
+    room = tree.viewport().width()
+    floors = [max(f[c] for _, f in dock._number_floors) for c in (0, 1)]
+    assert room // 3 + sum(floors) <= room  # the numbers fit beside the names' third: no reason to scroll
+    assert tree.header().length() <= room, (tree.header().length(), room)
+    assert tree.horizontalScrollBar().maximum() == 0

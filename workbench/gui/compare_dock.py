@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -110,6 +110,7 @@ class CompareDock(QWidget):
         self.tree.setItemDelegateForColumn(0, NameElision(self.tree))
         self.tree.itemExpanded.connect(self._fit_names)  # its rows' numbers on show: their room
         self.tree.itemCollapsed.connect(self._fit_names)
+        self.tree.viewport().installEventFilter(self)
         for column in (1, 2):  # a value's numbers whole: "PASS -0.03836 ...", never "PASS -0....836 m/s2"
             self.tree.setItemDelegateForColumn(column, ValueElision(self.tree))
         top = QHBoxLayout()
@@ -320,6 +321,11 @@ class CompareDock(QWidget):
     def showEvent(self, event) -> None:  # its tab raised: the width it has now
         super().showEvent(event)
         self._fit_names()
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.tree.viewport():
+            self._fit_names()  # the vertical scroll bar came or went: B ran 14 px under it, behind a sideways one
+        return super().eventFilter(watched, event)
 
 
 def elide_path(text: str, width: float, advance) -> str:
