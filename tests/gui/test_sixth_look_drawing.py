@@ -1,14 +1,17 @@
 """A sixth look at the window's drawing: the verdict table's columns share the room by what they hold; the Compare
-dock shows each number whole."""
+dock shows each number whole; the car view's key keeps off the car."""
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from physics.presets import scripts_dir
+from workbench.gui.car_view import KEY_MARGIN
 from workbench.gui.compare_dock import elide_value
 from workbench.gui.recorder_panel import share_by_texts
 from workbench.gui.testing import drive, hold
@@ -139,3 +142,40 @@ def test_the_compare_dock_refits_when_its_vertical_scroll_bar_comes(carbench_win
     assert room // 3 + sum(floors) <= room  # the numbers fit beside the names' third: no reason to scroll
     assert tree.header().length() <= room, (tree.header().length(), room)
     assert tree.horizontalScrollBar().maximum() == 0
+
+
+def _car_under_the_top_right(window, share: float) -> None:
+    """The view moved, as wide as it is, so that the car on show is near the plot area's top right, its centre
+    ``share`` of the area's height under the top (the follow camera re-centres only past 20%)."""
+    view = window.car_view
+    view.set_follow(False)
+    vb = view.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    com = view._com
+    view._centre_on(np.array([com[0] - 0.3 * (x1 - x0), com[1] - (0.5 - share) * (y1 - y0)]), min(x1 - x0, y1 - y0))
+    window.model.refresh()
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_the_key_moves_out_of_the_cars_way(carbench_window, qtbot, size):
+    """At 1024x640 the key to the drawing (211 x 129 px, the top quarter of a 227 px wide plot area) covered the car
+    when it drove up near the top edge (the follow camera let it: it re-centres past 20% of the view from the edge),
+    the car out of sight. The key moves to the bottom right corner, above the HUD, and back to the top right when the
+    car is clear of it."""
+    window = carbench_window
+    _sized(window, qtbot, *size)
+    view = window.car_view
+    qtbot.waitUntil(lambda: view._legend.isVisible(), timeout=10000)
+    hold(window, {"throttle", "left"}, 150)
+    shown = [key for key in (view._legend, view._road_legend) if key.isVisible()]
+    for share in (0.2, 0.12, 0.5, 0.85, 0.2):
+        _car_under_the_top_right(window, share)
+        car = view.car_rect()
+        area = view.plot_area()
+        assert area.contains(car), (share, car, area)
+        for key in shown:
+            assert key.isVisible() and area.contains(key.geometry()), (share, key.geometry(), area)
+            assert not key.geometry().intersects(car), (share, key.geometry(), car)
+            assert not key.geometry().intersects(view.hud.geometry()), (share, key.geometry(), view.hud.geometry())
+        if share == 0.5:  # the car in the middle: the key at home
+            assert shown[0].geometry().top() == area.top() + KEY_MARGIN, (shown[0].geometry(), area)

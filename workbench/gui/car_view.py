@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QLabel
 
@@ -47,6 +47,8 @@ KEY_STYLE = "background: rgba(255,255,255,200); padding: 3px; font-size: 11px;"
 KEY_MARGIN = 8  # [px] between a key (the drawing's, the road's) and the plot area's edges
 KEY_MIN_WIDTH = 120  # [px] a key is wrapped to the plot area's width, but never narrower than this (then hidden)
 KEY_HEIGHT_SHARE = 0.4  # of the plot area's height at most for the keys together (more is hidden: the road's first)
+KEY_CAR_GAP = 4  # [px] between the car on show and the keys
+KEY_RETURN_PX = 24  # [px] the car clear of the top right corner by this, keys moved off it go back there
 
 
 def surface_colour(mu: float) -> QColor:
@@ -169,6 +171,7 @@ class CarView(pg.PlotWidget):
         self._road_legend.setStyleSheet(KEY_STYLE)
         self._road_legend.setVisible(False)
         self._keys: dict[QLabel, list] = {}  # each key's [rich text, its width unwrapped, the width it is laid out to]
+        self._keys_low = False  # the keys at the plot area's bottom right, out of the car's way (_keys_clear_of_car)
         self._help = QLabel(self)
         self._help.setTextFormat(Qt.TextFormat.RichText)
         self._help.setText("<b>Keyboard</b>" + help_html())
@@ -282,12 +285,15 @@ class CarView(pg.PlotWidget):
     def _place_legend(self) -> None:
         """The keys in the plot area's top right corner, the road's under the drawing's, each wrapped to the area's
         width where it is wider: at 1024x640 the drawing's key (388 px as written, the plot area 227 px) was hidden.
-        Keys taller together than KEY_HEIGHT_SHARE of the area give way, the road's first (small views keep the car)."""
+        Keys taller together than KEY_HEIGHT_SHARE of the area give way, the road's first (small views keep the car).
+        Where the car on show is under them they go to the area's bottom right corner, above the HUD, and back when
+        the car is clear of the top right (:meth:`_keys_clear_of_car`)."""
         if "_keys" not in self.__dict__:
             return  # called from the base class's __init__, before the keys exist
         area = self.plot_area()
         room = area.width() - 2 * KEY_MARGIN
         top, tall = area.top() + KEY_MARGIN, KEY_HEIGHT_SHARE * area.height()
+        shown = []
         for label in (self._legend, self._road_legend):
             wanted = label in self._keys and (label is self._legend or bool(self._surfaces))
             if wanted and room >= KEY_MIN_WIDTH:
@@ -297,8 +303,57 @@ class CarView(pg.PlotWidget):
                 wanted = False
             label.setVisible(wanted)
             if wanted:
-                label.move(area.right() - KEY_MARGIN - label.width() + 1, top)
+                shown.append(label)
                 top += label.height() + 4
+        for label, at in zip(shown, self._key_spots(shown, self._keys_low), strict=True):
+            label.move(at)
+        self._keys_clear_of_car()
+
+    def _key_spots(self, shown: list[QLabel], low: bool) -> list[QPoint]:
+        """Where the keys ``shown`` go, one under the other at the plot area's right: from its top, or (``low``) up
+        from its bottom, above the HUD where the HUD reaches under them."""
+        area = self.plot_area()
+        lefts = [area.right() - KEY_MARGIN - label.width() + 1 for label in shown]
+        y = area.top() + KEY_MARGIN
+        if low and shown:
+            bottom = area.bottom() + 1 - KEY_MARGIN
+            hud = self.hud.geometry()
+            if not self.hud.isHidden() and hud.right() >= min(lefts):
+                bottom = min(bottom, hud.top() - 4)
+            y = bottom - sum(label.height() for label in shown) - 4 * (len(shown) - 1)
+        spots = []
+        for label, left in zip(shown, lefts, strict=True):
+            spots.append(QPoint(left, y))
+            y += label.height() + 4
+        return spots
+
+    def _keys_clear_of_car(self) -> None:
+        """The keys moved to the plot area's bottom right corner while the car on show is under them in the top right
+        one (and less of it is at the bottom), and back once the car is KEY_RETURN_PX clear of the top right: at
+        1024x640 (a plot area 227 px wide, the drawing's key 211 x 129 px) the follow camera let the car drive up
+        under the key, out of sight (it re-centres only past 20% of the view from the edge)."""
+        if "_keys" not in self.__dict__:
+            return  # the view's range set before the keys exist
+        shown = [label for label in (self._legend, self._road_legend) if not label.isHidden()]
+        if not shown:
+            return
+        car = self.car_rect()
+
+        def covered(spots, gap: int) -> int:
+            near = car.adjusted(-gap, -gap, gap, gap)
+            parts = [near.intersected(QRect(at, label.size())) for label, at in zip(shown, spots, strict=True)]
+            return sum(part.width() * part.height() for part in parts if not part.isEmpty())
+
+        here = [label.pos() for label in shown]
+        there = self._key_spots(shown, not self._keys_low)
+        if covered(here, KEY_CAR_GAP):
+            move = covered(there, KEY_CAR_GAP) < covered(here, KEY_CAR_GAP)
+        else:
+            move = self._keys_low and not covered(there, KEY_RETURN_PX)  # home again, the car well clear of it
+        if move:
+            self._keys_low = not self._keys_low
+            for label, at in zip(shown, there, strict=True):
+                label.move(at)
 
     def _place_overlays(self, *args) -> None:
         self._place_legend()
@@ -465,6 +520,7 @@ class CarView(pg.PlotWidget):
                 self._place_hud()
         if self.follow:
             self._keep_in_view(shape.com)
+        self._keys_clear_of_car()
 
     def _draw_corners(self, shape: CarShape) -> None:
         """The axles' forces on a single-track car; each wheel's force, load and aids on a four-wheel one."""
@@ -487,8 +543,10 @@ class CarView(pg.PlotWidget):
         self._part_aids(self._aided)
 
     def _on_range_changed(self, *args) -> None:
-        """The view zoomed or panned (paused too): the aids' names parted again for the new scale."""
+        """The view zoomed or panned (paused too): the aids' names parted again for the new scale, the keys off the
+        car."""
         self._part_aids(self._aided)
+        self._keys_clear_of_car()
 
     def _part_aids(self, wheels: list) -> None:
         """Move the names of the aids apart where two would meet (a car drawn a few pixels long): each later one
