@@ -1,5 +1,6 @@
 """A sixth look at the window's drawing: the verdict table's columns share the room by what they hold; the Compare
-dock shows each number whole; the car view's key keeps off the car."""
+dock shows each number whole; the car view's key keeps off the car; the ghosts' edge markers keep their labels beside
+their arrowheads, off the car, the overlays and one another."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLineF, QPointF, Qt
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from physics.presets import scripts_dir
@@ -179,3 +180,74 @@ def test_the_key_moves_out_of_the_cars_way(carbench_window, qtbot, size):
             assert not key.geometry().intersects(view.hud.geometry()), (share, key.geometry(), view.hud.geometry())
         if share == 0.5:  # the car in the middle: the key at home
             assert shown[0].geometry().top() == area.top() + KEY_MARGIN, (shown[0].geometry(), area)
+
+
+def _marker_faults(window) -> list[str]:
+    """What is wrong with the edge markers on show: a label out of the plot area, on the car on show, on the HUD or a
+    key, on another ghost's label (or its own arrowhead on one), away from its arrowhead, or with the car between."""
+    view = window.car_view
+    area = view.plot_area()
+    car = view.car_rect()
+    overlays = [w.geometry() for w in (view.hud, view._legend, view._road_legend) if w.isVisible()]
+    ghosts = window.ghost_cars.ghosts
+    labels = [view.mapFromScene((g.marker_label if g.marker_label.isVisible() else g.label).sceneBoundingRect())
+              .boundingRect() for g in ghosts]
+    faults = []
+    for i, ghost in enumerate(ghosts):
+        if not ghost.marker.isVisible():
+            continue
+        label, arrow = labels[i], view.mapFromScene(ghost.marker.mapToScene(ghost.marker.polygon())).boundingRect()
+        name = ghost.marker_label.toPlainText()
+        if not area.contains(label) or not area.contains(arrow):
+            faults.append(f"{name}: out of the view")
+        if label.intersects(car) or arrow.intersects(car):
+            faults.append(f"{name}: on the car")
+        if any(label.intersects(o) or arrow.intersects(o) for o in overlays):
+            faults.append(f"{name}: under the HUD or a key")
+        if any(j != i and (label.intersects(other) or arrow.intersects(other)) for j, other in enumerate(labels)):
+            faults.append(f"{name}: on another ghost's label")
+        gap = max(label.left() - arrow.right(), arrow.left() - label.right(), label.top() - arrow.bottom(),
+                  arrow.top() - label.bottom())
+        if gap >= 8:
+            faults.append(f"{name}: {gap} px from its arrowhead")
+        between = QLineF(QPointF(arrow.center()), QPointF(label.center()))
+        sides = [QLineF(QPointF(car.topLeft()), QPointF(car.topRight())),
+                 QLineF(QPointF(car.topRight()), QPointF(car.bottomRight())),
+                 QLineF(QPointF(car.bottomRight()), QPointF(car.bottomLeft())),
+                 QLineF(QPointF(car.bottomLeft()), QPointF(car.topLeft()))]
+        if any(between.intersects(side)[0] == QLineF.IntersectionType.BoundedIntersection for side in sides):
+            faults.append(f"{name}: the car between it and its arrowhead")
+    return faults
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1500, 900)])
+def test_edge_markers_keep_beside_their_arrowheads_off_the_car_and_each_other(carbench_window, qtbot, size):
+    """Three runs pinned (turning left, turning right, straight on) and the car on show driven straight, the view
+    moved about it: an edge marker's label on the top or bottom edge was stacked down or up past the car (the car
+    between it and its arrowhead, 87 px from it at 1500x900), a second and third label on the same edge a label's
+    height or two from the arrowheads drawn one on the other, labels under the key at 1024x640, out of sight."""
+    window = carbench_window
+    _sized(window, qtbot, *size)
+    model = window.model
+    for keys in ({"throttle", "left"}, {"throttle", "right"}, {"throttle"}):
+        model.reset()
+        hold(window, keys, 400)
+        assert window.comparer.pin_current()
+    model.reset()
+    hold(window, {"throttle"}, 150)
+    hold(window, set(), 100)
+    model.set_running(False)
+    view = window.car_view
+    view.set_follow(False)
+    (x0, x1), (y0, y1) = view.getPlotItem().getViewBox().viewRange()
+    width, height, com = x1 - x0, y1 - y0, view._com.copy()
+    faults, marked = [], 0
+    for fx in (-0.5, -0.3, 0.0, 0.2, 0.4):
+        for fy in (-0.4, -0.3, 0.0, 0.3, 0.5):
+            for zoom in (1.0, 0.6):
+                view._centre_on(com + np.array([fx * width, fy * height]), zoom * min(width, height))
+                model.refresh()
+                marked += sum(g.marker.isVisible() for g in window.ghost_cars.ghosts)
+                faults += [f"({fx}, {fy}, {zoom}) {f}" for f in _marker_faults(window)]
+    assert marked > 50  # the markers the test means to see
+    assert not faults, faults

@@ -276,6 +276,11 @@ class CarView(pg.PlotWidget):
             rect = rect.united(item.sceneBoundingRect())
         return self.mapFromScene(rect).boundingRect()
 
+    def overlay_rects(self) -> list:
+        """What is drawn over the plot area, in the view's pixels: the HUD and the keys on show (a ghost's edge marker
+        keeps clear of them)."""
+        return [w.geometry() for w in (self.hud, self._legend, self._road_legend) if w.isVisible()]
+
     def set_course_key(self, path: bool, cones: bool) -> None:
         """Name a driver's course in the key (workbench.gui.course_overlay draws it): its path, its cones."""
         self._course_key = (path, cones)

@@ -3,11 +3,12 @@ show; a ghost out of view gets a marker on the view's edge pointing at it."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsPolygonItem
 
@@ -19,9 +20,11 @@ from workbench.gui.references import Comparer, Reference
 
 MARKER_PX = 16  # [px] the edge marker's length
 MARKER_INSET_PX = 10  # [px] from the view's edge to the marker's tip
-HUD_GAP_PX = 6  # [px] between the HUD and an edge marker's label moved out from under it
-CAR_GAP_PX = 4  # [px] between the car on show and an edge marker's label moved off it
+HUD_GAP_PX = 6  # [px] between the HUD (or a key) and an edge marker, or a ghost's label moved out from under the HUD
+CAR_GAP_PX = 4  # [px] between the car on show and an edge marker
 LABEL_GAP_PX = 1  # [px] between two ghosts' labels stacked one over the other
+MARKER_GAP_PX = 2  # [px] between two edge markers (each an arrowhead and its label), and between one and an overlay
+MARKER_STEP_PX = 2  # [px] an edge marker is tried this much further in from its edge at a time, where none fits on it
 MARKER_LABEL_SHARE = 0.45  # an edge marker's label is at most this share of the view's width (its name elided)
 MARKER_LABEL_MIN_PX = 90  # [px] ... or this, on a view too narrow for the share to hold a name
 MARKER_Z = 50  # over everything the view draws
@@ -202,30 +205,6 @@ class GhostCars:
         box = hud.geometry()
         return float(box.right() + HUD_GAP_PX - rect.left()) if rect.intersects(box) else 0.0
 
-    def _tip_clear_of_hud(self, tip: np.ndarray, bearing: float, on_side: bool, px: float) -> np.ndarray:
-        """An edge marker's tip moved along its edge out from under the HUD (the view's bottom left corner): up the
-        left edge, or right along the bottom one. A ghost behind a car driving up and to the right had its arrowhead
-        under the HUD, and its label, moved clear of the HUD, stood alone at the HUD's right with nothing pointing."""
-        hud = getattr(self.view, "hud", None)
-        if hud is None or not hud.isVisible():
-            return tip
-        vb = self.view.getPlotItem().getViewBox()
-        box = hud.geometry()
-        left_top = vb.mapSceneToView(self.view.mapToScene(box.topLeft()))
-        right_bottom = vb.mapSceneToView(self.view.mapToScene(box.bottomRight()))
-        lo = np.array([left_top.x(), right_bottom.y()]) - HUD_GAP_PX * px  # the HUD in the world, y up
-        hi = np.array([right_bottom.x(), left_top.y()]) + HUD_GAP_PX * px
-        arrow = chevron(tip, bearing, MARKER_PX * px)
-        a_lo, a_hi = arrow.min(axis=0), arrow.max(axis=0)
-        if np.any(a_hi < lo) or np.any(a_lo > hi):
-            return tip
-        moved = tip.copy()
-        if on_side:
-            moved[1] += hi[1] - a_lo[1]  # above the HUD, on the left edge
-        else:
-            moved[0] += hi[0] - a_lo[0]  # right of the HUD, on the bottom edge
-        return moved
-
     def _place_markers(self, *args) -> None:
         """An arrowhead on the view's edge, with the ghost's label and how far it is, for each ghost out of view."""
         vb = self.view.getPlotItem().getViewBox()
@@ -234,6 +213,7 @@ class GhostCars:
         px = max(vb.viewPixelSize()[0], 1e-12)  # the aspect is locked: a pixel is as wide as it is high
         unit = self.comparer.model.session.params.model.unit
         centre = np.array([0.5 * (x0 + x1), 0.5 * (y0 + y1)])
+        edge = []
         for ghost in self.ghosts:
             off = ghost.com is not None and not in_view(ghost.com, view)
             ghost.marker.setVisible(off)
@@ -245,14 +225,8 @@ class GhostCars:
                 ghost.fit_text(self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect().width() - 2)
                 continue
             tip, bearing = edge_point(ghost.com, view, MARKER_INSET_PX * px)
-            # on the left or right edge: a label stacked up or down takes its arrowhead along that edge with it
+            # on the left or right edge: it moves along that edge (up or down), else along the top or bottom one
             ghost.marker_on_side = min(tip[0] - x0, x1 - tip[0]) <= min(tip[1] - y0, y1 - tip[1])
-            tip = self._tip_clear_of_hud(tip, bearing, ghost.marker_on_side, px)
-            ghost.marker_points = chevron(tip, bearing, MARKER_PX * px)
-            _set_polygon(ghost.marker, ghost.marker_points)
-            # The label behind the arrowhead, on the side away from the edge it points at.
-            back = tip - (MARKER_PX + 4) * px * np.array([np.cos(bearing), np.sin(bearing)])
-            ghost.marker_label.setAnchor((0.5 + 0.5 * np.cos(bearing), 0.5 - 0.5 * np.sin(bearing)))
             away = float(np.linalg.norm(ghost.com - centre))
             # A long name ("ref 4 (before frame 578) [driven, no script]") reached across a narrow view from its
             # edge and over the car: it is cut at the end to a share of the view, the distance kept whole.
@@ -264,10 +238,116 @@ class GhostCars:
             text = f"{name}{tail}"
             if ghost.marker_label.toPlainText() != text:
                 ghost.marker_label.setText(text)
-            ghost.marker_label.setPos(float(back[0]), float(back[1]))
-            # A long name beside an arrowhead near a corner ran off the view; kept in, it stays clear of the arrowheads.
-            self._keep_in_view(ghost.marker_label, MARKER_INSET_PX + MARKER_PX + 4)
-        self._stack_labels()
+            edge.append((ghost, tip, bearing))
+        taken = self._place_own_labels()
+        car = self._car_rect()
+        if car is not None:
+            taken.append(QRectF(car))
+        overlays = getattr(self.view, "overlay_rects", None)
+        for rect in overlays() if overlays is not None else ():
+            taken.append(QRectF(rect).adjusted(-HUD_GAP_PX, -HUD_GAP_PX, HUD_GAP_PX, HUD_GAP_PX))
+        for ghost, tip, bearing in edge:
+            taken.append(self._place_edge_marker(ghost, tip, bearing, px, taken))
+
+    def _place_edge_marker(self, ghost: _Ghost, tip: np.ndarray, bearing: float, px: float, taken: list) -> QRectF:
+        """Put ``ghost``'s arrowhead at ``tip`` (on the view's edge, pointing along ``bearing``) with its label right
+        behind it, clear of everything in ``taken`` (the car on show, the HUD and the keys, the ghosts' labels and
+        the markers placed before, in the view's pixels): the label moved along the edge while it stays beside its
+        arrowhead, else the two moved along the edge together, the least distance; only where nothing on the edge
+        is clear, in from it, a step at a time. Returns the marker's rectangle, MARKER_GAP_PX wider each side.
+
+        The labels were stacked on their own, up or down: on the top or bottom edge a label moved past the car had
+        the car between it and its arrowhead, a second ghost's label stood a label's height from the arrowheads
+        (drawn one on the other), and past the HUD or the keys (at 1024x640 the key spans the view's top) a label
+        was under them, out of sight."""
+        vb = self.view.getPlotItem().getViewBox()
+
+        def pixels(points: np.ndarray) -> np.ndarray:
+            return np.array([(p.x(), p.y()) for p in
+                             (self.view.mapFromScene(vb.mapViewToScene(QPointF(float(x), float(y)))) for x, y in points)],
+                            dtype=float)
+
+        arrow_world = chevron(tip, bearing, MARKER_PX * px)
+        corners = pixels(arrow_world)
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        arrow = QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1])
+        size = ghost.marker_label.textItem.boundingRect().size()
+        box = QRectF(self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect()).adjusted(1, 1, -2, -2)  # (rounding)
+        (x0, x1), (y0, y1) = vb.viewRange()
+        a, p = (1, 0) if ghost.marker_on_side else (0, 1)  # the coordinates along the edge and across it
+        if ghost.marker_on_side:
+            inward = 1.0 if tip[0] - x0 < x1 - tip[0] else -1.0
+        else:
+            inward = 1.0 if y1 - tip[1] < tip[1] - y0 else -1.0  # the view's pixels run down
+        extent = (size.width(), size.height())
+
+        def span(rect: QRectF, axis: int) -> tuple[float, float]:
+            return (rect.left(), rect.right()) if axis == 0 else (rect.top(), rect.bottom())
+
+        def rect(along: tuple[float, float], across: tuple[float, float]) -> QRectF:
+            (a_lo, a_hi), (p_lo, p_hi) = along, across
+            return QRectF(a_lo, p_lo, a_hi - a_lo, p_hi - p_lo) if a == 0 else QRectF(p_lo, a_lo, p_hi - p_lo, a_hi - a_lo)
+
+        # The label behind the arrowhead, away from the edge it points at; along the edge it reaches towards the
+        # view's middle as the arrowhead points away from it (its share of the label before the arrowhead's middle).
+        arrow_a, arrow_p = span(arrow, a), span(arrow, p)
+        behind = (arrow_p[1] + 2, arrow_p[1] + 2 + extent[p]) if inward > 0 else (arrow_p[0] - 2 - extent[p], arrow_p[0] - 2)
+        share = 0.5 + 0.5 * (np.cos(bearing) if a == 0 else -np.sin(bearing))
+        middle = 0.5 * (arrow_a[0] + arrow_a[1])
+        label_a = (middle - share * extent[a], middle + (1 - share) * extent[a])
+        beside = min(6.0, 0.5 * (arrow_a[1] - arrow_a[0]))  # [px] of the label's span along the edge by the arrowhead's
+
+        def nearest(moving: tuple[float, float], across: tuple[float, float], first: float, last: float,
+                    rects: list) -> float | None:
+            """The offset along the edge nearest 0, in [first, last], at which the span ``moving`` (across the edge at
+            ``across``) meets none of ``rects``."""
+            if first > last:
+                return None
+            blocked = [(span(r, a)[0] - moving[1], span(r, a)[1] - moving[0]) for r in rects
+                       if span(r, p)[0] < across[1] and span(r, p)[1] > across[0]]
+            tries = [min(max(0.0, first), last)] + [end for b in blocked for end in b if first <= end <= last]
+            clear = [d for d in tries if not any(b_lo < d < b_hi for b_lo, b_hi in blocked)]
+            return min(clear, key=abs) if clear else None
+
+        box_a, box_p = span(box, a), span(box, p)
+        # where the label reaches out past the edge (pointing into a corner), in from it by that much first
+        outer = min(arrow_p[0], behind[0]) if inward > 0 else max(arrow_p[1], behind[1])
+        out = max(box_p[0] - outer if inward > 0 else outer - box_p[1], 0.0)
+        found = None
+        for step in range(math.ceil(out), int(0.5 * (box_p[1] - box_p[0])) + 1, MARKER_STEP_PX):
+            across_arrow = (arrow_p[0] + inward * step, arrow_p[1] + inward * step)
+            across_label = (behind[0] + inward * step, behind[1] + inward * step)
+            if min(across_arrow[0], across_label[0]) < box_p[0] or max(across_arrow[1], across_label[1]) > box_p[1]:
+                break
+            # the arrowhead where it is, its label moved along beside it
+            if nearest(arrow_a, across_arrow, 0.0, 0.0, taken) is not None:
+                first = max(arrow_a[0] + beside - label_a[1], box_a[0] - label_a[0])
+                last = min(arrow_a[1] - beside - label_a[0], box_a[1] - label_a[1])
+                slide = nearest(label_a, across_label, first, last, taken)
+                if slide is not None:
+                    found = (0.0, slide, step)
+                    break
+            # the two moved along together
+            both = (min(arrow_a[0], label_a[0]), max(arrow_a[1], label_a[1]))
+            unit = rect(both, (min(across_arrow[0], across_label[0]), max(across_arrow[1], across_label[1])))
+            slide = nearest(both, span(unit, p), box_a[0] - both[0], box_a[1] - both[1], taken)
+            if slide is not None:
+                found = (slide, slide, step)
+                break
+        if found is None:  # nowhere clear: at its place on the edge, in the view
+            both = (min(arrow_a[0], label_a[0]), max(arrow_a[1], label_a[1]))
+            slide = min(max(0.0, box_a[0] - both[0]), box_a[1] - both[1])
+            found = (slide, slide, out)
+        arrow_d, label_d, step = found
+        move = np.zeros(2)
+        move[a], move[p] = arrow_d, inward * step
+        ghost.marker_points = arrow_world + np.array([move[0] * px, -move[1] * px])
+        _set_polygon(ghost.marker, ghost.marker_points)
+        label = rect((label_a[0] + label_d, label_a[1] + label_d), (behind[0] + inward * step, behind[1] + inward * step))
+        ghost.marker_label.setAnchor((0.0, 0.0))
+        ghost.marker_label.setPos(vb.mapSceneToView(self.view.mapToScene(round(label.left()), round(label.top()))))
+        shown = arrow.translated(move[0], move[1]).united(label)
+        return shown.adjusted(-MARKER_GAP_PX, -MARKER_GAP_PX, MARKER_GAP_PX, MARKER_GAP_PX)
 
     def _car_rect(self):
         """The car on show in the view's pixels, CAR_GAP_PX wider each side (None: a view without one)."""
@@ -275,8 +355,8 @@ class GhostCars:
         return rect().adjusted(-CAR_GAP_PX, -CAR_GAP_PX, CAR_GAP_PX, CAR_GAP_PX) if rect is not None else None
 
     def _keep_in_view(self, label, inset: int = 0) -> None:
-        """Move a label inside the view where it would run off an edge (a ghost's at its car's corner near the edge, an
-        edge marker's beside its arrowhead near a corner), ``inset`` px from the edges, and clear of the HUD."""
+        """Move a ghost's label inside the view where it would run off an edge (at its car's corner near the edge),
+        ``inset`` px from the edges, and clear of the HUD. (An edge marker's label is placed by _place_edge_marker.)"""
         vb = self.view.getPlotItem().getViewBox()
         box = self.view.mapFromScene(vb.sceneBoundingRect()).boundingRect().adjusted(inset, inset, -inset, -inset)
         rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
@@ -302,29 +382,22 @@ class GhostCars:
         if rect.bottom() + dy <= box.bottom():
             ghost.label.setPos(vb.mapSceneToView(ghost.label.scenePos() + QPointF(0.0, float(dy))))
 
-    def _stack_labels(self) -> None:
+    def _place_own_labels(self) -> list:
         """Each ghost's label at its car's corner, moved up (down in the view's upper half) past any earlier ghost's
         label it would cover: two ghosts in the same place (a run and the run it was driven on from) show both
-        names. The edge markers' labels are stacked the same way where they meet, and past the car on show (a ghost
-        straight ahead had its marker's label at the car's height, over the car in a narrow view); on a left or right
-        edge each arrowhead moves along the edge with its label: arrowheads pointing the same way lay on one another
-        there, the last drawn hiding the others, beside another's name. (A ghost's own label stays over the car on
-        show: a ghost where the car is still says whose.)"""
+        names. Returns the labels' rectangles in the view's pixels (the edge markers keep clear of them). (A ghost's
+        own label stays over the car on show: a ghost where the car is still says whose.)"""
         vb = self.view.getPlotItem().getViewBox()
         taken: list = []
-        car = self._car_rect()
         for ghost in self.ghosts:
             if ghost.label.isVisible():
                 ghost.label.setPos(*ghost.label_at)
                 self._under_the_car_at_the_top(ghost)
                 self._keep_in_view(ghost.label)
         height = self.view.viewport().height()
-        for label, ghost in [(g.label, None) for g in self.ghosts] + [(g.marker_label, g) for g in self.ghosts]:
+        for label in [g.label for g in self.ghosts]:
             if not label.isVisible():
                 continue
-            if ghost is not None and car is not None:  # the first edge marker's label: the car is in the way from now
-                taken.append(car)
-                car = None
             rect = self.view.mapFromScene(label.sceneBoundingRect()).boundingRect()
             up = rect.center().y() > height / 2  # moved towards the middle of the view, not off its nearer edge
             lift = 0
@@ -337,12 +410,7 @@ class GhostCars:
                 lift += (moved.bottom() - min(r.top() for r in over) if up
                          else max(r.bottom() for r in over) - moved.top()) + 1 + LABEL_GAP_PX
             if lift:
-                scene = label.scenePos()
-                moved_to = vb.mapSceneToView(scene - QPointF(0.0, lift if up else -lift))
-                if ghost is not None and ghost.marker_on_side:  # its arrowhead beside it, along the edge
-                    here = vb.mapSceneToView(scene)
-                    delta = np.array([moved_to.x() - here.x(), moved_to.y() - here.y()])
-                    _set_polygon(ghost.marker, ghost.marker_points + delta)
-                label.setPos(moved_to)
+                label.setPos(vb.mapSceneToView(label.scenePos() - QPointF(0.0, lift if up else -lift)))
                 rect = rect.translated(0, -lift if up else lift)
             taken.append(rect)
+        return [QRectF(r).adjusted(-MARKER_GAP_PX, -MARKER_GAP_PX, MARKER_GAP_PX, MARKER_GAP_PX) for r in taken]
