@@ -1,6 +1,7 @@
 """What a sixth look at the window found: the save dialogs' replace question before the name's check, the Sweep
 dock's number format, exported plots without their channels, a Scripts menu without the shipped scripts, and a
-Save that wrote the recording of the car before with nothing saying so."""
+Save that wrote the recording of the car before with nothing saying so; then a plot of B\u2212A exported under its
+channels' names."""
 
 from __future__ import annotations
 
@@ -191,3 +192,49 @@ def test_after_another_preset_save_writes_the_recording_driven_on_its_car_and_th
     hold(window, {"throttle"}, 24)
     assert window.load_preset("sedan")  # Discard: let go as the car changes, and said so where Save is
     assert recorder.to_save.full_text() == "Save: recording, 0.2 s on tail_happy, discarded \u2014 not the car on show"
+
+
+def test_an_exported_plot_of_b_minus_a_says_it_shows_differences(carbench_window, qtbot, tmp_path):
+    """B\u2212A on (the clutch coast pinned, then re-run with aero.cd 0.6): the plot shows the run on show minus the
+    pinned run, in that run's colour, its channel's curve hidden; its PNG and SVG were titled "speed_kmh [km/h]" in
+    the channel's colour as if they showed the channel. The title says B\u2212A, in the words of the row's toggle,
+    and names the pinned run in the colour its differences are drawn in; with B\u2212A off it is as before."""
+    from PySide6.QtGui import QColor, QImage
+
+    from physics.presets import scripts_dir
+    from workbench.gui.testing import drive
+
+    window = carbench_window
+    drive(window, scripts_dir() / "clutch_coast.toml", chunk=24)
+    assert window.comparer.pin_current()
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        window.model.set_param("aero.cd", 0.6)
+    (ref,) = window.comparer.references.items
+    row = window.plots.rows[0]
+    assert list(row.curves) == ["speed_kmh"]
+    overlay = window.plot_overlay.row_overlay(row)
+    overlay.delta.setChecked(True)
+    assert not row.curves["speed_kmh"].isVisible()
+    (difference,) = overlay.curves.values()
+    assert difference.opts["pen"].color() == ref.colour and len(difference.getData()[1])
+
+    def export(name: str) -> tuple[str, set]:
+        window.plots.export(row, "png", str(tmp_path / f"{name}.png"))
+        window.plots.export(row, "svg", str(tmp_path / f"{name}.svg"))
+        image = QImage(str(tmp_path / f"{name}.png")).convertToFormat(QImage.Format.Format_RGB32)
+        band = image.height() - row.plot.getPlotItem().height()
+        colours = {QColor(image.pixel(x, y)).getRgb()[:3] for x in range(image.width()) for y in range(int(band) - 1)}
+        return (tmp_path / f"{name}.svg").read_text(), colours
+
+    svg, colours = export("delta")
+    assert overlay.delta.text() == "B\u2212A"
+    assert f"<title>carbench plot: speed_kmh B\u2212A [km/h], {ref.name}</title>" in svg
+    assert ">speed_kmh B\u2212A [km/h]</text>" in svg and f">{ref.name}</text>" in svg
+    assert ">speed_kmh [km/h]</text>" not in svg
+    assert ref.colour.getRgb()[:3] in colours  # the pinned run's square, in the colour of the differences
+    assert row.curves["speed_kmh"].opts["pen"].color().getRgb()[:3] not in colours  # not the hidden curve's
+
+    overlay.delta.setChecked(False)
+    svg, colours = export("curves")
+    assert "<title>carbench plot: speed_kmh [km/h]</title>" in svg and "B\u2212A" not in svg
+    assert row.curves["speed_kmh"].opts["pen"].color().getRgb()[:3] in colours

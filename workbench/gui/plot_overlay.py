@@ -19,6 +19,7 @@ from shiboken6 import isValid
 
 from workbench.gui.decimate import BlockRange
 from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
+from workbench.gui.plot_rows import DELTA_TEXT
 from workbench.gui.references import Comparer, Reference
 
 
@@ -214,7 +215,7 @@ class _RowOverlay:
         self.curves: dict[tuple[int, str], ReferenceCurve] = {}
         self.layers: dict[int, ReferenceLayer] = {}  # by the id of the y-axis' ViewBox
         self.delta = QToolButton()
-        self.delta.setText("B\u2212A")
+        self.delta.setText(DELTA_TEXT)
         self.delta.setCheckable(True)
         self.delta.setToolTip(DELTA_TIP_NO_REFERENCE)
         self.delta.setEnabled(False)  # until a run is pinned (see follow_references)
@@ -494,6 +495,9 @@ class PlotOverlay:
                 main.setVisible(not delta or not drawable)
             if row.values_shown != (not delta or not drawable):
                 row.show_values(not delta or not drawable)  # an expectation's bound is no difference's
+            # What an export of the row says it shows (PlotPanel.export): the differences, from the runs drawn.
+            row.differences = [(ref.colour, ref.name) for ref in refs if ref.run.unit == model.session.params.model.unit
+                               ] if delta and drawable else []
             ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
             columns = int(row.vb.width()) or 500
             if (delta or not by_time) and placed is None:

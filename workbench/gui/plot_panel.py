@@ -32,7 +32,7 @@ from physics import ChannelInfo
 from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
-from workbench.gui.plot_rows import PlotRow
+from workbench.gui.plot_rows import DELTA_TEXT, PlotRow
 from workbench.gui.plot_style import TEXT, pretty_unit
 from workbench.gui.session_model import SessionModel
 from workbench.output.files import atomic_write_bytes, atomic_write_text
@@ -612,7 +612,8 @@ class PlotPanel(QWidget):
 
     def export(self, row: PlotRow, kind: str, path: str) -> None:
         """Write the plot as an image (pyqtgraph's exporters), under a title that names its channels with their units
-        as the plot's title row does on screen, or its channels over the time on show as CSV."""
+        as the plot's title row does on screen (or their differences, while it shows B\u2212A: :func:`export_title`),
+        or its channels over the time on show as CSV."""
         from pyqtgraph import exporters
 
         item = row.plot.getPlotItem()
@@ -643,23 +644,31 @@ class PlotPanel(QWidget):
         return "\n".join(lines) + "\n"
 
 
-def export_title(row: PlotRow) -> list[tuple[QColor, str]]:
+def export_title(row: PlotRow) -> list[tuple[QColor | None, str]]:
     """What an exported plot says it shows: each channel in its curve's colour, with its unit ("yaw_rate [deg/s]");
     on screen the row's title names the channels and the axes their units, and an image had neither title nor
-    name (only the axes' units, of which channel it did not say)."""
+    name (only the axes' units, of which channel it did not say).
+
+    While the row shows B\u2212A (its channels' curves hidden, the run on show minus each pinned run drawn in that
+    run's colour) it says so, in the words of the row's toggle: each channel's difference with its unit, no colour
+    of its own ("yaw_rate B\u2212A [deg/s]"), then each pinned run in its colour with its name, as the plots' key
+    names it ("ref 1")."""
     if not row.curves:
         return [(QColor(*TEXT), "(no channel)")]
+    if row.differences:
+        return [(None, f"{name} {DELTA_TEXT} [{row.units[name]}]" if row.units.get(name) else f"{name} {DELTA_TEXT}")
+                for name in row.curves] + [(QColor(colour), name) for colour, name in row.differences]
     return [(curve.opts["pen"].color(), f"{name} [{row.units[name]}]" if row.units.get(name) else name)
             for name, curve in row.curves.items()]
 
 
 class _Title:
     """The title of an exported plot laid out for a width: a square in each channel's colour, then its name and
-    unit, the channels side by side and on as many lines as they need."""
+    unit, the channels side by side and on as many lines as they need. An entry with no colour has no square."""
 
     PAD = 4.0  # [px] around the title
 
-    def __init__(self, entries: list[tuple[QColor, str]], font: QFont, width: float, device):
+    def __init__(self, entries: list[tuple[QColor | None, str]], font: QFont, width: float, device):
         self.entries, self.font = entries, font
         metrics = QFontMetricsF(font, device)
         self.ascent, line = metrics.ascent(), metrics.height()
@@ -667,11 +676,12 @@ class _Title:
         gap, space = metrics.horizontalAdvance(" "), metrics.horizontalAdvance("   ")
         self.places: list[tuple[float, float, float]] = []  # each entry's square's x, its text's x, its line's top
         x = y = self.PAD
-        for _colour, text in entries:
-            wide = self.box + gap + metrics.horizontalAdvance(text)
+        for colour, text in entries:
+            square = self.box + gap if colour is not None else 0.0
+            wide = square + metrics.horizontalAdvance(text)
             if x > self.PAD and x + wide > width - self.PAD:
                 x, y = self.PAD, y + line
-            self.places.append((x, x + self.box + gap, y))
+            self.places.append((x, x + square, y))
             x += wide + space
         self.height = math.ceil(y + line + self.PAD)
 
@@ -681,12 +691,13 @@ class _Title:
         painter.setPen(QColor(*TEXT))
         for (colour, text), (square_x, text_x, top) in zip(self.entries, self.places, strict=True):
             baseline = top + self.ascent
-            painter.fillRect(QRectF(square_x, baseline - self.box, self.box, self.box), colour)
+            if colour is not None:
+                painter.fillRect(QRectF(square_x, baseline - self.box, self.box, self.box), colour)
             painter.drawText(QPointF(text_x, baseline), text)
         painter.restore()
 
 
-def _titled(image: QImage, entries: list[tuple[QColor, str]], font: QFont) -> QImage:
+def _titled(image: QImage, entries: list[tuple[QColor | None, str]], font: QFont) -> QImage:
     """``image`` (the plot, as pyqtgraph's ImageExporter draws it) under its title (:class:`_Title`)."""
     title = _Title(entries, font, image.width(), image)
     out = QImage(image.width(), image.height() + title.height, QImage.Format.Format_ARGB32)
@@ -700,7 +711,7 @@ def _titled(image: QImage, entries: list[tuple[QColor, str]], font: QFont) -> QI
     return out
 
 
-def _svg(widget, entries: list[tuple[QColor, str]], font: QFont) -> bytes:
+def _svg(widget, entries: list[tuple[QColor | None, str]], font: QFont) -> bytes:
     """The widget drawn as SVG by Qt's own generator (pyqtgraph 0.14's SVGExporter fails on the paths
     Qt 6 writes), under its title (:class:`_Title`)."""
     from PySide6.QtCore import QRect, QSize

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget, QWidgetAction
 
 from physics import ChannelInfo
@@ -26,6 +26,7 @@ AXIS_WIDTH = 58  # [px] a rotated unit label and ticks of up to six characters (
 FLAT_SPAN = 1e-6  # [display units] a spread below it is rounding, not signal, in every channel's unit (N, deg/s, rpm, -)
 NARROW_SHARE = 0.01  # [-] the least span shown, as a share of the values' size: an idling engine's 0.15 rpm at 800
 # filled its plot with ticks of "800.05" that ran into the axis title; a wander of 1% of a value still shows
+DELTA_TEXT = "B\u2212A"  # the compare overlay's toggle of a plot of differences, and an export's words for them
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
 GROUPS = (
     ("motion", ("t", "x", "y", "heading", "speed", "speed_kmh", "vx", "vy", "yaw_rate", "beta", "curvature",
@@ -209,6 +210,9 @@ class PlotRow(QWidget):
         self.readout.setZValue(50)
         self.marks: list[pg.GraphicsObject] = []  # expectations, edits: redrawn when they change
         self.values_shown = True  # the expectations' bounds and worst values (False while the plot shows B - A)
+        # While the plot shows B - A (the compare overlay's toggle, a run pinned): each pinned run drawn, its colour
+        # and its name, the differences' curves in its colour; empty while the plot shows its channels.
+        self.differences: list[tuple[QColor, str]] = []
         # (id of its axis, first and last time [s] of the run, lowest and highest value): the expectations'
         # bounds and dots, fitted in with the curves
         self.mark_extents: list[tuple[int, float, float, float, float]] = []
