@@ -1,7 +1,7 @@
 """What a sixth look at the window found: the save dialogs' replace question before the name's check, the Sweep
 dock's number format, exported plots without their channels, a Scripts menu without the shipped scripts, and a
 Save that wrote the recording of the car before with nothing saying so; then a plot of B\u2212A exported under its
-channels' names."""
+channels' names, and the Recorder's Save disabled during a first recording that File > Save recording saved."""
 
 from __future__ import annotations
 
@@ -238,3 +238,37 @@ def test_an_exported_plot_of_b_minus_a_says_it_shows_differences(carbench_window
     svg, colours = export("curves")
     assert "<title>carbench plot: speed_kmh [km/h]</title>" in svg and "B\u2212A" not in svg
     assert row.curves["speed_kmh"].opts["pen"].color().getRgb()[:3] in colours
+
+
+def test_the_recorders_save_stops_and_saves_a_first_recording_as_file_save_recording_does(carbench_window, tmp_path):
+    """During a first recording (none stopped before it) the Recorder's Save was disabled, its tooltip saying it
+    would stop the recording and save it, while File > Save recording did just that; during a later recording Save
+    was enabled and did the same as the menu. Both offer it now, and do the same: stop the recording, ask for a
+    file, write it; the file dialog cancelled, the recording is stopped and kept, not saved."""
+    from workbench.scripts.format import load_script
+
+    window = carbench_window
+    session, recorder = window.model.session, window.recorder
+    assert not recorder.save.isEnabled()  # nothing recorded: nothing to save (the menu says so, test_fifth_look)
+    assert window.record()
+    hold(window, {"throttle"}, 30)
+    assert session.recording and session.last_recording is None  # a first recording
+    assert recorder.save.isEnabled()
+    assert recorder.save.toolTip() == "stop the recording running and save it as a script"
+    window.file_answer = str(tmp_path / "first.toml")
+    recorder.save.click()
+    assert not session.recording and [a for a in window.asked if a[1] == "file"] == [("Save recording", "file")]
+    assert load_script(tmp_path / "first.toml").frames == 30
+    assert recorder.to_save.full_text() == "Save: first, 0.2 s on sedan, saved"
+
+    for name, save in (("button", recorder.save.click), ("menu", window.save_recording_action.trigger)):
+        assert window.record()
+        hold(window, {"left"}, 12)
+        assert recorder.save.isEnabled() and window.save_recording_action.isEnabled()
+        window.file_answer = ""
+        save()  # cancelled: stopped, kept, not saved
+        assert not session.recording and session.recording_unsaved
+        assert recorder.to_save.full_text() == "Save: recording, 0.1 s on sedan, not saved"
+        window.file_answer = str(tmp_path / f"{name}.toml")
+        save()  # the recording stopped, saved
+        assert load_script(tmp_path / f"{name}.toml").frames == 12 and not session.recording_unsaved

@@ -337,7 +337,9 @@ class RecorderPanel(QWidget):
         self.state.setStyleSheet("font-weight: bold;" + (" color: #c00;" if s.recording else "")
                                  if s.recording or s.replaying else "")
         self.stop.setEnabled(s.recording)
-        self.save.setEnabled(s.last_recording is not None)
+        # As File > Save recording: a recording running is stopped and saved (it was disabled during a first
+        # recording, with nothing stopped before it, though its tooltip said so and the menu did it).
+        self.save.setEnabled(s.recording or s.last_recording is not None)
         self._update_to_save()
 
     def _update_to_save(self) -> None:
