@@ -298,14 +298,18 @@ def _scalar_calls_typed_once() -> bool:
     is written.
 
     numba's ``Function.get_call_type`` tries the function's templates in turn at every call it types: about 10,700
-    such calls in the model, nearly all of them repeats of a few hundred (function, argument types) pairs, 8% of the
-    first compile (1.3 of 16 s of CPU). The answer for plain scalars (floats, integers, booleans that are not
-    literals, no keywords) depends on nothing else, and the implementation each answer names is kept by numba on
-    the function type itself, so the signature found first is given again. Anything else (arrays, records,
-    literals, keywords, a failure) is typed by numba as before. tests/physics/test_compiled.py compares the answers
-    with numba's own for every pair the model types. Returns whether numba has the method this expects.
+    such calls in the model, nearly all of them repeats of 127 (function, argument types) pairs, 8% of the first
+    compile (1.3 of 16 s of CPU). The answer for plain scalars (floats, integers, booleans that are not literals, no
+    keywords) depends on nothing else but the typing context and its target, so the signature found first is given
+    again. numba also notes, on the function type, which implementation lowers a signature (``_impl_keys``, keyed by
+    the signature's argument types, not the call's): a call of other types that converts to the same signature
+    through another template overwrites that note, so a kept answer puts its own note back each time it is given.
+    Anything else (arrays, records, literals, keywords, a failure) is typed by numba as before.
+    tests/physics/test_compiled.py compares the answers with numba's own for every pair the model's maths types,
+    and a function of two templates whose notes collide. Returns whether numba has the method this expects.
     """
     from numba.core import types
+    from numba.core.target_extension import get_local_target
 
     plain = (types.Float, types.Integer, types.Boolean)
     literal = types.Literal
@@ -319,12 +323,15 @@ def _scalar_calls_typed_once() -> bool:
             for arg in args:
                 if not isinstance(arg, plain) or isinstance(arg, literal):
                     return original(self, context, args, kws)
-            key = (self, context, tuple(args))
-            sig = typed.get(key)
-            if sig is None:
-                sig = original(self, context, args, kws)  # raises where nothing matches, as before
-                if sig is not None:
-                    typed[key] = sig
+            key = (self, context, get_local_target(context), tuple(args))
+            kept = typed.get(key)
+            if kept is not None:
+                sig, impl = kept
+                self._impl_keys[sig.args] = impl  # the implementation this answer names, whatever came between
+                return sig
+            sig = original(self, context, args, kws)  # raises where nothing matches, as before
+            if sig is not None:
+                typed[key] = (sig, self._impl_keys[sig.args])
             return sig
 
         get_call_type.typed = typed

@@ -651,7 +651,7 @@ def test_a_scalar_call_typed_once_is_typed_as_numba_types_it(monkeypatch):
         copy = jit.scalar(pytypes.FunctionType(fn.__code__, fn.__globals__, f"{name}__typed_once"), cache=False)
         copy.compile(sig)
     assert len(typed) >= 20
-    for (function, context, args), sig in list(typed.items()):
+    for (function, context, _target, args), (sig, _impl) in list(typed.items()):
         assert original(function, context, args, {}) == sig, (function, args)
 
     # Plain scalar questions asked twice get numba's answer both times; ones it cannot answer still fail as they did.
@@ -677,3 +677,46 @@ def test_a_scalar_call_typed_once_is_typed_as_numba_types_it(monkeypatch):
     patched(function, context, (types.IntegerLiteral(3), types.float64), {})
     assert len(typed) == kept
     assert numba.njit(lambda a, x: a * x + 1.0)(np.arange(3.0), 2.0).tolist() == [1.0, 3.0, 5.0]
+
+
+def two_ways(x):
+    """A function of two typing templates (test_a_kept_answer_lowers_with_its_own_implementation...): numba keys a
+    template of a global function by the function, which must be reachable as a module's attribute."""
+    raise NotImplementedError
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="plain Python types nothing")
+def test_a_kept_answer_lowers_with_its_own_implementation_after_another_template_took_the_signature():
+    # A function with two templates: an overload for floats (x + 2) and a concrete case float64 -> float64 (x + 1)
+    # that an int32 reaches by conversion. numba notes which implementation lowers the signature (float64,) on the
+    # function type; the int32 call overwrites that note. A float64 call typed again from what physics.jit kept must
+    # still lower with the overload, as numba alone does.
+    import numba
+    from numba import types
+    from numba.core.imputils import lower_builtin
+    from numba.core.typing.templates import ConcreteTemplate, infer_global, signature
+    from numba.extending import overload
+
+    from physics import jit
+
+    assert jit.SCALAR_CALLS_TYPED_ONCE
+
+    @overload(two_ways)
+    def _floats(x):
+        if isinstance(x, types.Float):
+            return lambda x: x + 2.0
+
+    @infer_global(two_ways)
+    class _Converted(ConcreteTemplate):
+        cases = [signature(types.float64, types.float64)]
+
+    @lower_builtin(two_ways, types.float64)
+    def _lower(context, builder, sig, args):
+        return builder.fadd(args[0], context.get_constant(types.float64, 1.0))
+
+    first = numba.njit(lambda x: two_ways(x))
+    converted = numba.njit(lambda i: two_ways(i))
+    again = numba.njit(lambda x: two_ways(x) * 1.0)
+    assert first(1.0) == 3.0
+    assert converted(numba.int32(1)) == 2.0
+    assert again(1.0) == 3.0
