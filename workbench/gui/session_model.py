@@ -346,6 +346,7 @@ class SessionModel(QObject):
 
     def start_recording(self) -> None:
         self.session.start_recording()
+        self._let_go = None  # the recording let go is no longer the last one (nor held here)
         self.view_frame = None
         self.edit_marks.clear()
         self.set_running(True)
@@ -407,6 +408,7 @@ class SessionModel(QObject):
         """The last recording was written to a file named ``name``: saved (nothing asks about it, nor keeps it for a
         crash), and called ``name``."""
         self.session.recording_unsaved = False
+        self._let_go = None  # discarded once, kept after all
         self.name_recording(name)
         self.recording_saved.emit(name)
 
