@@ -12,6 +12,7 @@ import io
 import os
 import sys
 
+import numpy as np
 import pytest
 from cli_calls import run
 
@@ -172,9 +173,18 @@ def test_a_sweep_range_with_more_values_than_floats_in_it_is_refused(tmp_path, m
     spec = "body.mass=1200:1200.0000000000002:5"
     code, out, err = run(["sweep", "S.toml", "--param", spec, "--out", "sw"], capsys)
     assert code == 2 and out == ""
-    assert err.splitlines() == [f"carbench: --param {spec}: N = 5 values repeat one: there are fewer floating-point "
-                                "numbers than that between 1200.0 and 1200.0000000000002; give fewer values or a wider "
+    assert err.splitlines() == [f"carbench: --param {spec}: N = 5 values from 1200.0 to 1200.0000000000002 kg are "
+                                "not all different as the cars get them (as floats); give fewer values or a wider "
                                 "range (the same car would run twice)"], err
+    # Degrees all different as typed, not all in radians, where the cars get them: said so, not blamed on the degrees.
+    spec = "steering.lock=30:30.000000000001:200"
+    typed = np.linspace(30.0, 30.000000000001, 200)
+    assert len(set(typed.tolist())) == 200 and len(set(np.radians(typed).tolist())) < 200
+    code, out, err = run(["sweep", "S.toml", "--param", spec, "--out", "sw"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"carbench: --param {spec}: N = 200 values from 30.0 to 30.000000000001 deg are "
+                                "not all different as the cars get them (as floats, in SI); give fewer values or a "
+                                "wider range (the same car would run twice)"], err
     # values that differ run as before
     from physics import load_preset
     from workbench.runs.sweep_axes import parse_axis

@@ -34,11 +34,16 @@ class Axis:
     @property
     def to_si(self) -> float:
         """The factor from a shown value to SI (degrees to radians as math.radians does it)."""
-        return _TO_SI.get(self.unit, 1.0) if self.factor != 1.0 else 1.0
+        return _si_factor(self.unit, self.factor)
 
     @property
     def label(self) -> str:
         return f"{self.path} [{self.unit}]" if self.unit else self.path
+
+
+def _si_factor(unit: str, factor: float) -> float:
+    """The factor from a value shown in ``unit`` (``factor`` from SI, physics.units) back to SI."""
+    return _TO_SI.get(unit, 1.0) if factor != 1.0 else 1.0
 
 
 def display(info: ParamInfo) -> tuple[str, float]:
@@ -105,8 +110,9 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
         raise SweepError(f"{where}: a log range needs LO > 0, got {values[0]:g}")
     if len(values) > MAX_VALUES:
         raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
+    to_si = _si_factor(unit, factor)
     for v in values:
-        _check_value(info, float(v) * _TO_SI.get(unit, 1.0) if factor != 1.0 else float(v), f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
+        _check_value(info, float(v) * to_si, f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
     if not sample:
         _check_each_once(values, unit, factor, where, parts[0].split(",") if len(parts) == 1 else None)
     return Axis(path, unit, factor, values, log, spec)
@@ -116,16 +122,19 @@ def _check_each_once(values: np.ndarray, unit: str, factor: float, where: str, t
     """SweepError where an axis holds a value twice (``body.mass=1,1``, ``1,1.0``, or more values between LO and HI
     than there are floats): the same car would run twice and its row show twice in sweep.csv, without a word. A typo
     more likely than a wish; the values are compared in SI, as the cars get them."""
-    si = [float(v) * _TO_SI.get(unit, 1.0) if factor != 1.0 else float(v) for v in values]
+    to_si = _si_factor(unit, factor)
+    si = [float(v) * to_si for v in values]
     first: dict[float, int] = {}
     for i, v in enumerate(si):
         j = first.setdefault(v, i)
         if j == i:
             continue
         if typed is None:
-            raise SweepError(f"{where}: N = {len(values)} values repeat one: there are fewer floating-point numbers "
-                             f"than that between {float(values[0])!r} and {float(values[-1])!r}; give fewer values "
-                             "or a wider range (the same car would run twice)")
+            shown = f" {unit}" if unit else ""
+            raise SweepError(f"{where}: N = {len(values)} values from {float(values[0])!r} to {float(values[-1])!r}"
+                             f"{shown} are not all different as the cars get them (as floats"
+                             f"{', in SI' if to_si != 1.0 else ''}); give fewer values or a wider range "
+                             "(the same car would run twice)")
         a, b = typed[j].strip(), typed[i].strip()
         again = f"the value {b} is given twice" if a == b else f"{b} is the value {a} again"
         raise SweepError(f"{where}: {again}; give each value once (the same car would run twice)")
