@@ -60,7 +60,8 @@ def _typed_as_typed(message: str) -> str:
                 typed = ast.literal_eval(found["typed"])
             except (ValueError, SyntaxError):
                 return message
-            return f"{found['head']}'{typed}'{found.groupdict().get('tail') or ''}"
+            quote = '"' if "'" in typed and '"' not in typed else "'"  # it's reads "it's", not 'it's'
+            return f"{found['head']}{quote}{typed}{quote}{found.groupdict().get('tail') or ''}"
     return message
 
 

@@ -171,7 +171,7 @@ def test_an_output_at_a_link_is_written_through_it_and_the_link_stays(tmp_path, 
         check_output_file("/dev/stdout", "--csv")
     # a folder that is a link into the system's files is seen through too
     (tmp_path / "proc-link").symlink_to("/proc/self")
-    with pytest.raises(OutputPathError, match=r"proc-link \(a link to /proc/[0-9]+\) is among the system's own files"):
+    with pytest.raises(OutputPathError, match=r"proc-link \(which leads to /proc/[0-9]+\) is among the system's own files"):
         check_output_file(tmp_path / "proc-link" / "new.csv", "--csv")
     # /dev's folders of ordinary files (a tmpfs) take outputs as any other
     if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):

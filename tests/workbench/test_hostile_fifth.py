@@ -54,7 +54,7 @@ def test_an_output_through_a_link_into_proc_names_the_link_and_where_it_leads(tm
     (tmp_path / "into-proc").symlink_to("/proc/sys")
     code, out, err = run(["replay", "s.toml", "--csv", "into-proc/x.csv"], capsys)
     assert code == 2 and out == ""
-    assert err.splitlines() == ["carbench: --csv into-proc/x.csv: the folder into-proc (a link to /proc/sys) is among "
+    assert err.splitlines() == ["carbench: --csv into-proc/x.csv: the folder into-proc (which leads to /proc/sys) is among "
                                 "the system's own files (/proc, /sys), where no file can be created"], err
     # a file that is there is a system file indeed, and a folder that is not there is said as missing
     for target, said in (("/proc/self/status", "/proc/self/status: is a device or system file, not a regular file"),
@@ -204,7 +204,7 @@ ARGPARSE_QUOTES = [  # (argv, the line after "carbench: ")
     (["replay", "S.toml", "--dt", "a\nb"], "argument --dt: invalid float value: 'a\\nb'"),
     (["replay", "S.toml", "--dt", "a\\nb"], "argument --dt: invalid float value: 'a\\\\nb'"),
     (["replay", "S.toml", "--dt", os.fsdecode(b"a\xe9")], "argument --dt: invalid float value: 'a\\xe9'"),
-    (["replay", "S.toml", "--dt", "it's"], "argument --dt: invalid float value: 'it's'"),  # repr's "..." not kept
+    (["replay", "S.toml", "--dt", "it's"], "argument --dt: invalid float value: \"it's\""),  # quoted so it reads whole
 ]
 
 

@@ -292,7 +292,7 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         # no file can be made (os.access tells root it may write there)
         inside = _realpath(folder)
         through = inside is not None and not _under_pseudo_root(os.path.abspath(folder))  # a folder of the user's
-        raise OutputPathError(f"{option} {target}: the folder {folder}" + (f" (a link to {inside})" if through else "")
+        raise OutputPathError(f"{option} {target}: the folder {folder}" + (f" (which leads to {inside})" if through else "")
                               + f" is among the system's own files ({', '.join(PSEUDO_ROOTS)}), where no file "
                               "can be created")
     if not folder.is_dir():
