@@ -537,12 +537,15 @@ class SessionModel(QObject):
         """Replay the loaded script (or the last recording) from its start, at the chosen speed."""
         preset = self.session.preset
         self.session.start_replay()
+        # The new run's frame 0 on show before anyone hears of it: a frame scrubbed to in the history before, past the
+        # script's length (driven on, then stepped back), was drawn from the new log by every view told of the script's
+        # parameters below, and lay outside it (an IndexError in the car view's slot).
+        self.view_frame = None
         self.edit_marks.clear()
         self._script_params = self.session.params
         if self.session.preset is not preset:  # the script drives another car than the one on show
             self.preset_loaded.emit(self.session.preset.name)
         self.params_changed.emit("")  # the script's own parameters
-        self.view_frame = None
         self.recording_changed.emit(False)
         self.replay_changed.emit(True)
         self.set_running(True)
