@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QToolBar
 
 from workbench.gui.testing import hold
 
@@ -25,3 +26,37 @@ def test_replay_with_a_frame_on_show_past_the_scripts_length_starts_at_frame_0(c
     assert window.model.shown_frame() == window.model.session.log.frames - 1
     window.model.advance(10)
     assert window.model.session.log.frames == 10 and not window.shown_errors
+
+
+def test_a_run_pinned_before_the_replay_ends_is_said_cut_short_not_judged(carbench_window, qtbot):
+    """Scripts > Run manoeuvre, Pin run clicked twice during the replay: the KPI table read "no KPIs for this run
+    (IndexError: index 83 is out of bounds for axis 0 with size 83)" three times, naming no run, and a run pinned
+    later was judged as if whole (the steady-state circle's maximum lateral acceleration of a run pinned at 60%: 4.9
+    m/s\u00b2, the whole run's 8.7). A run that stops before its script's end says so, with its name, and has no
+    KPIs; the run on show gets its own when the replay ends."""
+    window = carbench_window
+    runs = next(a.menu() for a in window.scripts_menu.actions() if a.text() == "Run manoeuvre")
+    (swd,) = [a for a in runs.actions() if a.text().startswith("Sine with dwell")]
+    swd.trigger()
+    session = window.model.session
+    assert session.replaying
+    frames = session.program.frames
+    window.model.advance(83)
+    pin = window.findChild(QToolBar, "compare_toolbar").widgetForAction(window.pin_action)
+    QTest.mouseClick(pin, Qt.MouseButton.LeftButton)
+    window.model.advance(frames // 2)
+    QTest.mouseClick(pin, Qt.MouseButton.LeftButton)
+    dock = window.kpis
+    cut = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
+    assert not [text for text in cut if "Error" in text], cut
+    duration = f"of the script's {session.program.script.duration:g} s"
+    assert [t for t in cut if t.startswith("on show: replaying, at ") and duration in t], cut
+    assert [t for t in cut if t.startswith("ref 1: no KPIs, the run stops at 0.68 s " + duration)], cut
+    assert [t for t in cut if t.startswith("ref 2: no KPIs, the run stops at ") and duration in t], cut
+    assert all(cells == ["-", "-", "-"] for _, cells in dock.rows), dock.rows  # no value of a run cut short
+    while session.replaying:
+        window.model.advance(frames)
+    assert session.log.frames == frames
+    rows = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
+    assert not [t for t in rows if t.startswith("on show")], rows  # whole now: judged
+    assert dock.rows and all(cells[0] != "-" for _, cells in dock.rows[:1]), dock.rows

@@ -47,12 +47,27 @@ def run_data(run, script) -> RunData:
     return RunData(run.data, run.dt, run.params, script)
 
 
-def kpis_of(test, run, script) -> list[Kpi] | str:
-    """The test's KPIs of ``run``, or why there are none (a run cut short, another script)."""
+def kpis_of(test, run, script, name: str = "this run") -> list[Kpi] | str:
+    """The test's KPIs of ``run`` (``name`` in the table), or why there are none."""
     try:
         return test.kpis(run_data(run, script))
     except (KeyError, IndexError, ValueError, AttributeError, ZeroDivisionError) as exc:
-        return f"no KPIs for this run ({type(exc).__name__}: {exc})"
+        return f"{name}: no KPIs ({type(exc).__name__}: {exc})"
+
+
+def cut_short(run, name: str, program, replaying: bool = False) -> str:
+    """Why ``run`` has no KPIs when it stops before its script's end ("" when it does not): a run pinned during a
+    replay, or the replay on show before it ends. Such a run was judged as if it were whole: the sine with dwell's
+    read "no KPIs for this run (IndexError: index 83 is out of bounds for axis 0 with size 83)", one such row a run
+    with no name to tell which, and the steady-state circle's 60% gave a maximum lateral acceleration of 4.9 m/s\u00b2
+    where the whole run reaches 8.7."""
+    if run.frames >= program.frames:
+        return ""
+    at = float(run.data["t"][-1]) if run.frames else 0.0
+    of = f"{at:.2f} s of the script's {program.script.duration:g} s"
+    if replaying:
+        return f"{name}: replaying, at {of}; its KPIs come when the replay ends"
+    return f"{name}: no KPIs, the run stops at {of}; a test's KPIs are of a whole run (replayed to its end)"
 
 
 class WrappedNames(QStyledItemDelegate):
@@ -145,9 +160,11 @@ class KpiDock(QWidget):
         columns = [("on show", ON_SHOW)] + [(r.name, r.colour) for r in refs]
         runs = [session.whole_run("on show") if session.log.frames else None] + [r.run for r in refs]
         results = [("nothing on show" if run is None or run.frames <= 1 else
-                    self._judged(test, run, name, program.script) if run.script == program.script.source else
-                    f"{name}: not a run of {program.script.name} (no KPIs of {test.name})")
-                   for (name, _), run in zip(columns, runs, strict=True)]
+                    f"{name}: not a run of {program.script.name} (no KPIs of {test.name})"
+                    if run.script != program.script.source else
+                    cut_short(run, name, program, replaying=i == 0 and session.replaying)
+                    or self._judged(test, run, name, program.script))
+                   for i, ((name, _), run) in enumerate(zip(columns, runs, strict=True))]
         self.status.setText(pretty_unit(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
                                         f"\u201ccarbench manoeuvre {test.name}\u201d runs the whole procedure."))
         self.tree.setColumnCount(len(columns) + 2)
@@ -196,7 +213,7 @@ class KpiDock(QWidget):
             why = inapplicable(test, Car(run.params, name))
             if why:
                 return f"{name}: not run: {why}"
-        kpis = kpis_of(test, run, script)
+        kpis = kpis_of(test, run, script, name)
         return kpis if isinstance(kpis, str) else judged(test, kpis, unmet_verdicts(test, script, run.verdicts))
 
     def _fit_names(self) -> None:
