@@ -19,7 +19,7 @@ from shiboken6 import isValid
 
 from workbench.gui.decimate import BlockRange
 from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
-from workbench.gui.plot_rows import DELTA_TEXT
+from workbench.gui.plot_rows import DELTA_STYLES, DELTA_TEXT, delta_pen
 from workbench.gui.references import Comparer, Reference
 
 
@@ -243,6 +243,8 @@ class _RowOverlay:
         return layer
 
     def curve(self, i: int, name: str, ref: Reference) -> ReferenceCurve:
+        """Reference ``i``'s curve of channel ``name``: dashed in the reference's colour, or while the row shows
+        B - A, the differences in the line style of the channel (its place on the row: delta_pen)."""
         key = (i, name)
         layer = self.layer(name)
         curve = self.curves.get(key)
@@ -250,10 +252,12 @@ class _RowOverlay:
             if curve is not None and isValid(curve.layer) and curve in curve.layer.curves:
                 curve.layer.remove(curve)
             curve = self.curves[key] = layer.new_curve()
-        style = Qt.PenStyle.SolidLine if self.delta.isChecked() else Qt.PenStyle.DashLine
-        look = (ref.colour.rgb(), style)
+        delta = self.delta.isChecked()
+        place = list(self.row.curves).index(name) % len(DELTA_STYLES) if delta else -1
+        look = (ref.colour.rgb(), place)
         if curve.look != look:  # a new pen only when it changes (it costs a repaint)
-            curve.setPen(pg.mkPen(ref.colour, width=1, style=style))
+            curve.setPen(delta_pen(ref.colour, place) if delta else
+                         pg.mkPen(ref.colour, width=1, style=Qt.PenStyle.DashLine))
             curve.look = look
         return curve
 
@@ -285,7 +289,8 @@ class ReferenceKey(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setContentsMargins(6 if wrap else 0, 0, 4 if wrap else 0, 0)
         self.setMinimumWidth(1)  # it fits the dock's width, never widens it
-        self.setToolTip("the pinned runs' curves, dashed in their colours (solid when a plot shows B \u2212 A)")
+        self.setToolTip("the pinned runs' curves, dashed in their colours (when a plot shows B \u2212 A, its differences "
+                        "in their colours, each channel in the line style its title shows)")
         self.entries: list[tuple[str, str]] = []  # (colour, name) of each run drawn
 
     def set_entries(self, entries: list[tuple[str, str]]) -> None:
@@ -496,8 +501,9 @@ class PlotOverlay:
             if row.values_shown != (not delta or not drawable):
                 row.show_values(not delta or not drawable)  # an expectation's bound is no difference's
             # What an export of the row says it shows (PlotPanel.export): the differences, from the runs drawn.
-            row.differences = [(ref.colour, ref.name) for ref in refs if ref.run.unit == model.session.params.model.unit
-                               ] if delta and drawable else []
+            # Its title shows each channel's line style then.
+            row.show_differences([(ref.colour, ref.name) for ref in refs if ref.run.unit == model.session.params.model.unit
+                                  ] if delta and drawable else [])
             ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
             columns = int(row.vb.width()) or 500
             if (delta or not by_time) and placed is None:

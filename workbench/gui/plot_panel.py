@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
@@ -32,7 +32,15 @@ from physics import ChannelInfo
 from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
-from workbench.gui.plot_rows import DELTA_TEXT, PlotRow
+from workbench.gui.plot_rows import (
+    DELTA_TEXT,
+    SAMPLE_LENGTH,
+    PlotRow,
+    delta_pen,
+    draw_sample,
+    sample_colour,
+    sample_height,
+)
 from workbench.gui.plot_style import TEXT, pretty_unit
 from workbench.gui.session_model import SessionModel
 from workbench.output.files import atomic_write_bytes, atomic_write_text
@@ -644,40 +652,47 @@ class PlotPanel(QWidget):
         return "\n".join(lines) + "\n"
 
 
-def export_title(row: PlotRow) -> list[tuple[QColor | None, str]]:
+Mark = QColor | QPen | None  # before a title's entry: a square in a colour, a line sample of a pen, or nothing
+
+
+def export_title(row: PlotRow) -> list[tuple[Mark, str]]:
     """What an exported plot says it shows: each channel in its curve's colour, with its unit ("yaw_rate [deg/s]");
     on screen the row's title names the channels and the axes their units, and an image had neither title nor
     name (only the axes' units, of which channel it did not say).
 
     While the row shows B\u2212A (its channels' curves hidden, the run on show minus each pinned run drawn in that
-    run's colour) it says so, in the words of the row's toggle: each channel's difference with its unit, no colour
-    of its own ("yaw_rate B\u2212A [deg/s]"), then each pinned run in its colour with its name, as the plots' key
-    names it ("ref 1")."""
+    run's colour, each channel in a line style of its own) it says so, in the words of the row's toggle: each
+    channel's difference with its unit after a sample of its line style, as the row's title shows it on screen
+    ("yaw_rate B\u2212A [deg/s]"), then each pinned run in its colour with its name, as the plots' key names it
+    ("ref 1")."""
     if not row.curves:
         return [(QColor(*TEXT), "(no channel)")]
     if row.differences:
-        return [(None, f"{name} {DELTA_TEXT} [{row.units[name]}]" if row.units.get(name) else f"{name} {DELTA_TEXT}")
-                for name in row.curves] + [(QColor(colour), name) for colour, name in row.differences]
+        colour = sample_colour(row.differences)
+        return [(delta_pen(colour, i), f"{name} {DELTA_TEXT} [{row.units[name]}]" if row.units.get(name)
+                 else f"{name} {DELTA_TEXT}") for i, name in enumerate(row.curves)] \
+            + [(QColor(colour), name) for colour, name in row.differences]
     return [(curve.opts["pen"].color(), f"{name} [{row.units[name]}]" if row.units.get(name) else name)
             for name, curve in row.curves.items()]
 
 
 class _Title:
-    """The title of an exported plot laid out for a width: a square in each channel's colour, then its name and
-    unit, the channels side by side and on as many lines as they need. An entry with no colour has no square."""
+    """The title of an exported plot laid out for a width: a square in each channel's colour (or a sample of its
+    line, for a difference), then its name and unit, the channels side by side and on as many lines as they need. An
+    entry with no mark has none."""
 
     PAD = 4.0  # [px] around the title
 
-    def __init__(self, entries: list[tuple[QColor | None, str]], font: QFont, width: float, device):
+    def __init__(self, entries: list[tuple[Mark, str]], font: QFont, width: float, device):
         self.entries, self.font = entries, font
         metrics = QFontMetricsF(font, device)
         self.ascent, line = metrics.ascent(), metrics.height()
-        self.box = round(metrics.ascent() * 0.7)  # the colour's square, as tall as a small letter or so
+        self.box = sample_height(metrics.ascent())  # the colour's square, as tall as a small letter or so
         gap, space = metrics.horizontalAdvance(" "), metrics.horizontalAdvance("   ")
-        self.places: list[tuple[float, float, float]] = []  # each entry's square's x, its text's x, its line's top
+        self.places: list[tuple[float, float, float]] = []  # each entry's mark's x, its text's x, its line's top
         x = y = self.PAD
-        for colour, text in entries:
-            square = self.box + gap if colour is not None else 0.0
+        for mark, text in entries:
+            square = 0.0 if mark is None else (SAMPLE_LENGTH if isinstance(mark, QPen) else self.box) + gap
             wide = square + metrics.horizontalAdvance(text)
             if x > self.PAD and x + wide > width - self.PAD:
                 x, y = self.PAD, y + line
@@ -689,15 +704,17 @@ class _Title:
         painter.save()
         painter.setFont(self.font)
         painter.setPen(QColor(*TEXT))
-        for (colour, text), (square_x, text_x, top) in zip(self.entries, self.places, strict=True):
+        for (mark, text), (square_x, text_x, top) in zip(self.entries, self.places, strict=True):
             baseline = top + self.ascent
-            if colour is not None:
-                painter.fillRect(QRectF(square_x, baseline - self.box, self.box, self.box), colour)
+            if isinstance(mark, QPen):  # as the row's title on screen draws it
+                draw_sample(painter, square_x, baseline, self.box, mark)
+            elif mark is not None:
+                painter.fillRect(QRectF(square_x, baseline - self.box, self.box, self.box), mark)
             painter.drawText(QPointF(text_x, baseline), text)
         painter.restore()
 
 
-def _titled(image: QImage, entries: list[tuple[QColor | None, str]], font: QFont) -> QImage:
+def _titled(image: QImage, entries: list[tuple[Mark, str]], font: QFont) -> QImage:
     """``image`` (the plot, as pyqtgraph's ImageExporter draws it) under its title (:class:`_Title`)."""
     title = _Title(entries, font, image.width(), image)
     out = QImage(image.width(), image.height() + title.height, QImage.Format.Format_ARGB32)
@@ -711,7 +728,7 @@ def _titled(image: QImage, entries: list[tuple[QColor | None, str]], font: QFont
     return out
 
 
-def _svg(widget, entries: list[tuple[QColor | None, str]], font: QFont) -> bytes:
+def _svg(widget, entries: list[tuple[Mark, str]], font: QFont) -> bytes:
     """The widget drawn as SVG by Qt's own generator (pyqtgraph 0.14's SVGExporter fails on the paths
     Qt 6 writes), under its title (:class:`_Title`)."""
     from PySide6.QtCore import QRect, QSize

@@ -8,16 +8,19 @@ the right, so rpm and engine torque each fill their plot's height.
 
 from __future__ import annotations
 
+import base64
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPoint, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor
+from PySide6.QtCore import QBuffer, QEvent, QIODevice, QObject, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMenu, QToolButton, QVBoxLayout, QWidget, QWidgetAction
 
 from physics import ChannelInfo
 from workbench.gui.decimate import Decimator
 from workbench.gui.elided_label import ElidedLabel
-from workbench.gui.plot_style import FittedAxis, LabelAxis, style_axis, style_plot
+from workbench.gui.plot_style import TEXT, FittedAxis, LabelAxis, style_axis, style_plot
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
            (227, 119, 194), (23, 190, 207)]
@@ -27,6 +30,12 @@ FLAT_SPAN = 1e-6  # [display units] a spread below it is rounding, not signal, i
 NARROW_SHARE = 0.01  # [-] the least span shown, as a share of the values' size: an idling engine's 0.15 rpm at 800
 # filled its plot with ticks of "800.05" that ran into the axis title; a wander of 1% of a value still shows
 DELTA_TEXT = "B\u2212A"  # the compare overlay's toggle of a plot of differences, and an export's words for them
+# While a row shows B\u2212A every curve on it is in the colour of a pinned run (the colour names the run, as everywhere
+# in the window); each channel's differences get a line style of their own, in the order of the row's channels, and
+# the row's title and an exported plot's show a sample of it before the channel's name (delta_pen, draw_sample).
+# Each style's name (in the title's tooltip) and dash pattern in pen widths, here pixels (none: a solid line).
+DELTA_STYLES = (("solid", ()), ("dashed", (6.0, 3.0)), ("dotted", (2.0, 2.0)), ("dash-dotted", (6.0, 2.5, 2.0, 2.5)))
+SAMPLE_LENGTH = 22  # [px] a line sample: two and a half dashes, or nearly two dash-dots
 MAX_AXES = 3  # units per plot that get their own axis; further units share the last one
 GROUPS = (
     ("motion", ("t", "x", "y", "heading", "speed", "speed_kmh", "vx", "vy", "yaw_rate", "beta", "curvature",
@@ -171,6 +180,121 @@ class YAxis:
         self.vb.setYRange(lo - pad, hi + pad, padding=0)
 
 
+def delta_pen(colour, index: int) -> QPen:
+    """The pen of the differences of a row's ``index``-th channel, taken from the pinned run of ``colour``."""
+    dashes = DELTA_STYLES[index % len(DELTA_STYLES)][1]
+    return pg.mkPen(colour, width=1, dash=list(dashes) if dashes else None)
+
+
+def delta_style_name(index: int) -> str:
+    return DELTA_STYLES[index % len(DELTA_STYLES)][0]
+
+
+def sample_colour(differences: list[tuple[QColor, str]]) -> QColor:
+    """The colour of the line samples of a row showing B\u2212A: the pinned run's while it is the only one, else the
+    text's (each run's colour is then in the plots' key, and in an export's title)."""
+    return QColor(differences[0][0]) if len(differences) == 1 else QColor(*TEXT)
+
+
+def sample_height(ascent: float) -> int:
+    """[px] The height a line sample stands in on a line of text, from the baseline up: as tall as a small letter or
+    so (an exported title's colour squares are as tall)."""
+    return max(round(ascent * 0.7), 3)
+
+
+def draw_sample(painter: QPainter, x: float, baseline: float, height: int, pen: QPen) -> None:
+    """A line sample of ``pen``, SAMPLE_LENGTH long from x, across the middle of ``height`` above ``baseline`` (on a
+    pixel's middle): in a row's title on screen (:func:`sample_html`) and in an exported plot's title."""
+    y = math.floor(baseline - height / 2) + 0.5
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setPen(pen)
+    painter.drawLine(QPointF(x, y), QPointF(x + SAMPLE_LENGTH, y))
+    painter.restore()
+
+
+_samples: dict[tuple, str] = {}  # the <img> of each pen's sample, drawn once
+
+
+def sample_html(pen: QPen, height: int, dpr: float) -> str:
+    """A line sample as an image in a label's rich text: ``height`` [px] tall, standing on the baseline as the text
+    does (a line no taller than before), the line across its middle."""
+    key = (pen.color().rgba(), tuple(pen.dashPattern()) if pen.style() != Qt.PenStyle.SolidLine else (), height, dpr)
+    html = _samples.get(key)
+    if html is None:
+        image = QImage(round(SAMPLE_LENGTH * dpr), round(height * dpr), QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(dpr)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        draw_sample(painter, 0.0, height, height, pen)
+        painter.end()
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        image.save(buffer, "PNG")
+        data = base64.b64encode(bytes(buffer.data())).decode("ascii")
+        html = _samples[key] = f"<img src='data:image/png;base64,{data}' width='{SAMPLE_LENGTH}' height='{height}'>"
+    return html
+
+
+class RowTitle(QLabel):
+    """A plot's title: rich text in one or more forms, the longest first. It shows the longest form that fits its
+    width and asks for the shortest's width as its least, so that the longer form never widens the dock (a row of B
+    \u2212 A names each channel with "B\u2212A" after it, and without where that does not fit: the toggle beside says
+    it). With one form it is a QLabel."""
+
+    def __init__(self):
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.forms: list[str] = []
+        self._widths: list[int] = []
+        self._ruler: QLabel | None = None  # measures a form as the label would
+
+    def set_forms(self, forms: list[str]) -> None:
+        if forms != self.forms:
+            self.forms = list(forms)
+            self._widths = [self._measure(form) for form in forms] if len(forms) > 1 else []
+            self.updateGeometry()
+        self._choose()
+
+    def _measure(self, form: str) -> int:
+        if self._ruler is None:
+            self._ruler = QLabel()
+            self._ruler.setTextFormat(Qt.TextFormat.RichText)
+        self._ruler.setFont(self.font())
+        self._ruler.setContentsMargins(self.contentsMargins())
+        self._ruler.setText(form)
+        return self._ruler.sizeHint().width()
+
+    def _choose(self) -> None:
+        shown = self.forms[0] if self.forms else ""
+        for form, width in zip(self.forms, self._widths, strict=False):
+            shown = form
+            if width <= self.width():
+                break
+        if shown != self.text():
+            self.setText(shown)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's
+        hint = super().sizeHint()
+        return QSize(self._widths[0], hint.height()) if self._widths else hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's
+        hint = super().minimumSizeHint()
+        return QSize(self._widths[-1], hint.height()) if self._widths else hint
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's
+        super().resizeEvent(event)
+        if self._widths:
+            self._choose()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's
+        super().changeEvent(event)
+        if self._widths and event.type() == QEvent.Type.FontChange:  # the forms' widths change with the font
+            self._widths = [self._measure(form) for form in self.forms]
+            self.updateGeometry()
+            self._choose()
+
+
 def _short(value: float) -> str:
     text = f"{value:.0f}" if abs(value) >= 1000 else f"{value + 0.0:.3g}"
     return "0" if text in ("-0", "-0.0") else text
@@ -211,7 +335,8 @@ class PlotRow(QWidget):
         self.marks: list[pg.GraphicsObject] = []  # expectations, edits: redrawn when they change
         self.values_shown = True  # the expectations' bounds and worst values (False while the plot shows B - A)
         # While the plot shows B - A (the compare overlay's toggle, a run pinned): each pinned run drawn, its colour
-        # and its name, the differences' curves in its colour; empty while the plot shows its channels.
+        # and its name, the differences' curves in its colour; empty while the plot shows its channels. Set with
+        # show_differences (the title shows each channel's line style then).
         self.differences: list[tuple[QColor, str]] = []
         # (id of its axis, first and last time [s] of the run, lowest and highest value): the expectations'
         # bounds and dots, fitted in with the curves
@@ -247,8 +372,7 @@ class PlotRow(QWidget):
         layout.setSpacing(0)
         head = QHBoxLayout()
         head.setContentsMargins(2, 0, 2, 0)
-        self.title = QLabel()
-        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title = RowTitle()
         head.addWidget(self.title, 1)
         # A plot too short for two tick labels says its range here instead ("3800 .. 5000 rpm").
         self.range_readout = ElidedLabel()
@@ -366,13 +490,42 @@ class PlotRow(QWidget):
             curve.setSkipFiniteCheck(True) if hasattr(curve, "setSkipFiniteCheck") else None
             self.axis_of(name).vb.addItem(curve)
             self.curves[name] = curve
-        self.title.setText("&nbsp;" + "&nbsp;&nbsp;".join(
-            f"<span style='color:rgb{self.curves[n].opts['pen'].color().getRgb()[:3]}'>&#9632;</span> {n}"
-            for n in names) if names else "&nbsp;(no channel: pick some)")
+        self._show_title()
         for action in self.channel_actions():
             action.blockSignals(True)
             action.setChecked(action.data() in self.curves)
             action.blockSignals(False)
+
+    def show_differences(self, differences: list[tuple[QColor, str]]) -> None:
+        """The plot shows B - A from these pinned runs (colour, name), or its channels (none)."""
+        if differences != self.differences:
+            self.differences = list(differences)
+            self._show_title()
+
+    def _show_title(self) -> None:
+        """The channels, each after a square in its curve's colour; while the plot shows B - A, each channel's
+        differences after a sample of their line style (the curves' colours are the pinned runs'), "B\u2212A" after
+        each name where the title has the room."""
+        names = list(self.curves)
+        tip = ""
+        if not names:
+            forms = ["&nbsp;(no channel: pick some)"]
+        elif self.differences:
+            colour = sample_colour(self.differences)
+            height = sample_height(self.title.fontMetrics().ascent())
+            dpr = self.title.devicePixelRatioF()
+            samples = [sample_html(delta_pen(colour, i), height, dpr) for i in range(len(names))]
+            forms = ["&nbsp;" + "&nbsp;&nbsp;&nbsp;".join(f"{sample}&nbsp;{n}{suffix}"
+                                                          for sample, n in zip(samples, names, strict=True))
+                     for suffix in (f"&nbsp;{DELTA_TEXT}", "")]
+            tip = (f"{DELTA_TEXT}: the run on show minus each pinned run, in that run's colour; "
+                   + ", ".join(f"{n} {delta_style_name(i)}" for i, n in enumerate(names)))
+        else:
+            forms = ["&nbsp;" + "&nbsp;&nbsp;".join(
+                f"<span style='color:rgb{self.curves[n].opts['pen'].color().getRgb()[:3]}'>&#9632;</span> {n}"
+                for n in names)]
+        self.title.set_forms(forms)
+        self.title.setToolTip(tip)
 
     def axis_of(self, name: str) -> YAxis:
         unit = self.units.get(name, "")

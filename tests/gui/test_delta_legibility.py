@@ -1,0 +1,171 @@
+"""A plot of B\u2212A says which curve is which: with B\u2212A on, every curve on a row is in a pinned run's colour, so the
+row's title squares in the hidden curves' colours named nothing on the plot, and a row's two channels (yaw_rate on the
+left axis, steer on the right) drew their differences in one colour, told apart only by the axis they are read on.
+Each channel's differences now have a line style of their own, and the title shows a sample of it before the
+channel's name, as an exported plot's title does (one source: plot_rows.DELTA_STYLES, delta_pen, draw_sample)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+from physics.presets import scripts_dir
+from workbench.gui.plot_panel import export_title
+from workbench.gui.plot_rows import DELTA_TEXT
+from workbench.gui.testing import drive
+
+
+def slalom_pinned_then_slower_steering(window, qtbot) -> None:
+    """The slalom pinned as A, then re-run with a slower steering rate: both the yaw rate and the steer differ."""
+    drive(window, scripts_dir() / "slalom.toml", chunk=24)
+    assert window.comparer.pin_current()
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=120_000):
+        window.model.set_param("steering.rate", 0.25)
+
+
+def pen_look(pen) -> tuple:
+    dashes = tuple(pen.dashPattern()) if pen.style() != Qt.PenStyle.SolidLine else ()
+    return pen.color().rgb(), dashes
+
+
+def colours_in(image: QImage, x0: int, x1: int, y0: int, y1: int) -> set[tuple[int, int, int]]:
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    return {QColor(image.pixel(x, y)).getRgb()[:3] for x in range(x0, x1) for y in range(y0, y1)}
+
+
+def test_each_channel_of_a_b_minus_a_row_has_its_own_line_style_and_the_title_shows_it(carbench_window, qtbot):
+    window = carbench_window
+    slalom_pinned_then_slower_steering(window, qtbot)
+    (ref,) = window.comparer.references.items
+    row = window.plots.rows[2]
+    assert list(row.curves) == ["yaw_rate", "steer"]
+    plain_title = row.title.text()
+    overlay = window.plot_overlay.row_overlay(row)
+    overlay.delta.setChecked(True)
+    window.model.refresh()
+    QApplication.processEvents()
+    yaw, steer = overlay.curves[(0, "yaw_rate")], overlay.curves[(0, "steer")]
+    assert len(yaw.getData()[1]) and len(steer.getData()[1]) and yaw.isVisible() and steer.isVisible()
+    # Both in the pinned run's colour (the colour names the run), each in a style of its own: solid, then dashed.
+    assert yaw.opts["pen"].color() == ref.colour and steer.opts["pen"].color() == ref.colour
+    assert pen_look(yaw.opts["pen"]) != pen_look(steer.opts["pen"])
+    assert yaw.opts["pen"].style() == Qt.PenStyle.SolidLine and steer.opts["pen"].style() != Qt.PenStyle.SolidLine
+
+    # The title: no square in a hidden curve's colour; each channel after a sample of its line, "B-A" after it.
+    title = row.title.text()
+    assert "&#9632;" not in title and title != plain_title
+    assert f"yaw_rate&nbsp;{DELTA_TEXT}" in title and f"steer&nbsp;{DELTA_TEXT}" in title
+    assert title.count("<img") == 2 and title.index("<img") < title.index("yaw_rate")
+    assert title.index("yaw_rate") < title.rindex("<img") < title.index("steer")
+    assert "yaw_rate solid" in row.title.toolTip() and "steer dashed" in row.title.toolTip()
+    shot = row.title.grab().toImage()
+    seen = colours_in(shot, 0, shot.width(), 0, shot.height())
+    assert ref.colour.getRgb()[:3] in seen  # the samples, in the run's colour (the only run pinned)
+    for curve in row.curves.values():
+        assert curve.opts["pen"].color().getRgb()[:3] not in seen  # no hidden curve's colour
+    # The two samples differ as the curves do: the solid one is unbroken, the dashed one has gaps.
+    ink = [[QColor(shot.pixel(x, y)).getRgb()[:3] == ref.colour.getRgb()[:3] for x in range(shot.width())]
+           for y in range(shot.height())]
+    line = max(range(shot.height()), key=lambda y: sum(ink[y]))  # the samples' row of pixels
+    runs, x = [], 0
+    while x < shot.width():  # the stretches of the run's colour along it
+        if ink[line][x]:
+            start = x
+            while x < shot.width() and ink[line][x]:
+                x += 1
+            runs.append(x - start)
+        x += 1
+    assert runs[0] >= 18 and len(runs) >= 3 and max(runs[1:]) < runs[0]
+
+    # The export says the same: each channel after a sample of the pen its curve is drawn with.
+    entries = export_title(row)
+    assert [text for _, text in entries] == [f"yaw_rate {DELTA_TEXT} [deg/s]", f"steer {DELTA_TEXT} [deg]", ref.name]
+    assert pen_look(entries[0][0]) == pen_look(yaw.opts["pen"])
+    assert pen_look(entries[1][0]) == pen_look(steer.opts["pen"])
+
+    # B-A off: the curves and the title as before.
+    overlay.delta.setChecked(False)
+    window.model.refresh()
+    assert row.title.text() == plain_title and not row.title.toolTip()
+    assert row.curves["yaw_rate"].isVisible() and row.curves["steer"].isVisible()
+
+
+def test_with_two_runs_pinned_the_runs_keep_their_colours_and_the_channels_their_styles(carbench_window, qtbot):
+    window = carbench_window
+    slalom_pinned_then_slower_steering(window, qtbot)
+    assert window.comparer.pin_current()
+    refs = window.comparer.references.items
+    row = window.plots.rows[3]
+    assert list(row.curves) == ["fy_front", "fy_rear"]  # one axis: only the line style tells them apart
+    overlay = window.plot_overlay.row_overlay(row)
+    overlay.delta.setChecked(True)
+    window.model.refresh()
+    looks = {key: pen_look(curve.opts["pen"]) for key, curve in overlay.curves.items()}
+    assert len(set(looks.values())) == 4  # two runs by two channels, each pair its own look
+    for (i, name), (colour, dashes) in looks.items():
+        assert colour == refs[i].colour.rgb()  # the run's colour
+        assert dashes == looks[(1 - i, name)][1]  # the channel's style, whichever run it is taken from
+    # The title's samples in the text's colour: the runs' colours are the plots' key's, and the export names them.
+    text_colour = (70, 70, 70)
+    shot = row.title.grab().toImage()
+    seen = colours_in(shot, 0, shot.width(), 0, shot.height())
+    assert text_colour in seen and not any(r.colour.getRgb()[:3] in seen for r in refs)
+    entries = export_title(row)  # the same samples, in the same colour; then each run in its colour
+    assert [pen_look(mark) for mark, _ in entries[:2]] == [(QColor(*text_colour).rgb(), looks[(0, name)][1])
+                                                            for name in row.curves]
+    assert [(mark.rgb(), text) for mark, text in entries[2:]] == [(r.colour.rgb(), r.name) for r in refs]
+
+
+def test_an_exported_b_minus_a_plot_draws_each_channels_line_sample(carbench_window, qtbot, tmp_path):
+    window = carbench_window
+    slalom_pinned_then_slower_steering(window, qtbot)
+    (ref,) = window.comparer.references.items
+    row = window.plots.rows[2]
+    window.plot_overlay.row_overlay(row).delta.setChecked(True)
+    window.model.refresh()
+    window.plots.export(row, "png", str(tmp_path / "delta.png"))
+    image = QImage(str(tmp_path / "delta.png")).convertToFormat(QImage.Format.Format_RGB32)
+    band = int(image.height() - row.plot.getPlotItem().height()) - 1
+    ink = [x for x in range(image.width()) if any(QColor(image.pixel(x, y)).getRgb()[:3] == ref.colour.getRgb()[:3]
+                                                  for y in range(band))]
+    # in the title: the solid sample, the dashed one (broken), and the run's square
+    stretches = []
+    for x in ink:
+        if stretches and x == stretches[-1][1] + 1:
+            stretches[-1][1] = x
+        else:
+            stretches.append([x, x])
+    assert len(stretches) >= 4
+    assert stretches[0][1] - stretches[0][0] >= 18  # the solid sample, unbroken
+
+
+def test_a_b_minus_a_title_gives_up_the_words_before_it_widens_the_dock(carbench_window, qtbot):
+    """At 1024 x 640 the plots' dock has no room for "yaw_rate B\u2212A  steer B\u2212A" beside the row's buttons:
+    the title drops the words (the toggle beside says B\u2212A) and keeps both channels whole, asking for no more
+    room than that."""
+    window = carbench_window
+    window.resize(1024, 640)
+    slalom_pinned_then_slower_steering(window, qtbot)
+    row = window.plots.rows[2]
+    dock_width = window.plots.width()
+    window.plot_overlay.row_overlay(row).delta.setChecked(True)
+    window.model.refresh()
+    QApplication.processEvents()
+    assert window.plots.width() == dock_width
+    title = row.title
+    assert "&#9632;" not in title.text() and title.text().count("<img") == 2  # the samples, not the squares
+    assert len(title.forms) == 2 and title.minimumSizeHint().width() <= title.width()
+    assert title.text() == title.forms[-1] and DELTA_TEXT not in title.text()
+    assert "yaw_rate" in title.text() and "steer" in title.text()
+    assert f"steer {DELTA_TEXT}" not in title.toolTip() and "steer dashed" in title.toolTip()
+    # a wider dock: the words come back
+    dock = window.plots.parentWidget()
+    while not isinstance(dock, QDockWidget):
+        dock = dock.parentWidget()
+    window.resize(1500, 900)
+    QApplication.processEvents()
+    window.resizeDocks([dock], [dock_width + 150], Qt.Orientation.Horizontal)
+    QApplication.processEvents()
+    assert window.plots.width() > dock_width + 100
+    assert title.text() == title.forms[0] and f"steer&nbsp;{DELTA_TEXT}" in title.text()
