@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QApplication, QToolBar
 
 from workbench.gui.testing import hold
 
@@ -60,3 +60,20 @@ def test_a_run_pinned_before_the_replay_ends_is_said_cut_short_not_judged(carben
     rows = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
     assert not [t for t in rows if t.startswith("on show")], rows  # whole now: judged
     assert dock.rows and all(cells[0] != "-" for _, cells in dock.rows[:1]), dock.rows
+
+
+def test_a_key_held_in_a_parameter_box_is_refused_in_a_line_that_fits_the_window(carbench_window, qtbot):
+    """A 9 held down in the mass box (400 of them) and Return: the refusal quoted the whole text, a word no wrap could
+    break, and the window grew to 3,700 px wide to show it. The text is quoted by its start and its length."""
+    window = carbench_window
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    spin = window.params.rows["body.mass"].editors[0].spin
+    spin.start_typing()
+    QTest.keyClicks(spin.lineEdit(), "9" * 400)
+    QTest.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    said = window.params.status.text()
+    assert said == "body.mass: '99999999999999999999'\u2026 (400 characters) is not a finite number; not changed", said
+    assert window.model.session.params.get("body.mass") == 1600.0
+    QApplication.processEvents()
+    assert window.minimumSizeHint().width() <= 1024 and window.width() == 1024

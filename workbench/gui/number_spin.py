@@ -26,6 +26,18 @@ _GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 """A number written in thousands with commas (where the point is the decimal point)."""
 
 
+TYPED_SHOWN = 24  # [characters] of a refused text that its refusal quotes
+
+
+def quoted(text: str) -> str:
+    """A text typed into a box, as the refusal of it quotes it: whole up to TYPED_SHOWN characters, else its start
+    and its length. Quoted whole, a key held down (400 nines) made a line that no word wrap could break, and the
+    window grew to 3,700 px wide to show it."""
+    if len(text) <= TYPED_SHOWN:
+        return repr(text)
+    return f"{text[:TYPED_SHOWN - 4]!r}\u2026 ({len(text)} characters)"
+
+
 def decimal_comma() -> bool:
     """Whether the locale writes a decimal comma (where a comma typed in a box is its point)."""
     return QLocale().decimalPoint() == ","
