@@ -77,3 +77,58 @@ def test_a_key_held_in_a_parameter_box_is_refused_in_a_line_that_fits_the_window
     assert window.model.session.params.get("body.mass") == 1600.0
     QApplication.processEvents()
     assert window.minimumSizeHint().width() <= 1024 and window.width() == 1024
+
+
+def _typed(qtbot, box, text: str) -> None:
+    """Click into the box, select what it shows and type ``text`` over it, then Return, as a user does."""
+    _type_over(qtbot, box, text)
+    QTest.keyClick(box.lineEdit(), Qt.Key.Key_Return)
+
+
+def _type_over(qtbot, box, text: str) -> None:
+    box.window().activateWindow()
+    qtbot.waitUntil(box.window().isActiveWindow)
+    qtbot.waitUntil(box.isVisible)
+    QTest.mouseClick(box.lineEdit(), Qt.MouseButton.LeftButton)
+    assert box.hasFocus()
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box.lineEdit(), text)
+
+
+def test_a_value_the_sweep_docks_boxes_cannot_take_is_refused_with_why_and_changes_nothing(carbench_window, qtbot):
+    """The from and to boxes took each prefix in range as it was typed and went back to it without a word: "1e309"
+    left from at 1000 kg (its "1e3"), 20 nines at 999999 kg, "1,5" at 1 kg; "-5" went back to the value before, also
+    without a word, and Run then swept values nobody typed. The values box dropped the key that took it past 100
+    ("500" read 50). A box now takes a value at Return (or on leaving it), and a text it cannot take puts its value
+    back with the reason in the dock's line; Run, clicked while a box held such a text, says so and runs nothing."""
+    window = carbench_window
+    assert window.load_script("presets/scripts/braking_stop.toml")
+    window.show_sweep_dock()
+    dock = window.sweep
+    assert dock.add_axis("body.mass")
+    row = dock.axes["body.mass"]
+    for text, why in (("1e309", "'1e309' is not a finite number"),
+                      ("9" * 400, "'99999999999999999999'\u2026 (400 characters) is not a finite number"),
+                      ("9" * 20, "1e+20 kg is outside the 0.1 to 1000000 kg the box takes"),
+                      ("1,5", "'1,5' is not a finite number (the decimal point is a point, and commas only separate "
+                              "whole thousands)"),
+                      ("-5", "-5 kg is outside the 0.1 to 1000000 kg the box takes")):
+        _typed(qtbot, row.start, text)
+        assert (row.start.value(), row.start.text()) == (840.0, "840 kg"), text
+        assert dock.status.text() == f"body.mass from: {why}; kept 840 kg", dock.status.text()
+    _typed(qtbot, row.count, "500")
+    assert row.count.value() == 7
+    assert dock.status.text() == ("body.mass values: 500 values: the dock takes 2 to 100 a parameter (more: carbench "
+                                  "sweep on the command line); kept 7")
+    # Typed, then Run clicked straight away: leaving the box refuses the text, and Run runs nothing on the value kept.
+    _type_over(qtbot, row.start, "-5")
+    QTest.mouseClick(dock.run_button, Qt.MouseButton.LeftButton)
+    assert not dock.running
+    assert dock.status.text().endswith("kept 840 kg; not run: Run again sweeps the values the boxes show")
+    _typed(qtbot, row.start, "1200")  # a value the box takes: at Return, whole
+    assert row.start.value() == 1200.0 and dock.status.text() == ""
+    row.stop.setValue(1500.0)
+    QTest.mouseClick(dock.run_button, Qt.MouseButton.LeftButton)
+    assert dock.running
+    qtbot.waitUntil(lambda: not dock.running, timeout=120_000)
+    assert dock.result is not None and list(dock.result.plan.values[:, 0] * row.factor)[:1] == [1200.0]

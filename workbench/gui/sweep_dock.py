@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QPointF, QSize, Qt, QThread, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QValidator
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
@@ -25,12 +26,13 @@ from PySide6.QtWidgets import (
 
 from physics import ParamError
 from workbench.gui.elided_label import ElidedLabel
-from workbench.gui.number_spin import NumberSpin
+from workbench.gui.number_spin import NumberSpin, decimal_comma, quoted
 from workbench.gui.param_panel import format_number
 from workbench.gui.plot_style import pretty_unit, style_axis
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, run_sweep
+from workbench.scripts.format import exact_digits
 from workbench.scripts.program import Program
 
 MAX_AXES = 2  # the dock draws a line (one axis) or a heatmap (two)
@@ -110,12 +112,110 @@ class SweepWorker(QObject):
         self.finished.emit(result)
 
 
-class RangeSpin(NumberSpin):
+class TypedCheck:
+    """A box of the dock that takes a typed value as a whole, at Return or on leaving the box, and says why it puts
+    its value back when the text is none it can take (``refused``). With keyboard tracking each prefix in range was
+    taken as it was typed, and a text the box could not take then reverted to it without a word: "1e309" left the
+    mass's from at 1000 kg (its "1e3"), "1,5" at 1 kg, "-5" and "nan" at the value before; and the count box dropped
+    the key that took it past 100 ("500" read 50)."""
+
+    refused: Signal
+
+    def _setup_typing(self) -> None:
+        self.setKeyboardTracking(False)
+        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
+
+    def _unit(self) -> str:
+        return self.suffix().strip()
+
+    def _why_not(self, number: str) -> str:
+        """Why the box cannot take ``number`` (its text without the unit)."""
+        try:
+            value = float(number)
+        except ValueError:
+            value = math.nan
+        if not number:
+            return "nothing typed"
+        if not math.isfinite(value):
+            what = f"{quoted(number)} is not a finite number"
+            if "," in number:
+                what += (" (a comma is the decimal point here, and there are no thousands separators)"
+                         if decimal_comma() else
+                         " (the decimal point is a point, and commas only separate whole thousands)")
+            return what
+        unit = f" {self._unit()}" if self._unit() else ""
+        return (f"{exact_digits(value)}{unit} is outside the {format_number(self.minimum())} to "
+                f"{format_number(self.maximum())}{unit} the box takes")
+
+    def _check_typed(self) -> bool:
+        """Whether the text typed is refused (said through ``refused``)."""
+        text = self.lineEdit().text()
+        fixed = self.fixup(text)
+        if self.validate(fixed if isinstance(fixed, str) else text, 0)[0] == QValidator.State.Acceptable:
+            return False
+        number = self._number(text)
+        self.refused.emit(f"{self._why_not(number)}; kept {self.textFromValue(self.value())}{self.suffix()}")
+        return True
+
+    def _show_value(self) -> None:
+        """The value kept, on show again in place of the text refused."""
+        self.lineEdit().setText(f"{self.prefix()}{self.textFromValue(self.value())}{self.suffix()}")
+
+    def keyPressEvent(self, event) -> None:
+        refused = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._check_typed()
+        super().keyPressEvent(event)
+        if refused:
+            self._show_value()
+            self.selectAll()
+
+    def focusOutEvent(self, event) -> None:
+        refused = self._check_typed()
+        super().focusOutEvent(event)
+        if refused:
+            self._show_value()
+
+
+class RangeSpin(TypedCheck, NumberSpin):
     """A from or to box: its value written as the parameter panel writes it (format_number: "1120 kg" beside the
     panel's "1600 kg", where the box's one decimal wrote "1120.0 kg")."""
 
+    refused = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self._setup_typing()
+
     def textFromValue(self, value: float) -> str:
         return format_number(value)
+
+
+class CountSpin(TypedCheck, QSpinBox):
+    """The values box: a whole number from 2 to 100, a number past them kept in the box until Return says why."""
+
+    refused = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self._setup_typing()
+
+    def validate(self, text: str, pos: int):
+        state, text, pos = super().validate(text, pos)
+        if state == QValidator.State.Invalid and self._number(text).isdigit():
+            state = QValidator.State.Intermediate  # "500": kept as typed, refused with why (its last key was dropped)
+        return state, text, pos
+
+    def fixup(self, text: str) -> str:
+        return text
+
+    def _number(self, text: str) -> str:
+        return text.strip()
+
+    def _why_not(self, number: str) -> str:
+        if number.isdigit():
+            many = number if len(number) <= 9 else f"{float(number):.3g}"  # (400 nines held: not all of them)
+            return (f"{many} values: the dock takes {self.minimum()} to {self.maximum()} a parameter "
+                    "(more: carbench sweep on the command line)")
+        return f"{quoted(number)} is not a whole number" if number else "nothing typed"
 
 
 class AxisRow:
@@ -137,10 +237,13 @@ class AxisRow:
             spin.setValue(v)
             if unit:
                 spin.setSuffix(f" {pretty_unit(unit)}")
-        self.count = QSpinBox()
+        self.count = CountSpin()
         self.count.setMinimumWidth(SPIN_MIN - 16)
         self.count.setRange(2, 100)
         self.count.setValue(7)
+        for box, which in ((self.start, "from"), (self.stop, "to"), (self.count, "values")):
+            box.refused.connect(lambda why, which=which: dock.refuse_typed(f"{path} {which}: {why}"))
+            box.valueChanged.connect(dock.forget_refusal)
         self.remove = QToolButton()
         self.remove.setText("\u2715")
         self.remove.setToolTip(f"stop sweeping {path}")
@@ -167,6 +270,8 @@ class SweepDock(QWidget):
         self._running_serial = self._result_serial = -1  # the session's script_serial when the sweep started
         self._cell: tuple[float, float] | None = None  # a heatmap's cell size, once drawn
         self.chosen: int | None = None  # the car picked on the chart (ringed)
+        self._refused = ""  # why a box last put its value back (refuse_typed), until a box takes one or Run is clicked
+        self._said_refused = ""  # that line, until a box takes a value
         self._thread: QThread | None = None
         self._worker: SweepWorker | None = None
         self._create_widgets()
@@ -316,6 +421,12 @@ class SweepDock(QWidget):
     def run(self) -> bool:
         """Start the sweep on a worker thread; False (with the reason shown) when it cannot start."""
         if self.running:
+            return False
+        if self._refused:
+            # A value typed into a box and refused as Run was clicked (leaving the box refused it): said, and not run
+            # on the value the box went back to, which the user did not mean; a second Run sweeps what the boxes show.
+            self._say(f"{self._refused}; not run: Run again sweeps the values the boxes show")
+            self._refused = ""
             return False
         program = self.program()
         if program is None:
@@ -620,6 +731,18 @@ class SweepDock(QWidget):
 
     def _say(self, text: str) -> None:
         self.status.setText(text)
+
+    def refuse_typed(self, text: str) -> None:
+        """A box put its value back, the text typed being none it takes: why, in the dock's line."""
+        self._refused = self._said_refused = text
+        self._say(text)
+
+    def forget_refusal(self, *_) -> None:
+        """A box took a value: a refusal before it no longer stands in Run's way, nor in the dock's line."""
+        self._refused = ""
+        if self._said_refused and self.status.text().startswith(self._said_refused):
+            self._say("")
+        self._said_refused = ""
 
     def _on_script_loaded(self, name: str) -> None:
         program = self._model.session.program
