@@ -132,3 +132,24 @@ def test_a_value_the_sweep_docks_boxes_cannot_take_is_refused_with_why_and_chang
     assert dock.running
     qtbot.waitUntil(lambda: not dock.running, timeout=120_000)
     assert dock.result is not None and list(dock.result.plan.values[:, 0] * row.factor)[:1] == [1200.0]
+
+
+def test_a_long_search_in_the_parameter_panel_keeps_the_window_at_1024(carbench_window, qtbot):
+    """A line of a preset file pasted into the parameter search ("mass = 1600.0   # kerb weight of the class, ...")
+    matches nothing, and the line saying so was the panel's least width: the window grew to 1280 px (2,900 with 300
+    characters typed). The line is elided to the panel, whole in its tooltip."""
+    window = carbench_window
+    window.resize(1024, 640)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    pasted = "mass = 1600.0              # kerb weight of the class, 1,550-1,700 kg, plus a driver"
+    for text in (pasted, "x" * 300):
+        QTest.mouseClick(window.params.search, Qt.MouseButton.LeftButton)
+        window.params.search.selectAll()
+        QTest.keyClicks(window.params.search, text)
+        QApplication.processEvents()
+        assert window.minimumSizeHint().width() <= 1024 and window.width() == 1024, text[:10]
+        line = window.params.no_match
+        assert line.isVisible() and line.full_text() == f"no parameter matches \u201c{text}\u201d"
+        assert line.toolTip() == line.full_text() and line.text().endswith("\u2026")
+    window.params.modified_only.setChecked(True)  # what the line adds is never cut
+    assert window.params.no_match.text().endswith("\u2026 among the modified ones")

@@ -669,7 +669,9 @@ class ParamPanel(QWidget):
         reference = QHBoxLayout()
         reference.addWidget(QLabel("compare with"))
         reference.addWidget(self.reference, 1)
-        self.no_match = QLabel()
+        # Elided to the panel's width: a long search (a line of a preset file pasted into it) made the line's whole
+        # text the panel's least width, and the window grew past a 1024 px screen to show it.
+        self.no_match = ElidedLabel()
         self.no_match.setStyleSheet("color: #666;")
         self.no_match.setVisible(False)
         self.status = QLabel()
@@ -887,8 +889,8 @@ class ParamPanel(QWidget):
             group = path.split(".")[0]
             shown_groups[group] = shown_groups.get(group, False) or visible
         found = any(shown_groups.values())
-        self.no_match.setText("" if found else f"no parameter matches \u201c{self.search.text().strip()}\u201d"
-                              + (" among the modified ones" if only else ""))
+        self.no_match.set_full_text("" if found else f"no parameter matches \u201c{self.search.text().strip()}\u201d",
+                                    " among the modified ones" if only and not found else "")
         self.no_match.setVisible(not found)
         for group, (header, body) in self.groups.items():
             visible = shown_groups.get(group, False)
