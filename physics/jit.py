@@ -318,7 +318,8 @@ def _scalar_calls_typed_once() -> bool:
         typed: dict = {}
 
         def get_call_type(self, context, args, kws):
-            if kws or type(self) is not types.Function:
+            impls = getattr(self, "_impl_keys", None)  # (a numba without the note: typed as numba types it)
+            if kws or type(self) is not types.Function or type(impls) is not dict:
                 return original(self, context, args, kws)
             for arg in args:
                 if not isinstance(arg, plain) or isinstance(arg, literal):
@@ -327,11 +328,12 @@ def _scalar_calls_typed_once() -> bool:
             kept = typed.get(key)
             if kept is not None:
                 sig, impl = kept
-                self._impl_keys[sig.args] = impl  # the implementation this answer names, whatever came between
+                impls[sig.args] = impl  # the implementation this answer names, whatever came between
                 return sig
             sig = original(self, context, args, kws)  # raises where nothing matches, as before
-            if sig is not None:
-                typed[key] = (sig, self._impl_keys[sig.args])
+            impl = impls.get(sig.args) if sig is not None else None
+            if impl is not None:
+                typed[key] = (sig, impl)
             return sig
 
         get_call_type.typed = typed
