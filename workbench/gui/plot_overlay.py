@@ -479,7 +479,8 @@ class PlotOverlay:
         panel, model = self.panel, self.comparer.model
         refs = self.comparer.references.items
         # A run of a car in other units is pinned but never drawn on these axes: B-A has nothing to take it from.
-        drawable = any(ref.run.unit == model.session.params.model.unit for ref in refs)
+        drawn = [(ref.colour, ref.name) for ref in refs if ref.run.unit == model.session.params.model.unit]
+        drawable = bool(drawn)
         log = model.session.log
         alive = {id(r) for r in panel.rows}
         for key in [k for k in self.rows if k not in alive]:
@@ -502,8 +503,7 @@ class PlotOverlay:
                 row.show_values(not delta or not drawable)  # an expectation's bound is no difference's
             # What an export of the row says it shows (PlotPanel.export): the differences, from the runs drawn.
             # Its title shows each channel's line style then.
-            row.show_differences([(ref.colour, ref.name) for ref in refs if ref.run.unit == model.session.params.model.unit
-                                  ] if delta and drawable else [])
+            row.show_differences(drawn if delta else [])
             ranges: dict[int, list[float]] = {}  # per y-axis: what is drawn on it
             columns = int(row.vb.width()) or 500
             if (delta or not by_time) and placed is None:
