@@ -33,6 +33,7 @@ from workbench.gui.course_overlay import CourseOverlay
 from workbench.gui.plot_style import pretty_unit, style_plot
 from workbench.gui.recorder_panel import FAIL, PASS
 from workbench.gui.references import Comparer
+from workbench.gui.session_model import recording_car
 from workbench.manoeuvres.catalogue import CATALOGUE, fitting
 from workbench.manoeuvres.kpi import Kpi, RunData
 from workbench.scripts.format import ScriptError
@@ -306,7 +307,7 @@ def fill_shipped_scripts(window, menu: QMenu) -> None:
         except ScriptError as exc:
             groups.setdefault("(unreadable)", []).append((path, str(exc)))
             continue
-        car = Path(script.preset).stem
+        car = recording_car(script)  # the car as the window names a preset
         tip = f"{script.description} ({script.duration:g} s on {car})" if script.description else f"{script.duration:g} s on {car}"
         groups.setdefault(car, []).append((path, tip))
     for car in sorted(groups):
