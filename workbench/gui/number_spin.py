@@ -38,6 +38,18 @@ def quoted(text: str) -> str:
     return f"{text[:TYPED_SHOWN - 4]!r}\u2026 ({len(text)} characters)"
 
 
+def not_a_number(text: str) -> str:
+    """Why ``text``, typed into a number box, is refused as no number: quoted (:func:`quoted`), with what a comma
+    means here where it holds one; "nothing typed" for an empty text."""
+    if not text:
+        return "nothing typed"
+    what = f"{quoted(text)} is not a finite number"
+    if "," in text:
+        what += (" (a comma is the decimal point here, and there are no thousands separators)" if decimal_comma() else
+                 " (the decimal point is a point, and commas only separate whole thousands)")
+    return what
+
+
 def decimal_comma() -> bool:
     """Whether the locale writes a decimal comma (where a comma typed in a box is its point)."""
     return QLocale().decimalPoint() == ","

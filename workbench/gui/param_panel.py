@@ -40,7 +40,7 @@ from physics import CarParams, ParamError, ParamInfo, Preset, PresetError, load_
 from physics.presets import preset_names
 from physics.units import display_of
 from workbench.gui.elided_label import ElidedLabel
-from workbench.gui.number_spin import NumberSpin, decimal_comma, quoted
+from workbench.gui.number_spin import NumberSpin, not_a_number
 from workbench.gui.plot_style import pretty_unit
 from workbench.gui.session_model import SessionModel
 from workbench.scripts.format import exact_digits
@@ -418,12 +418,7 @@ class NumberEditor(QWidget):
         self.refused.emit(f"{self.info.path} = {exact_digits(shown)} {unit}".rstrip() + f": {why}; not changed")
 
     def _on_typed_not_a_number(self, text: str) -> None:
-        what = f"{quoted(text)} is not a finite number" if text else "nothing typed"
-        if "," in text:
-            what += (" (a comma is the decimal point here, and there are no thousands separators)"
-                     if decimal_comma() else
-                     " (the decimal point is a point, and commas only separate whole thousands)")
-        self.refused.emit(f"{self.info.path}: {what}; not changed")
+        self.refused.emit(f"{self.info.path}: {not_a_number(text)}; not changed")
 
     def _on_spin_changed(self, shown: float) -> None:
         self.edited.emit(shown / self.factor, "")

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from physics import ParamError
 from workbench.gui.elided_label import ElidedLabel
-from workbench.gui.number_spin import NumberSpin, decimal_comma, quoted
+from workbench.gui.number_spin import NumberSpin, not_a_number, quoted
 from workbench.gui.param_panel import format_number
 from workbench.gui.plot_style import pretty_unit, style_axis
 from workbench.gui.session_model import SessionModel
@@ -134,15 +134,8 @@ class TypedCheck:
             value = float(number)
         except ValueError:
             value = math.nan
-        if not number:
-            return "nothing typed"
-        if not math.isfinite(value):
-            what = f"{quoted(number)} is not a finite number"
-            if "," in number:
-                what += (" (a comma is the decimal point here, and there are no thousands separators)"
-                         if decimal_comma() else
-                         " (the decimal point is a point, and commas only separate whole thousands)")
-            return what
+        if not number or not math.isfinite(value):
+            return not_a_number(number)
         unit = f" {self._unit()}" if self._unit() else ""
         return (f"{exact_digits(value)}{unit} is outside the {format_number(self.minimum())} to "
                 f"{format_number(self.maximum())}{unit} the box takes")
