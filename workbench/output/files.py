@@ -282,12 +282,13 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         raise OutputPathError(f"{option} {target}: is a link to nothing (or a loop of links)")
     real = through_links(target)  # a link is written through: the file it leads to is replaced, the link stays
     folder = real.parent if str(real.parent) else Path(".")
-    if _pseudo(target):  # its links and where they lead: ``real`` too
-        if os.path.lexists(target):  # a file there, or a link (/dev/stdout) through /proc
-            raise OutputPathError(f"{option} {target}: is a device or system file, not a regular file"
-                                  + (f" (a link to {real})" if real != target else ""))
-        if not folder.is_dir():
-            raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
+    pseudo = _pseudo(target)  # its links and where they lead: ``real`` too
+    if pseudo and os.path.lexists(target):  # a file there, or a link (/dev/stdout) through /proc
+        raise OutputPathError(f"{option} {target}: is a device or system file, not a regular file"
+                              + (f" (a link to {real})" if real != target else ""))
+    if not folder.is_dir():
+        raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
+    if pseudo:
         # Nothing there yet, so no device or system file (what /proc/x.csv was called): a folder of the kernel's, where
         # no file can be made (os.access tells root it may write there)
         inside = _realpath(folder)
@@ -295,8 +296,6 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
         raise OutputPathError(f"{option} {target}: the folder {folder}" + (f" (which leads to {inside})" if through else "")
                               + f" is among the system's own files ({', '.join(PSEUDO_ROOTS)}), where no file "
                               "can be created")
-    if not folder.is_dir():
-        raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable"
                               + (f" (it is a link to {real})" if real != target else ""))
