@@ -154,7 +154,11 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
                 say(f"{args.script}: a handling test's sweep runs here, not on Dask (its KPIs are computed from the "
                     "runs)", stderr)
             # pieces of the runner's chunk unless --chunk asks for another size
-            result = run_test_sweep(plan, *([args.chunk] if args.chunk != DEFAULT_CHUNK else []), progress=bar)
+            try:
+                result = run_test_sweep(plan, *([args.chunk] if args.chunk != DEFAULT_CHUNK else []), progress=bar)
+            except ScriptError as exc:  # a run the test asks for that cannot be (too long for memory at this dt)
+                say(exc, stderr)
+                return 2
         else:
             with cluster.mapper(args.workers, args.scheduler) as mapper:
                 result = run_sweep(plan, mapper if rounds > 1 else None, chunk, bar, per_round=rounds)

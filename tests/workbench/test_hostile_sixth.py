@@ -1,0 +1,19 @@
+"""A sixth look at hostile input (manoeuvre, tagged scripts, sweeps at the dt limits, presets files): each case
+failed before its fix.
+
+In-process calls only (the suite is at the edge of its time budget); no case compiles a model variant.
+"""
+
+from __future__ import annotations
+
+from cli_calls import run
+
+
+def test_a_sweep_of_a_handling_tests_script_too_long_at_its_dt_is_one_line_not_a_traceback(tmp_path, capsys):
+    """``sweep iso4138_circle --dt 1e-5``: the test's runs (7,000,001 frames each) are over the memory budget; the
+    ScriptError came out of the sweep as a traceback, exit 1."""
+    code, out, err = run(["sweep", "iso4138_circle", "--param", "body.mass=1500:1600:3", "--dt", "1e-5",
+                          "--out", str(tmp_path / "sw")], capsys)
+    assert code == 2 and out == "", (code, err)
+    assert err.count("\n") == 1 and err.startswith("carbench: ") and "iso4138_circle.toml: 7,000,001 frames" in err, err
+    assert not (tmp_path / "sw").exists()
