@@ -506,7 +506,8 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             return _bad(f"--dt: {exc}")
     try:
         files = [resolve_script(p) for p in paths]
-        programs = [compile_script(load_script(f), preset, dt, max_memory) for f in files]
+        programs = [compile_script(load_script(f), preset, dt, max_memory, memory_option="--max-memory")
+                    for f in files]
     except ScriptError as exc:
         return _bad(str(exc))
     except MemoryError:

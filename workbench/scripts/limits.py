@@ -114,15 +114,17 @@ def run_bytes(frames: int, channels: int, cars: int = 1) -> int:
 
 
 def check_memory(frames: int, channels: int, cars: int = 1, budget: int = DEFAULT_MAX_MEMORY,
-                 where: str = "") -> None:
-    """LimitError when a run of this size would not fit in ``budget`` bytes."""
+                 where: str = "", option: str | None = "--max-memory") -> None:
+    """LimitError when a run of this size would not fit in ``budget`` bytes; the line names ``option`` as the way to
+    raise the budget (None: the command has no such option, and the line names none)."""
     need = run_bytes(frames, channels, cars)
     if need > budget:
         who = f"{where}: " if where else ""
         cars_text = f" x {cars} cars" if cars > 1 else ""
         raise LimitError(f"{who}{frames:,} frames{cars_text} of {channels} channels would take "
                          f"{format_bytes(need)}, over the memory budget of {format_bytes(budget)} "
-                         "(shorten the script, raise dt, or raise --max-memory)")
+                         + (f"(shorten the script, raise dt, or raise {option})" if option else
+                            "(shorten the script or raise dt)"))
 
 
 def check_memory_total(frames: int, need: int, budget: int = DEFAULT_MAX_MEMORY, scripts: int = 1) -> None:

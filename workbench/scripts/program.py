@@ -157,14 +157,16 @@ def script_preset_path(script: Script) -> Path | None:
 
 
 def compile_script(script: Script, preset: str | Path | Preset | None = None, dt: float | None = None,
-                   max_memory: int = DEFAULT_MAX_MEMORY, telemetry: bool = True) -> Program:
+                   max_memory: int = DEFAULT_MAX_MEMORY, telemetry: bool = True,
+                   memory_option: str | None = None) -> Program:
     """Resolve ``script`` against its preset (or ``preset``) and dt (or ``dt``, else the script's, else 1/120 s).
 
     Raises ScriptError naming the file, the entry and the reason for anything the car refuses:
     an unknown channel, a gear on a car without a gearbox, a parameter change out of range, or a
     run whose telemetry would not fit in ``max_memory`` bytes (checked before anything is allocated).
     ``telemetry`` False: the run's telemetry is not held (a sweep streams it a block at a time), so only the
-    program's own per-frame inputs count against ``max_memory``.
+    program's own per-frame inputs count against ``max_memory``. ``memory_option``: the command's option that sets
+    ``max_memory`` (replay's ``--max-memory``), which the refusal names; None where a command has none.
     """
     loaded = _resolve_preset(script, preset)
     src = script.source
@@ -177,7 +179,7 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
     frames = frame_of(script.duration, step) + (0 if script.frames is not None else 1)
     unit = loaded.params.model.unit
     try:
-        check_memory(frames, _channel_count(unit) if telemetry else 0, 1, max_memory, src)
+        check_memory(frames, _channel_count(unit) if telemetry else 0, 1, max_memory, src, memory_option)
     except LimitError as exc:
         if telemetry:
             raise ScriptError(str(exc)) from None
