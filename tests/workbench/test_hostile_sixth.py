@@ -6,7 +6,11 @@ In-process calls only (the suite is at the edge of its time budget); no case com
 
 from __future__ import annotations
 
+import pytest
 from cli_calls import run
+
+SHORT = ('[script]\nname = "n"\npreset = "teaching"\nduration = 0.1\n'
+         '[[expect]]\nchannel = "speed"\nat = 0.05\nmax = 1.0\n')
 
 
 def test_a_sweep_of_a_handling_tests_script_too_long_at_its_dt_is_one_line_not_a_traceback(tmp_path, capsys):
@@ -31,3 +35,23 @@ def test_a_run_over_the_memory_budget_names_max_memory_only_where_the_command_ha
     assert code == 2 and err.endswith("(shorten the script or raise dt)\n"), err
     code, out, err = run(["replay", "coastdown_fit", "--dt", "1e-5"], capsys)
     assert code == 2 and said in err and err.endswith("(shorten the script, raise dt, or raise --max-memory)\n"), err
+
+
+@pytest.mark.parametrize("entry, said", [
+    ('[script]\nname = "n"\npreset = "teaching"\nduration = 1e999\n', "[script] duration: 1e999"),
+    ('[script]\nname = "n"\npreset = "sedan"\nduration = 1.0\n[driver]\nspeed_kmh = [[0.0, 10.0], [1.0, -1e999]]\n',
+     "[driver] speed_kmh[1][1]: -1e999"),
+    (SHORT + '[[set]]\nat = 0.0\nparams = { "body.mass" = 1e400 }\n', '[[set]] #1 params."body.mass": 1e400'),
+], ids=["duration", "speed-profile", "set-params"])
+def test_a_number_beyond_a_float_in_a_script_is_said_as_typed(entry, said, tmp_path, capsys):
+    """TOML reads 1e999 as inf: ``duration = 1e999`` said "[script] duration: expected a finite number, got inf" and a
+    [[set]] params' "body.mass = inf: inf is not a finite number", a value the user never wrote (the command line's
+    --set and --vs-set were fixed before: test_a_number_beyond_a_float_on_the_command_line_is_said_as_typed)."""
+    script = tmp_path / "s.toml"
+    script.write_text(entry, encoding="utf-8")
+    code, out, err = run(["replay", str(script)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err == f"carbench: {script}: {said} is beyond a floating-point number's range\n", err
+    script.write_text(SHORT.replace("duration = 0.1", "duration = inf"), encoding="utf-8")  # inf typed is inf
+    code, out, err = run(["replay", str(script)], capsys)
+    assert code == 2 and err.endswith("[script] duration: expected a finite number, got inf\n"), err
