@@ -55,3 +55,24 @@ def test_a_number_beyond_a_float_in_a_script_is_said_as_typed(entry, said, tmp_p
     script.write_text(SHORT.replace("duration = 0.1", "duration = inf"), encoding="utf-8")  # inf typed is inf
     code, out, err = run(["replay", str(script)], capsys)
     assert code == 2 and err.endswith("[script] duration: expected a finite number, got inf\n"), err
+
+
+def test_the_change_b_minus_a_of_two_cars_is_shown_in_the_kpis_unit():
+    """``manoeuvre iso7975 --vs-set body.mass=1700`` printed the change B - A as a bare number ('1.694 deg  1.622 deg
+    -0.07194', '5.165 m/s^2  5.165 m/s^2 -0.0002223', one space from B's unit): every other figure of the table
+    carries its unit."""
+    from workbench.manoeuvres.kpi import Kpi
+    from workbench.manoeuvres.manoeuvre_command import Outcome, table
+    from workbench.manoeuvres.runner import Car
+
+    def kpis(heading, decel):
+        return [Kpi("heading_deviation_1s", "heading deviation from the circle at 1 s", heading, "deg", "c"),
+                Kpi("mean_decel_1s", "mean deceleration over the first second", decel, "m/s^2", "c"),
+                Kpi("yaw_ratio_1s", "yaw-rate ratio 1 s after brake onset", 0.9383, "", "c")]
+
+    outcome = Outcome(["iso7975"], [Car(None, "sedan"), Car(None, "sedan (body.mass 1700 kg)")],
+                      {"iso7975": [kpis(1.694, 5.165), kpis(1.622, 5.1647777)]}, {"iso7975": 1.0})
+    rows = {line.split("  ")[1].strip(): line for line in table(outcome).splitlines() if line.startswith("  ")}
+    assert "1.622 deg        -0.072 deg   [c]" in rows["heading deviation from the circle at 1 s"], rows
+    assert "5.165 m/s^2  -0.0002223 m/s^2   [c]" in rows["mean deceleration over the first second"], rows
+    assert rows["yaw-rate ratio 1 s after brake onset"].endswith("0.9383           0.9383                +0   [c]")

@@ -248,7 +248,7 @@ def table(outcome: Outcome) -> str:
                 b = values[1]
                 row += f" {b.text() if b else '-':>16s}"
                 change = change_of(a, b)
-                row += f" {'-' if change is None else f'{change:+.4g}':>10s}"
+                row += f"  {'-' if change is None else f'{change:+.4g} {k.unit}'.rstrip():>16s}"  # in its unit too
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
