@@ -364,6 +364,11 @@ class MainWindow(QMainWindow):
         self.open_preset_action = self._action("Open preset\u2026", self.load_preset_dialog, "Ctrl+O")
         self.save_preset_action = self._action("Save preset as\u2026", self.save_preset_dialog, "Ctrl+S")
         self.load_script_action = self._action("Load script\u2026", self.load_script_dialog, "Ctrl+L")
+        # As the Recorder's Record and Stop, and enabled as they are: Record while a recording runs is no action
+        self.record_action = self._action("Record", self.record)
+        self.stop_recording_action = self._action("Stop recording", self.stop_recording)
+        self.model.recording_changed.connect(self._update_record_actions)
+        self._update_record_actions()
         self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
         for changed in (self.model.recording_changed, self.model.preset_loaded, self.model.script_loaded,
                         self.model.recording_saved):
@@ -412,7 +417,8 @@ class MainWindow(QMainWindow):
         for path in sorted(cars_dir().glob("*.toml")):
             presets_menu.addAction(path.stem, lambda p=path: self.load_preset(p))
         for action in (self.open_preset_action, presets_menu.menuAction(), self.save_preset_action, None,
-                       self.load_script_action, self.save_recording_action, None, self.export_csv_action,
+                       self.load_script_action, self.record_action, self.stop_recording_action,
+                       self.save_recording_action, None, self.export_csv_action,
                        self.export_mcap_action, None, self.quit_action):
             file_menu.addSeparator() if action is None else file_menu.addAction(action)
         edit = bar.addMenu("&Edit")
@@ -571,6 +577,11 @@ class MainWindow(QMainWindow):
         car = recording_car(script)
         return (f"the recording made on {car} ({script.duration:.1f} s) is kept, not saved: Save recording writes it, "
                 f"with {car}")
+
+    def _update_record_actions(self, *_) -> None:
+        recording = self.model.session.recording
+        self.record_action.setEnabled(not recording)
+        self.stop_recording_action.setEnabled(recording)
 
     def _update_save_recording_action(self, *_) -> None:
         """File > Save recording names the recording it writes (the Recorder's line under its Save says it too)."""
@@ -870,7 +881,11 @@ class MainWindow(QMainWindow):
         return self.model.stop_recording_soon() is not None
 
     def record(self) -> bool:
-        """Record: a new recording from rest, once the last one, when it was never saved, is saved or let go."""
+        """Record: a new recording from rest, once the last one, when it was never saved, is saved or let go. Not while
+        one runs (the Recorder's Record and File > Record are disabled then): Stop ends it, R restarts it."""
+        if self.model.session.recording:
+            self.show_message("a recording is running: Stop ends it (R restarts it)", 4000)
+            return False
         if not self._confirm_recording("record again"):
             return False
         self.model.start_recording()

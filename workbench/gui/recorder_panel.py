@@ -336,6 +336,12 @@ class RecorderPanel(QWidget):
         self.state.setText(" \u2014 ".join(parts) if parts else "driving")  # (paused or not: the position says)
         self.state.setStyleSheet("font-weight: bold;" + (" color: #c00;" if s.recording else "")
                                  if s.recording or s.replaying else "")
+        # Record while a recording runs asked whether to save it "before you record again" and, answered Discard,
+        # threw the take away and started over from rest: a second press of Record, meant as Stop or by mistake, lost
+        # the drive. A recording running is ended by Stop (or Save, which stops and saves it); R restarts it, asking.
+        self.record.setEnabled(not s.recording)
+        self.record.setToolTip("a recording is running: Stop ends it (R restarts it)" if s.recording
+                               else "start recording from rest at the origin")
         self.stop.setEnabled(s.recording)
         # As File > Save recording: a recording running is stopped and saved (it was disabled during a first
         # recording, with nothing stopped before it, though its tooltip said so and the menu did it).
