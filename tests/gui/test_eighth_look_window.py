@@ -1,8 +1,11 @@
 """What an eighth look at the window found: Record enabled while a recording ran (a second press offered to throw the
-take away and start over)."""
+take away and start over), and a plot's CSV that wrote its channels while the plot showed B\u2212A."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
@@ -40,3 +43,48 @@ def test_record_is_disabled_while_a_recording_runs_in_the_recorder_and_the_file_
     at = names.index("Record")
     assert names[at + 1] == "Stop recording" and names[at + 2].startswith("Save recording")
     window.ask_recording = lambda doing: QMessageBox.StandardButton.Discard  # (closed with it not saved)
+
+
+def _two_runs_pinned_then_a_third_driven(window):
+    """Ref 1: throttle for 2 s; ref 2: throttle and right for 1.5 s; on show: throttle and left for 2.5 s."""
+    for keys, frames in (({"throttle"}, 240), ({"throttle", "right"}, 180)):
+        hold(window, keys, frames)
+        assert window.comparer.pin_current()
+        window.model.reset()
+    hold(window, {"throttle", "left"}, 300)
+
+
+def test_a_b_minus_a_plots_csv_holds_the_differences_it_shows(carbench_window):
+    """With B\u2212A on, the plot shows the run on show minus each pinned run, but its CSV wrote the channels' own values
+    under their names. It writes what the plot shows: each channel's difference to each pinned run, in the
+    channel's display unit, its header saying so ("steer B-A (ref 1) [deg]"), empty past a pinned run's end."""
+    window = carbench_window
+    _two_runs_pinned_then_a_third_driven(window)
+    ref1, ref2 = window.comparer.references.items
+    row = window.plots.rows[2]
+    assert list(row.curves) == ["yaw_rate", "steer"]
+    overlay = window.plot_overlay.row_overlay(row)
+    overlay.delta.setChecked(True)
+    window.model.refresh()
+    lines = window.plots.csv_text(row).splitlines()
+    assert lines[0] == ("t [s],yaw_rate B-A (ref 1) [deg/s],yaw_rate B-A (ref 2) [deg/s],"
+                        "steer B-A (ref 1) [deg],steer B-A (ref 2) [deg]")
+    cells = [line.split(",") for line in lines[1:]]
+    log = window.model.session.log
+    assert len(cells) == log.frames == 300
+    for col, (name, ref) in enumerate([(n, r) for n in ("yaw_rate", "steer") for r in (ref1, ref2)], start=1):
+        theirs = ref.run.data[name]
+        for k, row_cells in enumerate(cells):
+            if k < len(theirs):
+                assert float(row_cells[col]) == pytest.approx(math.degrees(log.column(name)[k] - theirs[k]),
+                                                              rel=1e-9, abs=1e-9)
+            else:
+                assert row_cells[col] == ""  # the pinned run had ended
+    # what the plot draws: ref 1's steer differences, as many as its frames, the same values
+    xs, ys = overlay.curves[(0, "steer")].getData()
+    assert len(ys) == 240
+    assert np.allclose(ys, [float(c[3]) for c in cells[:240]], rtol=1e-12, atol=1e-12)
+
+    overlay.delta.setChecked(False)  # the channels again, under their own names
+    window.model.refresh()
+    assert window.plots.csv_text(row).splitlines()[0] == "t [s],yaw_rate [deg/s],steer [deg]"

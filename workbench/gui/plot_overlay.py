@@ -381,6 +381,7 @@ class PlotOverlay:
         self.key_under_bar.setVisible(False)
         panel.layout().insertWidget(1, self.key_under_bar)  # under the bar, over the plots
         panel.installEventFilter(self._resized)
+        panel.differences_at = self.differences_at  # a row's CSV export while it shows B-A
         model.preset_loaded.connect(lambda name: self._show_key())
         model.script_loaded.connect(lambda name: self._show_key())
         self.refresh()
@@ -560,6 +561,44 @@ class PlotOverlay:
                 elif delta:
                     axis.clear()  # no frame in common: no difference drawn, and no earlier range left standing
                 axis.vb.prepareForPaint()
+
+    def differences_at(self, row: PlotRow, times: np.ndarray) -> list[tuple[str, str, np.ndarray]]:
+        """What the row draws while it shows B\u2212A, at the run on show's frames of ``times`` (absolute [s]): for each
+        channel of the row (in its order), then each pinned run drawn, (channel, run's name, the run on show minus
+        that run in the channel's display unit). The pinned run is taken where it lies on this run's time axis, as
+        drawn (lined up by time or by distance); NaN where it has no sample on either side (it ends sooner, or went
+        less far)."""
+        model = self.comparer.model
+        log = model.session.log
+        unit = model.session.params.model.unit
+        infos = {i.name: i for i in log.infos}
+        cur_t = log.column("t")
+        by_distance = self.comparer.align == "distance"
+        cur_d = distance_of(log.column("x"), log.column("y")) if by_distance else cur_t
+        frames = np.searchsorted(cur_t, times - 1e-9)  # the frames of ``times``
+        out = []
+        refs = [ref for ref in self.comparer.references.items if ref.run.unit == unit]
+        placed = []
+        for ref in refs:
+            data = ref.run.data
+            ref_d = self.distance(ref.run) if by_distance else data["t"]
+            at, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
+            placed.append((at[keep], keep))
+        for name in row.curves:
+            if name not in infos:
+                continue
+            _, factor = display_unit(infos[name])
+            mine = log.column(name)[np.minimum(frames, max(len(cur_t) - 1, 0))] * factor if len(cur_t) else times * 0.0
+            for ref, (at, keep) in zip(refs, placed, strict=True):
+                if name not in ref.run.data:
+                    continue
+                theirs = np.asarray(ref.run.data[name], dtype=float)[keep] * factor
+                values = np.full(len(times), np.nan)
+                if len(at):
+                    inside = (times >= at[0] - 1e-9) & (times <= at[-1] + 1e-9)
+                    values[inside] = mine[inside] - np.interp(times[inside], at, theirs)
+                out.append((name, ref.name, values))
+        return out
 
     def _placed(self, refs, log, cur_t, vis_lo: float, vis_hi: float) -> list:
         """For each reference, its samples' times on the run on show's axis and which fall in the window."""

@@ -11,6 +11,7 @@ panel shows); a crosshair follows the mouse and reads out every curve in the axi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -113,6 +114,9 @@ class PlotPanel(QWidget):
     def __init__(self, model: SessionModel, plots: list[list[str]] | None = None, window: float = 10.0, parent=None):
         super().__init__(parent)
         self._model = model
+        # While a row shows B\u2212A, its differences at given times (the compare overlay, which draws them, sets it):
+        # (row, absolute times [s]) -> [(channel, pinned run's name, values in the channel's display unit)].
+        self.differences_at: Callable[[PlotRow, np.ndarray], list[tuple[str, str, np.ndarray]]] | None = None
         self.window = QDoubleSpinBox()
         self.window.setRange(1.0, 600.0)
         self.window.setDecimals(1)
@@ -637,19 +641,41 @@ class PlotPanel(QWidget):
             atomic_write_text(path, self.csv_text(row))
 
     def csv_text(self, row: PlotRow) -> str:
-        """Every frame of the time on show: t [s] and the row's channels in their display units."""
+        """Every frame of the time on show: t [s] and the row's channels in their display units; while the row shows
+        B\u2212A, what it shows instead: each channel's difference to each pinned run, the run on show minus that run
+        ("speed_kmh B-A (ref 1) [km/h]"; a cell is empty where the pinned run has no sample to take it from). It wrote
+        the channels' own values under their names while the plot showed differences."""
         log = self._model.session.log
         dt = self._model.session.dt
         a, b = self.view
         start, end = max(0, int(math.floor(a / dt))), min(log.frames, int(math.ceil(b / dt)) + 1)
         infos = {i.name: i for i in log.infos}
-        names = row.channels()
-        # a file: its units as the command line's CSV writes them (m/s^2)
-        head = ["t [s]"] + [f"{n} [{display_of(infos[n])[0]}]" if display_of(infos[n])[0] else n for n in names]
-        columns = [log.column("t")[start:end]] + [log.column(n)[start:end] * display_of(infos[n])[1] for n in names]
+        t = log.column("t")[start:end]
+
+        def header(name: str, words: str = "") -> str:
+            unit = display_of(infos[name])[0]  # a file: its units as the command line's CSV writes them (m/s^2)
+            return _csv_field(f"{name}{words} [{unit}]" if unit else f"{name}{words}")
+
+        if row.differences and self.differences_at is not None:
+            shown = self.differences_at(row, t)
+            head = ["t [s]"] + [header(name, f" {CSV_DELTA} ({run})") for name, run, _ in shown]
+            columns = [t] + [values for _, _, values in shown]
+        else:
+            names = row.channels()
+            head = ["t [s]"] + [header(n) for n in names]
+            columns = [t] + [log.column(n)[start:end] * display_of(infos[n])[1] for n in names]
         lines = [",".join(head)]
-        lines += [",".join(repr(float(v)) for v in values) for values in zip(*columns, strict=True)]
+        lines += [",".join(repr(float(v)) if math.isfinite(v) else "" for v in values)
+                  for values in zip(*columns, strict=True)]
         return "\n".join(lines) + "\n"
+
+
+CSV_DELTA = "B-A"  # B\u2212A in a CSV's header, in ASCII: a spreadsheet reading the file as Latin-1 keeps it
+
+
+def _csv_field(text: str) -> str:
+    """A header cell, quoted where it holds a comma or a quote (a pinned run's name may)."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
 
 
 Mark = QColor | QPen | None  # before a title's entry: a square in a colour, a line sample of a pen, or nothing
