@@ -764,6 +764,10 @@ def _svg(widget, entries: list[tuple[Mark, str]], font: QFont) -> bytes:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
     generator.setOutputDevice(buffer)
+    # The screen's resolution: at Qt's default 72 dpi the widget's layout (in screen pixels) was drawn with its text
+    # in points taken as pixels, three quarters of its size on screen (tick labels small, the right axis' title
+    # off by itself), and the drawing's size in mm a quarter larger than the plot.
+    generator.setResolution(widget.logicalDpiX())
     title = _Title(entries, font, widget.width(), generator)
     size = QSize(widget.width(), widget.height() + title.height)
     generator.setSize(size)
