@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFont, QFontInfo, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.gui.testing import hold
 
@@ -138,3 +138,23 @@ def test_an_svg_export_draws_the_plot_as_the_png_does_at_the_screens_size(carben
 
     # The same picture, to the antialiasing: before, 4.5% of the pixels differed by more than a quarter of black.
     assert (np.abs(grey(drawn) - grey(png)) > 64).mean() < 0.02
+
+
+def test_an_edit_rerun_from_frame_0_leaves_no_mark_at_the_frame_it_was_made_on(carbench_window, qtbot):
+    """The clutch coast replayed to its end, then body.mass edited: the script is re-run with the edit from frame 0
+    (the Compare dock says the runs differ from frame 0), but the plots and the timeline kept the edit's mark at the
+    frame it was made on, the run's end, as if the mass had changed there ("body.mass = 1400 kg" at 8 s)."""
+    from workbench.gui.testing import drive
+
+    window = carbench_window
+    drive(window, "clutch_coast", chunk=240)
+    end = window.model.session.log.frames - 1
+    with qtbot.waitSignal(window.comparer.rerun_adopted, timeout=60_000):
+        window.model.set_param("body.mass", 1400.0)
+        ((made, _),) = window.model.edit_marks
+        assert made in window.recorder.timeline.marks  # at the end, until the re-run comes
+    QApplication.processEvents()
+    session = window.model.session
+    assert session.program.params.get("body.mass") == 1400.0 and session.log.frames == end + 1  # from frame 0
+    assert window.model.edit_marks == [] and made not in window.recorder.timeline.marks
+    assert not [m for row in window.plots.rows for m in row.marks if "body.mass" in m.toolTip()]

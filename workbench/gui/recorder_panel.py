@@ -248,6 +248,7 @@ class RecorderPanel(QWidget):
     def _on_stepped(self) -> None:
         if not self._model.text_due:
             return
+        self._update_marks()  # (a re-run of the script adopted: its edits' marks gone)
         log = self._model.session.log
         with QSignalBlocker(self.timeline):
             self.timeline.setRange(0, max(log.frames - 1, 0))

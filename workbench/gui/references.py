@@ -228,6 +228,9 @@ class Comparer(QObject):
         except ValueError:
             return  # another car (or dt), or another script, came in while it ran
         self.model.view_frame = None
+        # The re-run has every edit from frame 0: their marks, at the frames they were made on (the end of a replay,
+        # often), said the run on show changed there ("body.mass = 2000 kg" at 20 s of a run driven at 2000 kg).
+        self.model.edit_marks.clear()
         self.model.refresh()
         self.rerun_adopted.emit()
 
