@@ -307,6 +307,28 @@ def test_abs_holds_the_same_slip_in_gear_as_with_the_clutch_out():
     assert in_gear == pytest.approx(declutched, rel=0.05)
 
 
+@pytest.mark.parametrize("axle", ["rear", "front"])
+def test_braking_in_gear_the_driven_wheels_keep_the_slip_of_their_tyres_force_at_any_dt(axle):
+    """56 km/h in 2nd, the clutch up, a third of the brake pedal (no aid acts): the engine turns with the driven
+    wheels, and the brakes slow it with them. Taken on the bare wheels, the brakes slowed them 3.4 times as fast as
+    wheels and engine went, the tyres' force on the body followed that speed, and the slip the driven wheels kept
+    for the same force moved with dt: -0.0075 at 1/120 s, -0.0141 at 1/1000 s, -0.018 towards dt -> 0. (All-wheel
+    drive still does: physics.four_wheel.braked.)"""
+    def slip(dt):
+        sim = Simulation(four(**{"body.driven_axle": axle}), n=1, dt=dt)
+        flying_start(sim, 56.0 / 3.6, 2)
+        run = drive(sim, 1.5, lambda t, tel: Inputs.from_keys(1, set(), brake_pedal=0.35))
+        end = run[-1]
+        assert end.gear == 2 and end.abs_rl == 0.0 and end.abs_fl == 0.0 and end.tcs_active == 0.0
+        corners = ("rl", "rr") if axle == "rear" else ("fl", "fr")
+        return np.mean([end[f"slip_ratio_{c}"] for c in corners]), np.mean([end[f"fx_{c}"] for c in corners])
+
+    (coarse, force_coarse), (fine, force_fine) = slip(1.0 / 120.0), slip(1.0 / 1000.0)
+    assert force_coarse == pytest.approx(force_fine, rel=0.01)  # the same braking, whatever dt
+    assert fine < -0.005  # the tyres do brake
+    assert coarse == pytest.approx(fine, rel=0.02)
+
+
 # Found by `carbench hunt --seed 2617` on tail_happy (0.3.5), the frame before it went wrong: rolling backwards in
 # reverse at 4.8 m/s and turning, the engine stalled and being spun up by the clutch coming up (its pedal at 0.625),
 # the inside rear wheel light (-1.6 rad/s beside -15.3). The clutch took the rear pair's summed inertia for its lock-up
