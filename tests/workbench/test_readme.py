@@ -125,3 +125,19 @@ def test_the_readme_quotes_the_scheduler_connect_time():
     from workbench.runs.cluster import CONNECT_TIMEOUT
 
     assert f"given up on after {CONNECT_TIMEOUT:g} s" in README
+
+
+def test_the_readme_says_what_file_has_to_record_and_what_a_b_minus_a_plots_csv_holds(carbench_window):
+    """Two window changes landed without their words here: File's Record and Stop recording (Record disabled while
+    a recording runs), and a plot's CSV that, with B\u2212A on, holds the differences it shows under headers of their own."""
+    from workbench.gui.plot_panel import CSV_DELTA
+
+    text = " ".join(README.split())
+    window = carbench_window
+    record, stop = window.record_action.text(), window.stop_recording_action.text()
+    assert f"File has {record} and {stop} beside Save recording" in text
+    assert "Record is disabled while a recording runs" in text
+    assert "with *B\u2212A* on, the CSV holds the differences the plot shows" in text
+    quoted = re.search(r"its \*Data as CSV\* writes each channel's difference to each reference, .*? headed `([^`]*)`",
+                       text)
+    assert quoted and quoted.group(1) == f"steer {CSV_DELTA} (ref 1) [deg]"
