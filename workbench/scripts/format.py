@@ -416,6 +416,19 @@ def _beyond_a_float(doc: dict) -> tuple[str, str] | None:
     return None
 
 
+def _unknown_manoeuvre(name: str) -> str | None:
+    """Why ``name`` (a script's ``[script] manoeuvre``) names no handling test, listing the tests, or None: the names
+    the catalogue takes (a test's own, or its shipped script's), as a sweep and the window's KPI dock take them."""
+    # Imported here: the catalogue's tests read their shipped scripts with this module, at import
+    from workbench.manoeuvres.catalogue import manoeuvre
+
+    try:
+        manoeuvre(name)
+    except KeyError as exc:
+        return exc.args[0]
+    return None
+
+
 def _shown(value) -> str:
     """A value as a message shows it: its repr, cut to 40 characters."""
     text = repr(value)
@@ -467,6 +480,10 @@ class _Parser:
         frames = self.frames_of(head, duration, dt) if "frames" in head else None
         description = self.text(head.get("description", ""), "[script] description", empty_ok=True)
         manoeuvre = self.text(head["manoeuvre"], "[script] manoeuvre") if "manoeuvre" in head else None
+        if manoeuvre is not None:
+            unknown_test = _unknown_manoeuvre(manoeuvre)
+            if unknown_test:  # a typo: replay and the window took it (the KPI dock said "No KPIs"), a sweep refused it
+                raise self.fail("[script] manoeuvre", unknown_test)
         self.duration = duration
         self.open_end = frames is not None
         try:
