@@ -117,6 +117,26 @@ def test_lock_of_90_degrees_or_more_is_refused(lock):
     assert "allowed: 0 < value <= 1.39626 rad" in message
 
 
+@pytest.mark.parametrize(("key", "value", "said"), [
+    ("mass", "1e999", "[body] mass: 1e999"),
+    ("mass", "-1e400", "[body] mass: -1e400"),
+    ("ratios", "[3.5, 2.0, 1.4, 1.0, 1_000e999]", "[gearbox] ratios[4]: 1_000e999"),
+    ("mass", "1" + "0" * 400 + ".0", "[body] mass: 1" + "0" * 34 + "..."),
+])
+def test_a_number_beyond_a_float_in_a_preset_is_said_as_typed(key, value, said, tmp_path):
+    """TOML reads 1e999 as inf: ``mass = 1e999`` said "body.mass = inf: inf is not a finite number", a value the
+    user never wrote (a script's numbers were fixed so before: workbench.scripts.format). A typed inf is inf."""
+    text = set_value(preset_text("manual003"), key, value)
+    assert refusal(text) == f"{SOURCE}: {said} is beyond a floating-point number's range"
+    path = tmp_path / "sedan.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PresetError) as info:
+        load_preset(path)
+    assert str(info.value) == f"{path}: {said} is beyond a floating-point number's range"
+    assert refusal(set_value(preset_text("manual003"), "mass", "inf")) == (
+        f"{SOURCE}: body.mass = inf: inf is not a finite number; allowed: 0.01 <= value <= 1e+06 kg")
+
+
 def test_lock_up_to_80_degrees_is_accepted_and_beyond_refused():
     # The schema stops at 80 deg (beyond it the single-track integration is not stable).
     limit = math.radians(80.0)
