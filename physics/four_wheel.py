@@ -792,9 +792,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
     rpm, stalled = s.rpm, s.stalled
+    through = g.t0  # [N m] the drivetrain's torque into the driven wheels this frame (telemetry)
     if p.manual:
         if stuck:
             omega_e = ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)
+            # Less what turned the engine's inertia with the wheels, from where the frame started them (the lock-up's
+            # shared speed) to where it left them.
+            turned = carrier(front_share, w_fl, w_fr, w_rl, w_rr) - carrier(front_share, g.start_fl, g.start_fr,
+                                                                              g.start_rl, g.start_rr)
+            through = g.t0 - 2.0 * (g.c_front + g.c_rear) * turned / dt
         else:
             omega_e = engine.turned_speed(s.rpm / engine.RPM_PER_RAD_S, engine_torque, g.clutch_t, p, dt)
             # A slipping clutch turns the carrier towards the engine's speed, never past it (physics.step.grip_finish),
@@ -829,16 +835,20 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                                            p.roll_stiffness_front + p.roll_stiffness_rear, p.suspension_roll_damping,
                                            p.suspension_roll_inertia, dt)
 
-    # Telemetry: the channels every model shares, the axles' sums, and each corner's own.
-    d = _step.Drivetrain(drive_force, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
-                         g.drive_fl + g.drive_fr + g.drive_rl + g.drive_rr, 0.0, d.auto_clutch)
+    # Telemetry: the channels every model shares, the axles' sums, and each corner's own. The torque into the driven
+    # wheels is what the clutch passed (``through``): through a stuck one the engine's torque less what turned its
+    # inertia as the wheels went. The differentials' solve's sum had the engine's inertia answering the wheels' motion
+    # without their brakes: braking in 2nd it read -575, -715 and -742 N m at 1/120, 1/1000 and 1e-4 s; this reads -131
+    # at each (the engine's -280 through the gears, its inertia slowing with the wheels giving back 149).
+    d = _step.Drivetrain(through / radius, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
+                         through, 0.0, d.auto_clutch)
     _step.frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)
     used_fl, used_fr, used_rl, used_rr = at_own_brakes(one_front, one_rear, one_centre, abs(n_fl.brake),
                                                        abs(n_fr.brake), abs(n_rl.brake), abs(n_rr.brake), o_fl, o_fr,
                                                        o_rl, o_rr)
     out.wheel_left = d_fl
     out.wheel_right = d_fr
-    out.drive_force = drive_force
+    out.drive_force = d.demand
     out.drag_force = drag_x
     out.rolling_force = rolling
     out.brake_force = -brakes.sign(s.vx) * (used_fl + used_fr + used_rl + used_rr) / radius

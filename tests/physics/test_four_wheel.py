@@ -321,9 +321,21 @@ def test_braking_in_gear_the_driven_wheels_keep_the_slip_of_their_tyres_force_at
         end = run[-1]
         assert end.gear == 2 and end.abs_rl == 0.0 and end.abs_fl == 0.0 and end.tcs_active == 0.0
         corners = ("rl", "rr") if axle == "rear" else ("fl", "fr")
-        return np.mean([end[f"slip_ratio_{c}"] for c in corners]), np.mean([end[f"fx_{c}"] for c in corners])
+        # The torque the clutch passes to the wheels: the engine's, less what slowing its inertia with them gives
+        # back, G (T_e - I_e d(omega_e)/dt) from the run's own engine speed. The differentials' solve's sum, the
+        # engine's inertia answering the wheels' motion without their brakes, read -575 and -715 N m at 1/120 and
+        # 1/1000 s where this is -75.
+        p = sim.cars[0]
+        ratio = p.gearbox.ratios[1] * p.gearbox.final_drive
+        slowing = (run.rpm[-1] - run.rpm[-2]) * (2.0 * math.pi / 60.0) / dt
+        passed = ratio * (run.engine_torque[-2] - p.engine.inertia * slowing)
+        assert run.axle_torque[-2] == pytest.approx(passed, rel=1e-6)
+        assert run.drive_force[-2] == pytest.approx(passed / p.body.wheel_radius, rel=1e-6)
+        return (np.mean([end[f"slip_ratio_{c}"] for c in corners]), np.mean([end[f"fx_{c}"] for c in corners]),
+                passed)
 
-    (coarse, force_coarse), (fine, force_fine) = slip(1.0 / 120.0), slip(1.0 / 1000.0)
+    (coarse, force_coarse, passed_coarse), (fine, force_fine, passed_fine) = slip(1.0 / 120.0), slip(1.0 / 1000.0)
+    assert passed_coarse == pytest.approx(passed_fine, rel=0.02)
     assert force_coarse == pytest.approx(force_fine, rel=0.01)  # the same braking, whatever dt
     assert fine < -0.005  # the tyres do brake
     assert coarse == pytest.approx(fine, rel=0.02)
