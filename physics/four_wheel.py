@@ -204,21 +204,24 @@ def add_tyre(m, k, fx, kx, dt):
 
 
 @scalar
-def braked(free, brake, partner, inertia, share, dt):
+def braked(free, brake, partner, partner_free, inertia, share, dt):
     """A wheel's speed after its brake [N m] in its first, body-frozen update, and whether the brake stopped it
     (physics.wheel.hold): ``free`` its speed without the brake, ``inertia`` its own (its tyre's slope taken
-    implicitly), ``partner`` the brake on the other wheel of its axle, ``share`` its part of an engine the clutch
-    locks to the axle (G^2 I_e / 2 a wheel; 0 else, and then the bits of one hold).
+    implicitly), ``partner`` and ``partner_free`` the other wheel of its axle's brake and free speed, ``share`` its
+    part of an engine the clutch locks to the axle (G^2 I_e / 2 a wheel; 0 else, and then the bits of one hold).
 
-    The brakes the two wheels have in common slow the axle's mean speed, which the engine turns with: they act on
-    the wheel with its share of the engine. What one wheel has beyond its partner's turns the wheels apart, which an
-    open differential lets the engine take no part in: it acts on the wheel alone (the carrier then follows the
-    torques, :func:`locked_momentum`). Taken on the wheel alone, the common brake took the sedan's rear wheels in
+    Where both wheels turn the same way, the brakes they have in common slow the axle's mean speed, which the engine
+    turns with: they act on the wheel with its share of the engine. What one wheel has beyond its partner's turns the
+    wheels apart, which an open differential lets the engine take no part in: it acts on the wheel alone (the carrier
+    then follows the torques, :func:`locked_momentum`). Wheels turning opposite ways (or one at rest) have brakes that
+    oppose each other's turning, which turns them apart, not the mean: each acts on its wheel alone. (Taken on the
+    mean, the handbrake on light rear wheels, 0.05 kg m^2 an axle, at either side of rest with a stalled engine in
+    gear left them free in this update; the tyres at their grip then threw them apart, 350 J gained in a frame.) Taken on the wheel alone, the common brake took the sedan's rear wheels in
     2nd down 3.4 times as fast as the carrier went, the tyres' force on the body followed that speed, and the slip
     the wheels kept moved with dt: braking at 4.7 m/s^2, a rear slip ratio of -0.0075 at 1/120 s, -0.0141 at 1/1000 s
     and -0.018 towards dt -> 0 for the same tyre force.
     """
-    if share <= 0.0:
+    if share <= 0.0 or free * partner_free <= 0.0:
         return wheel.hold(free, brake, inertia, dt)
     common = min(brake, partner)
     together, stopped = wheel.hold(free, common, inertia + share, dt)
@@ -665,10 +668,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     free_fr, _, j_fr, _ = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, 0.0, radius, i_f, dt)
     free_rl, _, j_rl, _ = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, 0.0, radius, i_r, dt)
     free_rr, _, j_rr, _ = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, 0.0, radius, i_r, dt)
-    w_fl, held_fl = braked(free_fl, b_fl, b_fr, j_fl, b_share_f, dt)
-    w_fr, held_fr = braked(free_fr, b_fr, b_fl, j_fr, b_share_f, dt)
-    w_rl, held_rl = braked(free_rl, b_rl, b_rr, j_rl, b_share_r, dt)
-    w_rr, held_rr = braked(free_rr, b_rr, b_rl, j_rr, b_share_r, dt)
+    w_fl, held_fl = braked(free_fl, b_fl, b_fr, free_fr, j_fl, b_share_f, dt)
+    w_fr, held_fr = braked(free_fr, b_fr, b_fl, free_fl, j_fr, b_share_f, dt)
+    w_rl, held_rl = braked(free_rl, b_rl, b_rr, free_rr, j_rl, b_share_r, dt)
+    w_rr, held_rr = braked(free_rr, b_rr, b_rl, free_rl, j_rr, b_share_r, dt)
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
     # by the rear axle's too (cornering brake control, physics.aids.front_room); a wheel stability control
     # brakes may go to its own, larger slip (physics.aids.esc_slip_target). With ABS switched off the pedal's
@@ -691,15 +694,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # (g.c_rear; see brake_torque), no more than the pedal's.
     if rear_abs and p.brakes_abs_select_low > 0:
         pedal_b_rl, pedal_b_rr = max(b_rl - e_rl, 0.0), max(b_rr - e_rr, 0.0)
-        pedal_rl, _ = braked(free_rl, pedal_b_rl, pedal_b_rr, j_rl, b_share_r, dt)
-        pedal_rr, _ = braked(free_rr, pedal_b_rr, pedal_b_rl, j_rr, b_share_r, dt)
+        pedal_rl, _ = braked(free_rl, pedal_b_rl, pedal_b_rr, free_rr, j_rl, b_share_r, dt)
+        pedal_rr, _ = braked(free_rr, pedal_b_rr, pedal_b_rl, free_rl, j_rr, b_share_r, dt)
         kept_rl = wheel.anti_lock(pedal_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
         kept_rr = wheel.anti_lock(pedal_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
         low = min(min((j_rl + c_r) * abs(free_rl - kept_rl) / dt, pedal_b_rl),
                   min((j_rr + c_r) * abs(free_rr - kept_rr) / dt, pedal_b_rr))
         b_rl, b_rr = low + e_rl, low + e_rr  # the rear brakes from here on (no more than they were)
-        low_w_rl, low_rl = braked(free_rl, b_rl, b_rr, j_rl, b_share_r, dt)
-        low_w_rr, low_rr = braked(free_rr, b_rr, b_rl, j_rr, b_share_r, dt)
+        low_w_rl, low_rl = braked(free_rl, b_rl, b_rr, free_rr, j_rl, b_share_r, dt)
+        low_w_rr, low_rr = braked(free_rr, b_rr, b_rl, free_rl, j_rr, b_share_r, dt)
         let_off_rl, let_off_rr = low_w_rl != w_rl, low_w_rr != w_rr  # the ABS let a rear brake off
         w_rl, w_rr = low_w_rl, low_w_rr
         held_rl = held_rl or low_rl or let_off_rl or kept_rl != w_rl

@@ -256,3 +256,38 @@ def test_wheels_the_handbrake_holds_at_rest_stand_in_the_clutchs_lock_up_test():
     assert np.max(np.abs(f["wheel_speed_fl"][:, 0] - f["wheel_speed_fr"][:, 0])) < 30.0
     assert _largest_gain(p, f) < 20.0
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
+HANDBRAKE_EITHER_SIDE_OF_REST = TRACTION_CONTROL.split("[[hold]]")[0].replace("6.175", "8.741667") + """[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 1.358333
+
+[[hold]]
+keys = ["clutch"]
+from = 5.791667
+to = 6.091667
+
+[[hold]]
+keys = ["gear_up"]
+from = 6.1
+to = 6.108333
+
+[[hold]]
+keys = ["handbrake", "right"]
+from = 8.633333
+to = 8.741667
+"""
+
+
+def test_the_handbrake_on_wheels_turning_either_way_in_gear_makes_no_energy():
+    """Found by `carbench hunt --seed 4711` on the sedan at 0.05 kg m^2 an axle, shrunk: the engine stalled in 2nd
+    with the clutch up, the handbrake on rear wheels at either side of rest. The brakes the two wheels had in common
+    were taken on the axle's mean with the engine's share of inertia, where the brakes of wheels turning opposite ways
+    oppose each other: the wheels were left free, their tyres at the grip threw them apart (+85 and -73 rad/s) and
+    the car gained 52 J in a frame with no drive. Such wheels are each braked alone (physics.four_wheel.braked)."""
+    p, f = _run(HANDBRAKE_EITHER_SIDE_OF_REST)
+    assert f["stalled"][-1, 0] == 1.0 and f["gear"][-1, 0] == 2.0  # the case: a stalled engine in gear
+    assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
