@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -10,7 +9,7 @@ from pathlib import Path
 
 from .params import CarParams
 from .schema import ParamError
-from .toml_text import MAX_KEY_PARTS, long_key_line
+from .toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float
 
 MAX_PRESET_BYTES = 1024 * 1024  # a preset is a few kB of TOML; anything far larger is not one
 
@@ -89,12 +88,12 @@ def parse_preset(data: bytes | str, source: str) -> CarParams:
     if line is not None:  # before tomllib, whose time grows with the square of a key's length
         raise PresetError(f"{source}: line {line}: a dotted key of more than {MAX_KEY_PARTS} parts")
     try:
-        doc = tomllib.loads(text, parse_float=_read_float)
+        doc = tomllib.loads(text, parse_float=read_float)
     except tomllib.TOMLDecodeError as exc:
         raise PresetError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise PresetError(f"{source}: not valid TOML: nested too deeply") from None
-    beyond = _beyond_a_float(doc)
+    beyond = beyond_a_float(doc)
     if beyond is not None:  # TOML reads 1e999 as inf: said as typed, not as the inf the user never wrote
         where, typed = beyond
         shown = typed if len(typed) <= 38 else f"{typed[:35]}..."
@@ -105,45 +104,3 @@ def parse_preset(data: bytes | str, source: str) -> CarParams:
         raise PresetError(f"{source}: {exc}") from None
 
 
-class _Beyond(float):
-    """A TOML float whose literal is beyond a float's range (``1e999``): Python reads it as inf, which the user never
-    wrote; it keeps what was typed, for the refusal. (A script's numbers are read the same way:
-    workbench.scripts.format.)"""
-
-    typed = ""
-
-
-def _read_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value) and text.lstrip("+-") != "inf":  # tomllib passes its inf and nan literals here too
-        value = _Beyond(value)
-        value.typed = text
-    return value
-
-
-def _beyond_a_float(doc: dict) -> tuple[str, str] | None:
-    """The first float literal of ``doc`` beyond a float's range: (its entry, as ``[body] mass`` or
-    ``[gearbox] ratios[2]``; and what was typed), or None."""
-    def key_of(key: str) -> str:
-        return key if key and all(c.isalnum() or c in "_-" for c in key) else '"' + key.replace('"', '\\"') + '"'
-
-    def walk(value, where: str, dot: str):
-        if isinstance(value, _Beyond):
-            return where, value.typed
-        if isinstance(value, dict):
-            for key, item in value.items():
-                found = walk(item, f"{where}{dot}{key_of(key)}", ".")
-                if found:
-                    return found
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                found = walk(item, f"{where}[{i}]", ".")
-                if found:
-                    return found
-        return None
-
-    for key, value in doc.items():
-        found = walk(value, f"[{key_of(key)}]", " ") if isinstance(value, dict) else walk(value, key_of(key), "")
-        if found:
-            return found
-    return None

@@ -1,8 +1,10 @@
-"""A check of TOML text before it is parsed: Python's tomllib takes time growing with the square of a dotted key's
-length (a 400 KB key of 200,000 parts did not finish in a minute), which a file's size limit does not bound."""
+"""carbench's TOML files (presets and scripts), read the same way: a check of the text before it is parsed (Python's
+tomllib takes time growing with the square of a dotted key's length: a 400 KB key of 200,000 parts did not finish in a
+minute, which a file's size limit does not bound), and numbers beyond a float's range kept as typed."""
 
 from __future__ import annotations
 
+import math
 import re
 
 MAX_KEY_PARTS = 64
@@ -24,3 +26,54 @@ def long_key_line(text: str) -> int | None:
     bare = _SKIPPED.sub(lambda m: "\n" * m.group(0).count("\n"), text)  # the line numbers kept
     found = _LONG_KEY.search(bare)
     return None if found is None else bare.count("\n", 0, found.start()) + 1
+
+
+class Beyond(float):
+    """A TOML float whose literal is beyond a float's range (``1e999``): Python reads it as inf, which the user never
+    wrote; it keeps what was typed, for the refusal. (Presets and scripts are read so: physics.presets,
+    workbench.scripts.format.)"""
+
+    typed = ""
+
+
+def read_float(text: str) -> float:
+    """tomllib's ``parse_float`` for carbench's files: a literal beyond a float's range is kept as typed (:class:`Beyond`)."""
+    value = float(text)
+    if math.isinf(value) and text.lstrip("+-") != "inf":  # tomllib passes its inf and nan literals here too
+        value = Beyond(value)
+        value.typed = text
+    return value
+
+
+def beyond_a_float(doc: dict) -> tuple[str, str] | None:
+    """The first float literal of ``doc`` (read with :func:`read_float`) beyond a float's range: (its entry, as
+    ``[body] mass``, ``[gearbox] ratios[2]``, a script's ``[[set]] #1 params."body.mass"`` or ``[script] duration``;
+    and what was typed), or None."""
+    def key_of(key: str) -> str:
+        return key if key and all(c.isalnum() or c in "_-" for c in key) else '"' + key.replace('"', '\\"') + '"'
+
+    def walk(value, where: str, dot: str):
+        if isinstance(value, Beyond):
+            return where, value.typed
+        if isinstance(value, dict):
+            for key, item in value.items():
+                found = walk(item, f"{where}{dot}{key_of(key)}", ".")
+                if found:
+                    return found
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                found = walk(item, f"{where}[{i}]", ".")
+                if found:
+                    return found
+        return None
+
+    for key, value in doc.items():
+        if isinstance(value, dict):
+            found = walk(value, f"[{key_of(key)}]", " ")
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            found = next(filter(None, (walk(v, f"[[{key_of(key)}]] #{i}", " ") for i, v in enumerate(value, 1))), None)
+        else:
+            found = walk(value, key_of(key), "")
+        if found:
+            return found
+    return None

@@ -16,7 +16,7 @@ from typing import Any
 from physics import ANALOG, KEYS, channel_names
 from physics.presets import scripts_dir
 from physics.simulation import MAX_DT
-from physics.toml_text import MAX_KEY_PARTS, long_key_line
+from physics.toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float
 from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
@@ -353,67 +353,18 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         raise ScriptError(f"{source}: line {line}: a dotted key of more than {MAX_KEY_PARTS} parts")
     try:
         # a byte-order mark some editors write
-        doc = tomllib.loads(text.removeprefix("\ufeff"), parse_float=_read_float)
+        doc = tomllib.loads(text.removeprefix("\ufeff"), parse_float=read_float)
     except tomllib.TOMLDecodeError as exc:
         raise ScriptError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ScriptError(f"{source}: not valid TOML: nested too deeply") from None
     except (ValueError, OverflowError) as exc:  # an integer of thousands of digits
         raise ScriptError(f"{source}: not valid TOML: {number_problem(exc)}") from None
-    beyond = _beyond_a_float(doc)
+    beyond = beyond_a_float(doc)
     if beyond is not None:
         where, typed = beyond
         raise ScriptError(f"{source}: {where}: {_shown(typed)[1:-1]} is beyond a floating-point number's range")
     return _Parser(source).document(doc)
-
-
-class _Beyond(float):
-    """A TOML float whose literal is beyond a float's range (``1e999``): Python reads it as inf, which the user never
-    wrote; it keeps what was typed, for the refusal."""
-
-    typed = ""
-
-
-def _read_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value) and text.lstrip("+-") != "inf":  # tomllib passes its inf and nan literals here too
-        value = _Beyond(value)
-        value.typed = text
-    return value
-
-
-def _beyond_a_float(doc: dict) -> tuple[str, str] | None:
-    """The first float literal of ``doc`` beyond a float's range: (its entry, named as the script's other lines name
-    entries: ``[script] duration``, ``[[set]] #1 params."body.mass"``, ``[driver] speed_kmh[0][1]``; and what was
-    typed), or None."""
-    def key_of(key: str) -> str:
-        return key if key and all(c.isalnum() or c in "_-" for c in key) else '"' + key.replace('"', '\\"') + '"'
-
-    def walk(value, where: str, dot: str):
-        if isinstance(value, _Beyond):
-            return where, value.typed
-        if isinstance(value, dict):
-            for key, item in value.items():
-                found = walk(item, f"{where}{dot}{key_of(key)}", ".")
-                if found:
-                    return found
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                found = walk(item, f"{where}[{i}]", ".")
-                if found:
-                    return found
-        return None
-
-    for key, value in doc.items():
-        if isinstance(value, dict):
-            found = walk(value, f"[{key_of(key)}]", " ")
-        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            found = next(filter(None, (walk(v, f"[[{key_of(key)}]] #{i}", " ") for i, v in enumerate(value, 1))), None)
-        else:
-            found = walk(value, key_of(key), "")
-        if found:
-            return found
-    return None
 
 
 def _unknown_manoeuvre(name: str) -> str | None:
