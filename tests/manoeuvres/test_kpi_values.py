@@ -16,7 +16,7 @@ import pytest
 from physics import load_preset
 from workbench.cli import main
 from workbench.manoeuvres.catalogue import CATALOGUE
-from workbench.manoeuvres.kpi import KMH
+from workbench.manoeuvres.kpi import KMH, RunData
 from workbench.manoeuvres.runner import Car, run_jobs
 
 V100 = 100.0 / KMH
@@ -133,3 +133,32 @@ def test_the_steady_state_fit_leaves_out_a_gear_changes_transient():
     assert not out[t < 3.0].any() and out[(t >= 3.0) & (t < 3.0 + SHIFT_SETTLE)].all()
     assert not out[(t >= 3.0 + SHIFT_SETTLE + 0.01) & (t < 7.0)].any() and out[(t >= 7.0) & (t < 9.0)].all()
     assert not after_shift(t, np.ones_like(t)).any()
+
+
+def test_the_circles_turn_is_the_scripts_not_the_runs_mean_lateral_acceleration():
+    """ISO 4138's figures are taken on the circle the driver follows. The turn was the sign of the whole run's mean a_y:
+    the classic at dt = 1/240 s spins after its limit and turns the other way long enough to make that mean negative,
+    every sign was mirrored and no frame was left to fit (no understeer gradient, a maximum a_y of -0.28 m/s^2). The
+    turn is the script's circle's: the gradient is then within 1% of the run at 1/2000 s (0.780 and 0.784 deg/g)."""
+    from dataclasses import replace
+
+    from workbench.manoeuvres.steady_state import turn_sign
+
+    m = CATALOGUE["iso4138"]
+    car = Car(load_preset("classic").params, "classic")
+    got = {}
+    for dt in (1 / 240, 1 / 2000):
+        (run,) = run_jobs([(m.base_script(), car)], m.channels, dt=dt)
+        got[dt] = {k.key: k.value for k in m.kpis(run)}
+        if dt == 1 / 240:
+            assert np.mean(run["accel_lat"]) < 0  # the spin: the run's mean a_y is the other way than the circle's
+    assert got[1 / 240]["understeer_gradient"] == pytest.approx(got[1 / 2000]["understeer_gradient"], rel=0.01)
+    assert got[1 / 240]["max_lateral_acceleration"] == pytest.approx(got[1 / 2000]["max_lateral_acceleration"],
+                                                                      rel=0.01)
+    script = m.base_script()
+    right = replace(script, driver=replace(script.driver, path=replace(script.driver.path,
+                                                                        values={"radius": 100.0, "turn": "right"})))
+    on = np.ones(3, dtype=bool)
+    ay = np.array([2.0, 2.0, 2.0])  # a right-hand circle's turn is its script's, whatever the frames' a_y
+    assert turn_sign(RunData({"t": np.arange(3.0), "accel_lat": ay}, 1.0, car.params, right), on) == -1.0
+    assert turn_sign(RunData({"t": np.arange(3.0), "accel_lat": ay}, 1.0, car.params, script), on) == 1.0

@@ -64,11 +64,23 @@ def after_shift(t: np.ndarray, gear: np.ndarray, settle: float = SHIFT_SETTLE) -
     return out
 
 
+def turn_sign(run: RunData, on: np.ndarray) -> float:
+    """1 for a left-hand circle, -1 for a right-hand one: the script's circle's ``turn``, or for a path that is not a
+    circle the sign of the mean a_y of the frames on it. Not the whole run's mean a_y: the classic's spin past its
+    limit at dt = 1/240 s (tens of seconds of a_y the other way) made that mean negative, every sign was mirrored
+    and no frame was left in the fit range."""
+    path = getattr(getattr(run.script, "driver", None), "path", None)
+    if path is not None and path.kind == "circle":
+        return 1.0 if path.get("turn") == "left" else -1.0
+    ay = run["accel_lat"][on] if on.any() else run["accel_lat"]
+    return 1.0 if np.mean(ay) >= 0 else -1.0
+
+
 def steady_frames(run: RunData) -> SteadyFrames:
     t, ay, r, v = run.t, run["accel_lat"], run["yaw_rate"], run["speed"]
-    sign = 1.0 if np.mean(ay) >= 0 else -1.0  # a right-hand circle: every sign mirrored
-    ay, r, delta, beta = sign * ay, sign * r, sign * run["steer"], sign * run["beta"]
     on = np.abs(run["lateral_error"]) < ON_CIRCLE
+    sign = turn_sign(run, on)  # a right-hand circle: every sign mirrored
+    ay, r, delta, beta = sign * ay, sign * r, sign * run["steer"], sign * run["beta"]
     curvature = r / np.maximum(v, 0.5)
     # Quasi-steady frames only: on the circle and at the speed asked for (not the run-up from rest), and not in
     # the transient after a gear change (a shift inside the fit range moved the sedan's gradient by 2%).
