@@ -151,3 +151,33 @@ def test_the_classics_step_that_does_not_overshoot_has_no_peak_response_time():
     assert got["yaw_peak_time"].value is None and got["yaw_overshoot"].value is None
     assert "does not overshoot its steady state by 1% or more" in got["yaw_peak_time"].note
     assert got["yaw_response_time"].value is not None
+
+
+@pytest.mark.parametrize("kind", ["step", "ramp"])
+def test_the_step_is_timed_from_the_steer_the_car_gets_held_over_each_frame(kind):
+    """ISO 7401's t = 0 is the instant the steer reaches half its final value. The model holds each frame's steer
+    over the frame from its start, so the car gets the robot's ramp half a frame late on the mean; t0 interpolated
+    between the steer's samples at the frames' starts was half a frame early, and every response time half a frame
+    long (the sedan's yaw-rate response time 0.1853 s at 1/120 s, 0.1757 s at 1/2000 s). A first-order lag
+    tau y' + y = delta driven by the held steer, integrated exactly: its state read at the frames' starts (as the yaw
+    rate) and its mean over each frame (as the lateral acceleration) both give the closed form's 90% time from the
+    half-steer instant, tau ln 10 for a step and, for a ramp of T seconds, tau ln(10 tau (e^(T/tau) - 1) / T) - T / 2,
+    within 0.5 ms at 1/120 s (the state's read 4.2 ms long, dt / 2)."""
+    tau, ramp, dt = 0.1, 0.054, 1 / 120
+    t = np.arange(0.0, 4.0, dt)
+    if kind == "step":
+        steer = np.where(t >= 1.0 - 1e-9, 1.0, 0.0)
+        exact = tau * math.log(10.0)
+    else:
+        steer = np.clip((t - 1.0) / ramp, 0.0, 1.0)
+        exact = tau * math.log(10.0 * tau * (math.exp(ramp / tau) - 1.0) / ramp) - ramp / 2
+    p = math.exp(-dt / tau)
+    y = np.zeros(len(t))
+    for k in range(len(t) - 1):
+        y[k + 1] = p * y[k] + (1.0 - p) * steer[k]
+    mean = steer + (y - steer) * tau / dt * (1.0 - p)  # the exact mean of y over [t_k, t_k + dt)
+    state = step_response(t, steer, y, float(t[-1]))
+    assert state["t90"] == pytest.approx(exact, abs=5e-4)
+    assert step_response(t, steer, mean, float(t[-1]), frame_mean=True)["t90"] == pytest.approx(exact, abs=5e-4)
+    if kind == "step":
+        assert state["t0"] == pytest.approx(1.0, abs=1e-9)  # the held step begins at its frame's start

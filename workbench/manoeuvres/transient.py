@@ -3,7 +3,8 @@
 Step input (ISO 7401:2011, its section "Step input"): the steering robot turns the wheel quickly to the
 angle that gives 4 m/s^2 in the steady state (a first run finds it: the response is near-linear,
 so the angle is scaled by 4 / the first run's steady state) and holds it, the throttle held as it
-was. Time is counted from the instant the steer reaches half its final value (t = 0 of ISO 7401).
+was. Time is counted from the instant the steer reaches half its final value (t = 0 of ISO 7401), the steer as the
+car gets it, held over each frame (step_response).
 The steady state is the mean of the last STEADY seconds of the run. KPIs: yaw-rate response time
 (to 90% of the steady state), peak response time (to the yaw rate's first peak above its steady state by PEAK_OVERSHOOT
 or more; none where it rises to it without one), overshoot of that peak over the steady state, lateral-acceleration response time (to 90%), the steady yaw-rate gain
@@ -27,7 +28,8 @@ frequencies only in the first segment's first seconds, where the Hann window ris
 (77 ms of group delay at 0.2 Hz): the window weighed the response more than the steer that caused it. A pure 80 ms
 delay of gain 1 read 1.058 at 0.2 Hz; no delay read 1.000; the coherence at that bin was 1.000 and removing each
 segment's mean changed nothing there. One transform of the whole record has no window: on the linear bicycle it
-is exact to the steer's sample-and-hold (0.1% at 3 Hz).
+is exact to the steer's sample-and-hold, whose half-frame lag is taken out of the yaw rate (held_steer) and whose
+gain sinc(f dt) is left (0.1% at 3 Hz and 1/120 s).
 """
 
 from __future__ import annotations
@@ -62,20 +64,32 @@ STEP_CLAUSE = "ISO 7401:2011 step input"
 SWEEP_CLAUSE = "ISO 7401:2011 continuous sinusoidal input (swept)"
 
 
-def step_response(t, steer, response, end: float) -> dict[str, float | None]:
-    """Times of a step response from the half-steer instant: 90% time, peak time, overshoot, steady state."""
+def step_response(t, steer, response, end: float, frame_mean: bool = False) -> dict[str, float | None]:
+    """Times of a step response from the half-steer instant: 90% time, peak time, overshoot, steady state.
+
+    Each instant is where its sample stands in time. The steer of row k is the input the model holds over the frame
+    [t_k, t_k + dt) (physics' frame_telemetry: the frame's control), so the car gets the robot's ramp as a staircase,
+    the ramp half a frame late on the mean; the half-steer instant t0 is taken on the held steer, the line through
+    the middles of its frames (t_k + dt / 2): for a step held from t_s it is t_s, for a ramp held frame by frame the
+    ramp's half-way instant plus dt / 2. A state (the yaw rate: the state at the frame's start) stands at t_k; a
+    frame's mean (``frame_mean``: the lateral acceleration, the frame's change of velocity over dt) at t_k + dt / 2.
+    t0 was interpolated between the steer's samples at t_k, half a frame early: the sedan's yaw-rate response time
+    read 0.1853 s at dt = 1/120 s and 0.1757 s at 1/2000 s (a first-order lag's 90% time tau ln 10 + dt / 2)."""
+    dt = float(t[1] - t[0]) if len(t) > 1 else 0.0
+    held = t + 0.5 * dt
+    at = held if frame_mean else t
     steady_steer = mean_over(t, steer, end - STEADY, end)
     steady = mean_over(t, response, end - STEADY, end)
     sign = 1.0 if steady_steer >= 0 else -1.0
-    t0 = crossing(t, sign * steer, 0.5 * abs(steady_steer))
+    t0 = crossing(held, sign * steer, 0.5 * abs(steady_steer))
     if t0 is None or steady == 0:
         return {"t0": None, "steady": steady, "steady_steer": steady_steer, "t90": None, "peak_time": None,
                 "overshoot": None}
     scaled = response / steady
-    t90 = crossing(t, scaled, 0.9, after=t0)
-    k = first_peak(t, scaled, t0)
+    t90 = crossing(at, scaled, 0.9, after=t0)
+    k = first_peak(at, scaled, t0)
     return {"t0": t0, "steady": steady, "steady_steer": steady_steer, "t90": None if t90 is None else t90 - t0,
-            "peak_time": None if k is None else float(t[k] - t0),
+            "peak_time": None if k is None else float(at[k] - t0),
             "overshoot": None if k is None else float(scaled[k] - 1.0)}
 
 
@@ -175,7 +189,7 @@ class StepSteer(Manoeuvre):
         t, steer, yaw, ay = run.t, run["steer"], run["yaw_rate"], run["accel_lat"]
         end = float(t[-1])
         r = step_response(t, steer, yaw, end)
-        a = step_response(t, steer, ay, end)
+        a = step_response(t, steer, ay, end, frame_mean=True)
         fit = second_order_fit(t, steer, yaw, r["t0"]) if r["t0"] is not None else None
         gain = r["steady"] / r["steady_steer"] if r["steady_steer"] else None
         no_peak = ("" if r["peak_time"] is not None or r["t0"] is None else
@@ -279,6 +293,16 @@ def transfer(t, inp, out, f_lowest: float) -> tuple[np.ndarray, np.ndarray]:
         return np.fft.rfftfreq(n, dt), np.fft.rfft(y, n) / np.fft.rfft(x, n)
 
 
+def held_steer(freq: np.ndarray, dt: float) -> np.ndarray:
+    """The factor e^(i w dt / 2) that takes a state's transfer function from the steer's samples to the steer the
+    car gets. Row k's steer is held over the frame [t_k, t_k + dt) (physics' frame_telemetry: the frame's control),
+    the yaw rate is the state at t_k: the record's ratio is H(w) e^(-i w dt / 2) sinc(w dt / 2) (the zero-order hold,
+    aliases aside), half a frame's lag that is the hold's, not the car's: -1.5 deg at 1 Hz and dt = 1/120 s, 1.5 of the
+    sedan's 2.5 deg against 1/2000 s. The lateral acceleration is the frame's mean (its change of velocity over dt),
+    centred on the frame as the held steer is, and needs none. The gain's sinc (0.1% at 3 Hz and 1/120 s) is left."""
+    return np.exp(1j * math.pi * freq * dt)
+
+
 class FrequencyResponse(Manoeuvre):
     name = "iso7401_sweep"
     title = "Frequency response (sine sweep) at 80 km/h"
@@ -294,6 +318,7 @@ class FrequencyResponse(Manoeuvre):
         t = run.t[pick]
         freq, h = transfer(t, run["steer"][pick], run["yaw_rate"][pick], f0)
         _, ha = transfer(t, run["steer"][pick], run["accel_lat"][pick], f0)
+        h = h * held_steer(freq, run.dt)
         band = (freq >= f0 * (1.0 - 1e-6)) & (freq <= f1)
         return {"frequency": freq[band], "gain": np.abs(h[band]), "phase": np.degrees(np.angle(h[band])),
                 "ay_gain": np.abs(ha[band]), "ay_phase": np.degrees(np.angle(ha[band]))}
