@@ -242,8 +242,11 @@ def pair_braked(free_l, free_r, b_l, b_r, j_l, j_r, share, dt):
     torque on both wheels whatever their inertias. (Braked each with its own share, :func:`braked`, wheels whose
     tyres' slopes differ, left and right in a bend, got different answers, which an open differential cannot pass:
     the rear tyres' forces apart by 142 N at 1/120 s and -3 N at 1/8000 s, ISO 7975's heading deviation moving from
-    1.69 to 2.05 deg as dt shrank.) Where that would take a wheel through rest (its brake holds it there), or the
-    wheels turn opposite ways, each is braked by :func:`braked`."""
+    1.69 to 2.05 deg as dt shrank.) Where that would take a wheel through rest (its brake holds it there), the wheels
+    turn opposite ways, or their brakes differ (stability control's on one wheel: solved together, the engine's answer
+    sped the unbraked partner up, and the hunts on the stock sedan found energy), each is braked by :func:`braked`.
+    The differential's kind does not enter: a limited-slip or locked one that held this frame has had its wheels'
+    brakes shared already (locked_brakes), and its coupling turns them as one after the body's update."""
     if share > 0.0 and free_l * free_r > 0.0 and b_l == b_r:
         way = brakes.sign(free_l)
         mean = -dt * way * (b_l / j_l + b_r / j_r) / (2.0 + share * (1.0 / j_l + 1.0 / j_r))
@@ -258,9 +261,12 @@ def pair_braked(free_l, free_r, b_l, b_r, j_l, j_r, share, dt):
 
 @scalar
 def equal_brake_inertia(j, j_partner, share, free, partner_free):
-    """The inertia [kg m^2] a wheel answers a brake with when its partner on the axle gets the same brake
-    (:func:`pair_braked`): j (1 + share (1/j + 1/j_partner) / 2), j + share for two alike; where the wheels turn
-    opposite ways, j + share, as ABS's sizing took it before."""
+    """The inertia [kg m^2] ABS's select-low sizes a wheel's brake torque with, for a change of its speed it wants:
+    where :func:`pair_braked` solves the pair's equal brakes together, the inertia the wheel answers them with, j (1 +
+    share (1/j + 1/j_partner) / 2) (j + share for two alike); elsewhere (the wheels turn opposite ways, or all-wheel
+    drive, whose brakes act on the bare wheels) j + share, as the sizing took it before, though the brake then turns
+    the bare wheel: the torque so sized is more than that change takes, and the select-low takes no more than the
+    pedal's."""
     if share > 0.0 and free * partner_free > 0.0:
         return j + 0.5 * share * j * (1.0 / j + 1.0 / j_partner)
     return j + share
@@ -880,8 +886,9 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Telemetry: the channels every model shares, the axles' sums, and each corner's own. The torque into the driven
     # wheels is what the clutch passed (``through``): through a stuck one the engine's torque less what turned its
     # inertia as the wheels went. The differentials' solve's sum had the engine's inertia answering the wheels' motion
-    # without their brakes: braking in 2nd it read -575, -715 and -742 N m at 1/120, 1/1000 and 1e-4 s; this reads -131
-    # at each (the engine's -280 through the gears, its inertia slowing with the wheels giving back 149).
+    # without their brakes: in a straight stop in 2nd (a third of the pedal, 2 s after 5 s of full throttle) it read
+    # -575, -715 and -742 N m at 1/120, 1/1000 and 1e-4 s; this reads -131 at each (the engine's -280 through the gears,
+    # its inertia slowing with the wheels giving back 149).
     d = _step.Drivetrain(through / radius, d.brake_share, d.gear, d.ratio, d.engagement, d.throttle, engine_torque,
                          through, 0.0, d.auto_clutch)
     _step.frame_telemetry(p, s, c, d, out, t, tan_d / p.body_wheelbase)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .params import CarParams
 from .schema import ParamError
-from .toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float
+from .toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float, shown_literal
 
 MAX_PRESET_BYTES = 1024 * 1024  # a preset is a few kB of TOML; anything far larger is not one
 
@@ -96,11 +96,8 @@ def parse_preset(data: bytes | str, source: str) -> CarParams:
     beyond = beyond_a_float(doc)
     if beyond is not None:  # TOML reads 1e999 as inf: said as typed, not as the inf the user never wrote
         where, typed = beyond
-        shown = typed if len(typed) <= 38 else f"{typed[:35]}..."
-        raise PresetError(f"{source}: {where}: {shown} is beyond a floating-point number's range")
+        raise PresetError(f"{source}: {where}: {shown_literal(typed)} is beyond a floating-point number's range")
     try:
         return CarParams.from_document(doc)
     except ParamError as exc:
         raise PresetError(f"{source}: {exc}") from None
-
-

@@ -77,3 +77,8 @@ def beyond_a_float(doc: dict) -> tuple[str, str] | None:
         if found:
             return found
     return None
+
+
+def shown_literal(typed: str) -> str:
+    """A literal :func:`beyond_a_float` found, as a refusal quotes it: cut to 38 characters."""
+    return typed if len(typed) <= 38 else f"{typed[:35]}..."

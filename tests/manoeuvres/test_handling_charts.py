@@ -10,7 +10,7 @@ from workbench.manoeuvres.catalogue import CATALOGUE
 from workbench.manoeuvres.charts import STEADY_BIN, charts_of
 from workbench.manoeuvres.kpi import DEG, G
 from workbench.manoeuvres.runner import Car, run_jobs
-from workbench.manoeuvres.steady_state import FIT_RANGE, steady_frames
+from workbench.manoeuvres.steady_state import FIT_RANGE, LINEAR_SHARE, steady_frames
 
 
 def test_the_steady_state_chart_shows_only_the_quasi_steady_frames_and_marks_the_fit():
@@ -31,8 +31,24 @@ def test_the_steady_state_chart_shows_only_the_quasi_steady_frames_and_marks_the
     assert np.abs(np.concatenate([s.y for s in curves])).max() < 0.5 * lock  # [deg] the limit's understeer, never the lock
     assert run["steer"].max() * DEG > 30.0  # the run itself went to full lock
     (band,) = chart.bands
-    assert (band.lo, band.hi, band.axis) == (FIT_RANGE[0], FIT_RANGE[1], "x")
+    fitted = frames.ay[frames.fit]
+    assert (band.lo, band.hi, band.axis) == (fitted.min(), fitted.max(), "x")
+    assert FIT_RANGE[0] <= band.lo < FIT_RANGE[0] + 0.1 and FIT_RANGE[1] - 0.1 < band.hi <= FIT_RANGE[1]
     kpi = {k.key: k.value for k in m.kpis(run)}["understeer_gradient"]  # [deg/g]
     slope = np.diff(fit.y)[0] / np.diff(fit.x)[0]  # [deg per m/s^2]
     assert slope * G == pytest.approx(kpi, rel=1e-9)
-    assert tuple(fit.x) == FIT_RANGE
+    assert tuple(fit.x) == (band.lo, band.hi)
+
+
+def test_the_steady_state_chart_shades_the_range_fitted_below_a_low_limit():
+    """The classic's limit (about 2 m/s^2) is within ISO 4138's 1..4 m/s^2, and its fit stops at LINEAR_SHARE of its
+    maximum steady a_y (1.57 m/s^2): the chart shaded and drew the line over 1..4 m/s^2 all the same."""
+    m = CATALOGUE["iso4138"]
+    (run,) = run_jobs([(m.base_script(), Car(load_preset("classic").params, "classic"))], m.channels)
+    (chart,) = charts_of(m, [run], ["classic"])
+    (band,) = chart.bands
+    (fit,) = [s for s in chart.series if s.dashed]
+    ay_max = {k.key: k.value for k in m.kpis(run)}["max_lateral_acceleration"]
+    assert band.hi <= LINEAR_SHARE * ay_max < FIT_RANGE[1]
+    assert tuple(fit.x) == (band.lo, band.hi)
+    assert f"{band.hi:.3g}" in band.label

@@ -322,9 +322,9 @@ def test_braking_in_gear_the_driven_wheels_keep_the_slip_of_their_tyres_force_at
         assert end.gear == 2 and end.abs_rl == 0.0 and end.abs_fl == 0.0 and end.tcs_active == 0.0
         corners = ("rl", "rr") if axle == "rear" else ("fl", "fr")
         # The torque the clutch passes to the wheels: the engine's, less what slowing its inertia with them gives
-        # back, G (T_e - I_e d(omega_e)/dt) from the run's own engine speed. The differentials' solve's sum, the
-        # engine's inertia answering the wheels' motion without their brakes, read -575 and -715 N m at 1/120 and
-        # 1/1000 s where this is -75.
+        # back, G (T_e - I_e d(omega_e)/dt) from the run's own engine speed (-74.6 and -74.1 N m here at 1/120 and
+        # 1/1000 s). The differentials' solve's sum, the engine's inertia answering the wheels' motion without their
+        # brakes, moved with dt (README's 0.3.11 paragraph: -575 and -715 N m in a stop from higher revs).
         p = sim.cars[0]
         ratio = p.gearbox.ratios[1] * p.gearbox.final_drive
         slowing = (run.rpm[-1] - run.rpm[-2]) * (2.0 * math.pi / 60.0) / dt

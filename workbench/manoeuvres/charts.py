@@ -16,7 +16,7 @@ import numpy as np
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.kpi import DEG, KMH, G, RunData, line_fit
 from workbench.manoeuvres.performance import road_load_frames
-from workbench.manoeuvres.steady_state import FIT_RANGE, steady_frames
+from workbench.manoeuvres.steady_state import steady_frames
 from workbench.output.charts import PALETTE, Band, Chart, Line, Marker, Series
 
 TIME_CHANNELS = {"iso7401_step": ("yaw_rate", "yaw rate [deg/s]", DEG), "r140_swd": ("yaw_rate", "yaw rate [deg/s]", DEG),
@@ -79,7 +79,7 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
     The frames are drawn as their mean per STEADY_BIN of lateral acceleration, along it: drawn in time order, the
     frame-to-frame scatter of a_y (it falls back on 43% of the frames) drew a scribble where the driver settles on
     the circle and loops where a_y dips near the limit."""
-    series = []
+    series, bands = [], []
     for run, label, colour in zip(runs, labels, colours, strict=True):
         f = steady_frames(run)
         ay, delta = binned(f.ay[f.steady], f.delta[f.steady] * DEG, STEADY_BIN)
@@ -88,13 +88,16 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
         fit = line_fit(f.ay[f.fit], f.understeer[f.fit])
         if fit is not None:
             offset = float(np.mean(f.delta[f.fit] - fit[0] * f.ay[f.fit]))  # the slope's line through the frames
-            x = np.array(FIT_RANGE)
+            # Over the frames fitted: FIT_RANGE, cut at LINEAR_SHARE of the car's limit where that is within it (the
+            # chart shaded and drew 1..4 m/s^2 for the classic fitted to 1.57).
+            x = np.array([float(f.ay[f.fit].min()), float(f.ay[f.fit].max())])
             series.append(Series(x, (fit[0] * x + offset) * DEG, f"{label}: {fit[0] * DEG * G:.3g} deg/g", colour,
                                  dashed=True))
-    band = Band(FIT_RANGE[0], FIT_RANGE[1], "x", "#888888",
-                f"fit range {FIT_RANGE[0]:g}..{FIT_RANGE[1]:g} m/s^2")
+            named = f"{label}: " if len(runs) > 1 else ""
+            bands.append(Band(x[0], x[1], "x", colour if len(runs) > 1 else "#888888",
+                              f"{named}fit range {x[0]:.3g}..{x[1]:.3g} m/s^2"))
     return Chart("Steady-state circle: steer against lateral acceleration", "lateral acceleration [m/s^2]",
-                 "road-wheel angle [deg]", series, bands=[band],
+                 "road-wheel angle [deg]", series, bands=bands,
                  notes=["quasi-steady frames only (on the circle, at the speed asked for): the mean road-wheel angle "
                         f"per {STEADY_BIN:g} m/s^2 of lateral acceleration"])
 

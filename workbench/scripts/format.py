@@ -16,7 +16,7 @@ from typing import Any
 from physics import ANALOG, KEYS, channel_names
 from physics.presets import scripts_dir
 from physics.simulation import MAX_DT
-from physics.toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float
+from physics.toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float, shown_literal
 from workbench.output.files import atomic_write_text
 from workbench.runs.stamp import Stamp, stamp_from_table
 from workbench.scripts import toml_writer
@@ -363,7 +363,7 @@ def parse_script(text: str, source: str = "<script>") -> Script:
     beyond = beyond_a_float(doc)
     if beyond is not None:
         where, typed = beyond
-        raise ScriptError(f"{source}: {where}: {_shown(typed)[1:-1]} is beyond a floating-point number's range")
+        raise ScriptError(f"{source}: {where}: {shown_literal(typed)} is beyond a floating-point number's range")
     return _Parser(source).document(doc)
 
 
