@@ -216,10 +216,11 @@ def braked(free, brake, partner, partner_free, inertia, share, dt):
     then follows the torques, :func:`locked_momentum`). Wheels turning opposite ways (or one at rest) have brakes that
     oppose each other's turning, which turns them apart, not the mean: each acts on its wheel alone. (Taken on the
     mean, the handbrake on light rear wheels, 0.05 kg m^2 an axle, at either side of rest with a stalled engine in
-    gear left them free in this update; the tyres at their grip then threw them apart, 350 J gained in a frame.) Taken on the wheel alone, the common brake took the sedan's rear wheels in
-    2nd down 3.4 times as fast as the carrier went, the tyres' force on the body followed that speed, and the slip
-    the wheels kept moved with dt: braking at 4.7 m/s^2, a rear slip ratio of -0.0075 at 1/120 s, -0.0141 at 1/1000 s
-    and -0.018 towards dt -> 0 for the same tyre force.
+    gear left them free in this update; the tyres at their grip then threw them apart, 350 J gained in a frame.)
+    Taken on the bare wheel (1.1 kg m^2 a rear wheel of the sedan, the engine's share 5.35 in 2nd), the common brake
+    slowed the wheels faster than wheels and engine went, the tyres' force on the body followed that speed, and the
+    slip the wheels kept moved with dt: braking at 4.7 m/s^2, a rear slip ratio of -0.0075 at 1/120 s, -0.0141 at
+    1/1000 s and -0.018 towards dt -> 0 for the same tyre force.
     """
     if share <= 0.0 or free * partner_free <= 0.0:
         return wheel.hold(free, brake, inertia, dt)
