@@ -494,3 +494,19 @@ def test_a_step_through_the_history_the_car_refuses_leaves_the_history_where_it_
     second = view.visualRect(view.model().index(2, 0)).center()
     QTest.mouseClick(view.viewport(), LEFT, NONE, second)
     assert model.undo_stack.index() == 2 and model.session.params.body.mass == 1300.0
+
+
+def test_a_script_that_cannot_be_read_is_refused_before_the_unsaved_edits_are_asked_about(carbench_window, tmp_path):
+    # With edits unsaved, loading a script with a typo asked "Save them before you load a script?" and then said the
+    # script could not be loaded: a question about losing the edits for a load that could not happen.
+    window = carbench_window
+    assert window.params.edit("body.mass", 1300.0)
+    path = tmp_path / "typo.toml"
+    path.write_text('[script]\nname = "typo"\npreset = "sedan"\nduration = "ten"\n', encoding="utf-8")
+    asked = []
+    window.ask_unsaved = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Discard
+    assert not window.load_script(path)
+    assert asked == []
+    title, said = window.shown_errors[-1]
+    assert title == "Script not loaded" and said.startswith(f"{path}: [script] duration"), said
+    assert window.model.modified and window.model.session.params.body.mass == 1300.0

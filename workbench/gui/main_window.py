@@ -790,6 +790,10 @@ class MainWindow(QMainWindow):
 
         try:
             script = read_script(path)
+        except ScriptError as exc:  # a script that cannot be read loses nothing: refused before anything is asked
+            self.show_error("Script not loaded", str(exc))
+            return False
+        try:
             current = self.model.session.preset.path
             same_car = current is not None and script_preset_path(script) == current
         except ScriptError:
