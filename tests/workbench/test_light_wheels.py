@@ -106,14 +106,23 @@ def _largest_gain(p, f):
     return float(np.max(np.diff(energy) - work))
 
 
+def _makes_no_energy(p, f, apart: tuple[str, str] | None = None):
+    """What every script here must hold: the wheels ``apart`` (a pair of corners) within 30 rad/s of each other,
+    no frame's energy rising 20 J beyond the engine's work (:func:`_largest_gain`), and no monitor firing."""
+    if apart is not None:
+        one, other = apart
+        assert np.max(np.abs(f[f"wheel_speed_{one}"][:, 0] - f[f"wheel_speed_{other}"][:, 0])) < 30.0
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
 def test_a_wheel_the_brakes_let_spin_up_does_not_carry_the_engine():
     """Limited-slip centre and axles, the engine locked in 1st, the rear wheels on the handbrake: as the handbrake let
     go, stability control braked the inner rear wheel, the rear differential (held) turned it with the other, which
     ABS let spin up, and the rear axle counted as held where its brakes put it (at 8.5 rad/s, from rest): the engine
     followed it for nothing, 2,725 to 3,392 rpm in a frame (3,856 J)."""
     p, f = _run(LIMITED_SLIP)
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f)
 
 
 def test_a_differential_that_slips_does_not_turn_its_wheels_past_each_other():
@@ -121,9 +130,7 @@ def test_a_differential_that_slips_does_not_turn_its_wheels_past_each_other():
     sized for tyres that grip, drove one rear wheel whose tyre let go from -8 to +217 rad/s in a frame while the other
     turned at -7 (and on to -102 and +120 as the clutch caught). Its friction now sticks where the slip ends."""
     p, f = _run(TORQUE_SENSING)
-    assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f, ("rl", "rr"))
 
 
 LOCKED_CENTRE = HEAD.replace("DURATION", "3.016667").replace("PARAMS", '"differential.centre_kind" = "locked"') + """
@@ -167,8 +174,7 @@ def test_a_braked_wheel_past_its_peak_does_not_size_the_centre_coupling():
     p, f = _run(LOCKED_CENTRE)
     speeds = np.stack([f[f"wheel_speed_{w}"][:, 0] for w in ("fl", "fr", "rl", "rr")])
     assert np.max(np.abs(speeds)) < 60.0
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f)
 
 
 def test_a_slipping_clutch_does_not_push_the_engine_up_with_the_throttle_closed():
@@ -181,8 +187,7 @@ def test_a_slipping_clutch_does_not_push_the_engine_up_with_the_throttle_closed(
     throttle = f["throttle"][:, 0]
     rising = np.diff(rpm) > 1.0
     assert not np.any(rising[-60:] & (throttle[:-1][-60:] == 0.0) & (f["clutch"][:, 0][:-1][-60:] > 0.0))
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f)
 
 
 TRACTION_CONTROL = """[script]
@@ -224,9 +229,7 @@ def test_traction_control_brakes_a_wheel_at_its_grip_with_the_brake_it_has():
     the bare wheel) where 3,300 N m were left: the drive spun the wheel from 11 to 525 rad/s in a frame, and the
     clutch's catch, moving both wheels alike, left them at +270 and -245 rad/s (1,344 J)."""
     p, f = _run(TRACTION_CONTROL)
-    assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f, ("rl", "rr"))
 
 
 HANDBRAKE_AT_REST = LIMITED_SLIP.split("[[hold]]")[0].replace("3.05", "6.9") + """[[hold]]
@@ -253,9 +256,7 @@ def test_wheels_the_handbrake_holds_at_rest_stand_in_the_clutchs_lock_up_test():
     differential passed 813 N m to a front wheel whose tyre had 485 N to give along the road, from 8 to -98 rad/s in a
     frame (206 J). A wheel its brake holds at rest now stands in the drivetrain's solves."""
     p, f = _run(HANDBRAKE_AT_REST)
-    assert np.max(np.abs(f["wheel_speed_fl"][:, 0] - f["wheel_speed_fr"][:, 0])) < 30.0
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f, ("fl", "fr"))
 
 
 HANDBRAKE_EITHER_SIDE_OF_REST = TRACTION_CONTROL.split("[[hold]]")[0].replace("6.175", "8.741667") + """[[hold]]
@@ -288,6 +289,4 @@ def test_the_handbrake_on_wheels_turning_either_way_in_gear_makes_no_energy():
     the car gained 52 J in a frame with no drive. Such wheels are each braked alone (physics.four_wheel.braked)."""
     p, f = _run(HANDBRAKE_EITHER_SIDE_OF_REST)
     assert f["stalled"][-1, 0] == 1.0 and f["gear"][-1, 0] == 2.0  # the case: a stalled engine in gear
-    assert np.max(np.abs(f["wheel_speed_rl"][:, 0] - f["wheel_speed_rr"][:, 0])) < 30.0
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+    _makes_no_energy(p, f, ("rl", "rr"))
