@@ -844,11 +844,11 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     through = g.t0  # [N m] the drivetrain's torque into the driven wheels this frame (telemetry)
     if p.manual:
         if stuck:
-            omega_e = ratio * carrier(front_share, w_fl, w_fr, w_rl, w_rr)
+            moved = carrier(front_share, w_fl, w_fr, w_rl, w_rr)
+            omega_e = ratio * moved
             # Less what turned the engine's inertia with the wheels, from where the frame started them (the lock-up's
             # shared speed) to where it left them.
-            turned = carrier(front_share, w_fl, w_fr, w_rl, w_rr) - carrier(front_share, g.start_fl, g.start_fr,
-                                                                              g.start_rl, g.start_rr)
+            turned = moved - carrier(front_share, g.start_fl, g.start_fr, g.start_rl, g.start_rr)
             through = g.t0 - 2.0 * (g.c_front + g.c_rear) * turned / dt
         else:
             omega_e = engine.turned_speed(s.rpm / engine.RPM_PER_RAD_S, engine_torque, g.clutch_t, p, dt)
