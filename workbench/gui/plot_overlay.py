@@ -573,17 +573,11 @@ class PlotOverlay:
         unit = model.session.params.model.unit
         infos = {i.name: i for i in log.infos}
         cur_t = log.column("t")
-        by_distance = self.comparer.align == "distance"
-        cur_d = distance_of(log.column("x"), log.column("y")) if by_distance else cur_t
         frames = np.searchsorted(cur_t, times - 1e-9)  # the frames of ``times``
         out = []
         refs = [ref for ref in self.comparer.references.items if ref.run.unit == unit]
-        placed = []
-        for ref in refs:
-            data = ref.run.data
-            ref_d = self.distance(ref.run) if by_distance else data["t"]
-            at, keep = reference_times(data["t"], ref_d, cur_t, cur_d, self.comparer.align)
-            placed.append((at[keep], keep))
+        # each reference's samples on this run's time axis, as drawn (no window: every sample that has a place)
+        placed = [(at[keep], keep) for at, keep in self._placed(refs, log, cur_t, -np.inf, np.inf)]
         for name in row.curves:
             if name not in infos:
                 continue
