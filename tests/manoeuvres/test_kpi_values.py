@@ -137,9 +137,11 @@ def test_the_steady_state_fit_leaves_out_a_gear_changes_transient():
 
 def test_the_circles_turn_is_the_scripts_not_the_runs_mean_lateral_acceleration():
     """ISO 4138's figures are taken on the circle the driver follows. The turn was the sign of the whole run's mean a_y:
-    the classic at dt = 1/240 s spins after its limit and turns the other way long enough to make that mean negative,
+    the classic at dt = 1/240 s spun after its limit and turned the other way long enough to make that mean negative,
     every sign was mirrored and no frame was left to fit (no understeer gradient, a maximum a_y of -0.28 m/s^2). The
-    turn is the script's circle's: the gradient is then within 1% of the run at 1/2000 s (0.780 and 0.784 deg/g)."""
+    turn is the script's circle's: the gradient is then within 1% of the run at 1/2000 s. Since the driver takes its
+    errors a frame on (0.3.12) the classic no longer spins there; the spin is added to the run here, 100 s of turning
+    the other way off the circle, and changes no figure."""
     from dataclasses import replace
 
     from workbench.manoeuvres.steady_state import turn_sign
@@ -150,8 +152,13 @@ def test_the_circles_turn_is_the_scripts_not_the_runs_mean_lateral_acceleration(
     for dt in (1 / 240, 1 / 2000):
         (run,) = run_jobs([(m.base_script(), car)], m.channels, dt=dt)
         got[dt] = {k.key: k.value for k in m.kpis(run)}
-        if dt == 1 / 240:
-            assert np.mean(run["accel_lat"]) < 0  # the spin: the run's mean a_y is the other way than the circle's
+    n = round(100.0 / run.dt)
+    spun = {name: np.concatenate([values, np.full(n, values[-1])]) for name, values in run.data.items()}
+    spun["t"] = np.arange(len(spun["t"])) * run.dt
+    spun["accel_lat"][-n:], spun["lateral_error"][-n:] = -3.0, 20.0
+    spun_run = RunData(spun, run.dt, run.params, run.script)
+    assert np.mean(spun["accel_lat"]) < 0  # the spin: the run's mean a_y is the other way than the circle's
+    assert {k.key: k.value for k in m.kpis(spun_run)} == got[1 / 2000]
     assert got[1 / 240]["understeer_gradient"] == pytest.approx(got[1 / 2000]["understeer_gradient"], rel=0.01)
     assert got[1 / 240]["max_lateral_acceleration"] == pytest.approx(got[1 / 2000]["max_lateral_acceleration"],
                                                                       rel=0.01)
@@ -168,7 +175,10 @@ def test_the_understeer_gradient_is_fitted_in_the_linear_range_below_the_cars_li
     """ISO 4138 takes the gradients in the linear range. manual003's limit (3.4 to 3.6 m/s^2) is within the fit's 1..4
     m/s^2: the fit took its bend towards the limit and the frames of its breakaway, steer swinging, that pass back
     through the range, 4.19 deg/g at dt = 1/120 s and 1.59 at 1/2000 s. Fitted on steady seconds up to 80% of the
-    maximum lateral acceleration: 1.63 and 1.67, within 3%; the note says where the fit stopped."""
+    maximum lateral acceleration: 1.63 and 1.67; the note says where the fit stopped. Since the driver takes its errors
+    a frame on (0.3.12) manual003 holds the circle at 1/120 s up to 3.71 m/s^2 (3.38 before; 3.62 at 1/2000 s, the
+    single-track lateral step's own error at 1/120 s), the fit runs to 80% of that, and reads 1.74 (1.70, 1.69, 1.68
+    at 1/240, 1/480, 1/1000 s)."""
     from workbench.manoeuvres.steady_state import LINEAR_SHARE, fit_note, steady_frames, steady_maximum
 
     m = CATALOGUE["iso4138"]
@@ -182,7 +192,36 @@ def test_the_understeer_gradient_is_fitted_in_the_linear_range_below_the_cars_li
         ay_max = steady_maximum(run, f)
         assert f.ay[f.fit].max() <= LINEAR_SHARE * ay_max < 4.0
         assert "(the linear range: up to 80% of the maximum" in kpis["understeer_gradient"].note
-    assert got[1 / 120] == pytest.approx(got[1 / 2000], rel=0.03)
+    assert got[1 / 120] == pytest.approx(got[1 / 2000], rel=0.05)
     assert fit_note(np.array([1.001, 2.5, 3.999]), 8.7) == "fit over a_y 1..4 m/s^2"  # a limit past the range
     assert fit_note(np.array([1.002, 2.7]), 3.38) == ("fit over a_y 1..2.7 m/s^2, short of the 1..4 asked for "
                                                       "(the linear range: up to 80% of the maximum 3.38 m/s^2)")
+
+
+def test_the_understeer_gradient_is_fitted_on_the_ramp_before_it_leaves_the_linear_range():
+    """A car on the ISO 4138 ramp whose delta - L r / v is U0 a_y exactly, up to its limit at 3 m/s^2 at 30 s, breaks
+    away and is caught: a second and a half at a_y 2.2 m/s^2 (below 80% of the limit), steady by the test's rules, with
+    the steer 1 deg further on. The gradient is the ramp's U0 (ISO 4138 takes it in the linear range of the ramp): the
+    caught second is past where the ramp left the range. manual003 at dt = 1/2000 s had such a quarter second 4 s after
+    its ramp passed 80% of its limit, and read 1.89 deg/g against 1.67 without it."""
+    from workbench.manoeuvres.steady_state import steady_frames
+
+    m = CATALOGUE["iso4138"]
+    params = load_preset("sedan").params
+    wheelbase = params.body.wheelbase
+    dt, u0 = 0.01, math.radians(1.5) / 9.80665  # [rad per m/s^2] 1.5 deg/g, g standard
+    t = np.arange(0.0, 40.0, dt)
+    ay = np.where(t < 30.0, 0.1 * t, np.where((t >= 33.0) & (t < 34.5), 2.2, 1.5))
+    caught = (t >= 33.0) & (t < 34.5)
+    v = np.full_like(t, 20.0)
+    r = ay / v
+    steer = wheelbase * r / v + u0 * ay + np.radians(1.0) * caught
+    run = RunData({"t": t, "accel_lat": ay, "yaw_rate": r, "speed": v, "steer": steer, "beta": np.zeros_like(t),
+                   "lateral_error": np.zeros_like(t), "target_speed": v, "gear": np.ones_like(t)}, dt, params,
+                  m.base_script())
+    f = steady_frames(run)
+    assert not f.fit[caught].any()  # the caught second is steady and in range, and is not on the ramp
+    assert f.steady[caught].all() and (ay[caught] < 0.8 * 3.0).all()
+    kpis = {k.key: k.value for k in m.kpis(run)}
+    assert kpis["max_lateral_acceleration"] == pytest.approx(2.9495, abs=1e-9)  # the ramp's last second, 29 .. 29.99 s
+    assert kpis["understeer_gradient"] == pytest.approx(1.5, rel=1e-9)

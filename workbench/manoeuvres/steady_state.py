@@ -101,8 +101,14 @@ def steady_frames(run: RunData) -> SteadyFrames:
     for k in np.flatnonzero(seconds):
         covered[k:k + n] = True
     ay_max = steady_maximum(run, f)
-    linear = covered & (ay <= LINEAR_SHARE * ay_max) if ay_max is not None else np.zeros(len(t), dtype=bool)
-    return replace(f, fit=fit & linear)
+    if ay_max is None:
+        return replace(f, fit=np.zeros(len(t), dtype=bool))
+    # The ramp's linear range ends where its steady frames first pass LINEAR_SHARE of the maximum: a car that breaks
+    # away further on can pass back below it in a steady second of the catch (manual003 at dt = 1/2000 s: a quarter
+    # of a second 4 s after its ramp left the range, steer up to 1 deg off the line, moved its gradient 12%).
+    past = f.steady & (ay > LINEAR_SHARE * ay_max)
+    ramp = t < t[np.argmax(past)] if past.any() else np.ones(len(t), dtype=bool)
+    return replace(f, fit=fit & covered & ramp & (ay <= LINEAR_SHARE * ay_max))
 
 
 def steady_seconds(run: RunData, f: SteadyFrames) -> np.ndarray:
