@@ -45,32 +45,6 @@ def frame_turn(vx, vy, angle):
 
 
 @scalar
-def lateral_step(vy, r, fy, mz, kf, kr, cos_d, lf, lr, mass, inertia, dt):
-    """Lateral velocity and yaw rate after dt under the car-frame lateral force ``fy`` and yaw moment ``mz``.
-
-    m dvy/dt = Fy and Iz dr/dt = Mz (002, 003) for ``vy`` already carried through the frame's
-    turn (:func:`frame_turn`), integrated linearly implicitly: the tyre forces' dependence on vy
-    and r (their slopes ``kf``/``kr`` [N per m/s of sideways speed at the contact patch]) is
-    solved for, so the stiff tyre modes at low speed stay stable at any dt instead of diverging
-    as explicit Euler does.
-    """
-    kf_c = kf * cos_d * cos_d
-    cross = kr * lr - kf_c * lf
-    j11 = -(kf_c + kr) / mass
-    j12 = cross / mass
-    j21 = cross / inertia
-    j22 = -(kf_c * lf * lf + kr * lr * lr) / inertia
-    b1 = dt * fy / mass
-    b2 = dt * mz / inertia
-    a11 = 1.0 - dt * j11
-    a12 = -dt * j12
-    a21 = -dt * j21
-    a22 = 1.0 - dt * j22
-    det = a11 * a22 - a12 * a21  # > 1: the tyre terms are damping and the coupling symmetric
-    return vy + (a22 * b1 - a12 * b2) / det, r + (a11 * b2 - a21 * b1) / det
-
-
-@scalar
 def planar_step(mass, inertia, x_force, y_force, moment, kx_front, kx_rear, ky_front, ky_rear, cos_d, sin_d, lf, lr,
                 dt):
     """The changes of vx, vy and yaw rate over dt under car-frame forces and a yaw moment, linearly implicit

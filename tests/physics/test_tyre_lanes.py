@@ -14,7 +14,7 @@ from physics import Simulation, blend, build_kernel, four_wheel, records, tyre
 from physics.jit import remembered, vector_doubles
 from physics.kernel import KEPT, Workspace, default_kernel
 from physics.records import param_records
-from physics.step import KEPT_CONTROLS
+from physics.step import DYNAMIC_KEPT, GRIP_KEPT, KEPT_CONTROLS
 
 rng = np.random.default_rng(20261203)
 
@@ -172,7 +172,8 @@ def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(paralle
         assert np.all(lanes[3] == UNUSED), narrow
         # Each car keeps its controls and what its frame's first part found (29 floats for the combined car, 13 for
         # the 002/003 one: step.GripCurves, step.DynamicCurves), then whether it still runs; the others keep nothing.
-        for car, fill in ((1, KEPT_CONTROLS + 29), (2, KEPT_CONTROLS + 13), (4, KEPT_CONTROLS + 13)):
+        for car, fill in ((1, KEPT_CONTROLS + GRIP_KEPT), (2, KEPT_CONTROLS + DYNAMIC_KEPT),
+                          (4, KEPT_CONTROLS + DYNAMIC_KEPT)):
             assert not np.any(held[car, :fill] == UNUSED) and np.all(held[car, fill:KEPT] == UNUSED), (narrow, car)
             assert held[car, KEPT] == 1.0  # ran to the end
         assert np.all(held[[0, 3]] == UNUSED)
