@@ -124,3 +124,19 @@ def test_axes_keep_their_own_unit_without_an_si_prefix(qapp, tmp_path, monkeypat
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
         assert axis.autoSIPrefixScale == 1.0 and "x0.001" not in axis.labelString() and "(x" not in axis.labelString()
+
+
+def test_a_long_note_wraps_and_the_plot_stays_within_the_image(qapp, tmp_path):
+    """A note wider than the chart widened the plot past the image, which cut off its right side: the ISO 4138 chart's
+    150-character note cut the axis at 3 of 5 m/s^2 and the legend in half. Notes wrap to the chart's width: the curve
+    ends where it ends with a short note."""
+    def right_end(notes) -> int:
+        chart = Chart("one", "x", "y", series=[Series(T, T, "line", colour="#ff00ff")], notes=notes)
+        image = opened(render_png(chart, tmp_path / "note.png"))
+        return max(x for x in range(image.width()) for y in range(0, image.height(), 2)
+                   if image.pixelColor(x, y).name() == "#ff00ff")
+
+    short = right_end(["a short note"])
+    long = right_end(["a note of many words that goes on " * 6])
+    assert short < Chart("w", "x", "y").width - 20
+    assert abs(long - short) <= 20

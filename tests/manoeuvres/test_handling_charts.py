@@ -52,3 +52,22 @@ def test_the_steady_state_chart_shades_the_range_fitted_below_a_low_limit():
     assert band.hi <= LINEAR_SHARE * ay_max < FIT_RANGE[1]
     assert tuple(fit.x) == (band.lo, band.hi)
     assert f"{band.hi:.3g}" in band.label
+
+
+def test_the_steady_state_chart_draws_the_ramp_up_to_the_cars_limit():
+    """manual003 breaks away at about 3.7 m/s^2 and is caught back on the circle at the speed asked for: the frames of
+    its catch drew bins from 1.5 to 5 m/s^2, a quarter of a degree under the ramp's and swinging past its maximum. The
+    chart draws the ramp's quasi-steady frames up to the end of the steady second with the most lateral acceleration."""
+    from workbench.manoeuvres.steady_state import limit_reached
+
+    m = CATALOGUE["iso4138"]
+    (run,) = run_jobs([(m.base_script(), Car(load_preset("manual003").params, "manual003"))], m.channels)
+    (chart,) = charts_of(m, [run], ["manual003"])
+    (curve,) = [s for s in chart.series if not s.dashed]
+    frames = steady_frames(run)
+    limit = limit_reached(run, frames)
+    ramp = frames.steady & (run.t <= limit)
+    assert (frames.steady & (run.t > limit)).sum() > 100  # the catch has steady-looking frames
+    assert len(curve.x) == len(np.unique(np.floor(frames.ay[ramp] / STEADY_BIN)))
+    ay_max = {k.key: k.value for k in m.kpis(run)}["max_lateral_acceleration"]
+    assert curve.x.max() < 1.1 * ay_max < 4.2

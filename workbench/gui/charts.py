@@ -7,6 +7,7 @@ import html
 import itertools
 import math
 import os
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -111,9 +112,12 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     widget.setBackground("w")
     widget.resize(chart.width, chart.height)
-    # The title is rich text: escaped, so that a note such as "speed <= 3" is not read as a tag.
-    title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(n)}</span>"
-                                               for n in chart.notes)
+    # The title is rich text: escaped, so that a note such as "speed <= 3" is not read as a tag. A note is wrapped to
+    # the chart's width: one line wider than that widened the plot past the image, which cut off its right side (the
+    # ISO 4138 chart's 150-character note cut the axis at 3 of its 5 m/s^2 and the legend in half).
+    chars = max(40, chart.width // 7)  # 9 pt characters average 6 to 7 px
+    title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(line)}</span>"
+                                               for n in chart.notes for line in textwrap.wrap(n, chars) or [""])
     plot = widget.addPlot(title=f"<span style='color:#222'>{title}</span>")
     plot.showGrid(x=True, y=True, alpha=0.25)
     for side in ("left", "bottom"):

@@ -16,7 +16,7 @@ import numpy as np
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.kpi import DEG, KMH, G, RunData, line_fit
 from workbench.manoeuvres.performance import road_load_frames
-from workbench.manoeuvres.steady_state import steady_frames
+from workbench.manoeuvres.steady_state import limit_reached, steady_frames
 from workbench.output.charts import PALETTE, Band, Chart, Line, Marker, Series
 
 TIME_CHANNELS = {"iso7401_step": ("yaw_rate", "yaw rate [deg/s]", DEG), "r140_swd": ("yaw_rate", "yaw rate [deg/s]", DEG),
@@ -72,9 +72,11 @@ def binned(x: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.n
 
 
 def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
-    """Road-wheel angle against lateral acceleration on the quasi-steady frames the KPIs use (the spin past
-    the limit and the run-up from rest left out), the fit range shaded, and the understeer gradient's line
-    through the fitted frames (dashed).
+    """Road-wheel angle against lateral acceleration on the quasi-steady frames of the ramp up to the car's limit (the
+    run-up from rest, and the breakaway and the catch past the limit left out: manual003's catch, back on the circle
+    at the speed asked for, drew its bins from 1.5 to 5 m/s^2 a quarter of a degree below the ramp's and swinging
+    past 3.7, its maximum), the fit range shaded, and the understeer gradient's line through the fitted frames
+    (dashed).
 
     The frames are drawn as their mean per STEADY_BIN of lateral acceleration, along it: drawn in time order, the
     frame-to-frame scatter of a_y (it falls back on 43% of the frames) drew a scribble where the driver settles on
@@ -82,7 +84,9 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
     series, bands = [], []
     for run, label, colour in zip(runs, labels, colours, strict=True):
         f = steady_frames(run)
-        ay, delta = binned(f.ay[f.steady], f.delta[f.steady] * DEG, STEADY_BIN)
+        limit = limit_reached(run, f)
+        ramp = f.steady & (run.t <= limit) if limit is not None else f.steady
+        ay, delta = binned(f.ay[ramp], f.delta[ramp] * DEG, STEADY_BIN)
         if len(ay):
             series.append(Series(ay, delta, label, colour))
         fit = line_fit(f.ay[f.fit], f.understeer[f.fit])
@@ -98,8 +102,8 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
                               f"{named}fit range {x[0]:.3g}..{x[1]:.3g} m/s^2"))
     return Chart("Steady-state circle: steer against lateral acceleration", "lateral acceleration [m/s^2]",
                  "road-wheel angle [deg]", series, bands=bands,
-                 notes=["quasi-steady frames only (on the circle, at the speed asked for): the mean road-wheel angle "
-                        f"per {STEADY_BIN:g} m/s^2 of lateral acceleration"])
+                 notes=["quasi-steady frames of the ramp up to the car's limit (on the circle, at the speed asked "
+                        f"for): the mean road-wheel angle per {STEADY_BIN:g} m/s^2 of lateral acceleration"])
 
 
 def step_window(run: RunData) -> tuple[float, float]:

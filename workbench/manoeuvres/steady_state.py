@@ -140,12 +140,26 @@ def fit_note(fitted: np.ndarray, ay_max: float | None = None) -> str:
 def steady_maximum(run: RunData, f: SteadyFrames) -> float | None:
     """The highest 1 s mean of a_y over the seconds whose every frame is quasi-steady (``f.steady``), with the
     road-wheel angle's range within STEER_STEADY and the body slip within SLIP_STEADY; None where no second is."""
+    k = _maximum_second(run, f)
+    return None if k is None else float(np.mean(f.ay[k:k + max(round(1.0 / run.dt), 1)]))
+
+
+def limit_reached(run: RunData, f: SteadyFrames) -> float | None:
+    """When the ramp reaches the car's limit: the end of the steady second with the highest mean a_y (what
+    :func:`steady_maximum` gives); None where no second is steady. Past it the car breaks away, and a steady-looking
+    frame is of its catch, not of the ramp."""
+    k = _maximum_second(run, f)
+    return None if k is None else float(run.t[min(k + max(round(1.0 / run.dt), 1), len(run.t)) - 1])
+
+
+def _maximum_second(run: RunData, f: SteadyFrames) -> int | None:
+    """The first frame of the steady second with the highest mean a_y (the first of equals), or None."""
     n = max(round(1.0 / run.dt), 1)
     steady = steady_seconds(run, f)
     if not steady.any():
         return None
     held = np.lib.stride_tricks.sliding_window_view(f.ay, n).mean(axis=1)
-    return float(held[steady].max())
+    return int(np.flatnonzero(steady)[np.argmax(held[steady])])
 
 
 class SteadyStateCircle(Manoeuvre):
