@@ -67,7 +67,7 @@ def test_the_steady_state_chart_draws_the_ramp_up_to_the_cars_limit():
     frames = steady_frames(run)
     limit = limit_reached(run, frames)
     ramp = frames.steady & (run.t <= limit)
-    assert (frames.steady & (run.t > limit)).sum() > 100  # the catch has steady-looking frames
+    assert (frames.steady & (run.t > limit)).sum() > 50  # the catch has steady-looking frames
     assert len(curve.x) == len(np.unique(np.floor(frames.ay[ramp] / STEADY_BIN)))
     ay_max = {k.key: k.value for k in m.kpis(run)}["max_lateral_acceleration"]
     assert curve.x.max() < 1.1 * ay_max < 4.2

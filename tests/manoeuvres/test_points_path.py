@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from physics.path import BLEND_PEAK, CURVATURE, HEADING, S, X, Y, track_rows
+from physics.path import BLEND_PEAK, CURVATURE, HEADING, S, X, Y, rows_of, track_rows
 from workbench.runs.replay import replay
 from workbench.scripts.format import ScriptError, parse_script
 from workbench.scripts.program import compile_script
@@ -95,3 +95,25 @@ def test_the_driver_laps_a_closed_points_path_at_50_kmh():
     assert len(lapped) == 1  # past the first point again, once
     assert np.abs(run["lateral_error"]).max() <= ON_PATH
     assert np.abs(run["speed_kmh"][run["t"] > 8.0] - 50.0).max() < 1.0
+
+
+def test_a_car_on_a_circle_is_on_the_path_between_its_rows():
+    """The distance from the path was taken from the row's tangent line: on a circle of 100 m at rows 0.28 m apart it
+    stepped by a tenth of a millimetre (curvature * spacing^2 / 8) at every row passed, which the driver's preview
+    gain made a 20 Hz swing of the sedan's steer at 20 km/h on the ISO 4138 circle (its front tyres' force by 90 N of
+    250). Taken from the arc of the row's curvature, a point on the circle is on the path wherever it is."""
+    from physics.path import locate
+
+    radius, n = 100.0, 2244  # the sedan's rows: a tenth of its wheelbase apart, 0.28 m
+    a = np.arange(n) * (2.0 * math.pi / n)
+    r = rows_of(radius * np.sin(a), radius * (1.0 - np.cos(a)), 2.0 * math.pi * radius / n, True, a,
+                np.full(n, 1.0 / radius))
+    hint, worst = 0, 0.0
+    for along in np.arange(0.0, 20.0, 0.01):  # a point every centimetre over 70 rows
+        a = along / radius
+        for offset in (0.0, 0.5):  # on the circle, and half a metre inside it (left of the path)
+            px, py = (radius - offset) * math.sin(a), radius - (radius - offset) * math.cos(a)
+            hint, s, error, heading, _ = locate(r, 0, len(r), True, hint, px, py)
+            worst = max(worst, abs(error - offset))
+            assert heading == pytest.approx(a, abs=1e-4)
+    assert worst < 1e-5
