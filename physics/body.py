@@ -1,4 +1,4 @@
-"""The rigid body: axle loads with weight transfer, and the lateral/yaw integration step."""
+"""The rigid body: axle loads with weight transfer, the frame's turn, and the body's linearly implicit step."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def frame_turn(vx, vy, angle):
 def planar_step(mass, inertia, x_force, y_force, moment, kx_front, kx_rear, ky_front, ky_rear, cos_d, sin_d, lf, lr,
                 dt):
     """The changes of vx, vy and yaw rate over dt under car-frame forces and a yaw moment, linearly implicit
-    in every tyre's slope at once (combined model).
+    in every tyre's slope at once (the single-track cars'; the 002/003 car's tyres have lateral slopes only).
 
     M dv/dt = F(v) with M = diag(m, m, Iz), v = (vx, vy, r). Each tyre's force changes with its own
     slip speed, one direction in (vx, vy, r): the front wheel's rolling direction h = (cos d, sin d,

@@ -40,8 +40,8 @@ class DriverParams:
                                                     "or oversteer is trimmed out)", lo=0.05, hi=1e3,
                                  span=(0.2, 20.0))
     yaw_gain: float = param(1.0, doc="extra steer per unit of curvature the car falls short of (r / v against "
-                                     "the curvature asked for), faded in above a crawl", lo=0.0, hi=10.0,
-                            span=(0.0, 3.0))
+                                     "the curvature asked for), faded in above a crawl; none on a kinematic car",
+                            lo=0.0, hi=10.0, span=(0.0, 3.0))
     speed_gain: float = param(4.0, doc="pedal per unit of relative speed error (error / target speed)", lo=0.0,
                               hi=1e3, span=(0.0, 20.0))
     speed_integral: float = param(2.0, unit="1/s", doc="integral gain of the relative speed error", lo=0.0, hi=1e3,

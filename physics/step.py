@@ -377,8 +377,8 @@ def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
         force = force * 0.0
     drag_x, drag_y, rolling = aero.resistances(s.vx, s.vy, p, mass, dt, p.aero_rolling_coefficient)
     dyn = 1.0 - w
-    # The car frame turns by yaw_rate * dt under the velocity: rotated exactly, so a spinning car
-    # gains no energy from the step (explicit m vy r terms would, at high yaw rates).
+    # The car frame turned by yaw_rate * dt under the velocity (dynamic_curves, where the slips were taken): rotated
+    # exactly, so a spinning car gains no energy from the step (explicit m vy r terms would, at high yaw rates).
     vx_turned, vy_turned = g.vx_turned, g.vy_turned
     other = force + drag_x + rolling - k * fy_f * sin_d
     capacity = brakes.road_limit(d.brake_share * p.brakes_force + hand_capacity, p.tyres_mu, p.weight)

@@ -170,8 +170,9 @@ def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(paralle
         # side (four lanes and two), the kinematic bicycle alone (no lanes), classic alone (two lanes).
         assert not np.any(lanes[0, :rows * tyre.LANES] == UNUSED) and np.all(lanes[0, rows * tyre.LANES:] == UNUSED)
         assert np.all(lanes[3] == UNUSED), narrow
-        # Each car keeps its controls and what its frame's first part found (29 floats for the combined car, 13 for
+        # Each car keeps its controls and what its frame's first part found (29 floats for the combined car, 15 for
         # the 002/003 one: step.GripCurves, step.DynamicCurves), then whether it still runs; the others keep nothing.
+        assert (GRIP_KEPT, DYNAMIC_KEPT) == (29, 15)
         for car, fill in ((1, KEPT_CONTROLS + GRIP_KEPT), (2, KEPT_CONTROLS + DYNAMIC_KEPT),
                           (4, KEPT_CONTROLS + DYNAMIC_KEPT)):
             assert not np.any(held[car, :fill] == UNUSED) and np.all(held[car, fill:KEPT] == UNUSED), (narrow, car)
