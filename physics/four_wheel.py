@@ -280,6 +280,14 @@ def along(k, dvx, dvy, dr):
 
 
 @scalar
+def applied_fy(k, dvx, dvy, dr):
+    """The lateral force a tyre applied over the body's step (dvx, dvy, dr): its force at the frame's start moved along
+    its slope by the change of the road's speed under it, across the wheel (the sideways direction :func:`add_tyre`
+    solves with)."""
+    return k.fy - k.ky * (k.c * dvy - k.s * dvx + k.lever_y * dr)
+
+
+@scalar
 def abs_room(p, k, front):
     """The share of the straight-line ABS slip a wheel's own tyre leaves beside its lateral demand; a rear
     wheel's slip angle counts ``abs_rear_margin`` times (physics.aids)."""
@@ -828,12 +836,26 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
                   brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear)
+    # The lateral forces the step applied (the telemetry's), each within what its tyre's ellipse leaves beside its
+    # longitudinal force: the body gives back what the linearised step carried past it, along the tyre's sideways
+    # direction, as it does along the wheel for a longitudinal force at its limit (physics.step.grip_finish).
+    share = p.tyres_lateral_share
+    fy_fl = applied_fy(k_fl, dvx, dvy, dr)
+    fy_fr = applied_fy(k_fr, dvx, dvy, dr)
+    fy_rl = applied_fy(k_rl, dvx, dvy, dr)
+    fy_rr = applied_fy(k_rr, dvx, dvy, dr)
+    y_fl = dt * _step.lateral_excess(fy_fl, tyre.lateral_limit(n_fl.fx, z_fl, mu_fl, share))
+    y_fr = dt * _step.lateral_excess(fy_fr, tyre.lateral_limit(n_fr.fx, z_fr, mu_fr, share))
+    y_rl = dt * _step.lateral_excess(fy_rl, tyre.lateral_limit(n_rl.fx, z_rl, mu_rl, share))
+    y_rr = dt * _step.lateral_excess(fy_rr, tyre.lateral_limit(n_rr.fx, z_rr, mu_rr, share))
+    fy_fl, fy_fr, fy_rl, fy_rr = fy_fl + y_fl / dt, fy_fr + y_fr / dt, fy_rl + y_rl / dt, fy_rr + y_rr / dt
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
-    vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr) / mass
-    vy = s.vy + dvy + (x_fl * k_fl.s + x_fr * k_fr.s) / mass
+    vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr - y_fl * k_fl.s - y_fr * k_fr.s) / mass
+    vy = s.vy + dvy + (x_fl * k_fl.s + x_fr * k_fr.s + y_fl * k_fl.c + y_fr * k_fr.c + y_rl + y_rr) / mass
     yaw_rate = s.yaw_rate + dr + (x_fl * k_fl.lever_x + x_fr * k_fr.lever_x + x_rl * k_rl.lever_x
-                                  + x_rr * k_rr.lever_x) / inertia
+                                  + x_rr * k_rr.lever_x + y_fl * k_fl.lever_y + y_fr * k_fr.lever_y
+                                  + y_rl * k_rl.lever_y + y_rr * k_rr.lever_y) / inertia
     accel = (vx - vx_turned) / dt
     # The roll and the lateral load transfer take the frame's lateral acceleration as it was first written:
     # dvy/dt + vx r with the new yaw rate, which runs ahead of the forces' own (below) where the yaw rate
@@ -937,8 +959,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = 0.5 * (k_fl.alpha + k_fr.alpha)
     out.slip_rear = 0.5 * (k_rl.alpha + k_rr.alpha)
-    out.fy_front = k_fl.fy + k_fr.fy
-    out.fy_rear = k_rl.fy + k_rr.fy
+    out.fy_front = fy_fl + fy_fr
+    out.fy_rear = fy_rl + fy_rr
     out.load_front = z_fl + z_fr
     out.load_rear = z_rl + z_rr
     out.kinematic_weight = max(1.0 - abs(s.vx) / p.model_slip_speed, 0.0)
@@ -958,13 +980,13 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.mu_front = 0.5 * (mu_fl + mu_fr)
     out.mu_rear = 0.5 * (mu_rl + mu_rr)
     out.esc_active = 1.0 if e_fl + e_fr + e_rl + e_rr > 0.0 else 0.0
-    corners.write_fl(out, Wheel(z_fl, mu_fl, k_fl.alpha, k_fl.kappa, n_fl.fx, k_fl.fy, s.wheel_fl, used_fl,
+    corners.write_fl(out, Wheel(z_fl, mu_fl, k_fl.alpha, k_fl.kappa, n_fl.fx, fy_fl, s.wheel_fl, used_fl,
                                 1.0 if h_fl.abs_on else 0.0, 1.0 if h_fl.tcs_on else 0.0, 1.0 if e_fl > 0.0 else 0.0))
-    corners.write_fr(out, Wheel(z_fr, mu_fr, k_fr.alpha, k_fr.kappa, n_fr.fx, k_fr.fy, s.wheel_fr, used_fr,
+    corners.write_fr(out, Wheel(z_fr, mu_fr, k_fr.alpha, k_fr.kappa, n_fr.fx, fy_fr, s.wheel_fr, used_fr,
                                 1.0 if h_fr.abs_on else 0.0, 1.0 if h_fr.tcs_on else 0.0, 1.0 if e_fr > 0.0 else 0.0))
-    corners.write_rl(out, Wheel(z_rl, mu_rl, k_rl.alpha, k_rl.kappa, n_rl.fx, k_rl.fy, s.wheel_rl, used_rl,
+    corners.write_rl(out, Wheel(z_rl, mu_rl, k_rl.alpha, k_rl.kappa, n_rl.fx, fy_rl, s.wheel_rl, used_rl,
                                 1.0 if h_rl.abs_on else 0.0, 1.0 if h_rl.tcs_on else 0.0, 1.0 if e_rl > 0.0 else 0.0))
-    corners.write_rr(out, Wheel(z_rr, mu_rr, k_rr.alpha, k_rr.kappa, n_rr.fx, k_rr.fy, s.wheel_rr, used_rr,
+    corners.write_rr(out, Wheel(z_rr, mu_rr, k_rr.alpha, k_rr.kappa, n_rr.fx, fy_rr, s.wheel_rr, used_rr,
                                 1.0 if h_rr.abs_on else 0.0, 1.0 if h_rr.tcs_on else 0.0, 1.0 if e_rr > 0.0 else 0.0))
 
     new.x = s.x + dt * (vx * cos_h - vy * sin_h)

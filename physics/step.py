@@ -399,6 +399,19 @@ def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     # reverse at full lock gained 0.01 W coasting (the F1TENTH car at 1 m/s).
     dvx, dvy, dr = body.planar_step(mass, p.body_yaw_inertia, other + brake, fy_f * cos_d + fy_r + drag_y,
                                     lf * fy_f * cos_d - lr * fy_r, 0.0, 0.0, kf, kr, cos_d, sin_d, lf, lr, dt)
+    # What the step moved each tyre's lateral force by, along its slope (the telemetry's: the dynamic share's forces are
+    # the ones it applied, as the combined model's, and sum to m a_y where the car is fully dynamic), within the
+    # curve's peak, mu Fz (where the linearised step passed it the body gives back the difference, as
+    # grip_finish's).
+    step_f = kf * (cos_d * (dvy + lf * dr) - sin_d * dvx)
+    step_r = kr * (dvy - lr * dr)
+    over_f = lateral_excess(fy_f - step_f, p.tyres_mu * load_f)
+    over_r = lateral_excess(fy_r - step_r, p.tyres_mu * load_r)
+    if over_f != 0.0 or over_r != 0.0:
+        step_f, step_r = step_f - over_f, step_r - over_r
+        dvx = dvx - dt * over_f * sin_d / mass
+        dvy = dvy + dt * (over_f * cos_d + over_r) / mass
+        dr = dr + dt * (lf * over_f * cos_d - lr * over_r) / p.body_yaw_inertia
     vy_dyn, r_dyn = vy_turned + dvy, s.yaw_rate + dr
     # The dynamic share moves as its forces say. The kinematic share starts where the frame's turn and
     # the forces carried it and is pulled onto the kinematic path (001): its forward speed is the
@@ -436,8 +449,8 @@ def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = alpha_f
     out.slip_rear = alpha_r
-    out.fy_front = k * fy_f
-    out.fy_rear = k * fy_r
+    out.fy_front = k * fy_f - dyn * step_f
+    out.fy_rear = k * fy_r - dyn * step_r
     out.load_front = load_f
     out.load_rear = load_r
     out.kinematic_weight = w
@@ -752,6 +765,11 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
                                     front_y + fyr + drag_y + mass * (vy_turned - s.vy) / dt, lf * front_y - lr * fyr,
                                     kxf_s, kxr_s, kyf, kyr, cos_d, sin_d, lf, lr, dt)
     du_f = cos_d * dvx + sin_d * (dvy + lf * dr)  # the road's speed under the front wheel, along it
+    # The lateral forces the step applied: each tyre's along its slope to where the step left its sideways speed
+    # (the telemetry's; with the longitudinal ones they sum to m a_y, where the curves' own, at the frame's start,
+    # missed the step's change of the slips). Within the grip below.
+    fyf_applied = fyf - kyf * (cos_d * (dvy + lf * dr) - sin_d * dvx)
+    fyr_applied = fyr - kyr * (dvy - lr * dr)
     fxf_lin = fxf_0 - kxf_s * du_f
     fxr_lin = fxr_0 - kxr_s * dvx
     limit_f = tyre.longitudinal_limit(fyf, load_f, mu_f, p.tyres_lateral_share)
@@ -796,6 +814,17 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
             wf_new = wheel.anti_lock(wf_new, wf_free, uf, ahead_f, radius, floor, target_f)
     elif not held_f:
         wf_new = wheel.follow(wf_new, dt * radius * kxf * du_f / jf, brake_f > 0.0)
+    # A lateral force the linearised step carried past what the tyre's ellipse leaves beside its longitudinal one
+    # gets that limit, and the body gives back the difference along the tyre's sideways direction (as the
+    # longitudinal forces at their limit above): at the grip the slope no longer holds, and the step had given the
+    # car up to 5% more than the tyre can (single frames found by `carbench hunt`'s grip monitor).
+    over_f = lateral_excess(fyf_applied, tyre.lateral_limit(fxf, load_f, mu_f, p.tyres_lateral_share))
+    over_r = lateral_excess(fyr_applied, tyre.lateral_limit(fxr, load_r, mu_r, p.tyres_lateral_share))
+    if over_f != 0.0 or over_r != 0.0:
+        fyf_applied, fyr_applied = fyf_applied + over_f, fyr_applied + over_r
+        vx = vx - dt * over_f * sin_d / mass
+        vy = vy + dt * (over_f * cos_d + over_r) / mass
+        yaw_rate = yaw_rate + dt * (lf * over_f * cos_d - lr * over_r) / inertia
     accel = (vx - vx_turned) / dt
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
@@ -848,8 +877,8 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     out.wheelspin = 1.0 if spinning else 0.0
     out.slip_front = alpha_f
     out.slip_rear = alpha_r
-    out.fy_front = fyf
-    out.fy_rear = fyr
+    out.fy_front = fyf_applied
+    out.fy_rear = fyr_applied
     out.load_front = load_f
     out.load_rear = load_r
     out.kinematic_weight = max(1.0 - abs(ur) / floor, 0.0)
@@ -882,6 +911,12 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     new.stalled = stalled
     new.tcs = tcs
     carry_controls(s, u, c, d, new)
+
+
+@scalar
+def lateral_excess(force, limit):
+    """What takes ``force`` back within +-``limit`` (0.0 where it is within)."""
+    return min(max(force, -limit), limit) - force
 
 
 @scalar

@@ -199,6 +199,15 @@ def magic_lanes(lanes):
 
 
 @scalar
+def lateral_limit(fx, load, mu, lat_share):
+    """The largest lateral force [N] the friction ellipse (:func:`longitudinal_limit`'s) leaves beside the longitudinal
+    force ``fx``."""
+    dx = mu * load
+    share = fx / dx if dx > 0.0 else 0.0
+    return lat_share * dx * math.sqrt(max(1.0 - share * share, 0.0))
+
+
+@scalar
 def longitudinal_limit(fy, load, mu, lat_share):
     """The largest longitudinal force [N] the friction ellipse leaves beside the lateral force ``fy``.
 

@@ -357,8 +357,8 @@ def _lateral(f: Frames, tol: float):
         return np.zeros(f.shape, dtype=bool), lambda j, i: []
     mass = f.param(lambda p: p.body.mass)
     steer = f["steer"]
-    # The channels hold the tyres' forces at the frame's start (the curve of their slips); the step
-    # moves them along their slopes, so the balance is judged where they hold still.
+    # The channels hold the forces the frame's step applied: less drag, they sum to m a_y exactly where the car is
+    # fully dynamic. a_y is judged against vx r, which it equals only in steady motion, so where the motion holds still.
     if _four_wheel(f):  # each front wheel at its own angle
         left, right = f["wheel_left"], f["wheel_right"]
         tyres_all = (f["fy_fl"] * np.cos(left) + f["fx_fl"] * np.sin(left) + f["fy_fr"] * np.cos(right)
