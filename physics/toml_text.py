@@ -29,17 +29,26 @@ def long_key_line(text: str) -> int | None:
 
 
 class Beyond(float):
-    """A TOML float whose literal is beyond a float's range (``1e999``): Python reads it as inf, which the user never
-    wrote; it keeps what was typed, for the refusal. (Presets and scripts are read so: physics.presets,
+    """A TOML float whose literal is beyond a float's range: Python reads ``1e999`` as inf and ``1e-999`` as 0, values
+    the user never wrote; it keeps what was typed, for the refusal. (Presets and scripts are read so: physics.presets,
     workbench.scripts.format.)"""
 
     typed = ""
 
 
+def underflows(text: str, value: float) -> bool:
+    """Whether the number literal ``text``, read as ``value``, has a digit other than 0 before its exponent and reads
+    as zero: below the smallest float (``1e-999``, ``-2.5e-400``), which a number typed as such never means."""
+    mantissa = re.split("[eE]", text.strip().lstrip("+-"), maxsplit=1)[0]
+    return value == 0.0 and any(c in "123456789" for c in mantissa)
+
+
 def read_float(text: str) -> float:
-    """tomllib's ``parse_float`` for carbench's files: a literal beyond a float's range is kept as typed (:class:`Beyond`)."""
+    """tomllib's ``parse_float`` for carbench's files: a literal beyond a float's range, either way, is kept as typed
+    (:class:`Beyond`)."""
     value = float(text)
-    if math.isinf(value) and text.lstrip("+-") != "inf":  # tomllib passes its inf and nan literals here too
+    # tomllib passes its inf and nan literals here too
+    if (math.isinf(value) and text.lstrip("+-") != "inf") or underflows(text, value):
         value = Beyond(value)
         value.typed = text
     return value

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from physics import ParamError
-from physics.toml_text import MAX_KEY_PARTS, long_key_line
+from physics.toml_text import MAX_KEY_PARTS, long_key_line, underflows
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
@@ -38,8 +38,9 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         from workbench.scripts.format import number_problem
 
         raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
-    if isinstance(value, float) and not math.isfinite(value) and raw.lstrip("+-").lower() not in ("inf", "nan"):
-        # TOML reads 1e400 as inf: said as typed, not as a value the user never wrote
+    if isinstance(value, float) and ((not math.isfinite(value) and raw.lstrip("+-").lower() not in ("inf", "nan"))
+                                     or underflows(raw, value)):
+        # TOML reads 1e400 as inf and 1e-400 as 0: said as typed, not as a value the user never wrote
         raise CompareError(f"{option} {path}={raw}: {raw} is beyond a floating-point number's range")
     return path, value
 

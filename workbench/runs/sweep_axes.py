@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics import CarParams, ParamError, ParamInfo
+from physics.toml_text import underflows
 from physics.units import DISPLAY_UNITS, display_of
 
 MAX_VALUES = 100_000  # values on one axis
@@ -58,6 +59,8 @@ def _number(text: str, where: str) -> float:
         raise SweepError(f"{where}: {text!r} is not a number") from None
     if not math.isfinite(value):
         raise SweepError(f"{where}: {text!r} is not a finite number")
+    if underflows(text, value):  # Python reads 1e-999 as 0, which the user never wrote
+        raise SweepError(f"{where}: {text!r} is beyond a floating-point number's range")
     return value
 
 
