@@ -206,26 +206,36 @@ def _no_lost_results_lines(record) -> bool:
 
 @contextlib.contextmanager
 def _children_ignore_hangups() -> Iterator[None]:
-    """Processes started in the block ignore SIGINT and SIGHUP (an ignored signal stays ignored across exec).
+    """Processes started in the block ignore SIGINT and SIGHUP; this process gets them when the block ends.
 
     Ctrl-C in a terminal sends SIGINT to the whole process group, and a closed terminal SIGHUP: the local
     cluster's workers would each die of it with a page of tracebacks while this process shuts them down
     anyway; they are closed by their nannies here. The same holds for multiprocessing's resource tracker,
     started here if it is not running yet: it ignores SIGINT and SIGTERM itself but not SIGHUP, and once it
     was dead this process's semaphores, unregistered on the way out, started a new one that printed a
-    KeyError traceback for each. The price: a Ctrl-C or hangup while the workers start (a second or two)
-    is ignored by this process too.
+    KeyError traceback for each.
+
+    The signals are blocked in this thread for the block: a child inherits the blocked mask across fork and exec
+    (and the threads started here, the scheduler's among them), and a Ctrl-C or hangup while the workers start (a
+    second or two) waits, pending, and is delivered when the block ends (or at once, through a thread of this
+    process started before it). They were ignored here before, and a Ctrl-C in those seconds was lost. Where
+    signal masks do not exist (Windows), they are ignored as before.
     """
     import signal
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    ignored = [s for s in (signal.SIGINT, getattr(signal, "SIGHUP", None)) if s is not None]
-    saved = {}
+    held = {s for s in (signal.SIGINT, getattr(signal, "SIGHUP", None)) if s is not None}
+    mask = getattr(signal, "pthread_sigmask", None)
+    saved: dict = {}
+    before = None
     try:
-        for sig in ignored:
-            saved[sig] = signal.signal(sig, signal.SIG_IGN)
+        if mask is not None:
+            before = mask(signal.SIG_BLOCK, held)
+        else:
+            for sig in held:
+                saved[sig] = signal.signal(sig, signal.SIG_IGN)
     except (OSError, ValueError):
         _restore(saved)
         yield
@@ -234,10 +244,14 @@ def _children_ignore_hangups() -> Iterator[None]:
         if os.name == "posix":  # (the tracker is POSIX's; Windows has none)
             from multiprocessing import resource_tracker
 
-            resource_tracker.ensure_running()  # with the signals above ignored, unless it runs already
+            resource_tracker.ensure_running()  # with the signals above held, unless it runs already
+            if before is not None:  # starting the tracker, multiprocessing unblocks SIGINT (and SIGTERM) after it
+                mask(signal.SIG_BLOCK, held)
         yield
     finally:
         _restore(saved)
+        if before is not None:
+            mask(signal.SIG_SETMASK, before)  # a signal held meanwhile is delivered here
 
 
 def _restore(saved: dict) -> None:
