@@ -92,8 +92,8 @@ def steer_share(d, track, p, s, speed, row, path_s, error, path_heading, path_cu
     # curvature the two turn alike, and the course alone taken on was a bias of v dt kappa in e_psi (4 zeta^2 dt /
     # preview_time of the curvature asked for: 0.22 of it at 1/120 s) that the integral had to take out. The lead is
     # itself a feedback of the yaw rate a frame late, and slowly the yaw answers the steer within a frame: it fades in
-    # between once and twice the crawl speed (at 1/60 s, taken whole, the sedan's steer went 0.97 deg a frame each way
-    # on the circle at 20 km/h; 0.07 faded, 0.19 without it).
+    # between once and twice the crawl speed (at 1/60 s, taken whole, the sedan's steer went 1.15 deg a frame each way
+    # on the circle from 20 km/h, its first 10 s; 0.10 faded, 0.10 without it).
     lead = 0.0 if p.kinematic else min(max(speed / crawl - 1.0, 0.0), 1.0) * dt
     course = s.heading + beta + s.yaw_rate * lead
     e_psi = approx.atan2(*approx.sincos(course - (path_heading + path_curvature * speed * lead)))

@@ -321,9 +321,57 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
     return Held(tcs, held or abs_on or tcs_on, abs_on, tcs_on)
 
 
+@scalar
+def pair_slopes(kx_l, kx_r, j_l, j_r, i, c, radius, dt, coupled, s_l, s_r):
+    """A driven pair's tyre slopes for the body's step, its forces moving by -K du as the road under the wheels moves
+    by du (:func:`pair_follow`): (K_ll, K_rr, K_lr). ``s_*`` are the wheels' own (each with its share ``c`` of the
+    engine, what :func:`finish` follows with where the pair is not ``coupled``), and then K_lr is 0.
+
+    Through an open (or slipping) differential the engine's inertia answers the pair's mean speed only: its torque is
+    the same on both wheels. With a_k = dt R^2 kx_k / j_k and D = 1 + c (1/j_l + 1/j_r) / 2,
+    K_kk = kx_k (i / j_k + c a_k / (2 D j_k)) and K_lr = kx_l c a_r / (2 D j_l) (symmetric); for wheels alike it is
+    the wheel's own kx (i + c) / (j + c), as before. Each wheel taking its own half of the engine, the engine passed
+    the two wheels different torques where their tyres' slopes differ, which an open differential cannot: braking in
+    a turn, the light inside rear wheel deep in its slip and the outside one stiff, the rear tyres' forces apart by
+    70-80 N beyond what turned the wheels apart at 1/120 s (tail_happy, ISO 7975), a yaw moment inwards that shrank
+    with dt: the heading deviation 1.95, 1.89 and 1.84 deg at 1/120, 1/480 and 1/2000 s."""
+    if not coupled:
+        return s_l, s_r, 0.0
+    den = 1.0 + 0.5 * c * (1.0 / j_l + 1.0 / j_r)
+    a_l, a_r = dt * radius * radius * kx_l / j_l, dt * radius * radius * kx_r / j_r
+    k_ll = kx_l * (i / j_l + c * a_l / (2.0 * den * j_l))
+    k_rr = kx_r * (i / j_r + c * a_r / (2.0 * den * j_r))
+    return k_ll, k_rr, kx_l * c * a_r / (2.0 * den * j_l)
+
+
+@scalar
+def add_cross(m, k_l, k_r, kc, dt):
+    """``m`` with the cross slope ``kc`` of two tyres' forces along their wheels (:func:`pair_slopes`):
+    dt kc (h_l h_r' + h_r h_l'), h = (c, s, lever_x) as in :func:`add_tyre`."""
+    a1, a2, a3 = k_l.c, k_l.s, k_l.lever_x
+    b1, b2, b3 = k_r.c, k_r.s, k_r.lever_x
+    e = dt * kc
+    return Planar(m.a11 + 2.0 * e * a1 * b1, m.a12 + e * (a1 * b2 + a2 * b1), m.a13 + e * (a1 * b3 + a3 * b1),
+                  m.a22 + 2.0 * e * a2 * b2, m.a23 + e * (a2 * b3 + a3 * b2), m.a33 + 2.0 * e * a3 * b3,
+                  m.b1, m.b2, m.b3)
+
+
+@scalar
+def pair_follow(kx_l, kx_r, j_l, j_r, c, du_l, du_r, radius, dt, coupled):
+    """How far a driven pair's wheels turn [rad/s] as the body's step moves the road under them by ``du_*``, their
+    tyres' slopes ``kx_*`` taken implicitly (``j_*``): each with its own share ``c`` of the engine, or, ``coupled``
+    (an engine locked to the pair through an open or slipping differential), with the engine's inertia on their mean
+    and its torque the same on both (:func:`pair_slopes`)."""
+    if not coupled:
+        return dt * radius * kx_l * du_l / (j_l + c), dt * radius * kx_r * du_r / (j_r + c)
+    den = 1.0 + 0.5 * c * (1.0 / j_l + 1.0 / j_r)
+    mean = dt * radius * 0.5 * (kx_l * du_l / j_l + kx_r * du_r / j_r) / den
+    return (dt * radius * kx_l * du_l - c * mean) / j_l, (dt * radius * kx_r * du_r - c * mean) / j_r
+
+
 @scalar(inline=True)
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
-           spin_target, at_grip, esc, esc_target, first, grouped):
+           spin_target, at_grip, esc, esc_target, first, grouped, change):
     """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
     then the aids again), or following the road the body moved under it. ``at_grip``: the frame started the tyre at
     its grip (a lock-up carried the wheel there, :func:`start_force`), where its force did not follow the slip: it
@@ -333,7 +381,8 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
     its grip (reached within the frame: one that started there turns as above, a lock-up's) its tyre slides at
     the limit and the wheel turns with the group (the others' tyres set that), not alone under its share of the
     differential's torque: that share, sized for a tyre that grips, spun a locked four-wheel drive's wheel up by
-    4 rad/s in a frame as it coasted round a bend in neutral, its partners not paying for it."""
+    4 rad/s in a frame as it coasted round a bend in neutral, its partners not paying for it. ``change``: how far the
+    wheel follows the road (:func:`pair_follow`), where its tyre stays within its grip and no brake or aid set it."""
     radius = p.body_wheel_radius
     fx_lin = fx0 - kx_s * du
     fx = min(max(fx_lin, -k.limit), k.limit)
@@ -353,7 +402,7 @@ def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, 
         return Finished(omega, fx, fx_lin, inertia * (omega - free) / dt)
     if h.held:
         return Finished(h.omega, fx, fx_lin, first)
-    return Finished(wheel.follow(h.omega, dt * radius * kx * du / eff, brake > 0.0), fx, fx_lin, first)
+    return Finished(wheel.follow(h.omega, change, brake > 0.0), fx, fx_lin, first)
 
 
 @scalar
@@ -819,23 +868,34 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     f_fr = g.fx_fr + kx_fr * radius * (h_fr.omega - g.start_fr)
     f_rl = g.fx_rl + kx_rl * radius * (h_rl.omega - g.start_rl)
     f_rr = g.fx_rr + kx_rr * radius * (h_rr.omega - g.start_rr)
+    # A driven pair the engine is locked to through a differential that lets its wheels apart: the engine answers
+    # their mean (pair_slopes), where neither wheel's speed is set (a brake or an aid holds it).
+    co_f = front_share == 1.0 and c_f > 0.0 and not one_front and not h_fl.held and not h_fr.held
+    co_r = front_share == 0.0 and c_r > 0.0 and not one_rear and not h_rl.held and not h_rr.held
+    s_fl, s_fr, x_f = pair_slopes(kx_fl, kx_fr, j_fl, j_fr, i_f, c_f, radius, dt, co_f, s_fl, s_fr)
+    s_rl, s_rr, x_r = pair_slopes(kx_rl, kx_rr, j_rl, j_rr, i_r, c_r, radius, dt, co_r, s_rl, s_rr)
     m = add_tyre(add_tyre(add_tyre(add_tyre(m, k_fl, f_fl, s_fl, dt), k_fr, f_fr, s_fr, dt), k_rl, f_rl, s_rl, dt),
                  k_rr, f_rr, s_rr, dt)
+    m = add_cross(add_cross(m, k_fl, k_fr, x_f, dt), k_rl, k_rr, x_r, dt)
     dvx, dvy, dr = body.solve3(m.a11, m.a12, m.a13, m.a22, m.a23, m.a33, m.b1, m.b2, m.b3)
 
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
-    n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl, kx_fl, s_fl, r_fl, j_fl + c_f, along(k_fl, dvx, dvy, dr),
+    du_fl, du_fr = along(k_fl, dvx, dvy, dr), along(k_fr, dvx, dvy, dr)
+    du_rl, du_rr = along(k_rl, dvx, dvy, dr), along(k_rr, dvx, dvy, dr)
+    ch_fl, ch_fr = pair_follow(kx_fl, kx_fr, j_fl, j_fr, c_f, du_fl, du_fr, radius, dt, co_f)
+    ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
+    n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, kx_fl, s_fl, r_fl, j_fl + c_f, du_fl,
                   g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, grip_fl, e_fl, te_fl,
-                  brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt), one_front)
-    n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr, kx_fr, s_fr, r_fr, j_fr + c_f, along(k_fr, dvx, dvy, dr),
+                  brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt), one_front, ch_fl)
+    n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr - x_f * du_fl, kx_fr, s_fr, r_fr, j_fr + c_f, du_fr,
                   g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, grip_fr, e_fr, te_fr,
-                  brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt), one_front)
-    n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl, kx_rl, s_rl, r_rl, j_rl + c_r, along(k_rl, dvx, dvy, dr),
+                  brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt), one_front, ch_fr)
+    n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl - x_r * du_rr, kx_rl, s_rl, r_rl, j_rl + c_r, du_rl,
                   g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, grip_rl, e_rl, te_rl,
-                  brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt), one_rear)
-    n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr, kx_rr, s_rr, r_rr, j_rr + c_r, along(k_rr, dvx, dvy, dr),
+                  brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt), one_rear, ch_rl)
+    n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr - x_r * du_rl, kx_rr, s_rr, r_rr, j_rr + c_r, du_rr,
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
-                  brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear)
+                  brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear, ch_rr)
     # The lateral forces the step applied (the telemetry's), each within what its tyre's ellipse leaves beside its
     # longitudinal force: the body gives back what the linearised step carried past it, along the tyre's sideways
     # direction, as it does along the wheel for a longitudinal force at its limit (physics.step.grip_finish).

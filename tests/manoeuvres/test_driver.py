@@ -173,10 +173,11 @@ def test_the_driver_does_not_chatter_with_a_kinematic_car_at_speed():
 
 def test_the_drivers_lead_fades_out_where_the_yaw_answers_within_a_frame():
     """The lead (the course taken a frame on by r dt) is a feedback of the yaw rate a frame late too. Taken whole at
-    every speed, at dt = 1/60 s the sedan's steer went 0.97 deg a frame each way on the ISO 4138 circle at 20 km/h,
-    where its yaw answers the steer within a frame (0.19 without the lead); it fades in between once and twice the
-    crawl speed."""
+    every speed, at dt = 1/60 s the sedan's steer went 1.15 deg a frame each way on the ISO 4138 circle from 20 km/h,
+    where its yaw answers the steer within a frame; it fades in between once and twice the crawl speed: 0.10, as
+    without the lead (0.095). (0.97, 0.07 and 0.19 before 0.3.13, the open differential's engine inertia taken off
+    its wheels' difference.)"""
     m = CATALOGUE["iso4138"]
     (run,) = run_jobs([(m.base_script(), Car(load_preset("sedan").params, "sedan"))], m.channels, dt=1 / 60)
     slow = (run.t[1:] > 2.0) & (run.t[1:] < 10.0)  # 20 km/h, then the ramp's first 2 s
-    assert np.degrees(np.abs(np.diff(run["steer"])[slow])).mean() < 0.1
+    assert np.degrees(np.abs(np.diff(run["steer"])[slow])).mean() < 0.2
