@@ -369,6 +369,12 @@ def pair_follow(kx_l, kx_r, j_l, j_r, c, du_l, du_r, radius, dt, coupled):
     return (dt * radius * kx_l * du_l - c * mean) / j_l, (dt * radius * kx_r * du_r - c * mean) / j_r
 
 
+@scalar
+def past_limit(force, limit):
+    """Whether a tyre's linearised force passes its limit (:func:`finish` then clamps it)."""
+    return min(max(force, -limit), limit) != force
+
+
 @scalar(inline=True)
 def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
            spin_target, at_grip, esc, esc_target, first, grouped, change):
@@ -869,9 +875,14 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     f_rl = g.fx_rl + kx_rl * radius * (h_rl.omega - g.start_rl)
     f_rr = g.fx_rr + kx_rr * radius * (h_rr.omega - g.start_rr)
     # A driven pair the engine is locked to through a differential that lets its wheels apart: the engine answers
-    # their mean (pair_slopes), where neither wheel's speed is set (a brake or an aid holds it).
-    co_f = front_share == 1.0 and c_f > 0.0 and not one_front and not h_fl.held and not h_fr.held
-    co_r = front_share == 0.0 and c_r > 0.0 and not one_rear and not h_rl.held and not h_rr.held
+    # their mean (pair_slopes), where both tyres start within their grip, neither wheel's speed is set (a brake or an
+    # aid holds it) and stability control brakes neither: the mean's answer takes both wheels following the road along
+    # their slopes. With a tyre at its grip and stability control braking the other, light front-driven wheels (0.05
+    # kg m^2 each) stalled in 1st gained 167 J in a frame (`carbench hunt --seed 15`; either condition holds it).
+    co_f = (front_share == 1.0 and c_f > 0.0 and not one_front and not h_fl.held and not h_fr.held
+            and not grip_fl and not grip_fr and e_fl + e_fr == 0.0)
+    co_r = (front_share == 0.0 and c_r > 0.0 and not one_rear and not h_rl.held and not h_rr.held
+            and not grip_rl and not grip_rr and e_rl + e_rr == 0.0)
     s_fl, s_fr, x_f = pair_slopes(kx_fl, kx_fr, j_fl, j_fr, i_f, c_f, radius, dt, co_f, s_fl, s_fr)
     s_rl, s_rr, x_r = pair_slopes(kx_rl, kx_rr, j_rl, j_rr, i_r, c_r, radius, dt, co_r, s_rl, s_rr)
     m = add_tyre(add_tyre(add_tyre(add_tyre(m, k_fl, f_fl, s_fl, dt), k_fr, f_fr, s_fr, dt), k_rl, f_rl, s_rl, dt),
@@ -882,6 +893,13 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Each tyre within its grip; the wheels follow, or turn under the limit and may grip again.
     du_fl, du_fr = along(k_fl, dvx, dvy, dr), along(k_fr, dvx, dvy, dr)
     du_rl, du_rr = along(k_rl, dvx, dvy, dr), along(k_rr, dvx, dvy, dr)
+    # A wheel whose tyre the step carries past its grip turns under the limit alone (finish, physics.wheel.at_limit,
+    # with its own share of the engine): its partner then follows with its own share too, not the pair's mean, which
+    # the limited wheel no longer answers.
+    co_f = co_f and not (past_limit(f_fl - x_f * du_fr - s_fl * du_fl, k_fl.limit)
+                         or past_limit(f_fr - x_f * du_fl - s_fr * du_fr, k_fr.limit))
+    co_r = co_r and not (past_limit(f_rl - x_r * du_rr - s_rl * du_rl, k_rl.limit)
+                         or past_limit(f_rr - x_r * du_rl - s_rr * du_rr, k_rr.limit))
     ch_fl, ch_fr = pair_follow(kx_fl, kx_fr, j_fl, j_fr, c_f, du_fl, du_fr, radius, dt, co_f)
     ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, kx_fl, s_fl, r_fl, j_fl + c_f, du_fl,

@@ -333,3 +333,43 @@ def test_a_lock_up_that_would_carry_a_tyre_past_its_grip_waits_through_an_open_c
     p, f = _run(OPEN_CENTRE_SHIFT)
     assert f["gear"][-1, 0] == 2 and f["clutch"][-1, 0] > 0.0  # the shift done, the clutch coming up
     _makes_no_energy(p, f)
+
+
+FRONT_DRIVE_STALLED = """[script]
+name = "light wheels, front drive, stalled in 1st"
+preset = "sedan"
+duration = 6.966667
+dt = 0.008333333333333333
+
+[[set]]
+at = 0.0
+params = { "body.wheel_inertia_front" = 0.1, "body.wheel_inertia_rear" = 0.1, "body.driven_axle" = "front" }
+
+[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 5.416667
+
+[[hold]]
+keys = ["handbrake", "left"]
+from = 5.416667
+to = 5.933333
+
+[[hold]]
+keys = ["right"]
+from = 5.933333
+to = 6.966667
+"""
+
+
+def test_an_open_differential_s_pair_at_its_grip_or_braked_by_an_aid_keeps_each_wheel_s_share_of_the_engine():
+    """Found by `carbench hunt --seed 15` on the sedan with front drive and 0.1 kg m^2 an axle, shrunk: a launch in
+    1st, then the handbrake and full lock, then full lock the other way; the engine stalls with the clutch up, the
+    front wheels turn apart through the open differential (-33 and +33 rad/s), one tyre at its grip, and stability
+    control brakes the other. With the engine's inertia on the pair's mean there too (physics.four_wheel.pair_slopes,
+    pair_follow, which take both wheels following the road along their slopes): 167 J gained in a frame. The pair
+    answers the engine as one only where both tyres start within their grip and no aid brakes one."""
+    p, f = _run(FRONT_DRIVE_STALLED)
+    assert f["rpm"][-1, 0] == 0.0 and f["gear"][-1, 0] == 1.0  # the case: stalled in gear
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
