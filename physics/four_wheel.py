@@ -329,12 +329,13 @@ def pair_slopes(kx_l, kx_r, j_l, j_r, i, c, radius, dt, coupled, s_l, s_r):
 
     Through an open (or slipping) differential the engine's inertia answers the pair's mean speed only: its torque is
     the same on both wheels. With a_k = dt R^2 kx_k / j_k and D = 1 + c (1/j_l + 1/j_r) / 2,
-    K_kk = kx_k (i / j_k + c a_k / (2 D j_k)) and K_lr = kx_l c a_r / (2 D j_l) (symmetric); for wheels alike it is
-    the wheel's own kx (i + c) / (j + c), as before. Each wheel taking its own half of the engine, the engine passed
-    the two wheels different torques where their tyres' slopes differ, which an open differential cannot: braking in
-    a turn, the light inside rear wheel deep in its slip and the outside one stiff, the rear tyres' forces apart by
-    70-80 N beyond what turned the wheels apart at 1/120 s (tail_happy, ISO 7975), a yaw moment inwards that shrank
-    with dt: the heading deviation 1.95, 1.89 and 1.84 deg at 1/120, 1/480 and 1/2000 s."""
+    K_kk = kx_k (i / j_k + c a_k / (2 D j_k)) and K_lr = kx_l c a_r / (2 D j_l) (symmetric); for wheels alike moving
+    together K_kk + K_lr is the wheel's own kx (i + c) / (j + c), as before, and their difference sees kx i / j
+    only. Each wheel taking its own half of the engine, the engine passed the two wheels different torques where
+    their tyres' slopes differ, which an open differential cannot: braking in a turn, the light inside rear wheel
+    deep in its slip and the outside one stiff, the rear tyres' forces apart by 70-80 N beyond what turned the
+    wheels apart at 1/120 s (tail_happy, ISO 7975), a yaw moment inwards that shrank with dt: the heading deviation
+    1.95, 1.89 and 1.84 deg at 1/120, 1/480 and 1/2000 s."""
     if not coupled:
         return s_l, s_r, 0.0
     den = 1.0 + 0.5 * c * (1.0 / j_l + 1.0 / j_r)
@@ -376,7 +377,7 @@ def past_limit(force, limit):
 
 
 @scalar(inline=True)
-def finish(p, k, start, h, fx0, kx, kx_s, inertia, eff, du, drive, brake, mass, dt, ahead, braking, target,
+def finish(p, k, start, h, fx0, kx_s, inertia, du, drive, brake, mass, dt, ahead, braking, target,
            spin_target, at_grip, esc, esc_target, first, grouped, change):
     """A wheel after the body's update (``h`` its :class:`Held` state): at the tyre's grip (physics.wheel.at_limit,
     then the aids again), or following the road the body moved under it. ``at_grip``: the frame started the tyre at
@@ -902,16 +903,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                          or past_limit(f_rr - x_r * du_rl - s_rr * du_rr, k_rr.limit))
     ch_fl, ch_fr = pair_follow(kx_fl, kx_fr, j_fl, j_fr, c_f, du_fl, du_fr, radius, dt, co_f)
     ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
-    n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, kx_fl, s_fl, r_fl, j_fl + c_f, du_fl,
+    n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, s_fl, r_fl, du_fl,
                   g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, grip_fl, e_fl, te_fl,
                   brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt), one_front, ch_fl)
-    n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr - x_f * du_fl, kx_fr, s_fr, r_fr, j_fr + c_f, du_fr,
+    n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr - x_f * du_fl, s_fr, r_fr, du_fr,
                   g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, grip_fr, e_fr, te_fr,
                   brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt), one_front, ch_fr)
-    n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl - x_r * du_rr, kx_rl, s_rl, r_rl, j_rl + c_r, du_rl,
+    n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl - x_r * du_rr, s_rl, r_rl, du_rl,
                   g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, grip_rl, e_rl, te_rl,
                   brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt), one_rear, ch_rl)
-    n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr - x_r * du_rl, kx_rr, s_rr, r_rr, j_rr + c_r, du_rr,
+    n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr - x_r * du_rl, s_rr, r_rr, du_rr,
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
                   brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear, ch_rr)
     # The lateral forces the step applied (the telemetry's), each within what its tyre's ellipse leaves beside its
@@ -922,11 +923,12 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     fy_fr = applied_fy(k_fr, dvx, dvy, dr)
     fy_rl = applied_fy(k_rl, dvx, dvy, dr)
     fy_rr = applied_fy(k_rr, dvx, dvy, dr)
-    y_fl = dt * _step.lateral_excess(fy_fl, tyre.lateral_limit(n_fl.fx, z_fl, mu_fl, share))
-    y_fr = dt * _step.lateral_excess(fy_fr, tyre.lateral_limit(n_fr.fx, z_fr, mu_fr, share))
-    y_rl = dt * _step.lateral_excess(fy_rl, tyre.lateral_limit(n_rl.fx, z_rl, mu_rl, share))
-    y_rr = dt * _step.lateral_excess(fy_rr, tyre.lateral_limit(n_rr.fx, z_rr, mu_rr, share))
-    fy_fl, fy_fr, fy_rl, fy_rr = fy_fl + y_fl / dt, fy_fr + y_fr / dt, fy_rl + y_rl / dt, fy_rr + y_rr / dt
+    ex_fl = _step.lateral_excess(fy_fl, tyre.lateral_limit(n_fl.fx, z_fl, mu_fl, share))
+    ex_fr = _step.lateral_excess(fy_fr, tyre.lateral_limit(n_fr.fx, z_fr, mu_fr, share))
+    ex_rl = _step.lateral_excess(fy_rl, tyre.lateral_limit(n_rl.fx, z_rl, mu_rl, share))
+    ex_rr = _step.lateral_excess(fy_rr, tyre.lateral_limit(n_rr.fx, z_rr, mu_rr, share))
+    fy_fl, fy_fr, fy_rl, fy_rr = fy_fl + ex_fl, fy_fr + ex_fr, fy_rl + ex_rl, fy_rr + ex_rr
+    y_fl, y_fr, y_rl, y_rr = dt * ex_fl, dt * ex_fr, dt * ex_rl, dt * ex_rr
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)
     x_rl, x_rr = dt * (n_rl.fx - n_rl.fx_lin), dt * (n_rr.fx - n_rr.fx_lin)
     vx = s.vx + dvx + (x_fl * k_fl.c + x_fr * k_fr.c + x_rl + x_rr - y_fl * k_fl.s - y_fr * k_fr.s) / mass

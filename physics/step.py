@@ -401,12 +401,13 @@ def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
                                     lf * fy_f * cos_d - lr * fy_r, 0.0, 0.0, kf, kr, cos_d, sin_d, lf, lr, dt)
     # What the step moved each tyre's lateral force by, along its slope (the telemetry's: the dynamic share's forces are
     # the ones it applied, as the combined model's, and sum to m a_y where the car is fully dynamic), within the
-    # curve's peak, mu Fz (where the linearised step passed it the body gives back the difference, as
-    # grip_finish's).
+    # curve's peak, mu Fz, or a locked rear's sliding force (where the linearised step passed it the body gives back
+    # the difference, as grip_finish's).
     step_f = kf * (cos_d * (dvy + lf * dr) - sin_d * dvx)
     step_r = kr * (dvy - lr * dr)
     over_f = lateral_excess(fy_f - step_f, p.tyres_mu * load_f)
-    over_r = lateral_excess(fy_r - step_r, p.tyres_mu * load_r)
+    rear_limit = p.tyres_slide_fraction * p.tyres_mu * load_r if locked else p.tyres_mu * load_r
+    over_r = lateral_excess(fy_r - step_r, rear_limit)
     if over_f != 0.0 or over_r != 0.0:
         step_f, step_r = step_f - over_f, step_r - over_r
         dvx = dvx - dt * over_f * sin_d / mass

@@ -89,7 +89,7 @@ def _held_signals(status: str) -> set[int]:
 
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not os.path.exists("/proc/self/status"),
                     reason="POSIX signals read from /proc")
-def test_the_local_clusters_processes_and_the_resource_tracker_start_ignoring_hangups(monkeypatch):
+def test_the_local_clusters_processes_and_the_resource_tracker_start_holding_hangups(monkeypatch):
     """A closed terminal's SIGHUP reaches the whole process group: the workers and multiprocessing's resource
     tracker must outlive it until this process has closed them (a tracker dead of it was started again on
     the way out and printed a KeyError traceback per semaphore)."""
@@ -100,7 +100,7 @@ def test_the_local_clusters_processes_and_the_resource_tracker_start_ignoring_ha
                         lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, set())))
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())
-    with cluster._children_ignore_hangups():
+    with cluster._children_hold_hangups():
         child = subprocess.run([sys.executable, "-c", "print(open('/proc/self/status').read())"],
                                capture_output=True, text=True, check=True)
     assert {signal.SIGINT, signal.SIGHUP} <= _held_signals(child.stdout)
@@ -113,7 +113,7 @@ HELD_CTRL_C = """
 import os, signal, sys
 from workbench.runs import cluster
 try:
-    with cluster._children_ignore_hangups():
+    with cluster._children_hold_hangups():
         os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C while the workers start
         print("held", flush=True)
 except KeyboardInterrupt:

@@ -110,7 +110,7 @@ def mapper(workers: int | None = None, scheduler: str | None = None) -> Iterator
                 client = stack.enter_context(_connect(dd, scheduler))
             else:
                 stack.enter_context(_quiet_local_workers())
-                with _children_ignore_hangups():
+                with _children_hold_hangups():
                     # No dashboard; the scheduler's HTTP server (health checks) still starts, on 8787 unless told: on
                     # a free local port instead, so that another cluster holding 8787 prints no warning of ours.
                     cluster = stack.enter_context(dd.LocalCluster(n_workers=workers, threads_per_worker=1,
@@ -205,8 +205,9 @@ def _no_lost_results_lines(record) -> bool:
 
 
 @contextlib.contextmanager
-def _children_ignore_hangups() -> Iterator[None]:
-    """Processes started in the block ignore SIGINT and SIGHUP; this process gets them when the block ends.
+def _children_hold_hangups() -> Iterator[None]:
+    """Processes started in the block hold SIGINT and SIGHUP (blocked: never acted on); this process gets them when
+    the block ends.
 
     Ctrl-C in a terminal sends SIGINT to the whole process group, and a closed terminal SIGHUP: the local
     cluster's workers would each die of it with a page of tracebacks while this process shuts them down
