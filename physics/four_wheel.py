@@ -879,7 +879,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # their mean (pair_slopes), where both tyres start within their grip, neither wheel's speed is set (a brake or an
     # aid holds it) and stability control brakes neither: the mean's answer takes both wheels following the road along
     # their slopes. With a tyre at its grip and stability control braking the other, light front-driven wheels (0.05
-    # kg m^2 each) stalled in 1st gained 167 J in a frame (`carbench hunt --seed 15`; either condition holds it).
+    # kg m^2 each) stalled in 1st gained 167 J in a frame (`carbench hunt --seed 15`; either condition holds that
+    # case; such a stalled pair, uncoupled, can still gain energy through each wheel's own share, see the README).
     co_f = (front_share == 1.0 and c_f > 0.0 and not one_front and not h_fl.held and not h_fr.held
             and not grip_fl and not grip_fr and e_fl + e_fr == 0.0)
     co_r = (front_share == 0.0 and c_r > 0.0 and not one_rear and not h_rl.held and not h_rr.held
