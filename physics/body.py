@@ -80,6 +80,15 @@ def planar_step(mass, inertia, x_force, y_force, moment, kx_front, kx_rear, ky_f
 
 
 @scalar
+def sideways_give_back(over_f, over_r, cos_d, sin_d, lf, lr, mass, inertia, dt):
+    """The changes of vx, vy and yaw rate a single-track car's body takes where its tyres' lateral forces change by
+    ``over_f`` and ``over_r`` [N] over dt: each along its tyre's sideways direction, the front wheel's (-sin d, cos d,
+    lf cos d) and the rear's (0, 1, -lr) (:func:`planar_step`'s)."""
+    return (-(dt * over_f * sin_d / mass), dt * (over_f * cos_d + over_r) / mass,
+            dt * (lf * over_f * cos_d - lr * over_r) / inertia)
+
+
+@scalar
 def solve3(a11, a12, a13, a22, a23, a33, b1, b2, b3):
     """x of the symmetric positive definite 3 x 3 system A x = b, by Cramer's rule."""
     c11 = a22 * a33 - a23 * a23

@@ -370,12 +370,6 @@ def pair_follow(kx_l, kx_r, j_l, j_r, c, du_l, du_r, radius, dt, coupled):
     return (dt * radius * kx_l * du_l - c * mean) / j_l, (dt * radius * kx_r * du_r - c * mean) / j_r
 
 
-@scalar
-def past_limit(force, limit):
-    """Whether a tyre's linearised force passes its limit (:func:`finish` then clamps it)."""
-    return min(max(force, -limit), limit) != force
-
-
 @scalar(inline=True)
 def finish(p, k, start, h, fx0, kx_s, inertia, du, drive, brake, mass, dt, ahead, braking, target,
            spin_target, at_grip, esc, esc_target, first, grouped, change):
@@ -898,10 +892,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # A wheel whose tyre the step carries past its grip turns under the limit alone (finish, physics.wheel.at_limit,
     # with its own share of the engine): its partner then follows with its own share too, not the pair's mean, which
     # the limited wheel no longer answers.
-    co_f = co_f and not (past_limit(f_fl - x_f * du_fr - s_fl * du_fl, k_fl.limit)
-                         or past_limit(f_fr - x_f * du_fl - s_fr * du_fr, k_fr.limit))
-    co_r = co_r and not (past_limit(f_rl - x_r * du_rr - s_rl * du_rl, k_rl.limit)
-                         or past_limit(f_rr - x_r * du_rl - s_rr * du_rr, k_rr.limit))
+    co_f = co_f and not (_step.excess(f_fl - x_f * du_fr - s_fl * du_fl, k_fl.limit) != 0.0
+                         or _step.excess(f_fr - x_f * du_fl - s_fr * du_fr, k_fr.limit) != 0.0)
+    co_r = co_r and not (_step.excess(f_rl - x_r * du_rr - s_rl * du_rl, k_rl.limit) != 0.0
+                         or _step.excess(f_rr - x_r * du_rl - s_rr * du_rr, k_rr.limit) != 0.0)
     ch_fl, ch_fr = pair_follow(kx_fl, kx_fr, j_fl, j_fr, c_f, du_fl, du_fr, radius, dt, co_f)
     ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, s_fl, r_fl, du_fl,
@@ -924,10 +918,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     fy_fr = applied_fy(k_fr, dvx, dvy, dr)
     fy_rl = applied_fy(k_rl, dvx, dvy, dr)
     fy_rr = applied_fy(k_rr, dvx, dvy, dr)
-    ex_fl = _step.lateral_excess(fy_fl, tyre.lateral_limit(n_fl.fx, z_fl, mu_fl, share))
-    ex_fr = _step.lateral_excess(fy_fr, tyre.lateral_limit(n_fr.fx, z_fr, mu_fr, share))
-    ex_rl = _step.lateral_excess(fy_rl, tyre.lateral_limit(n_rl.fx, z_rl, mu_rl, share))
-    ex_rr = _step.lateral_excess(fy_rr, tyre.lateral_limit(n_rr.fx, z_rr, mu_rr, share))
+    ex_fl = _step.excess(fy_fl, tyre.lateral_limit(n_fl.fx, z_fl, mu_fl, share))
+    ex_fr = _step.excess(fy_fr, tyre.lateral_limit(n_fr.fx, z_fr, mu_fr, share))
+    ex_rl = _step.excess(fy_rl, tyre.lateral_limit(n_rl.fx, z_rl, mu_rl, share))
+    ex_rr = _step.excess(fy_rr, tyre.lateral_limit(n_rr.fx, z_rr, mu_rr, share))
     fy_fl, fy_fr, fy_rl, fy_rr = fy_fl + ex_fl, fy_fr + ex_fr, fy_rl + ex_rl, fy_rr + ex_rr
     y_fl, y_fr, y_rl, y_rr = dt * ex_fl, dt * ex_fr, dt * ex_rl, dt * ex_rr
     x_fl, x_fr = dt * (n_fl.fx - n_fl.fx_lin), dt * (n_fr.fx - n_fr.fx_lin)

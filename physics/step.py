@@ -405,14 +405,14 @@ def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     # the difference, as grip_finish's).
     step_f = kf * (cos_d * (dvy + lf * dr) - sin_d * dvx)
     step_r = kr * (dvy - lr * dr)
-    over_f = lateral_excess(fy_f - step_f, p.tyres_mu * load_f)
+    over_f = excess(fy_f - step_f, p.tyres_mu * load_f)
     rear_limit = p.tyres_slide_fraction * p.tyres_mu * load_r if locked else p.tyres_mu * load_r
-    over_r = lateral_excess(fy_r - step_r, rear_limit)
+    over_r = excess(fy_r - step_r, rear_limit)
     if over_f != 0.0 or over_r != 0.0:
         step_f, step_r = step_f - over_f, step_r - over_r
-        dvx = dvx - dt * over_f * sin_d / mass
-        dvy = dvy + dt * (over_f * cos_d + over_r) / mass
-        dr = dr + dt * (lf * over_f * cos_d - lr * over_r) / p.body_yaw_inertia
+        back_x, back_y, back_r = body.sideways_give_back(over_f, over_r, cos_d, sin_d, lf, lr, mass,
+                                                         p.body_yaw_inertia, dt)
+        dvx, dvy, dr = dvx + back_x, dvy + back_y, dr + back_r
     vy_dyn, r_dyn = vy_turned + dvy, s.yaw_rate + dr
     # The dynamic share moves as its forces say. The kinematic share starts where the frame's turn and
     # the forces carried it and is pulled onto the kinematic path (001): its forward speed is the
@@ -819,13 +819,12 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     # gets that limit, and the body gives back the difference along the tyre's sideways direction (as the
     # longitudinal forces at their limit above): at the grip the slope no longer holds, and the step had given the
     # car up to 5% more than the tyre can (single frames found by `carbench hunt`'s grip monitor).
-    over_f = lateral_excess(fyf_applied, tyre.lateral_limit(fxf, load_f, mu_f, p.tyres_lateral_share))
-    over_r = lateral_excess(fyr_applied, tyre.lateral_limit(fxr, load_r, mu_r, p.tyres_lateral_share))
+    over_f = excess(fyf_applied, tyre.lateral_limit(fxf, load_f, mu_f, p.tyres_lateral_share))
+    over_r = excess(fyr_applied, tyre.lateral_limit(fxr, load_r, mu_r, p.tyres_lateral_share))
     if over_f != 0.0 or over_r != 0.0:
         fyf_applied, fyr_applied = fyf_applied + over_f, fyr_applied + over_r
-        vx = vx - dt * over_f * sin_d / mass
-        vy = vy + dt * (over_f * cos_d + over_r) / mass
-        yaw_rate = yaw_rate + dt * (lf * over_f * cos_d - lr * over_r) / inertia
+        back_x, back_y, back_r = body.sideways_give_back(over_f, over_r, cos_d, sin_d, lf, lr, mass, inertia, dt)
+        vx, vy, yaw_rate = vx + back_x, vy + back_y, yaw_rate + back_r
     accel = (vx - vx_turned) / dt
 
     # The engine: one with the wheels through a stuck clutch, else its own torque less the clutch's.
@@ -915,8 +914,8 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
 
 
 @scalar
-def lateral_excess(force, limit):
-    """What takes ``force`` back within +-``limit`` (0.0 where it is within)."""
+def excess(force, limit):
+    """What takes ``force`` back within +-``limit`` (0.0 where it is within, and only there)."""
     return min(max(force, -limit), limit) - force
 
 

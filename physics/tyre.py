@@ -199,12 +199,19 @@ def magic_lanes(lanes):
 
 
 @scalar
+def _room_beside(force, axis, room, dx):
+    """What the friction ellipse leaves along one of its half-axes, ``room``, beside ``force`` along the other,
+    ``axis``; the whole half-axis where the tyre has no grip (``dx`` = mu Fz not positive)."""
+    share = force / axis if dx > 0.0 else 0.0
+    return room * math.sqrt(max(1.0 - share * share, 0.0))
+
+
+@scalar
 def lateral_limit(fx, load, mu, lat_share):
     """The largest lateral force [N] the friction ellipse (:func:`longitudinal_limit`'s) leaves beside the longitudinal
     force ``fx``."""
     dx = mu * load
-    share = fx / dx if dx > 0.0 else 0.0
-    return lat_share * dx * math.sqrt(max(1.0 - share * share, 0.0))
+    return _room_beside(fx, dx, lat_share * dx, dx)
 
 
 @scalar
@@ -215,5 +222,4 @@ def longitudinal_limit(fy, load, mu, lat_share):
     corners has less to give along the road.
     """
     dx = mu * load
-    share = fy / (lat_share * dx) if dx > 0.0 else 0.0
-    return dx * math.sqrt(max(1.0 - share * share, 0.0))
+    return _room_beside(fy, lat_share * dx, dx, dx)

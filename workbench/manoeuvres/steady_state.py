@@ -147,8 +147,7 @@ def fit_note(fitted: np.ndarray, ay_max: float | None = None) -> str:
 
 
 def steady_maximum(run: RunData, f: SteadyFrames) -> float | None:
-    """The highest 1 s mean of a_y over the seconds whose every frame is quasi-steady (``f.steady``), with the
-    road-wheel angle's range within STEER_STEADY and the body slip within SLIP_STEADY; None where no second is."""
+    """The highest 1 s mean of a_y over the steady seconds (:func:`steady_seconds`); None where no second is."""
     k = _maximum_second(run, f)
     return None if k is None else float(np.mean(f.ay[k:k + max(round(1.0 / run.dt), 1)]))
 
