@@ -874,7 +874,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # aid holds it) and stability control brakes neither: the mean's answer takes both wheels following the road along
     # their slopes. With a tyre at its grip and stability control braking the other, light front-driven wheels (0.05
     # kg m^2 each) stalled in 1st gained 167 J in a frame (`carbench hunt --seed 15`; either condition holds that
-    # case; such a stalled pair, uncoupled, can still gain energy through each wheel's own share, see the README).
+    # case).
     co_f = (front_share == 1.0 and c_f > 0.0 and not one_front and not h_fl.held and not h_fr.held
             and not grip_fl and not grip_fr and e_fl + e_fr == 0.0)
     co_r = (front_share == 0.0 and c_r > 0.0 and not one_rear and not h_rl.held and not h_rr.held
@@ -896,20 +896,24 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                          or _step.excess(f_fr - x_f * du_fl - s_fr * du_fr, k_fr.limit) != 0.0)
     co_r = co_r and not (_step.excess(f_rl - x_r * du_rr - s_rl * du_rl, k_rl.limit) != 0.0
                          or _step.excess(f_rr - x_r * du_rl - s_rr * du_rr, k_rr.limit) != 0.0)
+    # The engine's share in what ABS's brake took (brake_torque): none where one driven axle's wheels turn opposite
+    # ways, which the first update braked bare (braked).
+    t_share_f = 0.0 if one_axle and free_fl * free_fr <= 0.0 else c_f
+    t_share_r = 0.0 if one_axle and free_rl * free_rr <= 0.0 else c_r
     ch_fl, ch_fr = pair_follow(kx_fl, kx_fr, j_fl, j_fr, c_f, du_fl, du_fr, radius, dt, co_f)
     ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, s_fl, r_fl, du_fl,
                   g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, grip_fl, e_fl, te_fl,
-                  brake_torque(h_fl, j_fl, c_f, free_fl, b_fl, dt), one_front, ch_fl)
+                  brake_torque(h_fl, j_fl, t_share_f, free_fl, b_fl, dt), one_front, ch_fl)
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr - x_f * du_fl, s_fr, r_fr, du_fr,
                   g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, grip_fr, e_fr, te_fr,
-                  brake_torque(h_fr, j_fr, c_f, free_fr, b_fr, dt), one_front, ch_fr)
+                  brake_torque(h_fr, j_fr, t_share_f, free_fr, b_fr, dt), one_front, ch_fr)
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl - x_r * du_rr, s_rl, r_rl, du_rl,
                   g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, grip_rl, e_rl, te_rl,
-                  brake_torque(h_rl, j_rl, c_r, free_rl, b_rl, dt), one_rear, ch_rl)
+                  brake_torque(h_rl, j_rl, t_share_r, free_rl, b_rl, dt), one_rear, ch_rl)
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr - x_r * du_rl, s_rr, r_rr, du_rr,
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
-                  brake_torque(h_rr, j_rr, c_r, free_rr, b_rr, dt), one_rear, ch_rr)
+                  brake_torque(h_rr, j_rr, t_share_r, free_rr, b_rr, dt), one_rear, ch_rr)
     # The lateral forces the step applied (the telemetry's), each within what its tyre's ellipse leaves beside its
     # longitudinal force: the body gives back what the linearised step carried past it, along the tyre's sideways
     # direction, as it does along the wheel for a longitudinal force at its limit (physics.step.grip_finish).
@@ -1250,7 +1254,13 @@ def brake_torque(h, inertia, share, free, brake, dt):
     ABS chose the wheel's speed for the wheel alone (``inertia``); on a driven wheel the engine is locked to
     (``share``, its part of the engine's inertia) the same change of speed takes more torque, which the brake
     gives up to its whole ``brake``: :func:`locked_momentum` then turns wheels and engine together to ABS's speed,
-    or as near as the brake takes them.
+    or as near as the brake takes them. Where one driven axle's wheels turn opposite ways the first update braked
+    each bare (:func:`braked`), the engine's inertia answering their mean, not either wheel: ``share`` is 0 there,
+    and the torque is the one that turned the bare wheel. (Sized with the engine's share, the brake of a light front
+    wheel that stability control braked, the engine stalled in 1st and the carrier near rest, read its whole 3,688
+    N m for the 283 that turned it, :func:`locked_momentum` took the carrier's momentum from that, and the wheels
+    chattered by up to 14 rad/s a frame: 170 and 224 J gained in a frame, `carbench hunt --seed 30` and `--seed 22` on
+    the sedan with front drive and 0.1 kg m^2 an axle.)
     """
     if not h.held:
         return -brakes.sign(free) * brake

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from workbench.runs.monitors import frames_of_result, run_monitors
 from workbench.runs.replay import replay
@@ -364,12 +365,56 @@ to = 6.966667
 
 def test_an_open_differential_s_pair_at_its_grip_or_braked_by_an_aid_keeps_each_wheel_s_share_of_the_engine():
     """Found by `carbench hunt --seed 15` on the sedan with front drive and 0.1 kg m^2 an axle, shrunk: a launch in
-    1st, then the handbrake and full lock, then full lock the other way; the engine stalls with the clutch up, the
-    front wheels turn apart through the open differential (-33 and +33 rad/s), one tyre at its grip, and stability
-    control brakes the other. With the engine's inertia on the pair's mean there too (physics.four_wheel.pair_slopes,
-    pair_follow, which take both wheels following the road along their slopes): 167 J gained in a frame. The pair
-    answers the engine as one only where both tyres start within their grip and no aid brakes one."""
+    1st, then the handbrake and full lock, then full lock the other way; the clutch up, the front wheels turn apart
+    through the open differential (-25 and +31 rad/s), and stability control brakes one. With the engine's inertia on
+    the pair's mean there, without the pair's conditions (physics.four_wheel.pair_slopes), 167 J were gained in a
+    frame. Since ABS's brake on a wheel of a pair turning apart is the torque that turned the bare wheel
+    (physics.four_wheel.brake_torque) the stalled engine is turned again here, 25 frames after the wheels turned apart
+    with one braked (53 before)."""
     p, f = _run(FRONT_DRIVE_STALLED)
-    assert f["rpm"][-1, 0] == 0.0 and f["gear"][-1, 0] == 1.0  # the case: stalled in gear
+    apart = f["wheel_speed_fl"][:, 0] * f["wheel_speed_fr"][:, 0] < 0.0
+    braked = (f["esc_fl"][:, 0] + f["esc_fr"][:, 0]) > 0.0
+    assert np.count_nonzero(apart & braked) > 20 and f["gear"][-1, 0] == 1.0  # the case: apart, one braked, in 1st
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
+def _front_drive_hunt(duration, throttle_to, hand_to, right_from):
+    """The light front-driven sedan of FRONT_DRIVE_STALLED driven as `carbench hunt` drove it: a launch in 1st,
+    the handbrake at full lock left, then full lock right."""
+    return FRONT_DRIVE_STALLED.replace("6.966667", duration).split("[[hold]]")[0] + f"""[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = {throttle_to}
+
+[[hold]]
+keys = ["handbrake", "left"]
+from = {throttle_to}
+to = {hand_to}
+
+[[hold]]
+keys = ["right"]
+from = {right_from}
+to = {duration}
+"""
+
+
+@pytest.mark.parametrize("script", [
+    _front_drive_hunt("6.25", "4.516667", "5.016667", "5.016667"),  # --seed 30: 170 J at 6.05 s
+    _front_drive_hunt("9.0", "7.533333", "7.983333", "8.375"),  # --seed 22: 224 J at 8.77 s
+], ids=["seed30", "seed22"])
+def test_a_wheel_an_aid_brakes_keeps_its_speed_against_the_differential_s_push(script):
+    """Found by `carbench hunt --seed 30` and `--seed 22` on the light front-driven sedan, shrunk: the engine stalls
+    in 1st with the clutch up, the front wheels turn opposite ways through the open differential (the carrier, and the
+    engine with it, near rest), stability control brakes one and ABS holds it at its slip target. The first update
+    braked that wheel bare, but its brake was read as the torque that would also have turned the engine's share
+    (physics.four_wheel.brake_torque): its whole 3,688 N m for the 283 that turned it. The carrier's momentum taken
+    from that (locked_momentum) moved both wheels 13 rad/s, the braked one past the road's speed (20.2 to 33.3 rad/s,
+    the road's 28.9), and its tyre drove the car forwards: 170 and 224 J gained in a frame."""
+    p, f = _run(script)
+    stalled = (f["stalled"][:, 0] == 1.0) & (f["gear"][:, 0] == 1.0) & (f["clutch"][:, 0] == 1.0)
+    apart = f["wheel_speed_fl"][:, 0] * f["wheel_speed_fr"][:, 0] < 0.0
+    braked = (f["esc_fl"][:, 0] + f["esc_fr"][:, 0]) > 0.0
+    assert np.count_nonzero(stalled & apart & braked) > 10  # the case
     assert _largest_gain(p, f) < 20.0
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
