@@ -196,6 +196,42 @@ def test_rpm_range_lets_the_wheels_turn_the_engine_past_the_limit_with_its_fuel_
     assert _run("rpm_range", **_downshift(10.0, -60.0, rising=False)) == []  # spinning down, clutch pressed
 
 
+def test_rpm_range_reads_003_s_friction_against_the_gear_as_friction():
+    """Found by `carbench hunt --seed 7002` on manual003, shrunk: a downshift to 1st at 31 m/s with the clutch pressed
+    left the engine at 10,500 rpm, spinning down; reverse selected at speed, the car rolls against the gear, and 003's
+    engine friction acts the other way (physics.engine.net_torque's ``turned_back``): +65 N m with the fuel cut. Read
+    as fuel, the monitor fired. The combined model's engine torque has no such sign: positive past the limit is fuel."""
+    falling = np.linspace(10300.0, 10000.0, 50)
+    against = dict(rpm=falling, engine_torque=np.full(50, 65.0), gear=np.full(50, -1.0), vx=np.full(50, 31.0),
+                   speed=np.full(50, 31.0))
+    assert _run("rpm_range", **against) == []
+    (v,) = _run("rpm_range", **dict(against, gear=np.full(50, 1.0)))  # with the gear: the engine's own torque
+    assert v.frame == 0
+    combined = _synthetic(**against)
+    combined["params"] = [[(0, load_preset("sedan_single_track").params)]]
+    assert load_preset("sedan_single_track").params.model.traction == "combined"
+    assert [v.monitor for v in monitors.get("rpm_range").run(frames_from_columns(**combined))] == ["rpm_range"]
+    frames = frames_of_result(replay([compile_script(parse_script(REVERSE_AT_SPEED))])[0])
+    assert frames["gear"][-1, 0] == -1.0 and frames["vx"][-1, 0] > 25.0  # the case: reverse, rolling forwards
+    assert run_monitors(frames, ["rpm_range"]) == []
+
+
+REVERSE_AT_SPEED = """[script]
+name = "reverse selected at speed"
+preset = "manual003"
+duration = 19.5
+dt = 0.008333333333333333
+""" + "".join(f"""
+[[hold]]
+keys = ["{key}"]
+from = {start}
+to = {end}
+""" for key, start, end in (("throttle", 0.0, 6.741667), ("clutch", 6.908333, 6.966667), ("gear_up", 6.975, 6.983333),
+                            ("throttle", 11.216667, 16.166667), ("clutch", 16.316667, 16.375),
+                            ("gear_down", 16.358333, 16.366667), ("clutch", 18.316667, 18.475),
+                            ("gear_down", 18.358333, 18.366667), ("gear_down", 18.466667, 18.475)))
+
+
 def test_unknown_monitor_lists_the_known_ones():
     with pytest.raises(KeyError, match="impossible_jerk"):
         monitors.get("nope")

@@ -522,7 +522,14 @@ def _rpm(f: Frames, tol: float):
     rising = np.zeros(f.shape, dtype=bool)
     rising[1:] = rpm[1:] > rpm[:-1]
     past = rpm > limit + tol
-    own = past & ((torque > 0.0) | (rising & (rpm > turned + tol)))
+    fuel = torque > 0.0
+    # 003's engine (the simple traction model): where the car rolls against the gear engaged its friction acts the
+    # other way, so that engine braking brakes (physics.engine.net_torque's ``turned_back``): positive with the fuel
+    # cut. Read as fuel, a car rolling forwards at 31 m/s with reverse selected and the engine still past the limit
+    # from a downshift, the clutch pressed, fired (`carbench hunt --seed 7002`, manual003).
+    simple = f.param(lambda p: 1.0 if p.model.traction == "simple" else 0.0) > 0.0
+    fuel &= ~(simple & (np.sign(f["gear"]) * f["vx"] < 0.0))
+    own = past & (fuel | (rising & (rpm > turned + tol)))
     bad = ((rpm < 0.0) | own) & f.valid()
 
     def values(j, i):
@@ -561,7 +568,7 @@ MONITORS: tuple[Monitor, ...] = (
     Monitor("rpm_range", "engine speed within [0, rev limit + tolerance]; past it only as the wheels turn the engine "
             "through the clutch (a downshift at speed), its fuel cut", 300.0,
             "rpm allowed above the rev limit (and above the wheels' own speed in the gear)", _rpm,
-            ("rpm", "gear", "speed", "engine_torque", "wheel_front", "wheel_rear")
+            ("rpm", "gear", "speed", "vx", "engine_torque", "wheel_front", "wheel_rear")
             + tuple(f"wheel_speed_{c}" for c in CORNERS)),
     Monitor("grip_limit", "no tyre's force beyond the road's grip mu Fz of its axle", 0.02,
             "share the force may pass mu Fz by (0.02 = 2%)", _grip, _AXLE_AND_CORNER_FORCES),
