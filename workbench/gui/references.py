@@ -171,6 +171,7 @@ class Comparer(QObject):
         self.confirm_recording: Callable[[str], bool] = lambda doing: True
         model.drive_on = self.drive_from_here  # an edit with an earlier frame on show goes on from it first
         model.params_changed.connect(self._on_params_changed)
+        model.params_edited.connect(self._on_params_edited)
         model.script_loaded.connect(self._on_script_loaded)
         model.preset_loaded.connect(lambda name: self._on_script_loaded(""))
         self.rerun.finished.connect(self._on_rerun_finished)
@@ -199,12 +200,15 @@ class Comparer(QObject):
         self._overrides = {}
 
     def _on_params_changed(self, path: str) -> None:
+        if not path:
+            return  # the script's own change, or many at once (params_edited says a user's): not an edit to re-run
+        self._on_params_edited({path: self.model.session.params.get(path)})
+
+    def _on_params_edited(self, changes: dict[str, Any]) -> None:
+        """Re-run the loaded script with the user's edits (``changes`` the latest, {path: value}) from frame 0."""
         session = self.model.session
-        if not path or session.replaying:
-            return  # "" is the script's own change (or many at once): not an edit to re-run
-        value = session.params.get(path)
         # (with an earlier frame on show the model drove on from it before the change: SessionModel.go_on_for)
-        if session.recording:
+        if session.replaying or session.recording:
             return
         # A recording just stopped is the script to replay once compiled: taken first (waited for), which says so
         # (script_loaded: _base is the recording then). An edit made before it was taken re-ran the script the Stop
@@ -212,7 +216,11 @@ class Comparer(QObject):
         session.program_to_replay()
         if self._base is None:
             return
-        self._overrides[path] = value
+        self._overrides.update(changes)
+        # A value put back to the script's own (Reset all, an undo) is no edit: kept, Replay put the reset edits
+        # back and the run on show stayed the edited car's.
+        start = self._base.params
+        self._overrides = {p: v for p, v in self._overrides.items() if v != start.get(p)}
         try:
             program = edited_program(self._base, self._overrides)
         except ValueError:

@@ -39,6 +39,9 @@ class SessionModel(QObject):
 
     stepped = Signal()  # one or more frames were stepped (or the history was cleared)
     params_changed = Signal(str)  # a parameter path, or "" when many changed
+    # The user changed several parameters in one step (Reset all, or the undo or redo of a step of several): {path:
+    # value}, after params_changed(""), which also says the script's own changes and is not an edit.
+    params_edited = Signal(object)
     preset_loaded = Signal(str)  # the preset's name
     recording_changed = Signal(bool)
     recording_saved = Signal(str)  # the last recording was saved (under this name)
@@ -281,6 +284,8 @@ class SessionModel(QObject):
             after = {p: base.get(p) for p in before}
             self.undo_stack.push(ParamsCommand(self, text, before, after))
         self.params_changed.emit(paths[0] if paths and len(paths) == 1 else "")
+        if before and not (paths and len(paths) == 1):
+            self.params_edited.emit({p: base.get(p) for p in before})
 
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""
@@ -288,6 +293,8 @@ class SessionModel(QObject):
         self.session.set_params(changes)
         self._mark_edit(", ".join(describe(p, v, self.session.params.info(p)) for p, v in changes.items()))
         self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
+        if len(changes) > 1:
+            self.params_edited.emit(dict(changes))
 
     def _mark_edit(self, text: str, merge_key: str | None = None) -> None:
         """A mark on the plots at this frame; the edits of one drag (one merge key) are one mark, at its start."""
