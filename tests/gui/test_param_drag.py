@@ -170,8 +170,13 @@ def test_a_typed_value_may_have_an_exponent(carbench_window, qtbot):
         assert window.model.session.params.body.mass == mass, typed
         spin.clearFocus()
         spin.setValue(spin.value())  # what leaving the box shows: the value the car has
-    qtbot.keyClicks(spin, "x")  # no letter but the exponent's gets in
-    assert "x" not in spin.text()
+    QTest.mouseDClick(edit, LEFT, NONE, _centre(edit))
+    qtbot.waitUntil(spin.hasFocus, timeout=1000)
+    qtbot.keyClicks(spin, "2x0y0")  # kept as typed (dropped, the letters made it 200), and refused with its reason
+    assert spin.cleanText() == "2x0y0"
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert window.model.session.params.body.mass == 2000.0
+    assert window.params.status.text() == "body.mass: '2x0y0' is not a finite number; not changed"
 
 
 def test_a_typed_value_out_of_range_says_why_it_was_not_taken(carbench_window, qtbot):

@@ -3,8 +3,9 @@
 QDoubleSpinBox's own validator knows only fixed notation: it drops the keys it refuses, so typing
 ``1e3`` into it gave 13. :class:`NumberSpin` takes what Python's ``float`` reads (``1e3``, ``2.5E-4``,
 ``.5``, ``-0``), within the box's range, with its prefix and suffix (a unit) around it, and writes its
-value with a point whatever the locale; a text on its way to a number (``1e``, ``-``, ``.``) or out of
-range is intermediate, as in Qt's own, and leaving the box puts the value it had back. Where the locale
+value with a point whatever the locale; any other text (on its way to a number, ``1e``, ``-``, ``.``; out of
+range; or no number, ``12x``, ``nan``) is intermediate, kept as typed for the box's owner to refuse with its
+reason, and leaving the box puts the value it had back. Where the locale
 writes a decimal comma, a comma typed where the point goes is taken as the point; elsewhere commas are read only
 as thousands separators in whole groups (``1,500``), and any other comma is refused.
 """
@@ -79,7 +80,9 @@ class NumberSpin(QDoubleSpinBox):
                 return QValidator.State.Intermediate, text, pos  # (fixup reads a whole grouping: "1,500")
         number = self._number(text)
         if not _TYPING.fullmatch(number):
-            return QValidator.State.Invalid, text, pos
+            # Kept as typed, to be refused with its reason: dropped as invalid keys, "2x0y0" was taken as 200, and
+            # "abc" or "nan" vanished without a word.
+            return QValidator.State.Intermediate, text, pos
         try:
             value = float(number)
         except ValueError:
