@@ -42,6 +42,20 @@ def test_every_axis_and_button_is_shown_with_its_raw_and_mapped_value(dialog, vi
     assert dialog.buttons["a"][0].text() == "\u25cf" and dialog.buttons["b"][0].text() == "\u25cb"
 
 
+def test_the_steer_bar_fills_the_way_the_stick_went(dialog, virtual_gamepad):
+    """A stick pushed left reads a positive steer (left is positive, as the model and the HUD have it) and its bar
+    filled to the right of centre, beside the raw reading's bar filled to the left."""
+    leftx = row(dialog, "leftx")
+    for raw, side in ((-32768, "left"), (32767, "right")):
+        virtual_gamepad.set_axis("leftx", raw)
+        dialog.update_values()
+        left, width = leftx.value.filled(200)
+        raw_left, raw_width = leftx.raw.filled(200)
+        assert width > 90 and raw_width > 90
+        assert (left < 100) == (side == "left") and (raw_left < 100) == (side == "left"), (raw, left, raw_left)
+    assert leftx.value.text() == "-1.000"  # right: negative
+
+
 def test_edits_apply_at_once_and_are_saved_for_the_controllers_guid(carbench_window, dialog, virtual_gamepad):
     window = carbench_window
     leftx = row(dialog, "leftx")

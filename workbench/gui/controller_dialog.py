@@ -53,6 +53,7 @@ class LevelBar(QWidget):
         super().__init__(parent)
         self._low, self._high, self._value, self._format = 0, 100, 0, "%v"
         self._rest: int | None = None
+        self._inverted = False
 
     def setRange(self, low: int, high: int) -> None:  # noqa: N802 (Qt's spelling, as QProgressBar's)
         self._low, self._high = int(low), max(int(high), int(low) + 1)
@@ -64,6 +65,17 @@ class LevelBar(QWidget):
         wheel's pedal reads the low (or, inverted, the high) end of a range centred on 0."""
         self._rest = None if rest is None else int(rest)
         self.update()
+
+    def setInvertedAppearance(self, inverted: bool) -> None:  # noqa: N802 (QProgressBar's spelling)
+        """Grow towards the left for higher values: a steer reading, positive to the left (the model's sign, ISO
+        8855's), drawn the way the wheel turns. Filled to the right, a stick pushed left read +0.097 with its bar
+        to the right of centre, and the HUD drew the same steer to the left."""
+        if bool(inverted) != self._inverted:
+            self._inverted = bool(inverted)
+            self.update()
+
+    def invertedAppearance(self) -> bool:  # noqa: N802
+        return self._inverted
 
     def setValue(self, value: int) -> None:  # noqa: N802
         value = min(max(int(value), self._low), self._high)
@@ -93,7 +105,8 @@ class LevelBar(QWidget):
         return 0 if self._low < 0 < self._high else self._low
 
     def _x(self, value: int, width: int) -> int:
-        return round((value - self._low) / (self._high - self._low) * width)
+        x = round((value - self._low) / (self._high - self._low) * width)
+        return width - x if self._inverted else x
 
     def filled(self, width: int) -> tuple[int, int]:
         """The filled span's left edge and width in pixels, inside a bar ``width`` wide."""
@@ -185,6 +198,7 @@ class _AxisRow:
         self.exponent.setEnabled(mapping is not None and m.curve == "power")
         self.range.setText(f"{m.low} .. {m.high}")
         self.value.setRange(-1000 if mapping is not None and m.control == "steer" else 0, 1000)
+        self.value.setInvertedAppearance(mapping is not None and m.control == "steer")  # positive steer is left
         # a pedal's raw reading grows from the end it rests at (its mapped value is 0 there); a stick's from 0
         pedal = mapping is not None and m.control != "steer"
         self.raw.setRest((m.high if m.invert else m.low) if pedal else None)
