@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .schema import param
+from .schema import param, quantity
 
 KINEMATIC = "kinematic"
 DYNAMIC = "dynamic"
@@ -48,11 +48,12 @@ class ModelParams:
                                           "corner with lateral load transfer, roll, differentials and per-wheel "
                                           "brakes (needs traction = combined)", choices=(SINGLE_TRACK, FOUR_WHEEL))
 
-    def check(self) -> str | None:
+    def check(self, length_unit: str = "m") -> str | None:
         if self.layout == FOUR_WHEEL and self.traction != COMBINED:
             return f"layout = {self.layout!r}: the four-wheel car runs on the combined tyres (traction = 'combined')"
         if self.blend_high <= self.blend_low:
-            return f"blend_high = {self.blend_high:g}: must be above blend_low ({self.blend_low:g})"
+            return (f"blend_high = {quantity(self, 'blend_high', length_unit)}: must be above blend_low "
+                    f"({quantity(self, 'blend_low', length_unit)})")
         return None
 
 
@@ -87,12 +88,16 @@ class BodyParams:
                                                               "wheels, tyres, discs, hubs and half-shafts", lo=1e-4,
                                       hi=1e4, span=(0.05, 10.0))
 
-    def check(self) -> str | None:
+    def check(self, length_unit: str = "m") -> str | None:
+        def q(name, value=None):
+            return quantity(self, name, length_unit, value)
+
         if self.lr >= self.wheelbase:
-            return f"lr = {self.lr:g}: must be less than the wheelbase ({self.wheelbase:g})"
+            return f"lr = {q('lr')}: must be less than the wheelbase ({q('wheelbase')})"
         if self.wheelbase + self.front_overhang > self.length:
-            return (f"front_overhang = {self.front_overhang:g}: with the wheelbase ({self.wheelbase:g}) it reaches "
-                    f"{self.wheelbase + self.front_overhang:g} from the rear axle, past the length ({self.length:g})")
+            return (f"front_overhang = {q('front_overhang')}: with the wheelbase ({q('wheelbase')}) it reaches "
+                    f"{q('length', self.wheelbase + self.front_overhang)} from the rear axle, past the length "
+                    f"({q('length')})")
         return None
 
 
@@ -189,21 +194,27 @@ class EngineParams:
     firing_rpm: float = param(250.0, unit="rpm", doc="combined: a stalled engine cranked at this speed or more "
                                                      "fires and runs", lo=1, hi=1e5, span=(50.0, 1500.0))
 
-    def check(self) -> str | None:
+    def check(self, length_unit: str = "m") -> str | None:
+        def q(name, value=None):
+            return quantity(self, name, length_unit, value)
+
         if not self.idle_rpm < self.rev_limit:
-            return f"idle_rpm = {self.idle_rpm:g}: must be below rev_limit ({self.rev_limit:g})"
+            return f"idle_rpm = {q('idle_rpm')}: must be below rev_limit ({q('rev_limit')})"
         if self.limiter_band >= self.rev_limit - self.idle_rpm:
-            return f"limiter_band = {self.limiter_band:g}: must be narrower than the range from idle to the rev limit"
+            return (f"limiter_band = {q('limiter_band')}: must be narrower than the range from idle to the rev limit "
+                    f"({q('limiter_band', self.rev_limit - self.idle_rpm)})")
         if self.stall_rpm >= self.idle_rpm - self.limiter_band:
-            return (f"stall_rpm = {self.stall_rpm:g}: must be below idle_rpm - limiter_band "
-                    f"({self.idle_rpm - self.limiter_band:g}), where the idle control gives its full authority")
+            return (f"stall_rpm = {q('stall_rpm')}: must be below idle_rpm - limiter_band "
+                    f"({q('stall_rpm', self.idle_rpm - self.limiter_band)}), where the idle control gives its full "
+                    "authority")
         if self.firing_rpm >= self.starter_rpm:
-            return (f"firing_rpm = {self.firing_rpm:g}: must be below starter_rpm ({self.starter_rpm:g}), or the "
+            return (f"firing_rpm = {q('firing_rpm')}: must be below starter_rpm ({q('starter_rpm')}), or the "
                     f"starter can never crank the engine to fire")
         at_firing = self.friction_at(self.firing_rpm)
         if self.starter_torque * (1.0 - self.firing_rpm / self.starter_rpm) <= at_firing:
-            return (f"starter_torque = {self.starter_torque:g}: at firing_rpm ({self.firing_rpm:g}) it must pass the "
-                    f"engine's friction there ({at_firing:g} N m), or the starter can never crank the engine to fire")
+            return (f"starter_torque = {q('starter_torque')}: at firing_rpm ({q('firing_rpm')}) it must pass the "
+                    f"engine's friction there ({q('starter_torque', at_firing)}), or the starter can never crank the "
+                    "engine to fire")
         return None
 
     def friction_at(self, rpm: float) -> float:
@@ -230,9 +241,10 @@ class ClutchParams:
     auto_rate: float = param(4.0, unit="1/s", doc="how fast the automatic clutch can engage (it lets go at once)",
                              lo=0.01, hi=1000, span=(0.1, 50.0))
 
-    def check(self) -> str | None:
+    def check(self, length_unit: str = "m") -> str | None:
         if self.auto_band > self.auto_speed > 0:
-            return f"auto_band = {self.auto_band:g}: must not exceed auto_speed ({self.auto_speed:g})"
+            return (f"auto_band = {quantity(self, 'auto_band', length_unit)}: must not exceed auto_speed "
+                    f"({quantity(self, 'auto_speed', length_unit)})")
         return None
 
 
@@ -246,7 +258,7 @@ class GearboxParams:
     final_drive: float = param(doc="final drive ratio", lo=0.1, hi=100, span=(1.0, 8.0))
     shift_clutch: float = param(0.9, doc="clutch pedal position a shift needs", lo=0, hi=1, span=(0.0, 1.0))
 
-    def check(self) -> str | None:
+    def check(self, length_unit: str = "m") -> str | None:
         # Checked with the group (a live edit, a [[set]], a sweep), not only where the car's record is made: the
         # window took 13 gears and its next step raised.
         if len(self.ratios) > MAX_GEARS:

@@ -40,6 +40,7 @@ from .groups import (
     TyreParams,
 )
 from .schema import (
+    LENGTH_UNITS,
     ParamError,
     ParamInfo,
     build_group,
@@ -132,6 +133,8 @@ class CarParams:
         if unknown:
             raise ParamError(f"[{unknown[0]}]: unknown group; the groups are: {', '.join(names)}")
         kind = doc.get("model", {}).get("kind") if isinstance(doc.get("model"), dict) else None
+        length_unit = doc.get("model", {}).get("unit") if isinstance(doc.get("model"), dict) else None
+        length_unit = length_unit if length_unit in LENGTH_UNITS else "m"  # (a wrong one is said by [model])
         built = {}
         for name in names:
             if name not in doc:
@@ -144,7 +147,7 @@ class CarParams:
                     only = ONLY_FOR.get(f"{name}.{key}")
                     if only is not None and only != kind:
                         raise ParamError(f"{name}.{key}: not used by a {kind} car (only by a {only} car)")
-            built[name] = build_group(group_class(cls, name), name, table)
+            built[name] = build_group(group_class(cls, name), name, table, length_unit)
         car = cls(**built)
         problem = car.check()
         if problem:

@@ -75,7 +75,7 @@ def test_json_summary(capsys, script, tmp_path):
 
 @pytest.mark.parametrize(("args", "reason"), [
     (["--param", "steering.lock=10:95:3"], "--param steering.lock=10:95:3: steering.lock = 95 deg is out of range"),
-    (["--param", "body.lr=2.7"], "car 1 (body.lr = 2.7 m): body.lr = 2.7: must be less than the wheelbase"),
+    (["--param", "body.lr=2.7"], "car 1 (body.lr = 2.7 m): body.lr = 2.7 m: must be less than the wheelbase"),
     (["--param", "body.mass=1:2", "--samples", "2000000"], "--samples 2000000: must be between 1 and 1,000,000"),
     (["--param", "body.mass=1:2:3", "--workers", "0"], "--workers 0: must be between 1 and"),
     (["--param", "body.mass=900:1000:3", "--dt", "1"], "--dt: dt = 1.0"),

@@ -113,12 +113,13 @@ def build_runs(inputs: list[str], preset: str | None, vs_preset: str | None, vs_
     check = check or (lambda files: None)
     alternatives = [x is not None for x in (vs_preset, vs_set, vs_dt, vs_script)]
     if len(inputs) == 2:
-        if any(alternatives) or preset is not None:
-            raise CompareError("two CSVs are compared as they are: --preset and --vs-* are for a script")
+        # The inputs first: two scripts with --vs-preset were told that "two CSVs are compared as they are".
         for path in inputs:
             if Path(path).suffix.lower() != ".csv":
                 raise CompareError(f"{path}: two inputs are compared as telemetry CSVs (.csv); "
                                    "for a script give one SCRIPT and --vs-preset, --vs-set, --vs-dt or --vs-script")
+        if any(alternatives) or preset is not None:
+            raise CompareError("two CSVs are compared as they are: --preset and --vs-* are for a script")
         check([Path(p) for p in inputs])
         return read_csv_run(inputs[0]), read_csv_run(inputs[1])
     if len(inputs) != 1:
