@@ -1,5 +1,5 @@
 """``python -m workbench`` is the ``carbench`` command."""
 
-from workbench.cli import entry
+from workbench.launch import entry
 
 raise SystemExit(entry())

@@ -289,6 +289,9 @@ def entry(argv: Sequence[str] | None = None) -> int:
     KeyboardInterrupt traceback from an exit handler of numba's, and the exit code was the command's anyway."""
     try:
         return main(argv)
+    except KeyboardInterrupt:  # before the command's own handling is in place (its first imports)
+        _say("interrupted")
+        return 130
     finally:  # --help and --version end in SystemExit
         with contextlib.suppress(OSError, ValueError):  # not the main thread, or no such signal here
             signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -334,6 +337,13 @@ def _guarded_main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt as exc:
         _say("interrupted" + _after(exc))
         return 130
+    except RuntimeError as exc:
+        # A Ctrl-C while a module loads, inside a class body's __set_name__ (a dataclass's field), comes wrapped in
+        # a RuntimeError (Python 3.11): it printed a traceback and exited 1, the code of a failed expectation.
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            _say("interrupted" + _after(exc.__cause__))
+            return 130
+        raise
     except Terminated as exc:  # SIGTERM, SIGHUP or SIGQUIT: outputs cleaned up on the way out, like Ctrl-C
         _say(f"stopped by signal {exc.signum}" + _after(exc))
         return exc.exit_code

@@ -52,7 +52,7 @@ def test_every_monitor_reads_only_what_it_declares(preset):
 def test_a_selection_of_monitors_reads_the_union_and_finite_reads_everything():
     read = monitors.channels_read(["rpm_range", "rest_stays_rest"])
     wheels = {"wheel_front", "wheel_rear", "wheel_speed_fl", "wheel_speed_fr", "wheel_speed_rl", "wheel_speed_rr"}
-    assert read[0] == "t" and set(read) == {"t", "rpm", "gear", "speed", "engine_torque", *wheels, "yaw_rate",
+    assert read[0] == "t" and set(read) == {"t", "rpm", "gear", "speed", "vx", "engine_torque", *wheels, "yaw_rate",
                                             "throttle", "brake", "clutch", "x", "y", "heading"}
     assert len(read) == len(set(read))
     assert monitors.channels_read(None) is None  # every monitor: finite among them

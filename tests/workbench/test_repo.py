@@ -31,7 +31,7 @@ def test_the_pytest_plugin_and_the_command_are_registered():
     dist = metadata.distribution("carbench")
     points = {(e.group, e.name): e.value for e in dist.entry_points}
     assert points[("pytest11", "carbench")] == "workbench.gui.testing"
-    assert points[("console_scripts", "carbench")] == "workbench.cli:entry"
+    assert points[("console_scripts", "carbench")] == "workbench.launch:entry"  # (it loads workbench.cli)
 
 
 def test_the_pin_on_pyside6_avoids_the_aborting_release():
