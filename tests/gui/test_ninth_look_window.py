@@ -1,4 +1,4 @@
-"""The window's ninth look: what a review of the running window found (a helper driving it under Xvfb)."""
+"""The window's ninth look: the installed window driven under Xvfb (Reset all, value boxes, the refusal line)."""
 from __future__ import annotations
 
 import numpy as np
@@ -91,3 +91,28 @@ def test_the_refusal_line_moves_no_row(carbench_window, qtbot):
     QApplication.processEvents()
     assert panel.status.isVisible()
     assert row.mapTo(window, row.rect().topLeft()).y() == before
+
+
+def test_return_on_a_value_shown_rounded_past_its_range_refuses_nothing(qtbot):
+    """tyres.c's box holds at most 1.999999998 and shows it as "2": Return on it, unchanged, said "tyres.c = 2: out
+    of range; not changed" (after a double-click, and after a single click once Return checked the text then too)."""
+    from PySide6.QtCore import Qt
+
+    from workbench.gui.param_panel import DragSpin
+
+    spin = DragSpin(0.01)
+    qtbot.addWidget(spin)
+    spin.setDecimals(10)
+    spin.setRange(0.0, 1.999999998)
+    spin.setValue(1.999999998)
+    assert spin.lineEdit().text() == "2"
+    said = []
+    spin.typed_out_of_range.connect(said.append)
+    spin.typed_not_a_number.connect(said.append)
+    spin.start_typing()  # (a double-click; a single click's focus does the same now)
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert said == []
+    spin.start_typing()
+    spin.lineEdit().setText("3")  # typed past the range: still said
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert said == [3.0]

@@ -1,4 +1,4 @@
-"""Promises under hostile use, the eighth pass (a helper's review of the command line)."""
+"""Promises under hostile use, the eighth pass: compare's inputs, a script of many parameter changes."""
 from __future__ import annotations
 
 from cli_calls import run
@@ -29,3 +29,16 @@ def test_a_script_of_many_parameter_changes_compiles_in_about_a_second_not_fourt
     with mock.patch.object(typing, "get_type_hints", side_effect=AssertionError("read again")):
         program = compile_script(parse_script(text))
     assert len(program.script.sets) == 50
+
+
+def test_a_sweeps_refusal_of_a_parking_car_gives_its_lengths_in_pixels():
+    """The parameter groups' own checks wrote their values without units; with them, a sweep's check of a car in
+    pixels said metres where the sweep's own text beside it said px."""
+    import numpy as np
+
+    from physics import load_preset
+    from workbench.runs.sweep import _group_problem
+
+    car = load_preset("parking").params
+    said = _group_problem(car, "body", ["body.lr"], np.array([10.0 * car.body.wheelbase]))
+    assert said == f"lr = {10.0 * car.body.wheelbase:g} px: must be less than the wheelbase ({car.body.wheelbase:g} px)"

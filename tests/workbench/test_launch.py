@@ -1,4 +1,4 @@
-"""A Ctrl-C while the command loads: one line and exit 130, as later (the hostile-use review's finding)."""
+"""A Ctrl-C while the command loads: one line and exit 130, as later."""
 from __future__ import annotations
 
 import sys

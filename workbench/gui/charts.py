@@ -109,122 +109,123 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     from workbench.output.charts import PALETTE
 
     widget = pg.GraphicsLayoutWidget()
-    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-    widget.setBackground("w")
-    widget.resize(chart.width, chart.height)
-    # The title is rich text: escaped, so that a note such as "speed <= 3" is not read as a tag. A note is wrapped to
-    # the chart's width: one line wider than that widened the plot past the image, which cut off its right side (the
-    # ISO 4138 chart's 150-character note cut the axis at 3 of its 5 m/s^2 and the legend in half).
-    chars = max(40, chart.width // 7)  # 9 pt characters average 6 to 7 px
-    title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(line)}</span>"
-                                               for n in chart.notes for line in textwrap.wrap(n, chars) or [""])
-    plot = widget.addPlot(title=f"<span style='color:#222'>{title}</span>")
-    plot.showGrid(x=True, y=True, alpha=0.25)
-    for side in ("left", "bottom"):
-        plot.getAxis(side).setPen("#444")
-        plot.getAxis(side).setTextPen("#222")
-        # The ticks in the axis' own unit: pyqtgraph's SI prefix read a 5 ms hunt's time as 0 .. 5 with "(x0.001)"
-        # after "time [s]"
-        plot.getAxis(side).enableAutoSIPrefix(False)
-    plot.setLabel("bottom", chart.x_label)
-    plot.setLabel("left", chart.y_label)
-    legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
-
-    # A series may have no point (a measure no car reached): it takes no part in the ranges.
-    xs = [finite_or(s.x) for s in chart.series if len(s.x)]
-    ys = [finite_or(s.y) for s in chart.series if len(s.y)] or [np.zeros(1)]
-    if chart.x_range is not None:
-        xs.append(np.asarray(chart.x_range, dtype=float))
-    xs = xs or [np.zeros(1)]
-    x_lo, x_hi = min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)
-    if chart.x_range is not None:
-        plot.setXRange(x_lo, x_hi, padding=0.02)
-    y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
-
-    if chart.heatmap is not None:
-        _heatmap(plot, chart.heatmap, widget)
-    if chart.bars is not None:
-        _bars(plot, chart.bars)
-    for band in chart.bands:
-        colour = QColor(band.colour)
-        colour.setAlpha(40)
-        if band.axis == "x":
-            region = pg.LinearRegionItem(_span(band.lo, band.hi, x_lo, x_hi), orientation="vertical",
-                                         brush=pg.mkBrush(colour), movable=False)
-        else:
-            region = pg.LinearRegionItem(_span(band.lo, band.hi, y_lo, y_hi), orientation="horizontal",
-                                         brush=pg.mkBrush(colour), movable=False)
-        for line in region.lines:
-            line.setPen(pg.mkPen(None))
-        region.setZValue(-10)
-        plot.addItem(region, ignoreBounds=True)
-        if band.label:
-            legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=0, brush=pg.mkBrush(colour)), band.label)
-    colours = itertools.cycle(PALETTE)
-    for s in chart.series:
-        colour = s.colour or next(colours)
-        item = plot.plot(finite_or(s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
-                         symbol="o" if s.points else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
-                         antialias=True)
-        item.setZValue(5)
-    for line in chart.lines:
-        angle = 0 if line.axis == "y" else 90
-        inf = pg.InfiniteLine(line.value, angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
-                              label=line.label or None,
-                              labelOpts={"color": line.colour, "position": 0.95,
-                                         "anchors": [(1, 0), (1, 0)] if line.below else [(1, 1), (1, 1)]})
-        plot.addItem(inf, ignoreBounds=True)
-    for m in chart.markers:
-        if not (math.isfinite(m.x) and math.isfinite(m.y)):
-            continue
-        plot.plot([m.x], [m.y], pen=None, symbol="x", symbolSize=14, symbolPen=_pen(m.colour, 2.5))
-        if m.label:
-            # Right of the point, or left of it in the right half (so the label stays inside the plot).
-            text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if m.x > (x_lo + x_hi) / 2 else (0, 1))
-            text.setPos(m.x, m.y)
-            plot.addItem(text, ignoreBounds=True)
-    fitted = y_range(chart, y_lo, y_hi)  # the curves and the bounds near them
-    if fitted is not None:
-        plot.setYRange(*fitted, padding=0.05)
-    elif y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
-        plot.setYRange(y_lo - 1.0, y_hi + 1.0)
-    if chart.bars is not None:
-        plot.setXRange(*bars_x_range(chart), padding=0.05)
-    shown_y = fitted if fitted is not None else (y_lo, y_hi)
-    legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
-    legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner
-
-    app.processEvents()
-    widget.grab()  # the first paint measures the tick labels; an axis whose labels are wider than its room widens
-    app.processEvents()  # then (pyqtgraph's autoExpandTextSpace), and the labels are drawn at the second: drawn once,
-    # a margin of -123,400 N over 30 N had no labels at all
-    target = Path(path)
-    image = widget.grab().toImage()
-    from workbench.runs.stamp import carbench_version
-
-    image.setText("Software", f"carbench {carbench_version()}")  # PNG text chunks (workbench.output.png_text)
-    if chart.source:
-        image.setText("Source", chart.source)
-    # Encoded in memory and written by Python: Qt re-encodes a path as UTF-8, and a folder whose name is not (a Latin-1
-    # locale's "rä", a byte that is no UTF-8) was refused only after the whole run; and a full disk now says so.
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise OSError(f"could not write {target}: the image could not be encoded")
-    from workbench.output.files import atomic_write_bytes
-
     try:
-        atomic_write_bytes(target, bytes(buffer.data()))
-    except OSError as exc:
-        raise OSError(f"could not write {target}: {exc.strerror or exc}") from None
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.setBackground("w")
+        widget.resize(chart.width, chart.height)
+        # The title is rich text: escaped, so that a note such as "speed <= 3" is not read as a tag. A note is wrapped to
+        # the chart's width: one line wider than that widened the plot past the image, which cut off its right side (the
+        # ISO 4138 chart's 150-character note cut the axis at 3 of its 5 m/s^2 and the legend in half).
+        chars = max(40, chart.width // 7)  # 9 pt characters average 6 to 7 px
+        title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(line)}</span>"
+                                                   for n in chart.notes for line in textwrap.wrap(n, chars) or [""])
+        plot = widget.addPlot(title=f"<span style='color:#222'>{title}</span>")
+        plot.showGrid(x=True, y=True, alpha=0.25)
+        for side in ("left", "bottom"):
+            plot.getAxis(side).setPen("#444")
+            plot.getAxis(side).setTextPen("#222")
+            # The ticks in the axis' own unit: pyqtgraph's SI prefix read a 5 ms hunt's time as 0 .. 5 with "(x0.001)"
+            # after "time [s]"
+            plot.getAxis(side).enableAutoSIPrefix(False)
+        plot.setLabel("bottom", chart.x_label)
+        plot.setLabel("left", chart.y_label)
+        legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
+
+        # A series may have no point (a measure no car reached): it takes no part in the ranges.
+        xs = [finite_or(s.x) for s in chart.series if len(s.x)]
+        ys = [finite_or(s.y) for s in chart.series if len(s.y)] or [np.zeros(1)]
+        if chart.x_range is not None:
+            xs.append(np.asarray(chart.x_range, dtype=float))
+        xs = xs or [np.zeros(1)]
+        x_lo, x_hi = min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)
+        if chart.x_range is not None:
+            plot.setXRange(x_lo, x_hi, padding=0.02)
+        y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
+
+        if chart.heatmap is not None:
+            _heatmap(plot, chart.heatmap, widget)
+        if chart.bars is not None:
+            _bars(plot, chart.bars)
+        for band in chart.bands:
+            colour = QColor(band.colour)
+            colour.setAlpha(40)
+            if band.axis == "x":
+                region = pg.LinearRegionItem(_span(band.lo, band.hi, x_lo, x_hi), orientation="vertical",
+                                             brush=pg.mkBrush(colour), movable=False)
+            else:
+                region = pg.LinearRegionItem(_span(band.lo, band.hi, y_lo, y_hi), orientation="horizontal",
+                                             brush=pg.mkBrush(colour), movable=False)
+            for line in region.lines:
+                line.setPen(pg.mkPen(None))
+            region.setZValue(-10)
+            plot.addItem(region, ignoreBounds=True)
+            if band.label:
+                legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=0, brush=pg.mkBrush(colour)), band.label)
+        colours = itertools.cycle(PALETTE)
+        for s in chart.series:
+            colour = s.colour or next(colours)
+            item = plot.plot(finite_or(s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
+                             symbol="o" if s.points else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
+                             antialias=True)
+            item.setZValue(5)
+        for line in chart.lines:
+            angle = 0 if line.axis == "y" else 90
+            inf = pg.InfiniteLine(line.value, angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
+                                  label=line.label or None,
+                                  labelOpts={"color": line.colour, "position": 0.95,
+                                             "anchors": [(1, 0), (1, 0)] if line.below else [(1, 1), (1, 1)]})
+            plot.addItem(inf, ignoreBounds=True)
+        for m in chart.markers:
+            if not (math.isfinite(m.x) and math.isfinite(m.y)):
+                continue
+            plot.plot([m.x], [m.y], pen=None, symbol="x", symbolSize=14, symbolPen=_pen(m.colour, 2.5))
+            if m.label:
+                # Right of the point, or left of it in the right half (so the label stays inside the plot).
+                text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if m.x > (x_lo + x_hi) / 2 else (0, 1))
+                text.setPos(m.x, m.y)
+                plot.addItem(text, ignoreBounds=True)
+        fitted = y_range(chart, y_lo, y_hi)  # the curves and the bounds near them
+        if fitted is not None:
+            plot.setYRange(*fitted, padding=0.05)
+        elif y_hi - y_lo < 1e-12 and chart.heatmap is None and chart.bars is None:
+            plot.setYRange(y_lo - 1.0, y_hi + 1.0)
+        if chart.bars is not None:
+            plot.setXRange(*bars_x_range(chart), padding=0.05)
+        shown_y = fitted if fitted is not None else (y_lo, y_hi)
+        legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
+        legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner
+
+        app.processEvents()
+        widget.grab()  # the first paint measures the tick labels; an axis whose labels are wider than its room widens
+        app.processEvents()  # then (pyqtgraph's autoExpandTextSpace), and the labels are drawn at the second: drawn once,
+        # a margin of -123,400 N over 30 N had no labels at all
+        target = Path(path)
+        image = widget.grab().toImage()
+        from workbench.runs.stamp import carbench_version
+
+        image.setText("Software", f"carbench {carbench_version()}")  # PNG text chunks (workbench.output.png_text)
+        if chart.source:
+            image.setText("Source", chart.source)
+        # Encoded in memory and written by Python: Qt re-encodes a path as UTF-8, and a folder whose name is not (a Latin-1
+        # locale's "rä", a byte that is no UTF-8) was refused only after the whole run; and a full disk now says so.
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, "PNG"):
+            raise OSError(f"could not write {target}: the image could not be encoded")
+        from workbench.output.files import atomic_write_bytes
+
+        try:
+            atomic_write_bytes(target, bytes(buffer.data()))
+        except OSError as exc:
+            raise OSError(f"could not write {target}: {exc.strerror or exc}") from None
+        return target
     finally:
         widget.deleteLater()
-        # Deleted now: processEvents() leaves deferred deletions to the event loop, which a command never runs, and
-        # every chart's widget stayed (2.7 MB each: `carbench replay --report` of a script with 2,000 expectations
-        # passed 2.9 GB).
+        # Deleted now, drawn or not: processEvents() leaves deferred deletions to the event loop, which a command never
+        # runs, and every chart's widget stayed (2.7 MB each: `carbench replay --report` of a script with 2,000
+        # expectations passed 2.9 GB).
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         app.processEvents()
-    return target
 
 
 def y_range(chart: Chart, y_lo: float, y_hi: float) -> tuple[float, float] | None:

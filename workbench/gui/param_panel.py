@@ -203,8 +203,11 @@ class DragSpin(WheelSafeSpin):
 
     def _check_typed(self) -> None:
         """A number typed past the range is refused by the box, which puts its value back: say so (it reverted
-        without a word, while a value the model refuses says why)."""
+        without a word, while a value the model refuses says why). The text on show, unchanged, is the value the box
+        holds (its digits rounded: "2" for a maximum of 1.999999998), not a number typed past the range."""
         number = self._number(self.lineEdit().text())
+        if number == self._number(self.textFromValue(self.value())):
+            return
         try:
             value = float(number)
         except ValueError:

@@ -217,8 +217,9 @@ class Comparer(QObject):
         if self._base is None:
             return
         self._overrides.update(changes)
-        # A value put back to the script's own (Reset all, an undo) is no edit: kept, Replay put the reset edits
-        # back and the run on show stayed the edited car's.
+        # A value put back to the script's own at frame 0 (an undo, or Reset all where the script sets none) is no
+        # edit: kept, Replay put the reset edits back and the run on show stayed the edited car's. (Reset all puts
+        # the preset's values: where the script sets others at frame 0, those are edits, and the re-run takes them.)
         start = self._base.params
         self._overrides = {p: v for p, v in self._overrides.items() if v != start.get(p)}
         try:

@@ -232,7 +232,7 @@ class _CarSoFar:
             for group, keys in changes.items():
                 parts[group] = part = replace(getattr(self._car, group), **keys)
                 check = getattr(part, "check", None)
-                problem = check() if check is not None else None
+                problem = check(self._car.model.unit) if check is not None else None
                 if problem:
                     return f"{group}.{problem}"  # as the preset loader says it
             updated = replace(self._car, **parts)

@@ -149,7 +149,7 @@ def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray) -> None:
 def _group_problem(base: CarParams, group: str, paths: Sequence[str], values: np.ndarray) -> str | None:
     updated = getattr(with_values(base, paths, values), group)
     check = getattr(updated, "check", None)
-    return check() if check is not None else None
+    return check(base.model.unit) if check is not None else None
 
 
 car_with = with_values
