@@ -169,3 +169,26 @@ def test_a_failing_cluster_is_one_line_not_a_traceback(capsys, script, monkeypat
     assert err.startswith("carbench: --scheduler tcp://127.0.0.1:8786: the Dask cluster could not run the sweep "
                           "(RuntimeError: Error during deserialization of the task graph.)")
     assert not (tmp_path / "sweep.csv").exists()
+
+
+def test_two_expectations_of_one_name_get_columns_and_charts_of_their_own(capsys, tmp_path):
+    """Two [[expect]] named alike made two identical columns in sweep.csv and two identical summary lines, and their
+    heatmaps one file, the second written over the first."""
+    path = tmp_path / "twice.toml"
+    path.write_text(SCRIPT + """
+[[expect]]
+name = "moving"
+channel = "speed_kmh"
+at = 0.9
+min = 2.0
+""")
+    out_dir = tmp_path / "out"
+    code, out, err = sweep(capsys, path, "--param", "engine.peak_torque=50:350:2", "--param",
+                           "body.mass=900:1300:2", "--out", out_dir, "--plot")
+    assert code == 0, err
+    header = next(csv.reader((out_dir / "sweep.csv").open()))
+    assert len(header) == len(set(header)), header
+    assert {"moving (#1) [km/h]", "moving (#2) [km/h]", "moving (#1) pass", "moving (#2) pass"} <= set(header)
+    assert "moving (#1):" in out and "moving (#2):" in out
+    charts = sorted(p.name for p in out_dir.rglob("heatmap-moving*.png"))
+    assert charts == ["heatmap-moving-1.png", "heatmap-moving-2.png"], charts

@@ -56,12 +56,20 @@ def _with_unit(label: str, unit: str) -> str:
     return f"{label} [{unit}]" if unit else label
 
 
+def expect_labels(script) -> list[str]:
+    """The script's expectations as the sweep's columns, summary and charts name them, each its own: a label two
+    expectations share gets its [[expect]] number (two of one name made two identical columns, and one chart's file
+    written over the other's)."""
+    labels = [e.label() for e in script.expects]
+    return [f"{label} (#{i})" if labels.count(label) > 1 else label for i, label in enumerate(labels, 1)]
+
+
 def header(result: SweepResult) -> list[str]:
     script = result.plan.program.script
     e_units, m_units = _units(result)
     names = ["car"] + [a.label for a in result.plan.axes]
-    for e, unit in zip(script.expects, e_units, strict=True):
-        names += [_with_unit(e.label(), unit), _with_unit(f"{e.label()} margin", unit), f"{e.label()} pass"]
+    for label, unit in zip(expect_labels(script), e_units, strict=True):
+        names += [_with_unit(label, unit), _with_unit(f"{label} margin", unit), f"{label} pass"]
     names += [_with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
     names += [_with_unit(label, unit) for label, unit in result.kpi_names]
     return names + ["all pass"]
@@ -147,8 +155,8 @@ def summary(result: SweepResult) -> str:
         lines.append("  (no expectations)")
     passed = result.expect_passed
     flipped = flip_lines(result)
-    for e, expect in enumerate(p.script.expects):
-        text = f"  {one_line(expect.label())}: {int(passed[e].sum()):,} of {plan.cars:,} pass"
+    for e, label in enumerate(expect_labels(p.script)):
+        text = f"  {one_line(label)}: {int(passed[e].sum()):,} of {plan.cars:,} pass"
         if e in flipped:
             text += f"; {flipped[e]}"
         lines.append(text)
@@ -181,11 +189,11 @@ def as_json(result: SweepResult, files: list[Path] | None = None) -> dict:
                   "values" if plan.grid else "range": [float(v) for v in a.values]} for a in plan.axes],
         "car_steps": result.car_steps, "seconds": result.seconds,
         "passed_all": int(result.all_passed.sum()),
-        "expectations": [{"label": e.label(), "channel": e.channel, "unit": unit, "min": bound(e.min, factor),
+        "expectations": [{"label": label, "channel": e.channel, "unit": unit, "min": bound(e.min, factor),
                           "max": bound(e.max, factor), "passed": int(result.expect_passed[i].sum()),
                           "flips": flipped.get(i, [])}
-                         for i, (e, unit, factor) in enumerate(zip(p.script.expects, e_units, e_factors,
-                                                                   strict=True))],
+                         for i, (e, label, unit, factor) in enumerate(zip(p.script.expects, expect_labels(p.script),
+                                                                          e_units, e_factors, strict=True))],
         "measures": [{"name": m.name, "channel": m.channel, "reduce": m.reduce, "unit": unit,
                       "min": _finite_or_none(np.nanmin(measured[i]) if np.isfinite(measured[i]).any() else math.nan),
                       "max": _finite_or_none(np.nanmax(measured[i]) if np.isfinite(measured[i]).any() else math.nan)}
@@ -260,7 +268,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     for e, unit in enumerate(e_units):
         groups.setdefault(unit, []).append(e)
     for n, (unit, members) in enumerate(groups.items()):
-        series = [Series(x, result.expect_margin[e][order], script.expects[e].label(), points=points)
+        series = [Series(x, result.expect_margin[e][order], expect_labels(script)[e], points=points)
                   for e in members]
         passing = int(result.all_passed.sum())
         name = "margins.png" if n == 0 else f"margins-{slug(unit) or 'plain'}.png"
@@ -298,13 +306,13 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
     e_units, m_units = _units(result)
     ax, ay = plan.axes[ix], plan.axes[iy]
     out = []
-    for e, expect in enumerate(script.expects):
+    for e, label in enumerate(expect_labels(script)):
         values = _grid(result, result.expect_margin[e], ix, iy)
         passing = int(result.expect_passed[e].sum())
-        out.append((f"heatmap-{slug(expect.label())}.png", Chart(
-            _title(result, f"margin of \u201c{expect.label()}\u201d"), ax.label, ay.label,
+        out.append((f"heatmap-{slug(label)}.png", Chart(
+            _title(result, f"margin of \u201c{label}\u201d"), ax.label, ay.label,
             heatmap=Heatmap(ax.values, ay.values, values, 0.0, _with_unit("margin", e_units[e])),
-            notes=(f"{expect.bound_text(scale=_display(result)[0][e][1])} {e_units[e]}; passes on green, black line: the pass boundary "
+            notes=(f"{script.expects[e].bound_text(scale=_display(result)[0][e][1])} {e_units[e]}; passes on green, black line: the pass boundary "
                    f"({passing} of {plan.cars} pass)",))))
     for m, measure in enumerate(script.measures):
         values = _grid(result, result.measure_value[m], ix, iy)
@@ -322,7 +330,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
     script = plan.program.script
     e_units, _ = _units(result)
     out = []
-    for e, expect in enumerate(script.expects):
+    for e, label in enumerate(expect_labels(script)):
         margin = result.expect_margin[e]
         centre = float(np.mean(margin))
         rows = []
@@ -338,8 +346,8 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
         rows.sort()
         if not rows:
             continue
-        out.append((f"tornado-{slug(expect.label())}.png", Chart(
-            _title(result, f"sensitivity of \u201c{expect.label()}\u201d"),
+        out.append((f"tornado-{slug(label)}.png", Chart(
+            _title(result, f"sensitivity of \u201c{label}\u201d"),
             _with_unit("mean margin, lowest to highest third of each parameter", e_units[e]), "",
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
             lines=[Line(0.0, "x", PASS_COLOUR, True)],
