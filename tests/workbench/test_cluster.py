@@ -50,6 +50,48 @@ def test_an_unreachable_scheduler_is_a_clean_error(monkeypatch):
         pass
 
 
+def test_a_server_that_is_no_dask_scheduler_is_said_to_be_none(monkeypatch):
+    """An HTTP server at --scheduler: its reply read as a Dask message's length, "MemoryError: Unable to allocate
+    3.07 EiB", said as the cluster's failure to run the sweep."""
+    import socket
+    import threading
+
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 5.0)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    stop = threading.Event()
+
+    def answer():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2.0)
+                try:
+                    conn.recv(65536)
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 10)
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        with pytest.raises(cluster.ClusterError) as caught, cluster.mapper(scheduler=address):
+            pass
+    finally:
+        stop.set()
+        thread.join(2.0)
+        server.close()
+    assert str(caught.value).startswith(f"--scheduler {address}: "), caught.value
+    assert "MemoryError" not in str(caught.value)
+
+
 def test_a_local_cluster_of_two_workers_keeps_the_order():
     with cluster.mapper(workers=2) as run:
         assert run(square, list(range(10))) == [x * x for x in range(10)]

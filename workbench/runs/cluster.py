@@ -293,6 +293,11 @@ def _connect(dd, scheduler: str):
     if error is not None:
         if isinstance(error, (OSError, TimeoutError, ValueError)):
             raise ClusterError(f"--scheduler {scheduler}: cannot connect ({error})") from error
+        if isinstance(error, MemoryError):
+            # Another server's reply (an HTTP one's "HTTP/1.1 400 ...") read as a Dask message's length: it said
+            # "MemoryError: Unable to allocate 3.07 EiB".
+            raise ClusterError(f"--scheduler {scheduler}: what answers there is no Dask scheduler (its reply did "
+                               "not read as Dask's)") from error
         raise error
     return outcome["client"]
 
