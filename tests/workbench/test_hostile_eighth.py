@@ -42,3 +42,11 @@ def test_a_sweeps_refusal_of_a_parking_car_gives_its_lengths_in_pixels():
     car = load_preset("parking").params
     said = _group_problem(car, "body", ["body.lr"], np.array([10.0 * car.body.wheelbase]))
     assert said == f"lr = {10.0 * car.body.wheelbase:g} px: must be less than the wheelbase ({car.body.wheelbase:g} px)"
+
+
+def test_a_value_nested_thousands_deep_on_the_command_line_is_said_so(capsys):
+    """`--set body.mass=[[[...` 10,000 deep said "maximum recursion depth exceeded"; in a file, "nested too deeply"."""
+    script = str(scripts_dir() / "braking_stop.toml")
+    code, out, err = run(["compare", script, "--vs-set", "body.mass=" + "[" * 10_000], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err == "carbench: --vs-set body.mass: nested too deeply\n", err

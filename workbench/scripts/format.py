@@ -293,7 +293,9 @@ def shipped_script_names() -> list[str]:
 
 
 def number_problem(exc: BaseException) -> str:
-    """The reason a TOML number could not be read, in words."""
+    """The reason a TOML value could not be read, in words (a number, or a value nested past Python's recursion)."""
+    if isinstance(exc, RecursionError):  # "maximum recursion depth exceeded", as the scripts' own reading says it
+        return "nested too deeply"
     text = str(exc)
     if "integer string conversion" in text:
         return "a number of more than 4,300 digits"
