@@ -336,53 +336,23 @@ def test_a_lock_up_that_would_carry_a_tyre_past_its_grip_waits_through_an_open_c
     _makes_no_energy(p, f)
 
 
-FRONT_DRIVE_STALLED = """[script]
+FRONT_DRIVE = """[script]
 name = "light wheels, front drive, stalled in 1st"
 preset = "sedan"
-duration = 6.966667
+duration = DURATION
 dt = 0.008333333333333333
 
 [[set]]
 at = 0.0
 params = { "body.wheel_inertia_front" = 0.1, "body.wheel_inertia_rear" = 0.1, "body.driven_axle" = "front" }
-
-[[hold]]
-keys = ["throttle"]
-from = 0.0
-to = 5.416667
-
-[[hold]]
-keys = ["handbrake", "left"]
-from = 5.416667
-to = 5.933333
-
-[[hold]]
-keys = ["right"]
-from = 5.933333
-to = 6.966667
 """
 
 
-def test_an_open_differential_s_pair_at_its_grip_or_braked_by_an_aid_keeps_each_wheel_s_share_of_the_engine():
-    """Found by `carbench hunt --seed 15` on the sedan with front drive and 0.1 kg m^2 an axle, shrunk: a launch in
-    1st, then the handbrake and full lock, then full lock the other way; the clutch up, the front wheels turn apart
-    through the open differential (-25 and +31 rad/s), and stability control brakes one. With the engine's inertia on
-    the pair's mean there, without the pair's conditions (physics.four_wheel.pair_slopes), 167 J were gained in a
-    frame. Since ABS's brake on a wheel of a pair turning apart is the torque that turned the bare wheel
-    (physics.four_wheel.brake_torque) the stalled engine is turned again here, 25 frames after the wheels turned apart
-    with one braked (53 before)."""
-    p, f = _run(FRONT_DRIVE_STALLED)
-    apart = f["wheel_speed_fl"][:, 0] * f["wheel_speed_fr"][:, 0] < 0.0
-    braked = (f["esc_fl"][:, 0] + f["esc_fr"][:, 0]) > 0.0
-    assert np.count_nonzero(apart & braked) > 20 and f["gear"][-1, 0] == 1.0  # the case: apart, one braked, in 1st
-    assert _largest_gain(p, f) < 20.0
-    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
-
-
 def _front_drive_hunt(duration, throttle_to, hand_to, right_from):
-    """The light front-driven sedan of FRONT_DRIVE_STALLED driven as `carbench hunt` drove it: a launch in 1st,
-    the handbrake at full lock left, then full lock right."""
-    return FRONT_DRIVE_STALLED.replace("6.966667", duration).split("[[hold]]")[0] + f"""[[hold]]
+    """The sedan with front drive and 0.1 kg m^2 an axle driven as `carbench hunt` drove it: a launch in 1st, the
+    handbrake at full lock left, then full lock right."""
+    return FRONT_DRIVE.replace("DURATION", duration) + f"""
+[[hold]]
 keys = ["throttle"]
 from = 0.0
 to = {throttle_to}
@@ -399,11 +369,34 @@ to = {duration}
 """
 
 
+FRONT_DRIVE_STALLED = _front_drive_hunt("6.966667", "5.416667", "5.933333", "5.933333")  # --seed 15
+
+
+def _apart_and_braked(f) -> np.ndarray:
+    """The frames where the front wheels turn opposite ways and stability control brakes one of them."""
+    apart = f["wheel_speed_fl"][:, 0] * f["wheel_speed_fr"][:, 0] < 0.0
+    return apart & ((f["esc_fl"][:, 0] + f["esc_fr"][:, 0]) > 0.0)
+
+
+def test_an_open_differential_s_pair_at_its_grip_or_braked_by_an_aid_keeps_each_wheel_s_share_of_the_engine():
+    """Found by `carbench hunt --seed 15` on the sedan with front drive and 0.1 kg m^2 an axle, shrunk: a launch in
+    1st, then the handbrake and full lock, then full lock the other way; the clutch up, the front wheels turn apart
+    through the open differential (-25 and +31 rad/s), and stability control brakes one. With the engine's inertia on
+    the pair's mean there, without the pair's conditions (physics.four_wheel.pair_slopes), 167 J were gained in a
+    frame. Since ABS's brake on a wheel of a pair turning apart is the torque that turned the bare wheel
+    (physics.four_wheel.brake_torque) the stalled engine is turned again here, 25 frames after the wheels turned apart
+    with one braked (53 before)."""
+    p, f = _run(FRONT_DRIVE_STALLED)
+    assert np.count_nonzero(_apart_and_braked(f)) > 20 and f["gear"][-1, 0] == 1.0  # the case: apart, one braked
+    assert _largest_gain(p, f) < 20.0
+    assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
+
+
 @pytest.mark.parametrize("script", [
     _front_drive_hunt("6.25", "4.516667", "5.016667", "5.016667"),  # --seed 30: 170 J at 6.05 s
     _front_drive_hunt("9.0", "7.533333", "7.983333", "8.375"),  # --seed 22: 224 J at 8.77 s
 ], ids=["seed30", "seed22"])
-def test_a_wheel_an_aid_brakes_keeps_its_speed_against_the_differential_s_push(script):
+def test_abs_s_brake_on_a_pair_turning_apart_is_the_torque_that_turned_the_bare_wheel(script):
     """Found by `carbench hunt --seed 30` and `--seed 22` on the light front-driven sedan, shrunk: the engine stalls
     in 1st with the clutch up, the front wheels turn opposite ways through the open differential (the carrier, and the
     engine with it, near rest), stability control brakes one and ABS holds it at its slip target. The first update
@@ -413,8 +406,6 @@ def test_a_wheel_an_aid_brakes_keeps_its_speed_against_the_differential_s_push(s
     the road's 28.9), and its tyre drove the car forwards: 170 and 224 J gained in a frame."""
     p, f = _run(script)
     stalled = (f["stalled"][:, 0] == 1.0) & (f["gear"][:, 0] == 1.0) & (f["clutch"][:, 0] == 1.0)
-    apart = f["wheel_speed_fl"][:, 0] * f["wheel_speed_fr"][:, 0] < 0.0
-    braked = (f["esc_fl"][:, 0] + f["esc_fr"][:, 0]) > 0.0
-    assert np.count_nonzero(stalled & apart & braked) > 10  # the case
+    assert np.count_nonzero(stalled & _apart_and_braked(f)) > 10  # the case
     assert _largest_gain(p, f) < 20.0
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []

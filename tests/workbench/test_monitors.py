@@ -216,20 +216,10 @@ def test_rpm_range_reads_003_s_friction_against_the_gear_as_friction():
     assert run_monitors(frames, ["rpm_range"]) == []
 
 
-REVERSE_AT_SPEED = """[script]
-name = "reverse selected at speed"
-preset = "manual003"
-duration = 19.5
-dt = 0.008333333333333333
-""" + "".join(f"""
-[[hold]]
-keys = ["{key}"]
-from = {start}
-to = {end}
-""" for key, start, end in (("throttle", 0.0, 6.741667), ("clutch", 6.908333, 6.966667), ("gear_up", 6.975, 6.983333),
-                            ("throttle", 11.216667, 16.166667), ("clutch", 16.316667, 16.375),
-                            ("gear_down", 16.358333, 16.366667), ("clutch", 18.316667, 18.475),
-                            ("gear_down", 18.358333, 18.366667), ("gear_down", 18.466667, 18.475)))
+REVERSE_AT_SPEED = _script("reverse selected at speed", 19.5, [
+    (["throttle"], 0.0, 6.741667), (["clutch"], 6.908333, 6.966667), (["gear_up"], 6.975, 6.983333),
+    (["throttle"], 11.216667, 16.166667), (["clutch"], 16.316667, 16.375), (["gear_down"], 16.358333, 16.366667),
+    (["clutch"], 18.316667, 18.475), (["gear_down"], 18.358333, 18.366667), (["gear_down"], 18.466667, 18.475)])
 
 
 def test_unknown_monitor_lists_the_known_ones():

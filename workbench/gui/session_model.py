@@ -272,20 +272,21 @@ class SessionModel(QObject):
     def reset_params(self, paths: list[str] | None = None) -> None:
         """Put parameters (all when None) back to the preset's values, undoably."""
         base = self.session.preset.params
-        if paths is not None and len(paths) == 1:
+        one = paths is not None and len(paths) == 1
+        if one:
             self.go_on_for({paths[0]: base.get(paths[0])})
         params = self.session.params  # (the frame's car, where the drive went on from one)
         targets = [i.path for i in params.infos()] if paths is None else list(paths)
         before = {p: params.get(p) for p in targets if params.get(p) != base.get(p)}
+        after = {p: base.get(p) for p in before}
         self.session.reset_params(paths)
         if before:
             text = f"reset {targets[0]}" if len(targets) == 1 else "reset all parameters"
             self._mark_edit(text)
-            after = {p: base.get(p) for p in before}
             self.undo_stack.push(ParamsCommand(self, text, before, after))
-        self.params_changed.emit(paths[0] if paths and len(paths) == 1 else "")
-        if before and not (paths and len(paths) == 1):
-            self.params_edited.emit({p: base.get(p) for p in before})
+        self.params_changed.emit(paths[0] if one else "")
+        if after and not one:
+            self.params_edited.emit(after)
 
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""

@@ -267,8 +267,9 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     groups: dict[str, list[int]] = {}  # one chart per unit: never two units on one axis
     for e, unit in enumerate(e_units):
         groups.setdefault(unit, []).append(e)
+    labels = expect_labels(script)
     for n, (unit, members) in enumerate(groups.items()):
-        series = [Series(x, result.expect_margin[e][order], expect_labels(script)[e], points=points)
+        series = [Series(x, result.expect_margin[e][order], labels[e], points=points)
                   for e in members]
         passing = int(result.all_passed.sum())
         name = "margins.png" if n == 0 else f"margins-{slug(unit) or 'plain'}.png"
