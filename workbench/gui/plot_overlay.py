@@ -19,7 +19,7 @@ from shiboken6 import isValid
 
 from workbench.gui.decimate import BlockRange
 from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
-from workbench.gui.plot_rows import DELTA_STYLES, DELTA_TEXT, delta_pen
+from workbench.gui.plot_rows import DELTA_STYLES, DELTA_TEXT, align_zeros, delta_pen
 from workbench.gui.references import Comparer, Reference
 
 
@@ -560,6 +560,8 @@ class PlotOverlay:
                     axis.fit(min(lo, 0.0), max(hi, 0.0)) if delta else axis.fit(lo, hi)
                 elif delta:
                     axis.clear()  # no frame in common: no difference drawn, and no earlier range left standing
+            align_zeros(row.axes)
+            for axis in row.axes:
                 axis.vb.prepareForPaint()
 
     def differences_at(self, row: PlotRow, times: np.ndarray) -> list[tuple[str, str, np.ndarray]]:

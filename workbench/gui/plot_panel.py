@@ -37,6 +37,7 @@ from workbench.gui.plot_rows import (
     DELTA_TEXT,
     SAMPLE_LENGTH,
     PlotRow,
+    align_zeros,
     delta_pen,
     draw_sample,
     sample_colour,
@@ -479,6 +480,8 @@ class PlotPanel(QWidget):
                     axis.clear()  # a new run not started yet (a script loaded, a preset opened): not the last one's
                 else:
                     axis.fit(lo, hi)
+            align_zeros(row.axes)
+            for axis in row.axes:
                 axis.vb.prepareForPaint()  # apply the ranges now, not mid-paint (a second repaint)
             row.now.setVisible(not live)
             if not live:

@@ -140,10 +140,16 @@ class YAxis:
         self.vb = vb
         self.axis = axis
         self.room = 0.0
+        self.own: tuple[float, float] | None = None  # the range :meth:`fit` chose, before align_zeros widened it
+
+    def _set(self, y0: float, y1: float) -> None:
+        self.own = (y0, y1)
+        self.vb.setYRange(y0, y1, padding=0)
 
     def clear(self) -> None:
         """No data to fit: the flat signal's range about zero, so that no run's range is left behind on an empty
         plot (its ticks read as values); the first data grows it at once."""
+        self.own = (-1.0, 1.0)
         if tuple(self.vb.viewRange()[1]) != (-1.0, 1.0):
             self.vb.setYRange(-1.0, 1.0, padding=0)
 
@@ -155,11 +161,12 @@ class YAxis:
         a range of a tenth of its size (or one unit around zero), not a millionth; so does one that only
         wanders by rounding (a spread under FLAT_SPAN display units: a yaw rate of 1e-10 deg/s, a force of
         4e-7 N left by a decay towards zero), which would otherwise fill the plot with its noise. A spread
-        under NARROW_SHARE of the values' size is shown at that share, about its middle.
+        under NARROW_SHARE of the values' size is shown at that share, about its middle. These tests are made on
+        the range it chose last, not on the one on show, which :func:`align_zeros` may have widened.
         """
         if not (np.isfinite(lo) and np.isfinite(hi)):
             return
-        (y0, y1) = self.vb.viewRange()[1]
+        (y0, y1) = self.own if self.own is not None else self.vb.viewRange()[1]
         height = max(float(self.vb.height()), 1.0)
         room = min(self.room, height / 4)
         if hi - lo < max(1e-9 * max(abs(lo), abs(hi)), FLAT_SPAN):
@@ -167,7 +174,7 @@ class YAxis:
             lo, hi = lo - half, hi + half
             if y0 <= lo and hi <= y1 and (y1 - y0) <= 4.0 * (hi - lo):
                 return
-            self.vb.setYRange(lo, hi, padding=0)
+            self._set(lo, hi)
             return
         least = NARROW_SHARE * max(abs(lo), abs(hi))
         if hi - lo < least:  # a small wander on a large value: shown about its middle, at 1% of the value
@@ -177,7 +184,45 @@ class YAxis:
         if y0 <= lo - kept and hi + kept <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
             return
         pad = max(0.08 * (hi - lo), room * (hi - lo) / (height - 2 * room))
-        self.vb.setYRange(lo - pad, hi + pad, padding=0)
+        self._set(lo - pad, hi + pad)
+
+
+def zero_heights(ranges: list[tuple[float, float]]) -> list[tuple[float, float]] | None:
+    """Ranges (y0, y1) of a plot's axes with their zeros at one height; None where fewer than two ranges hold zero
+    at different heights. A range that does not hold zero (an engine's 800 to 6,000 rpm) is returned as it is.
+
+    Two signed channels on one plot (the yaw rate in deg/s and the steering angle in deg) are read against each other
+    by their signs: with each axis fitted alone, the steer's 0 sat at the top where the yaw rate read +5 deg/s.
+    Each range that holds zero is widened on one side only. With zero at the shares s_lo <= s_hi of their heights
+    (from the bottom), the height z = s_hi / (1 + s_hi - s_lo) widens the two extremes alike, by 1 + s_hi - s_lo,
+    and every other range less: no range more than twice (one all above zero, one all below)."""
+    shares = [-y0 / (y1 - y0) if y0 <= 0.0 <= y1 and y1 > y0 else None for y0, y1 in ranges]
+    held = [z for z in shares if z is not None]
+    if len(held) < 2 or max(held) - min(held) < 1e-9:
+        return None
+    z = max(held) / (1.0 + max(held) - min(held))
+    out = []
+    for (y0, y1), share in zip(ranges, shares, strict=True):
+        if share is None or share == z:
+            out.append((y0, y1))
+        elif share < z:  # zero lower on this axis than at z: more room below it
+            out.append((-z * y1 / (1.0 - z), y1))
+        else:
+            out.append((y0, -y0 * (1.0 - z) / z))
+    return out
+
+
+def align_zeros(axes: list[YAxis]) -> None:
+    """Show a plot's axes at the ranges they were fitted to (:meth:`YAxis.fit`), those that hold zero widened to put
+    it at one height (:func:`zero_heights`). The same fitted ranges give the same ranges on show: no axis is set
+    again while its data fits."""
+    if len(axes) < 2:
+        return
+    own = [axis.own if axis.own is not None else tuple(axis.vb.viewRange()[1]) for axis in axes]
+    shown = zero_heights(own) or own
+    for axis, (y0, y1) in zip(axes, shown, strict=True):
+        if tuple(axis.vb.viewRange()[1]) != (y0, y1):
+            axis.vb.setYRange(y0, y1, padding=0)
 
 
 def delta_pen(colour, index: int) -> QPen:
