@@ -41,7 +41,7 @@ def sine(t, start: float, amplitude: float, frequency: float, cycles: float) -> 
 
 
 def sine_with_dwell(t, start: float, amplitude: float, frequency: float = 0.7, dwell: float = 0.5) -> np.ndarray:
-    """UN R140 Annex 3 / FMVSS 126 S7.6: a sine of ``frequency`` [Hz] held for ``dwell`` [s] at its second
+    """UN R140 Annex 3 / FMVSS 126 S7.9: a sine of ``frequency`` [Hz] held for ``dwell`` [s] at its second
     peak, then completed. The steer ends at ``start + 1 / frequency + dwell`` (the completion of steer)."""
     tau = np.asarray(t, dtype=float) - start
     peak2 = 0.75 / frequency

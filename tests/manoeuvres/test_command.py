@@ -278,7 +278,7 @@ def test_the_lane_changes_speed_is_the_measured_entry_speed_of_a_run_that_reache
 
 
 def test_a_car_that_never_corners_at_0_3_g_fails_the_sine_with_dwells_conditions(capsys):
-    """FMVSS 126 S7.5's A is the handwheel angle at 0.3 g: on ice the slowly increasing steer never got there, A was
+    """FMVSS 126 S7.6's A is the handwheel angle at 0.3 g: on ice the slowly increasing steer never got there, A was
     drawn from the fit past its data, no sine with dwell ran, and the car passed."""
     code = main(["manoeuvre", "r140_swd", "--set", "tyres.mu=0.2", "--json"])
     kpis = json.loads(capsys.readouterr().out)["manoeuvres"]["r140_swd"]["cars"][0]

@@ -96,6 +96,19 @@ def test_80_120_of_a_direct_drive_car_is_its_equation_of_motion_integrated():
     assert kpis["time_80_120"] == pytest.approx(direct_drive_time(p, start, 120.0 / KMH), rel=2e-3)
 
 
+def test_a_direct_drive_car_is_named_as_one_and_a_car_with_no_road_load_says_why_it_has_no_fit():
+    m = CATALOGUE["elasticity"]
+    for preset, held in (("teaching", "direct drive"), ("sedan", "in gear 4")):
+        (kpis,) = m.run([Car(load_preset(preset).params, preset)], lambda jobs: run_jobs(jobs, m.channels))
+        assert kpis[0].clause == held  # a car with no gearbox has no gear (its gear channel reads 1)
+    m = CATALOGUE["coastdown"]
+    p = load_preset("sedan").params.with_values({"aero.cd": 0.0, "aero.rolling_coefficient": 0.0})
+    (kpis,) = m.run([Car(p, "sedan")], lambda jobs: run_jobs(jobs, m.channels))
+    assert [k.key for k in kpis] == ["road_load_a"] and kpis[0].value is None
+    assert kpis[0].note.startswith("not fitted: 0 frames between 20 km/h and 95% of the speed at the release (")
+    assert "the car coasted down to" in kpis[0].note
+
+
 def test_the_understeer_gradient_is_a_sweep_measure_that_falls_with_the_rear_grip(tmp_path, capsys):
     out = tmp_path / "ug"
     assert main(["sweep", "iso4138_circle", "--param", "tyres.b_rear=10:14:3", "--out", str(out)]) == 0

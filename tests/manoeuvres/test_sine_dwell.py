@@ -68,7 +68,7 @@ def test_the_amplitude_series_of_s7_6():
     assert series(20.0, 15.0, math.radians(31.5)) == pytest.approx(
         [30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190, 200, 210, 220, 230, 240, 250,
          260, 270])  # up to 270 deg: 6.5 A = 130 is less
-    # 270 deg no step of 0.5 A: the steps stop at 262.8 deg and the final run is 270 deg itself (S7.6.4; the sedan's
+    # 270 deg no step of 0.5 A: the steps stop at 262.8 deg and the final run is 270 deg itself (S7.9.4; the sedan's
     # series ended at 262.8 deg, its hardest run never driven)
     assert series(21.9, 15.0, math.radians(31.5))[-2:] == pytest.approx([24 * 10.95, 270.0])
     # 6.5 A past 300 deg: the series stops at 300 deg, which is the last run.

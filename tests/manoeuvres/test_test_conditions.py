@@ -142,7 +142,7 @@ def test_the_sine_with_dwell_says_why_it_judges_no_displacement_and_holds_heavy_
         def __init__(self, params):
             self.params = params
 
-    a = 76.95  # 5 A = 384.75 deg: past the series' last run, 300 deg (S7.6.4)
+    a = 76.95  # 5 A = 384.75 deg: past the series' last run, 300 deg (S7.9.4)
     amplitudes = sine_dwell.series(a, 1.0, math.radians(400.0))
     assert amplitudes[-1] == 300.0
     rows = [(amp, {"ratio_1.00": 0.1, "ratio_1.75": 0.05, "displacement": 2.5}) for amp in amplitudes]
@@ -156,7 +156,7 @@ def test_the_sine_with_dwell_says_why_it_judges_no_displacement_and_holds_heavy_
         sine_dwell.criteria_rows = original
     shown = kpis["lateral_displacement"]
     assert shown.value is None and shown.passed is None
-    assert shown.note == "not judged: no run reached 5 A (384.8 deg); the series ends at 300 deg (S7.6.4's 300 deg)"
+    assert shown.note == "not judged: no run reached 5 A (384.8 deg); the series ends at 300 deg (S7.9.4's 300 deg)"
     assert heavy_kpis["lateral_displacement"].limit == ">= 1.52 m"
 
 

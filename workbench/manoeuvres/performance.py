@@ -68,10 +68,11 @@ class InGear(Manoeuvre):
         if full is None:
             return [Kpi("time_80_120", "80-120 km/h in gear", None, "s", "in gear")]
         when = crossing(run.t, kmh, 120.0, after=full)
-        gear = int(round(float(run["gear"][-1])))
+        # A car with no gearbox has its one direct drive: no gear to name (its gear channel reads 1).
+        held = f"in gear {int(round(float(run['gear'][-1])))}" if run.params.gearbox is not None else "direct drive"
         start = float(np.interp(full, run.t, kmh))
-        return [Kpi("time_80_120", "80-120 km/h in gear", None if when is None else when - full, "s",
-                    f"in gear {gear}", note=f"from {start:.4g} km/h")]
+        return [Kpi("time_80_120", "80-120 km/h in gear", None if when is None else when - full, "s", held,
+                    note=f"from {start:.4g} km/h")]
 
 
 def for_car(script: Script, params) -> Script:
@@ -108,8 +109,14 @@ class CoastDown(Manoeuvre):
     def kpis(self, run: RunData) -> list[Kpi]:
         v = run["speed"]
         m_eff, pick, accel = road_load_frames(run)
-        if pick.sum() < 10:
-            return [Kpi("road_load_a", "road load A", None, "N", COAST_CLAUSE)]
+        if pick.sum() < 10:  # a car with (almost) no road load coasts on at its speed: nothing to fit
+            start = run.script.driver.until
+            top = float(np.interp(start, run.t, v))
+            after = v[run.t >= start]
+            low = float(after.min()) if len(after) else top
+            return [Kpi("road_load_a", "road load A", None, "N", COAST_CLAUSE,
+                        note=f"not fitted: {int(pick.sum())} frames between 20 km/h and 95% of the speed at the "
+                             f"release ({top * KMH:.4g} km/h); the car coasted down to {low * KMH:.4g} km/h")]
         c, b, a = np.polyfit(v[pick], -m_eff * accel[pick], 2)
         return [Kpi("road_load_a", "road load A", float(a), "N", COAST_CLAUSE),
                 Kpi("road_load_b", "road load B", float(b), "N s/m", COAST_CLAUSE),

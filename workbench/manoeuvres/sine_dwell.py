@@ -1,8 +1,8 @@
 """UN R140 / FMVSS 126 sine with dwell at 80 km/h, after the slowly increasing steer that sizes it.
 
-FMVSS 126 S7.5 (UN R140 Annex 3, the same test): the slowly increasing steer ramps the handwheel at
+FMVSS 126 S7.6 (UN R140 Annex 3, the same test): the slowly increasing steer ramps the handwheel at
 13.5 deg/s at 80 km/h; A is the handwheel angle at 0.3 g, from a least-squares line of handwheel
-angle against lateral acceleration over SIS_FIT (NHTSA TP-126). S7.6: the sine with dwell, 0.7 Hz
+angle against lateral acceleration over SIS_FIT (NHTSA TP-126). S7.9: the sine with dwell, 0.7 Hz
 with a 500 ms dwell at its second peak, runs at 1.5 A and upwards in steps of 0.5 A to 6.5 A or
 270 deg, whichever is greater (the last run at 300 deg when 6.5 A would pass it), the throttle
 released, here steering left first. Per run (S5.2):
@@ -44,7 +44,11 @@ def displacement_min(params) -> float:
     its mass (body.mass, the car as tested) is at most the GVWR, so a car over 3,500 kg is over it, and one under is
     held to 1.83 m (the stricter figure, where its GVWR is not known)."""
     return DISPLACEMENT_MIN_HEAVY if params.body.mass > HEAVY else DISPLACEMENT_MIN
-CLAUSE = "FMVSS 126 / UN R140 Annex 3"
+
+
+def clause(number: str) -> str:
+    """A KPI's clause: FMVSS 126's section number (UN R140 numbers its paragraphs otherwise), with R140's test."""
+    return f"FMVSS 126 {number}; UN R140 Annex 3"
 
 
 BOS_ANGLE = 5.0  # [deg of handwheel] FMVSS 126 S7.11.6: BOS is where the handwheel angle first reaches 5 deg
@@ -150,7 +154,7 @@ class SineWithDwell(Manoeuvre):
 
     def series_runs(self, cars, runner: Runner, script: Script | None = None):
         """Per car: A (None where the slowly increasing steer never reached 0.3 g), the largest lateral acceleration
-        that steer reached, and the sine-with-dwell runs of the S7.6 series as (amplitude, run); all cars' runs of
+        that steer reached, and the sine-with-dwell runs of the S7.9 series as (amplitude, run); all cars' runs of
         each stage as one batch."""
         sis = load_script(resolve_script(self.sis_script))
         script = script or self.base_script()
@@ -205,7 +209,7 @@ def sis_reach(run: RunData) -> float:
 
 
 def series(a: float | None, ratio: float, lock: float) -> list[float]:
-    """The S7.6 amplitudes [deg of handwheel], within the car's lock."""
+    """The S7.9 amplitudes [deg of handwheel], within the car's lock."""
     if a is None or not a > 0:
         return []
     top = max(6.5 * a, 270.0) if 6.5 * a <= 300.0 else 300.0
@@ -213,7 +217,7 @@ def series(a: float | None, ratio: float, lock: float) -> list[float]:
     while k * 0.5 * a <= top + 1e-9:
         out.append(k * 0.5 * a)
         k += 1
-    # S7.6.4: the final run is the greater of 6.5A and 270 deg (300 deg where 6.5A would pass it): where the steps of
+    # S7.9.4: the final run is the greater of 6.5A and 270 deg (300 deg where 6.5A would pass it): where the steps of
     # 0.5A stop short of it (6.5A under 270, or over 300), it is run as well. It was run only at 300.
     # 1.5 A already past 300 deg (A over 200 deg): "if any 0.5A increment ... is greater than 300 deg, the final run
     # shall be 300 deg", and that is the one run; the series was empty and the car had no run at all.
@@ -229,7 +233,7 @@ def _run_kpis(c, amplitude: float, a: float | None, params) -> list[Kpi]:
         ratio = c[f"ratio_{after:.2f}"]
         out.append(Kpi(f"yaw_ratio_{after:.2f}", f"yaw-rate ratio {after:.2f} s after COS",
                        None if ratio is None else 100 * ratio, "%",
-                       f"{CLAUSE} S5.2.{1 if after < 1.5 else 2}", f"<= {100 * limit:g} %",
+                       clause(f"S5.2.{1 if after < 1.5 else 2}"), f"<= {100 * limit:g} %",
                        None if ratio is None else bool(ratio <= limit)))
     # S5.2.3 holds runs of 5A and more to the displacement limit: with no A (one run judged alone, in the window's
     # KPI dock or a sweep) whether this run is one is not known, and it gets no verdict.
@@ -237,7 +241,7 @@ def _run_kpis(c, amplitude: float, a: float | None, params) -> list[Kpi]:
     d = c["displacement"]
     least = displacement_min(params)
     out.append(Kpi("lateral_displacement", f"lateral displacement {DISPLACEMENT_AT:g} s after BOS", d, "m",
-                   f"{CLAUSE} S5.2.3", f">= {least:g} m" if needed else None,
+                   clause("S5.2.3"), f">= {least:g} m" if needed else None,
                    None if d is None or not needed else bool(d >= least),
                    note=f"at {amplitude:.4g} deg of handwheel"))
     return out
@@ -266,18 +270,18 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
     series is not run, and the test fails its conditions: a car that cannot corner at 0.3 g passed with no run."""
     if a is None:
         seen = "" if reached is None else f" (at most {reached / G:.3g} g)"
-        return [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", None, "deg", f"{CLAUSE} S7.5",
+        return [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", None, "deg", clause("S7.6"),
                     note=f"the slowly increasing steer never reached 0.3 g{seen}"),
-                Kpi("conditions", "the test's conditions", None, "", f"{CLAUSE} S7.5", "met", False,
+                Kpi("conditions", "the test's conditions", None, "", clause("S7.6"), "met", False,
                     note=f"A is the handwheel angle at 0.3 g, which the car never reached{seen}: no sine with dwell")]
-    kpis = [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", a, "deg", f"{CLAUSE} S7.5")]
+    kpis = [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", a, "deg", clause("S7.6"))]
     if not runs:
-        return kpis + [Kpi("runs", "sine-with-dwell runs", 0.0, "", f"{CLAUSE} S7.6", note="no amplitude within lock")]
+        return kpis + [Kpi("runs", "sine-with-dwell runs", 0.0, "", clause("S7.9"), note="no amplitude within lock")]
     rows = criteria_rows(runs)
     for after, limit in YAW_LIMITS:
         worst = worst_run(rows, f"ratio_{after:.2f}")
         kpis.append(Kpi(f"yaw_ratio_{after:.2f}", f"worst yaw-rate ratio {after:.2f} s after COS",
-                        None if worst is None else 100 * worst[0], "%", f"{CLAUSE} S5.2.{1 if after < 1.5 else 2}",
+                        None if worst is None else 100 * worst[0], "%", clause(f"S5.2.{1 if after < 1.5 else 2}"),
                         f"<= {100 * limit:g} %", None if worst is None else bool(worst[0] <= limit),
                         note="" if worst is None else f"at {worst[1]:.4g} deg"))
     needed = [(c["displacement"], amp) for amp, c in rows if a is not None and amp >= 5 * a - 1e-9
@@ -288,12 +292,12 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
         note = f"at {least[1]:.4g} deg"
     elif rows[-1][0] < 5 * a - 1e-9:  # no run of 5 A or more: S5.2.3 judges none
         note = (f"not judged: no run reached 5 A ({5 * a:.4g} deg); the series ends at {rows[-1][0]:.4g} deg "
-                + ("(S7.6.4's 300 deg)" if rows[-1][0] >= 300.0 - 1e-9 else "(the car's lock)"))
+                + ("(S7.9.4's 300 deg)" if rows[-1][0] >= 300.0 - 1e-9 else "(the car's lock)"))
     else:
         note = "not judged: no run of 5 A or more has a displacement at 1.07 s after BOS"
     kpis.append(Kpi("lateral_displacement", f"least lateral displacement {DISPLACEMENT_AT:g} s after BOS (5 A and up)",
-                    None if least is None else least[0], "m", f"{CLAUSE} S5.2.3", f">= {limit:g} m",
+                    None if least is None else least[0], "m", clause("S5.2.3"), f">= {limit:g} m",
                     None if least is None else bool(least[0] >= limit), note=note))
-    kpis.append(Kpi("runs", "sine-with-dwell runs", float(len(rows)), "", f"{CLAUSE} S7.6",
+    kpis.append(Kpi("runs", "sine-with-dwell runs", float(len(rows)), "", clause("S7.9"),
                     note=f"{rows[0][0]:.4g} .. {rows[-1][0]:.4g} deg of handwheel"))
     return kpis
