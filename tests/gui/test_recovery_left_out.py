@@ -34,3 +34,13 @@ def test_the_question_lists_what_the_car_refuses(monkeypatch):
     text = asked(monkeypatch, Recovery("sedan", 0.01, dropped=many))
     assert text.count("\u2022") == SHOWN_LEFT_OUT + 1 and f"and {12 - SHOWN_LEFT_OUT} more" in text
     assert "Left out" not in asked(monkeypatch, Recovery("sedan", 0.01, {"tyres.mu": 0.9}))
+
+
+def test_the_question_speaks_of_a_recording_only_where_there_is_one(monkeypatch):
+    from workbench.scripts.format import parse_script
+
+    text = asked(monkeypatch, Recovery("sedan", 0.01, {"tyres.mu": 0.9}))
+    assert "recording" not in text  # only an edit to restore: no word of a recording (a review found one)
+    script = parse_script('[script]\nname = "r"\npreset = "sedan"\nduration = 1.0\n', "<recovery>")
+    text = asked(monkeypatch, Recovery("sedan", 0.01, {}, recording=script))
+    assert "A restored recording can be replayed or saved from the recorder." in text

@@ -156,6 +156,38 @@ def test_a_line_sweep_can_be_cancelled_and_run_again(qtbot, loaded):
     assert window.model.session.params.body.mass != dock.result.plan.si_values()[1, 0]
 
 
+@pytest.mark.parametrize("recording", [False, True])
+def test_a_car_chosen_with_an_earlier_frame_on_show_replays_from_frame_0_and_drives_on_from_nothing(qtbot, loaded,
+                                                                                                   recording):
+    """A car picked on the chart with an earlier frame on show was an edit there: the drive went on from that frame
+    (a question about the last recording, a second reference "before frame N", a recording stopped), and on the
+    question's Cancel the run was pinned and the dock ringed a car not loaded (a review under Xvfb)."""
+    from workbench.gui.testing import hold
+
+    window = loaded
+    model, session, dock = window.model, window.model.session, window.sweep
+    sweep_this(window, "body.mass")
+    dock.axes["body.mass"].count.setValue(3)
+    run_dock(qtbot, window)
+    asked = []
+    window._confirm_recording = lambda doing: asked.append(doing) or False  # a question's Cancel
+    window.comparer.confirm_recording = window._confirm_recording
+    if recording:  # a recording running, paused on an earlier frame of it
+        model.start_recording()
+    hold(window, {"throttle"}, 60)
+    model.set_running(False)
+    model.set_view_frame(session.log.frames - 30)
+    assert model.view_frame is not None
+    names = [r.name for r in window.comparer.references.items]
+    dock.choose_car(1)
+    mass = dock.result.plan.si_values()[1, 0]
+    assert asked == []  # nothing to ask: no drive goes on from the frame
+    new = [r.name for r in window.comparer.references.items][len(names):]
+    assert len(new) == 1 and "before frame" not in new[0]  # the run on show, pinned once
+    assert session.params.body.mass == mass and dock.chosen == 1
+    assert session.replaying and model.view_frame is None and not session.recording
+
+
 def _texts(dock) -> list[str]:
     return [i.toPlainText() for i in dock.plot.getPlotItem().items if type(i).__name__ == "TextItem"]
 

@@ -329,8 +329,19 @@ class MainWindow(QMainWindow):
         program = session.program_to_replay()  # (a recording just stopped, once compiled: it is the one swept)
         if program is None:
             return
+        try:  # the car takes the values, or nothing moves (no reference pinned for a car not loaded)
+            session.params.with_values(values)
+            chosen = program_with(program, values)
+        except (ParamError, ValueError) as exc:
+            self.show_error("Car not loaded", str(exc))
+            return
         if session.replaying:
             session.replaying = False  # a replay in progress ends here: the chosen car replays instead
+        # The chosen car replays the script from frame 0: an earlier frame on show is left for the newest, not driven
+        # on from, as an edit there would be (which asked about the last recording, pinned the run "before frame N"
+        # beside the run pinned here, and on the question's Cancel left that pin and the dock's ring on a car not
+        # loaded).
+        self.model.set_view_frame(None)
         self.comparer.pin_current()
         try:
             for path, value in values.items():
@@ -338,7 +349,7 @@ class MainWindow(QMainWindow):
         except (ParamError, ValueError) as exc:
             self.show_error("Car not loaded", str(exc))
             return
-        session.program = program_with(session.program, values)
+        session.program = chosen
         recording = session.recording
         self.model.replay()
         self.model.keep_as_edits()  # the car's values are edits, asked about on closing (replay() took them as the script's)
@@ -371,8 +382,9 @@ class MainWindow(QMainWindow):
         self._update_record_actions()
         self.save_recording_action = self._action("Save recording\u2026", self.save_recording_dialog, "Ctrl+R")
         for changed in (self.model.recording_changed, self.model.preset_loaded, self.model.script_loaded,
-                        self.model.recording_saved):
-            changed.connect(self._update_save_recording_action)
+                        self.model.recording_saved, self.model.running_changed, self.model.replay_changed):
+            changed.connect(self._update_save_recording_action)  # (the signals the Recorder's Save follows)
+        self._update_save_recording_action()
         self.export_mcap_action = self._action("Export telemetry as MCAP\u2026", self.export_mcap_dialog)
         self.export_csv_action = self._action("Export telemetry as CSV\u2026", self.export_telemetry_dialog, "Ctrl+E")
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
@@ -587,6 +599,8 @@ class MainWindow(QMainWindow):
         """File > Save recording names the recording it writes (the Recorder's line under its Save says it too)."""
         words = self.model.recording_to_save()
         self.save_recording_action.setText(f"Save recording ({words})\u2026" if words else "Save recording\u2026")
+        session = self.model.session  # enabled as the Recorder's Save is: a recording running or one to save
+        self.save_recording_action.setEnabled(session.recording or session.last_recording is not None)
 
     def _on_params_changed(self, path: str) -> None:
         self._update_status()

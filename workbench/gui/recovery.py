@@ -170,9 +170,10 @@ def _ask(window, recovery: Recovery, later: int = 0) -> bool:
     from workbench.gui.main_window import keys_safe_question
 
     box = keys_safe_question(window, "Restore after a crash",
-                             f"carbench did not close cleanly last time. Restore {recovery.describe()}?\n\n"
-                             f"A restored recording can be replayed or saved from the recorder.{left_out(recovery)}"
-                             f"{others}",
+                             f"carbench did not close cleanly last time. Restore {recovery.describe()}?"
+                             + ("\n\nA restored recording can be replayed or saved from the recorder."
+                                if recovery.recording is not None else "")
+                             + left_out(recovery) + others,
                              QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                              QMessageBox.StandardButton.Yes)
     return box.exec() == QMessageBox.StandardButton.Yes
