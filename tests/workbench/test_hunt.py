@@ -144,3 +144,38 @@ def test_the_summary_gives_a_short_hunts_car_seconds():
 
     assert summary([], ["sedan"], 1, 0.005, []).splitlines()[0].endswith("= 0.005 car-seconds")
     assert summary([], ["sedan", "classic"], 300, 30.0, []).splitlines()[0].endswith("= 18,000 car-seconds")
+
+
+def test_a_preset_file_named_with_a_newline_or_bytes_that_are_not_utf8(tmp_path, monkeypatch, capsys):
+    """A newline in the preset's file name went raw into the scripts' header comment: TOML refused the line and the
+    whole hunt's findings were lost ("not valid TOML", exit 2). A name that is not UTF-8 was refused only after the
+    hunt had run (a review of the command line)."""
+    import os
+
+    from physics.presets import cars_dir
+    from workbench.cli import main
+    from workbench.runs import hunt_cli
+
+    monkeypatch.chdir(tmp_path)
+    odd = tmp_path / "my\ncar.toml"
+    odd.write_bytes((cars_dir() / "sedan.toml").read_bytes())
+    with faults.no_rev_limiter():
+        code = main(["hunt", "--preset", str(odd), "--cars", "6", "--seconds", "12", "--seed", "11", "--out", "found"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    written = sorted((tmp_path / "found").glob("*.toml"))
+    assert written
+    for path in written:
+        text = path.read_text()
+        assert text.startswith("# carbench hunt --preset ") and "my\\ncar.toml --cars 6" in text.splitlines()[0]
+        assert load_script(path).preset.endswith("my\ncar.toml")  # the script's own TOML string holds the name
+    raw = tmp_path / os.fsdecode(b"my\xe9car.toml")
+    raw.write_bytes((cars_dir() / "sedan.toml").read_bytes())
+
+    def no_hunt(*args, **kwargs):
+        raise AssertionError("the hunt ran")
+
+    monkeypatch.setattr(hunt_cli.hunting, "hunt", no_hunt)
+    code = main(["hunt", "--preset", str(raw), "--cars", "6", "--seconds", "12", "--seed", "11", "--out", "found"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "not UTF-8" in err and "my\\xe9car.toml" in err, err

@@ -21,6 +21,7 @@ from workbench.runs import monitors
 from workbench.runs.replay import run_batch
 from workbench.scripts.format import Hold, MonitorCheck, Script
 from workbench.scripts.program import compile_script
+from workbench.streams import one_line
 
 CHUNK = 200  # cars per batch: the step costs about the same for 1 car as for a few hundred
 BATCH_BYTES = 512 * 2**20  # the most of a batch's telemetry held at once (a worker holds one batch at a time)
@@ -338,7 +339,9 @@ class Finding:
         m = monitors.get(self.monitor)
         v = self.violation
         size = ("" if cars is None else f" --cars {cars}") + ("" if seconds is None else f" --seconds {seconds:g}")
-        return (f"# carbench hunt --preset {self.preset}{size} --seed {seed}: car {self.first_car} broke "
+        # The preset as one line (a newline in a file's name as \\n): a comment line of the TOML file, which the name
+        # broke into a line TOML refused, the whole hunt's scripts not written.
+        return (f"# carbench hunt --preset {one_line(self.preset)}{size} --seed {seed}: car {self.first_car} broke "
                 f"`{self.monitor}` "
                 f"({m.description}).\n# Shrunk to {len(self.minimal.segments)} holds; it fails at frame {v.frame} "
                 f"(t = {v.time:.4g} s): {v.values_text()}.\n")

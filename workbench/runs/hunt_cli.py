@@ -120,6 +120,12 @@ def run(args, renderer=lambda: None) -> int:
     # (a script's preset is looked for beside it first), not as typed here (relative to where the hunt ran).
     written_as = {name: os.path.relpath(path.resolve(), out.resolve())
                   for name, path in zip(presets, files, strict=True) if path is not None and path.parent != cars_dir()}
+    for name, shown in written_as.items():  # refused before the hunt runs, not after it, its findings lost
+        try:
+            shown.encode("utf-8")
+        except UnicodeEncodeError:
+            return _bad(f"--preset {name}: the scripts a hunt writes name it, and its name is not UTF-8 (a file "
+                        "name's bytes, which a script cannot hold); rename that file")
     check_stdout()  # /dev/full or closed: said before the hunt runs, not after
     progress = _Progress()
     try:
