@@ -171,6 +171,24 @@ def test_two_telemetry_csvs_compare(tmp_path, capsys):
     assert code == 1 and "B's frame times" in report["grid"]
 
 
+def test_a_csv_of_one_frame_does_not_agree_with_a_longer_run(tmp_path, capsys):
+    """A CSV of one frame has no dt of its own (read as 1 s), and the spans' tolerance, half a frame, let it agree
+    with a run of up to 0.5 s (61 frames at 1/120 s; a review of the command line)."""
+    whole = tmp_path / "whole.csv"
+    assert main(["replay", COAST, "--csv", str(whole)]) == 0
+    lines = whole.read_text().splitlines(keepends=True)
+    for frames in (1, 2, 61):
+        (tmp_path / f"n{frames}.csv").write_text("".join(lines[:1 + frames]))
+    capsys.readouterr()
+    for other in ("n2.csv", "n61.csv"):
+        code, out, _ = cli(capsys, "compare", tmp_path / "n1.csv", tmp_path / other)
+        assert code == 1 and "the runs cover different spans: A to 0 s" in out, out
+    code, out, _ = cli(capsys, "compare", tmp_path / "n1.csv", tmp_path / "n1.csv")
+    assert code == 0 and "the runs agree" in out  # one frame against itself still agrees
+    code, out, _ = cli(capsys, "compare", tmp_path / "n61.csv", tmp_path / "n61.csv")
+    assert code == 0 and "the runs agree" in out
+
+
 def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
     good = tmp_path / "good.csv"
     main(["replay", COAST, "--csv", str(good)])
