@@ -250,9 +250,9 @@ def test_a_hunt_refusing_a_preset_name_that_is_not_utf8_escapes_its_line_once(tm
     monkeypatch.setattr(hunt, "hunt", lambda presets, *a, **k: [_Finding(presets[0])])
     code, out, err = run(["hunt", "--preset", preset, "--cars", "1", "--seconds", "0.1", "--out", "found"], capsys)
     assert code == 2 and out == ""
-    assert err.splitlines() == ["carbench: found/rpm_range-1.toml: not written: a name in it is not UTF-8 "
-                                "(`# carbench hunt --preset car\\xe9.toml --cars 1`): a file name's bytes, which a "
-                                "script cannot hold; rename that file"], err
+    # (refused before the hunt runs now, where it was refused after it, writing the first script)
+    assert err.splitlines() == ["carbench: --preset car\\xe9.toml: the scripts a hunt writes name it, and its name is "
+                                "not UTF-8 (a file name's bytes, which a script cannot hold); rename that file"], err
     assert sorted(os.listdir(tmp_path)) == [preset]  # nothing written: --out not made
     # the window shows str(): escaped once there too (Qt would drop the lone surrogate), as before
     from workbench.scripts.format import ScriptError, parse_script
