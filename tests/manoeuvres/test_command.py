@@ -183,6 +183,19 @@ def test_one_car_a_test_cannot_run_leaves_the_other_cars_kpis(capsys):
         assert NOT_RUN not in [k.key for k in sedan] and any(k.value is not None for k in sedan)
 
 
+def test_one_test_the_second_car_cannot_run_still_shows_the_firsts(capsys):
+    """r140_swd against a car whose lock the slowly increasing steer passes: exit 2 and car A's KPIs lost (a review);
+    now A's KPIs beside B's "not run" with the reason. One car alone that cannot run it is still one line, exit 2."""
+    code = main(["manoeuvre", "r140_swd", "--vs-set", "steering.lock=15", "--json"])
+    cars = json.loads(capsys.readouterr().out)["manoeuvres"]["r140_swd"]["cars"]
+    assert code == 0 and len(cars) == 2
+    assert [k["key"] for k in cars[1]] == ["not_run"] and "past the car's lock (15 deg)" in cars[1][0]["note"]
+    assert {k["key"] for k in cars[0]} >= {"amplitude_03g", "runs"} and cars[0][0]["value"] is not None
+    assert main(["manoeuvre", "r140_swd", "--set", "steering.lock=15"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "past the car's lock (15 deg)" in err
+
+
 def test_a_car_that_never_reaches_the_test_speed_gets_no_corrected_distance_and_no_nan(capsys):
     """ISO 21994's correction s (100 / v0)^2 on a car braking from rest divided by zero; the frequency response of
     a car that never moves was 0 / 0, printed as NaN, which is not JSON."""

@@ -242,6 +242,29 @@ def test_script_preset_path_beside_the_script(tmp_path):
     assert p.preset == "own_car" and p.params == load_preset("teaching").params
 
 
+def test_what_is_beside_the_script_is_its_preset_even_when_it_is_no_file(tmp_path, monkeypatch):
+    """A FIFO or a folder beside the script under its preset's name let a file of that name in the working folder
+    drive it without a word (a review of the command line): it is refused, saying what it is. With nothing beside
+    it, the name is read as typed (from the working folder), as before."""
+    import os
+
+    from workbench.scripts.format import ScriptError, load_script
+
+    (tmp_path / "s").mkdir()
+    shutil.copy(cars_dir() / "teaching.toml", tmp_path / "own_car.toml")  # the working folder's
+    source = tmp_path / "s" / "x.toml"
+    source.write_text('[script]\nname = "p"\npreset = "own_car.toml"\nduration = 1.0\n')
+    monkeypatch.chdir(tmp_path)
+    assert compile_script(load_script(source)).params == load_preset("teaching").params  # nothing beside it
+    beside = tmp_path / "s" / "own_car.toml"
+    for make, said in ((os.mkfifo, "is a FIFO"), (os.mkdir, "is a directory")):
+        make(beside)
+        with pytest.raises(ScriptError) as err:
+            compile_script(load_script(source))
+        assert "[script] preset:" in str(err.value) and said in str(err.value), str(err.value)
+        (os.rmdir if make is os.mkdir else os.remove)(beside)
+
+
 def test_unknown_preset_name_lists_the_presets():
     message = refused(script(preset="lorry"))
     assert message.startswith(f"{SRC}: [script] preset: lorry: no such preset")

@@ -1237,6 +1237,28 @@ def test_the_reports_parameter_table_is_in_display_units(tmp_path, monkeypatch, 
     assert any("body.mass" in r and "1400 kg" in r for r in rows), rows
 
 
+def test_a_report_on_a_preset_file_does_not_call_it_the_shipped_preset(tmp_path, monkeypatch, capsys):
+    """A preset file of the user's (three values off the sedan's) read "the shipped preset, unchanged" (a review)."""
+    from physics.presets import cars_dir
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "chart_renderer", lambda: _fake_render)
+    text = (cars_dir() / "sedan.toml").read_text(encoding="utf-8").replace("mass = 1600.0", "mass = 1500.0", 1)
+    assert "mass = 1500.0" in text
+    (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
+    for extra, changed in (("", False), ('[[set]]\nat = 1.0\nparams = { "body.mass" = 1700.0 }\n', True)):
+        (tmp_path / "S.toml").write_text(STAMPED + extra, encoding="utf-8")
+        code, _, err = run(["replay", "S.toml", "--preset", "mine.toml", "--report", "rep"], capsys)
+        assert code == 0, err
+        page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+        assert "shipped preset, unchanged" not in page and "Parameters against the shipped preset" not in page
+        assert "<h3>Parameters changed in the run</h3>" in page
+        if changed:
+            assert re.search(r"<tr><td>body\.mass</td><td>[0-9.]+ kg</td><td>1700 kg</td><td>from 1 s</td></tr>", page)
+        else:
+            assert "not a shipped preset (nothing to set its values against), unchanged in the run" in page
+
+
 def test_the_telemetry_csv_names_units_and_compare_still_reads_it(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, _, err = run(["replay", "full_lock_left", "--csv", "a.csv"], capsys)

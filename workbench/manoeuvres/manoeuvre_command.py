@@ -100,7 +100,8 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
     """Run the tests on the cars; each test's runs for all cars as batches.
 
     Of several tests, one that a car cannot drive (a car in pixels has no km/h) is reported as not
-    run, with the reason; a single test that cannot run raises its ScriptError. A handling test is not run on a
+    run, with the reason; a single test that one car cannot run raises its ScriptError (of two cars, the other's
+    KPIs are shown beside the one's "not run"). A handling test is not run on a
     kinematic car. A car whose runs do not meet the test's conditions (its script's first expectations: the speed
     it is held at before the test's input) gets no verdict on its KPIs, and a failed row that says why.
     """
@@ -114,8 +115,8 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
         try:
             done = m.run(able, runner) if able else []
         except ScriptError:
-            if len(names) == 1 and len(able) == len(cars):
-                raise
+            if len(names) == 1 and len(cars) == 1 and able:
+                raise  # one test on one car: nothing else to show (of two cars, the one that can still runs)
             unmet.clear()  # the runs of the batch that failed are run again, each car alone
             done = [_run_alone(m, car, runner) for car in able]  # the car that can still does
         by_car = dict(zip(map(id, able), done, strict=True))

@@ -272,9 +272,15 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
         stamp_json = json.dumps(s, sort_keys=True).replace("</", "<\\/")  # raw text inside <script>
         body.append(f'<script type="application/json" class="stamp">{stamp_json}</script>')
         diff = param_diff(p)
-        body.append("<h3>Parameters against the shipped preset</h3>")
-        body.append(_table(("parameter", "shipped", "used", "when"), diff) if diff
-                    else '<p class="muted">the shipped preset, unchanged</p>')
+        if p.preset in preset_names():
+            body.append("<h3>Parameters against the shipped preset</h3>")
+            body.append(_table(("parameter", "shipped", "used", "when"), diff) if diff
+                        else '<p class="muted">the shipped preset, unchanged</p>')
+        else:  # a preset file of the user's: no shipped values to set it against, only what the run changed
+            body.append("<h3>Parameters changed in the run</h3>")
+            body.append(_table(("parameter", "before", "used", "when"), diff) if diff
+                        else f'<p class="muted">the preset file {html.escape(printable(str(p.preset)))}, not a shipped '
+                             "preset (nothing to set its values against), unchanged in the run</p>")
         body.append("<h3>Expectations</h3>")
         if not r.verdicts:
             body.append('<p class="muted">no expectations</p>')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -137,7 +138,9 @@ def _resolve_preset(script: Script, preset: str | Path | Preset | None):
     text = str(name)
     if preset is None and (text.endswith(".toml") or "/" in text) and script.source not in ("", "<script>"):
         beside = Path(script.source).parent / text
-        if beside.is_file():
+        # Whatever is there beside the script is the one it names, loaded or refused as it is (a FIFO or a folder
+        # beside it let a file of that name in the working folder drive the script without a word)
+        if os.path.lexists(beside) and not text.endswith("/"):
             name = beside
     from workbench.names import NameRuleError, load_named_preset
 
