@@ -142,6 +142,30 @@ def test_a_long_note_wraps_and_the_plot_stays_within_the_image(qapp, tmp_path):
     assert abs(long - short) <= 20
 
 
+def test_a_tornados_note_wraps_to_the_plot_right_of_its_names_and_its_bars_stay_within_the_image(qapp, tmp_path):
+    """The note wrapped to the chart's width, but a tornado's title spans only the plot right of its axis of parameter
+    names: its first line ran past the image and took the plot with it, the bars cut at 0 and the bound at margin 0
+    out of sight (a sweep's --plot, seen by a review)."""
+    labels = ["body.mass (\u2212)", "engine.peak_torque (+)", "aero.cd (\u2212)"]
+    note = ("centre: mean margin -480.5 rpm; dashed green: the bound (margin 0); (+): the margin grows with the "
+            "parameter, (\u2212) shrinks, (=) stays")
+
+    def right_end(notes) -> tuple[int, int]:
+        chart = Chart("launch-shift: sensitivity of \u201cshift 1-2\u201d", "mean margin [rpm]", "", notes=notes,
+                      bars=Bars(labels, np.array([-1384.0, -1217.0, -481.0]), np.array([74.8, 74.0, -480.0]), -480.5),
+                      lines=[Line(0.0, axis="x", colour="#00ff00", dashed=False)])
+        image = opened(render_png(chart, tmp_path / "tornado.png"))
+        points = [(x, y) for x in range(image.width()) for y in range(0, image.height(), 2)]
+        bars = max(x for x, y in points if image.pixelColor(x, y).name() == "#1f77b4")
+        bound = max(x for x, y in points if image.pixelColor(x, y).name() == "#00ff00")
+        return bars, bound
+
+    short = right_end(["short"])
+    long = right_end([note])
+    assert short[0] < Chart("w", "x", "y").width - 10 and short[0] > short[1]  # the bars end right of the bound
+    assert abs(long[0] - short[0]) <= 20 and abs(long[1] - short[1]) <= 20
+
+
 def test_a_chart_drawn_leaves_no_widget_behind(qapp, tmp_path):
     """Each chart's widget was left for an event loop a command never runs: 2.7 MB a chart, and `carbench replay
     --report` of a script with 2,000 expectations passed 2.9 GB."""
