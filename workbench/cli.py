@@ -677,17 +677,27 @@ def _presets() -> int:
     from workbench.streams import emit
 
     lines = ["Car presets (presets/cars):"]
-    for name in preset_names():
+    names = preset_names()
+    wide = max((len(n) for n in names), default=0)  # columns as wide as the longest name (sedan_single_track)
+    for name in names:
         p = load_preset(name).params
         drivetrain = "engine, clutch, gearbox" if p.manual else "direct drive"
-        lines.append(f"  {name:10s} {p.kind:9s} unit {p.model.unit:2s}  {drivetrain}")
+        lines.append(f"  {name:{wide}s} {p.kind:9s} unit {p.model.unit:2s}  {drivetrain}")
     lines.append("\nInput scripts (presets/scripts):")
+    rows = []
     for path in sorted(scripts_dir().glob("*.toml")):
         try:
             s = load_script(path)
-            lines.append(f"  {path.name:28s} on {s.preset:9s} {s.duration:6g} s  {s.description}")
+            rows.append((path.name, s))
         except ScriptError as exc:
-            lines.append(f"  {path.name:28s} unreadable: {exc}")
+            rows.append((path.name, exc))
+    file_w = max((len(n) for n, _ in rows), default=0)
+    car_w = max((len(s.preset) for _, s in rows if not isinstance(s, ScriptError)), default=0)
+    for name, s in rows:
+        if isinstance(s, ScriptError):
+            lines.append(f"  {name:{file_w}s} unreadable: {s}")
+        else:
+            lines.append(f"  {name:{file_w}s} on {s.preset:{car_w}s} {s.duration:6g} s  {s.description}")
     emit("\n".join(lines))  # a full or closed stdout in the words of every other command's (workbench.streams)
     return EXIT_OK
 

@@ -263,3 +263,17 @@ def test_a_hunt_refusing_a_preset_name_that_is_not_utf8_escapes_its_line_once(tm
     assert str(refused.value).startswith("x.toml: not written: a name in it is not UTF-8 (`preset = "
                                          "\"car\\xe9.toml\"`)"), refused.value
     assert refused.value.raw == str(refused.value).replace("\\xe9", preset[3])
+
+
+def test_the_presets_listing_keeps_its_columns_for_the_longest_name(capsys):
+    """sedan_single_track, longer than the column of names, pushed its row's columns right of the others' (a review)."""
+    from workbench.cli import main
+
+    assert main(["presets"]) == 0
+    out = capsys.readouterr().out
+    cars = [line for line in out.splitlines()[1:] if line.startswith("  ") and " unit " in line]
+    scripts = [line for line in out.splitlines() if line.startswith("  ") and ".toml " in line and " on " in line]
+    assert len(cars) >= 8 and len(scripts) >= 40
+    assert len({line.index(" unit ") for line in cars}) == 1
+    assert len({line.index(" on ") for line in scripts}) == 1
+    assert len({line.index(" s  ") for line in scripts}) == 1  # the durations' column after the cars' names
