@@ -21,3 +21,13 @@ def test_qualifiers_go_one_at_a_time_the_last_first(qapp):
     # a qualifier in the middle of a name goes as well, the words around it kept apart
     assert shortened("ref (a b c) two", width("ref two"), metrics) == "ref two"
     assert shortened("[only a qualifier]", 30, metrics).endswith("\u2026")
+
+
+def test_another_scripts_name_goes_before_the_note_that_there_is_one(qapp):
+    metrics = QFontMetrics(QFont())
+    name = "ref 2 (before frame 1170) [other script: iso7401_step]"
+    assert shortened(name, metrics.horizontalAdvance(name), metrics) == name
+    short = "ref 2 (before frame 1170) [other script]"
+    assert shortened(name, metrics.horizontalAdvance(short), metrics) == short
+    # then as any name: the last qualifier first
+    assert shortened(name, metrics.horizontalAdvance(short) - 1, metrics) == "ref 2 (before frame 1170)"
