@@ -277,3 +277,28 @@ def test_the_presets_listing_keeps_its_columns_for_the_longest_name(capsys):
     assert len({line.index(" unit ") for line in cars}) == 1
     assert len({line.index(" on ") for line in scripts}) == 1
     assert len({line.index(" s  ") for line in scripts}) == 1  # the durations' column after the cars' names
+
+
+def test_no_output_is_written_into_the_devices_folder(capsys, tmp_path):
+    """Root may create files in /dev (os.access says so): `sweep --out /dev` wrote /dev/sweep.csv and `replay --csv
+    /dev/x.csv` /dev/x.csv (a review). Both refused before the run; a folder under /dev that is a folder (/dev/shm)
+    still takes outputs, and /dev/null is refused as the device it is."""
+    from pathlib import Path
+
+    from workbench.output.files import OutputPathError, check_output_dir, check_output_file
+
+    for check, target in ((check_output_file, "/dev/carbench-never.csv"), (check_output_dir, "/dev"),
+                          (check_output_dir, "/dev/")):
+        with pytest.raises(OutputPathError) as err:
+            check(target, "--out")
+        assert "the system's devices" in str(err.value), str(err.value)
+    link = tmp_path / "to-dev"
+    link.symlink_to("/dev")
+    with pytest.raises(OutputPathError):
+        check_output_file(link / "x.csv", "--csv")  # through a link too
+    with pytest.raises(OutputPathError) as err:
+        check_output_file("/dev/null", "--csv")
+    assert "regular file" in str(err.value)
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        assert check_output_file("/dev/shm/carbench-x.csv", "--csv") == Path("/dev/shm/carbench-x.csv")
+    assert not os.path.exists("/dev/carbench-never.csv")

@@ -135,6 +135,17 @@ def _mode_for(target: Path) -> int:
 PSEUDO_ROOTS = ("/proc", "/sys")
 
 
+DEVICES = "/dev"  # the devices' own folder: no output is written into it (its folders that are folders, /dev/shm, are
+# not refused: a RAM disk takes outputs as any folder)
+
+
+def _devices_folder(folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` is (or leads to) the devices' folder itself, where root may create files (os.access says
+    so): a sweep's --out /dev wrote /dev/sweep.csv among the devices."""
+    real = _realpath(folder)
+    return os.path.abspath(folder) == DEVICES or (real is not None and real == DEVICES)
+
+
 def _under_pseudo_root(place: str) -> bool:
     return any(place == root or place.startswith(root + os.sep) for root in PSEUDO_ROOTS)
 
@@ -288,6 +299,9 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
                               + (f" (a link to {real})" if real != target else ""))
     if not folder.is_dir():
         raise OutputPathError(f"{option} {target}: {_no_folder(folder)}")
+    if _devices_folder(folder):
+        raise OutputPathError(f"{option} {target}: the folder {folder} holds the system's devices; no output is "
+                              "written there")
     if pseudo:
         # Nothing there yet, so no device or system file (what /proc/x.csv was called): a folder of the kernel's, where
         # no file can be made (os.access tells root it may write there)
@@ -330,6 +344,8 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
     if _pseudo(target):  # root may write (os.access says so) where nothing can be made: refused after the whole run
         raise OutputPathError(f"{option} {target}: is among the system's own files ({', '.join(PSEUDO_ROOTS)}), "
                               "not a folder for outputs")
+    if _devices_folder(target):
+        raise OutputPathError(f"{option} {target}: holds the system's devices, not a folder for outputs")
     if _looked_at(target, option, lambda: target.exists() and not target.is_dir()):
         raise OutputPathError(f"{option} {target}: exists and is not a folder")
     if target.is_symlink() and not target.exists():
