@@ -169,3 +169,48 @@ def test_a_b_minus_a_title_gives_up_the_words_before_it_widens_the_dock(carbench
     QApplication.processEvents()
     assert window.plots.width() > dock_width + 100
     assert title.text() == title.forms[0] and f"steer&nbsp;{DELTA_TEXT}" in title.text()
+
+
+def test_an_svg_exports_references_cut_to_the_plot_area():
+    """Qt's SVG generator drops the plot's clipping: a reference longer than the time on show ran over the axes to the
+    image's edges (a review). Its paths are cut to the plot's area, a line that runs on inside staying one subpath (a
+    dashed pen's pattern runs on along it)."""
+    import numpy as np
+    from PySide6.QtCore import QRectF
+
+    from workbench.gui.plot_overlay import clip_segments
+
+    x = np.linspace(-5.0, 15.0, 201)
+    y = np.sin(x)
+    xs, ys, connect = clip_segments(x, y, QRectF(0.0, -2.0, 10.0, 4.0))
+    assert xs.min() == 0.0 and xs.max() == 10.0 and np.all(np.abs(ys) <= 1.0)
+    assert connect[-1] == 0 and np.all(connect[:-1] == 1)  # one line from edge to edge
+    # A line that leaves the rectangle and comes back is two lines, each ending on the edge.
+    xs, ys, connect = clip_segments(np.array([0.0, 5.0, 10.0]), np.array([0.0, 4.0, 0.0]), QRectF(-1.0, -1.0, 12.0, 3.0))
+    assert len(xs) == 4 and list(connect) == [1, 0, 1, 0] and np.all(ys <= 2.0 + 1e-12)
+    assert clip_segments(np.array([20.0, 30.0]), np.array([0.0, 0.0]), QRectF(0.0, -1.0, 10.0, 2.0))[0].size == 0
+
+
+def test_an_svg_export_draws_the_references_within_the_plot(carbench_window, tmp_path, monkeypatch):
+    from workbench.gui import plot_overlay
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    hold(window, {"throttle", "left"}, 1500)  # a reference longer than the plot's 10 s
+    window.comparer.pin_current()
+    hold(window, {"throttle", "left"}, 1300)
+    drawn = []
+    original = plot_overlay.ReferenceLayer._draw_paths
+
+    def recording(self, painter, within=None):
+        drawn.append(within)
+        return original(self, painter, within)
+
+    monkeypatch.setattr(plot_overlay.ReferenceLayer, "_draw_paths", recording)
+    row = window.plots.rows[0]
+    window.plots.export(row, "svg", str(tmp_path / "row.svg"))
+    assert drawn and all(w is not None for w in drawn)
+    x0, x1 = row.vb.viewRange()[0]
+    layer = next(iter(window.plot_overlay.row_overlay(row).layers.values()))
+    seen = layer.mapRectToView(drawn[0])  # the cut, back in the plot's own coordinates: the time on show
+    assert abs(seen.left() - x0) < 1e-6 and abs(seen.right() - x1) < 1e-6

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QImage
 
 from physics import channel_infos
 from workbench.gui.decimate import Decimator, peak_decimate
@@ -122,6 +123,26 @@ def test_export_png_svg_and_csv(carbench_window, tmp_path):
     assert lines[0] == "t [s],speed_kmh [km/h]" and len(lines) == 241
     log = window.model.session.log
     assert float(lines[-1].split(",")[1]) == log.column("speed_kmh")[-1]
+
+
+def test_an_exported_plot_above_the_bottom_one_has_its_time_axis(carbench_window, tmp_path):
+    """Only the bottom plot draws the time axis on screen: an image of any other had none (a review under Xvfb). The
+    export draws it, and the plot on screen is as it was after."""
+    window = carbench_window
+    hold(window, {"throttle"}, 240)
+    top, bottom = window.plots.rows[0], window.plots.rows[-1]
+    axis = top.plot.getPlotItem().getAxis("bottom")
+    assert not axis.isVisible() and bottom.plot.getPlotItem().getAxis("bottom").isVisible()
+    height = top.vb.height()
+    window.plots.export(top, "svg", str(tmp_path / "top.svg"))
+    window.plots.export(top, "png", str(tmp_path / "top.png"))
+    assert b"time from the newest frame" in (tmp_path / "top.svg").read_bytes()
+    image = QImage(str(tmp_path / "top.png"))
+    # the axis' tick labels: dark pixels in the strip under the plot area, left to right
+    strip = [x for x in range(image.width()) for y in range(image.height() - 30, image.height() - 3)
+             if QColor(image.pixel(x, y)).lightness() < 100]
+    assert strip and max(strip) - min(strip) > image.width() // 2
+    assert not axis.isVisible() and top.vb.height() == height
 
 
 def test_whole_telemetry_to_csv_from_the_file_menu(carbench_window, tmp_path):

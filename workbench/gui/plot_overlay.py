@@ -155,8 +155,15 @@ class ReferenceLayer(pg.GraphicsObject):
         t = painter.worldTransform()
         engine = painter.paintEngine()
         on_screen = engine is not None and engine.type() in (QPaintEngine.Type.Raster, QPaintEngine.Type.OpenGL2)
-        if not self.keep_image or not on_screen or t.m12() != 0.0 or t.m21() != 0.0:
-            self._image = self._image_key = None  # an SVG export gets the paths, not a picture of them
+        if not on_screen:
+            # An SVG export gets the paths, not a picture of them, cut to the plot's area: Qt's SVG generator drops
+            # the plot's clipping, and a reference longer than the time on show ran over the axes to the edges.
+            self._image = self._image_key = None
+            view = self.getViewBox()
+            self._draw_paths(painter, self.mapRectFromView(view.viewRect()) if view is not None else None)
+            return
+        if not self.keep_image or t.m12() != 0.0 or t.m21() != 0.0:
+            self._image = self._image_key = None
             self._draw_paths(painter)
             return
         dpr = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
@@ -197,12 +204,50 @@ class ReferenceLayer(pg.GraphicsObject):
         self.images_drawn += 1
         return image
 
-    def _draw_paths(self, painter) -> None:
+    def _draw_paths(self, painter, within: QRectF | None = None) -> None:
+        """The curves' paths; only their parts inside ``within`` (the layer's coordinates) where it is given."""
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         for curve in self.curves:
             if curve.path is not None and curve.opts["pen"] is not None:
                 painter.setPen(curve.opts["pen"])
-                painter.drawPath(curve.path)
+                if within is None:
+                    painter.drawPath(curve.path)
+                    continue
+                xs, ys, connect = clip_segments(curve.x, curve.y, within)
+                if len(xs):
+                    painter.drawPath(pg.arrayToQPath(xs, ys, connect=connect, finiteCheck=False))
+
+
+def clip_segments(x: np.ndarray, y: np.ndarray, rect: QRectF) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts of the polyline (x, y) inside ``rect``: each segment cut to it (Liang-Barsky), as points and
+    pyqtgraph's ``connect`` flags (1: joined to the next point) for arrayToQPath; runs of segments inside it stay one
+    line."""
+    if len(x) < 2:
+        return np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int32)
+    x0, y0, dx, dy = x[:-1], y[:-1], np.diff(x), np.diff(y)
+    left, right, top, bottom = rect.left(), rect.right(), rect.top(), rect.bottom()
+    lo, hi = min(top, bottom), max(top, bottom)
+    enter, leave = np.zeros(len(dx)), np.ones(len(dx))
+    outside = np.zeros(len(dx), dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - lo), (dy, hi - y0)):
+            t = q / p
+            outside |= (p == 0) & (q < 0)
+            enter = np.where(p < 0, np.maximum(enter, t), enter)
+            leave = np.where(p > 0, np.minimum(leave, t), leave)
+    keep = ~outside & (enter <= leave)
+    if not keep.any():
+        return np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int32)
+    index = np.flatnonzero(keep)
+    e, lv = enter[keep], leave[keep]
+    xs = np.column_stack([x0[keep] + e * dx[keep], x0[keep] + lv * dx[keep]]).ravel()
+    ys = np.column_stack([y0[keep] + e * dy[keep], y0[keep] + lv * dy[keep]]).ravel()
+    # A segment's end joins the next one's start where the line runs on inside (one subpath: a dashed pen's pattern
+    # runs on along it, where a subpath per segment started every dash afresh and drew the line solid).
+    on = np.zeros(len(index), dtype=np.int32)
+    on[:-1] = (np.diff(index) == 1) & (lv[:-1] >= 1.0) & (e[1:] <= 0.0)
+    connect = np.column_stack([np.ones(len(index), dtype=np.int32), on]).ravel()
+    return xs, ys, connect
 
 
 DELTA_TIP = "show the run on show minus each reference instead of the curves"

@@ -10,6 +10,7 @@ panel shows); a crosshair follows the mouse and reads out every curve in the axi
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 
@@ -632,16 +633,40 @@ class PlotPanel(QWidget):
         from pyqtgraph import exporters
 
         item = row.plot.getPlotItem()
-        if kind == "png":
-            image = _titled(exporters.ImageExporter(item).export(toBytes=True), export_title(row), row.title.font())
-            buffer = QBuffer()
-            buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-            image.save(buffer, "PNG")
-            atomic_write_bytes(path, bytes(buffer.data()))
-        elif kind == "svg":
-            atomic_write_bytes(path, _svg(row.plot, export_title(row), row.title.font()))
-        else:
+        if kind == "csv":
             atomic_write_text(path, self.csv_text(row))
+            return
+        with self._time_axis_shown(row):  # an image of a plot above the bottom one had no time axis
+            if kind == "png":
+                image = _titled(exporters.ImageExporter(item).export(toBytes=True), export_title(row),
+                                row.title.font())
+                buffer = QBuffer()
+                buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+                image.save(buffer, "PNG")
+                data = bytes(buffer.data())
+            else:
+                data = _svg(row.plot, export_title(row), row.title.font())
+        atomic_write_bytes(path, data)
+
+    @contextlib.contextmanager
+    def _time_axis_shown(self, row: PlotRow):
+        """The row's plot with the time axis (only the bottom plot draws it on screen), as long as the block runs."""
+        item = row.plot.getPlotItem()
+        axis = item.getAxis("bottom")
+        if axis.isVisible():
+            yield
+            return
+        last = self.rows[-1].plot.getPlotItem().getAxis("bottom")
+        size = row.plot.size()
+        row.plot.resize(size.width(), size.height() + TIME_AXIS_HEIGHT)  # the plot area as tall as on screen
+        item.setLabel("bottom", last.labelText, units=last.labelUnits or None)  # (setLabel shows the axis)
+        item.layout.activate()
+        try:
+            yield
+        finally:
+            item.showAxis("bottom", False)
+            row.plot.resize(size)
+            item.layout.activate()
 
     def csv_text(self, row: PlotRow) -> str:
         """Every frame of the time on show: t [s] and the row's channels in their display units; while the row shows
