@@ -196,9 +196,10 @@ def test_an_svg_export_draws_the_references_within_the_plot(carbench_window, tmp
     from workbench.gui.testing import hold
 
     window = carbench_window
-    hold(window, {"throttle", "left"}, 1500)  # a reference longer than the plot's 10 s
+    hold(window, {"throttle", "left"}, 1800)  # a reference of 15 s, turning
     window.comparer.pin_current()
-    hold(window, {"throttle", "left"}, 1300)
+    window.model.start_recording()  # a new run from rest, straight on: its newest 10 s on show, the reference
+    hold(window, {"throttle"}, 1500)  # running on before and after them
     drawn = []
     original = plot_overlay.ReferenceLayer._draw_paths
 
@@ -214,3 +215,25 @@ def test_an_svg_export_draws_the_references_within_the_plot(carbench_window, tmp
     layer = next(iter(window.plot_overlay.row_overlay(row).layers.values()))
     seen = layer.mapRectToView(drawn[0])  # the cut, back in the plot's own coordinates: the time on show
     assert abs(seen.left() - x0) < 1e-6 and abs(seen.right() - x1) < 1e-6
+    # The SVG drawn: no pixel of the reference's colour left or right of the plot's area (it ran to the edges).
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    svg = QSvgRenderer(str(tmp_path / "row.svg"))
+    image = QImage(svg.defaultSize(), QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    svg.render(painter)
+    painter.end()
+    area = row.plot.mapFromScene(row.vb.sceneBoundingRect()).boundingRect()  # the plot's area in the widget
+    colour = window.comparer.references.items[0].colour  # drawn dashed and thin: lighter where antialiased
+    assert colour.red() > 200 and colour.blue() < 60  # the first reference's orange
+
+    def near(x: int, y: int) -> bool:
+        c = image.pixelColor(x, y)
+        return c.red() > 180 and c.red() - c.blue() > 90 and c.green() < c.red() - 30
+
+    outside = [x for x in range(image.width()) if x < area.left() - 6 or x > area.right() + 6  # a pen's width
+               for y in range(0, image.height(), 2) if near(x, y)]
+    inside = [x for x in range(area.left() + 3, area.right() - 3) for y in range(0, image.height(), 2) if near(x, y)]
+    assert inside and not outside, (len(inside), outside[:5])

@@ -143,6 +143,9 @@ def test_an_exported_plot_above_the_bottom_one_has_its_time_axis(carbench_window
              if QColor(image.pixel(x, y)).lightness() < 100]
     assert strip and max(strip) - min(strip) > image.width() // 2
     assert not axis.isVisible() and top.vb.height() == height
+    with window.plots._time_axis_shown(top):  # while exported: the axis drawn, the plot area as tall as on screen
+        assert axis.isVisible() and abs(top.vb.height() - height) <= 1.0
+    assert not axis.isVisible() and top.vb.height() == height
 
 
 def test_whole_telemetry_to_csv_from_the_file_menu(carbench_window, tmp_path):

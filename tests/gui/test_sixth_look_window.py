@@ -90,9 +90,10 @@ def test_an_exported_plot_says_which_channels_it_shows_with_their_units(carbench
     window.plots.export(row, "png", str(tmp_path / "plot.png"))
     window.plots.export(row, "svg", str(tmp_path / "plot.svg"))
     image = QImage(str(tmp_path / "plot.png")).convertToFormat(QImage.Format.Format_RGB32)
-    plot = exporters.ImageExporter(row.plot.getPlotItem()).export(toBytes=True).convertToFormat(
-        QImage.Format.Format_RGB32)
-    band = image.height() - plot.height()  # the title, above the plot as it was exported before
+    with window.plots._time_axis_shown(row):  # (an exported plot draws the time axis too)
+        plot = exporters.ImageExporter(row.plot.getPlotItem()).export(toBytes=True).convertToFormat(
+            QImage.Format.Format_RGB32)
+    band = image.height() - plot.height()  # the title, above the plot as it is exported
     assert band >= row.title.fontMetrics().height(), (image.height(), plot.height())
     assert image.copy(0, band, plot.width(), plot.height()) == plot
     colours = {QColor(image.pixel(x, y)).getRgb()[:3] for x in range(image.width()) for y in range(band)}

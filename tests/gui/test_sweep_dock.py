@@ -188,6 +188,27 @@ def test_a_car_chosen_with_an_earlier_frame_on_show_replays_from_frame_0_and_dri
     assert session.replaying and model.view_frame is None and not session.recording
 
 
+def test_a_chosen_cars_values_are_taken_at_once_one_step_of_the_history(loaded):
+    """Checked together, then set one at a time: a rule across two of them (lr less than the wheelbase) refused the
+    mix of the new lr and the old wheelbase half-way, after the run was pinned (a review)."""
+    from workbench.gui.testing import hold
+
+    window = loaded
+    model, session = window.model, window.model.session
+    hold(window, {"throttle"}, 30)  # a run on show, to pin
+    assert session.params.body.wheelbase < 2.9  # the script's car: lr 2.9 alone would pass its wheelbase
+    steps = model.undo_stack.count()
+    refs = len(window.comparer.references)
+    window._on_sweep_car_chosen({"body.lr": 2.9, "body.wheelbase": 3.2})
+    assert not window.shown_errors, window.shown_errors
+    assert session.params.body.lr == 2.9 and session.params.body.wheelbase == 3.2
+    assert model.undo_stack.count() == steps + 1 and len(window.comparer.references) == refs + 1
+    assert session.replaying
+    window._on_sweep_car_chosen({"body.lr": 3.5, "body.wheelbase": 3.0})  # refused: nothing moves
+    assert [t for t, _ in window.shown_errors] == ["Car not loaded"]
+    assert session.params.body.lr == 2.9 and len(window.comparer.references) == refs + 1
+
+
 def _texts(dock) -> list[str]:
     return [i.toPlainText() for i in dock.plot.getPlotItem().items if type(i).__name__ == "TextItem"]
 

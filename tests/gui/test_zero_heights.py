@@ -56,3 +56,25 @@ def test_the_yaw_rate_and_the_steer_put_zero_at_one_height(carbench_window):
         axis.vb.sigYRangeChanged.connect(lambda *a: changes.append(a))
     window.plots.refresh()
     assert changes == []
+
+
+def test_new_channels_on_an_aligned_plot_are_fitted_afresh_and_not_widened_again(carbench_window):
+    """A new main axis (the channels changed) took the range align_zeros had widened for the last one as fitted, and
+    each redraw widened it again: 24 to 37.5 deg/s over five redraws of the same data, 2.25 times its own height (a
+    review)."""
+    window = carbench_window
+    window.plots.set_channel_sets([["yaw_rate", "steer"]])
+    hold(window, {"throttle"}, 240)
+    hold(window, {"throttle", "right"}, 120)
+    hold(window, {"throttle", "left"}, 90)
+    window.model.set_running(False)
+    window.plots.refresh()
+    window.plots.set_channel_sets([["yaw_rate", "steer", "beta"]])
+    shown = []
+    for _ in range(5):
+        window.plots.refresh()
+        shown.append([tuple(a.vb.viewRange()[1]) for a in window.plots.rows[0].axes])
+    assert all(s == shown[0] for s in shown), shown
+    for axis, (y0, y1) in zip(window.plots.rows[0].axes, shown[-1], strict=True):
+        o0, o1 = axis.own
+        assert (y1 - y0) <= 2.0 * (o1 - o0) + 1e-9  # no axis more than twice its own range

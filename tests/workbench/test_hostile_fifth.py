@@ -299,6 +299,8 @@ def test_no_output_is_written_into_the_devices_folder(capsys, tmp_path):
     with pytest.raises(OutputPathError) as err:
         check_output_file("/dev/null", "--csv")
     assert "regular file" in str(err.value)
+    with pytest.raises(OutputPathError) as err:
+        check_output_dir("/dev/carbench-new-folder", "--out")  # a folder it would make there
+    assert "would be made in /dev" in str(err.value)
     if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
         assert check_output_file("/dev/shm/carbench-x.csv", "--csv") == Path("/dev/shm/carbench-x.csv")
-    assert not os.path.exists("/dev/carbench-never.csv")

@@ -1246,6 +1246,13 @@ def test_a_report_on_a_preset_file_does_not_call_it_the_shipped_preset(tmp_path,
     text = (cars_dir() / "sedan.toml").read_text(encoding="utf-8").replace("mass = 1600.0", "mass = 1500.0", 1)
     assert "mass = 1500.0" in text
     (tmp_path / "mine.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "own").mkdir()
+    (tmp_path / "own" / "sedan.toml").write_text(text, encoding="utf-8")  # named as a shipped preset, and not one
+    (tmp_path / "S.toml").write_text(STAMPED, encoding="utf-8")
+    code, _, err = run(["replay", "S.toml", "--preset", "own/sedan.toml", "--report", "rep"], capsys)
+    assert code == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert "Parameters against the shipped preset" not in page and "own/sedan.toml" in page
     for extra, changed in (("", False), ('[[set]]\nat = 1.0\nparams = { "body.mass" = 1700.0 }\n', True)):
         (tmp_path / "S.toml").write_text(STAMPED + extra, encoding="utf-8")
         code, _, err = run(["replay", "S.toml", "--preset", "mine.toml", "--report", "rep"], capsys)

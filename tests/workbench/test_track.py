@@ -95,6 +95,7 @@ values = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
     ('control = "clutch_pedal"\nfrom = 0.0\nvalues = [-0.1]', HEAD, "value #1 = -0.1 is out of range 0..1"),
     # the value as typed, not rounded to six digits into the range it is refused for ("-1 is out of range -1..1")
     ('control = "steer"\nfrom = 0.0\nvalues = [-1.0000000001]', HEAD, "value #1 = -1.0000000001 is out of range -1..1"),
+    ('control = "steer"\nfrom = 0.0\nvalues = [2]', HEAD, "value #1 = 2 is out of range -1..1"),  # not "2.0"
     ('control = "steer"\nfrom = 0.0\nvalues = [0.1, "a"]', HEAD, "[[track]] #1 value #2: expected a finite number"),
     ('control = "steer"\nfrom = 0.0\nvalues = [nan]', HEAD, "value #1: expected a finite number"),
     ('control = "steer"\nfrom = 0.0\nvalues = []', HEAD, "`values` must be a non-empty list"),

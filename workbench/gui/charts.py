@@ -102,7 +102,7 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
 PLAIN_AXIS = 70  # [px] a chart's left axis with its label and ticks of numbers, about
 
 
-def BAR_AXIS(labels) -> int:  # noqa: N802 - a width, as PLAIN_AXIS
+def bar_axis_width(labels) -> int:
     """[px] A bar chart's left axis, wide enough for its longest label."""
     return int(8 + 7 * max((len(label) for label in labels), default=4))
 
@@ -126,7 +126,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         # ISO 4138 chart's 150-character note cut the axis at 3 of its 5 m/s^2 and the legend in half).
         # The title spans the plot's own width, right of its left axis: a tornado's axis of parameter names took 170 of
         # 900 px, and its note's first line ran past the image's edge, the plot after it (its bars cut at 0).
-        axis = BAR_AXIS(chart.bars.labels) if chart.bars is not None else PLAIN_AXIS
+        axis = bar_axis_width(chart.bars.labels) if chart.bars is not None else PLAIN_AXIS
         chars = max(40, int((chart.width - axis - 20) / 7.2))  # 9 pt characters average 6 to 7 px
         title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(line)}</span>"
                                                    for n in chart.notes for line in textwrap.wrap(n, chars) or [""])
@@ -349,6 +349,6 @@ def _bars(plot, bars) -> None:
     plot.addItem(right)
     axis = plot.getAxis("left")
     axis.setTicks([[(float(i), label) for i, label in enumerate(bars.labels)], []])
-    axis.setWidth(BAR_AXIS(bars.labels))
+    axis.setWidth(bar_axis_width(bars.labels))
     plot.setYRange(-0.6, n - 0.4, padding=0)
     plot.addItem(pg.InfiniteLine(bars.centre, angle=90, pen=_pen("#222", 1.0)))

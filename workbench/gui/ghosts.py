@@ -50,14 +50,14 @@ def ghost_label(ref: Reference, script: str | None, current: str | None) -> str:
 
 
 QUALIFIER = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\])")  # " (before frame 578)", " [driven, no script]"
-OTHER_SCRIPT = re.compile(r"\[other script: [^\]]*\]")
+OTHER_SCRIPT = re.compile(r"\[other script: .*\]$")  # the last qualifier (a script's name may hold a "]")
 
 
 def shortened(name: str, fits: float, metrics: QFontMetrics) -> str:
     """``name`` in at most ``fits`` px of ``metrics``' font: whole when it fits; else "[other script: NAME]" as "[other
-    script]", then without its qualifiers in brackets ("(before frame 578)", "[driven, no script]"), the last one first, one at a time until it fits; cut at its end if
-    it still does not fit. (Every qualifier went at once: "ref 1 (before frame 300) [driven, no script]" read "ref 1"
-    where "ref 1 (before frame 300)" fitted.)"""
+    script]", then without its qualifiers in brackets ("(before frame 578)", "[driven, no script]"), the last one
+    first, one at a time until it fits; cut at its end if it still does not fit. (Every qualifier went at once: "ref 1
+    (before frame 300) [driven, no script]" read "ref 1" where "ref 1 (before frame 300)" fitted.)"""
     shown = name
     if metrics.horizontalAdvance(shown) > fits:
         # First the other script's name goes, not the word that there is one: "ref 2 (before frame 1170) [other

@@ -42,7 +42,7 @@ from workbench.gui.recorder_panel import RecorderPanel
 from workbench.gui.session_model import SPEEDS, SessionModel, recording_car
 from workbench.gui.sweep_dock import SweepDock, program_with
 from workbench.gui.telemetry_panel import TelemetryPanel
-from workbench.gui.undo import PresetCommand
+from workbench.gui.undo import PresetCommand, describe
 from workbench.gui.watch_dock import WatchList
 from workbench.names import path_problem
 from workbench.runs.live import LiveSession
@@ -330,7 +330,9 @@ class MainWindow(QMainWindow):
         if program is None:
             return
         try:  # the car takes the values, or nothing moves (no reference pinned for a car not loaded)
-            session.params.with_values(values)
+            problem = session.edit_problem(values, replay_ends=True)
+            if problem:
+                raise ValueError(problem)
             chosen = program_with(program, values)
         except (ParamError, ValueError) as exc:
             self.show_error("Car not loaded", str(exc))
@@ -343,9 +345,9 @@ class MainWindow(QMainWindow):
         # loaded).
         self.model.set_view_frame(None)
         self.comparer.pin_current()
-        try:
-            for path, value in values.items():
-                self.model.set_param(path, value)
+        try:  # all at once, one step of the history (checked above: this only fails if something moved since)
+            self.model.set_params(values, "sweep car: " + ", ".join(
+                describe(path, value, session.params.info(path)) for path, value in values.items()))
         except (ParamError, ValueError) as exc:
             self.show_error("Car not loaded", str(exc))
             return

@@ -657,9 +657,11 @@ class PlotPanel(QWidget):
             yield
             return
         last = self.rows[-1].plot.getPlotItem().getAxis("bottom")
-        size = row.plot.size()
-        row.plot.resize(size.width(), size.height() + TIME_AXIS_HEIGHT)  # the plot area as tall as on screen
+        size, area = row.plot.size(), row.vb.height()
         item.setLabel("bottom", last.labelText, units=last.labelUnits or None)  # (setLabel shows the axis)
+        item.layout.activate()
+        # the plot area as tall as on screen: the widget grown by what the axis took of it
+        row.plot.resize(size.width(), size.height() + max(round(area - row.vb.height()), 0))
         item.layout.activate()
         try:
             yield

@@ -166,13 +166,14 @@ class YAxis:
         """
         if not (np.isfinite(lo) and np.isfinite(hi)):
             return
+        fresh = self.own is None  # a new axis on a ViewBox that shows a range align_zeros may have widened: set anew
         (y0, y1) = self.own if self.own is not None else self.vb.viewRange()[1]
         height = max(float(self.vb.height()), 1.0)
         room = min(self.room, height / 4)
         if hi - lo < max(1e-9 * max(abs(lo), abs(hi)), FLAT_SPAN):
             half = max(0.1 * abs(hi), 1.0) if abs(hi) < 1e3 else 0.1 * abs(hi)
             lo, hi = lo - half, hi + half
-            if y0 <= lo and hi <= y1 and (y1 - y0) <= 4.0 * (hi - lo):
+            if not fresh and y0 <= lo and hi <= y1 and (y1 - y0) <= 4.0 * (hi - lo):
                 return
             self._set(lo, hi)
             return
@@ -181,7 +182,7 @@ class YAxis:
             middle = 0.5 * (lo + hi)
             lo, hi = middle - 0.5 * least, middle + 0.5 * least
         kept = room * (y1 - y0) / height  # the room, in the units of the range on show
-        if y0 <= lo - kept and hi + kept <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
+        if not fresh and y0 <= lo - kept and hi + kept <= y1 and (hi - lo) >= 0.5 * (y1 - y0):
             return
         pad = max(0.08 * (hi - lo), room * (hi - lo) / (height - 2 * room))
         self._set(lo - pad, hi + pad)
@@ -216,11 +217,12 @@ def align_zeros(axes: list[YAxis]) -> None:
     """Show a plot's axes at the ranges they were fitted to (:meth:`YAxis.fit`), those that hold zero widened to put
     it at one height (:func:`zero_heights`). The same fitted ranges give the same ranges on show: no axis is set
     again while its data fits."""
-    if len(axes) < 2:
+    fitted = [axis for axis in axes if axis.own is not None]  # an axis not fitted yet takes no part
+    if len(fitted) < 2:
         return
-    own = [axis.own if axis.own is not None else tuple(axis.vb.viewRange()[1]) for axis in axes]
+    own = [axis.own for axis in fitted]
     shown = zero_heights(own) or own
-    for axis, (y0, y1) in zip(axes, shown, strict=True):
+    for axis, (y0, y1) in zip(fitted, shown, strict=True):
         if tuple(axis.vb.viewRange()[1]) != (y0, y1):
             axis.vb.setYRange(y0, y1, padding=0)
 

@@ -288,6 +288,20 @@ class SessionModel(QObject):
         if after and not one:
             self.params_edited.emit(after)
 
+    def set_params(self, changes: dict[str, Any], text: str) -> None:
+        """Edit several parameters at once, one step of the history named ``text``: checked together, so that
+        ParamError/ValueError leave every one unchanged (one at a time, a rule across two of them refused the mix of
+        old and new values half-way)."""
+        params = self.session.params
+        before = {path: params.get(path) for path in changes}
+        self.session.set_params(changes)
+        after = {path: self.session.params.get(path) for path in changes}
+        self._mark_edit(text)
+        self.undo_stack.push(ParamsCommand(self, text, before, after))
+        self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
+        if len(changes) > 1:
+            self.params_edited.emit(after)
+
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""
         self.go_on_for(changes)

@@ -100,8 +100,8 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
     """Run the tests on the cars; each test's runs for all cars as batches.
 
     Of several tests, one that a car cannot drive (a car in pixels has no km/h) is reported as not
-    run, with the reason; a single test that one car cannot run raises its ScriptError (of two cars, the other's
-    KPIs are shown beside the one's "not run"). A handling test is not run on a
+    run, with the reason; a single test on a single car that cannot run it raises its ScriptError (of two cars, the
+    other's KPIs are shown beside the one's "not run"). A handling test is not run on a
     kinematic car. A car whose runs do not meet the test's conditions (its script's first expectations: the speed
     it is held at before the test's input) gets no verdict on its KPIs, and a failed row that says why.
     """

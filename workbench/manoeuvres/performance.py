@@ -65,11 +65,12 @@ class InGear(Manoeuvre):
     def kpis(self, run: RunData) -> list[Kpi]:
         full = next((s.at for s in run.script.sets if s.analog.get("throttle_pedal") == 1.0), None)
         kmh = run["speed"] * KMH
-        if full is None:
-            return [Kpi("time_80_120", "80-120 km/h in gear", None, "s", "in gear")]
-        when = crossing(run.t, kmh, 120.0, after=full)
         # A car with no gearbox has its one direct drive: no gear to name (its gear channel reads 1).
-        held = f"in gear {int(round(float(run['gear'][-1])))}" if run.params.gearbox is not None else "direct drive"
+        geared = run.params.gearbox is not None
+        if full is None:
+            return [Kpi("time_80_120", "80-120 km/h in gear", None, "s", "in gear" if geared else "direct drive")]
+        held = f"in gear {int(round(float(run['gear'][-1])))}" if geared else "direct drive"
+        when = crossing(run.t, kmh, 120.0, after=full)
         start = float(np.interp(full, run.t, kmh))
         return [Kpi("time_80_120", "80-120 km/h in gear", None if when is None else when - full, "s", held,
                     note=f"from {start:.4g} km/h")]
@@ -111,7 +112,7 @@ class CoastDown(Manoeuvre):
         m_eff, pick, accel = road_load_frames(run)
         if pick.sum() < 10:  # a car with (almost) no road load coasts on at its speed: nothing to fit
             start = run.script.driver.until
-            top = float(np.interp(start, run.t, v))
+            top = float(np.interp(start, run.t, v))  # as road_load_frames takes it
             after = v[run.t >= start]
             low = float(after.min()) if len(after) else top
             return [Kpi("road_load_a", "road load A", None, "N", COAST_CLAUSE,

@@ -346,6 +346,8 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
                               "not a folder for outputs")
     if _devices_folder(target):
         raise OutputPathError(f"{option} {target}: holds the system's devices, not a folder for outputs")
+    if not os.path.lexists(target) and _devices_folder(target.parent if str(target.parent) else Path(".")):
+        raise OutputPathError(f"{option} {target}: would be made in {DEVICES}, which holds the system's devices")
     if _looked_at(target, option, lambda: target.exists() and not target.is_dir()):
         raise OutputPathError(f"{option} {target}: exists and is not a folder")
     if target.is_symlink() and not target.exists():

@@ -58,11 +58,18 @@ def _unit(info_unit: str) -> str:
     return f" {info_unit}" if info_unit else ""
 
 
+def is_shipped(program) -> bool:
+    """Whether the program's car is a shipped preset's file (a file of the user's named sedan.toml is not)."""
+    path = getattr(program, "preset_path", None)
+    return program.preset in preset_names() and (path is None or Path(path).resolve().parent
+                                                 == Path(cars_dir()).resolve())
+
+
 def param_diff(program) -> list[tuple[str, str, str, str]]:
     """(parameter, shipped value, value used, when) for every parameter that differs from the shipped preset,
     each value in its display unit with the unit (physics.units: degrees for angles), as compare shows them."""
     shipped = None
-    if program.preset in preset_names():
+    if is_shipped(program):
         try:
             shipped = load_preset(cars_dir() / f"{program.preset}.toml").params
         except PresetError:
@@ -272,14 +279,14 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
         stamp_json = json.dumps(s, sort_keys=True).replace("</", "<\\/")  # raw text inside <script>
         body.append(f'<script type="application/json" class="stamp">{stamp_json}</script>')
         diff = param_diff(p)
-        if p.preset in preset_names():
+        if is_shipped(p):
             body.append("<h3>Parameters against the shipped preset</h3>")
             body.append(_table(("parameter", "shipped", "used", "when"), diff) if diff
                         else '<p class="muted">the shipped preset, unchanged</p>')
         else:  # a preset file of the user's: no shipped values to set it against, only what the run changed
             body.append("<h3>Parameters changed in the run</h3>")
             body.append(_table(("parameter", "before", "used", "when"), diff) if diff
-                        else f'<p class="muted">the preset file {html.escape(printable(str(p.preset)))}, not a shipped '
+                        else f'<p class="muted">the preset file {html.escape(printable(str(p.preset_path or p.preset)))}, not a shipped '
                              "preset (nothing to set its values against), unchanged in the run</p>")
         body.append("<h3>Expectations</h3>")
         if not r.verdicts:

@@ -380,10 +380,11 @@ class LiveSession:
         self._pending.update({path: updated.get(path) for path in changes})
         return updated
 
-    def edit_problem(self, changes: dict[str, Any]) -> str | None:
+    def edit_problem(self, changes: dict[str, Any], replay_ends: bool = False) -> str | None:
         """Why :meth:`set_params` would refuse ``changes`` now (a replay owns the parameters, a value out of its
-        limits, another kind of car, a car that would no longer feel the loaded road); None when it would take them."""
-        return REPLAY_OWNS_PARAMS if self.replaying else self._problem_on(self.params, changes)
+        limits, another kind of car, a car that would no longer feel the loaded road); None when it would take them.
+        ``replay_ends``: the caller ends a replay first (a car chosen on a sweep), so a replay is no reason."""
+        return REPLAY_OWNS_PARAMS if self.replaying and not replay_ends else self._problem_on(self.params, changes)
 
     def edit_problem_at(self, frame: int, changes: dict[str, Any]) -> str | None:
         """Why ``changes`` could not be made on the car a drive on from ``frame`` goes on with

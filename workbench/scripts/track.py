@@ -72,7 +72,8 @@ def parse_track(parser, table: dict, i: int, dt: float | None, ranges: dict[str,
     for j, value in enumerate(values, 1):
         number = parser.number(value, f"{where} value #{j}")
         if not lo <= number <= hi:
-            raise parser.fail(where, f"value #{j} = {number!r} is out of range {lo:g}..{hi:g} for {control}")
+            said = f"{number:g}" if not lo <= float(f"{number:g}") <= hi else repr(number)  # never rounded into range
+            raise parser.fail(where, f"value #{j} = {said} is out of range {lo:g}..{hi:g} for {control}")
         checked.append(number)
     last = start + (len(values) - 1) * dt
     if last > parser.duration + ON_FRAME * dt:
