@@ -625,3 +625,20 @@ def test_with_nothing_pinned_the_columns_span_the_dock(carbench_window, qtbot):
     widths = [dock.tree.columnWidth(c) for c in range(3)]
     room = dock.tree.viewport().width()
     assert abs(sum(widths) - room) <= 2 and min(widths) >= room // 4, (widths, room)
+
+
+def test_the_compare_dock_says_where_the_motion_first_diverges_and_jumps_there(carbench_window, qtbot):
+    """A friction edit diverges at frame 0 in the road's friction channels only; the dock says where the car itself
+    moves apart too, and a click shows that frame."""
+    window = carbench_window
+    drive(window, scripts_dir() / "full_lock_left.toml", chunk=24)  # pulling away at full lock: the grip is asked for
+    window.comparer.pin_current()
+    edit_and_wait(window, qtbot, "tyres.mu", 0.75)
+    dock = window.compare_dock_widget
+    first, motion = dock.comparison.divergence, dock.comparison.motion
+    assert first.frame == 0 and motion is not None and motion.frame > 0
+    assert dock.motion.isVisible() and f"frame {motion.frame}," in dock.motion.text()
+    titles = [dock.tree.topLevelItem(i).text(0) for i in range(dock.tree.topLevelItemCount())]
+    assert f"the motion first diverges: frame {motion.frame} (t = {motion.time:.4f} s)" in titles
+    dock.motion.click()
+    assert window.model.view_frame == motion.frame

@@ -435,3 +435,35 @@ def test_a_change_made_after_the_other_run_ended_is_listed_as_past_the_compared_
     code, out, err = cli(capsys, "compare", COAST, "--vs-script", longer)
     line = next(x for x in out.splitlines() if "body.mass" in x)
     assert line.rstrip().endswith("(past the compared frames)")
+
+
+def test_a_friction_edit_says_where_the_motion_first_diverges(capsys):
+    """A tyres.mu edit diverges at frame 0 in the road's friction under the wheels (mu_front, mu_rear), which only
+    repeat the parameter: where the car itself moves apart was nowhere in the comparison (a review under Xvfb). It is
+    said beside the first divergence, in the text, the JSON and the window's dock."""
+    script = str(scripts_dir() / "full_lock_left.toml")
+    code, out, err = cli(capsys, "compare", script, "--vs-set", "tyres.mu=0.75", "--json")
+    report = json.loads(out)
+    first, motion = report["divergence"], report["motion_divergence"]
+    assert first["frame"] == 0 and {c["channel"] for c in first["channels"]} == {"mu_front", "mu_rear"}
+    assert motion["frame"] > 0 and {c["channel"] for c in motion["channels"]} <= {"x", "y", "heading", "vx", "vy",
+                                                                                  "yaw_rate"}
+    code, out, err = cli(capsys, "compare", script, "--vs-set", "tyres.mu=0.75")
+    assert f"the motion first diverges: frame {motion['frame']} (t = " in out
+
+
+
+def test_the_motions_divergence_is_said_only_where_it_comes_later(tmp_path):
+    import dataclasses
+
+    path = tmp_path / "coast.csv"
+    assert main(["replay", COAST, "--csv", str(path)]) == 0
+    a = read_csv_run(path)
+    for mu_at, vx_at, said in ((10, 40, 40), (10, 10, None), (40, 10, None)):
+        data = {name: values.copy() for name, values in a.data.items()}
+        data["mu_front"][mu_at:] += 0.5
+        data["vx"][vx_at:] += 1.0
+        result = compare(a, dataclasses.replace(a, data=data))
+        assert result.divergence.frame == min(mu_at, vx_at)
+        assert (result.motion.frame if result.motion else None) == said
+        assert result.motion is None or [r.name for r in result.motion.channels] == ["vx"]

@@ -93,6 +93,10 @@ class CompareDock(QWidget):
         self.divergence.setStyleSheet("color: #a40000;")
         self.divergence.clicked.connect(self._on_divergence_clicked)
         self.divergence.setVisible(False)
+        self.motion = LinkLabel()
+        self.motion.setStyleSheet("color: #a40000;")
+        self.motion.clicked.connect(self._on_motion_clicked)
+        self.motion.setVisible(False)
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
         self._value_widths = [0, 0]  # columns A and B as wide as their texts (see _fit_names)
@@ -123,6 +127,7 @@ class CompareDock(QWidget):
         layout.addLayout(self.refs_layout)
         layout.addWidget(self.status)
         layout.addWidget(self.divergence)
+        layout.addWidget(self.motion)
         layout.addWidget(self.tree, 1)
         model = comparer.model
         comparer.references.changed.connect(self.update_comparison)
@@ -148,6 +153,7 @@ class CompareDock(QWidget):
         if self.comparison is not None:
             self.tree.setEnabled(False)
             self.divergence.setVisible(False)
+            self.motion.setVisible(False)
             self.status.setText("Running: the table is as it was when last compared; compared again when it pauses.")
 
     def _on_rerun_started(self) -> None:
@@ -159,9 +165,16 @@ class CompareDock(QWidget):
 
     def _on_divergence_clicked(self) -> None:
         if self.comparison is not None and self.comparison.divergence is not None:
-            model = self.comparer.model
-            model.set_running(False)
-            model.set_view_frame(self.comparison.divergence.frame)
+            self._show_frame(self.comparison.divergence.frame)
+
+    def _on_motion_clicked(self) -> None:
+        if self.comparison is not None and self.comparison.motion is not None:
+            self._show_frame(self.comparison.motion.frame)
+
+    def _show_frame(self, frame: int) -> None:
+        model = self.comparer.model
+        model.set_running(False)
+        model.set_view_frame(frame)
 
     def _rebuild_refs(self) -> None:
         while self.refs_layout.count():
@@ -194,6 +207,7 @@ class CompareDock(QWidget):
         session = self.comparer.model.session
         self.comparison = None
         self.divergence.setVisible(False)
+        self.motion.setVisible(False)
         if not refs:
             self.status.setText("Pin a run (B), edit a parameter or drive on from a past frame to compare.")
             return
@@ -253,6 +267,15 @@ class CompareDock(QWidget):
             div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
             for r in d.channels:
                 QTreeWidgetItem(div, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
+            if result.motion is not None:  # the car itself moves apart later (a friction edit: its mu at frame 0)
+                m = result.motion
+                text = (f"the motion first diverges: frame {m.frame}, t = {m.time:.4f} s \u2014 click to show it")
+                self.motion.setText(text)
+                self.motion.setToolTip(text)
+                self.motion.setVisible(True)
+                div = QTreeWidgetItem(self.tree, [f"the motion first diverges: frame {m.frame} (t = {m.time:.4f} s)"])
+                for r in m.channels:
+                    QTreeWidgetItem(div, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
         largest = QTreeWidgetItem(self.tree, ["largest difference per channel (B \u2212 A)"])
         for r in result.channels:
             QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta:+.4g}", r.unit), f"at {r.time:.3f} s"])

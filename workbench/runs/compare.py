@@ -296,6 +296,9 @@ class Divergence:
     channels: tuple[ChannelRow, ...]
 
 
+MOTION = ("x", "y", "heading", "vx", "vy", "yaw_rate")  # the car's motion: where it is, which way, how it moves
+
+
 @dataclass
 class Comparison:
     a: Run
@@ -311,6 +314,9 @@ class Comparison:
     verdicts: list[VerdictRow] = field(default_factory=list)
     channels: list[ChannelRow] = field(default_factory=list)  # channels that differ at all
     divergence: Divergence | None = None
+    # The first divergence of the car's motion (MOTION), where it comes later than the first divergence: an edit of
+    # the road's friction moves its own channels (mu_front) at frame 0, the car only once the grip is asked for.
+    motion: Divergence | None = None
     span_note: str | None = None  # the runs cover different time spans
 
     @property
@@ -363,6 +369,10 @@ class Comparison:
             lines.append(f"first divergence: frame {d.frame} (t = {d.time:.6g} s), in {len(d.channels)} "
                          f"channel{'s' if len(d.channels) != 1 else ''}:")
             lines += _columns([(r.name, f"{r.a:.10g} -> {r.b:.10g} {r.unit}".rstrip()) for r in d.channels])
+            if self.motion is not None:
+                m = self.motion
+                lines.append(f"the motion first diverges: frame {m.frame} (t = {m.time:.6g} s), in "
+                             + ", ".join(r.name for r in m.channels))
         else:
             lines.append("no divergence beyond the tolerance")
         lines.append("")
@@ -403,6 +413,9 @@ class Comparison:
             "divergence": None if self.divergence is None else {
                 "frame": self.divergence.frame, "time": self.divergence.time,
                 "channels": [row(r) for r in self.divergence.channels]},
+            "motion_divergence": None if self.motion is None else {
+                "frame": self.motion.frame, "time": self.motion.time,
+                "channels": [row(r) for r in self.motion.channels]},
         }
 
     def csv_text(self) -> str:
@@ -560,12 +573,20 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
         if bad.any():
             bad_masks[name] = bad
             first = min(first, int(np.argmax(bad)))
+    def divergence_at(j: int, names) -> Divergence:
+        frame = a_frame(j)
+        rows = tuple(ChannelRow(name, units[name], float(b_values[name][j] - a_values[name][j]), frame, float(t[j]),
+                                float(a_values[name][j]), float(b_values[name][j]))
+                     for name in names if bad_masks[name][j])
+        return Divergence(frame, float(t[j]), rows)
+
     if first < len(t):
-        frame = a_frame(first)
-        rows = tuple(ChannelRow(name, units[name], float(b_values[name][first] - a_values[name][first]), frame,
-                                float(t[first]), float(a_values[name][first]), float(b_values[name][first]))
-                     for name, bad in bad_masks.items() if bad[first])
-        result.divergence = Divergence(frame, float(t[first]), rows)
+        result.divergence = divergence_at(first, bad_masks)
+        moved = [name for name in MOTION if name in bad_masks]
+        if moved:
+            j = min(int(np.argmax(bad_masks[name])) for name in moved)
+            if j > first:
+                result.motion = divergence_at(j, moved)
     return result
 
 
