@@ -393,3 +393,26 @@ def test_a_step_to_the_right_is_held_to_the_lock_too():
     (kpis,) = m.run([tight], lambda jobs: run_jobs(jobs, m.channels), right)
     (row,) = [k for k in kpis if k.key == "conditions"]
     assert row.passed is False and "full lock" in row.note
+
+
+def test_a_report_of_two_cars_gives_the_change_and_each_cars_notes_marked(tmp_path, capsys):
+    """The report's rows took the last car's KPI for their label and note: B's "no peak" note stood beside A's peak
+    time, unmarked, and the conditions row gave only B's reason; the change B - A the text gives was missing (a
+    review)."""
+    import re
+
+    folder = tmp_path / "rep"
+    main(["manoeuvre", "iso7401_step", "--preset", "f1tenth", "--vs-preset", "classic", "--report", str(folder)])
+    capsys.readouterr()
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    head = re.findall(r"<th>(.*?)</th>", page)
+    assert head[:4] == ["KPI", "A: f1tenth", "B: classic", "B \u2212 A"]
+    rows = {re.sub(r"<[^>]+>", "", r[0]): r for r in re.findall(r"<tr>((?:<td>.*?</td>)+)</tr>", page)
+            for r in [re.findall(r"<td>(.*?)</td>", r)]}
+    peak = rows["yaw-rate peak response time"]
+    assert peak[1] != "-" and peak[2] == "-" and peak[-1].startswith("B: no peak")
+    response = rows["yaw-rate response time (90%)"]
+    a, b = (float(response[i].split()[0]) for i in (1, 2))
+    assert response[3].endswith(" s") and abs(float(response[3].split()[0]) - (b - a)) < 2e-4  # (a, b shown rounded)
+    conditions = rows["the test&#x27;s conditions"][-1]
+    assert "A: the driver holds 80 km/h" in conditions and "<br>B: the driver holds 80 km/h" in conditions

@@ -225,8 +225,21 @@ def _verdict(k: Kpi) -> str:
 
 def rows_of(per_car: list[list[Kpi]]) -> list[tuple[Kpi, list[Kpi | None]]]:
     """Each KPI any car has (the first car's as the row's label), with every car's own (None: not reported)."""
-    labels = {k.key: k for kpis in per_car for k in kpis}
+    labels: dict[str, Kpi] = {}
+    for kpis in per_car:
+        for k in kpis:
+            labels.setdefault(k.key, k)  # the first car's (a dict built in one go kept the last's, and its note)
     return [(k, [next((x for x in kpis if x.key == key), None) for kpis in per_car]) for key, k in labels.items()]
+
+
+def notes_of(k: Kpi, values: list[Kpi | None]) -> list[str]:
+    """A KPI's notes, per car: why (not run, conditions), and what a figure is of (the run of a worst value, the range
+    fitted, the sign's meaning); of two cars each marked A or B, and said once where both say the same."""
+    two = len(values) == 2
+    notes = [(i, v.note) for i, v in enumerate(values) if v is not None and v.key == k.key and v.note]
+    if two and len(notes) == 2 and notes[0][1] == notes[1][1]:
+        notes = [(None, notes[0][1])]
+    return [f"{'AB'[i] + ': ' if two and i is not None else ''}{note}" for i, note in notes]
 
 
 def change_of(a: Kpi | None, b: Kpi | None) -> float | None:
@@ -253,12 +266,7 @@ def table(outcome: Outcome) -> str:
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
-            # Its note, per car: why (not run, conditions), and what a figure is of (the run of a worst value, the
-            # range fitted, the sign's meaning), which the text left to --json and the report
-            notes = [(i, v.note) for i, v in enumerate(values) if v is not None and v.key == k.key and v.note]
-            if two and len(notes) == 2 and notes[0][1] == notes[1][1]:  # the same of both: said once
-                notes = [(None, notes[0][1])]
-            lines += [f"    {'AB'[i] + ': ' if two and i is not None else ''}{note}" for i, note in notes]
+            lines += [f"    {note}" for note in notes_of(k, values)]
         lines.append("")
     head = "  ".join(f"{'AB'[i]}: {c.name}" for i, c in enumerate(outcome.cars)) if two else f"car: {outcome.cars[0].name}"
     return head + "\n\n" + "\n".join(lines)
@@ -289,6 +297,7 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
     from workbench.output.html_report import GENERATOR
 
     folder.mkdir(exist_ok=True)
+    two = len(outcome.cars) == 2
     body = [f"<h1>carbench manoeuvre</h1><p>{html.escape(', '.join(c.name for c in outcome.cars))}</p>"]
     for name in outcome.names:
         m = CATALOGUE[name]
@@ -298,9 +307,14 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
             cells = [html.escape(k.label)]
             for x in values:
                 cells.append(html.escape(x.text() if x else "-") + (f" <b>{_verdict(x)}</b>" if x and _verdict(x) else ""))
-            cells += [html.escape(k.limit or ""), html.escape(k.clause), html.escape(k.note)]
+            if two:  # the change, as the text and --json give it
+                change = change_of(*values)
+                cells.append("-" if change is None else html.escape(f"{change:+.4g} {k.unit}".rstrip()))
+            cells += [html.escape(k.limit or ""), html.escape(k.clause),
+                      "<br>".join(html.escape(note) for note in notes_of(k, values))]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        head = ["KPI"] + [c.name for c in outcome.cars] + ["limit", "clause", "note"]
+        head = (["KPI"] + [f"{'AB'[i]}: {c.name}" if two else c.name for i, c in enumerate(outcome.cars)]
+                + (["B \u2212 A"] if two else []) + ["limit", "clause", "note"])
         body.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows)
                     + "</table>")
         # The charts of the cars the test ran on, each car's run of the script as the test fits it to the car.
