@@ -1233,6 +1233,10 @@ def test_the_reports_parameter_table_is_in_display_units(tmp_path, monkeypatch, 
     lock = [r for r in rows if "steering.lock" in r]
     assert len(lock) == 2, rows  # from the start, then at 1 s
     assert "28.6479 deg" in lock[0] and "34.3775 deg" in lock[1], lock
+    # the column is the value before: the shipped one from the start, the script's 28.6 deg before the change at 1 s
+    # (headed "shipped", it read 28.6 deg, which is not the sedan's)
+    assert "<th>before</th>" in table and "<th>shipped</th>" not in table
+    assert "<td>28.6479 deg</td><td>34.3775 deg</td><td>from 1 s</td>" in lock[1], lock
     assert "rad" not in table, table
     assert any("body.mass" in r and "1400 kg" in r for r in rows), rows
 
