@@ -340,3 +340,15 @@ def test_a_tornado_bar_says_which_way_each_parameter_moves_the_margin_and_when_i
     labels = set(tornado.bars.labels)
     assert {"body.mass (+)", "engine.peak_torque (\u2212)", "steering.lock (=)"} <= labels, labels
     assert "(=) stays" in tornado.notes[0]
+
+
+def test_a_list_axis_in_the_order_typed_is_said_by_its_values_not_its_ends(short):
+    """"body.mass 1300 kg .. 1200 kg (4 values)" for 1300, 1100, 1250, 1200: its ends said nothing of its range (a
+    review). A list in order reads as a range as before; a long one out of order by its smallest and largest."""
+    text = summary(run_sweep(plan_sweep(short, ["body.mass=1300,1100,1250,1200"])))
+    assert "grid: body.mass 1300 kg, 1100 kg, 1250 kg, 1200 kg\n" in text
+    text = summary(run_sweep(plan_sweep(short, ["body.mass=1100,1200,1300"])))
+    assert "grid: body.mass 1100 kg .. 1300 kg (3 values)\n" in text
+    masses = ",".join(str(900 + 50 * ((7 * i) % 10)) for i in range(10))  # ten values, shuffled
+    text = summary(run_sweep(plan_sweep(short, [f"body.mass={masses}"])))
+    assert "grid: body.mass 900 kg .. 1350 kg (10 values in the order given)\n" in text

@@ -128,12 +128,20 @@ def flip_lines(result: SweepResult) -> dict[int, str]:
     return out
 
 
+MAX_LISTED = 8  # values of a list axis the summary lists one by one; a longer one by its range
+
+
 def _axes_text(result: SweepResult) -> str:
     parts = []
     for a in result.plan.axes:
         v = a.values
         if len(v) == 1:
             parts.append(f"{a.path} = {_shown(v[0], a.unit)}")
+        elif result.plan.grid and not (np.all(np.diff(v) > 0) or np.all(np.diff(v) < 0)):
+            # A list in the order typed: its first and last said nothing of its range (1300 .. 1200 kg for 1100 to 1300)
+            parts.append(f"{a.path} " + (", ".join(_shown(x, a.unit) for x in v) if len(v) <= MAX_LISTED else
+                                         f"{_shown(min(v), a.unit)} .. {_shown(max(v), a.unit)} ({len(v)} values in the "
+                                         "order given)"))
         elif result.plan.grid:
             parts.append(f"{a.path} {_shown(v[0], a.unit)} .. {_shown(v[-1], a.unit)} ({len(v)} values"
                          f"{', log' if a.log else ''})")
