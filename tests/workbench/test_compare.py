@@ -467,3 +467,21 @@ def test_the_motions_divergence_is_said_only_where_it_comes_later(tmp_path):
         assert result.divergence.frame == min(mu_at, vx_at)
         assert (result.motion.frame if result.motion else None) == said
         assert result.motion is None or [r.name for r in result.motion.channels] == ["vx"]
+
+
+def test_against_another_dt_a_gear_and_a_flag_keep_whole_values(capsys):
+    """On the coarse run's frame times the other run was interpolated channel by channel: the gear read 2.424 and
+    wheelspin 0.568, values no run ever had (a review). Those channels take the frame at or before each time."""
+    code, out, err = cli(capsys, "compare", LAUNCH, "--vs-dt", "0.0123", "--json")
+    report = json.loads(out)
+    assert "linearly interpolated" in report["grid"]
+    rows = {r["channel"]: r for r in report["channels"]}
+    for name in ("gear", "wheelspin"):
+        assert name in rows, sorted(rows)
+        assert float(rows[name]["a"]).is_integer() and float(rows[name]["b"]).is_integer(), rows[name]
+    from physics import channel_infos
+    from workbench.runs.compare import stepwise
+
+    flags = {i.name for i in channel_infos("m") if stepwise(i)}
+    assert {"gear", "wheelspin", "stalled", "handbrake", "esc_active", "abs_fl"} <= flags
+    assert not {"speed", "clutch", "throttle", "slip_ratio_rear"} & flags

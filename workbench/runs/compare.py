@@ -513,11 +513,24 @@ def verdict_rows(a: list[Verdict] | None, b: list[Verdict] | None) -> list[Verdi
     return [VerdictRow(label, by_a.get(label), by_b.get(label)) for label in dict.fromkeys([*by_a, *by_b])]
 
 
+def stepwise(info) -> bool:
+    """Whether a channel holds whole steps (the gear, an on/off flag such as ``wheelspin``): between two frames it is
+    what the earlier one says, never a mix of two (interpolated, a gear read 2.424 and a flag 0.568)."""
+    return info.name == "gear" or "(1) or" in info.doc
+
+
 def _on_grid(run: Run, t: np.ndarray, exact: bool) -> dict[str, np.ndarray]:
     out = {}
+    own_t = run.data["t"]
     for info in run.infos:
         values = run.data[info.name]
-        values = values[:len(t)] if exact else np.interp(t, run.data["t"], values)
+        if exact:
+            values = values[:len(t)]
+        elif stepwise(info):  # the frame at or before each time (within rounding of the times)
+            values = values[np.clip(np.searchsorted(own_t, t + 1e-9 * max(run.dt, 1e-12), side="right") - 1, 0,
+                                    len(own_t) - 1)]
+        else:
+            values = np.interp(t, own_t, values)
         _, factor = display_unit(info)
         out[info.name] = values * factor if factor != 1.0 else values  # the run's own, read and never written
     return out
