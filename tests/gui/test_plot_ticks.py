@@ -137,3 +137,22 @@ def test_the_time_axis_labels_both_its_ends_inside_the_plot(carbench_window, siz
     visible = row.plot.mapToScene(row.plot.viewport().rect()).boundingRect()
     for rect, text in labels:
         assert visible.contains(rect), (text, rect, visible)
+
+
+def test_an_axis_styled_again_on_a_small_range_keeps_its_values_unscaled(qapp):
+    """pyqtgraph's enableAutoSIPrefix(False) works out a prefix once more for the range on show: a plot's right axis
+    styled again (its channels changed) while it showed -0.0025 .. 0 deg kept a scale of 1000 and read -9.5k for -9.5
+    deg (a review under Xvfb)."""
+    import pyqtgraph as pg
+
+    from workbench.gui.plot_style import style_axis
+
+    axis = pg.AxisItem("right")
+    axis.setLabel("deg")
+    axis.showLabel(True)
+    axis.setRange(-0.0025, 0.0)
+    style_axis(axis)
+    assert axis.autoSIPrefixScale == 1.0 and axis.labelUnitPrefix == ""
+    axis.setRange(-11.0, -9.5)
+    assert axis.autoSIPrefixScale == 1.0
+    assert axis.tickStrings([-10.0], axis.autoSIPrefixScale, 0.5) == ["-10.0"]

@@ -114,6 +114,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     from PySide6.QtCore import QBuffer, QEvent, QIODevice, Qt
     from PySide6.QtGui import QColor
 
+    from workbench.gui.plot_style import no_si_prefix
     from workbench.output.charts import PALETTE
 
     widget = pg.GraphicsLayoutWidget()
@@ -137,7 +138,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             plot.getAxis(side).setTextPen("#222")
             # The ticks in the axis' own unit: pyqtgraph's SI prefix read a 5 ms hunt's time as 0 .. 5 with "(x0.001)"
             # after "time [s]"
-            plot.getAxis(side).enableAutoSIPrefix(False)
+            no_si_prefix(plot.getAxis(side))
         plot.setLabel("bottom", chart.x_label)
         plot.setLabel("left", chart.y_label)
         legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))

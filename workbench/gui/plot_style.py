@@ -288,7 +288,17 @@ def style_axis(axis: pg.AxisItem) -> None:
     if axis.orientation in ("left", "right"):
         axis.setStyle(hideOverlappingLabels=True)  # a label that would stick out past the plot is left out
     axis.setPen(pg.mkPen(TEXT))
-    axis.enableAutoSIPrefix(False)  # units are in the labels; a prefix would re-layout them per frame
+    no_si_prefix(axis)
+
+
+def no_si_prefix(axis: pg.AxisItem) -> None:
+    """The axis' values as they are, in the unit its label names: no SI prefix (which would re-layout the labels per
+    frame). pyqtgraph's enableAutoSIPrefix(False) computes a prefix once more for the range on show before it stops:
+    an axis styled again while it showed -0.0025 .. 0 deg kept a scale of 1000, and read -9.5k for -9.5 deg."""
+    axis.enableAutoSIPrefix(False)
+    axis.autoSIPrefixScale = 1.0
+    axis.labelUnitPrefix = ""
+    axis._updateLabel()
 
 
 def style_plot(item: pg.PlotItem) -> Grid:
