@@ -163,3 +163,19 @@ def test_a_run_that_missed_the_tests_conditions_gets_no_verdicts_in_the_dock(car
     assert not any(cell.endswith(("PASS", "FAIL")) for label, cells in rows.items() if label != "the test's conditions"
                    for cell in cells), rows
     assert rows["the test's conditions"][0].endswith("FAIL")
+
+
+@pytest.mark.carbench_preset("tail_happy")
+def test_a_manoeuvre_runs_on_the_car_on_show_and_the_dock_names_it(carbench_window, qtbot):
+    """Run manoeuvre loaded the shipped script with its own car: on tail_happy the window switched to the sedan
+    without a word and the dock showed the sedan's KPIs, naming no car (a review under Xvfb). It runs on the car on
+    show now, its edits kept, fitted as `carbench manoeuvre` fits it; the dock says which car."""
+    w = carbench_window
+    w.model.set_param("body.mass", 1700.0)
+    assert run_manoeuvre(w, "iso7401_step")
+    session = w.model.session
+    assert session.preset.name == "tail_happy" and session.params.body.mass == 1700.0
+    assert session.program.script.manoeuvre == "iso7401_step" and session.replaying
+    finish(w, qtbot)
+    assert "single-run KPIs of iso7401-step on tail_happy" in w.kpis.status.text(), w.kpis.status.text()
+    assert dict(w.kpis.rows)["steady yaw-rate gain (road wheel)"][0].endswith("1/s")

@@ -166,8 +166,9 @@ class KpiDock(QWidget):
                     cut_short(run, name, program, replaying=i == 0 and session.replaying)
                     or self._judged(test, run, name, program.script))
                    for i, ((name, _), run) in enumerate(zip(columns, runs, strict=True))]
-        self.status.setText(pretty_unit(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name}. "
-                                        f"\u201ccarbench manoeuvre {test.name}\u201d runs the whole procedure."))
+        self.status.setText(pretty_unit(f"{test.title} ({test.standard}); single-run KPIs of {program.script.name} "
+                                        f"on {recording_car(program.script)}. \u201ccarbench manoeuvre {test.name}\u201d "
+                                        "runs the whole procedure."))
         self.tree.setColumnCount(len(columns) + 2)
         self.tree.setHeaderLabels(["KPI"] + [c for c, _ in columns] + ["limit"])
         for i, (_, colour) in enumerate(columns):
@@ -318,9 +319,51 @@ def fill_shipped_scripts(window, menu: QMenu) -> None:
             action.setToolTip(tip)
 
 
+def manoeuvre_folder() -> Path:
+    """Where the window writes a manoeuvre's script fitted to the car on show: beside carbench's recovery files."""
+    from workbench.runs.recovery import default_folder
+
+    return default_folder() / "manoeuvres"
+
+
+def fitted_script(window, script: str) -> Path:
+    """The manoeuvre's shipped script as ``carbench manoeuvre`` runs it on the car on show (Manoeuvre.script_for: its
+    gear, say), naming that car's preset, written where the window can load it; the shipped script itself where the
+    test does not run on that car (a car in pixels, a kinematic car's handling), or no file can be written."""
+    from workbench.manoeuvres.manoeuvre_command import inapplicable
+    from workbench.manoeuvres.runner import Car
+    from workbench.output.files import OutputPathError
+
+    shipped = scripts_dir() / f"{script}.toml"
+    session = window.model.session
+    preset = session.preset
+    test = next((t for t in CATALOGUE.values() if t.script == script), None)
+    if test is None or preset.path is None:
+        return shipped
+    car = Car(session.params, preset.name, preset.path)
+    why = inapplicable(test, car)
+    if why:
+        window.show_message(f"{test.title} does not run on {preset.name} ({why}): run on its script's own car", 10000)
+        return shipped
+    from dataclasses import replace
+
+    from physics.presets import cars_dir
+
+    name = preset.name if preset.path.parent.resolve() == cars_dir().resolve() else str(preset.path.resolve())
+    fitted = replace(test.script_for(test.base_script(), car), preset=name)
+    folder = manoeuvre_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return fitted.save(folder / f"{script}.toml")
+    except (OSError, ScriptError, OutputPathError):
+        return shipped
+
+
 def run_manoeuvre(window, script: str) -> bool:
-    """Load a manoeuvre's shipped script and replay it (asking first about unsaved edits), showing its KPIs."""
-    if not window.load_script(scripts_dir() / f"{script}.toml"):
+    """Run a manoeuvre's script on the car on show (its preset, its edits kept), as ``carbench manoeuvre`` fits it to
+    that car, replayed, its KPIs shown (asking first about edits the script would lose). The shipped script itself,
+    with its own car (the sedan), was loaded whatever car was on show: tail_happy's engineer got the sedan's KPIs."""
+    if not window.load_script(fitted_script(window, script)):
         return False
     window.kpi_dock.show()
     window.kpi_dock.raise_()
