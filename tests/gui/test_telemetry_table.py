@@ -35,3 +35,19 @@ def test_a_value_that_rounds_to_zero_shows_no_minus_sign(carbench_window):
                          (-12.5, "-12.5000")):
         table.values[row] = value
         assert table.data(index).strip() == shown, value
+
+
+def test_a_recording_restarted_while_paused_leaves_no_values_of_the_last_run(carbench_window):
+    """Paused after 4 s, R: the status said frame 0, t = 0, and the table still said t = 4.0167 (a review under Xvfb).
+    With no frame to show its values are empty; the first frame fills them."""
+    window = carbench_window
+    table = window.telemetry.table
+    hold(window, {"throttle"}, 480)
+    assert table.value("t") > 3.9
+    window.model.set_running(False)
+    window.model.start_recording()
+    window.model.set_running(False)
+    assert window.model.session.log.frames == 0
+    assert table.value("t") is None and table.data(table.index(table.names().index("t"), 1)) == ""
+    hold(window, set(), 1)
+    assert table.value("t") == 0.0

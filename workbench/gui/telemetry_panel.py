@@ -22,7 +22,7 @@ class TelemetryTable(QAbstractTableModel):
         self._model = model
         self._infos = []
         self._units: list[tuple[str, float]] = []
-        self.values: list[float] = []
+        self.values: list[float | None] = []  # None: no frame to show
         self.reload()
 
     def reload(self) -> None:
@@ -40,14 +40,16 @@ class TelemetryTable(QAbstractTableModel):
         if k >= 0:
             row = log.frame(k)
             self.values = [row[i.name] * factor for i, (_, factor) in zip(self._infos, self._units, strict=True)]
+        else:  # no frame yet (a recording restarted while paused): no values, not the last run's left standing
+            self.values = [None] * len(self._infos)
         if self._infos:
             self.dataChanged.emit(self.index(0, 1), self.index(len(self._infos) - 1, 1))
 
     def names(self) -> list[str]:
         return [i.name for i in self._infos]
 
-    def value(self, name: str) -> float:
-        """The shown value of channel ``name`` (display unit)."""
+    def value(self, name: str) -> float | None:
+        """The shown value of channel ``name`` (display unit); None with no frame to show."""
         return self.values[self.names().index(name)]
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 (Qt's own signature)
@@ -70,6 +72,8 @@ class TelemetryTable(QAbstractTableModel):
                 return info.name
             if index.column() == 1:
                 value = self.values[index.row()]
+                if value is None:
+                    return ""
                 text = f"{value:7.0f}" if info.name in WHOLE_NUMBERS else f"{value:12.4f}"
                 return text.replace("-", " ") if text.strip("- 0.") == "" else text  # no "-0.0000": a zero
             return self._units[index.row()][0]
