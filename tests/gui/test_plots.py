@@ -78,6 +78,12 @@ def test_the_channel_menu_is_grouped_and_searchable(carbench_window):
     assert "axle_torque" in row.channels()
     row.search.clear()
     assert any(a.data() == "axle_torque" and a.isChecked() for a in row.channel_actions())
+    # Opened again, the last search is selected: what is typed replaces it (it was appended: "speed_kmhfy_front")
+    row.search.setText("speed_kmh")
+    row._focus_search()
+    assert row.search.selectedText() == "speed_kmh"
+    row.search.insert("fy_front")
+    assert row.search.text() == "fy_front"
 
 
 def test_the_channel_menus_offer_what_the_car_on_show_computes(carbench_window):

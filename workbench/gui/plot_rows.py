@@ -400,7 +400,7 @@ class PlotRow(QWidget):
         self._search_action = QWidgetAction(self.menu)
         self._search_action.setDefaultWidget(self.search)
         self.menu.addAction(self._search_action)
-        self.menu.aboutToShow.connect(lambda: QTimer.singleShot(0, self.search.setFocus))
+        self.menu.aboutToShow.connect(lambda: QTimer.singleShot(0, self._focus_search))
         self.watch_menu = QMenu("watch", self.menu)  # this plot's channels, to pin in the watch list
         self.watch_menu.setToolTipsVisible(True)
         self.watch_menu.aboutToShow.connect(lambda: self._fill_watch_menu(self.watch_menu))
@@ -446,6 +446,12 @@ class PlotRow(QWidget):
     def build_menu(self, infos: list[ChannelInfo]) -> None:
         self._infos = list(infos)
         self._fill_menu()
+
+    def _focus_search(self) -> None:
+        """The search box focused with its text selected: typing replaces the last search (it was appended to it, and
+        "speed_kmhfy_front" matched nothing)."""
+        self.search.setFocus()
+        self.search.selectAll()
 
     def _fill_menu(self, *args) -> None:
         """Channels grouped by subsystem; with search text, the matching ones in one list."""
