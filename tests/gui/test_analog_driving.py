@@ -242,3 +242,33 @@ def test_a_reset_or_another_car_gives_every_control_back_to_the_keys(carbench_wi
         assert arbiter.owner["throttle_pedal"] != KEYBOARD
         assert undo() is not False
         assert set(arbiter.owner.values()) == {KEYBOARD}
+
+
+def test_with_mouse_steering_the_wheel_still_zooms_the_car_view_and_a_drag_does_not_pan_it(carbench_window):
+    """The view's mouse was switched off for the drag, and the wheel with it: 10 notches zoomed nothing (a review
+    under Xvfb; the README says the wheel still zooms)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QWheelEvent
+
+    window = carbench_window
+    view = window.car_view
+    box = view.getPlotItem().getViewBox()
+    window.analog.mouse_action.setChecked(True)
+    viewport = view.viewport()
+    centre = QPointF(viewport.width() / 2, viewport.height() / 2)
+    before = box.viewRange()
+    for _ in range(5):
+        event = QWheelEvent(centre, viewport.mapToGlobal(centre), QPoint(0, 0), QPoint(0, -120),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+                            False)
+        QApplication.sendEvent(viewport, event)
+    after = box.viewRange()
+    assert after[0][1] - after[0][0] > 1.5 * (before[0][1] - before[0][0])  # zoomed out
+    mouse(view, QEvent.Type.MouseButtonPress, 100, Qt.MouseButton.LeftButton)
+    for x in (150, 200, 300):
+        move = QMouseEvent(QEvent.Type.MouseMove, QPointF(x, viewport.height() / 2),
+                           viewport.mapToGlobal(QPointF(x, viewport.height() / 2)), Qt.MouseButton.NoButton,
+                           Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(viewport, move)
+    mouse(view, QEvent.Type.MouseButtonRelease, 300, Qt.MouseButton.LeftButton)
+    assert box.viewRange() == after  # the press drove the car; the drag panned nothing

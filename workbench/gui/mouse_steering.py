@@ -41,7 +41,8 @@ class MouseSteering(QObject):
         self._held.clear()
         self._view.viewport().setMouseTracking(self.enabled)
         box = self._view.getPlotItem().getViewBox()
-        box.setMouseEnabled(x=not self.enabled, y=not self.enabled)
+        # The view keeps its wheel zoom: a drag cannot pan it, for the presses that would start one drive the car
+        # (eventFilter takes them). Switching the view's mouse off for the drag took the wheel with it.
         box.setMenuEnabled(not self.enabled)
 
     def source(self) -> dict[str, float]:
