@@ -444,3 +444,18 @@ def test_a_small_wander_on_a_large_value_is_shown_at_a_hundredth_of_it(carbench_
     axis.fit(800.0, 830.0)  # a real swing is still fitted to itself
     y0, y1 = axis.vb.viewRange()[1]
     assert y1 - y0 < 40.0
+
+
+def test_units_past_the_third_share_its_axis_and_its_label_names_them(carbench_window):
+    """fy_front (N) and throttle (1) were drawn on the third axis labelled "m/s²" alone, which read +-4500 (a review
+    under Xvfb). The shared axis' label names every unit drawn on it."""
+    window = carbench_window
+    window.plots.set_channel_sets([["rpm", "speed_kmh", "accel_lat", "throttle", "fy_front"]])
+    hold(window, {"throttle"}, 60)
+    row = window.plots.rows[0]
+    assert len(row.axes) == 3 and [a.unit for a in row.axes[:2]] == ["rpm", "km/h"]
+    label = row.axes[-1].axis.labelText
+    assert all(unit in label for unit in ("m/s", "(1)", "N")), label
+    assert row.axis_of("fy_front") is row.axes[-1] and row.axis_of("throttle") is row.axes[-1]
+    window.plots.set_channel_sets([["rpm", "speed_kmh"]])  # fewer units again: the axis its own label
+    assert window.plots.rows[0].axes[-1].axis.labelText == "km/h"

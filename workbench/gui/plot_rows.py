@@ -535,6 +535,10 @@ class PlotRow(QWidget):
         self.units = {n: self._panel.unit_of(infos[n]) for n in names}
         units = list(dict.fromkeys(self.units.values())) or [""]
         self._make_axes(units[:MAX_AXES])
+        if len(units) > MAX_AXES:  # the units past the last axis share it: its label names them all, not its own alone
+            shared = ", ".join(u or "(1)" for u in units[MAX_AXES - 1:])
+            self.axes[-1].axis.setLabel(shared)
+            self.axes[-1].axis.setToolTip(f"{shared}: drawn on one scale (a plot has {MAX_AXES} axes)")
         for i, name in enumerate(names):
             colour = COLOURS[i % len(COLOURS)]
             # One-pixel pens draw as one path; wider ones as thousands of separate segments.
