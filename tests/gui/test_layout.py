@@ -116,3 +116,21 @@ def test_status_messages_never_overlap_the_other_fields(carbench_window, qtbot, 
     for field in (window.status_time, window.status_rtf, window.status_preset, window.status_state):
         assert not message.intersects(field.geometry()) or not field.isVisible()
     assert window.status_message.toolTip().endswith("preset.toml")
+
+
+def test_the_car_and_script_on_show_are_remembered_before_any_exit(qtbot, carbench_settings):
+    """Written only by a clean exit: a crash's restart opened the sedan, whatever car had been driven (a review under
+    Xvfb killed the window while recording on manual003). They are written as they come in."""
+    first = make_window("sedan", carbench_settings)
+    qtbot.addWidget(first)
+    first.show()
+    first.load_preset("manual003")
+    second = make_window("sedan", carbench_settings)  # the first never closed: as after a kill
+    qtbot.addWidget(second)
+    second.restore_last_session()
+    assert second.model.session.preset.name == "manual003"
+    assert first.load_script("presets/scripts/clutch_coast.toml")
+    third = make_window("sedan", carbench_settings)
+    qtbot.addWidget(third)
+    third.restore_last_session()
+    assert third.model.session.program is not None and third.model.session.program.name == "clutch-coast"

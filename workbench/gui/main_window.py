@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
     def _create_model(self, session: LiveSession) -> None:
         self.model = SessionModel(session, self)
         self.model.preset_loaded.connect(self._on_preset_loaded)
+        self.model.script_loaded.connect(lambda name: self._remember_car_and_script())
         self.model.params_changed.connect(self._on_params_changed)
         self.model.stepped.connect(self._on_stepped)
         self.model.running_changed.connect(self._on_running_changed)
@@ -575,7 +576,19 @@ class MainWindow(QMainWindow):
     def _on_view_frame_changed(self, frame: int) -> None:
         self._update_status()
 
+    def _remember_car_and_script(self) -> None:
+        """The preset and the script file on show, written to the settings as they come in (a start reopens them): kept
+        only by a clean exit, a crash's restart opened the sedan whatever car had been driven."""
+        session = self.model.session
+        self.settings.setValue("last_preset", str(session.preset.path) if session.preset.path else session.preset.name)
+        program = session.program
+        source = program.script.source if program is not None else ""
+        # (a recording is no file to reopen: the start opens its car, as after a clean exit)
+        self.settings.setValue("last_script", source if source and Path(source).is_file() else "")
+        self.settings.sync()
+
     def _on_preset_loaded(self, name: str) -> None:
+        self._remember_car_and_script()
         self._update_status()
         note = self._recording_kept_note()
         if note:
