@@ -163,6 +163,13 @@ def test_a_run_that_missed_the_tests_conditions_gets_no_verdicts_in_the_dock(car
     assert not any(cell.endswith(("PASS", "FAIL")) for label, cells in rows.items() if label != "the test's conditions"
                    for cell in cells), rows
     assert rows["the test's conditions"][0].endswith("FAIL")
+    # what the run did not meet, under the row (it was in the row's tooltip at most; a review under Xvfb)
+    row = next(w.kpis.tree.topLevelItem(i) for i in range(w.kpis.tree.topLevelItemCount())
+               if w.kpis.tree.topLevelItem(i).text(0) == "the test's conditions")
+    assert row.childCount() == 1 and row.isExpanded()
+    said = row.child(0).text(0)
+    assert said.startswith("on show: 80 km/h at the beginning of steer: speed_kmh ") and said.endswith("not met"), said
+    assert "km/h" in row.toolTip(1)
 
 
 @pytest.mark.carbench_preset("tail_happy")

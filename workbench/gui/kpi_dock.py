@@ -173,18 +173,34 @@ class KpiDock(QWidget):
         self.tree.setHeaderLabels(["KPI"] + [c for c, _ in columns] + ["limit"])
         for i, (_, colour) in enumerate(columns):
             self.tree.headerItem().setForeground(i + 1, colour)
-        keys = {k.key: k for r in results if not isinstance(r, str) for k in r}
+        from workbench.manoeuvres.manoeuvre_command import CONDITIONS
+
+        keys: dict[str, Kpi] = {}
+        for r in results:
+            for k in () if isinstance(r, str) else r:
+                keys.setdefault(k.key, k)
         for key, first in keys.items():
-            cells = []
+            cells, own = [], []
             for r in results:
                 k = None if isinstance(r, str) else next((x for x in r if x.key == key), None)
+                own.append(k)
                 verdict = "" if k is None or k.passed is None else (" PASS" if k.passed else " FAIL")
                 cells.append("-" if k is None else pretty_unit(k.text()) + verdict)  # "m/s\u00b2", not "m/s^2"
             item = QTreeWidgetItem(self.tree, [first.label, *cells, pretty_unit(first.limit or "")])
             for c, text in enumerate(cells, 1):  # a verdict in the Recorder's colours
                 if text.endswith((" PASS", " FAIL")):
                     item.setBackground(c, PASS if text.endswith("PASS") else FAIL)
-            item.setToolTip(0, f"{first.label}: {first.clause}. {first.note}".strip())
+            item.setToolTip(0, f"{first.label}: {first.clause}".strip())
+            for c, k in enumerate(own, 1):  # each run's own note (what its figure is of, or why it has none)
+                if k is not None and k.note:
+                    item.setToolTip(c, pretty_unit(k.note))
+            if key == CONDITIONS:  # what a run did not meet, said under the row (it was in a tooltip at most)
+                for (name, _), k in zip(columns, own, strict=True):
+                    if k is not None and k.passed is False and k.note:
+                        why = QTreeWidgetItem(item, [pretty_unit(f"{name}: {k.note}")])
+                        why.setFirstColumnSpanned(True)
+                        why.setToolTip(0, why.text(0))
+                item.setExpanded(True)
             self.rows.append((first.label, cells))
         for r in results:
             if isinstance(r, str):  # why a run has no KPIs: the row's whole width, not the names' column
