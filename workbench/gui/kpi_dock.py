@@ -335,11 +335,10 @@ def fill_shipped_scripts(window, menu: QMenu) -> None:
             action.setToolTip(tip)
 
 
-def manoeuvre_folder() -> Path:
-    """Where the window writes a manoeuvre's script fitted to the car on show: beside carbench's recovery files."""
-    from workbench.runs.recovery import default_folder
-
-    return default_folder() / "manoeuvres"
+def manoeuvre_folder(window) -> Path:
+    """Where the window writes a manoeuvre's script fitted to the car on show: beside its settings file (a window
+    of its own settings, as each test's, writes its own)."""
+    return Path(window.settings.fileName()).parent / "manoeuvres"
 
 
 def fitted_script(window, script: str) -> Path:
@@ -367,7 +366,7 @@ def fitted_script(window, script: str) -> Path:
 
     name = preset.name if preset.path.parent.resolve() == cars_dir().resolve() else str(preset.path.resolve())
     fitted = replace(test.script_for(test.base_script(), car), preset=name)
-    folder = manoeuvre_folder()
+    folder = manoeuvre_folder(window)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         return fitted.save(folder / f"{script}.toml")
