@@ -296,9 +296,11 @@ def no_si_prefix(axis: pg.AxisItem) -> None:
     frame). pyqtgraph's enableAutoSIPrefix(False) computes a prefix once more for the range on show before it stops:
     an axis styled again while it showed -0.0025 .. 0 deg kept a scale of 1000, and read -9.5k for -9.5 deg."""
     axis.enableAutoSIPrefix(False)
-    axis.autoSIPrefixScale = 1.0
-    axis.labelUnitPrefix = ""
-    axis._updateLabel()
+    if axis.autoSIPrefixScale != 1.0 or axis.labelUnitPrefix:
+        axis.autoSIPrefixScale = 1.0
+        axis.labelUnitPrefix = ""
+        axis.picture = None  # the tick labels drawn again at the scale of 1
+        axis.update()
 
 
 def style_plot(item: pg.PlotItem) -> Grid:

@@ -586,6 +586,7 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
         if bad.any():
             bad_masks[name] = bad
             first = min(first, int(np.argmax(bad)))
+
     def divergence_at(j: int, names) -> Divergence:
         frame = a_frame(j)
         rows = tuple(ChannelRow(name, units[name], float(b_values[name][j] - a_values[name][j]), frame, float(t[j]),
