@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.gui.clip import segments_in_box
 from workbench.output.charts import Chart, finite_or
 
 
@@ -54,15 +55,7 @@ def _inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float,
     x, y = x[ok], y[ok]
     if len(x) < 2:
         return 0.0
-    x0, y0, dx, dy = x[:-1], y[:-1], np.diff(x), np.diff(y)
-    enter, leave = np.zeros(len(dx)), np.ones(len(dx))
-    outside = np.zeros(len(dx), dtype=bool)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for p, q in ((-dx, x0 - box[0]), (dx, box[1] - x0), (-dy, y0 - box[2]), (dy, box[3] - y0)):
-            t = q / p
-            outside |= (p == 0) & (q < 0)
-            enter = np.where(p < 0, np.maximum(enter, t), enter)
-            leave = np.where(p > 0, np.minimum(leave, t), leave)
+    _, _, dx, dy, enter, leave, outside = segments_in_box(x, y, *box)
     inside = np.where(outside, 0.0, np.clip(leave - enter, 0.0, None))
     return float(np.sum(inside * np.hypot(dx, dy)))
 

@@ -17,6 +17,7 @@ from PySide6.QtGui import QImage, QPaintEngine, QPainter, QPainterPath, QPen, QT
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton
 from shiboken6 import isValid
 
+from workbench.gui.clip import segments_in_box
 from workbench.gui.decimate import BlockRange
 from workbench.gui.plot_panel import PlotPanel, PlotRow, display_unit, peak_decimate
 from workbench.gui.plot_rows import DELTA_STYLES, DELTA_TEXT, align_zeros, delta_pen
@@ -224,17 +225,8 @@ def clip_segments(x: np.ndarray, y: np.ndarray, rect: QRectF) -> tuple[np.ndarra
     line."""
     if len(x) < 2:
         return np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int32)
-    x0, y0, dx, dy = x[:-1], y[:-1], np.diff(x), np.diff(y)
-    left, right, top, bottom = rect.left(), rect.right(), rect.top(), rect.bottom()
-    lo, hi = min(top, bottom), max(top, bottom)
-    enter, leave = np.zeros(len(dx)), np.ones(len(dx))
-    outside = np.zeros(len(dx), dtype=bool)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - lo), (dy, hi - y0)):
-            t = q / p
-            outside |= (p == 0) & (q < 0)
-            enter = np.where(p < 0, np.maximum(enter, t), enter)
-            leave = np.where(p > 0, np.minimum(leave, t), leave)
+    x0, y0, dx, dy, enter, leave, outside = segments_in_box(x, y, rect.left(), rect.right(),
+                                                            min(rect.top(), rect.bottom()), max(rect.top(), rect.bottom()))
     keep = ~outside & (enter <= leave)
     if not keep.any():
         return np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int32)

@@ -298,18 +298,21 @@ class SessionModel(QObject):
         after = {path: self.session.params.get(path) for path in changes}
         self._mark_edit(text)
         self.undo_stack.push(ParamsCommand(self, text, before, after))
-        self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
-        if len(changes) > 1:
-            self.params_edited.emit(after)
+        self._say_changed(after)
 
     def apply_params(self, changes: dict[str, Any]) -> None:
         """Set parameters as an undo or redo does (no new history entry)."""
         self.go_on_for(changes)
         self.session.set_params(changes)
         self._mark_edit(", ".join(describe(p, v, self.session.params.info(p)) for p, v in changes.items()))
+        self._say_changed(dict(changes))
+
+    def _say_changed(self, changes: dict[str, Any]) -> None:
+        """A user's change of these parameters: params_changed (the path, or "" for several), and params_edited with
+        the values where there are several."""
         self.params_changed.emit(next(iter(changes)) if len(changes) == 1 else "")
         if len(changes) > 1:
-            self.params_edited.emit(dict(changes))
+            self.params_edited.emit(changes)
 
     def _mark_edit(self, text: str, merge_key: str | None = None) -> None:
         """A mark on the plots at this frame; the edits of one drag (one merge key) are one mark, at its start."""
