@@ -362,10 +362,9 @@ def fitted_script(window, script: str) -> Path:
         return shipped
     from dataclasses import replace
 
-    from physics.presets import cars_dir
+    from workbench.runs.live import preset_reference
 
-    name = preset.name if preset.path.parent.resolve() == cars_dir().resolve() else str(preset.path.resolve())
-    fitted = replace(test.script_for(test.base_script(), car), preset=name)
+    fitted = replace(test.script_for(test.base_script(), car), preset=preset_reference(preset))
     folder = manoeuvre_folder(window)
     try:
         folder.mkdir(parents=True, exist_ok=True)

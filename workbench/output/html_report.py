@@ -24,7 +24,7 @@ from physics.units import display_unit, shown
 from workbench.names import printable
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
-from workbench.runs.stamp import params_sha256, program_stamp
+from workbench.runs.stamp import params_sha256, preset_label, program_stamp
 
 # Which channel shows each monitor's violation best.
 MONITOR_CHANNEL = {"finite": "speed", "impossible_jerk": "vy", "energy_gain": "speed", "lateral_balance": "yaw_rate",
@@ -59,10 +59,9 @@ def _unit(info_unit: str) -> str:
 
 
 def is_shipped(program) -> bool:
-    """Whether the program's car is a shipped preset's file (a file of the user's named sedan.toml is not)."""
-    path = getattr(program, "preset_path", None)
-    return program.preset in preset_names() and (path is None or Path(path).resolve().parent
-                                                 == Path(cars_dir()).resolve())
+    """Whether the program's car is a shipped preset's file (a file of the user's named sedan.toml is not): the
+    stamp names it by its shipped name (workbench.runs.stamp.preset_label), not by its path."""
+    return program.preset in preset_names() and preset_label(program.preset, program.preset_path) == program.preset
 
 
 def param_diff(program) -> list[tuple[str, str, str, str]]:
@@ -289,9 +288,10 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
                         else '<p class="muted">the shipped preset, unchanged</p>')
         else:  # a preset file of the user's: no shipped values to set it against, only what the run changed
             body.append("<h3>Parameters changed in the run</h3>")
+            file = html.escape(printable(str(p.preset_path or p.preset)))
             body.append(_table(("parameter", "before", "used", "when"), diff) if diff
-                        else f'<p class="muted">the preset file {html.escape(printable(str(p.preset_path or p.preset)))}, not a shipped '
-                             "preset (nothing to set its values against), unchanged in the run</p>")
+                        else f'<p class="muted">the preset file {file}, not a shipped preset (nothing to set its values '
+                             "against), unchanged in the run</p>")
         body.append("<h3>Expectations</h3>")
         if not r.verdicts:
             body.append('<p class="muted">no expectations</p>')
