@@ -176,6 +176,17 @@ class CompareDock(QWidget):
         model.set_running(False)
         model.set_view_frame(frame)
 
+    def _show_divergence(self, link: LinkLabel, title: str, d, count: str = "") -> None:
+        """A divergence as its link ("..., click to show it", the whole line its tooltip however it wraps) and as a
+        group of the tree with each channel's A and B."""
+        text = f"{title}: frame {d.frame}, t = {d.time:.4f} s{count} \u2014 click to show it"
+        link.setText(text)
+        link.setToolTip(text)
+        link.setVisible(True)
+        group = QTreeWidgetItem(self.tree, [f"{title}: frame {d.frame} (t = {d.time:.4f} s)"])
+        for r in d.channels:
+            QTreeWidgetItem(group, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
+
     def _rebuild_refs(self) -> None:
         while self.refs_layout.count():
             item = self.refs_layout.takeAt(0)
@@ -259,23 +270,10 @@ class CompareDock(QWidget):
                     item.setForeground(c, Qt.GlobalColor.red)
         if result.divergence is not None:
             d = result.divergence
-            text = (f"first divergence: frame {d.frame}, t = {d.time:.4f} s "
-                    f"({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''}) \u2014 click to show it")
-            self.divergence.setText(text)
-            self.divergence.setToolTip(text)  # the whole line, however it wraps
-            self.divergence.setVisible(True)
-            div = QTreeWidgetItem(self.tree, [f"first divergence: frame {d.frame} (t = {d.time:.4f} s)"])
-            for r in d.channels:
-                QTreeWidgetItem(div, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
+            self._show_divergence(self.divergence, "first divergence", d,
+                                  f" ({len(d.channels)} channel{'s' if len(d.channels) != 1 else ''})")
             if result.motion is not None:  # the car itself moves apart later (a friction edit: its mu at frame 0)
-                m = result.motion
-                text = (f"the motion first diverges: frame {m.frame}, t = {m.time:.4f} s \u2014 click to show it")
-                self.motion.setText(text)
-                self.motion.setToolTip(text)
-                self.motion.setVisible(True)
-                div = QTreeWidgetItem(self.tree, [f"the motion first diverges: frame {m.frame} (t = {m.time:.4f} s)"])
-                for r in m.channels:
-                    QTreeWidgetItem(div, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
+                self._show_divergence(self.motion, "the motion first diverges", result.motion)
         largest = QTreeWidgetItem(self.tree, ["largest difference per channel (B \u2212 A)"])
         for r in result.channels:
             QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta:+.4g}", r.unit), f"at {r.time:.3f} s"])
