@@ -1,8 +1,9 @@
 """The compiled kernel: N cars advanced over a block of frames, telemetry into a preallocated array.
 
-One Python function, :func:`_block`, is compiled once, without the GIL: it advances a range of a
-batch's cars, and a batch's ranges run on several threads at once (physics.pool; one car, as in the
-window, runs in the calling thread). It stores the channels it is asked for and no others: every
+Two Python functions, one per kind of car, are each compiled once, when a batch first needs it, without the GIL:
+:func:`_block_two` advances a range of a batch's single-track cars, :func:`_block_whole` a range of its four-wheel and
+kinematic cars (:data:`KINDS`; a batch of both kinds runs each run of neighbours of one kind through its own). A
+batch's ranges run on several threads at once (physics.pool; one car, as in the window, runs in the calling thread). It stores the channels it is asked for and no others: every
 channel for a replay or the window, a sweep's few for its expectations and measures (``channels`` of
 :meth:`Kernel.run`).
 
@@ -27,7 +28,7 @@ with subsystem functions replaced (plain Python functions are compiled for it), 
 rule, or to put one of 003's bugs back in a test. Only calls made from physics.step and
 physics.four_wheel see the replacement.
 
-Caching: the default kernel is cached on disk (physics.jit says where) under a key that covers
+Caching: the default kernel's blocks are cached on disk (physics.jit says where) under a key that covers
 every source file of the model, so an edit to any subsystem recompiles it. The first compile
 prints one line to stderr.
 """
@@ -63,16 +64,18 @@ first_part, last_part, whole_frame, two_part_lanes = (_step.first_part, _step.la
 magic_lanes = _tyre.magic_lanes
 KEPT = _step.KEPT
 GROUP = 8
-"""Single-track cars a batch runs side by side (:func:`_block`): their tyres' curves fill 32 lanes (16 for 002/003
+"""Single-track cars a batch runs side by side (:func:`_block_two`): their tyres' curves fill 32 lanes (16 for 002/003
 cars), four or two AVX-512 registers, computed in one call instead of eight short ones that each wait on the
 arithmetic's latency."""
 LANE_SPACE = LANE_ROWS * (4 + LANES - 1)
 """Floats of scratch space a car has for its tyres' curves (a row of Workspace.lanes): a four-wheel car's
-LANE_ROWS x LANES, or a single-track car's share of its group's (see :func:`_block`): up to 4 lanes of its own and
+LANE_ROWS x LANES, or a single-track car's share of its group's (see :func:`_block_two`): up to 4 lanes of its own and
 its group's rounding to whole registers (at most LANES - 1 lanes)."""
-COMPILE_SECONDS = 17  # about how long the first compile takes on a fast 2-core machine: 17.0 s wall here, twice
-# (a fresh process, an empty cache, the machine quiet; carbench 0.3.3; 12.9-13.1 s before the four-wheel car)
-SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU on a 2-core AMD EPYC (Zen 3) whose frames were 2.5-3x slower
+COMPILE_SECONDS = 10  # about how long a first run's compile takes on a fast 2-core machine: the four-wheel block 9.2 s
+# of wall time in a fresh process here, the single-track one 6.9-7.0 s (carbench 0.3.14; both in one block, 17.0 s at
+# 0.3.3 and 12.0 s at 0.3.14)
+SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU for both blocks in one on a 2-core AMD EPYC (Zen 3) whose
+# frames were 2.5-3x slower
 
 
 class NonFiniteError(ArithmeticError):
@@ -116,9 +119,12 @@ def _finite_bits(bits, i, select, width, whole):
     return not bad
 
 
-def _block(args, inputs, out, dt, frame0, lo, hi):
-    """Advance cars ``lo`` to ``hi - 1`` over the frames of ``inputs``, (frames, N); the channels ``args.select``
-    names into ``out``. Ranges of cars that do not overlap may run at once, in several threads.
+def _block_two(args, inputs, out, dt, frame0, lo, hi):
+    """Advance cars ``lo`` to ``hi - 1``, every one a single-track car whose frames run in two parts
+    (physics.step.two_part_lanes), over the frames of ``inputs``, (frames, N); the channels ``args.select`` names into
+    ``out``. Ranges of cars that do not overlap may run at once, in several threads. :func:`_block_whole` is the
+    other cars' block; :class:`Kernel` compiles each when a batch first needs it and cuts a batch of both kinds into
+    runs of one.
 
     ``args`` is an :class:`Args` (built by :func:`new_args`): the cars' parameters, state and scratch
     space, passed as one object so that a call from Python unboxes one argument, not a dozen arrays.
@@ -131,11 +137,10 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
     ``drivers`` (N,) are the cars' DRIVER records, ``track`` the rows of their paths (physics.path).
     ``ground`` holds the rows of the road surfaces (physics.surface), car i's from ``ground_index[i, 0]``,
     ``ground_index[i, 1]`` of them. ``lanes`` (N, LANE_SPACE) is each car's scratch space for its tyres'
-    magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): a four-wheel car sees the start of its
-    row as (LANE_ROWS, LANES); a group of single-track neighbours shares its rows as one run of floats, their curves
-    side by side (as many lanes as they fill, rounded up to whole vector registers of ``args.narrow`` lanes,
-    physics.tyre.narrow()). ``kept`` (N, KEPT + 1): what a single-track car keeps between the two parts of its frame,
-    and whether it still runs.
+    magic-formula curves, computed in SIMD lanes (physics.tyre.magic_lanes): a group of up to ``GROUP`` single-track
+    neighbours shares its rows as one run of floats, their curves side by side (as many lanes as they fill, rounded up
+    to whole vector registers of ``args.narrow`` lanes, physics.tyre.narrow()). ``kept`` (N, KEPT + 1): what a
+    single-track car keeps between the two parts of its frame, and whether it still runs.
 
     A car's frames give the same bits whatever the group around it: the maths of a frame is the same code in one
     order, the curves are computed lane by lane with no lane reading another, and no fast-math flag lets the
@@ -150,31 +155,7 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
     bits = spare_values.view(np.int64)  # the same memory, for the guard's integer test
     i0 = lo
     while i0 < hi:
-        # Groups of up to GROUP neighbours that all run their frames in two parts (single-track cars), or all whole.
-        two = two_part_lanes(params[i0]) > 0
-        i1 = i0 + 1
-        while i1 < hi and i1 - i0 < GROUP and (two_part_lanes(params[i1]) > 0) == two:
-            i1 += 1
-        if not two:
-            # Car by car, each frame whole; a four-wheel car's curves in its own row of ``lanes``.
-            for i in range(i0, i1):
-                p = params[i]
-                road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
-                # Views made once per car, not per frame: each costs two atomic reference counts (the channels'
-                # values are indexed in spare_values itself, with no view of the car's row at all).
-                lane = lanes[i, :LANE_ROWS * LANES].reshape((LANE_ROWS, LANES))
-                for k in range(frames):
-                    t = (frame0 + k) * dt
-                    look = _drive(drivers, track, p, state, inputs, spare_inputs, i, k, dt, t)
-                    u = spare_inputs[i] if drivers[i].on else inputs[k, i]
-                    whole_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
-                    if detail:
-                        detail_channels(p, state[i], spare_telemetry[i], detail)
-                    driver.carry(look, spare_state[i], spare_telemetry[i])
-                    if not _store(select, whole, spare_values, bits, spare_state, state, fault, out, i, k, frame0):
-                        break
-            i0 = i1
-            continue
+        i1 = min(i0 + GROUP, hi)
         # Side by side, frame by frame: each car's frame up to its tyres (physics.step.first_part), the curves of all
         # of them in one call (SIMD lanes across cars), then the rest of each car's frame (last_part). The curves are
         # the group's own rows of ``lanes`` seen as one (LANE_ROWS, width) array, car i's from lane ``first`` on;
@@ -211,6 +192,35 @@ def _block(args, inputs, out, dt, frame0, lo, hi):
                         kept[i, KEPT] = 0.0
                 first += two_part_lanes(p)
         i0 = i1
+
+
+def _block_whole(args, inputs, out, dt, frame0, lo, hi):
+    """:func:`_block_two` for cars that all run their frames whole, car by car: four-wheel cars and the kinematic
+    bicycle. A four-wheel car computes its tyres' eight curves in its own row of ``args.lanes``, seen as (LANE_ROWS,
+    LANES)."""
+    params, state, spare_state, spare_telemetry = args.params, args.state, args.spare_state, args.spare_telemetry
+    spare_values, drivers, select, fault, whole = args.spare_values, args.drivers, args.select, args.fault, args.whole
+    track, spare_inputs, ground, ground_index = args.track, args.spare_inputs, args.ground, args.ground_index
+    lanes = args.lanes
+    frames = inputs.shape[0]
+    detail = args.detail
+    bits = spare_values.view(np.int64)  # the same memory, for the guard's integer test
+    for i in range(lo, hi):
+        p = params[i]
+        road = ground[ground_index[i, 0]:ground_index[i, 0] + ground_index[i, 1]]
+        # Views made once per car, not per frame: each costs two atomic reference counts (the channels'
+        # values are indexed in spare_values itself, with no view of the car's row at all).
+        lane = lanes[i, :LANE_ROWS * LANES].reshape((LANE_ROWS, LANES))
+        for k in range(frames):
+            t = (frame0 + k) * dt
+            look = _drive(drivers, track, p, state, inputs, spare_inputs, i, k, dt, t)
+            u = spare_inputs[i] if drivers[i].on else inputs[k, i]
+            whole_frame(p, state[i], u, spare_state[i], spare_telemetry[i], dt, t, road, lane)
+            if detail:
+                detail_channels(p, state[i], spare_telemetry[i], detail)
+            driver.carry(look, spare_state[i], spare_telemetry[i])
+            if not _store(select, whole, spare_values, bits, spare_state, state, fault, out, i, k, frame0):
+                break
 
 
 @scalar(inline=True)
@@ -353,41 +363,57 @@ if not DISABLED:
             return data
 
 
+KINDS = ("two", "whole")
+"""The kernel's compiled blocks: ``two`` for single-track cars, whose frames run in two parts (:func:`_block_two`),
+``whole`` for four-wheel cars and the kinematic bicycle (:func:`_block_whole`). Each is compiled when a batch first
+needs it: a single-track car's first run does not wait for the four-wheel car's compile, nor the other way."""
+
+
+def two_part(params: np.ndarray) -> np.ndarray:
+    """Which of the cars ``params`` (PARAMS records) run their frames in two parts, as single-track cars do
+    (physics.step.two_part_lanes): bool (N,)."""
+    return ~(params["four_wheel"] | params["kinematic"])
+
+
+def kinds_of(params: np.ndarray) -> tuple[str, ...]:
+    """The kernel's blocks (:data:`KINDS`) the cars ``params`` need."""
+    two = two_part(params)
+    return tuple(kind for kind, needed in zip(KINDS, (two.any(), not two.all()), strict=True) if needed)
+
+
 class Kernel:
     """One model compiled for batches: ``run`` advances N cars over a block of frames.
 
-    The block is compiled on first use, one signature; a batch's cars share the threads :func:`physics.threads`
-    says (physics.pool).
+    Each of its blocks (:data:`KINDS`) is compiled on first use, one signature; a batch's cars share the threads
+    :func:`physics.threads` says (physics.pool).
     """
 
-    def __init__(self, block: Callable, cache_key: str | None, name: str = "default"):
+    def __init__(self, blocks: Mapping[str, Callable], cache_key: str | None, name: str = "default"):
         self.name = name
-        self._py = block
+        self._py = dict(blocks)
         self._key = cache_key
-        self._compiled: Callable | None = None
-        self._across: Callable | None = None
+        self._compiled: dict[str, Callable] = {}
         self._lock = threading.Lock()
 
-    def _dispatcher(self):
-        """The compiled function, called without numba's type dispatch (run() checks the arguments' types)."""
-        fn = self._compiled
+    def _dispatcher(self, kind: str):
+        """The compiled block ``kind``, called without numba's type dispatch (run() checks the arguments' types)."""
+        fn = self._compiled.get(kind)
         if fn is not None:
             return fn
         with self._lock:  # two threads asking at once compile once
-            if self._compiled is None:
-                fn = self._compile()
-                self._across = pool.across(fn, threads)
-                self._compiled = fn
-        return self._compiled
+            if kind not in self._compiled:
+                self._compiled[kind] = self._compile(kind)
+        return self._compiled[kind]
 
-    def _compile(self):
+    def _compile(self, kind: str):
+        block = self._py[kind]
         if DISABLED:
-            return _as_recarrays(self._py)
+            return _as_recarrays(block)
         # No C-callable wrapper: run() calls the Python entry point alone. No GIL: a batch's ranges of cars run
         # on several threads at once (physics.pool).
-        dispatcher = numba.njit(nogil=True, error_model="numpy", no_cfunc_wrapper=True)(self._py)
+        dispatcher = numba.njit(nogil=True, error_model="numpy", no_cfunc_wrapper=True)(block)
         if self._key is not None:
-            dispatcher._cache = _ModelCache(self._py, f"{self._key}:block")
+            dispatcher._cache = _ModelCache(block, f"{self._key}:block-{kind}")
         dispatcher.compile(_signature())
         dispatcher.disable_compile()
         # The one overload's entry point skips numba's typing of the arguments on every call
@@ -395,22 +421,43 @@ class Kernel:
         (overload,) = dispatcher.overloads.values()
         return overload.entry_point
 
-    def compile(self) -> float:
-        """Compile (or load from the cache) now; returns the seconds it took."""
+    def compile(self, params: np.ndarray | None = None) -> float:
+        """Compile (or load from the cache) now the blocks the cars ``params`` (PARAMS records) need, every block when
+        None; returns the seconds it took."""
         start = time.perf_counter()
-        self._dispatcher()
+        for kind in KINDS if params is None else kinds_of(params):
+            self._dispatcher(kind)
         return time.perf_counter() - start
 
-    def entry(self, parallel: bool = False) -> Callable:
-        """The compiled block, for callers that checked their arguments once (see :meth:`arguments`):
-        ``entry(args, inputs, out, dt, frame0, lo, hi)`` advances cars ``lo`` to ``hi - 1``, ``args`` from
-        :meth:`arguments`; it trusts the dtypes, shapes and layout of the arrays, and ``0 <= lo <= hi <= N``.
+    def entry(self, params: np.ndarray, parallel: bool = False) -> Callable:
+        """The compiled block for the cars ``params`` (PARAMS records), for callers that checked their arguments once
+        (see :meth:`arguments`): ``entry(args, inputs, out, dt, frame0, lo, hi)`` advances cars ``lo`` to ``hi - 1``,
+        ``args`` from :meth:`arguments` for those cars; it trusts the dtypes, shapes and layout of the arrays, and
+        ``0 <= lo <= hi <= N``.
 
-        ``parallel``: the cars shared among :func:`physics.threads` threads (physics.pool), else all of them in
-        the calling thread. Either way a car gets the same bits.
+        A batch of single-track cars alone, or of the others alone, runs one block; a batch of both kinds runs each
+        run of neighbours of one kind through its own. ``parallel``: the cars shared among :func:`physics.threads`
+        threads (physics.pool), else all of them in the calling thread. Either way a car gets the same bits.
         """
-        fn = self._dispatcher()
-        return self._across if parallel else fn
+        two = two_part(params)
+        if two.all() or not two.any():
+            fn = self._dispatcher("two" if two[0] else "whole")
+        else:
+            fn = self._runs(two)
+        return pool.across(fn, threads) if parallel else fn
+
+    def _runs(self, two: np.ndarray) -> Callable:
+        """A block for a batch of both kinds: each run of neighbours of one kind (``two``: which cars are single-track)
+        through that kind's compiled block."""
+        cuts = [0, *(np.flatnonzero(two[1:] != two[:-1]) + 1).tolist(), len(two)]
+        runs = [(a, b, self._dispatcher("two" if two[a] else "whole")) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+        def block(args, inputs, out, dt, frame0, lo, hi):
+            for a, b, fn in runs:
+                if max(a, lo) < min(b, hi):
+                    fn(args, inputs, out, dt, frame0, max(a, lo), min(b, hi))
+
+        return block
 
     def arguments(self, params: np.ndarray, state: np.ndarray, work: Workspace, drivers: np.ndarray | None = None,
                   track: np.ndarray | None = None, ground: np.ndarray | None = None,
@@ -492,11 +539,11 @@ class Kernel:
                 raise TypeError(f"telemetry: expected a writeable C-contiguous float64 array of shape {shape}")
             out = telemetry
         if then is None:
-            self.entry(parallel)(args, inputs, out, float(dt), int(frame0), 0, n)
+            self.entry(params, parallel)(args, inputs, out, float(dt), int(frame0), 0, n)
         elif parallel:
-            self.entry(True)(args, inputs, out, float(dt), int(frame0), 0, n, then)
+            self.entry(params, True)(args, inputs, out, float(dt), int(frame0), 0, n, then)
         else:
-            self.entry()(args, inputs, out, float(dt), int(frame0), 0, n)
+            self.entry(params)(args, inputs, out, float(dt), int(frame0), 0, n)
             then(0, n)
         if n == 1 and work.fault[0, 0] < 0:
             return
@@ -566,7 +613,7 @@ class Workspace:
         self.track = np.zeros((2, len(PATH_COLUMNS)))
         self.ground = np.zeros((1, SURFACE_COLUMNS))  # no surfaces: every car on its own road
         self.ground_index = np.zeros((n, 2), dtype=np.int64)
-        # Each car's share of its tyres' curves in SIMD lanes (physics.tyre.magic_lanes, see _block): 616 bytes a car,
+        # Each car's share of its tyres' curves in SIMD lanes (physics.tyre.magic_lanes, see _block_two): 616 bytes a car,
         # and of its group's frames in two parts: what a car keeps between them and whether it still runs, 304 bytes.
         self.lanes = np.zeros((n, LANE_SPACE))
         self.kept = np.zeros((n, KEPT + 1))
@@ -635,11 +682,13 @@ def build_kernel(variants: Mapping[str, Callable] | None = None, cache: bool = F
     for name in ("first_part", "last_part", "whole_frame", "two_part_lanes"):
         block_space[name] = space[name]
     block_space["magic_lanes"] = space["tyre"].magic_lanes
-    block = _named(types.FunctionType(_block.__code__, block_space, "_block"), tag)
-    return Kernel(block, key if cache else None, name=", ".join(sorted(variants)))
+    blocks = {kind: _named(types.FunctionType(fn.__code__, block_space, fn.__name__), tag)
+              for kind, fn in _BLOCKS.items()}
+    return Kernel(blocks, key if cache else None, name=", ".join(sorted(variants)))
 
 
 _copies = itertools.count()
+_BLOCKS = {"two": _block_two, "whole": _block_whole}
 
 
 def _variant_key(variants: Mapping[str, Callable]) -> str | None:
@@ -712,5 +761,5 @@ def default_kernel() -> Kernel:
     """The model as shipped, cached on disk."""
     global _default
     if _default is None:
-        _default = Kernel(_block, source_key())
+        _default = Kernel(_BLOCKS, source_key())
     return _default

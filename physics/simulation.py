@@ -199,7 +199,7 @@ class Simulation:
         """The compiled block and its arguments for one step, checked here once rather than on every step."""
         args = self._kernel.arguments(self.car.records, self._state, self._work, self.drivers, self.track,
                                       self.ground, self.ground_index)
-        self._bound = (self._kernel.entry(self._parallel()), args, self.car.n)
+        self._bound = (self._kernel.entry(self.car.records, self._parallel()), args, self.car.n)
         return self._bound
 
     def step(self, inputs: Inputs | np.ndarray | None = None) -> TelemetryFrame:

@@ -184,7 +184,7 @@ def lane_forces(lanes, j, k, a, rho, dx, dy, b_x, c_x, b_y, c_y, peak_x, peak_y)
 def magic_lanes(lanes):
     """:func:`magic` of every lane of ``lanes`` (LANE_ROWS, n): rows 0-4 x, B, C, E, D in, rows 5 and 6 the
     force and dF/dx out. n is LANES for a four-wheel car; for a group of single-track cars run side by side
-    (physics.kernel._block) it is the lanes they fill, rounded up to a multiple of :func:`narrow`: 4 to 36. A
+    (physics.kernel._block_two) it is the lanes they fill, rounded up to a multiple of :func:`narrow`: 4 to 36. A
     replacement (physics.build_kernel) must loop over ``lanes.shape[1]`` as this does, never over a constant, or it
     reads and writes past a group's lanes.
 

@@ -1,4 +1,4 @@
-"""SIMD lanes across cars (physics.kernel._block): a batch runs groups of single-track neighbours side by side, frame by
+"""SIMD lanes across cars (physics.kernel._block_two): a batch runs groups of single-track neighbours side by side, frame by
 frame, their tyres' curves computed in one call. A car gets the bits it gets alone, in any position of any group, on
 any number of threads; a car the guard stops leaves its group's other cars running; a variant of the curves reaches
 every car of a group."""

@@ -46,7 +46,9 @@ def _block(n: int, frames: int) -> np.ndarray:
 @pytest.mark.skipif(max_threads() < 2 or os.environ.get("NUMBA_DISABLE_JIT") == "1",
                     reason="needs NUMBA_NUM_THREADS >= 2 and compiled code (plain Python runs one thread)")
 def test_a_batch_runs_its_cars_on_the_threads_asked_each_car_once(monkeypatch):
-    compiled = default_kernel().entry(parallel=False)
+    kernel = default_kernel()
+    kernel.compile()
+    compiled = kernel._compiled["whole"]  # the four-wheel sedan's block
     seen: list[tuple[int, int, str]] = []
     lock = threading.Lock()
 
@@ -61,8 +63,7 @@ def test_a_batch_runs_its_cars_on_the_threads_asked_each_car_once(monkeypatch):
             second.wait(timeout=60)
         compiled(args, inputs, out, dt, frame0, lo, hi)
 
-    kernel = default_kernel()
-    monkeypatch.setattr(kernel, "_across", pool.across(watched, threads))
+    monkeypatch.setitem(kernel._compiled, "whole", watched)  # what entry() shares among the threads
     before = threads()
     try:
         set_threads(2)

@@ -166,7 +166,7 @@ def test_a_batch_gives_the_same_bits_however_wide_the_single_track_lanes(paralle
     """A group of single-track neighbours computes its tyres' curves in one call, over as many lanes as they fill
     rounded up to whole vector registers (physics.tyre.narrow()); a four-wheel car uses eight lanes of its own. The
     width changes the speed, never the bits; and each car's frames use its group's scratch space and nothing past
-    it (physics.kernel._block)."""
+    it (physics.kernel._block_two)."""
     wide, _, _ = _mixed_run(tyre.LANES, parallel)
     assert np.all(np.isfinite(wide.view(np.float64))) and np.ptp(wide["speed"], axis=0).min() > 0.3
     rows = tyre.LANE_ROWS

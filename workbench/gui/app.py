@@ -18,7 +18,7 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     """Open the window on ``preset`` (default sedan), optionally with a script loaded; returns the exit code."""
     from PySide6.QtWidgets import QApplication
 
-    from physics import default_kernel
+    from physics import default_kernel, prepare
     from workbench.gui.main_window import MainWindow
     from workbench.names import NameRuleError, load_named_preset
     from workbench.runs.live import LiveSession
@@ -32,7 +32,9 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     except (PresetError, NameRuleError) as exc:
         print(f"carbench: {exc}", file=sys.stderr)
         return 2
-    compile_showing_progress(app, default_kernel().compile)  # the first run's compile, before the window
+    kernel = default_kernel()
+    # The first run's compile of the block this car needs, before the window; the other kind's after it opens.
+    compile_showing_progress(app, functools.partial(kernel.compile, prepare(car).records))
     session = LiveSession(car)
     window = MainWindow(session)
     if preset is None and script is None:
@@ -45,6 +47,7 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
             return 2
     window.show()
     window.car_view.setFocus()
+    compile_the_rest(kernel)
     keeper = _keep_recovery(window)
     code = app.exec()
     keeper.discard()  # a clean exit: nothing to recover next time
@@ -59,6 +62,24 @@ def _keep_recovery(window):
     store = RecoveryStore()
     offer_restore(window, store)
     return RecoveryKeeper(window, store)
+
+
+def compile_the_rest(kernel) -> threading.Thread:
+    """Compile (or load) the kernel's other blocks in a thread while the window runs (physics.kernel.KINDS), so that
+    a preset of the other kind (four wheels after a single-track car, or the other way) opens at once, not after a
+    compile of several seconds in the window's thread. A run that needs a block meanwhile waits for this compile,
+    not a second one (the kernel's lock). A failure is said on stderr; the run that needs the block then compiles
+    it again and raises what it raises."""
+
+    def work():
+        try:
+            kernel.compile()
+        except Exception as exc:  # noqa: BLE001 - said, and met again where the block is needed
+            print(f"carbench: compiling the car model's other kinds failed: {exc}", file=sys.stderr)
+
+    worker = threading.Thread(target=work, name="carbench-compile-rest", daemon=True)
+    worker.start()
+    return worker
 
 
 def compile_showing_progress(app, compile_model: Callable[[], object], notice_after: float = NOTICE_AFTER):
