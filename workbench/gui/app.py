@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import subprocess
 import sys
 import threading
 import time
@@ -34,7 +35,7 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
         return 2
     kernel = default_kernel()
     # The first run's compile of the block this car needs, before the window; the other kind's after it opens.
-    compile_showing_progress(app, functools.partial(kernel.compile, prepare(car).records))
+    compile_showing_progress(app, functools.partial(kernel.compile, prepare(car.params).records))
     session = LiveSession(car)
     window = MainWindow(session)
     if preset is None and script is None:
@@ -47,7 +48,7 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
             return 2
     window.show()
     window.car_view.setFocus()
-    compile_the_rest(kernel)
+    compile_the_rest()
     keeper = _keep_recovery(window)
     code = app.exec()
     keeper.discard()  # a clean exit: nothing to recover next time
@@ -64,22 +65,21 @@ def _keep_recovery(window):
     return RecoveryKeeper(window, store)
 
 
-def compile_the_rest(kernel) -> threading.Thread:
-    """Compile (or load) the kernel's other blocks in a thread while the window runs (physics.kernel.KINDS), so that
-    a preset of the other kind (four wheels after a single-track car, or the other way) opens at once, not after a
-    compile of several seconds in the window's thread. A run that needs a block meanwhile waits for this compile,
-    not a second one (the kernel's lock). A failure is said on stderr; the run that needs the block then compiles
-    it again and raises what it raises."""
+REST = "import os; os.nice(10); from physics import default_kernel; default_kernel().compile()"
+"""What :func:`compile_the_rest` runs: every block of the kernel, compiled or loaded from the cache, at a low priority."""
 
-    def work():
-        try:
-            kernel.compile()
-        except Exception as exc:  # noqa: BLE001 - said, and met again where the block is needed
-            print(f"carbench: compiling the car model's other kinds failed: {exc}", file=sys.stderr)
 
-    worker = threading.Thread(target=work, name="carbench-compile-rest", daemon=True)
-    worker.start()
-    return worker
+def compile_the_rest() -> subprocess.Popen:
+    """Compile the kernel's other blocks (physics.kernel.KINDS) into the cache in a process of their own while the
+    window runs, so that a preset of the other kind (four wheels after a single-track car, or the other way) opens
+    at once: its block is then loaded from the cache, in well under a second, instead of compiled for several
+    seconds in the window's thread. A process, not a thread: numba holds one lock over every compile and cache load
+    in a process, and the window, which loads small compiled functions of its own as it opens, waited on it until
+    the compile ended (a black window for 3 s). What it prints is dropped (a second "compiling" line); if it fails,
+    the run that needs the block compiles it as before and says what goes wrong."""
+    # The same interpreter, environment (numba's cache folder: physics.jit) and working folder as the window's.
+    return subprocess.Popen([sys.executable, "-c", REST], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def compile_showing_progress(app, compile_model: Callable[[], object], notice_after: float = NOTICE_AFTER):
