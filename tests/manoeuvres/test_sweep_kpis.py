@@ -96,3 +96,35 @@ def test_a_handling_sweep_of_a_kinematic_car_is_refused_as_manoeuvre_refuses_it(
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and not (tmp_path / "out").exists()
     assert err.strip().startswith("carbench: iso4138_circle: iso4138 judges handling, which the teaching car"), err
+
+
+def test_a_car_past_a_kpi_limit_does_not_pass_the_sweep():
+    """FMVSS 126's yaw-rate ratios (S5.2.1, S5.2.2) swept over stability control off and on: the car without it fails
+    both limits and so fails the sweep, though it meets the script's one expectation (80 km/h at the start of the
+    steer). It counted as passing: the sweep judged the expectations alone. A car that did not meet the test's
+    conditions (60 N m: never 80 km/h) gets no KPI verdicts, as `carbench manoeuvre` gives none."""
+    from workbench.output.sweep_report import as_json, csv_text, summary
+
+    plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
+                      ["aids.esc=0,1", "engine.peak_torque=60,350"])
+    result = sweep_kpis.run_test_sweep(plan)
+    esc, torque = plan.values[:, 0], plan.values[:, 1]
+    labels = [label for label, _ in result.kpi_names]
+    ratio = labels.index("worst yaw-rate ratio 1.00 s after COS")
+    fast = torque == 350
+    assert result.expect_passed[0].tolist() == fast.tolist()  # the conditions: 80 km/h reached
+    assert result.kpi_limits[ratio] == "<= 35 %" and ratio in result.judged_kpis
+    assert (result.kpi_value[ratio][fast & (esc == 0)] > 35).all() and (result.kpi_value[ratio][fast & (esc == 1)] < 35).all()
+    assert result.kpi_passed[ratio][fast].tolist() == [0.0 if e == 0 else 1.0 for e in esc[fast]]
+    assert np.isnan(result.kpi_passed[:, ~fast]).all()  # conditions not met: no verdicts
+    assert result.all_passed.tolist() == (fast & (esc == 1)).tolist()
+    assert summary(result).endswith("1 of 4 cars pass every expectation and KPI limit")
+    assert "limit <= 35 %: 1 of 2 judged pass" in summary(result)
+    header, *rows = [line.split(",") for line in csv_text(result).splitlines()]
+    column = header.index("worst yaw-rate ratio 1.00 s after COS pass")
+    cars = list(zip(esc, torque, strict=True))
+    assert [row[column] for row in rows] == ["" if t == 60 else ("true" if e else "false") for e, t in cars]
+    assert [row[-1] for row in rows] == ["true" if ok else "false" for ok in result.all_passed]
+    kpi = as_json(result)["kpis"][ratio]
+    assert kpi["limit"] == "<= 35 %" and kpi["passed"] == [None if t == 60 else bool(e) for e, t in cars]
+    assert as_json(result)["passed_all"] == 1

@@ -173,7 +173,7 @@ class KpiDock(QWidget):
         self.tree.setHeaderLabels(["KPI"] + [c for c, _ in columns] + ["limit"])
         for i, (_, colour) in enumerate(columns):
             self.tree.headerItem().setForeground(i + 1, colour)
-        from workbench.manoeuvres.manoeuvre_command import CONDITIONS
+        from workbench.manoeuvres.kpi import CONDITIONS
 
         keys: dict[str, Kpi] = {}
         for r in results:

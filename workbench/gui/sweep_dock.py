@@ -491,7 +491,7 @@ class SweepDock(QWidget):
         another script or car than the one loaded now)."""
         passing = int(result.all_passed.sum())
         stale = self._stale(result.plan)
-        return (f"{passing} of {result.plan.cars} cars pass every expectation "
+        return (f"{passing} of {result.plan.cars} cars pass {result.passing_what} "
                 f"({result.car_steps:,} car-steps in {_seconds(result.seconds)}); "
                 + (f"{stale}." if stale else "click a point or cell to drive that car."))
 

@@ -19,6 +19,9 @@ from physics import CarParams
 G = 9.80665  # [m/s^2] standard gravity: the "g" of deg/g and of 0.3 g (ISO 8855, UN R140)
 KMH = 3.6
 DEG = 180.0 / math.pi
+CONDITIONS = "conditions"
+"""The key of the KPI that says whether a car's runs met the test's conditions (a test's own, or the failed row
+`carbench manoeuvre` adds for a car whose runs did not meet its script's)."""
 
 
 @dataclass(frozen=True)

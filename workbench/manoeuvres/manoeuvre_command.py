@@ -22,7 +22,7 @@ from physics import ParamError, PresetError
 from physics.units import shown
 from workbench.manoeuvres.catalogue import CATALOGUE, manoeuvre
 from workbench.manoeuvres.charts import charts_of
-from workbench.manoeuvres.kpi import Kpi
+from workbench.manoeuvres.kpi import CONDITIONS, Kpi
 from workbench.manoeuvres.runner import Car, run_jobs
 from workbench.names import NameRuleError
 from workbench.output.files import OutputPathError, atomic_write_text
@@ -93,7 +93,6 @@ def told_apart(cars: list[Car]) -> list[Car]:
 
 
 NOT_RUN = "not_run"  # the key of the one KPI of a test a car could not run
-CONDITIONS = "conditions"  # the key of the failed row of a car whose runs did not meet the test's conditions
 
 
 def run_tests(names: list[str], cars: list[Car]) -> Outcome:

@@ -28,7 +28,7 @@ import numpy as np
 
 from physics.robot import completion_of_steer
 from workbench.manoeuvres.base import Manoeuvre, Runner
-from workbench.manoeuvres.kpi import DEG, G, Kpi, RunData, at_time, line_fit
+from workbench.manoeuvres.kpi import CONDITIONS, DEG, G, Kpi, RunData, at_time, line_fit
 from workbench.scripts.format import Script, load_script, resolve_script
 
 SIS_FIT = (0.1 * G, 0.375 * G)  # [m/s^2]
@@ -272,7 +272,7 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
         seen = "" if reached is None else f" (at most {reached / G:.3g} g)"
         return [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", None, "deg", clause("S7.6"),
                     note=f"the slowly increasing steer never reached 0.3 g{seen}"),
-                Kpi("conditions", "the test's conditions", None, "", clause("S7.6"), "met", False,
+                Kpi(CONDITIONS, "the test's conditions", None, "", clause("S7.6"), "met", False,
                     note=f"A is the handwheel angle at 0.3 g, which the car never reached{seen}: no sine with dwell")]
     kpis = [Kpi("amplitude_03g", "handwheel angle at 0.3 g (A)", a, "deg", clause("S7.6"))]
     if not runs:

@@ -14,6 +14,7 @@ import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.catalogue import fitting
+from workbench.manoeuvres.kpi import CONDITIONS
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
@@ -53,6 +54,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     expect_value, expect_margin = np.zeros((e, n)), np.zeros((e, n))
     measure_value = np.full((m, n), np.nan)
     per_car: list = []
+    valid = np.ones(n, dtype=bool)
     steps = 0
     piece = piece_cars(program.frames, len(channels), chunk)
     for first_car in range(0, n, piece):
@@ -80,6 +82,9 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                 margin = np.minimum(window - lo, hi - window)
                 k = int(np.argmin(margin))
                 expect_value[j, i], expect_margin[j, i] = window[k], margin[k]
+            # A run that did not meet the test's conditions (its script's first expectations) gives its KPIs no
+            # verdict, as `carbench manoeuvre` says them: the car fails on the conditions.
+            valid[i] = bool((expect_margin[:test.conditions, i] >= 0).all())
             for j, (measure, (first, last)) in enumerate(zip(script.measures, program.measure_windows,
                                                              strict=True)):
                 measure_value[j, i] = measure_column(measure, run[measure.channel], first, last, program.dt)
@@ -90,10 +95,14 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     keys = list(dict.fromkeys(k.key for kpis in per_car for k in kpis if k.key != "not_run"))
     first_of = {k.key: k for kpis in per_car for k in kpis}
     kpi_value = np.full((len(keys), n), np.nan)
+    kpi_passed = np.full((len(keys), n), np.nan)
     for i, kpis in enumerate(per_car):
         for k in kpis:
             if k.key in keys and k.value is not None:
                 kpi_value[keys.index(k.key), i] = k.value
+            if k.key in keys and k.passed is not None and (valid[i] or k.key == CONDITIONS):
+                kpi_passed[keys.index(k.key), i] = float(k.passed)
     names = tuple((first_of[key].label, first_of[key].unit) for key in keys)
+    limits = tuple(next((k.limit for kpis in per_car for k in kpis if k.key == key and k.limit), None) for key in keys)
     return SweepResult(plan, expect_value, expect_margin, measure_value, steps, time.perf_counter() - began,
-                       names, kpi_value)
+                       names, kpi_value, limits, kpi_passed)

@@ -40,7 +40,7 @@ from dataclasses import replace
 import numpy as np
 
 from workbench.manoeuvres.base import Manoeuvre, Runner
-from workbench.manoeuvres.kpi import DEG, Kpi, RunData, crossing, mean_over
+from workbench.manoeuvres.kpi import CONDITIONS, DEG, Kpi, RunData, crossing, mean_over
 from workbench.scripts.format import Script
 
 STEADY = 2.0  # [s] the steady state is the mean over the run's last seconds
@@ -162,7 +162,7 @@ class StepSteer(Manoeuvre):
             kpis = self.kpis(run)
             unmet = step_conditions(run, next(k.value for k in kpis if k.key == "steady_ay"))
             if unmet:
-                kpis.append(Kpi("conditions", "the test's conditions", None, "", f"{STEP_CLAUSE}: its steady state",
+                kpis.append(Kpi(CONDITIONS, "the test's conditions", None, "", f"{STEP_CLAUSE}: its steady state",
                                 "met", False, note="; ".join(unmet)))
             out.append(kpis)
         return out

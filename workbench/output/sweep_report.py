@@ -71,8 +71,16 @@ def header(result: SweepResult) -> list[str]:
     for label, unit in zip(expect_labels(script), e_units, strict=True):
         names += [_with_unit(label, unit), _with_unit(f"{label} margin", unit), f"{label} pass"]
     names += [_with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
-    names += [_with_unit(label, unit) for label, unit in result.kpi_names]
+    judged = result.judged_kpis
+    for k, (label, unit) in enumerate(result.kpi_names):
+        names += [_with_unit(label, unit)] + ([f"{label} pass"] if k in judged else [])
     return names + ["all pass"]
+
+
+def _verdict(passed: float) -> str:
+    """A KPI's verdict in a CSV cell: true, false, or empty where the car got none (not reached, or its runs did not
+    meet the test's conditions)."""
+    return "" if math.isnan(passed) else ("true" if passed else "false")
 
 
 def _number(x: float) -> str:
@@ -86,13 +94,17 @@ def csv_text(result: SweepResult) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header(result))
     values, passed, everything = result.plan.values, result.expect_passed, result.all_passed
+    judged = result.judged_kpis
     for i in range(result.plan.cars):
         row = [str(i + 1)] + [_number(v) for v in values[i]]
         for e in range(len(result.expect_margin)):
             row += [_number(result.expect_value[e, i]), _number(result.expect_margin[e, i]),
                     "true" if passed[e, i] else "false"]
         row += [_number(result.measure_value[m, i]) for m in range(len(result.measure_value))]
-        row += [_number(result.kpi_value[k, i]) for k in range(len(result.kpi_names))]
+        for k in range(len(result.kpi_names)):
+            row.append(_number(result.kpi_value[k, i]))
+            if k in judged:
+                row.append(_verdict(result.kpi_passed[k, i]))
         row.append("true" if everything[i] else "false")
         writer.writerow(row)
     return out.getvalue()
@@ -172,8 +184,13 @@ def summary(result: SweepResult) -> str:
         values = result.kpi_value[k]
         finite = values[np.isfinite(values)]
         span = f"{finite.min():.4g} .. {finite.max():.4g} {unit}".rstrip() if len(finite) else "not reached"
-        lines.append(f"  KPI {label}: {span} ({len(finite):,} of {plan.cars:,} cars)")
-    lines.append(f"{int(result.all_passed.sum()):,} of {plan.cars:,} cars pass every expectation")
+        text = f"  KPI {label}: {span} ({len(finite):,} of {plan.cars:,} cars)"
+        if k in result.judged_kpis:
+            judged = result.kpi_passed[k]
+            text += (f"; limit {result.kpi_limits[k]}: {int((judged == 1.0).sum()):,} of "
+                     f"{int(np.isfinite(judged).sum()):,} judged pass")
+        lines.append(text)
+    lines.append(f"{int(result.all_passed.sum()):,} of {plan.cars:,} cars pass {result.passing_what}")
     return "\n".join(lines)
 
 
@@ -207,7 +224,10 @@ def as_json(result: SweepResult, files: list[Path] | None = None) -> dict:
                       "max": _finite_or_none(np.nanmax(measured[i]) if np.isfinite(measured[i]).any() else math.nan)}
                      for i, (m, unit) in enumerate(zip(p.script.measures, m_units, strict=True))],
         "kpis": [{"label": label, "unit": unit,
-                  "values": [_finite_or_none(float(v)) for v in result.kpi_value[k]]}
+                  "values": [_finite_or_none(float(v)) for v in result.kpi_value[k]],
+                  "limit": result.kpi_limits[k] if k in result.judged_kpis else None,
+                  "passed": ([None if math.isnan(v) else bool(v) for v in result.kpi_passed[k]]
+                             if k in result.judged_kpis else None)}
                  for k, (label, unit) in enumerate(result.kpi_names)],
         "files": [str(f) for f in files or []],
     }
@@ -286,7 +306,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             a.label, _with_unit("margin (>= 0 passes)", unit),
             series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
             lines=[Line(0.0, "y", "#444444", True)],
-            notes=(f"{passing} of {plan.cars} cars pass every expectation",))))
+            notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",))))
     for m, measure in enumerate(script.measures):
         y = result.measure_value[m][order]
         keep = np.isfinite(y)

@@ -258,6 +258,8 @@ class SweepResult:
     seconds: float
     kpi_names: tuple[tuple[str, str], ...] = ()  # a manoeuvre's KPIs as measures: (label, unit) each
     kpi_value: np.ndarray | None = None  # (K, cars); NaN where a car did not reach it
+    kpi_limits: tuple[str | None, ...] = ()  # each KPI's limit where its standard gives one ("<= 35 %"), else None
+    kpi_passed: np.ndarray | None = None  # (K, cars): 1.0 within the limit, 0.0 past it, NaN with no verdict
 
     @property
     def expect_passed(self) -> np.ndarray:
@@ -265,7 +267,21 @@ class SweepResult:
 
     @property
     def all_passed(self) -> np.ndarray:
-        return self.expect_passed.all(axis=0)
+        """Every expectation met, and no KPI past its standard's limit (a handling test's sweep)."""
+        passed = self.expect_passed.all(axis=0)
+        if self.kpi_passed is not None and len(self.kpi_passed):
+            passed = passed & ~(self.kpi_passed == 0.0).any(axis=0)
+        return passed
+
+    @property
+    def judged_kpis(self) -> list[int]:
+        """The KPIs with a limit, that a car passes or fails."""
+        return [k for k, limit in enumerate(self.kpi_limits) if limit]
+
+    @property
+    def passing_what(self) -> str:
+        """What a car that counts as passing passed, in words."""
+        return "every expectation and KPI limit" if self.judged_kpis else "every expectation"
 
 
 Progress = Callable[[int, int, int, int, float], None]
