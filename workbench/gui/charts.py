@@ -60,6 +60,31 @@ def _inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float,
     return float(np.sum(inside * np.hypot(dx, dy)))
 
 
+def drawn_x(chart: Chart, x):
+    """Horizontal values where the plot draws them: log10 of them on a logarithmic axis (pyqtgraph's log mode maps
+    its curves so, but not the bands, lines, markers and ranges set by hand); as they are otherwise."""
+    if not chart.x_log:
+        return x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log10(x)
+
+
+def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
+    """A logarithmic axis' ticks over log10 values ``lo`` .. ``hi``: 1, 2 and 5 times each power of ten labelled, as
+    plain numbers ("200", "0.05"), the other multiples unlabelled. pyqtgraph's own labelled every multiple over a range
+    of a few decades, and "4·10²5·10²6·10²" ran together."""
+    major, minor = [], []
+    for power in range(math.floor(lo) - 1, math.ceil(hi) + 1):
+        for m in range(1, 10):
+            at = math.log10(m) + power
+            if lo - 1e-9 <= at <= hi + 1e-9:
+                if m in (1, 2, 5):
+                    major.append((at, f"{m * 10.0 ** power:.12g}"))
+                else:
+                    minor.append((at, ""))
+    return [major, minor]
+
+
 MARKER_WEIGHT = 0.05  # a marker (or a point of a points-only series) counts as this much line [share of the plot]
 
 
@@ -68,17 +93,17 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
     chart's curves (the length of their lines inside it), markers and reference lines, the top right first among
     equals: the legend goes there, over as little of the data as may be (it hid the end of a step response's
     curves in the top right, and a fast segment or the dashed zero line it covered had no frame there)."""
-    (x0, x1), (y0, y1) = x_range, y_range_
+    (x0, x1), (y0, y1) = x_range, y_range_  # as drawn: a log axis' range in log10
     width, height = max(x1 - x0, 1e-12), max(y1 - y0, 1e-12)
     lines, points = [], []
     for series in chart.series:
-        sx = (finite_or(series.x) - x0) / width
+        sx = (drawn_x(chart, finite_or(series.x, 1.0 if chart.x_log else 0.0)) - x0) / width
         sy = (finite_or(series.y) - y0) / height
         (points if series.points else lines).append((sx, sy))
-    points.append(((np.array([m.x for m in chart.markers], dtype=float) - x0) / width,
+    points.append(((drawn_x(chart, np.array([m.x for m in chart.markers], dtype=float)) - x0) / width,
                    (np.array([m.y for m in chart.markers], dtype=float) - y0) / height))
     for line in chart.lines:  # a reference line across the plot, as a curve would be
-        at = (line.value - (y0 if line.axis == "y" else x0)) / (height if line.axis == "y" else width)
+        at = ((line.value - y0) / height if line.axis == "y" else (float(drawn_x(chart, line.value)) - x0) / width)
         lines.append((np.array([0.0, 1.0]), np.array([at, at])) if line.axis == "y"
                      else (np.array([at, at]), np.array([0.0, 1.0])))
     count = {}
@@ -136,15 +161,20 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         plot.setLabel("left", chart.y_label)
         legend = plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=pg.mkBrush(255, 255, 255, 200))
 
+        if chart.x_log:
+            plot.setLogMode(x=True, y=False)
         # A series may have no point (a measure no car reached): it takes no part in the ranges.
-        xs = [finite_or(s.x) for s in chart.series if len(s.x)]
+        xs = [finite_or(s.x, 1.0 if chart.x_log else 0.0) for s in chart.series if len(s.x)]
         ys = [finite_or(s.y) for s in chart.series if len(s.y)] or [np.zeros(1)]
         if chart.x_range is not None:
             xs.append(np.asarray(chart.x_range, dtype=float))
-        xs = xs or [np.zeros(1)]
-        x_lo, x_hi = min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)
+        xs = xs or [np.ones(1) if chart.x_log else np.zeros(1)]
+        x_lo, x_hi = (float(drawn_x(chart, min(float(x.min()) for x in xs))),
+                      float(drawn_x(chart, max(float(x.max()) for x in xs))))
         if chart.x_range is not None:
             plot.setXRange(x_lo, x_hi, padding=0.02)
+        if chart.x_log:
+            plot.getAxis("bottom").setTicks(log_ticks(x_lo - 0.02 * (x_hi - x_lo), x_hi + 0.02 * (x_hi - x_lo)))
         y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
 
         if chart.heatmap is not None:
@@ -155,7 +185,8 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             colour = QColor(band.colour)
             colour.setAlpha(40)
             if band.axis == "x":
-                region = pg.LinearRegionItem(_span(band.lo, band.hi, x_lo, x_hi), orientation="vertical",
+                region = pg.LinearRegionItem(_span(drawn_x(chart, band.lo), drawn_x(chart, band.hi), x_lo, x_hi),
+                                             orientation="vertical",
                                              brush=pg.mkBrush(colour), movable=False)
             else:
                 region = pg.LinearRegionItem(_span(band.lo, band.hi, y_lo, y_hi), orientation="horizontal",
@@ -169,13 +200,13 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         colours = itertools.cycle(PALETTE)
         for s in chart.series:
             colour = s.colour or next(colours)
-            item = plot.plot(finite_or(s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
+            item = plot.plot(finite_or(s.x, 1.0 if chart.x_log else 0.0), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
                              symbol="o" if s.points else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
                              antialias=True)
             item.setZValue(5)
         for line in chart.lines:
             angle = 0 if line.axis == "y" else 90
-            inf = pg.InfiniteLine(line.value, angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
+            inf = pg.InfiniteLine(line.value if line.axis == "y" else float(drawn_x(chart, line.value)), angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
                                   label=line.label or None,
                                   labelOpts={"color": line.colour, "position": 0.95,
                                              "anchors": [(1, 0), (1, 0)] if line.below else [(1, 1), (1, 1)]})
@@ -186,8 +217,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             plot.plot([m.x], [m.y], pen=None, symbol="x", symbolSize=14, symbolPen=_pen(m.colour, 2.5))
             if m.label:
                 # Right of the point, or left of it in the right half (so the label stays inside the plot).
-                text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if m.x > (x_lo + x_hi) / 2 else (0, 1))
-                text.setPos(m.x, m.y)
+                at = float(drawn_x(chart, m.x))
+                text = pg.TextItem(m.label, color=m.colour, anchor=(1, 1) if at > (x_lo + x_hi) / 2 else (0, 1))
+                text.setPos(at, m.y)
                 plot.addItem(text, ignoreBounds=True)
         fitted = y_range(chart, y_lo, y_hi)  # the curves and the bounds near them
         if fitted is not None:

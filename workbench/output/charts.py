@@ -104,6 +104,7 @@ class Chart:
     notes: Sequence[str] = field(default_factory=tuple)  # short lines printed under the title
     source: str = ""  # what drew it, kept in the PNG's Source text (a sweep's charts: SWEEP_SOURCE)
     x_range: tuple[float, float] | None = None  # the horizontal extent, where the curves may not show it (no point)
+    x_log: bool = False  # a logarithmic horizontal axis (a sweep's LO:HI:N:log axis); every x then above 0
 
 
 SWEEP_SOURCE = "carbench sweep"

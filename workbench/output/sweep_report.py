@@ -14,7 +14,18 @@ import numpy as np
 
 from physics import channel_infos
 from physics.units import display_of
-from workbench.output.charts import PASS_COLOUR, SWEEP_SOURCE, Band, Bars, Chart, Heatmap, Line, Renderer, Series
+from workbench.output.charts import (
+    FAIL_COLOUR,
+    PASS_COLOUR,
+    SWEEP_SOURCE,
+    Band,
+    Bars,
+    Chart,
+    Heatmap,
+    Line,
+    Renderer,
+    Series,
+)
 from workbench.output.files import atomic_write_text
 from workbench.output.report import how_shown
 from workbench.runs.sweep import SweepResult, flips, varied_axis
@@ -306,7 +317,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             a.label, _with_unit("margin (>= 0 passes)", unit),
             series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
             lines=[Line(0.0, "y", "#444444", True)],
-            notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",))))
+            notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",), x_log=a.log)))
     for m, measure in enumerate(script.measures):
         y = result.measure_value[m][order]
         keep = np.isfinite(y)
@@ -316,8 +327,36 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         out.append((f"measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
             series=[Series(x[keep], y[keep], points=points)], notes=notes,
-            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None)))
+            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
+    for k, (label, unit) in enumerate(result.kpi_names):
+        y = result.kpi_value[k][order]
+        keep = np.isfinite(y)
+        limit = _limit_line(result.kpi_limits[k] if k in result.judged_kpis else None, unit)
+        out.append((f"kpi-{slug(label)}.png", Chart(
+            _title(result, label), a.label, _with_unit(label, unit),
+            series=[Series(x[keep], y[keep], points=points)], lines=[limit] if limit else [],
+            notes=(_kpi_note(result, k),) + (() if keep.all() else ("no point where no car reached it",)),
+            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
     return out
+
+
+def _limit_line(limit: str | None, unit: str) -> Line | None:
+    """A KPI's limit as its standard states it ("<= 35 %", ">= 1.83 m") as a dashed line at its value, or None."""
+    match = re.fullmatch(r"\s*(<=|>=)\s*([-+0-9.eE]+)\s*(.*)", limit or "")
+    if match is None or match.group(3).strip() != unit:
+        return None
+    return Line(float(match.group(2)), "y", FAIL_COLOUR, True, f"limit {limit}")
+
+
+def _kpi_note(result: SweepResult, k: int) -> str:
+    """How many cars reached a KPI and, where its standard gives a limit, how many of those judged pass it."""
+    finite = int(np.isfinite(result.kpi_value[k]).sum())
+    text = f"the test's KPI, reached by {finite} of {result.plan.cars} cars"
+    if k in result.judged_kpis:
+        judged = result.kpi_passed[k]
+        text += (f"; limit {result.kpi_limits[k]}: {int((judged == 1.0).sum())} of {int(np.isfinite(judged).sum())} "
+                 "judged pass")
+    return text
 
 
 def _grid(result: SweepResult, row: np.ndarray, ix: int, iy: int) -> np.ndarray:
@@ -350,6 +389,12 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
             heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])),
             notes=(f"{measure.channel}, {how_shown(measure, _infos(result))}" + ("; grey: it never happens" if np.isnan(values).any()
                                                            else ""),))))
+    for k, (label, unit) in enumerate(result.kpi_names):
+        values = _grid(result, result.kpi_value[k], ix, iy)
+        out.append((f"heatmap-kpi-{slug(label)}.png", Chart(
+            _title(result, label), ax.label, ay.label,
+            heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(label, unit)),
+            notes=(_kpi_note(result, k) + ("; grey: not reached" if np.isnan(values).any() else ""),))))
     return out
 
 
