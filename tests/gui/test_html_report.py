@@ -192,3 +192,16 @@ def test_a_hunt_whose_outputs_cannot_move_into_place_says_so_in_one_line(tmp_pat
     assert code == 2 and err[-1] == (f"carbench: --out {tmp_path / 'found'}: cannot move the outputs into place: "
                                      "No space left on device")
     assert "Traceback" not in "\n".join(err)
+
+
+def test_the_report_lists_the_scripts_measures_in_their_display_units(tmp_path, qapp):
+    """abs_in_a_bend's five [[measure]] entries: the text table gave them, the page did not."""
+    (result,) = replay([compile_script(load_script(scripts_dir() / "abs_in_a_bend.toml"))])
+    page = write_report([result], tmp_path / "report", lambda chart, path: Path(path).write_bytes(b"")).read_text()
+    assert "<h3>Measures</h3>" in page
+    rows = re.findall(r"<tr><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td><td class=\"num\">([^<]+)</td></tr>", page)
+    assert [row[0] for row in rows] == [m.measure.name for m in result.measurements] and len(rows) == 5
+    slip = next(row for row in rows if row[0] == "largest body slip while braking")
+    value = next(m for m in result.measurements if m.measure.name == slip[0]).value
+    assert slip[1:3] == ("beta", "max over 11..16 s") and slip[3] == f"{value * 180 / 3.141592653589793:.6g} deg"
+    assert next(row for row in rows if row[0] == "stopped at")[3].endswith(" s")  # a crossing time, in seconds

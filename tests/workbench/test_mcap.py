@@ -94,3 +94,22 @@ def test_the_windows_mcap_has_the_parameters_the_session_stepped_with_at_each_ch
     assert start != params_sha256(session.params)
     assert {d["stamp"]["params_sha256"] for d in docs} == {start}
     assert session.whole_run().stamp.params_sha256 == start
+
+
+def test_the_mcap_has_each_measure_at_the_end_of_its_window(tmp_path):
+    """abs_in_a_bend's five [[measure]] entries went into the text table and the JSON but not the log."""
+    from workbench.output.mcap_log import run_of_result, write_runs
+
+    program = compile_script(load_script(scripts_dir() / "abs_in_a_bend.toml"))
+    (result,) = replay([program])
+    write_runs([run_of_result(result)], tmp_path / "m.mcap")
+    messages, _ = _read(tmp_path / "m.mcap")
+    docs = [(m.log_time, json.loads(m.data)) for _, channel, m in messages if channel.topic.endswith("/verdicts")]
+    measures = [(t, d) for t, d in docs if d["kind"] == "measure"]
+    assert [d["label"] for _, d in measures] == [m.measure.name for m in sorted(result.measurements,
+                                                                                key=lambda m: m.last)]
+    for m in result.measurements:
+        t, d = next((t, d) for t, d in measures if d["label"] == m.measure.name)
+        assert d["measured"] == m.value and d["unit"] == m.unit and d["passed"] is None  # SI, as the telemetry
+        assert d["frame"] == m.last and t == round(m.last * program.dt * 1e9) and d["how"] == m.measure.how()
+    assert len([d for _, d in docs if d["kind"] == "expectation"]) == len(program.script.expects)

@@ -24,6 +24,7 @@ from physics.units import display_unit, shown
 from workbench.names import printable
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
+from workbench.output.report import how_shown, measured_text
 from workbench.runs.stamp import params_sha256, preset_label, program_stamp
 
 # Which channel shows each monitor's violation best.
@@ -310,6 +311,11 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
         if rows:
             body.append(_table(("", "expectation", "channel", "when", "bound", "measured", "at"), rows, (5, 6), (3,)))
             body.append('<div class="charts">' + "".join(charts) + "</div>")
+        if r.measurements:  # what the script's [[measure]] entries took, in display units as the text table gives them
+            body.append("<h3>Measures</h3>")
+            body.append(_table(("measure", "channel", "how", "value"),
+                               [(m.measure.name, m.measure.channel, how_shown(m.measure, infos), measured_text(m, infos))
+                                for m in r.measurements], (3,)))
         mine = [v for v in violations if v.index == i]
         if mine:
             body.append("<h3>Monitor violations</h3>")

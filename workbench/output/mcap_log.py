@@ -6,8 +6,9 @@ Per script (one car of a batch) there are three topics, each named after the scr
   schema gives each field's unit and description), log time = simulation time;
 - ``/<script>/parameters``: the car's parameters and the run's stamp at t = 0, and again at every
   parameter change of the script;
-- ``/<script>/verdicts``: one message per expectation at the frame that decided it, and one per monitor
-  violation at its frame.
+- ``/<script>/verdicts``: one message per expectation at the frame that decided it, one per monitor
+  violation at its frame, and one per [[measure]] at the last frame of its window (SI, as the telemetry; a crossing
+  time in seconds; ``measured`` null where the crossing never happens).
 
 The layout follows the MCAP JSON convention: ``message_encoding = "json"``, schema encoding
 ``"jsonschema"``.
@@ -63,10 +64,10 @@ VERDICT_SCHEMA = {
     "title": "carbench verdict",
     "type": "object",
     "properties": {
-        "kind": {"type": "string", "enum": ["expectation", "monitor"]},
+        "kind": {"type": "string", "enum": ["expectation", "monitor", "measure"]},
         "label": {"type": "string"},
         "channel": {"type": "string"},
-        "passed": {"type": "boolean"},
+        "passed": {"type": ["boolean", "null"], "description": "null for a measure, which has no verdict"},
         "measured": {"type": ["number", "null"]},
         "min": {"type": ["number", "null"]},
         "max": {"type": ["number", "null"]},
@@ -74,6 +75,7 @@ VERDICT_SCHEMA = {
         "frame": {"type": "integer"},
         "time": {"type": "number"},
         "values": {"type": "array", "items": {"type": "object"}},
+        "how": {"type": "string", "description": "a measure's reduction (\"max over 11..16 s\"), in SI"},
     },
 }
 
@@ -102,12 +104,13 @@ class Run:
     stamp: dict
     verdicts: Sequence = ()  # workbench.runs.replay.Verdict
     violations: Sequence = ()  # workbench.runs.monitors.Violation
+    measurements: Sequence = ()  # workbench.runs.measures.Measurement
 
 
 def run_of_result(result, violations: Sequence = ()) -> Run:
     p = result.program
     return Run(p.name, p.script.source, p.preset, [(0, p.params), *p.param_changes], p.dt, result.log, result.car,
-               p.frames, stamp(p), result.verdicts, violations)
+               p.frames, stamp(p), result.verdicts, violations, result.measurements)
 
 
 def write_mcap(results: Sequence, path: str | Path, violations: Sequence = ()) -> Path:
@@ -174,6 +177,11 @@ def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_sche
                                    "measured": None, "min": None, "max": None, "unit": "", "frame": v.frame,
                                    "time": v.time, "values": [{"name": what, "value": _number(value), "unit": u}
                                                               for what, value, u in v.values]}))
+        for m in run.measurements:
+            docs.append((m.last, {"kind": "measure", "label": m.measure.name, "channel": m.measure.channel,
+                                  "passed": None, "measured": None if m.value is None else _number(m.value),
+                                  "min": None, "max": None, "unit": m.unit, "frame": m.last, "time": m.last * run.dt,
+                                  "values": [], "how": m.measure.how()}))
         for seq, (frame, doc) in enumerate(sorted(docs, key=lambda item: item[0])):
             yield ns(frame), 2, verdicts, json.dumps(doc).encode(), seq
 

@@ -22,7 +22,9 @@ def _value(x: float) -> str:
     return f"{x:.6g}"
 
 
-def _measured(m: Measurement, infos: dict | None = None) -> str:
+def measured_text(m: Measurement, infos: dict | None = None) -> str:
+    """A measure's value as the tables show it: in its channel's display unit, a crossing time in seconds, "never"
+    where the crossing never happens."""
     if m.value is None:
         return "never"
     info = (infos or {}).get(m.measure.channel)
@@ -68,7 +70,7 @@ def table(results: Sequence[ReplayResult]) -> str:
                 lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if r.measurements:
             lines.append("  measures:")
-            rows = [(one_line(m.measure.name), m.measure.channel, how_shown(m.measure, infos), _measured(m, infos))
+            rows = [(one_line(m.measure.name), m.measure.channel, how_shown(m.measure, infos), measured_text(m, infos))
                     for m in r.measurements]
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
