@@ -173,3 +173,21 @@ def test_the_hud_steer_text_clears_its_bar_at_full_lock_either_way(carbench_wind
     for text in ("steer +88.8 deg", "steer -88.8 deg", "steer +40.0 deg", "steer +31.5 deg"):
         assert MARGIN + metrics.horizontalAdvance(text) + GAP <= bar_start, text
     assert 60 + 14 <= hud.height() - 2  # the pedals' initials clear of the bottom edge
+
+
+def test_the_wheels_zoom_stops_at_a_tyres_width_and_a_few_kilometres(carbench_window):
+    """The zoom went on without end (spans of 1e-300 m and 1e300 m, the car and grid no longer drawn)."""
+    from workbench.gui.car_view import ZOOM_LIMITS
+
+    view = carbench_window.car_view
+    length = carbench_window.model.session.params.body.length
+    vb = view.getPlotItem().getViewBox()
+    for _ in range(40):
+        vb.scaleBy((0.1, 0.1))  # as forty turns of the wheel in
+    (x0, x1), (y0, y1) = vb.viewRange()
+    assert min(x1 - x0, y1 - y0) == pytest.approx(ZOOM_LIMITS[0] * length, rel=1e-6)
+    for _ in range(40):
+        vb.scaleBy((10.0, 10.0))
+    (x0, x1), (y0, y1) = vb.viewRange()
+    assert max(x1 - x0, y1 - y0) == pytest.approx(ZOOM_LIMITS[1] * length, rel=1e-6)
+    assert ZOOM_LIMITS[0] * length < 0.3 and ZOOM_LIMITS[1] * length > 5000.0  # the sedan: 4.71 m long

@@ -175,3 +175,22 @@ max = 1.0
     tree.itemDoubleClicked.emit(first, 0)
     assert window.model.shown_frame() == worst.frame
     assert f"frame {worst.frame:6d}" in window.status_time.text()
+
+
+def test_absolute_time_shows_no_time_before_the_run(carbench_window):
+    """3 s into a run with a 10 s window, absolute time showed -7 .. 3 s (the axis below zero empty); it shows
+    0 .. 10 s, the curves from the left, and relative time keeps -10 .. 0."""
+    window = carbench_window
+    hold(window, {"throttle"}, 361)
+    plots = window.plots
+    row = plots.rows[0]
+    plots.absolute.setChecked(True)
+    plots.reset_zoom()  # "fit"
+    assert row.vb.viewRange()[0] == pytest.approx([0.0, 10.0], abs=1e-9)
+    window.model.set_view_frame(60)  # paused at 0.5 s
+    plots.refresh()
+    assert row.vb.viewRange()[0][0] >= 0.0  # paused: a window round the frame on show, none of it before 0
+    window.model.set_view_frame(None)  # live again
+    plots.absolute.setChecked(False)
+    plots.refresh()
+    assert row.vb.viewRange()[0] == pytest.approx([-10.0, 0.0], abs=1e-9)

@@ -278,3 +278,13 @@ def test_a_recording_made_with_another_carbench_says_so_when_it_loads(carbench_w
     assert window.load_script(path)
     said = window.status_message.toolTip()
     assert "was recorded with carbench 99.0.0 (now" in said, said
+
+
+def test_minus_plot_is_enabled_while_there_is_a_plot_to_remove(carbench_window):
+    panel = carbench_window.plots
+    panel.set_channel_sets([["speed"], ["rpm"]])
+    assert panel._remove_button.isEnabled()
+    panel._remove_button.click()
+    assert len(panel.rows) == 1 and not panel._remove_button.isEnabled()  # it did nothing at one plot, enabled
+    panel._add_button.click()
+    assert len(panel.rows) == 2 and panel._remove_button.isEnabled()

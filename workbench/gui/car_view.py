@@ -121,6 +121,11 @@ class PointMarker(QGraphicsPathItem):
         return self._points
 
 
+ZOOM_LIMITS = (0.05, 2000.0)
+"""The car view's narrowest and widest span, in the car's lengths: a tyre's width (23 cm of the sedan's 4.71 m) and
+9.4 km of it, past any course a script sets."""
+
+
 class CarView(pg.PlotWidget):
     """Top view in the preset's unit: pan and zoom with the mouse, follow the car with F."""
 
@@ -373,6 +378,10 @@ class CarView(pg.PlotWidget):
         xs, ys = bay_lines(bays_for(p))
         self._bays.setData(xs, ys)
         span = 10.0 * p.body.length if len(xs) else 6.0 * p.body.length
+        # The wheel's zoom within a tyre's width and a few kilometres (in car lengths: the same in a preset in pixels):
+        # it went on to spans of 1e-300 and 1e300, where the grid and the car were no longer drawn.
+        least, most = ZOOM_LIMITS[0] * p.body.length, ZOOM_LIMITS[1] * p.body.length
+        plot.getViewBox().setLimits(minXRange=least, maxXRange=most, minYRange=least, maxYRange=most)
         self._centre_on(np.zeros(2) if not len(xs) else np.array([0.0, 0.35 * ys.max()]), span)
         self.redraw()
 

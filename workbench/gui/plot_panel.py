@@ -134,10 +134,11 @@ class PlotPanel(QWidget):
         fit.setToolTip("reset the zoom of the time axis (or double-click a plot)")
         fit.clicked.connect(self._on_fit_clicked)
         add, remove = QToolButton(), QToolButton()
-        self._add_button = add
+        self._add_button, self._remove_button = add, remove
         add.setText("+ plot")
         add.setToolTip(f"add a plot (up to {MAX_PLOTS})")
         remove.setText("- plot")
+        remove.setToolTip("remove the bottom plot (one stays)")
         add.clicked.connect(self._on_add_clicked)
         remove.clicked.connect(self._on_remove_clicked)
         for w in (self.absolute, fit, add, remove):
@@ -245,6 +246,7 @@ class PlotPanel(QWidget):
         self.scroll.setMinimumWidth(self.scroll.widget().minimumSizeHint().width()
                                     + self.scroll.verticalScrollBar().sizeHint().width())
         self._add_button.setEnabled(len(self.rows) < MAX_PLOTS)
+        self._remove_button.setEnabled(len(self.rows) > 1)  # the last plot stays: "- plot" did nothing there
         self._fit_plot_heights()
         self._balance_rows()
 
@@ -440,6 +442,8 @@ class PlotPanel(QWidget):
         dt = self._model.session.dt
         live = self._model.view_frame is None
         a, b = self._time_range()
+        if a < 0.0 and self.absolute.isChecked():  # time from the start of the run: none before it (the first
+            a, b = 0.0, b - a                        # seconds of a run showed -7 .. 3 s, the axis below zero empty)
         self.view = (a, b)
         newest = max(log.frames - 1, 0) * dt
         self.origin = 0.0 if self.absolute.isChecked() else newest
