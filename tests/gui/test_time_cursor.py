@@ -194,3 +194,25 @@ def test_absolute_time_shows_no_time_before_the_run(carbench_window):
     plots.absolute.setChecked(False)
     plots.refresh()
     assert row.vb.viewRange()[0] == pytest.approx([-10.0, 0.0], abs=1e-9)
+
+
+def test_the_readout_goes_where_it_hides_the_fewest_points_of_the_curves(carbench_window):
+    """Full throttle to the limiter: the speed is high over the plot's right half. The readout, on the side away
+    from the crosshair, went to the top corner there and hid the newest seconds of the curve (a real X server draws
+    its box opaque); it goes to the bottom corner, where the curve is not."""
+    from PySide6.QtCore import QRectF
+
+    from workbench.gui.plot_panel import curve_points_in
+
+    window = carbench_window
+    window.resize(1400, 900)
+    hold(window, {"throttle"}, 1200)
+    plots = window.plots
+    plots.show_cursor(3.0)  # the crosshair on the left: the readout on the right
+    speed = next(row for row in plots.rows if "speed_kmh" in row.curves)
+    assert tuple(speed.readout.anchor) == (1.0, 1.0)  # the bottom right
+    box = speed.readout.sceneBoundingRect()
+    rect = speed.vb.sceneBoundingRect()
+    top = QRectF(box.left(), rect.top(), box.width(), box.height())
+    assert curve_points_in(speed, box) < curve_points_in(speed, top)
+    assert curve_points_in(speed, top) > 0  # the top corner would have hidden some of the curve

@@ -105,6 +105,39 @@ PAUSED_MARGIN = 0.03
 """Paused, the time axis runs this share of its span past the newest frame (a dot drawn on it stays whole)."""
 
 
+def curve_points_in(row: PlotRow, box: QRectF) -> int:
+    """How many of the points of ``row``'s curves on show (as decimated for drawing) lie in ``box``, in scene pixels:
+    each curve against its own axis' view box."""
+    count = 0
+    for curve in row.curves.values():
+        if not curve.isVisible():
+            continue
+        x, y = curve.getData()
+        vb = curve.getViewBox()
+        if x is None or not len(x) or vb is None:
+            continue
+        (vx0, vx1), (vy0, vy1) = vb.viewRange()
+        rect = vb.sceneBoundingRect()
+        if vx1 <= vx0 or vy1 <= vy0:
+            continue
+        px = rect.left() + (np.asarray(x) - vx0) / (vx1 - vx0) * rect.width()
+        py = rect.top() + (vy1 - np.asarray(y)) / (vy1 - vy0) * rect.height()
+        count += int(np.count_nonzero((px >= box.left()) & (px <= box.right()) & (py >= box.top())
+                                      & (py <= box.bottom())))
+    return count
+
+
+def readout_at_top(row: PlotRow, right: bool) -> bool:
+    """Whether the crosshair's readout goes in the plot's top corner (else the bottom one), on the right or the left:
+    where it covers fewer of the curves' points, the top among equals."""
+    size = row.readout.textItem.boundingRect().size()
+    rect = row.vb.sceneBoundingRect()
+    left = rect.right() - size.width() if right else rect.left()
+    at_top = QRectF(left, rect.top(), size.width(), size.height())
+    at_bottom = QRectF(left, rect.bottom() - size.height(), size.width(), size.height())
+    return curve_points_in(row, at_top) <= curve_points_in(row, at_bottom)
+
+
 class PlotPanel(QWidget):
     """A stack of plots sharing the time axis; ``watch_requested`` names a channel to pin in the watch list,
     ``export_requested`` a plot to export (the window asks where, as for its other files)."""
@@ -617,11 +650,14 @@ class PlotPanel(QWidget):
                 unit, factor = display_unit(infos[name])
                 lines.append(f"{name} = {format_value(values[name] * factor)} {unit}".rstrip())
             row.readout.setText("\n".join(lines))
-            (x0, x1), (_, y1) = row.vb.viewRange()
-            # On the side away from the cursor, so it never hides the values it reads out.
+            (x0, x1), (y0, y1) = row.vb.viewRange()
+            # On the side away from the cursor, so it never hides the values it reads out; at the top or the bottom,
+            # whichever hides less of the curves (at the top it hid the newest second of a rising speed under a real
+            # X server, where its box is opaque).
             right = x < (x0 + x1) / 2
-            row.readout.setAnchor((1, 0) if right else (0, 0))
-            row.readout.setPos(x1 if right else x0, y1)
+            top = readout_at_top(row, right)
+            row.readout.setAnchor((1 if right else 0, 0 if top else 1))
+            row.readout.setPos(x1 if right else x0, y1 if top else y0)
             row.readout.setVisible(True)
 
     # -- export ------------------------------------------------------------------------------------

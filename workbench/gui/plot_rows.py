@@ -374,7 +374,7 @@ class PlotRow(QWidget):
         item.getAxis("bottom").setStyle(hideOverlappingLabels=self.plot.fontMetrics().horizontalAdvance(END_LABEL) // 2 + 2)
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DotLine))
         self.now = pg.InfiniteLine(pos=0.0, angle=90, movable=False, pen=pg.mkPen((200, 0, 0), width=1))
-        self.readout = pg.TextItem(color=(20, 20, 20), anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 220))
+        self.readout = pg.TextItem(color=(20, 20, 20), anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 190))
         for extra in (self.cursor, self.now, self.readout):
             item.addItem(extra, ignoreBounds=True)
             extra.setVisible(False)
