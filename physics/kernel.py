@@ -71,11 +71,13 @@ LANE_SPACE = LANE_ROWS * (4 + LANES - 1)
 """Floats of scratch space a car has for its tyres' curves (a row of Workspace.lanes): a four-wheel car's
 LANE_ROWS x LANES, or a single-track car's share of its group's (see :func:`_block_two`): up to 4 lanes of its own and
 its group's rounding to whole registers (at most LANES - 1 lanes)."""
-COMPILE_SECONDS = 10  # about how long a first run's compile takes on a fast 2-core machine: the four-wheel block 9.2 s
-# of wall time in a fresh process here, the single-track one 6.9-7.0 s (carbench 0.3.14; both in one block, 17.0 s at
-# 0.3.3 and 12.0 s at 0.3.14)
+COMPILE_SECONDS = {"two": 7, "whole": 10}
+"""About how long a first run's compile of each block takes on a fast 2-core machine, in a fresh process: the
+single-track block 6.9-7.0 s of wall time here, the four-wheel one 9.2 s (carbench 0.3.14; the one block that held
+both, 17.0 s at 0.3.3 and 12.0 s at 0.3.14)."""
 SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU for both blocks in one on a 2-core AMD EPYC (Zen 3) whose
 # frames were 2.5-3x slower
+KIND_NAMES = {"two": "single-track cars", "whole": "four-wheel cars and the kinematic bicycle"}
 
 
 class NonFiniteError(ArithmeticError):
@@ -338,28 +340,37 @@ def _signature():
             numba.float64, numba.int64, numba.int64, numba.int64)
 
 
-_announced = False
+_announced: set[str] = set()  # the blocks this process compiled (a miss in the cache), each said once
 
 
-def _announce() -> None:
-    global _announced
-    if not _announced:
-        _announced = True
-        print(f"carbench: compiling the car model, once (about {COMPILE_SECONDS} s on a fast 2-core machine, up to "
-              f"{SLOW_COMPILE_SECONDS} s on a slow one)", file=sys.stderr, flush=True)
+def _announce(kind: str) -> None:
+    if kind not in _announced:
+        _announced.add(kind)
+        print(f"carbench: compiling the car model, once ({KIND_NAMES[kind]}: about {COMPILE_SECONDS[kind]} s on a "
+              f"fast 2-core machine, up to {SLOW_COMPILE_SECONDS} s on a slow one)", file=sys.stderr, flush=True)
+
+
+def compiled_here() -> bool:
+    """Whether this process compiled a block of the default kernel (its cache had not got it): a first run after an
+    install or an edit of the model."""
+    return bool(_announced)
 
 
 if not DISABLED:
     from .jit import ModelCache, load_without_refresh
 
     class _ModelCache(ModelCache):
-        """The kernel's cache: a miss is the model's first compile, which is said once. A hit is loaded without
+        """A block's cache: a miss is the block's first compile, which is said once. A hit is loaded without
         refreshing numba's context (physics.jit.load_without_refresh)."""
+
+        def __init__(self, py_func, key: str, kind: str):
+            super().__init__(py_func, key)
+            self._kind = kind
 
         def load_overload(self, sig, target_context):
             data = load_without_refresh(self, sig, target_context)
             if data is None:
-                _announce()
+                _announce(self._kind)
             return data
 
 
@@ -379,6 +390,10 @@ def kinds_of(params: np.ndarray) -> tuple[str, ...]:
     """The kernel's blocks (:data:`KINDS`) the cars ``params`` need."""
     two = two_part(params)
     return tuple(kind for kind, needed in zip(KINDS, (two.any(), not two.all()), strict=True) if needed)
+
+
+def _no_cars(args, inputs, out, dt, frame0, lo, hi) -> None:
+    """The block of a batch of no cars: nothing to advance, nothing to compile."""
 
 
 class Kernel:
@@ -413,7 +428,7 @@ class Kernel:
         # on several threads at once (physics.pool).
         dispatcher = numba.njit(nogil=True, error_model="numpy", no_cfunc_wrapper=True)(block)
         if self._key is not None:
-            dispatcher._cache = _ModelCache(block, f"{self._key}:block-{kind}")
+            dispatcher._cache = _ModelCache(block, f"{self._key}:block-{kind}", kind)
         dispatcher.compile(_signature())
         dispatcher.disable_compile()
         # The one overload's entry point skips numba's typing of the arguments on every call
@@ -440,7 +455,9 @@ class Kernel:
         threads (physics.pool), else all of them in the calling thread. Either way a car gets the same bits.
         """
         two = two_part(params)
-        if two.all() or not two.any():
+        if not len(two):
+            fn = _no_cars
+        elif two.all() or not two.any():
             fn = self._dispatcher("two" if two[0] else "whole")
         else:
             fn = self._runs(two)

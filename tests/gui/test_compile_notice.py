@@ -49,50 +49,75 @@ def test_a_quick_load_shows_nothing_and_an_error_reaches_the_caller(qapp, monkey
         compile_showing_progress(qapp, broken, notice_after=60.0)
 
 
-def test_the_window_opens_after_its_cars_block_and_compiles_the_other_behind_it(qapp, monkeypatch, tmp_path):
-    """``carbench --preset sedan_single_track``: the single-track block is compiled (or loaded) before the window, in
-    the notice's thread; once the window shows, every block in a process of its own (physics.kernel.KINDS), which
-    leaves them in the cache, so that a four-wheel preset opened later loads its block instead of compiling it in the
-    window's thread."""
+def _run_app(monkeypatch, tmp_path, first_run: bool, **kwargs):
+    """run_app with its event loop returning at once: (its exit code, the compiles asked of the kernel as (the kinds,
+    the thread, whether the window was shown or its timer running), whether the other blocks' process was started
+    and the window then shown, and that process)."""
     from PySide6.QtCore import QSettings
 
     import physics
+    import physics.kernel
     from physics.kernel import kinds_of
     from workbench.gui import main_window
 
     real = physics.default_kernel()
-    calls = []
-    made = []
+    calls, made, started = [], [], []
     window_class = main_window.MainWindow
+
+    def busy():
+        return any(w.isVisible() or getattr(w, "timer", None) is not None for w in made)
 
     class Watched:
         def compile(self, params=None):
-            calls.append((kinds_of(params), threading.current_thread().name, any(w.isVisible() for w in made)))
+            calls.append((kinds_of(params), threading.current_thread().name, busy()))
             return real.compile(params)
 
-    def window(session):
-        made.append(window_class(session, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)))
+    def window(session, start_timer=True):
+        made.append(window_class(session, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat),
+                                 start_timer=start_timer))
         return made[-1]
 
-    started = []
     rest = app.compile_the_rest
 
     def compile_the_rest():
-        started.append(any(w.isVisible() for w in made))
-        started.append(rest())
-        return started[-1]
+        started.append((busy(), rest()))
+        return started[-1][1]
 
     monkeypatch.setattr(physics, "default_kernel", Watched)
+    monkeypatch.setattr(physics.kernel, "compiled_here", lambda: first_run)
     monkeypatch.setattr(main_window, "MainWindow", window)
     monkeypatch.setattr(app, "compile_the_rest", compile_the_rest)
     monkeypatch.setattr(QApplication, "exec", lambda self: 0)  # the event loop returns at once
     monkeypatch.setenv("CARBENCH_RECOVERY_DIR", str(tmp_path / "recovery"))
     try:
-        assert app.run_app(preset="sedan_single_track") == 0
-        assert calls == [(("two",), "carbench-compile", False)]
-        shown, process = started
-        assert shown and process.wait(timeout=300) == 0  # every block compiled, or loaded, and the process gone
+        return app.run_app(**kwargs), calls, started
     finally:
         for w in made:
             w.close()
             w.deleteLater()
+
+
+def test_the_window_opens_after_its_cars_block_and_compiles_the_other_behind_it(qapp, monkeypatch, tmp_path):
+    """``carbench --preset sedan_single_track``, a first run: the single-track block is compiled (or loaded) before
+    the window, in the notice's thread; once the window shows, every block in a process of its own
+    (physics.kernel.KINDS), which leaves them in the cache, so that a four-wheel preset opened later loads its block
+    instead of compiling it in the window's thread."""
+    code, calls, started = _run_app(monkeypatch, tmp_path, True, preset="sedan_single_track")
+    assert code == 0
+    assert calls == [(("two",), "carbench-compile", False)] * 2  # the preset's car, then the window's: the same
+    ((shown, process),) = started
+    assert shown and process.wait(timeout=300) == 0  # every block compiled, or loaded, and the process gone
+
+
+def test_a_script_of_the_other_kind_has_its_block_before_the_first_frame(qapp, monkeypatch, tmp_path):
+    """``carbench --script abs_in_a_bend.toml`` (a single-track car) on the sedan's start: the script's car had its
+    block compiled on the first frame, in the window's thread, with no notice (7 s of a frozen window). It is compiled
+    with the notice before the timer runs. A later start (nothing compiled here) starts no process."""
+    from physics.presets import scripts_dir
+
+    code, calls, started = _run_app(monkeypatch, tmp_path, False, script=str(scripts_dir() / "abs_in_a_bend.toml"))
+    assert code == 0
+    assert calls == [(("whole",), "carbench-compile", False), (("two",), "carbench-compile", False)]
+    assert started == []  # the blocks were in the cache: no process to fill it
+
+

@@ -102,29 +102,64 @@ def test_a_car_past_a_kpi_limit_does_not_pass_the_sweep():
     """FMVSS 126's yaw-rate ratios (S5.2.1, S5.2.2) swept over stability control off and on: the car without it fails
     both limits and so fails the sweep, though it meets the script's one expectation (80 km/h at the start of the
     steer). It counted as passing: the sweep judged the expectations alone. A car that did not meet the test's
-    conditions (60 N m: never 80 km/h) gets no KPI verdicts, as `carbench manoeuvre` gives none."""
-    from workbench.output.sweep_report import as_json, csv_text, summary
+    conditions (60 N m: never 80 km/h) gets no KPI verdicts, as `carbench manoeuvre` gives none, and the conditions'
+    row says it."""
+    from workbench.output.sweep_report import as_json, charts, csv_text, summary
 
     plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
-                      ["aids.esc=0,1", "engine.peak_torque=60,350"])
+                      ["aids.esc=0,1", "engine.peak_torque=60,500"])  # 500 N m: the sedan's own
     result = sweep_kpis.run_test_sweep(plan)
     esc, torque = plan.values[:, 0], plan.values[:, 1]
     labels = [label for label, _ in result.kpi_names]
     ratio = labels.index("worst yaw-rate ratio 1.00 s after COS")
-    fast = torque == 350
+    fast = torque == 500
     assert result.expect_passed[0].tolist() == fast.tolist()  # the conditions: 80 km/h reached
     assert result.kpi_limits[ratio] == "<= 35 %" and ratio in result.judged_kpis
     assert (result.kpi_value[ratio][fast & (esc == 0)] > 35).all() and (result.kpi_value[ratio][fast & (esc == 1)] < 35).all()
     assert result.kpi_passed[ratio][fast].tolist() == [0.0 if e == 0 else 1.0 for e in esc[fast]]
-    assert np.isnan(result.kpi_passed[:, ~fast]).all()  # conditions not met: no verdicts
+    met = result.kpi_keys.index("conditions")
+    assert result.kpi_passed[met].tolist() == fast.astype(float).tolist() and met not in result.valued_kpis
+    assert np.isnan(np.delete(result.kpi_passed, met, axis=0)[:, ~fast]).all()  # conditions not met: no verdicts
     assert result.all_passed.tolist() == (fast & (esc == 1)).tolist()
-    assert summary(result).endswith("1 of 4 cars pass every expectation and KPI limit")
-    assert "limit <= 35 %: 1 of 2 judged pass" in summary(result)
+    text = summary(result)
+    assert text.endswith("1 of 4 cars pass every expectation and KPI limit")
+    assert "limit <= 35 %: 1 of 2 judged pass" in text and "the test's conditions: met by 2 of 4 cars" in text
     header, *rows = [line.split(",") for line in csv_text(result).splitlines()]
     column = header.index("worst yaw-rate ratio 1.00 s after COS pass")
     cars = list(zip(esc, torque, strict=True))
     assert [row[column] for row in rows] == ["" if t == 60 else ("true" if e else "false") for e, t in cars]
+    assert "the test's conditions" not in header  # a verdict without a value: its pass column alone
+    assert [row[header.index("the test's conditions pass")] for row in rows] == ["true" if f else "false" for f in fast]
     assert [row[-1] for row in rows] == ["true" if ok else "false" for ok in result.all_passed]
+    assert all(len(row) == len(header) for row in rows)
     kpi = as_json(result)["kpis"][ratio]
     assert kpi["limit"] == "<= 35 %" and kpi["passed"] == [None if t == 60 else bool(e) for e, t in cars]
     assert as_json(result)["passed_all"] == 1
+    assert not any("conditions" in name for name, _ in charts(result))  # no chart of a value that is never there
+
+
+def test_a_limit_that_depends_on_the_car_is_given_as_each_car_was_judged():
+    """FMVSS 126's least lateral displacement: 1.83 m, or 1.52 m above 3,500 kg. Swept over the mass, the summary and
+    the chart gave the first car's 1.83 m for all, and the chart drew it as the line a 4,000 kg car was held to."""
+    from workbench.output.sweep_report import charts, summary
+
+    plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))), ["body.mass=1500,4000"])
+    result = sweep_kpis.run_test_sweep(plan)
+    k = [label for label, _ in result.kpi_names].index("least lateral displacement 1.07 s after BOS (5 A and up)")
+    assert result.kpi_limits[k] == ">= 1.83 m or >= 1.52 m"
+    assert "limit >= 1.83 m or >= 1.52 m:" in summary(result)
+    chart = dict(charts(result))["kpi-least-lateral-displacement-1-07-s-after-bos-5-a-and-up.png"]
+    assert not chart.lines  # no one line is the limit of every car
+    ratio = dict(charts(result))["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]
+    assert [line.value for line in ratio.lines] == [35.0] and ratio.lines[0].kept  # in view however low the ratios
+
+
+@pytest.mark.parametrize(("limit", "value"), [("<= 35 %", 35.0), (">= 1.83 m", 1.83), ("<= .5 %", 0.5),
+                                              ("<= 2e1 %", 20.0), ("<= 5E %", None), ("<= .e %", None),
+                                              ("met", None), (None, None), (">= 1.83 m or >= 1.52 m", None)])
+def test_a_limit_line_is_drawn_only_from_a_number_it_can_read(limit, value):
+    from workbench.output.sweep_report import _limit_line
+
+    unit = "m" if limit and limit.endswith("m") else "%"
+    line = _limit_line(limit, unit)
+    assert (line.value if line is not None else None) == value

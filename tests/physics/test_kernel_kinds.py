@@ -81,3 +81,54 @@ def test_a_batch_of_both_kinds_gives_each_car_its_bits_alone():
                              alone, DT, 0, work=Workspace(1))
         assert together[:, i].tobytes() == alone[:, 0].tobytes(), names[i]
     assert np.ptp(together["speed"], axis=0).min() > 0.5  # every car moved
+
+
+def test_a_batch_of_no_cars_runs_nothing():
+    """An empty batch (the kernel's own callers may hand one over) raised IndexError choosing its block."""
+    telemetry = np.empty((5, 0), dtype=records.TELEMETRY)
+    default_kernel().run(np.zeros(0, dtype=records.PARAMS), np.zeros(0, dtype=records.STATE),
+                         np.zeros((5, 0), dtype=records.INPUTS), telemetry, DT, 0, work=Workspace(0))
+    assert telemetry.shape == (5, 0)
+
+
+@pytest.mark.skipif(DISABLED, reason="plain Python runs one thread")
+def test_a_batch_of_both_kinds_on_two_threads_tells_each_range_once_with_each_cars_bits():
+    """physics.pool cuts a batch of both kinds where its threads' shares fall, across the runs of one kind: every car
+    is stepped once, each range's ``then`` told once, and the bits are those of one thread."""
+    import threading
+
+    from physics import max_threads, set_threads, threads
+
+    if max_threads() < 2:
+        pytest.skip("needs two threads")
+    names = ["sedan", "sedan_single_track"] * 6 + ["teaching", "manual003"] * 3
+    params = _records(names)
+    state = np.concatenate([Simulation(preset(name), dt=DT).state.view(np.ndarray) for name in names])
+    inputs = np.zeros((120, len(names)), dtype=records.INPUTS)
+    inputs["throttle"] = True
+    inputs["left"][60:] = True
+    runs = {}
+    told, lock = [], threading.Lock()
+    before = threads()
+    try:
+        for count in (1, 2):
+            set_threads(count)
+            out = np.empty(inputs.shape, dtype=records.TELEMETRY)
+            told.clear()
+
+            def then(lo, hi):
+                with lock:
+                    told.append((lo, hi))
+
+            default_kernel().run(params, state.copy(), inputs, out, DT, 0, parallel=True, work=Workspace(len(names)),
+                                 then=then)
+            runs[count] = out
+            covered = sorted(told)
+            assert covered[0][0] == 0 and covered[-1][1] == len(names)
+            assert all(a[1] == b[0] for a, b in zip(covered, covered[1:], strict=False))  # each car in one range
+            if count == 2:
+                assert len(covered) == 2  # two threads' ranges, each cutting across runs of both kinds
+    finally:
+        set_threads(before)
+    assert runs[1].tobytes() == runs[2].tobytes()
+    assert np.ptp(runs[2]["speed"], axis=0).min() > 0.5

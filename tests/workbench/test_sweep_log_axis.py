@@ -14,7 +14,8 @@ from workbench.runs.sweep_axes import parse_axis
 
 @pytest.mark.parametrize(("spec", "values"), [("body.mass=5:80:5:log", [5.0, 10.0, 20.0, 40.0, 80.0]),
                                                 ("body.mass=1:1000:4:log", [1.0, 10.0, 100.0, 1000.0]),
-                                                ("body.mass=0.1:0.7:7", [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])])
+                                                ("body.mass=0.1:0.7:7", [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]),
+                                                ("steering.ackermann=-1:0.2:7", [-1.0, -0.8, -0.6, -0.4, -0.2, 0.0, 0.2])])
 def test_an_axis_holds_the_values_its_spacing_means(spec, values):
     axis = parse_axis(spec, load_preset("sedan").params)
     assert axis.values.tolist() == values  # exactly: 5:80:5:log's 20 was 20.000000000000004, 40 39.99999999999999
@@ -36,6 +37,12 @@ def test_log_ticks_label_one_two_and_five_times_each_power_of_ten():
     assert len(minor) == 2 * 6 and all(label == "" for _, label in minor)  # 3, 4, 6, 7, 8, 9 of two decades
     small, _ = log_ticks(math.log10(0.02), math.log10(0.6))
     assert [label for _, label in small] == ["0.02", "0.05", "0.1", "0.2", "0.5"]
+    # Too short a range for two of 1, 2 and 5: every multiple labelled (it had none, or one); too short for two
+    # multiples: pyqtgraph's own.
+    assert [label for _, label in log_ticks(math.log10(5.5), math.log10(9.5))[0]] == ["6", "7", "8", "9"]
+    assert [label for _, label in log_ticks(math.log10(0.03), math.log10(0.045))[0]] == ["0.03", "0.04"]
+    assert [label for _, label in log_ticks(math.log10(1500), math.log10(4500))[0]] == ["2000", "3000", "4000"]
+    assert log_ticks(math.log10(5.5), math.log10(5.9)) is None
 
 
 def test_a_log_sweeps_charts_are_drawn_on_a_log_axis_with_the_kpis_and_their_limits(tmp_path):

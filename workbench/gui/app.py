@@ -20,6 +20,7 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from physics import default_kernel, prepare
+    from physics.kernel import compiled_here
     from workbench.gui.main_window import MainWindow
     from workbench.names import NameRuleError, load_named_preset
     from workbench.runs.live import LiveSession
@@ -34,10 +35,10 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
         print(f"carbench: {exc}", file=sys.stderr)
         return 2
     kernel = default_kernel()
-    # The first run's compile of the block this car needs, before the window; the other kind's after it opens.
+    # The first run's compile of the block this car needs, before the window (LiveSession and the window step with it).
     compile_showing_progress(app, functools.partial(kernel.compile, prepare(car.params).records))
     session = LiveSession(car)
-    window = MainWindow(session)
+    window = MainWindow(session, start_timer=False)  # no frame until the car it shows has its block
     if preset is None and script is None:
         window.restore_last_session()
     if script:
@@ -46,9 +47,14 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
         except (ScriptError, PresetError) as exc:
             print(f"carbench: {exc}", file=sys.stderr)
             return 2
+    # The last session's car, or the script's, may be of the other kind: its block too, with the notice, not on the
+    # first frame in the window's thread (7 s of a frozen window, and no word why).
+    compile_showing_progress(app, functools.partial(kernel.compile, prepare(window.model.session.params).records))
+    window.start_timer()
     window.show()
     window.car_view.setFocus()
-    compile_the_rest()
+    if compiled_here():  # a first run: the other blocks are not in the cache either
+        compile_the_rest()
     keeper = _keep_recovery(window)
     code = app.exec()
     keeper.discard()  # a clean exit: nothing to recover next time
@@ -65,8 +71,11 @@ def _keep_recovery(window):
     return RecoveryKeeper(window, store)
 
 
-REST = "import os; os.nice(10); from physics import default_kernel; default_kernel().compile()"
-"""What :func:`compile_the_rest` runs: every block of the kernel, compiled or loaded from the cache, at a low priority."""
+REST = ("import os; getattr(os, 'nice', lambda n: 0)(10); from physics import default_kernel; "
+        "default_kernel().compile()")
+"""What :func:`compile_the_rest` runs: every block of the kernel, compiled or loaded from the cache, at a low priority
+where the system has one (os.nice: not on Windows)."""
+_rest: list[subprocess.Popen] = []  # the processes started, held until they end (a dropped one warns when collected)
 
 
 def compile_the_rest() -> subprocess.Popen:
@@ -75,11 +84,15 @@ def compile_the_rest() -> subprocess.Popen:
     at once: its block is then loaded from the cache, in well under a second, instead of compiled for several
     seconds in the window's thread. A process, not a thread: numba holds one lock over every compile and cache load
     in a process, and the window, which loads small compiled functions of its own as it opens, waited on it until
-    the compile ended (a black window for 3 s). What it prints is dropped (a second "compiling" line); if it fails,
-    the run that needs the block compiles it as before and says what goes wrong."""
-    # The same interpreter, environment (numba's cache folder: physics.jit) and working folder as the window's.
-    return subprocess.Popen([sys.executable, "-c", REST], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    the compile ended (a black window for 3 s). Started only by a first run (physics.kernel.compiled_here); what it
+    prints is dropped (a second "compiling" line); if it fails, the run that needs the block compiles it as before
+    and says what goes wrong."""
+    # The same interpreter and environment (numba's cache folder: physics.jit) as the window's; -P: the working
+    # folder is not put on the path, where a physics.py of the user's would be imported instead of carbench's.
+    process = subprocess.Popen([sys.executable, "-P", "-c", REST], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _rest[:] = [p for p in _rest if p.poll() is None] + [process]
+    return process
 
 
 def compile_showing_progress(app, compile_model: Callable[[], object], notice_after: float = NOTICE_AFTER):
@@ -87,7 +100,7 @@ def compile_showing_progress(app, compile_model: Callable[[], object], notice_af
     ``notice_after`` seconds, show a small window saying what is happening, with a busy bar and the seconds so far,
     until it ends. Returns what ``compile_model`` returned and raises what it raised.
 
-    A first run compiles the car model for about COMPILE_SECONDS before the workbench can open: without this the
+    A first run compiles the car model's block for its car for about COMPILE_SECONDS before the workbench can open: without this the
     user, started from a launcher, saw nothing at all for that long. The window answers (moves, repaints) meanwhile:
     the compile holds Python's lock most of the time, and lets the event loop run between its steps.
     """
@@ -133,7 +146,8 @@ def notice_class():
             super().__init__()
             self.setWindowTitle("carbench")
             self._began = began
-            text = QLabel(f"Compiling the car model, once (about {COMPILE_SECONDS} s on a fast 2-core machine, longer "
+            text = QLabel(f"Compiling the car model, once (about {max(COMPILE_SECONDS.values())} s on a fast 2-core "
+                          "machine, longer "
                           "on a slow one). Later starts load it in under a second.")
             text.setWordWrap(True)
             bar = QProgressBar()

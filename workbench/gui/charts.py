@@ -69,20 +69,28 @@ def drawn_x(chart: Chart, x):
         return np.log10(x)
 
 
-def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:
+def log_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]] | None:
     """A logarithmic axis' ticks over log10 values ``lo`` .. ``hi``: 1, 2 and 5 times each power of ten labelled, as
     plain numbers ("200", "0.05"), the other multiples unlabelled. pyqtgraph's own labelled every multiple over a range
-    of a few decades, and "4·10²5·10²6·10²" ran together."""
-    major, minor = [], []
+    of a few decades, and "4·10²5·10²6·10²" ran together. Over a range too short to hold two of those (5.5 .. 9.5),
+    every multiple is labelled; over one that holds two of no multiple (5.5 .. 5.9), None: pyqtgraph's own ticks."""
+    multiples = []
     for power in range(math.floor(lo) - 1, math.ceil(hi) + 1):
         for m in range(1, 10):
             at = math.log10(m) + power
             if lo - 1e-9 <= at <= hi + 1e-9:
-                if m in (1, 2, 5):
-                    major.append((at, f"{m * 10.0 ** power:.12g}"))
-                else:
-                    minor.append((at, ""))
-    return [major, minor]
+                multiples.append((at, m, f"{m * 10.0 ** power:.12g}"))
+    major = [(at, text) for at, m, text in multiples if m in (1, 2, 5)]
+    if len(major) >= 2:
+        return [major, [(at, "") for at, m, _ in multiples if m not in (1, 2, 5)]]
+    if len(multiples) >= 2:
+        return [[(at, text) for at, _, text in multiples], []]
+    return None
+
+
+def _x_values(chart: Chart, x) -> np.ndarray:
+    """A series' horizontal values as drawn: non-finite ones at 0 (at 1 on a log axis, where 0 is not drawn)."""
+    return finite_or(x, 1.0 if chart.x_log else 0.0)
 
 
 MARKER_WEIGHT = 0.05  # a marker (or a point of a points-only series) counts as this much line [share of the plot]
@@ -97,7 +105,7 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
     width, height = max(x1 - x0, 1e-12), max(y1 - y0, 1e-12)
     lines, points = [], []
     for series in chart.series:
-        sx = (drawn_x(chart, finite_or(series.x, 1.0 if chart.x_log else 0.0)) - x0) / width
+        sx = (drawn_x(chart, _x_values(chart, series.x)) - x0) / width
         sy = (finite_or(series.y) - y0) / height
         (points if series.points else lines).append((sx, sy))
     points.append(((drawn_x(chart, np.array([m.x for m in chart.markers], dtype=float)) - x0) / width,
@@ -164,7 +172,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         if chart.x_log:
             plot.setLogMode(x=True, y=False)
         # A series may have no point (a measure no car reached): it takes no part in the ranges.
-        xs = [finite_or(s.x, 1.0 if chart.x_log else 0.0) for s in chart.series if len(s.x)]
+        xs = [_x_values(chart, s.x) for s in chart.series if len(s.x)]
         ys = [finite_or(s.y) for s in chart.series if len(s.y)] or [np.zeros(1)]
         if chart.x_range is not None:
             xs.append(np.asarray(chart.x_range, dtype=float))
@@ -174,7 +182,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         if chart.x_range is not None:
             plot.setXRange(x_lo, x_hi, padding=0.02)
         if chart.x_log:
-            plot.getAxis("bottom").setTicks(log_ticks(x_lo - 0.02 * (x_hi - x_lo), x_hi + 0.02 * (x_hi - x_lo)))
+            ticks = log_ticks(x_lo - 0.02 * (x_hi - x_lo), x_hi + 0.02 * (x_hi - x_lo))
+            if ticks is not None:
+                plot.getAxis("bottom").setTicks(ticks)
         y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
 
         if chart.heatmap is not None:
@@ -200,7 +210,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         colours = itertools.cycle(PALETTE)
         for s in chart.series:
             colour = s.colour or next(colours)
-            item = plot.plot(finite_or(s.x, 1.0 if chart.x_log else 0.0), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
+            item = plot.plot(_x_values(chart, s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
                              symbol="o" if s.points else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
                              antialias=True)
             item.setZValue(5)
@@ -267,13 +277,14 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
 
 def y_range(chart: Chart, y_lo: float, y_hi: float) -> tuple[float, float] | None:
     """The vertical range of a chart whose curves span ``y_lo``..``y_hi``, widened to its horizontal lines (an
-    expectation's bounds) that lie within twice the curves' height of them; None when no line is that near (the
+    expectation's bounds) that lie within twice the curves' height of them, and to those kept in view wherever they
+    are (a KPI's limit); None when no line is that near (the
     range is the curves' own). Drawn outside the range, a bound just past the curve was not seen at all."""
     if chart.heatmap is not None or chart.bars is not None:
         return None
     reach = 2.0 * max(y_hi - y_lo, 1.0)
     near = [line.value for line in chart.lines if line.axis == "y" and math.isfinite(line.value)
-            and y_lo - reach <= line.value <= y_hi + reach]
+            and (line.kept or y_lo - reach <= line.value <= y_hi + reach)]
     return (min(y_lo, *near), max(y_hi, *near)) if near else None
 
 

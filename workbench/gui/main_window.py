@@ -122,7 +122,7 @@ class MainWindow(QMainWindow):
         self._install_key_filter()
         self.analog = install_analog_driving(self)  # controllers, mouse steering: the Controls menu
         if start_timer:
-            self._start_timer()
+            self.start_timer()
 
     # -- construction (table of contents above) --------------------------------------------------
 
@@ -552,7 +552,8 @@ class MainWindow(QMainWindow):
     def _install_key_filter(self) -> None:
         self._keys = DrivingKeys(self.model, self)
 
-    def _start_timer(self) -> None:
+    def start_timer(self) -> None:
+        """Start the window's one timer, which steps the car (made without it: ``start_timer=False``)."""
         self._last_tick = time.perf_counter()
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)

@@ -15,6 +15,7 @@ import numpy as np
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.catalogue import fitting
 from workbench.manoeuvres.kpi import CONDITIONS
+from workbench.manoeuvres.manoeuvre_command import unmet_condition
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
@@ -55,6 +56,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     measure_value = np.full((m, n), np.nan)
     per_car: list = []
     valid = np.ones(n, dtype=bool)
+    unmet: set[int] = set()  # id() of the cars one of whose series' runs did not meet the test's conditions
     steps = 0
     piece = piece_cars(program.frames, len(channels), chunk)
     for first_car in range(0, n, piece):
@@ -69,7 +71,13 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
             counted = []
 
             def runner(jobs, counted=counted):
-                done = run_jobs(jobs, test.channels, chunk, dt=program.dt)
+                # Each run of the test's series is held to its script's conditions, as `carbench manoeuvre` holds them
+                # (the sine with dwell's slowly increasing steer and every amplitude's run at 80 km/h).
+                conditions = [e.channel for job, _ in jobs for e in job.expects[:test.conditions]]
+                done = run_jobs(jobs, list(dict.fromkeys([*test.channels, *conditions])), chunk, dt=program.dt)
+                for (_, car), run in zip(jobs, done, strict=True):
+                    if unmet_condition(run, test.conditions):
+                        unmet.add(id(car))
                 counted.append(sum(len(r.t) for r in done))
                 return done
 
@@ -82,9 +90,9 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                 margin = np.minimum(window - lo, hi - window)
                 k = int(np.argmin(margin))
                 expect_value[j, i], expect_margin[j, i] = window[k], margin[k]
-            # A run that did not meet the test's conditions (its script's first expectations) gives its KPIs no
-            # verdict, as `carbench manoeuvre` says them: the car fails on the conditions.
-            valid[i] = bool((expect_margin[:test.conditions, i] >= 0).all())
+            # A car whose runs did not meet the test's conditions (each script's first expectations) gets no verdict on
+            # its KPIs, as `carbench manoeuvre` gives none: it fails on the conditions.
+            valid[i] = bool((expect_margin[:test.conditions, i] >= 0).all()) and id(cars[i - first_car]) not in unmet
             for j, (measure, (first, last)) in enumerate(zip(script.measures, program.measure_windows,
                                                              strict=True)):
                 measure_value[j, i] = measure_column(measure, run[measure.channel], first, last, program.dt)
@@ -92,7 +100,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
         if progress is not None:
             done = min(first_car + piece, n)
             progress(done, n, steps, round(steps * n / done), time.perf_counter() - began)
-    keys = list(dict.fromkeys(k.key for kpis in per_car for k in kpis if k.key != "not_run"))
+    keys = list(dict.fromkeys(k.key for kpis in per_car for k in kpis if k.key not in ("not_run", CONDITIONS)))
     first_of = {k.key: k for kpis in per_car for k in kpis}
     kpi_value = np.full((len(keys), n), np.nan)
     kpi_passed = np.full((len(keys), n), np.nan)
@@ -100,9 +108,22 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
         for k in kpis:
             if k.key in keys and k.value is not None:
                 kpi_value[keys.index(k.key), i] = k.value
-            if k.key in keys and k.passed is not None and (valid[i] or k.key == CONDITIONS):
+            if k.key in keys and k.passed is not None and valid[i]:
                 kpi_passed[keys.index(k.key), i] = float(k.passed)
+    # A limit may depend on the car (FMVSS 126's lateral displacement: 1.52 m above 3,500 kg, else 1.83 m): each one
+    # the cars were judged against, in the order met.
+    limits = tuple(" or ".join(dict.fromkeys(k.limit for kpis in per_car for k in kpis if k.key == key and k.limit))
+                   or None for key in keys)
     names = tuple((first_of[key].label, first_of[key].unit) for key in keys)
-    limits = tuple(next((k.limit for kpis in per_car for k in kpis if k.key == key and k.limit), None) for key in keys)
+    # The test's conditions, met or not, as a row of verdicts without a value: by the script's conditions and each
+    # series run's (above), and by a test's own (the sine with dwell's car that cannot reach 0.3 g).
+    own = [next((k.passed for k in kpis if k.key == CONDITIONS), None) for kpis in per_car]
+    if not valid.all() or any(o is False for o in own):
+        met = np.array([v and o is not False for v, o in zip(valid, own, strict=True)], dtype=float)
+        keys.append(CONDITIONS)
+        names += (("the test's conditions", ""),)
+        limits += ("met",)
+        kpi_value = np.vstack([kpi_value, np.full((1, n), np.nan)])
+        kpi_passed = np.vstack([kpi_passed, met[None]])
     return SweepResult(plan, expect_value, expect_margin, measure_value, steps, time.perf_counter() - began,
-                       names, kpi_value, limits, kpi_passed)
+                       names, kpi_value, limits, kpi_passed, tuple(keys))

@@ -53,6 +53,7 @@ class Line:
     dashed: bool = True
     label: str = ""
     below: bool = False  # a horizontal line's label under it (a lower bound's), not over it
+    kept: bool = False  # in view however far from the curves (a KPI's limit), not only when near them
 
 
 @dataclass(frozen=True)

@@ -82,9 +82,9 @@ def header(result: SweepResult) -> list[str]:
     for label, unit in zip(expect_labels(script), e_units, strict=True):
         names += [_with_unit(label, unit), _with_unit(f"{label} margin", unit), f"{label} pass"]
     names += [_with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
-    judged = result.judged_kpis
+    judged, valued = result.judged_kpis, result.valued_kpis
     for k, (label, unit) in enumerate(result.kpi_names):
-        names += [_with_unit(label, unit)] + ([f"{label} pass"] if k in judged else [])
+        names += ([_with_unit(label, unit)] if k in valued else []) + ([f"{label} pass"] if k in judged else [])
     return names + ["all pass"]
 
 
@@ -105,7 +105,7 @@ def csv_text(result: SweepResult) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header(result))
     values, passed, everything = result.plan.values, result.expect_passed, result.all_passed
-    judged = result.judged_kpis
+    judged, valued = result.judged_kpis, result.valued_kpis
     for i in range(result.plan.cars):
         row = [str(i + 1)] + [_number(v) for v in values[i]]
         for e in range(len(result.expect_margin)):
@@ -113,7 +113,8 @@ def csv_text(result: SweepResult) -> str:
                     "true" if passed[e, i] else "false"]
         row += [_number(result.measure_value[m, i]) for m in range(len(result.measure_value))]
         for k in range(len(result.kpi_names)):
-            row.append(_number(result.kpi_value[k, i]))
+            if k in valued:
+                row.append(_number(result.kpi_value[k, i]))
             if k in judged:
                 row.append(_verdict(result.kpi_passed[k, i]))
         row.append("true" if everything[i] else "false")
@@ -192,15 +193,13 @@ def summary(result: SweepResult) -> str:
             text += f"; {flipped[e]}"
         lines.append(text)
     for k, (label, unit) in enumerate(result.kpi_names):
+        if k not in result.valued_kpis:  # the test's conditions: a verdict, no value
+            lines.append(f"  {label}: met by {int((result.kpi_passed[k] == 1.0).sum()):,} of {plan.cars:,} cars")
+            continue
         values = result.kpi_value[k]
         finite = values[np.isfinite(values)]
         span = f"{finite.min():.4g} .. {finite.max():.4g} {unit}".rstrip() if len(finite) else "not reached"
-        text = f"  KPI {label}: {span} ({len(finite):,} of {plan.cars:,} cars)"
-        if k in result.judged_kpis:
-            judged = result.kpi_passed[k]
-            text += (f"; limit {result.kpi_limits[k]}: {int((judged == 1.0).sum()):,} of "
-                     f"{int(np.isfinite(judged).sum()):,} judged pass")
-        lines.append(text)
+        lines.append(f"  KPI {label}: {span} ({len(finite):,} of {plan.cars:,} cars){_judged(result, k, ',')}")
     lines.append(f"{int(result.all_passed.sum()):,} of {plan.cars:,} cars pass {result.passing_what}")
     return "\n".join(lines)
 
@@ -328,7 +327,8 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
             series=[Series(x[keep], y[keep], points=points)], notes=notes,
             x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
-    for k, (label, unit) in enumerate(result.kpi_names):
+    for k in result.valued_kpis:
+        label, unit = result.kpi_names[k]
         y = result.kpi_value[k][order]
         keep = np.isfinite(y)
         limit = _limit_line(result.kpi_limits[k] if k in result.judged_kpis else None, unit)
@@ -341,22 +341,28 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
 
 
 def _limit_line(limit: str | None, unit: str) -> Line | None:
-    """A KPI's limit as its standard states it ("<= 35 %", ">= 1.83 m") as a dashed line at its value, or None."""
-    match = re.fullmatch(r"\s*(<=|>=)\s*([-+0-9.eE]+)\s*(.*)", limit or "")
+    """A KPI's limit as its standard states it ("<= 35 %", ">= 1.83 m") as a dashed line at its value, kept in view;
+    None for none, for one that depends on the car (two limits: "... or ..."), or for words the line cannot be."""
+    match = re.fullmatch(r"\s*(<=|>=)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)", limit or "")
     if match is None or match.group(3).strip() != unit:
         return None
-    return Line(float(match.group(2)), "y", FAIL_COLOUR, True, f"limit {limit}")
+    return Line(float(match.group(2)), "y", FAIL_COLOUR, True, f"limit {limit}", below=match.group(1) == ">=",
+                kept=True)
+
+
+def _judged(result: SweepResult, k: int, thousands: str = "") -> str:
+    """"; limit <= 35 %: 4 of 6 judged pass" for a KPI with a limit, "" for one without."""
+    if k not in result.judged_kpis:
+        return ""
+    judged = result.kpi_passed[k]
+    return (f"; limit {result.kpi_limits[k]}: {int((judged == 1.0).sum()):{thousands}} of "
+            f"{int(np.isfinite(judged).sum()):{thousands}} judged pass")
 
 
 def _kpi_note(result: SweepResult, k: int) -> str:
     """How many cars reached a KPI and, where its standard gives a limit, how many of those judged pass it."""
     finite = int(np.isfinite(result.kpi_value[k]).sum())
-    text = f"the test's KPI, reached by {finite} of {result.plan.cars} cars"
-    if k in result.judged_kpis:
-        judged = result.kpi_passed[k]
-        text += (f"; limit {result.kpi_limits[k]}: {int((judged == 1.0).sum())} of {int(np.isfinite(judged).sum())} "
-                 "judged pass")
-    return text
+    return f"the test's KPI, reached by {finite} of {result.plan.cars} cars{_judged(result, k)}"
 
 
 def _grid(result: SweepResult, row: np.ndarray, ix: int, iy: int) -> np.ndarray:
@@ -389,7 +395,8 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
             heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])),
             notes=(f"{measure.channel}, {how_shown(measure, _infos(result))}" + ("; grey: it never happens" if np.isnan(values).any()
                                                            else ""),))))
-    for k, (label, unit) in enumerate(result.kpi_names):
+    for k in result.valued_kpis:
+        label, unit = result.kpi_names[k]
         values = _grid(result, result.kpi_value[k], ix, iy)
         out.append((f"heatmap-kpi-{slug(label)}.png", Chart(
             _title(result, label), ax.label, ay.label,

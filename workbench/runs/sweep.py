@@ -260,6 +260,7 @@ class SweepResult:
     kpi_value: np.ndarray | None = None  # (K, cars); NaN where a car did not reach it
     kpi_limits: tuple[str | None, ...] = ()  # each KPI's limit where its standard gives one ("<= 35 %"), else None
     kpi_passed: np.ndarray | None = None  # (K, cars): 1.0 within the limit, 0.0 past it, NaN with no verdict
+    kpi_keys: tuple[str, ...] = ()  # each KPI's key (workbench.manoeuvres.kpi.Kpi.key); "conditions": met or not
 
     @property
     def expect_passed(self) -> np.ndarray:
@@ -275,8 +276,15 @@ class SweepResult:
 
     @property
     def judged_kpis(self) -> list[int]:
-        """The KPIs with a limit, that a car passes or fails."""
-        return [k for k, limit in enumerate(self.kpi_limits) if limit]
+        """The KPIs with a limit, that a car passes or fails (none without verdicts)."""
+        if self.kpi_passed is None:
+            return []
+        return [k for k, limit in enumerate(self.kpi_limits) if limit and k < len(self.kpi_passed)]
+
+    @property
+    def valued_kpis(self) -> list[int]:
+        """The KPIs that are figures (all but the test's conditions, a verdict without a value)."""
+        return [k for k in range(len(self.kpi_names)) if k >= len(self.kpi_keys) or self.kpi_keys[k] != "conditions"]
 
     @property
     def passing_what(self) -> str:

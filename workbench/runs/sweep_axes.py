@@ -107,8 +107,10 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
             raise SweepError(f"{where}: a log axis needs LO > 0, got {lo:g}")
         values = np.geomspace(lo, hi, n) if log else np.linspace(lo, hi, n)
         # To 15 digits, which a float64 holds: 5:80:5:log's 20 came out 20.000000000000004 (and 40 as 39.99999999999999)
-        # in the CSV, a value nobody typed or meant; what a car is given moves by 1e-15 of itself at most.
+        # in the CSV, a value nobody typed or meant; what a car is given moves by 1e-15 of itself at most. And a zero
+        # the spacing passes through is zero: -1:0.2:7 gave -1.1e-16, and the car ran with it.
         values = np.array([float(f"{v:.15g}") for v in values])
+        values[np.abs(values) <= 1e-12 * max(abs(lo), abs(hi))] = 0.0
         values[0], values[-1] = lo, hi  # exactly the ends typed (geomspace can miss by an ulp)
     else:
         raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
