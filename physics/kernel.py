@@ -350,12 +350,6 @@ def _announce(kind: str) -> None:
               f"fast 2-core machine, up to {SLOW_COMPILE_SECONDS} s on a slow one)", file=sys.stderr, flush=True)
 
 
-def compiled_here() -> bool:
-    """Whether this process compiled a block of the default kernel (its cache had not got it): a first run after an
-    install or an edit of the model."""
-    return bool(_announced)
-
-
 if not DISABLED:
     from .jit import ModelCache, load_without_refresh
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 
 HANDLED = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None),
@@ -42,13 +43,27 @@ RETRY_SECONDS = 0.05
 
 def _in_callback(frame) -> bool:
     """Whether ``frame`` (where a signal's handler runs) is inside Python code whose exceptions are swallowed: a
-    callback of CALLBACK_MODULES, or an object's finaliser (``__del__``)."""
+    callback of CALLBACK_MODULES, an object's finaliser (``__del__``), or any weak reference's callback (a function
+    called with its dead reference: numba's ``_on_type_disposal``, where a SIGTERM during a cold compile under load
+    printed "Exception ignored in ..." and the replay ran to its end and exited 0)."""
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if any(module == m or module.startswith(f"{m}.") for m in CALLBACK_MODULES) or frame.f_code.co_name == "__del__":
             return True
+        if _dead_reference_callback(frame):
+            return True
         frame = frame.f_back
     return False
+
+
+def _dead_reference_callback(frame) -> bool:
+    """Whether ``frame`` is a weak reference's callback: a function whose first argument is a weak reference whose
+    object is gone (the one thing Python calls such a callback with)."""
+    code = frame.f_code
+    if code.co_argcount < 1 or not code.co_varnames:
+        return False
+    first = frame.f_locals.get(code.co_varnames[0])
+    return isinstance(first, weakref.ReferenceType) and first() is None
 
 
 def _send_again(signum: int) -> None:

@@ -49,7 +49,7 @@ def test_a_quick_load_shows_nothing_and_an_error_reaches_the_caller(qapp, monkey
         compile_showing_progress(qapp, broken, notice_after=60.0)
 
 
-def _run_app(monkeypatch, tmp_path, first_run: bool, **kwargs):
+def _run_app(monkeypatch, tmp_path, settings: dict | None = None, **kwargs):
     """run_app with its event loop returning at once: (its exit code, the compiles asked of the kernel as (the kinds,
     the thread, whether the window was shown or its timer running), whether the other blocks' process was started
     and the window then shown, and that process)."""
@@ -72,6 +72,11 @@ def _run_app(monkeypatch, tmp_path, first_run: bool, **kwargs):
             calls.append((kinds_of(params), threading.current_thread().name, busy()))
             return real.compile(params)
 
+    stored = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    for key, value in (settings or {}).items():
+        stored.setValue(key, value)
+    stored.sync()
+
     def window(session, start_timer=True):
         made.append(window_class(session, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat),
                                  start_timer=start_timer))
@@ -84,7 +89,6 @@ def _run_app(monkeypatch, tmp_path, first_run: bool, **kwargs):
         return started[-1][1]
 
     monkeypatch.setattr(physics, "default_kernel", Watched)
-    monkeypatch.setattr(physics.kernel, "compiled_here", lambda: first_run)
     monkeypatch.setattr(main_window, "MainWindow", window)
     monkeypatch.setattr(app, "compile_the_rest", compile_the_rest)
     monkeypatch.setattr(QApplication, "exec", lambda self: 0)  # the event loop returns at once
@@ -102,22 +106,28 @@ def test_the_window_opens_after_its_cars_block_and_compiles_the_other_behind_it(
     the window, in the notice's thread; once the window shows, every block in a process of its own
     (physics.kernel.KINDS), which leaves them in the cache, so that a four-wheel preset opened later loads its block
     instead of compiling it in the window's thread."""
-    code, calls, started = _run_app(monkeypatch, tmp_path, True, preset="sedan_single_track")
+    code, calls, started = _run_app(monkeypatch, tmp_path, preset="sedan_single_track")
     assert code == 0
-    assert calls == [(("two",), "carbench-compile", False)] * 2  # the preset's car, then the window's: the same
+    assert calls == [(("two",), "carbench-compile", False)]  # before the window shows or its timer runs
     ((shown, process),) = started
     assert shown and process.wait(timeout=300) == 0  # every block compiled, or loaded, and the process gone
 
 
 def test_a_script_of_the_other_kind_has_its_block_before_the_first_frame(qapp, monkeypatch, tmp_path):
     """``carbench --script abs_in_a_bend.toml`` (a single-track car) on the sedan's start: the script's car had its
-    block compiled on the first frame, in the window's thread, with no notice (7 s of a frozen window). It is compiled
-    with the notice before the timer runs. A later start (nothing compiled here) starts no process."""
+    block compiled on the first frame, in the window's thread, with no notice (7 s of a frozen window); then the
+    sedan's block was compiled first for nothing. The script's car's block alone, with the notice, before the timer."""
     from physics.presets import scripts_dir
 
-    code, calls, started = _run_app(monkeypatch, tmp_path, False, script=str(scripts_dir() / "abs_in_a_bend.toml"))
+    code, calls, started = _run_app(monkeypatch, tmp_path, script=str(scripts_dir() / "abs_in_a_bend.toml"))
     assert code == 0
-    assert calls == [(("whole",), "carbench-compile", False), (("two",), "carbench-compile", False)]
-    assert started == []  # the blocks were in the cache: no process to fill it
+    assert calls == [(("two",), "carbench-compile", False)]
+    assert len(started) == 1 and started[0][1].wait(timeout=300) == 0  # every start fills the cache behind it
 
 
+def test_the_last_sessions_car_of_the_other_kind_has_its_block_before_the_first_frame(qapp, monkeypatch, tmp_path):
+    """Plain ``carbench`` after a session on a single-track car: the window opens on that car, and its block is the
+    one compiled, before the timer runs."""
+    code, calls, _ = _run_app(monkeypatch, tmp_path, settings={"last_preset": "sedan_single_track"})
+    assert code == 0
+    assert calls == [(("two",), "carbench-compile", False)]

@@ -52,3 +52,27 @@ def test_a_finaliser_is_a_place_a_signal_waits_out_and_plain_code_is_not():
     gc.collect()
     assert seen == [True]
     assert _in_callback(sys._getframe()) is False
+
+
+def test_any_weak_references_callback_is_a_place_a_signal_waits_out():
+    """numba's own (``numba.core.types.abstract._on_type_disposal``, called with the dead reference): a SIGTERM landed
+    there during a cold compile under load, "Exception ignored in ...", and the replay ran on and exited 0."""
+    seen = []
+
+    def disposal(wr, _pop=dict().pop):  # as numba's, and where the handler's frame would be
+        seen.append(_in_callback(sys._getframe()))
+        _pop(wr, None)
+
+    thing = _Thing()
+    ref = weakref.ref(thing, disposal)
+    del thing
+    gc.collect()
+    assert seen == [True] and ref() is None
+    frames = []
+
+    def plain(value):  # a function whose first argument is a live weak reference is not a callback
+        frames.append(_in_callback(sys._getframe()))
+
+    other = _Thing()
+    plain(weakref.ref(other))
+    assert frames == [False]

@@ -15,7 +15,8 @@ from workbench.runs.sweep_axes import parse_axis
 @pytest.mark.parametrize(("spec", "values"), [("body.mass=5:80:5:log", [5.0, 10.0, 20.0, 40.0, 80.0]),
                                                 ("body.mass=1:1000:4:log", [1.0, 10.0, 100.0, 1000.0]),
                                                 ("body.mass=0.1:0.7:7", [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]),
-                                                ("steering.ackermann=-1:0.2:7", [-1.0, -0.8, -0.6, -0.4, -0.2, 0.0, 0.2])])
+                                                ("steering.ackermann=-1:0.2:7", [-1.0, -0.8, -0.6, -0.4, -0.2, 0.0, 0.2]),
+                                                ("steering.ackermann=1e-20:1:5:log", [1e-20, 1e-15, 1e-10, 1e-05, 1.0])])
 def test_an_axis_holds_the_values_its_spacing_means(spec, values):
     axis = parse_axis(spec, load_preset("sedan").params)
     assert axis.values.tolist() == values  # exactly: 5:80:5:log's 20 was 20.000000000000004, 40 39.99999999999999

@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from physics import PresetError
 from physics.kernel import COMPILE_SECONDS
@@ -20,7 +21,6 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from physics import default_kernel, prepare
-    from physics.kernel import compiled_here
     from workbench.gui.main_window import MainWindow
     from workbench.names import NameRuleError, load_named_preset
     from workbench.runs.live import LiveSession
@@ -35,10 +35,8 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
         print(f"carbench: {exc}", file=sys.stderr)
         return 2
     kernel = default_kernel()
-    # The first run's compile of the block this car needs, before the window (LiveSession and the window step with it).
-    compile_showing_progress(app, functools.partial(kernel.compile, prepare(car.params).records))
     session = LiveSession(car)
-    window = MainWindow(session, start_timer=False)  # no frame until the car it shows has its block
+    window = MainWindow(session, start_timer=False)  # nothing steps the car until the timer runs
     if preset is None and script is None:
         window.restore_last_session()
     if script:
@@ -47,14 +45,14 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
         except (ScriptError, PresetError) as exc:
             print(f"carbench: {exc}", file=sys.stderr)
             return 2
-    # The last session's car, or the script's, may be of the other kind: its block too, with the notice, not on the
-    # first frame in the window's thread (7 s of a frozen window, and no word why).
+    # The first run's compile of the block the car on show needs (the preset's, or the last session's or the
+    # script's, which may be of the other kind), with the notice, before its first frame: not on the first frame in
+    # the window's thread (7 s of a frozen window, and no word why).
     compile_showing_progress(app, functools.partial(kernel.compile, prepare(window.model.session.params).records))
     window.start_timer()
     window.show()
     window.car_view.setFocus()
-    if compiled_here():  # a first run: the other blocks are not in the cache either
-        compile_the_rest()
+    compile_the_rest()
     keeper = _keep_recovery(window)
     code = app.exec()
     keeper.discard()  # a clean exit: nothing to recover next time
@@ -71,10 +69,10 @@ def _keep_recovery(window):
     return RecoveryKeeper(window, store)
 
 
-REST = ("import os; getattr(os, 'nice', lambda n: 0)(10); from physics import default_kernel; "
-        "default_kernel().compile()")
+REST = ("import os, sys; getattr(os, 'nice', lambda n: 0)(10); sys.path.insert(0, sys.argv[1]); "
+        "from physics import default_kernel; default_kernel().compile()")
 """What :func:`compile_the_rest` runs: every block of the kernel, compiled or loaded from the cache, at a low priority
-where the system has one (os.nice: not on Windows)."""
+where the system has one (os.nice: not on Windows), from the folder ``argv[1]`` that holds the window's own carbench."""
 _rest: list[subprocess.Popen] = []  # the processes started, held until they end (a dropped one warns when collected)
 
 
@@ -84,12 +82,17 @@ def compile_the_rest() -> subprocess.Popen:
     at once: its block is then loaded from the cache, in well under a second, instead of compiled for several
     seconds in the window's thread. A process, not a thread: numba holds one lock over every compile and cache load
     in a process, and the window, which loads small compiled functions of its own as it opens, waited on it until
-    the compile ended (a black window for 3 s). Started only by a first run (physics.kernel.compiled_here); what it
-    prints is dropped (a second "compiling" line); if it fails, the run that needs the block compiles it as before
-    and says what goes wrong."""
-    # The same interpreter and environment (numba's cache folder: physics.jit) as the window's; -P: the working
-    # folder is not put on the path, where a physics.py of the user's would be imported instead of carbench's.
-    process = subprocess.Popen([sys.executable, "-P", "-c", REST], stdin=subprocess.DEVNULL,
+    the compile ended (a black window for 3 s). Started at every start: which blocks the cache holds, only a load
+    tells (a command-line run compiles its car's block alone), and with both there it loads them and ends (1-2 s of
+    CPU at a low priority). What it prints is dropped (a second "compiling" line); if it fails, the run that needs
+    the block compiles it as before and says what goes wrong."""
+    import physics
+
+    # The same interpreter and environment (numba's cache folder: physics.jit) as the window's, and the same carbench:
+    # the folder it was imported from first (a source checkout run as `python -m workbench`, or another carbench
+    # installed beside it), and -P: not the working folder, where a physics.py of the user's would come first.
+    root = str(Path(physics.__file__).resolve().parents[1])
+    process = subprocess.Popen([sys.executable, "-P", "-c", REST, root], stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _rest[:] = [p for p in _rest if p.poll() is None] + [process]
     return process

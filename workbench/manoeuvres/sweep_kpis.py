@@ -56,10 +56,11 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     measure_value = np.full((m, n), np.nan)
     per_car: list = []
     valid = np.ones(n, dtype=bool)
-    unmet: set[int] = set()  # id() of the cars one of whose series' runs did not meet the test's conditions
+    unmet: set[int] = set()  # id() of the piece's cars one of whose series' runs missed the test's conditions
     steps = 0
     piece = piece_cars(program.frames, len(channels), chunk)
     for first_car in range(0, n, piece):
+        unmet.clear()  # by id(): a car of an earlier piece is gone, and a new one may have its id
         cars = [Car(car_with(program.params, paths, row), program.preset, program.preset_path)
                 for row in values[first_car:first_car + piece]]
         # At the plan's dt (the sweep's --dt, else the script's): the expectation windows are the plan's frames.
@@ -112,8 +113,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                 kpi_passed[keys.index(k.key), i] = float(k.passed)
     # A limit may depend on the car (FMVSS 126's lateral displacement: 1.52 m above 3,500 kg, else 1.83 m): each one
     # the cars were judged against, in the order met.
-    limits = tuple(" or ".join(dict.fromkeys(k.limit for kpis in per_car for k in kpis if k.key == key and k.limit))
-                   or None for key in keys)
+    limits = tuple(" or ".join(dict.fromkeys(k.limit for kpis, ok in zip(per_car, valid, strict=True) if ok
+                                             for k in kpis if k.key == key and k.limit)) or None for key in keys)
     names = tuple((first_of[key].label, first_of[key].unit) for key in keys)
     # The test's conditions, met or not, as a row of verdicts without a value: by the script's conditions and each
     # series run's (above), and by a test's own (the sine with dwell's car that cannot reach 0.3 g).

@@ -289,7 +289,10 @@ class SweepResult:
     @property
     def passing_what(self) -> str:
         """What a car that counts as passing passed, in words."""
-        return "every expectation and KPI limit" if self.judged_kpis else "every expectation"
+        judged = self.judged_kpis
+        if any(k in self.valued_kpis for k in judged):
+            return "every expectation and KPI limit"
+        return "every expectation and the test's conditions" if judged else "every expectation"
 
 
 Progress = Callable[[int, int, int, int, float], None]

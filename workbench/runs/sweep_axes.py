@@ -110,7 +110,8 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
         # in the CSV, a value nobody typed or meant; what a car is given moves by 1e-15 of itself at most. And a zero
         # the spacing passes through is zero: -1:0.2:7 gave -1.1e-16, and the car ran with it.
         values = np.array([float(f"{v:.15g}") for v in values])
-        values[np.abs(values) <= 1e-12 * max(abs(lo), abs(hi))] = 0.0
+        if not log:  # (a log axis holds no zero: its small values are its own)
+            values[np.abs(values) <= 1e-12 * max(abs(lo), abs(hi))] = 0.0
         values[0], values[-1] = lo, hi  # exactly the ends typed (geomspace can miss by an ulp)
     else:
         raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
