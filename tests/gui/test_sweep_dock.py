@@ -449,3 +449,25 @@ def test_a_chart_of_one_recording_does_not_drive_another(carbench_window, qtbot)
     second = session.program_to_replay()
     assert second.script.source == first.script.source and second.script is not first.script
     assert dock._stale(plan).endswith("run the sweep again")
+
+
+def test_a_handling_tests_script_is_swept_on_the_standards_limits_as_the_command_sweeps_it(carbench_window, qtbot):
+    """r140_sine_dwell swept over stability control off and on in the dock: "2 of 2 cars pass every expectation", the
+    car without it at a yaw-rate ratio of 151% (FMVSS 126 S5.2.1: at most 35%). The dock runs the test as
+    `carbench sweep` does, and says 1 of 2 pass every expectation and KPI limit."""
+    from physics.presets import scripts_dir
+
+    window = carbench_window
+    assert window.load_script(scripts_dir() / "r140_sine_dwell.toml")
+    dock = window.sweep
+    assert dock.add_axis("aids.esc")
+    row = dock.axes["aids.esc"]
+    row.start.setValue(0)
+    row.stop.setValue(1)
+    row.count.setValue(2)
+    dock = run_dock(qtbot, window)
+    result = dock.result
+    assert result.plan.values[:, 0].tolist() == [0.0, 1.0]
+    assert result.expect_passed.all()  # the script's own expectation: both cars
+    assert result.all_passed.tolist() == [False, True]
+    assert dock.status.text().startswith("1 of 2 cars pass every expectation and KPI limit")

@@ -193,3 +193,15 @@ def test_a_cars_verdicts_do_not_depend_on_the_piece_it_runs_in():
     assert ones.kpi_passed.tobytes() == whole.kpi_passed.tobytes()
     assert ones.all_passed.tolist() == whole.all_passed.tolist()
     assert whole.passing_what == "every expectation and the test's conditions"  # no KPI of the step has a limit
+
+
+def test_a_handling_sweep_asked_to_stop_returns_nothing_before_its_next_piece():
+    plan = plan_sweep(compile_script(load_script(resolve_script("iso7401_step"))), ["body.mass=1500,1600,1700"])
+    asked = []
+
+    def cancelled():
+        asked.append(True)
+        return len(asked) > 1  # after the first piece
+
+    assert sweep_kpis.run_test_sweep(plan, chunk=1, cancelled=cancelled) is None
+    assert len(asked) == 2

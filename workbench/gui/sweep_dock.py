@@ -104,10 +104,26 @@ class SweepWorker(QObject):
         self.progressed.emit(int(cars * steps / total) if total else done, cars)
 
     def run(self) -> None:
+        from workbench.manoeuvres.catalogue import fitting
+        from workbench.manoeuvres.manoeuvre_command import inapplicable
+        from workbench.manoeuvres.runner import Car
+        from workbench.manoeuvres.sweep_kpis import run_test_sweep
+        from workbench.scripts.format import ScriptError
+
+        cancelled = lambda: self.cancel_requested  # noqa: E731
         try:
-            result = run_sweep(self.plan, chunk=self.chunk, progress=self._progress,
-                               cancelled=lambda: self.cancel_requested)
-        except (SweepError, ValueError) as exc:  # the dock says why; the thread always finishes
+            # A handling test's script is swept as `carbench sweep` sweeps it: each car through the test, judged on the
+            # standard's limits too (its expectations alone passed a car past FMVSS 126's yaw-rate ratio).
+            program = self.plan.program
+            test = fitting(program.script)
+            if test is None:
+                result = run_sweep(self.plan, chunk=self.chunk, progress=self._progress, cancelled=cancelled)
+            else:
+                why = inapplicable(test, Car(program.params, program.preset))
+                if why:
+                    raise SweepError(why)
+                result = run_test_sweep(self.plan, progress=self._progress, cancelled=cancelled)
+        except (SweepError, ValueError, ScriptError) as exc:  # the dock says why; the thread always finishes
             result = str(exc)
         self.finished.emit(result)
 

@@ -9,6 +9,7 @@ once. A test whose standard asks for more runs (a series of speeds or amplitudes
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -31,7 +32,8 @@ def piece_cars(frames: int, channels: int, chunk: int) -> int:
     return max(1, min(chunk, PIECE_BYTES // (8 * max(frames, 1) * (channels + 1))))
 
 
-def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None) -> SweepResult:
+def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None,
+                   cancelled: Callable[[], bool] | None = None) -> SweepResult | None:
     """Every car of ``plan`` through its script's handling test: verdicts, measures and the test's KPIs.
 
     The cars go through in pieces of ``chunk`` (fewer for a long script: :func:`piece_cars`): each piece's runs are
@@ -42,6 +44,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     too. A car's figures do not depend on the piece it runs in.
     ``progress(cars_done, cars, car_steps_done, car_steps, seconds)`` is told after every piece (the car-steps to
     come extrapolated from those done: a test with runs of its own steps each car more than once).
+    ``cancelled()`` is asked before each piece: a cancelled sweep returns None (the window's Sweep dock).
     """
     began = time.perf_counter()
     program = plan.program
@@ -60,6 +63,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     steps = 0
     piece = piece_cars(program.frames, len(channels), chunk)
     for first_car in range(0, n, piece):
+        if cancelled is not None and cancelled():
+            return None
         unmet.clear()  # by id(): a car of an earlier piece is gone, and a new one may have its id
         cars = [Car(car_with(program.params, paths, row), program.preset, program.preset_path)
                 for row in values[first_car:first_car + piece]]
