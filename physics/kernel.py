@@ -3,9 +3,9 @@
 Two Python functions, one per kind of car, are each compiled once, when a batch first needs it, without the GIL:
 :func:`_block_two` advances a range of a batch's single-track cars, :func:`_block_whole` a range of its four-wheel and
 kinematic cars (:data:`KINDS`; a batch of both kinds runs each run of neighbours of one kind through its own). A
-batch's ranges run on several threads at once (physics.pool; one car, as in the window, runs in the calling thread). It stores the channels it is asked for and no others: every
-channel for a replay or the window, a sweep's few for its expectations and measures (``channels`` of
-:meth:`Kernel.run`).
+batch's ranges run on several threads at once (physics.pool; one car, as in the window, runs in the calling thread).
+They store the channels asked for and no others: every channel for a replay or the window, a sweep's few for its
+expectations and measures (``channels`` of :meth:`Kernel.run`).
 
 SIMD lanes across cars: within a range, up to ``GROUP`` neighbouring single-track cars run side by side, frame
 by frame. Each car's frame runs up to its tyres (physics.step.first_part), the magic-formula curves of all of
@@ -29,7 +29,7 @@ rule, or to put one of 003's bugs back in a test. Only calls made from physics.s
 physics.four_wheel see the replacement.
 
 Caching: the default kernel's blocks are cached on disk (physics.jit says where) under a key that covers
-every source file of the model, so an edit to any subsystem recompiles it. The first compile
+every source file of the model, so an edit to any subsystem recompiles it. Each block's first compile
 prints one line to stderr.
 """
 

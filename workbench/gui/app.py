@@ -103,8 +103,8 @@ def compile_showing_progress(app, compile_model: Callable[[], object], notice_af
     ``notice_after`` seconds, show a small window saying what is happening, with a busy bar and the seconds so far,
     until it ends. Returns what ``compile_model`` returned and raises what it raised.
 
-    A first run compiles the car model's block for its car for about COMPILE_SECONDS before the workbench can open: without this the
-    user, started from a launcher, saw nothing at all for that long. The window answers (moves, repaints) meanwhile:
+    A first run compiles the car model's block for its car for about COMPILE_SECONDS before the workbench can open:
+    without this the user, started from a launcher, saw nothing at all for that long. The window answers (moves, repaints) meanwhile:
     the compile holds Python's lock most of the time, and lets the event loop run between its steps.
     """
     done: dict = {}
@@ -150,8 +150,7 @@ def notice_class():
             self.setWindowTitle("carbench")
             self._began = began
             text = QLabel(f"Compiling the car model, once (about {max(COMPILE_SECONDS.values())} s on a fast 2-core "
-                          "machine, longer "
-                          "on a slow one). Later starts load it in under a second.")
+                          "machine, longer on a slow one). Later starts load it in under a second.")
             text.setWordWrap(True)
             bar = QProgressBar()
             bar.setRange(0, 0)  # busy: how far the compile is, numba does not say
