@@ -131,3 +131,13 @@ def test_the_last_sessions_car_of_the_other_kind_has_its_block_before_the_first_
     code, calls, _ = _run_app(monkeypatch, tmp_path, settings={"last_preset": "sedan_single_track"})
     assert code == 0
     assert calls == [(("two",), "carbench-compile", False)]
+
+
+def test_a_process_that_cannot_start_leaves_the_window_to_run_without_it(monkeypatch):
+    """A fork that fails (no memory, an interpreter with no path) raised out of run_app and the window never opened."""
+
+    def refused(*args, **kwargs):
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(app.subprocess, "Popen", refused)
+    assert app.compile_the_rest() is None

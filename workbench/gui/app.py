@@ -76,7 +76,7 @@ where the system has one (os.nice: not on Windows), from the folder ``argv[1]`` 
 _rest: list[subprocess.Popen] = []  # the processes started, held until they end (a dropped one warns when collected)
 
 
-def compile_the_rest() -> subprocess.Popen:
+def compile_the_rest() -> subprocess.Popen | None:
     """Compile the kernel's other blocks (physics.kernel.KINDS) into the cache in a process of their own while the
     window runs, so that a preset of the other kind (four wheels after a single-track car, or the other way) opens
     at once: its block is then loaded from the cache, in well under a second, instead of compiled for several
@@ -92,8 +92,11 @@ def compile_the_rest() -> subprocess.Popen:
     # the folder it was imported from first (a source checkout run as `python -m workbench`, or another carbench
     # installed beside it), and -P: not the working folder, where a physics.py of the user's would come first.
     root = str(Path(physics.__file__).resolve().parents[1])
-    process = subprocess.Popen([sys.executable, "-P", "-c", REST, root], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        process = subprocess.Popen([sys.executable, "-P", "-c", REST, root], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:  # no process to be had (no interpreter's path, no memory to fork): the window runs without it
+        return None
     _rest[:] = [p for p in _rest if p.poll() is None] + [process]
     return process
 
