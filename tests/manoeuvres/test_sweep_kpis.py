@@ -205,3 +205,24 @@ def test_a_handling_sweep_asked_to_stop_returns_nothing_before_its_next_piece():
 
     assert sweep_kpis.run_test_sweep(plan, chunk=1, cancelled=cancelled) is None
     assert len(asked) == 2
+
+
+def test_a_sampled_sweep_of_a_handling_test_charts_each_kpis_sensitivity():
+    """A Latin-hypercube sweep of the ISO 4138 circle over the tyres' stiffness factors: a tornado chart per KPI (it
+    drew the expectations' alone), its bars the means of the lowest and highest thirds, each marked with the way the
+    KPI moves: a stiffer front tyre less understeer, a stiffer rear one more."""
+    from workbench.output.sweep_report import charts
+
+    plan = plan_sweep(compile_script(load_script(resolve_script("iso4138_circle"))),
+                      ["tyres.b_rear=8:16", "tyres.b_front=8:16", "body.lr=1.3:1.55"], samples=30, seed=3)
+    result = sweep_kpis.run_test_sweep(plan)
+    drawn = dict(charts(result))
+    chart = drawn["tornado-kpi-understeer-gradient.png"]
+    labels = chart.bars.labels
+    assert "tyres.b_front (\u2212)" in labels and "tyres.b_rear (+)" in labels
+    k = [label for label, _ in result.kpi_names].index("understeer gradient")
+    front = plan.values[:, 1]
+    third = front <= np.quantile(front, 1 / 3)
+    i = labels.index("tyres.b_front (\u2212)")
+    assert chart.bars.hi[i] == pytest.approx(np.mean(result.kpi_value[k][third]))  # the soft-front third: more
+    assert {f"tornado-kpi-{name}.png" for name in ("body-slip-angle-gradient", "maximum-lateral-acceleration")} <= set(drawn)

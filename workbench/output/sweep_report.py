@@ -405,8 +405,27 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
     return out
 
 
+def _tornado_rows(plan, values: np.ndarray) -> list[tuple[float, str, float, float]]:
+    """For each axis: (how far apart, its label with the way it moves ``values``, the lower and the higher mean) of the
+    means of ``values`` over the cars in its lowest and highest third, smallest first; an axis with no spread, or a
+    third with no finite value (a KPI no car of it reached), has no row."""
+    rows = []
+    for d, a in enumerate(plan.axes):
+        v = plan.values[:, d]
+        lo_cut, hi_cut = np.quantile(v, [1 / 3, 2 / 3])
+        low, high = values[(v <= lo_cut) & np.isfinite(values)], values[(v >= hi_cut) & np.isfinite(values)]
+        if not len(low) or not len(high) or lo_cut == hi_cut:
+            continue
+        m_low, m_high = float(low.mean()), float(high.mean())
+        sign = "+" if m_high > m_low else "\u2212" if m_high < m_low else "="  # "=": it moved nothing
+        rows.append((abs(m_high - m_low), f"{a.path} ({sign})", min(m_low, m_high), max(m_low, m_high)))
+    rows.sort()
+    return rows
+
+
 def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
-    """Per expectation: for each axis, the mean margin of the cars in its lowest and highest third."""
+    """Per expectation: for each axis, the mean margin of the cars in its lowest and highest third; per KPI of a
+    handling test, the same of its value (which parameter moves the understeer gradient most)."""
     plan = result.plan
     script = plan.program.script
     e_units, _ = _units(result)
@@ -414,17 +433,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
     for e, label in enumerate(expect_labels(script)):
         margin = result.expect_margin[e]
         centre = float(np.mean(margin))
-        rows = []
-        for d, a in enumerate(plan.axes):
-            v = plan.values[:, d]
-            lo_cut, hi_cut = np.quantile(v, [1 / 3, 2 / 3])
-            low, high = margin[v <= lo_cut], margin[v >= hi_cut]
-            if not len(low) or not len(high) or lo_cut == hi_cut:
-                continue
-            m_low, m_high = float(low.mean()), float(high.mean())
-            sign = "+" if m_high > m_low else "\u2212" if m_high < m_low else "="  # "=": it moved no margin
-            rows.append((abs(m_high - m_low), f"{a.path} ({sign})", min(m_low, m_high), max(m_low, m_high)))
-        rows.sort()
+        rows = _tornado_rows(plan, margin)
         if not rows:
             continue
         out.append((f"tornado-{slug(label)}.png", Chart(
@@ -434,6 +443,23 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
             lines=[Line(0.0, "x", PASS_COLOUR, True)],
             notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
                    "(+): the margin grows with the parameter, (\u2212) shrinks, (=) stays",),
+            height=max(240, 90 + 48 * len(rows)))))
+    for k in result.valued_kpis:
+        label, unit = result.kpi_names[k]
+        values = result.kpi_value[k]
+        rows = _tornado_rows(plan, values)
+        if not rows:
+            continue
+        centre = float(np.mean(values[np.isfinite(values)]))
+        limit = _limit_line(result.kpi_limits[k] if k in result.judged_kpis else None, unit)
+        out.append((f"tornado-kpi-{slug(label)}.png", Chart(
+            _title(result, f"sensitivity of the {label}"),
+            _with_unit(f"mean {label}, lowest to highest third of each parameter", unit), "",
+            bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
+            lines=[Line(limit.value, "x", FAIL_COLOUR, True)] if limit else [],
+            notes=(f"centre: mean {centre:.4g} {unit}".rstrip() + (f"; dashed red: the limit {result.kpi_limits[k]}"
+                                                                    if limit else "")
+                   + "; (+): it grows with the parameter, (\u2212) shrinks, (=) stays; " + _kpi_note(result, k),),
             height=max(240, 90 + 48 * len(rows)))))
     return out
 
