@@ -11,6 +11,7 @@ until it lands where its exception can unwind.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import signal
 import threading
 import weakref
@@ -57,13 +58,18 @@ def _in_callback(frame) -> bool:
 
 
 def _dead_reference_callback(frame) -> bool:
-    """Whether ``frame`` is a weak reference's callback: a function whose first argument is a weak reference whose
-    object is gone (the one thing Python calls such a callback with)."""
+    """Whether ``frame`` is a weak reference's callback: a function called with a weak reference whose object is gone
+    (the one thing Python calls such a callback with), as its first argument, or its second after ``self`` (a bound
+    method), or among ``*args`` (a partial's or a catch-all's). The reference is asked through ReferenceType itself, not
+    a subclass's own ``__call__``."""
     code = frame.f_code
-    if code.co_argcount < 1 or not code.co_varnames:
-        return False
-    first = frame.f_locals.get(code.co_varnames[0])
-    return isinstance(first, weakref.ReferenceType) and first() is None
+    names = code.co_varnames[:min(code.co_argcount, 2)]
+    values = [frame.f_locals.get(name) for name in names]
+    if code.co_flags & inspect.CO_VARARGS:
+        extra = frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount])
+        if isinstance(extra, tuple):
+            values.extend(extra[:2])
+    return any(isinstance(v, weakref.ReferenceType) and weakref.ReferenceType.__call__(v) is None for v in values)
 
 
 def _send_again(signum: int) -> None:

@@ -471,3 +471,9 @@ def test_a_handling_tests_script_is_swept_on_the_standards_limits_as_the_command
     assert result.expect_passed.all()  # the script's own expectation: both cars
     assert result.all_passed.tolist() == [False, True]
     assert dock.status.text().startswith("1 of 2 cars pass every expectation and KPI limit")
+    # The chart says it too: the car past the limit drawn hollow, as failing (both were filled: its expectation held).
+    import pyqtgraph as pg
+
+    (points,) = [i for i in dock.plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem)]
+    fills = [spot.brush().color().name() for spot in points.points()]
+    assert fills[0] == "#ffffff" and fills[1] != "#ffffff"

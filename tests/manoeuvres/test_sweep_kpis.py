@@ -226,3 +226,17 @@ def test_a_sampled_sweep_of_a_handling_test_charts_each_kpis_sensitivity():
     i = labels.index("tyres.b_front (\u2212)")
     assert chart.bars.hi[i] == pytest.approx(np.mean(result.kpi_value[k][third]))  # the soft-front third: more
     assert {f"tornado-kpi-{name}.png" for name in ("body-slip-angle-gradient", "maximum-lateral-acceleration")} <= set(drawn)
+
+
+def test_a_cancel_is_heard_before_a_tests_series_runs():
+    """The lane change runs its series (each speed) for a piece of cars after the script's own runs: a cancel was heard
+    only before the next piece, and a dock sweep of 512 cars or fewer was one piece, never cancelled."""
+    plan = plan_sweep(compile_script(load_script(resolve_script("iso3888_2"))), ["body.mass=1500,1600"])
+    asked = []
+
+    def cancelled():
+        asked.append(True)
+        return len(asked) > 1  # heard at the series' batch, after the piece's own runs
+
+    assert sweep_kpis.run_test_sweep(plan, cancelled=cancelled) is None
+    assert len(asked) == 2

@@ -76,3 +76,27 @@ def test_any_weak_references_callback_is_a_place_a_signal_waits_out():
     other = _Thing()
     plain(weakref.ref(other))
     assert frames == [False]
+
+
+def test_a_bound_method_or_a_catch_all_as_a_weak_references_callback_is_one_too():
+    import functools
+
+    seen = []
+
+    class Owner:
+        def on_dead(self, wr):
+            seen.append(("method", _in_callback(sys._getframe())))
+
+    def catch_all(*args):
+        seen.append(("*args", _in_callback(sys._getframe())))
+
+    def tagged(tag, wr):
+        seen.append((tag, _in_callback(sys._getframe())))
+
+    owner = Owner()
+    things = [_Thing(), _Thing(), _Thing()]
+    refs = [weakref.ref(things[0], owner.on_dead), weakref.ref(things[1], catch_all),
+            weakref.ref(things[2], functools.partial(tagged, "partial"))]
+    del things
+    gc.collect()
+    assert sorted(seen) == [("*args", True), ("method", True), ("partial", True)] and all(r() is None for r in refs)

@@ -69,10 +69,13 @@ def _keep_recovery(window):
     return RecoveryKeeper(window, store)
 
 
-REST = ("import os, sys; getattr(os, 'nice', lambda n: 0)(10); sys.path.insert(0, sys.argv[1]); "
+REST = ("import os, sys; getattr(os, 'nice', lambda n: 0)(10); "
+        "sys.path.insert(0, sys.argv[1]) if sys.argv[1] not in sys.path else None; "
         "from physics import default_kernel; default_kernel().compile()")
 """What :func:`compile_the_rest` runs: every block of the kernel, compiled or loaded from the cache, at a low priority
-where the system has one (os.nice: not on Windows), from the folder ``argv[1]`` that holds the window's own carbench."""
+where the system has one (os.nice: not on Windows), from the folder ``argv[1]`` that holds the window's own carbench
+(put first on the path unless it is on it already: an installed carbench's site-packages stays after the standard
+library, where a backport's module of a standard name would otherwise come first)."""
 _rest: list[subprocess.Popen] = []  # the processes started, held until they end (a dropped one warns when collected)
 
 

@@ -37,6 +37,7 @@ from workbench.scripts.program import Program
 
 MAX_AXES = 2  # the dock draws a line (one axis) or a heatmap (two)
 DOCK_CARS = 10_000  # a sweep from the window stays interactive; bigger ones belong to `carbench sweep`
+TEST_PIECE = 16  # cars a handling test's sweep in the dock runs at once, its series included (progress, Cancel, memory)
 MARKED_CELLS = 400  # up to this many cells each shows a pass or fail mark
 CHART_MIN = 72  # [px] the chart's least height: with the form above it, one axis fits the dock at 1024x640
 SPIN_MIN = 64  # [px] a range box's least width (its range's text, 1e9 with four decimals, would take 150)
@@ -88,6 +89,15 @@ def placed(axis: pg.AxisItem) -> None:
     axis.resizeEvent()
 
 
+def kpi_limits_met(result: SweepResult) -> np.ndarray:
+    """Per car, whether it fails no KPI's limit (a handling test's sweep; every car where there are none): the chart's
+    marks show a car past a limit as failing, as the summary counts it."""
+    passed = result.kpi_passed
+    if passed is None or not len(passed):
+        return np.ones(result.plan.cars, dtype=bool)
+    return ~(passed == 0.0).any(axis=0)
+
+
 class SweepWorker(QObject):
     """Runs one sweep on a worker thread; tells progress, the result, or that it was cancelled."""
 
@@ -122,9 +132,13 @@ class SweepWorker(QObject):
                 why = inapplicable(test, Car(program.params, program.preset))
                 if why:
                     raise SweepError(why)
-                result = run_test_sweep(self.plan, progress=self._progress, cancelled=cancelled)
+                # Pieces of a few cars: each car runs the test's series (every speed of the lane change), and a piece of
+                # 512 held 5.7 GB, told its progress once and heard a Cancel only after it.
+                result = run_test_sweep(self.plan, chunk=TEST_PIECE, progress=self._progress, cancelled=cancelled)
         except (SweepError, ValueError, ScriptError) as exc:  # the dock says why; the thread always finishes
             result = str(exc)
+        except Exception as exc:  # noqa: BLE001 - said in the dock, or Run stayed disabled with nothing said
+            result = f"the sweep failed: {type(exc).__name__}: {exc}"
         self.finished.emit(result)
 
 
@@ -601,16 +615,22 @@ class SweepDock(QWidget):
         self.plot.addItem(pg.InfiniteLine(0.0, angle=0, pen=pg.mkPen("#444", style=Qt.PenStyle.DashLine)))
         keys = []
         expects = plan.program.script.expects
+        kpis_ok = kpi_limits_met(result)
         for e in members:
             expect = expects[e]
             colour = PALETTE[e % len(PALETTE)]
             margin = result.expect_margin[e] * factor  # in the channel's display unit
             name = f"{expect.label()} [{unit}]" if unit else expect.label()
             self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=name)
-            passed = result.expect_passed[e]
+            passed = result.expect_passed[e] & kpis_ok  # hollow: a car that fails, here or on a KPI's limit
+
+            def tip(x, y, data, name=name):
+                return (f"car {data + 1}: {name}, margin {y:.4g}"
+                        + ("" if kpis_ok[data] else "; fails a KPI's limit (the summary and sweep.csv say which)"))
+
             brushes = [pg.mkBrush(colour) if p else pg.mkBrush("w") for p in passed]
             points = pg.ScatterPlotItem(x, margin, size=9, brush=brushes, pen=pg.mkPen(colour), data=np.arange(len(x)),
-                                        hoverable=True, tip=lambda x, y, data, name=name: f"car {data + 1}: {name}, margin {y:.4g}")
+                                        hoverable=True, tip=tip)
             points.sigClicked.connect(lambda _item, spots, _ev=None: self.choose_car(int(spots[0].data())))
             self.plot.addItem(points)
             keys.append(f"<span style='color:{colour}'>&#9632;</span>&nbsp;{_escape(name)}")
@@ -642,7 +662,7 @@ class SweepDock(QWidget):
             image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)
         if nx * ny > MARKED_CELLS:
             return
-        passed = result.expect_passed[e].reshape(nx, ny)
+        passed = (result.expect_passed[e] & kpi_limits_met(result)).reshape(nx, ny)  # a KPI's limit failed: a cross
         for i in range(nx):
             for j in range(ny):
                 text = pg.TextItem("\u2713" if passed[i, j] else "\u2717", color="#222", anchor=(0.5, 0.5))

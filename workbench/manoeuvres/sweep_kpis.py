@@ -32,6 +32,10 @@ def piece_cars(frames: int, channels: int, chunk: int) -> int:
     return max(1, min(chunk, PIECE_BYTES // (8 * max(frames, 1) * (channels + 1))))
 
 
+class _Cancelled(Exception):
+    """A cancel asked for while a test's series ran (:func:`run_test_sweep`'s ``cancelled``)."""
+
+
 def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | None = None,
                    cancelled: Callable[[], bool] | None = None) -> SweepResult | None:
     """Every car of ``plan`` through its script's handling test: verdicts, measures and the test's KPIs.
@@ -44,7 +48,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     too. A car's figures do not depend on the piece it runs in.
     ``progress(cars_done, cars, car_steps_done, car_steps, seconds)`` is told after every piece (the car-steps to
     come extrapolated from those done: a test with runs of its own steps each car more than once).
-    ``cancelled()`` is asked before each piece: a cancelled sweep returns None (the window's Sweep dock).
+    ``cancelled()`` is asked before each piece and before each batch of a test's series: a cancelled sweep returns None
+    (the window's Sweep dock, which runs pieces of a few cars so that it answers within seconds).
     """
     began = time.perf_counter()
     program = plan.program
@@ -77,6 +82,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
             counted = []
 
             def runner(jobs, counted=counted):
+                if cancelled is not None and cancelled():  # between the series' batches too: a piece's series is long
+                    raise _Cancelled
                 # Each run of the test's series is held to its script's conditions, as `carbench manoeuvre` holds them
                 # (the sine with dwell's slowly increasing steer and every amplitude's run at 80 km/h).
                 conditions = [e.channel for job, _ in jobs for e in job.expects[:test.conditions]]
@@ -87,7 +94,10 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                 counted.append(sum(len(r.t) for r in done))
                 return done
 
-            per_car.extend(test.run(cars, runner, script))
+            try:
+                per_car.extend(test.run(cars, runner, script))
+            except _Cancelled:
+                return None
             steps += sum(counted)
         for i, run in enumerate(runs, start=first_car):
             for j, (expect, (first, last)) in enumerate(zip(script.expects, program.windows, strict=True)):

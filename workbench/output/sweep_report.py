@@ -432,8 +432,8 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
     out = []
     for e, label in enumerate(expect_labels(script)):
         margin = result.expect_margin[e]
-        centre = float(np.mean(margin))
         rows = _tornado_rows(plan, margin)
+        centre = float(np.mean(margin[np.isfinite(margin)])) if rows else 0.0  # (one NaN hid every bar)
         if not rows:
             continue
         out.append((f"tornado-{slug(label)}.png", Chart(
@@ -444,9 +444,12 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
             notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
                    "(+): the margin grows with the parameter, (\u2212) shrinks, (=) stays",),
             height=max(240, 90 + 48 * len(rows)))))
+    met = result.kpi_keys.index("conditions") if "conditions" in result.kpi_keys else None
     for k in result.valued_kpis:
         label, unit = result.kpi_names[k]
         values = result.kpi_value[k]
+        if met is not None:  # a car that missed the test's conditions: its figures are not the test's
+            values = np.where(result.kpi_passed[met] == 1.0, values, np.nan)
         rows = _tornado_rows(plan, values)
         if not rows:
             continue
