@@ -132,8 +132,9 @@ class SweepWorker(QObject):
                 why = inapplicable(test, Car(program.params, program.preset))
                 if why:
                     raise SweepError(why)
-                # Pieces of a few cars: each car runs the test's series (every speed of the lane change), and a piece of
-                # 512 held 5.7 GB, told its progress once and heard a Cancel only after it.
+                # Pieces of a few cars: each car runs the test's series (every speed of the lane change); 400 cars of the
+                # lane change in one piece (the command's up to 512) held 5.7 GB, told their progress once, at the end,
+                # and heard a Cancel only after it.
                 result = run_test_sweep(self.plan, chunk=TEST_PIECE, progress=self._progress, cancelled=cancelled)
         except (SweepError, ValueError, ScriptError) as exc:  # the dock says why; the thread always finishes
             result = str(exc)
