@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 
+import pytest
 from mcap.reader import make_reader
 
 from physics import channel_names
@@ -110,6 +112,36 @@ def test_the_mcap_has_each_measure_at_the_end_of_its_window(tmp_path):
                                                                                 key=lambda m: m.last)]
     for m in result.measurements:
         t, d = next((t, d) for t, d in measures if d["label"] == m.measure.name)
-        assert d["measured"] == m.value and d["unit"] == m.unit and d["passed"] is None  # SI, as the telemetry
-        assert d["frame"] == m.last and t == round(m.last * program.dt * 1e9) and d["how"] == m.measure.how()
+        assert d["si"]["measured"] == m.value and d["si"]["unit"] == m.unit and d["passed"] is None
+        assert d["frame"] == m.last and t == round(m.last * program.dt * 1e9)
     assert len([d for _, d in docs if d["kind"] == "expectation"]) == len(program.script.expects)
+
+
+def test_the_mcap_verdicts_are_in_display_units_as_the_reports(tmp_path):
+    """The log's verdicts and measures gave the body slip in rad where the table, the JSON and the HTML report give
+    degrees: every value of a channel is in its display unit, with the SI figures beside it."""
+    from workbench.output.mcap_log import run_of_result, write_runs
+    from workbench.output.report import as_json
+
+    program = compile_script(load_script(scripts_dir() / "abs_in_a_bend.toml"))
+    (result,) = replay([program])
+    write_runs([run_of_result(result)], tmp_path / "m.mcap")
+    messages, _ = _read(tmp_path / "m.mcap")
+    docs = [json.loads(m.data) for _, channel, m in messages if channel.topic.endswith("/verdicts")]
+    (report,) = as_json([result])["scripts"]
+    expectations = [d for d in docs if d["kind"] == "expectation"]
+    assert len(expectations) == len(report["expectations"]) > 0
+    for d in expectations:
+        shown = next(e for e in report["expectations"] if e["label"] == d["label"] and e["frame"] == d["frame"])
+        assert (d["measured"], d["min"], d["max"], d["unit"]) == (shown["measured"], shown["min"], shown["max"],
+                                                                 shown["unit"])
+    slip = next(d for d in expectations if d["channel"] == "beta")
+    assert slip["unit"] == "deg" and slip["si"]["unit"] == "rad"
+    assert slip["measured"] == pytest.approx(math.degrees(slip["si"]["measured"]), rel=1e-12)
+    assert slip["max"] == pytest.approx(math.degrees(slip["si"]["max"]), rel=1e-12)
+    for d in (d for d in docs if d["kind"] == "measure"):
+        shown = next(m for m in report["measures"] if m["name"] == d["label"])
+        assert (d["measured"], d["unit"]) == (shown["value"], shown["unit"])
+    stopped_at = next(d for d in docs if d["kind"] == "measure" and d["si"]["unit"] == "s")
+    assert stopped_at["how"].startswith("first time below 0.001 m/s") and stopped_at["measured"] == \
+        stopped_at["si"]["measured"]

@@ -7,8 +7,9 @@ Per script (one car of a batch) there are three topics, each named after the scr
 - ``/<script>/parameters``: the car's parameters and the run's stamp at t = 0, and again at every
   parameter change of the script;
 - ``/<script>/verdicts``: one message per expectation at the frame that decided it, one per monitor
-  violation at its frame, and one per [[measure]] at the last frame of its window (SI, as the telemetry; a crossing
-  time in seconds; ``measured`` null where the crossing never happens).
+  violation at its frame, and one per [[measure]] at the last frame of its window. A channel's values are in its
+  display unit, as the tables and reports show them (degrees for angles; a crossing time in seconds; ``measured``
+  null where the crossing never happens), and in SI beside them (``si``), as the telemetry has them.
 
 The layout follows the MCAP JSON convention: ``message_encoding = "json"``, schema encoding
 ``"jsonschema"``.
@@ -27,17 +28,19 @@ from pathlib import Path
 from mcap.writer import CompressionType, Writer
 
 from physics import CarParams
+from physics.units import display_of
 from workbench.names import printable, printable_doc
 from workbench.output.files import atomic_writer
 from workbench.output.html_report import stamp
+from workbench.output.report import how_shown, measure_display, scaled
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.stamp import session_stamp
 
 NS = 1_000_000_000
 
 
-def _number(x: float):
-    return float(x) if math.isfinite(x) else None  # JSON has no NaN; a monitor reports it, the log stays valid
+def _number(x: float | None):
+    return float(x) if x is not None and math.isfinite(x) else None  # JSON has no NaN; a monitor reports it, the log stays valid
 
 
 def telemetry_schema(infos) -> dict:
@@ -68,14 +71,18 @@ VERDICT_SCHEMA = {
         "label": {"type": "string"},
         "channel": {"type": "string"},
         "passed": {"type": ["boolean", "null"], "description": "null for a measure, which has no verdict"},
-        "measured": {"type": ["number", "null"]},
-        "min": {"type": ["number", "null"]},
-        "max": {"type": ["number", "null"]},
-        "unit": {"type": "string"},
+        "measured": {"type": ["number", "null"], "description": "in the channel's display unit (\"unit\")"},
+        "min": {"type": ["number", "null"], "description": "an expectation's bound, in the display unit"},
+        "max": {"type": ["number", "null"], "description": "an expectation's bound, in the display unit"},
+        "unit": {"type": "string", "description": "the display unit (deg for angles, as the tables and reports)"},
         "frame": {"type": "integer"},
         "time": {"type": "number"},
-        "values": {"type": "array", "items": {"type": "object"}},
-        "how": {"type": "string", "description": "a measure's reduction (\"max over 11..16 s\"), in SI"},
+        "values": {"type": "array", "items": {"type": "object"},
+                   "description": "a monitor's values, each in its display unit"},
+        "how": {"type": "string", "description": "a measure's reduction (\"max over 11..16 s\"), a threshold in the "
+                                                 "display unit"},
+        "si": {"type": "object", "description": "measured, min, max, unit (and a measure's how) in SI, as the "
+                                                "telemetry topic has them"},
     },
 }
 
@@ -166,22 +173,32 @@ def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_sche
             yield ns(k), 1, tele, json.dumps(dict(zip(names, map(_number, row), strict=True))).encode(), k
 
     def verdict_messages():
+        # Values of a channel in its display unit, as every table, report and plot shows them (degrees for angles),
+        # with the SI figures of the telemetry topic beside them ("si").
+        by_name = {c.name: c for c in infos}
+        si_unit = {c.name: c.unit for c in infos}
         docs = []
         for v in run.verdicts:
+            unit, factor = display_of(by_name[v.expect.channel]) if v.expect.channel in by_name else (v.unit, 1.0)
             docs.append((v.frame, {"kind": "expectation", "label": v.expect.label(), "channel": v.expect.channel,
-                                   "passed": v.passed, "measured": _number(v.measured), "min": v.expect.min,
-                                   "max": v.expect.max, "unit": v.unit, "frame": v.frame, "time": v.time,
-                                   "values": []}))
+                                   "passed": v.passed, "measured": _number(v.measured * factor),
+                                   "min": scaled(v.expect.min, factor), "max": scaled(v.expect.max, factor),
+                                   "unit": unit, "frame": v.frame, "time": v.time, "values": [],
+                                   "si": {"measured": _number(v.measured), "min": v.expect.min, "max": v.expect.max,
+                                          "unit": v.unit}}))
         for v in run.violations:
             docs.append((v.frame, {"kind": "monitor", "label": v.monitor, "channel": "", "passed": False,
                                    "measured": None, "min": None, "max": None, "unit": "", "frame": v.frame,
                                    "time": v.time, "values": [{"name": what, "value": _number(value), "unit": u}
                                                               for what, value, u in v.values]}))
         for m in run.measurements:
+            unit, factor, _, _ = measure_display(m, by_name)
             docs.append((m.last, {"kind": "measure", "label": m.measure.name, "channel": m.measure.channel,
-                                  "passed": None, "measured": None if m.value is None else _number(m.value),
-                                  "min": None, "max": None, "unit": m.unit, "frame": m.last, "time": m.last * run.dt,
-                                  "values": [], "how": m.measure.how()}))
+                                  "passed": None, "measured": _number(scaled(m.value, factor)),
+                                  "min": None, "max": None, "unit": unit, "frame": m.last, "time": m.last * run.dt,
+                                  "values": [], "how": how_shown(m.measure, by_name),
+                                  "si": {"measured": _number(m.value), "unit": m.unit,
+                                         "how": m.measure.how(1.0, si_unit.get(m.measure.channel, ""))}}))
         for seq, (frame, doc) in enumerate(sorted(docs, key=lambda item: item[0])):
             yield ns(frame), 2, verdicts, json.dumps(doc).encode(), seq
 

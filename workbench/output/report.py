@@ -85,11 +85,12 @@ def table(results: Sequence[ReplayResult]) -> str:
     return "\n".join(lines)
 
 
-def _scaled(x, factor: float):
+def scaled(x, factor: float):
+    """``x`` times ``factor``; None stays None (a bound or a value that is not there)."""
     return None if x is None else x * factor
 
 
-def _measure_display(m: Measurement, infos: dict) -> tuple[str, float, str, float]:
+def measure_display(m: Measurement, infos: dict) -> tuple[str, float, str, float]:
     """(unit and factor of the value, unit and factor of the threshold) of a measure in display units: a value of the
     channel itself and a threshold on it are in the channel's display unit; a crossing time stays in seconds."""
     info = infos.get(m.measure.channel)
@@ -110,7 +111,7 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
         infos = {c.name: c for c in channel_infos(p.params.model.unit)}
         shown = {v.expect.channel: display_of(infos[v.expect.channel]) if v.expect.channel in infos
                  else (v.unit, 1.0) for v in r.verdicts}
-        measured = [(m, _measure_display(m, infos)) for m in r.measurements]
+        measured = [(m, measure_display(m, infos)) for m in r.measurements]
         scripts.append({
             "name": p.name,
             "file": p.script.source,
@@ -129,8 +130,8 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
                     "from": v.expect.start,
                     "to": v.expect.end,
                     "frames": [v.first, v.last],
-                    "min": _scaled(v.expect.min, shown[v.expect.channel][1]),
-                    "max": _scaled(v.expect.max, shown[v.expect.channel][1]),
+                    "min": scaled(v.expect.min, shown[v.expect.channel][1]),
+                    "max": scaled(v.expect.max, shown[v.expect.channel][1]),
                     "measured": v.measured * shown[v.expect.channel][1],
                     "unit": shown[v.expect.channel][0],
                     "frame": v.frame,
@@ -144,13 +145,13 @@ def as_json(results: Sequence[ReplayResult]) -> dict:
                     "name": m.measure.name,
                     "channel": m.measure.channel,
                     "reduce": m.measure.reduce,
-                    "threshold": _scaled(m.measure.threshold, factors[3]),
+                    "threshold": scaled(m.measure.threshold, factors[3]),
                     "threshold_unit": None if m.measure.threshold is None else factors[2],
                     "at": m.measure.at,
                     "from": m.measure.start,
                     "to": m.measure.end,
                     "frames": [m.first, m.last],
-                    "value": _scaled(m.value, factors[1]),
+                    "value": scaled(m.value, factors[1]),
                     "unit": factors[0],
                 }
                 for m, factors in measured
