@@ -182,3 +182,40 @@ def test_a_chart_drawn_leaves_no_widget_behind(qapp, tmp_path):
     with pytest.raises(OSError):  # a chart that cannot be written leaves none either
         render_png(Chart(title="nowhere", x_label="t", y_label="y"), tmp_path / "no" / "such" / "folder.png")
     assert len(QApplication.allWidgets()) == before
+
+
+def _dark(image: QImage) -> int:
+    """Pixels as dark as a heatmap's boundary (#111), on a grid of every second pixel."""
+    return sum(max(QColor(image.pixel(x, y)).getRgb()[:3]) < 40
+               for x in range(0, image.width(), 2) for y in range(0, image.height(), 2))
+
+
+def test_a_heatmaps_boundary_is_not_drawn_along_the_cells_without_a_value(qapp, tmp_path):
+    """The cars without a verdict (grey) had the scale's bottom put under them for the boundary's trace, and every
+    grey cell beside a failing one was outlined as a pass boundary. With no car on either side of the limit there is
+    none; a KPI passing below its limit is green below it and red above."""
+    values = np.array([[np.nan, 100.0, 120.0], [np.nan, 110.0, 130.0], [np.nan, np.nan, 140.0]])
+    failing = Chart("ratio", "a", "b", heatmap=Heatmap(np.arange(3.0), np.arange(3.0), values, 35.0, "%",
+                                                       passes_below=True))
+    image = opened(render_png(failing, tmp_path / "failing.png"))
+    assert _dark(image) < 20  # the axes' ticks and labels only: no boundary
+    rgb = [QColor(image.pixel(x, y)).getRgb()[:3] for x in range(0, image.width(), 5) for y in range(0, image.height(), 5)]
+    red = sum(r > 180 and g < 90 and b < 90 for r, g, b in rgb)
+    green = sum(g > 120 and r < 90 and b < 120 for r, g, b in rgb)
+    assert red > 200 and green < red / 5  # failing cells red (viridis or the margins' way round: none)
+    mixed = np.array([[np.nan, 10.0, 60.0], [np.nan, 20.0, 70.0], [np.nan, 15.0, 80.0]])
+    both = Chart("ratio", "a", "b", heatmap=Heatmap(np.arange(3.0), np.arange(3.0), mixed, 35.0, "%",
+                                                    passes_below=True))
+    assert _dark(opened(render_png(both, tmp_path / "both.png"))) > _dark(image) + 30  # the limit between them
+
+
+def test_cells_without_a_value_take_their_neighbours_mean_ring_by_ring():
+    from workbench.gui.charts import filled_from_neighbours
+
+    grid = np.array([[np.nan, 2.0, 4.0], [np.nan, np.nan, 6.0], [np.nan, np.nan, np.nan]])
+    filled = filled_from_neighbours(grid, -1.0)
+    assert filled[0, 0] == 2.0 and filled[1, 1] == 4.0  # (2 + 6) / 2, its known neighbours across an edge
+    assert filled[1, 0] == (2.0 + 4.0) / 2 and np.isfinite(filled).all()
+    assert filled[0, 2] == 4.0 and not np.shares_memory(filled, grid)
+    assert (filled_from_neighbours(np.full((2, 3), np.nan), -1.0) == -1.0).all()
+    assert filled_from_neighbours(np.array([[np.nan, 5.0]]), 0.0).tolist() == [[5.0, 5.0]]

@@ -290,7 +290,8 @@ def y_range(chart: Chart, y_lo: float, y_hi: float) -> tuple[float, float] | Non
 
 def _heatmap(plot, heat, widget) -> None:
     """The grid as cells of one size each, whatever the spacing of its values (a log axis, a list), each axis's
-    ticks the values the cars ran at. A margin (``level`` set) in red below the boundary and green above, on a
+    ticks the values the cars ran at. A margin (``level`` set) in red below the boundary and green above (the other
+    way round for a value that passes below it, ``passes_below``: a KPI's "<=" limit), on a
     scale centred on it, so that a car's colour says whether it passes whatever the other cars did; a measure on a
     sequential scale (viridis), where no colour means pass or fail. A cell whose value never came (a crossing not
     reached) is grey, not the lowest colour."""
@@ -300,7 +301,8 @@ def _heatmap(plot, heat, widget) -> None:
     values = np.asarray(heat.values, dtype=float)
     lo, hi = heat_levels(values, heat.level)
     if heat.level is not None:  # centred on the boundary: red fails, green passes
-        colours = pg.ColorMap([0.0, 0.5, 1.0], [(215, 48, 39), (255, 255, 191), (26, 152, 80)])
+        ends = [(215, 48, 39), (255, 255, 191), (26, 152, 80)]
+        colours = pg.ColorMap([0.0, 0.5, 1.0], ends[::-1] if heat.passes_below else ends)
     else:
         colours = pg.colormap.get("viridis")
     image = pg.ImageItem(np.where(np.isfinite(values), values, lo).T)
@@ -326,7 +328,7 @@ def _heatmap(plot, heat, widget) -> None:
         mask.setRect(cells)
         plot.addItem(mask)
     if heat.level is not None and values.shape[0] > 1 and values.shape[1] > 1:
-        curve = pg.IsocurveItem(data=np.where(np.isfinite(values), values, lo).T, level=heat.level,
+        curve = pg.IsocurveItem(data=filled_from_neighbours(values, lo).T, level=heat.level,
                                 pen=pg.mkPen("#111", width=2.5))
         curve.setParentItem(image)
         image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)  # no contour past the cells
@@ -334,6 +336,33 @@ def _heatmap(plot, heat, widget) -> None:
     plot.setYRange(-0.5, len(y) - 0.5, padding=0.02)
     bar = pg.ColorBarItem(values=(lo, hi), colorMap=colours, label=heat.colour_label, interactive=False)
     bar.setImageItem(image, insert_in=plot)
+
+
+def filled_from_neighbours(values: np.ndarray, empty: float) -> np.ndarray:
+    """``values`` with each non-finite cell given the mean of its finite neighbours (across an edge), ring by ring
+    from the finite cells out; ``empty`` everywhere when none is finite. A heatmap's boundary is traced on this: with
+    the cells no car's value came to set to the scale's bottom, it ran along every grey cell's edge (a false pass
+    boundary between a failing car and one not judged)."""
+    grid = np.asarray(values, dtype=float).copy()
+    known = np.isfinite(grid)
+    if not known.any():
+        return np.full(grid.shape, float(empty))
+    while not known.all():
+        total = np.zeros(grid.shape)
+        count = np.zeros(grid.shape)
+        value = np.where(known, grid, 0.0)
+        for axis in (0, 1):
+            for step in (1, -1):
+                shifted, present = np.roll(value, step, axis), np.roll(known, step, axis)
+                edge = [slice(None)] * grid.ndim
+                edge[axis] = 0 if step == 1 else -1  # np.roll wraps round: the far edge is no neighbour
+                present[tuple(edge)] = False
+                total += np.where(present, shifted, 0.0)
+                count += present
+        ring = ~known & (count > 0)
+        grid[ring] = total[ring] / count[ring]
+        known = known | ring
+    return grid
 
 
 def heat_levels(values: np.ndarray, level: float | None) -> tuple[float, float]:

@@ -37,8 +37,16 @@ class Kpi:
     limit: str | None = None
     passed: bool | None = None
     note: str = ""
+    bound: tuple[str, float] | None = None
+    """A limit that is a number, as its standard states it: ("<=", 35.0) or (">=", 1.83) in ``unit``; the text
+    ``limit`` is then written from it ("<= 35 %"). Charts draw it as a line."""
 
     def __post_init__(self):
+        if self.bound is not None:
+            if self.bound[0] not in ("<=", ">="):
+                raise ValueError(f"KPI {self.key}: a bound is <= or >= a value, not {self.bound[0]!r}")
+            if self.limit is None:
+                object.__setattr__(self, "limit", f"{self.bound[0]} {self.bound[1]:g} {self.unit}".rstrip())
         # No nan or infinity reaches a table, a report or the JSON (where it is not valid): a figure the run gives
         # no finite value of is reported as not reached, and says so.
         if self.value is not None and not math.isfinite(self.value):

@@ -233,17 +233,16 @@ def _run_kpis(c, amplitude: float, a: float | None, params) -> list[Kpi]:
         ratio = c[f"ratio_{after:.2f}"]
         out.append(Kpi(f"yaw_ratio_{after:.2f}", f"yaw-rate ratio {after:.2f} s after COS",
                        None if ratio is None else 100 * ratio, "%",
-                       clause(f"S5.2.{1 if after < 1.5 else 2}"), f"<= {100 * limit:g} %",
-                       None if ratio is None else bool(ratio <= limit)))
+                       clause(f"S5.2.{1 if after < 1.5 else 2}"),
+                       passed=None if ratio is None else bool(ratio <= limit), bound=("<=", 100 * limit)))
     # S5.2.3 holds runs of 5A and more to the displacement limit: with no A (one run judged alone, in the window's
     # KPI dock or a sweep) whether this run is one is not known, and it gets no verdict.
     needed = a is not None and amplitude >= 5 * a
     d = c["displacement"]
     least = displacement_min(params)
     out.append(Kpi("lateral_displacement", f"lateral displacement {DISPLACEMENT_AT:g} s after BOS", d, "m",
-                   clause("S5.2.3"), f">= {least:g} m" if needed else None,
-                   None if d is None or not needed else bool(d >= least),
-                   note=f"at {amplitude:.4g} deg of handwheel"))
+                   clause("S5.2.3"), passed=None if d is None or not needed else bool(d >= least),
+                   note=f"at {amplitude:.4g} deg of handwheel", bound=(">=", least) if needed else None))
     return out
 
 
@@ -282,8 +281,8 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
         worst = worst_run(rows, f"ratio_{after:.2f}")
         kpis.append(Kpi(f"yaw_ratio_{after:.2f}", f"worst yaw-rate ratio {after:.2f} s after COS",
                         None if worst is None else 100 * worst[0], "%", clause(f"S5.2.{1 if after < 1.5 else 2}"),
-                        f"<= {100 * limit:g} %", None if worst is None else bool(worst[0] <= limit),
-                        note="" if worst is None else f"at {worst[1]:.4g} deg"))
+                        passed=None if worst is None else bool(worst[0] <= limit),
+                        note="" if worst is None else f"at {worst[1]:.4g} deg", bound=("<=", 100 * limit)))
     needed = [(c["displacement"], amp) for amp, c in rows if a is not None and amp >= 5 * a - 1e-9
               and c["displacement"] is not None]
     least = min(needed, default=None)
@@ -296,8 +295,8 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
     else:
         note = "not judged: no run of 5 A or more has a displacement at 1.07 s after BOS"
     kpis.append(Kpi("lateral_displacement", f"least lateral displacement {DISPLACEMENT_AT:g} s after BOS (5 A and up)",
-                    None if least is None else least[0], "m", clause("S5.2.3"), f">= {limit:g} m",
-                    None if least is None else bool(least[0] >= limit), note=note))
+                    None if least is None else least[0], "m", clause("S5.2.3"),
+                    passed=None if least is None else bool(least[0] >= limit), note=note, bound=(">=", limit)))
     kpis.append(Kpi("runs", "sine-with-dwell runs", float(len(rows)), "", clause("S7.9"),
                     note=f"{rows[0][0]:.4g} .. {rows[-1][0]:.4g} deg of handwheel"))
     return kpis

@@ -130,6 +130,11 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     # the cars were judged against, in the order met.
     limits = tuple(" or ".join(dict.fromkeys(k.limit for kpis, ok in zip(per_car, valid, strict=True) if ok
                                              for k in kpis if k.key == key and k.limit)) or None for key in keys)
+    # The limit as a number, where the cars judged were all held to one (a line on the KPI's chart).
+    numeric = []
+    for key in keys:
+        held = {k.bound for kpis, ok in zip(per_car, valid, strict=True) if ok for k in kpis if k.key == key and k.limit}
+        numeric.append(held.pop() if len(held) == 1 else None)
     names = tuple((first_of[key].label, first_of[key].unit) for key in keys)
     # The test's conditions, met or not, as a row of verdicts without a value: by the script's conditions and each
     # series run's (above), and by a test's own (the sine with dwell's car that cannot reach 0.3 g).
@@ -139,7 +144,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
         keys.append(CONDITIONS)
         names += (("the test's conditions", ""),)
         limits += ("met",)
+        numeric.append(None)
         kpi_value = np.vstack([kpi_value, np.full((1, n), np.nan)])
         kpi_passed = np.vstack([kpi_passed, met[None]])
     return SweepResult(plan, expect_value, expect_margin, measure_value, steps, time.perf_counter() - began,
-                       names, kpi_value, limits, kpi_passed, tuple(keys))
+                       names, kpi_value, limits, kpi_passed, tuple(keys), tuple(numeric))

@@ -68,13 +68,15 @@ class Marker:
 
 @dataclass(frozen=True)
 class Heatmap:
-    """Values on a grid: ``values[j, i]`` at ``x[i]``, ``y[j]``; ``level`` draws a boundary contour."""
+    """Values on a grid: ``values[j, i]`` at ``x[i]``, ``y[j]``; ``level`` draws a boundary contour, the values on
+    one side of it passing (above it, or below it with ``passes_below``: a KPI's "<=" limit)."""
 
     x: np.ndarray
     y: np.ndarray
     values: np.ndarray
     level: float | None = 0.0
     colour_label: str = ""
+    passes_below: bool = False
 
 
 @dataclass(frozen=True)

@@ -331,7 +331,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         label, unit = result.kpi_names[k]
         y = result.kpi_value[k][order]
         keep = np.isfinite(y)
-        limit = _limit_line(result.kpi_limits[k] if k in result.judged_kpis else None, unit)
+        limit = _limit_line(result, k)
         out.append((f"kpi-{slug(label)}.png", Chart(
             _title(result, label), a.label, _with_unit(label, unit),
             series=[Series(x[keep], y[keep], points=points)], lines=[limit] if limit else [],
@@ -340,14 +340,13 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     return out
 
 
-def _limit_line(limit: str | None, unit: str) -> Line | None:
-    """A KPI's limit as its standard states it ("<= 35 %", ">= 1.83 m") as a dashed line at its value, kept in view;
-    None for none, for one that depends on the car (two limits: "... or ..."), or for words the line cannot be."""
-    match = re.fullmatch(r"\s*(<=|>=)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)", limit or "")
-    if match is None or match.group(3).strip() != unit:
+def _limit_line(result: SweepResult, k: int) -> Line | None:
+    """KPI ``k``'s limit as a dashed line at its value, kept in view; None where it has none that is a number, or
+    where the cars judged were held to different ones (FMVSS 126's displacement: 1.83 m, 1.52 m above 3,500 kg)."""
+    bound = result.kpi_bounds[k] if k in result.judged_kpis and k < len(result.kpi_bounds) else None
+    if bound is None:
         return None
-    return Line(float(match.group(2)), "y", FAIL_COLOUR, True, f"limit {limit}", below=match.group(1) == ">=",
-                kept=True)
+    return Line(bound[1], "y", FAIL_COLOUR, True, f"limit {result.kpi_limits[k]}", below=bound[0] == ">=", kept=True)
 
 
 def _judged(result: SweepResult, k: int, thousands: str = "") -> str:
@@ -397,11 +396,24 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
                                                            else ""),))))
     for k in result.valued_kpis:
         label, unit = result.kpi_names[k]
-        values = _grid(result, result.kpi_value[k], ix, iy)
+        bound = result.kpi_bounds[k] if k in result.judged_kpis and k < len(result.kpi_bounds) else None
+        if bound is None:  # no limit, or one that depends on the car: the value on a sequential scale
+            values = _grid(result, result.kpi_value[k], ix, iy)
+            out.append((f"heatmap-kpi-{slug(label)}.png", Chart(
+                _title(result, label), ax.label, ay.label,
+                heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(label, unit)),
+                notes=(_kpi_note(result, k) + ("; grey: not reached" if np.isnan(values).any() else ""),))))
+            continue
+        # A limit every judged car was held to: the value about it, passing on green, the limit the boundary; a car
+        # without a verdict (the test's conditions not met) grey, whatever its value.
+        judged = np.where(np.isfinite(result.kpi_passed[k]), result.kpi_value[k], np.nan)
+        values = _grid(result, judged, ix, iy)
         out.append((f"heatmap-kpi-{slug(label)}.png", Chart(
             _title(result, label), ax.label, ay.label,
-            heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(label, unit)),
-            notes=(_kpi_note(result, k) + ("; grey: not reached" if np.isnan(values).any() else ""),))))
+            heatmap=Heatmap(ax.values, ay.values, values, bound[1], _with_unit(label, unit),
+                            passes_below=bound[0] == "<="),
+            notes=("passes on green, black line: the limit; " + _kpi_note(result, k)
+                   + ("; grey: not judged" if np.isnan(values).any() else ""),))))
     return out
 
 
@@ -454,7 +466,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
         if not rows:
             continue
         centre = float(np.mean(values[np.isfinite(values)]))
-        limit = _limit_line(result.kpi_limits[k] if k in result.judged_kpis else None, unit)
+        limit = _limit_line(result, k)
         out.append((f"tornado-kpi-{slug(label)}.png", Chart(
             _title(result, f"sensitivity of the {label}"),
             _with_unit(f"mean {label}, lowest to highest third of each parameter", unit), "",

@@ -261,6 +261,8 @@ class SweepResult:
     kpi_limits: tuple[str | None, ...] = ()  # each KPI's limit where its standard gives one ("<= 35 %"), else None
     kpi_passed: np.ndarray | None = None  # (K, cars): 1.0 within the limit, 0.0 past it, NaN with no verdict
     kpi_keys: tuple[str, ...] = ()  # each KPI's key (workbench.manoeuvres.kpi.Kpi.key); "conditions": met or not
+    kpi_bounds: tuple[tuple[str, float] | None, ...] = ()  # each KPI's numeric limit ("<=", 35.0) where every judged
+    # car was held to the same one (a chart's line), else None
 
     @property
     def expect_passed(self) -> np.ndarray:
