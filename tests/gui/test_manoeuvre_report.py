@@ -93,12 +93,12 @@ def test_the_length_of_a_line_inside_a_corner_is_its_clipped_segments():
 
     import numpy as np
 
-    from workbench.gui.charts import _inside_length
+    from workbench.gui.charts import inside_length
 
     box = (0.0, 0.5, 0.0, 0.5)
-    diagonal = _inside_length(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box)
+    diagonal = inside_length(np.array([0.0, 1.0]), np.array([0.0, 1.0]), box)
     assert diagonal == pytest.approx(math.sqrt(0.5))  # half the diagonal, with no point inside but its first
-    assert _inside_length(np.array([0.6, 1.0]), np.array([0.0, 1.0]), box) == 0.0  # beside it
-    assert _inside_length(np.array([0.25, 0.25, 2.0]), np.array([-1.0, 2.0, 2.0]), box) == pytest.approx(0.5)
-    assert _inside_length(np.array([0.1, np.nan, 0.2]), np.array([0.1, 0.3, 0.2]), box) == pytest.approx(
+    assert inside_length(np.array([0.6, 1.0]), np.array([0.0, 1.0]), box) == 0.0  # beside it
+    assert inside_length(np.array([0.25, 0.25, 2.0]), np.array([-1.0, 2.0, 2.0]), box) == pytest.approx(0.5)
+    assert inside_length(np.array([0.1, np.nan, 0.2]), np.array([0.1, 0.3, 0.2]), box) == pytest.approx(
         math.hypot(0.1, 0.1))  # a frame with no value is left out, its neighbours joined

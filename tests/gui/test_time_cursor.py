@@ -202,7 +202,7 @@ def test_the_readout_goes_where_it_hides_the_fewest_points_of_the_curves(carbenc
     its box opaque); it goes to the bottom corner, where the curve is not."""
     from PySide6.QtCore import QRectF
 
-    from workbench.gui.plot_panel import curve_points_in
+    from workbench.gui.plot_panel import curve_length_in
 
     window = carbench_window
     window.resize(1400, 900)
@@ -214,5 +214,29 @@ def test_the_readout_goes_where_it_hides_the_fewest_points_of_the_curves(carbenc
     box = speed.readout.sceneBoundingRect()
     rect = speed.vb.sceneBoundingRect()
     top = QRectF(box.left(), rect.top(), box.width(), box.height())
-    assert curve_points_in(speed, box) < curve_points_in(speed, top)
-    assert curve_points_in(speed, top) > 0  # the top corner would have hidden some of the curve
+    assert curve_length_in(speed, box) < curve_length_in(speed, top)
+    assert curve_length_in(speed, top) > 0  # the top corner would have hidden some of the curve
+
+
+def test_the_readout_keeps_clear_of_the_pinned_runs_curves_too(carbench_window):
+    """The readout's corner weighed the run on show's curves only: under Xvfb it went over a pinned run's rise. The
+    pinned runs' curves on a row count as the run's own do, by their length in the corner."""
+    from PySide6.QtCore import QRectF
+
+    from workbench.gui.plot_panel import curve_length_in
+
+    window = carbench_window
+    window.resize(1400, 900)
+    hold(window, {"throttle"}, 1200)
+    assert window.comparer.pin_current()
+    plots = window.plots
+    plots.refresh()
+    speed = next(row for row in plots.rows if "speed_kmh" in row.curves)
+    references = plots.reference_curves(speed)
+    assert len(references) == len(speed.curves)  # the overlay tells the panel which curves are the pinned run's
+    rect = speed.vb.sceneBoundingRect()
+    whole = QRectF(rect.left(), rect.top(), rect.width(), rect.height())
+    own, both = curve_length_in(speed, whole), curve_length_in(speed, whole, references)
+    assert own > 0 and both == pytest.approx(2 * own, rel=0.05)  # the pinned run is this run: as long again
+    corner = QRectF(rect.right() - 200, rect.top(), 200, 60)  # the newest seconds of the rise, at the top right
+    assert curve_length_in(speed, corner, references) > curve_length_in(speed, corner)

@@ -47,8 +47,9 @@ LEGEND_OFFSETS = {"top right": (-10, 10), "top left": (10, 10), "bottom right": 
 """Where the legend goes (pyqtgraph's offset: negative from the right or the bottom), by corner."""
 
 
-def _inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float, float]) -> float:
-    """How much of the line through (x, y) lies inside ``box`` (x0, x1, y0, y1), all in shares of the plot: each
+def inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float, float]) -> float:
+    """How much of the line through (x, y) lies inside ``box`` (x0, x1, y0, y1), in the units of x and y (shares of
+    the plot for a chart's legend, scene pixels for a live plot's readout): each
     segment clipped to the box (Liang-Barsky), in one pass over the segments. Counting frames alone, a fast
     segment crossed a corner with no frame in it and the legend went over it."""
     ok = np.isfinite(x) & np.isfinite(y)
@@ -117,7 +118,7 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
     count = {}
     for name in LEGEND_OFFSETS:
         box = ((2 / 3, 1.0) if "right" in name else (0.0, 1 / 3)) + ((3 / 4, 1.0) if "top" in name else (0.0, 1 / 4))
-        total = sum(_inside_length(lx, ly, box) for lx, ly in lines)
+        total = sum(inside_length(lx, ly, box) for lx, ly in lines)
         for px, py in points:
             total += MARKER_WEIGHT * int(np.count_nonzero((px >= box[0]) & (px <= box[1]) & (py >= box[2])
                                                           & (py <= box[3])))

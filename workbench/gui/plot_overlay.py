@@ -82,6 +82,9 @@ class ReferenceCurve:
     def isVisible(self) -> bool:  # noqa: N802 - as a QGraphicsItem's
         return isValid(self.layer) and self.layer.isVisible() and self in self.layer.curves
 
+    def getViewBox(self):  # noqa: N802 - as a QGraphicsItem's
+        return self.layer.getViewBox() if isValid(self.layer) else None
+
 
 class ReferenceLayer(pg.GraphicsObject):
     """Every reference curve on one y-axis of a plot, painted as one item.
@@ -419,6 +422,7 @@ class PlotOverlay:
         panel.layout().insertWidget(1, self.key_under_bar)  # under the bar, over the plots
         panel.installEventFilter(self._resized)
         panel.differences_at = self.differences_at  # a row's CSV export while it shows B-A
+        panel.reference_curves = self.reference_curves  # where the crosshair's readout hides least
         model.preset_loaded.connect(lambda name: self._show_key())
         model.script_loaded.connect(lambda name: self._show_key())
         self.refresh()
@@ -600,6 +604,11 @@ class PlotOverlay:
             align_zeros(row.axes)
             for axis in row.axes:
                 axis.vb.prepareForPaint()
+
+    def reference_curves(self, row: PlotRow) -> list[ReferenceCurve]:
+        """The pinned runs' curves drawn on ``row`` (their differences while it shows B\u2212A)."""
+        entry = self.rows.get(id(row))
+        return [] if entry is None else list(entry.curves.values())
 
     def differences_at(self, row: PlotRow, times: np.ndarray) -> list[tuple[str, str, np.ndarray]]:
         """What the row draws while it shows B\u2212A, at the run on show's frames of ``times`` (absolute [s]): for each

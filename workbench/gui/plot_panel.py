@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from physics import ChannelInfo
 from physics.telemetry import channels_of
 from physics.units import display_of
+from workbench.gui.charts import inside_length
 from workbench.gui.decimate import peak_decimate  # noqa: F401 (re-exported: the bench and tests use it)
 from workbench.gui.plot_rows import (
     DELTA_TEXT,
@@ -105,11 +106,13 @@ PAUSED_MARGIN = 0.03
 """Paused, the time axis runs this share of its span past the newest frame (a dot drawn on it stays whole)."""
 
 
-def curve_points_in(row: PlotRow, box: QRectF) -> int:
-    """How many of the points of ``row``'s curves on show (as decimated for drawing) lie in ``box``, in scene pixels:
-    each curve against its own axis' view box."""
-    count = 0
-    for curve in row.curves.values():
+def curve_length_in(row: PlotRow, box: QRectF, references: Sequence = ()) -> float:
+    """How much of ``row``'s curves on show, and of ``references`` (the pinned runs' curves on it), lies in ``box``:
+    scene pixels of line, each curve against its own axis' view box (gui.charts.inside_length, as a chart places its
+    legend). Counting the points as decimated for drawing, a fast stretch with few points weighed less than it shows,
+    and the references were not counted: the readout went over a reference's rise."""
+    length = 0.0
+    for curve in [*row.curves.values(), *references]:
         if not curve.isVisible():
             continue
         x, y = curve.getData()
@@ -120,22 +123,21 @@ def curve_points_in(row: PlotRow, box: QRectF) -> int:
         rect = vb.sceneBoundingRect()
         if vx1 <= vx0 or vy1 <= vy0:
             continue
-        px = rect.left() + (np.asarray(x) - vx0) / (vx1 - vx0) * rect.width()
-        py = rect.top() + (vy1 - np.asarray(y)) / (vy1 - vy0) * rect.height()
-        count += int(np.count_nonzero((px >= box.left()) & (px <= box.right()) & (py >= box.top())
-                                      & (py <= box.bottom())))
-    return count
+        px = rect.left() + (np.asarray(x, dtype=float) + curve.pos().x() - vx0) / (vx1 - vx0) * rect.width()
+        py = rect.top() + (vy1 - np.asarray(y, dtype=float) - curve.pos().y()) / (vy1 - vy0) * rect.height()
+        length += inside_length(px, py, (box.left(), box.right(), box.top(), box.bottom()))
+    return length
 
 
-def readout_at_top(row: PlotRow, right: bool) -> bool:
+def readout_at_top(row: PlotRow, right: bool, references: Sequence = ()) -> bool:
     """Whether the crosshair's readout goes in the plot's top corner (else the bottom one), on the right or the left:
-    where it covers fewer of the curves' points, the top among equals."""
+    where it covers less of the curves (the run's and the pinned runs'), the top among equals."""
     size = row.readout.textItem.boundingRect().size()
     rect = row.vb.sceneBoundingRect()
     left = rect.right() - size.width() if right else rect.left()
     at_top = QRectF(left, rect.top(), size.width(), size.height())
     at_bottom = QRectF(left, rect.bottom() - size.height(), size.width(), size.height())
-    return curve_points_in(row, at_top) <= curve_points_in(row, at_bottom)
+    return curve_length_in(row, at_top, references) <= curve_length_in(row, at_bottom, references)
 
 
 class PlotPanel(QWidget):
@@ -152,6 +154,8 @@ class PlotPanel(QWidget):
         # While a row shows B\u2212A, its differences at given times (the compare overlay, which draws them, sets it):
         # (row, absolute times [s]) -> [(channel, pinned run's name, values in the channel's display unit)].
         self.differences_at: Callable[[PlotRow, np.ndarray], list[tuple[str, str, np.ndarray]]] | None = None
+        # The pinned runs' curves on a row (the overlay sets it), which the crosshair's readout keeps clear of.
+        self.reference_curves: Callable[[PlotRow], list] | None = None
         self.window = QDoubleSpinBox()
         self.window.setRange(1.0, 600.0)
         self.window.setDecimals(1)
@@ -655,7 +659,7 @@ class PlotPanel(QWidget):
             # whichever hides less of the curves (at the top it hid the newest second of a rising speed under a real
             # X server, where its box is opaque).
             right = x < (x0 + x1) / 2
-            top = readout_at_top(row, right)
+            top = readout_at_top(row, right, self.reference_curves(row) if self.reference_curves else ())
             row.readout.setAnchor((1 if right else 0, 0 if top else 1))
             row.readout.setPos(x1 if right else x0, y1 if top else y0)
             row.readout.setVisible(True)
