@@ -99,6 +99,42 @@ def test_vs_dt_from_the_command_line(capsys):
     assert "A's frame times" in out and "first divergence" in out
 
 
+def test_runs_of_two_dts_give_the_frames_of_the_run_compared_on(capsys):
+    """`compare clutch_coast --vs-dt 0.01`: compared on B's frame times (801 frames), yet it gave A's frame numbers
+    beside those times ("at 2.5900 s (frame 311)": A's frame 311 is at 2.5917 s, B's frame at 2.59 s is 259). The
+    frames are the compared run's, and say whose; in the window, a divergence is shown at the run on show's frame."""
+    code, out, _ = cli(capsys, "compare", COAST, "--vs-dt", "0.01", "--json")
+    report = json.loads(out)
+    assert code == 1 and report["frames_of"] == "B" and report["b"]["dt"] == 0.01
+    rows = report["channels"] + report["divergence"]["channels"]
+    assert rows and all(r["time"] == pytest.approx(r["frame"] * 0.01, abs=1e-12) for r in rows)
+    assert all(r["frame"] <= report["frames"] - 1 for r in rows)
+    code, out, _ = cli(capsys, "compare", COAST, "--vs-dt", "0.01")
+    assert "first divergence: B's frame " in out and "(B's frame " in out
+    same = json.loads(cli(capsys, "compare", COAST, "--vs-set", "body.mass=1400", "--json")[1])
+    assert same["frames_of"] == "both"
+    script = load_script(COAST)
+    a = compile_script(script)
+    ra, rb = replay([a, compile_script(script, dt=a.dt / 4)])
+    result = compare(run_of(rb), run_of(ra))  # the finer run as A: the frames compared are B's, the coarse one's
+    d = result.divergence
+    assert result.frames_of == "B" and d.time == pytest.approx(d.frame * a.dt)
+    assert result.frame_in("A", d.time) == 4 * d.frame and result.frame_in("B", d.time) == d.frame
+
+
+def test_a_difference_that_is_zero_shows_no_sign():
+    """`compare reverse_bay --vs-set steering.lock=35` printed "yaw_rate ... -0 -> -2.22253"."""
+    from workbench.runs.compare import ChannelRow, Comparison
+
+    program = compile_script(load_script(COAST))
+    (result,) = replay([program])
+    run = run_of(result)
+    comparison = compare(run, run)
+    comparison.channels = [ChannelRow("yaw_rate", "deg/s", -2.5, 3, 0.025, -0.0, -2.5)]
+    assert "-0 ->" not in comparison.text() and "0 -> -2.5" in comparison.text()
+    assert isinstance(comparison, Comparison)
+
+
 def test_tolerance_is_adjustable(capsys):
     script = load_script(COAST)
     a = compile_script(script)
@@ -187,6 +223,26 @@ def test_a_csv_of_one_frame_does_not_agree_with_a_longer_run(tmp_path, capsys):
     assert code == 0 and "the runs agree" in out  # one frame against itself still agrees
     code, out, _ = cli(capsys, "compare", tmp_path / "n61.csv", tmp_path / "n61.csv")
     assert code == 0 and "the runs agree" in out
+
+
+def test_a_csv_whose_time_does_not_start_at_zero_is_refused(tmp_path, capsys):
+    """A CSV with its first ten rows cut (t from 0.0833 s) was compared as if its first row were at t = 0 and held
+    back to it, and one shifted by 100 s compared on no frame at all, said every channel was the same, and then that
+    the runs differ. carbench's telemetry starts at t = 0: such a file is refused, saying where it starts."""
+    whole = tmp_path / "whole.csv"
+    assert main(["replay", COAST, "--csv", str(whole)]) == 0
+    lines = whole.read_text(encoding="utf-8").splitlines()
+    cut = tmp_path / "cut.csv"
+    cut.write_text("\n".join([lines[0]] + lines[11:]) + "\n", encoding="utf-8")
+    shifted = tmp_path / "shifted.csv"
+    shifted.write_text("\n".join([lines[0]] + [f"{float(line.split(',', 1)[0]) + 100.0!r},{line.split(',', 1)[1]}"
+                                               for line in lines[1:]]) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    for bad, start in ((cut, "0.0833333"), (shifted, "100")):
+        code, out, err = cli(capsys, "compare", bad, whole)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert err == f"carbench: {bad}: line 2: the time column starts at {start} s; a telemetry CSV of carbench " \
+                      "starts at 0\n", err
 
 
 def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):

@@ -165,25 +165,27 @@ class CompareDock(QWidget):
 
     def _on_divergence_clicked(self) -> None:
         if self.comparison is not None and self.comparison.divergence is not None:
-            self._show_frame(self.comparison.divergence.frame)
+            self._show_frame(self.comparison.divergence)
 
     def _on_motion_clicked(self) -> None:
         if self.comparison is not None and self.comparison.motion is not None:
-            self._show_frame(self.comparison.motion.frame)
+            self._show_frame(self.comparison.motion)
 
-    def _show_frame(self, frame: int) -> None:
+    def _show_frame(self, divergence) -> None:
+        """The run on show (B) paused at the divergence: at its own frame of that time (a reference of a longer dt
+        gives the frames compared, which are not the run on show's)."""
         model = self.comparer.model
         model.set_running(False)
-        model.set_view_frame(frame)
+        model.set_view_frame(self.comparison.frame_in("B", divergence.time))
 
     def _show_divergence(self, link: LinkLabel, title: str, d, count: str = "") -> None:
         """A divergence as its link ("..., click to show it", the whole line its tooltip however it wraps) and as a
         group of the tree with each channel's A and B."""
-        text = f"{title}: frame {d.frame}, t = {d.time:.4f} s{count} \u2014 click to show it"
+        text = f"{title}: {self.comparison.frame_text(d.frame)}, t = {d.time:.4f} s{count} \u2014 click to show it"
         link.setText(text)
         link.setToolTip(text)
         link.setVisible(True)
-        group = QTreeWidgetItem(self.tree, [f"{title}: frame {d.frame} (t = {d.time:.4f} s)"])
+        group = QTreeWidgetItem(self.tree, [f"{title}: {self.comparison.frame_text(d.frame)} (t = {d.time:.4f} s)"])
         for r in d.channels:
             QTreeWidgetItem(group, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
 

@@ -20,6 +20,11 @@ PASS_COLOUR = "#2ca02c"
 FAIL_COLOUR = "#d62728"
 
 
+def with_unit(label: str, unit: str) -> str:
+    """An axis' title: "speed [km/h]", or the label alone for a value without a unit (a gear, a ratio)."""
+    return f"{label} [{unit}]" if unit else label
+
+
 @dataclass(frozen=True)
 class Series:
     """A curve: y against x, in the chart's units."""

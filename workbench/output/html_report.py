@@ -22,7 +22,7 @@ from physics import CarParams, PresetError, channel_infos, load_preset, preset_n
 from physics.presets import cars_dir, presets_root
 from physics.units import display_unit, shown
 from workbench.names import printable
-from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series
+from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series, with_unit
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.output.report import how_shown, measured_text
 from workbench.runs.stamp import params_sha256, preset_label, program_stamp
@@ -114,7 +114,7 @@ def expectation_chart(result, verdict) -> Chart:
     when = f"at {e.at:g} s" if e.at is not None else f"on every frame of {e.start:g}..{e.end:g} s (shaded)"
     bound = f"{e.bound_text(scale=scale)} {unit}".rstrip()  # in the channel's display unit, as the chart is
     note = f"{e.channel} {bound} {when}"
-    return Chart(title=f"{status}: {e.label()}", x_label="time [s]", y_label=f"{info.name} [{unit}]",
+    return Chart(title=f"{status}: {e.label()}", x_label="time [s]", y_label=with_unit(info.name, unit),
                  series=[Series(t, y, "", "#1f77b4")], bands=bands, lines=lines, markers=[marker],
                  notes=[note])
 
@@ -143,7 +143,7 @@ def violation_chart(result, violation) -> Chart:
     texts = violation.value_texts()
     notes = [", ".join(texts[i:i + 2]) for i in range(0, min(len(texts), 4), 2)]
     return Chart(title=f"VIOLATED: {violation.monitor} at {violation.time:.4g} s", x_label="time [s]",
-                 y_label=f"{name} [{unit}]", series=[Series(t, y, "", "#1f77b4")],
+                 y_label=with_unit(name, unit), series=[Series(t, y, "", "#1f77b4")],
                  lines=[Line(violation.time, axis="x", colour=FAIL_COLOUR)],
                  markers=[Marker(float(t[k]), float(y[k]), f"{y[k]:.4g} {unit}")], notes=notes)
 

@@ -25,6 +25,7 @@ from workbench.output.charts import (
     Line,
     Renderer,
     Series,
+    with_unit,
 )
 from workbench.output.files import atomic_write_text
 from workbench.output.report import how_shown
@@ -63,10 +64,6 @@ def shown(result: SweepResult) -> SweepResult:
                    measure_value=result.measure_value * m)
 
 
-def _with_unit(label: str, unit: str) -> str:
-    return f"{label} [{unit}]" if unit else label
-
-
 def expect_labels(script) -> list[str]:
     """The script's expectations as the sweep's columns, summary and charts name them, each its own: a label two
     expectations share gets its [[expect]] number (two of one name made two identical columns, and one chart's file
@@ -80,11 +77,11 @@ def header(result: SweepResult) -> list[str]:
     e_units, m_units = _units(result)
     names = ["car"] + [a.label for a in result.plan.axes]
     for label, unit in zip(expect_labels(script), e_units, strict=True):
-        names += [_with_unit(label, unit), _with_unit(f"{label} margin", unit), f"{label} pass"]
-    names += [_with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
+        names += [with_unit(label, unit), with_unit(f"{label} margin", unit), f"{label} pass"]
+    names += [with_unit(m.name, unit) for m, unit in zip(script.measures, m_units, strict=True)]
     judged, valued = result.judged_kpis, result.valued_kpis
     for k, (label, unit) in enumerate(result.kpi_names):
-        names += ([_with_unit(label, unit)] if k in valued else []) + ([f"{label} pass"] if k in judged else [])
+        names += ([with_unit(label, unit)] if k in valued else []) + ([f"{label} pass"] if k in judged else [])
     return names + ["all pass"]
 
 
@@ -312,8 +309,8 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         passing = int(result.all_passed.sum())
         name = "margins.png" if n == 0 else f"margins-{slug(unit) or 'plain'}.png"
         out.append((name, Chart(
-            _title(result, "margin to each expectation's bound" + (f" (in {unit})" if len(groups) > 1 else "")),
-            a.label, _with_unit("margin (>= 0 passes)", unit),
+            _title(result, "margin to each expectation's bound" + (f" (in {unit or 'no unit'})" if len(groups) > 1 else "")),
+            a.label, with_unit("margin (>= 0 passes)", unit),
             series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
             lines=[Line(0.0, "y", "#444444", True)],
             notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",), x_log=a.log)))
@@ -324,7 +321,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             ("no point where it never happens",) if not keep.all() else ())
         notes = (f"{measure.channel}, {how_shown(measure, _infos(result))}",) + never
         out.append((f"measure-{slug(measure.name)}.png", Chart(
-            _title(result, measure.name), a.label, _with_unit(measure.name, m_units[m]),
+            _title(result, measure.name), a.label, with_unit(measure.name, m_units[m]),
             series=[Series(x[keep], y[keep], points=points)], notes=notes,
             x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
     for k in result.valued_kpis:
@@ -333,7 +330,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         keep = np.isfinite(y)
         limit = _limit_line(result, k)
         out.append((f"kpi-{slug(label)}.png", Chart(
-            _title(result, label), a.label, _with_unit(label, unit),
+            _title(result, label), a.label, with_unit(label, unit),
             series=[Series(x[keep], y[keep], points=points)], lines=[limit] if limit else [],
             notes=(_kpi_note(result, k),) + (() if keep.all() else ("no point where no car reached it",)),
             x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
@@ -384,14 +381,14 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
         passing = int(result.expect_passed[e].sum())
         out.append((f"heatmap-{slug(label)}.png", Chart(
             _title(result, f"margin of \u201c{label}\u201d"), ax.label, ay.label,
-            heatmap=Heatmap(ax.values, ay.values, values, 0.0, _with_unit("margin", e_units[e])),
+            heatmap=Heatmap(ax.values, ay.values, values, 0.0, with_unit("margin", e_units[e])),
             notes=(f"{script.expects[e].bound_text(scale=_display(result)[0][e][1])} {e_units[e]}; passes on green, black line: the pass boundary "
                    f"({passing} of {plan.cars} pass)",))))
     for m, measure in enumerate(script.measures):
         values = _grid(result, result.measure_value[m], ix, iy)
         out.append((f"heatmap-measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), ax.label, ay.label,
-            heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(measure.name, m_units[m])),
+            heatmap=Heatmap(ax.values, ay.values, values, None, with_unit(measure.name, m_units[m])),
             notes=(f"{measure.channel}, {how_shown(measure, _infos(result))}" + ("; grey: it never happens" if np.isnan(values).any()
                                                            else ""),))))
     for k in result.valued_kpis:
@@ -401,7 +398,7 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
             values = _grid(result, result.kpi_value[k], ix, iy)
             out.append((f"heatmap-kpi-{slug(label)}.png", Chart(
                 _title(result, label), ax.label, ay.label,
-                heatmap=Heatmap(ax.values, ay.values, values, None, _with_unit(label, unit)),
+                heatmap=Heatmap(ax.values, ay.values, values, None, with_unit(label, unit)),
                 notes=(_kpi_note(result, k) + ("; grey: not reached" if np.isnan(values).any() else ""),))))
             continue
         # A limit every judged car was held to: the value about it, passing on green, the limit the boundary; a car
@@ -410,7 +407,7 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
         values = _grid(result, judged, ix, iy)
         out.append((f"heatmap-kpi-{slug(label)}.png", Chart(
             _title(result, label), ax.label, ay.label,
-            heatmap=Heatmap(ax.values, ay.values, values, bound[1], _with_unit(label, unit),
+            heatmap=Heatmap(ax.values, ay.values, values, bound[1], with_unit(label, unit),
                             passes_below=bound[0] == "<="),
             notes=("passes on green, black line: the limit; " + _kpi_note(result, k)
                    + ("; grey: not judged" if np.isnan(values).any() else ""),))))
@@ -450,7 +447,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
             continue
         out.append((f"tornado-{slug(label)}.png", Chart(
             _title(result, f"sensitivity of \u201c{label}\u201d"),
-            _with_unit("mean margin, lowest to highest third of each parameter", e_units[e]), "",
+            with_unit("mean margin, lowest to highest third of each parameter", e_units[e]), "",
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
             lines=[Line(0.0, "x", PASS_COLOUR, True)],
             notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
@@ -469,7 +466,7 @@ def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
         limit = _limit_line(result, k)
         out.append((f"tornado-kpi-{slug(label)}.png", Chart(
             _title(result, f"sensitivity of the {label}"),
-            _with_unit(f"mean {label}, lowest to highest third of each parameter", unit), "",
+            with_unit(f"mean {label}, lowest to highest third of each parameter", unit), "",
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
             lines=[Line(limit.value, "x", FAIL_COLOUR, True)] if limit else [],
             notes=(f"centre: mean {centre:.4g} {unit}".rstrip() + (f"; dashed red: the limit {result.kpi_limits[k]}"

@@ -182,6 +182,7 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
     values = np.empty((max(rows, 0), width))
     frames = 0
     block: list[tuple[int, list[str]]] = []  # the lines of the frames not checked yet: their numbers and cells
+    first_line = 0  # the first frame's line in the file
     for number, line in lines:
         if frames == MAX_CSV_FRAMES:
             raise CompareError(f"{path}: line {number}: more than {MAX_CSV_FRAMES:,} frames, the most compare reads "
@@ -197,6 +198,8 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
             j, cell = next((j, c) for j, c in enumerate(texts) if not _number(c))
             raise CompareError(f"{path}: line {number}, column {header[j]}: {cell.strip()[:40]!r} is not a number; "
                                "not a telemetry CSV written by carbench") from None
+        if not frames:
+            first_line = number
         frames += 1
         block.append((number, texts))
         if len(block) == _CHECK_BLOCK:
@@ -209,6 +212,9 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
         values.resize((frames, width), refcheck=False)
     data = {name: values[:, i] for i, name in enumerate(header)}
     t = data["t"]
+    if t[0] != 0.0:  # runs are lined up by their frames from t = 0: a cut or shifted file would be compared askew
+        raise CompareError(f"{path}: line {first_line}: the time column starts at {t[0]:.6g} s; a telemetry CSV of "
+                           "carbench starts at 0")
     dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
     if len(t) > 1 and (dt <= 0 or not np.allclose(np.diff(t), dt, rtol=1e-6, atol=1e-12)):
         raise CompareError(f"{path}: the time column does not advance by a fixed dt")
@@ -318,6 +324,19 @@ class Comparison:
     # the road's friction moves its own channels (mu_front) at frame 0, the car only once the grip is asked for.
     motion: Divergence | None = None
     span_note: str | None = None  # the runs cover different time spans
+    # Whose frames the compared frames are, and so the frame numbers given: "" both runs' (the same dt), else "A" or
+    # "B", the run of the longer dt whose frame times the other was interpolated to.
+    frames_of: str = ""
+
+    def frame_text(self, frame: int) -> str:
+        """"frame 259", or with runs of two dts "B's frame 259" (the frames compared are that run's)."""
+        return f"{self.frames_of}'s frame {frame}" if self.frames_of else f"frame {frame}"
+
+    def frame_in(self, run: str, time: float) -> int:
+        """The frame of run ``run`` ("A" or "B") at compared time ``time`` [s]: the window shows a divergence on the
+        run on show, whose frames are not those compared when its dt is the shorter."""
+        own = self.a if run == "A" else self.b
+        return int(round(time / own.dt))
 
     @property
     def flips(self) -> list[VerdictRow]:
@@ -359,19 +378,20 @@ class Comparison:
             lines.append("")
         if self.channels:
             lines.append("largest difference per channel (B - A):")
-            lines += _columns([(r.name, f"{r.delta:+.6g} {r.unit}".rstrip(), f"at {r.time:.4f} s (frame {r.frame})",
-                                f"{r.a:.6g} -> {r.b:.6g}") for r in self.channels])
+            lines += _columns([(r.name, f"{r.delta + 0.0:+.6g} {r.unit}".rstrip(),
+                                f"at {r.time:.4f} s ({self.frame_text(r.frame)})",
+                                f"{r.a + 0.0:.6g} -> {r.b + 0.0:.6g}") for r in self.channels])  # + 0.0: no "-0"
         else:
             lines.append("every channel is the same on every compared frame")
         lines.append("")
         if self.divergence is not None:
             d = self.divergence
-            lines.append(f"first divergence: frame {d.frame} (t = {d.time:.6g} s), in {len(d.channels)} "
+            lines.append(f"first divergence: {self.frame_text(d.frame)} (t = {d.time:.6g} s), in {len(d.channels)} "
                          f"channel{'s' if len(d.channels) != 1 else ''}:")
-            lines += _columns([(r.name, f"{r.a:.10g} -> {r.b:.10g} {r.unit}".rstrip()) for r in d.channels])
+            lines += _columns([(r.name, f"{r.a + 0.0:.10g} -> {r.b + 0.0:.10g} {r.unit}".rstrip()) for r in d.channels])
             if self.motion is not None:
                 m = self.motion
-                lines.append(f"the motion first diverges: frame {m.frame} (t = {m.time:.6g} s), in "
+                lines.append(f"the motion first diverges: {self.frame_text(m.frame)} (t = {m.time:.6g} s), in "
                              + ", ".join(r.name for r in m.channels))
         else:
             lines.append("no divergence beyond the tolerance")
@@ -402,7 +422,8 @@ class Comparison:
                   "stamp": self.a.stamp.to_table() if self.a.stamp else None},
             "b": {"label": self.b.label, "dt": self.b.dt, "frames": self.b.frames,
                   "stamp": self.b.stamp.to_table() if self.b.stamp else None},
-            "grid": self.grid, "frames": len(self.t), "atol": self.atol, "rtol": self.rtol,
+            "grid": self.grid, "frames": len(self.t), "frames_of": self.frames_of or "both", "atol": self.atol,
+            "rtol": self.rtol,
             "span_note": self.span_note,
             "params": [{"path": r.path, "a": r.a, "b": r.b, "unit": r.unit} for r in self.params],
             "edits": [{"run": r.run, "frame": r.frame, "time": r.time, "path": r.path, "before": r.before,
@@ -555,6 +576,8 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
     a_values = _on_grid(a, t, exact or a.dt > b.dt)
     b_values = _on_grid(b, t, exact or b.dt > a.dt)
     result = Comparison(a, b, atol, rtol, grid, t, a_values, b_values)
+    if not exact:
+        result.frames_of = "A" if coarse is a else "B"
     ends = (a.data["t"][-1], b.data["t"][-1])
     # Within half a frame the spans are one. A CSV of one frame has no dt of its own (read as 1 s): half of that let
     # it agree with a run of up to 0.5 s (a review of the command line); the other run's dt is the frame then.
@@ -568,8 +591,8 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
     result.verdicts = verdict_rows(a.verdicts, b.verdicts)
     units = result.units()
 
-    def a_frame(j: int) -> int:  # frame numbers are A's
-        return j if exact or a.dt >= b.dt else int(round(t[j] / a.dt))
+    def a_frame(j: int) -> int:  # the compared frame's number: both runs' (one dt), or the frames_of run's
+        return j
 
     first = len(t)
     bad_masks = {}

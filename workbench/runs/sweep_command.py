@@ -10,7 +10,6 @@ from typing import TextIO
 
 import numpy as np
 
-from physics import check_dt
 from workbench.output.charts import Renderer
 from workbench.output.files import OutputPathError, StagedOutputs, check_output_dir, check_output_file
 from workbench.output.png_text import MANIFEST, charts_of_a_sweep, manifest_text, still_a_sweeps_chart
@@ -18,7 +17,7 @@ from workbench.output.sweep_report import as_json, charts, summary, write_charts
 from workbench.runs import cluster
 from workbench.runs.sweep import DEFAULT_CHUNK, SweepError, SweepResult, plan_sweep, run_sweep
 from workbench.scripts.format import ScriptError, load_script, resolve_script
-from workbench.scripts.program import compile_script
+from workbench.scripts.program import check_step, compile_script
 from workbench.streams import say, stdout_refusal
 
 CSV_NAME = "sweep.csv"
@@ -75,7 +74,7 @@ def prepare(args: SweepArgs):
     """Every check that needs no run: the script, the axes and cars, the cluster options, the output paths."""
     if args.dt is not None:
         try:
-            check_dt(args.dt)
+            check_step(args.dt)
         except ValueError as exc:
             raise BadInput(f"--dt: {exc}") from None
     try:
