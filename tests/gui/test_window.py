@@ -340,6 +340,39 @@ def test_replaying_asks_before_unsaved_edits_are_replaced(carbench_window):
     assert window.model.session.params.engine.peak_torque == 450.0
 
 
+def test_replaying_a_script_that_keeps_the_edits_asks_nothing_and_they_stay_unsaved(carbench_window):
+    """Mass 2,000 kg, a recording of it, Replay: "Save them before you replay?" - Discard left the 2,000 kg on show and
+    driving (the recording carries it), and the close then asked nothing about them. A replay that starts with the
+    parameters on show asks nothing, and they stay edits to ask about; one that starts otherwise still asks."""
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    asked = []
+    window.ask_unsaved = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
+    assert window.params.edit("body.mass", 2000.0)
+    window.model.start_recording()
+    hold(window, {"throttle"}, 120)
+    window.model.stop_recording()
+    assert window.replay() and window.model.session.replaying
+    assert asked == [] and window.model.session.params.body.mass == 2000.0
+    assert window.model.modified and "*" in window.windowTitle()
+    assert not window._confirm_discard("close") and asked == ["close"]  # the close asks about them
+
+
+def test_replaying_a_recording_made_before_an_edit_still_asks(carbench_window):
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    asked = []
+    window.ask_unsaved = lambda doing: asked.append(doing) or QMessageBox.StandardButton.Cancel
+    window.model.start_recording()
+    hold(window, {"throttle"}, 120)
+    window.model.stop_recording()
+    assert window.params.edit("body.mass", 1800.0)
+    assert not window.replay() and asked == ["replay the script"]
+    assert not window.model.session.replaying and window.model.session.params.body.mass == 1800.0
+
+
 def test_an_edit_during_a_replay_is_refused_with_the_reason(carbench_window):
     window = carbench_window
     window.load_script("presets/scripts/clutch_coast.toml")

@@ -875,11 +875,22 @@ class MainWindow(QMainWindow):
         return f"the recording stopped ({script.duration:.1f} s, not saved yet: File \u2192 Save recording)"
 
     def replay(self) -> bool:
-        """Replay the loaded script from its start; it drives with its own parameters, so ask first."""
-        if self.model.session.program_to_replay() is None or not self._confirm_discard("replay the script"):
+        """Replay the loaded script from its start; it drives with its own parameters, so ask first where those are
+        not the ones on show. A script that starts with them (a recording made with the edits, a test's script run
+        with them) keeps them: nothing is asked, and they stay unsaved edits (Discard had left them on show and
+        driving, and the close then asked nothing)."""
+        program = self.model.session.program_to_replay()
+        if program is None:
+            return False
+        keeps = program.params == self.model.session.params
+        edited = self.model.modified
+        if not keeps and not self._confirm_discard("replay the script"):
             return False
         recording = self.model.session.recording
         self.model.replay()
+        if keeps and edited:
+            self.model.keep_as_edits()
+            self._update_status()  # the title's and the status bar's "modified" at once
         said = self._recording_stopped() if recording else ""
         if said:
             self.show_message(said, 10000)
