@@ -642,3 +642,27 @@ def test_the_compare_dock_says_where_the_motion_first_diverges_and_jumps_there(c
     assert f"the motion first diverges: frame {motion.frame} (t = {motion.time:.4f} s)" in titles
     dock.motion.click()
     assert window.model.view_frame == motion.frame
+
+
+def test_the_compare_dock_compares_again_when_another_car_comes_in(carbench_window):
+    """A run pinned, then another preset, then a script of a third car, paused at its frame 0: the dock still showed
+    the comparison of the first car with the second (its spans and parameters), and after parking -> sedan said the
+    sedan was "a car in px". It compares again as a car or a script comes in."""
+    from physics.presets import resolve_preset
+
+    window = carbench_window
+    dock = window.compare_dock_widget
+    hold(window, {"throttle"}, 120)
+    assert window.comparer.pin_current()
+    hold(window, {"throttle", "left"}, 60)
+    window.model.set_running(False)
+    assert dock.comparison is not None
+    assert window.load_preset(resolve_preset("parking"))
+    assert dock.comparison is None and dock.status.text() == "Nothing on show to compare yet."
+    hold(window, {"throttle"}, 30)
+    dock.update_comparison()  # as on a pause
+    assert dock.comparison is None and "a car in px" in dock.status.text()
+    assert window.load_preset(resolve_preset("sedan"))
+    assert dock.comparison is None and dock.status.text() == "Nothing on show to compare yet."
+    assert window.load_script(str(SCRIPT))
+    assert dock.comparison is None and dock.status.text() == "Nothing on show to compare yet."

@@ -136,7 +136,16 @@ class CompareDock(QWidget):
         comparer.rerun.started.connect(self._on_rerun_started)
         model.running_changed.connect(self._on_running_changed)
         model.replay_changed.connect(lambda on: on or self.update_comparison())
+        # Another car or script: compared again (the table kept the last car's parameters and spans, and a car in m
+        # was said to be one in px).
+        model.preset_loaded.connect(lambda name: self._on_car_changed())
+        model.script_loaded.connect(lambda name: self._on_car_changed())
         self.update_comparison()
+
+    def _on_car_changed(self) -> None:
+        self.update_comparison()
+        if self.comparer.model.running:
+            self._grey_while_running()
 
     def _on_running_changed(self, running: bool) -> None:
         """Compared again on pause. While the car runs, B grows frame by frame: the table is as it was when last
