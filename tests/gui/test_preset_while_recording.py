@@ -106,3 +106,26 @@ def test_a_cancel_of_the_parameters_question_leaves_the_recording_running_and_un
     assert window.load_preset(cars_dir() / "tail_happy.toml")
     assert session.preset.name == "tail_happy" and not session.recording
     assert load_script(tmp_path / "drive.toml").frames == 12
+
+
+def test_a_preset_that_cannot_be_loaded_is_refused_before_anything_is_asked(carbench_window, tmp_path):
+    """Ctrl+O of a file that is not valid TOML while recording: it asked about the recording first (a Save stopped it
+    for a car that never came), then said the file was not valid. The file is refused first, and the recording runs
+    on untouched."""
+    window = carbench_window
+    session = window.model.session
+    window.ask_recording = lambda doing: pytest.fail("asked about the recording before the file was read")
+    window.ask_unsaved = lambda doing: pytest.fail("asked about the edits before the file was read")
+    shown = []
+    window.show_error = lambda title, text: shown.append((title, text))
+    bad = tmp_path / "bad_syntax.toml"
+    bad.write_text("[body\nmass = 1200\n", encoding="utf-8")
+    assert window.params.edit("body.mass", 1700.0)
+    window.model.start_recording()
+    hold(window, {"throttle"}, 30)
+    assert not window.load_preset(bad)
+    assert shown and shown[0][0] == "Preset not loaded" and str(bad) in shown[0][1]
+    assert session.recording and session.preset.name == "sedan" and session.params.body.mass == 1700.0
+    hold(window, {"throttle"}, 10)
+    assert session.log.frames == 40
+    window.ask_recording = window.ask_unsaved = lambda doing: Button.Discard  # the fixture's close

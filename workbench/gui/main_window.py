@@ -673,6 +673,15 @@ class MainWindow(QMainWindow):
         """Load a preset; a bad file shows its message and keeps the current car. A recording running is asked about
         first, then unsaved parameter edits, as closing asks (Save, Discard or Cancel): another car ends the recording
         (it ended without a word, kept unsaved)."""
+        # A file that cannot be loaded is refused before anything is asked: the recording's question came first, and
+        # a Save stopped it for a car that never came.
+        from workbench.runs.live import named_preset
+
+        try:
+            named_preset(path)
+        except PresetError as exc:
+            self.show_error("Preset not loaded", str(exc))
+            return False
         # Both questions first, then what they ask for: a Cancel of the second (or a file not chosen) leaves the
         # recording running and unsaved, as a Cancel of the first does (it was saved and stopped before the second).
         recording = QMessageBox.StandardButton.Discard

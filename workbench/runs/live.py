@@ -280,7 +280,7 @@ _ANALOG_AT = {name: (_field_offset(f"{ANALOG_FIELDS[name]}_on"), _field_offset(f
               for name in ANALOG}
 
 
-def _named_preset(name_or_path: str | Path) -> Preset:
+def named_preset(name_or_path: str | Path) -> Preset:
     """The preset a name or path means by carbench's one rule (workbench.names); PresetError otherwise."""
     from workbench.names import NameRuleError, load_named_preset
 
@@ -311,7 +311,7 @@ class LiveSession:
         # serial is still n (adopt_replay): a re-run of the script before a recording's Stop took its place over it.
         self.script_serial = 0
         self._inputs = LiveInputs()  # the keys' frame, written in place
-        self._use_preset(_named_preset(preset) if isinstance(preset, str) else preset)
+        self._use_preset(named_preset(preset) if isinstance(preset, str) else preset)
 
     # -- the car --------------------------------------------------------------------------------
 
@@ -338,7 +338,7 @@ class LiveSession:
 
     def load_preset(self, name_or_path: str | Path) -> Preset:
         """Switch to another car (validated first: on error nothing changes). Stops recording and replay."""
-        preset = _named_preset(name_or_path)
+        preset = named_preset(name_or_path)
         self._use_preset(preset)
         return preset
 
