@@ -477,3 +477,16 @@ def test_a_handling_tests_script_is_swept_on_the_standards_limits_as_the_command
     (points,) = [i for i in dock.plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem)]
     fills = [spot.brush().color().name() for spot in points.points()]
     assert fills[0] == "#ffffff" and fills[1] != "#ffffff"
+
+
+def test_the_hint_to_load_a_script_goes_once_one_is_loaded(carbench_window, tmp_path):
+    """Run with no script said "load a script first (File -> Load script)", and it stayed under "script: rec1" once a
+    recording or a script came in."""
+    window = carbench_window
+    dock = window.sweep
+    sweep_this(window, "body.mass")
+    assert not dock.run() and dock.status.text().startswith("load a script first")
+    path = tmp_path / "dock.toml"
+    path.write_text(SCRIPT)
+    assert window.load_script(path)
+    assert dock.script_label.text() == "script: dock-launch" and dock.status.text() == ""

@@ -778,6 +778,8 @@ class SweepDock(QWidget):
         program = self._model.session.program
         self.script_label.setText(f"script: {program.name}" if program is not None else
                                   "script: none loaded (File \u2192 Load script)")
+        if self.result is None and not self.running and program is not None:
+            self._say("")  # "load a script first", or a refusal of the last one, stayed under the script's name
         self._say_summary_again()
 
     def _on_preset_loaded(self, name: str) -> None:
