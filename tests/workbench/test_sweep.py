@@ -86,6 +86,22 @@ def test_a_one_value_sweep_equals_a_plain_replay(short):
     assert short.params.steering.lock == plan_sweep(short, ["steering.lock=40"]).si_values()[0, 0]
 
 
+def test_a_set_part_way_takes_a_swept_parameter_to_the_scripts_value_as_a_replay_does():
+    """The clutch coast with its mass set to 3,000 kg at 1 s, swept over the mass: every car ran at its own mass to
+    the end, where a replay of the script's car with that mass (compare --vs-set, the window's re-run) takes the
+    3,000 kg at 1 s. Each car's row is that replay's, to the bit; a parameter the script sets at 0 s is the
+    swept one's from the start."""
+    base = (scripts_dir() / "clutch_coast.toml").read_text(encoding="utf-8")
+    text = base + '\n[[set]]\nat = 1.0\nparams = { "body.mass" = 3000.0, "engine.peak_torque" = 300.0 }\n'
+    program = compile_script(parse_script(text, "coast-set.toml"))
+    result = run_sweep(plan_sweep(program, ["body.mass=900,1200,1600", "aero.cd=0.3,0.4"]), chunk=4)
+    for i, (mass, drag) in enumerate(result.plan.values):
+        own = text + f'\n[[set]]\nat = 0.0\nparams = {{ "body.mass" = {float(mass)!r}, "aero.cd" = {float(drag)!r} }}\n'
+        (run,) = replay([compile_script(parse_script(own, "own.toml"))])
+        assert [v.measured for v in run.verdicts] == result.expect_value[:, i].tolist()
+    assert len(set(result.expect_value[0])) > 1  # the mass moves the speed at 2.4 s: the swept values count until 1 s
+
+
 def test_the_margin_is_signed_and_positive_passes(short):
     result = run_sweep(plan_sweep(short, ["engine.peak_torque=60,350"]))
     moving = result.expect_margin[0]

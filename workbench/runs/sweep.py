@@ -27,7 +27,7 @@ from workbench.runs.measures import Tally
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep_axes import Axis, SweepError, display, latin_hypercube, parse_axis
 from workbench.scripts.driving import drivers_of
-from workbench.scripts.program import Program
+from workbench.scripts.program import Program, frame_of
 from workbench.scripts.surfaces import ground_for
 
 MAX_CARS = 1_000_000
@@ -198,6 +198,21 @@ def frames_needed(program: Program) -> int:
     return min(program.frames, Tally(program, 0).last_frame + 1)
 
 
+def set_part_way(program: Program, paths: Sequence[str]) -> dict[str, int]:
+    """The first frame after 0 at which one of the script's [[set]] entries sets each of ``paths`` (those it sets
+    part-way only). A swept car holds its swept value until then and the script's from then on, as a replay of the
+    script's car with that value (``compare --vs-set``, the window's re-run of an edit) does: the sweep held the swept
+    value over the [[set]] (a mass set to 3,000 kg at 1 s stayed at each car's own)."""
+    out: dict[str, int] = {}
+    for setting in program.script.sets:
+        k = frame_of(setting.at, program.dt)
+        if 0 < k < program.frames:
+            for path in setting.params:
+                if path in paths:
+                    out[path] = min(out.get(path, k), k)
+    return out
+
+
 def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: Kernel | None = None) -> ChunkResult:
     """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
 
@@ -221,9 +236,11 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     out = np.empty((inputs.shape[0], n, len(names)))
     held: list[bytes | None] = [None] * inputs.shape[0]  # the frame row each slot of ``inputs`` holds
     start = 0
+    set_from = set_part_way(program, chunk.paths)
     while start < frames:
         if start in changes:
-            sim.set_cars(prepare_swept(changes[start], chunk.paths, chunk.values))
+            swept = [d for d, path in enumerate(chunk.paths) if set_from.get(path, frames) > start]
+            sim.set_cars(prepare_swept(changes[start], [chunk.paths[d] for d in swept], chunk.values[:, swept]))
         end = min(start + TICK_FRAMES, frames)
         end = min([end] + [k for k in changes if start < k < end])  # a block stops where the parameters change
         for k in range(start, end):
