@@ -76,6 +76,24 @@ def test_a_corner_tighter_than_the_cars_lock_is_refused_by_the_script():
         compile_script(parse_script(text, "tight.toml"))
 
 
+@pytest.mark.parametrize(("radius", "refused"), [(0.001, True), (4.6, True), (4.7, False), (40.0, False)])
+def test_a_circle_tighter_than_the_cars_lock_is_refused_as_a_corner_is(radius, refused):
+    """A circle of 1 mm was driven (at full lock, round the car's own circle) where a points path's corner that tight
+    is refused. The sedan turns at full lock on a circle of L / tan(lock) = 4.65 m (its rear axle's)."""
+    from physics import load_preset
+
+    car = load_preset("sedan").params
+    assert car.body.wheelbase / math.tan(car.steering.lock) == pytest.approx(4.65, abs=0.005)
+    text = ('[script]\nname = "x"\npreset = "sedan"\nduration = 5.0\n[driver]\nspeed_kmh = 5.0\n'
+            f'[driver.path]\nkind = "circle"\nradius = {radius}\n')
+    if refused:
+        with pytest.raises(ScriptError, match=f"circle: radius {radius:.3g} is tighter than the car turns at full "
+                                              r"lock \(4.65\)"):
+            compile_script(parse_script(text, "tight.toml"))
+    else:
+        assert compile_script(parse_script(text, "round.toml")).drive is not None
+
+
 def drive(points, closed, speed_kmh, duration):
     text = (f'[script]\nname = "x"\npreset = "sedan"\nduration = {duration}\n[driver]\nspeed_kmh = {speed_kmh}\n'
             f'[driver.path]\nkind = "points"\npoints = {points}\nclosed = {str(closed).lower()}\n')

@@ -66,6 +66,10 @@ def course_of(spec: PathSpec, car: CarParams) -> Course:
         return Course(rows_of(s, 0 * s, step, False, 0 * s, 0 * s))
     if kind == "circle":
         radius = spec.get("radius")
+        lock = math.tan(car.steering.lock) / car.body.wheelbase  # [1/L] the curvature of a car at full lock
+        if 1.0 / radius > lock:  # as a corner of a points path is: the driver would only go round at full lock
+            raise ValueError(f"circle: radius {radius:.3g} is tighter than the car turns at full lock "
+                             f"({1.0 / lock:.3g})")
         sign = 1.0 if spec.get("turn") == "left" else -1.0
         n = max(int(math.floor(2.0 * math.pi * radius / step)), 8)
         step = 2.0 * math.pi * radius / n
@@ -83,7 +87,7 @@ def course_of(spec: PathSpec, car: CarParams) -> Course:
     points = np.asarray(spec.get("points"), dtype=float)
     rows = track_rows(points[:, 0], points[:, 1], step, spec.get("closed"))
     tightest = float(np.abs(rows[:, CURVATURE]).max())
-    lock = math.tan(car.steering.lock) / car.body.wheelbase  # [1/L] the curvature of a car at full lock
+    lock = math.tan(car.steering.lock) / car.body.wheelbase
     if tightest > lock:
         raise ValueError(f"points: a corner rounded over the room its segments give has a radius of "
                          f"{1.0 / tightest:.3g}, tighter than the car turns at full lock ({1.0 / lock:.3g}); "
