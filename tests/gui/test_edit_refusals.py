@@ -510,3 +510,14 @@ def test_a_script_that_cannot_be_read_is_refused_before_the_unsaved_edits_are_as
     title, said = window.shown_errors[-1]
     assert title == "Script not loaded" and said.startswith(f"{path}: [script] duration"), said
     assert window.model.modified and window.model.session.params.body.mass == 1300.0
+
+
+def test_a_refusal_writes_its_units_as_the_panel_does(carbench_window):
+    """Gravity typed as 0: "model.gravity = 0 m/s\u00b2: ... <= 10000 m/s^2", the panel's unit and the file's in one
+    line."""
+    window = carbench_window
+    assert not window.params.edit("model.gravity", 0.0)
+    text = window.params.status.text()
+    assert "m/s\u00b2" in text and "^" not in text, text
+    assert not window.params.edit("body.yaw_inertia", 1e12)
+    assert "kg m\u00b2" in window.params.status.text() and "^" not in window.params.status.text()

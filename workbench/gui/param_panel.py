@@ -921,6 +921,8 @@ class ParamPanel(QWidget):
     # -- edits -------------------------------------------------------------------------------------
 
     def show_problem(self, text: str) -> None:
+        # Its units as the panel writes them ("m/s\u00b2"): a refusal read "0 m/s\u00b2: ... <= 10000 m/s^2".
+        text = pretty_unit(text)
         self.status.setText(text)
         self.status.setVisible(True)
         self.status.setToolTip(text)
