@@ -521,15 +521,20 @@ def test_the_rows_of_references_rebuilt_leave_none_drawn_over_the_tree(carbench_
     assert all(label.parentWidget() in in_layout for label in shown)
 
 
-def drawn_name(tree, item) -> str:
-    """The text the tree's delegate draws in an item's first column, at its width now."""
+def drawn_name(tree, item, column: int = 0) -> str:
+    """The text the tree's delegate draws in an item's column (its first: the name), at its width now."""
     from PySide6.QtWidgets import QStyleOptionViewItem
 
-    index = tree.indexFromItem(item, 0)
+    index = tree.indexFromItem(item, column)
     option = QStyleOptionViewItem()
     option.rect = tree.visualRect(index)
-    tree.itemDelegateForColumn(0).initStyleOption(option, index)
+    delegate = tree.itemDelegateForColumn(column) or tree.itemDelegate()
+    delegate.initStyleOption(option, index)
     return option.text
+
+
+def drawn_value(tree, item, column: int) -> str:
+    return drawn_name(tree, item, column)
 
 
 def test_names_of_one_group_stay_told_apart_in_a_narrow_dock(carbench_window, qtbot):
@@ -666,3 +671,29 @@ def test_the_compare_dock_compares_again_when_another_car_comes_in(carbench_wind
     assert dock.comparison is None and dock.status.text() == "Nothing on show to compare yet."
     assert window.load_script(str(SCRIPT))
     assert dock.comparison is None and dock.status.text() == "Nothing on show to compare yet."
+
+
+def test_a_narrow_dock_keeps_each_names_last_part_whole_where_the_values_numbers_leave_room(carbench_window, qtbot):
+    """The sedan pinned, then f1tenth: 99 parameters differ, and at the window's 1500 px the dock drew
+    "\u2026wh\u2026ase", "stop\u2026speed", "m\u2026.traction": the names got a third of the tree while A and B kept
+    room to spare past their numbers. The names keep their last part whole first."""
+    window = carbench_window
+    window.resize(1500, 950)
+    hold(window, {"throttle"}, 60)
+    window.comparer.pin_current()
+    window.model.load_preset("f1tenth")
+    hold(window, {"throttle"}, 60)
+    window.compare_dock.raise_()
+    dock = window.compare_dock_widget
+    dock.update_comparison()
+    qtbot.wait(10)
+    params = dock.tree.topLevelItem(0)
+    items = [params.child(i) for i in range(params.childCount())]
+    assert len(items) > 50
+    for item in items:
+        drawn, leaf = drawn_name(dock.tree, item), item.text(0).rsplit(".", 1)[-1]
+        assert drawn.endswith(leaf) and drawn.count("\u2026") <= 1, (drawn, item.text(0))
+    for column in (1, 2):  # and A's and B's numbers are still whole
+        for item in items:
+            shown = drawn_value(dock.tree, item, column)
+            assert shown is not None and shown.split(" ")[0] == item.text(column).split(" ")[0], (shown, column)

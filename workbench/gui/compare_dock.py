@@ -76,6 +76,7 @@ class CompareDock(QWidget):
         self.comparer = comparer
         self.comparison: Comparison | None = None
         self._names_width = 0  # [px] the names under the groups need
+        self._leaves_width = 0  # [px] and their last parts alone (after the group's "\u2026")
         self.pin_button = QPushButton(f"Pin run ({PIN_KEY})")
         self.pin_button.setToolTip("keep the run on show as a reference (up to four)")
         self.pin_button.clicked.connect(comparer.pin_current)
@@ -308,6 +309,10 @@ class CompareDock(QWidget):
             metrics, header = self.tree.fontMetrics(), self.tree.header()
             indent = 2 * self.tree.indentation()  # a child's indentation, and room for the arrow
             self._names_width = max(metrics.horizontalAdvance(n.text(0)) for n in names) + indent + 12
+            # The widest name with its group left out ("\u2026wheelbase", as elide_path shortens it): what a narrow
+            # dock keeps of the names before A and B go down to their numbers ("\u2026wh\u2026ase" was cut further).
+            self._leaves_width = max(metrics.horizontalAdvance("\u2026" + n.text(0).rsplit(".", 1)[-1])
+                                     for n in names) + indent + 12
             self._value_widths = [max(max(metrics.horizontalAdvance(n.text(c)) for n in names) + CELL_MARGIN,
                                       header.sectionSizeFromContents(c).width()) for c in (1, 2)]
             self._number_floors = [(name.parent(), [math.ceil(value_floor(name.text(c), metrics.horizontalAdvance))
@@ -332,13 +337,15 @@ class CompareDock(QWidget):
             return
         a, b = self._value_widths
         names = min(self._names_width, room - a - b)
+        floors = [max([0] + [f[c] for group, f in self._number_floors if group.isExpanded()]) for c in (0, 1)]
         if names < min(self._names_width, room // 3):
-            names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH)
+            # a third of the tree, or more where the names' last parts need it and A and B keep their numbers whole
+            names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH,
+                        min(self._leaves_width, room - floors[0] - floors[1]))
             half = max((room - names) // 2, MIN_VALUE_WIDTH)
             # half each; one that needs less gives the rest to the other
             a, b = (a, max(room - names - a, half)) if a < half else (max(room - names - b, half), b) if b < half \
                 else (half, half)
-        floors = [max([0] + [f[c] for group, f in self._number_floors if group.isExpanded()]) for c in (0, 1)]
         if a < floors[0] or b < floors[1]:  # a number would be cut: the column gets the room, the tree scrolls
             a, b = max(a, floors[0]), max(b, floors[1])
         b = max(b, room - names - a)  # B takes what is left over (the last section does not stretch)
