@@ -76,7 +76,7 @@ class CompareDock(QWidget):
         self.comparer = comparer
         self.comparison: Comparison | None = None
         self._names_width = 0  # [px] the names under the groups need
-        self._leaves_width = 0  # [px] and their last parts alone (after the group's "\u2026")
+        self._leaf_widths: list[tuple[QTreeWidgetItem, int]] = []  # [px] each name's last part alone ("\u2026name")
         self.pin_button = QPushButton(f"Pin run ({PIN_KEY})")
         self.pin_button.setToolTip("keep the run on show as a reference (up to four)")
         self.pin_button.clicked.connect(comparer.pin_current)
@@ -225,6 +225,7 @@ class CompareDock(QWidget):
         self._rebuild_refs()
         self.tree.clear()
         self._number_floors = []  # (their groups are gone)
+        self._leaf_widths = []
         self.tree.setEnabled(True)
         refs = self.comparer.references.items
         session = self.comparer.model.session
@@ -311,8 +312,8 @@ class CompareDock(QWidget):
             self._names_width = max(metrics.horizontalAdvance(n.text(0)) for n in names) + indent + 12
             # The widest name with its group left out ("\u2026wheelbase", as elide_path shortens it): what a narrow
             # dock keeps of the names before A and B go down to their numbers ("\u2026wh\u2026ase" was cut further).
-            self._leaves_width = max(metrics.horizontalAdvance("\u2026" + n.text(0).rsplit(".", 1)[-1])
-                                     for n in names) + indent + 12
+            self._leaf_widths = [(n.parent(), metrics.horizontalAdvance("\u2026" + n.text(0).rsplit(".", 1)[-1])
+                                  + indent + 12) for n in names]
             self._value_widths = [max(max(metrics.horizontalAdvance(n.text(c)) for n in names) + CELL_MARGIN,
                                       header.sectionSizeFromContents(c).width()) for c in (1, 2)]
             self._number_floors = [(name.parent(), [math.ceil(value_floor(name.text(c), metrics.horizontalAdvance))
@@ -339,9 +340,11 @@ class CompareDock(QWidget):
         names = min(self._names_width, room - a - b)
         floors = [max([0] + [f[c] for group, f in self._number_floors if group.isExpanded()]) for c in (0, 1)]
         if names < min(self._names_width, room // 3):
-            # a third of the tree, or more where the names' last parts need it and A and B keep their numbers whole
+            # a third of the tree, or more where the last parts of the names on show need it and A and B keep their
+            # numbers whole
+            leaves = max([0] + [w for group, w in self._leaf_widths if group.isExpanded()])
             names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH,
-                        min(self._leaves_width, room - floors[0] - floors[1]))
+                        min(leaves, room - floors[0] - floors[1]))
             half = max((room - names) // 2, MIN_VALUE_WIDTH)
             # half each; one that needs less gives the rest to the other
             a, b = (a, max(room - names - a, half)) if a < half else (max(room - names - b, half), b) if b < half \
