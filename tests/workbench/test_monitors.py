@@ -140,6 +140,41 @@ def test_grip_limit_holds_a_single_track_axle_to_the_surface_under_it():
         assert bool(found) == fires, (mu, found)
 
 
+LARGE_AREA = """
+[script]
+name = "large-frontal-area"
+preset = "PRESET"
+duration = 3.0
+
+[[set]]
+at = 0.0
+gear = 1
+params = { "aero.frontal_area" = 10000.0 }
+
+[[hold]]
+keys = ["throttle", "left"]
+from = 0.0
+to = 3.0
+"""
+
+
+@pytest.mark.parametrize("preset", ["sedan", "sedan_single_track"])
+def test_lateral_balance_counts_the_airs_drag_across_the_car(preset):
+    """A frontal area of 10,000 m^2 (its limit), full throttle and left: at 2 m/s the air across the car took as much
+    as the tyres held, and lateral_balance read 2.17 m/s^2 of tyre force against 0.85 of vx r at every dt. The tyres
+    hold m a_y less the drag across the car, and the monitor counts it; without it the balance is missed."""
+    program = compile_script(parse_script(LARGE_AREA.replace("PRESET", preset), "area.toml"))
+    (result,) = replay([program])
+    frames = frames_of_result(result)
+    assert monitors.get("lateral_balance").run(frames) == []
+    speed = result.column("speed")
+    assert speed.max() > 1.0  # it moved, turning: the balance was judged
+    c = 0.5 * program.params.aero.cd * 1e4 * program.params.aero.air_density
+    vy = result.column("vy")
+    steady_drag = np.abs(c * vy * np.hypot(result.column("vx"), vy)) / program.params.body.mass
+    assert steady_drag.max() > 0.5  # m/s^2: the air's part is no rounding
+
+
 def test_synthetic_rest_is_silent_everywhere():
     assert run_monitors(frames_from_columns(**_synthetic())) == []
 
@@ -288,9 +323,11 @@ def test_replay_monitors_flag_reports_json(run_cli, tmp_path):
     (v,) = doc["monitors"]
     assert v["monitor"] == "lateral_balance" and v["script"] == "full-lock-left" and v["frame"] > 0
     assert v["frames"] > 100  # every frame out of balance, not only the first
-    assert {"name": "tyre lateral accel", "unit": "m/s^2"}.items() <= v["values"][0].items()
+    assert {"name": "tyre and air lateral accel", "unit": "m/s^2"}.items() <= v["values"][0].items()
     assert {"name": "yaw rate", "unit": "deg/s"}.items() <= v["values"][-1].items()
-    assert abs(v["values"][-1]["value"]) > 10.0  # in deg/s, not rad/s
+    (run,) = replay([compile_script(parse_script(STRICT_BALANCE))])
+    yaw = run.column("yaw_rate")[v["frame"]]
+    assert yaw != 0.0 and v["values"][-1]["value"] == pytest.approx(math.degrees(yaw), rel=1e-12)  # deg/s, not rad/s
     clean = run_cli("replay", scripts_dir() / "clutch_coast.toml", "--monitors")
     assert clean.returncode == 0 and "monitors: no violation in 1 script" in clean.stdout
 
