@@ -537,20 +537,25 @@ def drawn_value(tree, item, column: int) -> str:
     return drawn_name(tree, item, column)
 
 
-def test_names_of_one_group_stay_told_apart_in_a_narrow_dock(carbench_window, qtbot):
-    """engine.idle_rpm, engine.peak_rpm, engine.redline_rpm and engine.stall_rpm all read "engi..._rpm" elided in
-    the middle, even 1500 px wide: the group gives way first."""
-    window = carbench_window
+def parameters_against(window, qtbot, preset: str):
+    """The sedan driven and pinned, then ``preset`` driven: the Compare dock and its rows of parameters."""
     hold(window, {"throttle"}, 60)
     window.comparer.pin_current()
-    window.model.load_preset("classic")
+    window.model.load_preset(preset)
     hold(window, {"throttle"}, 60)
     window.compare_dock.raise_()
     dock = window.compare_dock_widget
     dock.update_comparison()
     qtbot.wait(10)
     params = dock.tree.topLevelItem(0)
-    items = [params.child(i) for i in range(params.childCount())]
+    return dock, [params.child(i) for i in range(params.childCount())]
+
+
+def test_names_of_one_group_stay_told_apart_in_a_narrow_dock(carbench_window, qtbot):
+    """engine.idle_rpm, engine.peak_rpm, engine.redline_rpm and engine.stall_rpm all read "engi..._rpm" elided in
+    the middle, even 1500 px wide: the group gives way first."""
+    window = carbench_window
+    dock, items = parameters_against(window, qtbot, "classic")
     names = [item.text(0) for item in items]
     rpm = [i for i, n in enumerate(names) if n.startswith("engine.") and n.endswith("_rpm")]
     assert len(rpm) >= 3, names
@@ -679,16 +684,7 @@ def test_a_narrow_dock_keeps_each_names_last_part_whole_where_the_values_numbers
     room to spare past their numbers. The names keep their last part whole first."""
     window = carbench_window
     window.resize(1500, 950)
-    hold(window, {"throttle"}, 60)
-    window.comparer.pin_current()
-    window.model.load_preset("f1tenth")
-    hold(window, {"throttle"}, 60)
-    window.compare_dock.raise_()
-    dock = window.compare_dock_widget
-    dock.update_comparison()
-    qtbot.wait(10)
-    params = dock.tree.topLevelItem(0)
-    items = [params.child(i) for i in range(params.childCount())]
+    dock, items = parameters_against(window, qtbot, "f1tenth")
     assert len(items) > 50
     for item in items:
         drawn, leaf = drawn_name(dock.tree, item), item.text(0).rsplit(".", 1)[-1]
