@@ -102,6 +102,22 @@ def test_a_set_part_way_takes_a_swept_parameter_to_the_scripts_value_as_a_replay
     assert len(set(result.expect_value[0])) > 1  # the mass moves the speed at 2.4 s: the swept values count until 1 s
 
 
+def test_the_cars_are_checked_as_they_run_with_the_scripts_values_from_a_set_on():
+    """With the wheelbase set to 2 m at 1 s, cars of lr 2.2 m ran on from there (the replay of such a car is refused);
+    with the wheelbase and lr set to 3 and 2.8 m at 1 s, a car of 2.5 m's wheelbase was refused for the script's own
+    lr, which it never runs with its own wheelbase."""
+    base = (scripts_dir() / "clutch_coast.toml").read_text(encoding="utf-8")
+    shorter = compile_script(parse_script(base + '\n[[set]]\nat = 1.0\nparams = { "body.wheelbase" = 2.0 }\n',
+                                          "wb.toml"))
+    with pytest.raises(SweepError, match=r"car 2 \(body.wheelbase = 2.5 m, body.lr = 2.2 m\): body.lr = 2.2 m: must be "
+                                         r"less than the wheelbase \(2 m\)"):
+        plan_sweep(shorter, ["body.wheelbase=2.5,3.0", "body.lr=1.0,2.2"])
+    longer = compile_script(parse_script(base + '\n[[set]]\nat = 1.0\nparams = { "body.wheelbase" = 3.0, '
+                                                '"body.lr" = 2.8 }\n', "wb2.toml"))
+    result = run_sweep(plan_sweep(longer, ["body.wheelbase=2.5,3.0"]))
+    assert result.plan.cars == 2 and np.isfinite(result.expect_value).all()
+
+
 def test_the_margin_is_signed_and_positive_passes(short):
     result = run_sweep(plan_sweep(short, ["engine.peak_torque=60,350"]))
     moving = result.expect_margin[0]

@@ -366,13 +366,14 @@ def _lateral(f: Frames, tol: float):
     else:
         tyres_all = (f["fy_front"] * np.cos(steer) + f["fx_front"] * np.sin(steer) + f["fy_rear"]) / mass
     # The air's drag across the car (physics.aero.resistances, from the frame's start, as the step takes it): the
-    # tyres hold m a_y less it. Left out, a car of a large frontal area (1e4 m^2) at 2 m/s read 2.17 m/s^2 of tyre
-    # force against 0.85 of vx r, whatever dt.
+    # tyres hold m a_y less it, in the dynamic share of the motion as vx r is (the kinematic share has no forces).
+    # Left out, a car of a large frontal area (1e4 m^2) at 2 m/s read 2.17 m/s^2 of tyre force against 0.85 of vx r,
+    # whatever dt.
     c_drag = f.param(lambda p: 0.5 * p.aero.cd * p.aero.frontal_area * p.aero.air_density)
     vx_all, vy_all = f["vx"], f["vy"]
     drag_y = -c_drag * vy_all * np.hypot(vx_all, vy_all)
     stop = mass * np.abs(vy_all) / f.dt  # never more than stops the sideways motion in a frame (never_reversing)
-    tyres_all = tyres_all + np.clip(drag_y, -stop, stop) / mass
+    tyres_all = tyres_all + (1.0 - f["kinematic_weight"]) * np.clip(drag_y, -stop, stop) / mass
     tyres = tyres_all[:-1]
     w = f["kinematic_weight"][:-1]
     v, r = f["speed"][:-1], f["yaw_rate"][:-1]

@@ -94,23 +94,31 @@ def plan_sweep(program: Program, specs: Sequence[str], samples: int | None = Non
 
 
 def check_cars(plan: Plan) -> None:
-    """Refuse the first car whose values break a group's constraints, naming its values."""
+    """Refuse the first car whose values break a group's constraints, naming its values: each car as it runs, from
+    frame 0 and from each of the script's parameter changes, with the swept values a [[set]] has not yet taken back
+    (:func:`set_part_way`; all of them were laid on every change, refusing a car the script's own values make whole
+    and letting one through that they break)."""
     program = plan.program
-    bases = [program.params] + [params for _, params in program.param_changes]
+    paths = [a.path for a in plan.axes]
+    set_from = set_part_way(program, paths)
+    bases = [(0, program.params), *program.param_changes]
+    live = [[d for d, path in enumerate(paths) if set_from.get(path, program.frames) > frame] for frame, _ in bases]
     si = plan.si_values()
     groups: dict[str, list[int]] = {}
     for d, a in enumerate(plan.axes):
         groups.setdefault(a.path.split(".")[0], []).append(d)
     for group, dims in groups.items():
-        cols = si[:, dims]
-        unique, first = np.unique(cols, axis=0, return_index=True)
-        for row, i in zip(unique, first, strict=True):
-            for base in bases:
-                problem = _group_problem(base, group, [plan.axes[d].path for d in dims], row)
+        for (_, base), swept in zip(bases, live, strict=True):
+            held = [d for d in dims if d in swept]
+            if not held:
+                continue
+            unique, first = np.unique(si[:, held], axis=0, return_index=True)
+            for row, i in zip(unique, first, strict=True):
+                problem = _group_problem(base, group, [paths[d] for d in held], row)
                 if problem:
                     raise SweepError(f"car {i + 1} ({_shown(plan, i)}): {group}.{problem}")
-    for base in bases:
-        _check_four_wheel(plan, base, si)
+    for (_, base), swept in zip(bases, live, strict=True):
+        _check_four_wheel(plan, base, si, swept)
 
 
 RULE_BLOCK = 8192  # combinations checked at once (a (block, 65) array per angle)
@@ -122,12 +130,14 @@ def _shown(plan: Plan, i: int) -> str:
                      for a, v in zip(plan.axes, plan.values[i], strict=True))
 
 
-def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray) -> None:
+def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray, swept: Sequence[int]) -> None:
     """Refuse the first car that breaks a four-wheel car's rules across groups (CarParams.check: a front wheel past
-    80 deg, a dynamic index below the floor), each rule checked once per distinct combination of its values."""
-    if base.kind != "dynamic" or base.model.layout != "four_wheel":
+    80 deg, a dynamic index below the floor), each rule checked once per distinct combination of its values; the
+    axes ``swept`` laid on ``base`` (those a [[set]] has not taken back)."""
+    if base.kind != "dynamic" or base.model.layout != "four_wheel" or not swept:
         return
-    paths = [a.path for a in plan.axes]
+    paths = [plan.axes[d].path for d in swept]
+    si = si[:, list(swept)]
     bad = np.zeros(plan.cars, dtype=bool)
     for rule, judge in FOUR_WHEEL_RULES:
         dims = [paths.index(p) for p in rule if p in paths]
