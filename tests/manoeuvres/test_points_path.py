@@ -87,8 +87,8 @@ def test_a_circle_tighter_than_the_cars_lock_is_refused_as_a_corner_is(radius, r
     text = ('[script]\nname = "x"\npreset = "sedan"\nduration = 5.0\n[driver]\nspeed_kmh = 5.0\n'
             f'[driver.path]\nkind = "circle"\nradius = {radius}\n')
     if refused:
-        with pytest.raises(ScriptError, match=f"circle: radius {radius:.3g} is tighter than the car turns at full "
-                                              r"lock \(4.65\)"):
+        with pytest.raises(ScriptError, match=f"circle: radius {radius:.3g} m is tighter than the car turns at full "
+                                              r"lock \(4.65 m\)"):
             compile_script(parse_script(text, "tight.toml"))
     else:
         assert compile_script(parse_script(text, "round.toml")).drive is not None

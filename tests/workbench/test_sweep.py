@@ -118,6 +118,20 @@ def test_the_cars_are_checked_as_they_run_with_the_scripts_values_from_a_set_on(
     assert result.plan.cars == 2 and np.isfinite(result.expect_value).all()
 
 
+def test_a_car_that_cannot_turn_as_tightly_as_its_drivers_circle_is_refused_by_name():
+    """`sweep iso4138_circle --param steering.lock=1:30:30` ended with the first car's compile, "radius 100 is tighter
+    than the car turns at full lock (163)", naming no car and writing nothing; a plain sweep of the same script ran
+    such cars at full lock. Both refuse the first such car before running, by its values."""
+    from workbench.scripts.format import resolve_script
+
+    program = compile_script(load_script(resolve_script("iso4138_circle")))
+    with pytest.raises(SweepError, match=r"^car 1 \(steering.lock = 1 deg\): \[driver.path\] circle: its tightest "
+                                         r"radius, 100 m, is tighter than the car turns at full lock \(163 m\)$"):
+        plan_sweep(program, ["steering.lock=1:30:30"])
+    plan = plan_sweep(program, ["steering.lock=5:30:3"])  # 5 deg: a 33 m circle at full lock, within 100 m
+    assert plan.cars == 3
+
+
 def test_the_margin_is_signed_and_positive_passes(short):
     result = run_sweep(plan_sweep(short, ["engine.peak_torque=60,350"]))
     moving = result.expect_margin[0]

@@ -119,6 +119,36 @@ def check_cars(plan: Plan) -> None:
                     raise SweepError(f"car {i + 1} ({_shown(plan, i)}): {group}.{problem}")
     for (_, base), swept in zip(bases, live, strict=True):
         _check_four_wheel(plan, base, si, swept)
+    _check_path(plan, si)
+
+
+def _check_path(plan: Plan, si: np.ndarray) -> None:
+    """Refuse the first car that cannot turn as tightly as its driver's path (a circle, a corner of points), as a
+    script of that car is refused: a handling test's sweep compiled its cars one by one and the first such car ended
+    the whole sweep, naming none."""
+    from physics.path import CURVATURE
+    from workbench.scripts.courses import course_of
+
+    driver = plan.program.script.driver
+    if driver is None or driver.path is None or driver.path.kind not in ("circle", "points"):
+        return
+    base = plan.program.params
+    try:
+        tightest = float(np.abs(course_of(driver.path, base).rows[:, CURVATURE]).max())
+    except ValueError:
+        return  # the script's own car: refused as the script was compiled
+    paths = [a.path for a in plan.axes]
+
+    def column(path: str) -> np.ndarray:
+        return si[:, paths.index(path)] if path in paths else np.full(plan.cars, float(base.get(path)))
+
+    turns = np.tan(column("steering.lock")) / column("body.wheelbase")  # [1/L] each car's curvature at full lock
+    if (tightest > turns).any():
+        i = int(np.argmax(tightest > turns))
+        unit = base.model.unit
+        raise SweepError(f"car {i + 1} ({_shown(plan, i)}): [driver.path] {driver.path.kind}: its tightest radius, "
+                         f"{1.0 / tightest:.3g} {unit}, is tighter than the car turns at full lock "
+                         f"({1.0 / turns[i]:.3g} {unit})")
 
 
 RULE_BLOCK = 8192  # combinations checked at once (a (block, 65) array per angle)

@@ -68,8 +68,9 @@ def course_of(spec: PathSpec, car: CarParams) -> Course:
         radius = spec.get("radius")
         lock = math.tan(car.steering.lock) / car.body.wheelbase  # [1/L] the curvature of a car at full lock
         if 1.0 / radius > lock:  # as a corner of a points path is: the driver would only go round at full lock
-            raise ValueError(f"circle: radius {radius:.3g} is tighter than the car turns at full lock "
-                             f"({1.0 / lock:.3g})")
+            unit = car.model.unit
+            raise ValueError(f"circle: radius {radius:.3g} {unit} is tighter than the car turns at full lock "
+                             f"({1.0 / lock:.3g} {unit})")
         sign = 1.0 if spec.get("turn") == "left" else -1.0
         n = max(int(math.floor(2.0 * math.pi * radius / step)), 8)
         step = 2.0 * math.pi * radius / n
@@ -89,8 +90,10 @@ def course_of(spec: PathSpec, car: CarParams) -> Course:
     tightest = float(np.abs(rows[:, CURVATURE]).max())
     lock = math.tan(car.steering.lock) / car.body.wheelbase
     if tightest > lock:
+        unit = car.model.unit
         raise ValueError(f"points: a corner rounded over the room its segments give has a radius of "
-                         f"{1.0 / tightest:.3g}, tighter than the car turns at full lock ({1.0 / lock:.3g}); "
+                         f"{1.0 / tightest:.3g} {unit}, tighter than the car turns at full lock ({1.0 / lock:.3g} "
+                         f"{unit}); "
                          "space the points further apart or turn less at each")
     return Course(rows, closed=spec.get("closed"))
 
