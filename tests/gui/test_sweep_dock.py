@@ -490,3 +490,25 @@ def test_the_hint_to_load_a_script_goes_once_one_is_loaded(carbench_window, tmp_
     path.write_text(SCRIPT)
     assert window.load_script(path)
     assert dock.script_label.text() == "script: dock-launch" and dock.status.text() == ""
+
+
+def test_a_chosen_car_replays_as_the_sweep_ran_it_through_the_scripts_sets():
+    """The clutch coast with its peak torque set at 1 s (and, in a second sweep, its mass too), swept over the mass: a
+    car chosen on the chart started with its mass and went back to the script's whole car at 1 s, its mass with it
+    (13.66 km/h where the sweep's row read 20.01). It replays the sweep's row to the bit."""
+    from physics.presets import scripts_dir
+    from workbench.gui.sweep_dock import program_with
+    from workbench.runs.replay import replay
+    from workbench.runs.sweep import plan_sweep, run_sweep
+    from workbench.scripts.format import parse_script
+    from workbench.scripts.program import compile_script
+
+    base = (scripts_dir() / "clutch_coast.toml").read_text(encoding="utf-8")
+    for sets in ('"engine.peak_torque" = 300.0', '"engine.peak_torque" = 300.0, "body.mass" = 2500.0'):
+        program = compile_script(parse_script(base + f"\n[[set]]\nat = 1.0\nparams = {{ {sets} }}\n", "set.toml"))
+        plan = plan_sweep(program, ["body.mass=900,1600"])
+        result = run_sweep(plan)
+        for i, row in enumerate(plan.si_values()):
+            (run,) = replay([program_with(program, {"body.mass": float(row[0])})])
+            assert [v.measured for v in run.verdicts] == result.expect_value[:, i].tolist()
+        assert result.expect_value[0, 0] != result.expect_value[0, 1]

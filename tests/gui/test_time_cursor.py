@@ -219,24 +219,29 @@ def test_the_readout_goes_where_it_hides_the_fewest_points_of_the_curves(carbenc
 
 
 def test_the_readout_keeps_clear_of_the_pinned_runs_curves_too(carbench_window):
-    """The readout's corner weighed the run on show's curves only: under Xvfb it went over a pinned run's rise. The
-    pinned runs' curves on a row count as the run's own do, by their length in the corner."""
+    """The readout's corner weighed the run on show's curves only: under Xvfb it went over a pinned run's rise. Two
+    runs at full throttle pinned, the run on show braked at rest: its speed lies along the bottom, theirs rise into
+    the top right. The readout went to the top corner, over both; it goes to the bottom one, over the one flat line."""
     from PySide6.QtCore import QRectF
 
-    from workbench.gui.plot_panel import curve_length_in
+    from workbench.gui.plot_panel import curve_length_in, readout_at_top
 
     window = carbench_window
     window.resize(1400, 900)
-    hold(window, {"throttle"}, 1200)
-    assert window.comparer.pin_current()
+    for _ in range(2):
+        hold(window, {"throttle"}, 1200)
+        assert window.comparer.pin_current()
+        window.model.reset()
+    hold(window, {"brake"}, 1200)
     plots = window.plots
     plots.refresh()
+    window.plot_overlay.refresh()  # the pinned runs drawn, and the plots' ranges fitted to them
+    plots.show_cursor(3.0)  # the crosshair on the left: the readout on the right
     speed = next(row for row in plots.rows if "speed_kmh" in row.curves)
     references = plots.reference_curves(speed)
-    assert len(references) == len(speed.curves)  # the overlay tells the panel which curves are the pinned run's
-    rect = speed.vb.sceneBoundingRect()
-    whole = QRectF(rect.left(), rect.top(), rect.width(), rect.height())
-    own, both = curve_length_in(speed, whole), curve_length_in(speed, whole, references)
-    assert own > 0 and both == pytest.approx(2 * own, rel=0.05)  # the pinned run is this run: as long again
-    corner = QRectF(rect.right() - 200, rect.top(), 200, 60)  # the newest seconds of the rise, at the top right
-    assert curve_length_in(speed, corner, references) > curve_length_in(speed, corner)
+    assert len(references) == 2 * len(speed.curves)  # the overlay tells the panel which curves are the pinned runs'
+    assert tuple(speed.readout.anchor) == (1.0, 1.0)  # the bottom right
+    assert readout_at_top(speed, True) and not readout_at_top(speed, True, references)
+    rect, box = speed.vb.sceneBoundingRect(), speed.readout.sceneBoundingRect()
+    top = QRectF(box.left(), rect.top(), box.width(), box.height())
+    assert curve_length_in(speed, top) == 0.0 < curve_length_in(speed, box) < curve_length_in(speed, top, references)

@@ -80,7 +80,7 @@ def test_json_summary(capsys, script, tmp_path):
     (["--param", "body.mass=1:2:3", "--workers", "0"], "--workers 0: must be between 1 and"),
     (["--param", "body.mass=900:1000:3", "--dt", "1"], "--dt: dt = 1.0: the timestep must be a number in [1e-05, 0.05] s"),
     # the range said was (0, 0.05], and 1e-06 was refused within it
-    (["--param", "body.mass=900:1000:3", "--dt", "1e-6"], "dt = 1e-06: the timestep must be a number in [1e-05, 0.05]"),
+    (["--param", "body.mass=900:1000:3", "--dt", "1e-6"], "--dt: dt = 1e-06: the timestep must be a number in [1e-05, 0.05]"),
     (["--param", "body.mass=900:1000:3", "--chunk", "0"], "--chunk 0"),
     (["--param", "body.mass=900:1000:3", "--out", "/nonexistent/deeper/out"], "--out /nonexistent/deeper/out"),
 ])

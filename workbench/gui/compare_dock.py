@@ -197,7 +197,7 @@ class CompareDock(QWidget):
         link.setVisible(True)
         group = QTreeWidgetItem(self.tree, [f"{title}: {self.comparison.frame_text(d.frame)} (t = {d.time:.4f} s)"])
         for r in d.channels:
-            QTreeWidgetItem(group, [r.name, _with_unit(f"{r.a:.6g}", r.unit), _with_unit(f"{r.b:.6g}", r.unit)])
+            QTreeWidgetItem(group, [r.name, _with_unit(f"{r.a + 0.0:.6g}", r.unit), _with_unit(f"{r.b + 0.0:.6g}", r.unit)])
 
     def _rebuild_refs(self) -> None:
         while self.refs_layout.count():
@@ -289,7 +289,7 @@ class CompareDock(QWidget):
                 self._show_divergence(self.motion, "the motion first diverges", result.motion)
         largest = QTreeWidgetItem(self.tree, ["largest difference per channel (B \u2212 A)"])
         for r in result.channels:
-            QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta:+.4g}", r.unit), f"at {r.time:.3f} s"])
+            QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta + 0.0:+.4g}", r.unit), f"at {r.time:.3f} s"])
         params.setExpanded(True)
         if edits:
             group.setExpanded(True)
@@ -342,7 +342,7 @@ class CompareDock(QWidget):
         if names < min(self._names_width, room // 3):
             # a third of the tree, or more where the last parts of the names on show need it and A and B keep their
             # numbers whole
-            leaves = max([0] + [w for group, w in self._leaf_widths if group.isExpanded()])
+            leaves = min(max([0] + [w for group, w in self._leaf_widths if group.isExpanded()]), self._names_width)
             names = max(min(self._names_width, room // 3), MIN_VALUE_WIDTH,
                         min(leaves, room - floors[0] - floors[1]))
             half = max((room - names) // 2, MIN_VALUE_WIDTH)
@@ -468,7 +468,7 @@ def _with_unit(text: str, unit: str) -> str:
 def _v(value) -> str:
     if value is None:
         return "-"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{value + 0.0:g}" if isinstance(value, float) else str(value)  # + 0.0: no "-0"
 
 
 def _verdict(v, units: dict[str, tuple[str, float]]) -> str:

@@ -830,8 +830,16 @@ def in_dock_words(text: str, axes) -> str:
 
 
 def program_with(program: Program, values: dict[str, float]) -> Program:
-    """``program`` starting on its car with ``values`` (SI) set."""
-    return dataclasses.replace(program, params=program.params.with_values(values))
+    """``program`` on its car with ``values`` (SI) set, as a sweep runs that car: from the start, and through each of
+    the script's parameter changes until a [[set]] takes a value to the script's own (workbench.runs.sweep.run_chunk).
+    Set at the start alone, a [[set]] part-way put the script's whole car back, every value chosen with it."""
+    from workbench.runs.sweep import set_part_way
+
+    set_from = set_part_way(program, list(values))
+    changes = tuple((k, params.with_values({path: v for path, v in values.items()
+                                            if set_from.get(path, program.frames) > k}))
+                    for k, params in program.param_changes)
+    return dataclasses.replace(program, params=program.params.with_values(values), param_changes=changes)
 
 
 def _seconds(seconds: float) -> str:

@@ -478,7 +478,7 @@ _CSV_BLOCK = 256  # frames of a comparison's CSV made into text at a time
 def _v(value: Any) -> str:
     if value is None:
         return "-"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{value + 0.0:g}" if isinstance(value, float) else str(value)  # + 0.0: no "-0"
 
 
 def _columns(rows: list[tuple[str, ...]]) -> list[str]:
