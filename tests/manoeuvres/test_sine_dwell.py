@@ -34,9 +34,11 @@ RATIO = 15.0  # handwheel per road-wheel angle: the 0.1 rad steer is 85.9 deg of
 
 def test_the_criteria_of_a_known_trace():
     c = swd_criteria(*synthetic(), START, F, DWELL, RATIO)
-    cos_time = START + 1.0 / F + DWELL
+    # Each sample of the steer is held over its frame: the car gets the sine half a frame late on the mean, and BOS
+    # and COS are read on the held steer (they were read between the samples, half a frame early).
+    cos_time = START + 1.0 / F + DWELL + DT / 2
     # S7.11.6: BOS where the handwheel first reaches 5 deg: 85.9 sin(2 pi 0.7 s) = 5
-    bos = START + math.asin(5.0 / math.degrees(0.1 * RATIO)) / (2 * math.pi * F)
+    bos = START + math.asin(5.0 / math.degrees(0.1 * RATIO)) / (2 * math.pi * F) + DT / 2
     assert c["bos"] == pytest.approx(bos, abs=2e-5)  # interpolated: a sine's first 13 ms are nearly straight
     assert c["cos"] == pytest.approx(cos_time, abs=1e-5)  # S7.11.7: back to zero where the last half-sine ends (held at
     # zero after it: the approach extended, not the first frame at zero, 4.8 ms late at 120 Hz)
@@ -44,7 +46,7 @@ def test_the_criteria_of_a_known_trace():
     for after in (1.00, 1.75):
         expected = math.exp(-(cos_time + after - T_PEAK) / TAU)
         assert c[f"ratio_{after:.2f}"] == pytest.approx(expected, abs=1e-3)
-    # 1.07 s after BOS, not after the robot's start: 1.5 (1.07 + 0.0133)^2 = 1.760 m, where it read 1.717
+    # 1.07 s after BOS, not after the robot's start: 1.5 (1.07 + 0.0174)^2 = 1.774 m, where it read 1.717
     assert c["displacement"] == pytest.approx(1.5 * (bos - START + 1.07) ** 2, abs=1e-3)
     assert abs(c["displacement"] - 1.5 * 1.07 ** 2) > 0.04
 
@@ -53,8 +55,8 @@ def test_bos_moves_with_the_amplitude_and_a_steer_that_never_reaches_5_deg_has_n
     small = swd_criteria(*synthetic(), START, F, DWELL, 5.0 / math.degrees(0.1) * 0.99)  # 4.95 deg of handwheel
     assert small["bos"] is None and small["displacement"] is None
     half = swd_criteria(*synthetic(), START, F, DWELL, RATIO / 2)
-    assert half["bos"] - START == pytest.approx(math.asin(5.0 / math.degrees(0.05 * RATIO)) / (2 * math.pi * F),
-                                                abs=2e-5)
+    assert half["bos"] - START == pytest.approx(math.asin(5.0 / math.degrees(0.05 * RATIO)) / (2 * math.pi * F)
+                                                + DT / 2, abs=2e-5)
 
 
 def test_a_slow_decay_fails_and_a_fast_one_passes():
@@ -77,3 +79,23 @@ def test_the_amplitude_series_of_s7_6():
     assert series(210.0, 15.0, math.radians(31.5)) == pytest.approx([300.0])
     # The car's lock ends it sooner: 31.5 deg at ratio 5 is 157.5 deg of handwheel.
     assert max(series(48.0, 5.0, math.radians(31.5))) <= 157.5
+
+
+def test_the_displacement_of_a_run_holds_as_the_timestep_shrinks():
+    """The sedan's sine with dwell at 120 deg: BOS read between the steer's samples came half a frame early, and the
+    lateral displacement 1.07 s after it read 17 mm less at 1/120 s than at 1/960 s (2.978 against 2.995 m at 5 A).
+    Read on the steer as each frame holds it, the two are within a few millimetres."""
+    from workbench.runs.replay import replay
+    from workbench.scripts.format import load_script, resolve_script
+    from workbench.scripts.program import compile_script
+
+    script = load_script(resolve_script("r140_sine_dwell"))
+    robot = script.robot
+    found = []
+    for dt in (1 / 120, 1 / 960):
+        (run,) = replay([compile_script(script, dt=dt)])
+        columns = [run.column(n) for n in ("t", "steer", "yaw_rate", "x", "y", "heading")]
+        found.append(swd_criteria(*columns, robot.start, robot.values["frequency"], robot.values["dwell"],
+                                  robot.ratio))
+    assert found[0]["displacement"] == pytest.approx(found[1]["displacement"], abs=0.005)
+    assert found[0]["bos"] - found[1]["bos"] == pytest.approx((1 / 120 - 1 / 960) / 2, abs=2e-4)

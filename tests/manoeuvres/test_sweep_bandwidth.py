@@ -66,7 +66,7 @@ def test_the_linear_bicycles_gain_bandwidth_and_phase_are_its_closed_forms(dt):
     got = {k.key: k for k in sweep().kpis(run_of(lambda t, steer: bicycle_yaw(linear_sedan(), V, t, steer), dt))}
     assert got["low_frequency_gain"].value == pytest.approx(yaw_gain(linear_sedan(), V), rel=0.002)
     assert got["bandwidth"].value == pytest.approx(closed_bandwidth(V), rel=0.005)
-    assert got["low_frequency_gain"].label == "yaw-rate gain at 0.1 Hz"  # the sweep's first frequency
+    assert got["low_frequency_gain"].label == "yaw-rate gain at 0.1 Hz (road wheel)"  # the sweep's first frequency, per rad of road-wheel angle
     assert got["yaw_phase_1hz"].value == pytest.approx(math.degrees(np.angle(h(1.0))), abs=0.02)
     assert got["peak_gain_ratio"].value == pytest.approx(1.0, abs=0.002)  # the bicycle has no resonant peak here
     assert all(k.unit == u and k.clause == "ISO 7401:2011 continuous sinusoidal input (swept)" for k, u in

@@ -94,13 +94,19 @@ def swd_criteria(t, steer, yaw, x, y, heading, start: float, frequency: float = 
     """The S5.2 figures of one sine-with-dwell run: both yaw-rate ratios and the lateral displacement.
 
     ``steer`` is the road-wheel angle [rad]; the handwheel's is ``ratio`` times it. BOS and COS are read off that
-    handwheel angle as S7.11.6 and S7.11.7 define them (the 5 deg crossing, the return to zero), where they were
-    the robot's start and its planned end (the displacement was taken 11 ms early at 100 deg, 24 ms at 50).
+    handwheel angle as S7.11.6 and S7.11.7 define them (the 5 deg crossing, the return to zero), on the steer as each
+    frame holds it, where they were the robot's start and its planned end (the displacement was taken 11 ms early at
+    100 deg, 24 ms at 50).
     """
     handwheel = np.degrees(steer) * ratio
     first_sign = np.sign(steer[np.argmax(np.abs(np.where(t < start + 0.5 / frequency, steer, 0.0)))])
-    bos = beginning_of_steer(t, handwheel, start)
-    cos_time = end_of_steer(t, handwheel, start + 0.5 / frequency, first_sign)
+    # The steer of row k is held over the frame [t_k, t_k + dt): BOS and COS are read on the held steer, the line
+    # through the middles of its frames, as ISO 7401's half-steer instant is (transient.step_response). Read between
+    # the samples at t_k, both came half a frame early: the sedan's lateral displacement at 5 A read 2.978 m at
+    # dt = 1/120 s and 2.995 m at 1/1000 s.
+    held = t + 0.5 * (float(t[1] - t[0]) if len(t) > 1 else 0.0)
+    bos = beginning_of_steer(held, handwheel, start)
+    cos_time = end_of_steer(held, handwheel, start + 0.5 / frequency, first_sign)
     if cos_time is None:  # not back to zero yet: the planned end, past which the ratios are not measured anyway
         cos_time = completion_of_steer(start, frequency, dwell)
     reversed_ = (t > start) & (np.sign(steer) == -first_sign) & (np.abs(steer) > 1e-9)

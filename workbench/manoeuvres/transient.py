@@ -344,7 +344,7 @@ class FrequencyResponse(Manoeuvre):
             return [Kpi("bandwidth", "yaw-rate -3 dB bandwidth", None, "Hz", SWEEP_CLAUSE)]
         low = float(gain[0])
         if not low > 0.0:  # the car did not answer the steering (it never moved): no gain to compare with
-            return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz", low, "1/s", SWEEP_CLAUSE,
+            return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz (road wheel)", low, "1/s", SWEEP_CLAUSE,
                         note="no yaw-rate response to the steering: the other KPIs are not computed")]
         below = np.flatnonzero(gain < low / math.sqrt(2.0))
         bandwidth = None
@@ -354,7 +354,7 @@ class FrequencyResponse(Manoeuvre):
             bandwidth = float(freq[k - 1] + (freq[k] - freq[k - 1]) * (g0 - low / math.sqrt(2.0)) / (g0 - g1))
         phase_1hz = float(np.interp(1.0, freq, np.unwrap(np.radians(b["phase"])))) * DEG
         ay_phase_1hz = float(np.interp(1.0, freq, np.unwrap(np.radians(b["ay_phase"])))) * DEG
-        return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz", low, "1/s", SWEEP_CLAUSE,
+        return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz (road wheel)", low, "1/s", SWEEP_CLAUSE,
                     note=self.unsettled(run)),
                 Kpi("bandwidth", "yaw-rate -3 dB bandwidth", bandwidth, "Hz", SWEEP_CLAUSE,
                     note="" if bandwidth is not None else "the gain stays above -3 dB over the sweep"),
