@@ -587,7 +587,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             try:
                 staged.replaces(report, charts_shown(report))  # an earlier report's charts this one does not draw
                 with quiet_stderr():  # libpng's own complaint would come before carbench's line
-                    write_report(results, staged.folder(report), render, found)
+                    write_report(results, staged.folder(report), render, found, every_monitor=monitors)
             except OSError as exc:
                 return _bad(f"--report: cannot write into {report}: {staged.shown(exc.strerror or str(exc))}")
         for program in programs:

@@ -41,6 +41,24 @@ def test_replay_report_has_a_png_per_expectation_that_opens(tmp_path):
     assert "http" not in page  # self-contained: nothing fetched from elsewhere
 
 
+def test_a_report_says_whether_the_monitors_were_checked(tmp_path, qapp):
+    """`replay skidpad --report` said "0 monitor violations" where no monitor had run."""
+    from workbench.gui.charts import render_png
+    from workbench.runs.monitors import check_results
+
+    program = compile_script(load_script(scripts_dir() / "skidpad.toml"))
+    results = replay([program])
+    page = write_report(results, tmp_path / "plain", render_png, every_monitor=False).read_text()
+    assert "monitors not checked" in page and "monitor violation" not in page
+    page = write_report(results, tmp_path / "all", render_png, check_results(results, everything=True)).read_text()
+    assert "0 monitor violations" in page and "not checked" not in page
+    own = compile_script(load_script(scripts_dir() / "ice_brakes.toml"))  # a script with a [[monitor]] of its own
+    assert own.script.monitors
+    results = replay([own])
+    page = write_report(results, tmp_path / "own", render_png, check_results(results), every_monitor=False).read_text()
+    assert "0 monitor violations (the scripts&#x27; own [[monitor]] entries, in 1 of them" in page
+
+
 def test_a_report_written_again_into_its_folder_leaves_no_chart_of_the_earlier_one(tmp_path, qapp, capsys):
     """A second report into the same folder, of fewer scripts: the first's charts of the script no longer in it are
     gone (they looked like a current report's), and what carbench did not write there stays."""

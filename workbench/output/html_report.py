@@ -243,20 +243,26 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence
 
 
 def write_report(results: Sequence, folder: str | Path, render: Renderer, violations: Sequence = (),
-                 title: str = "carbench replay", notes: Sequence[str] = ()) -> Path:
+                 title: str = "carbench replay", notes: Sequence[str] = (), every_monitor: bool = True) -> Path:
     """Write ``folder/index.html`` and its PNGs for replayed ``results``; returns the page's path.
 
-    ``violations`` are :class:`workbench.runs.monitors.ScriptViolation` values (index into ``results``).
-    The folder is created if its parent exists; files are written atomically.
+    ``violations`` are :class:`workbench.runs.monitors.ScriptViolation` values (index into ``results``), of every
+    monitor (``every_monitor``: ``replay --monitors``, a hunt's minimal scripts) or of the scripts' own [[monitor]]
+    entries alone. The folder is created if its parent exists; files are written atomically.
     """
     folder = Path(folder)
     folder.mkdir(exist_ok=True)
     flagged = {v.index for v in violations}
     failing = sum(1 for i, r in enumerate(results) if not r.passed or i in flagged)
+    own = sum(1 for r in results if r.program.script.monitors)
+    # "0 monitor violations" read as a clean bill where no monitor had been run
+    checked = (f"{len(violations)} monitor violation{'s' if len(violations) != 1 else ''}" if every_monitor or own
+               else "monitors not checked (replay --monitors checks them)")
+    if not every_monitor and own:
+        checked += f" (the scripts' own [[monitor]] entries, in {own} of them; --monitors checks every monitor)"
     body = [f"<h1>{html.escape(title)}</h1>",
             f'<p>{len(results)} script{"s" if len(results) != 1 else ""}: '
-            f'<span class="{"fail" if failing else "pass"}">{failing} failing</span>, '
-            f"{len(violations)} monitor violation{'s' if len(violations) != 1 else ''}.</p>"]
+            f'<span class="{"fail" if failing else "pass"}">{failing} failing</span>, {html.escape(checked)}.</p>']
     body.extend(f'<p class="muted">{html.escape(n)}</p>' for n in notes)
     used: set[str] = set()
     for i, r in enumerate(results):
