@@ -61,6 +61,11 @@ def test_a_heatmaps_scale_is_centred_on_its_boundary_and_its_ticks_are_the_value
     assert _cell_ticks(np.array([1000.0, 2466.2, 6082.2, 15000.0])) == [(0.0, "1000"), (1.0, "2466"),
                                                                       (2.0, "6082"), (3.0, "15000")]
     assert len(_cell_ticks(np.geomspace(1, 1e6, 50))) <= 12
+    # a log axis of 2,000 .. 20,000 N: written out, not "1.125e+04" beside "6325"
+    ticks = [text for _, text in _cell_ticks(np.geomspace(2000.0, 20000.0, 5))]
+    assert ticks == ["2000", "3557", "6325", "11247", "20000"]
+    assert [text for _, text in _cell_ticks(np.array([0.0012345, 0.5, 2.5e7, 1.5e-5]))] == ["0.001234", "0.5",
+                                                                                         "2.5e+07", "1.5e-05"]
 
 
 def test_a_tornado_chart_shows_its_bound_when_every_margin_is_below_it():
@@ -219,3 +224,22 @@ def test_cells_without_a_value_take_their_neighbours_mean_ring_by_ring():
     assert filled[0, 2] == 4.0 and not np.shares_memory(filled, grid)
     assert (filled_from_neighbours(np.full((2, 3), np.nan), -1.0) == -1.0).all()
     assert filled_from_neighbours(np.array([[np.nan, 5.0]]), 0.0).tolist() == [[5.0, 5.0]]
+
+
+def test_a_sweeps_margins_keep_their_pass_boundary_in_view_however_far_the_margins():
+    """`sweep braking_stop --param brakes.force=2000:20000:7:log`: every margin 12.4 to 14.5 s, and the zero line, the
+    pass boundary, was off the chart."""
+    from physics.presets import scripts_dir
+    from workbench.gui.charts import y_range
+    from workbench.output.sweep_report import charts
+    from workbench.runs.sweep import plan_sweep, run_sweep
+    from workbench.scripts.format import load_script
+    from workbench.scripts.program import compile_script
+
+    program = compile_script(load_script(scripts_dir() / "braking_stop.toml"))
+    result = run_sweep(plan_sweep(program, ["brakes.force=2000:20000:7:log"]))
+    margins = dict(charts(result))["margins.png"]
+    lo = min(float(np.nanmin(series.y)) for series in margins.series)
+    hi = max(float(np.nanmax(series.y)) for series in margins.series)
+    assert lo > 5.0  # far above the boundary: more than twice the margins' spread away
+    assert y_range(margins, lo, hi)[0] <= 0.0

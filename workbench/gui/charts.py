@@ -390,8 +390,14 @@ def _cell_ticks(values: np.ndarray) -> list[tuple[float, str]]:
 
 def _value_text(v: float) -> str:
     """A grid value as a tick says it: whole numbers below ten million whole (15000, not 1.5e+04), others to four
-    significant digits."""
-    return f"{v:.0f}" if v == round(v) and abs(v) < 1e7 else f"{v:.4g}"
+    significant digits, written out from 0.001 to ten million (a log axis' 11246.8 read "1.125e+04" beside "6325")."""
+    if v == round(v) and abs(v) < 1e7:
+        return f"{v:.0f}"
+    if 1e-3 <= abs(v) < 1e7:
+        digits = max(3 - math.floor(math.log10(abs(v))), 0)
+        text = f"{round(v, digits):.{digits}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return f"{v:.4g}"
 
 
 def bars_x_range(chart: Chart) -> tuple[float, float]:

@@ -312,7 +312,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             _title(result, "margin to each expectation's bound" + (f" (in {unit or 'no unit'})" if len(groups) > 1 else "")),
             a.label, with_unit("margin (>= 0 passes)", unit),
             series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
-            lines=[Line(0.0, "y", "#444444", True)],
+            lines=[Line(0.0, "y", "#444444", True, kept=True)],  # the pass boundary in view, however far the margins
             notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",), x_log=a.log)))
     for m, measure in enumerate(script.measures):
         y = result.measure_value[m][order]
