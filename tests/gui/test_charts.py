@@ -214,16 +214,23 @@ def test_a_heatmaps_boundary_is_not_drawn_along_the_cells_without_a_value(qapp, 
     assert _dark(opened(render_png(both, tmp_path / "both.png"))) > _dark(image) + 30  # the limit between them
 
 
-def test_cells_without_a_value_take_their_neighbours_mean_ring_by_ring():
-    from workbench.gui.charts import filled_from_neighbours
+def test_a_heatmaps_cells_take_their_sides_colours_and_the_boundary_runs_between_cells():
+    """A margin of exactly 0 (a car that passes) came out the colour table's middle, the yellow of neither side, and
+    the boundary was interpolated between the cells' centres, through a passing car's cell. Each cell is coloured by
+    its side, pale at the boundary, and the boundary runs on the edges between a passing and a failing cell."""
+    from workbench.gui.charts import FAIL_PALE, PASS_DARK, PASS_PALE, heat_colours, pass_boundary
 
-    grid = np.array([[np.nan, 2.0, 4.0], [np.nan, np.nan, 6.0], [np.nan, np.nan, np.nan]])
-    filled = filled_from_neighbours(grid, -1.0)
-    assert filled[0, 0] == 2.0 and filled[1, 1] == 4.0  # (2 + 6) / 2, its known neighbours across an edge
-    assert filled[1, 0] == (2.0 + 4.0) / 2 and np.isfinite(filled).all()
-    assert filled[0, 2] == 4.0 and not np.shares_memory(filled, grid)
-    assert (filled_from_neighbours(np.full((2, 3), np.nan), -1.0) == -1.0).all()
-    assert filled_from_neighbours(np.array([[np.nan, 5.0]]), 0.0).tolist() == [[5.0, 5.0]]
+    values = np.array([[-2.0, 0.0, 3.0], [-1.0, np.nan, 6.0]])
+    rgba = heat_colours(values, 0.0, -6.0, 6.0)
+    assert tuple(rgba[0, 1, :3]) == PASS_PALE and tuple(rgba[1, 2, :3]) == PASS_DARK  # 0 passes; 6 is the far end
+    assert tuple(rgba[1, 1]) == (190, 190, 190, 255)  # no value: grey
+    assert rgba[0, 0, 0] > rgba[0, 0, 1] and tuple(rgba[1, 0, :3]) != FAIL_PALE  # failing: red, darker away from 0
+    edges = pass_boundary(values, 0.0)
+    # between (0, 0) and (1, 0) only: (0, 1) fails beside a cell with no value, (1, 0) passes above one
+    assert edges.tolist() == [[0.5, -0.5], [0.5, 0.5]]
+    below = pass_boundary(np.array([[10.0, 40.0], [20.0, 30.0]]), 35.0, below=True)  # "<= 35 %": the 40 fails
+    assert sorted(map(tuple, below.tolist())) == [(0.5, -0.5), (0.5, 0.5), (0.5, 0.5), (1.5, 0.5)]
+    assert tuple(heat_colours(np.array([[35.0]]), 35.0, 0.0, 70.0, below=True)[0, 0, :3]) == PASS_PALE
 
 
 def test_a_sweeps_margins_keep_their_pass_boundary_in_view_however_far_the_margins():

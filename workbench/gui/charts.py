@@ -301,9 +301,9 @@ def _heatmap(plot, heat, widget) -> None:
 
     values = np.asarray(heat.values, dtype=float)
     lo, hi = heat_levels(values, heat.level)
-    if heat.level is not None:  # centred on the boundary: red fails, green passes
-        ends = [(215, 48, 39), (255, 255, 191), (26, 152, 80)]
-        colours = pg.ColorMap([0.0, 0.5, 1.0], ends[::-1] if heat.passes_below else ends)
+    if heat.level is not None:  # each side of the boundary its own colours: red fails, green passes
+        stops = [FAIL_DARK, FAIL_PALE, PASS_PALE, PASS_DARK]
+        colours = pg.ColorMap([0.0, 0.5, 0.5, 1.0], stops[::-1] if heat.passes_below else stops)
     else:
         colours = pg.colormap.get("viridis")
     image = pg.ImageItem(np.where(np.isfinite(values), values, lo).T)
@@ -320,50 +320,71 @@ def _heatmap(plot, heat, widget) -> None:
     # "15000"), or ran into the title.
     longest = max((len(text) for _, text in left_ticks), default=4)
     plot.getAxis("left").setWidth(int(30 + 7 * longest))
-    missing = ~np.isfinite(values)
-    if missing.any():
-        grey = np.zeros(values.shape + (4,), dtype=np.uint8)
-        grey[missing] = (190, 190, 190, 255)
-        # Levels given: left to find them, an all-grey grid (no car's value came) has one level and was drawn black.
-        mask = pg.ImageItem(grey.transpose(1, 0, 2), levels=(0, 255))
-        mask.setRect(cells)
-        plot.addItem(mask)
-    if heat.level is not None and values.shape[0] > 1 and values.shape[1] > 1:
-        curve = pg.IsocurveItem(data=filled_from_neighbours(values, lo).T, level=heat.level,
-                                pen=pg.mkPen("#111", width=2.5))
-        curve.setParentItem(image)
-        image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)  # no contour past the cells
+    if heat.level is not None:
+        # Every cell coloured by its own side of the boundary, to the bit: through the colour map's table a margin of
+        # exactly 0 (a car that passes) came out the table's middle, the yellow of neither side, and the boundary was
+        # interpolated between the cells' centres, through a passing or a failing car's cell.
+        shown = pg.ImageItem(heat_colours(values, heat.level, lo, hi, heat.passes_below).transpose(1, 0, 2),
+                             levels=(0, 255))
+        shown.setRect(cells)
+        plot.addItem(shown)
+        edges = pass_boundary(values, heat.level, heat.passes_below)
+        if len(edges):
+            plot.addItem(pg.PlotCurveItem(edges[:, 0], edges[:, 1], connect="pairs", pen=pg.mkPen("#111", width=2.5)))
+    else:
+        missing = ~np.isfinite(values)
+        if missing.any():
+            grey = np.zeros(values.shape + (4,), dtype=np.uint8)
+            grey[missing] = MISSING_GREY
+            # Levels given: left to find them, an all-grey grid (no car's value came) was drawn black.
+            mask = pg.ImageItem(grey.transpose(1, 0, 2), levels=(0, 255))
+            mask.setRect(cells)
+            plot.addItem(mask)
     plot.setXRange(-0.5, len(x) - 0.5, padding=0.02)
     plot.setYRange(-0.5, len(y) - 0.5, padding=0.02)
     bar = pg.ColorBarItem(values=(lo, hi), colorMap=colours, label=heat.colour_label, interactive=False)
     bar.setImageItem(image, insert_in=plot)
 
 
-def filled_from_neighbours(values: np.ndarray, empty: float) -> np.ndarray:
-    """``values`` with each non-finite cell given the mean of its finite neighbours (across an edge), ring by ring
-    from the finite cells out; ``empty`` everywhere when none is finite. A heatmap's boundary is traced on this: with
-    the cells no car's value came to set to the scale's bottom, it ran along every grey cell's edge (a false pass
-    boundary between a failing car and one not judged)."""
-    grid = np.asarray(values, dtype=float).copy()
-    known = np.isfinite(grid)
-    if not known.any():
-        return np.full(grid.shape, float(empty))
-    while not known.all():
-        total = np.zeros(grid.shape)
-        count = np.zeros(grid.shape)
-        value = np.where(known, grid, 0.0)
-        for axis in (0, 1):
-            for step in (1, -1):
-                shifted, present = np.roll(value, step, axis), np.roll(known, step, axis)
-                edge = [slice(None)] * grid.ndim
-                edge[axis] = 0 if step == 1 else -1  # np.roll wraps round: the far edge is no neighbour
-                present[tuple(edge)] = False
-                total += np.where(present, shifted, 0.0)
-                count += present
-        ring = ~known & (count > 0)
-        grid[ring] = total[ring] / count[ring]
-        known = known | ring
-    return grid
+FAIL_DARK, FAIL_PALE = (215, 48, 39), (253, 204, 178)
+PASS_PALE, PASS_DARK = (199, 233, 192), (26, 152, 80)
+MISSING_GREY = (190, 190, 190, 255)
+
+
+def passing(values: np.ndarray, level: float, below: bool) -> np.ndarray:
+    """Which cells pass a boundary at ``level``: at or above it, or at or below it (``below``); False for no value."""
+    with np.errstate(invalid="ignore"):
+        return (values <= level) if below else (values >= level)
+
+
+def heat_colours(values: np.ndarray, level: float, lo: float, hi: float, below: bool = False) -> np.ndarray:
+    """RGBA (rows, columns, 4) of a heatmap about a boundary: a passing cell from pale to dark green, a failing one
+    from pale to dark red, as far from ``level`` as the scale ``lo``..``hi`` reaches; grey where there is no value."""
+    half = max(hi - level, level - lo, 1e-300)
+    share = np.clip(np.nan_to_num(np.abs(values - level) / half), 0.0, 1.0)[..., None]
+    ok = passing(values, level, below)[..., None]
+    pale = np.where(ok, PASS_PALE, FAIL_PALE)
+    dark = np.where(ok, PASS_DARK, FAIL_DARK)
+    rgb = np.rint(pale + (dark - pale) * share)
+    out = np.concatenate([rgb, np.full(values.shape + (1,), 255.0)], axis=-1).astype(np.uint8)
+    out[~np.isfinite(values)] = MISSING_GREY
+    return out
+
+
+def pass_boundary(values: np.ndarray, level: float, below: bool = False) -> np.ndarray:
+    """The edges between neighbouring cells of which one passes and the other fails, as pairs of points (2 k, 2) in
+    cell coordinates (cell i, j centred on (i, j)); none beside a cell without a value."""
+    finite = np.isfinite(values)
+    ok = passing(values, level, below)
+    points = []
+    # across a column's neighbours (values[j, i] against values[j, i + 1]): a vertical edge at x = i + 0.5
+    differ = finite[:, :-1] & finite[:, 1:] & (ok[:, :-1] != ok[:, 1:])
+    for j, i in zip(*np.nonzero(differ), strict=True):
+        points += [(i + 0.5, j - 0.5), (i + 0.5, j + 0.5)]
+    differ = finite[:-1, :] & finite[1:, :] & (ok[:-1, :] != ok[1:, :])
+    for j, i in zip(*np.nonzero(differ), strict=True):
+        points += [(i - 0.5, j + 0.5), (i + 0.5, j + 0.5)]
+    return np.array(points, dtype=float).reshape(-1, 2)
 
 
 def heat_levels(values: np.ndarray, level: float | None) -> tuple[float, float]:
