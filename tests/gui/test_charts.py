@@ -151,6 +151,8 @@ def test_a_tornados_note_wraps_to_the_plot_right_of_its_names_and_its_bars_stay_
     """The note wrapped to the chart's width, but a tornado's title spans only the plot right of its axis of parameter
     names: its first line ran past the image and took the plot with it, the bars cut at 0 and the bound at margin 0
     out of sight (a sweep's --plot, seen by a review)."""
+    from workbench.gui.charts import HIGH_END
+
     labels = ["body.mass (\u2212)", "engine.peak_torque (+)", "aero.cd (\u2212)"]
     note = ("centre: mean margin -480.5 rpm; dashed green: the bound (margin 0); (+): the margin grows with the "
             "parameter, (\u2212) shrinks, (=) stays")
@@ -161,7 +163,7 @@ def test_a_tornados_note_wraps_to_the_plot_right_of_its_names_and_its_bars_stay_
                       lines=[Line(0.0, axis="x", colour="#00ff00", dashed=False)])
         image = opened(render_png(chart, tmp_path / "tornado.png"))
         points = [(x, y) for x in range(image.width()) for y in range(0, image.height(), 2)]
-        bars = max(x for x, y in points if image.pixelColor(x, y).name() == "#1f77b4")
+        bars = max(x for x, y in points if image.pixelColor(x, y).name() == HIGH_END)  # the high ends, on the right
         bound = max(x for x, y in points if image.pixelColor(x, y).name() == "#00ff00")
         return bars, bound
 
@@ -250,3 +252,18 @@ def test_a_sweeps_margins_keep_their_pass_boundary_in_view_however_far_the_margi
     hi = max(float(np.nanmax(series.y)) for series in margins.series)
     assert lo > 5.0  # far above the boundary: more than twice the margins' spread away
     assert y_range(margins, lo, hi)[0] <= 0.0
+
+
+def test_a_titles_row_is_as_tall_as_its_lines_of_notes(qapp):
+    """pyqtgraph fixes a plot's title row at 30 px: three lines of notes ran into the plot and the title off the top
+    of the image (every tornado chart, the manoeuvre report's ISO 4138 chart)."""
+    import pyqtgraph as pg
+
+    from workbench.gui.charts import fit_title
+
+    plot = pg.PlotItem(title="title<br><span style='font-size:9pt'>one</span><br><span style='font-size:9pt'>two"
+                             "</span><br><span style='font-size:9pt'>three</span>")
+    text = plot.titleLabel.item.boundingRect().height()
+    assert text > 45 and fit_title(plot) >= text
+    assert plot.titleLabel.maximumHeight() >= text  # (30 before)
+    assert fit_title(pg.PlotItem(title="one line")) == 30

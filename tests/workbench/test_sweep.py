@@ -384,8 +384,33 @@ def test_a_tornado_bar_says_which_way_each_parameter_moves_the_margin_and_when_i
     result = SweepResult(plan, np.zeros((e, plan.cars)), margin, np.zeros((m, plan.cars)), 0, 0.0)
     tornado = next(chart for name, chart in charts(result) if name.startswith("tornado-"))
     labels = set(tornado.bars.labels)
-    assert {"body.mass (+)", "engine.peak_torque (\u2212)", "steering.lock (=)"} <= labels, labels
-    assert "(=) stays" in tornado.notes[0]
+    # each parameter by its ends (a grid's lowest and highest value), and the way it moves the margin
+    assert {"body.mass 1000 \u2192 1400 kg (+)", "engine.peak_torque 300 \u2192 400 N m (\u2212)",
+            "steering.lock 20 \u2192 30 deg (=)"} <= labels, labels
+    assert "(=) stays" in tornado.notes[0] and "light bar: the mean with the parameter at its low end" in tornado.notes[0]
+    row = tornado.bars.labels.index("body.mass 1000 \u2192 1400 kg (+)")
+    mass = plan.values[:, 0]
+    assert tornado.bars.lo[row] == pytest.approx(margin[0][mass == 1000].mean())  # the low end's mean, not a third's
+    assert tornado.bars.hi[row] == pytest.approx(margin[0][mass == 1400].mean())
+
+
+def test_a_tornado_says_which_parameter_it_left_out_and_draws_none_where_nothing_moved(short):
+    """A parameter whose cars at one end had no value was left out without a word, and a chart of rows that all moved
+    nothing was an empty frame."""
+    from workbench.output.sweep_report import charts
+    from workbench.runs.sweep import SweepResult
+
+    plan = plan_sweep(short, ["body.mass=1000:1400:3", "steering.lock=20,30", "engine.peak_torque=300:400:3"])
+    e, m = len(short.script.expects), len(short.script.measures)
+    margin = np.zeros((e, plan.cars))
+    margin[:] = plan.values[:, 0] / 1000.0
+    margin[:, plan.values[:, 2] == 300.0] = np.nan  # no value where the torque is at its low end
+    result = SweepResult(plan, np.zeros((e, plan.cars)), margin, np.zeros((m, plan.cars)), 0, 0.0)
+    tornado = next(chart for name, chart in charts(result) if name.startswith("tornado-"))
+    assert "left out: engine.peak_torque (no car at its low end has a value)" in tornado.notes[0]
+    assert not any(label.startswith("engine.peak_torque") for label in tornado.bars.labels)
+    flat = SweepResult(plan, np.zeros((e, plan.cars)), np.ones((e, plan.cars)), np.zeros((m, plan.cars)), 0, 0.0)
+    assert not any(name.startswith("tornado-") for name, _ in charts(flat))
 
 
 def test_a_list_axis_in_the_order_typed_is_said_by_its_values_not_its_ends(short):

@@ -134,6 +134,15 @@ def bar_axis_width(labels) -> int:
     return int(8 + 7 * max((len(label) for label in labels), default=4))
 
 
+def fit_title(plot) -> int:
+    """Make a plot's title row as tall as its text [px, returned]: pyqtgraph gives it one row of 30 px, and a title
+    with two or three lines of notes ran into the plot, its first line off the image's top."""
+    height = max(int(math.ceil(plot.titleLabel.item.boundingRect().height())) + 4, 30)
+    plot.titleLabel.setMaximumHeight(height)
+    plot.layout.setRowFixedHeight(0, height)
+    return height
+
+
 def render_png(chart: Chart, path: str | os.PathLike) -> Path:
     """Draw ``chart`` and write it to ``path`` as a PNG (the folder must exist)."""
     app = _application()
@@ -157,8 +166,10 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         axis = bar_axis_width(chart.bars.labels) if chart.bars is not None else PLAIN_AXIS
         chars = max(40, int((chart.width - axis - 20) / 7.2))  # 9 pt characters average 6 to 7 px
         title = html.escape(chart.title) + "".join(f"<br><span style='font-size:9pt'>{html.escape(line)}</span>"
-                                                   for n in chart.notes for line in textwrap.wrap(n, chars) or [""])
+                                                   for n in chart.notes
+                                                   for line in textwrap.wrap(n, chars, break_on_hyphens=False) or [""])
         plot = widget.addPlot(title=f"<span style='color:#222'>{title}</span>")
+        fit_title(plot)
         plot.showGrid(x=True, y=True, alpha=0.25)
         for side in ("left", "bottom"):
             plot.getAxis(side).setPen("#444")
@@ -429,18 +440,23 @@ def bars_x_range(chart: Chart) -> tuple[float, float]:
     return min(ends), max(ends)
 
 
+LOW_END, HIGH_END = "#9ecae1", "#08519c"  # a tornado's bar to the value at the parameter's low end, and at its high
+
+
 def _bars(plot, bars) -> None:
     import pyqtgraph as pg
 
     n = len(bars.labels)
     lo, hi = finite_or(bars.lo), finite_or(bars.hi)
     y = np.arange(n, dtype=float)
-    left = pg.BarGraphItem(x0=np.minimum(lo, bars.centre), x1=np.full(n, bars.centre), y=y, height=0.6,
-                           brush="#d62728", pen=None)
-    right = pg.BarGraphItem(x0=np.full(n, bars.centre), x1=np.maximum(hi, bars.centre), y=y, height=0.6,
-                            brush="#1f77b4", pen=None)
-    plot.addItem(left)
-    plot.addItem(right)
+    # Each end its own shade, from the centre: the farther first and the nearer over it, so that both show where they
+    # lie on one side (red and blue had been below and above the centre, and read as the parameter's ends).
+    low_far = np.abs(lo - bars.centre) >= np.abs(hi - bars.centre)
+    far, near = np.where(low_far, lo, hi), np.where(low_far, hi, lo)
+    for ends, low_end in ((far, low_far), (near, ~low_far)):
+        plot.addItem(pg.BarGraphItem(x0=np.minimum(ends, bars.centre), x1=np.maximum(ends, bars.centre), y=y,
+                                     height=0.6, brushes=[LOW_END if is_low else HIGH_END for is_low in low_end],
+                                     pen=None))
     axis = plot.getAxis("left")
     axis.setTicks([[(float(i), label) for i, label in enumerate(bars.labels)], []])
     axis.setWidth(bar_axis_width(bars.labels))

@@ -86,7 +86,8 @@ class Heatmap:
 
 @dataclass(frozen=True)
 class Bars:
-    """Horizontal bars from ``lo[i]`` to ``hi[i]`` per label (a tornado chart), about ``centre``."""
+    """A tornado chart: per label, a bar from ``centre`` to ``lo[i]`` (the value with its parameter at the low end)
+    and one to ``hi[i]`` (at its high end), in two shades."""
 
     labels: Sequence[str]
     lo: np.ndarray

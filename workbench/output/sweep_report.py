@@ -414,65 +414,95 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
     return out
 
 
-def _tornado_rows(plan, values: np.ndarray) -> list[tuple[float, str, float, float]]:
-    """For each axis: (how far apart, its label with the way it moves ``values``, the lower and the higher mean) of the
-    means of ``values`` over the cars in its lowest and highest third, smallest first; an axis with no spread, or a
-    third with no finite value (a KPI no car of it reached), has no row."""
-    rows = []
+GRID_ENDS = 6
+"""An axis of at most this many values is judged at its lowest and highest value; one of more (a sample, a long
+grid), by the cars in its lowest and highest third."""
+
+
+def _tornado_rows(plan, values: np.ndarray) -> tuple[list[tuple[float, str, float, float]], list[str]]:
+    """For each axis: (how far apart, its label with its ends and the way it moves ``values``, the mean at its low
+    end, the mean at its high end), smallest first; and the axes left out, each with why. An axis's ends are the cars
+    at its lowest and its highest value, or of more than GRID_ENDS values its lowest and highest third (of four values
+    the "thirds" were the halves). An axis with one value, or an end whose cars have no value (a KPI none of them
+    reached), has no row, and is said."""
+    rows, left_out = [], []
+    finite = np.isfinite(values)
     for d, a in enumerate(plan.axes):
         v = plan.values[:, d]
-        lo_cut, hi_cut = np.quantile(v, [1 / 3, 2 / 3])
-        low, high = values[(v <= lo_cut) & np.isfinite(values)], values[(v >= hi_cut) & np.isfinite(values)]
-        if not len(low) or not len(high) or lo_cut == hi_cut:
+        distinct = np.unique(v)
+        unit = f" {a.unit}" if a.unit else ""
+        if len(distinct) < 2:
+            left_out.append(f"{a.path} (one value)")
+            continue
+        if len(distinct) <= GRID_ENDS:
+            low_cars, high_cars = v == distinct[0], v == distinct[-1]
+            ends = f"{distinct[0]:g} \u2192 {distinct[-1]:g}{unit}"
+        else:
+            lo_cut, hi_cut = np.quantile(v, [1 / 3, 2 / 3])
+            low_cars, high_cars = v <= lo_cut, v >= hi_cut
+            ends = f"\u2264 {lo_cut:.4g} \u2192 \u2265 {hi_cut:.4g}{unit}"
+        low, high = values[low_cars & finite], values[high_cars & finite]
+        if not len(low) or not len(high):
+            left_out.append(f"{a.path} (no car at its {'low' if not len(low) else 'high'} end has a value)")
             continue
         m_low, m_high = float(low.mean()), float(high.mean())
         sign = "+" if m_high > m_low else "\u2212" if m_high < m_low else "="  # "=": it moved nothing
-        rows.append((abs(m_high - m_low), f"{a.path} ({sign})", min(m_low, m_high), max(m_low, m_high)))
-    rows.sort()
-    return rows
+        rows.append((abs(m_high - m_low), f"{a.path} {ends} ({sign})", m_low, m_high))
+    rows.sort(key=lambda row: row[0])
+    return rows, left_out
+
+
+TORNADO_KEY = "light bar: the mean with the parameter at its low end, dark: at its high end"
+
+
+def _left_out_note(left_out: list[str]) -> str:
+    return f"; left out: {', '.join(left_out)}" if left_out else ""
 
 
 def _tornados(result: SweepResult) -> list[tuple[str, Chart]]:
-    """Per expectation: for each axis, the mean margin of the cars in its lowest and highest third; per KPI of a
-    handling test, the same of its value (which parameter moves the understeer gradient most)."""
+    """Per expectation: for each axis, the mean margin of the cars at its low and at its high end; per KPI of a
+    handling test, the same of its value (which parameter moves the understeer gradient most). A chart whose every
+    parameter moved nothing is not drawn (it was an empty frame of "(=)" rows)."""
     plan = result.plan
     script = plan.program.script
     e_units, _ = _units(result)
     out = []
     for e, label in enumerate(expect_labels(script)):
         margin = result.expect_margin[e]
-        rows = _tornado_rows(plan, margin)
-        centre = float(np.mean(margin[np.isfinite(margin)])) if rows else 0.0  # (one NaN hid every bar)
-        if not rows:
+        rows, left_out = _tornado_rows(plan, margin)
+        if not any(row[0] > 0.0 for row in rows):
             continue
+        centre = float(np.mean(margin[np.isfinite(margin)]))  # (one NaN hid every bar)
         out.append((f"tornado-{slug(label)}.png", Chart(
             _title(result, f"sensitivity of \u201c{label}\u201d"),
-            with_unit("mean margin, lowest to highest third of each parameter", e_units[e]), "",
+            with_unit("mean margin at each parameter's low and high end", e_units[e]), "",
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
             lines=[Line(0.0, "x", PASS_COLOUR, True)],
-            notes=(f"centre: mean margin {centre:.4g} {e_units[e]}; dashed green: the bound (margin 0); "
-                   "(+): the margin grows with the parameter, (\u2212) shrinks, (=) stays",),
-            height=max(240, 90 + 48 * len(rows)))))
+            notes=(f"{TORNADO_KEY}; centre: the mean margin, {centre:.4g} {e_units[e]}".rstrip()
+                   + "; dashed green: the bound (margin 0); (+): the margin grows with the parameter, (\u2212) "
+                     "shrinks, (=) stays" + _left_out_note(left_out),),
+            height=max(300, 140 + 48 * len(rows)))))
     met = result.kpi_keys.index("conditions") if "conditions" in result.kpi_keys else None
     for k in result.valued_kpis:
         label, unit = result.kpi_names[k]
         values = result.kpi_value[k]
         if met is not None:  # a car that missed the test's conditions: its figures are not the test's
             values = np.where(result.kpi_passed[met] == 1.0, values, np.nan)
-        rows = _tornado_rows(plan, values)
-        if not rows:
+        rows, left_out = _tornado_rows(plan, values)
+        if not any(row[0] > 0.0 for row in rows):
             continue
         centre = float(np.mean(values[np.isfinite(values)]))
         limit = _limit_line(result, k)
         out.append((f"tornado-kpi-{slug(label)}.png", Chart(
             _title(result, f"sensitivity of the {label}"),
-            with_unit(f"mean {label}, lowest to highest third of each parameter", unit), "",
+            with_unit(f"mean {label} at each parameter's low and high end", unit), "",
             bars=Bars([r[1] for r in rows], np.array([r[2] for r in rows]), np.array([r[3] for r in rows]), centre),
             lines=[Line(limit.value, "x", FAIL_COLOUR, True)] if limit else [],
-            notes=(f"centre: mean {centre:.4g} {unit}".rstrip() + (f"; dashed red: the limit {result.kpi_limits[k]}"
-                                                                    if limit else "")
-                   + "; (+): it grows with the parameter, (\u2212) shrinks, (=) stays; " + _kpi_note(result, k),),
-            height=max(240, 90 + 48 * len(rows)))))
+            notes=(f"{TORNADO_KEY}; centre: the mean, {centre:.4g} {unit}".rstrip()
+                   + (f"; dashed red: the limit {result.kpi_limits[k]}" if limit else "")
+                   + "; (+): it grows with the parameter, (\u2212) shrinks, (=) stays; " + _kpi_note(result, k)
+                   + _left_out_note(left_out),),
+            height=max(300, 140 + 48 * len(rows)))))
     return out
 
 
