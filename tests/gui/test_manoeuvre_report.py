@@ -20,6 +20,27 @@ def test_the_report_has_the_kpis_of_both_cars_and_a_bode_chart(tmp_path, capsys)
     assert "report: " in capsys.readouterr().err
 
 
+def test_the_report_carries_each_cars_stamp_as_a_replays_does(tmp_path, capsys):
+    """The manoeuvre report had no stamp: no carbench or numpy version, no preset, no SHA-256 of the parameters."""
+    import json
+    import re
+
+    from physics import load_preset
+    from workbench.runs.stamp import params_sha256
+
+    folder = tmp_path / "r"
+    assert main(["manoeuvre", "iso21994", "--vs-set", "tyres.mu=0.9", "--report", str(folder)]) == 0
+    capsys.readouterr()
+    page = (folder / "index.html").read_text()
+    (doc,) = re.findall(r'<script type="application/json" class="stamp">(.*?)</script>', page)
+    a, b = json.loads(doc)
+    sedan = load_preset("sedan").params
+    assert a["preset"] == b["preset"] == "sedan" and a["params_sha256"] == params_sha256(sedan)
+    assert b["params_sha256"] == params_sha256(sedan.with_values({"tyres.mu": 0.9})) != a["params_sha256"]
+    assert [c["path"] for c in b["changed"]] == ["tyres.mu"] and a["changed"] == []
+    assert a["carbench"] in page and "<td>B: sedan (tyres.mu 0.9)</td>" in page
+
+
 def test_a_report_of_a_car_the_test_fits_to_draws_its_charts_and_one_it_cannot_run_says_so(tmp_path, capsys):
     """The charts run the script as the test runs it on each car: the coast-down in neutral only where there is a
     gearbox (the report re-ran the bare script and ended in a traceback on the kinematic car), and a test a car

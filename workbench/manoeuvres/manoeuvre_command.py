@@ -248,6 +248,17 @@ def change_of(a: Kpi | None, b: Kpi | None) -> float | None:
     return b.value - a.value
 
 
+def change_text(a: Kpi | None, b: Kpi | None, unit: str) -> str:
+    """B - A as the table and the report show it: "-" where either has no value, "0" where the change is below the
+    four significant digits the values are shown to (a recomputed fit's "-5.329e-15 1/s" read as a change)."""
+    change = change_of(a, b)
+    if change is None:
+        return "-"
+    if abs(change) < 5e-4 * max(abs(a.value), abs(b.value)):
+        return "0"
+    return f"{change:+.4g} {unit}".rstrip()
+
+
 def table(outcome: Outcome) -> str:
     lines = []
     two = len(outcome.cars) == 2
@@ -260,8 +271,7 @@ def table(outcome: Outcome) -> str:
             if two:
                 b = values[1]
                 row += f" {b.text() if b else '-':>16s}"
-                change = change_of(a, b)
-                row += f"  {'-' if change is None else f'{change:+.4g} {k.unit}'.rstrip():>16s}"  # in its unit too
+                row += f"  {change_text(a, b, k.unit):>16s}"  # in its unit too
             limit = k.limit or ""
             row += f"  {limit:<10s} " + "  ".join(_verdict(v) if v else "" for v in values)
             lines.append(row.rstrip() + (f"   [{k.clause}]" if k.clause else ""))
@@ -291,6 +301,35 @@ def as_json(outcome: Outcome) -> dict:
     return doc
 
 
+def _stamps(cars: list[Car]) -> list[str]:
+    """Each car's stamp, as a replay's report gives it (the versions, its preset and the SHA-256 of its parameters and
+    the preset's; the report had none), in a table and as JSON; the dt is each test's script's."""
+    from workbench.names import load_named_preset, printable
+    from workbench.runs.stamp import make_stamp, preset_label
+    from workbench.scripts.program import DEFAULT_DT
+
+    rows, docs = [], []
+    for i, car in enumerate(cars):
+        try:
+            preset = load_named_preset(car.path) if car.path is not None else None
+        except NameRuleError:
+            preset = None
+        base = preset.params if preset is not None else car.params
+        label = preset_label(preset.name, preset.path) if preset is not None else car.name
+        doc = make_stamp(label, base, car.params, DEFAULT_DT).to_table()
+        doc.pop("dt", None)  # each test runs at its own script's dt
+        docs.append(doc)
+        mark = f"{'AB'[i]}: " if len(cars) == 2 else ""
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in (
+            mark + car.name, printable(doc["preset"]), doc["carbench"], doc["numpy"], doc["preset_sha256"],
+            doc["params_sha256"], str(len(doc["changed"])))) + "</tr>")
+    head = ("car", "preset", "carbench", "numpy", "preset SHA-256", "parameters SHA-256", "changed from the preset")
+    stamps = json.dumps(docs, sort_keys=True).replace("</", "<\\/")  # raw text inside <script>
+    return ['<table class="stamp"><tr>' + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>" + "".join(rows)
+            + "</table><p>each test at its own script's dt</p>",
+            f'<script type="application/json" class="stamp">{stamps}</script>']
+
+
 def write_report(outcome: Outcome, folder: Path, render) -> Path:
     """index.html with every test's KPI table and its charts (of its shipped script on each car)."""
     from workbench.output.html_report import GENERATOR
@@ -298,6 +337,7 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
     folder.mkdir(exist_ok=True)
     two = len(outcome.cars) == 2
     body = [f"<h1>carbench manoeuvre</h1><p>{html.escape(', '.join(c.name for c in outcome.cars))}</p>"]
+    body += _stamps(outcome.cars)
     for name in outcome.names:
         m = CATALOGUE[name]
         body.append(f"<h2>{html.escape(m.title)}</h2><p>{html.escape(m.standard)}, script {html.escape(m.script)}</p>")
@@ -307,8 +347,7 @@ def write_report(outcome: Outcome, folder: Path, render) -> Path:
             for x in values:
                 cells.append(html.escape(x.text() if x else "-") + (f" <b>{_verdict(x)}</b>" if x and _verdict(x) else ""))
             if two:  # the change, as the text and --json give it
-                change = change_of(*values)
-                cells.append("-" if change is None else html.escape(f"{change:+.4g} {k.unit}".rstrip()))
+                cells.append(html.escape(change_text(*values, k.unit)))
             cells += [html.escape(k.limit or ""), html.escape(k.clause),
                       "<br>".join(html.escape(note) for note in notes_of(k, values))]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
