@@ -250,3 +250,21 @@ def test_a_cancel_is_heard_before_a_tests_series_runs():
 
     assert sweep_kpis.run_test_sweep(plan, cancelled=cancelled) is None
     assert len(asked) == 2
+
+
+def test_an_on_off_parameter_is_charted_as_its_two_cars_and_a_car_past_the_limit_as_failing():
+    """`sweep r140_sine_dwell --param aids.esc=0,1 --plot`: a line from ESC off to on crossed the 35 % limit at
+    "esc = 0.77" under ticks of 0.2 .. 0.8, and the car past the limit (151 %) was drawn as the one within it."""
+    from workbench.output.sweep_report import charts
+
+    result = sweep_kpis.run_test_sweep(plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
+                                                  ["aids.esc=0,1"]))
+    chart = dict(charts(result))["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]
+    cars, past = chart.series
+    assert not cars.joined and chart.x_ticks == (0.0, 1.0)
+    assert past.label == "past the limit" and past.x.tolist() == [0.0] and past.y[0] > 35.0
+    assert all(not s.joined for s in dict(charts(result))["margins.png"].series)
+    mass = sweep_kpis.run_test_sweep(plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
+                                                ["body.mass=1500,1700"]))
+    line = dict(charts(mass))["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]
+    assert line.series[0].joined and line.x_ticks is None  # a parameter of any value between: a line

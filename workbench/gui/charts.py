@@ -197,6 +197,10 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             ticks = log_ticks(x_lo - 0.02 * (x_hi - x_lo), x_hi + 0.02 * (x_hi - x_lo))
             if ticks is not None:
                 plot.getAxis("bottom").setTicks(ticks)
+        elif chart.x_ticks is not None:
+            plot.getAxis("bottom").setTicks([[(float(v), _value_text(float(v))) for v in chart.x_ticks], []])
+            if len(chart.x_ticks) == 1:  # one value: room either side, not a range of nothing
+                plot.setXRange(x_lo - 1.0, x_hi + 1.0, padding=0)
         y_lo, y_hi = min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)
 
         if chart.heatmap is not None:
@@ -222,9 +226,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         colours = itertools.cycle(PALETTE)
         for s in chart.series:
             colour = s.colour or next(colours)
-            item = plot.plot(_x_values(chart, s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed), name=s.label or None,
-                             symbol="o" if s.points else None, symbolSize=5, symbolBrush=colour, symbolPen=None,
-                             antialias=True)
+            item = plot.plot(_x_values(chart, s.x), finite_or(s.y), pen=_pen(colour, dashed=s.dashed) if s.joined else None,
+                             name=s.label or None, symbol="o" if s.points or not s.joined else None,
+                             symbolSize=5 if s.joined else 9, symbolBrush=colour, symbolPen=None, antialias=True)
             item.setZValue(5)
         for line in chart.lines:
             angle = 0 if line.axis == "y" else 90

@@ -35,6 +35,7 @@ class Series:
     colour: str | None = None  # None: the next colour of PALETTE
     dashed: bool = False
     points: bool = False  # draw a symbol at each point as well
+    joined: bool = True  # False: the points alone (the values of an on/off or whole-number parameter have no between)
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class Chart:
     source: str = ""  # what drew it, kept in the PNG's Source text (a sweep's charts: SWEEP_SOURCE)
     x_range: tuple[float, float] | None = None  # the horizontal extent, where the curves may not show it (no point)
     x_log: bool = False  # a logarithmic horizontal axis (a sweep's LO:HI:N:log axis); every x then above 0
+    x_ticks: Sequence[float] | None = None  # ticks at these values alone (a whole-number parameter's: no 0.2 .. 0.8)
 
 
 SWEEP_SOURCE = "carbench sweep"

@@ -298,13 +298,20 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     order = np.argsort(x, kind="stable")
     x = x[order]
     points = plan.cars <= 60
+    # A whole-number parameter (stability control on or off, a count): its cars' points alone, at ticks of its values;
+    # a line between 0 and 1 crossed a KPI's limit at "esc = 0.77", a car that is not there.
+    try:
+        whole = plan.program.params.info(a.path).kind is int
+    except (KeyError, ValueError, AttributeError):
+        whole = False
+    ticks = tuple(np.unique(x)) if whole and len(np.unique(x)) <= 12 else None
     out = []
     groups: dict[str, list[int]] = {}  # one chart per unit: never two units on one axis
     for e, unit in enumerate(e_units):
         groups.setdefault(unit, []).append(e)
     labels = expect_labels(script)
     for n, (unit, members) in enumerate(groups.items()):
-        series = [Series(x, result.expect_margin[e][order], labels[e], points=points)
+        series = [Series(x, result.expect_margin[e][order], labels[e], points=points, joined=not whole)
                   for e in members]
         passing = int(result.all_passed.sum())
         name = "margins.png" if n == 0 else f"margins-{slug(unit) or 'plain'}.png"
@@ -313,7 +320,7 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             a.label, with_unit("margin (>= 0 passes)", unit),
             series=series, bands=[Band(0.0, math.inf, "y", PASS_COLOUR, "passes")],
             lines=[Line(0.0, "y", "#444444", True, kept=True)],  # the pass boundary in view, however far the margins
-            notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",), x_log=a.log)))
+            notes=(f"{passing} of {plan.cars} cars pass {result.passing_what}",), x_log=a.log, x_ticks=ticks)))
     for m, measure in enumerate(script.measures):
         y = result.measure_value[m][order]
         keep = np.isfinite(y)
@@ -322,18 +329,22 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
         notes = (f"{measure.channel}, {how_shown(measure, _infos(result))}",) + never
         out.append((f"measure-{slug(measure.name)}.png", Chart(
             _title(result, measure.name), a.label, with_unit(measure.name, m_units[m]),
-            series=[Series(x[keep], y[keep], points=points)], notes=notes,
-            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
+            series=[Series(x[keep], y[keep], points=points, joined=not whole)], notes=notes,
+            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log, x_ticks=ticks)))
     for k in result.valued_kpis:
         label, unit = result.kpi_names[k]
         y = result.kpi_value[k][order]
         keep = np.isfinite(y)
         limit = _limit_line(result, k)
+        series = [Series(x[keep], y[keep], points=points, joined=not whole)]
+        failed = keep & (result.kpi_passed[k][order] == 0.0) if k in result.judged_kpis else np.zeros_like(keep)
+        if failed.any():  # a car past the limit drawn as one (it was drawn as every other)
+            series.append(Series(x[failed], y[failed], "past the limit", FAIL_COLOUR, joined=False))
         out.append((f"kpi-{slug(label)}.png", Chart(
             _title(result, label), a.label, with_unit(label, unit),
-            series=[Series(x[keep], y[keep], points=points)], lines=[limit] if limit else [],
+            series=series, lines=[limit] if limit else [],
             notes=(_kpi_note(result, k),) + (() if keep.all() else ("no point where no car reached it",)),
-            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log)))
+            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log, x_ticks=ticks)))
     return out
 
 
