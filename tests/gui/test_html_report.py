@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
 from PySide6.QtGui import QImage
 
 from physics.presets import scripts_dir
@@ -223,3 +225,25 @@ def test_the_report_lists_the_scripts_measures_in_their_display_units(tmp_path, 
     value = next(m for m in result.measurements if m.measure.name == slip[0]).value
     assert slip[1:3] == ("beta", "max over 11..16 s") and slip[3] == f"{value * 180 / 3.141592653589793:.6g} deg"
     assert next(row for row in rows if row[0] == "stopped at")[3].endswith(" s")  # a crossing time, in seconds
+
+
+def test_a_lateral_balance_violation_is_charted_as_the_two_sides_the_monitor_weighs():
+    """Its chart was of the yaw rate alone, which showed nothing wrong: it draws the lateral acceleration the forces
+    made and vx r, and marks the first at the frame the monitor names, as the monitor read it."""
+    from workbench.output.html_report import violation_chart
+    from workbench.runs.monitors import check_results
+    from workbench.scripts.format import parse_script
+
+    text = (scripts_dir() / "power_oversteer.toml").read_text(encoding="utf-8")
+    program = compile_script(parse_script(text + '\n[[monitor]]\nname = "lateral_balance"\ntolerance = 0.0\n', "p.toml"))
+    results = replay([program])
+    (found, *_) = check_results(results)
+    chart = violation_chart(results[0], found.violation)
+    a_y, vx_r = chart.series
+    assert "vx r" in vx_r.label and chart.y_label == "lateral acceleration [m/s^2]"
+    values = dict((name, value) for name, value, _ in found.violation.values)
+    (marker,) = chart.markers
+    assert marker.x == found.violation.time and marker.y == pytest.approx(values["tyre and air lateral accel"],
+                                                                         rel=1e-6, abs=1e-9)
+    k = int(np.argmin(np.abs(a_y.x - found.violation.time)))
+    assert vx_r.y[k] == pytest.approx(values["vx r"], rel=1e-9, abs=1e-12)

@@ -142,8 +142,21 @@ def violation_chart(result, violation) -> Chart:
     k -= first
     texts = violation.value_texts()
     notes = [", ".join(texts[i:i + 2]) for i in range(0, min(len(texts), 4), 2)]
-    return Chart(title=f"VIOLATED: {violation.monitor} at {violation.time:.4g} s", x_label="time [s]",
-                 y_label=with_unit(name, unit), series=[Series(t, y, "", "#1f77b4")],
+    title = f"VIOLATED: {violation.monitor} at {violation.time:.4g} s"
+    if violation.monitor == "lateral_balance":
+        # The two sides the monitor weighs, not the yaw rate alone (which showed nothing wrong): the lateral
+        # acceleration the forces made (the tyres' and the air's over the mass) and vx r, the dynamic share of it.
+        a_info = {c.name: c for c in channel_infos(p.params.model.unit)}["accel_lat"]
+        scale, unit = display_scale(a_info.unit, a_info.display)
+        a_y = np.nan_to_num(result.column("accel_lat")[first:last] * scale)
+        turn = (1.0 - result.column("kinematic_weight")) * result.column("vx") * result.column("yaw_rate")
+        vx_r = np.nan_to_num(turn[first:last] * scale)
+        return Chart(title=title, x_label="time [s]", y_label=with_unit("lateral acceleration", unit),
+                     series=[Series(t, a_y, "a_y: the tyres' and the air's force over the mass", "#1f77b4"),
+                             Series(t, vx_r, "vx r (steady motion)", "#ff7f0e", dashed=True)],
+                     lines=[Line(violation.time, axis="x", colour=FAIL_COLOUR)],
+                     markers=[Marker(float(t[k]), float(a_y[k]), f"{a_y[k]:.4g} {unit}")], notes=notes)
+    return Chart(title=title, x_label="time [s]", y_label=with_unit(name, unit), series=[Series(t, y, "", "#1f77b4")],
                  lines=[Line(violation.time, axis="x", colour=FAIL_COLOUR)],
                  markers=[Marker(float(t[k]), float(y[k]), f"{y[k]:.4g} {unit}")], notes=notes)
 
