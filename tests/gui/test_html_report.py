@@ -135,6 +135,23 @@ def test_an_expectations_chart_shows_its_bounds_in_the_display_unit_and_in_view(
     assert y_range(far, float(y.min()), float(y.max())) is None  # a far bound does not squash the curve
 
 
+def test_an_expectations_labels_keep_apart():
+    """launch_shift's "in 4th after the shift" (gear >= 4 and <= 4 at 19.3 s): "PASS 4", "max 4", "min 4" and
+    "at 19.3 s" were drawn one over another at the right, under ticks of 1.5 gears. A bound that is both ends is one
+    line, "= 4", labelled at the end of the plot away from the value decided; the instant is in the note; a gear's
+    axis is of whole numbers."""
+    (result,) = replay([compile_script(load_script(scripts_dir() / "launch_shift.toml"))])
+    (verdict,) = [v for v in result.verdicts if v.expect.channel == "gear"][-1:]
+    chart = expectation_chart(result, verdict)
+    (bound,) = [line for line in chart.lines if line.axis == "y"]
+    (at,) = [line for line in chart.lines if line.axis == "x"]
+    assert bound.label == "= 4" and bound.value == 4.0 and at.label == ""
+    assert verdict.time > result.column("t")[-1] / 2 and bound.label_at < 0.5  # the value on the right: label left
+    assert chart.y_whole and "at 19.3 s" in chart.notes[0]
+    early = next(v for v in result.verdicts if v.time < result.column("t")[-1] / 2 and v.expect.min is not None)
+    assert all(line.label_at > 0.5 for line in expectation_chart(result, early).lines if line.axis == "y")
+
+
 def test_replay_report_refuses_a_bad_folder(tmp_path):
     done = _cli("replay", scripts_dir() / "clutch_coast.toml", "--report", tmp_path / "no" / "such")
     assert done.returncode == 2 and "--report" in done.stderr and done.stdout == ""

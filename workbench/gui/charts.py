@@ -234,7 +234,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             angle = 0 if line.axis == "y" else 90
             inf = pg.InfiniteLine(line.value if line.axis == "y" else float(drawn_x(chart, line.value)), angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
                                   label=line.label or None,
-                                  labelOpts={"color": line.colour, "position": 0.95,
+                                  labelOpts={"color": line.colour, "position": line.label_at,
                                              "anchors": [(1, 0), (1, 0)] if line.below else [(1, 1), (1, 1)]})
             plot.addItem(inf, ignoreBounds=True)
         for m in chart.markers:
@@ -254,6 +254,9 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             plot.setYRange(y_lo - 1.0, y_hi + 1.0)
         if chart.bars is not None:
             plot.setXRange(*bars_x_range(chart), padding=0.05)
+        shown_lo, shown_hi = fitted if fitted is not None else (y_lo, y_hi)
+        if chart.y_whole and shown_hi - shown_lo <= 20:
+            plot.getAxis("left").setTickSpacing(1.0, 1.0)  # a gear of 1.5 is none
         shown_y = fitted if fitted is not None else (y_lo, y_hi)
         legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
         legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner

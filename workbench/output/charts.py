@@ -60,6 +60,7 @@ class Line:
     label: str = ""
     below: bool = False  # a horizontal line's label under it (a lower bound's), not over it
     kept: bool = False  # in view however far from the curves (a KPI's limit), not only when near them
+    label_at: float = 0.95  # where along the line its label sits (0 the left or bottom end, 1 the right or top)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class Chart:
     x_range: tuple[float, float] | None = None  # the horizontal extent, where the curves may not show it (no point)
     x_log: bool = False  # a logarithmic horizontal axis (a sweep's LO:HI:N:log axis); every x then above 0
     x_ticks: Sequence[float] | None = None  # ticks at these values alone (a whole-number parameter's: no 0.2 .. 0.8)
+    y_whole: bool = False  # the vertical axis is of whole numbers (a gear): ticks at whole numbers, no 1.5
 
 
 SWEEP_SOURCE = "carbench sweep"

@@ -101,14 +101,21 @@ def expectation_chart(result, verdict) -> Chart:
     e = verdict.expect
     colour = PASS_COLOUR if verdict.passed else FAIL_COLOUR
     bands, lines = [], []
-    if e.at is not None:
-        lines.append(Line(verdict.first * p.dt, axis="x", colour="#666666", label=f"at {e.at:g} s"))
+    if e.at is not None:  # (its time in the note: a label by the line ran into the value's and the bounds')
+        lines.append(Line(verdict.first * p.dt, axis="x", colour="#666666"))
     else:
         bands.append(Band(verdict.first * p.dt, verdict.last * p.dt, axis="x", colour="#1f77b4"))
-    for bound, name in ((e.min, "min"), (e.max, "max")):
-        if bound is not None:
-            lines.append(Line(bound * scale, axis="y", colour=FAIL_COLOUR, label=f"{name} {bound * scale:g} {unit}",
-                              below=name == "min"))
+    # The bounds' labels at the end of the plot away from the value decided: "PASS 4", "max 4" and "min 4" were drawn
+    # one over the other at the right; a bound that is both (min = max) is one line, "= 4".
+    away = 0.05 if len(t) and verdict.time > 0.5 * (t[0] + t[-1]) else 0.95
+    if e.min is not None and e.min == e.max:
+        lines.append(Line(e.min * scale, axis="y", colour=FAIL_COLOUR, label=f"= {e.min * scale:g} {unit}".rstrip(),
+                          label_at=away))
+    else:
+        for bound, name in ((e.min, "min"), (e.max, "max")):
+            if bound is not None:
+                lines.append(Line(bound * scale, axis="y", colour=FAIL_COLOUR,
+                                  label=f"{name} {bound * scale:g} {unit}".rstrip(), below=name == "min", label_at=away))
     status = "PASS" if verdict.passed else "FAIL"
     marker = Marker(verdict.time, verdict.measured * scale, f"{status} {verdict.measured * scale:.4g} {unit}", colour)
     when = f"at {e.at:g} s" if e.at is not None else f"on every frame of {e.start:g}..{e.end:g} s (shaded)"
@@ -116,7 +123,7 @@ def expectation_chart(result, verdict) -> Chart:
     note = f"{e.channel} {bound} {when}"
     return Chart(title=f"{status}: {e.label()}", x_label="time [s]", y_label=with_unit(info.name, unit),
                  series=[Series(t, y, "", "#1f77b4")], bands=bands, lines=lines, markers=[marker],
-                 notes=[note])
+                 notes=[note], y_whole=info.name == "gear" or "(1) or" in info.doc)
 
 
 def _violation_channel(violation) -> str:
