@@ -148,8 +148,17 @@ def test_an_expectations_labels_keep_apart():
     assert bound.label == "= 4" and bound.value == 4.0 and at.label == ""
     assert verdict.time > result.column("t")[-1] / 2 and bound.label_at < 0.5  # the value on the right: label left
     assert chart.y_whole and "at 19.3 s" in chart.notes[0]
-    early = next(v for v in result.verdicts if v.time < result.column("t")[-1] / 2 and v.expect.min is not None)
-    assert all(line.label_at > 0.5 for line in expectation_chart(result, early).lines if line.axis == "y")
+    for v in result.verdicts:  # the bounds' labels at the other end of the view from the value decided
+        shown = expectation_chart(result, v)
+        middle = (shown.series[0].x[0] + shown.series[0].x[-1]) / 2
+        assert all((line.label_at < 0.5) == (v.time > middle) for line in shown.lines if line.axis == "y")
+    # the engine held at 1030 .. 1100 rpm over 1 .. 1.5 s of 20: shown with a second either side, not on the whole
+    # run's 0 .. 7,400 rpm
+    idle = next(v for v in result.verdicts if v.expect.channel == "rpm" and v.expect.start == 1.0)
+    chart = expectation_chart(result, idle)
+    t = chart.series[0].x
+    assert t[0] == 0.0 and t[-1] == pytest.approx(2.5, abs=result.program.dt) and chart.series[0].y.max() < 1200
+    assert "shown: 0 .. 2.492 s of the run's 20 s" in chart.notes[0]  # (the window's last frame is at 1.492 s)
 
 
 def test_replay_report_refuses_a_bad_folder(tmp_path):

@@ -232,10 +232,11 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
             item.setZValue(5)
         for line in chart.lines:
             angle = 0 if line.axis == "y" else 90
+            side = 0 if line.label_at < 0.5 else 1  # a label at the left end runs right from it, at the right end left
             inf = pg.InfiniteLine(line.value if line.axis == "y" else float(drawn_x(chart, line.value)), angle=angle, pen=_pen(line.colour, 1.5, line.dashed),
                                   label=line.label or None,
                                   labelOpts={"color": line.colour, "position": line.label_at,
-                                             "anchors": [(1, 0), (1, 0)] if line.below else [(1, 1), (1, 1)]})
+                                             "anchors": [(side, 0), (side, 0)] if line.below else [(side, 1), (side, 1)]})
             plot.addItem(inf, ignoreBounds=True)
         for m in chart.markers:
             if not (math.isfinite(m.x) and math.isfinite(m.y)):

@@ -100,6 +100,17 @@ def expectation_chart(result, verdict) -> Chart:
     y = result.column(verdict.expect.channel) * scale
     e = verdict.expect
     colour = PASS_COLOUR if verdict.passed else FAIL_COLOUR
+    # A window of less than half the run is shown with as much again either side (at least a second): over the
+    # whole run, 1030 .. 1100 rpm at idle lay on a 0 .. 7,400 rpm axis and a 0.5 s window was a sliver.
+    view = ""
+    if len(t) > 1:
+        start, end = verdict.first * p.dt, verdict.last * p.dt
+        if end - start < 0.5 * (t[-1] - t[0]):
+            pad = max(1.0, end - start)
+            shown_from, shown_to = max(t[0], start - pad), min(t[-1], end + pad)
+            keep = (t >= shown_from - 1e-9) & (t <= shown_to + 1e-9)
+            t, y = t[keep], y[keep]
+            view = f"; shown: {shown_from:.4g} .. {shown_to:.4g} s of the run's {result.column('t')[-1]:.4g} s"
     bands, lines = [], []
     if e.at is not None:  # (its time in the note: a label by the line ran into the value's and the bounds')
         lines.append(Line(verdict.first * p.dt, axis="x", colour="#666666"))
@@ -120,7 +131,7 @@ def expectation_chart(result, verdict) -> Chart:
     marker = Marker(verdict.time, verdict.measured * scale, f"{status} {verdict.measured * scale:.4g} {unit}", colour)
     when = f"at {e.at:g} s" if e.at is not None else f"on every frame of {e.start:g}..{e.end:g} s (shaded)"
     bound = f"{e.bound_text(scale=scale)} {unit}".rstrip()  # in the channel's display unit, as the chart is
-    note = f"{e.channel} {bound} {when}"
+    note = f"{e.channel} {bound} {when}{view}"
     return Chart(title=f"{status}: {e.label()}", x_label="time [s]", y_label=with_unit(info.name, unit),
                  series=[Series(t, y, "", "#1f77b4")], bands=bands, lines=lines, markers=[marker],
                  notes=[note], y_whole=info.name == "gear" or "(1) or" in info.doc)
