@@ -267,3 +267,19 @@ def test_a_titles_row_is_as_tall_as_its_lines_of_notes(qapp):
     assert text > 45 and fit_title(plot) >= text
     assert plot.titleLabel.maximumHeight() >= text  # (30 before)
     assert fit_title(pg.PlotItem(title="one line")) == 30
+
+
+def test_the_legend_goes_half_way_up_where_curves_run_along_the_top_and_the_bottom():
+    """A sweep's margins: one expectation's line along the top, three along the bottom, the legend of five entries
+    a third of the plot high. Counted as a quarter, and a line drawn with its points counted by its points alone,
+    the top right looked emptiest and the legend went over the top line; half-way up the right is clear."""
+    from workbench.gui.charts import emptiest_corner
+
+    x = np.linspace(200.0, 450.0, 6)
+    top = Series(x, np.full(6, 0.0275), "launch", points=True)
+    bottom = [Series(x, np.zeros(6), f"gear {g}", points=True) for g in (2, 3, 4)]
+    chart = Chart("margins", "torque", "margin", [top, *bottom], bands=[Band(0.0, np.inf, "y", label="passes")],
+                  lines=[Line(0.0)])
+    assert emptiest_corner(chart, (200.0, 450.0), (-0.0014, 0.0289)) == "middle right"
+    sparse = Chart("margins", "torque", "margin", [top])  # one entry: the top right's quarter holds the line
+    assert emptiest_corner(sparse, (200.0, 450.0), (0.0, 0.0289)) != "top right"

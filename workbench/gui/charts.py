@@ -43,8 +43,23 @@ def _span(lo: float, hi: float, data_lo: float, data_hi: float) -> tuple[float, 
     return (lo if math.isfinite(lo) else data_lo - pad, hi if math.isfinite(hi) else data_hi + pad)
 
 
-LEGEND_OFFSETS = {"top right": (-10, 10), "top left": (10, 10), "bottom right": (-10, -10), "bottom left": (10, -10)}
-"""Where the legend goes (pyqtgraph's offset: negative from the right or the bottom), by corner."""
+LEGEND_OFFSETS = {"top right": (-10, 10), "top left": (10, 10), "bottom right": (-10, -10), "bottom left": (10, -10),
+                  "middle right": (-10, 0), "middle left": (10, 0)}
+"""Where the legend goes (pyqtgraph's offset: negative from the right or the bottom), by corner; the middles are
+anchored half-way up (:func:`place_legend`)."""
+
+
+def place_legend(legend, where: str) -> None:
+    """Put ``legend`` at ``where`` (a name of LEGEND_OFFSETS)."""
+    dx, dy = LEGEND_OFFSETS[where]
+    if where.startswith("middle"):
+        side = 1.0 if "right" in where else 0.0
+        legend.anchor((side, 0.5), (side, 0.5), offset=(dx, dy))
+    else:
+        legend.setOffset((dx, dy))
+
+
+LEGEND_ROW = 21  # [px] a legend entry's height, about
 
 
 def inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float, float]) -> float:
@@ -108,7 +123,10 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
     for series in chart.series:
         sx = (drawn_x(chart, _x_values(chart, series.x)) - x0) / width
         sy = (finite_or(series.y) - y0) / height
-        (points if series.points else lines).append((sx, sy))
+        if series.joined:  # its line, and its points too where they are drawn (a joined series with points was
+            lines.append((sx, sy))  # counted by its points alone, and the legend went over its segments)
+        if series.points or not series.joined:
+            points.append((sx, sy))
     points.append(((drawn_x(chart, np.array([m.x for m in chart.markers], dtype=float)) - x0) / width,
                    (np.array([m.y for m in chart.markers], dtype=float) - y0) / height))
     for line in chart.lines:  # a reference line across the plot, as a curve would be
@@ -116,8 +134,14 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
         lines.append((np.array([0.0, 1.0]), np.array([at, at])) if line.axis == "y"
                      else (np.array([at, at]), np.array([0.0, 1.0])))
     count = {}
+    # The box the legend takes, as a share of the plot's height: its entries' (it was taken as a quarter, and a legend
+    # of five entries covered a third, over a curve the count had not looked at).
+    entries = sum(1 for s in chart.series if s.label) + sum(1 for b in chart.bands if b.label)
+    tall = min(max((LEGEND_ROW * entries + 14) / max(chart.height - 130, 100), 0.25), 0.6)
     for name in LEGEND_OFFSETS:
-        box = ((2 / 3, 1.0) if "right" in name else (0.0, 1 / 3)) + ((3 / 4, 1.0) if "top" in name else (0.0, 1 / 4))
+        rows = (1.0 - tall, 1.0) if "top" in name else (0.0, tall) if "bottom" in name else (0.5 - tall / 2,
+                                                                                              0.5 + tall / 2)
+        box = ((2 / 3, 1.0) if "right" in name else (0.0, 1 / 3)) + rows
         total = sum(inside_length(lx, ly, box) for lx, ly in lines)
         for px, py in points:
             total += MARKER_WEIGHT * int(np.count_nonzero((px >= box[0]) & (px <= box[1]) & (py >= box[2])
@@ -259,7 +283,7 @@ def render_png(chart: Chart, path: str | os.PathLike) -> Path:
         if chart.y_whole and shown_hi - shown_lo <= 20:
             plot.getAxis("left").setTickSpacing(1.0, 1.0)  # a gear of 1.5 is none
         shown_y = fitted if fitted is not None else (y_lo, y_hi)
-        legend.setOffset(LEGEND_OFFSETS[emptiest_corner(chart, (x_lo, x_hi), shown_y)])
+        place_legend(legend, emptiest_corner(chart, (x_lo, x_hi), shown_y))
         legend.setVisible(bool(legend.items))  # an empty legend drew a small white box over a heatmap's corner
 
         app.processEvents()
