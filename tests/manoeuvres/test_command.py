@@ -81,17 +81,18 @@ def test_the_json_of_two_cars_has_the_change_of_every_kpi_and_both_verdicts_unde
     assert f"{test['change'][1]['change']:+.4g}" in text
 
 
-def test_a_change_below_the_digits_shown_reads_0():
-    """A recomputed fit's "-5.329e-15 1/s", and an onset speed's "-1.013e-05 km/h" beside "100" and "100", were shown as
-    changes: below the four significant digits the values are shown to, the change is 0 (the JSON keeps it)."""
+def test_a_change_that_is_the_arithmetics_rounding_reads_0():
+    """A recomputed fit's "-5.329e-15 1/s" was shown as a change: a change of a billionth of the values or less is the
+    rounding of the arithmetic, +0 (the JSON keeps it); a small change of the car's is still shown."""
     from workbench.manoeuvres.kpi import Kpi
     from workbench.manoeuvres.manoeuvre_command import change_text
 
     def kpi(value):
         return Kpi("k", "k", value, "1/s", "")
 
-    assert change_text(kpi(5.553), kpi(5.553 - 5.329e-15), "1/s") == "0"
-    assert change_text(kpi(100.0), kpi(100.0 - 1.013e-5), "km/h") == "0"
+    assert change_text(kpi(5.553), kpi(5.553 - 5.329e-15), "1/s") == "+0 1/s"
+    assert change_text(kpi(1.0), kpi(1.0 + 4.2e-4), "") == "+0.00042"
+    assert change_text(kpi(5.165), kpi(5.1647777), "m/s^2") == "-0.0002223 m/s^2"
     assert change_text(kpi(5.553), kpi(5.56), "1/s") == "+0.007 1/s"
     assert change_text(kpi(0.0), kpi(1e-9), "m") == "+1e-09 m"  # from nothing, any change is one
     assert change_text(kpi(None), kpi(1.0), "m") == "-" and change_text(None, kpi(1.0), "m") == "-"

@@ -249,13 +249,13 @@ def change_of(a: Kpi | None, b: Kpi | None) -> float | None:
 
 
 def change_text(a: Kpi | None, b: Kpi | None, unit: str) -> str:
-    """B - A as the table and the report show it: "-" where either has no value, "0" where the change is below the
-    four significant digits the values are shown to (a recomputed fit's "-5.329e-15 1/s" read as a change)."""
+    """B - A as the table and the report show it: "-" where either has no value, and +0 where it is the rounding of
+    the arithmetic, a billionth of the values or less (a recomputed fit's "-5.329e-15 1/s" read as a change)."""
     change = change_of(a, b)
     if change is None:
         return "-"
-    if abs(change) < 5e-4 * max(abs(a.value), abs(b.value)):
-        return "0"
+    if abs(change) <= 1e-9 * max(abs(a.value), abs(b.value)):
+        change = 0.0
     return f"{change:+.4g} {unit}".rstrip()
 
 
