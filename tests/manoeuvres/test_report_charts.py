@@ -199,3 +199,23 @@ def test_the_sine_with_dwell_chart_is_of_each_cars_worst_run_around_the_instants
     x = np.concatenate([s.x for s in chart.series])
     assert x.min() >= robot.start - 0.5 - 1e-9 and x.max() <= max(line.value for line in chart.lines) + 0.5 + 0.1
     assert x.max() - x.min() < 6.0
+
+
+def test_the_speed_charts_mark_what_their_kpis_are_read_at():
+    """The acceleration, in-gear and straight-braking charts were the speed alone: no 100 and 200 km/h, no full
+    throttle, no brake onset nor the speeds of the MFDD. Each is drawn where its KPI reads it."""
+    _, _, (accel,) = report("acceleration")
+    assert sorted(line.value for line in accel.lines if line.axis == "y") == [100.0, 200.0]
+    m, runs, (gear,) = report("elasticity")
+    (full,) = [line for line in gear.lines if line.axis == "x"]
+    assert full.label == "full throttle" and sorted(line.value for line in gear.lines if line.axis == "y") == [80, 120]
+    kpi = {k.key: k for k in m.kpis(runs[0])}["time_80_120"]
+    speed = gear.series[0]
+    assert np.interp(full.value + kpi.value, speed.x, speed.y) == pytest.approx(120.0, abs=0.1)  # timed from the line
+    m, runs, (brake,) = report("iso21994")
+    (onset,) = [line for line in brake.lines if line.axis == "x"]
+    k = int(np.flatnonzero(runs[0]["brake"] > 0.0)[0])
+    v0 = runs[0]["speed"][k] * KMH
+    assert onset.label == "brake onset" and onset.value == runs[0].t[k]
+    assert sorted(line.value for line in brake.lines if line.axis == "y") == pytest.approx([0.1 * v0, 0.8 * v0])
+    assert brake.series[0].x[0] >= onset.value - 2.0 - 1e-9  # from shortly before the onset, not the run-up

@@ -284,9 +284,44 @@ def _charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> 
         return [coastdown_chart(m, runs, labels, colours)]
     if m.name == "r140_swd":
         return [sine_dwell_chart(m, runs, labels, colours)]
+    if m.name in SPEED_MARKS:
+        return [speed_chart(m, runs, labels, colours)]
     channel, label, scale = TIME_CHANNELS.get(m.name, ("speed", "speed [km/h]", KMH))
     series = [Series(run.t, run[channel] * scale, name, c) for run, name, c in zip(runs, labels, colours, strict=True)]
     return [Chart(m.title, "time [s]", label, series)]
+
+
+SPEED_MARKS = {"acceleration": (100.0, 200.0), "elasticity": (80.0, 120.0), "iso21994": ()}
+"""The speeds [km/h] a speed chart marks, by test (ISO 21994's come from its onset: 0.8 and 0.1 of it)."""
+MARK_COLOUR = "#666666"
+
+
+def speed_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """Speed against time with what the test's KPIs are read at marked (the chart was the speed alone): the 0-100
+    and 0-200 km/h thresholds, 80 and 120 km/h and the full throttle's instant of the in-gear test, and ISO 21994's
+    brake onset and the speeds of its MFDD (0.8 and 0.1 of the onset's, UN R13-H Annex 3), of the first car's run,
+    from shortly before the onset."""
+    series = [Series(run.t, run["speed"] * KMH, name, c) for run, name, c in zip(runs, labels, colours, strict=True)]
+    lines = [Line(v, "y", MARK_COLOUR, label=f"{v:g} km/h", label_at=0.05) for v in SPEED_MARKS[m.name]]
+    notes = []
+    first = runs[0] if runs else None
+    if m.name == "elasticity" and first is not None:
+        full = next((s.at for s in first.script.sets if s.analog.get("throttle_pedal") == 1.0), None)
+        if full is not None:
+            lines.append(Line(full, "x", MARK_COLOUR, label="full throttle"))
+        notes.append("timed from full throttle to 120 km/h, in the gear held")
+    if m.name == "acceleration":
+        notes.append("timed from the start to each speed's crossing")
+    if m.name == "iso21994" and first is not None:
+        on = np.flatnonzero(first["brake"] > 0.0)
+        if len(on):
+            tb, v0 = float(first.t[on[0]]), float(first["speed"][on[0]]) * KMH
+            lines.append(Line(tb, "x", MARK_COLOUR, label="brake onset"))
+            lines += [Line(share * v0, "y", MARK_COLOUR, label=f"{share:g} v0", label_at=0.95) for share in (0.8, 0.1)]
+            series = [within(s, tb - BRAKE_BEFORE, float(s.x[-1]) if len(s.x) else tb) for s in series]
+            notes.append(f"MFDD between 0.8 and 0.1 of the speed at the brake's onset ({v0:.4g} km/h{', ' + labels[0] if len(runs) > 1 else ''}); "
+                         "the stopping distance from the onset to rest")
+    return Chart(m.title, "time [s]", "speed [km/h]", series, lines=lines, notes=notes)
 
 
 SWD_BEFORE = 0.5  # [s] the sine-with-dwell chart starts this long before the steer
