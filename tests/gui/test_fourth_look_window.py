@@ -152,6 +152,7 @@ def test_a_key_tapped_while_paused_does_not_act_on_resume_and_a_held_one_does(ca
     assert not model.running
     qtbot.keyPress(window.car_view, Qt.Key.Key_Up)
     qtbot.keyRelease(window.car_view, Qt.Key.Key_Up)
+    QApplication.processEvents()  # a release lets go once the events queued with it are handled
     qtbot.keyPress(window.car_view, Qt.Key.Key_Left)
     window.pause_action.trigger()
     assert model.running and model.keys == {"left"}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QDockWidget, QMessageBox
+from PySide6.QtWidgets import QApplication, QDockWidget, QMessageBox
 
 from physics import Inputs, Simulation, load_preset
 from workbench.gui.param_panel import unused
@@ -47,8 +47,10 @@ def test_arrow_keys_drive_the_car_as_the_model_says(carbench_window, qtbot):
     assert window.model.keys == {"throttle", "left"}
     window.model.advance(300)
     qtbot.keyRelease(window.car_view, Qt.Key.Key_Left)
+    QApplication.processEvents()  # (the event loop runs between frames: a release lets go once it has)
     window.model.advance(60)
     qtbot.keyRelease(window.car_view, Qt.Key.Key_Up)
+    QApplication.processEvents()
     assert window.model.keys == set()
     # the same keys for the same frames, headless
     sim = Simulation(load_preset("manual003").params)

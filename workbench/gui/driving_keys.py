@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit
 
@@ -56,6 +56,11 @@ class DrivingKeys(QObject):
         # focus moved): all their presses are swallowed, so a spin box that got the focus is not stepped.
         self._down: set[int] = set()
         self._released_at: dict[int, int] = {}  # a driving key let go -> the time stamp of its release
+        # A driving key released, not yet let go of the car: an X server's repeat is a release and a press with one
+        # time stamp, and a frame stepped between the two released the car's key for a frame or two (a brake held
+        # for 8 s reached the car, and the recording, as two holds). The car lets go once the events queued with the
+        # release are handled, unless the press of a repeat came among them.
+        self._letting_go: dict[int, str] = {}
         self._uninstalled = False
         app = QApplication.instance()
         app.installEventFilter(self)
@@ -119,6 +124,7 @@ class DrivingKeys(QObject):
         if held:
             # A repeat of a key that drove (marked or not): it drives on, or is swallowed if an
             # editor has the focus now; never steps that editor.
+            self._letting_go.pop(code, None)  # its release never reaches the car
             self._down.add(code)
             if driving_key(event) is not None and self._may_drive():
                 self._model.press(control)
@@ -138,8 +144,17 @@ class DrivingKeys(QObject):
         self._down.discard(code)
         if drove:
             self._released_at[code] = event.timestamp()
-        self._model.release(control)  # wherever the focus is now, and whatever modifier is down
+            self._letting_go[code] = control
+            QTimer.singleShot(0, self, lambda code=code: self._let_go(code))
+        else:
+            self._model.release(control)  # wherever the focus is now, and whatever modifier is down
         return drove
+
+    def _let_go(self, code: int) -> None:
+        """The car lets go of a driving key released, where no repeat's press came after the release."""
+        control = self._letting_go.pop(code, None)
+        if control is not None:
+            self._model.release(control)
 
 
 def _is_undo_redo(event) -> bool:
