@@ -129,3 +129,20 @@ def test_a_preset_that_cannot_be_loaded_is_refused_before_anything_is_asked(carb
     hold(window, {"throttle"}, 10)
     assert session.log.frames == 40
     window.ask_recording = window.ask_unsaved = lambda doing: Button.Discard  # the fixture's close
+
+
+def test_a_save_of_the_recording_cancelled_leaves_it_recording(carbench_window, tmp_path):
+    """Save (the Recorder's, or File > Save recording) during a recording stopped it before asking for the file: a
+    dialog cancelled left it stopped, and what was driven after went unrecorded without a word."""
+    window = carbench_window
+    session = window.model.session
+    window.model.start_recording()
+    hold(window, {"throttle"}, 30)
+    window.ask_save_path = lambda *args: ""  # the file dialog cancelled
+    assert not window.save_recording_dialog()
+    assert session.recording
+    hold(window, {"left"}, 20)
+    window.ask_save_path = lambda *args: str(tmp_path / "drive.toml")
+    assert window.save_recording_dialog()
+    assert not session.recording and load_script(tmp_path / "drive.toml").frames == 50
+    window.ask_recording = window.ask_unsaved = lambda doing: Button.Discard

@@ -952,10 +952,10 @@ class MainWindow(QMainWindow):
             # first and only then said there was nothing to save (the Recorder's Save is disabled then).
             self.show_error("Nothing to save", "Record something first (Record, drive, Stop).")
             return False
-        if session.recording:
-            self.stop_recording()  # compiled while the dialog is up
-        path = self._ask_recording_path()
-        return self.save_recording(path) if path else False
+        # The file first, as a question's Save does (_save_recording_asked): a recording running stops only once a
+        # file is chosen. Stopped before the dialog, a cancelled one left it stopped, and what was driven after went
+        # unrecorded without a word.
+        return self._save_recording_asked()
 
     def _ask_recording_path(self) -> str:
         start = str(Path(self.last_folder("recording_folder")) / "recording.toml")
