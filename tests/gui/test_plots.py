@@ -345,7 +345,7 @@ def test_a_save_dialogs_name_gets_its_kinds_suffix_and_another_suffix_is_refused
     window = carbench_window
     hold(window, {"throttle"}, 60)
     answers = iter([str(tmp_path / "noext"), str(tmp_path / "wrong.csv"), str(tmp_path / "mine"),
-                    str(tmp_path / "mine"), str(tmp_path / "mine"), str(tmp_path / "sedan.v2")])
+                    str(tmp_path / "mine"), str(tmp_path / "mine"), str(tmp_path / "sedan.v2"), str(tmp_path / "trail.")])
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda parent, caption, start, filters, *rest: (next(answers), ""))
     errors, questions = [], []
     monkeypatch.setattr(window, "show_error", lambda title, text: errors.append(text))
@@ -365,6 +365,8 @@ def test_a_save_dialogs_name_gets_its_kinds_suffix_and_another_suffix_is_refused
     monkeypatch.setattr(window, "ask_yes_no", lambda title, text: True)
     assert window.save_preset_dialog()
     assert window.save_preset_dialog() and (tmp_path / "sedan.v2.toml").is_file()  # a point in the name is the name's
+    assert window.save_preset_dialog() and (tmp_path / "trail.toml").is_file()  # a point at its end is the suffix's
+    assert not (tmp_path / "trail..toml").exists()
 
 
 def test_the_window_shows_channels_by_the_one_table_of_display_units():

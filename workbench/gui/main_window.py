@@ -658,7 +658,8 @@ class MainWindow(QMainWindow):
             return ""
         given = Path(path).suffix.lower()
         if given not in OUTPUT_SUFFIXES:  # none, or a part of the name ("sedan.v2")
-            path += suffix
+            # a name typed ending in a point takes the suffix after that point ("trail." was written "trail..toml")
+            path = path.rstrip(".") + suffix if Path(path).name.rstrip(".") else path + suffix
         elif given != suffix:
             self.show_error(title, f"{path}: this is written as a {suffix} file; give it a name ending in {suffix}")
             return ""
