@@ -197,3 +197,35 @@ def test_while_saves_fail_the_status_bar_says_so_until_one_succeeds(carbench_win
     monkeypatch.undo()
     assert keeper.save_now() and not keeper.failing.isVisibleTo(carbench_window)
     keeper.discard()
+
+
+def test_an_orphan_restored_while_this_window_could_not_keep_its_own_goes_once_it_can(carbench_window, tmp_path):
+    """A full disk: the recording restored, this window's own file not written, the orphan kept (right). The disk
+    freed, the window's own file written, the recording saved: the orphan stayed, and the next start offered the
+    recording again."""
+    from workbench.gui.testing import hold
+
+    window = carbench_window
+    crashed = RecoveryStore(tmp_path, pid=999_999_998)  # a process that does not exist
+    window.model.start_recording()
+    hold(window, {"throttle"}, 60)
+    window.model.stop_recording()
+    assert crashed.keep(window.model.session) and crashed.path.exists()
+    window.model.session.recording_unsaved = False  # (that window is gone; this one restores it)
+    store = RecoveryStore(tmp_path)
+    full = OSError(28, "No space left on device")
+
+    def no_room(session, now=None):
+        raise full
+
+    keep = store.keep
+    store.keep = no_room
+    assert offer_restore(window, store, ask=lambda r: True) is not None
+    assert crashed.path.exists() and store.superseded == [crashed.path]  # kept: this window keeps nothing yet
+    store.keep = keep  # room again: this window keeps the recording, and the one it restored goes
+    assert store.keep(window.model.session) and store.path.exists()
+    assert not crashed.path.exists() and store.superseded == []
+    path = tmp_path / "saved.toml"
+    assert window.save_recording(path)
+    store.keep(window.model.session)  # nothing at stake: this window's file goes too
+    assert not store.path.exists() and [p for p, _ in RecoveryStore(tmp_path).orphans()] == []

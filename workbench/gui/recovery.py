@@ -129,7 +129,10 @@ def offer_restore(window, store: RecoveryStore | None = None,
     try:
         store.keep(model.session)  # this window's own file first: then the one restored may go
     except OSError as exc:
-        said.append(f"the recovery file {path} is kept: this window cannot keep its own ({exc.strerror or exc})")
+        said.append(f"the recovery file {path} is kept until this window can keep its own "
+                    f"({exc.strerror or exc})")
+        if path != store.path:
+            store.superseded.append(path)  # removed once this window keeps what is at stake (or nothing is)
     else:
         if path != store.path:  # (a file of this pid's is this window's own now)
             remove(path)

@@ -486,12 +486,27 @@ class RecoveryStore:
         self._last_key: tuple | None = None  # what a whole file was written of (keep): unchanged, not written again
         self._journal: _Journal | None = None
         self._written = False  # whether this store has written its file (a file there before is another process's)
+        # Orphans restored here while this store could not keep its own file (a full disk): removed once it keeps
+        # what is at stake (or nothing is), so that a recording restored and then saved is not offered again.
+        self.superseded: list[Path] = []
 
     @property
     def path(self) -> Path:
         return self.folder / f"recovery-{self.pid}.json"
 
     def keep(self, session, now: float | None = None) -> bool:
+        """Keep what ``session`` (a LiveSession) would lose now; True when the file changed (:meth:`_keep`). Then
+        the orphans it superseded go."""
+        changed = self._keep(session, now)
+        self._forget_superseded()
+        return changed
+
+    def _forget_superseded(self) -> None:
+        for path in list(self.superseded):
+            if self.remove(path) is None:
+                self.superseded.remove(path)
+
+    def _keep(self, session, now: float | None = None) -> bool:
         """Keep what ``session`` (a LiveSession) would lose now; True when the file changed.
 
         A recording (running, or stopped and not saved) is journaled: the file is written whole when
@@ -565,6 +580,7 @@ class RecoveryStore:
         cannot be removed (its folder made read-only meanwhile) is left: the next start offers it, and a clean exit
         must not end in a traceback."""
         self._last_text = self._last_key = self._journal = None
+        self._forget_superseded()  # (nothing at stake, or a clean exit: what they held is not wanted either)
         if not self._written and _before_this_process(self.path):  # a crashed process's of the same pid: kept
             return False
         self._written = False
