@@ -159,6 +159,16 @@ def test_an_expectations_labels_keep_apart():
     t = chart.series[0].x
     assert t[0] == 0.0 and t[-1] == pytest.approx(2.5, abs=result.program.dt) and chart.series[0].y.max() < 1200
     assert "shown: 0 .. 2.492 s of the run's 20 s" in chart.notes[0]  # (the window's last frame is at 1.492 s)
+    # a view of (nearly) the whole run is the run: no note, no frame cut (a 1.2 s run "shown: 0 .. 1.192 s")
+    from workbench.scripts.format import parse_script
+
+    short = ('[script]\nname = "short"\npreset = "sedan"\nduration = 1.2\n[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\n'
+             'to = 1.2\n[[expect]]\nname = "moving"\nchannel = "speed_kmh"\nat = 0.5\nmin = 0.1\n[[expect]]\n'
+             'name = "gear held"\nchannel = "gear"\nfrom = 0.0\nto = 0.2\nmin = 1\nmax = 1\n')
+    (run,) = replay([compile_script(parse_script(short, "short.toml"))])
+    for v in run.verdicts:
+        chart = expectation_chart(run, v)
+        assert "shown" not in chart.notes[0] and len(chart.series[0].x) == run.program.frames
 
 
 def test_replay_report_refuses_a_bad_folder(tmp_path):

@@ -325,3 +325,23 @@ def test_a_frame_stepped_between_a_repeats_release_and_press_keeps_the_key_held(
     QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyRelease, down, 2000))
     QApplication.processEvents()  # a release with no press after it: the car lets go
     assert window.model.keys == set()
+
+
+def test_a_key_pressed_again_before_its_release_lets_go_stays_held(carbench_window, qtbot):
+    """A release, then a fresh press of the same key (not a repeat: 100 ms later) before the events queued with the
+    release were handled: the release's let-go came after the press and the car let go of a key held down."""
+    window = carbench_window
+    _focus(qtbot, window.car_view)
+    up = Qt.Key.Key_Up
+    QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyPress, up, 1000))
+    QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyRelease, up, 1500))
+    QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyPress, up, 1600))
+    QApplication.processEvents()
+    assert window.model.keys == {"throttle"}
+    qtbot.keyRelease(window.car_view, up)
+    qtbot.keyPress(window.car_view, up)  # (no time stamps: not a repeat either)
+    QApplication.processEvents()
+    assert window.model.keys == {"throttle"}
+    QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyRelease, up, 3000))
+    QApplication.processEvents()
+    assert window.model.keys == set()

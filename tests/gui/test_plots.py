@@ -345,7 +345,8 @@ def test_a_save_dialogs_name_gets_its_kinds_suffix_and_another_suffix_is_refused
     window = carbench_window
     hold(window, {"throttle"}, 60)
     answers = iter([str(tmp_path / "noext"), str(tmp_path / "wrong.csv"), str(tmp_path / "mine"),
-                    str(tmp_path / "mine"), str(tmp_path / "mine"), str(tmp_path / "sedan.v2"), str(tmp_path / "trail.")])
+                    str(tmp_path / "mine"), str(tmp_path / "mine"), str(tmp_path / "sedan.v2"), str(tmp_path / "trail."),
+                    str(tmp_path / "kept.toml."), str(tmp_path / "other.csv.")])
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda parent, caption, start, filters, *rest: (next(answers), ""))
     errors, questions = [], []
     monkeypatch.setattr(window, "show_error", lambda title, text: errors.append(text))
@@ -367,6 +368,8 @@ def test_a_save_dialogs_name_gets_its_kinds_suffix_and_another_suffix_is_refused
     assert window.save_preset_dialog() and (tmp_path / "sedan.v2.toml").is_file()  # a point in the name is the name's
     assert window.save_preset_dialog() and (tmp_path / "trail.toml").is_file()  # a point at its end is the suffix's
     assert not (tmp_path / "trail..toml").exists()
+    assert window.save_preset_dialog() and (tmp_path / "kept.toml").is_file()  # not "kept.toml.toml"
+    assert not window.save_preset_dialog() and not list(tmp_path.glob("other*"))  # another kind: refused
 
 
 def test_the_window_shows_channels_by_the_one_table_of_display_units():

@@ -142,7 +142,15 @@ def test_a_save_of_the_recording_cancelled_leaves_it_recording(carbench_window, 
     assert not window.save_recording_dialog()
     assert session.recording
     hold(window, {"left"}, 20)
-    window.ask_save_path = lambda *args: str(tmp_path / "drive.toml")
+
+    def slow_dialog(*args):  # the window's timer fires while the dialog is up (its own event loop)
+        assert not window.model.running  # paused while the file is chosen
+        window.model.tick(0.05)
+        return str(tmp_path / "drive.toml")
+
+    window.ask_save_path = slow_dialog
     assert window.save_recording_dialog()
+    # the drive as it was at the click: the seconds in the dialog were not recorded (30 + 20 frames, not 30 + 20 + 6)
     assert not session.recording and load_script(tmp_path / "drive.toml").frames == 50
+    assert window.model.running  # and it drives on as before
     window.ask_recording = window.ask_unsaved = lambda doing: Button.Discard

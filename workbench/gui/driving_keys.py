@@ -131,6 +131,7 @@ class DrivingKeys(QObject):
             return True
         if driving_key(event) is None or not self._may_drive():
             return False
+        self._letting_go.pop(code, None)  # pressed again before its release let go: the car keeps it
         self._down.add(code)
         self._model.press(control)
         return True

@@ -656,10 +656,11 @@ class MainWindow(QMainWindow):
                                               QFileDialog.Option.DontConfirmOverwrite)
         if not path:
             return ""
+        if Path(path).name.rstrip("."):  # a name typed ending in a point: the point is the suffix's ("trail." was
+            path = path.rstrip(".")  # written "trail..toml", and "trail.toml." "trail.toml.toml")
         given = Path(path).suffix.lower()
         if given not in OUTPUT_SUFFIXES:  # none, or a part of the name ("sedan.v2")
-            # a name typed ending in a point takes the suffix after that point ("trail." was written "trail..toml")
-            path = path.rstrip(".") + suffix if Path(path).name.rstrip(".") else path + suffix
+            path += suffix
         elif given != suffix:
             self.show_error(title, f"{path}: this is written as a {suffix} file; give it a name ending in {suffix}")
             return ""
@@ -967,16 +968,24 @@ class MainWindow(QMainWindow):
         chosen first, and a recording running stops only once it is (and may be written there), so that a file
         dialog cancelled leaves everything as it was, the recording running (it stopped, and the preset was not
         loaded). Whether it was saved."""
-        path = self._ask_recording_path()
-        if not path:
-            return False
-        problem = self.output_problem(path, "Save recording")
-        if problem:
-            self.show_error("Recording not saved", problem)
-            return False
-        if self.model.session.recording:
-            self.stop_recording()
-        return self.save_recording(path)
+        # Paused while the file is chosen: the window's timer steps the car inside the dialog's own event loop, and
+        # a recording running took in the seconds spent choosing a folder (199 frames for 30 driven). Driving goes on
+        # as it was once the dialog closes.
+        running = self.model.running
+        self.model.set_running(False)
+        try:
+            path = self._ask_recording_path()
+            if not path:
+                return False
+            problem = self.output_problem(path, "Save recording")
+            if problem:
+                self.show_error("Recording not saved", problem)
+                return False
+            if self.model.session.recording:
+                self.stop_recording()
+            return self.save_recording(path)
+        finally:
+            self.model.set_running(running)
 
     def export_telemetry(self, path: str | Path) -> bool:
         """Every channel of every frame of the history as CSV (as ``carbench replay --csv`` writes it)."""

@@ -108,9 +108,10 @@ def expectation_chart(result, verdict) -> Chart:
         if end - start < 0.5 * (t[-1] - t[0]):
             pad = max(1.0, end - start)
             shown_from, shown_to = max(t[0], start - pad), min(t[-1], end + pad)
-            keep = (t >= shown_from - 1e-9) & (t <= shown_to + 1e-9)
-            t, y = t[keep], y[keep]
-            view = f"; shown: {shown_from:.4g} .. {shown_to:.4g} s of the run's {result.column('t')[-1]:.4g} s"
+            if shown_to - shown_from < 0.9 * (t[-1] - t[0]):  # (a view of nearly the whole run is the run)
+                keep = (t >= shown_from - 1e-9) & (t <= shown_to + 1e-9)
+                t, y = t[keep], y[keep]
+                view = f"; shown: {shown_from:.4g} .. {shown_to:.4g} s of the run's {result.column('t')[-1]:.4g} s"
     bands, lines = [], []
     if e.at is not None:  # (its time in the note: a label by the line ran into the value's and the bounds')
         lines.append(Line(verdict.first * p.dt, axis="x", colour="#666666"))
