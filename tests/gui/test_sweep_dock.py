@@ -92,17 +92,17 @@ def test_a_heatmap_sweep_and_a_clicked_cell_become_the_sessions_parameters(qtbot
     assert dock.progress.value() == 6
     assert "cars pass every expectation" in dock.status.text()
     images = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "ImageItem"]
-    assert len(images) == 1 and images[0].image.shape == (3, 2)
+    assert len(images) == 1 and images[0].image.shape == (3, 2, 4)  # each cell coloured by its side
     window.sweep.grab().save(str(tmp_path / "sweep_dock.png"))
-    # the pass boundary of "moving" runs between the failing and the passing torques
+    # the pass boundary of "moving" runs on the cells' edge between the failing and the passing torques
     passed = dock.result.expect_passed[0].reshape(3, 2)
     assert not passed[1].any() and passed[2].all(), dock.result.expect_margin[0]
-    (boundary,) = [i for i in images[0].childItems() if type(i).__name__ == "IsocurveItem"]
-    boundary.generatePath()
+    (boundary,) = [i for i in dock.plot.getPlotItem().items if type(i).__name__ == "PlotCurveItem"]
+    xs, _ = boundary.getData()
+    assert set(np.round(xs, 9)) == {255.0}  # half-way between 180 and 330 N m: the cells' edge
+    green = images[0].image[2, 0, :3]
+    assert green[1] > green[0] and images[0].image[1, 0, 0] > images[0].image[1, 0, 1]  # passing green, failing red
     vb = dock.plot.getPlotItem().vb
-    rect = boundary.boundingRect()
-    left, right = (vb.mapFromItemToView(boundary, p).x() for p in (rect.topLeft(), rect.topRight()))
-    assert 180.0 < left <= right < 330.0
 
     # click the cell of torque 180 N m, lock 40 deg (car 4 in product order)
     chosen = []
@@ -512,3 +512,21 @@ def test_a_chosen_car_replays_as_the_sweep_ran_it_through_the_scripts_sets():
             (run,) = replay([program_with(program, {"body.mass": float(row[0])})])
             assert [v.measured for v in run.verdicts] == result.expect_value[:, i].tolist()
         assert result.expect_value[0, 0] != result.expect_value[0, 1]
+
+
+def test_a_whole_number_parameter_is_charted_as_its_cars_alone(qtbot, carbench_window, tmp_path):
+    """ABS off and on swept in the dock: a line from 0 to 1 drew cars that are not there, as `sweep --plot` did."""
+    window = carbench_window
+    path = tmp_path / "sedan.toml"
+    path.write_text(SCRIPT.replace('preset = "manual003"', 'preset = "sedan"'))
+    assert window.load_script(path)
+    sweep_this(window, "brakes.abs")
+    row = window.sweep.axes["brakes.abs"]
+    row.start.setValue(0.0)
+    row.stop.setValue(1.0)
+    row.count.setValue(2)
+    dock = run_dock(qtbot, window)
+    items = dock.plot.getPlotItem().items
+    assert not [i for i in items if type(i).__name__ == "PlotDataItem"]  # no line between the two cars
+    points = [i for i in items if type(i).__name__ == "ScatterPlotItem"]
+    assert points and sorted(points[0].data["x"].tolist()) == [0.0, 1.0]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from physics import ParamError
+from workbench.gui.charts import heat_colours, pass_boundary
 from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.number_spin import NumberSpin, not_a_number, quoted
 from workbench.gui.param_panel import format_number
@@ -617,12 +618,17 @@ class SweepDock(QWidget):
         keys = []
         expects = plan.program.script.expects
         kpis_ok = kpi_limits_met(result)
+        try:
+            whole = plan.program.params.info(plan.axes[0].path).kind is int
+        except (KeyError, ValueError, AttributeError):
+            whole = False
         for e in members:
             expect = expects[e]
             colour = PALETTE[e % len(PALETTE)]
             margin = result.expect_margin[e] * factor  # in the channel's display unit
             name = f"{expect.label()} [{unit}]" if unit else expect.label()
-            self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=name)
+            if not whole:  # a whole-number parameter's cars alone: there is no car between 0 and 1
+                self.plot.plot(x, margin, pen=pg.mkPen(colour, width=2), name=name)
             passed = result.expect_passed[e] & kpis_ok  # hollow: a car that fails, here or on a KPI's limit
 
             def tip(x, y, data, name=name):
@@ -648,19 +654,20 @@ class SweepDock(QWidget):
         nx, ny = plan.shape
         margin = result.expect_margin[e].reshape(nx, ny)  # [i, j]: axis 0 value i, axis 1 value j
         x, y = plan.axes[0].values, plan.axes[1].values
-        lo, hi = float(margin.min()), float(margin.max())
-        half = max(abs(lo), abs(hi)) or 1.0
-        image = pg.ImageItem(margin)
-        image.setColorMap(pg.ColorMap([0.0, 0.5, 1.0], [(215, 48, 39), (255, 255, 191), (26, 152, 80)]))
-        image.setLevels((-half, half))
+        finite = margin[np.isfinite(margin)]
+        half = float(np.abs(finite).max()) if finite.size else 1.0
+        # Each cell by its own side of the bound, as `sweep --plot` draws it (gui.charts.heat_colours): a car passing
+        # at a margin of exactly 0 was the yellow of neither side, and the boundary runs on the cells' edges between
+        # a passing and a failing car (it was interpolated through cells).
+        image = pg.ImageItem(heat_colours(margin, 0.0, -(half or 1.0), half or 1.0), levels=(0, 255))
         self._cell = ((x[-1] - x[0]) / (nx - 1), (y[-1] - y[0]) / (ny - 1))
         dx, dy = self._cell
         image.setRect(x[0] - dx / 2, y[0] - dy / 2, dx * nx, dy * ny)
         self.plot.addItem(image)
-        if nx > 1 and ny > 1:  # the pass boundary, clipped to the cells
-            boundary = pg.IsocurveItem(data=margin, level=0.0, pen=pg.mkPen("#111", width=2))
-            boundary.setParentItem(image)
-            image.setFlag(image.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+        edges = pass_boundary(margin.T, 0.0)  # (cell i, j centred on (i, j), i along the first axis)
+        if len(edges):
+            self.plot.addItem(pg.PlotCurveItem(x[0] + edges[:, 0] * dx, y[0] + edges[:, 1] * dy, connect="pairs",
+                                               pen=pg.mkPen("#111", width=2)))
         if nx * ny > MARKED_CELLS:
             return
         passed = (result.expect_passed[e] & kpi_limits_met(result)).reshape(nx, ny)  # a KPI's limit failed: a cross
