@@ -244,8 +244,9 @@ def test_an_exported_plot_of_b_minus_a_says_it_shows_differences(carbench_window
 def test_the_recorders_save_stops_and_saves_a_first_recording_as_file_save_recording_does(carbench_window, tmp_path):
     """During a first recording (none stopped before it) the Recorder's Save was disabled, its tooltip saying it
     would stop the recording and save it, while File > Save recording did just that; during a later recording Save
-    was enabled and did the same as the menu. Both offer it now, and do the same: stop the recording, ask for a
-    file, write it; the file dialog cancelled, the recording is stopped and kept, not saved."""
+    was enabled and did the same as the menu. Both offer it now, and do the same: ask for a file, stop the
+    recording, write it; the file dialog cancelled, the recording runs on, as a question's Save leaves it (it was
+    stopped, and what was driven after went unrecorded without a word)."""
     from workbench.scripts.format import load_script
 
     window = carbench_window
@@ -267,12 +268,13 @@ def test_the_recorders_save_stops_and_saves_a_first_recording_as_file_save_recor
         hold(window, {"left"}, 12)
         assert recorder.save.isEnabled() and window.save_recording_action.isEnabled()
         window.file_answer = ""
-        save()  # cancelled: stopped, kept, not saved
-        assert not session.recording and session.recording_unsaved
-        assert recorder.to_save.full_text() == "Save: recording, 0.1 s on sedan, not saved"
+        save()  # cancelled: the recording runs on
+        assert session.recording
+        hold(window, {"left"}, 6)
         window.file_answer = str(tmp_path / f"{name}.toml")
         save()  # the recording stopped, saved
-        assert load_script(tmp_path / f"{name}.toml").frames == 12 and not session.recording_unsaved
+        assert not session.recording
+        assert load_script(tmp_path / f"{name}.toml").frames == 18 and not session.recording_unsaved
 
 
 def test_a_discarded_recording_saved_after_all_reads_saved(carbench_window, tmp_path):
