@@ -195,9 +195,13 @@ def test_the_sine_with_dwell_chart_is_of_each_cars_worst_run_around_the_instants
     robot = runs[0].script.robot
     c = swd_criteria(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], runs[0]["x"], runs[0]["y"],
                      runs[0]["heading"], robot.start, robot.get("frequency"), robot.get("dwell"), robot.ratio)
-    assert [line.value for line in chart.lines] == pytest.approx([c["cos"], c["cos"] + 1.0, c["cos"] + 1.75])
+    instants = [line.value for line in chart.lines if line.axis == "x"]
+    assert instants == pytest.approx([c["cos"], c["cos"] + 1.0, c["cos"] + 1.75])
+    # and the limits as yaw rates of that run: 35% and 20% of its reversed peak (they were in the note alone)
+    limits = [line.value for line in chart.lines if line.axis == "y"]
+    assert limits == pytest.approx([0.35 * c["psi_peak"] * DEG, 0.20 * c["psi_peak"] * DEG])
     x = np.concatenate([s.x for s in chart.series])
-    assert x.min() >= robot.start - 0.5 - 1e-9 and x.max() <= max(line.value for line in chart.lines) + 0.5 + 0.1
+    assert x.min() >= robot.start - 0.5 - 1e-9 and x.max() <= max(instants) + 0.5 + 0.1
     assert x.max() - x.min() < 6.0
 
 
@@ -219,3 +223,22 @@ def test_the_speed_charts_mark_what_their_kpis_are_read_at():
     assert onset.label == "brake onset" and onset.value == runs[0].t[k]
     assert sorted(line.value for line in brake.lines if line.axis == "y") == pytest.approx([0.1 * v0, 0.8 * v0])
     assert brake.series[0].x[0] >= onset.value - 2.0 - 1e-9  # from shortly before the onset, not the run-up
+
+
+def test_the_step_and_the_bode_charts_mark_what_their_kpis_are_read_at():
+    """The step steer's chart had no t0 nor the 90% its response time is read at; the Bode chart no 1 Hz nor the
+    -3 dB of the bandwidth."""
+    from workbench.manoeuvres.transient import step_response
+
+    m, runs, (step,) = report("iso7401_step")
+    r = step_response(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], float(runs[0].t[-1]))
+    (t0,) = [line for line in step.lines if line.axis == "x"]
+    (ninety,) = [line for line in step.lines if line.axis == "y"]
+    assert t0.value == r["t0"] and ninety.value == pytest.approx(0.9 * r["steady"] * DEG)
+    kpi = {k.key: k for k in m.kpis(runs[0])}["yaw_response_time"]
+    yaw = step.series[0]
+    assert np.interp(r["t0"] + kpi.value, yaw.x, yaw.y) == pytest.approx(ninety.value, rel=1e-3)  # read there
+    m, runs, (gain, phase) = report("iso7401_sweep")
+    assert [line.value for line in phase.lines] == [1.0]
+    (cut,) = [line for line in gain.lines if line.axis == "y"]
+    assert cut.value == pytest.approx(gain.series[0].y[0] / 10 ** (3 / 20)) and cut.label == "-3 dB"

@@ -60,6 +60,8 @@ def place_legend(legend, where: str) -> None:
 
 
 LEGEND_ROW = 21  # [px] a legend entry's height, about
+MARK_LINE_WEIGHT = 0.3  # a reference line's length under a legend, against a curve's (the sine with dwell's three
+# instants and two limits sent the legend over the trough of a curve)
 
 
 def inside_length(x: np.ndarray, y: np.ndarray, box: tuple[float, float, float, float]) -> float:
@@ -129,9 +131,10 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
             points.append((sx, sy))
     points.append(((drawn_x(chart, np.array([m.x for m in chart.markers], dtype=float)) - x0) / width,
                    (np.array([m.y for m in chart.markers], dtype=float) - y0) / height))
-    for line in chart.lines:  # a reference line across the plot, as a curve would be
+    marks = []  # the reference lines across the plot: a legend over one hides less than over a curve
+    for line in chart.lines:
         at = ((line.value - y0) / height if line.axis == "y" else (float(drawn_x(chart, line.value)) - x0) / width)
-        lines.append((np.array([0.0, 1.0]), np.array([at, at])) if line.axis == "y"
+        marks.append((np.array([0.0, 1.0]), np.array([at, at])) if line.axis == "y"
                      else (np.array([at, at]), np.array([0.0, 1.0])))
     count = {}
     # The box the legend takes, as a share of the plot's height: its entries' (it was taken as a quarter, and a legend
@@ -143,6 +146,7 @@ def emptiest_corner(chart: Chart, x_range: tuple[float, float], y_range_: tuple[
                                                                                               0.5 + tall / 2)
         box = ((2 / 3, 1.0) if "right" in name else (0.0, 1 / 3)) + rows
         total = sum(inside_length(lx, ly, box) for lx, ly in lines)
+        total += MARK_LINE_WEIGHT * sum(inside_length(lx, ly, box) for lx, ly in marks)
         for px, py in points:
             total += MARKER_WEIGHT * int(np.count_nonzero((px >= box[0]) & (px <= box[1]) & (py >= box[2])
                                                           & (py <= box[3])))

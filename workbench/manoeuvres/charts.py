@@ -31,6 +31,10 @@ BRAKE_BEFORE = 2.0  # [s] the braking in a turn's chart starts this long before 
 BRAKE_AFTER = 1.0  # [s] and ends this long after the car stands
 FIT_COLOUR = "#222222"  # the coast-down's fitted curve
 STEADY_BIN = 0.05  # [m/s^2] the steady-state curve: the mean road-wheel angle per this much lateral acceleration
+SPEED_MARKS = {"acceleration": (100.0, 200.0), "elasticity": (80.0, 120.0), "iso21994": ()}
+"""The speeds [km/h] a speed chart marks, by test (ISO 21994's come from its onset: 0.8 and 0.1 of it)."""
+MARK_COLOUR = "#666666"  # what a KPI reads, marked
+FAIL_MARK = "#c62828"  # a limit drawn
 
 
 def finite_only(chart: Chart) -> Chart:
@@ -56,9 +60,18 @@ def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
             enumerate(zip(bodes, labels, strict=True))]
     phase = [Series(b["frequency"], np.degrees(np.unwrap(np.radians(b["phase"]))), label, PALETTE[i % len(PALETTE)])
              for i, (b, label) in enumerate(zip(bodes, labels, strict=True))]
+    # What the KPIs read, marked (of the first car): its gain at the sweep's lowest frequency less 3 dB, where the
+    # bandwidth is read, and 1 Hz, where the phases are.
+    marks = [Line(1.0, "x", MARK_COLOUR, label="1 Hz")]
+    gain_marks = list(marks)
+    if bodes and len(bodes[0]["gain"]):
+        low = float(bodes[0]["gain"][0])
+        gain_marks.append(Line(low * 10.0 ** (-3.0 / 20.0), "y", MARK_COLOUR, label="-3 dB", label_at=0.95))
     return [Chart("Yaw-rate gain (ISO 7401 frequency response)", "frequency [Hz]", "yaw rate / road-wheel angle [1/s]",
-                  gain),
-            Chart("Yaw-rate phase", "frequency [Hz]", "phase [deg]", phase)]
+                  gain, lines=gain_marks,
+                  notes=["the bandwidth where the gain first falls 3 dB below its value at the sweep's lowest "
+                         "frequency (the dashed line: the first car's)"]),
+            Chart("Yaw-rate phase", "frequency [Hz]", "phase [deg]", phase, lines=marks)]
 
 
 def binned(x: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
@@ -128,10 +141,20 @@ def step_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], col
     lo, hi = min(w[0] for w in windows), max(w[1] for w in windows)
     series = [within(Series(run.t, run["yaw_rate"] * DEG, name, c), lo, hi)
               for run, name, c in zip(runs, labels, colours, strict=True)]
-    return Chart(m.title, "time [s]", "yaw rate [deg/s]", series,
-                 notes=[f"around the step: from {STEP_BEFORE:g} s before it (the steer at half its final value) to "
-                        f"{STEP_AFTER:g} s after the yaw rate settles within {100 * STEP_SETTLED:g}% of its steady "
-                        "state"])
+    # The instants the response times are read from and at (the first car's): t0, the steer at half its final value,
+    # and 90% of the steady yaw rate.
+    from workbench.manoeuvres.transient import step_response
+
+    lines = []
+    if runs:
+        r = step_response(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], float(runs[0].t[-1]))
+        if r["t0"] is not None and np.isfinite(r["steady"]):
+            lines = [Line(r["t0"], "x", MARK_COLOUR, label="t0"),
+                     Line(0.9 * r["steady"] * DEG, "y", MARK_COLOUR, label="90% of the steady state", label_at=0.95)]
+    return Chart(m.title, "time [s]", "yaw rate [deg/s]", series, lines=lines,
+                 notes=[f"around the step: from {STEP_BEFORE:g} s before it (t0: the steer at half its final value) "
+                        f"to {STEP_AFTER:g} s after the yaw rate settles within {100 * STEP_SETTLED:g}% of its "
+                        "steady state"])
 
 
 def brake_window(run: RunData) -> tuple[float, float]:
@@ -291,9 +314,6 @@ def _charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> 
     return [Chart(m.title, "time [s]", label, series)]
 
 
-SPEED_MARKS = {"acceleration": (100.0, 200.0), "elasticity": (80.0, 120.0), "iso21994": ()}
-"""The speeds [km/h] a speed chart marks, by test (ISO 21994's come from its onset: 0.8 and 0.1 of it)."""
-MARK_COLOUR = "#666666"
 
 
 def speed_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
@@ -345,6 +365,9 @@ def sine_dwell_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
         if i == 0:
             lines.append(Line(c["cos"], "x", label="COS"))
             lines += [Line(c["cos"] + after, "x", label=f"+{after:.2f} s") for after, _ in YAW_LIMITS]
+            if c["psi_peak"] is not None:  # the limits as yaw rates of this run: a share of its reversed peak
+                lines += [Line(limit * c["psi_peak"] * DEG, "y", FAIL_MARK, label=f"{100 * limit:g}% of the peak",
+                               label_at=0.05) for _, limit in YAW_LIMITS]
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
     return Chart(f"{m.title}: each car's run of its worst yaw-rate ratio", "time [s]", "yaw rate [deg/s]",
                  [within(s, lo, hi) for s in series], lines=lines,
