@@ -242,3 +242,13 @@ def test_the_step_and_the_bode_charts_mark_what_their_kpis_are_read_at():
     assert [line.value for line in phase.lines] == [1.0]
     (cut,) = [line for line in gain.lines if line.axis == "y"]
     assert cut.value == pytest.approx(gain.series[0].y[0] / 10 ** (3 / 20)) and cut.label == "-3 dB"
+
+
+def test_the_steady_state_fit_is_drawn_dark_over_one_cars_curve():
+    """In the car's own colour the fit's dashes lay hidden under its curve."""
+    from workbench.manoeuvres.charts import FIT_COLOUR
+
+    _, _, (chart,) = report("iso4138")
+    (fit,) = [s for s in chart.series if s.dashed]
+    (curve,) = [s for s in chart.series if not s.dashed]
+    assert fit.colour == FIT_COLOUR != curve.colour

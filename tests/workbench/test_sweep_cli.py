@@ -194,3 +194,14 @@ min = 2.0
     assert "moving (#1):" in out and "moving (#2):" in out
     charts = sorted(p.name for p in out_dir.rglob("heatmap-moving*.png"))
     assert charts == ["heatmap-moving-1.png", "heatmap-moving-2.png"], charts
+
+
+def test_plot_says_when_it_draws_no_chart(capsys, script, tmp_path):
+    """Three axes that move nothing (the body's drawn length and width, the steering's rate on a straight run): every
+    sensitivity chart was left out and --plot said nothing of it."""
+    pytest.importorskip("PySide6")
+    code, out, err = sweep(capsys, script, "--param", "body.length=4.5:5:3", "--param", "body.width=1.6:1.9:3",
+                           "--param", "steering.rate=10:20:3", "--out", tmp_path / "o", "--plot")
+    assert code in (0, 1), err
+    assert "no chart: no parameter moved any expectation's margin or KPI" in out
+    assert [p.name for p in (tmp_path / "o").glob("*.png")] == []

@@ -108,8 +108,9 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
             # Over the frames fitted: FIT_RANGE, cut at LINEAR_SHARE of the car's limit where that is within it (the
             # chart shaded and drew 1..4 m/s^2 for the classic fitted to 1.57).
             x = np.array([float(f.ay[f.fit].min()), float(f.ay[f.fit].max())])
-            series.append(Series(x, (fit[0] * x + offset) * DEG, f"{label}: {fit[0] * DEG * G:.3g} deg/g", colour,
-                                 dashed=True))
+            # dark over the car's own curve (in its colour, the dashes lay hidden under it)
+            series.append(Series(x, (fit[0] * x + offset) * DEG, f"{label}: {fit[0] * DEG * G:.3g} deg/g",
+                                 FIT_COLOUR if len(runs) == 1 else colour, dashed=True))
             named = f"{label}: " if len(runs) > 1 else ""
             bands.append(Band(x[0], x[1], "x", colour if len(runs) > 1 else "#888888",
                               f"{named}fit range {x[0]:.3g}..{x[1]:.3g} m/s^2"))

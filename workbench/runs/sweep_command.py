@@ -205,6 +205,9 @@ def run(args: SweepArgs, render: Renderer | None = None, stdout: TextIO | None =
                               indent=2)
         else:
             text = summary(result) + "\n" + "wrote " + ", ".join(str(f) for f in files)
+            if args.plot and render is not None and len(written) == 1:  # --plot, and it drew nothing: said, not silent
+                text += ("\nno chart: no parameter moved any expectation's margin or KPI (a sensitivity chart of "
+                         "nothing is not drawn)")
             if stale:
                 text += ("\nremoves an earlier sweep's charts it does not draw again: "
                          + ", ".join(str(folder / name) for name in stale))
