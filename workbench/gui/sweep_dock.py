@@ -33,6 +33,7 @@ from workbench.gui.plot_style import pretty_unit, style_axis
 from workbench.gui.session_model import SessionModel
 from workbench.runs.replay import batch_key
 from workbench.runs.sweep import SweepError, SweepResult, display, plan_sweep, run_sweep
+from workbench.runs.sweep_axes import whole_numbered
 from workbench.scripts.format import exact_digits
 from workbench.scripts.program import Program
 
@@ -618,10 +619,7 @@ class SweepDock(QWidget):
         keys = []
         expects = plan.program.script.expects
         kpis_ok = kpi_limits_met(result)
-        try:
-            whole = plan.program.params.info(plan.axes[0].path).kind is int
-        except (KeyError, ValueError, AttributeError):
-            whole = False
+        whole = whole_numbered(plan.program.params, plan.axes[0].path)
         for e in members:
             expect = expects[e]
             colour = PALETTE[e % len(PALETTE)]
@@ -840,11 +838,10 @@ def program_with(program: Program, values: dict[str, float]) -> Program:
     """``program`` on its car with ``values`` (SI) set, as a sweep runs that car: from the start, and through each of
     the script's parameter changes until a [[set]] takes a value to the script's own (workbench.runs.sweep.run_chunk).
     Set at the start alone, a [[set]] part-way put the script's whole car back, every value chosen with it."""
-    from workbench.runs.sweep import set_part_way
+    from workbench.runs.sweep import swept_at
 
-    set_from = set_part_way(program, list(values))
-    changes = tuple((k, params.with_values({path: v for path, v in values.items()
-                                            if set_from.get(path, program.frames) > k}))
+    paths = list(values)
+    changes = tuple((k, params.with_values({paths[d]: values[paths[d]] for d in swept_at(program, paths, k)}))
                     for k, params in program.param_changes)
     return dataclasses.replace(program, params=program.params.with_values(values), param_changes=changes)
 

@@ -151,8 +151,8 @@ def violation_chart(result, violation) -> Chart:
     """The channel that shows a monitor's violation best, with the violating frame marked."""
     p = result.program
     name = _violation_channel(violation)
-    info = {c.name: c for c in channel_infos(p.params.model.unit)}[name]
-    scale, unit = display_scale(info.unit, info.display)
+    infos = {c.name: c for c in channel_infos(p.params.model.unit)}
+    scale, unit = display_scale(infos[name].unit, infos[name].display)
     k = min(violation.frame, p.frames - 1)
     # The three seconds before the violation (and a little after): where it happens, large enough to see.
     first, last = max(0, k - round(3.0 / p.dt)), min(p.frames, k + round(0.5 / p.dt) + 1)
@@ -165,8 +165,7 @@ def violation_chart(result, violation) -> Chart:
     if violation.monitor == "lateral_balance":
         # The two sides the monitor weighs, not the yaw rate alone (which showed nothing wrong): the lateral
         # acceleration the forces made (the tyres' and the air's over the mass) and vx r, the dynamic share of it.
-        a_info = {c.name: c for c in channel_infos(p.params.model.unit)}["accel_lat"]
-        scale, unit = display_scale(a_info.unit, a_info.display)
+        scale, unit = display_scale(infos["accel_lat"].unit, infos["accel_lat"].display)
         a_y = np.nan_to_num(result.column("accel_lat")[first:last] * scale)
         turn = (1.0 - result.column("kinematic_weight")) * result.column("vx") * result.column("yaw_rate")
         vx_r = np.nan_to_num(turn[first:last] * scale)

@@ -30,6 +30,7 @@ from workbench.output.charts import (
 from workbench.output.files import atomic_write_text
 from workbench.output.report import how_shown
 from workbench.runs.sweep import SweepResult, flips, varied_axis
+from workbench.runs.sweep_axes import whole_numbered
 from workbench.streams import one_line
 
 
@@ -300,11 +301,9 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     points = plan.cars <= 60
     # A whole-number parameter (stability control on or off, a count): its cars' points alone, at ticks of its values;
     # a line between 0 and 1 crossed a KPI's limit at "esc = 0.77", a car that is not there.
-    try:
-        whole = plan.program.params.info(a.path).kind is int
-    except (KeyError, ValueError, AttributeError):
-        whole = False
-    ticks = tuple(np.unique(x)) if whole and len(np.unique(x)) <= 12 else None
+    whole = whole_numbered(plan.program.params, a.path)
+    distinct = np.unique(x)
+    ticks = tuple(distinct) if whole and len(distinct) <= 12 else None
     out = []
     groups: dict[str, list[int]] = {}  # one chart per unit: never two units on one axis
     for e, unit in enumerate(e_units):
@@ -348,10 +347,16 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
     return out
 
 
+def _bound(result: SweepResult, k: int) -> tuple[str, float] | None:
+    """KPI ``k``'s limit as a number ("<=", 35.0) where its cars were judged and all held to the one limit, else None
+    (none, or one that depends on the car: FMVSS 126's displacement, 1.83 m, 1.52 m above 3,500 kg)."""
+    return result.kpi_bounds[k] if k in result.judged_kpis and k < len(result.kpi_bounds) else None
+
+
 def _limit_line(result: SweepResult, k: int) -> Line | None:
-    """KPI ``k``'s limit as a dashed line at its value, kept in view; None where it has none that is a number, or
-    where the cars judged were held to different ones (FMVSS 126's displacement: 1.83 m, 1.52 m above 3,500 kg)."""
-    bound = result.kpi_bounds[k] if k in result.judged_kpis and k < len(result.kpi_bounds) else None
+    """KPI ``k``'s limit as a dashed line at its value, kept in view; None where it has none that is a number
+    (:func:`_bound`)."""
+    bound = _bound(result, k)
     if bound is None:
         return None
     return Line(bound[1], "y", FAIL_COLOUR, True, f"limit {result.kpi_limits[k]}", below=bound[0] == ">=", kept=True)
@@ -404,7 +409,7 @@ def _heatmaps(result: SweepResult, ix: int, iy: int) -> list[tuple[str, Chart]]:
                                                            else ""),))))
     for k in result.valued_kpis:
         label, unit = result.kpi_names[k]
-        bound = result.kpi_bounds[k] if k in result.judged_kpis and k < len(result.kpi_bounds) else None
+        bound = _bound(result, k)
         if bound is None:  # no limit, or one that depends on the car: the value on a sequential scale
             values = _grid(result, result.kpi_value[k], ix, iy)
             out.append((f"heatmap-kpi-{slug(label)}.png", Chart(

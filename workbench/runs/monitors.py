@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from physics import CarParams
+from physics.aero import drag_constant
 from physics.gearbox import ratio_table
 
 _DEG = 180.0 / math.pi
@@ -369,7 +370,7 @@ def _lateral(f: Frames, tol: float):
     # tyres hold m a_y less it, in the dynamic share of the motion as vx r is (the kinematic share has no forces).
     # Left out, a car of a large frontal area (1e4 m^2) at 2 m/s read 2.17 m/s^2 of tyre force against 0.85 of vx r,
     # whatever dt.
-    c_drag = f.param(lambda p: 0.5 * p.aero.cd * p.aero.frontal_area * p.aero.air_density)
+    c_drag = f.param(lambda p: drag_constant(p.aero.cd, p.aero.frontal_area, p.aero.air_density))
     vx_all, vy_all = f["vx"], f["vy"]
     drag_y = -c_drag * vy_all * np.hypot(vx_all, vy_all)
     stop = mass * np.abs(vy_all) / f.dt  # never more than stops the sideways motion in a frame (never_reversing)

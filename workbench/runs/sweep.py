@@ -100,9 +100,8 @@ def check_cars(plan: Plan) -> None:
     and letting one through that they break)."""
     program = plan.program
     paths = [a.path for a in plan.axes]
-    set_from = set_part_way(program, paths)
     bases = [(0, program.params), *program.param_changes]
-    live = [[d for d, path in enumerate(paths) if set_from.get(path, program.frames) > frame] for frame, _ in bases]
+    live = [swept_at(program, paths, frame) for frame, _ in bases]
     si = plan.si_values()
     groups: dict[str, list[int]] = {}
     for d, a in enumerate(plan.axes):
@@ -253,6 +252,13 @@ def set_part_way(program: Program, paths: Sequence[str]) -> dict[str, int]:
     return out
 
 
+def swept_at(program: Program, paths: Sequence[str], frame: int) -> list[int]:
+    """The indices of ``paths`` whose swept values hold from ``frame`` on: those no [[set]] of the script has taken
+    to its own value by then (:func:`set_part_way`)."""
+    set_from = set_part_way(program, paths)
+    return [d for d, path in enumerate(paths) if set_from.get(path, program.frames) > frame]
+
+
 def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: Kernel | None = None) -> ChunkResult:
     """Step the chunk's cars through the program as one batch, reducing every frame into a Tally.
 
@@ -276,10 +282,9 @@ def run_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None, kernel: K
     out = np.empty((inputs.shape[0], n, len(names)))
     held: list[bytes | None] = [None] * inputs.shape[0]  # the frame row each slot of ``inputs`` holds
     start = 0
-    set_from = set_part_way(program, chunk.paths)
     while start < frames:
         if start in changes:
-            swept = [d for d, path in enumerate(chunk.paths) if set_from.get(path, frames) > start]
+            swept = swept_at(program, chunk.paths, start)
             sim.set_cars(prepare_swept(changes[start], [chunk.paths[d] for d in swept], chunk.values[:, swept]))
         end = min(start + TICK_FRAMES, frames)
         end = min([end] + [k for k in changes if start < k < end])  # a block stops where the parameters change

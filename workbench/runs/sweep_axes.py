@@ -52,6 +52,15 @@ def display(info: ParamInfo) -> tuple[str, float]:
     return display_of(info)
 
 
+def whole_numbered(params: CarParams, path: str) -> bool:
+    """Whether the parameter at ``path`` takes whole numbers only (stability control on or off, a count): its cars are
+    charted as points, with nothing between them."""
+    try:
+        return params.info(path).kind is int
+    except (KeyError, ValueError, AttributeError):
+        return False
+
+
 def _number(text: str, where: str) -> float:
     try:
         value = float(text)
