@@ -84,7 +84,9 @@ def test_the_step_steers_chart_is_a_window_around_the_step():
     (curve,) = chart.series
     r = step_response(run.t, run["steer"], run["yaw_rate"], float(run.t[-1]))
     t0, steady = r["t0"], r["steady"] * DEG
-    assert curve.x[0] == pytest.approx(t0 - STEP_BEFORE, abs=2 * run.dt)
+    assert chart.x_label == "time from t0 [s]"  # ISO 7401's t = 0, as the response times are read
+    assert curve.x[0] == pytest.approx(-STEP_BEFORE, abs=2 * run.dt)
+    assert np.array_equal(curve.x + t0, run.t[(run.t >= t0 - STEP_BEFORE - 1e-9) & (run.t <= t0 + curve.x[-1] + 1e-9)])
     assert curve.x[-1] - curve.x[0] < 6.0 < run.t[-1]
     assert np.all(np.abs(curve.y[-10:] / steady - 1.0) <= STEP_SETTLED)  # settled by the window's end
     assert curve.y.max() > steady  # the overshoot is in it
@@ -234,12 +236,18 @@ def test_the_step_and_the_bode_charts_mark_what_their_kpis_are_read_at():
     r = step_response(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], float(runs[0].t[-1]))
     (t0,) = [line for line in step.lines if line.axis == "x"]
     (ninety,) = [line for line in step.lines if line.axis == "y"]
-    assert t0.value == r["t0"] and ninety.value == pytest.approx(0.9 * r["steady"] * DEG)
+    assert t0.value == 0.0 and ninety.value == pytest.approx(0.9 * r["steady"] * DEG)
     kpi = {k.key: k for k in m.kpis(runs[0])}["yaw_response_time"]
     yaw = step.series[0]
-    assert np.interp(r["t0"] + kpi.value, yaw.x, yaw.y) == pytest.approx(ninety.value, rel=1e-3)  # read there
+    assert np.interp(kpi.value, yaw.x, yaw.y) == pytest.approx(ninety.value, rel=1e-3)  # read there
     m, runs, (gain, phase) = report("iso7401_sweep")
     assert [line.value for line in phase.lines] == [1.0]
+    # both phases the KPIs read at 1 Hz are drawn (the lateral acceleration's was not), each at its KPI's value there
+    kpis = {k.key: k.value for k in m.kpis(runs[0])}
+    yaw_phase, ay_phase = phase.series
+    assert not yaw_phase.dashed and ay_phase.dashed and yaw_phase.colour == ay_phase.colour
+    assert np.interp(1.0, yaw_phase.x, yaw_phase.y) == pytest.approx(kpis["yaw_phase_1hz"], abs=1e-6)
+    assert np.interp(1.0, ay_phase.x, ay_phase.y) == pytest.approx(kpis["ay_phase_1hz"], abs=1e-6)
     (cut,) = [line for line in gain.lines if line.axis == "y"]
     assert cut.value == pytest.approx(gain.series[0].y[0] / 10 ** (3 / 20)) and cut.label == "-3 dB"
 
@@ -252,3 +260,25 @@ def test_the_steady_state_fit_is_drawn_dark_over_one_cars_curve():
     (fit,) = [s for s in chart.series if s.dashed]
     (curve,) = [s for s in chart.series if not s.dashed]
     assert fit.colour == FIT_COLOUR != curve.colour
+
+
+def test_two_cars_step_responses_are_drawn_from_each_ones_t0():
+    """The step steer's chart ran on the run's own clock: two runs whose steps came at different instants were drawn
+    apart, and their response times could not be compared by eye. (The second run here is the first one half a
+    second later: its frames from 60 on are the first's from 0 on, after 60 frames of the straight run-up.)"""
+    from dataclasses import replace as with_fields
+
+    from workbench.manoeuvres.transient import step_response
+
+    m, (run,) = runs_of("iso7401_step", [sedan()])
+    later = with_fields(run, data={k: v if k == "t" else np.concatenate([np.repeat(v[:1], 60), v[:-60]])
+                                   for k, v in run.data.items()})
+    runs = [run, later]
+    (chart,) = charts_of(m, runs, ["sedan", "half a second later"])
+    t0s = [step_response(r.t, r["steer"], r["yaw_rate"], float(r.t[-1]))["t0"] for r in runs]
+    assert t0s[1] - t0s[0] == pytest.approx(0.5, abs=1e-9)
+    first, second = chart.series
+    # one response, drawn as one (to the rounding of t - t0)
+    np.testing.assert_allclose(second.x, first.x, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(second.y, first.y)
+    assert np.interp(0.0, first.x, first.y) == pytest.approx(np.interp(t0s[0], run.t, run["yaw_rate"] * DEG))

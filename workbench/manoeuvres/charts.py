@@ -55,11 +55,18 @@ def within(s: Series, lo: float, hi: float) -> Series:
 
 
 def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
-    """Gain and phase of yaw rate over road-wheel angle against frequency, one curve per car."""
+    """Gain of yaw rate over road-wheel angle against frequency, one curve per car, and the phase of yaw rate and of
+    lateral acceleration (ISO 7401's frequency response reads both at 1 Hz)."""
     gain = [Series(b["frequency"], b["gain"], label, PALETTE[i % len(PALETTE)]) for i, (b, label) in
             enumerate(zip(bodes, labels, strict=True))]
-    phase = [Series(b["frequency"], np.degrees(np.unwrap(np.radians(b["phase"]))), label, PALETTE[i % len(PALETTE)])
-             for i, (b, label) in enumerate(zip(bodes, labels, strict=True))]
+    # The yaw rate's phase and the lateral acceleration's (dashed): the KPIs read both at 1 Hz.
+    phase = []
+    for i, (b, label) in enumerate(zip(bodes, labels, strict=True)):
+        colour = PALETTE[i % len(PALETTE)]
+        named = f"{label}: " if len(bodes) > 1 else ""
+        phase += [Series(b["frequency"], np.degrees(np.unwrap(np.radians(b["phase"]))), f"{named}yaw rate", colour),
+                  Series(b["frequency"], np.degrees(np.unwrap(np.radians(b["ay_phase"]))),
+                         f"{named}lateral acceleration", colour, dashed=True)]
     # What the KPIs read, marked (of the first car): its gain at the sweep's lowest frequency less 3 dB, where the
     # bandwidth is read, and 1 Hz, where the phases are.
     marks = [Line(1.0, "x", MARK_COLOUR, label="1 Hz")]
@@ -71,7 +78,8 @@ def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
                   gain, lines=gain_marks,
                   notes=["the bandwidth where the gain first falls 3 dB below its value at the sweep's lowest "
                          "frequency (the dashed line: the first car's)"]),
-            Chart("Yaw-rate phase", "frequency [Hz]", "phase [deg]", phase, lines=marks)]
+            Chart("Yaw-rate and lateral-acceleration phase", "frequency [Hz]", "phase [deg]", phase, lines=marks,
+                  notes=["over road-wheel angle; the lateral acceleration's dashed"])]
 
 
 def binned(x: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
@@ -137,22 +145,27 @@ def step_window(run: RunData) -> tuple[float, float]:
 
 def step_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
     """The yaw rate around the step, every car's window together: the run's 14 s of straight run-up before it and
-    its last seconds at the steady state are not what the response times are read from."""
-    windows = [step_window(run) for run in runs]
-    lo, hi = min(w[0] for w in windows), max(w[1] for w in windows)
-    series = [within(Series(run.t, run["yaw_rate"] * DEG, name, c), lo, hi)
-              for run, name, c in zip(runs, labels, colours, strict=True)]
-    # The instants the response times are read from and at (the first car's): t0, the steer at half its final value,
-    # and 90% of the steady yaw rate.
+    its last seconds at the steady state are not what the response times are read from. Time runs from each car's own
+    t0 (ISO 7401's t = 0, the steer at half its final value), as the response times are read; the absolute time of
+    the run where a car has no step."""
     from workbench.manoeuvres.transient import step_response
 
+    responses = [step_response(run.t, run["steer"], run["yaw_rate"], float(run.t[-1])) for run in runs]
+    aligned = bool(runs) and all(r["t0"] is not None for r in responses)
+    shifts = [float(r["t0"]) if aligned else 0.0 for r in responses]
+    windows = [(a - shift, b - shift) for (a, b), shift in zip((step_window(run) for run in runs), shifts, strict=True)]
+    lo, hi = min(w[0] for w in windows), max(w[1] for w in windows)
+    series = [within(Series(run.t - shift, run["yaw_rate"] * DEG, name, c), lo, hi)
+              for run, name, c, shift in zip(runs, labels, colours, shifts, strict=True)]
+    # The instants the response times are read from and at (the first car's): t0, the steer at half its final value,
+    # and 90% of the steady yaw rate.
     lines = []
     if runs:
-        r = step_response(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], float(runs[0].t[-1]))
+        r = responses[0]
         if r["t0"] is not None and np.isfinite(r["steady"]):
-            lines = [Line(r["t0"], "x", MARK_COLOUR, label="t0"),
+            lines = [Line(r["t0"] - shifts[0], "x", MARK_COLOUR, label="t0"),
                      Line(0.9 * r["steady"] * DEG, "y", MARK_COLOUR, label="90% of the steady state", label_at=0.95)]
-    return Chart(m.title, "time [s]", "yaw rate [deg/s]", series, lines=lines,
+    return Chart(m.title, "time from t0 [s]" if aligned else "time [s]", "yaw rate [deg/s]", series, lines=lines,
                  notes=[f"around the step: from {STEP_BEFORE:g} s before it (t0: the steer at half its final value) "
                         f"to {STEP_AFTER:g} s after the yaw rate settles within {100 * STEP_SETTLED:g}% of its "
                         "steady state"])
