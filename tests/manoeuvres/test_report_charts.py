@@ -282,3 +282,27 @@ def test_two_cars_step_responses_are_drawn_from_each_ones_t0():
     np.testing.assert_allclose(second.x, first.x, rtol=0, atol=1e-9)
     np.testing.assert_array_equal(second.y, first.y)
     assert np.interp(0.0, first.x, first.y) == pytest.approx(np.interp(t0s[0], run.t, run["yaw_rate"] * DEG))
+
+
+def test_two_cars_steady_state_fits_are_dark_shades_of_their_colours_over_one_shared_range():
+    """With two cars each fit was drawn dashed in its car's own colour over that car's curve (hidden under it), and
+    the two equal fit ranges were shaded over each other into a third colour named twice in the legend."""
+    from workbench.output.charts import darker
+
+    m, runs = runs_of("iso4138", [sedan(), sedan(**{"body.mass": 1800.0})])
+    (chart,) = charts_of(m, runs, ["sedan", "heavy"])
+    curves = [s for s in chart.series if not s.dashed]
+    fits = [s for s in chart.series if s.dashed]
+    assert len(curves) == len(fits) == 2
+    for curve, fit in zip(curves, fits, strict=True):
+        assert fit.colour == darker(curve.colour) != curve.colour
+        assert fit.label.startswith(curve.label + ": ")
+    (band,) = chart.bands
+    assert band.label.startswith("fit range ") and band.colour not in {c.colour for c in curves}
+
+
+def test_darker_takes_each_channel_towards_black():
+    from workbench.output.charts import darker
+
+    assert darker("#ff8000") == "#804000"
+    assert darker("#ff8000", 0.0) == "#ff8000" and darker("#ff8000", 1.0) == "#000000"

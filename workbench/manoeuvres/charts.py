@@ -17,7 +17,7 @@ from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.kpi import DEG, KMH, G, RunData, line_fit
 from workbench.manoeuvres.performance import road_load_frames
 from workbench.manoeuvres.steady_state import limit_reached, steady_frames
-from workbench.output.charts import PALETTE, Band, Chart, Line, Marker, Series
+from workbench.output.charts import PALETTE, Band, Chart, Line, Marker, Series, darker
 
 TIME_CHANNELS = {"iso7401_step": ("yaw_rate", "yaw rate [deg/s]", DEG), "r140_swd": ("yaw_rate", "yaw rate [deg/s]", DEG),
                  "iso7975": ("yaw_rate", "yaw rate [deg/s]", DEG), "iso21994": ("speed", "speed [km/h]", KMH),
@@ -116,12 +116,15 @@ def steady_state_chart(runs: Sequence[RunData], labels: Sequence[str], colours: 
             # Over the frames fitted: FIT_RANGE, cut at LINEAR_SHARE of the car's limit where that is within it (the
             # chart shaded and drew 1..4 m/s^2 for the classic fitted to 1.57).
             x = np.array([float(f.ay[f.fit].min()), float(f.ay[f.fit].max())])
-            # dark over the car's own curve (in its colour, the dashes lay hidden under it)
+            # dark over the car's own curve (in its colour, the dashes lay hidden under it); of several cars, a dark
+            # shade of each one's colour
             series.append(Series(x, (fit[0] * x + offset) * DEG, f"{label}: {fit[0] * DEG * G:.3g} deg/g",
-                                 FIT_COLOUR if len(runs) == 1 else colour, dashed=True))
-            named = f"{label}: " if len(runs) > 1 else ""
-            bands.append(Band(x[0], x[1], "x", colour if len(runs) > 1 else "#888888",
-                              f"{named}fit range {x[0]:.3g}..{x[1]:.3g} m/s^2"))
+                                 FIT_COLOUR if len(runs) == 1 else darker(colour), dashed=True))
+            bands.append(Band(x[0], x[1], "x", colour, f"{label}: fit range {x[0]:.3g}..{x[1]:.3g} m/s^2"))
+    if len(bands) > 1 and len({f"{b.lo:.3g}..{b.hi:.3g}" for b in bands}) == 1:  # one range for every car, as
+        # written: one grey band (two shaded over each other muddied into a third colour)
+        lo, hi = min(b.lo for b in bands), max(b.hi for b in bands)
+        bands = [Band(lo, hi, "x", "#888888", f"fit range {lo:.3g}..{hi:.3g} m/s^2")]
     return Chart("Steady-state circle: steer against lateral acceleration", "lateral acceleration [m/s^2]",
                  "road-wheel angle [deg]", series, bands=bands,
                  notes=["quasi-steady frames of the ramp up to the car's limit (on the circle, at the speed asked "

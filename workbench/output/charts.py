@@ -20,6 +20,13 @@ PASS_COLOUR = "#2ca02c"
 FAIL_COLOUR = "#d62728"
 
 
+def darker(colour: str, share: float = 0.5) -> str:
+    """``colour`` ("#rrggbb") with each channel taken ``share`` of the way to black: a line drawn over a curve of
+    ``colour`` (a fit through its points) that stays visible and reads as that curve's."""
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c * (1.0 - share)):02x}" for c in rgb)
+
+
 def with_unit(label: str, unit: str) -> str:
     """An axis' title: "speed [km/h]", or the label alone for a value without a unit (a gear, a ratio)."""
     return f"{label} [{unit}]" if unit else label
