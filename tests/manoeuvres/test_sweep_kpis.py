@@ -268,3 +268,6 @@ def test_an_on_off_parameter_is_charted_as_its_two_cars_and_a_car_past_the_limit
                                                 ["body.mass=1500,1700"]))
     line = dict(charts(mass))["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]
     assert line.series[0].joined and line.x_ticks is None  # a parameter of any value between: a line
+    # a count is ticked in whole numbers (the runs' axis read 22.5), a ratio is not
+    drawn = dict(charts(mass))
+    assert drawn["kpi-sine-with-dwell-runs.png"].y_whole and not line.y_whole

@@ -343,7 +343,9 @@ def _line_charts(result: SweepResult, axis: int) -> list[tuple[str, Chart]]:
             _title(result, label), a.label, with_unit(label, unit),
             series=series, lines=[limit] if limit else [],
             notes=(_kpi_note(result, k),) + (() if keep.all() else ("no point where no car reached it",)),
-            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log, x_ticks=ticks)))
+            x_range=(float(np.min(x)), float(np.max(x))) if len(x) else None, x_log=a.log, x_ticks=ticks,
+            # a count (the sine with dwell's runs): ticks at whole numbers (its axis read 22.5 runs)
+            y_whole=unit == "" and bool(keep.any()) and bool(np.all(y[keep] == np.round(y[keep]))))))
     return out
 
 
