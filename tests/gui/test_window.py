@@ -268,6 +268,46 @@ def test_the_question_about_a_stopped_recording_names_its_length(carbench_window
     assert f"({window.model.session.last_recording.duration:.1f} s on manual003)" in text  # and the car it was driven on
 
 
+def test_a_saved_recording_whose_file_is_gone_is_asked_about_again(carbench_window, tmp_path, monkeypatch):
+    """A recording saved, then its file deleted by another program: Ctrl+Q closed without a word, and the drive was
+    lost. It is asked about as an unsaved one, saying where it had gone; Save writes it again."""
+    window = carbench_window
+    window.model.start_recording()
+    hold(window, {"throttle"}, 60)
+    window.model.stop_recording()
+    target = tmp_path / "drive.toml"
+    assert window.save_recording(target)
+    calls = []
+    window.ask_recording = lambda doing: calls.append(doing) or QMessageBox.StandardButton.Cancel
+    assert window._confirm_recording("close") and not calls  # saved and there: nothing asked
+    target.unlink()
+    assert not window._confirm_recording("close") and calls == ["close"]  # asked (and Cancel keeps the window)
+    shown = []
+
+    class Box:  # the question, answered Cancel without showing it
+        def __init__(self, parent, title, text, buttons, default):
+            shown.append((title, text))
+
+        def exec(self):
+            return int(QMessageBox.StandardButton.Cancel.value)
+
+    monkeypatch.setattr("workbench.gui.main_window.keys_safe_question", Box)
+    type(window).ask_recording(window, "close")
+    ((title, text),) = shown
+    assert title == "Recording file gone" and str(target) in text and "Save it again before you close?" in text
+    window.file_answer = str(tmp_path / "again.toml")
+    window.ask_recording = lambda doing: QMessageBox.StandardButton.Save
+    assert window._confirm_recording("close") and (tmp_path / "again.toml").exists()
+    window.ask_recording = lambda doing: calls.append(doing) or QMessageBox.StandardButton.Cancel
+    assert window._confirm_recording("close") and calls == ["close"]  # saved again: nothing asked
+    # A new recording let go since: the old file is not what is at stake
+    (tmp_path / "again.toml").unlink()
+    window.model.start_recording()
+    hold(window, set(), 10)
+    window.model.let_go_recording()
+    assert window._confirm_recording("close") and calls == ["close"]
+
+
 def test_saving_a_preset_writes_a_loadable_file(carbench_window, tmp_path):
     window = carbench_window
     window.model.set_param("engine.peak_torque", 410.0)

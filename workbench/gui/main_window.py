@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self._shares: dict[str, float] = {}  # dock name -> share of the window's width to keep
         self._docks: list[QDockWidget] = []
         self._closed = False
+        self._saved_file: tuple[object, Path] | None = None  # the last recording as saved, and the file it went to
         self._share_timer = QTimer(self)
         self._share_timer.setSingleShot(True)
         self._share_timer.timeout.connect(self._apply_shares)
@@ -927,6 +928,7 @@ class MainWindow(QMainWindow):
             self.show_error("Recording not saved", str(exc))
             return False
         self.model.recording_saved_as(name)  # saved as my_drive, it is called my_drive
+        self._saved_file = (self.model.session.last_recording, Path(path).absolute())
         self.remember_folder("recording_folder", path)
         self.show_message(f"saved {path}", 4000)
         return True
@@ -1164,17 +1166,34 @@ class MainWindow(QMainWindow):
         """Ask before a recording is lost, one in progress or one stopped and not saved since; True to go ahead
         (after saving it, when asked to)."""
         session = self.model.session
-        if not session.recording and not (session.recording_unsaved and session.last_recording is not None):
+        if (not session.recording and not (session.recording_unsaved and session.last_recording is not None)
+                and self._saved_file_gone() is None):
             return True
         answer = self.ask_recording(doing)
         if answer == QMessageBox.StandardButton.Save:
             return self._save_recording_asked()
         return answer == QMessageBox.StandardButton.Discard
 
+    def _saved_file_gone(self) -> Path | None:
+        """The file the last recording was saved to, where that file is no longer there (deleted or moved by another
+        program since): the recording is then only in this window, as an unsaved one is. None otherwise."""
+        if self._saved_file is None:
+            return None
+        script, path = self._saved_file
+        if script is not self.model.session.last_recording or self.model.session.recording:
+            return None  # another recording since: that one is what is at stake
+        return None if path.exists() else path
+
     def ask_recording(self, doing: str) -> QMessageBox.StandardButton:
         session = self.model.session
         if session.recording:
             title, text = "Recording in progress", f"A recording is running ({session.log.frames} frames so far)."
+        elif not session.recording_unsaved and (gone := self._saved_file_gone()) is not None:
+            script = session.last_recording
+            title, text = "Recording file gone", (f"The last recording ({script.duration:.1f} s on "
+                                                  f"{recording_car(script)}) was saved as {gone}, which is no longer "
+                                                  "there (deleted or moved).")
+            return self._save_discard_cancel(title, f"{text} Save it again before you {doing}?")
         else:
             script = session.last_recording
             title = "Recording not saved"
