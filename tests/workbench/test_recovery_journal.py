@@ -102,6 +102,30 @@ def test_stopping_goes_on_in_the_journal_and_a_new_recording_starts_a_new_file(t
     assert recorded(store).frames == 30
 
 
+@pytest.mark.parametrize("change", ["truncate", "empty", "replace"])
+def test_a_file_changed_by_another_program_is_written_whole_again(tmp_path, change):
+    """Truncated (or emptied, or replaced) by another program while the car is recorded, the file got the next line
+    appended after a cut line (or with no head): the next start skipped it as unreadable, and the drive was lost. It
+    is written whole when it is not as the journal left it."""
+    s, store = journaled(tmp_path, 150)
+    text = store.path.read_text()
+    if change == "truncate":
+        store.path.write_text(text[: len(text) // 2])
+    elif change == "empty":
+        store.path.write_text("")
+    else:  # another file put in its place, as long as it was
+        other = tmp_path / "other"
+        other.write_text("x" * len(text))
+        other.replace(store.path)
+    drive(s, 40, 150)
+    assert store.keep(s)
+    assert recorded(store).recording.to_toml() == capture(s).recording.to_toml()
+    drive(s, 30, 190)
+    before = store.path.read_bytes()
+    assert store.keep(s) and store.path.read_bytes().startswith(before)  # and journaled again from there
+    assert recorded(store).recording.to_toml() == capture(s).recording.to_toml()
+
+
 def test_a_line_cut_short_by_a_crash_leaves_the_saves_before_it(tmp_path):
     s, store = journaled(tmp_path, 120)
     at_first_save = capture(s).recording.to_toml()

@@ -474,6 +474,7 @@ class _Journal:
     head: tuple[str, float]
     params: dict[str, Any]
     frames: int
+    file: tuple[int, int] = (-1, -1)  # the file's inode and size after this journal last wrote it
 
 
 class RecoveryStore:
@@ -534,7 +535,7 @@ class RecoveryStore:
         edits = params_diff(session.preset.params, session.params) if session.modified else {}
         head = (preset_reference(session.preset), session.dt)
         journal = self._journal
-        if journal is not None and journal.recorder is recorder and journal.head == head and self.path.exists():
+        if journal is not None and journal.recorder is recorder and journal.head == head and self._as_left(journal):
             entry, mark = recorder.journal(journal.mark)
             if entry["frames"] == journal.frames and edits == journal.params:
                 return False
@@ -546,10 +547,12 @@ class RecoveryStore:
                     handle.write(_lines([{**line, **entry}]))
                     handle.flush()
                     os.fsync(handle.fileno())
+                    done = os.fstat(handle.fileno())
             except OSError:  # a part of the line may be in the file (a full disk): the next save writes it whole
                 self._journal = None
                 raise
             journal.mark, journal.params, journal.frames = mark, edits, entry["frames"]
+            journal.file = (done.st_ino, done.st_size)
             return True
         entry, mark = recorder.journal()
         description = "restored after carbench closed unexpectedly"
@@ -559,8 +562,23 @@ class RecoveryStore:
         atomic_write_text(self.path, text)
         self._written = True
         self._journal = _Journal(recorder, mark, head, edits, entry["frames"])
+        self._journal.file = self._file_now()
         self._last_text = self._last_key = None
         return True
+
+    def _file_now(self) -> tuple[int, int]:
+        """This store's file's inode and size; (-1, -1) where it is not there."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return (-1, -1)
+        return (st.st_ino, st.st_size)
+
+    def _as_left(self, journal: _Journal) -> bool:
+        """Whether the file is as ``journal`` last left it: there, the same file and as long. Truncated, removed or
+        replaced by another program meanwhile, a line appended to it would follow a cut line or stand without its
+        head (the next start skipped the file as unreadable, and the drive with it): it is written whole instead."""
+        return journal.file != (-1, -1) and self._file_now() == journal.file
 
     def save(self, recovery: Recovery | None) -> bool:
         """Write (atomically) what a crash would lose, or remove the file when nothing; True when the file changed."""
