@@ -130,21 +130,25 @@ def launch_allowance(p, omega, u, ahead, radius, floor, direction, inertia, whee
 
 
 @scalar
-def yaw_reference(p, vx, steer):
+def yaw_reference(p, vx, steer, road_mu):
     """The yaw rate [rad/s] the driver asks for: the linear bicycle's steady response vx tan(delta) / (L + K vx^2)
-    (K the understeer gradient of the car's own cornering stiffnesses), no more than the road's mu g / |vx|."""
+    (K the understeer gradient of the car's own cornering stiffnesses), no more than the road's mu g / |vx|, with
+    ``road_mu`` the friction of the road under the car (the mean of its four corners': a road surface's where the car
+    is on one). The cap is what the car can yaw at on that road (Zanten, "Bosch ESP systems", SAE 2000-01-1633: the
+    nominal yaw rate limited by the estimated friction); the car's own tyres.mu on an icy patch asked of it the dry
+    road's yaw rate, called the car understeering and braked its inside rear into a spin."""
     asked = vx * approx.tan(steer) / (p.body_wheelbase + p.understeer * vx * vx)
-    most = p.tyres_mu * p.model_gravity / max(abs(vx), 1e-3)
+    most = road_mu * p.model_gravity / max(abs(vx), 1e-3)
     return min(max(asked, -most), most)
 
 
 @scalar(inline=True)
-def yaw_target(p, previous, vx, steer, dt):
+def yaw_target(p, previous, vx, steer, road_mu, dt):
     """The yaw rate stability control holds the car to: :func:`yaw_reference`, followed with the lag
     ``esc_lag`` (a car yaws into a turn over its own response time; a steady-state target would call every
     turn-in understeer)."""
     share = 1.0 - approx.exp(-dt / p.aids_esc_lag)
-    return previous + share * (yaw_reference(p, vx, steer) - previous)
+    return previous + share * (yaw_reference(p, vx, steer, road_mu) - previous)
 
 
 @scalar

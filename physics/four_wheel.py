@@ -717,7 +717,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     b_rear = 0.5 * full - b_front
     if c.handbrake:
         b_rear = b_rear + 0.5 * p.brakes_force * radius
-    yaw_target = aids.yaw_target(p, s.yaw_target, s.vx, c.steer, dt)
+    yaw_target = aids.yaw_target(p, s.yaw_target, s.vx, c.steer, 0.25 * (g_fl + g_fr + g_rl + g_rr), dt)
     e_fl, e_fr, e_rl, e_rr = aids.esc_torques(p, s.vx, s.yaw_rate, yaw_target)
     top = 0.5 * p.brakes_force * radius  # one wheel's whole brake
     b_fl, b_fr = min(b_front + e_fl, top), min(b_front + e_fr, top)

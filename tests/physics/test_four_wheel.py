@@ -144,13 +144,13 @@ def test_an_open_centre_differential_splits_the_torque_as_its_gears_do():
 
 
 @pytest.mark.parametrize(("kind", "slip", "least", "most"), [("open", (1.0, 10.0), 0.0, 0.1),
-                                                            ("limited_slip", (0.1, 0.8), 0.15, 1.0),
+                                                            ("limited_slip", (0.05, 0.8), 0.15, 1.0),
                                                             ("locked", (0.0, 0.05), 0.2, 1.0)])
 def test_an_open_centre_differential_lets_the_axle_on_ice_spin(kind, slip, least, most):
     """The rear axle on ice (mu 0.1), the front on asphalt, 0.4 throttle in 1st for 0.3 s: an open centre passes only
     what the ice takes (over its share of the split) and the rear wheels spin (slip ratio above 1, under 0.1 g); a
     clutch pack (300 N m of preload, a ramp of 0.6) sends the drive to the front and holds the rear's slip under
-    0.8 (over 0.15 g); a locked centre turns both axles as one and drives on the front's grip (over 0.2 g)."""
+    0.8 (over 0.15 g; 0.097 at 0.3 s since its locking torque is taken at the torque that flows, 0.1-0.8 before); a locked centre turns both axles as one and drives on the front's grip (over 0.2 g)."""
     car = four(**NO_AIDS, **{"body.driven_axle": "all", "differential.centre_kind": kind,
                              "differential.centre_preload": 300.0, "differential.centre_ramp": 0.6})
     run = launch(car, 0.3, throttle=0.4, ground=ice_behind(-0.4))
@@ -409,3 +409,60 @@ def test_a_brake_never_gives_more_than_its_whole_torque_and_the_engine_slows_onl
     worst = int(np.argmax(drop - most))
     assert np.all(drop <= most), (f"{drop[worst]:.0f} rpm lost at {run.t[k[worst], 0]:.3f} s, "
                                   f"where the torques pay for {most[worst]:.0f}")
+
+
+@pytest.mark.parametrize("where", ["road", "tyres"])
+def test_stability_control_on_an_icy_road_asks_for_the_yaw_rate_the_road_allows(where):
+    """ESC's yaw reference was capped at the car's own tyres.mu g / V: on a road surface of mu 0.2 (the car's tyres
+    dry) it asked for the dry road's yaw rate, called the car understeering and braked its inside rear wheel, which
+    started the spin it is there to stop (max body slip 45 deg, against 34 on the same ice as the car's own mu). Now
+    the cap is the road's under the car, and on either ice it brakes the outer front wheel against the oversteer."""
+    ice = {"tyres.mu": 0.2} if where == "tyres" else {}
+    car = four(**{"aids.esc": 1, **ice})
+    sim = Simulation(car, n=1, dt=DT)
+    if where == "road":
+        sim.set_ground(ice_behind(5000.0, mu=0.2))
+    flying_start(sim, 12.2, 2)  # 44 km/h in 2nd, off the throttle with the clutch up: the engine brakes the rear
+    run = drive(sim, 6.0, lambda t, tel: Inputs.from_keys(1, set(), steer=0.12))
+    braked = np.flatnonzero(run.esc_fl + run.esc_fr + run.esc_rl + run.esc_rr)
+    assert len(braked)
+    first = braked[0]
+    assert (run.esc_fr[first], run.esc_rl[first]) == (1.0, 0.0)  # the outer front wheel of this left turn
+    assert run.esc_rl.max() == 0.0  # and never the inner rear
+    assert np.abs(run.beta).max() < math.radians(35.0)
+
+
+def ice_on_the_left(mu: float = 0.2) -> np.ndarray:
+    """Ground rows (physics.surface) of ice under the car's left wheels (y > 0), the right ones on the dry road."""
+    return np.array([[4.0, mu, -1.0, 0.0], [-1000.0, 0.0, 0.0, 0.0], [5000.0, 0.0, 0.0, 0.0],
+                     [5000.0, 50.0, 0.0, 0.0], [-1000.0, 50.0, 0.0, 0.0]])
+
+
+def rear_torque_split(changes: dict, dt: float) -> np.ndarray:
+    """|T_right - T_left| / (T_left + T_right) of the rear wheels' drive torques per frame, 1 to 3 s into a full
+    throttle launch in 1st with ice under the left wheels: each wheel's torque I w' + R Fx, from its speed and its
+    tyre's force (for the open differential this reads the two halves of the axle's torque equal, to the bit's
+    rounding)."""
+    car = four(**NO_AIDS, **changes)
+    sim = Simulation(car, n=1, dt=dt)
+    sim.set_ground(ice_on_the_left())
+    flying_start(sim, 3.0, 1)
+    run = drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, set(), throttle_pedal=1.0))
+    inertia, radius = 0.5 * car.body.wheel_inertia_rear, car.body.wheel_radius
+    torque = {c: inertia * np.diff(run[f"wheel_speed_{c}"]) / dt + radius * run[f"fx_{c}"][1:] for c in ("rl", "rr")}
+    keep = (run.t[1:] > 1.0)
+    return (np.abs(torque["rr"] - torque["rl"]) / (torque["rl"] + torque["rr"]))[keep]
+
+
+@pytest.mark.parametrize(("changes", "share"), [
+    ({"differential.kind": "limited_slip", "differential.preload": 0.0, "differential.ramp": 0.4}, 0.4),
+    ({"differential.kind": "torque_sensing", "differential.bias_ratio": 3.0}, 0.5),  # (B - 1) / (B + 1)
+], ids=["ramp-0.4", "bias-3"])
+@pytest.mark.parametrize("dt", [1.0 / 120.0, 1.0 / 1000.0])
+def test_a_slipping_differential_passes_its_locking_torque_at_any_dt(changes, share, dt):
+    """With one wheel on ice the differential slips at its locking torque, a share of the torque through it. That
+    share was taken of the torque before the coupling, which the engine locked to the wheels changes: 0.30 of the
+    axle's torque across a ramp of 0.40 at 1/120 s (0.38 at 1e-4 s), a bias ratio of 3 coming out 2.1."""
+    split = rear_torque_split(changes, dt)
+    assert np.median(split) == pytest.approx(share, rel=0.02)
+    assert np.all(np.abs(split - share) < 0.03)
