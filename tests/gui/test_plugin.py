@@ -180,3 +180,87 @@ def test_a_window_with_a_script_loaded_takes_its_shortcut_keys(carbench_window):
     QTest.keyClick(window.car_view, Qt.Key.Key_P)
     assert window.isActiveWindow() and window.model.running != running
 
+
+
+def test_a_window_takes_its_shortcut_keys_after_drive_loads_another_cars_script(carbench_window):
+    """drive() of a script of another car (the window on the sedan, braking_stop on manual003) left the window
+    inactive offscreen: P and the frame keys went nowhere after it (the marker's load was mended, drive's not)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = carbench_window
+    drive(window, "braking_stop")
+    running = window.model.running
+    QTest.keyClick(window.car_view, Qt.Key.Key_P)
+    assert window.isActiveWindow() and window.model.running != running
+
+
+def test_a_hold_refuses_a_duration_it_cannot_drive_and_always_lets_the_keys_go(carbench_window):
+    """A negative or zero hold drove a frame; nan and inf raised with the keys still down, and the throttle stayed
+    pressed through the next hold([])."""
+    window = carbench_window
+    for seconds in (0.0, -1.0, float("nan"), float("inf"), 1e7):
+        with pytest.raises(ValueError, match="seconds must be more than 0"):
+            window.hold(["throttle"], seconds)
+    assert window.model.session.log.frames == 0  # nothing driven
+    window.hold([], 0.5)
+    assert window.model.session.log.column("throttle").max() == 0.0  # no key left down
+
+    def broken(frames):
+        raise RuntimeError("a step failed")
+
+    real = window.model.advance
+    window.model.advance = broken
+    with pytest.raises(RuntimeError):
+        window.hold(["throttle"], 0.5)
+    window.model.advance = real
+    window.hold([], 0.5)
+    assert window.model.session.log.column("throttle")[-1] == 0.0  # let go after the failure too
+
+
+def test_a_missing_script_is_refused_as_a_malformed_one(carbench_window, tmp_path):
+    """drive() of a file that is not there raised a ScriptError of its own, where a malformed file ended in an
+    AssertionError with the reason in window.shown_errors: both the same way now."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[script\n")
+    for script in (tmp_path / "missing.toml", bad):
+        carbench_window.shown_errors.clear()
+        with pytest.raises(AssertionError, match="script not loaded"):
+            drive(carbench_window, script)
+        ((title, message),) = carbench_window.shown_errors
+        assert title == "Script not loaded" and script.name in message
+
+
+def test_bad_markers_and_a_screenshot_folder_that_cannot_be_written_are_usage_errors(pytester):
+    """A marker with no argument raised an IndexError inside the fixture; --carbench-screenshots under a file ended
+    the run with an INTERNALERROR after the first test (every result lost)."""
+    result = _run(pytester, '''
+import pytest
+
+@pytest.mark.carbench_script()
+def test_script(carbench_window):
+    pass
+
+@pytest.mark.carbench_preset()
+def test_preset(carbench_window):
+    pass
+''')
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*carbench_script(...) takes one argument*", "*carbench_preset(...) takes one argument*"])
+    (pytester.path / "afile").write_text("")
+    result = _run(pytester, "def test_passes():\n    pass\n", f"--carbench-screenshots={pytester.path / 'afile' / 'sub'}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--carbench-screenshots*cannot make the folder*"])
+
+
+def test_screenshots_of_tests_whose_ids_differ_only_in_punctuation_are_kept_apart(pytester):
+    folder = pytester.path / "shots"
+    result = _run(pytester, '''
+import pytest
+
+@pytest.mark.parametrize("s", ["a b", "a_b", "a/b"])
+def test_ids(carbench_window, s):
+    pass
+''', f"--carbench-screenshots={folder}")
+    result.assert_outcomes(passed=3)
+    assert len(list(folder.iterdir())) == 3

@@ -63,7 +63,24 @@ def pytest_addoption(parser) -> None:
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "carbench_preset(name): the preset the carbench_window fixture opens")
     config.addinivalue_line("markers", "carbench_script(name_or_path): a script the carbench_window fixture loads")
+    _check_screenshot_folder(config.getoption("--carbench-screenshots", None))
     use_offscreen_without_a_display()  # before pytest-qt creates the application
+
+
+def _check_screenshot_folder(folder: str | None) -> None:
+    """--carbench-screenshots DIR refused up front, as a usage error, where no PNG could be written: a DIR under a
+    file ended the run with an INTERNALERROR at the first test (the tests run before it lost), and a DIR not writable
+    kept nothing without a word."""
+    if not folder:
+        return
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise pytest.UsageError(f"--carbench-screenshots {folder}: cannot make the folder: "
+                                f"{exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise pytest.UsageError(f"--carbench-screenshots {folder}: the folder is not writable")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -121,12 +138,22 @@ def _delete_closed(windows) -> None:
 
 
 def _save_window(window, path: Path) -> Path | None:
-    """A PNG of the window as it is now, or None when it could not be taken (the window already gone)."""
+    """A PNG of the window as it is now, or None when it could not be taken (the window already gone, or the folder
+    not writable)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         return path if window.grab().save(str(path), "PNG") else None
-    except RuntimeError:  # the C++ window was deleted
+    except (RuntimeError, OSError):  # the C++ window was deleted; the folder went meanwhile
         return None
+
+
+def _screenshot_name(nodeid: str) -> str:
+    """A file name for a test's screenshot: its id with what a file name cannot hold replaced, and a short hash of the
+    whole id, so that ids that differ only there ("a b", "a_b", "a/b") keep a PNG each."""
+    import hashlib
+
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in nodeid)[-140:]
+    return f"{safe}-{hashlib.sha256(nodeid.encode()).hexdigest()[:8]}.png"
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -146,9 +173,10 @@ def pytest_runtest_makereport(item, call):
         if shot is not None:
             report.sections.append(("carbench", f"screenshot of the window when the test failed: {shot}"))
     if keep:
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in item.nodeid)[-150:]
-        kept = _save_window(window, Path(keep) / f"{safe}.png")
-        if kept is not None and shot is None:
+        kept = _save_window(window, Path(keep) / _screenshot_name(item.nodeid))
+        if kept is None:
+            report.sections.append(("carbench", f"screenshot not kept: could not write into {keep}"))
+        elif shot is None:
             report.sections.append(("carbench", f"screenshot: {kept}"))
 
 
@@ -206,13 +234,39 @@ def _file_dialogs(monkeypatch, window) -> None:
 def carbench_script(request):
     """The script carbench_window loads: the ``carbench_script`` marker's, else none (override to choose)."""
     marker = request.node.get_closest_marker("carbench_script")
-    return marker.args[0] if marker else None
+    return _marker_argument(marker, "a script's shipped name or path") if marker else None
+
+
+def _marker_argument(marker, what: str):
+    """The one argument of a carbench marker, or a usage error naming the marker (it was an IndexError)."""
+    if len(marker.args) != 1 or not isinstance(marker.args[0], (str, os.PathLike)) or not str(marker.args[0]):
+        raise pytest.UsageError(f"@pytest.mark.{marker.name}(...) takes one argument, {what}; "
+                                f"got {marker.args!r}")
+    return marker.args[0]
+
+
+def activate(window, timeout: float = 5.0) -> None:
+    """Make ``window`` the active window, as a user's click on it does, and wait (at most ``timeout`` seconds) until
+    it is: its shortcut keys and driving keys go nowhere otherwise. A window shown on a display with no window
+    manager (Xvfb) does not become active by itself, and offscreen the window loses activation after a script of
+    another car is loaded (its parameter panel rebuilt)."""
+    from PySide6.QtCore import QDeadlineTimer
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()  # what a load posted first (it takes the activation away once handled)
+    window.activateWindow()
+    window.raise_()
+    deadline = QDeadlineTimer(int(timeout * 1000))
+    while not window.isActiveWindow() and not deadline.hasExpired():
+        QApplication.processEvents()
+        time.sleep(0.005)
 
 
 @pytest.fixture
 def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypatch):
     marker = request.node.get_closest_marker("carbench_preset")
-    window = make_window(marker.args[0] if marker else "sedan", carbench_settings)
+    window = make_window(_marker_argument(marker, "a preset's name or path") if marker else "sedan",
+                         carbench_settings)
     _file_dialogs(monkeypatch, window)
     qtbot.addWidget(window)
     window.resize(1400, 900)
@@ -221,12 +275,12 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
     window.hold = lambda keys, seconds: hold_keys(window, keys, seconds)
     window.press = lambda key: press_key(window, key)
     if carbench_script is not None:
-        if not window.load_script(_script_path(carbench_script)):
-            raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else carbench_script}")
-        # Loading a script of another car rebuilds the parameter panel, and the window was left inactive: its
-        # shortcut keys (P, D, the frame steps) then went nowhere in a test.
-        window.activateWindow()
-        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+        _load(window, carbench_script)
+    # Active, as a window the user clicks on: on a display with no window manager (xvfb-run) the window was shown
+    # inactive and hold() drove nothing; loading a script of another car left it inactive offscreen.
+    activate(window)
+    if not window.isActiveWindow():
+        raise AssertionError("the carbench window did not become the active window within 5 s")
     request.node._carbench_window = window
     yield window
     request.node._carbench_window = None
@@ -241,6 +295,21 @@ def hold(window, keys: Iterable[str], frames: int) -> None:
     for key in keys:
         model.release(key)
     model.refresh()
+
+
+def _load(window, script: str | Path) -> None:
+    """Load ``script`` (a path or a shipped name) in the window, as File > Load script does; AssertionError with the
+    window's reason where it is refused (a missing file too, which raised a ScriptError of its own before the window
+    saw it; now in ``window.shown_errors`` as any refused file)."""
+    from workbench.scripts.format import ScriptError
+
+    try:
+        path = _script_path(script)
+    except ScriptError as exc:
+        window.show_error("Script not loaded", str(exc))
+        raise AssertionError(f"script not loaded: {exc}") from None
+    if not window.load_script(path):
+        raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else script}")
 
 
 def _script_path(script: str | Path) -> Path:
@@ -266,21 +335,32 @@ def _send(window, key, press: bool) -> None:
     (QTest.keyPress if press else QTest.keyRelease)(window.car_view, Qt.Key(key))
 
 
+HOLD_MAX = 3600.0  # [s] the longest hold(): an hour of driving (1e7 s ran for minutes and ended in a MemoryError)
+
+
 def hold_keys(window, keys: Iterable[str], seconds: float) -> None:
     """Press ``keys`` (driving controls: "throttle", "left", ...) on the car view as real key events, step the
-    window ``seconds`` of simulated time, and release them."""
+    window ``seconds`` of simulated time (at least one frame), and release them, whatever happens meanwhile.
+    ``seconds`` must be more than 0 and at most HOLD_MAX (a negative or nan one drove a frame, an inf one left the
+    keys held for the rest of the test)."""
+    import math
+
     from PySide6.QtWidgets import QApplication
 
     codes = [_key_of(k) for k in keys]
+    if not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or not 0.0 < seconds <= HOLD_MAX:
+        raise ValueError(f"hold: seconds must be more than 0 and at most {HOLD_MAX:g}, not {seconds!r}")
     window.car_view.setFocus()
     for code in codes:
         _send(window, code, True)
-    QApplication.processEvents()
-    window.model.advance(max(1, round(seconds / window.model.session.dt)))
-    for code in codes:
-        _send(window, code, False)
-    QApplication.processEvents()
-    window.model.refresh()
+    try:
+        QApplication.processEvents()
+        window.model.advance(max(1, round(seconds / window.model.session.dt)))
+    finally:
+        for code in codes:
+            _send(window, code, False)
+        QApplication.processEvents()
+        window.model.refresh()
 
 
 def press_key(window, key: str) -> None:
@@ -353,8 +433,9 @@ def drive(window, script: str | Path, realtime: bool = False, repaint_every: flo
     """
     from PySide6.QtWidgets import QApplication
 
-    if not window.load_script(_script_path(script)):
-        raise AssertionError(f"script not loaded: {window.shown_errors[-1][1] if window.shown_errors else script}")
+    _load(window, script)
+    if window.isVisible():
+        activate(window)  # a script of another car left it inactive: its shortcuts went nowhere after drive()
     model = window.model
     model.replay()
     dt = model.session.dt
