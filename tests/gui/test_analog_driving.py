@@ -272,3 +272,32 @@ def test_with_mouse_steering_the_wheel_still_zooms_the_car_view_and_a_drag_does_
         QApplication.sendEvent(viewport, move)
     mouse(view, QEvent.Type.MouseButtonRelease, 300, Qt.MouseButton.LeftButton)
     assert box.viewRange() == after  # the press drove the car; the drag panned nothing
+
+
+def test_command_buttons_do_nothing_while_a_modal_dialog_is_up(carbench_window, virtual_gamepad):
+    """Save asks for its file with the car paused, and Start resumed it under the file dialog (106 frames recorded
+    while a folder was chosen); Back under "Restart the recording?" asked it again over the first. The keyboard
+    cannot reach the window under a modal dialog, nor can a controller's buttons now."""
+    from PySide6.QtWidgets import QDialog
+
+    window, pad = carbench_window, virtual_gamepad
+    plugged(window, pad)
+    window.model.set_running(False)
+    dialog = QDialog(window)
+    dialog.setModal(True)
+    dialog.show()
+    try:
+        assert QApplication.activeModalWidget() is dialog
+        window.model.advance(5)
+        for button in ("start", "back", "x"):
+            pad.set_button(button, True)
+            window.analog.pump()
+            pad.set_button(button, False)
+            window.analog.pump()
+        assert not window.model.running and window.model.session.frame == 5  # not resumed, not reset
+        assert not window.comparer.references.items  # nothing pinned
+    finally:
+        dialog.close()
+    pad.set_button("start", True)
+    window.analog.pump()
+    assert window.model.running  # and once it is gone they work again

@@ -185,3 +185,22 @@ def test_mapping_an_axis_to_a_control_takes_it_from_the_axis_that_had_it():
     assert {a.axis: a.control for a in moved.axes} == {"lefttrigger": "brake_pedal", "rightx": "steer"}
     assert {a.axis for a in moved.with_axis(None, "rightx").axes} == {"lefttrigger"}
     assert mapping.with_button("a", "start").with_button("a", None).buttons == {}
+
+
+@pytest.mark.parametrize("readings", [(0, -8000, -16000, -32768, -20000, 0), (-32768, -5000), (4000, 32767)])
+def test_a_steering_calibration_that_went_one_way_only_is_refused(readings):
+    """Turned left only and back, the range -32768 .. 0 was taken: its middle became straight ahead, the wheel at
+    rest steered full lock and turning left steered right. A pedal's range needs no centre."""
+    calibrator = Calibrator()
+    for raw in readings:
+        calibrator.feed(raw)
+    with pytest.raises(MappingError, match="turn it all the way to both sides of straight ahead"):
+        calibrator.result(steering=True)
+    assert calibrator.result() == (min(readings), max(readings))  # fine for a pedal
+
+
+def test_a_steering_calibration_through_both_sides_is_taken():
+    calibrator = Calibrator()
+    for raw in (0, -30000, 0, 25000, 0):
+        calibrator.feed(raw)
+    assert calibrator.result(steering=True) == (-30000, 25000)

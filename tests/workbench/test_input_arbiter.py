@@ -53,3 +53,14 @@ def test_a_source_that_goes_away_hands_its_controls_back_and_takes_nothing_when_
     assert arbiter.frame(set(), {"pad": {"brake_pedal": 0.6}}) == {"brake_pedal": 0.6}
     arbiter.release()
     assert arbiter.frame(set(), {"pad": {"brake_pedal": 0.6}}) == {}
+
+
+def test_a_move_of_exactly_the_threshold_never_takes_a_control_wherever_it_starts():
+    """Mapped values have four decimals, and a move of exactly 0.05 from 0.5 took the throttle where one from 0.1 did
+    not (0.15 - 0.1 is 0.04999999999999999 in binary, 0.55 - 0.5 is 0.050000000000000044). It takes more than 0.05."""
+    for start in [k / 100 for k in range(0, 96)]:
+        for control in ("throttle_pedal", "steer"):
+            arbiter = InputArbiter()
+            arbiter.frame(set(), {"pad": {control: start}})
+            assert arbiter.frame(set(), {"pad": {control: round(start + 0.05, 4)}}) == {}, (control, start)
+            assert arbiter.frame(set(), {"pad": {control: round(start + 0.0501, 4)}}) != {}, (control, start)

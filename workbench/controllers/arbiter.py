@@ -47,7 +47,8 @@ class InputArbiter:
                 anchor = self._anchor.setdefault((name, control), value)
                 if self.owner[control] == name:
                     self._anchor[name, control] = value
-                elif abs(value - anchor) > MOVE:
+                elif round(abs(value - anchor), 4) > MOVE:  # mapped values have four decimals: 0.15 - 0.1 is a
+                    # move of 0.05, not of 0.04999999999999999 (nor 0.5000000000000001 - ... above it)
                     self.owner[control] = name
                     self._anchor[name, control] = value
         for control in ANALOG:

@@ -196,9 +196,15 @@ class Calibrator:
     def travel(self) -> int:
         return 0 if self.low is None else self.high - self.low
 
-    def result(self) -> tuple[int, int]:
-        """(low, high); MappingError when the control did not move through enough of its travel."""
+    def result(self, steering: bool = False) -> tuple[int, int]:
+        """(low, high); MappingError when the control did not move through enough of its travel, or, ``steering``,
+        not to both sides of straight ahead (raw 0) by half that: a wheel turned one way only took the middle of its
+        turn for straight ahead, steered full lock at rest and the wrong way inside that range."""
         if self.travel < MIN_TRAVEL:
             raise MappingError(f"the control moved over {self.travel} of the reading's {RAW_MAX - RAW_MIN} units; "
                                f"move it through its whole travel (at least {MIN_TRAVEL})")
+        side = MIN_TRAVEL // 2
+        if steering and not (self.low <= -side and self.high >= side):
+            raise MappingError(f"the steering moved over {self.low} .. {self.high}: turn it all the way to both sides "
+                               f"of straight ahead (raw 0), at least {side} each way")
         return int(self.low), int(self.high)

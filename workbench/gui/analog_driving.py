@@ -96,6 +96,13 @@ class AnalogDriving(QObject):
     # -- commands ------------------------------------------------------------------------------------
 
     def _on_command(self, action: str) -> None:
+        """A controller button's command. Not while a modal dialog is up (a question, a file dialog): the keyboard
+        cannot reach the window then, and a button went round it: Start resumed the car that Save had paused while
+        its file was chosen, and Back asked "Restart the recording?" over the same question."""
+        from PySide6.QtWidgets import QApplication
+
+        if QApplication.activeModalWidget() is not None:
+            return
         window = self._window
         if action == "pause":
             window.model.toggle_running()

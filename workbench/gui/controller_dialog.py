@@ -352,7 +352,7 @@ class ControllerDialog(QDialog):
         if calibrator is None or current is None:
             return
         try:
-            updated = mapping.with_axis(current.calibrated(*calibrator.result()), row.axis)
+            updated = mapping.with_axis(current.calibrated(*calibrator.result(current.control == "steer")), row.axis)
         except MappingError as exc:
             self.problem.setText(f"{row.axis}: {exc}")
             row.show(current)  # the range it had
