@@ -137,6 +137,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     ('[driver]\nspeed_kmh = 50.0\n[driver.path]\nkind = "circle"\n', "`radius` is missing"),
     ('[driver]\nspeed_kmh = 50.0\npreview_time = -1.0\n', "preview_time"),
     ('[driver]\nspeed_kmh = 50.0\nuntil_distance = 10.0\n', "needs a [driver.path]"),
+    ('[driver]\nspeed_kmh = 30.0\nhand_over = -0.5\n', "hand_over"),  # before the start (let through to -1)
     ('[robot]\nkind = "sweep"\nstart = 1.0\namplitude = 5.0\n', "`f_start` is missing"),
     ('[robot]\nkind = "wobble"\nstart = 1.0\n', "kind"),
     ('[driver]\nspeed_kmh = 50.0\n[driver.path]\nkind = "straight"\n[robot]\nkind = "step"\nstart = 1.0\n'

@@ -94,8 +94,45 @@ def test_the_windows_mcap_has_the_parameters_the_session_stepped_with_at_each_ch
 
     start = params_sha256(session.history.start_params)
     assert start != params_sha256(session.params)
-    assert {d["stamp"]["params_sha256"] for d in docs} == {start}
+    assert docs[0]["stamp"]["params_sha256"] == start
     assert session.whole_run().stamp.params_sha256 == start
+    # and each change's message stamps its own parameters (each carried the run's, of frame 0, with no change listed)
+    for doc, mass in zip(docs[1:], masses[1:], strict=True):
+        assert doc["stamp"]["params_sha256"] != start
+        assert [(c["path"], c["run"]) for c in doc["stamp"]["changed"]] == [("body.mass", mass)]
+        assert doc["stamp"]["preset_sha256"] == docs[0]["stamp"]["preset_sha256"]
+
+
+def test_a_scripts_parameter_changes_are_stamped_each_with_its_own_parameters_and_topics_keep_its_letters(tmp_path):
+    from workbench.output.mcap_log import run_of_result, write_runs
+    from workbench.runs.stamp import params_sha256
+    from workbench.scripts.format import parse_script
+
+    text = """
+[script]
+name = "Bremsweg über 100"
+preset = "sedan"
+duration = 3.0
+
+[[set]]
+at = 1.0
+params = { "engine.peak_torque" = 100.0 }
+
+[[set]]
+at = 2.0
+params = { "body.mass" = 2000.0 }
+"""
+    program = compile_script(parse_script(text, "p.toml"))
+    (result,) = replay([program])
+    write_runs([run_of_result(result)], tmp_path / "p.mcap")
+    messages, _ = _read(tmp_path / "p.mcap")
+    topics = {channel.topic for _, channel, _ in messages}
+    assert "/Bremsweg_über_100/parameters" in topics  # "über" was "ber"
+    docs = [json.loads(m.data) for _, channel, m in messages if channel.topic.endswith("/parameters")]
+    changed = [sorted(c["path"] for c in d["stamp"]["changed"]) for d in docs]
+    assert changed == [[], ["engine.peak_torque"], ["body.mass", "engine.peak_torque"]]
+    cars = [program.params] + [car for _, car in program.param_changes]
+    assert [d["stamp"]["params_sha256"] for d in docs] == [params_sha256(car) for car in cars]
 
 
 def test_the_mcap_has_each_measure_at_the_end_of_its_window(tmp_path):

@@ -34,7 +34,7 @@ from workbench.output.files import atomic_writer
 from workbench.output.html_report import stamp
 from workbench.output.report import how_shown, measure_display, scaled
 from workbench.output.telemetry_log import TelemetryLog
-from workbench.runs.stamp import session_stamp
+from workbench.runs.stamp import make_stamp, session_stamp
 
 NS = 1_000_000_000
 
@@ -88,7 +88,8 @@ VERDICT_SCHEMA = {
 
 
 def _topic(name: str, used: set[str]) -> str:
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "script"
+    # Letters and digits of any script (MCAP topics are UTF-8: "Bremsweg über 100" was "/Bremsweg_ber_100", "ä" "/script")
+    base = re.sub(r"[^\w.-]+", "_", name).strip("_") or "script"
     topic, n = base, 2
     while topic in used:
         topic, n = f"{base}-{n}", n + 1
@@ -112,12 +113,14 @@ class Run:
     verdicts: Sequence = ()  # workbench.runs.replay.Verdict
     violations: Sequence = ()  # workbench.runs.monitors.Violation
     measurements: Sequence = ()  # workbench.runs.measures.Measurement
+    preset_params: CarParams | None = None  # the preset's own parameters: a change's stamp says what differs from them
 
 
 def run_of_result(result, violations: Sequence = ()) -> Run:
     p = result.program
     return Run(p.name, p.script.source, p.preset, [(0, p.params), *p.param_changes], p.dt, result.log, result.car,
-               p.frames, stamp(p), result.verdicts, violations, result.measurements)
+               p.frames, stamp(p), result.verdicts, violations, result.measurements,
+               p.preset_params if p.preset_params is not None else p.params)
 
 
 def write_mcap(results: Sequence, path: str | Path, violations: Sequence = ()) -> Path:
@@ -164,7 +167,11 @@ def _messages(writer, run: Run, topic: str, schemas: dict[str, int], params_sche
 
     def parameter_messages():
         for seq, (k, car) in enumerate(sorted(run.params, key=lambda item: item[0])):
-            doc = {"script": run.name, "from_time": k * run.dt, "stamp": run.stamp, "parameters": car.to_document()}
+            # Each message's stamp is of its own parameters (a change's carried the run's, of frame 0: the preset's
+            # hash and no change listed for a car 400 kg heavier).
+            own = run.stamp if k == 0 or run.preset_params is None else make_stamp(
+                run.stamp["preset"], run.preset_params, car, run.dt).to_table()
+            doc = {"script": run.name, "from_time": k * run.dt, "stamp": own, "parameters": car.to_document()}
             yield ns(k), 0, params, json.dumps(printable_doc(doc)).encode(), seq  # the stamp names files
 
     def telemetry_messages():
@@ -220,5 +227,5 @@ def write_session_mcap(session, path: str | Path) -> Path:
     history = session.history
     params = [(0, history.start_params)] + [(k, p) for k, p in history.changes if k < frames]
     run = Run(name, "carbench window", preset_reference(session.preset), params, session.dt,
-              session.log, 0, frames, run_stamp, verdicts)
+              session.log, 0, frames, run_stamp, verdicts, preset_params=session.preset.params)
     return write_runs([run], path)

@@ -245,7 +245,7 @@ def parse_driver(table: Any, duration: float) -> DriverSpec:
     if "until_distance" in table:
         spec["until_distance"] = _number(table["until_distance"], f"{where} until_distance", 0.0, 1e7)
     if "hand_over" in table:
-        spec["hand_over"] = _number(table["hand_over"], f"{where} hand_over", -1.0, duration)
+        spec["hand_over"] = _number(table["hand_over"], f"{where} hand_over", 0.0, duration)  # not before the start
     for key, choices in (("then", AFTER_THROTTLE), ("steer_then", AFTER_STEER)):
         if key in table:
             spec[key] = _choice(table[key], f"{where} {key}", tuple(choices))
