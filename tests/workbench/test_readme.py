@@ -141,3 +141,34 @@ def test_the_readme_says_what_file_has_to_record_and_what_a_b_minus_a_plots_csv_
     quoted = re.search(r"its \*Data as CSV\* writes each channel's difference to each reference, .*? headed `([^`]*)`",
                        text)
     assert quoted and quoted.group(1) == f"steer {CSV_DELTA} (ref 1) [deg]"
+
+
+def test_the_monitor_table_says_what_each_tolerance_is_and_its_default():
+    """A [[monitor]]'s tolerance means something of its own for each monitor (finite's is a magnitude, rpm_range's
+    rpm, grip_limit's a share), and nothing a user reads said which: `tolerance = 0.5` on finite fired on 800 rpm."""
+    from workbench.runs.monitors import MONITORS
+
+    for m in MONITORS:
+        (row,) = [line for line in README.splitlines() if line.startswith(f"| `{m.name}` |")]
+        assert row.endswith(f"| {m.tolerance_doc.replace('|', chr(92) + '|')} ({m.tolerance:g}) |"), m.name
+
+
+def test_a_finite_violation_says_the_tolerance_and_each_value_in_its_display_unit():
+    """Its values were in SI with no unit ("load_front 7848"), where every other monitor's are in display units."""
+    from physics import channel_infos
+    from physics.units import display_of
+    from workbench.runs.monitors import check_results
+    from workbench.runs.replay import replay
+    from workbench.scripts.format import parse_script
+    from workbench.scripts.program import compile_script
+
+    text = '[script]\nname = "t"\npreset = "sedan"\nduration = 1.0\n[[monitor]]\nname = "finite"\ntolerance = 0.2\n'
+    (result,) = replay([compile_script(parse_script(text, "t.toml"))])
+    (found,) = check_results([result])
+    v = found.violation
+    *values, (what, tolerance, _) = v.values
+    assert (what, tolerance) == ("largest magnitude allowed (SI)", 0.2)
+    shown = {info.name: display_of(info) for info in channel_infos("m")}
+    assert values
+    for name, value, unit in values:
+        assert (unit, value) == (shown[name][0], result.log.column(name)[v.frame] * shown[name][1])

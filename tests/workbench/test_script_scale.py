@@ -105,3 +105,31 @@ def test_a_monitor_named_twice_is_refused():
     body = '[[monitor]]\nname = "finite"\ntolerance = 1.0\n[[monitor]]\nname = "finite"\n'
     with pytest.raises(ScriptError, match=r"\[\[monitor\]\] #2: monitor 'finite' is already checked by \[\[monitor\]\] #1"):
         parse_script(HEAD + body, "m.toml")
+
+
+@pytest.mark.parametrize(("preset", "channel", "words"), [
+    ("sedan_single_track", "roll", "has one tyre per axle"),
+    ("sedan_single_track", "load_fl", "has one tyre per axle"),
+    ("manual003", "esc_active", "has one tyre per axle"),
+    ("manual003", "slip_ratio_rear", "drives on 003's simple traction rule"),
+    ("classic", "fx_front", "drives on 003's simple traction rule"),
+    ("teaching", "grip_front", "is kinematic"),
+    ("teaching", "load_rear", "is kinematic"),
+])
+def test_an_expectation_on_a_channel_the_car_does_not_have_is_refused(preset, channel, words):
+    """Such a channel reads a constant on that car: an [[expect]] on it passed whatever the car did (a roll of at
+    most 0.01 deg on the single-track car, which has no roll)."""
+    text = (f'[script]\nname = "c"\npreset = "{preset}"\nduration = 1.0\n'
+            f'[[expect]]\nchannel = "{channel}"\nat = 0.5\nmax = 1.0\n')
+    with pytest.raises(ScriptError, match=f"\\[\\[expect\\]\\] #1: channel '{channel}' is refused: the {preset} car "
+                                          f"{words}"):
+        compile_script(parse_script(text, "c.toml"))
+
+
+@pytest.mark.parametrize(("preset", "channel"), [("sedan", "roll"), ("sedan", "esc_rr"),
+                                                 ("sedan_single_track", "slip_ratio_front"),
+                                                 ("manual003", "slip_front"), ("manual003", "load_front")])
+def test_an_expectation_on_a_channel_the_car_has_is_taken(preset, channel):
+    text = (f'[script]\nname = "c"\npreset = "{preset}"\nduration = 1.0\n'
+            f'[[expect]]\nchannel = "{channel}"\nat = 0.5\nmax = 1e9\n')
+    compile_script(parse_script(text, "c.toml"))

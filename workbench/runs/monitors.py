@@ -195,13 +195,20 @@ def _finite(f: Frames, tol: float):
         bad |= ~np.isfinite(v) | (np.abs(np.nan_to_num(v)) > tol)
     bad &= f.valid()
 
+    from physics import channel_infos
+    from physics.units import display_of
+
+    shown = {info.name: display_of(info) for info in channel_infos(_length_unit(f))}
+
     def values(k, i):
+        # each channel beyond the tolerance in its display unit (an angle in deg), the tolerance after them
         out = []
         for name in names:
             v = float(f[name][k, i])
             if not math.isfinite(v) or abs(v) > tol:
-                out.append((name, v, ""))
-        return out[:4]
+                unit, factor = shown.get(name, ("", 1.0))
+                out.append((name, v * factor if math.isfinite(v) else v, unit))
+        return out[:4] + [("largest magnitude allowed (SI)", tol, "")]
 
     return bad, values
 
@@ -553,8 +560,8 @@ def _rpm(f: Frames, tol: float):
 _AXLE_AND_CORNER_FORCES = tuple(f"{q}_{c}" for c in ("front", "rear") + CORNERS for q in ("fx", "fy", "mu", "load"))
 
 MONITORS: tuple[Monitor, ...] = (
-    Monitor("finite", "every channel of every frame is a finite number", 1e12,
-            "largest magnitude accepted as finite", _finite),
+    Monitor("finite", "every channel of every frame is a finite number, no larger in magnitude than the tolerance",
+            1e12, "largest magnitude accepted, in the channel's own unit (SI)", _finite),
     Monitor("impossible_jerk", "frame-to-frame change of speed, lateral speed and yaw rate within what the "
             "tyres' grip and the drive and brakes allow", 0.5,
             "margin over the limit derived from the car's parameters (0.5 = 50%)", _jerk,

@@ -32,7 +32,13 @@ from workbench.scripts.track import apply_tracks
 
 # Channels that only mean something for a car with that part (elsewhere they read a constant).
 ENGINE_CHANNELS = ("rpm", "engine_torque", "axle_torque", "clutch", "gear")
-TYRE_CHANNELS = ("slip_front", "slip_rear", "fy_front", "fy_rear", "wheelspin")
+# Channels only some cars have: elsewhere they read a constant, and an expectation on one could never fail (a roll of
+# at most 0.01 deg passed on the single-track car). Refused there by name.
+COMBINED_CHANNELS = ("slip_ratio_front", "slip_ratio_rear", "fx_front")  # the combined tyre model's (traction)
+TYRE_CHANNELS = ("slip_front", "slip_rear", "fy_front", "fy_rear", "wheelspin", "load_front", "load_rear",
+                 "grip_front", "grip_rear", "mu_front", "mu_rear", "kinematic_weight") + COMBINED_CHANNELS
+FOUR_WHEEL_CHANNELS = ("roll", "esc_active") + tuple(
+    name for name in channel_names("m") if name.endswith(("_fl", "_fr", "_rl", "_rr")))
 # A channel of an SI car that a car in pixels lacks, and the one to use there.
 SI_ONLY_CHANNELS = {"speed_kmh": "speed"}
 
@@ -321,6 +327,12 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
     if channel in TYRE_CHANNELS and params.tyres is None:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car is kinematic and has no "
                           "tyre model")
+    if channel in FOUR_WHEEL_CHANNELS and params.model.layout != "four_wheel":
+        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has one tyre per axle (it is the "
+                          "four-wheel car's: its corners, roll and stability control); it reads a constant here")
+    if channel in COMBINED_CHANNELS and params.model.traction != "combined":
+        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car drives on 003's simple traction "
+                          "rule, which has no tyre slip ratio nor longitudinal tyre force; it reads a constant here")
 
 
 def set_by(program: Program) -> set[str]:
