@@ -86,9 +86,9 @@ def check_tracks(parser, tracks: Sequence[Track], sets: Sequence, dt: float | No
     """Refuse two tracks of one control that overlap, and a [[set]] that sets or releases a control inside its track."""
     if not tracks:
         return
-    from workbench.scripts.program import frame_of
-
     import bisect
+
+    from workbench.scripts.program import frame_of
 
     # Each control's tracks in the order they start: one overlaps where it starts before the latest end of those
     # before it; a [[set]]'s frame falls in the last track starting at or before it, if anywhere. (Every pair
