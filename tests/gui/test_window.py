@@ -464,3 +464,31 @@ def test_escape_closes_the_help_overlay_and_is_left_alone_otherwise(carbench_win
     qtbot.keyClick(window.car_view, Qt.Key.Key_Escape)
     assert not window.car_view._help.isVisible() and not window.help_action.isChecked()
     assert not window.close_help_action.isEnabled()
+
+
+def test_opening_another_car_shows_no_window_of_its_own_and_keeps_the_window_active(carbench_window):
+    """The parameter panel showed each group's body before it had a parent: a window of its own for an instant, on
+    every car opened, which took the activation from the main window (offscreen its shortcut keys went nowhere)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QWidget
+
+    window = carbench_window
+    assert window.isActiveWindow()
+    shown = []
+
+    class Windows(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Show and isinstance(watched, QWidget) and watched.isWindow():
+                shown.append(watched)
+            return False
+
+    spy = Windows()
+    QApplication.instance().installEventFilter(spy)
+    try:
+        before = window.model.session.preset.name
+        assert window.load_script("presets/scripts/split_mu_braking.toml")
+        assert window.model.session.preset.name != before  # another car: the panel rebuilt
+        QApplication.processEvents()
+    finally:
+        QApplication.instance().removeEventFilter(spy)
+    assert shown == [] and window.isActiveWindow()

@@ -751,9 +751,12 @@ class ParamPanel(QWidget):
             for r, info in enumerate(members):
                 self.rows[info.path] = ParamRow(self, grid, r, info, params.get(info.path))
             header.toggled.connect(lambda on, g=group: self.set_group_open(g, on))
-            body.setVisible(group not in self.folded)
             column.addWidget(header)
             column.addWidget(body)
+            # Shown or hidden once in the panel: before, still without a parent, it was shown as a window of its own
+            # for an instant (on every car opened), which took the activation from the main window (offscreen its
+            # shortcut keys then went nowhere).
+            body.setVisible(group not in self.folded)
             self.groups[group] = (header, body)
         # One column width for the names in every group, so the editors line up: the widest name's (bold and
         # marked modified) where the panel has room for it, NAME_WIDTH at least (names elided in it).

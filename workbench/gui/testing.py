@@ -248,8 +248,8 @@ def _marker_argument(marker, what: str):
 def activate(window, timeout: float = 5.0) -> None:
     """Make ``window`` the active window, as a user's click on it does, and wait (at most ``timeout`` seconds) until
     it is: its shortcut keys and driving keys go nowhere otherwise. A window shown on a display with no window
-    manager (Xvfb) does not become active by itself, and offscreen the window loses activation after a script of
-    another car is loaded (its parameter panel rebuilt)."""
+    manager (Xvfb) does not become active by itself; a dialog closed, or a window a test opened, may have taken the
+    activation since."""
     from PySide6.QtCore import QDeadlineTimer
     from PySide6.QtWidgets import QApplication
 
@@ -435,7 +435,7 @@ def drive(window, script: str | Path, realtime: bool = False, repaint_every: flo
 
     _load(window, script)
     if window.isVisible():
-        activate(window)  # a script of another car left it inactive: its shortcuts went nowhere after drive()
+        activate(window)  # its shortcuts work after drive(), whatever took the activation before
     model = window.model
     model.replay()
     dt = model.session.dt
