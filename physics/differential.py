@@ -54,8 +54,8 @@ def coupling(lock, torque_free, slope, fixed, share):
 
     Where it slips, |Tc| = m solves m = (P + k |T_f + a s m|) / 2 (s the sign of ``lock``, a = ``slope``): linear on
     each side of T = 0, so each side's root is tried and the one on its own side taken."""
-    if abs(lock) <= 0.5 * (fixed + share * abs(torque_free + slope * lock)):
-        return lock, True
+    if lock != lock or abs(lock) <= 0.5 * (fixed + (share * abs(torque_free + slope * lock) if share > 0.0 else 0.0)):
+        return lock, True  # (a nan goes on to the guard, as it did)
     s = 1.0 if lock > 0.0 else -1.0
     most = abs(lock)
     for sign in (1.0, -1.0):

@@ -171,8 +171,9 @@ CASES = [
     S("expect-unknown-key", HEAD + EXPECT + "within = 1\n", "[[expect]] #1", "`within`"),
     S("expect-rpm-no-engine", head(preset='"classic"') + EXPECT.replace('"speed"', '"rpm"'), "[[expect]] #1",
       "'rpm'", "no engine"),
-    S("expect-gear-no-engine", head(preset='"teaching"') + EXPECT.replace('"speed"', '"gear"'), "[[expect]] #1",
-      "'gear'", "no engine"),
+    # (not its gear: -1 or 1 on a car with a direct drive force, its way)
+    S("expect-clutch-no-engine", head(preset='"teaching"') + EXPECT.replace('"speed"', '"clutch"'), "[[expect]] #1",
+      "'clutch'", "no engine"),
     S("expect-slip-kinematic", head(preset='"teaching"') + EXPECT.replace('"speed"', '"slip_front"'),
       "[[expect]] #1", "'slip_front'", "kinematic"),
     S("expect-kmh-on-px-car", head(preset='"parking"') + EXPECT.replace('"speed"', '"speed_kmh"'),

@@ -91,14 +91,58 @@ def test_tracks_that_overlap_or_a_set_inside_one_are_refused_among_many():
 @pytest.mark.parametrize(("second", "words"), [
     ("steer = -0.5", "steer is set to -0.5 at 0.5 s, where [[set]] #1 sets it to 0.5"),
     ('release = ["steer"]', "steer is released at 0.5 s, where [[set]] #1 sets it to 0.5"),
-    ('params = { "body.mass" = 1700.0 }', "body.mass is set to 1700.0 at 0.5 s, where [[set]] #1 sets it to 1500.0"),
+    ("gear = 3", "gear is set to 3 at 0.5 s, where [[set]] #1 sets it to 2"),
 ])
 def test_two_sets_at_one_time_that_give_one_thing_two_values_are_refused(second, words):
-    first = '[[set]]\nat = 0.5\nsteer = 0.5\nparams = { "body.mass" = 1500.0 }\n'
+    first = '[[set]]\nat = 0.5\nsteer = 0.5\ngear = 2\nparams = { "body.mass" = 1500.0 }\n'
     with pytest.raises(ScriptError) as refused:
         parse_script(HEAD + first + f"[[set]]\nat = 0.5\n{second}\n", "s.toml")
     assert str(refused.value) == f"s.toml: [[set]] #2: {words} at the same time: keep one"
     parse_script(HEAD + first + "[[set]]\nat = 0.5\nsteer = 0.5\ngear = 2\n", "s.toml")  # the same value: let be
+    # parameters are not inputs: the later value holds (a recording's edit on its first frame, after its start's)
+    later = parse_script(HEAD + first + '[[set]]\nat = 0.5\nparams = { "body.mass" = 1700.0 }\n', "s.toml")
+    assert compile_script(later).param_changes[-1][1].body.mass == 1700.0
+
+
+def test_a_recording_with_an_edit_on_its_first_frame_loads_and_replays_what_was_driven():
+    """The recorder writes the edits a recording starts with at 0 s, and an edit made on its first frame (scrubbed to
+    frame 0 and edited, the window drives on from there) as a second [[set]] at 0 s: refused as two values of one
+    parameter at one time, the saved recording, and the crash recovery's copy, could not be loaded."""
+    from workbench.runs.live import LiveSession
+    from workbench.runs.replay import replay
+
+    s = LiveSession("sedan")
+    s.set_param("body.mass", 1500.0)
+    for _ in range(30):
+        s.step(["throttle"])
+    s.drive_from(0)
+    s.set_param("body.mass", 1600.0)
+    for _ in range(30):
+        s.step(["throttle"])
+    script = s.stop_recording("r")
+    program = compile_script(parse_script(script.to_toml(), "r.toml"))
+    assert program.params.body.mass == 1600.0
+    (result,) = replay([program])
+    assert result.log.digest(result.car, s.log.frames) == s.log.digest()
+
+
+def test_driving_on_from_the_first_frame_of_a_driven_replay_saves_a_loadable_recording():
+    """Its driver hands over half a frame before frame 0 (hand_over = -dt / 2), which a bound of 0 refused."""
+    from workbench.runs.live import LiveSession
+    from workbench.scripts.format import resolve_script
+
+    s = LiveSession("sedan")
+    s.load_script(resolve_script("accel_80_120"))
+    s.start_replay()
+    for _ in range(20):
+        s.step()
+    s.drive_from(0)
+    for _ in range(20):
+        s.step(["throttle"])
+    script = parse_script(s.stop_recording("r").to_toml(), "r.toml")
+    assert script.driver.hand_over == pytest.approx(-0.5 * s.dt)
+    with pytest.raises(ScriptError, match="hand_over"):
+        parse_script(HEAD + "[driver]\nspeed_kmh = 30.0\nhand_over = -0.5\n", "h.toml")
 
 
 def test_a_monitor_named_twice_is_refused():
@@ -126,7 +170,23 @@ def test_an_expectation_on_a_channel_the_car_does_not_have_is_refused(preset, ch
         compile_script(parse_script(text, "c.toml"))
 
 
+def test_a_channel_is_judged_by_the_car_in_effect_over_the_window():
+    """model.traction may change part-way: the car at the script's end was taken for every window, so an expectation
+    on the slip ratio before a switch to the simple rule was refused, and one after a switch to the combined model
+    was let through on a constant."""
+    head = '[script]\nname = "c"\npreset = "sedan_single_track"\nduration = 4.0\n'
+    switch = '[[set]]\nat = 2.0\nparams = { "model.traction" = "simple" }\n'
+    before = '[[expect]]\nchannel = "slip_ratio_rear"\nfrom = 0.5\nto = 1.9\nmax = 1.0\n'
+    compile_script(parse_script(head + switch + before, "c.toml"))
+    after = '[[expect]]\nchannel = "slip_ratio_rear"\nfrom = 2.5\nto = 3.5\nmax = 1.0\n'
+    with pytest.raises(ScriptError, match="simple traction rule"):
+        compile_script(parse_script(head + switch + after, "c.toml"))
+    across = '[[measure]]\nname = "m"\nchannel = "slip_ratio_rear"\nfrom = 1.0\nto = 3.0\nreduce = "max"\n'
+    compile_script(parse_script(head + switch + across, "c.toml"))  # part of it on the combined model
+
+
 @pytest.mark.parametrize(("preset", "channel"), [("sedan", "roll"), ("sedan", "esc_rr"),
+                                                 ("classic", "gear"), ("classic", "axle_torque"),
                                                  ("sedan_single_track", "slip_ratio_front"),
                                                  ("manual003", "slip_front"), ("manual003", "load_front")])
 def test_an_expectation_on_a_channel_the_car_has_is_taken(preset, channel):

@@ -344,11 +344,13 @@ def hold_keys(window, keys: Iterable[str], seconds: float) -> None:
     ``seconds`` must be more than 0 and at most HOLD_MAX (a negative or nan one drove a frame, an inf one left the
     keys held for the rest of the test)."""
     import math
+    import numbers
 
     from PySide6.QtWidgets import QApplication
 
     codes = [_key_of(k) for k in keys]
-    if not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or not 0.0 < seconds <= HOLD_MAX:
+    if (isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not math.isfinite(seconds)
+            or not 0.0 < seconds <= HOLD_MAX):
         raise ValueError(f"hold: seconds must be more than 0 and at most {HOLD_MAX:g}, not {seconds!r}")
     window.car_view.setFocus()
     for code in codes:

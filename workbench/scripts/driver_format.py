@@ -45,6 +45,7 @@ from typing import Any
 
 from physics.driver_params import AFTER_STEER, AFTER_THROTTLE, DriverParams
 from physics.schema import ParamError, build_group, group_table
+from physics.simulation import MAX_DT
 
 PATH_KINDS = {
     "straight": ("length",),
@@ -245,7 +246,8 @@ def parse_driver(table: Any, duration: float) -> DriverSpec:
     if "until_distance" in table:
         spec["until_distance"] = _number(table["until_distance"], f"{where} until_distance", 0.0, 1e7)
     if "hand_over" in table:
-        spec["hand_over"] = _number(table["hand_over"], f"{where} hand_over", 0.0, duration)  # not before the start
+        # Not before the start, but for the half frame a recording of driving on from frame 0 writes (-dt / 2)
+        spec["hand_over"] = _number(table["hand_over"], f"{where} hand_over", -0.5 * MAX_DT, duration)
     for key, choices in (("then", AFTER_THROTTLE), ("steer_then", AFTER_STEER)):
         if key in table:
             spec[key] = _choice(table[key], f"{where} {key}", tuple(choices))

@@ -673,16 +673,17 @@ class _Parser:
         return Measure(name, channel, reduce, threshold, start=start, end=end)
 
     def check_same_time(self, sets: Sequence[Setting]) -> None:
-        """Refuse two [[set]]s at the same time that give one thing two values (a control set to two values, or set
-        and released; two gears; one parameter two values): the file's order settled it without a word, where one
-        [[set]] that both sets and releases a control is refused. The same value twice is let be."""
+        """Refuse two [[set]]s at the same time that give one input two values (a control set to two values, or set
+        and released; two gears): the file's order settled it without a word, where one [[set]] that both sets and
+        releases a control is refused. The same value twice is let be. Parameters are not inputs: of two [[set]]s at
+        one time the later one's value holds, as a recording writes an edit made on its first frame after the edits
+        it started with."""
         said: dict[tuple[float, str], tuple[int, object]] = {}
         for i, setting in enumerate(sets, 1):
             entries = [(name, ("set", value)) for name, value in setting.analog.items()]
             entries += [(name, ("released", None)) for name in setting.release]
             if setting.gear is not None:
                 entries.append(("gear", ("set", setting.gear)))
-            entries += [(path, ("set", value)) for path, value in setting.params.items()]
             for what, value in entries:
                 key = (setting.at, what)
                 if key in said and said[key][1] != value:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -31,7 +32,7 @@ from workbench.scripts.surfaces import ignored_by, road_lost
 from workbench.scripts.track import apply_tracks
 
 # Channels that only mean something for a car with that part (elsewhere they read a constant).
-ENGINE_CHANNELS = ("rpm", "engine_torque", "axle_torque", "clutch", "gear")
+ENGINE_CHANNELS = ("rpm", "engine_torque", "clutch")  # (a car with a direct drive force has a gear: -1 or 1, its way)
 # Channels only some cars have: elsewhere they read a constant, and an expectation on one could never fail (a roll of
 # at most 0.01 deg passed on the single-track car). Refused there by name.
 COMBINED_CHANNELS = ("slip_ratio_front", "slip_ratio_rear", "fx_front")  # the combined tyre model's (traction)
@@ -288,17 +289,35 @@ def compile_script(script: Script, preset: str | Path | Preset | None = None, dt
             drive = compile_drive(script.driver, at_start, end, loaded.name)
     except DriveError as exc:
         raise ScriptError(f"{src}: {exc}") from None
-    windows = tuple(_window(e, f"{src}: [[expect]] #{i}", params, loaded.name, step, frames)
+    # A channel is checked against the cars in effect over its entry's window: a [[set]] may change the car part-way
+    # (model.traction), and the car at the script's end was taken for all of it.
+    cars = [(0, at_start)] + changes
+    windows = tuple(_window(e, f"{src}: [[expect]] #{i}", cars, loaded.name, step, frames)
                     for i, e in enumerate(script.expects, 1))
-    measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", params, loaded.name, step, frames)
+    measure_windows = tuple(_window(m, f"{src}: [[measure]] #{i}", cars, loaded.name, step, frames)
                             for i, m in enumerate(script.measures, 1))
     return Program(script, loaded.name, loaded.path, at_start, step, frames, keys, analog_on, analog_value, gear_on, gear_value,
                    tuple(changes), windows, measure_windows, loaded.params, drive)
 
 
-def _window(entry, where: str, params: CarParams, car: str, step: float, frames: int) -> tuple[int, int]:
-    """The first and last frame (inclusive) an [[expect]] or [[measure]] looks at; ScriptError if none."""
-    _check_expect_channel(entry.channel, params, car, where)
+def _window(entry, where: str, cars: Sequence[tuple[int, CarParams]], car: str, step: float,
+            frames: int) -> tuple[int, int]:
+    """The first and last frame (inclusive) an [[expect]] or [[measure]] looks at; ScriptError if none, or where its
+    channel is one no car in effect over those frames has (``cars``: each parameter set and the frame it starts on, in
+    order)."""
+    first, last = _frames_of(entry, step, frames, where)
+    in_effect = [p for i, (k, p) in enumerate(cars) if k <= last and (i + 1 == len(cars) or cars[i + 1][0] > first)]
+    problems = []
+    for params in in_effect:
+        try:
+            _check_expect_channel(entry.channel, params, car, where)
+            return first, last  # one car that has it: judged
+        except ScriptError as exc:
+            problems.append(exc)
+    raise problems[0]
+
+
+def _frames_of(entry, step: float, frames: int, where: str) -> tuple[int, int]:
     if entry.at is not None:
         first = last = min(frame_of(entry.at, step), frames - 1)
     else:
