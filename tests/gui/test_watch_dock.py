@@ -102,3 +102,45 @@ def test_the_picker_offers_only_what_the_car_on_show_computes(carbench_window):
         if name == "manual003":
             assert "slip_angle_fl" not in offered and not watch.pin("slip_angle_fl")
     assert window.watch.pin("load_fl") and window.watch.names == ["load_fl"]
+
+
+def test_a_pinned_channel_the_car_on_show_does_not_compute_shows_no_value(carbench_window):
+    """Pinned on the sedan, rpm and the front tyre's force read "0 rpm" and "0 N" on the kinematic car, which has
+    neither (the picker and the Telemetry table leave them out): a made-up measurement."""
+    from workbench.gui.watch_dock import NO_VALUE
+
+    window = carbench_window
+    assert window.load_preset("sedan")
+    for name in ("rpm", "fy_front", "speed"):
+        assert window.watch.pin(name)
+    hold(window, {"throttle"}, 60)
+    assert window.watch.cell("rpm", "value") != NO_VALUE
+    assert window.load_preset("teaching")
+    hold(window, {"throttle"}, 60)
+    window.watch.update_rows()
+    for name in ("rpm", "fy_front"):
+        assert [window.watch.cell(name, c) for c in ("value", "min", "max")] == [NO_VALUE] * 3
+    assert window.watch.cell("speed", "value") != NO_VALUE
+
+
+def test_in_a_narrow_dock_the_numbers_keep_their_width_and_long_names_give_way(carbench_window):
+    """At 1024 x 640 the column of names took the dock's width and "-0.003272" read "-0.0032..."."""
+    from PySide6.QtCore import Qt
+
+    window = carbench_window
+    window.resize(1024, 640)
+    window.watch_dock.show()
+    window.watch_dock.raise_()
+    for name in ("x", "yaw_rate", "slip_ratio_front", "slip_ratio_rear", "fy_front"):
+        assert window.watch.pin(name)
+    hold(window, {"throttle", "right"}, 100)
+    QApplication.processEvents()
+    table = window.watch.table
+    metrics = table.fontMetrics()
+    widest = metrics.horizontalAdvance(window.watch.NUMBER_TEXT)
+    for c in (1, 2, 3):
+        assert table.columnWidth(c) >= widest
+    for r in range(table.rowCount()):
+        for c in (1, 2, 3):
+            assert metrics.horizontalAdvance(table.item(r, c).text()) < table.columnWidth(c)
+    assert table.textElideMode() == Qt.TextElideMode.ElideMiddle

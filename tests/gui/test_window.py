@@ -492,3 +492,19 @@ def test_opening_another_car_shows_no_window_of_its_own_and_keeps_the_window_act
     finally:
         QApplication.instance().removeEventFilter(spy)
     assert shown == [] and window.isActiveWindow()
+
+
+@pytest.mark.parametrize("key", ["geometry", "window_state"])
+@pytest.mark.parametrize("value", ["", "garbage", "12"])
+def test_a_window_layout_blanked_or_edited_in_the_settings_is_ignored(qtbot, carbench_settings, key, value):
+    """`geometry=` (a line blanked by hand) stopped the window from starting: restoreGeometry(str) raised."""
+    from workbench.gui.main_window import SETTINGS_VERSION
+
+    carbench_settings.setValue("version", SETTINGS_VERSION)
+    carbench_settings.setValue(key, value)
+    carbench_settings.sync()
+    window = make_window("sedan", carbench_settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.isVisible()

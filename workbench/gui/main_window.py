@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -484,12 +484,13 @@ class MainWindow(QMainWindow):
     def _read_settings(self) -> None:
         s = self.settings
         if s.value("version", type=int) == SETTINGS_VERSION:
+            # Each kept only if it is the bytes Qt saved: a line blanked or edited by hand (a string) stopped the window
+            # from starting at all (restoreGeometry(str) raised); restoreState says itself when bytes are not a state.
             geometry = s.value("geometry")
-            if geometry is not None:
+            if isinstance(geometry, (QByteArray, bytes)):
                 self.restoreGeometry(geometry)
             state = s.value("window_state")
-            if state is not None:
-                self.restoreState(state, SETTINGS_VERSION)
+            if isinstance(state, (QByteArray, bytes)) and self.restoreState(state, SETTINGS_VERSION):
                 # shown where it was left, hidden or not, once it had been placed
                 self._sweep_placed = self.sweep_dock.isVisibleTo(self) or s.value("sweep_placed", False, type=bool)
             try:

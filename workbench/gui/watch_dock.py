@@ -68,7 +68,8 @@ class WatchList(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(20)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)  # sized by _fit_columns
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long channel name gives way, not a number
         for c in (1, 2, 3):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
@@ -104,6 +105,13 @@ class WatchList(QWidget):
         """The channels the car on show computes (the Telemetry table's list): no engine speed on a car
         without an engine, no corner loads on a single-track car."""
         return channels_of(self._model.session.params)
+
+    def _computed_names(self) -> frozenset[str]:
+        """:meth:`_computed`'s names, worked out again only when the car's parameters change (each frame reads it)."""
+        params = self._model.session.params
+        if getattr(self, "_names_for", (None,))[0] is not params:
+            self._names_for = (params, frozenset(i.name for i in channels_of(params)))
+        return self._names_for[1]
 
     def _fill_picker(self) -> None:
         self.picker.clear()
@@ -145,7 +153,7 @@ class WatchList(QWidget):
             item = QTableWidgetItem(name)
             info = infos.get(name)
             if info is not None:
-                item.setToolTip(info.doc)
+                item.setToolTip(f"{name}: {info.doc}")  # the whole name where the column elides it
             self.table.setItem(r, 0, item)
             for c in (1, 2, 3):
                 cell = QTableWidgetItem("")
@@ -162,7 +170,25 @@ class WatchList(QWidget):
             button.clicked.connect(lambda checked=False, n=name: self.remove(n))
             self.table.setCellWidget(r, REMOVE, button)
         self.hint.setVisible(not self.names)
+        self._fit_columns()
         self.update_rows()
+
+    NUMBER_TEXT = "-0.0000000"  # the widest of watch_text's numbers (four significant digits: "-0.003216", "-1.234e+05")
+
+    def _fit_columns(self) -> None:
+        """The channel names' column as wide as its longest name, but never so wide that the value, min and max
+        columns are narrower than a number: in a narrow dock (1024 x 640) the column of names took its whole width
+        and "-0.003216" read "-0.0032..."; a name is elided in the middle instead."""
+        metrics = self.table.fontMetrics()
+        number = metrics.horizontalAdvance(self.NUMBER_TEXT) + 12
+        wanted = max((metrics.horizontalAdvance(name) for name in self.names), default=0) + 16
+        header = self.table.horizontalHeader()
+        room = self.table.viewport().width() - header.sectionSize(4) - self.table.columnWidth(REMOVE) - 3 * number
+        header.resizeSection(0, max(48, min(wanted, room)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
 
     def _on_preset_loaded(self, name: str) -> None:
         self._fill_picker()
@@ -181,7 +207,8 @@ class WatchList(QWidget):
         log = self._model.session.log
         info = self._infos().get(name)
         k = self._model.shown_frame()
-        if info is None or k < 0 or log.frames == 0:
+        # a channel the car on show does not compute has no value (it read a constant: "rpm 0" on the kinematic car)
+        if info is None or k < 0 or log.frames == 0 or name not in self._computed_names():
             return None
         unit, factor = display_unit(info)
         column = log.column(name)
