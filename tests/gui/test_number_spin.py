@@ -43,3 +43,14 @@ def test_a_typed_value_keeps_the_boxs_decimals_and_its_range(qtbot):
                         ("nan", QValidator.State.Intermediate), ("12x", QValidator.State.Intermediate),
                         ("  42 kg", QValidator.State.Acceptable), ("42kg", QValidator.State.Acceptable)):
         assert box.validate(text, 0)[0] == state, text
+
+
+def test_the_boxs_own_unit_typed_with_the_number_is_taken(qtbot):
+    """Typing "1600 kg" over the selected number of "1600 kg" gave "1600 kg kg", refused as "not a finite number"."""
+    box = _box(qtbot)
+    for text in ("1600 kg kg", "1600 kg kg ", "1600kg kg", "1600 kg"):
+        assert box.validate(text, 0)[0] == QValidator.State.Acceptable, text
+        box.lineEdit().setText(text)
+        box.interpretText()
+        assert box.value() == 1600.0, text
+    assert box.validate("1600 lb kg", 0)[0] == QValidator.State.Intermediate  # another unit is no number here

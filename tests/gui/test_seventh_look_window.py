@@ -153,3 +153,15 @@ def test_a_long_search_in_the_parameter_panel_keeps_the_window_at_1024(carbench_
         assert line.toolTip() == line.full_text() and line.text().endswith("\u2026")
     window.params.modified_only.setChecked(True)  # what the line adds is never cut
     assert window.params.no_match.text().endswith("\u2026 among the modified ones")
+
+
+def test_modified_only_with_nothing_modified_says_so_without_quoting_an_empty_search(carbench_window):
+    window = carbench_window
+    window.params.search.clear()
+    window.params.modified_only.setChecked(True)
+    QApplication.processEvents()
+    line = window.params.no_match
+    assert line.isVisible() and line.full_text() == "no parameter is modified"  # it read: matches “” among the ...
+    window.model.set_param("body.mass", window.model.session.params.body.mass + 100.0)
+    QApplication.processEvents()
+    assert not line.isVisible()

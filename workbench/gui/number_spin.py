@@ -63,11 +63,13 @@ class NumberSpin(QDoubleSpinBox):
         prefix, suffix = self.prefix(), self.suffix()
         if prefix and text.startswith(prefix):
             text = text[len(prefix):]
-        if suffix and text.endswith(suffix):
-            text = text[:-len(suffix)]
-        elif suffix.strip() and text.endswith(suffix.strip()):
-            text = text[:-len(suffix.strip())]
-        return text.strip()
+        # The unit, once, and once more where it was typed with the number ("1600 kg" over the selected "1600" of
+        # "1600 kg": "1600 kg kg" was refused as no number).
+        unit, text = suffix.strip(), text.strip()
+        for _ in range(2):
+            if unit and text.endswith(unit):
+                text = text[:-len(unit)].strip()
+        return text
 
     def validate(self, text: str, pos: int):
         if "," in text:

@@ -894,8 +894,14 @@ class ParamPanel(QWidget):
             group = path.split(".")[0]
             shown_groups[group] = shown_groups.get(group, False) or visible
         found = any(shown_groups.values())
-        self.no_match.set_full_text("" if found else f"no parameter matches \u201c{self.search.text().strip()}\u201d",
-                                    " among the modified ones" if only and not found else "")
+        typed = self.search.text().strip()
+        if found:
+            said, among = "", ""
+        elif typed:
+            said, among = f"no parameter matches \u201c{typed}\u201d", " among the modified ones" if only else ""
+        else:  # "modified only" with nothing modified (it quoted an empty search: no parameter matches "")
+            said, among = "no parameter is modified", ""
+        self.no_match.set_full_text(said, among)
         self.no_match.setVisible(not found)
         for group, (header, body) in self.groups.items():
             visible = shown_groups.get(group, False)
