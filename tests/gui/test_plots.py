@@ -464,3 +464,27 @@ def test_units_past_the_third_share_its_axis_and_its_label_names_them(carbench_w
     assert row.axis_of("fy_front") is row.axes[-1] and row.axis_of("throttle") is row.axes[-1]
     window.plots.set_channel_sets([["rpm", "speed_kmh"]])  # fewer units again: the axis its own label
     assert window.plots.rows[0].axes[-1].axis.labelText == "km/h"
+
+
+@pytest.mark.parametrize("size", [(1024, 640), (1400, 900)])
+def test_a_plot_of_many_channels_keeps_the_panel_within_its_dock(carbench_window, size):
+    """A plot of seven or eight channels asked for its whole title's width: every plot of the panel grew past the
+    dock (619 px in 489), and the newest seconds, the right axis and each row's buttons were cut off. The title
+    names fewer ("+5 more") where the row has no room, all of them in its tooltip."""
+    from PySide6.QtWidgets import QApplication
+
+    window = carbench_window
+    window.resize(*size)
+    many = ["rpm", "slip_front", "slip_rear", "fy_front", "fy_rear", "load_front", "load_rear", "accel_lat"]
+    window.plots.set_channel_sets([["speed"], many])
+    hold(window, {"throttle", "left"}, 240)
+    QApplication.processEvents()
+    scroll = window.plots.scroll
+    assert scroll.widget().width() <= scroll.viewport().width()
+    row = window.plots.rows[1]
+    assert row.geometry().right() <= scroll.viewport().width()
+    title = row.title
+    if "more" in title.text():
+        shown = [n for n in many if f" {n}" in title.text()]
+        assert 0 < len(shown) < len(many) and f"+{len(many) - len(shown)} more" in title.text()
+    assert title.toolTip() == ", ".join(many)

@@ -342,6 +342,16 @@ class RowTitle(QLabel):
             self._choose()
 
 
+def fewer(parts: list[str], gap: str) -> list[str]:
+    """A plot title's forms, the longest first: every channel, then fewer and how many more ("+3 more"), then only how
+    many. The title asks for its shortest form's width at least (RowTitle): with every name as its one form, a plot
+    of seven channels asked for 619 px, every plot of the panel grew past its 489 px dock, and their right ends (the
+    newest seconds, the right axis, the row's buttons) were cut off."""
+    forms = ["&nbsp;" + gap.join(parts[:k]) + ("" if k == len(parts) else f"{gap}+{len(parts) - k} more")
+             for k in range(len(parts), 0, -1)]
+    return forms + ([f"&nbsp;{len(parts)} channels"] if len(parts) > 1 else [])
+
+
 def _short(value: float) -> str:
     text = f"{value:.0f}" if abs(value) >= 1000 else f"{value + 0.0:.3g}"
     return "0" if text in ("-0", "-0.0") else text
@@ -572,15 +582,15 @@ class PlotRow(QWidget):
             height = sample_height(self.title.fontMetrics().ascent())
             dpr = self.title.devicePixelRatioF()
             samples = [sample_html(delta_pen(colour, i), height, dpr) for i in range(len(names))]
-            forms = ["&nbsp;" + "&nbsp;&nbsp;&nbsp;".join(f"{sample}&nbsp;{n}{suffix}"
-                                                          for sample, n in zip(samples, names, strict=True))
-                     for suffix in (f"&nbsp;{DELTA_TEXT}", "")]
+            forms = ["&nbsp;" + "&nbsp;&nbsp;&nbsp;".join(f"{sample}&nbsp;{n}&nbsp;{DELTA_TEXT}"
+                                                          for sample, n in zip(samples, names, strict=True))]
+            forms += fewer([f"{sample}&nbsp;{n}" for sample, n in zip(samples, names, strict=True)], "&nbsp;&nbsp;&nbsp;")
             tip = (f"{DELTA_TEXT}: the run on show minus each pinned run, in that run's colour; "
                    + ", ".join(f"{n} {delta_style_name(i)}" for i, n in enumerate(names)))
         else:
-            forms = ["&nbsp;" + "&nbsp;&nbsp;".join(
-                f"<span style='color:rgb{self.curves[n].opts['pen'].color().getRgb()[:3]}'>&#9632;</span> {n}"
-                for n in names)]
+            forms = fewer([f"<span style='color:rgb{self.curves[n].opts['pen'].color().getRgb()[:3]}'>&#9632;</span> {n}"
+                           for n in names], "&nbsp;&nbsp;")
+            tip = ", ".join(names) if len(names) > 1 else ""
         self.title.set_forms(forms)
         self.title.setToolTip(tip)
 
