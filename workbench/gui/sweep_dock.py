@@ -226,8 +226,10 @@ class CountSpin(TypedCheck, QSpinBox):
 
     def validate(self, text: str, pos: int):
         state, text, pos = super().validate(text, pos)
-        if state == QValidator.State.Invalid and self._number(text).isdigit():
-            state = QValidator.State.Intermediate  # "500": kept as typed, refused with why (its last key was dropped)
+        if state == QValidator.State.Invalid:
+            # Kept as typed, refused with why at Return: "500" (its last key was dropped: 50), and "2.5", "1e2",
+            # "1_0", "0x10", whose keys QSpinBox dropped as they came (25, 12, 10, 010 swept without a word).
+            state = QValidator.State.Intermediate
         return state, text, pos
 
     def fixup(self, text: str) -> str:
