@@ -383,7 +383,9 @@ def test_a_heatmap_axis_in_small_units_reads_in_its_unit(qtbot, loaded):
     # its unit whole, and what room is left for its own name (the group dropped first): "cg... [m]" or "... [m]"
     assert title.endswith(" [m]"), title
     name = title.removesuffix(" [m]")
-    assert name == "cg_height" or (name.endswith("\u2026") and "cg_height".startswith(name[:-1])), title
+    # (whole where a heatmap's least height leaves the room: HEATMAP_MIN)
+    assert name in ("body.cg_height", "cg_height") or (name.endswith("\u2026") and "cg_height".startswith(name[:-1])), \
+        title
     room = dock.plot.getPlotItem().getViewBox().height()
     assert left.label.boundingRect().width() <= room  # as drawn: its text item's margins too (else cut, "margin [k")
 
@@ -530,3 +532,28 @@ def test_a_whole_number_parameter_is_charted_as_its_cars_alone(qtbot, carbench_w
     assert not [i for i in items if type(i).__name__ == "PlotDataItem"]  # no line between the two cars
     points = [i for i in items if type(i).__name__ == "ScatterPlotItem"]
     assert points and sorted(points[0].data["x"].tolist()) == [0.0, 1.0]
+
+
+def test_a_heatmap_in_a_short_dock_keeps_a_readable_height_and_is_scrolled_into_view(carbench_window, qtbot):
+    """At 1024 x 640 a 12 x 12 heatmap got the 40 px the form left: a strip, its boundary unseen, its ticks over each
+    other. A heatmap asks for HEATMAP_MIN, and the dock scrolls to it when the sweep ends."""
+    from workbench.gui.sweep_dock import CHART_MIN, HEATMAP_MIN
+
+    window = carbench_window
+    window.resize(1024, 640)
+    assert window.load_script("presets/scripts/braking_stop.toml")
+    window.show_sweep_dock()
+    dock = window.sweep
+    dock.add_axis("brakes.force")
+    dock.add_axis("body.mass")
+    for axis in dock.axes.values():
+        axis.count.setValue(3)
+    run_dock(qtbot, window)
+    qtbot.wait(20)
+    viewport = window.sweep_dock.widget().viewport()
+    assert dock.plot.height() >= HEATMAP_MIN
+    top = dock.plot.mapTo(viewport, dock.plot.rect().topLeft()).y()
+    assert 0 <= top and top + dock.plot.height() <= viewport.height() + 1  # in view
+    dock.remove_axis("body.mass")
+    run_dock(qtbot, window)
+    assert dock.plot.minimumHeight() == CHART_MIN  # one axis: a line needs less

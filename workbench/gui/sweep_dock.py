@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPointF, QSize, Qt, QThread, Signal
+from PySide6.QtCore import QObject, QPoint, QPointF, QSize, Qt, QThread, Signal
 from PySide6.QtGui import QFontMetrics, QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from physics import ParamError
 from workbench.gui.charts import heat_colours, pass_boundary
@@ -42,6 +43,8 @@ DOCK_CARS = 10_000  # a sweep from the window stays interactive; bigger ones bel
 TEST_PIECE = 16  # cars a handling test's sweep in the dock runs at once, its series included (progress, Cancel, memory)
 MARKED_CELLS = 400  # up to this many cells each shows a pass or fail mark
 CHART_MIN = 72  # [px] the chart's least height: with the form above it, one axis fits the dock at 1024x640
+HEATMAP_MIN = 170  # [px] a heatmap's: a 12 x 12 grid in the 40 px left at 1024x640 was a strip, its boundary unseen
+# and its ticks over each other (the dock scrolls to it instead)
 SPIN_MIN = 64  # [px] a range box's least width (its range's text, 1e9 with four decimals, would take 150)
 
 
@@ -56,7 +59,7 @@ class SweepChart(pg.PlotWidget):
         self.getPlotItem().getViewBox().sigResized.connect(self._fit_left_label)
 
     def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), CHART_MIN)
+        return QSize(super().sizeHint().width(), self.minimumHeight())
 
     def set_left_label(self, text: str) -> None:
         """The vertical axis' title, elided to the chart's height (pyqtgraph would cut it at both ends)."""
@@ -520,6 +523,31 @@ class SweepDock(QWidget):
         self._say(self._summary(result))
         self._fill_choice()
         self._draw()
+        self._show_chart()
+
+    def _show_chart(self) -> None:
+        """The chart scrolled into view in the dock's scroll area, where the dock is too short for it and the form
+        above (a heatmap's height at 1024x640)."""
+        from PySide6.QtWidgets import QScrollArea
+
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QScrollArea):
+            parent = parent.parentWidget()
+        if parent is None:
+            return
+
+        def show() -> None:
+            # (by the chart's own rectangle: ensureWidgetVisible asks a graphics view for its input cursor's, which
+            # lies in view at its top, and scrolls nothing)
+            if isValid(parent) and isValid(self.plot):
+                top = self.plot.mapTo(self, QPoint(0, 0)).y()
+                bar = parent.verticalScrollBar()
+                bottom = top + self.plot.height() - parent.viewport().height()
+                bar.setValue(max(bar.value(), min(top, bottom)))
+
+        show()
+        # and again once the scroll area has laid out the chart's new least height (its range grows then)
+        parent.verticalScrollBar().rangeChanged.connect(show, Qt.ConnectionType.SingleShotConnection)
 
     def _summary(self, result) -> str:
         """The line under a sweep's chart: how many cars pass, and whether a click drives one (the chart may be of
@@ -595,6 +623,7 @@ class SweepDock(QWidget):
         for side in ("left", "bottom"):  # before a sweep an empty grid of 0.2 .. 0.8 read as an outcome
             item.showAxis(side, result is not None)
         if result is None:
+            self.plot.setMinimumHeight(CHART_MIN)
             waiting = pg.TextItem("each car's outcome shows here once the sweep has run", color="#777", anchor=(0.5, 0.5))
             waiting.setPos(0.5, 0.5)
             self.plot.addItem(waiting)
@@ -602,6 +631,7 @@ class SweepDock(QWidget):
             return
         item.enableAutoRange()
         plan = result.plan
+        self.plot.setMinimumHeight(HEATMAP_MIN if len(plan.axes) == 2 else CHART_MIN)
         self.plot.setLabel("bottom", pretty_unit(plan.axes[0].label))
         placed(item.getAxis("bottom"))
         self.expect_choice.setVisible(len(plan.axes) == 2 or len(self.unit_groups()) > 1)
