@@ -43,3 +43,22 @@ def test_spinning_wheels_pass_70_percent_of_the_limit(launch):
     assert spinning.sum() > 10  # 1st gear at full throttle spins the rear wheels
     limit = 1.1 * launch["load_rear"][spinning]
     assert launch["drive_force"][spinning] == pytest.approx(0.7 * limit, rel=1e-9)
+
+
+@pytest.mark.parametrize("dt", [1.0 / 120.0, 1.0 / 2000.0])
+def test_a_light_throttle_at_rest_in_first_never_pulls_the_car_back_nor_chatters(dt):
+    """At rest in 1st with 5% throttle the engine sat just above idle, its net torque a little below nought, and the
+    slipping clutch passed it: 13 N pulled the car back, the friction turned round as the wheels rolled back a hair
+    (54 N on), and the car crept and chattered forever with a backward drive force most of the time. A clutch that
+    slips with the engine the faster side only pushes: the car stays at rest, and more throttle moves it on."""
+    sim = Simulation(load_preset("manual003").params, n=1, dt=dt)
+    frames = int(3.0 / dt)
+    for throttle, moves in ((0.05, False), (0.3, True)):
+        sim.reset()
+        out = np.empty(frames, dtype=records.TELEMETRY)
+        for k in range(frames):
+            out[k] = sim.step(Inputs.from_keys(1, set(), throttle_pedal=throttle, gear=1)).records[0]
+        assert np.all(out["drive_force"] >= 0.0) and np.all(out["vx"] >= 0.0)  # never back
+        assert (out["vx"][-1] > 0.1) == moves, throttle
+        if not moves:
+            assert np.all(out["vx"] == 0.0) and np.all(out["x"] == 0.0)  # at rest, no creep, no chatter
