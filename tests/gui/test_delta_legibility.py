@@ -87,7 +87,7 @@ def test_each_channel_of_a_b_minus_a_row_has_its_own_line_style_and_the_title_sh
     # B-A off: the curves and the title as before.
     overlay.delta.setChecked(False)
     window.model.refresh()
-    assert row.title.text() == plain_title and not row.title.toolTip()
+    assert row.title.text() == plain_title and row.title.toolTip() == "yaw_rate, steer"  # (its channels, whole)
     assert row.curves["yaw_rate"].isVisible() and row.curves["steer"].isVisible()
 
 
@@ -155,8 +155,9 @@ def test_a_b_minus_a_title_gives_up_the_words_before_it_widens_the_dock(carbench
     assert window.plots.width() == dock_width
     title = row.title
     assert "&#9632;" not in title.text() and title.text().count("<img") == 2  # the samples, not the squares
-    assert len(title.forms) == 2 and title.minimumSizeHint().width() <= title.width()
-    assert title.text() == title.forms[-1] and DELTA_TEXT not in title.text()
+    # the forms: with the words, without them, then fewer channels ("+1 more") and their count (plot_rows.fewer)
+    assert len(title.forms) == 4 and title.minimumSizeHint().width() <= title.width()
+    assert title.text() == title.forms[1] and DELTA_TEXT not in title.text()
     assert "yaw_rate" in title.text() and "steer" in title.text()
     assert f"steer {DELTA_TEXT}" not in title.toolTip() and "steer dashed" in title.toolTip()
     # a wider dock: the words come back
