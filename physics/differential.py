@@ -54,8 +54,13 @@ def coupling(lock, torque_free, slope, fixed, share):
 
     Where it slips, |Tc| = m solves m = (P + k |T_f + a s m|) / 2 (s the sign of ``lock``, a = ``slope``): linear on
     each side of T = 0, so each side's root is tried and the one on its own side taken."""
-    if lock != lock or abs(lock) <= 0.5 * (fixed + (share * abs(torque_free + slope * lock) if share > 0.0 else 0.0)):
+    if lock != lock:
         return lock, True  # (a nan goes on to the guard, as it did)
+    if share == 0.0:  # open, locked or a preload alone: the capacity does not depend on the torque (a clamp)
+        most = 0.5 * fixed
+        return min(max(lock, -most), most), abs(lock) <= most
+    if abs(lock) <= 0.5 * (fixed + share * abs(torque_free + slope * lock)):
+        return lock, True
     s = 1.0 if lock > 0.0 else -1.0
     most = abs(lock)
     for sign in (1.0, -1.0):
