@@ -107,12 +107,12 @@ def drivetrain(p, s, c, wheel_speed, dt):
     throttle = engine.limited_throttle(c.throttle, s.rpm, p)
     turning = wheel_speed / p.body_wheel_radius * ratio  # [rad/s] the engine speed the wheels impose
     torque = engine.net_torque(throttle, s.rpm, p, turning < 0.0)
-    slower = turning * engine.RPM_PER_RAD_S
-    if slower < p.engine_idle_rpm and slower < s.rpm:
-        # The drivetrain turns slower than the engine idles: the clutch slips, the engine its faster side, and its
-        # friction can only push the wheels on. Its net torque a little below nought (a light throttle just above
-        # idle, where the idle control fades) pulled a car at rest backwards, the friction turned round as the
-        # wheels rolled back a hair, and the car chattered forever (13 N back, 54 N on, every few frames).
+    if engagement < 1.0 and turning * engine.RPM_PER_RAD_S < s.rpm:
+        # A clutch that slips with the engine its faster side: its friction can only push the wheels on, never pull
+        # them back (the engine's own friction slows the engine). Passed as it was, the engine's net torque a little
+        # below nought (a light throttle just above idle, where the idle control fades) pulled a car at rest
+        # backwards, the friction turned round as the wheels rolled back a hair, and the car chattered forever (13 N
+        # back, 54 N on, every few frames). A clutch let fully in passes the engine's braking as before.
         torque = max(torque, 0.0)
     axle = clutch.transmitted(torque, engagement, p.clutch_capacity) * ratio * in_gear
     imposed = max(turning, 0.0) * engine.RPM_PER_RAD_S

@@ -557,3 +557,32 @@ def test_a_heatmap_in_a_short_dock_keeps_a_readable_height_and_is_scrolled_into_
     dock.remove_axis("body.mass")
     run_dock(qtbot, window)
     assert dock.plot.minimumHeight() == CHART_MIN  # one axis: a line needs less
+
+
+def test_the_scroll_to_the_chart_happens_at_the_sweeps_end_and_never_later(carbench_window, qtbot):
+    """A connection to the scroll range, left armed where the sweep's end changed nothing, scrolled the dock down at a
+    resize long after (its Run and Cancel row cut off), one more connection a sweep."""
+    from PySide6.QtCore import SIGNAL
+
+    window = carbench_window
+    window.resize(1400, 900)
+    assert window.load_script("presets/scripts/braking_stop.toml")
+    window.show_sweep_dock()
+    dock = window.sweep
+    dock.add_axis("body.mass")
+    dock.axes["body.mass"].count.setValue(3)
+    bar = window.sweep_dock.widget().verticalScrollBar()
+    listening = bar.receivers(SIGNAL("rangeChanged(int,int)"))
+    for _ in range(2):
+        run_dock(qtbot, window)
+        qtbot.wait(50)
+    assert bar.receivers(SIGNAL("rangeChanged(int,int)")) == listening
+    dock.add_axis("brakes.force")
+    dock.add_axis("engine.peak_torque")
+    qtbot.wait(50)
+    QApplication.processEvents()
+    assert bar.value() == 0
+    window.resize(1024, 640)
+    qtbot.wait(50)
+    QApplication.processEvents()
+    assert bar.value() == 0

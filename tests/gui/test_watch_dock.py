@@ -131,9 +131,14 @@ def test_in_a_narrow_dock_the_numbers_keep_their_width_and_long_names_give_way(c
     window.resize(1024, 640)
     window.watch_dock.show()
     window.watch_dock.raise_()
-    for name in ("x", "yaw_rate", "slip_ratio_front", "slip_ratio_rear", "fy_front"):
+    many = ("x y vy beta yaw_rate accel_lat slip_front fy_front heading slip_ratio_front slip_ratio_rear slip_angle_fl "
+            "slip_angle_fr slip_angle_rl slip_angle_rr wheel_speed_fl wheel_speed_fr brake_torque_fl fx_fl fx_fr fy_fl "
+            "fy_fr load_fl load_fr mu_fl").split()  # enough to scroll: the scroll bar narrows the columns
+    assert window.load_preset("sedan")
+    for name in many:
         assert window.watch.pin(name)
-    hold(window, {"throttle", "right"}, 100)
+    hold(window, {"throttle"}, 100)
+    hold(window, {"right"}, 14)
     QApplication.processEvents()
     table = window.watch.table
     metrics = table.fontMetrics()
@@ -144,3 +149,20 @@ def test_in_a_narrow_dock_the_numbers_keep_their_width_and_long_names_give_way(c
         for c in (1, 2, 3):
             assert metrics.horizontalAdvance(table.item(r, c).text()) < table.columnWidth(c)
     assert table.textElideMode() == Qt.TextElideMode.ElideMiddle
+
+
+def test_an_edit_that_changes_what_the_car_computes_updates_the_rows_and_the_picker_while_paused(carbench_window):
+    """On the simple traction rule there is no slip ratio: the row kept its last number until the next frame, and
+    the picker went on offering the channel, which pin() then refused."""
+    from workbench.gui.watch_dock import NO_VALUE
+
+    window = carbench_window
+    assert window.load_preset("sedan_single_track")
+    assert window.watch.pin("slip_ratio_front")
+    hold(window, {"throttle"}, 60)
+    window.model.set_running(False)
+    assert window.watch.cell("slip_ratio_front", "value") != NO_VALUE
+    window.model.set_param("model.traction", "simple")
+    assert window.watch.cell("slip_ratio_front", "value") == NO_VALUE
+    offered = [window.watch.picker.itemData(i) for i in range(window.watch.picker.count())]
+    assert "slip_ratio_front" not in offered and "speed" in offered

@@ -62,3 +62,32 @@ def test_a_light_throttle_at_rest_in_first_never_pulls_the_car_back_nor_chatters
         assert (out["vx"][-1] > 0.1) == moves, throttle
         if not moves:
             assert np.all(out["vx"] == 0.0) and np.all(out["x"] == 0.0)  # at rest, no creep, no chatter
+
+
+def test_a_slipping_clutch_with_the_engine_faster_never_brakes_the_car_and_a_closed_one_does():
+    """Off the throttle with the engine revved (1,900 rpm) and the clutch half in at 2.8 m/s in 1st, the engine's
+    friction braked the car through the slipping clutch (-794 N), which only a clutch with the wheels the faster side
+    can do; just above the idle line it still did after the first mending, a step at 10 km/h. The engine's braking
+    through a closed clutch, coasting in 2nd, stays."""
+    params = load_preset("manual003").params
+    radius = params.body.wheel_radius
+
+    def rolling(speed, gear):
+        sim = Simulation(params, n=1, dt=DT)
+        state = sim.state
+        state.vx[:] = speed
+        state.wheel_front[:] = state.wheel_rear[:] = speed / radius
+        state.gear[:] = gear
+        return sim
+
+    sim = rolling(2.8, 1)
+    for _ in range(int(0.5 / DT)):  # the engine revved with the clutch down
+        sim.step(Inputs.from_keys(1, set(), throttle_pedal=0.6, clutch_pedal=1.0, gear=1))
+    drive = [sim.step(Inputs.from_keys(1, set(), clutch_pedal=0.6, gear=1)).records[0]["drive_force"]
+             for _ in range(int(0.5 / DT))]
+    # (a few N once the engine has come down to the wheels' speed: the wheels are then the faster side)
+    assert min(drive) > -100.0 and max(drive) > 1000.0  # the engine, faster, pushes as it slows
+    sim = rolling(12.0, 2)
+    sim.state.rpm[:] = 12.0 / radius * params.gearbox.ratios[1] * params.gearbox.final_drive * 60.0 / (2.0 * np.pi)
+    coast = [sim.step(Inputs.from_keys(1, set(), gear=2)).records[0]["drive_force"] for _ in range(int(1.0 / DT))]
+    assert max(coast[10:]) < -100.0  # engine braking through the closed clutch

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPoint, QPointF, QSize, Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QPointF, QSize, Qt, QThread, Signal
 from PySide6.QtGui import QFontMetrics, QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -545,9 +545,11 @@ class SweepDock(QWidget):
                 bottom = top + self.plot.height() - parent.viewport().height()
                 bar.setValue(max(bar.value(), min(top, bottom)))
 
+        # The chart's new least height laid out first (the layouts' posted requests, which the scroll area's range
+        # follows), then the scroll: once, now (a connection to the range left armed scrolled the dock at a resize
+        # long after the sweep).
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         show()
-        # and again once the scroll area has laid out the chart's new least height (its range grows then)
-        parent.verticalScrollBar().rangeChanged.connect(show, Qt.ConnectionType.SingleShotConnection)
 
     def _summary(self, result) -> str:
         """The line under a sweep's chart: how many cars pass, and whether a click drives one (the chart may be of

@@ -94,6 +94,8 @@ class WatchList(QWidget):
         model.stepped.connect(self.update_rows)
         model.view_frame_changed.connect(lambda frame: self.update_rows())
         model.preset_loaded.connect(self._on_preset_loaded)
+        # An edit may change what the car computes (model.traction): its rows at once, while paused too
+        model.params_changed.connect(lambda path: self._on_params_changed())
         plots.window.valueChanged.connect(lambda value: self.update_rows())
 
     # -- the list ----------------------------------------------------------------------------------
@@ -113,7 +115,13 @@ class WatchList(QWidget):
             self._names_for = (params, frozenset(i.name for i in channels_of(params)))
         return self._names_for[1]
 
+    def _on_params_changed(self) -> None:
+        if self._computed_names() != getattr(self, "_offered", None):
+            self._fill_picker()  # the picker offers what the edited car computes
+        self.update_rows()
+
     def _fill_picker(self) -> None:
+        self._offered = self._computed_names()
         self.picker.clear()
         for info in self._computed():
             unit = display_unit(info)[0]
