@@ -121,7 +121,7 @@ def test_a_value_the_sweep_docks_boxes_cannot_take_is_refused_with_why_and_chang
     assert dock.status.text() == ("body.mass values: 500 values: the dock takes 2 to 100 a parameter (more: carbench "
                                   "sweep on the command line); kept 7")
     # The keys QSpinBox drops as they come: "2.5" read 25, "1e2" 12, "1_0" 10 and "0x10" 010, swept without a word
-    for text in ("2.5", "1e2", "1_0", "0x10"):
+    for text in ("2.5", "1e2", "1_0", "0x10", "\u00b2" * 10):  # (superscript twos: digits to isdigit, raised)
         _typed(qtbot, row.count, text)
         assert row.count.value() == 7, text
         assert dock.status.text() == f"body.mass values: '{text}' is not a whole number; kept 7", dock.status.text()

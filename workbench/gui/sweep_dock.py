@@ -242,7 +242,7 @@ class CountSpin(TypedCheck, QSpinBox):
         return text.strip()
 
     def _why_not(self, number: str) -> str:
-        if number.isdigit():
+        if number.isascii() and number.isdigit():  # ("²²²" is digits to isdigit, and no number to float)
             many = number if len(number) <= 9 else f"{float(number):.3g}"  # (400 nines held: not all of them)
             return (f"{many} values: the dock takes {self.minimum()} to {self.maximum()} a parameter "
                     "(more: carbench sweep on the command line)")
