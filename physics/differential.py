@@ -17,22 +17,9 @@ LOCKED_CAPACITY = 1e30  # [N m] a locked differential holds whatever it takes
 
 
 @scalar
-def holds(kind, preload, ramp, bias, torque):
-    """The most |T_left - T_right| [N m] a differential of ``kind`` (0 open, 1 locked, 2 limited slip, 3 torque
-    sensing) can hold with ``torque`` going through it."""
-    if kind == 1:
-        return LOCKED_CAPACITY
-    if kind == 2:
-        return preload + ramp * abs(torque)
-    if kind == 3:
-        return (bias - 1.0) / (bias + 1.0) * abs(torque)
-    return 0.0
-
-
-@scalar
 def capacity(kind, preload, ramp, bias):
-    """:func:`holds` as its two terms: (P, k), the most |T_left - T_right| being P + k |T| with T the torque through
-    the differential."""
+    """What a differential of ``kind`` (0 open, 1 locked, 2 limited slip, 3 torque sensing) can hold, as two terms:
+    (P, k), the most |T_left - T_right| being P + k |T| with T the torque through it (a locked one: LOCKED_CAPACITY)."""
     if kind == 1:
         return LOCKED_CAPACITY, 0.0
     if kind == 2:
@@ -74,18 +61,12 @@ def coupling(lock, torque_free, slope, fixed, share):
 
 
 @scalar
-def locking_torque(p, torque):
-    """The most |T_left - T_right| [N m] the axle's differential can hold with ``torque`` going through it."""
-    return holds(p.diff_kind, p.differential_preload, p.differential_ramp, p.differential_bias_ratio, torque)
-
-
-@scalar
 def centre(p, t0, engine, split, w_front, w_rear, road_front, road_rear, i_front, i_rear, dt):
     """The centre differential of an all-wheel-drive car: (torque in, the front axle's, the rear's, held at one speed).
 
     The axles enter as one body each: ``w_*`` their mean wheel speeds, ``i_*`` the inertias those answer a torque
     with, ``road_*`` the road's torques on them. The torque in splits ``split`` : 1 - ``split`` plus a coupling
-    Tc (front +Tc, rear -Tc) that the centre's kind allows (:func:`holds`, centre_*); the carrier turns at
+    Tc (front +Tc, rear -Tc) that the centre's kind allows (:func:`capacity`, centre_*); the carrier turns at
     ``split`` w_front + (1 - split) w_rear, and an engine locked to it adds ``engine`` = G^2 I_e there, so the
     torque in is ``t0`` less what the engine's inertia takes. :func:`share` is the case split = 1/2 of the same
     equations.
