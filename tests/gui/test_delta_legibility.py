@@ -155,9 +155,11 @@ def test_a_b_minus_a_title_gives_up_the_words_before_it_widens_the_dock(carbench
     assert window.plots.width() == dock_width
     title = row.title
     assert "&#9632;" not in title.text() and title.text().count("<img") == 2  # the samples, not the squares
-    # the forms: with the words, without them, then fewer channels ("+1 more") and their count (plot_rows.fewer)
-    assert len(title.forms) == 4 and title.minimumSizeHint().width() <= title.width()
-    assert title.text() == title.forms[1] and DELTA_TEXT not in title.text()
+    # the forms: with the words, without them, then fewer channels ("+1 more") and their count where each is narrower
+    # (plot_rows.fewer, RowTitle._narrowing)
+    assert DELTA_TEXT in title.forms[0] and DELTA_TEXT not in title.forms[1]
+    assert title.minimumSizeHint().width() <= title.width()
+    assert title.text() == title.forms[1]
     assert "yaw_rate" in title.text() and "steer" in title.text()
     assert f"steer {DELTA_TEXT}" not in title.toolTip() and "steer dashed" in title.toolTip()
     # a wider dock: the words come back

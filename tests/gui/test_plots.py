@@ -488,3 +488,20 @@ def test_a_plot_of_many_channels_keeps_the_panel_within_its_dock(carbench_window
         shown = [n for n in many if f" {n}" in title.text()]
         assert 0 < len(shown) < len(many) and f"+{len(many) - len(shown)} more" in title.text()
     assert title.toolTip() == ", ".join(many)
+
+
+def test_a_title_keeps_only_forms_narrower_than_the_one_before(carbench_window):
+    """Two short names: "x +1 more" is wider than "x y", and the title asked for that wider form's width as its
+    least (it could never be chosen)."""
+    from workbench.gui.plot_rows import RowTitle, fewer
+
+    title = RowTitle()
+    forms = fewer(["x", "y"], "&nbsp;&nbsp;")
+    title.set_forms(forms)
+    assert title.forms[0] == forms[0]
+    widths = [title._measure(f) for f in title.forms]
+    assert widths == sorted(widths, reverse=True) and len(set(widths)) == len(widths)
+    assert title.minimumSizeHint().width() <= title._measure(forms[0])
+    many = fewer([f"channel_{k}" for k in range(6)], "&nbsp;&nbsp;")
+    title.set_forms(many)
+    assert title.forms[0] == many[0] and title.forms[-1] == many[-1] and len(title.forms) > 2

@@ -294,14 +294,28 @@ class RowTitle(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.forms: list[str] = []
         self._widths: list[int] = []
+        self._asked: list[str] = []  # the forms as given, before the ones no narrower were left out
         self._ruler: QLabel | None = None  # measures a form as the label would
 
     def set_forms(self, forms: list[str]) -> None:
-        if forms != self.forms:
-            self.forms = list(forms)
-            self._widths = [self._measure(form) for form in forms] if len(forms) > 1 else []
+        if forms != self._asked:
+            self._asked = list(forms)
+            self.forms, self._widths = self._narrowing(forms)
             self.updateGeometry()
         self._choose()
+
+    def _narrowing(self, forms: list[str]) -> tuple[list[str], list[int]]:
+        """The forms each narrower than the one before, with their widths: a shorter form that is no narrower (two
+        short names' "x +1 more" beside "x y") is left out, and the least width asked for is the narrowest's."""
+        if len(forms) < 2:
+            return list(forms), []
+        kept, widths = [], []
+        for form in forms:
+            width = self._measure(form)
+            if not widths or width < widths[-1]:
+                kept.append(form)
+                widths.append(width)
+        return kept, (widths if len(kept) > 1 else [])
 
     def _measure(self, form: str) -> int:
         if self._ruler is None:
@@ -336,8 +350,8 @@ class RowTitle(QLabel):
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's
         super().changeEvent(event)
-        if self._widths and event.type() == QEvent.Type.FontChange:  # the forms' widths change with the font
-            self._widths = [self._measure(form) for form in self.forms]
+        if self._asked and event.type() == QEvent.Type.FontChange:  # the forms' widths change with the font
+            self.forms, self._widths = self._narrowing(self._asked)
             self.updateGeometry()
             self._choose()
 
