@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shiboken6 import isValid
 
 from physics import ParamError
 from workbench.gui.charts import heat_colours, pass_boundary
@@ -535,21 +534,15 @@ class SweepDock(QWidget):
             parent = parent.parentWidget()
         if parent is None:
             return
-
-        def show() -> None:
-            # (by the chart's own rectangle: ensureWidgetVisible asks a graphics view for its input cursor's, which
-            # lies in view at its top, and scrolls nothing)
-            if isValid(parent) and isValid(self.plot):
-                top = self.plot.mapTo(self, QPoint(0, 0)).y()
-                bar = parent.verticalScrollBar()
-                bottom = top + self.plot.height() - parent.viewport().height()
-                bar.setValue(max(bar.value(), min(top, bottom)))
-
         # The chart's new least height laid out first (the layouts' posted requests, which the scroll area's range
         # follows), then the scroll: once, now (a connection to the range left armed scrolled the dock at a resize
-        # long after the sweep).
+        # long after the sweep). By the chart's own rectangle: ensureWidgetVisible asks a graphics view for its input
+        # cursor's, which lies in view at its top, and scrolls nothing.
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        show()
+        top = self.plot.mapTo(self, QPoint(0, 0)).y()
+        bar = parent.verticalScrollBar()
+        bottom = top + self.plot.height() - parent.viewport().height()
+        bar.setValue(max(bar.value(), min(top, bottom)))
 
     def _summary(self, result) -> str:
         """The line under a sweep's chart: how many cars pass, and whether a click drives one (the chart may be of

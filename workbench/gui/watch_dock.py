@@ -49,6 +49,8 @@ class WatchList(QWidget):
         self._plots = plots  # the plot panel: its visible time window (plots.view, absolute seconds)
         self.names: list[str] = []
         self._texts: list[list[str]] = []  # what each row's cells show now (set again only on change)
+        self._names_for: tuple[object, frozenset[str]] = (None, frozenset())  # (the params, the channels it computes)
+        self._offered: frozenset[str] = frozenset()  # the channels the picker offers
         self.picker = QComboBox()
         self.picker.setToolTip("a channel to watch")
         self.picker.setMinimumContentsLength(10)
@@ -111,12 +113,12 @@ class WatchList(QWidget):
     def _computed_names(self) -> frozenset[str]:
         """:meth:`_computed`'s names, worked out again only when the car's parameters change (each frame reads it)."""
         params = self._model.session.params
-        if getattr(self, "_names_for", (None,))[0] is not params:
+        if self._names_for[0] is not params:
             self._names_for = (params, frozenset(i.name for i in channels_of(params)))
         return self._names_for[1]
 
     def _on_params_changed(self) -> None:
-        if self._computed_names() != getattr(self, "_offered", None):
+        if self._computed_names() != self._offered:
             self._fill_picker()  # the picker offers what the edited car computes
         self.update_rows()
 
@@ -129,7 +131,7 @@ class WatchList(QWidget):
 
     def pin(self, name: str | None) -> bool:
         """Add channel ``name`` (a channel of the car on show, not already watched); True if added."""
-        if not name or name in self.names or name not in {i.name for i in self._computed()}:
+        if not name or name in self.names or name not in self._computed_names():
             return False
         self.names.append(name)
         self._rebuild()

@@ -64,9 +64,9 @@ def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
     for i, (b, label) in enumerate(zip(bodes, labels, strict=True)):
         colour = PALETTE[i % len(PALETTE)]
         named = f"{label}: " if len(bodes) > 1 else ""
-        phase += [Series(b["frequency"], np.degrees(np.unwrap(np.radians(b["phase"]))), f"{named}yaw rate", colour),
-                  Series(b["frequency"], np.degrees(np.unwrap(np.radians(b["ay_phase"]))),
-                         f"{named}lateral acceleration", colour, dashed=True)]
+        for key, what in (("phase", "yaw rate"), ("ay_phase", "lateral acceleration")):
+            phase.append(Series(b["frequency"], np.degrees(np.unwrap(np.radians(b[key]))), f"{named}{what}", colour,
+                                dashed=key == "ay_phase"))
     # What the KPIs read, marked (of the first car): its gain at the sweep's lowest frequency less 3 dB, where the
     # bandwidth is read, and 1 Hz, where the phases are.
     marks = [Line(1.0, "x", MARK_COLOUR, label="1 Hz")]

@@ -561,8 +561,7 @@ class RecoveryStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, text)
         self._written = True
-        self._journal = _Journal(recorder, mark, head, edits, entry["frames"])
-        self._journal.file = self._file_now()
+        self._journal = _Journal(recorder, mark, head, edits, entry["frames"], self._file_now())
         self._last_text = self._last_key = None
         return True
 

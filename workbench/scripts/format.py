@@ -389,6 +389,17 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 
+def _first_repeat(names) -> tuple[int, int] | None:
+    """The first name given twice, as (where it was first, where again), numbered from 1; None where none is (a
+    dictionary of the first places: a list's index() per name took 75 s over 100,000 measures)."""
+    first: dict[str, int] = {}
+    for j, name in enumerate(names, 1):
+        if name in first:
+            return first[name], j
+        first[name] = j
+    return None
+
+
 class _Parser:
     def __init__(self, source: str):
         self.source = source
@@ -462,19 +473,16 @@ class _Parser:
         check_surfaces(self, surfaces)
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
         measures = tuple(self.measure(t, i) for i, t in enumerate(self.array(doc, "measure"), 1))
-        first_named: dict[str, int] = {}  # (a list's index() per measure took 75 s over 100,000 of them)
-        for i, m in enumerate(measures, 1):
-            if m.name in first_named:
-                raise self.fail(f"[[measure]] #{i}", f"name {m.name!r} is already used by [[measure]] "
-                                                     f"#{first_named[m.name]}")
-            first_named[m.name] = i
+        repeat = _first_repeat(m.name for m in measures)
+        if repeat is not None:
+            i, j = repeat
+            raise self.fail(f"[[measure]] #{j}", f"name {measures[i - 1].name!r} is already used by [[measure]] #{i}")
         checks = tuple(self.monitor(t, i) for i, t in enumerate(self.array(doc, "monitor"), 1))
-        first_checked: dict[str, int] = {}
-        for i, check in enumerate(checks, 1):  # the second one's tolerance replaced the first's without a word
-            if check.name in first_checked:
-                raise self.fail(f"[[monitor]] #{i}", f"monitor {check.name!r} is already checked by [[monitor]] "
-                                                     f"#{first_checked[check.name]}; one entry per monitor")
-            first_checked[check.name] = i
+        repeat = _first_repeat(check.name for check in checks)  # (the second's tolerance replaced the first's)
+        if repeat is not None:
+            i, j = repeat
+            raise self.fail(f"[[monitor]] #{j}", f"monitor {checks[i - 1].name!r} is already checked by [[monitor]] "
+                                                 f"#{i}; one entry per monitor")
         recorded = None
         if "recorded" in doc:
             if isinstance(doc["recorded"], list):
@@ -688,8 +696,7 @@ class _Parser:
                 key = (setting.at, what)
                 if key in said and said[key][1] != value:
                     j, other = said[key]
-                    shown = {"set": "set", "released": "released"}
-                    raise self.fail(f"[[set]] #{i}", f"{what} is {shown[value[0]]}"
+                    raise self.fail(f"[[set]] #{i}", f"{what} is {value[0]}"
                                                      f"{'' if value[1] is None else f' to {value[1]!r}'} at "
                                                      f"{exact_digits(setting.at)} s, where [[set]] #{j} "
                                                      f"{'releases it' if other[0] == 'released' else f'sets it to {other[1]!r}'}"

@@ -307,14 +307,14 @@ def _window(entry, where: str, cars: Sequence[tuple[int, CarParams]], car: str, 
     order)."""
     first, last = _frames_of(entry, step, frames, where)
     in_effect = [p for i, (k, p) in enumerate(cars) if k <= last and (i + 1 == len(cars) or cars[i + 1][0] > first)]
-    problems = []
+    problem = None
     for params in in_effect:
         try:
             _check_expect_channel(entry.channel, params, car, where)
             return first, last  # one car that has it: judged
         except ScriptError as exc:
-            problems.append(exc)
-    raise problems[0]
+            problem = problem or exc
+    raise problem
 
 
 def _frames_of(entry, step: float, frames: int, where: str) -> tuple[int, int]:
