@@ -534,20 +534,25 @@ def test_a_whole_number_parameter_is_charted_as_its_cars_alone(qtbot, carbench_w
     assert points and sorted(points[0].data["x"].tolist()) == [0.0, 1.0]
 
 
+def braking_stop_dock(window, size, *paths):
+    """The window at ``size`` with braking_stop loaded and its Sweep dock sweeping ``paths``, three values each."""
+    window.resize(*size)
+    assert window.load_script("presets/scripts/braking_stop.toml")
+    window.show_sweep_dock()
+    dock = window.sweep
+    for path in paths:
+        assert dock.add_axis(path)
+        dock.axes[path].count.setValue(3)
+    return dock
+
+
 def test_a_heatmap_in_a_short_dock_keeps_a_readable_height_and_is_scrolled_into_view(carbench_window, qtbot):
     """At 1024 x 640 a 12 x 12 heatmap got the 40 px the form left: a strip, its boundary unseen, its ticks over each
     other. A heatmap asks for HEATMAP_MIN, and the dock scrolls to it when the sweep ends."""
     from workbench.gui.sweep_dock import CHART_MIN, HEATMAP_MIN
 
     window = carbench_window
-    window.resize(1024, 640)
-    assert window.load_script("presets/scripts/braking_stop.toml")
-    window.show_sweep_dock()
-    dock = window.sweep
-    dock.add_axis("brakes.force")
-    dock.add_axis("body.mass")
-    for axis in dock.axes.values():
-        axis.count.setValue(3)
+    dock = braking_stop_dock(window, (1024, 640), "brakes.force", "body.mass")
     run_dock(qtbot, window)
     qtbot.wait(20)
     viewport = window.sweep_dock.widget().viewport()
@@ -565,12 +570,7 @@ def test_the_scroll_to_the_chart_happens_at_the_sweeps_end_and_never_later(carbe
     from PySide6.QtCore import SIGNAL
 
     window = carbench_window
-    window.resize(1400, 900)
-    assert window.load_script("presets/scripts/braking_stop.toml")
-    window.show_sweep_dock()
-    dock = window.sweep
-    dock.add_axis("body.mass")
-    dock.axes["body.mass"].count.setValue(3)
+    dock = braking_stop_dock(window, (1400, 900), "body.mass")
     bar = window.sweep_dock.widget().verticalScrollBar()
     listening = bar.receivers(SIGNAL("rangeChanged(int,int)"))
     for _ in range(2):
