@@ -249,7 +249,9 @@ def test_the_step_and_the_bode_charts_mark_what_their_kpis_are_read_at():
     assert np.interp(1.0, yaw_phase.x, yaw_phase.y) == pytest.approx(kpis["yaw_phase_1hz"], abs=1e-6)
     assert np.interp(1.0, ay_phase.x, ay_phase.y) == pytest.approx(kpis["ay_phase_1hz"], abs=1e-6)
     (cut,) = [line for line in gain.lines if line.axis == "y"]
-    assert cut.value == pytest.approx(gain.series[0].y[0] / 10 ** (3 / 20)) and cut.label == "-3 dB"
+    # at the gain the bandwidth is read at, the lowest frequency's over sqrt 2 (10^(-3/20) drew it 0.12% off)
+    assert cut.value == pytest.approx(gain.series[0].y[0] / np.sqrt(2.0), rel=1e-12) and cut.label == "-3 dB"
+    assert np.interp(kpis["bandwidth"], gain.series[0].x, gain.series[0].y) == pytest.approx(cut.value, rel=1e-9)
 
 
 def test_the_steady_state_fit_is_drawn_dark_over_one_cars_curve():

@@ -31,6 +31,10 @@ class Manoeuvre:
     """How many of its script's first [[expect]] entries state the test's conditions (the speed held or the line
     kept before the test's input): a run that does not meet them is no run of the test, and its KPIs get no verdict
     (physics of the car aside, a car that cannot reach the test's speed cannot be judged at it)."""
+    input_rate_floor: float | None = None
+    """[deg/s of handwheel] For a test with a steering robot: None where its standard prescribes the robot's profile
+    itself (the steer the car gets must be it), else the slowest handwheel rate the standard allows (ISO 7401's step:
+    200 deg/s). A car whose steering rate cannot give it gets a row that says so (`carbench manoeuvre`)."""
     lateral = True
     """Whether the test judges the car's handling, which a kinematic car (no tyres, no slip) does not have."""
 

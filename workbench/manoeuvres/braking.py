@@ -154,12 +154,15 @@ class StraightBraking(Manoeuvre):
         if tsb is not None and tse is not None and tse > tsb:
             sb, se = float(np.interp(tsb, t[after], s[after])), float(np.interp(tse, t[after], s[after]))
             mfdd = (vb * vb - ve * ve) / (25.92 * (se - sb))
+        # ISO 21994 measures a car braking with its ABS: a car with tyres and the ABS switched off is said to be one.
+        no_abs = ("; the car's ABS is off (brakes.abs 0): ISO 21994 brakes with it on"
+                  if run.params.kind != "kinematic" and not run.params.brakes.abs else "")
         return [Kpi("stopping_distance", "stopping distance (corrected to 100 km/h)", corrected, "m",
                     STRAIGHT_DISTANCE,
                     note=(f"did not stop within the run's {t[-1] - tb:.3g} s after the brake's onset"
                           if distance is None else f"{distance:.4g} m from {v0:.4g} km/h" if near
                           else f"{distance:.4g} m from {v0:.4g} km/h: not within {ONSET_TOLERANCE:g} km/h of "
-                               "100 km/h, so not corrected")),
+                               "100 km/h, so not corrected") + no_abs),
                 Kpi("mfdd", "mean fully developed deceleration", mfdd, "m/s^2", MFDD,
                     note="" if mfdd is not None else
                     f"the car did not slow from {vb:.4g} to {ve:.4g} km/h (0.8 and 0.1 of {v0:.4g}) within the run")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -109,7 +110,8 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
         m = CATALOGUE[name]
         began = time.perf_counter()
         unmet: dict[int, list[str]] = {}  # id(car) -> what its runs did not meet of the test's conditions
-        runner = lambda jobs, m=m, unmet=unmet: _checked_runs(m, jobs, unmet)  # noqa: E731
+        lags: dict[int, list[RobotLag]] = {}  # id(car) -> its runs' steer behind their steering robot's profile
+        runner = lambda jobs, m=m, unmet=unmet, lags=lags: _checked_runs(m, jobs, unmet, lags)  # noqa: E731
         able = [car for car in cars if not inapplicable(m, car)]
         try:
             done = m.run(able, runner) if able else []
@@ -117,6 +119,7 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
             if len(names) == 1 and len(cars) == 1 and able:
                 raise  # one test on one car: nothing else to show (of two cars, the one that can still runs)
             unmet.clear()  # the runs of the batch that failed are run again, each car alone
+            lags.clear()
             done = [_run_alone(m, car, runner) for car in able]  # the car that can still does
         by_car = dict(zip(map(id, able), done, strict=True))
         per_car = []
@@ -127,7 +130,7 @@ def run_tests(names: list[str], cars: list[Car]) -> Outcome:
             elif _not_run(kpis):
                 per_car.append(kpis)
             else:
-                per_car.append(judged(m, kpis, unmet.get(id(car), [])))
+                per_car.append(judged(m, kpis, unmet.get(id(car), [])) + lag_kpis(m, car, lags.get(id(car), [])))
         out.kpis[name] = per_car
         out.seconds[name] = time.perf_counter() - began
     notes = [k.note for per_car in out.kpis.values() for kpis in per_car for k in kpis if k.key == NOT_RUN]
@@ -148,16 +151,85 @@ def inapplicable(m, car: Car) -> str:
     return ""
 
 
-def _checked_runs(m, jobs, unmet: dict[int, list[str]]) -> list:
+def _checked_runs(m, jobs, unmet: dict[int, list[str]], lags: dict[int, list[RobotLag]] | None = None) -> list:
     """The jobs' runs, with the channels of the test's conditions too; what a car's run does not meet of them
-    goes into ``unmet`` under id(car)."""
+    goes into ``unmet`` under id(car), and how far the steer of a run with a steering robot fell behind the robot's
+    profile into ``lags`` (:func:`robot_lag`)."""
     conditions = [e.channel for script, _ in jobs for e in script.expects[:m.conditions]]
-    runs = run_jobs(jobs, list(dict.fromkeys([*m.channels, *conditions])))
+    robots = ["steer"] if any(script.robot is not None for script, _ in jobs) else []
+    runs = run_jobs(jobs, list(dict.fromkeys([*m.channels, *conditions, *robots])))
     for (_, car), run in zip(jobs, runs, strict=True):
         problem = unmet_condition(run, m.conditions)
         if problem:
             unmet.setdefault(id(car), []).append(problem)
+        lag = robot_lag(run)
+        if lags is not None and lag is not None:
+            lags.setdefault(id(car), []).append(lag)
     return runs
+
+
+@dataclass(frozen=True)
+class RobotLag:
+    """How far a run's steer fell behind its steering robot's profile, in degrees of handwheel (the robot's ratio)."""
+
+    lag: float  # [deg] the largest difference between the profile and the steer the car got
+    at: float  # [s] when
+    amplitude: float | None  # [deg] the robot's amplitude (None for a ramp)
+    asked: float  # [deg/s] the fastest the profile turns the handwheel
+    rate: float  # [deg/s] the fastest the car's steering follows (steering.rate times the robot's ratio)
+    ratio: float  # the robot's steering ratio (handwheel over road-wheel angle)
+
+
+LAG_SHOWN = 0.1
+"""[deg of handwheel] A run whose steer falls further behind its steering robot's profile than this is not the
+standard's input, and the test says so (a row of its own, no verdict). The robot's steer reaches the car through its
+steering rate (physics.robot): where the car follows, the steer is the profile to its rounding (below 1e-13 deg on
+every run of the shipped cars but their fastest sine-with-dwell runs), so a lag is the rate's."""
+
+
+def robot_lag(run) -> RobotLag | None:
+    """The steer of a run with a steering robot against the robot's profile (the steer the car got each frame is the
+    profile's value at that frame where the steering rate lets it follow); None for a run with no robot."""
+    from workbench.scripts.driving import robot_angle
+
+    robot = run.script.robot
+    if robot is None or "steer" not in run.data:
+        return None
+    t = run.t
+    profile = robot_angle(robot, t)
+    to_handwheel = np.degrees(robot.ratio)
+    gap = np.abs(np.asarray(run["steer"]) - profile) * to_handwheel
+    k = int(np.argmax(gap)) if len(gap) else 0
+    asked = float(np.max(np.abs(np.diff(profile))) / run.dt * to_handwheel) if len(profile) > 1 else 0.0
+    amplitude = robot.values.get("amplitude")
+    return RobotLag(float(gap[k]) if len(gap) else 0.0, float(t[k]) if len(t) else 0.0,
+                    None if amplitude is None else float(amplitude), asked,
+                    float(run.params.steering.rate * to_handwheel), robot.ratio)
+
+
+def lag_kpis(m, car: Car, lags: list[RobotLag]) -> list[Kpi]:
+    """A row for a car whose steer fell behind its steering robot's profile by more than LAG_SHOWN in a run of the
+    test (of a test whose standard allows a range of steering rates, ``m.input_rate_floor``, only where the car's
+    steering is slower than the range): the largest lag, and in its note which runs and the rates (no verdict: the figures of such a run are the
+    car's, with its steering, not the standard's input)."""
+    floor = m.input_rate_floor
+    behind = [lag for lag in lags if lag.lag > LAG_SHOWN and (floor is None or lag.rate < floor)]
+    if not behind:
+        return []
+    worst = max(behind, key=lambda lag: lag.lag)
+    amplitudes = [lag.amplitude for lag in behind if lag.amplitude is not None]
+    runs = (f"{len(behind)} of its {len(lags)} runs" + (f", from {min(amplitudes):.4g} deg" if amplitudes else "")
+            if len(lags) > 1 else "its run")
+    return [Kpi("robot_lag", "steer behind the steering robot's profile", worst.lag, "deg",
+                f"{m.standard}: the steering input",
+                note=f"{runs}: the car's steering (steering.rate) turns the handwheel at {worst.rate:.4g} deg/s at "
+                     f"most, the profile at up to {worst.asked:.4g} deg/s"
+                     + ("" if floor is None else f" and the standard at least {floor:g}")
+                     + f"; largest at {worst.at:.3g} s"
+                     + ("" if worst.amplitude is None else f" of the {worst.amplitude:.4g} deg run")
+                     + f"; those runs are not the standard's input (--set steering.rate="
+                       f"{math.ceil((worst.asked if floor is None else floor) / worst.ratio)} deg/s of road wheel "
+                       + ("lets the car follow)" if floor is None else "reaches it)"))]
 
 
 def unmet_condition(run, count: int) -> str | None:

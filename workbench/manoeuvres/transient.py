@@ -53,6 +53,7 @@ PEAK_OVERSHOOT = 0.5 * STEADY_TREND  # the least overshoot that is a peak (carbe
 # 0.23% (1/120 s), 0.04% (1/240 s) and 0.004% (1/480 s) over its steady state and none at 1/1000 s: peak response
 # times of 3.1, 3.7 and 5.4 s and none, of a response that does not overshoot)
 SPUN = 10.0  # [deg] a body slip angle past this is a spin, not a step response (the presets' steps: under 2 deg)
+STOPPED = 0.5  # [m/s] a step run whose car moves slower than this over the steady window has no response to measure
 TARGET_AY = 4.0  # [m/s^2] ISO 7401's steady-state lateral acceleration
 AY_TOLERANCE = 0.2  # [m/s^2] how far from TARGET_AY a step's steady state may end (carbench's choice: 5%)
 SCALINGS = 4  # at most this many rescalings of the step's amplitude towards TARGET_AY
@@ -154,6 +155,7 @@ class StepSteer(Manoeuvre):
     standard = "ISO 7401:2011"
     script = "iso7401_step"
     channels = ("steer", "yaw_rate", "accel_lat", "speed", "beta")
+    input_rate_floor = 200.0  # ISO 7401:2011 step input: the handwheel turned at 200 to 500 deg/s
 
     def run(self, cars, runner: Runner, script: Script | None = None):
         runs = self.scaled_runs(cars, runner, script or self.base_script())[1]
@@ -186,8 +188,17 @@ class StepSteer(Manoeuvre):
         return scripts, runs
 
     def kpis(self, run: RunData) -> list[Kpi]:
-        t, steer, yaw, ay = run.t, run["steer"], run["yaw_rate"], run["accel_lat"]
+        t = run.t
         end = float(t[-1])
+        window = t >= end - STEADY
+        speed = float(np.mean(run["speed"][window])) if "speed" in run.data and window.any() else math.inf
+        if speed < STOPPED:  # a car at rest has no response to measure: its figures would be the frames' noise
+            note = f"the car was not moving ({speed * 3.6:.3g} km/h over the run's last {STEADY:g} s)"
+            return [replace(k, value=None, note=note) for k in self._kpis(run, end)]
+        return self._kpis(run, end)
+
+    def _kpis(self, run: RunData, end: float) -> list[Kpi]:
+        t, steer, yaw, ay = run.t, run["steer"], run["yaw_rate"], run["accel_lat"]
         r = step_response(t, steer, yaw, end)
         a = step_response(t, steer, ay, end, frame_mean=True)
         fit = second_order_fit(t, steer, yaw, r["t0"]) if r["t0"] is not None else None
