@@ -347,6 +347,11 @@ def _guarded_main(argv: Sequence[str] | None) -> int:
     except Terminated as exc:  # SIGTERM, SIGHUP or SIGQUIT: outputs cleaned up on the way out, like Ctrl-C
         _say(f"stopped by signal {exc.signum}" + _after(exc))
         return exc.exit_code
+    except MemoryError:
+        # The machine ran out where no size check foresaw it: one line, never a traceback (its outputs are staged and
+        # left out as for any failure).
+        return _bad("out of memory: the machine could not hold what this run needs (--max-memory bounds a run's "
+                    "telemetry; a shorter script, a larger --dt or fewer cars need less)")
     except BrokenPipeError:
         # The reader went away (carbench demo | head -3): stop quietly. Later flushes of the
         # closed stdout would fail again, so it is pointed at /dev/null.

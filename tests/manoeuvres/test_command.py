@@ -125,6 +125,10 @@ def test_a_limit_that_fails_exits_1_and_says_so(capsys):
     (["manoeuvre", "moose"], "unknown manoeuvre 'moose'"),
     (["manoeuvre", "iso7975", "--set", "body.mass=-3"], "body.mass"),
     (["manoeuvre", "iso7975", "--preset", "nonesuch"], "nonesuch"),
+    # TOML's hexadecimal integer, which sweep --param refuses, was taken: 0x600 kg as 1536 kg
+    (["manoeuvre", "acceleration", "--vs-set", "body.mass=0x600"],
+     "--vs-set body.mass=0x600: a number is typed in decimal here (TOML would read it as 1536)"),
+    (["manoeuvre", "acceleration", "--set", "body.mass=0o3000"], "--set body.mass=0o3000: a number is typed in decimal"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     assert main(args) == 2

@@ -342,8 +342,14 @@ def test_a_csv_of_too_many_frames_or_too_long_a_line_is_refused(tmp_path, capsys
     path = _long_csv(tmp_path, capsys, 30)
     monkeypatch.setattr(compare_module, "MAX_CSV_FRAMES", 20)
     code, out, err = cli(capsys, "compare", path, path)
-    assert code == 2 and out == "" and err == f"carbench: {path}: line 22: more than 20 frames, the most compare " \
-                                              "reads of a telemetry CSV\n", err
+    # said from the count of its lines, before its values are read (a CSV of 2.16 million frames that `replay --csv`
+    # wrote was refused after a minute of reading)
+    assert code == 2 and out == "" and err == f"carbench: {path}: 30 lines of frames, more than the 20 frames " \
+        "compare reads of a telemetry CSV (4.6 hours at 1/120 s, as of a script's run)\n", err
+    reads = []
+    real_read = compare_module._read_csv
+    monkeypatch.setattr(compare_module, "_read_csv", lambda *args: reads.append(args) or real_read(*args))
+    assert cli(capsys, "compare", path, path)[0] == 2 and reads == []
     monkeypatch.setattr(compare_module, "MAX_CSV_FRAMES", 30)
     assert len(read_csv_run(path).data["t"]) == 30
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -541,3 +547,18 @@ def test_against_another_dt_a_gear_and_a_flag_keep_whole_values(capsys):
     flags = {i.name for i in channel_infos("m") if stepwise(i)}
     assert {"gear", "wheelspin", "stalled", "handbrake", "esc_active", "abs_fl"} <= flags
     assert not {"speed", "clutch", "throttle", "slip_ratio_rear"} & flags
+
+
+def test_a_csv_with_a_gap_in_its_time_says_where(tmp_path, capsys):
+    """Ten frames cut from the middle were refused without a word of where."""
+    whole = tmp_path / "whole.csv"
+    assert main(["replay", COAST, "--csv", str(whole)]) == 0
+    lines = whole.read_text(encoding="utf-8").splitlines()
+    gap = tmp_path / "gap.csv"
+    gap.write_text("\n".join(lines[:51] + lines[61:]) + "\n", encoding="utf-8")  # frames 50..59 (t 0.4167..) gone
+    t = [float(line.split(",", 1)[0]) for line in lines[1:]]
+    capsys.readouterr()
+    code, out, err = cli(capsys, "compare", gap, whole)
+    assert code == 2 and out == "" and err == (
+        f"carbench: {gap}: the time column does not advance by a fixed dt: frame 51 (t = {t[60]:.6g} s) follows "
+        f"t = {t[49]:.6g} s, where the first two frames are {t[1]:.6g} s apart\n"), err

@@ -435,3 +435,38 @@ def test_a_failed_commit_says_where_it_failed_by_the_name_the_user_gave(tmp_path
         error = IsADirectoryError(errno.EISDIR, "Is a directory", str(tmp))
         assert staged.move_problem(error) == f"{tmp_path / 'out.csv'}: Is a directory"
         assert staged.move_problem(OSError(errno.ENOSPC, "No space left on device")) == "No space left on device"
+
+
+def test_a_read_only_file_is_not_replaced_by_an_output_nor_inside_an_output_folder(tmp_path, monkeypatch, capsys):
+    """A file made read-only (chmod 444) was replaced by `replay --csv` (the rename is the folder's to allow), where the
+    shell and cp refuse to write it. As root, which may write any file, os.access is made to answer as for its owner."""
+    from physics.presets import scripts_dir
+    from workbench.cli import main
+
+    keep = tmp_path / "keep.csv"
+    keep.write_text("mine\n")
+    keep.chmod(0o444)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "sweep.csv").write_text("mine too\n")
+    (folder / "sweep.csv").chmod(0o444)
+    if os.geteuid() == 0:
+        real_access = os.access
+
+        def access(path, mode, **kwargs):
+            if mode == os.W_OK and os.path.isfile(path) and not os.stat(path).st_mode & 0o222:
+                return False
+            return real_access(path, mode, **kwargs)
+
+        monkeypatch.setattr(os, "access", access)
+    with pytest.raises(OutputPathError, match="keep.csv: the file is read-only"):
+        check_output_file(keep, "--csv")
+    with pytest.raises(OutputPathError, match="would write sweep.csv inside it, but .* the file is read-only"):
+        check_output_dir(folder, "--out", writes=lambda name: name.endswith(".csv"))
+    assert main(["replay", str(scripts_dir() / "braking_stop.toml"), "--csv", str(keep)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "read-only" in err
+    assert keep.read_text() == "mine\n" and (folder / "sweep.csv").read_text() == "mine too\n"
+    keep.chmod(0o644)  # a writable one is replaced as before
+    assert main(["replay", str(scripts_dir() / "braking_stop.toml"), "--csv", str(keep)]) == 0
+    assert keep.read_text().startswith("t [s],")

@@ -66,6 +66,7 @@ def test_hunt_command_refuses_bad_input(run_cli, tmp_path):
     for args, reason in ((["--cars", "0"], "--cars 0"), (["--cars", "10001"], "--cars"),
                          (["--seconds", "0"], "--seconds"), (["--seconds", "601"], "--seconds"),
                          (["--preset", "nope"], "no such preset"), (["--seed", "-1"], "--seed"),
+                         (["--preset", "sedan", "tail_happy", "sedan"], "--preset: sedan is named twice"),
                          (["--workers", "1", "--scheduler", "tcp://x:1"], "one or the other"),
                          (["--out", str(tmp_path / "a" / "b")], "does not exist")):
         done = run_cli("hunt", *args, "--seconds" if "--seconds" not in args else "--cars", "1")

@@ -423,3 +423,9 @@ def test_a_list_axis_in_the_order_typed_is_said_by_its_values_not_its_ends(short
     masses = ",".join(str(900 + 50 * ((7 * i) % 10)) for i in range(10))  # ten values, shuffled
     text = summary(run_sweep(plan_sweep(short, [f"body.mass={masses}"])))
     assert "grid: body.mass 900 kg .. 1350 kg (10 values in the order given)\n" in text
+
+
+def test_a_sweep_of_one_car_says_one_car(run_cli, tmp_path):
+    done = run_cli("sweep", scripts_dir() / "braking_stop.toml", "--param", "body.mass=1000", "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    assert "\n  1 car, grid: body.mass = 1000 kg\n" in done.stdout and "  1 cars" not in done.stdout

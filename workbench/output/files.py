@@ -313,6 +313,11 @@ def check_output_file(path: str | os.PathLike | None, option: str, inputs: Itera
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {target}: the folder {folder} is not writable"
                               + (f" (it is a link to {real})" if real != target else ""))
+    if real.is_file() and not os.access(real, os.W_OK):
+        # Replaced by a rename, which the folder allows: a file its owner made read-only was written over (as the shell
+        # and cp refuse to)
+        raise OutputPathError(f"{option} {target}: the file is read-only (write-protected); carbench does not replace "
+                              "it" + (f" (it is a link to {real})" if real != target else ""))
     for name, whose in ((target.name, ""), (real.name, f" of the file it links to ({real})")):
         # the output is staged beside the file a link leads to, under a name made of that file's
         if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:

@@ -179,7 +179,7 @@ def summary(result: SweepResult) -> str:
     p = plan.program
     rate = result.car_steps / result.seconds if result.seconds > 0 else 0.0
     lines = [f"{one_line(p.name)}  ({one_line(p.script.source)})  preset {p.preset}, dt {p.dt:.6g} s",
-             f"  {plan.cars:,} cars, {_axes_text(result)}",
+             f"  {plan.cars:,} car{'' if plan.cars == 1 else 's'}, {_axes_text(result)}",
              f"  {result.car_steps:,} car-steps in {result.seconds:.2f} s ({rate:,.0f} car-steps/s)"]
     if not p.script.expects:
         lines.append("  (no expectations)")

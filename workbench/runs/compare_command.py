@@ -38,6 +38,9 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         from workbench.scripts.format import number_problem
 
         raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
+    if isinstance(value, int) and not isinstance(value, bool) and raw.lstrip("+-")[:2].lower() in ("0x", "0o", "0b"):
+        # TOML's hexadecimal, octal and binary integers: `sweep --param` refuses them, and 0x600 kg read as 1536 kg
+        raise CompareError(f"{option} {path}={raw}: a number is typed in decimal here (TOML would read it as {value})")
     if isinstance(value, float) and ((not math.isfinite(value) and raw.lstrip("+-").lower() not in ("inf", "nan"))
                                      or underflows(raw, value)):
         # TOML reads 1e400 as inf and 1e-400 as 0: said as typed, not as a value the user never wrote

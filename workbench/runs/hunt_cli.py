@@ -101,8 +101,9 @@ def run(args, renderer=lambda: None) -> int:
         except (PresetError, NameRuleError) as exc:
             return _bad(f"--preset: {exc}")
     presets = resolved
-    if len(set(presets)) != len(presets):
-        return _bad("--preset: a preset is named twice")
+    twice = next((p for k, p in enumerate(presets) if p in presets[:k]), None)
+    if twice is not None:
+        return _bad(f"--preset: {twice} is named twice")
     try:
         files = [load_named_preset(p).path for p in presets]
         out = check_output_dir(args.out, "--out", [f for f in files if f is not None],

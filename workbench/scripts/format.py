@@ -433,7 +433,7 @@ class _Parser:
         preset = self.text(head["preset"], "[script] preset")
         duration = self.number(head["duration"], "[script] duration")
         if duration <= 0:
-            raise self.fail("[script] duration", f"{exact_digits(duration)} must be positive")
+            raise self.fail("[script] duration", f"{exact_digits(duration)} s: must be positive")
         if duration > MAX_DURATION:
             raise self.fail("[script] duration", f"{duration!r} s is longer than a script may be "
                                                  f"({MAX_DURATION:g} s, one day)")
