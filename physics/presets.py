@@ -52,6 +52,9 @@ def resolve_preset(name_or_path: str | Path) -> Path:
     if not text.strip():
         raise PresetError(f"{text!r}: empty preset name; the presets are: {', '.join(preset_names())}")
     if candidate.is_dir():
+        shipped = cars_dir() / f"{text}.toml"
+        if candidate.suffix != ".toml" and candidate.parent == Path(".") and shipped.is_file():
+            return shipped  # a folder named "sedan" in the working folder does not hide the shipped preset
         raise PresetError(f"{text}: is a directory, not a preset file")
     if candidate.suffix == ".toml" or candidate.parent != Path("."):
         if candidate.is_file():

@@ -180,3 +180,9 @@ def test_a_preset_file_named_with_a_newline_or_bytes_that_are_not_utf8(tmp_path,
     code = main(["hunt", "--preset", str(raw), "--cars", "6", "--seconds", "12", "--seed", "11", "--out", "found"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "not UTF-8" in err and "my\\xe9car.toml" in err, err
+
+
+def test_a_shrunk_script_of_one_hold_says_one_hold():
+    from workbench.runs.hunt import _holds
+
+    assert (_holds(1), _holds(0), _holds(3)) == ("1 hold", "0 holds", "3 holds")  # "Shrunk to 1 holds" before

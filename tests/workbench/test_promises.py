@@ -331,6 +331,7 @@ SHIPPED_RUNS = [
     ["compare", "braking_stop", "--preset", "sedan", "--vs-script", "braking_grip"],
     ["sweep", "braking_stop", "--preset", "sedan", "--param", "body.mass=900:1000:2", "--out", "sw"],
     ["hunt", "--preset", "sedan", "--cars", "1", "--seconds", "1", "--out", "h"],
+    ["presets"],  # ended in a traceback: it loaded each shipped preset by its bare name through physics.load_preset
 ]
 
 
@@ -345,6 +346,18 @@ def test_every_command_takes_shipped_names_from_any_folder(argv, tmp_path, monke
     assert code in (0, 1), (code, out, err)
     assert "carbench: " not in err.replace("carbench: compiling", ""), err
     assert out.strip()
+
+
+def test_the_library_finds_a_shipped_preset_beside_a_folder_of_its_name(tmp_path, monkeypatch):
+    from physics import PresetError, load_preset
+    from physics.presets import cars_dir
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sedan").mkdir()
+    (tmp_path / "mine").mkdir()
+    assert load_preset("sedan").path == cars_dir() / "sedan.toml"
+    with pytest.raises(PresetError, match="mine: is a directory, not a preset file"):
+        load_preset("mine")
 
 
 LOCAL_RUNS = [

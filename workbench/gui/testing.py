@@ -17,7 +17,7 @@ schedules that with ``deleteLater``); other widgets are left to pytest-qt.
 
 When a test that used ``carbench_window`` fails, a PNG of the window at that moment is saved in the
 test's ``tmp_path`` and named in the failure report; ``--carbench-screenshots=DIR`` keeps one for
-every such test in DIR.
+every test that used ``carbench_window``, passing or not, in DIR.
 
 With no display (none set, or one that no longer answers) the plugin runs Qt offscreen, so the
 same tests run on a build machine; set ``QT_QPA_PLATFORM`` yourself to choose otherwise.

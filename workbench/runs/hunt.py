@@ -27,6 +27,11 @@ CHUNK = 200  # cars per batch: the step costs about the same for 1 car as for a 
 BATCH_BYTES = 512 * 2**20  # the most of a batch's telemetry held at once (a worker holds one batch at a time)
 SHRINK_ROUNDS = 40
 
+
+def _holds(n: int) -> str:
+    """``n`` holds, in words ("1 hold", "3 holds")."""
+    return f"{n} hold" + ("" if n == 1 else "s")
+
 Segment = tuple[tuple[str, ...], int, int]
 """Keys held over frames [first, end)."""
 
@@ -343,7 +348,7 @@ class Finding:
         # broke into a line TOML refused, the whole hunt's scripts not written.
         return (f"# carbench hunt --preset {one_line(self.preset)}{size} --seed {seed}: car {self.first_car} broke "
                 f"`{self.monitor}` "
-                f"({m.description}).\n# Shrunk to {len(self.minimal.segments)} holds; it fails at frame {v.frame} "
+                f"({m.description}).\n# Shrunk to {_holds(len(self.minimal.segments))}; it fails at frame {v.frame} "
                 f"(t = {v.time:.4g} s): {v.values_text()}.\n")
 
 
@@ -426,7 +431,7 @@ def summary(findings: Sequence[Finding], presets: Sequence[str], cars: int, seco
         return "\n".join(lines)
     rows = [("preset", "monitor", "cars", "minimal", "fails at", "script")]
     for f, path in zip(findings, paths, strict=True):
-        rows.append((f.preset, f.monitor, str(f.cars), f"{len(f.minimal.segments)} holds, {f.minimal.frames * f.minimal.dt:.3g} s",
+        rows.append((f.preset, f.monitor, str(f.cars), f"{_holds(len(f.minimal.segments))}, {f.minimal.frames * f.minimal.dt:.3g} s",
                      f"{f.violation.time:.4g} s", path))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines.extend("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
