@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -53,7 +54,7 @@ def resolve_preset(name_or_path: str | Path) -> Path:
         raise PresetError(f"{text!r}: empty preset name; the presets are: {', '.join(preset_names())}")
     if candidate.is_dir():
         shipped = cars_dir() / f"{text}.toml"
-        if candidate.suffix != ".toml" and candidate.parent == Path(".") and shipped.is_file():
+        if candidate.suffix != ".toml" and "/" not in text and os.sep not in text and shipped.is_file():
             return shipped  # a folder named "sedan" in the working folder does not hide the shipped preset
         raise PresetError(f"{text}: is a directory, not a preset file")
     if candidate.suffix == ".toml" or candidate.parent != Path("."):

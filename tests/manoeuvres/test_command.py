@@ -64,7 +64,7 @@ def test_a_car_is_named_by_the_edits_that_change_it_and_two_cars_of_one_name_are
 
 
 def test_the_json_of_two_cars_has_the_change_of_every_kpi_and_both_verdicts_under_a_limit(capsys):
-    code = main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy", "--json"])
+    code = main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy", "--set", "steering.rate=81", "--json"])
     doc = json.loads(capsys.readouterr().out)
     test = doc["manoeuvres"]["r140_swd"]
     a, b = ({k["key"]: k for k in kpis} for kpis in test["cars"])
@@ -76,7 +76,7 @@ def test_the_json_of_two_cars_has_the_change_of_every_kpi_and_both_verdicts_unde
     limited = {c["key"]: c["passed"] for c in test["change"] if c["limit"]}
     assert limited["yaw_ratio_1.00"] == [True, False]  # the sedan's ESC holds it; tail_happy has none
     assert code == 1
-    main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy"])  # the text prints the same change
+    main(["manoeuvre", "r140_swd", "--vs-preset", "tail_happy", "--set", "steering.rate=81"])  # the same change
     text = capsys.readouterr().out
     assert f"{test['change'][1]['change']:+.4g}" in text
 
@@ -208,7 +208,7 @@ def test_one_car_a_test_cannot_run_leaves_the_other_cars_kpis(capsys):
 def test_one_test_the_second_car_cannot_run_still_shows_the_firsts(capsys):
     """r140_swd against a car whose lock the slowly increasing steer passes: exit 2 and car A's KPIs lost (a review);
     now A's KPIs beside B's "not run" with the reason. One car alone that cannot run it is still one line, exit 2."""
-    code = main(["manoeuvre", "r140_swd", "--vs-set", "steering.lock=15", "--json"])
+    code = main(["manoeuvre", "r140_swd", "--set", "steering.rate=81", "--vs-set", "steering.lock=15", "--json"])
     cars = json.loads(capsys.readouterr().out)["manoeuvres"]["r140_swd"]["cars"]
     assert code == 0 and len(cars) == 2
     assert [k["key"] for k in cars[1]] == ["not_run"] and "past the car's lock (15 deg)" in cars[1][0]["note"]

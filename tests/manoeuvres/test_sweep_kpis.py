@@ -98,6 +98,15 @@ def test_a_handling_sweep_of_a_kinematic_car_is_refused_as_manoeuvre_refuses_it(
     assert err.strip().startswith("carbench: iso4138_circle: iso4138 judges handling, which the teaching car"), err
 
 
+def swd_program():
+    """The sine with dwell's script on the sedan with its steering quick enough for the robot (1.4 rad/s: 1,203 deg/s
+    of handwheel against the 270 deg run's 1,187; the keys' 1.2 holds it back, and the runs are no runs of the test)."""
+    from dataclasses import replace
+
+    program = compile_script(load_script(resolve_script("r140_sine_dwell")))
+    return replace(program, params=program.params.with_values({"steering.rate": 1.4}))
+
+
 def test_a_car_past_a_kpi_limit_does_not_pass_the_sweep():
     """FMVSS 126's yaw-rate ratios (S5.2.1, S5.2.2) swept over stability control off and on: the car without it fails
     both limits and so fails the sweep, though it meets the script's one expectation (80 km/h at the start of the
@@ -106,7 +115,7 @@ def test_a_car_past_a_kpi_limit_does_not_pass_the_sweep():
     row says it."""
     from workbench.output.sweep_report import as_json, charts, csv_text, summary
 
-    plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
+    plan = plan_sweep(swd_program(),
                       ["aids.esc=0,1", "engine.peak_torque=60,500"])  # 500 N m: the sedan's own
     result = sweep_kpis.run_test_sweep(plan)
     esc, torque = plan.values[:, 0], plan.values[:, 1]
@@ -153,7 +162,7 @@ def test_a_limit_that_depends_on_the_car_is_given_as_each_car_was_judged(monkeyp
     from workbench.output.sweep_report import charts, summary
 
     monkeypatch.setattr(sweep_kpis, "unmet_condition", lambda run, count: None)
-    plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))), ["body.mass=1500,4000"])
+    plan = plan_sweep(swd_program(), ["body.mass=1500,4000"])
     result = sweep_kpis.run_test_sweep(plan)
     k = [label for label, _ in result.kpi_names].index("least lateral displacement 1.07 s after BOS (5 A and up)")
     assert result.kpi_limits[k] == ">= 1.83 m or >= 1.52 m"
@@ -180,7 +189,7 @@ def test_a_series_run_that_misses_the_conditions_takes_the_cars_verdicts():
     """350 N m: the sine-with-dwell script's own run reaches 80 km/h, but the series' slowly increasing steer does not
     hold it (81.24 km/h, not 78..81): `carbench manoeuvre` says the conditions were not met and gives no verdicts, and
     so does the sweep now (it judged the script's own run alone)."""
-    plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))), ["engine.peak_torque=350,500"])
+    plan = plan_sweep(swd_program(), ["engine.peak_torque=350,500"])
     result = sweep_kpis.run_test_sweep(plan)
     assert result.expect_passed[0].tolist() == [True, True]  # the script's own condition, met by both
     met = result.kpi_keys.index("conditions")
@@ -257,14 +266,14 @@ def test_an_on_off_parameter_is_charted_as_its_two_cars_and_a_car_past_the_limit
     "esc = 0.77" under ticks of 0.2 .. 0.8, and the car past the limit (151 %) was drawn as the one within it."""
     from workbench.output.sweep_report import charts
 
-    result = sweep_kpis.run_test_sweep(plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
+    result = sweep_kpis.run_test_sweep(plan_sweep(swd_program(),
                                                   ["aids.esc=0,1"]))
     chart = dict(charts(result))["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]
     cars, past = chart.series
     assert not cars.joined and chart.x_ticks == (0.0, 1.0)
     assert past.label == "past the limit" and past.x.tolist() == [0.0] and past.y[0] > 35.0
     assert all(not s.joined for s in dict(charts(result))["margins.png"].series)
-    mass = sweep_kpis.run_test_sweep(plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))),
+    mass = sweep_kpis.run_test_sweep(plan_sweep(swd_program(),
                                                 ["body.mass=1500,1700"]))
     line = dict(charts(mass))["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]
     assert line.series[0].joined and line.x_ticks is None  # a parameter of any value between: a line

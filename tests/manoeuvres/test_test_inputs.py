@@ -10,7 +10,14 @@ import pytest
 
 from workbench.cli import main
 from workbench.manoeuvres.catalogue import CATALOGUE
-from workbench.manoeuvres.manoeuvre_command import LAG_SHOWN, car_of, lag_kpis, robot_lag, run_tests
+from workbench.manoeuvres.manoeuvre_command import (
+    LAG_SHOWN,
+    car_of,
+    lag_condition,
+    lag_kpis,
+    robot_lag,
+    run_tests,
+)
 from workbench.manoeuvres.runner import run_jobs
 from workbench.manoeuvres.sine_dwell import at_amplitude
 
@@ -33,12 +40,15 @@ def test_a_sine_with_dwell_the_steering_rate_holds_back_is_said_with_the_rates()
     assert lag.asked == pytest.approx(2.0 * math.pi * 0.7 * 270.0, rel=0.01)
     (row,) = lag_kpis(m, car, [lag])
     assert row.key == "robot_lag" and row.value == lag.lag and row.unit == "deg" and row.passed is None
-    assert "1031 deg/s" in row.note and "not the standard's input" in row.note
+    assert "1031 deg/s" in row.note and "not the standard's input" in row.note and "no verdict" in row.note
+    # and the run is no run of the test: a condition it did not meet (its verdicts were given, PASS and exit 0)
+    assert lag_condition(m, lag).startswith("the steering robot's input: the steer fell")
     # the rate the note names lets the car follow: its steer is then the profile (to its rounding)
     need = math.ceil(lag.asked / 15.0)
     assert f"--set steering.rate={need} deg/s" in row.note
     _, car, run = swd_run([f"steering.rate={need}"], 270.0)
     assert robot_lag(run).lag < 1e-9 and lag_kpis(m, car, [robot_lag(run)]) == []
+    assert lag_condition(m, robot_lag(run)) is None
     # a smaller run the car follows gets no row
     _, car, run = swd_run([], 100.0)
     assert robot_lag(run).lag <= LAG_SHOWN and lag_kpis(m, car, [robot_lag(run)]) == []
@@ -47,11 +57,13 @@ def test_a_sine_with_dwell_the_steering_rate_holds_back_is_said_with_the_rates()
 def test_a_step_is_said_only_where_the_steering_is_slower_than_iso_7401_allows(capsys):
     """ISO 7401's step turns the handwheel at 200 to 500 deg/s: a car at 300 deg/s still gives the standard's step (its
     response times are taken from the steer as it gets it); one at 150 deg/s does not."""
-    assert main(["manoeuvre", "iso7401_step", "--set", "steering.rate=20", "--json"]) in (0, 1)
+    assert main(["manoeuvre", "iso7401_step", "--set", "steering.rate=20", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["manoeuvres"]["iso7401_step"]["cars"][0]
-    assert "robot_lag" not in [k["key"] for k in rows]
-    main(["manoeuvre", "iso7401_step", "--set", "steering.rate=10", "--json"])
+    assert "robot_lag" not in [k["key"] for k in rows] and "conditions" not in [k["key"] for k in rows]
+    assert main(["manoeuvre", "iso7401_step", "--set", "steering.rate=10", "--json"]) == 1
     rows = json.loads(capsys.readouterr().out)["manoeuvres"]["iso7401_step"]["cars"][0]
+    (conditions,) = [k for k in rows if k["key"] == "conditions"]
+    assert conditions["passed"] is False and "the steering robot's input" in conditions["note"]
     (row,) = [k for k in rows if k["key"] == "robot_lag"]
     assert row["value"] > 5.0 and "150 deg/s" in row["note"] and "at least 200" in row["note"]
     assert "--set steering.rate=14 deg/s" in row["note"]  # 200 deg/s of handwheel at 15:1
@@ -88,3 +100,17 @@ def test_straight_braking_with_the_abs_off_says_iso_21994_brakes_with_it(capsys)
     off, on = json.loads(capsys.readouterr().out)["manoeuvres"]["iso21994"]["cars"]
     assert "ABS is off" in off[0]["note"] and "ABS" not in on[0]["note"]
     assert off[0]["value"] > on[0]["value"]  # locked wheels stop longer
+
+
+def test_a_sweep_holds_a_car_the_robot_outran_to_the_tests_conditions(tmp_path):
+    """The sweep's KPI verdicts are `carbench manoeuvre`'s: a car whose steering cannot give the step's 200 deg/s of
+    handwheel gets none, and fails on the test's conditions."""
+    from workbench.manoeuvres.sweep_kpis import run_test_sweep
+    from workbench.runs.sweep import plan_sweep
+    from workbench.scripts.format import load_script, resolve_script
+    from workbench.scripts.program import compile_script
+
+    program = compile_script(load_script(resolve_script("iso7401_step")))
+    result = run_test_sweep(plan_sweep(program, ["steering.rate=10,20"]))
+    met = result.kpi_passed[list(result.kpi_keys).index("conditions")]
+    assert list(met) == [0.0, 1.0]

@@ -345,7 +345,7 @@ def test_a_csv_of_too_many_frames_or_too_long_a_line_is_refused(tmp_path, capsys
     # said from the count of its lines, before its values are read (a CSV of 2.16 million frames that `replay --csv`
     # wrote was refused after a minute of reading)
     assert code == 2 and out == "" and err == f"carbench: {path}: 30 lines of frames, more than the 20 frames " \
-        "compare reads of a telemetry CSV (4.6 hours at 1/120 s, as of a script's run)\n", err
+        "compare reads of a telemetry CSV (4.6 hours at 1/120 s; the limit of a script's run too)\n", err
     reads = []
     real_read = compare_module._read_csv
     monkeypatch.setattr(compare_module, "_read_csv", lambda *args: reads.append(args) or real_read(*args))
@@ -560,5 +560,10 @@ def test_a_csv_with_a_gap_in_its_time_says_where(tmp_path, capsys):
     capsys.readouterr()
     code, out, err = cli(capsys, "compare", gap, whole)
     assert code == 2 and out == "" and err == (
-        f"carbench: {gap}: the time column does not advance by a fixed dt: frame 51 (t = {t[60]:.6g} s) follows "
-        f"t = {t[49]:.6g} s, where the first two frames are {t[1]:.6g} s apart\n"), err
+        f"carbench: {gap}: the time column does not advance by a fixed dt: frame 50 (t = {t[60]:.6g} s) follows "
+        f"t = {t[49]:.6g} s, where frames 0 and 1 are {t[1]:.6g} s apart\n"), err  # frames counted from 0
+    still = tmp_path / "still.csv"
+    still.write_text("\n".join(lines[:2] + lines[1:]) + "\n", encoding="utf-8")  # frame 0 twice
+    code, out, err = cli(capsys, "compare", still, whole)
+    assert code == 2 and err == f"carbench: {still}: the time column does not advance: its first two frames are at " \
+                                "t = 0 and 0 s\n", err

@@ -463,6 +463,12 @@ def test_a_read_only_file_is_not_replaced_by_an_output_nor_inside_an_output_fold
         check_output_file(keep, "--csv")
     with pytest.raises(OutputPathError, match="would write sweep.csv inside it, but .* the file is read-only"):
         check_output_dir(folder, "--out", writes=lambda name: name.endswith(".csv"))
+    # a subfolder the command merges into (hunt --out D's report/): its files are replaced by renames too
+    (folder / "report" / "charts").mkdir(parents=True)
+    (folder / "report" / "charts" / "a.png").write_bytes(b"png")
+    (folder / "report" / "charts" / "a.png").chmod(0o444)
+    with pytest.raises(OutputPathError, match="folder .*report, which holds a read-only .*a.png"):
+        check_output_dir(folder, "--out", writes=lambda name: name == "report", folders=["report"])
     assert main(["replay", str(scripts_dir() / "braking_stop.toml"), "--csv", str(keep)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "read-only" in err

@@ -143,7 +143,7 @@ def test_the_summary_gives_a_short_hunts_car_seconds():
     # 1 preset x 1 car x 0.005 s read "= 0 car-seconds"
     from workbench.runs.hunt import summary
 
-    assert summary([], ["sedan"], 1, 0.005, []).splitlines()[0].endswith("= 0.005 car-seconds")
+    assert summary([], ["sedan"], 1, 0.005, []).splitlines()[0] == "hunt: 1 preset x 1 car x 0.005 s = 0.005 car-seconds"
     assert summary([], ["sedan", "classic"], 300, 30.0, []).splitlines()[0].endswith("= 18,000 car-seconds")
 
 

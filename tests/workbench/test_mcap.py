@@ -201,6 +201,28 @@ def test_the_telemetry_goes_into_the_mcap_a_block_of_frames_at_a_time_with_the_s
     assert frames > 7 * 10 and [m.sequence for m in telemetry] == list(range(frames))
 
 
+def test_the_telemetry_is_not_held_as_python_floats_all_at_once(tmp_path, monkeypatch):
+    """What the MCAP writer holds besides the run's own arrays: a block of frames as Python floats, not the run's
+    (a minute of one car, 7,201 frames of 102 channels, took 26 MB at the peak of writing; in blocks of 64, 2.6)."""
+    import re
+    import tracemalloc
+
+    from workbench.output import mcap_log
+    from workbench.scripts.format import parse_script
+
+    text = re.sub(r"duration = [0-9.]+", "duration = 60.0", (scripts_dir() / "clutch_coast.toml").read_text(), count=1)
+    results = replay([compile_script(parse_script(text, "minute.toml"))])
+    values = results[0].program.frames * len(channel_names("m"))
+    monkeypatch.setattr(mcap_log, "TELEMETRY_BLOCK", 64)
+    tracemalloc.start()
+    try:
+        mcap_log.write_mcap(results, tmp_path / "minute.mcap")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert values > 700_000 and peak < 8 * values  # 24 bytes a Python float and 8 for its place in a list, at once
+
+
 def test_running_out_of_memory_is_one_line_not_a_traceback(monkeypatch, capsys):
     from workbench import cli
 

@@ -54,7 +54,11 @@ def test_a_log_sweeps_charts_are_drawn_on_a_log_axis_with_the_kpis_and_their_lim
     from workbench.scripts.format import load_script, resolve_script
     from workbench.scripts.program import compile_script
 
-    plan = plan_sweep(compile_script(load_script(resolve_script("r140_sine_dwell"))), ["aids.esc_gain=100:20000:3:log"])
+    from dataclasses import replace
+
+    program = compile_script(load_script(resolve_script("r140_sine_dwell")))
+    program = replace(program, params=program.params.with_values({"steering.rate": 1.4}))  # the robot's steer followed
+    plan = plan_sweep(program, ["aids.esc_gain=100:20000:3:log"])
     drawn = dict(charts(run_test_sweep(plan)))
     assert all(chart.x_log for chart in drawn.values())
     ratio = drawn["kpi-worst-yaw-rate-ratio-1-00-s-after-cos.png"]

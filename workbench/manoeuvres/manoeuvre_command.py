@@ -159,13 +159,25 @@ def _checked_runs(m, jobs, unmet: dict[int, list[str]], lags: dict[int, list[Rob
     robots = ["steer"] if any(script.robot is not None for script, _ in jobs) else []
     runs = run_jobs(jobs, list(dict.fromkeys([*m.channels, *conditions, *robots])))
     for (_, car), run in zip(jobs, runs, strict=True):
-        problem = unmet_condition(run, m.conditions)
+        problem = "; ".join(p for p in (unmet_condition(run, m.conditions), lag_condition(m, robot_lag(run))) if p)
         if problem:
             unmet.setdefault(id(car), []).append(problem)
         lag = robot_lag(run)
         if lags is not None and lag is not None:
             lags.setdefault(id(car), []).append(lag)
     return runs
+
+
+def lag_condition(m, lag: RobotLag | None) -> str | None:
+    """The test's condition on its steering input, unmet by a run whose steer fell more than LAG_SHOWN behind its
+    robot's profile (of a test whose standard allows a range of rates, only where the car's steering is slower than
+    the range), in words; None otherwise. Such a run is no run of the test: the car's KPIs get no verdict."""
+    if lag is None or not lag.lag > LAG_SHOWN or (m.input_rate_floor is not None and lag.rate >= m.input_rate_floor):
+        return None
+    size = "" if lag.amplitude is None else f" in the {lag.amplitude:.4g} deg run"
+    return (f"the steering robot's input: the steer fell {lag.lag:.3g} deg of handwheel behind its profile{size} (the "
+            f"car's steering turns the handwheel at {lag.rate:.4g} deg/s at most, the profile at up to "
+            f"{lag.asked:.4g})")
 
 
 @dataclass(frozen=True)
@@ -182,7 +194,8 @@ class RobotLag:
 
 LAG_SHOWN = 0.1
 """[deg of handwheel] A run whose steer falls further behind its steering robot's profile than this is not the
-standard's input, and the test says so (a row of its own, no verdict). The robot's steer reaches the car through its
+standard's input: the test says so (a row of its own with the lag) and its KPIs get no verdict, as for any other of
+its conditions (:func:`lag_condition`). The robot's steer reaches the car through its
 steering rate (physics.robot): where the car follows, the steer is the profile to its rounding (below 1e-13 deg on
 every run of the shipped cars but their fastest sine-with-dwell runs), so a lag is the rate's."""
 
@@ -213,7 +226,7 @@ def lag_kpis(m, car: Car, lags: list[RobotLag]) -> list[Kpi]:
     steering is slower than the range): the largest lag, and in its note which runs and the rates (no verdict: the figures of such a run are the
     car's, with its steering, not the standard's input)."""
     floor = m.input_rate_floor
-    behind = [lag for lag in lags if lag.lag > LAG_SHOWN and (floor is None or lag.rate < floor)]
+    behind = [lag for lag in lags if lag_condition(m, lag)]
     if not behind:
         return []
     worst = max(behind, key=lambda lag: lag.lag)
@@ -227,7 +240,8 @@ def lag_kpis(m, car: Car, lags: list[RobotLag]) -> list[Kpi]:
                      + ("" if floor is None else f" and the standard at least {floor:g}")
                      + f"; largest at {worst.at:.3g} s"
                      + ("" if worst.amplitude is None else f" of the {worst.amplitude:.4g} deg run")
-                     + f"; those runs are not the standard's input (--set steering.rate="
+                     + f"; those runs are not the standard's input, and the test's KPIs get no verdict (--set "
+                       f"steering.rate="
                        f"{math.ceil((worst.asked if floor is None else floor) / worst.ratio)} deg/s of road wheel "
                        + ("lets the car follow)" if floor is None else "reaches it)"))]
 

@@ -16,7 +16,7 @@ import numpy as np
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.catalogue import fitting
 from workbench.manoeuvres.kpi import CONDITIONS
-from workbench.manoeuvres.manoeuvre_command import unmet_condition
+from workbench.manoeuvres.manoeuvre_command import lag_condition, robot_lag, unmet_condition
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
@@ -58,7 +58,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
     paths = [a.path for a in plan.axes]
     values = plan.si_values()
     channels = list(dict.fromkeys([*test.channels, *(e.channel for e in script.expects),
-                                   *(m.channel for m in script.measures)]))
+                                   *(m.channel for m in script.measures), *(["steer"] if script.robot else [])]))
     e, m, n = len(script.expects), len(script.measures), plan.cars
     expect_value, expect_margin = np.zeros((e, n)), np.zeros((e, n))
     measure_value = np.full((m, n), np.nan)
@@ -87,9 +87,11 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                 # Each run of the test's series is held to its script's conditions, as `carbench manoeuvre` holds them
                 # (the sine with dwell's slowly increasing steer and every amplitude's run at 80 km/h).
                 conditions = [e.channel for job, _ in jobs for e in job.expects[:test.conditions]]
-                done = run_jobs(jobs, list(dict.fromkeys([*test.channels, *conditions])), chunk, dt=program.dt)
+                robots = ["steer"] if any(job.robot is not None for job, _ in jobs) else []
+                done = run_jobs(jobs, list(dict.fromkeys([*test.channels, *conditions, *robots])), chunk,
+                                dt=program.dt)
                 for (_, car), run in zip(jobs, done, strict=True):
-                    if unmet_condition(run, test.conditions):
+                    if unmet_condition(run, test.conditions) or lag_condition(test, robot_lag(run)):
                         unmet.add(id(car))
                 counted.append(sum(len(r.t) for r in done))
                 return done
@@ -108,7 +110,8 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                 expect_value[j, i], expect_margin[j, i] = window[k], margin[k]
             # A car whose runs did not meet the test's conditions (each script's first expectations) gets no verdict on
             # its KPIs, as `carbench manoeuvre` gives none: it fails on the conditions.
-            valid[i] = bool((expect_margin[:test.conditions, i] >= 0).all()) and id(cars[i - first_car]) not in unmet
+            valid[i] = (bool((expect_margin[:test.conditions, i] >= 0).all()) and id(cars[i - first_car]) not in unmet
+                        and not lag_condition(test, robot_lag(run)))  # the script's own run's steering input too
             for j, (measure, (first, last)) in enumerate(zip(script.measures, program.measure_windows,
                                                              strict=True)):
                 measure_value[j, i] = measure_column(measure, run[measure.channel], first, last, program.dt)

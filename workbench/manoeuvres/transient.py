@@ -188,10 +188,8 @@ class StepSteer(Manoeuvre):
         return scripts, runs
 
     def kpis(self, run: RunData) -> list[Kpi]:
-        t = run.t
-        end = float(t[-1])
-        window = t >= end - STEADY
-        speed = float(np.mean(run["speed"][window])) if "speed" in run.data and window.any() else math.inf
+        end = float(run.t[-1])
+        speed = moving_speed(run)
         if speed < STOPPED:  # a car at rest has no response to measure: its figures would be the frames' noise
             note = f"the car was not moving ({speed * 3.6:.3g} km/h over the run's last {STEADY:g} s)"
             return [replace(k, value=None, note=note) for k in self._kpis(run, end)]
@@ -219,11 +217,20 @@ class StepSteer(Manoeuvre):
                     None if fit is None else fit[1] / (2 * math.pi), "Hz", STEP_CLAUSE)]
 
 
+def moving_speed(run: RunData) -> float:
+    """The car's mean speed [m/s] over the run's last STEADY seconds, forwards or backwards (inf with no speed)."""
+    window = run.t >= run.t[-1] - STEADY
+    return float(np.mean(np.abs(run["speed"][window]))) if "speed" in run.data and window.any() else math.inf
+
+
 def step_conditions(run: RunData, steady_ay: float | None) -> list[str]:
     """What a step's run did not meet of what its KPIs are measured against: the target lateral acceleration, a
     steady state at the run's end (the yaw rate's trend over the last STEADY seconds within STEADY_TREND of its mean:
     the response times and the overshoot are relative to it), and no spin (a body slip angle under SPUN)."""
     unmet = []
+    if moving_speed(run) < STOPPED:
+        return [f"the car was not moving ({moving_speed(run) * 3.6:.3g} km/h over the run's last {STEADY:g} s): no "
+                "step response to measure"]
     if steady_ay is None or abs(abs(steady_ay) - TARGET_AY) > AY_TOLERANCE:
         unmet.append(f"the steady lateral acceleration is {'-' if steady_ay is None else f'{abs(steady_ay):.3g}'} "
                      f"m/s^2, not {TARGET_AY:g} +- {AY_TOLERANCE:g} m/s^2"

@@ -391,6 +391,10 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
                     # not when the outputs move in after the whole run
                     raise OutputPathError(f"{option} {target}: would write the folder {entry}, which exists and "
                                           f"is {'a link' if entry.is_symlink() else 'not a folder'}")
+                locked = _read_only_file(entry) if _real_dir(entry) else None
+                if locked is not None:  # merged into by renames, which would replace it as any other of its files
+                    raise OutputPathError(f"{option} {target}: would write into the folder {entry}, which holds a "
+                                          f"read-only (write-protected) file, {locked}; carbench does not replace it")
                 continue
             if entry.is_symlink() and not any(same_file(entry, source) for source in sources):
                 # A file of the folder's is replaced by a rename, which replaces the link itself: not written
@@ -407,6 +411,16 @@ def check_output_dir(path: str | os.PathLike | None, option: str, inputs: Iterab
 
 def _real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
+
+
+def _read_only_file(folder: Path) -> Path | None:
+    """A regular file in ``folder`` or its subfolders (not through links) that the user may not write, or None."""
+    for root, _, files in os.walk(folder):
+        for name in sorted(files):
+            path = Path(root) / name
+            if path.is_file() and not path.is_symlink() and not os.access(path, os.W_OK):
+                return path
+    return None
 
 
 def _moves(staged: Path, target: Path) -> list[tuple[Path, Path]]:

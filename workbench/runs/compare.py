@@ -155,7 +155,7 @@ def read_csv_run(path: str | Path) -> Run:
             rows = _count_lines(path, handle) - 1  # the header's line is not a frame
             if rows > MAX_CSV_FRAMES:  # refused now, not after a minute of reading the values of two million lines
                 raise CompareError(f"{path}: {rows:,} lines of frames, more than the {MAX_CSV_FRAMES:,} frames compare "
-                                   "reads of a telemetry CSV (4.6 hours at 1/120 s, as of a script's run)")
+                                   "reads of a telemetry CSV (4.6 hours at 1/120 s; the limit of a script's run too)")
             handle.seek(0)
             return _read_csv(path, _csv_lines(path, handle), min(rows, MAX_CSV_FRAMES))
     except FileNotFoundError:
@@ -216,12 +216,14 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
         raise CompareError(f"{path}: line {first_line}: the time column starts at {t[0]:.6g} s; a telemetry CSV of "
                            "carbench starts at 0")
     dt = float(t[1] - t[0]) if len(t) > 1 else 1.0
-    steps = np.diff(t)
-    off = np.flatnonzero(~np.isclose(steps, dt, rtol=1e-6, atol=1e-12)) if dt > 0 else np.zeros(1, dtype=int)
-    if len(t) > 1 and len(off):
-        k = int(off[0]) + 1
-        raise CompareError(f"{path}: the time column does not advance by a fixed dt: frame {k + 1} (t = {t[k]:.6g} s) "
-                           f"follows t = {t[k - 1]:.6g} s, where the first two frames are {dt:.6g} s apart")
+    if len(t) > 1 and dt <= 0:
+        raise CompareError(f"{path}: the time column does not advance: its first two frames are at t = {t[0]:.6g} and "
+                           f"{t[1]:.6g} s")
+    off = np.flatnonzero(~np.isclose(np.diff(t), dt, rtol=1e-6, atol=1e-12))
+    if len(off):
+        k = int(off[0]) + 1  # frames counted from 0, as carbench counts them
+        raise CompareError(f"{path}: the time column does not advance by a fixed dt: frame {k} (t = {t[k]:.6g} s) "
+                           f"follows t = {t[k - 1]:.6g} s, where frames 0 and 1 are {dt:.6g} s apart")
     return Run(str(path), unit, dt, data)
 
 

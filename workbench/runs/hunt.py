@@ -424,7 +424,7 @@ def _car_seconds(total: float) -> str:
 
 def summary(findings: Sequence[Finding], presets: Sequence[str], cars: int, seconds: float,
             paths: Sequence[str]) -> str:
-    lines = [f"hunt: {len(presets)} preset{'s' if len(presets) != 1 else ''} x {cars} cars x {seconds:g} s "
+    lines = [f"hunt: {len(presets)} preset{'s' if len(presets) != 1 else ''} x {cars} car{'s' if cars != 1 else ''} x {seconds:g} s "
              f"= {_car_seconds(len(presets) * cars * seconds)} car-seconds"]
     if not findings:
         lines.append("no monitor fired")
