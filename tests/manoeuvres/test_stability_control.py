@@ -8,7 +8,6 @@ import pytest
 
 from workbench.cli import main
 
-
 ROBOT_RATE = "steering.rate=81"  # [deg/s of road wheel] 1,215 deg/s of handwheel at 15:1: the keys' rate of the road
 # presets (1,031) holds back the 270 deg run's sine (1,187), whose runs then are no runs of the test (no verdicts)
 

@@ -47,14 +47,14 @@ def test_log_ticks_label_one_two_and_five_times_each_power_of_ten():
 
 
 def test_a_log_sweeps_charts_are_drawn_on_a_log_axis_with_the_kpis_and_their_limits(tmp_path):
+    from dataclasses import replace
+
     from workbench.gui.charts import render_png
     from workbench.manoeuvres.sweep_kpis import run_test_sweep
     from workbench.output.sweep_report import charts
     from workbench.runs.sweep import plan_sweep
     from workbench.scripts.format import load_script, resolve_script
     from workbench.scripts.program import compile_script
-
-    from dataclasses import replace
 
     program = compile_script(load_script(resolve_script("r140_sine_dwell")))
     program = replace(program, params=program.params.with_values({"steering.rate": 1.4}))  # the robot's steer followed
