@@ -159,10 +159,10 @@ def _checked_runs(m, jobs, unmet: dict[int, list[str]], lags: dict[int, list[Rob
     robots = ["steer"] if any(script.robot is not None for script, _ in jobs) else []
     runs = run_jobs(jobs, list(dict.fromkeys([*m.channels, *conditions, *robots])))
     for (_, car), run in zip(jobs, runs, strict=True):
-        problem = "; ".join(p for p in (unmet_condition(run, m.conditions), lag_condition(m, robot_lag(run))) if p)
+        lag = robot_lag(run)
+        problem = "; ".join(p for p in (unmet_condition(run, m.conditions), lag_condition(m, lag)) if p)
         if problem:
             unmet.setdefault(id(car), []).append(problem)
-        lag = robot_lag(run)
         if lags is not None and lag is not None:
             lags.setdefault(id(car), []).append(lag)
     return runs
@@ -195,9 +195,9 @@ class RobotLag:
 LAG_SHOWN = 0.1
 """[deg of handwheel] A run whose steer falls further behind its steering robot's profile than this is not the
 standard's input: the test says so (a row of its own with the lag) and its KPIs get no verdict, as for any other of
-its conditions (:func:`lag_condition`). The robot's steer reaches the car through its
-steering rate (physics.robot): where the car follows, the steer is the profile to its rounding (below 1e-13 deg on
-every run of the shipped cars but their fastest sine-with-dwell runs), so a lag is the rate's."""
+its conditions (:func:`lag_condition`). The robot's steer reaches the car through its steering rate (physics.robot):
+where the car follows, the steer is the profile to its rounding (below 1e-13 deg on every run of the shipped cars but
+their fastest sine-with-dwell runs), so a lag is the rate's."""
 
 
 def robot_lag(run) -> RobotLag | None:
@@ -221,10 +221,9 @@ def robot_lag(run) -> RobotLag | None:
 
 
 def lag_kpis(m, car: Car, lags: list[RobotLag]) -> list[Kpi]:
-    """A row for a car whose steer fell behind its steering robot's profile by more than LAG_SHOWN in a run of the
-    test (of a test whose standard allows a range of steering rates, ``m.input_rate_floor``, only where the car's
-    steering is slower than the range): the largest lag, and in its note which runs and the rates (no verdict: the figures of such a run are the
-    car's, with its steering, not the standard's input)."""
+    """A row for a car with a run that :func:`lag_condition` holds to be no run of the test: the largest lag, and in
+    its note which runs, the rates and the steering rate that follows (the row itself has no verdict; the test's
+    conditions fail)."""
     floor = m.input_rate_floor
     behind = [lag for lag in lags if lag_condition(m, lag)]
     if not behind:
