@@ -50,7 +50,7 @@ AY_STEADY = 0.8  # [m/s^2] the lateral acceleration's range over a steady second
 # STEER_STEADY, which read as maxima of 3.96 and 8.29 m/s^2 against 3.62 and 8.04 at 1/2000 s)
 HELD_MORE = 0.1  # [m/s^2] a car that fell behind the speed ramp and then held this much more a_y on the circle than
 # its steady maximum was short of power, not at its limit (carbench's choice: the road presets at their limit fall
-# behind and hold no steady second after it; the sedan with 120 N m held 7.06 m/s^2 after a maximum of 5.85)
+# behind and hold less, or no steady second, after it; the sedan with 120 N m held 7.06 m/s^2 after a maximum of 5.85)
 CLAUSE = "ISO 4138:2021 data evaluation; ISO 8855:2011"
 _STEADY_TEXT = (f"on the circle at the speed asked for, the steer within {STEER_STEADY:g} deg, the body slip within "
                 f"{SLIP_STEADY:g} deg, a_y within {AY_STEADY:g} m/s^2")
@@ -201,8 +201,8 @@ def fell_behind(run: RunData, f: SteadyFrames) -> tuple[float, float, float, flo
     """Where a car on the circle first fell more than STEADY_SPEED behind the speed asked for, after it had reached
     it (the run-up from rest is behind by design): (time [s], speed, speed asked for [m/s], the highest 1 s mean of
     a_y [m/s^2] over the seconds from then on that are steady but for the speed, -inf where none is); None where it
-    kept up, or left the circle first. A car short of
-    power falls behind the ramp with grip to spare: its steady seconds end there, below its limit."""
+    kept up, or left the circle first. A car short of power falls behind the ramp with grip to spare: its steady
+    seconds end there, below its limit."""
     v, target = run["speed"], run["target_speed"]
     reached = np.flatnonzero(f.on & (np.abs(v - target) < STEADY_SPEED))
     if not len(reached):
@@ -214,9 +214,8 @@ def fell_behind(run: RunData, f: SteadyFrames) -> tuple[float, float, float, flo
     if not f.on[:k + 1][reached[0]:].all():  # it left the circle before: its grip, not its power
         return None
     # The seconds from then on that are steady but for the speed (on the circle, the steer, body slip and a_y steady:
-    # not a breakaway's swing), and the highest mean a_y of them.
-    # From the frame it fell behind on only (what comes before is not asked about: the whole run's seconds cost a
-    # sweep's KPIs a millisecond a car).
+    # not a breakaway's swing), and the highest mean a_y of them; found over the frames from the fall on only (the
+    # whole run's seconds cost a sweep's KPIs a millisecond a car).
     n = max(round(1.0 / run.dt), 1)
     steady = f.on[k:] & (run.t[k:] > 1.0) & ~after_shift(run.t, run["gear"])[k:]
     after = replace(f, ay=f.ay[k:], delta=f.delta[k:], beta=f.beta[k:], steady=steady)

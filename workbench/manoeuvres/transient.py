@@ -228,9 +228,10 @@ def step_conditions(run: RunData, steady_ay: float | None) -> list[str]:
     steady state at the run's end (the yaw rate's trend over the last STEADY seconds within STEADY_TREND of its mean:
     the response times and the overshoot are relative to it), and no spin (a body slip angle under SPUN)."""
     unmet = []
-    if moving_speed(run) < STOPPED:
-        return [f"the car was not moving ({moving_speed(run) * 3.6:.3g} km/h over the run's last {STEADY:g} s): no "
-                "step response to measure"]
+    speed = moving_speed(run)
+    if speed < STOPPED:
+        return [f"the car was not moving ({speed * 3.6:.3g} km/h over the run's last {STEADY:g} s): no step response "
+                "to measure"]
     if steady_ay is None or abs(abs(steady_ay) - TARGET_AY) > AY_TOLERANCE:
         unmet.append(f"the steady lateral acceleration is {'-' if steady_ay is None else f'{abs(steady_ay):.3g}'} "
                      f"m/s^2, not {TARGET_AY:g} +- {AY_TOLERANCE:g} m/s^2"
