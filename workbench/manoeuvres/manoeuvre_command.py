@@ -155,9 +155,7 @@ def _checked_runs(m, jobs, unmet: dict[int, list[str]], lags: dict[int, list[Rob
     """The jobs' runs, with the channels of the test's conditions too; what a car's run does not meet of them
     goes into ``unmet`` under id(car), and how far the steer of a run with a steering robot fell behind the robot's
     profile into ``lags`` (:func:`robot_lag`)."""
-    conditions = [e.channel for script, _ in jobs for e in script.expects[:m.conditions]]
-    robots = ["steer"] if any(script.robot is not None for script, _ in jobs) else []
-    runs = run_jobs(jobs, list(dict.fromkeys([*m.channels, *conditions, *robots])))
+    runs = run_jobs(jobs, checked_channels(m, jobs))
     for (_, car), run in zip(jobs, runs, strict=True):
         lag = robot_lag(run)
         problem = "; ".join(p for p in (unmet_condition(run, m.conditions), lag_condition(m, lag)) if p)
@@ -166,6 +164,14 @@ def _checked_runs(m, jobs, unmet: dict[int, list[str]], lags: dict[int, list[Rob
         if lags is not None and lag is not None:
             lags.setdefault(id(car), []).append(lag)
     return runs
+
+
+def checked_channels(m, jobs) -> list[str]:
+    """The channels test ``m``'s runs of ``jobs`` are kept with: its KPIs', its scripts' conditions', and the steer of
+    a run with a steering robot (:func:`robot_lag`)."""
+    conditions = [e.channel for script, _ in jobs for e in script.expects[:m.conditions]]
+    robots = ["steer"] if any(script.robot is not None for script, _ in jobs) else []
+    return list(dict.fromkeys([*m.channels, *conditions, *robots]))
 
 
 def lag_condition(m, lag: RobotLag | None) -> str | None:

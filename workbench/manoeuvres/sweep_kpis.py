@@ -16,7 +16,7 @@ import numpy as np
 from workbench.manoeuvres.base import Manoeuvre
 from workbench.manoeuvres.catalogue import fitting
 from workbench.manoeuvres.kpi import CONDITIONS
-from workbench.manoeuvres.manoeuvre_command import lag_condition, robot_lag, unmet_condition
+from workbench.manoeuvres.manoeuvre_command import checked_channels, lag_condition, robot_lag, unmet_condition
 from workbench.manoeuvres.runner import DEFAULT_CHUNK, Car, run_jobs
 from workbench.runs.measures import bounds, measure_column
 from workbench.runs.sweep import Plan, Progress, SweepResult, car_with
@@ -86,10 +86,7 @@ def run_test_sweep(plan: Plan, chunk: int = DEFAULT_CHUNK, progress: Progress | 
                     raise _Cancelled
                 # Each run of the test's series is held to its script's conditions, as `carbench manoeuvre` holds them
                 # (the sine with dwell's slowly increasing steer and every amplitude's run at 80 km/h).
-                conditions = [e.channel for job, _ in jobs for e in job.expects[:test.conditions]]
-                robots = ["steer"] if any(job.robot is not None for job, _ in jobs) else []
-                done = run_jobs(jobs, list(dict.fromkeys([*test.channels, *conditions, *robots])), chunk,
-                                dt=program.dt)
+                done = run_jobs(jobs, checked_channels(test, jobs), chunk, dt=program.dt)
                 for (_, car), run in zip(jobs, done, strict=True):
                     if unmet_condition(run, test.conditions) or lag_condition(test, robot_lag(run)):
                         unmet.add(id(car))

@@ -32,6 +32,7 @@ def _holds(n: int) -> str:
     """``n`` holds, in words ("1 hold", "3 holds")."""
     return f"{n} hold" + ("" if n == 1 else "s")
 
+
 Segment = tuple[tuple[str, ...], int, int]
 """Keys held over frames [first, end)."""
 

@@ -13,7 +13,7 @@ from workbench.names import NameRuleError, load_named_preset
 from workbench.output.files import OutputPathError, StagedOutputs, atomic_write_text, check_output_dir
 from workbench.runs import hunt as hunting
 from workbench.runs.cluster import ClusterError, check_options, mapper
-from workbench.scripts.format import ScriptError
+from workbench.scripts.format import ScriptError, first_repeat
 from workbench.scripts.limits import MAX_HUNT_CARS, MAX_HUNT_SECONDS
 from workbench.signals import deferring
 from workbench.streams import check_stdout, emit, quiet_stderr, say
@@ -101,9 +101,9 @@ def run(args, renderer=lambda: None) -> int:
         except (PresetError, NameRuleError) as exc:
             return _bad(f"--preset: {exc}")
     presets = resolved
-    twice = next((p for k, p in enumerate(presets) if p in presets[:k]), None)
-    if twice is not None:
-        return _bad(f"--preset: {twice} is named twice")
+    repeat = first_repeat(presets)
+    if repeat is not None:
+        return _bad(f"--preset: {presets[repeat[1] - 1]} is named twice")
     try:
         files = [load_named_preset(p).path for p in presets]
         out = check_output_dir(args.out, "--out", [f for f in files if f is not None],

@@ -389,7 +389,7 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 
-def _first_repeat(names) -> tuple[int, int] | None:
+def first_repeat(names) -> tuple[int, int] | None:
     """The first name given twice, as (where it was first, where again), numbered from 1; None where none is (a
     dictionary of the first places: a list's index() per name took 75 s over 100,000 measures)."""
     first: dict[str, int] = {}
@@ -473,12 +473,12 @@ class _Parser:
         check_surfaces(self, surfaces)
         expects = tuple(self.expect(t, i) for i, t in enumerate(self.array(doc, "expect"), 1))
         measures = tuple(self.measure(t, i) for i, t in enumerate(self.array(doc, "measure"), 1))
-        repeat = _first_repeat(m.name for m in measures)
+        repeat = first_repeat(m.name for m in measures)
         if repeat is not None:
             i, j = repeat
             raise self.fail(f"[[measure]] #{j}", f"name {measures[i - 1].name!r} is already used by [[measure]] #{i}")
         checks = tuple(self.monitor(t, i) for i, t in enumerate(self.array(doc, "monitor"), 1))
-        repeat = _first_repeat(check.name for check in checks)  # (the second's tolerance replaced the first's)
+        repeat = first_repeat(check.name for check in checks)  # (the second's tolerance replaced the first's)
         if repeat is not None:
             i, j = repeat
             raise self.fail(f"[[monitor]] #{j}", f"monitor {checks[i - 1].name!r} is already checked by [[monitor]] "
