@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from workbench.display import probe_display
 from workbench.scripts.limits import (
+    DECIMAL,
     DEFAULT_MAX_MEMORY,
     MAX_DURATION,
     MAX_HUNT_CARS,
@@ -145,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
                         epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("scripts", nargs="+", metavar="SCRIPT", help="script files (TOML) or shipped script names")
     rp.add_argument("--preset", dest="replay_preset", metavar="NAME|PATH", help="replace every script's preset")
-    rp.add_argument("--dt", type=float, help=f"replace every script's timestep [s], {MIN_DT:g} .. 0.05")
+    rp.add_argument("--dt", type=real_number, help=f"replace every script's timestep [s], {MIN_DT:g} .. 0.05")
     rp.add_argument("--csv", metavar="FILE", help="write every channel of every frame (one file per script)")
     rp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     rp.add_argument("--monitors", action="store_true", help="check every invariant monitor on every frame")
@@ -165,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--samples", type=whole_number, metavar="N", help="a Latin-hypercube sample of N cars inside the ranges")
     sw.add_argument("--seed", type=whole_number, metavar="S", help="the sample's random seed (default 0)")
     sw.add_argument("--preset", dest="sweep_preset", metavar="NAME|PATH", help="replace the script's preset")
-    sw.add_argument("--dt", type=float, help="replace the script's timestep [s]")
+    sw.add_argument("--dt", type=real_number, help="replace the script's timestep [s]")
     sw.add_argument("--out", default=".", metavar="DIR", help="folder for sweep.csv and the charts (default: here)")
     sw.add_argument("--json", action="store_true", help="print the summary as JSON")
     sw.add_argument("--plot", action="store_true", help="write outcome charts (PNG) into DIR")
@@ -198,7 +200,7 @@ def _add_hunt(sub) -> argparse.ArgumentParser:
                     help="car presets to hunt on (default: every shipped preset)")
     hp.add_argument("--cars", type=whole_number, default=100, help=f"random scripts per preset, run as one batch "
                     f"(1..{MAX_HUNT_CARS}; default 100)")
-    hp.add_argument("--seconds", type=float, default=30.0,
+    hp.add_argument("--seconds", type=real_number, default=30.0,
                     help=f"length of each random script [s] (up to {MAX_HUNT_SECONDS:g}; default 30)")
     hp.add_argument("--seed", type=whole_number, default=0, help="random seed (the same seed finds the same scripts)")
     hp.add_argument("--out", default="hunt", metavar="DIR", help="folder for the minimal scripts (default ./hunt)")
@@ -217,10 +219,10 @@ def _add_compare(sub) -> None:
     vs.add_argument("--vs-set", action="append", metavar="PATH=VALUE",
                     help="run B with a parameter changed (repeatable); the value in the parameter's display unit "
                          "(deg for angles), as sweep --param")
-    vs.add_argument("--vs-dt", type=float, metavar="DT", help="run B at another timestep [s]")
+    vs.add_argument("--vs-dt", type=real_number, metavar="DT", help="run B at another timestep [s]")
     vs.add_argument("--vs-script", metavar="SCRIPT2", help="run B is another script, on its own preset (or --preset's)")
-    cp.add_argument("--atol", type=float, help="absolute tolerance (default 1e-9), in display units")
-    cp.add_argument("--rtol", type=float, help="relative tolerance (default 1e-9)")
+    cp.add_argument("--atol", type=real_number, help="absolute tolerance (default 1e-9), in display units")
+    cp.add_argument("--rtol", type=real_number, help="relative tolerance (default 1e-9)")
     cp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cp.add_argument("--csv", metavar="FILE", help="write per frame NAME.a, NAME.b, NAME.delta of every channel")
 
@@ -262,6 +264,24 @@ def whole_number(text: str) -> int:
 
 
 whole_number.__name__ = "whole number"  # argparse names the type in its message
+
+
+def real_number(text: str) -> float:
+    """An option's number in ASCII (workbench.scripts.limits.DECIMAL): ``float`` reads "0.0\u0661" as 0.01, which no
+    shell user means, and argparse says "invalid number value" for it. A number beyond a float's range either way
+    (``1e309``, ``1e-999``) is refused as typed: read by ``float``, the refusals that follow named inf and 0.0, values
+    the user never wrote."""
+    from physics.toml_text import underflows
+
+    if not DECIMAL.fullmatch(text):
+        raise ValueError(text)
+    value = float(text)
+    if math.isinf(value) or underflows(text, value):
+        raise argparse.ArgumentTypeError(f"'{text}' is beyond a floating-point number's range")
+    return value
+
+
+real_number.__name__ = "number"
 
 
 def add_threads_option(parser: argparse.ArgumentParser) -> None:

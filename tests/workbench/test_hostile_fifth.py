@@ -196,15 +196,15 @@ def test_a_sweep_range_with_more_values_than_floats_in_it_is_refused(tmp_path, m
 
 ARGPARSE_QUOTES = [  # (argv, the line after "carbench: ")
     (["hunt", "--cars", "a\\b"], "argument --cars: invalid whole number value: 'a\\\\b'"),
-    (["replay", "S.toml", "--dt", "a\\b"], "argument --dt: invalid float value: 'a\\\\b'"),
+    (["replay", "S.toml", "--dt", "a\\b"], "argument --dt: invalid number value: 'a\\\\b'"),
     (["rep\\lay"], "argument command: invalid choice: 'rep\\\\lay' (choose from 'replay', 'sweep', 'hunt', "
                    "'compare', 'devices', 'manoeuvre', 'presets', 'bench', 'demo')"),
     (["replay", "S.toml", "--json=a\\b"], "argument --json: ignored explicit argument 'a\\\\b'"),
     # a newline, a typed backslash-n and a byte that is not UTF-8 read as in a file name
-    (["replay", "S.toml", "--dt", "a\nb"], "argument --dt: invalid float value: 'a\\nb'"),
-    (["replay", "S.toml", "--dt", "a\\nb"], "argument --dt: invalid float value: 'a\\\\nb'"),
-    (["replay", "S.toml", "--dt", os.fsdecode(b"a\xe9")], "argument --dt: invalid float value: 'a\\xe9'"),
-    (["replay", "S.toml", "--dt", "it's"], "argument --dt: invalid float value: \"it's\""),  # quoted so it reads whole
+    (["replay", "S.toml", "--dt", "a\nb"], "argument --dt: invalid number value: 'a\\nb'"),
+    (["replay", "S.toml", "--dt", "a\\nb"], "argument --dt: invalid number value: 'a\\\\nb'"),
+    (["replay", "S.toml", "--dt", os.fsdecode(b"a\xe9")], "argument --dt: invalid number value: 'a\\xe9'"),
+    (["replay", "S.toml", "--dt", "it's"], "argument --dt: invalid number value: \"it's\""),  # quoted so it reads whole
 ]
 
 

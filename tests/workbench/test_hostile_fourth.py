@@ -47,7 +47,8 @@ def test_a_malformed_max_memory_says_what_is_wrong(typed, said, capsys):
     (["replay", "braking_stop", "--max-memory", "-infG"],
      "argument --max-memory: '-infG': '-inf' is not a finite number; " + NOT_A_SIZE),
     (["hunt", "--cars", "-1e3"], "argument --cars: invalid whole number value: '-1e3'"),
-    (["replay", "braking_stop", "--dt", "-inf"], "argument --dt: '-inf' was read as an option; give it as --dt=-inf"),
+    (["replay", "braking_stop", "--dt", "-1e-2"], "argument --dt: '-1e-2' was read as an option; give it as --dt=-1e-2"),
+    (["replay", "braking_stop", "--dt", "-inf"], "argument --dt: invalid number value: '-inf'"),  # no number typed
     # an option indeed after the option: argparse's words are true
     (["replay", "braking_stop", "--max-memory", "--json"], "argument --max-memory: expected one argument"),
     # a mistyped option (or a short one) is no value: argparse's words are true there too (a review: '--jsn' was

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from physics import ParamError
-from physics.toml_text import MAX_KEY_PARTS, long_key_line, underflows
+from physics.toml_text import MAX_KEY_PARTS, Beyond, long_key_line, read_float
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
@@ -31,21 +32,27 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
     if long_key_line(raw) is not None:  # an inline table's key: tomllib's time grows with the square of its length
         raise CompareError(f"{option} {path}: a dotted key of more than {MAX_KEY_PARTS} parts in its value")
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
+        value = tomllib.loads(f"v = {raw}", parse_float=read_float)["v"]
     except tomllib.TOMLDecodeError:
         value = raw
     except (ValueError, OverflowError, RecursionError) as exc:  # a number of thousands of digits
         from workbench.scripts.format import number_problem
 
         raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
-    if isinstance(value, int) and not isinstance(value, bool) and raw.lstrip("+-")[:2].lower() in ("0x", "0o", "0b"):
-        # TOML's hexadecimal, octal and binary integers: `sweep --param` refuses them, and 0x600 kg read as 1536 kg
+    based = _BASED.search(_STRINGS.sub('""', raw)) if not isinstance(value, str) else None
+    if based:
+        # TOML's hexadecimal, octal and binary integers, alone or in a list (gearbox.ratios=[0x3, ...]): `sweep
+        # --param` refuses them, and 0x600 kg read as 1536 kg
         raise CompareError(f"{option} {path}={raw}: a number is typed in decimal here (TOML would read it as {value})")
-    if isinstance(value, float) and ((not math.isfinite(value) and raw.lstrip("+-").lower() not in ("inf", "nan"))
-                                     or underflows(raw, value)):
+    beyond = next((v for v in (value if isinstance(value, list) else [value]) if isinstance(v, Beyond)), None)
+    if beyond is not None:
         # TOML reads 1e400 as inf and 1e-400 as 0: said as typed, not as a value the user never wrote
-        raise CompareError(f"{option} {path}={raw}: {raw} is beyond a floating-point number's range")
+        raise CompareError(f"{option} {path}={raw}: {beyond.typed} is beyond a floating-point number's range")
     return path, value
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')  # a TOML value's strings, where 0x is only text
+_BASED = re.compile(r"(?<![0-9A-Za-z_.])[+-]?0[xob]", re.IGNORECASE)  # a hexadecimal, octal or binary integer
 
 
 def refuse_repeats(items: list[str] | None, option: str) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from physics import CarParams, ParamError, ParamInfo
 from physics.toml_text import underflows
 from physics.units import DISPLAY_UNITS, display_of
+from workbench.scripts.limits import DECIMAL
 
 MAX_VALUES = 100_000  # values on one axis
 _TO_SI = {unit: back for unit, (_, _, back) in DISPLAY_UNITS.items()}  # what math.radians multiplies by
@@ -68,6 +69,8 @@ def _number(text: str, where: str) -> float:
         raise SweepError(f"{where}: {text!r} is not a number") from None
     if not math.isfinite(value):
         raise SweepError(f"{where}: {text!r} is not a finite number")
+    if not DECIMAL.fullmatch(text.strip()):  # float() reads "\u0661" and "1_000" too
+        raise SweepError(f"{where}: {text!r} is not a number (ASCII digits, a point and an exponent, as 0.005 or 5e-3)")
     if underflows(text, value):  # Python reads 1e-999 as 0, which the user never wrote
         raise SweepError(f"{where}: {text!r} is beyond a floating-point number's range")
     return value

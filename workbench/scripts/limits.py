@@ -144,6 +144,13 @@ def format_bytes(n: float) -> str:
     raise AssertionError("unreachable")
 
 
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as a user types one on the command line: ASCII digits, a point and an exponent (``0.005``, ``5e-3``,
+``-2``). Python's ``float`` also reads other scripts' digits (``0.0\u0661`` as 0.01), underscores, spaces around it
+and the words inf and nan, none of which a shell user means as a number; every option that takes a number is held
+to this, as whole numbers are to workbench.cli.whole_number."""
+
+
 _SUFFIXES = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1024**2, "mb": 1000**2, "mib": 1024**2,
              "g": 1024**3, "gb": 1000**3, "gib": 1024**3, "t": 1024**4, "tb": 1000**4, "tib": 1024**4}
 
@@ -174,7 +181,7 @@ def parse_bytes(text: str) -> int:
         value = float(number)
     except ValueError:
         raise ValueError(f"'{text}': '{number}' is not a number; give {_EXAMPLE}") from None
-    if value != value:
+    if value != value or not (word or DECIMAL.fullmatch(number)):
         raise ValueError(f"'{text}': '{number}' is not a number; give {_EXAMPLE}")
     if word:  # inf, -infinity: read by float(), but no size
         raise ValueError(f"'{text}': '{number}' is not a finite number; give {_EXAMPLE}")
