@@ -186,3 +186,31 @@ def test_a_manoeuvre_runs_on_the_car_on_show_and_the_dock_names_it(carbench_wind
     finish(w, qtbot)
     assert "single-run KPIs of iso7401-step on tail_happy" in w.kpis.status.text(), w.kpis.status.text()
     assert dict(w.kpis.rows)["steady yaw-rate gain (road wheel)"][0].endswith("1/s")
+
+
+def test_a_run_whose_steer_fell_behind_the_steering_robot_gets_no_verdicts_in_the_dock(carbench_window, qtbot):
+    # The command and the sweep hold a run whose steer falls behind the steering robot's profile to be no run of the
+    # test; the dock judged the same run as the test's. The shipped sine with dwell (120 deg at 0.7 Hz) asks 528 deg/s
+    # of handwheel; at 0.5 rad/s of road wheel (430 deg/s at 15:1) the car's steering cannot follow.
+    w = carbench_window
+    w.model.set_param("steering.rate", 0.5)
+    assert run_manoeuvre(w, "r140_sine_dwell")
+    finish(w, qtbot)
+    rows = dict(w.kpis.rows)
+    behind = rows["steer behind the steering robot's profile"][0]
+    assert behind.endswith("deg") and float(behind.split()[0]) > 1.0, behind
+    assert rows["the test's conditions"][0].endswith(" FAIL"), rows
+    judged = [cells[0] for label, cells in w.kpis.rows if label not in ("the test's conditions",)]
+    assert judged and not any(c.endswith((" PASS", " FAIL")) for c in judged), rows
+    conditions = next(w.kpis.tree.topLevelItem(i) for i in range(w.kpis.tree.topLevelItemCount())
+                      if w.kpis.tree.topLevelItem(i).text(0) == "the test's conditions")
+    assert "the steering robot's input: the steer fell" in conditions.child(0).text(0)
+
+
+def test_a_run_that_follows_the_steering_robot_is_judged_in_the_dock(carbench_window, qtbot):
+    w = carbench_window
+    assert run_manoeuvre(w, "r140_sine_dwell")
+    finish(w, qtbot)
+    rows = dict(w.kpis.rows)
+    assert "steer behind the steering robot's profile" not in rows
+    assert any(cells[0].endswith(" PASS") for cells in rows.values()), rows

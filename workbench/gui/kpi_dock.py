@@ -224,7 +224,14 @@ class KpiDock(QWidget):
         """A run's KPIs as ``carbench manoeuvre`` gives them: why not, for a car the test does not apply to (a
         kinematic car's "understeer gradient"), and no verdicts, with a row saying why, for a run that did not meet
         the test's conditions (the sine with dwell's PASS on a car that never reached 80 km/h)."""
-        from workbench.manoeuvres.manoeuvre_command import inapplicable, judged, unmet_verdicts
+        from workbench.manoeuvres.manoeuvre_command import (
+            inapplicable,
+            judged,
+            lag_condition,
+            lag_kpis,
+            steer_lag,
+            unmet_verdicts,
+        )
         from workbench.manoeuvres.runner import Car
 
         if run.params is not None:
@@ -232,7 +239,15 @@ class KpiDock(QWidget):
             if why:
                 return f"{name}: not run: {why}"
         kpis = kpis_of(test, run, script, name)
-        return kpis if isinstance(kpis, str) else judged(test, kpis, unmet_verdicts(test, script, run.verdicts))
+        if isinstance(kpis, str):
+            return kpis
+        unmet = unmet_verdicts(test, script, run.verdicts)
+        lag = (steer_lag(script.robot, run.data["t"], run.data["steer"], run.dt, run.params.steering.rate)
+               if script.robot is not None and run.params is not None and "steer" in run.data else None)
+        behind = lag_condition(test, lag)  # a steering robot the car's steering could not follow: not the test's input
+        if behind:
+            unmet = ["; ".join([*unmet, behind])]
+        return judged(test, kpis, unmet) + ([] if lag is None else lag_kpis(test, Car(run.params, name), [lag]))
 
     def _fit_names(self) -> None:
         """The KPIs' names give way so that every run's value shows (at their whole width the references' values

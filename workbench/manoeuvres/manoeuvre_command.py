@@ -209,21 +209,24 @@ their fastest sine-with-dwell runs), so a lag is the rate's."""
 def robot_lag(run) -> RobotLag | None:
     """The steer of a run with a steering robot against the robot's profile (the steer the car got each frame is the
     profile's value at that frame where the steering rate lets it follow); None for a run with no robot."""
+    if run.script.robot is None or "steer" not in run.data:
+        return None
+    return steer_lag(run.script.robot, run.t, np.asarray(run["steer"]), run.dt, run.params.steering.rate)
+
+
+def steer_lag(robot, t: np.ndarray, steer: np.ndarray, dt: float, rate: float) -> RobotLag:
+    """:func:`robot_lag` of a run's times ``t`` [s] and steer [rad] at ``dt``, of a car whose steering turns the road
+    wheels at ``rate`` [rad/s] at most (steering.rate): the window's KPI dock judges its run so."""
     from workbench.scripts.driving import robot_angle
 
-    robot = run.script.robot
-    if robot is None or "steer" not in run.data:
-        return None
-    t = run.t
     profile = robot_angle(robot, t)
     to_handwheel = np.degrees(robot.ratio)
-    gap = np.abs(np.asarray(run["steer"]) - profile) * to_handwheel
+    gap = np.abs(steer - profile) * to_handwheel
     k = int(np.argmax(gap)) if len(gap) else 0
-    asked = float(np.max(np.abs(np.diff(profile))) / run.dt * to_handwheel) if len(profile) > 1 else 0.0
+    asked = float(np.max(np.abs(np.diff(profile))) / dt * to_handwheel) if len(profile) > 1 else 0.0
     amplitude = robot.values.get("amplitude")
     return RobotLag(float(gap[k]) if len(gap) else 0.0, float(t[k]) if len(t) else 0.0,
-                    None if amplitude is None else float(amplitude), asked,
-                    float(run.params.steering.rate * to_handwheel), robot.ratio)
+                    None if amplitude is None else float(amplitude), asked, float(rate * to_handwheel), robot.ratio)
 
 
 def lag_kpis(m, car: Car, lags: list[RobotLag]) -> list[Kpi]:
