@@ -92,6 +92,34 @@ def test_scripts_of_different_lengths_in_one_batch():
     assert b.digest() == replay([short])[0].digest()
 
 
+def test_a_long_script_does_not_make_its_batch_that_long():
+    # One batch steps every car for its longest script and holds that many frames of telemetry for each: an hour's
+    # recording beside the shipped scripts asked for 13 times the frames they hold and was refused.
+    from workbench.runs.replay import PADDING, batches, replay_bytes
+
+    throttle = '[[hold]]\nkeys = ["throttle"]\nfrom = 0.0\nto = 1.0\n'
+    long = program(throttle, duration=100.0, name="long")
+    shorts = [program(throttle, duration=1.0 + 0.5 * k, name=f"short{k}") for k in range(8)]
+    programs = [shorts[0], long, *shorts[1:]]
+    assert len({batch_key(p.params, p.dt) for p in programs}) == 1  # one key: they could all share a batch
+    need = sum(p.frames for p in programs)
+    frames, _ = replay_bytes(programs)
+    assert need <= frames <= PADDING * need
+    together = batches(programs)  # without padding: one batch, every car as long as the longest
+    assert len(together) == 1 and long.frames * len(programs) > 5 * need
+    cut = batches(programs, PADDING)
+    assert sorted(i for b in cut for i in b) == list(range(len(programs)))
+    assert all(b == sorted(b) for b in cut)
+    for b in cut:
+        assert max(programs[i].frames for i in b) * len(b) <= PADDING * sum(programs[i].frames for i in b)
+    assert [1] in cut  # the long one alone
+    results = replay(programs)
+    assert [r.program.name for r in results] == [p.name for p in programs]
+    for r, p in zip(results, programs, strict=True):
+        assert len(r.column("t")) == p.frames
+        assert r.digest() == replay([p])[0].digest(), p.name
+
+
 def test_replay_of_nothing():
     assert replay([]) == []
 
