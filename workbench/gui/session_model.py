@@ -392,7 +392,7 @@ class SessionModel(QObject):
         drove_on = self.session.drove_on_script
         script = self.session.stop_recording()
         self.recording_changed.emit(False)
-        if script is not None and not drove_on:
+        if script is not None and not drove_on and script is self.session.last_recording:  # (not one of no frame)
             self.session.use_script(script)
             self.script_loaded.emit(script.name)
         return script
@@ -405,7 +405,7 @@ class SessionModel(QObject):
         drove_on = self.session.drove_on_script
         script = self.session.stop_recording()
         self.recording_changed.emit(False)
-        if script is not None and not drove_on:
+        if script is not None and not drove_on and script is self.session.last_recording:  # (not one of no frame)
             self.session.use_script_soon(script, self._tell_compiled)
         return script
 

@@ -642,8 +642,12 @@ class LiveSession:
         script = self.recorder.script(name)
         self.recording_unsaved = self.recorder.frames > 0  # nothing recorded, nothing to lose
         self._stopped = (self.recorder, script)
+        # A recording stopped before any frame was driven is none: as a script it drove a frame nobody drove (a
+        # script has one at least) and left out an edit made in it, which is written with the frame after it. The
+        # recording before it stays the last one (it was saved, or let go, before this one started).
+        if self.recorder.frames > 0:
+            self.last_recording = script
         self.recorder = None
-        self.last_recording = script
         return script
 
     def use_script_soon(self, script: Script, notify: Callable[[Compiling], None] | None = None) -> Compiling:

@@ -1,0 +1,34 @@
+"""A recording stopped before any frame was driven: no script to save or replay (it was saved as a script of one frame
+nobody drove, without the edit made in it: its replay drove that frame on the car before the edit)."""
+
+from __future__ import annotations
+
+
+def test_a_recording_of_no_frame_is_not_saved_nor_loaded(carbench_window, tmp_path):
+    w = carbench_window
+    model, session = w.model, w.model.session
+    model.start_recording()
+    model.set_param("body.mass", 1800.0)  # an edit, and no frame driven
+    model.stop_recording()
+    assert session.log.frames == 0 and session.last_recording is None
+    assert session.program is None  # nothing loaded to replay
+    assert not w.recorder.save.isEnabled()
+    assert not w.save_recording(tmp_path / "empty.toml")
+    assert w.shown_errors[-1][0] == "Nothing to save" and not (tmp_path / "empty.toml").exists()
+    assert session.params.body.mass == 1800.0  # the edit stays the car's
+
+
+def test_a_recording_of_no_frame_keeps_the_one_before(carbench_window, tmp_path):
+    w = carbench_window
+    model, session = w.model, w.model.session
+    model.start_recording()
+    model.press("throttle")
+    model.advance(30)
+    model.release("throttle")
+    model.stop_recording()
+    assert w.save_recording(tmp_path / "drive.toml")
+    first = session.last_recording
+    assert first is not None and first.frames == 30
+    model.start_recording()
+    model.stop_recording()
+    assert session.last_recording is first and w.recorder.save.isEnabled()
