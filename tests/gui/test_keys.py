@@ -345,3 +345,17 @@ def test_a_key_pressed_again_before_its_release_lets_go_stays_held(carbench_wind
     QApplication.sendEvent(window.car_view, _key(QEvent.Type.KeyRelease, up, 3000))
     QApplication.processEvents()
     assert window.model.keys == set()
+
+
+def test_the_readme_names_every_shortcut_of_the_menus(carbench_window):
+    # The README listed the driving keys but not the menus' Ctrl shortcuts (Ctrl+O opens a preset, not a script).
+    from pathlib import Path
+
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8").split())
+    from PySide6.QtGui import QAction
+
+    shortcuts = {a.shortcut().toString(): a.text() for a in carbench_window.findChildren(QAction)
+                 if a.shortcut().toString().startswith("Ctrl+")}
+    assert {"Ctrl+O", "Ctrl+L", "Ctrl+R", "Ctrl+Q"} <= set(shortcuts)
+    missing = [f"{key} ({text})" for key, text in shortcuts.items() if f"{key} " not in readme]
+    assert not missing, missing
