@@ -32,3 +32,7 @@ def test_a_recording_of_no_frame_keeps_the_one_before(carbench_window, tmp_path)
     model.start_recording()
     model.stop_recording()
     assert session.last_recording is first and w.recorder.save.isEnabled()
+    assert model.recording_to_save().endswith(", saved")
+    model.start_recording()
+    model.let_go_recording()  # a recording of no frame discarded: the one before it stays saved, not "discarded"
+    assert session.last_recording is first and model.recording_to_save().endswith(", saved")

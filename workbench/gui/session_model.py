@@ -333,7 +333,8 @@ class SessionModel(QObject):
         preset = self.session.load_preset(name_or_path)
         if let_go and was_recording:
             self.session.recording_unsaved = False  # nothing asks about it again, nor keeps it for a crash
-            self._let_go = self.session.last_recording
+            if not self.session.stopped_empty:  # (one of no frame is none: the last recording is the one before it)
+                self._let_go = self.session.last_recording
         self._after_new_car(was_recording)
         self.undo_stack.push(PresetCommand(self, before, (preset, preset.params)))
         return preset
@@ -383,7 +384,8 @@ class SessionModel(QObject):
         unsaved, so nothing asks about it again nor keeps it for a crash (recording_changed comes after)."""
         if self.session.stop_recording() is not None:
             self.session.recording_unsaved = False
-            self._let_go = self.session.last_recording
+            if not self.session.stopped_empty:  # (one of no frame is none: the last recording is the one before it)
+                self._let_go = self.session.last_recording
             self.recording_changed.emit(False)
 
     def stop_recording(self) -> Script | None:
@@ -392,7 +394,7 @@ class SessionModel(QObject):
         drove_on = self.session.drove_on_script
         script = self.session.stop_recording()
         self.recording_changed.emit(False)
-        if script is not None and not drove_on and script is self.session.last_recording:  # (not one of no frame)
+        if script is not None and not drove_on and not self.session.stopped_empty:
             self.session.use_script(script)
             self.script_loaded.emit(script.name)
         return script
@@ -405,7 +407,7 @@ class SessionModel(QObject):
         drove_on = self.session.drove_on_script
         script = self.session.stop_recording()
         self.recording_changed.emit(False)
-        if script is not None and not drove_on and script is self.session.last_recording:  # (not one of no frame)
+        if script is not None and not drove_on and not self.session.stopped_empty:  # (one of no frame is none)
             self.session.use_script_soon(script, self._tell_compiled)
         return script
 

@@ -301,6 +301,7 @@ class LiveSession:
     def __init__(self, preset: Preset | str = "sedan", dt: float = DEFAULT_DT):
         self.dt = check_dt(dt)
         self.last_recording: Script | None = None
+        self.stopped_empty = False  # the recording stopped last drove no frame (it is not the last recording)
         self.recording_unsaved = False  # the last recording has not been saved since it stopped
         self._stopped: tuple[Recorder, Script] | None = None  # the last recording's recorder, and the script it gave
         self._compiling: Compiling | None = None  # the last recording, to be the script to replay once compiled
@@ -645,7 +646,8 @@ class LiveSession:
         # A recording stopped before any frame was driven is none: as a script it drove a frame nobody drove (a
         # script has one at least) and left out an edit made in it, which is written with the frame after it. The
         # recording before it stays the last one (it was saved, or let go, before this one started).
-        if self.recorder.frames > 0:
+        self.stopped_empty = self.recorder.frames == 0
+        if not self.stopped_empty:
             self.last_recording = script
         self.recorder = None
         return script
