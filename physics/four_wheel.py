@@ -882,8 +882,17 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
             share_rl = b_share_r if b_share_r > 0.0 else c_r
             answer_rl = equal_brake_inertia(j_rl, j_rr, share_rl, free_rl, free_rr)
             answer_rr = equal_brake_inertia(j_rr, j_rl, share_rl, free_rr, free_rl)
-            low = min(min(answer_rl * abs(free_rl - kept_rl) / dt, pedal_b_rl),
-                      min(answer_rr * abs(free_rr - kept_rr) / dt, pedal_b_rr))
+            low_of_rl = min(answer_rl * abs(free_rl - kept_rl) / dt, pedal_b_rl)
+            low_of_rr = min(answer_rr * abs(free_rr - kept_rr) / dt, pedal_b_rr)
+            # A wheel stability control brakes (it alone) is past the pedal's target by that brake: what would bring
+            # it back within the frame is nothing, and sized on that the select-low took the pedal's brake off its
+            # partner too (split_mu_braking's dry rear wheel unbraked while ESC held the icy one, the stop 2.5 m
+            # longer). Its share is the road's torque on it instead, what its brake takes holding a steady slip there.
+            if e_rl > 0.0 and e_rr <= 0.0:
+                low_of_rl = min(radius * abs(g.fx_rl), pedal_b_rl)
+            if e_rr > 0.0 and e_rl <= 0.0:
+                low_of_rr = min(radius * abs(g.fx_rr), pedal_b_rr)
+            low = min(low_of_rl, low_of_rr)
             b_rl, b_rr = low + e_rl, low + e_rr  # the rear brakes from here on (no more than they were)
             low_w_rl, low_rl, low_w_rr, low_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt)
             let_off_rl, let_off_rr = low_w_rl != w_rl, low_w_rr != w_rr  # the ABS let a rear brake off
