@@ -1117,7 +1117,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.brake_front = (used_fl + used_fr) / radius
     out.brake_rear = (used_rl + used_rr) / radius
     out.stalled = 1.0 if s.stalled else 0.0
-    out.tcs_active = 1.0 if tcs > 0.0 or tcs_took or launch_on or h_fl.tcs_on or h_fr.tcs_on or h_rl.tcs_on or h_rr.tcs_on else 0.0
+    out.tcs_active = 1.0 if (tcs > 0.0 or tcs_took or launch_on or h_fl.tcs_on or h_fr.tcs_on or h_rl.tcs_on
+                             or h_rr.tcs_on) else 0.0
     out.roll = s.roll
     out.mu_front = 0.5 * (mu_fl + mu_fr)
     out.mu_rear = 0.5 * (mu_rl + mu_rr)

@@ -72,3 +72,21 @@ def test_a_list_of_decimal_numbers_and_text_holding_0x_are_taken():
 
     assert parse_assignment("gearbox.ratios=[3.5, 2, 1.4e0]") == ("gearbox.ratios", [3.5, 2, 1.4])
     assert parse_assignment('model.name="0x3"') == ("model.name", "0x3")
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    # (the review) a sweep's count of values, a --vs-set value with TOML's underscores, a size below a float's range
+    # and a number beyond it inside a list within a list
+    (["sweep", "clutch_coast", "--param", "body.mass=1000:1200:\u0661_0"],
+     "--param body.mass=1000:1200:\u0661_0: N = '\u0661_0' must be a whole number of values (ASCII digits)"),
+    (["compare", "clutch_coast", "--vs-set", "body.mass=1_500"],
+     "--vs-set body.mass=1_500: a number is typed without underscores here (TOML would read it as 1500)"),
+    (["replay", "clutch_coast", "--max-memory", "1e-400G"],
+     "argument --max-memory: '1e-400G': '1e-400' is beyond a floating-point number's range"),
+    (["compare", "clutch_coast", "--vs-set", "gearbox.ratios=[[1e400], 2.0]"],
+     "--vs-set gearbox.ratios=[[1e400], 2.0]: 1e400 is beyond a floating-point number's range"),
+])
+def test_every_number_typed_is_held_to_the_same_rules(argv, said, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"carbench: {said}"], err

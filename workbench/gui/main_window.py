@@ -947,6 +947,7 @@ class MainWindow(QMainWindow):
             return False
         if not self._confirm_recording("record again"):
             return False
+        self.model.discard_last_recording()  # (answered Discard where it is still unsaved)
         self.model.start_recording()
         return True
 

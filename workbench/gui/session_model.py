@@ -78,6 +78,7 @@ class SessionModel(QObject):
         self.script_owns: list[str] = []
         self.edits_refused = ""
         self._let_go: Script | None = None  # the last recording, where the user discarded it as it ended
+        self.recording_changed.connect(self._drop_replaced_let_go)
         # What drives a frame beside the keyboard: called once per frame with the keys held, it gives the
         # keys and the analog overrides to step with (workbench.gui.analog_driving sets it).
         self.frame_inputs: Callable[[set[str]], tuple[Iterable[str], dict[str, float] | None]] | None = None
@@ -371,13 +372,25 @@ class SessionModel(QObject):
     # -- recording and replay --------------------------------------------------------------------
 
     def start_recording(self) -> None:
-        self.session.start_recording()
-        self._let_go = None  # the recording let go is no longer the last one (nor held here)
+        self.session.start_recording()  # (the recording let go stays so until another is the last one: one of no
+        # frame is none, and leaves it the last recording, discarded)
         self.view_frame = None
         self.edit_marks.clear()
         self.set_running(True)
         self.recording_changed.emit(True)
         self.stepped.emit()
+
+    def discard_last_recording(self) -> None:
+        """The last recording, not saved, answered Discard before a new one: it stays the last recording, discarded
+        (nothing asks about it again, nor keeps it for a crash), until a recording with a frame takes its place."""
+        if self.session.recording_unsaved and self.session.last_recording is not None:
+            self.session.recording_unsaved = False
+            self._let_go = self.session.last_recording
+
+    def _drop_replaced_let_go(self, recording: bool) -> None:
+        """A recording let go that another has replaced as the last one is held no longer."""
+        if not recording and self._let_go is not self.session.last_recording:
+            self._let_go = None
 
     def let_go_recording(self) -> None:
         """End the recording running and let it go (asked about and discarded): kept as the last recording, but not as

@@ -44,13 +44,30 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         # TOML's hexadecimal, octal and binary integers, alone or in a list (gearbox.ratios=[0x3, ...]): `sweep
         # --param` refuses them, and 0x600 kg read as 1536 kg
         raise CompareError(f"{option} {path}={raw}: a number is typed in decimal here (TOML would read it as {value})")
-    beyond = next((v for v in (value if isinstance(value, list) else [value]) if isinstance(v, Beyond)), None)
+    if not isinstance(value, str) and _UNDERSCORED.search(_STRINGS.sub('""', raw)):
+        # TOML reads 1_500 as 1500; `sweep --param` refuses it, as every number typed on the command line
+        raise CompareError(f"{option} {path}={raw}: a number is typed without underscores here (TOML would read it "
+                           f"as {value})")
+    beyond = _beyond(value)
     if beyond is not None:
         # TOML reads 1e400 as inf and 1e-400 as 0: said as typed, not as a value the user never wrote
         raise CompareError(f"{option} {path}={raw}: {beyond.typed} is beyond a floating-point number's range")
     return path, value
 
 
+def _beyond(value: Any) -> Beyond | None:
+    """The first number of a value read with physics.toml_text.read_float, lists within lists included, that is beyond
+    a float's range as typed; None."""
+    if isinstance(value, Beyond):
+        return value
+    for item in value if isinstance(value, list) else ():
+        found = _beyond(item)
+        if found is not None:
+            return found
+    return None
+
+
+_UNDERSCORED = re.compile(r"[0-9]_[0-9]")  # TOML's 1_500
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')  # a TOML value's strings, where 0x is only text
 _BASED = re.compile(r"(?<![0-9A-Za-z_.])[+-]?0[xob]", re.IGNORECASE)  # a hexadecimal, octal or binary integer
 

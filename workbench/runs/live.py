@@ -641,13 +641,13 @@ class LiveSession:
         if self.recorder is None:
             return None
         script = self.recorder.script(name)
-        self.recording_unsaved = self.recorder.frames > 0  # nothing recorded, nothing to lose
-        self._stopped = (self.recorder, script)
         # A recording stopped before any frame was driven is none: as a script it drove a frame nobody drove (a
         # script has one at least) and left out an edit made in it, which is written with the frame after it. The
-        # recording before it stays the last one (it was saved, or let go, before this one started).
+        # recording before it stays the last one, as it was (saved, or let go, before this one started).
         self.stopped_empty = self.recorder.frames == 0
         if not self.stopped_empty:
+            self.recording_unsaved = True
+            self._stopped = (self.recorder, script)
             self.last_recording = script
         self.recorder = None
         return script

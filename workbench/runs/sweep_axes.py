@@ -107,10 +107,9 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
             raise SweepError(f"{where}: log needs a range LO:HI:N:log")
     elif len(parts) == 3:
         lo, hi = _number(parts[0], where), _number(parts[1], where)
-        try:
-            n = int(parts[2])
-        except ValueError:
-            raise SweepError(f"{where}: N = {parts[2]!r} must be a whole number of values") from None
+        if not parts[2].isascii() or not parts[2].isdigit():  # int() reads "\u0663" and "1_0" too
+            raise SweepError(f"{where}: N = {parts[2]!r} must be a whole number of values (ASCII digits)")
+        n = int(parts[2])
         if not 2 <= n <= MAX_VALUES:
             raise SweepError(f"{where}: N = {n} must be between 2 and {MAX_VALUES} (one value: PATH=V)")
         if not lo < hi:
