@@ -130,7 +130,10 @@ def test_sizes_as_typed(text, value):
     assert parse_bytes(text) == value
 
 
-@pytest.mark.parametrize("text, said", [("1e400", "too large"), ("1e400G", "too large"), ("1e306T", "too large"),
+@pytest.mark.parametrize("text, said", [("1e400", "'1e400' is beyond a floating-point number's range"),
+                                        ("1e400G", "'1e400' is beyond a floating-point number's range"),
+                                        ("1e-400G", "'1e-400' is beyond a floating-point number's range"),
+                                        ("1e306T", "too large"),
                                         ("1e308k", "too large"), ("0", "must be positive"),
                                         ("-2G", "must be positive")])
 def test_sizes_refused_say_why(text, said):
