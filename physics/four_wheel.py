@@ -808,15 +808,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                 if tcs_engine and g.stuck else 0.0
             if not over_full > 0.0:
                 break
-            torque = closed
+            g_full, torque = g, closed
         elif attempt == 1:
-            if not g.stuck:  # the clutch slips at the closed throttle: the frame as it was
-                torque = engine_torque
-            else:
-                over_closed = least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, dt)
-                if over_closed >= 0.0:
-                    break  # the closed throttle leaves it past its target too: the brake takes the rest
-                torque = engine_torque - over_full * (engine_torque - closed) / (over_full - over_closed)
+            if not g.stuck:  # the clutch slips at the closed throttle: the frame as it was, at the engine's torque
+                g, torque = g_full, engine_torque
+                break
+            over_closed = least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, dt)
+            if over_closed >= 0.0:
+                break  # the closed throttle leaves it past its target too: the brake takes the rest
+            torque = engine_torque - over_full * (engine_torque - closed) / (over_full - over_closed)
     tcs_took = torque != engine_torque
     engine_torque = torque
     launch_on = launch_on and not g.stuck

@@ -7,6 +7,14 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 
+def record_a_drive(model) -> None:
+    """Start a recording and drive 30 frames at full throttle in it (the recording runs on)."""
+    model.start_recording()
+    model.press("throttle")
+    model.advance(30)
+    model.release("throttle")
+
+
 def test_a_recording_of_no_frame_is_not_saved_nor_loaded(carbench_window, tmp_path):
     w = carbench_window
     model, session = w.model, w.model.session
@@ -24,10 +32,7 @@ def test_a_recording_of_no_frame_is_not_saved_nor_loaded(carbench_window, tmp_pa
 def test_a_recording_of_no_frame_keeps_the_one_before(carbench_window, tmp_path):
     w = carbench_window
     model, session = w.model, w.model.session
-    model.start_recording()
-    model.press("throttle")
-    model.advance(30)
-    model.release("throttle")
+    record_a_drive(model)
     model.stop_recording()
     assert w.save_recording(tmp_path / "drive.toml")
     first = session.last_recording
@@ -46,10 +51,7 @@ def test_a_recording_of_no_frame_after_one_discarded_leaves_it_discarded(carbenc
     # (the review) the discarded recording stayed the last one, but was called "saved", and Save offered it
     w = carbench_window
     model, session = w.model, w.model.session
-    model.start_recording()
-    model.press("throttle")
-    model.advance(30)
-    model.release("throttle")
+    record_a_drive(model)
     if how == "let go":
         model.let_go_recording()
     else:

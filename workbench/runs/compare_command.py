@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from physics import ParamError
-from physics.toml_text import MAX_KEY_PARTS, Beyond, long_key_line, read_float
+from physics.toml_text import MAX_KEY_PARTS, beyond_a_float, long_key_line, read_float
 from workbench.output.files import OutputPathError, check_output_file
 from workbench.runs.compare import CompareError, Comparison, compare, read_csv_run, run_of
 from workbench.runs.replay import replay
@@ -48,23 +48,11 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         # TOML reads 1_500 as 1500; `sweep --param` refuses it, as every number typed on the command line
         raise CompareError(f"{option} {path}={raw}: a number is typed without underscores here (TOML would read it "
                            f"as {value})")
-    beyond = _beyond(value)
+    beyond = beyond_a_float({"v": value})  # (lists within lists too)
     if beyond is not None:
         # TOML reads 1e400 as inf and 1e-400 as 0: said as typed, not as a value the user never wrote
-        raise CompareError(f"{option} {path}={raw}: {beyond.typed} is beyond a floating-point number's range")
+        raise CompareError(f"{option} {path}={raw}: {beyond[1]} is beyond a floating-point number's range")
     return path, value
-
-
-def _beyond(value: Any) -> Beyond | None:
-    """The first number of a value read with physics.toml_text.read_float, lists within lists included, that is beyond
-    a float's range as typed; None."""
-    if isinstance(value, Beyond):
-        return value
-    for item in value if isinstance(value, list) else ():
-        found = _beyond(item)
-        if found is not None:
-            return found
-    return None
 
 
 _UNDERSCORED = re.compile(r"[0-9]_[0-9]")  # TOML's 1_500

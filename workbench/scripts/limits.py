@@ -185,7 +185,9 @@ def parse_bytes(text: str) -> int:
         raise ValueError(f"'{text}': '{number}' is not a number; give {_EXAMPLE}")
     if word:  # inf, -infinity: read by float(), but no size
         raise ValueError(f"'{text}': '{number}' is not a finite number; give {_EXAMPLE}")
-    if value == float("inf") or (value == 0.0 and any(c in "123456789" for c in number.split("e")[0])):
+    from physics.toml_text import underflows  # (here: the physics package is not loaded to start the command line)
+
+    if value == float("inf") or underflows(number, value):
         raise ValueError(f"'{text}': '{number}' is beyond a floating-point number's range")  # 1e400, 1e-400 as typed
     if not value > 0:
         raise ValueError(f"'{text}': the size must be positive")
