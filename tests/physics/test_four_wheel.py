@@ -231,6 +231,39 @@ def test_traction_control_of_an_all_wheel_drive_car_holds_its_less_spinning_axle
         assert 0.099 < least.min() and least.max() < most, (dt, least.min(), least.max())
 
 
+def split_mu_launch(axle: str, dt: float) -> np.recarray:
+    """Full throttle in 1st from 3 m/s with the clutch locked, the left wheels on ice (mu 0.1) and the right ones on
+    snow (mu 0.3), for 3 s."""
+    sim = Simulation(four(**{"body.driven_axle": axle}), n=1, dt=dt)
+    snow = [[4.0, 0.3, -1.0, 0.0], [-1000.0, -50.0, 0.0, 0.0], [3000.0, -50.0, 0.0, 0.0], [3000.0, 0.0, 0.0, 0.0],
+            [-1000.0, 0.0, 0.0, 0.0]]
+    ice = [[4.0, 0.1, -1.0, 0.0], [-1000.0, 0.0, 0.0, 0.0], [3000.0, 0.0, 0.0, 0.0], [3000.0, 50.0, 0.0, 0.0],
+           [-1000.0, 50.0, 0.0, 0.0]]
+    sim.set_ground(np.array(snow + ice))
+    flying_start(sim, 3.0, 1)
+    return drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, set(), throttle_pedal=1.0))
+
+
+@pytest.mark.parametrize("axle", ["rear", "front"])
+def test_traction_control_on_split_mu_brakes_the_icy_wheel_and_holds_the_other_at_tcs_slip_at_any_dt(axle):
+    """Through an open differential the brake on the wheel on ice passes the drive across to the one on snow, which
+    the engine's cut then holds at tcs_slip (0.1), the icy wheel at tcs_brake_slip (0.12), at 1/120 s as at 1/1000 s.
+    Solved without that brake the cut left the snow wheel under its target, the brake then carried it past, and the
+    two wheels swung between 0.05 and 0.16 and 0.14 and 0.21 at 1/120 s (0.107 and 0.128 at 1/1000 s); the car was
+    2 km/h slower at 3 s at 1/120 s than at 1/1000 s."""
+    ice, snow = ("rl", "rr") if axle == "rear" else ("fl", "fr")
+    ends = []
+    for dt in (1.0 / 120.0, 1.0 / 1000.0):
+        run = split_mu_launch(axle, dt)
+        late = run.t > 1.0
+        assert run.clutch[late].min() == 1.0 and run.tcs_active[late].min() == 1.0
+        assert np.abs(run[f"slip_ratio_{snow}"][late] - 0.1).max() < 5e-4, (dt, run[f"slip_ratio_{snow}"][late].max())
+        assert np.abs(run[f"slip_ratio_{ice}"][late] - 0.12).max() < 5e-4, (dt, run[f"slip_ratio_{ice}"][late].max())
+        assert run[f"brake_torque_{ice}"][late].min() > 100.0 and run[f"brake_torque_{snow}"][late].max() == 0.0
+        ends.append(run.speed_kmh[-1])
+    assert ends[0] == pytest.approx(ends[1], rel=0.04)
+
+
 def test_the_front_axle_drives_only_a_four_wheel_car():
     from physics import ParamError
 
