@@ -298,15 +298,12 @@ def abs_room(p, k, front):
 
 
 @scalar(inline=True)
-def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt, brake, esc, esc_target,
-          pull):
+def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, most, dt, brake, esc, esc_target):
     """A wheel's speed after ABS (when ``braking``) and traction control's brake (``spin_target`` nonzero).
 
     ``omega`` is the wheel's speed with its whole ``brake`` [N m], ``free`` without it. ABS lets the brake off so
     the slip passes no further than ``target``; stability control's part of the brake (``esc``) acts on top of
-    what ABS leaves the rest, and the two together take the wheel no further than ``esc_target``. Traction control's
-    brake turns the wheel ``pull`` times as far as it takes it past its target (:func:`open_pull`; 1 where the wheel
-    ends where its brake leaves it), no further than ``most``.
+    what ABS leaves the rest, and the two together take the wheel no further than ``esc_target``.
     """
     radius, floor = p.body_wheel_radius, p.model_slip_speed
     abs_on = False
@@ -321,9 +318,6 @@ def aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
         abs_on = kept != omega
         omega = kept
     tcs = wheel.anti_spin(omega, k.u, ahead, radius, floor, spin_target, most)
-    if pull != 1.0 and tcs != omega:
-        tcs = omega - pull * (omega - tcs)
-        tcs = max(tcs, omega - most, 0.0) if omega > 0.0 else min(tcs, omega + most, 0.0)
     tcs_on = tcs != omega
     return Held(tcs, held or abs_on or tcs_on, abs_on, tcs_on)
 
@@ -406,7 +400,7 @@ def finish(p, k, start, h, fx0, kx_s, inertia, du, drive, brake, mass, dt, ahead
         # rad/s in a frame beside its partner, which traction control held, through an open differential.)
         left = max(0.5 * p.brakes_force * radius - brake, 0.0)
         omega = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
-                      dt * left / inertia, dt, brake, esc, esc_target, 1.0).omega
+                      dt * left / inertia, dt, brake, esc, esc_target).omega
         return Finished(omega, fx, fx_lin, inertia * (omega - free) / dt)
     if h.held:
         return Finished(h.omega, fx, fx_lin, first)
@@ -661,12 +655,27 @@ def spin_over(p, k, start, drive, fx, kx, inertia, ahead, direction, dt):
 
 @scalar
 def open_pull(i, c, j):
-    """How much further than it ends a driven wheel's brake turns it in its first, body-frozen update, where the engine
-    is locked through an open differential to its axle and both wheels turn one way: the update brakes the bare wheel
-    (``j``, its tyre's slope taken implicitly), and the carrier (:func:`locked_momentum`: the axle's wheels ``i`` each
-    and the engine's ``c`` a wheel) then takes back half of what that turned the two wheels apart, less what the brake's
-    torque slowed the carrier: the wheel ends (i + c + j) / (2 (i + c)) of its first update's change."""
+    """The torque, in times the bare wheel's (``j``, its tyre's slope taken implicitly), a brake takes to turn a driven
+    wheel by a change of speed, where the engine is locked through an open differential to its axle and both wheels
+    turn one way: the differential passes part of the torque across (the partner turns up) and the carrier, which the
+    engine's inertia keeps, takes the rest (:func:`locked_momentum`: the axle's wheels ``i`` each, the engine's ``c`` a
+    wheel). The bare wheel's torque turned it (i + c + j) / (2 (i + c)) of the change once the carrier had answered:
+    a launch on split mu held the icy wheel between 0.14 and 0.21 of slip for a tcs_brake_slip of 0.12."""
     return 2.0 * (i + c) / (i + c + j)
+
+
+@scalar
+def open_tcs(p, k, omega, free, j, held, ahead, spin_target, most, dt, partner, i, c):
+    """Traction control's brake on a driven wheel (speed ``omega``, ``free`` its speed without brakes) whose partner
+    across an open differential turns free, the engine locked to the two (``i`` each wheel's inertia, ``c`` the
+    engine's on each wheel): (the wheel, its partner) after the first update, as :class:`Held`. The wheel goes to its
+    target (physics.wheel.anti_spin, by at most ``most``), and the partner turns up by (i + c - j) / (i + c + j) of
+    that, what the differential passes across while the engine's inertia keeps the carrier (:func:`open_pull`): the
+    pair's mean then moves as :func:`locked_momentum` takes it from the brake's torque, open_pull times the bare
+    wheel's."""
+    h = aided(p, k, omega, free, j, held, ahead, False, 1.0, spin_target, most, dt, 0.0, 0.0, 1.0)
+    up = (omega - h.omega) * (i + c - j) / (i + c + j)
+    return h, Held(partner.omega + up, partner.held, partner.abs_on, partner.tcs_on)
 
 
 @scalar
@@ -974,31 +983,36 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # turns one wheel apart from the other the carrier takes half back (locked_momentum): the brake turns it further
     # in this update (open_pull), and the engine's cut above took the partner's turning up into account.
     h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt, b_fl,
-                 e_fl, te_fl, 1.0)
+                 e_fl, te_fl)
     h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt, b_fr,
-                 e_fr, te_fr, 1.0)
-    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl, te_rl,
-                 1.0)
-    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr, te_rr,
-                 1.0)
+                 e_fr, te_fr)
+    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl, te_rl)
+    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr, te_rr)
     # Through an open differential on the one driven axle, with the engine locked to it and no other brake on the
-    # axle, what traction control's brake turns one wheel apart from its free partner the carrier takes half back
-    # (locked_momentum): the brake turns it further in this update (open_pull), as far as it has brake left, and the
-    # engine's cut above took the partner's turning up into account (open_pair_over).
+    # axle, traction control's brake on one wheel turns its free partner up: the engine's inertia keeps the carrier,
+    # and the differential passes the brake's torque across. The first update turns both wheels as they end (open_tcs),
+    # so that the body's step takes the partner's tyre force at the slip it ends with; the brake's torque is what turns
+    # the pair so (open_pull times the bare wheel's), within what the brake has left. The engine's cut above counted
+    # the partner's turning up (open_pair_over).
+    pull_fl = pull_fr = pull_rl = pull_rr = 1.0
     if stuck and p.diff_kind == 0 and front_share == 1.0 and b_fl == 0.0 and b_fr == 0.0 and free_fl * free_fr > 0.0:
         if h_fl.tcs_on and not h_fr.held:
-            h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt,
-                         b_fl, e_fl, te_fl, open_pull(i_f, c_f, j_fl))
+            pull_fl = open_pull(i_f, c_f, j_fl)
+            h_fl, h_fr = open_tcs(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, spin_front, most_fl / pull_fl,
+                                  dt, h_fr, i_f, c_f)
         elif h_fr.tcs_on and not h_fl.held:
-            h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt,
-                         b_fr, e_fr, te_fr, open_pull(i_f, c_f, j_fr))
+            pull_fr = open_pull(i_f, c_f, j_fr)
+            h_fr, h_fl = open_tcs(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, spin_front, most_fr / pull_fr,
+                                  dt, h_fl, i_f, c_f)
     if stuck and p.diff_kind == 0 and front_share == 0.0 and b_rl == 0.0 and b_rr == 0.0 and free_rl * free_rr > 0.0:
         if h_rl.tcs_on and not h_rr.held:
-            h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl,
-                         te_rl, open_pull(i_r, c_r, j_rl))
+            pull_rl = open_pull(i_r, c_r, j_rl)
+            h_rl, h_rr = open_tcs(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, spin_rear, most_rl / pull_rl, dt, h_rr,
+                                  i_r, c_r)
         elif h_rr.tcs_on and not h_rl.held:
-            h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr,
-                         te_rr, open_pull(i_r, c_r, j_rr))
+            pull_rr = open_pull(i_r, c_r, j_rr)
+            h_rr, h_rl = open_tcs(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, spin_rear, most_rr / pull_rr, dt, h_rl,
+                                  i_r, c_r)
     # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
     h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
     h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
@@ -1055,16 +1069,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, s_fl, r_fl, du_fl,
                   g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, grip_fl, e_fl, te_fl,
-                  brake_torque(h_fl, j_fl, t_share_f, free_fl, b_fl, dt), one_front, ch_fl)
+                  brake_torque(h_fl, pull_fl * j_fl, t_share_f, free_fl, b_fl, dt), one_front, ch_fl)
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr - x_f * du_fl, s_fr, r_fr, du_fr,
                   g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, grip_fr, e_fr, te_fr,
-                  brake_torque(h_fr, j_fr, t_share_f, free_fr, b_fr, dt), one_front, ch_fr)
+                  brake_torque(h_fr, pull_fr * j_fr, t_share_f, free_fr, b_fr, dt), one_front, ch_fr)
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl - x_r * du_rr, s_rl, r_rl, du_rl,
                   g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, grip_rl, e_rl, te_rl,
-                  brake_torque(h_rl, j_rl, t_share_r, free_rl, b_rl, dt), one_rear, ch_rl)
+                  brake_torque(h_rl, pull_rl * j_rl, t_share_r, free_rl, b_rl, dt), one_rear, ch_rl)
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr - x_r * du_rl, s_rr, r_rr, du_rr,
                   g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
-                  brake_torque(h_rr, j_rr, t_share_r, free_rr, b_rr, dt), one_rear, ch_rr)
+                  brake_torque(h_rr, pull_rr * j_rr, t_share_r, free_rr, b_rr, dt), one_rear, ch_rr)
     # The lateral forces the step applied (the telemetry's), each within what its tyre's ellipse leaves beside its
     # longitudinal force: the body gives back what the linearised step carried past it, along the tyre's sideways
     # direction, as it does along the wheel for a longitudinal force at its limit (physics.step.grip_finish).
