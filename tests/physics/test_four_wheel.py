@@ -231,15 +231,20 @@ def test_traction_control_of_an_all_wheel_drive_car_holds_its_less_spinning_axle
         assert 0.099 < least.min() and least.max() < most, (dt, least.min(), least.max())
 
 
-def split_mu_launch(axle: str, dt: float) -> np.recarray:
-    """Full throttle in 1st from 3 m/s with the clutch locked, the left wheels on ice (mu 0.1) and the right ones on
-    snow (mu 0.3), for 3 s."""
-    sim = Simulation(four(**{"body.driven_axle": axle}), n=1, dt=dt)
+def split_mu() -> np.ndarray:
+    """Ground rows (physics.surface): snow (mu 0.3) right of the x axis, ice (mu 0.1) left of it."""
     snow = [[4.0, 0.3, -1.0, 0.0], [-1000.0, -50.0, 0.0, 0.0], [3000.0, -50.0, 0.0, 0.0], [3000.0, 0.0, 0.0, 0.0],
             [-1000.0, 0.0, 0.0, 0.0]]
     ice = [[4.0, 0.1, -1.0, 0.0], [-1000.0, 0.0, 0.0, 0.0], [3000.0, 0.0, 0.0, 0.0], [3000.0, 50.0, 0.0, 0.0],
            [-1000.0, 50.0, 0.0, 0.0]]
-    sim.set_ground(np.array(snow + ice))
+    return np.array(snow + ice)
+
+
+def split_mu_launch(axle: str, dt: float) -> np.recarray:
+    """Full throttle in 1st from 3 m/s with the clutch locked, the left wheels on ice (mu 0.1) and the right ones on
+    snow (mu 0.3), for 3 s."""
+    sim = Simulation(four(**{"body.driven_axle": axle}), n=1, dt=dt)
+    sim.set_ground(split_mu())
     flying_start(sim, 3.0, 1)
     return drive(sim, 3.0, lambda t, tel: Inputs.from_keys(1, set(), throttle_pedal=1.0))
 
@@ -266,6 +271,32 @@ def test_traction_control_on_split_mu_brakes_the_icy_wheel_and_holds_the_other_a
         pushes.append(run[f"fx_{snow}"][late].mean())
     assert ends[0] == pytest.approx(ends[1], rel=0.005)
     assert pushes[0] == pytest.approx(pushes[1], rel=0.01)
+
+
+@pytest.mark.parametrize("changes, dt", [({"differential.kind": "locked"}, 1.0 / 120.0),
+                                         ({"differential.kind": "limited_slip", "differential.preload": 50.0,
+                                           "differential.ramp": 0.3}, 1.0 / 2000.0)], ids=["locked", "limited_slip"])
+def test_no_wheel_of_a_held_axle_shows_more_brake_than_its_brake_has(changes, dt):
+    """A differential that holds its wheels as one shares their brakes; the telemetry gives each wheel's brake back its
+    own, and what an aid added on the other wheel (traction control's beside stability control's) stays there: given
+    in proportion to the wheels' own brakes, the rear wheel stability control braked read 4,814 N m of its 3,300 on a
+    locked axle (split mu, full throttle, a bend each way; 4,202 N m on a limited-slip one at 1/2000 s), the sum of
+    the four as it was."""
+    car = four(**changes)
+    top = 0.5 * car.brakes.force * car.body.wheel_radius
+    sim = Simulation(car, n=1, dt=dt)
+    sim.set_ground(split_mu())
+
+    def driver(t, tel):
+        return Inputs.from_keys(1, {"throttle", *(("right",) if 3.0 <= t < 5.0 else ()),
+                                    *(("left",) if 5.0 <= t < 6.5 else ())})
+
+    run = drive(sim, 8.0, driver)
+    braked = np.stack([np.abs(run[f"brake_torque_{c}"]) for c in CORNERS])
+    assert run.esc_active.max() == 1.0 and run.tcs_active.max() == 1.0
+    assert braked.max() <= top * (1.0 + 1e-12), braked.max()
+    radius = car.body.wheel_radius
+    assert np.allclose(braked.sum(axis=0) / radius, np.abs(run.brake_force), rtol=1e-12, atol=1e-9)
 
 
 def test_the_front_axle_drives_only_a_four_wheel_car():
