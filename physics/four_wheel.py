@@ -653,6 +653,9 @@ def spin_over(p, k, start, drive, fx, kx, inertia, ahead, direction, dt):
     return direction * (free - aids.tcs_hold(p, k.u, ahead, radius, p.model_slip_speed, direction))
 
 
+TCS_SOLVES = 8  # the drivetrain's solves traction control's engine cut may take in a frame (four_wheel_frame)
+
+
 @scalar
 def open_pull(i, c, j):
     """The torque, in times the bare wheel's (``j``, its tyre's slope taken implicitly), a brake takes to turn a driven
@@ -679,6 +682,30 @@ def open_tcs(p, k, omega, free, j, held, ahead, spin_target, most, dt, partner, 
 
 
 @scalar
+def both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_target, i, c, top, dt):
+    """Traction control's brakes on both driven wheels of an axle locked to the engine through an open differential
+    (speeds ``omega_*`` before them, no other brake on the axle): (left, right) as :class:`Held` after the first update,
+    and each brake's torque in times what turns its bare wheel (``j_*``) so. The engine turns with the wheels' mean and
+    the differential passes them equal torques: a wheel slowed by d_k takes i d_k + c (d_l + d_r) / 2 of brake impulse
+    [N m s] (``i`` a wheel's inertia, ``c`` the engine's on each, as :func:`locked_momentum` counts them, which then
+    leaves the wheels where this puts them). Both go to their targets (physics.wheel.anti_spin) where each brake has
+    that much torque (``top``); else both as far as the brake that needs more goes with its whole torque. (Sized
+    (i + c) / j times the bare wheel's each, the wheel further past its target ran out of brake while the other had
+    some left: at tcs_slip 0.3 on split mu they swapped slips frame by frame, and at 1/500 s the icy one spun away.)"""
+    h_l = aided(p, k_l, omega_l, omega_l, j_l, True, ahead_l, False, 1.0, spin_target, math.inf, dt, 0.0, 0.0, 1.0)
+    h_r = aided(p, k_r, omega_r, omega_r, j_r, True, ahead_r, False, 1.0, spin_target, math.inf, dt, 0.0, 0.0, 1.0)
+    d_l, d_r = omega_l - h_l.omega, omega_r - h_r.omega
+    t_l, t_r = i * d_l + 0.5 * c * (d_l + d_r), i * d_r + 0.5 * c * (d_l + d_r)
+    most = max(abs(t_l), abs(t_r))
+    scale = min(top * dt / most, 1.0) if most > 0.0 else 1.0
+    d_l, d_r = scale * d_l, scale * d_r
+    pull_l = t_l / (j_l * d_l / scale) if d_l != 0.0 else 1.0
+    pull_r = t_r / (j_r * d_r / scale) if d_r != 0.0 else 1.0
+    return (Held(omega_l - d_l, True, False, d_l != 0.0), Held(omega_r - d_r, True, False, d_r != 0.0), pull_l,
+            pull_r)
+
+
+@scalar
 def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, kx_l, kx_r, i, c, ahead_l, ahead_r,
                    direction, spin_target, bare, dt):
     """The least :func:`spin_over` of a driven pair locked to the engine through an open differential, after the
@@ -686,7 +713,11 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
     that brake holds its wheel there and turns the partner up by what the differential passes across (the carrier,
     which the engine's inertia keeps, turns on: :func:`open_pull`'s update and :func:`locked_momentum`). Solved without
     it, the engine's cut left the wheel on the better grip under its target, and the brake on the other then carried
-    it past (split mu: 0.05 to 0.16 of slip at 1/120 s for a tcs_slip of 0.1)."""
+    it past (split mu: 0.05 to 0.16 of slip at 1/120 s for a tcs_slip of 0.1). With both wheels past it, both are
+    braked (:func:`both_tcs`). Where a brake cannot hold its wheel at ``spin_target`` (its whole torque is not enough),
+    what it leaves the wheel past it counts too: the engine gives that up, however little the other wheel spins.
+    (Not counted, a tcs_slip above tcs_brake_slip left the engine's whole torque to the brakes, and at 1/500 s the icy
+    wheel of a split-mu launch spun away to 3.5 of slip while the engine followed the other one, held at 0.12.)"""
     radius, floor = p.body_wheel_radius, p.model_slip_speed
     free_l, _, j_l, _ = wheel.spin(start_l, drive_l, fx_l, kx_l, 0.0, radius, i, dt)
     free_r, _, j_r, _ = wheel.spin(start_r, drive_r, fx_r, kx_r, 0.0, radius, i, dt)
@@ -698,11 +729,19 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
     road_l, road_r = k_l.u + ahead_l, k_r.u + ahead_r
     past_l = direction * (free_l - (road_l + spin_target * wheel.slip_speed(road_l, floor)) / radius)
     past_r = direction * (free_r - (road_r + spin_target * wheel.slip_speed(road_r, floor)) / radius)
+    if past_l > 0.0 and past_r > 0.0:  # both braked, as both_tcs brakes them
+        t_l, t_r = i * past_l + 0.5 * c * (past_l + past_r), i * past_r + 0.5 * c * (past_l + past_r)
+        scale = min(dt * left / max(t_l, t_r), 1.0)
+        least = min(over_l - scale * past_l, over_r - scale * past_r)
+        short = (1.0 - scale) * max(past_l, past_r)
+        return max(least, short) if short > 0.0 else least
     down_l = max(min(past_l, dt * left / (j_l * open_pull(i, c, j_l))), 0.0)
     down_r = max(min(past_r, dt * left / (j_r * open_pull(i, c, j_r))), 0.0)
     up_l = down_r * (i + c - j_r) / (i + c + j_r)
     up_r = down_l * (i + c - j_l) / (i + c + j_l)
-    return over_l - down_l + up_l if over_l <= over_r else over_r - down_r + up_r
+    least = over_l - down_l + up_l if over_l <= over_r else over_r - down_r + up_r
+    short = max(past_l - down_l, past_r - down_r)  # how far a brake that has not torque enough leaves its wheel
+    return max(least, short) if short > 0.0 else least
 
 
 @scalar
@@ -852,7 +891,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # the clutch locked, the engine gives up what leaves the less spinning driven wheel at tcs_slip at the frame's
     # end (its brake takes a wheel that spins further), down to its closed-throttle torque. The drivetrain is solved
     # at the engine's torque, at the closed throttle's and at the torque between them where the two put that wheel
-    # at its target (the driven wheels' speeds are linear in the engine's torque while the clutch holds). Without it
+    # at its target (the driven wheels' speeds are linear in the engine's torque while the clutch holds; where a wheel
+    # crosses tcs_brake_slip the line bends, and the torque between is found again, up to TCS_SOLVES solves). Without it
     # only the throttle cut that follows the slip (physics.aids.tcs_cut) acted, and a locked clutch's launch on snow
     # held the slip at 0.137 for a tcs_slip of 0.1, its wheels' brakes working against the engine by an amount that
     # moved with dt (51 N m at 1/120 s, 319 at 1/1000 s).
@@ -862,11 +902,11 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     torque = engine_torque
     hold_target = p.aids_tcs_brake_slip * direction
     bare_f, bare_r = b_fl == 0.0 and b_fr == 0.0, b_rl == 0.0 and b_rr == 0.0  # no pedal, handbrake or ESC
-    high, over_high, low, over_low = engine_torque, 0.0, closed, 0.0
-    for attempt in range(4):
+    high, over_high, low, over_low, span, kept = engine_torque, 0.0, closed, 0.0, 0.0, 0
+    for attempt in range(TCS_SOLVES):
         g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f,
                       i_r, torque, capacity, direct_torque, ratio, dt)
-        if attempt == 3:
+        if attempt == TCS_SOLVES - 1:
             break
         over = least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, hold_target, bare_f, bare_r,
                           dt) if tcs_engine and g.stuck else 0.0
@@ -882,14 +922,20 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                 break
             if over >= 0.0:
                 break  # the closed throttle leaves it past its target too: the brake takes the rest
-            over_low = over
-        else:  # the interpolated torque: done where it lands on the target, else once more within the bracket
-            if abs(over) <= 1e-9 * (over_high - over_low):
+            over_low, span = over, over_high - over
+        else:  # the interpolated torque: done where it lands on the target, else again within the bracket
+            if abs(over) <= 1e-9 * span:
                 break
+            # Regula falsi, Illinois' way: an end kept twice counts half, so that a bend in the line (where a wheel
+            # reaches tcs_brake_slip, or light wheels whose speeds turn steeply with the torque) is closed in on.
             if over > 0.0:
                 high, over_high = torque, over
+                over_low = 0.5 * over_low if kept == -1 else over_low
+                kept = -1
             else:
                 low, over_low = torque, over
+                over_high = 0.5 * over_high if kept == 1 else over_high
+                kept = 1
         torque = high - over_high * (high - low) / (over_high - over_low)
     tcs_took = torque != engine_torque
     engine_torque = torque
@@ -994,9 +1040,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # so that the body's step takes the partner's tyre force at the slip it ends with; the brake's torque is what turns
     # the pair so (open_pull times the bare wheel's), within what the brake has left. The engine's cut above counted
     # the partner's turning up (open_pair_over). With both wheels braked (the engine's cut spent), their brakes slow
-    # the engine with them: each takes (i + c) / j times the bare wheel's torque, the carrier then keeping their speeds.
-    # Sized for the bare wheels, the brakes of light ones (0.05 kg m^2 an axle) gave 170 N m of their 3,300 and the
-    # wheels, spun up as the launch clutch locked, stayed at 2 of slip for a second and a half.
+    # the engine with them (both_tcs). Sized for the bare wheels, the brakes of light ones (0.05 kg m^2 an axle) gave
+    # 170 N m of their 3,300 and the wheels, spun up as the launch clutch locked, stayed at 2 of slip for 1.5 s.
     pull_fl = pull_fr = pull_rl = pull_rr = 1.0
     if stuck and p.diff_kind == 0 and front_share == 1.0 and b_fl == 0.0 and b_fr == 0.0 and free_fl * free_fr > 0.0:
         if h_fl.tcs_on and not h_fr.held:
@@ -1008,11 +1053,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
             h_fr, h_fl = open_tcs(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, spin_front, most_fr / pull_fr,
                                   dt, h_fl, i_f, c_f)
         elif h_fl.tcs_on and h_fr.tcs_on:
-            pull_fl, pull_fr = (i_f + c_f) / j_fl, (i_f + c_f) / j_fr
-            h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, False, 1.0, spin_front,
-                         most_fl / pull_fl, dt, 0.0, 0.0, 1.0)
-            h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, False, 1.0, spin_front,
-                         most_fr / pull_fr, dt, 0.0, 0.0, 1.0)
+            h_fl, h_fr, pull_fl, pull_fr = both_tcs(p, k_fl, k_fr, w_fl, w_fr, j_fl, j_fr, ahead * k_fl.c,
+                                                    ahead * k_fr.c, spin_front, i_f, c_f, top, dt)
     if stuck and p.diff_kind == 0 and front_share == 0.0 and b_rl == 0.0 and b_rr == 0.0 and free_rl * free_rr > 0.0:
         if h_rl.tcs_on and not h_rr.held:
             pull_rl = open_pull(i_r, c_r, j_rl)
@@ -1023,11 +1065,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
             h_rr, h_rl = open_tcs(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, spin_rear, most_rr / pull_rr, dt, h_rl,
                                   i_r, c_r)
         elif h_rl.tcs_on and h_rr.tcs_on:
-            pull_rl, pull_rr = (i_r + c_r) / j_rl, (i_r + c_r) / j_rr
-            h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, False, 1.0, spin_rear, most_rl / pull_rl, dt,
-                         0.0, 0.0, 1.0)
-            h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, False, 1.0, spin_rear, most_rr / pull_rr, dt,
-                         0.0, 0.0, 1.0)
+            h_rl, h_rr, pull_rl, pull_rr = both_tcs(p, k_rl, k_rr, w_rl, w_rr, j_rl, j_rr, ahead, ahead, spin_rear,
+                                                    i_r, c_r, top, dt)
     # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
     h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
     h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
@@ -1314,18 +1353,26 @@ def _split(held, b_l, b_r, j_l, j_r):
 
 
 @scalar
-def _within(a, b, c, d, top):
-    """Brake torques [N m] of a group's wheels with what any has past ``top`` (a brake's whole torque) moved to the
-    others, in proportion to what their brakes have left (a pair: 0 for the two it does not hold)."""
-    over = max(a - top, 0.0) + max(b - top, 0.0) + max(c - top, 0.0) + max(d - top, 0.0)
+def _within(a, b, c, d, top, n):
+    """Brake torques [N m] of a group's ``n`` wheels (2: ``a`` and ``b``, 4: all) with what any has past ``top`` (a
+    brake's whole torque) moved to the others, in proportion to what their brakes have left; what none has room for
+    (a stalled engine's drag, which the brakes' torques carry) shared alike among them, so that the sum stays."""
+    over = max(a - top, 0.0) + max(b - top, 0.0)
+    if n == 4:
+        over = over + max(c - top, 0.0) + max(d - top, 0.0)
     if over <= 0.0:
         return a, b, c, d
-    a, b, c, d = min(a, top), min(b, top), min(c, top), min(d, top)
-    room = 4.0 * top - a - b - c - d
-    if room <= 0.0:
-        return a, b, c, d
-    share = min(over / room, 1.0)
-    return a + share * (top - a), b + share * (top - b), c + share * (top - c), d + share * (top - d)
+    a, b = min(a, top), min(b, top)
+    room = 2.0 * top - a - b
+    if n == 4:
+        c, d = min(c, top), min(d, top)
+        room = room + 2.0 * top - c - d
+    share = min(over / room, 1.0) if room > 0.0 else 1.0
+    rest = (over - share * room) / n
+    a, b = a + share * (top - a) + rest, b + share * (top - b) + rest
+    if n == 4:
+        c, d = c + share * (top - c) + rest, d + share * (top - d) + rest
+    return a, b, c, d
 
 
 @scalar
@@ -1333,20 +1380,20 @@ def at_own_brakes(one_front, one_rear, one_centre, u_fl, u_fr, u_rl, u_rr, o_fl,
     """The brake torques the wheels took (``u_*``, of torques :func:`locked_brakes` shared among wheels held as one)
     given back to the brakes that gave them (``o_*``, each wheel's own): a group's total in proportion to its brakes'
     own torques, so that a locked four-wheel drive's handbrake shows on the rear wheels, no brake more than ``top``,
-    its whole torque. Past it, the rest is what an aid's brake put on another wheel of the group (traction control's
-    beside stability control's): given in proportion, a locked axle's wheel that stability control braked read 4,814
-    N m of its 3,300."""
+    its whole torque, where the group's others have room (:func:`_within`). Past it, the rest is what an aid's brake
+    put on another wheel of the group (traction control's beside stability control's): given in proportion, a locked
+    axle's wheel that stability control braked read 4,814 N m of its 3,300."""
     if one_centre:
         total, used = o_fl + o_fr + o_rl + o_rr, u_fl + u_fr + u_rl + u_rr
         if total > 0.0:
-            return _within(used * o_fl / total, used * o_fr / total, used * o_rl / total, used * o_rr / total, top)
+            return _within(used * o_fl / total, used * o_fr / total, used * o_rl / total, used * o_rr / total, top, 4)
         return u_fl, u_fr, u_rl, u_rr
     if one_front and o_fl + o_fr > 0.0:
         total, used = o_fl + o_fr, u_fl + u_fr
-        u_fl, u_fr, _, _ = _within(used * o_fl / total, used * o_fr / total, top, top, top)
+        u_fl, u_fr, _, _ = _within(used * o_fl / total, used * o_fr / total, 0.0, 0.0, top, 2)
     if one_rear and o_rl + o_rr > 0.0:
         total, used = o_rl + o_rr, u_rl + u_rr
-        u_rl, u_rr, _, _ = _within(used * o_rl / total, used * o_rr / total, top, top, top)
+        u_rl, u_rr, _, _ = _within(used * o_rl / total, used * o_rr / total, 0.0, 0.0, top, 2)
     return u_fl, u_fr, u_rl, u_rr
 
 

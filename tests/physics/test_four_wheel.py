@@ -273,6 +273,29 @@ def test_traction_control_on_split_mu_brakes_the_icy_wheel_and_holds_the_other_a
     assert pushes[0] == pytest.approx(pushes[1], rel=0.01)
 
 
+@pytest.mark.parametrize("dt", [1.0 / 120.0, 1.0 / 500.0])
+def test_traction_control_brakes_holding_both_wheels_of_an_open_axle_share_the_engine_as_the_differential_does(dt):
+    """With tcs_slip (0.3) above tcs_brake_slip (0.12) the brakes hold both wheels of a split-mu launch against the
+    engine's whole torque: the engine turns with the wheels' mean and the differential passes them equal torques, so
+    the icy wheel's brake takes little more than the snow wheel's. Sized (i + c) / j times the bare wheel's each, the
+    icy wheel's brake ran out first: at 1/120 s the wheels swapped slips (0.18 and 0.20, 0.18 and 0.12) frame by frame,
+    at 1/500 s the icy one spun away to 3.5; sized for the bare wheels they sat at 0.29 to 0.34. (At 1/500 s the two
+    brakes' split still swings from frame to frame for a while, 490 and 2,770 N m, then 3,030 and 1,920, the slips
+    held.)"""
+    car = four(**{"aids.tcs_slip": 0.3})
+    top = 0.5 * car.brakes.force * car.body.wheel_radius
+    sim = Simulation(car, n=1, dt=dt)
+    sim.set_ground(split_mu())
+    flying_start(sim, 3.0, 1)
+    run = drive(sim, 4.0, lambda t, tel: Inputs.from_keys(1, set(), throttle_pedal=1.0))
+    late = run.t > 1.5
+    for c in ("rl", "rr"):
+        assert np.abs(run[f"slip_ratio_{c}"][late] - 0.12).max() < 0.01, (c, run[f"slip_ratio_{c}"][late].max())
+    brakes = np.stack([run.brake_torque_rl[late], run.brake_torque_rr[late]])
+    assert brakes.max() < top and brakes.min() > 0.0
+    assert np.abs(run.brake_torque_rl[late] - run.brake_torque_rr[late]).mean() < 0.2 * top
+
+
 def test_traction_control_brakes_both_wheels_of_an_open_axle_against_the_engine_locked_to_them():
     """Light rear wheels (0.05 kg m^2 an axle) pulling away on split mu: as the launch clutch locks the engine, faster
     than the wheels, spins both past tcs_brake_slip, and with the throttle's cut spent their brakes slow the engine
@@ -312,8 +335,25 @@ def test_no_wheel_of_a_held_axle_shows_more_brake_than_its_brake_has(changes, dt
     braked = np.stack([np.abs(run[f"brake_torque_{c}"]) for c in CORNERS])
     assert run.esc_active.max() == 1.0 and run.tcs_active.max() == 1.0
     assert braked.max() <= top * (1.0 + 1e-12), braked.max()
-    radius = car.body.wheel_radius
-    assert np.allclose(braked.sum(axis=0) / radius, np.abs(run.brake_force), rtol=1e-12, atol=1e-9)
+
+
+def test_a_held_groups_brake_torques_keep_their_sum_and_stay_within_each_brake_where_the_others_have_room():
+    """at_own_brakes on its own (plain Python): a locked rear axle whose right wheel's brake (stability control's)
+    gave the group 4,814 N m with the left one's (traction control's) shows 3,300 on the right and the rest on the
+    left; where no brake has room (a stalled engine's drag carried with the handbrake, 3,688 N m a wheel) the sum
+    stays, shared alike (it lost 777 N m when held to 3,300 a wheel)."""
+    from physics.four_wheel import at_own_brakes
+
+    own = getattr(at_own_brakes, "py_func", at_own_brakes)
+    top = 3300.0
+    shown = own(False, True, False, 0.0, 0.0, 2407.0, 2407.0, 0.0, 0.0, 0.0, 3300.0, top)
+    assert shown[3] == top and shown[2] == pytest.approx(4814.0 - top) and sum(shown) == pytest.approx(4814.0)
+    shown = own(False, True, False, 0.0, 0.0, 3688.0, 3688.0, 0.0, 0.0, 3688.0, 3688.0, top)
+    assert shown[2] == shown[3] == pytest.approx(3688.0)
+    shown = own(True, True, True, 1000.0, 1000.0, 3000.0, 4000.0, 0.0, 3300.0, 3300.0, 6000.0, top)
+    assert max(shown) <= top * (1.0 + 1e-12) and sum(shown) == pytest.approx(9000.0)
+    shown = own(True, True, True, 4000.0, 4000.0, 4000.0, 4000.0, 1.0, 1.0, 1.0, 5.0, top)
+    assert sum(shown) == pytest.approx(16000.0) and min(shown) > top
 
 
 def test_the_front_axle_drives_only_a_four_wheel_car():
