@@ -1025,9 +1025,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Traction control brakes with what the wheel's brake has left beside the pedal's and the handbrake's.
     most_fl, most_fr = dt * max(top - b_fl, 0.0) / j_fl, dt * max(top - b_fr, 0.0) / j_fr
     most_rl, most_rr = dt * max(top - b_rl, 0.0) / j_rl, dt * max(top - b_rr, 0.0) / j_rr
-    # Through an open differential on the one driven axle, with the engine locked to it, what traction control's brake
-    # turns one wheel apart from the other the carrier takes half back (locked_momentum): the brake turns it further
-    # in this update (open_pull), and the engine's cut above took the partner's turning up into account.
     h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt, b_fl,
                  e_fl, te_fl)
     h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt, b_fr,
