@@ -706,6 +706,26 @@ def both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_tar
 
 
 @scalar
+def open_axle_tcs(p, k_l, k_r, h_l, h_r, omega_l, omega_r, free_l, free_r, j_l, j_r, held_l, held_r, ahead_l, ahead_r,
+                  spin_target, most_l, most_r, i, c, top, dt):
+    """Traction control's brakes on a driven axle locked to the engine through an open differential, no other brake on
+    it (``h_*`` the wheels as :func:`aided` left them, each wheel braked alone): one wheel braked, its partner turning
+    free, by :func:`open_tcs`; both braked, by :func:`both_tcs`. Returns (left, right) as :class:`Held` and each
+    brake's torque in times what turns its bare wheel so (1 for a wheel not braked)."""
+    if h_l.tcs_on and not h_r.held:
+        pull = open_pull(i, c, j_l)
+        h_l, h_r = open_tcs(p, k_l, omega_l, free_l, j_l, held_l, ahead_l, spin_target, most_l / pull, dt, h_r, i, c)
+        return h_l, h_r, pull, 1.0
+    if h_r.tcs_on and not h_l.held:
+        pull = open_pull(i, c, j_r)
+        h_r, h_l = open_tcs(p, k_r, omega_r, free_r, j_r, held_r, ahead_r, spin_target, most_r / pull, dt, h_l, i, c)
+        return h_l, h_r, 1.0, pull
+    if h_l.tcs_on and h_r.tcs_on:
+        return both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_target, i, c, top, dt)
+    return h_l, h_r, 1.0, 1.0
+
+
+@scalar
 def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, kx_l, kx_r, i, c, ahead_l, ahead_r,
                    direction, spin_target, bare, dt):
     """The least :func:`spin_over` of a driven pair locked to the engine through an open differential, after the
@@ -1041,29 +1061,13 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # 170 N m of their 3,300 and the wheels, spun up as the launch clutch locked, stayed at 2 of slip for 1.5 s.
     pull_fl = pull_fr = pull_rl = pull_rr = 1.0
     if stuck and p.diff_kind == 0 and front_share == 1.0 and b_fl == 0.0 and b_fr == 0.0 and free_fl * free_fr > 0.0:
-        if h_fl.tcs_on and not h_fr.held:
-            pull_fl = open_pull(i_f, c_f, j_fl)
-            h_fl, h_fr = open_tcs(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, spin_front, most_fl / pull_fl,
-                                  dt, h_fr, i_f, c_f)
-        elif h_fr.tcs_on and not h_fl.held:
-            pull_fr = open_pull(i_f, c_f, j_fr)
-            h_fr, h_fl = open_tcs(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, spin_front, most_fr / pull_fr,
-                                  dt, h_fl, i_f, c_f)
-        elif h_fl.tcs_on and h_fr.tcs_on:
-            h_fl, h_fr, pull_fl, pull_fr = both_tcs(p, k_fl, k_fr, w_fl, w_fr, j_fl, j_fr, ahead * k_fl.c,
-                                                    ahead * k_fr.c, spin_front, i_f, c_f, top, dt)
+        h_fl, h_fr, pull_fl, pull_fr = open_axle_tcs(p, k_fl, k_fr, h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr,
+                                                     held_fl, held_fr, ahead * k_fl.c, ahead * k_fr.c, spin_front,
+                                                     most_fl, most_fr, i_f, c_f, top, dt)
     if stuck and p.diff_kind == 0 and front_share == 0.0 and b_rl == 0.0 and b_rr == 0.0 and free_rl * free_rr > 0.0:
-        if h_rl.tcs_on and not h_rr.held:
-            pull_rl = open_pull(i_r, c_r, j_rl)
-            h_rl, h_rr = open_tcs(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, spin_rear, most_rl / pull_rl, dt, h_rr,
-                                  i_r, c_r)
-        elif h_rr.tcs_on and not h_rl.held:
-            pull_rr = open_pull(i_r, c_r, j_rr)
-            h_rr, h_rl = open_tcs(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, spin_rear, most_rr / pull_rr, dt, h_rl,
-                                  i_r, c_r)
-        elif h_rl.tcs_on and h_rr.tcs_on:
-            h_rl, h_rr, pull_rl, pull_rr = both_tcs(p, k_rl, k_rr, w_rl, w_rr, j_rl, j_rr, ahead, ahead, spin_rear,
-                                                    i_r, c_r, top, dt)
+        h_rl, h_rr, pull_rl, pull_rr = open_axle_tcs(p, k_rl, k_rr, h_rl, h_rr, w_rl, w_rr, free_rl, free_rr, j_rl, j_rr,
+                                                     held_rl, held_rr, ahead, ahead, spin_rear, most_rl, most_rr, i_r,
+                                                     c_r, top, dt)
     # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
     h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
     h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
