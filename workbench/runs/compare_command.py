@@ -39,12 +39,12 @@ def parse_assignment(text: str, option: str = "--vs-set") -> tuple[str, Any]:
         from workbench.scripts.format import number_problem
 
         raise CompareError(f"{option} {path}: {number_problem(exc)}") from None
-    based = _BASED.search(_STRINGS.sub('""', raw)) if not isinstance(value, str) else None
-    if based:
+    numbers = None if isinstance(value, str) else _STRINGS.sub('""', raw)  # the value's text, its strings emptied
+    if numbers is not None and _BASED.search(numbers):
         # TOML's hexadecimal, octal and binary integers, alone or in a list (gearbox.ratios=[0x3, ...]): `sweep
         # --param` refuses them, and 0x600 kg read as 1536 kg
         raise CompareError(f"{option} {path}={raw}: a number is typed in decimal here (TOML would read it as {value})")
-    if not isinstance(value, str) and _UNDERSCORED.search(_STRINGS.sub('""', raw)):
+    if numbers is not None and _UNDERSCORED.search(numbers):
         # TOML reads 1_500 as 1500; `sweep --param` refuses it, as every number typed on the command line
         raise CompareError(f"{option} {path}={raw}: a number is typed without underscores here (TOML would read it "
                            f"as {value})")
