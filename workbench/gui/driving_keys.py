@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit
 
 from workbench.gui.keymap import DRIVING_KEYS
@@ -93,6 +93,12 @@ class DrivingKeys(QObject):
             self._released_at.clear()
 
     def eventFilter(self, watched, event) -> bool:
+        # Every event of the application comes here: one that is no key's leaves without its type being read (each
+        # read makes a Python enum, about a microsecond; a window's first show sends some 10,000 events).
+        if not isinstance(event, QKeyEvent):
+            if watched is self._window and event.type() == QEvent.Type.WindowDeactivate:
+                self.release_all()  # no stuck throttle when the window loses the keyboard
+            return False
         kind = event.type()
         if kind == QEvent.Type.KeyRelease:
             return self._on_release(event)
@@ -103,8 +109,6 @@ class DrivingKeys(QObject):
             # made there) is what is meant: the override is refused, so the window's shortcut fires.
             event.ignore()
             return True
-        if kind == QEvent.Type.WindowDeactivate and watched is self._window:
-            self.release_all()  # no stuck throttle when the window loses the keyboard
         return False
 
     def _may_drive(self) -> bool:

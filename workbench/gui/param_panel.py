@@ -559,10 +559,13 @@ class ParamRow:
         self.modified = value != base
         self.differs = value != reference
         font = self.label.font()
-        font.setBold(self.modified)
-        self.label.setFont(font)
+        if font.bold() != self.modified:  # a font or style sheet set again, even the same, polishes the label again
+            font.setBold(self.modified)
+            self.label.setFont(font)
         self.label.set_full_text(self.name, MARK if self.modified else "")
-        self.label.setStyleSheet(MODIFIED_STYLE if self.modified else "")
+        style = MODIFIED_STYLE if self.modified else ""
+        if self.label.styleSheet() != style:
+            self.label.setStyleSheet(style)
         self.reset.setEnabled(self.modified)
         if reference is None:
             self.reference.setText("\u2014")
@@ -577,7 +580,8 @@ class ParamRow:
 
     def set_visible(self, visible: bool) -> None:
         for w in self.widgets:
-            w.setVisible(visible)
+            if w.isHidden() == visible:  # shown or hidden only when it changes: each call costs a show or hide
+                w.setVisible(visible)
 
 
 KEPT_PANELS = 5  # other sets of parameters whose rows are kept (with the one on show: the shipped presets' six)
