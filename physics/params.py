@@ -174,7 +174,8 @@ class CarParams:
             if not four and getattr(self, name) is not None:
                 return f"[{name}]: used only by a four-wheel car (model.layout = 'four_wheel')"
         if four:
-            problem = self._wheel_angle_problem() or self._yaw_inertia_problem() or self._nominal_load_problem()
+            problem = (self._wheel_angle_problem() or self._yaw_inertia_problem() or self._nominal_load_problem()
+                       or self._roll_problem())
             if problem:
                 return problem
         if not four and self.body.driven_axle == "front":
@@ -252,6 +253,29 @@ class CarParams:
                 f"wheel's static load, {math.ceil(lo):.0f} to {math.floor(hi):.0f} {unit} on this car (0 takes each "
                 f"wheel's own)")
 
+    def roll_at_1g(self) -> float:
+        """A four-wheel car's steady roll [rad] at 1 g of lateral acceleration: m g h' / (K_front + K_rear), h' the
+        centre of mass's height above the roll axis and K an axle's roll stiffness (its springs' k t^2 / 2 and its
+        anti-roll bar), as physics.suspension rolls the body (Milliken and Milliken, Race Car Vehicle Dynamics, 1995,
+        ch. 18: the roll gradient). Negative where the roll axis is above the centre of mass (the body leans into the
+        turn)."""
+        b, su = self.body, self.suspension
+        axis = su.roll_centre_front + (su.roll_centre_rear - su.roll_centre_front) * (b.wheelbase - b.lr) / b.wheelbase
+        stiffness = 0.5 * (su.spring_front + su.spring_rear) * b.track ** 2 + su.arb_front + su.arb_rear
+        return b.mass * self.model.gravity * (b.cg_height - axis) / stiffness
+
+    def _roll_problem(self) -> str | None:
+        """Why a four-wheel car's body would roll past ROLL_AT_1G_MAX at 1 g (:meth:`roll_at_1g`), or None."""
+        roll = self.roll_at_1g()
+        if abs(roll) <= ROLL_AT_1G_MAX:
+            return None
+        b, su, unit = self.body, self.suspension, self.model.unit
+        return (f"the body would roll {math.degrees(roll):.4g} deg at 1 g of lateral acceleration (body.cg_height "
+                f"{b.cg_height:g} {unit}, suspension.roll_centre_front {su.roll_centre_front:g} {unit} and "
+                f"roll_centre_rear {su.roll_centre_rear:g} {unit}, the springs and anti-roll bars, body.mass and "
+                f"body.track), past the {math.degrees(ROLL_AT_1G_MAX):g} deg the model's roll is made for: stiffer "
+                f"springs or anti-roll bars, or a centre of mass nearer the roll axis, keep it within")
+
     def swap_problem(self, other: CarParams) -> str | None:
         """Why ``other`` cannot replace these parameters mid-run (None when it can).
 
@@ -321,6 +345,14 @@ NOMINAL_SPAN = 4.0
 """How far a four-wheel car's tyres.nominal_load may be from its wheels' static loads (a factor either way): a
 passenger car's tyre is rated for about its wheel's static load (Pacejka 2012's example tyre: FNOMIN 4,000 N; a
 1,600 kg car puts 3,924 N on each wheel), and a truck's on a car (4 times) or a kart's (a quarter) is no tyre for it."""
+
+ROLL_AT_1G_MAX = math.radians(30.0)
+"""The most a four-wheel car's body may roll at 1 g of lateral acceleration (:meth:`CarParams.roll_at_1g`, either way).
+Road cars roll 3 to 8 deg per g and racing cars 1 to 2 (Milliken and Milliken, Race Car Vehicle Dynamics, 1995, ch. 18;
+Gillespie, Fundamentals of Vehicle Dynamics, 1992, ch. 9); the body's roll (physics.suspension) is linear in the
+moment, with no tipping over, so a body that rolls through tens of degrees is past what it describes: a centre of mass
+1,000 m up, or roll centres 100 m up, rolled the sedan through 78 and 8 rad in a bend. 30 deg at 1 g is several
+times any road car's."""
 
 YAW_INDEX_MIN = 0.05
 """The least dynamic index Iz / (m lf lr) a four-wheel car may have. Road cars have 0.8 to 1.2 (Milliken and Milliken,

@@ -53,6 +53,8 @@ def test_steady_lateral_load_transfer_is_m_ay_h_over_t_split_by_roll_stiffness(s
     assert front == pytest.approx(expected_front, rel=0.02)
     # and the roll angle is the roll moment over the roll stiffness
     assert run.roll[-1] == pytest.approx(b.mass * ay * (b.cg_height - axis) / (k_front + k_rear), rel=0.02)
+    # which is the roll the preset check bounds at 1 g (CarParams.roll_at_1g), in proportion to a_y
+    assert run.roll[-1] == pytest.approx(car.roll_at_1g() * ay / car.model.gravity, rel=0.02)
 
 
 def understeer_at_04_g(car, speed: float = 20.0) -> float:

@@ -242,6 +242,27 @@ def test_with_value_validates(path, value, words):
     assert p == load_preset("manual003").params, "nothing already loaded is lost"
 
 
+@pytest.mark.parametrize("changes", [
+    {"body.cg_height": 1000.0},  # allowed alone (a pixel car's heights), rolled the sedan through 78 rad in a bend
+    {"suspension.roll_centre_front": 100.0, "suspension.roll_centre_rear": 100.0},  # through 8 rad the other way
+    {"suspension.spring_front": 1.0, "suspension.spring_rear": 1.0, "suspension.arb_front": 0.0,
+     "suspension.arb_rear": 0.0},  # each allowed alone: no suspension at all holds the body up
+])
+def test_a_four_wheel_car_whose_body_would_roll_past_30_deg_at_1_g_is_refused(changes):
+    car = load_preset("sedan").params
+    assert abs(math.degrees(car.roll_at_1g())) < 5.0  # a road car's 3 to 8 deg per g, the sedan stiffer still
+    with pytest.raises(ParamError) as info:
+        car.with_values(changes)
+    said = str(info.value)
+    assert "deg at 1 g" in said and "past the 30 deg" in said
+    for path in ("body.cg_height", "roll_centre_front", "roll_centre_rear"):
+        assert path in said
+    # Each change alone is taken where the roll stays within the bound: a tuner's soft front springs, a high rear
+    # roll centre.
+    car.with_values({"suspension.spring_front": 5000.0})
+    car.with_values({"suspension.roll_centre_rear": 0.5})
+
+
 def test_a_simulation_refuses_a_bad_edit_and_keeps_running():
     sim = Simulation(load_preset("manual003").params)
     sim.step()

@@ -268,7 +268,11 @@ def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
     # A value as the file has it; one whose difference or display unit would overflow (to inf in the table, the JSON
     # and the CSV, with numpy's warnings on stderr) is refused too.
     for cell, said in (("abc", "'abc' is not a number"), ("nan", "'nan' is not finite"), ("-Inf", "'-Inf' is not finite"),
-                       ("1e999", "'1e999' is beyond 1e300"), ("-1.7e308", "'-1.7e308' is beyond 1e300")):
+                       ("1e999", "'1e999' is beyond 1e300"), ("-1.7e308", "'-1.7e308' is beyond 1e300"),
+                       # what float() reads but carbench never writes: read as 10, 1 and 1 before
+                       ("1_0", "'1_0' is not a number as carbench writes one"),
+                       (" 1", "' 1' is not a number as carbench writes one"),
+                       ("\u0661", "'\u0661' is not a number as carbench writes one")):
         bad = tmp_path / "bad.csv"
         row = lines[3].split(",")
         row[2] = cell

@@ -10,6 +10,7 @@ value it reports is in the channel's display unit (degrees for angles).
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -198,6 +199,10 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
             j, cell = next((j, c) for j, c in enumerate(texts) if not _number(c))
             raise CompareError(f"{path}: line {number}, column {header[j]}: {cell.strip()[:40]!r} is not a number; "
                                "not a telemetry CSV written by carbench") from None
+        if _STRAY.search(line):  # float() took it, but carbench writes none of these
+            j, cell = next((j, c) for j, c in enumerate(texts) if _STRAY.search(c))
+            raise CompareError(f"{path}: line {number}, column {header[j]}: {cell[:40]!r} is not a number as carbench "
+                               "writes one; not a telemetry CSV written by carbench")
         if not frames:
             first_line = number
         frames += 1
@@ -228,6 +233,9 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
 
 
 _CHECK_BLOCK = 256  # frames of a CSV whose values are checked at once
+# What float() reads in a number but carbench never writes (repr of a float64): an underscore between digits ("1_0"
+# read as 10), spaces about it, digits of other scripts ("\u0661" read as 1).
+_STRAY = re.compile(r"[^0-9A-Za-z.+\-,]")
 
 
 def _check_values(path: Path, header: list[str], values: np.ndarray, lines: list[tuple[int, list[str]]]) -> None:
