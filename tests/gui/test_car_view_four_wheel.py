@@ -4,6 +4,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from physics import channel_names
 from workbench.gui.car_geometry import LIFTED, car_shape, force_scale
@@ -105,6 +106,10 @@ def test_a_lifted_wheel_is_hollow_an_unloaded_one_warns_and_the_aids_are_marked(
     assert items["rr"].aids.textItem.toPlainText() == "ESC"
     assert items["fr"].aids.textItem.toPlainText() == "" and not items["fr"].aids.isVisible()
     assert items["fl"].aids.isVisible()
+    # in the window's own font, bold: QFont("") was whatever family fontconfig gave for "" (a serif, C059, where the
+    # URW fonts are installed)
+    font = items["fl"].aids.textItem.font()
+    assert font.family() == QApplication.font().family() and font.bold() and font.pointSize() == 8
     assert items["rl"].bar.brush().color() == LOAD_LOW  # below half its static load
     assert items["fl"].bar.brush().color() == LOAD and items["rr"].bar.brush().color() == LOAD
 

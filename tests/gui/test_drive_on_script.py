@@ -57,7 +57,7 @@ def test_drive_on_from_a_past_frame_goes_live_judges_the_script_and_stop_keeps_i
     hold(window, {"throttle"}, frames - 100 + 30)  # past the script's end
     verdicts = session.verdicts()
     assert len(verdicts) == expects and all(v is not None for v in verdicts)  # judged on this run
-    assert window.recorder.summary.text().endswith("0 pending")
+    assert window.recorder.summary.full_text().endswith("0 pending")
     model.stop_recording()
     assert session.program.name == name  # the script stays loaded, not "recording"
     assert len(session.program.script.expects) == expects
@@ -89,9 +89,11 @@ def test_a_scripts_expectations_say_they_are_not_judged_while_the_keys_drive(car
 
     window = carbench_window
     assert window.load_script(scripts_dir() / "braking_stop.toml")
-    assert window.recorder.summary.text().endswith("pending")  # at rest, for Replay
+    assert window.recorder.summary.full_text().endswith("pending")  # at rest, for Replay
     window.hold(["throttle"], 1.0)
-    assert window.recorder.summary.text() == "not judged: the keys drive, not the script (Replay runs and judges it)"
+    assert window.recorder.summary.full_text() == "not judged: the keys drive, not the script (Replay runs and judges it)"
+    # and the line fits a 1024 px screen: as a plain label it held the window at 1,058 px at the least
+    assert window.minimumSizeHint().width() <= 1024, window.minimumSizeHint()
     statuses = {window.recorder.verdicts.topLevelItem(i).text(0)
                 for i in range(window.recorder.verdicts.topLevelItemCount())}
     assert statuses == {"not judged"}

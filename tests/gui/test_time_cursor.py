@@ -148,8 +148,8 @@ max = 1.0
     window.resize(1024, 640)
     verdicts = drive(window, script)
     tree = window.recorder.verdicts
-    assert window.recorder.summary.text() == "1 pass \u00b7 1 fail \u00b7 0 pending" or \
-        window.recorder.summary.text() == f"{sum(v.passed for v in verdicts)} pass \u00b7 " \
+    assert window.recorder.summary.full_text() == "1 pass \u00b7 1 fail \u00b7 0 pending" or \
+        window.recorder.summary.full_text() == f"{sum(v.passed for v in verdicts)} pass \u00b7 " \
         f"{sum(not v.passed for v in verdicts)} fail \u00b7 0 pending"
     first = tree.topLevelItem(0)
     assert first.text(2) == ">= 28.65 deg/s"  # 0.5 rad/s in the plots' unit

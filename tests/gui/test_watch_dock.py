@@ -166,3 +166,18 @@ def test_an_edit_that_changes_what_the_car_computes_updates_the_rows_and_the_pic
     assert window.watch.cell("slip_ratio_front", "value") == NO_VALUE
     offered = [window.watch.picker.itemData(i) for i in range(window.watch.picker.count())]
     assert "slip_ratio_front" not in offered and "speed" in offered
+
+
+def test_the_column_of_short_names_is_as_wide_as_its_title(carbench_window):
+    """One short name watched ("rpm"): the names' column was sized for the names alone, and its title "channel" was cut
+    at both ends even in a wide dock."""
+    window = carbench_window
+    window.resize(1500, 950)
+    window.watch_dock.show()
+    window.watch_dock.raise_()
+    assert window.watch.pin("rpm")
+    QApplication.processEvents()
+    header = window.watch.table.horizontalHeader()
+    title = window.watch.table.horizontalHeaderItem(0).text()
+    assert title == "channel"
+    assert header.sectionSize(0) >= header.fontMetrics().horizontalAdvance(title) + 8

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPixmap, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QLabel
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QLabel
 
 from physics import channel_names
 from physics.corners import CORNERS
@@ -638,7 +638,12 @@ class _CornerItems:
         self.bar = _polygon_item(LOAD, LOAD)
         # on a light fill: the aids' colours read on any road (ESC's lilac was faint on the ice's light blue)
         self.aids = pg.TextItem("", anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 210))
-        self.aids.setFont(QFont("", 8, QFont.Weight.Bold))
+        # The application's font at 8 pt, bold: QFont("") asks the font database for a family named "", which
+        # fontconfig answered with a serif (C059) where the URW fonts are installed.
+        font = QFont(QApplication.font())
+        font.setPointSize(8)
+        font.setBold(True)
+        self.aids.setFont(font)
         self.aids.setVisible(False)  # shown while an aid acts
         self._low = False
         self._text = ""

@@ -170,7 +170,9 @@ class RecorderPanel(QWidget):
         # preset opened since left Save writing the recording of the car before, and nothing said so).
         self.to_save = ElidedLabel()
         self.to_save.setVisible(False)
-        self.summary = QLabel()
+        # Elided too: "not judged: the keys drive ..." as a plain label was the dock's least width (411 px), and a
+        # script driven with the keys held the window at 1,058 px on a 1024 px screen.
+        self.summary = ElidedLabel()
         self.verdicts = QTreeWidget()
         self.verdicts.setHeaderLabels(list(COLUMNS))
         for column, name in enumerate(COLUMNS):

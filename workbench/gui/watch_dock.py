@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -191,8 +192,13 @@ class WatchList(QWidget):
         and "-0.003216" read "-0.0032..."; a name is elided in the middle instead."""
         metrics = self.table.fontMetrics()
         number = metrics.horizontalAdvance(self.NUMBER_TEXT) + 12
-        wanted = max((metrics.horizontalAdvance(name) for name in self.names), default=0) + 16
         header = self.table.horizontalHeader()
+        # The header's own title too ("channel", in the header's font, with room for its margins): sized for short
+        # names alone ("rpm"), the column cut it at both ends.
+        title = self.table.horizontalHeaderItem(0)
+        titled = header.fontMetrics().horizontalAdvance(title.text()) + 2 * header.style().pixelMetric(
+            QStyle.PixelMetric.PM_HeaderMargin) + 8 if title is not None else 0
+        wanted = max([metrics.horizontalAdvance(name) + 16 for name in self.names] + [titled])
         room = self.table.viewport().width() - header.sectionSize(4) - self.table.columnWidth(REMOVE) - 3 * number
         header.resizeSection(0, max(48, min(wanted, room)))
 
