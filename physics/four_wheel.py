@@ -706,30 +706,63 @@ def both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_tar
 
 
 @scalar
+def esc_lift(drop, i, c, j):
+    """What a brake on one wheel of a driven pair locked to the engine through an open differential turns the partner
+    up by, where it turns its own wheel down by ``drop``: (i + c - j) / (i + c + j) of it (:func:`open_pull`)."""
+    return drop * (i + c - j) / (i + c + j)
+
+
+@scalar
+def open_axle_esc(h_l, h_r, w_l, w_r, free_l, free_r, j_l, j_r, held_l, held_r, e_l, e_r, i, c):
+    """Stability control's brake on one wheel of a driven axle locked to the engine through an open differential, the
+    other wheel free of brakes. The first update (:func:`aided`) took it on the bare wheel, and the partner turned up
+    only after the body's step (:func:`locked_momentum`): the differential passes part of it across and the carrier,
+    which the engine's inertia keeps, takes the rest, so the braked wheel turns down by 1 / open_pull of that and its
+    partner up by :func:`esc_lift` of it, within the update, where the body's step takes their tyres' forces. Returns
+    the wheels (as :class:`Held`) and their speeds before traction control's brakes (``w_*``, ``free_*``: the
+    partner's raised). Where the brake holds its wheel at its slip target (through ABS's valves), or stopped it,
+    nothing changes. (On split mu, stability control braking the dry rear wheel while traction control braked the icy
+    one: the icy wheel at 0.20 of slip on average at 1/120 s and 0.135 at 1/2000 s for a tcs_brake_slip of 0.12.)"""
+    if e_l > 0.0 and e_r == 0.0 and not h_l.held and not held_r:
+        drop = (free_l - h_l.omega) / open_pull(i, c, j_l)
+        up = esc_lift(drop, i, c, j_l)
+        return Held(free_l - drop, False, h_l.abs_on, h_l.tcs_on), h_r, w_l, w_r + up, free_l, free_r + up
+    if e_r > 0.0 and e_l == 0.0 and not h_r.held and not held_l:
+        drop = (free_r - h_r.omega) / open_pull(i, c, j_r)
+        up = esc_lift(drop, i, c, j_r)
+        return h_l, Held(free_r - drop, False, h_r.abs_on, h_r.tcs_on), w_l + up, w_r, free_l + up, free_r
+    return h_l, h_r, w_l, w_r, free_l, free_r
+
+
+@scalar
 def open_axle_tcs(p, k_l, k_r, h_l, h_r, omega_l, omega_r, free_l, free_r, j_l, j_r, held_l, held_r, ahead_l, ahead_r,
-                  spin_target, most_l, most_r, i, c, top, dt):
-    """Traction control's brakes on a driven axle locked to the engine through an open differential, no other brake on
-    it (``h_*`` the wheels as :func:`aided` left them, each wheel braked alone): one wheel braked, its partner turning
-    free, by :func:`open_tcs`; both braked, by :func:`both_tcs`. Returns (left, right) as :class:`Held` and each
+                  spin_target, most_l, most_r, i, c, top, dt, b_l, b_r):
+    """Traction control's brakes on a driven axle locked to the engine through an open differential, no pedal or
+    handbrake on it (``h_*`` the wheels as :func:`aided` left them, each wheel braked alone; ``b_*`` their brakes,
+    stability control's alone): one wheel braked, its partner turning free or carrying stability control's brake
+    (:func:`open_axle_esc` turned them first), by :func:`open_tcs`; both braked, neither by stability control, by
+    :func:`both_tcs`. Returns (left, right) as :class:`Held` and each
     brake's torque in times what turns its bare wheel so (1 for a wheel not braked)."""
-    if h_l.tcs_on and not h_r.held:
+    if h_l.tcs_on and not h_r.held and b_l == 0.0:
         pull = open_pull(i, c, j_l)
         h_l, h_r = open_tcs(p, k_l, omega_l, free_l, j_l, held_l, ahead_l, spin_target, most_l / pull, dt, h_r, i, c)
         return h_l, h_r, pull, 1.0
-    if h_r.tcs_on and not h_l.held:
+    if h_r.tcs_on and not h_l.held and b_r == 0.0:
         pull = open_pull(i, c, j_r)
         h_r, h_l = open_tcs(p, k_r, omega_r, free_r, j_r, held_r, ahead_r, spin_target, most_r / pull, dt, h_l, i, c)
         return h_l, h_r, 1.0, pull
-    if h_l.tcs_on and h_r.tcs_on:
+    if h_l.tcs_on and h_r.tcs_on and b_l == 0.0 and b_r == 0.0:
         return both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_target, i, c, top, dt)
     return h_l, h_r, 1.0, 1.0
 
 
 @scalar
 def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, kx_l, kx_r, i, c, ahead_l, ahead_r,
-                   direction, spin_target, bare, dt):
+                   direction, spin_target, bare, e_l, e_r, dt):
     """The least :func:`spin_over` of a driven pair locked to the engine through an open differential, after the
-    brake traction control puts on a wheel spinning past ``spin_target``, where ``bare`` (no other brake on the axle):
+    brake traction control puts on a wheel spinning past ``spin_target``, where ``bare`` (no pedal or handbrake on the
+    axle; ``e_*`` stability control's brakes, which turn the pair as :func:`open_axle_esc` does, and a wheel it brakes
+    traction control's brake leaves alone):
     that brake holds its wheel there and turns the partner up by what the differential passes across (the carrier,
     which the engine's inertia keeps, turns on: :func:`open_pull`'s update and :func:`locked_momentum`). Solved without
     it, the engine's cut left the wheel on the better grip under its target, and the brake on the other then carried
@@ -741,14 +774,30 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
     radius, floor = p.body_wheel_radius, p.model_slip_speed
     free_l, _, j_l, _ = wheel.spin(start_l, drive_l, fx_l, kx_l, 0.0, radius, i, dt)
     free_r, _, j_r, _ = wheel.spin(start_r, drive_r, fx_r, kx_r, 0.0, radius, i, dt)
+    if free_l * free_r <= 0.0 or c <= 0.0 or not bare:
+        over_l = direction * (free_l - aids.tcs_hold(p, k_l.u, ahead_l, radius, floor, direction))
+        over_r = direction * (free_r - aids.tcs_hold(p, k_r.u, ahead_r, radius, floor, direction))
+        return min(over_l, over_r)
+    # Stability control's brake on one wheel, as the first update turns the pair (open_axle_esc).
+    if e_l > 0.0 and e_r == 0.0:
+        braked_l, stopped = wheel.hold(free_l, e_l, j_l, dt)
+        drop = (free_l - braked_l) / (1.0 if stopped else open_pull(i, c, j_l))
+        free_l, free_r = free_l - drop, free_r + (0.0 if stopped else esc_lift(drop, i, c, j_l))
+    if e_r > 0.0 and e_l == 0.0:
+        braked_r, stopped = wheel.hold(free_r, e_r, j_r, dt)
+        drop = (free_r - braked_r) / (1.0 if stopped else open_pull(i, c, j_r))
+        free_l, free_r = free_l + (0.0 if stopped else esc_lift(drop, i, c, j_r)), free_r - drop
+    if e_l > 0.0 and e_r > 0.0:  # on both, each on its bare wheel (pair_braked)
+        free_l, free_r = wheel.hold(free_l, e_l, j_l, dt)[0], wheel.hold(free_r, e_r, j_r, dt)[0]
     over_l = direction * (free_l - aids.tcs_hold(p, k_l.u, ahead_l, radius, floor, direction))
     over_r = direction * (free_r - aids.tcs_hold(p, k_r.u, ahead_r, radius, floor, direction))
-    if free_l * free_r <= 0.0 or c <= 0.0 or not bare:
-        return min(over_l, over_r)
     left = 0.5 * p.brakes_force * radius
     road_l, road_r = k_l.u + ahead_l, k_r.u + ahead_r
     past_l = direction * (free_l - (road_l + spin_target * wheel.slip_speed(road_l, floor)) / radius)
     past_r = direction * (free_r - (road_r + spin_target * wheel.slip_speed(road_r, floor)) / radius)
+    if e_l > 0.0 or e_r > 0.0:  # traction control brakes a wheel stability control brakes as it finds it
+        past_l = past_l if e_l == 0.0 else 0.0
+        past_r = past_r if e_r == 0.0 else 0.0
     if past_l > 0.0 and past_r > 0.0:  # both braked, as both_tcs brakes them
         t_l, t_r = i * past_l + 0.5 * c * (past_l + past_r), i * past_r + 0.5 * c * (past_l + past_r)
         scale = min(dt * left / max(t_l, t_r), 1.0)
@@ -765,17 +814,19 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
 
 
 @scalar
-def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_target, bare_f, bare_r, dt):
+def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_target, bare_f, bare_r, e_fl, e_fr,
+               e_rl, e_rr, dt):
     """The least :func:`spin_over` of the driven wheels of :class:`Driveline` ``g``: traction control's engine cut
     follows the less spinning one, its brake takes the others (through an open differential on one driven axle,
     :func:`open_pair_over`)."""
     if p.diff_kind == 0 and p.front_drive == 0.0:
         return open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
-                              g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, dt)
+                              g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
+                              e_rr, dt)
     if p.diff_kind == 0 and p.front_drive == 1.0:
         return open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
                               g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction, spin_target,
-                              bare_f, dt)
+                              bare_f, e_fl, e_fr, dt)
     over = math.inf
     if p.front_drive > 0.0:
         over = min(spin_over(p, k_fl, g.start_fl, g.drive_fl, g.fx_fl, g.kx_fl, i_f, ahead * k_fl.c, direction, dt),
@@ -921,7 +972,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                   and s.rpm > p.engine_idle_rpm + p.engine_limiter_band)
     torque = engine_torque
     hold_target = p.aids_tcs_brake_slip * direction
-    bare_f, bare_r = b_fl == 0.0 and b_fr == 0.0, b_rl == 0.0 and b_rr == 0.0  # no pedal, handbrake or ESC
+    bare_f, bare_r = b_fl == e_fl and b_fr == e_fr, b_rl == e_rl and b_rr == e_rr  # no pedal or handbrake
     high, over_high, low, over_low, span, kept = engine_torque, 0.0, closed, 0.0, 0.0, 0
     for attempt in range(TCS_SOLVES):
         g = driveline(p, s, u, k_fl, k_fr, k_rl, k_rr, kx_fl, kx_fr, kx_rl, kx_rr, ks_fl, ks_fr, ks_rl, ks_rr, i_f,
@@ -929,7 +980,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         if attempt == TCS_SOLVES - 1:
             break
         over = least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, hold_target, bare_f, bare_r,
-                          dt) if tcs_engine and g.stuck else 0.0
+                          e_fl, e_fr, e_rl, e_rr, dt) if tcs_engine and g.stuck else 0.0
         if attempt == 0:
             over_high = over
             if not over > 0.0:
@@ -1051,23 +1102,40 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                  e_fr, te_fr)
     h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl, te_rl)
     h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr, te_rr)
-    # Through an open differential on the one driven axle, with the engine locked to it and no other brake on the
-    # axle, traction control's brake on one wheel turns its free partner up: the engine's inertia keeps the carrier,
-    # and the differential passes the brake's torque across. The first update turns both wheels as they end (open_tcs),
-    # so that the body's step takes the partner's tyre force at the slip it ends with; the brake's torque is what turns
+    # Through an open differential on the one driven axle, with the engine locked to it and no pedal or handbrake on
+    # the axle, a brake on one wheel turns its partner up: the engine's inertia keeps the carrier, and the differential
+    # passes the brake's torque across. Stability control's brake does so within the first update (open_axle_esc);
+    # then traction control's on one wheel, its partner free or braked by stability control, turns both wheels as they
+    # end (open_tcs), so that the body's step takes the partner's tyre force at the slip it ends with; the brake's torque is what turns
     # the pair so (open_pull times the bare wheel's), within what the brake has left. The engine's cut above counted
     # the partner's turning up (open_pair_over). With both wheels braked (the engine's cut spent), their brakes slow
     # the engine with them (both_tcs). Sized for the bare wheels, the brakes of light ones (0.05 kg m^2 an axle) gave
     # 170 N m of their 3,300 and the wheels, spun up as the launch clutch locked, stayed at 2 of slip for 1.5 s.
     pull_fl = pull_fr = pull_rl = pull_rr = 1.0
-    if stuck and p.diff_kind == 0 and front_share == 1.0 and b_fl == 0.0 and b_fr == 0.0 and free_fl * free_fr > 0.0:
+    if stuck and p.diff_kind == 0 and front_share == 1.0 and b_fl == e_fl and b_fr == e_fr and free_fl * free_fr > 0.0:
+        h_fl, h_fr, w_fl, w_fr, free_fl, free_fr = open_axle_esc(
+            h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr, held_fl, held_fr, e_fl, e_fr, i_f, c_f)
+        if e_fl > 0.0:  # the partner, raised, as traction control finds it
+            h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt,
+                         b_fr, e_fr, te_fr)
+        elif e_fr > 0.0:
+            h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt,
+                         b_fl, e_fl, te_fl)
         h_fl, h_fr, pull_fl, pull_fr = open_axle_tcs(p, k_fl, k_fr, h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr,
                                                      held_fl, held_fr, ahead * k_fl.c, ahead * k_fr.c, spin_front,
-                                                     most_fl, most_fr, i_f, c_f, top, dt)
-    if stuck and p.diff_kind == 0 and front_share == 0.0 and b_rl == 0.0 and b_rr == 0.0 and free_rl * free_rr > 0.0:
+                                                     most_fl, most_fr, i_f, c_f, top, dt, b_fl, b_fr)
+    if stuck and p.diff_kind == 0 and front_share == 0.0 and b_rl == e_rl and b_rr == e_rr and free_rl * free_rr > 0.0:
+        h_rl, h_rr, w_rl, w_rr, free_rl, free_rr = open_axle_esc(
+            h_rl, h_rr, w_rl, w_rr, free_rl, free_rr, j_rl, j_rr, held_rl, held_rr, e_rl, e_rr, i_r, c_r)
+        if e_rl > 0.0:
+            h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr,
+                         te_rr)
+        elif e_rr > 0.0:
+            h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl,
+                         te_rl)
         h_rl, h_rr, pull_rl, pull_rr = open_axle_tcs(p, k_rl, k_rr, h_rl, h_rr, w_rl, w_rr, free_rl, free_rr, j_rl, j_rr,
                                                      held_rl, held_rr, ahead, ahead, spin_rear, most_rl, most_rr, i_r,
-                                                     c_r, top, dt)
+                                                     c_r, top, dt, b_rl, b_rr)
     # A rear wheel select-low let off counts as ABS's too (its flag, and not a wheel its brake holds in place).
     h_rl = Held(h_rl.omega, h_rl.held, h_rl.abs_on or let_off_rl, h_rl.tcs_on)
     h_rr = Held(h_rr.omega, h_rr.held, h_rr.abs_on or let_off_rr, h_rr.tcs_on)
