@@ -358,6 +358,30 @@ def test_a_held_groups_brake_torques_keep_their_sum_and_stay_within_each_brake_w
     assert sum(shown) == pytest.approx(16000.0) and min(shown) > top
 
 
+def test_a_brake_on_one_wheel_of_an_open_axle_locked_to_the_engine_turns_the_pair_as_the_two_bodies_do():
+    """open_axle_esc on its own (plain Python), bare wheels (j = i): a brake torque B on the left wheel for dt, the
+    differential passing equal torques T to both wheels and the engine (c a wheel, 2 c on the carrier) turning with
+    their mean. i dw_l = (T - B) dt, i dw_r = T dt, 2 c d(mean) = -2 T dt with d(mean) = (dw_l + dw_r) / 2: dw_l =
+    -B dt (2 i + c) / (2 i (i + c)) and dw_r = B dt c / (2 i (i + c)). Taken on the bare wheel the left wheel turned
+    -B dt / i and the right one not at all until after the body's step."""
+    from physics.four_wheel import Held, open_axle_esc
+
+    esc = getattr(open_axle_esc, "py_func", open_axle_esc)
+    i, c, b, dt = 1.1, 5.35, 400.0, 1.0 / 120.0
+    free_l, free_r = 30.0, 31.0
+    bare = Held(free_l - b * dt / i, False, False, False)  # what aided gives the braked wheel on its own
+    h_l, h_r, w_l, w_r, f_l, f_r = esc(bare, Held(free_r, False, False, False), bare.omega, free_r, free_l, free_r,
+                                       i, i, False, False, b, 0.0, i, c)
+    assert h_l.omega - free_l == pytest.approx(-b * dt * (2 * i + c) / (2 * i * (i + c)), rel=1e-12)
+    assert w_r - free_r == pytest.approx(b * dt * c / (2 * i * (i + c)), rel=1e-12) and f_r == w_r
+    # the carrier (the mean) moves as the torque B on wheels and engine together: -B dt / (2 (i + c))
+    assert 0.5 * ((h_l.omega - free_l) + (w_r - free_r)) == pytest.approx(-b * dt / (2 * (i + c)), rel=1e-12)
+    # a wheel its brake holds at a slip target (through ABS's valves) is left as it is, and so is its partner
+    held = Held(bare.omega, True, True, False)
+    assert esc(held, Held(free_r, False, False, False), bare.omega, free_r, free_l, free_r, i, i, False, False, b,
+               0.0, i, c)[3] == free_r
+
+
 def test_the_front_axle_drives_only_a_four_wheel_car():
     from physics import ParamError
 
