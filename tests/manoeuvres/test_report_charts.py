@@ -122,7 +122,7 @@ def test_the_steady_state_curve_runs_along_the_lateral_acceleration():
     """Drawn in time order, the quasi-steady frames went back over themselves (a_y falls on 43% of the frames): a
     scribble where the driver settles on the circle and loops near the limit."""
     from workbench.manoeuvres.charts import STEADY_BIN
-    from workbench.manoeuvres.steady_state import steady_frames
+    from workbench.manoeuvres.steady_state import limit_reached, steady_frames
 
     m, (run,), (chart,) = report("iso4138")
     curves = [s for s in chart.series if not s.dashed]
@@ -130,7 +130,11 @@ def test_the_steady_state_curve_runs_along_the_lateral_acceleration():
         assert np.all(np.diff(curve.x) > 0), "the curve goes back along a_y"
     (curve,) = curves
     f = steady_frames(run)
-    ay, delta = f.ay[f.steady], f.delta[f.steady] * DEG
+    # the quasi-steady frames of the ramp up to the car's limit, as the chart's note says (the frames after it, the
+    # car past its limit on the circle, are not drawn)
+    limit = limit_reached(run, f)
+    ramp = f.steady & (run.t <= limit) if limit is not None else f.steady
+    ay, delta = f.ay[ramp], f.delta[ramp] * DEG
     assert curve.x[0] == pytest.approx(ay.min(), abs=STEADY_BIN) and curve.x[-1] == pytest.approx(ay.max(),
                                                                                                    abs=STEADY_BIN)
     # each point the mean of the quasi-steady frames in its bin of a_y

@@ -369,7 +369,9 @@ to = {duration}
 """
 
 
-FRONT_DRIVE_STALLED = _front_drive_hunt("6.966667", "5.416667", "5.933333", "5.933333")  # --seed 15
+# --seed 15, its handbrake held 0.6 s instead of 0.52: since 0.3.18 stability control's brake on a front wheel turns the
+# other within the frame, and the shorter pull no longer turned the wheels apart with one braked.
+FRONT_DRIVE_STALLED = _front_drive_hunt("6.966667", "5.416667", "6.016667", "6.016667")
 
 
 def _apart_and_braked(f) -> np.ndarray:
@@ -392,10 +394,14 @@ def test_an_open_differential_s_pair_at_its_grip_or_braked_by_an_aid_keeps_each_
     assert [(v.monitor, v.frame) for v in run_monitors(f)] == []
 
 
+# --seed 30's launch (170 J at 6.05 s) and --seed 22's (224 J at 8.77 s) no longer reach the case since 0.3.18 (see
+# FRONT_DRIVE_STALLED): the same drive with the handbrake held 0.6 s from 3.7 and from 4.6 s does, and with the bare
+# wheel's brake read as the torque that would also have turned the engine's share put back, gains 133 and 134 J in a
+# frame.
 @pytest.mark.parametrize("script", [
-    _front_drive_hunt("6.25", "4.516667", "5.016667", "5.016667"),  # --seed 30: 170 J at 6.05 s
-    _front_drive_hunt("9.0", "7.533333", "7.983333", "8.375"),  # --seed 22: 224 J at 8.77 s
-], ids=["seed30", "seed22"])
+    _front_drive_hunt("5.45", "3.716667", "4.316667", "4.316667"),
+    _front_drive_hunt("6.35", "4.616667", "5.216667", "5.216667"),
+], ids=["handbrake-at-3.7s", "handbrake-at-4.6s"])
 def test_abs_s_brake_on_a_pair_turning_apart_is_the_torque_that_turned_the_bare_wheel(script):
     """Found by `carbench hunt --seed 30` and `--seed 22` on the light front-driven sedan, shrunk: the engine stalls
     in 1st with the clutch up, the front wheels turn opposite ways through the open differential (the carrier, and the
