@@ -721,8 +721,9 @@ def open_axle_esc(h_l, h_r, w_l, w_r, free_l, free_r, j_l, j_r, held_l, held_r, 
     partner up by :func:`esc_lift` of it, within the update, where the body's step takes their tyres' forces. Returns
     the wheels (as :class:`Held`) and their speeds before traction control's brakes (``w_*``, ``free_*``: the
     partner's raised). Where the brake holds its wheel at its slip target (through ABS's valves), or stopped it,
-    nothing changes. (On split mu, stability control braking the dry rear wheel while traction control braked the icy
-    one: the icy wheel at 0.20 of slip on average at 1/120 s and 0.135 at 1/2000 s for a tcs_brake_slip of 0.12.)"""
+    nothing changes. (Taken on the bare wheel, with stability control braking the dry rear wheel on split mu and
+    traction control the icy one, the icy wheel sat at 0.20 of slip on average at 1/120 s and 0.135 at 1/2000 s, for a
+    tcs_brake_slip of 0.12.)"""
     if e_l > 0.0 and e_r == 0.0 and not h_l.held and not held_r:
         drop = (free_l - h_l.omega) / open_pull(i, c, j_l)
         up = esc_lift(drop, i, c, j_l)
@@ -1106,13 +1107,14 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # the axle, a brake on one wheel turns its partner up: the engine's inertia keeps the carrier, and the differential
     # passes the brake's torque across. Stability control's brake does so within the first update (open_axle_esc);
     # then traction control's on one wheel, its partner free or braked by stability control, turns both wheels as they
-    # end (open_tcs), so that the body's step takes the partner's tyre force at the slip it ends with; the brake's torque is what turns
-    # the pair so (open_pull times the bare wheel's), within what the brake has left. The engine's cut above counted
+    # end (open_tcs), so that the body's step takes the partner's tyre force at the slip it ends with; the brake's
+    # torque is what turns the pair so (open_pull times the bare wheel's), within what the brake has left. The engine's cut above counted
     # the partner's turning up (open_pair_over). With both wheels braked (the engine's cut spent), their brakes slow
     # the engine with them (both_tcs). Sized for the bare wheels, the brakes of light ones (0.05 kg m^2 an axle) gave
     # 170 N m of their 3,300 and the wheels, spun up as the launch clutch locked, stayed at 2 of slip for 1.5 s.
     pull_fl = pull_fr = pull_rl = pull_rr = 1.0
-    if stuck and p.diff_kind == 0 and front_share == 1.0 and b_fl == e_fl and b_fr == e_fr and free_fl * free_fr > 0.0:
+    esc_only_f, esc_only_r = b_fl == e_fl and b_fr == e_fr, b_rl == e_rl and b_rr == e_rr  # no pedal or handbrake
+    if stuck and p.diff_kind == 0 and front_share == 1.0 and esc_only_f and free_fl * free_fr > 0.0:
         h_fl, h_fr, w_fl, w_fr, free_fl, free_fr = open_axle_esc(
             h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr, held_fl, held_fr, e_fl, e_fr, i_f, c_f)
         if e_fl > 0.0:  # the partner, raised, as traction control finds it
@@ -1124,7 +1126,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         h_fl, h_fr, pull_fl, pull_fr = open_axle_tcs(p, k_fl, k_fr, h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr,
                                                      held_fl, held_fr, ahead * k_fl.c, ahead * k_fr.c, spin_front,
                                                      most_fl, most_fr, i_f, c_f, top, dt, b_fl, b_fr)
-    if stuck and p.diff_kind == 0 and front_share == 0.0 and b_rl == e_rl and b_rr == e_rr and free_rl * free_rr > 0.0:
+    if stuck and p.diff_kind == 0 and front_share == 0.0 and esc_only_r and free_rl * free_rr > 0.0:
         h_rl, h_rr, w_rl, w_rr, free_rl, free_rr = open_axle_esc(
             h_rl, h_rr, w_rl, w_rr, free_rl, free_rr, j_rl, j_rr, held_rl, held_rr, e_rl, e_rr, i_r, c_r)
         if e_rl > 0.0:
