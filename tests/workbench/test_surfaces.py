@@ -137,8 +137,7 @@ def _speed_at(run, seconds: float, dt: float) -> float:
 def test_a_split_mu_launch_without_stability_control_is_the_same_at_any_dt():
     """Full throttle with the left wheels on a dry road (mu 1.0) and the right ones on ice (0.1), the driver holding
     the lane: traction control brakes the icy rear wheel and its engine cut counts that brake (the dry wheel at
-    tcs_slip), so the launch does not depend on dt: 45.98 km/h at 5 s at 1/120 s, 45.52 at 1/2000 s. (At 0.3.16 the
-    cut left that brake out, and the brake's torque reached the dry wheel a frame late.)"""
+    tcs_slip), so the launch does not depend on dt: 45.98 km/h at 5 s at 1/120 s, 45.52 at 1/2000 s."""
     fine = 1.0 / 2000.0
     assert _speed_at(_split_mu_launch(DT, esc=False), 5.0, DT) == pytest.approx(
         _speed_at(_split_mu_launch(fine, esc=False), 5.0, fine), rel=0.02)
