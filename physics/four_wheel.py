@@ -668,6 +668,13 @@ def open_pull(i, c, j):
 
 
 @scalar
+def open_lift(drop, i, c, j):
+    """What a brake on one wheel of a driven pair locked to the engine through an open differential turns the partner
+    up by, where it turns its own wheel down by ``drop``: (i + c - j) / (i + c + j) of it (:func:`open_pull`)."""
+    return drop * (i + c - j) / (i + c + j)
+
+
+@scalar
 def open_tcs(p, k, omega, free, j, held, ahead, spin_target, most, dt, partner, i, c):
     """Traction control's brake on a driven wheel (speed ``omega``, ``free`` its speed without brakes) whose partner
     across an open differential turns free, the engine locked to the two (``i`` each wheel's inertia, ``c`` the
@@ -677,7 +684,7 @@ def open_tcs(p, k, omega, free, j, held, ahead, spin_target, most, dt, partner, 
     pair's mean then moves as :func:`locked_momentum` takes it from the brake's torque, open_pull times the bare
     wheel's."""
     h = aided(p, k, omega, free, j, held, ahead, False, 1.0, spin_target, most, dt, 0.0, 0.0, 1.0)
-    up = (omega - h.omega) * (i + c - j) / (i + c + j)
+    up = open_lift(omega - h.omega, i, c, j)
     return h, Held(partner.omega + up, partner.held, partner.abs_on, partner.tcs_on)
 
 
@@ -706,33 +713,32 @@ def both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_tar
 
 
 @scalar
-def esc_lift(drop, i, c, j):
-    """What a brake on one wheel of a driven pair locked to the engine through an open differential turns the partner
-    up by, where it turns its own wheel down by ``drop``: (i + c - j) / (i + c + j) of it (:func:`open_pull`)."""
-    return drop * (i + c - j) / (i + c + j)
-
-
-@scalar
 def open_axle_esc(h_l, h_r, w_l, w_r, free_l, free_r, j_l, j_r, held_l, held_r, e_l, e_r, i, c):
     """Stability control's brake on one wheel of a driven axle locked to the engine through an open differential, the
     other wheel free of brakes. The first update (:func:`aided`) took it on the bare wheel, and the partner turned up
     only after the body's step (:func:`locked_momentum`): the differential passes part of it across and the carrier,
     which the engine's inertia keeps, takes the rest, so the braked wheel turns down by 1 / open_pull of that and its
-    partner up by :func:`esc_lift` of it, within the update, where the body's step takes their tyres' forces. Returns
+    partner up by :func:`open_lift` of it, within the update, where the body's step takes their tyres' forces. Returns
     the wheels (as :class:`Held`) and their speeds before traction control's brakes (``w_*``, ``free_*``: the
     partner's raised). Where the brake holds its wheel at its slip target (through ABS's valves), or stopped it,
     nothing changes. (Taken on the bare wheel, with stability control braking the dry rear wheel on split mu and
     traction control the icy one, the icy wheel sat at 0.20 of slip on average at 1/120 s and 0.135 at 1/2000 s, for a
     tcs_brake_slip of 0.12.)"""
     if e_l > 0.0 and e_r == 0.0 and not h_l.held and not held_r:
-        drop = (free_l - h_l.omega) / open_pull(i, c, j_l)
-        up = esc_lift(drop, i, c, j_l)
-        return Held(free_l - drop, False, h_l.abs_on, h_l.tcs_on), h_r, w_l, w_r + up, free_l, free_r + up
-    if e_r > 0.0 and e_l == 0.0 and not h_r.held and not held_l:
-        drop = (free_r - h_r.omega) / open_pull(i, c, j_r)
-        up = esc_lift(drop, i, c, j_r)
-        return h_l, Held(free_r - drop, False, h_r.abs_on, h_r.tcs_on), w_l + up, w_r, free_l + up, free_r
+        h_l, w_r, free_r = esc_turned(h_l, free_l, w_r, free_r, j_l, i, c)
+    elif e_r > 0.0 and e_l == 0.0 and not h_r.held and not held_l:
+        h_r, w_l, free_l = esc_turned(h_r, free_r, w_l, free_l, j_r, i, c)
     return h_l, h_r, w_l, w_r, free_l, free_r
+
+
+@scalar
+def esc_turned(h, free, w_partner, free_partner, j, i, c):
+    """:func:`open_axle_esc` for the braked wheel (``h`` as :func:`aided` left it, ``free`` its speed without brakes,
+    ``j`` its inertia): the wheel turned down by 1 / open_pull of its bare change, and the partner's speeds
+    (``w_partner``, ``free_partner``) raised by :func:`open_lift` of that."""
+    drop = (free - h.omega) / open_pull(i, c, j)
+    up = open_lift(drop, i, c, j)
+    return Held(free - drop, False, h.abs_on, h.tcs_on), w_partner + up, free_partner + up
 
 
 @scalar
@@ -781,13 +787,9 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
         return min(over_l, over_r)
     # Stability control's brake on one wheel, as the first update turns the pair (open_axle_esc).
     if e_l > 0.0 and e_r == 0.0:
-        braked_l, stopped = wheel.hold(free_l, e_l, j_l, dt)
-        drop = (free_l - braked_l) / (1.0 if stopped else open_pull(i, c, j_l))
-        free_l, free_r = free_l - drop, free_r + (0.0 if stopped else esc_lift(drop, i, c, j_l))
+        free_l, free_r = esc_on_pair(free_l, free_r, e_l, j_l, i, c, dt)
     if e_r > 0.0 and e_l == 0.0:
-        braked_r, stopped = wheel.hold(free_r, e_r, j_r, dt)
-        drop = (free_r - braked_r) / (1.0 if stopped else open_pull(i, c, j_r))
-        free_l, free_r = free_l + (0.0 if stopped else esc_lift(drop, i, c, j_r)), free_r - drop
+        free_r, free_l = esc_on_pair(free_r, free_l, e_r, j_r, i, c, dt)
     if e_l > 0.0 and e_r > 0.0:  # on both, each on its bare wheel (pair_braked)
         free_l, free_r = wheel.hold(free_l, e_l, j_l, dt)[0], wheel.hold(free_r, e_r, j_r, dt)[0]
     over_l = direction * (free_l - aids.tcs_hold(p, k_l.u, ahead_l, radius, floor, direction))
@@ -807,11 +809,20 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
         return max(least, short) if short > 0.0 else least
     down_l = max(min(past_l, dt * left / (j_l * open_pull(i, c, j_l))), 0.0)
     down_r = max(min(past_r, dt * left / (j_r * open_pull(i, c, j_r))), 0.0)
-    up_l = down_r * (i + c - j_r) / (i + c + j_r)
-    up_r = down_l * (i + c - j_l) / (i + c + j_l)
+    up_l = open_lift(down_r, i, c, j_r)
+    up_r = open_lift(down_l, i, c, j_l)
     least = over_l - down_l + up_l if over_l <= over_r else over_r - down_r + up_r
     short = max(past_l - down_l, past_r - down_r)  # how far a brake that has not torque enough leaves its wheel
     return max(least, short) if short > 0.0 else least
+
+
+@scalar
+def esc_on_pair(free, free_partner, e, j, i, c, dt):
+    """The speeds (the braked wheel's, its partner's) that stability control's brake ``e`` on one wheel of an open pair
+    locked to the engine leaves, as :func:`open_axle_esc` turns them; a brake that stops its wheel acts on it alone."""
+    braked, stopped = wheel.hold(free, e, j, dt)
+    drop = (free - braked) / (1.0 if stopped else open_pull(i, c, j))
+    return free - drop, free_partner + (0.0 if stopped else open_lift(drop, i, c, j))
 
 
 @scalar

@@ -253,16 +253,25 @@ class CarParams:
                 f"wheel's static load, {math.ceil(lo):.0f} to {math.floor(hi):.0f} {unit} on this car (0 takes each "
                 f"wheel's own)")
 
+    def roll_stiffnesses(self) -> tuple[float, float]:
+        """A four-wheel car's front and rear roll stiffness [N m/rad]: each axle's springs, k t^2 / 2, and its anti-roll
+        bar (physics.records.four_wheel_derived's, the same bits)."""
+        b, su = self.body, self.suspension
+        return 0.5 * su.spring_front * b.track**2 + su.arb_front, 0.5 * su.spring_rear * b.track**2 + su.arb_rear
+
+    def roll_axis_height(self) -> float:
+        """A four-wheel car's roll axis under its centre of mass: between the roll centres, by the centre of mass's
+        place along the wheelbase (physics.records.four_wheel_derived's, the same bits)."""
+        b, su = self.body, self.suspension
+        return su.roll_centre_front + (su.roll_centre_rear - su.roll_centre_front) * (b.wheelbase - b.lr) / b.wheelbase
+
     def roll_at_1g(self) -> float:
         """A four-wheel car's steady roll [rad] at 1 g of lateral acceleration: m g h' / (K_front + K_rear), h' the
-        centre of mass's height above the roll axis and K an axle's roll stiffness (its springs' k t^2 / 2 and its
-        anti-roll bar), as physics.suspension rolls the body (Milliken and Milliken, Race Car Vehicle Dynamics, 1995,
-        ch. 18: the roll gradient). Negative where the roll axis is above the centre of mass (the body leans into the
-        turn)."""
-        b, su = self.body, self.suspension
-        axis = su.roll_centre_front + (su.roll_centre_rear - su.roll_centre_front) * (b.wheelbase - b.lr) / b.wheelbase
-        stiffness = 0.5 * (su.spring_front + su.spring_rear) * b.track ** 2 + su.arb_front + su.arb_rear
-        return b.mass * self.model.gravity * (b.cg_height - axis) / stiffness
+        centre of mass's height above the roll axis and K an axle's roll stiffness, as physics.suspension rolls the
+        body (Milliken and Milliken, Race Car Vehicle Dynamics, 1995, ch. 18: the roll gradient). Negative where the
+        roll axis is above the centre of mass (the body leans into the turn)."""
+        front, rear = self.roll_stiffnesses()
+        return self.body.mass * self.model.gravity * (self.body.cg_height - self.roll_axis_height()) / (front + rear)
 
     def _roll_problem(self) -> str | None:
         """Why a four-wheel car's body would roll past ROLL_AT_1G_MAX at 1 g (:meth:`roll_at_1g`), or None."""

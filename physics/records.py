@@ -180,13 +180,12 @@ def reference_stiffness(load: float, reference: float, q: float, sensitivity: fl
 def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     """The four-wheel car's derived values: static loads, each axle's roll stiffness, the roll axis, the
     linear bicycle's understeer gradient (for stability control's yaw reference) and the differential."""
-    b, t, susp = car.body, car.tyres, car.suspension
+    b, t = car.body, car.tyres
     lf = b.wheelbase - b.lr
     rec["four_wheel"] = True
     rec["static_front"], rec["static_rear"] = car.static_loads()
-    rec["roll_stiffness_front"] = 0.5 * susp.spring_front * b.track**2 + susp.arb_front
-    rec["roll_stiffness_rear"] = 0.5 * susp.spring_rear * b.track**2 + susp.arb_rear
-    rec["roll_axis_height"] = susp.roll_centre_front + (susp.roll_centre_rear - susp.roll_centre_front) * lf / b.wheelbase
+    rec["roll_stiffness_front"], rec["roll_stiffness_rear"] = car.roll_stiffnesses()
+    rec["roll_axis_height"] = car.roll_axis_height()
     rec["reference_front"] = t.nominal_load if t.nominal_load > 0.0 else rec["static_front"]
     rec["reference_rear"] = t.nominal_load if t.nominal_load > 0.0 else rec["static_rear"]
     if t.cornering_load > 0.0:
