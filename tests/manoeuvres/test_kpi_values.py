@@ -96,6 +96,18 @@ def test_80_120_of_a_direct_drive_car_is_its_equation_of_motion_integrated():
     assert kpis["time_80_120"] == pytest.approx(direct_drive_time(p, start, 120.0 / KMH), rel=2e-3)
 
 
+def test_80_120_of_a_car_that_never_reaches_120_says_so():
+    """The teaching car as shipped (40 kW) tops out under 120 km/h: no figure, and the note says how fast it got,
+    as the acceleration test's does (it gave only the speed the run started from)."""
+    p = load_preset("teaching").params
+    m = CATALOGUE["elasticity"]
+    _, (run,) = kpis_and_runs("elasticity", p)
+    (kpi,) = m.kpis(run)
+    top = float(run["speed"].max() * KMH)
+    assert kpi.value is None and top < 120.0
+    assert kpi.note.startswith("from ") and f"top speed {top:.4g} km/h in the run, not 120" in kpi.note
+
+
 def test_a_direct_drive_car_is_named_as_one_and_a_car_with_no_road_load_says_why_it_has_no_fit():
     m = CATALOGUE["elasticity"]
     for preset, held in (("teaching", "direct drive"), ("sedan", "in gear 4")):

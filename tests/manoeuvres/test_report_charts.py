@@ -199,8 +199,8 @@ def test_the_sine_with_dwell_chart_is_of_each_cars_worst_run_around_the_instants
     assert amplitudes == pytest.approx(worst_at, rel=1e-3)  # the KPI note's amplitude, to its 4 digits
     (chart,) = charts_of(m, runs, ["sedan", "tail_happy"])
     robot = runs[0].script.robot
-    c = swd_criteria(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], runs[0]["x"], runs[0]["y"],
-                     runs[0]["heading"], robot.start, robot.get("frequency"), robot.get("dwell"), robot.ratio)
+    c = swd_criteria(runs[0].t, runs[0]["steer"], runs[0]["yaw_rate"], runs[0]["accel_lat"], robot.start,
+                     robot.get("frequency"), robot.get("dwell"), robot.ratio)
     instants = [line.value for line in chart.lines if line.axis == "x"]
     assert instants == pytest.approx([c["cos"], c["cos"] + 1.0, c["cos"] + 1.75])
     # and the limits as yaw rates of that run: 35% and 20% of its reversed peak (they were in the note alone)

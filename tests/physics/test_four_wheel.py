@@ -382,6 +382,43 @@ def test_a_brake_on_one_wheel_of_an_open_axle_locked_to_the_engine_turns_the_pai
                0.0, i, c)[3] == free_r
 
 
+def test_a_partner_turned_up_past_its_target_is_braked_at_it_as_the_two_bodies_take_it():
+    """partner_tcs on its own (plain Python), bare wheels: the left wheel past its target by d_l, the right one short
+    of its by -d_r. The brakes B_l, B_r end both at their targets where the differential passes equal torques T to the
+    wheels and the engine (c a wheel) turns with their mean: i dw_l = (T - B_l) dt, i dw_r = (T - B_r) dt, c (dw_l +
+    dw_r) = -2 T dt, so (i + c) (dw_l + dw_r) = -(B_l + B_r) dt and i (dw_l - dw_r) = -(B_l - B_r) dt. The right
+    brake is positive only while the left one's lift would carry its wheel past its target; short of that it would
+    have to push, and the answer says so."""
+    from collections import namedtuple
+
+    from physics.four_wheel import partner_tcs, tcs_speed
+
+    solve = getattr(partner_tcs, "py_func", partner_tcs)
+    target = getattr(tcs_speed, "py_func", tcs_speed)
+    car = namedtuple("Car", "model_slip_speed body_wheel_radius")(1.0, 0.33)
+    road = namedtuple("Road", "u")(10.0)
+    i, c, dt, top, slip = 1.1, 5.35, 1.0 / 120.0, 3300.0, 0.12
+    aim = target(car, road, 0.0, slip)
+    assert aim == pytest.approx(10.0 * (1.0 + slip) / 0.33, rel=1e-15)
+    omega_l, omega_r = aim + 3.0, aim - 0.5  # the right wheel 0.5 rad/s short of its target
+    h_l, h_r, pull_l, pull_r, pushes = solve(car, road, road, omega_l, omega_r, i, i, 0.0, 0.0, slip, i, c, top, dt)
+    assert not pushes and h_l.omega == pytest.approx(aim, rel=1e-14) and h_r.omega == pytest.approx(aim, rel=1e-14)
+    dw_l, dw_r = h_l.omega - omega_l, h_r.omega - omega_r
+    b_l = pull_l * i * (omega_l - h_l.omega)  # each brake's impulse [N m s], as the frame reads it from its pull
+    b_r = pull_r * i * (omega_r - h_r.omega)
+    assert b_r > 0.0 and b_l > b_r
+    assert (i + c) * (dw_l + dw_r) == pytest.approx(-(b_l + b_r), rel=1e-12)
+    assert i * (dw_l - dw_r) == pytest.approx(-(b_l - b_r), rel=1e-12)
+    # Where the lift would not carry it past (B_r would be negative), the brake would push: the caller keeps open_tcs.
+    lift = 3.0 * c / (2.0 * i + c)  # the right wheel's rise from the left brake alone, bare wheels
+    assert solve(car, road, road, omega_l, aim - 1.01 * lift, i, i, 0.0, 0.0, slip, i, c, top, dt)[4]
+    assert not solve(car, road, road, omega_l, aim - 0.99 * lift, i, i, 0.0, 0.0, slip, i, c, top, dt)[4]
+    # Not torque enough: both brakes scaled alike, the one that needs the more at its whole torque.
+    short = solve(car, road, road, omega_l, omega_r, i, i, 0.0, 0.0, slip, i, c, 100.0, dt)
+    assert pull_l * i * (omega_l - short[0].omega) == pytest.approx(100.0 * dt, rel=1e-12)
+    assert short[0].omega > aim and short[1].omega < aim
+
+
 def test_the_front_axle_drives_only_a_four_wheel_car():
     from physics import ParamError
 

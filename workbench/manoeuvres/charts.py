@@ -377,7 +377,7 @@ def sine_dwell_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
     lines, series, spans = [], [], []
     for i, (run, name, colour) in enumerate(zip(runs, labels, colours, strict=True)):
         robot = run.script.robot
-        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["x"], run["y"], run["heading"], robot.start,
+        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start,
                          robot.get("frequency"), robot.get("dwell"), robot.ratio)
         spans.append((robot.start - SWD_BEFORE, c["cos"] + YAW_LIMITS[-1][0] + SWD_AFTER))
         series.append(Series(run.t, run["yaw_rate"] * DEG, f"{name}, {robot.get('amplitude'):.4g} deg", colour))

@@ -72,8 +72,10 @@ class InGear(Manoeuvre):
         held = f"in gear {int(round(float(run['gear'][-1])))}" if geared else "direct drive"
         when = crossing(run.t, kmh, 120.0, after=full)
         start = float(np.interp(full, run.t, kmh))
+        after = kmh[run.t >= full]
+        reached = "" if when is not None else f"; top speed {after.max():.4g} km/h in the run, not 120"
         return [Kpi("time_80_120", "80-120 km/h in gear", None if when is None else when - full, "s", held,
-                    note=f"from {start:.4g} km/h")]
+                    note=f"from {start:.4g} km/h{reached}")]
 
 
 def for_car(script: Script, params) -> Script:
