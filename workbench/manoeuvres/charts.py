@@ -324,8 +324,10 @@ def _charts_of(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str]) -> 
         return [brake_turn_chart(m, runs, labels, colours)]
     if m.name == "coastdown":
         return [coastdown_chart(m, runs, labels, colours)]
-    if m.name == "r140_swd":
-        return [sine_dwell_chart(m, runs, labels, colours)]
+    if m.name == "r140_swd":  # each car's run of its worst ratio, then its run of its least displacement
+        n = len(labels)
+        return [sine_dwell_chart(m, runs[:n], labels, colours[:n]),
+                displacement_chart(m, runs[n:], labels, colours[:n])]
     if m.name in SPEED_MARKS:
         return [speed_chart(m, runs, labels, colours)]
     channel, label, scale = TIME_CHANNELS.get(m.name, ("speed", "speed [km/h]", KMH))
@@ -361,6 +363,33 @@ def speed_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], co
             notes.append(f"MFDD between 0.8 and 0.1 of the speed at the brake's onset ({v0:.4g} km/h{', ' + labels[0] if len(runs) > 1 else ''}); "
                          "the stopping distance from the onset to rest")
     return Chart(m.title, "time [s]", "speed [km/h]", series, lines=lines, notes=notes)
+
+
+def displacement_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str], colours: Sequence[str]) -> Chart:
+    """FMVSS 126 S5.2.3: the lateral displacement as S7.11.9 computes it (the lateral acceleration integrated twice
+    from BOS) against the time from BOS, of each car's run of its least displacement of those of 5 A and up
+    (SineWithDwell.chart_jobs), the instant judged (1.07 s) and the limit (the first car's) marked."""
+    from workbench.manoeuvres.sine_dwell import DISPLACEMENT_AT, displacement_min, lateral_path, swd_criteria
+
+    series = []
+    for run, name, colour in zip(runs, labels, colours, strict=True):
+        robot = run.script.robot
+        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start,
+                         robot.get("frequency"), robot.get("dwell"), robot.ratio)
+        path = None if c["bos"] is None else lateral_path(run.t, run["accel_lat"], c["bos"],
+                                                          min(DISPLACEMENT_AT + SWD_AFTER, float(run.t[-1]) - c["bos"]))
+        if path is not None:
+            when, moved = path
+            sign = 1.0 if c["displacement"] is None or moved[-1] >= 0.0 else -1.0  # shown towards the first steer
+            series.append(Series(when - c["bos"], sign * moved, f"{name}, {robot.get('amplitude'):.4g} deg", colour))
+    limit = displacement_min(runs[0].params) if runs else 0.0
+    lines = [Line(DISPLACEMENT_AT, "x", label=f"BOS + {DISPLACEMENT_AT:g} s"),
+             Line(limit, "y", FAIL_MARK, label=f"{limit:g} m", label_at=0.05, kept=True)]
+    return Chart(f"{m.title}: lateral displacement of each car's run of its least, 5 A and up",
+                 "time after BOS [s]", "lateral displacement [m]", series, lines=lines,
+                 notes=[f"S7.11.9: the lateral acceleration at the centre of mass integrated twice from BOS; at least "
+                        f"{limit:g} m {DISPLACEMENT_AT:g} s after it (S5.2.3); a car with no run of 5 A and up: its "
+                        "largest, not judged"])
 
 
 SWD_BEFORE = 0.5  # [s] the sine-with-dwell chart starts this long before the steer

@@ -91,21 +91,30 @@ def end_of_steer(t, handwheel, reversal: float, first_sign: float) -> float | No
     return float(t[k - 1] + (t[k] - t[k - 1]) * a / (a - b)) if a > b else float(t[k])
 
 
-def lateral_displacement(t, accel_lat, start: float, span: float) -> float | None:
-    """FMVSS 126 S7.11.9's lateral displacement [m] ``span`` seconds after ``start`` (BOS): the lateral acceleration
-    at the centre of mass integrated twice over time, the velocity and the displacement zero at ``start``. Each
-    frame's ``accel_lat`` is the body's lateral acceleration over the frame, [t_k, t_k + dt) (the change its forces
-    made), so it is held over the frame and the integral is exact for it. None when the run ends before."""
+def lateral_path(t, accel_lat, start: float, span: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """FMVSS 126 S7.11.9's lateral displacement [m] from ``start`` (BOS) over ``span`` seconds: the lateral
+    acceleration at the centre of mass integrated into a lateral velocity zeroed at ``start``, and that into a
+    displacement zeroed there. Each frame's ``accel_lat`` is the body's lateral acceleration over the frame,
+    [t_k, t_k + dt) (the change its forces made), so it is held over the frame and the integral is exact for it.
+    Returns the instants (``start``, the frames' starts between, ``start + span``) and the displacement at each; None
+    when the run ends before."""
     end = start + span
-    if end > t[-1]:
+    if len(t) < 2 or end > t[-1]:
         return None
-    step = np.diff(t, append=2.0 * t[-1] - t[-2]) if len(t) > 1 else np.zeros(1)
+    step = np.diff(t, append=2.0 * t[-1] - t[-2])
     lo, hi = np.maximum(t, start), np.minimum(t + step, end)
     inside = hi > lo
     a, h = accel_lat[inside], (hi - lo)[inside]
     gained = a * h
     velocity = np.cumsum(gained) - gained  # at the start of each piece
-    return float(np.sum(velocity * h + 0.5 * a * h * h))
+    moved = np.cumsum(velocity * h + 0.5 * a * h * h)
+    return np.concatenate([[start], hi[inside]]), np.concatenate([[0.0], moved])
+
+
+def lateral_displacement(t, accel_lat, start: float, span: float) -> float | None:
+    """:func:`lateral_path`'s displacement ``span`` seconds after ``start`` (S7.11.9); None when the run ends before."""
+    path = lateral_path(t, accel_lat, start, span)
+    return None if path is None else float(path[1][-1])
 
 
 def swd_criteria(t, steer, yaw, accel_lat, start: float, frequency: float = 0.7,
@@ -163,15 +172,21 @@ class SineWithDwell(Manoeuvre):
         return [summary(a, mine, reached) for a, reached, mine in self.series_runs(cars, runner, script)]
 
     def chart_jobs(self, cars, runner: Runner):
-        """Each car's run a report draws: the run of its worst yaw-rate ratio 1.00 s after COS, as the KPI picks it
-        (the series run again as the test runs it); with no series (no A), the script's own amplitude. The script's
-        own 120 deg run was drawn, under KPIs of a series that may not even reach it."""
+        """The runs a report draws, each car's twice: first the run of its worst yaw-rate ratio 1.00 s after COS, as
+        the KPI picks it (the series run again as the test runs it), then the run of its least lateral displacement
+        of those of 5 A and up, where S5.2.3 judges one, else its largest run (with no series, no A: the script's own
+        amplitude, both times). The script's own 120 deg run was drawn, under KPIs of a series that may not even
+        reach it."""
         script = self.base_script()
-        out = []
-        for car, (_, _, mine) in zip(cars, self.series_runs(cars, runner, script), strict=True):
-            worst = worst_run(criteria_rows(mine), "ratio_1.00")
-            out.append((script if worst is None else at_amplitude(script, worst[1]), car))
-        return out
+        ratios, displacements = [], []
+        for car, (a, _, mine) in zip(cars, self.series_runs(cars, runner, script), strict=True):
+            rows = criteria_rows(mine)
+            worst = worst_run(rows, "ratio_1.00")
+            ratios.append((script if worst is None else at_amplitude(script, worst[1]), car))
+            least = least_displacement(rows, a)
+            judged = least[1] if least is not None else (rows[-1][0] if rows else None)
+            displacements.append((script if judged is None else at_amplitude(script, judged), car))
+        return ratios + displacements
 
     def series_runs(self, cars, runner: Runner, script: Script | None = None):
         """Per car: A (None where the slowly increasing steer never reached 0.3 g), the largest lateral acceleration
@@ -283,6 +298,13 @@ def worst_run(rows: list[tuple[float, dict]], key: str) -> tuple[float, float] |
     return max(((c[key], amp) for amp, c in rows if c[key] is not None), default=None)
 
 
+def least_displacement(rows: list[tuple[float, dict]], a: float | None) -> tuple[float, float] | None:
+    """The least lateral displacement of a series' runs of 5 A and up (those S5.2.3 judges) and its amplitude; None
+    where no such run has one."""
+    return min(((c["displacement"], amp) for amp, c in rows if a is not None and amp >= 5 * a - 1e-9
+                and c["displacement"] is not None), default=None)
+
+
 def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
     """The test over the series: A, the worst of each criterion, and the runs it took. ``reached`` [m/s^2]: the
     largest lateral acceleration of the slowly increasing steer. With no A (the car never reached 0.3 g there) the
@@ -303,9 +325,7 @@ def summary(a: float | None, runs, reached: float | None = None) -> list[Kpi]:
                         None if worst is None else 100 * worst[0], "%", clause(f"S5.2.{1 if after < 1.5 else 2}"),
                         passed=None if worst is None else bool(worst[0] <= limit),
                         note="" if worst is None else f"at {worst[1]:.4g} deg", bound=("<=", 100 * limit)))
-    needed = [(c["displacement"], amp) for amp, c in rows if a is not None and amp >= 5 * a - 1e-9
-              and c["displacement"] is not None]
-    least = min(needed, default=None)
+    least = least_displacement(rows, a)
     limit = displacement_min(runs[0][1].params)
     if least is not None:
         note = f"at {least[1]:.4g} deg"
