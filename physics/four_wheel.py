@@ -55,7 +55,7 @@ Planar = namedtuple("Planar", "a11 a12 a13 a22 a23 a33 b1 b2 b3")
 Held = namedtuple("Held", "omega held abs_on tcs_on")
 """A wheel after the aids: its speed, whether the brakes set it, and which aid acted."""
 
-Finished = namedtuple("Finished", "omega fx fx_lin brake")
+Finished = namedtuple("Finished", "omega fx fx_lin brake abs_on tcs_on")
 """A wheel after the body's update, its tyre's force along the wheel, that force as the body's step took it, and the
 torque [N m] the brakes put on the wheel (signed as its speed changed: negative on a wheel turning forwards)."""
 
@@ -399,12 +399,12 @@ def finish(p, k, start, h, fx0, kx_s, inertia, du, drive, brake, mass, dt, ahead
         # whose tyre let go 7.9 N m of the 3,300 N m it had left, and the drive spun it from 11 to 525
         # rad/s in a frame beside its partner, which traction control held, through an open differential.)
         left = max(0.5 * p.brakes_force * radius - brake, 0.0)
-        omega = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target,
-                      dt * left / inertia, dt, brake, esc, esc_target).omega
-        return Finished(omega, fx, fx_lin, inertia * (omega - free) / dt)
+        a = aided(p, k, omega, free, inertia, held, ahead, braking, target, spin_target, dt * left / inertia, dt,
+                  brake, esc, esc_target)
+        return Finished(a.omega, fx, fx_lin, inertia * (a.omega - free) / dt, a.abs_on, a.tcs_on)
     if h.held:
-        return Finished(h.omega, fx, fx_lin, first)
-    return Finished(wheel.follow(h.omega, change, brake > 0.0), fx, fx_lin, first)
+        return Finished(h.omega, fx, fx_lin, first, False, False)
+    return Finished(wheel.follow(h.omega, change, brake > 0.0), fx, fx_lin, first, False, False)
 
 
 @scalar
@@ -1404,20 +1404,26 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     out.brake_front = (used_fl + used_fr) / radius
     out.brake_rear = (used_rl + used_rr) / radius
     out.stalled = 1.0 if s.stalled else 0.0
-    out.tcs_active = 1.0 if (tcs > 0.0 or tcs_took or launch_on or h_fl.tcs_on or h_fr.tcs_on or h_rl.tcs_on
-                             or h_rr.tcs_on) else 0.0
+    # An aid's flag where it acted in either update: at the tyre's grip the second (finish) brakes the wheel too,
+    # and its torque showed with no flag (65 N m on a front wheel of a split-mu launch, traction control's).
+    shown_abs_fl, shown_tcs_fl = h_fl.abs_on or n_fl.abs_on, h_fl.tcs_on or n_fl.tcs_on
+    shown_abs_fr, shown_tcs_fr = h_fr.abs_on or n_fr.abs_on, h_fr.tcs_on or n_fr.tcs_on
+    shown_abs_rl, shown_tcs_rl = h_rl.abs_on or n_rl.abs_on, h_rl.tcs_on or n_rl.tcs_on
+    shown_abs_rr, shown_tcs_rr = h_rr.abs_on or n_rr.abs_on, h_rr.tcs_on or n_rr.tcs_on
+    out.tcs_active = 1.0 if (tcs > 0.0 or tcs_took or launch_on or shown_tcs_fl or shown_tcs_fr or shown_tcs_rl
+                             or shown_tcs_rr) else 0.0
     out.roll = s.roll
     out.mu_front = 0.5 * (mu_fl + mu_fr)
     out.mu_rear = 0.5 * (mu_rl + mu_rr)
     out.esc_active = 1.0 if e_fl + e_fr + e_rl + e_rr > 0.0 else 0.0
     corners.write_fl(out, Wheel(z_fl, mu_fl, k_fl.alpha, k_fl.kappa, n_fl.fx, fy_fl, s.wheel_fl, used_fl,
-                                1.0 if h_fl.abs_on else 0.0, 1.0 if h_fl.tcs_on else 0.0, 1.0 if e_fl > 0.0 else 0.0))
+                                1.0 if shown_abs_fl else 0.0, 1.0 if shown_tcs_fl else 0.0, 1.0 if e_fl > 0.0 else 0.0))
     corners.write_fr(out, Wheel(z_fr, mu_fr, k_fr.alpha, k_fr.kappa, n_fr.fx, fy_fr, s.wheel_fr, used_fr,
-                                1.0 if h_fr.abs_on else 0.0, 1.0 if h_fr.tcs_on else 0.0, 1.0 if e_fr > 0.0 else 0.0))
+                                1.0 if shown_abs_fr else 0.0, 1.0 if shown_tcs_fr else 0.0, 1.0 if e_fr > 0.0 else 0.0))
     corners.write_rl(out, Wheel(z_rl, mu_rl, k_rl.alpha, k_rl.kappa, n_rl.fx, fy_rl, s.wheel_rl, used_rl,
-                                1.0 if h_rl.abs_on else 0.0, 1.0 if h_rl.tcs_on else 0.0, 1.0 if e_rl > 0.0 else 0.0))
+                                1.0 if shown_abs_rl else 0.0, 1.0 if shown_tcs_rl else 0.0, 1.0 if e_rl > 0.0 else 0.0))
     corners.write_rr(out, Wheel(z_rr, mu_rr, k_rr.alpha, k_rr.kappa, n_rr.fx, fy_rr, s.wheel_rr, used_rr,
-                                1.0 if h_rr.abs_on else 0.0, 1.0 if h_rr.tcs_on else 0.0, 1.0 if e_rr > 0.0 else 0.0))
+                                1.0 if shown_abs_rr else 0.0, 1.0 if shown_tcs_rr else 0.0, 1.0 if e_rr > 0.0 else 0.0))
 
     new.x = s.x + dt * (vx * cos_h - vy * sin_h)
     new.y = s.y + dt * (vx * sin_h + vy * cos_h)
