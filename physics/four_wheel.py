@@ -731,7 +731,8 @@ def partner_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_
     one's i d_r + c (d_l + d_r) / 2 with d_r < 0 (d_k the wheel's fall). (Left to turn up, the partner of a wheel on
     ice ran at 0.19 of slip at 1/120 s and 0.11 at 1/2000 s, for a tcs_brake_slip of 0.12 and a tcs_slip of 0.3.)
     Returns (left, right) as :class:`Held`, each brake's torque in times what turns its bare wheel so, and whether the
-    right brake pushes (it cannot: the caller keeps :func:`open_tcs`'s answer)."""
+    right brake pushes (it cannot: the caller keeps :func:`open_tcs`'s answer; nor can a brake whose wheel does not
+    turn, at its target already, be read from its wheel's change: the same, and :func:`open_pair_over` likewise)."""
     d_l, d_r = omega_l - tcs_speed(p, k_l, ahead_l, spin_target), omega_r - tcs_speed(p, k_r, ahead_r, spin_target)
     t_l, t_r = i * d_l + 0.5 * c * (d_l + d_r), i * d_r + 0.5 * c * (d_l + d_r)
     pushes = t_r * spin_target <= 0.0 or t_l * spin_target <= 0.0 or d_r == 0.0
@@ -850,9 +851,9 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
     # Both braked, as both_tcs brakes them; or one, and its partner, free of brakes, turned up past its own target and
     # braked there too (partner_tcs: its past is below zero, and its brake takes only what comes across).
     both = past_l > 0.0 and past_r > 0.0
-    if not both and past_l > 0.0 and e_r == 0.0 and past_r + up_r > 0.0:
+    if not both and past_l > 0.0 and e_r == 0.0 and past_r + up_r > 0.0 and past_r != 0.0:
         both = i * past_r + 0.5 * c * (past_l + past_r) > 0.0
-    if not both and past_r > 0.0 and e_l == 0.0 and past_l + up_l > 0.0:
+    if not both and past_r > 0.0 and e_l == 0.0 and past_l + up_l > 0.0 and past_l != 0.0:
         both = i * past_l + 0.5 * c * (past_l + past_r) > 0.0
     if both:
         t_l, t_r = i * past_l + 0.5 * c * (past_l + past_r), i * past_r + 0.5 * c * (past_l + past_r)

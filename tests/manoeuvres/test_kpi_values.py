@@ -108,6 +108,25 @@ def test_80_120_of_a_car_that_never_reaches_120_says_so():
     assert kpi.note.startswith("from ") and f"top speed {top:.4g} km/h in the run, not 120" in kpi.note
 
 
+def test_80_120_of_a_run_past_120_at_full_throttle_or_ending_before_it_says_so():
+    """A speed trace already past 120 km/h at full throttle, and one that ends before it: no figure, and the note
+    says which (the note read "top speed 130 km/h in the run, not 120" for the first, and the second raised)."""
+    from dataclasses import replace
+
+    from workbench.manoeuvres.kpi import RunData
+
+    _, (run,) = kpis_and_runs("elasticity", load_preset("teaching").params.with_values({"drive.power": 80_000.0}))
+    m = CATALOGUE["elasticity"]
+    full = next(s.at for s in run.script.sets if s.analog.get("throttle_pedal") == 1.0)
+    fast = RunData({**run.data, "speed": np.full_like(run.t, 130.0 / KMH)}, run.dt, run.params, run.script)
+    (kpi,) = m.kpis(fast)
+    assert kpi.value is None and kpi.note == "from 130 km/h; past 120 km/h at full throttle"
+    short = run.t < full - 1.0
+    ended = replace(fast, data={name: values[short] for name, values in run.data.items()})
+    (kpi,) = m.kpis(ended)
+    assert kpi.value is None and kpi.note.endswith("; the run ends before full throttle")
+
+
 def test_a_direct_drive_car_is_named_as_one_and_a_car_with_no_road_load_says_why_it_has_no_fit():
     m = CATALOGUE["elasticity"]
     for preset, held in (("teaching", "direct drive"), ("sedan", "in gear 4")):

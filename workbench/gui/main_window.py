@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QObject, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -1202,6 +1202,25 @@ class MainWindow(QMainWindow):
             text = ("The last recording has not been saved." if script is None else
                     f"The last recording ({script.duration:.1f} s on {recording_car(script)}) has not been saved.")
         return self._save_discard_cancel(title, f"{text} Save it before you {doing}?")
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        # Once the layout has settled after the first show: on a 1024 x 640 screen a first start opened 1,029 px wide
+        # (the layout's least width while it was built, 1,015 once shown), its right docks' buttons off the screen.
+        QTimer.singleShot(0, self, lambda: self.fit_screen(_screen_room()))
+
+    def fit_screen(self, room: tuple[int, int] | None) -> None:
+        """The window within the screen's free area (``room``: its width and height, None off screen), frame included,
+        as far as its least size allows; a maximised or full-screen window is the window manager's."""
+        if room is None or self.isMaximized() or self.isFullScreen():
+            return
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # the docks' least widths as shown
+        frame = self.frameGeometry().size() - self.size()
+        least = self.minimumSizeHint().expandedTo(self.minimumSize())
+        width = max(min(self.width(), room[0] - frame.width()), least.width())
+        height = max(min(self.height(), room[1] - frame.height()), least.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
 
     def closeEvent(self, event) -> None:
         if not self._confirm_recording("close") or not self._confirm_discard("close"):
