@@ -8,7 +8,7 @@ def test_a_first_start_on_a_1024_by_640_screen_fits_it(qtbot, carbench_settings,
     """With an empty HOME on a 1024 x 640 screen the window opened 1,029 px wide: sized to the screen, it was then
     widened to the layout's least width while the layout was built (1,029 px; 1,015 once shown), and the right docks'
     close and export buttons were off the screen. Once shown it is put back within the screen."""
-    monkeypatch.setattr(main_window, "_screen_room", lambda: (1024, 640))
+    monkeypatch.setattr(main_window, "_screen_room", lambda window=None: (1024, 640))
     window = make_window("sedan", carbench_settings)
     qtbot.addWidget(window)
     window.show()

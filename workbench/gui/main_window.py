@@ -69,11 +69,12 @@ def first_size(room: tuple[int, int] | None) -> QSize:
     return QSize(width, height)
 
 
-def _screen_room() -> tuple[int, int] | None:
-    """The primary screen's free area, or None off screen (the offscreen platform's 800 x 600 is no one's screen)."""
+def _screen_room(window=None) -> tuple[int, int] | None:
+    """The free area of ``window``'s screen (the primary screen's without one), or None off screen (the offscreen
+    platform's 800 x 600 is no one's screen)."""
     if QGuiApplication.platformName() in ("offscreen", "minimal"):
         return None
-    screen = QGuiApplication.primaryScreen()
+    screen = window.screen() if window is not None else QGuiApplication.primaryScreen()
     if screen is None:
         return None
     room = screen.availableGeometry()
@@ -1207,11 +1208,11 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         # Once the layout has settled after the first show: on a 1024 x 640 screen a first start opened 1,029 px wide
         # (the layout's least width while it was built, 1,015 once shown), its right docks' buttons off the screen.
-        QTimer.singleShot(0, self, lambda: self.fit_screen(_screen_room()))
+        QTimer.singleShot(0, self, lambda: self.fit_screen(_screen_room(self)))
 
     def fit_screen(self, room: tuple[int, int] | None) -> None:
-        """The window within the screen's free area (``room``: its width and height, None off screen), frame included,
-        as far as its least size allows; a maximised or full-screen window is the window manager's."""
+        """The window within its screen's free area (``room``: its width and height, None off screen), frame
+        included, as far as its least size allows; a maximised or full-screen window is the window manager's."""
         if room is None or self.isMaximized() or self.isFullScreen():
             return
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # the docks' least widths as shown
