@@ -784,26 +784,32 @@ def open_axle_tcs(p, k_l, k_r, h_l, h_r, omega_l, omega_r, free_l, free_r, j_l, 
     :func:`both_tcs`. Returns (left, right) as :class:`Held` and each brake's torque in times what turns its bare wheel
     so (1 for a wheel not braked)."""
     if h_l.tcs_on and not h_r.held and b_l == 0.0:
-        pull = open_pull(i, c, j_l)
-        a_l, a_r = open_tcs(p, k_l, omega_l, free_l, j_l, held_l, ahead_l, spin_target, most_l / pull, dt, h_r, i, c)
-        if b_r == 0.0 and (a_r.omega - tcs_speed(p, k_r, ahead_r, spin_target)) * spin_target > 0.0:
-            n_l, n_r, pull_l, pull_r, pushes = partner_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r,
-                                                           spin_target, i, c, top, dt)
-            if not pushes:
-                return n_l, n_r, pull_l, pull_r
-        return a_l, a_r, pull, 1.0
+        return one_tcs(p, k_l, k_r, h_r, omega_l, omega_r, free_l, j_l, j_r, held_l, ahead_l, ahead_r, spin_target,
+                       most_l, b_r, i, c, top, dt)
     if h_r.tcs_on and not h_l.held and b_r == 0.0:
-        pull = open_pull(i, c, j_r)
-        a_r, a_l = open_tcs(p, k_r, omega_r, free_r, j_r, held_r, ahead_r, spin_target, most_r / pull, dt, h_l, i, c)
-        if b_l == 0.0 and (a_l.omega - tcs_speed(p, k_l, ahead_l, spin_target)) * spin_target > 0.0:
-            n_r, n_l, pull_r, pull_l, pushes = partner_tcs(p, k_r, k_l, omega_r, omega_l, j_r, j_l, ahead_r, ahead_l,
-                                                           spin_target, i, c, top, dt)
-            if not pushes:
-                return n_l, n_r, pull_l, pull_r
-        return a_l, a_r, 1.0, pull
+        n_r, n_l, pull_r, pull_l = one_tcs(p, k_r, k_l, h_l, omega_r, omega_l, free_r, j_r, j_l, held_r, ahead_r,
+                                           ahead_l, spin_target, most_r, b_l, i, c, top, dt)
+        return n_l, n_r, pull_l, pull_r
     if h_l.tcs_on and h_r.tcs_on and b_l == 0.0 and b_r == 0.0:
         return both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_target, i, c, top, dt)
     return h_l, h_r, 1.0, 1.0
+
+
+@scalar
+def one_tcs(p, k, k_partner, h_partner, omega, omega_partner, free, j, j_partner, held, ahead, ahead_partner,
+            spin_target, most, b_partner, i, c, top, dt):
+    """:func:`open_axle_tcs` where traction control brakes one wheel (``k``, ``omega``, ...) and not its partner:
+    (the wheel, its partner) as :class:`Held` and their brakes' torques in times what turns each bare wheel so. The
+    wheel to its target with the partner turned up (:func:`open_tcs`); where that carries a partner free of brakes
+    (``b_partner`` 0) past its own target, both to their targets (:func:`partner_tcs`)."""
+    pull = open_pull(i, c, j)
+    a, a_partner = open_tcs(p, k, omega, free, j, held, ahead, spin_target, most / pull, dt, h_partner, i, c)
+    if b_partner == 0.0 and (a_partner.omega - tcs_speed(p, k_partner, ahead_partner, spin_target)) * spin_target > 0.0:
+        n, n_partner, pull_n, pull_partner, pushes = partner_tcs(p, k, k_partner, omega, omega_partner, j, j_partner,
+                                                                 ahead, ahead_partner, spin_target, i, c, top, dt)
+        if not pushes:
+            return n, n_partner, pull_n, pull_partner
+    return a, a_partner, pull, 1.0
 
 
 @scalar
