@@ -56,8 +56,9 @@ Held = namedtuple("Held", "omega held abs_on tcs_on")
 """A wheel after the aids: its speed, whether the brakes set it, and which aid acted."""
 
 Finished = namedtuple("Finished", "omega fx fx_lin brake abs_on tcs_on")
-"""A wheel after the body's update, its tyre's force along the wheel, that force as the body's step took it, and the
-torque [N m] the brakes put on the wheel (signed as its speed changed: negative on a wheel turning forwards)."""
+"""A wheel after the body's update, its tyre's force along the wheel, that force as the body's step took it, the
+torque [N m] the brakes put on the wheel (signed as its speed changed: negative on a wheel turning forwards), and
+whether ABS or traction control acted in this second update (at the tyre's grip: :func:`finish`)."""
 
 Pair = namedtuple("Pair", "start_l start_r fx_l kx_l fx_r kx_r drive_l drive_r own_l own_r coupled held rub stuck "
                          "clutch_t t0")

@@ -380,12 +380,13 @@ def displacement_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[s
                                                           min(DISPLACEMENT_AT + SWD_AFTER, float(run.t[-1]) - c["bos"]))
         if path is not None:
             when, moved = path
-            sign = 1.0 if c["displacement"] is None or moved[-1] >= 0.0 else -1.0  # shown towards the first steer
+            # shown towards the first steer, whichever way that was: positive 1.07 s after BOS
+            sign = 1.0 if np.interp(DISPLACEMENT_AT, when - c["bos"], moved) >= 0.0 else -1.0
             series.append(Series(when - c["bos"], sign * moved, f"{name}, {robot.get('amplitude'):.4g} deg", colour))
     limit = displacement_min(runs[0].params) if runs else 0.0
     lines = [Line(DISPLACEMENT_AT, "x", label=f"BOS + {DISPLACEMENT_AT:g} s"),
              Line(limit, "y", FAIL_MARK, label=f"{limit:g} m", label_at=0.05, kept=True)]
-    return Chart(f"{m.title}: lateral displacement of each car's run of its least, 5 A and up",
+    return Chart(f"{m.title}: lateral displacement, each car's least of its runs of 5 A and up",
                  "time after BOS [s]", "lateral displacement [m]", series, lines=lines,
                  notes=[f"S7.11.9: the lateral acceleration at the centre of mass integrated twice from BOS; at least "
                         f"{limit:g} m {DISPLACEMENT_AT:g} s after it (S5.2.3); a car with no run of 5 A and up: its "
