@@ -121,6 +121,10 @@ class PointMarker(QGraphicsPathItem):
         return self._points
 
 
+JUMP_FRAMES = 16
+"""A redraw of the frame this many frames past the last one drawn, or one not past it, repaints the whole car view
+(:meth:`CarView.redraw`); the frames a run steps through repaint only what changed."""
+
 ZOOM_LIMITS = (0.05, 2000.0)
 """The car view's narrowest and widest span, in the car's lengths: a tyre's width (23 cm of the sedan's 4.71 m) and
 9.4 km of it, past any course a script sets."""
@@ -133,6 +137,7 @@ class CarView(pg.PlotWidget):
         super().__init__(parent, background="w")
         self._model = model
         self.follow = True
+        self._drawn = -1  # the frame last drawn
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumSize(260, 220)  # on a small screen the docks give way first, not the car
         self.setAntialiasing(True)  # smooth outlines of the car; the plots stay aliased (cheaper)
@@ -527,6 +532,12 @@ class CarView(pg.PlotWidget):
             self._icr.setData([], [])
         self._draw_trail(k)
         self._com = shape.com
+        # Anything but the next few frames of a run (the same frame run again after an edit or an undo, a scrub, a
+        # jump back) repaints the whole view: the old car was left in pieces where the run had drawn it (a tip of
+        # the velocity arrow beyond the new one after Ctrl+Z, a part of the body for seconds of driving on).
+        if not 0 < k - self._drawn < JUMP_FRAMES:
+            self.viewport().update()
+        self._drawn = k
         if self._model.text_due:
             height = self.hud.height()
             self.hud.show_frame(values, session.params.model.unit, session.params.manual, session.params.steering.lock)
