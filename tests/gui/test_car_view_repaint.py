@@ -1,6 +1,7 @@
 """The car view repaints whole where the car it draws jumps: no piece of the old drawing is left on the screen."""
 
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
 
 from workbench.gui.testing import hold
 
@@ -30,7 +31,8 @@ def test_a_run_changed_under_the_shown_frame_repaints_the_whole_view(carbench_wi
     paints = _Paints()
     view.viewport().installEventFilter(paints)
     whole = view.viewport().rect()
-    qtbot.wait(100)  # what the hold left to paint, painted
+    QApplication.processEvents()  # what the hold left to paint, painted (the view's update requests are posted)
+    QApplication.processEvents()
     paints.regions.clear()
     view.redraw()  # the same frame drawn again, as after an edit or an undo that ran the run again under it
     qtbot.waitUntil(lambda: whole in paints.regions, timeout=2000)

@@ -110,7 +110,7 @@ def test_80_120_of_a_car_that_never_reaches_120_says_so():
 
 def test_80_120_of_a_run_past_120_at_full_throttle_or_ending_before_it_says_so():
     """A speed trace already past 120 km/h at full throttle, and one that ends before it: no figure, and the note
-    says which (the note read "top speed 130 km/h in the run, not 120" for the first, and the second raised)."""
+    says which (the first read 0 s; the second said only the speed it ended at, as where it started)."""
     from dataclasses import replace
 
     from workbench.manoeuvres.kpi import RunData

@@ -83,11 +83,12 @@ def test_the_displacement_is_the_double_integral_of_the_lateral_acceleration_not
     n = 128  # whole frames from frame 120: the velocity after frame j's change, a dt j, carries it over frame j
     span = n * DT
     assert lateral_displacement(t, a, t[120], span) == pytest.approx(a[0] * DT ** 2 * n * (n + 1) / 2.0, rel=1e-12)
-    # as dt goes to 0 that is a_y T^2 / 2, which the straight line's distance R (1 - cos(v T / R)) is not
-    assert a[0] * DT ** 2 * n * (n + 1) / 2.0 - 0.5 * a[0] * span ** 2 == pytest.approx(0.5 * a[0] * span * DT)
+    # That is a_y T^2 (1 + dt / T) / 2, not the straight line's distance R (1 - cos(v T / R)) = a_y T^2 (1 - theta^2 /
+    # 12) / 2 to the fourth order in theta = v T / R: the function's answer over that distance is the two factors'
     theta = v * span / radius
     arc = radius * (1.0 - math.cos(theta))
-    assert 0.5 * a[0] * span ** 2 / arc == pytest.approx(1.0 / (1.0 - theta ** 2 / 12.0), rel=1e-4)
+    assert lateral_displacement(t, a, t[120], span) / arc == pytest.approx(
+        (1.0 + DT / span) / (1.0 - theta ** 2 / 12.0), rel=1e-5)
     # From rest at its start, whatever came before; parts of frames at both ends: from a third into frame 0 to a third
     # into frame 2, each part's velocity after its change carrying the car over it.
     small = np.array([0.0, 0.01, 0.02, 0.03])

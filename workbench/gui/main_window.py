@@ -1211,8 +1211,9 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self, lambda: self.fit_screen(_screen_room(self)))
 
     def fit_screen(self, room: tuple[int, int] | None) -> None:
-        """The window within its screen's free area (``room``: its width and height, None off screen), frame
-        included, as far as its least size allows; a maximised or full-screen window is the window manager's."""
+        """The window's size within its screen's free area (``room``: its width and height, None off screen), frame
+        included, as far as its least size allows; where it stands is the window manager's (and restoreGeometry's),
+        and so is a maximised or full-screen window."""
         if room is None or self.isMaximized() or self.isFullScreen():
             return
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # the docks' least widths as shown

@@ -369,18 +369,17 @@ def displacement_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[s
     """FMVSS 126 S5.2.3: the lateral displacement as S7.11.9 computes it (the lateral acceleration integrated twice
     from BOS) against the time from BOS, of each car's run of its least displacement of those of 5 A and up
     (SineWithDwell.chart_jobs), the instant judged (1.07 s) and the limit (the first car's) marked."""
-    from workbench.manoeuvres.sine_dwell import DISPLACEMENT_AT, displacement_min, lateral_path, swd_criteria
+    from workbench.manoeuvres.sine_dwell import DISPLACEMENT_AT, displacement_min, lateral_path, run_criteria
 
     series = []
     for run, name, colour in zip(runs, labels, colours, strict=True):
         robot = run.script.robot
-        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start,
-                         robot.get("frequency"), robot.get("dwell"), robot.ratio)
+        c = run_criteria(run)
         path = None if c["bos"] is None else lateral_path(run.t, run["accel_lat"], c["bos"],
                                                           min(DISPLACEMENT_AT + SWD_AFTER, float(run.t[-1]) - c["bos"]))
         if path is not None:
             when, moved = path
-            # shown towards the first steer, whichever way that was: positive 1.07 s after BOS
+            # shown positive 1.07 s after BOS, whichever way the car went
             sign = 1.0 if np.interp(DISPLACEMENT_AT, when - c["bos"], moved) >= 0.0 else -1.0
             series.append(Series(when - c["bos"], sign * moved, f"{name}, {robot.get('amplitude'):.4g} deg", colour))
     limit = displacement_min(runs[0].params) if runs else 0.0
@@ -402,13 +401,12 @@ def sine_dwell_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
     before the steer to just after the last point judged, COS and the two instants of S5.2.1/S5.2.2 marked (of the
     first car's run; the runs' COS differ by the steering's lag only). It was the script's own 120 deg run, over 19 s
     of the run-up."""
-    from workbench.manoeuvres.sine_dwell import YAW_LIMITS, swd_criteria
+    from workbench.manoeuvres.sine_dwell import YAW_LIMITS, run_criteria
 
     lines, series, spans = [], [], []
     for i, (run, name, colour) in enumerate(zip(runs, labels, colours, strict=True)):
         robot = run.script.robot
-        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start,
-                         robot.get("frequency"), robot.get("dwell"), robot.ratio)
+        c = run_criteria(run)
         spans.append((robot.start - SWD_BEFORE, c["cos"] + YAW_LIMITS[-1][0] + SWD_AFTER))
         series.append(Series(run.t, run["yaw_rate"] * DEG, f"{name}, {robot.get('amplitude'):.4g} deg", colour))
         if i == 0:

@@ -73,12 +73,12 @@ class InGear(Manoeuvre):
         when = crossing(run.t, kmh, 120.0, after=full)
         start = float(np.interp(full, run.t, kmh))
         after = kmh[run.t >= full]
-        if start >= 120.0:  # crossing() gave the full throttle's instant itself: 0 s
+        if not after.size:  # start is then the run's last speed
+            when, reached = None, "; the run ends before full throttle"
+        elif start >= 120.0:  # crossing() gave the full throttle's instant itself: 0 s
             when, reached = None, "; past 120 km/h at full throttle"
         elif when is not None:
             reached = ""
-        elif not after.size:
-            reached = "; the run ends before full throttle"
         else:
             reached = f"; top speed {after.max():.4g} km/h in the run, not 120"
         return [Kpi("time_80_120", "80-120 km/h in gear", None if when is None else when - full, "s", held,

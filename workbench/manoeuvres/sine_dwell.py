@@ -162,6 +162,14 @@ def swd_criteria(t, steer, yaw, accel_lat, start: float, frequency: float = 0.7,
     return out
 
 
+def run_criteria(run) -> dict[str, float | None]:
+    """:func:`swd_criteria` of one run (a RunData of the sine with dwell's channels), its robot's profile as the
+    script gives it."""
+    robot = run.script.robot
+    return swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start, robot.get("frequency"),
+                        robot.get("dwell"), robot.ratio)
+
+
 class SineWithDwell(Manoeuvre):
     name = "r140_swd"
     title = "Sine with dwell (ESC) at 80 km/h"
@@ -211,8 +219,7 @@ class SineWithDwell(Manoeuvre):
 
     def kpis(self, run: RunData) -> list[Kpi]:
         robot = run.script.robot
-        c = swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start,
-                         robot.get("frequency"), robot.get("dwell"), robot.ratio)
+        c = run_criteria(run)
         return _run_kpis(c, robot.get("amplitude"), None, run.params)
 
 
@@ -286,12 +293,7 @@ def _run_kpis(c, amplitude: float, a: float | None, params) -> list[Kpi]:
 
 def criteria_rows(runs) -> list[tuple[float, dict]]:
     """(amplitude, its S5.2 figures: swd_criteria) of each (amplitude, run) of a series."""
-    rows = []
-    for amplitude, run in runs:
-        robot = run.script.robot
-        rows.append((amplitude, swd_criteria(run.t, run["steer"], run["yaw_rate"], run["accel_lat"], robot.start,
-                                             robot.get("frequency"), robot.get("dwell"), robot.ratio)))
-    return rows
+    return [(amplitude, run_criteria(run)) for amplitude, run in runs]
 
 
 def worst_run(rows: list[tuple[float, dict]], key: str) -> tuple[float, float] | None:
