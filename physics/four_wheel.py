@@ -690,6 +690,18 @@ def open_tcs(p, k, omega, free, j, held, ahead, spin_target, most, dt, partner, 
 
 
 @scalar
+def open_impulses(d_l, d_r, i, c, top, dt):
+    """The brake impulses [N m s] that slow the two wheels of an open pair locked to the engine by ``d_l`` and ``d_r``
+    (``i`` a wheel's inertia, ``c`` the engine's on each wheel, as :func:`locked_momentum` counts them): the
+    differential passes them equal torques and the engine turns with their mean, so a wheel takes
+    i d_k + c (d_l + d_r) / 2. With the share of them a brake of ``top`` [N m] gives in ``dt`` where the one that needs
+    more has not that much (1 where it has)."""
+    t_l, t_r = i * d_l + 0.5 * c * (d_l + d_r), i * d_r + 0.5 * c * (d_l + d_r)
+    most = max(abs(t_l), abs(t_r))
+    return t_l, t_r, min(top * dt / most, 1.0) if most > 0.0 else 1.0
+
+
+@scalar
 def both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_target, i, c, top, dt):
     """Traction control's brakes on both driven wheels of an axle locked to the engine through an open differential
     (speeds ``omega_*`` before them, no other brake on the axle): (left, right) as :class:`Held` after the first update,
@@ -703,9 +715,7 @@ def both_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_tar
     h_l = aided(p, k_l, omega_l, omega_l, j_l, True, ahead_l, False, 1.0, spin_target, math.inf, dt, 0.0, 0.0, 1.0)
     h_r = aided(p, k_r, omega_r, omega_r, j_r, True, ahead_r, False, 1.0, spin_target, math.inf, dt, 0.0, 0.0, 1.0)
     d_l, d_r = omega_l - h_l.omega, omega_r - h_r.omega
-    t_l, t_r = i * d_l + 0.5 * c * (d_l + d_r), i * d_r + 0.5 * c * (d_l + d_r)
-    most = max(abs(t_l), abs(t_r))
-    scale = min(top * dt / most, 1.0) if most > 0.0 else 1.0
+    t_l, t_r, scale = open_impulses(d_l, d_r, i, c, top, dt)
     d_l, d_r = scale * d_l, scale * d_r
     pull_l = t_l / (j_l * d_l / scale) if d_l != 0.0 else 1.0
     pull_r = t_r / (j_r * d_r / scale) if d_r != 0.0 else 1.0
@@ -718,8 +728,7 @@ def tcs_speed(p, k, ahead, spin_target):
     """The speed traction control's brake holds a driven wheel at, where its torque is enough
     (physics.wheel.anti_spin): ``spin_target`` of slip past the road under it at the frame's end, never past
     standstill."""
-    road = k.u + ahead
-    limit = (road + spin_target * wheel.slip_speed(road, p.model_slip_speed)) / p.body_wheel_radius
+    limit = wheel.spin_limit(k.u + ahead, p.body_wheel_radius, p.model_slip_speed, spin_target)
     return max(limit, 0.0) if spin_target > 0.0 else min(limit, 0.0)
 
 
@@ -735,10 +744,8 @@ def partner_tcs(p, k_l, k_r, omega_l, omega_r, j_l, j_r, ahead_l, ahead_r, spin_
     right brake pushes (it cannot: the caller keeps :func:`open_tcs`'s answer; nor can a brake whose wheel does not
     turn, at its target already, be read from its wheel's change: the same, and :func:`open_pair_over` likewise)."""
     d_l, d_r = omega_l - tcs_speed(p, k_l, ahead_l, spin_target), omega_r - tcs_speed(p, k_r, ahead_r, spin_target)
-    t_l, t_r = i * d_l + 0.5 * c * (d_l + d_r), i * d_r + 0.5 * c * (d_l + d_r)
+    t_l, t_r, scale = open_impulses(d_l, d_r, i, c, top, dt)
     pushes = t_r * spin_target <= 0.0 or t_l * spin_target <= 0.0 or d_r == 0.0
-    most = max(abs(t_l), abs(t_r))
-    scale = min(top * dt / most, 1.0) if most > 0.0 else 1.0
     pull_l = t_l / (j_l * d_l) if d_l != 0.0 else 1.0
     pull_r = t_r / (j_r * d_r) if d_r != 0.0 else 1.0
     return (Held(omega_l - scale * d_l, True, False, True), Held(omega_r - scale * d_r, True, False, True), pull_l,
@@ -846,8 +853,8 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
     over_r = direction * (free_r - aids.tcs_hold(p, k_r.u, ahead_r, radius, floor, direction))
     left = 0.5 * p.brakes_force * radius
     road_l, road_r = k_l.u + ahead_l, k_r.u + ahead_r
-    past_l = direction * (free_l - (road_l + spin_target * wheel.slip_speed(road_l, floor)) / radius)
-    past_r = direction * (free_r - (road_r + spin_target * wheel.slip_speed(road_r, floor)) / radius)
+    past_l = direction * (free_l - wheel.spin_limit(road_l, radius, floor, spin_target))
+    past_r = direction * (free_r - wheel.spin_limit(road_r, radius, floor, spin_target))
     if e_l > 0.0 or e_r > 0.0:  # traction control brakes a wheel stability control brakes as it finds it
         past_l = past_l if e_l == 0.0 else 0.0
         past_r = past_r if e_r == 0.0 else 0.0
@@ -857,14 +864,13 @@ def open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, 
     up_r = open_lift(down_l, i, c, j_l)
     # Both braked, as both_tcs brakes them; or one, and its partner, free of brakes, turned up past its own target and
     # braked there too (partner_tcs: its past is below zero, and its brake takes only what comes across).
+    t_l, t_r, scale = open_impulses(past_l, past_r, i, c, left, dt)
     both = past_l > 0.0 and past_r > 0.0
     if not both and past_l > 0.0 and e_r == 0.0 and past_r + up_r > 0.0 and past_r != 0.0:
-        both = i * past_r + 0.5 * c * (past_l + past_r) > 0.0
+        both = t_r > 0.0
     if not both and past_r > 0.0 and e_l == 0.0 and past_l + up_l > 0.0 and past_l != 0.0:
-        both = i * past_l + 0.5 * c * (past_l + past_r) > 0.0
-    if both:
-        t_l, t_r = i * past_l + 0.5 * c * (past_l + past_r), i * past_r + 0.5 * c * (past_l + past_r)
-        scale = min(dt * left / max(t_l, t_r), 1.0)
+        both = t_l > 0.0
+    if both:  # both brakes' impulses positive, so the share is as both_tcs and partner_tcs take it
         least = min(over_l - scale * past_l, over_r - scale * past_r)
         short = (1.0 - scale) * max(past_l, past_r)
         return max(least, short) if short > 0.0 else least

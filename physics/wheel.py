@@ -76,6 +76,13 @@ def anti_lock(omega, omega_free, u, ahead, radius, floor, target):
 
 
 @scalar
+def spin_limit(road, radius, floor, target):
+    """The wheel's speed [rad/s] at the slip ratio ``target`` over a road moving at ``road`` [L/s] (the slip taken
+    against at least ``floor``): where traction control's brake holds a driven wheel (:func:`anti_spin`)."""
+    return (road + target * slip_speed(road, floor)) / radius
+
+
+@scalar
 def anti_spin(omega, u, ahead, radius, floor, target, most):
     """Traction control by brake: the driven wheel kept from turning faster than the slip ratio ``target``
     allows (signed: positive for a drive forwards), braking it by at most ``most`` [rad/s] this frame.
@@ -84,14 +91,13 @@ def anti_spin(omega, u, ahead, radius, floor, target, most):
     brake only takes speed away, so the wheel is never turned back past the road.
     """
     road = u + ahead
-    d = slip_speed(road, floor)
     # A brake turns a wheel towards standstill only: a wheel turning the other way, or a road that runs
     # backwards under a wheel slower than it, is nothing for it to correct.
     if target > 0.0:
-        limit = (road + target * d) / radius
+        limit = spin_limit(road, radius, floor, target)
         return max(limit, 0.0, omega - most) if omega > limit and omega > 0.0 else omega
     if target < 0.0:
-        limit = (road + target * d) / radius
+        limit = spin_limit(road, radius, floor, target)
         return min(limit, 0.0, omega + most) if omega < limit and omega < 0.0 else omega
     return omega
 
