@@ -155,7 +155,7 @@ def notice_class():
             super().__init__()
             self.setWindowTitle("carbench")
             self._began = began
-            text = QLabel(f"Compiling the car model, once (about {max(COMPILE_SECONDS.values())} s on a fast 2-core "
+            text = QLabel(f"Compiling the car model, once (about {max(COMPILE_SECONDS.values())} s on a 2-core "
                           "machine, longer on a slow one). Later starts load it in under a second.")
             text.setWordWrap(True)
             bar = QProgressBar()
