@@ -133,6 +133,7 @@ def test_the_rear_select_low_holds_while_the_engine_drags_the_icy_wheel_to_a_sto
     assert dragged.sum() > 100  # the case is there
     dry = run("brake_torque_rl")[dragged]
     assert dry.max() < 400.0, dry.max()
+    assert dry.mean() > 100.0  # and it keeps a brake: stability control's wheel counts with its road torque
     _, fine = _split_mu_stop(1.0 / 2000.0)
     assert coarse == pytest.approx(fine, rel=0.0075)
 
