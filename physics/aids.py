@@ -164,9 +164,9 @@ def esc_torques(p, vx, yaw_rate, target):
     A yaw rate the other way within the threshold (a car held straight by a counter-steer, as on split mu, whose
     yaw rate wanders about 0) is understeer, its error counted through 0: the car turns less than asked. Called
     oversteer by its sign alone, the braked wheel changed between the front and the rear at crossings of 0 (where
-    the error was past the threshold), and how often depended on dt (a split-mu launch braked the front wheel in 22% of its frames at 1/120 s and 17%
-    at 1/2000 s, and reached 65.0 against 67.5 km/h at 8 s). At a threshold's yaw the other way the two measures
-    give the same torque, so only the wheel changes there.
+    the error was past the threshold), and how often depended on dt (a split-mu launch braked the front wheel in 22%
+    of all its frames at 1/120 s and 17% at 1/2000 s, and reached 65.0 against 67.5 km/h at 8 s). At a threshold's
+    yaw the other way the two measures give the same torque, so only the wheel changes there.
     """
     if p.aids_esc <= 0 or vx < 3.0:
         return 0.0, 0.0, 0.0, 0.0

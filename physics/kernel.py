@@ -73,9 +73,10 @@ LANE_ROWS x LANES, or a single-track car's share of its group's (see :func:`_blo
 its group's rounding to whole registers (at most LANES - 1 lanes)."""
 COMPILE_SECONDS = {"two": 10, "whole": 15}
 """About how long a first run's compile of each block takes on a 2-core machine, in a fresh process: at carbench 0.3.20
-the single-track block 9.8 and 13.2 s of wall time on the 2-core AMD EPYC here, the four-wheel one 15.1 and 19.3 s
-(6.9-7.0 and 9.2 s at 0.3.14, before the four-wheel car's aids solved within the frame; the one block that held both,
-17.0 s at 0.3.3 and 12.0 s at 0.3.14)."""
+the single-track block 9.8 and 13.2 s of wall time on the 2-core AMD EPYC here, the four-wheel one 15.1 and 19.3 s,
+two runs a few minutes apart (the lower of each said; the machine's load moves them by a third). At 0.3.14, 6.9-7.0
+and 9.2 s; the four-wheel block has grown with its aids since, solved within the frame (the one block that held
+both, 17.0 s at 0.3.3 and 12.0 s at 0.3.14)."""
 SLOW_COMPILE_SECONDS = 45  # and on a slow one: 37-44 s of CPU for both blocks in one on a 2-core AMD EPYC (Zen 3) whose
 # frames were 2.5-3x slower
 KIND_NAMES = {"two": "single-track cars", "whole": "four-wheel cars and the kinematic bicycle"}
