@@ -314,6 +314,22 @@ def test_without_a_script_or_a_parameter_the_dock_says_what_to_do(carbench_windo
     assert not dock.add_axis("model.kind") and "cannot be swept" in dock.status.text()
 
 
+def test_run_waits_for_a_parameter_to_sweep(qtbot, loaded):
+    """With no parameter picked, a click on Run said under the hint what the hint above it already said: Run is off
+    (its tooltip says why) until a parameter is picked, and off again once the last one is taken out."""
+    window = loaded
+    dock = window.sweep
+    assert not dock.run_button.isEnabled() and "pick a parameter" in dock.run_button.toolTip()
+    assert dock.hint.isVisibleTo(dock)
+    sweep_this(window, "body.mass")
+    assert dock.run_button.isEnabled() and "pick a parameter" not in dock.run_button.toolTip()
+    dock.remove_axis("body.mass")
+    assert not dock.run_button.isEnabled() and dock.hint.isVisibleTo(dock)
+    sweep_this(window, "body.mass")
+    run_dock(qtbot, window)  # off while it runs
+    assert dock.run_button.isEnabled()
+
+
 def test_a_script_with_no_expectations_is_not_swept_in_the_dock(carbench_window, tmp_path):
     # It ran, said "25 of 25 cars pass every expectation ... click a point or cell", drew an empty chart, and a click
     # on it raised AttributeError in the slot (no cell size was ever set).

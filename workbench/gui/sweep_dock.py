@@ -327,6 +327,7 @@ class SweepDock(QWidget):
         self.hint.setWordWrap(True)
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self.run)
+        self._enable_run()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
@@ -413,6 +414,7 @@ class SweepDock(QWidget):
         self.hint.setVisible(False)
         for head in self.heads:
             head.setVisible(True)
+        self._enable_run()
         self._say("")
         return True
 
@@ -431,6 +433,7 @@ class SweepDock(QWidget):
         self.hint.setVisible(not self.axes)
         for head in self.heads:
             head.setVisible(bool(self.axes))
+        self._enable_run()
 
     # -- running -----------------------------------------------------------------------------------
 
@@ -447,6 +450,14 @@ class SweepDock(QWidget):
     @property
     def running(self) -> bool:
         return self._thread is not None
+
+    def _enable_run(self) -> None:
+        """Run is for a sweep of at least one parameter, none running: with none picked, a click on Run said again
+        what the hint above it says."""
+        self.run_button.setEnabled(bool(self.axes) and not self.running)
+        self.run_button.setToolTip("sweep the loaded script over the parameters' values" if self.axes else
+                                   "pick a parameter to sweep first: right-click it in the Parameters dock, "
+                                   "\u201cSweep this\u201d")
 
     def run(self) -> bool:
         """Start the sweep on a worker thread; False (with the reason shown) when it cannot start."""
@@ -508,7 +519,7 @@ class SweepDock(QWidget):
             thread.quit()
             thread.wait()
             thread.deleteLater()
-        self.run_button.setEnabled(True)
+        self._enable_run()
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
         if result is None:
