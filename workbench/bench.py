@@ -414,7 +414,7 @@ def measure(quick: bool = False, gui: bool = True, progress=lambda what: None) -
     out["replay"] = replay_figures("launch_shift.toml", repeats)
     progress("single steps of five cars")
     out["step_us"] = {name: step_us(name, 2000 if quick else 10000, repeats)
-                      for name in ("sedan", "classic", "f1tenth", "teaching", "parking")}
+                      for name in ("sedan", "sedan_single_track", "classic", "f1tenth", "teaching", "parking")}
     out["cpu_step_us"] = {name: CPU[f"step {name}"] for name in out["step_us"]}
     out["window_step_us"] = {"sedan": window_step_us("sedan", 2000 if quick else 10000, repeats)}
     out["cpu_window_step_us"] = {"sedan": CPU["window step sedan"]}
@@ -519,8 +519,11 @@ def side_by_side(f: dict) -> list[dict]:
          numba_peer),
         ("batch, 2 threads over 1 (sedan, every channel)", "x",
          two_threads / one_thread if one_thread and two_threads else None, 1.8, "min", None, None),
-        ("Simulation.step from Python, sedan", "us", _get(f, "step_us", "sedan"), TARGET_STEP_US, "max",
+        ("Simulation.step from Python, sedan (four wheels)", "us", _get(f, "step_us", "sedan"), TARGET_STEP_US, "max",
          _get(f, "commonroad_st", "step_us"), "CommonRoad single-track, pure Python (commonroad-vehicle-models)"),
+        ("Simulation.step from Python, sedan_single_track", "us", _get(f, "step_us", "sedan_single_track"),
+         TARGET_STEP_US, "max", _get(f, "commonroad_st", "step_us"),
+         "CommonRoad single-track, pure Python (commonroad-vehicle-models)"),
         ("the window's step, LiveSession.step, sedan", "us", _get(f, "window_step_us", "sedan"),
          TARGET_WINDOW_STEP_US, "max", None, None),
         ("sweep of 10,000 cars x 10 s in process", "s",

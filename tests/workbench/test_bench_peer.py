@@ -43,7 +43,7 @@ def test_the_side_by_side_table_judges_each_figure_against_its_target():
         "peer": {"kernel_us_per_frame": 0.04, "batch_1_thread": 6e7, "cold_compile_cpu_s": 1.1},
         "batch": {"car_steps_per_s": {"1": 1e6, "2": 1.9e6}, "single_track": {"car_steps_per_s": 2e6},
                   "asked": {"car_steps_per_s": {"sedan": 2.1e6, "sedan_single_track": 4.9e6, "manual003": 3e6}}},
-        "step_us": {"sedan": 2.5}, "window_step_us": {"sedan": 4.0},
+        "step_us": {"sedan": 2.5, "sedan_single_track": 1.5}, "window_step_us": {"sedan": 4.0},
         "commonroad_st": {"step_us": 4.2},
         "sweep": {"in_process": [{"cars": 1000, "seconds": 0.3}, {"cars": 10000, "seconds": 1.9}]},
         "cold_compile": {"kernel_cpu_s": 16.0, "both_cpu_s": 18.0},
@@ -57,8 +57,9 @@ def test_the_side_by_side_table_judges_each_figure_against_its_target():
     assert met["batch N = 100,000, 1 thread, sedan (four wheels), asked channels"] is True
     assert met["batch, 2 threads over 1 (sedan, every channel)"] is True
     assert rows["batch, 2 threads over 1 (sedan, every channel)"]["carbench"] == pytest.approx(1.9)
-    assert met["Simulation.step from Python, sedan"] is False
-    assert rows["Simulation.step from Python, sedan"]["peer"] == 4.2
+    assert met["Simulation.step from Python, sedan (four wheels)"] is False
+    assert rows["Simulation.step from Python, sedan (four wheels)"]["peer"] == 4.2
+    assert met["Simulation.step from Python, sedan_single_track"] is True
     assert met["the window's step, LiveSession.step, sedan"] is True
     assert met["sweep of 10,000 cars x 10 s in process"] is True
     cold = "cold compile of the kernel (the longer kind, what a first run waits for)"
