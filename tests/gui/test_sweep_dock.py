@@ -328,6 +328,24 @@ def test_run_waits_for_a_parameter_to_sweep(qtbot, loaded):
     sweep_this(window, "body.mass")
     run_dock(qtbot, window)  # off while it runs
     assert dock.run_button.isEnabled()
+    dock.remove_axis("body.mass")
+    sweep_this(window, "engine.peak_torque")
+    assert dock.run_button.isEnabled()
+    window.model.load_preset("classic")  # a car with no engine: the parameter goes, and Run with it
+    assert not dock.axes and not dock.run_button.isEnabled() and dock.hint.isVisibleTo(dock)
+
+
+def test_a_refusal_goes_with_the_parameter_whose_box_refused(qtbot, loaded):
+    """A value a box refused held the next Run back ("not run: Run again sweeps the values the boxes show"), even
+    once that parameter was taken out and another picked: the refusal named a parameter no longer in the dock."""
+    window = loaded
+    dock = window.sweep
+    sweep_this(window, "body.mass")
+    dock.refuse_typed("body.mass from: '1,5' is not a finite number; kept 840 kg")
+    dock.remove_axis("body.mass")
+    assert dock.status.text() == ""
+    sweep_this(window, "body.wheelbase")
+    run_dock(qtbot, window)
 
 
 def test_a_script_with_no_expectations_is_not_swept_in_the_dock(carbench_window, tmp_path):

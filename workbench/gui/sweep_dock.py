@@ -433,6 +433,8 @@ class SweepDock(QWidget):
         self.hint.setVisible(not self.axes)
         for head in self.heads:
             head.setVisible(bool(self.axes))
+        if self._refused.startswith(f"{path} "):  # a refusal of its boxes went with them (it held the next Run back)
+            self.forget_refusal()
         self._enable_run()
 
     # -- running -----------------------------------------------------------------------------------
