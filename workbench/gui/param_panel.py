@@ -476,7 +476,7 @@ def shown_value(info: ParamInfo, value: Any) -> str:
 
 
 def grey_text(label: QLabel, colour: str) -> None:
-    """``label``'s text in ``colour``, through its palette: a style sheet of its own on each of the some 130 labels a
+    """``label``'s text in ``colour``, through its palette: a style sheet of its own on each of the some 120 labels a
     panel builds had Qt polish every one through its style-sheet style, about 13 of the 277 ms a sedan's window took to
     build (offscreen, three rounds of 12 windows)."""
     palette = label.palette()
