@@ -496,6 +496,8 @@ def side_by_side(f: dict) -> list[dict]:
     """The throughput figures with their targets and the peers measured in the same run, one row each: figure,
     unit, carbench, target (and whether it is a floor or a ceiling), peer and the peer's name."""
     numba_peer = "CommonRoad single-track, numba (workbench.bench_peer)"
+    python_peer = "CommonRoad single-track, pure Python (commonroad-vehicle-models)"
+    python_step = _get(f, "commonroad_st", "step_us")
     one_thread = _get(f, "batch", "car_steps_per_s", "1")
     two_threads = _get(f, "batch", "car_steps_per_s", "2")
     sweep = _get(f, "sweep", "in_process")
@@ -520,10 +522,9 @@ def side_by_side(f: dict) -> list[dict]:
         ("batch, 2 threads over 1 (sedan, every channel)", "x",
          two_threads / one_thread if one_thread and two_threads else None, 1.8, "min", None, None),
         ("Simulation.step from Python, sedan (four wheels)", "us", _get(f, "step_us", "sedan"), TARGET_STEP_US, "max",
-         _get(f, "commonroad_st", "step_us"), "CommonRoad single-track, pure Python (commonroad-vehicle-models)"),
+         python_step, python_peer),
         ("Simulation.step from Python, sedan_single_track", "us", _get(f, "step_us", "sedan_single_track"),
-         TARGET_STEP_US, "max", _get(f, "commonroad_st", "step_us"),
-         "CommonRoad single-track, pure Python (commonroad-vehicle-models)"),
+         TARGET_STEP_US, "max", python_step, python_peer),
         ("the window's step, LiveSession.step, sedan", "us", _get(f, "window_step_us", "sedan"),
          TARGET_WINDOW_STEP_US, "max", None, None),
         ("sweep of 10,000 cars x 10 s in process", "s",
