@@ -27,9 +27,13 @@ preview distance longer by v dt), faded in between once and twice the crawl spee
 Longitudinal: a PI controller on the speed error relative to the target (so the gains suit a car
 in metres or in pixels), throttle for a positive demand and ``brake_share`` of it on the brake for
 a negative one; or a deceleration held by a PI on the brake with the car's own full-pedal force as
-feedforward. Pedal demands move at the car's pedal rates (physics.pedals.ramp). A manual car
-shifts up above ``upshift`` and down below ``downshift`` times the rev limit: clutch in at its
-rate, the gear selected once the clutch is down to the gearbox's ``shift_clutch``, clutch out.
+feedforward. On a manual car the demand is a drive force (:func:`reference_force` at 1) and the throttle
+is what gives it in the gear engaged (:func:`throttle_for`), so the loop's gain does not change with the
+gear; its integral stops against a full throttle and beyond ``INTEGRAL_ZONE`` of the speed. Pedal demands
+move at the car's pedal rates (physics.pedals.ramp). A manual car shifts up above ``upshift`` and down
+below ``downshift`` times the rev limit, and holding a constant speed also up early and down for a
+kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down to the
+gearbox's ``shift_clutch``, clutch out.
 """
 
 from __future__ import annotations
@@ -37,10 +41,22 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-from . import approx, gearbox, path, pedals
+from . import approx, engine, gearbox, path, pedals
 from .driver_params import AFTER_CONTINUE, AFTER_DECELERATE, AFTER_HOLD, PEDALS_FIXED, PEDALS_SPEED
 from .jit import scalar
 from .records import copy_inputs
+
+UPSHIFT_MARGIN = 1.1
+"""An early upshift (holding a speed) is only into a gear that turns the engine at least this many times the downshift
+speed, at the car's speed and at the speed asked for: the car can lose a tenth of its speed before the gear goes back
+down, and no speed is held with the engine labouring."""
+INTEGRAL_ZONE = 0.05
+"""A manual car's speed controller integrates its error only within this share of the speed asked for: a run-up is
+the proportional part's (integrated on the way, the drive that holds 100 km/h in 4th was overshot by 1.6 km/h after
+the shift from 2nd, and took 6 s to come back)."""
+KICKDOWN = 1.2
+"""Holding a speed at full throttle, the driver shifts down into a gear that gives at least this many times the drive at
+the wheels."""
 
 Look = namedtuple("Look", "row speed_i lateral_i phase gear after steer throttle "
                           "lateral_error path_distance target_speed target_x target_y")
@@ -127,28 +143,84 @@ def speed_demand(d, track, speed, path_s, speed_i, t, dt):
     demand = d.speed_gain * error + speed_i
     if (demand < 1.0 or error < 0.0) and (demand > -1.0 or error > 0.0):  # no wind-up against a full pedal
         speed_i = min(max(speed_i + dt * d.speed_integral * error, -1.0), 1.0)
-    return min(max(demand, -1.0), 1.0), speed_i, target
+    return min(max(demand, -1.0), 1.0), speed_i, target, error
 
 
 @scalar
-def shift_phase(d, p, s, speed):
-    """The shift under way or to begin: (phase, target gear).
+def per_ratio(p, vx):
+    """The engine speed [rpm] the road imposes per unit of gear ratio at the car's speed ``vx`` (through the final drive
+    and the driven wheels' radius)."""
+    return abs(vx) / p.body_wheel_radius * p.gearbox_final_drive * 60.0 / (2.0 * math.pi)
+
+
+@scalar
+def reference_force(p):
+    """The drive force [N] a manual car's speed controller asks for at a demand of 1: the engine's peak torque through
+    1st gear and the final drive at the driven wheels, the most the car pushes with."""
+    return p.engine_peak_torque * abs(p.gear_ratio[2]) * p.gearbox_final_drive / p.body_wheel_radius
+
+
+@scalar
+def throttle_for(p, force, gear, imposed):
+    """The throttle at which a manual car's engine gives the drive ``force`` [N] at the wheels in ``gear`` (``imposed``
+    rpm per unit ratio; the engine at idle at the least): the torque at the flywheel plus the engine's friction over
+    its full-throttle curve. Above 1 where the engine cannot, below 0 where its braking alone is that force."""
+    ratio = abs(p.gear_ratio[gear + 1])
+    rpm = max(imposed * ratio, p.engine_idle_rpm)
+    return (force * p.body_wheel_radius / (ratio * p.gearbox_final_drive) + engine.friction(rpm, p)) \
+        / max(engine.curve(rpm, p), 1e-9)
+
+
+@scalar
+def shift_phase(d, p, s, speed, force, holding, target_speed):
+    """The shift under way or to begin: (phase, target gear). ``force`` is the drive [N] the speed controller asks for,
+    ``holding`` whether it works the pedals to hold a constant ``target_speed`` (no profile; nobody else's pedal
+    overrides it).
 
     The rule reads the engine speed the road imposes in the gear (the car's speed through the gear
     and final drive), not the engine's own: just after a shift the clutch still slips, and a
-    spinning wheel revs the engine without the car going faster.
+    spinning wheel revs the engine without the car going faster. Up:
+
+    - above ``upshift`` of the rev limit (a full-throttle run's shifts, and every shift of a driver that holds a pedal);
+    - holding a speed, early, into the highest gear that turns the engine ``UPSHIFT_MARGIN`` times the downshift speed
+      at the car's speed and at the speed asked for, and gives the drive asked for with at most ``cruise`` of throttle.
+      At full throttle on the way to a speed no higher gear does; as the speed comes near and the drive asked for
+      falls, one does: a test driver holds 80 km/h in 3rd or 4th, not in 1st at 5,000 rpm.
+
+    Down, into a gear that turns the engine below 0.9 ``upshift`` of the rev limit, when the car is rolling:
+
+    - below ``downshift`` of the rev limit;
+    - holding a speed at full throttle that falls short of the drive asked for, where the lower gear gives
+      ``KICKDOWN`` times the drive at full throttle (a kick-down). An early upshift needs at most ``cruise`` of
+      throttle in the gear above; a kick-down, more than full throttle in it: neither undoes the other at once.
     """
     phase, gear = s.drv_phase, s.drv_gear
     if phase != 0 or not (p.manual and d.shift) or s.gear < 1:
         return phase, gear
     limit = p.engine_rev_limit
-    per_ratio = s.vx / p.body_wheel_radius * p.gearbox_final_drive * 60.0 / (2.0 * math.pi)  # [rpm per unit ratio]
-    rpm = per_ratio * p.gear_ratio[s.gear + 1]  # gear_ratio is indexed by gear + 1
-    if rpm > d.upshift * limit and s.gear < p.top_gear:
-        return 1, s.gear + 1
-    if s.gear > 1 and rpm < d.downshift * limit and speed > p.clutch_auto_speed:
-        if per_ratio * p.gear_ratio[s.gear] < 0.9 * d.upshift * limit:
-            return 1, s.gear - 1
+    imposed = per_ratio(p, s.vx)
+    ratio = p.gear_ratio[s.gear + 1]  # gear_ratio is indexed by gear + 1
+    rpm = imposed * ratio
+    if s.gear < p.top_gear:
+        if rpm > d.upshift * limit:
+            return 1, s.gear + 1
+        if holding and d.cruise > 0.0:
+            floor = UPSHIFT_MARGIN * d.downshift * limit
+            at_target = per_ratio(p, target_speed)
+            for up in range(p.top_gear, s.gear, -1):  # the highest such gear, in one shift
+                ratio_up = p.gear_ratio[up + 1]
+                if imposed * ratio_up > floor and at_target * ratio_up > floor \
+                        and throttle_for(p, force, up, imposed) <= d.cruise:
+                    return 1, up
+    if s.gear > 1 and speed > p.clutch_auto_speed:
+        down_rpm = imposed * p.gear_ratio[s.gear]
+        if down_rpm < 0.9 * d.upshift * limit:
+            if rpm < d.downshift * limit:
+                return 1, s.gear - 1
+            if holding and throttle_for(p, force, s.gear, imposed) > 1.0 and \
+                    (engine.curve(down_rpm, p) - engine.friction(down_rpm, p)) * p.gear_ratio[s.gear] \
+                    > KICKDOWN * (engine.curve(rpm, p) - engine.friction(rpm, p)) * ratio:
+                return 1, s.gear - 1
     return phase, gear
 
 
@@ -186,13 +258,25 @@ def drive(d, track, p, s, u, v, dt, t):
         throttle, brake, new_i = 0.0, 0.0, speed_i
         mode = d.after_throttle if triggered else AFTER_CONTINUE
         if mode == AFTER_CONTINUE:
+            force = 0.0
             if d.pedals == PEDALS_SPEED:
-                demand, new_i, target_speed = speed_demand(d, track, speed, path_s, speed_i, t, dt)
+                demand, new_i, target_speed, error_v = speed_demand(d, track, speed, path_s, speed_i, t, dt)
                 throttle = max(demand, 0.0)
+                if p.manual and s.gear != 0:
+                    # A manual car's demand is a drive force, the throttle what gives it in the gear engaged: the
+                    # loop's gain is the same in every gear, and a shift does not change the drive asked for.
+                    force = demand * reference_force(p)
+                    need = throttle_for(p, force, s.gear, per_ratio(p, s.vx))
+                    throttle = min(max(need, 0.0), 1.0)
+                    if (need >= 1.0 and new_i > speed_i) or abs(error_v) > INTEGRAL_ZONE:
+                        new_i = speed_i
                 brake = min(max(-demand, 0.0) * d.brake_share, 1.0)
             elif d.pedals == PEDALS_FIXED:
                 throttle = d.throttle
-            phase, gear = shift_phase(d, p, s, speed)
+            # Holding a constant speed, with its own pedals (a speed profile, such as ISO 4138's ramp, shifts at the
+            # upshift speed: no gear change within its quasi-steady seconds that it can do without)
+            holding = d.pedals == PEDALS_SPEED and d.profile_count == 0 and not u.throttle_on and not u.brake_on
+            phase, gear = shift_phase(d, p, s, speed, max(force, 0.0), holding, target_speed)
             if phase == 0:
                 speed_i = new_i
             else:

@@ -52,8 +52,11 @@ class DriverParams:
                               span=(0.0, 5.0))
     decel_integral: float = param(8.0, unit="1/s", doc="integral gain of the deceleration error (per g)",
                                   lo=0.0, hi=1e3, span=(0.0, 50.0))
-    upshift: float = param(0.93, doc="manual cars: shift up above this share of the rev limit", lo=0.1, hi=1.0,
-                           span=(0.5, 1.0))
+    upshift: float = param(0.93, doc="manual cars: shift up above this share of the rev limit (at full throttle)",
+                           lo=0.1, hi=1.0, span=(0.5, 1.0))
+    cruise: float = param(0.5, doc="manual cars holding a speed: shift up early into the highest gear that gives the "
+                                   "drive asked for with at most this throttle (0: only at upshift)", lo=0.0, hi=1.0,
+                          span=(0.0, 1.0))
     downshift: float = param(0.35, doc="manual cars: shift down below this share of the rev limit (when the "
                                        "lower gear stays below the upshift speed)", lo=0.0, hi=0.9,
                              span=(0.0, 0.7))
