@@ -29,7 +29,9 @@ in metres or in pixels), throttle for a positive demand and ``brake_share`` of i
 a negative one; or a deceleration held by a PI on the brake with the car's own full-pedal force as
 feedforward. On a manual car the demand is a drive force (:func:`reference_force` at 1) and the throttle
 is what gives it in the gear engaged (:func:`throttle_for`), so the loop's gain does not change with the
-gear; its integral stops against a full throttle and beyond ``INTEGRAL_ZONE`` of the speed. Pedal demands
+gear, and the brake what the engine's braking with the throttle closed does not give
+(:func:`beyond_engine_braking`); its integral stops against a full throttle and beyond ``INTEGRAL_ZONE`` of the
+speed. Pedal demands
 move at the car's pedal rates (physics.pedals.ramp). A manual car shifts up above ``upshift`` and down
 below ``downshift`` times the rev limit, and holding a constant speed also up early and down for a
 kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down to the
@@ -57,6 +59,14 @@ the shift from 2nd, and took 6 s to come back)."""
 KICKDOWN = 1.2
 """Holding a speed at full throttle, the driver shifts down into a gear that gives at least this many times the drive at
 the wheels."""
+IDLE_MARGIN = 2.0
+"""No speed is held with the engine below this many times its idle speed (the early upshift's floor where the driver's
+``downshift`` is lower: at 0, the sedan held 30 km/h in 6th at 647 rpm, below its 800 rpm idle)."""
+RELIEF = 0.9
+"""Holding a speed with the engine above ``RELIEF_RPM`` of the upshift speed, the driver shifts up one gear where that
+gear gives the drive with at most this throttle (past ``cruise``, below a kick-down's full throttle): without it a gear
+that needed between ``cruise`` and full throttle was never taken, and manual003 held 170 km/h in 3rd at 6,504 rpm."""
+RELIEF_RPM = 0.75
 
 Look = namedtuple("Look", "row speed_i lateral_i phase gear after steer throttle "
                           "lateral_error path_distance target_speed target_x target_y")
@@ -172,6 +182,16 @@ def throttle_for(p, force, gear, imposed):
 
 
 @scalar
+def beyond_engine_braking(p, force, gear, imposed):
+    """The part [N] of a negative ``force`` that a manual car's engine does not give with the throttle closed in
+    ``gear`` (``imposed`` rpm per unit ratio): its friction through the gear at the wheels; 0 where the engine's braking
+    alone is enough, so the brake comes in where the throttle (:func:`throttle_for`) is closed and never beside it."""
+    ratio = abs(p.gear_ratio[gear + 1])
+    rpm = max(imposed * ratio, p.engine_idle_rpm)
+    return min(force + engine.friction(rpm, p) * ratio * p.gearbox_final_drive / p.body_wheel_radius, 0.0)
+
+
+@scalar
 def shift_phase(d, p, s, speed, force, holding, target_speed):
     """The shift under way or to begin: (phase, target gear). ``force`` is the drive [N] the speed controller asks for,
     ``holding`` whether it works the pedals to hold a constant ``target_speed`` (no profile; nobody else's pedal
@@ -183,41 +203,54 @@ def shift_phase(d, p, s, speed, force, holding, target_speed):
 
     - above ``upshift`` of the rev limit (a full-throttle run's shifts, and every shift of a driver that holds a pedal);
     - holding a speed, early, into the highest gear that turns the engine ``UPSHIFT_MARGIN`` times the downshift speed
-      at the car's speed and at the speed asked for, and gives the drive asked for with at most ``cruise`` of throttle.
-      At full throttle on the way to a speed no higher gear does; as the speed comes near and the drive asked for
-      falls, one does: a test driver holds 80 km/h in 3rd or 4th, not in 1st at 5,000 rpm.
+      (and ``IDLE_MARGIN`` times idle) at the car's speed and at the speed asked for, and gives the drive asked for with
+      at most ``cruise`` of throttle. At full throttle on the way to a speed no higher gear does; as the speed comes
+      near and the drive asked for falls, one does (and, the drive falling on, the next): a test driver holds 80 km/h
+      in 3rd, not in 2nd at 4,700 rpm;
+    - holding a speed with the engine above ``RELIEF_RPM`` of the upshift speed, one gear up where that gear turns the
+      engine above the same floor and gives the drive with at most ``RELIEF`` of throttle.
 
     Down, into a gear that turns the engine below 0.9 ``upshift`` of the rev limit, when the car is rolling:
 
     - below ``downshift`` of the rev limit;
-    - holding a speed at full throttle that falls short of the drive asked for, where the lower gear gives
-      ``KICKDOWN`` times the drive at full throttle (a kick-down). An early upshift needs at most ``cruise`` of
-      throttle in the gear above; a kick-down, more than full throttle in it: neither undoes the other at once.
+    - holding a speed, at full throttle and still slowing, where the lower gear gives ``KICKDOWN`` times the drive at
+      full throttle (a kick-down). An upshift needs at most ``RELIEF`` of throttle in the gear above, a kick-down full
+      throttle and the car slowing in the gear it leaves: neither undoes the other. A kick-down's clutch costs speed and
+      swells the drive asked for; it is judged on the pedal once it is back at full, so one gear that holds the speed
+      is not passed over for the next.
+
+    The engine speed the road imposes is taken with the sign of the car's course (``vx``): a car rolling backwards in
+    a forward gear is never shifted up, as a slow one is shifted down.
     """
     phase, gear = s.drv_phase, s.drv_gear
     if phase != 0 or not (p.manual and d.shift) or s.gear < 1:
         return phase, gear
     limit = p.engine_rev_limit
-    imposed = per_ratio(p, s.vx)
+    imposed = per_ratio(p, s.vx) if s.vx > 0.0 else -per_ratio(p, s.vx)
     ratio = p.gear_ratio[s.gear + 1]  # gear_ratio is indexed by gear + 1
     rpm = imposed * ratio
     if s.gear < p.top_gear:
         if rpm > d.upshift * limit:
             return 1, s.gear + 1
-        if holding and d.cruise > 0.0:
-            floor = UPSHIFT_MARGIN * d.downshift * limit
+        if holding:
+            floor = UPSHIFT_MARGIN * max(d.downshift * limit, IDLE_MARGIN * p.engine_idle_rpm)
             at_target = per_ratio(p, target_speed)
-            for up in range(p.top_gear, s.gear, -1):  # the highest such gear, in one shift
-                ratio_up = p.gear_ratio[up + 1]
-                if imposed * ratio_up > floor and at_target * ratio_up > floor \
-                        and throttle_for(p, force, up, imposed) <= d.cruise:
-                    return 1, up
+            if d.cruise > 0.0:
+                for up in range(p.top_gear, s.gear, -1):  # the highest such gear
+                    ratio_up = p.gear_ratio[up + 1]
+                    if imposed * ratio_up > floor and at_target * ratio_up > floor \
+                            and throttle_for(p, force, up, imposed) <= d.cruise:
+                        return 1, up
+            ratio_up = p.gear_ratio[s.gear + 2]
+            if rpm > RELIEF_RPM * d.upshift * limit and imposed * ratio_up > floor and at_target * ratio_up > floor \
+                    and throttle_for(p, force, s.gear + 1, imposed) <= RELIEF:
+                return 1, s.gear + 1
     if s.gear > 1 and speed > p.clutch_auto_speed:
         down_rpm = imposed * p.gear_ratio[s.gear]
         if down_rpm < 0.9 * d.upshift * limit:
             if rpm < d.downshift * limit:
                 return 1, s.gear - 1
-            if holding and throttle_for(p, force, s.gear, imposed) > 1.0 and \
+            if holding and s.throttle >= 1.0 and s.accel < 0.0 and throttle_for(p, force, s.gear, imposed) > 1.0 and \
                     (engine.curve(down_rpm, p) - engine.friction(down_rpm, p)) * p.gear_ratio[s.gear] \
                     > KICKDOWN * (engine.curve(rpm, p) - engine.friction(rpm, p)) * ratio:
                 return 1, s.gear - 1
@@ -265,12 +298,17 @@ def drive(d, track, p, s, u, v, dt, t):
                 if p.manual and s.gear != 0:
                     # A manual car's demand is a drive force, the throttle what gives it in the gear engaged: the
                     # loop's gain is the same in every gear, and a shift does not change the drive asked for.
-                    force = demand * reference_force(p)
-                    need = throttle_for(p, force, s.gear, per_ratio(p, s.vx))
+                    reference = reference_force(p)
+                    force = demand * reference
+                    imposed = per_ratio(p, s.vx)
+                    need = throttle_for(p, force, s.gear, imposed)
                     throttle = min(max(need, 0.0), 1.0)
                     if (need >= 1.0 and new_i > speed_i) or abs(error_v) > INTEGRAL_ZONE:
                         new_i = speed_i
-                brake = min(max(-demand, 0.0) * d.brake_share, 1.0)
+                    # the brake for what the engine's braking does not give: never beside an open throttle
+                    brake = min(-beyond_engine_braking(p, force, s.gear, imposed) / reference * d.brake_share, 1.0)
+                else:
+                    brake = min(max(-demand, 0.0) * d.brake_share, 1.0)
             elif d.pedals == PEDALS_FIXED:
                 throttle = d.throttle
             # Holding a constant speed, with its own pedals (a speed profile, such as ISO 4138's ramp, shifts at the
