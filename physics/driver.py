@@ -35,7 +35,8 @@ speed. Pedal demands
 move at the car's pedal rates (physics.pedals.ramp). A manual car shifts up above ``upshift`` and down
 below ``downshift`` times the rev limit, and holding a constant speed also up early and down for a
 kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down to the
-gearbox's ``shift_clutch``, clutch out.
+gearbox's ``shift_clutch``, clutch out. Under hard braking (``BRAKING``) nothing is shifted down; off the
+throttle, where the gear would drag the engine below idle, the clutch goes in and stays in.
 """
 
 from __future__ import annotations
@@ -67,6 +68,10 @@ RELIEF = 0.9
 gear gives the drive with at most this throttle (past ``cruise``, below a kick-down's full throttle): without it a gear
 that needed between ``cruise`` and full throttle was never taken, and manual003 held 170 km/h in 3rd at 6,504 rpm."""
 RELIEF_RPM = 0.75
+BRAKING = 0.3
+"""A brake pedal from this on is hard braking: the driver does not shift down under it (it declutches instead once the
+gear would drag the engine below idle, :func:`drive`). Shifting down through the gears under an ABS stop cycled the
+clutch under the brakes: on split mu each engagement dragged the icy rear wheel (to a slip of -0.95 in 1st at 40 km/h)."""
 
 Look = namedtuple("Look", "row speed_i lateral_i phase gear after steer throttle "
                           "lateral_error path_distance target_speed target_x target_y")
@@ -192,10 +197,10 @@ def beyond_engine_braking(p, force, gear, imposed):
 
 
 @scalar
-def shift_phase(d, p, s, speed, force, holding, target_speed):
+def shift_phase(d, p, s, speed, force, holding, target_speed, braking):
     """The shift under way or to begin: (phase, target gear). ``force`` is the drive [N] the speed controller asks for,
     ``holding`` whether it works the pedals to hold a constant ``target_speed`` (no profile; nobody else's pedal
-    overrides it).
+    overrides it), ``braking`` whether the frame's brake pedal is at ``BRAKING`` or more (no downshift then).
 
     The rule reads the engine speed the road imposes in the gear (the car's speed through the gear
     and final drive), not the engine's own: just after a shift the clutch still slips, and a
@@ -210,7 +215,8 @@ def shift_phase(d, p, s, speed, force, holding, target_speed):
     - holding a speed with the engine above ``RELIEF_RPM`` of the upshift speed, one gear up where that gear turns the
       engine above the same floor and gives the drive with at most ``RELIEF`` of throttle.
 
-    Down, into a gear that turns the engine below 0.9 ``upshift`` of the rev limit, when the car is rolling:
+    Down, into a gear that turns the engine below 0.9 ``upshift`` of the rev limit, when the car is rolling and not
+    braking hard:
 
     - below ``downshift`` of the rev limit;
     - holding a speed, at full throttle and still slowing, where the lower gear gives ``KICKDOWN`` times the drive at
@@ -245,7 +251,7 @@ def shift_phase(d, p, s, speed, force, holding, target_speed):
             if rpm > RELIEF_RPM * d.upshift * limit and imposed * ratio_up > floor and at_target * ratio_up > floor \
                     and throttle_for(p, force, s.gear + 1, imposed) <= RELIEF:
                 return 1, s.gear + 1
-    if s.gear > 1 and speed > p.clutch_auto_speed:
+    if s.gear > 1 and speed > p.clutch_auto_speed and not braking:
         down_rpm = imposed * p.gear_ratio[s.gear]
         if down_rpm < 0.9 * d.upshift * limit:
             if rpm < d.downshift * limit:
@@ -314,7 +320,8 @@ def drive(d, track, p, s, u, v, dt, t):
             # Holding a constant speed, with its own pedals (a speed profile, such as ISO 4138's ramp, shifts at the
             # upshift speed: no gear change within its quasi-steady seconds that it can do without)
             holding = d.pedals == PEDALS_SPEED and d.profile_count == 0 and not u.throttle_on and not u.brake_on
-            phase, gear = shift_phase(d, p, s, speed, max(force, 0.0), holding, target_speed)
+            braking = (u.brake_value if u.brake_on else brake) >= BRAKING
+            phase, gear = shift_phase(d, p, s, speed, max(force, 0.0), holding, target_speed, braking)
             if phase == 0:
                 speed_i = new_i
             else:
@@ -342,8 +349,17 @@ def drive(d, track, p, s, u, v, dt, t):
                 phase = 2
             elif phase == 2 and s.clutch_pedal <= 0.0:
                 phase = 0
+            # Off the throttle where the gear would drag the engine below its idle speed (braking hard, which shifts
+            # nothing down, or slowing after the trigger, which shifts nothing), the clutch goes in and stays in, down
+            # to the speed at which the automatic clutch holds the engine: the engine is not dragged to a stall (ISO
+            # 7975's stop, held in 3rd with the clutch let out, stalls the engine at 12 km/h). On the throttle the car
+            # is pulling away (manual003's 1st turns its engine below idle at the automatic clutch's speed). A car
+            # with no automatic clutch is left as it was: nothing would let its clutch out at a standstill.
+            lugging = phase == 0 and s.gear != 0 and p.clutch_auto_speed > 0.0 and v.throttle_value <= 0.0 \
+                and speed > p.clutch_auto_speed - p.clutch_auto_band \
+                and per_ratio(p, s.vx) * abs(p.gear_ratio[s.gear + 1]) < p.engine_idle_rpm
             v.clutch_on = True
-            v.clutch_value = pedals.ramp(s.clutch_pedal, 1.0 if phase == 1 else 0.0, p.pedals_clutch_rise,
+            v.clutch_value = pedals.ramp(s.clutch_pedal, 1.0 if phase == 1 or lugging else 0.0, p.pedals_clutch_rise,
                                          p.pedals_clutch_fall, dt)
     return Look(row, speed_i, lateral_i, phase, gear, triggered, steer_hold, throttle_hold, error, path_s,
                 target_speed, tx, ty)

@@ -359,3 +359,33 @@ def test_the_drivers_lead_fades_out_where_the_yaw_answers_within_a_frame():
     (run,) = run_jobs([(m.base_script(), Car(load_preset("sedan").params, "sedan"))], m.channels, dt=1 / 60)
     slow = (run.t[1:] > 2.0) & (run.t[1:] < 10.0)  # 20 km/h, then the ramp's first 2 s
     assert np.degrees(np.abs(np.diff(run["steer"])[slow])).mean() < 0.2
+
+
+def test_a_hard_stop_shifts_nothing_down_and_declutches_before_the_gear_drags_the_engine_below_idle():
+    """`split_mu_braking` brakes at full pedal from 100 km/h at 14 s (the script's pedals, the driver holding the
+    lane). The driver used to shift down 4th, 3rd, 2nd, 1st under the ABS stop, each clutch engagement dragging the
+    driven axle: in 1st at 40 km/h the icy rear wheel went to a slip of -0.95. Now no gear changes under the brake;
+    the clutch goes in once the gear would turn the engine below idle, and the engine neither stalls nor drags."""
+    (result,) = replay([compile_script(load_script(resolve_script("split_mu_braking")))])
+    t, gear, pedal = result.column("t"), result.column("gear"), result.column("clutch_pedal")
+    stop = t >= 14.0
+    assert np.all(gear[stop] == gear[stop][0])
+    params = load_preset("sedan").params
+    per_ratio = result.column("vx") / params.body.wheel_radius * params.gearbox.final_drive * 60.0 / (2.0 * np.pi)
+    imposed = per_ratio * params.gearbox.ratios[int(gear[stop][0]) - 1]
+    lugging = stop & (imposed < params.engine.idle_rpm) & (result.column("speed") > params.clutch.auto_speed)
+    assert lugging.sum() > 30 and pedal[lugging][30:].min() == 1.0  # in, within a quarter of a second, and held
+    assert not np.any(result.column("stalled")[stop])
+    rolling = stop & (result.column("speed") > 5.0)
+    assert result.column("slip_ratio_rr")[rolling].min() > -0.5  # ABS holds the icy wheel near its target (-0.3)
+
+
+def test_a_stop_after_the_trigger_declutches_before_the_engine_stalls():
+    """ISO 7975's braking in a turn (the driver's own brake, 5 m/s^2, after its trigger), held in 3rd with the clutch
+    let out, stalls the engine at 12 km/h: the driver presses the clutch where the gear would drag the engine below
+    idle, and lets it out below the speed where the automatic clutch holds the engine."""
+    (result,) = replay([compile_script(load_script(resolve_script("iso7975_brake_turn")))])
+    assert not np.any(result.column("stalled"))
+    t, pedal, speed = result.column("t"), result.column("clutch_pedal"), result.column("speed")
+    assert pedal[(t > 22.0) & (speed > 3.5) & (speed < 5.0)].min() == 1.0
+    assert result.column("rpm")[t > 22.0].min() > 0.9 * load_preset("sedan").params.engine.idle_rpm

@@ -112,9 +112,23 @@ def test_split_mu_braking_stays_in_its_lane_with_abs():
     assert result.passed
 
 
-def _split_mu_stop(dt: float):
-    """The shipped split-mu braking at ``dt``: its telemetry by channel, and the stop's length from the brake."""
-    (result,) = replay([compile_script(load_script(resolve_script("split_mu_braking")), dt=dt)])
+def _downshift(at: float, gear: int) -> str:
+    """[[set]]s that shift down as a driver does: the clutch pressed at ``at``, ``gear`` in 0.1 s later, the clutch let
+    out over the next 0.25 s (and held out)."""
+    sets = [f"[[set]]\nat = {at:.2f}\nclutch_pedal = 1.0\n", f"[[set]]\nat = {at + 0.1:.2f}\ngear = {gear}\n"]
+    sets += [f"[[set]]\nat = {at + 0.15 + 0.05 * i:.2f}\nclutch_pedal = {pedal}\n"
+             for i, pedal in enumerate((0.8, 0.6, 0.4, 0.2, 0.0))]
+    return "\n".join(sets)
+
+
+IN_FIRST = _downshift(16.4, 2) + _downshift(17.8, 1)  # where the driver shifted down before 0.3.21 (2nd, 1st)
+
+
+def _split_mu_stop(dt: float, in_first: bool = False):
+    """The shipped split-mu braking at ``dt``: its telemetry by channel, and the stop's length from the brake. ``in_first``:
+    shifted down to 2nd and 1st under the brake, as the driver did before 0.3.21 (1st at 18 s, at about 40 km/h)."""
+    text = load_script(resolve_script("split_mu_braking")).to_toml() + (IN_FIRST if in_first else "")
+    (result,) = replay([compile_script(parse_script(text), dt=dt)])
     run = lambda name: result.log.column(name, result.car, result.program.frames)  # noqa: E731
     speed = run("speed")
     start = int(np.flatnonzero(run("brake") > 0.0)[0])
@@ -123,18 +137,19 @@ def _split_mu_stop(dt: float):
 
 
 def test_the_rear_select_low_holds_while_the_engine_drags_the_icy_wheel_to_a_stop():
-    """In the stop's last seconds the driver is in 1st with the clutch in: the engine holds the rear differential's
-    carrier and drags the icy rear wheel nearly to a stop. At 1/120 s its speed reached 0 in every fourth or fifth
-    frame, where letting its brake off was nothing, and the select-low passed over those frames: the dry rear wheel got
-    the pedal's whole brake (1,056 N m against 158), and the stop was 93.86 m at 1/120 s against 94.88 at 1/2000 s."""
-    run, coarse = _split_mu_stop(DT)
+    """In the stop's last seconds the car is in 1st with the clutch let out (the driver shifted down so before 0.3.21;
+    the script does it here): the engine holds the rear differential's carrier and drags the icy rear wheel nearly to
+    a stop. At 1/120 s its speed reached 0 in every fourth or fifth frame, where letting its brake off was nothing, and
+    the select-low passed over those frames: the dry rear wheel got the pedal's whole brake (1,056 N m against 158),
+    and the stop was 93.86 m at 1/120 s against 94.88 at 1/2000 s."""
+    run, coarse = _split_mu_stop(DT, in_first=True)
     # Above the sedan's brakes.abs_min_speed (2 m/s), below which ABS is off and the wheels may lock.
     dragged = (run("brake") > 0.0) & (run("slip_ratio_rr") < -0.5) & (run("speed") > 2.5)
     assert dragged.sum() > 100  # the case is there
     dry = run("brake_torque_rl")[dragged]
     assert dry.max() < 400.0, dry.max()
     assert dry.mean() > 100.0  # and it keeps a brake: stability control's wheel counts with its road torque
-    _, fine = _split_mu_stop(1.0 / 2000.0)
+    _, fine = _split_mu_stop(1.0 / 2000.0, in_first=True)
     assert coarse == pytest.approx(fine, rel=0.0075)
 
 
