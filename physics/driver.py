@@ -35,8 +35,9 @@ speed. Pedal demands
 move at the car's pedal rates (physics.pedals.ramp). A manual car shifts up above ``upshift`` and down
 below ``downshift`` times the rev limit, and holding a constant speed also up early and down for a
 kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down to the
-gearbox's ``shift_clutch``, clutch out. Under hard braking (``BRAKING``) nothing is shifted down; off the
-throttle, where the gear would drag the engine below idle, the clutch goes in and stays in.
+gearbox's ``shift_clutch``, clutch out. On a car with the automatic clutch, under hard braking (``BRAKING``)
+nothing is shifted down; off the throttle, braking hard or after the trigger, where the gear would drag the engine
+below idle, the clutch goes in and stays in, with the gear for the speed put in.
 """
 
 from __future__ import annotations
@@ -69,9 +70,10 @@ gear gives the drive with at most this throttle (past ``cruise``, below a kick-d
 that needed between ``cruise`` and full throttle was never taken, and manual003 held 170 km/h in 3rd at 6,504 rpm."""
 RELIEF_RPM = 0.75
 BRAKING = 0.3
-"""A brake pedal from this on is hard braking: the driver does not shift down under it (it declutches instead once the
-gear would drag the engine below idle, :func:`drive`). Shifting down through the gears under an ABS stop cycled the
-clutch under the brakes: on split mu each engagement dragged the icy rear wheel (to a slip of -0.95 in 1st at 40 km/h)."""
+"""A brake pedal from this on is hard braking: on a car with the automatic clutch the driver does not shift down under it
+(it declutches instead once the gear would drag the engine below idle, and puts in the gear for the speed with the
+clutch down, :func:`drive`). Shifting down through the gears under an ABS stop cycled the clutch under the brakes: on
+split mu each engagement dragged the icy rear wheel (to a slip of -0.95 in 1st at 40 km/h)."""
 
 Look = namedtuple("Look", "row speed_i lateral_i phase gear after steer throttle "
                           "lateral_error path_distance target_speed target_x target_y")
@@ -197,6 +199,16 @@ def beyond_engine_braking(p, force, gear, imposed):
 
 
 @scalar
+def gear_for_speed(d, p, imposed):
+    """The forward gear a declutched car goes on in at ``imposed`` rpm per unit ratio: the highest that turns the
+    engine above the downshift speed, else 1st."""
+    for gear in range(p.top_gear, 1, -1):
+        if imposed * p.gear_ratio[gear + 1] > d.downshift * p.engine_rev_limit:
+            return gear
+    return 1
+
+
+@scalar
 def shift_phase(d, p, s, speed, force, holding, target_speed, braking):
     """The shift under way or to begin: (phase, target gear). ``force`` is the drive [N] the speed controller asks for,
     ``holding`` whether it works the pedals to hold a constant ``target_speed`` (no profile; nobody else's pedal
@@ -296,6 +308,9 @@ def drive(d, track, p, s, u, v, dt, t):
     if d.pedals != 0:
         throttle, brake, new_i = 0.0, 0.0, speed_i
         mode = d.after_throttle if triggered else AFTER_CONTINUE
+        # Hard braking, the pedal as it is (the script's, or the driver's own from its last frame), on a car with the
+        # automatic clutch (a bare manual shifts down as before: nothing would let its clutch out at a standstill)
+        braking = p.clutch_auto_speed > 0.0 and (u.brake_value if u.brake_on else s.brake) >= BRAKING
         if mode == AFTER_CONTINUE:
             force = 0.0
             if d.pedals == PEDALS_SPEED:
@@ -320,7 +335,6 @@ def drive(d, track, p, s, u, v, dt, t):
             # Holding a constant speed, with its own pedals (a speed profile, such as ISO 4138's ramp, shifts at the
             # upshift speed: no gear change within its quasi-steady seconds that it can do without)
             holding = d.pedals == PEDALS_SPEED and d.profile_count == 0 and not u.throttle_on and not u.brake_on
-            braking = (u.brake_value if u.brake_on else brake) >= BRAKING
             phase, gear = shift_phase(d, p, s, speed, max(force, 0.0), holding, target_speed, braking)
             if phase == 0:
                 speed_i = new_i
@@ -349,15 +363,21 @@ def drive(d, track, p, s, u, v, dt, t):
                 phase = 2
             elif phase == 2 and s.clutch_pedal <= 0.0:
                 phase = 0
-            # Off the throttle where the gear would drag the engine below its idle speed (braking hard, which shifts
-            # nothing down, or slowing after the trigger, which shifts nothing), the clutch goes in and stays in, down
+            # Off the throttle, braking hard (which shifts nothing down) or slowing after the trigger (which shifts
+            # nothing), where the gear would drag the engine below its idle speed, the clutch goes in and stays in, down
             # to the speed at which the automatic clutch holds the engine: the engine is not dragged to a stall (ISO
             # 7975's stop, held in 3rd with the clutch let out, stalls the engine at 12 km/h). On the throttle the car
-            # is pulling away (manual003's 1st turns its engine below idle at the automatic clutch's speed). A car
-            # with no automatic clutch is left as it was: nothing would let its clutch out at a standstill.
+            # is pulling away (manual003's 1st turns its engine below idle at the automatic clutch's speed). With the
+            # clutch down the gear for the speed goes in (1st, or the highest that turns the engine above the
+            # downshift speed), so that the car pulls away again in it, and a stop ends in 1st, not in 4th. A car with
+            # no automatic clutch is left as it was.
+            imposed = per_ratio(p, s.vx)
             lugging = phase == 0 and s.gear != 0 and p.clutch_auto_speed > 0.0 and v.throttle_value <= 0.0 \
-                and speed > p.clutch_auto_speed - p.clutch_auto_band \
-                and per_ratio(p, s.vx) * abs(p.gear_ratio[s.gear + 1]) < p.engine_idle_rpm
+                and (braking or mode != AFTER_CONTINUE) and speed > p.clutch_auto_speed - p.clutch_auto_band \
+                and (s.clutch_pedal > 0.0 or imposed * abs(p.gear_ratio[s.gear + 1]) < p.engine_idle_rpm)
+            if lugging and s.gear > 0 and s.clutch_pedal >= p.gearbox_shift_clutch and not u.gear_on:
+                v.gear_on = True
+                v.gear_value = gear_for_speed(d, p, imposed)
             v.clutch_on = True
             v.clutch_value = pedals.ramp(s.clutch_pedal, 1.0 if phase == 1 or lugging else 0.0, p.pedals_clutch_rise,
                                          p.pedals_clutch_fall, dt)

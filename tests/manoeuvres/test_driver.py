@@ -364,15 +364,19 @@ def test_the_drivers_lead_fades_out_where_the_yaw_answers_within_a_frame():
 def test_a_hard_stop_shifts_nothing_down_and_declutches_before_the_gear_drags_the_engine_below_idle():
     """`split_mu_braking` brakes at full pedal from 100 km/h at 14 s (the script's pedals, the driver holding the
     lane). The driver used to shift down 4th, 3rd, 2nd, 1st under the ABS stop, each clutch engagement dragging the
-    driven axle: in 1st at 40 km/h the icy rear wheel went to a slip of -0.95. Now no gear changes under the brake;
-    the clutch goes in once the gear would turn the engine below idle, and the engine neither stalls nor drags."""
+    driven axle: in 1st at 40 km/h the icy rear wheel went to a slip of -0.95. Now nothing is shifted down with the
+    clutch out; the clutch goes in once the gear would turn the engine below idle, and stays in (1st goes in with it),
+    and the engine neither stalls nor drags."""
     (result,) = replay([compile_script(load_script(resolve_script("split_mu_braking")))])
     t, gear, pedal = result.column("t"), result.column("gear"), result.column("clutch_pedal")
     stop = t >= 14.0
-    assert np.all(gear[stop] == gear[stop][0])
+    first = int(gear[stop][0])
     params = load_preset("sedan").params
+    rolling = stop & (result.column("speed") > params.clutch.auto_speed)  # the pedal's clutch, not the automatic one
+    assert np.all(gear[rolling & (pedal < 0.9)] == first)  # no gear goes in with the clutch out
+    assert gear[-1] == 1  # put in with the clutch down: the car stands in 1st
     per_ratio = result.column("vx") / params.body.wheel_radius * params.gearbox.final_drive * 60.0 / (2.0 * np.pi)
-    imposed = per_ratio * params.gearbox.ratios[int(gear[stop][0]) - 1]
+    imposed = per_ratio * params.gearbox.ratios[first - 1]
     lugging = stop & (imposed < params.engine.idle_rpm) & (result.column("speed") > params.clutch.auto_speed)
     assert lugging.sum() > 30 and pedal[lugging][30:].min() == 1.0  # in, within a quarter of a second, and held
     assert not np.any(result.column("stalled")[stop])
@@ -389,3 +393,44 @@ def test_a_stop_after_the_trigger_declutches_before_the_engine_stalls():
     t, pedal, speed = result.column("t"), result.column("clutch_pedal"), result.column("speed")
     assert pedal[(t > 22.0) & (speed > 3.5) & (speed < 5.0)].min() == 1.0
     assert result.column("rpm")[t > 22.0].min() > 0.9 * load_preset("sedan").params.engine.idle_rpm
+
+
+STOP_AND_GO = """
+[script]
+name = "stop-and-go"
+preset = "sedan"
+duration = 34.0
+
+[driver]
+speed_kmh = 100.0
+
+[driver.path]
+kind = "straight"
+length = 3000.0
+
+[[set]]
+at = 14.0
+brake_pedal = 1.0
+throttle_pedal = 0.0
+
+[[set]]
+at = 20.0
+release = ["brake_pedal", "throttle_pedal"]
+"""
+
+
+def test_a_car_stopped_hard_pulls_away_again_in_first():
+    """The script stops the sedan at full brake from 100 km/h in 4th and hands the pedals back at 20 s, standing. No
+    gear goes in with the clutch out under the brake; with the clutch down the gear for the speed goes in, so the car
+    stands in 1st and pulls away in it and back up to 100 km/h, with no stall (declutched in 4th and left there, it
+    would have pulled away in 4th)."""
+    (result,) = replay([compile_script(parse_script(STOP_AND_GO, "stop-and-go"))])
+    t, gear, speed, pedal = (result.column(name) for name in ("t", "gear", "speed_kmh", "clutch_pedal"))
+    assert gear[int(np.searchsorted(t, 13.5))] == 4
+    stop = (t >= 14.0) & (t < 20.0)
+    changed = np.flatnonzero(np.diff(gear) != 0) + 1
+    assert np.all(pedal[changed[stop[changed]]] >= 0.9)  # under the brake a gear goes in only with the clutch down
+    standing = (t > 19.0) & (t < 20.0)
+    assert speed[standing].max() < 0.1 and np.all(gear[standing] == 1)
+    assert not np.any(result.column("stalled"))
+    assert abs(speed[-1] - 100.0) < 1.0 and gear[-1] == 4
