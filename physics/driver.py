@@ -30,12 +30,11 @@ a negative one; or a deceleration held by a PI on the brake with the car's own f
 feedforward. On a manual car the demand is a drive force (:func:`reference_force` at 1) and the throttle
 is what gives it in the gear engaged (:func:`throttle_for`), so the loop's gain does not change with the
 gear, and the brake what the engine's braking with the throttle closed does not give
-(:func:`beyond_engine_braking`); its integral stops against a full throttle and beyond ``INTEGRAL_ZONE`` of the
-speed. Pedal demands
-move at the car's pedal rates (physics.pedals.ramp). A manual car shifts up above ``upshift`` and down
-below ``downshift`` times the rev limit, and holding a constant speed also up early and down for a
-kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down to the
-gearbox's ``shift_clutch``, clutch out. On a car with the automatic clutch, under hard braking (``BRAKING``)
+(:func:`beyond_engine_braking`); its integral stops against a full throttle and beyond ``INTEGRAL_ZONE`` of
+the speed. Pedal demands move at the car's pedal rates (physics.pedals.ramp). A manual car shifts up above
+``upshift`` and down below ``downshift`` times the rev limit, and holding a constant speed also up early and
+down for a kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down
+to the gearbox's ``shift_clutch``, clutch out. On a car with the automatic clutch, under hard braking (``BRAKING``)
 nothing is shifted down; off the throttle, braking hard or after the trigger, where the gear would drag the engine
 below idle, the clutch goes in and stays in, with the gear for the speed put in.
 """
@@ -69,6 +68,8 @@ RELIEF = 0.9
 gear gives the drive with at most this throttle (past ``cruise``, below a kick-down's full throttle): without it a gear
 that needed between ``cruise`` and full throttle was never taken, and manual003 held 170 km/h in 3rd at 6,504 rpm."""
 RELIEF_RPM = 0.75
+"""The share of the upshift speed above which a gear that needs up to ``RELIEF`` of throttle is taken (below it, only
+one that needs up to ``cruise``)."""
 BRAKING = 0.3
 """A brake pedal from this on is hard braking: on a car with the automatic clutch the driver does not shift down under it
 (it declutches instead once the gear would drag the engine below idle, and puts in the gear for the speed with the
