@@ -121,19 +121,22 @@ def test_a_speed_is_held_in_the_highest_gear_that_keeps_the_engine_above_the_shi
     assert abs(result.column("speed_kmh")[k] - speed_kmh) < 1.0
 
 
-KICKDOWN = """
+HOLD = """
 [script]
-name = "kick-down"
-preset = "sedan"
-duration = 24.0
+name = "hold"
+preset = "{preset}"
+duration = 40.0
 
 [driver]
-speed_kmh = 100.0
+speed_kmh = {speed}
+{gains}
 
 [driver.path]
 kind = "straight"
 length = 3000.0
+"""
 
+KICKDOWN = HOLD.format(preset="sedan", speed=100.0, gains="") + """
 [[set]]
 at = 12.0
 params = { "aero.cd" = 5.0 }
@@ -158,20 +161,6 @@ def test_a_speed_the_gear_cannot_hold_at_full_throttle_kicks_down_one_gear_and_i
     assert rpm[late].max() < 0.6 * params.engine.rev_limit
 
 
-HOLD = """
-[script]
-name = "hold"
-preset = "{preset}"
-duration = 40.0
-
-[driver]
-speed_kmh = {speed}
-{gains}
-
-[driver.path]
-kind = "straight"
-length = 3000.0
-"""
 
 
 def _hold(preset: str, speed: float, gains: str = ""):
@@ -395,19 +384,7 @@ def test_a_stop_after_the_trigger_declutches_before_the_engine_stalls():
     assert result.column("rpm")[t > 22.0].min() > 0.9 * load_preset("sedan").params.engine.idle_rpm
 
 
-STOP_AND_GO = """
-[script]
-name = "stop-and-go"
-preset = "sedan"
-duration = 34.0
-
-[driver]
-speed_kmh = 100.0
-
-[driver.path]
-kind = "straight"
-length = 3000.0
-
+STOP_AND_GO = HOLD.format(preset="sedan", speed=100.0, gains="") + """
 [[set]]
 at = 14.0
 brake_pedal = 1.0
