@@ -312,6 +312,7 @@ def drive(d, track, p, s, u, v, dt, t):
         # Hard braking, the pedal as it is (the script's, or the driver's own from its last frame), on a car with the
         # automatic clutch (a bare manual shifts down as before: nothing would let its clutch out at a standstill)
         braking = p.clutch_auto_speed > 0.0 and (u.brake_value if u.brake_on else s.brake) >= BRAKING
+        imposed = per_ratio(p, s.vx) if p.manual else 0.0  # [rpm per unit ratio] the engine speed the road imposes
         if mode == AFTER_CONTINUE:
             force = 0.0
             if d.pedals == PEDALS_SPEED:
@@ -322,7 +323,6 @@ def drive(d, track, p, s, u, v, dt, t):
                     # loop's gain is the same in every gear, and a shift does not change the drive asked for.
                     reference = reference_force(p)
                     force = demand * reference
-                    imposed = per_ratio(p, s.vx)
                     need = throttle_for(p, force, s.gear, imposed)
                     throttle = min(max(need, 0.0), 1.0)
                     if (need >= 1.0 and new_i > speed_i) or abs(error_v) > INTEGRAL_ZONE:
@@ -372,7 +372,6 @@ def drive(d, track, p, s, u, v, dt, t):
             # clutch down the gear for the speed goes in (1st, or the highest that turns the engine above the
             # downshift speed), so that the car pulls away again in it, and a stop ends in 1st, not in 4th. A car with
             # no automatic clutch is left as it was.
-            imposed = per_ratio(p, s.vx)
             lugging = phase == 0 and s.gear != 0 and p.clutch_auto_speed > 0.0 and v.throttle_value <= 0.0 \
                 and (braking or mode != AFTER_CONTINUE) and speed > p.clutch_auto_speed - p.clutch_auto_band \
                 and (s.clutch_pedal > 0.0 or imposed * abs(p.gear_ratio[s.gear + 1]) < p.engine_idle_rpm)

@@ -85,14 +85,22 @@ def test_a_manual_cars_throttle_gives_the_drive_force_asked_in_every_gear():
         p["engine_peak_torque"] * p["gear_ratio"][2] * p["gearbox_final_drive"] / p["body_wheel_radius"], rel=1e-15)
 
 
+def _per_ratio(params, speed):
+    """The engine speed [rpm] the road imposes per unit of gear ratio at ``speed`` [m/s], from the wheel and the final
+    drive."""
+    return speed / params.body.wheel_radius * params.gearbox.final_drive * 60.0 / (2.0 * np.pi)
+
+
 def _gear_for(params, speed_kmh: float) -> int:
     """The gear the driver holds ``speed_kmh`` in: the highest whose engine speed at it is above UPSHIFT_MARGIN times
-    the downshift speed (physics.driver.shift_phase), computed here from the gearbox and the wheel."""
-    from physics.driver import UPSHIFT_MARGIN
+    the higher of the downshift speed and IDLE_MARGIN times idle (physics.driver.shift_phase), computed here from the
+    gearbox and the wheel."""
+    from physics.driver import IDLE_MARGIN, UPSHIFT_MARGIN
     from physics.driver_params import DriverParams
 
-    floor = UPSHIFT_MARGIN * DriverParams().downshift * params.engine.rev_limit
-    per_ratio = speed_kmh / 3.6 / params.body.wheel_radius * params.gearbox.final_drive * 60.0 / (2.0 * np.pi)
+    floor = UPSHIFT_MARGIN * max(DriverParams().downshift * params.engine.rev_limit,
+                                 IDLE_MARGIN * params.engine.idle_rpm)
+    per_ratio = _per_ratio(params, speed_kmh / 3.6)
     return max(g for g, ratio in enumerate(params.gearbox.ratios, start=1) if per_ratio * ratio > floor)
 
 
@@ -364,8 +372,7 @@ def test_a_hard_stop_shifts_nothing_down_and_declutches_before_the_gear_drags_th
     rolling = stop & (result.column("speed") > params.clutch.auto_speed)  # the pedal's clutch, not the automatic one
     assert np.all(gear[rolling & (pedal < 0.9)] == first)  # no gear goes in with the clutch out
     assert gear[-1] == 1  # put in with the clutch down: the car stands in 1st
-    per_ratio = result.column("vx") / params.body.wheel_radius * params.gearbox.final_drive * 60.0 / (2.0 * np.pi)
-    imposed = per_ratio * params.gearbox.ratios[first - 1]
+    imposed = _per_ratio(params, result.column("vx")) * params.gearbox.ratios[first - 1]
     lugging = stop & (imposed < params.engine.idle_rpm) & (result.column("speed") > params.clutch.auto_speed)
     assert lugging.sum() > 30 and pedal[lugging][30:].min() == 1.0  # in, within a quarter of a second, and held
     assert not np.any(result.column("stalled")[stop])
