@@ -10,6 +10,7 @@ import pytest
 
 from physics import channel_names, load_preset
 from physics.presets import scripts_dir
+from physics.telemetry import channels_of
 from workbench.cli import main
 from workbench.output.telemetry_log import split_header_cell
 from workbench.runs.compare import CompareError, compare, read_csv_run, run_of
@@ -42,6 +43,27 @@ def test_a_script_compared_with_itself_agrees(capsys):
     assert report["agree"] and report["divergence"] is None and report["params"] == [] and report["channels"] == []
     assert all(not e["flipped"] and e["a"]["passed"] == e["b"]["passed"] for e in report["expectations"])
     assert err == ""
+
+
+def test_channels_one_car_does_not_have_are_left_out_and_named(capsys, tmp_path):
+    """The four-wheel sedan against its single-track twin: the corners, roll and stability control's channels read a
+    constant 0 on the single-track car, and compared they made a divergence at frame 0 (load_fl 3924 -> 0 N) in a run
+    whose motion had not moved. They are not compared, and the text, the JSON and the CSV say which."""
+    out_csv = tmp_path / "c.csv"
+    code, out, err = cli(capsys, "compare", "accel_80_120", "--vs-preset", "sedan_single_track", "--json", "--csv",
+                         out_csv)
+    assert code == 1, err
+    report = json.loads(out)
+    four, single = ({i.name for i in channels_of(load_preset(name).params)} for name in ("sedan", "sedan_single_track"))
+    assert set(report["left_out"]) == four - single and {"load_fl", "esc_active", "roll"} <= set(report["left_out"])
+    compared = {row["channel"] for row in report["channels"]} | {row["channel"] for row in
+                                                                  report["divergence"]["channels"]}
+    assert compared and not compared & set(report["left_out"])
+    assert report["divergence"]["time"] > 0.0
+    header = out_csv.read_text().splitlines()[0]
+    assert "load_fl.a" not in header and "speed_kmh.a" in header
+    code, out, err = cli(capsys, "compare", "accel_80_120", "--vs-preset", "sedan_single_track")
+    assert f"not compared: {len(four - single)} channels one of the cars does not have (" in out
 
 
 def test_vs_set_mass_lists_that_parameter_and_diverges_where_mass_first_acts(capsys):

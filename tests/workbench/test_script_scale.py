@@ -159,6 +159,10 @@ def test_a_monitor_named_twice_is_refused():
     ("classic", "fx_front", "drives on 003's simple traction rule"),
     ("teaching", "grip_front", "is kinematic"),
     ("teaching", "load_rear", "is kinematic"),
+    ("teaching", "stalled", "has no engine"),
+    ("classic", "stalled", "has no engine"),
+    ("classic", "tcs_active", "has no driver aids"),
+    ("manual003", "tcs_active", "has no driver aids"),
 ])
 def test_an_expectation_on_a_channel_the_car_does_not_have_is_refused(preset, channel, words):
     """Such a channel reads a constant on that car: an [[expect]] on it passed whatever the car did (a roll of at

@@ -18,6 +18,7 @@ from typing import IO, Any
 import numpy as np
 
 from physics import CarParams, ChannelInfo, channel_infos, channel_names
+from physics.telemetry import channels_of
 from physics.units import display_of
 from workbench.output.files import atomic_writer
 from workbench.output.telemetry_log import split_header_cell
@@ -316,7 +317,8 @@ class Divergence:
     channels: tuple[ChannelRow, ...]
 
 
-MOTION = ("x", "y", "heading", "vx", "vy", "yaw_rate")  # the car's motion: where it is, which way, how it moves
+MOTION = ("x", "y", "heading", "vx", "vy", "yaw_rate")
+LEFT_OUT_SHOWN = 6  # channels named in the text's line of those not compared  # the car's motion: where it is, which way, how it moves
 
 
 @dataclass
@@ -341,6 +343,9 @@ class Comparison:
     # Whose frames the compared frames are, and so the frame numbers given: "" both runs' (the same dt), else "A" or
     # "B", the run of the longer dt whose frame times the other was interpolated to.
     frames_of: str = ""
+    # Channels one of the cars has and the other does not (physics.channels_of: a single-track car lacks the corners, a
+    # car without an engine its speed), which read a constant there: not compared, and said so.
+    left_out: list[str] = field(default_factory=list)
 
     def frame_text(self, frame: int) -> str:
         """"frame 259", or with runs of two dts "B's frame 259" (the frames compared are that run's)."""
@@ -370,6 +375,11 @@ class Comparison:
                  f"compared on {self.grid} ({len(self.t)} frames); tolerance {self.atol:g} + {self.rtol:g} * |a|"]
         if self.span_note:
             lines.append(self.span_note)
+        if self.left_out:
+            shown = ", ".join(self.left_out[:LEFT_OUT_SHOWN]) + (
+                f" and {len(self.left_out) - LEFT_OUT_SHOWN} more" if len(self.left_out) > LEFT_OUT_SHOWN else "")
+            lines.append(f"not compared: {len(self.left_out)} channel{'s' if len(self.left_out) != 1 else ''} one of "
+                         f"the cars does not have ({shown})")
         lines.append("")
         if self.a.params is not None and self.b.params is not None:
             start = " at the start" if self.edits else ""
@@ -439,6 +449,7 @@ class Comparison:
             "grid": self.grid, "frames": len(self.t), "frames_of": self.frames_of or "both", "atol": self.atol,
             "rtol": self.rtol,
             "span_note": self.span_note,
+            "left_out": list(self.left_out),
             "params": [{"path": r.path, "a": r.a, "b": r.b, "unit": r.unit} for r in self.params],
             "edits": [{"run": r.run, "frame": r.frame, "time": r.time, "path": r.path, "before": r.before,
                        "after": r.after, "unit": r.unit, "beyond": r.beyond} for r in self.edits],
@@ -463,7 +474,7 @@ class Comparison:
     def write_csv_rows(self, handle: IO[str]) -> None:
         """:meth:`csv_text` into ``handle``, a block of frames at a time (a long comparison is never held whole as
         text, nor as a matrix of its three columns per channel)."""
-        names = [n for n in self.a_values if n != "t"]
+        names = [n for n in self.a_values if n != "t" and n not in self.left_out]
         units = self.units()
 
         def cell(name: str, unit: str) -> str:
@@ -604,6 +615,12 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
         result.edits = edit_rows(a, "A", t) + edit_rows(b, "B", t)
     result.verdicts = verdict_rows(a.verdicts, b.verdicts)
     units = result.units()
+    # A channel a car lacks reads a constant there (the single-track car's load_fl 0 against the four-wheel car's
+    # 3,924 N): compared, it was a divergence at frame 0 of a run whose motion had not moved.
+    # (Channels neither car has stay: they are the same constant in both.)
+    if a.params is not None and b.params is not None:
+        has_a, has_b = ({info.name for info in channels_of(run.params)} for run in (a, b))
+        result.left_out = [name for name in a_values if (name in has_a) != (name in has_b)]
 
     def a_frame(j: int) -> int:  # the compared frame's number: both runs' (one dt), or the frames_of run's
         return j
@@ -611,7 +628,7 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
     first = len(t)
     bad_masks = {}
     for name in a_values:
-        if name == "t" or not len(t):
+        if name == "t" or not len(t) or name in result.left_out:
             continue
         va, vb = a_values[name], b_values[name]
         delta = vb - va

@@ -25,14 +25,13 @@ from physics import (
     check_dt,
 )
 from physics.simulation import MAX_DT
+from physics.telemetry import ENGINE_CHANNELS
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory, format_bytes, run_bytes
 from workbench.scripts.surfaces import ignored_by, road_lost
 from workbench.scripts.track import apply_tracks
 
-# Channels that only mean something for a car with that part (elsewhere they read a constant).
-ENGINE_CHANNELS = ("rpm", "engine_torque", "clutch")  # (a car with a direct drive force has a gear: -1 or 1, its way)
 # Channels only some cars have: elsewhere they read a constant, and an expectation on one could never fail (a roll of
 # at most 0.01 deg passed on the single-track car). Refused there by name.
 COMBINED_CHANNELS = ("slip_ratio_front", "slip_ratio_rear", "fx_front")  # the combined tyre model's (traction)
@@ -340,9 +339,14 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
             raise ScriptError(f"{where}: unknown channel {channel!r} for the {car} car: it measures lengths "
                               f"in {unit}, so there is no km/h; use {instead!r} ({unit}/s)") from None
         raise ScriptError(f"{where}: {exc}") from None
+    # physics.telemetry's engine channels: rpm, engine_torque, clutch and stalled (a car with a direct drive force has
+    # a gear, -1 or 1, its way).
     if channel in ENGINE_CHANNELS and params.engine is None:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no engine, clutch or "
-                          "gearbox (a direct drive force)")
+                          "gearbox (a direct drive force); it reads a constant here")
+    if channel == "tcs_active" and params.aids is None:
+        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no driver aids (no [aids] "
+                          "in its preset); it reads a constant here")
     if channel in TYRE_CHANNELS and params.tyres is None:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car is kinematic and has no "
                           "tyre model")
