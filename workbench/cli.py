@@ -639,6 +639,10 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             return _bad(f"cannot move the outputs into place: {staged.move_problem(exc)}")
         for line in staged.left_behind("an earlier report's chart"):  # the outputs are in place: only clutter
             _say(f"--report {report}: {line}")
+    if len(targets) > 1:  # which file is which script's: their names are made from the scripts' own, made unique
+        for target, program in zip(targets, programs, strict=True):
+            print(f"csv: {one_line(target)} <- {one_line(program.name)} ({one_line(program.script.source)})",
+                  file=sys.stderr)
     if report is not None:
         print(f"report: {one_line(Path(report) / 'index.html')}", file=sys.stderr)
     return EXIT_OK if all(r.passed for r in results) and not found else EXIT_FAILED
@@ -684,15 +688,10 @@ def csv_paths(target: Path, names: list[str]) -> list[Path]:
         while cut > 0 and stem[cut] & 0xC0 == 0x80:  # not within a character's UTF-8 bytes
             cut -= 1
         stem, room = stem[:cut], 16
-    paths, used = [], set()
-    for name in names:
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:room].strip("._") or "script"
-        candidate, n = safe, 2
-        while candidate in used:
-            candidate, n = f"{safe}-{n}", n + 1
-        used.add(candidate)
-        paths.append(target.with_name(f"{os.fsdecode(stem)}.{candidate}{suffix}"))
-    return paths
+    from workbench.names import unique_names
+
+    safe = [re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:room].strip("._") or "script" for name in names]
+    return [target.with_name(f"{os.fsdecode(stem)}.{name}{suffix}") for name in unique_names(safe)]
 
 
 def _presets() -> int:

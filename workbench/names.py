@@ -164,6 +164,21 @@ def load_named_preset(text: str | os.PathLike):
     return preset
 
 
+def unique_names(names: list[str]) -> list[str]:
+    """``names`` (each already made safe for where it goes: a file name, an MCAP topic, an HTML id) made unique in
+    order: the second of a name gets ``-2``, the third ``-3``, never a name another of ``names`` has as its own (runs
+    named "t1", "t1" and "t1-2" are "t1", "t1-3" and "t1-2": the second "t1" took "t1-2" and the run of that name
+    "t1-2-2", and the file or topic called after a run was another's)."""
+    out, used, own = [], set(), set(names)
+    for name in names:
+        candidate, n = name, 2
+        while candidate in used or (candidate != name and candidate in own):
+            candidate, n = f"{name}-{n}", n + 1
+        used.add(candidate)
+        out.append(candidate)
+    return out
+
+
 def printable(text: str) -> str:
     """``text`` (a file name, or a string of a JSON document that may hold one) as it can be written into a UTF-8
     file: a file name's bytes that are not UTF-8 (Python reads them as lone surrogates, ``sk\\udce9.toml``) as

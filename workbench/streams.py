@@ -101,6 +101,9 @@ def check_stdout(stream: TextIO | None = None) -> None:
 # string's repr: a message stays one line, and a name cannot pass for another line of carbench's or move the cursor.
 _CONTROLS = {c: repr(chr(c))[1:-1] for c in (*range(0x20), *range(0x7F, 0xA0))}
 _CONTROLS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})  # line and paragraph separators
+# Bidirectional formatting (a right-to-left override in a script's name reordered the rest of its line on a terminal,
+# the verdict table's bounds and values among it): written as their code points too.
+_CONTROLS.update({c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 
 
 def one_line(text: object) -> str:

@@ -438,3 +438,12 @@ def test_a_report_of_two_cars_gives_the_change_and_each_cars_notes_marked(tmp_pa
     assert response[3].endswith(" s") and abs(float(response[3].split()[0]) - (b - a)) < 2e-4  # (a, b shown rounded)
     conditions = rows["the test&#x27;s conditions"][-1]
     assert "A: the driver holds 80 km/h" in conditions and "<br>B: the driver holds 80 km/h" in conditions
+
+
+def test_a_set_the_second_car_refuses_says_it_is_the_second_cars(capsys):
+    """--set changes the --vs-preset car too: a parameter the first car has and the second does not said '--set:
+    engine.peak_torque: unknown parameter for this car' and listed the second car's parameters, naming neither."""
+    assert main(["manoeuvre", "acceleration", "--vs-preset", "teaching", "--set", "engine.peak_torque=300"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("carbench: --set (on the --vs-preset car): engine.peak_torque: unknown parameter")
+    assert err.count("\n") == 1

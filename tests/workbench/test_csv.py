@@ -7,6 +7,7 @@ import io
 import numpy as np
 
 from physics import Inputs, Simulation, channel_infos, channel_names, load_preset
+from workbench.names import unique_names
 from workbench.output.telemetry_log import TelemetryLog
 from workbench.runs.replay import replay
 from workbench.scripts.format import load_script
@@ -141,6 +142,36 @@ def test_cli_csv_of_several_scripts_one_file_each(run_cli, tmp_path, shipped_alo
     for name in ("clutch-coast", "parking-full-lock"):
         text = (tmp_path / f"runs.{name}.csv").read_text(encoding="utf-8")
         assert_csv_is_the_telemetry(text, by_name(shipped_alone, name))
+
+
+def test_cli_csv_of_scripts_of_one_name_each_file_named_for_its_own_script(run_cli, tmp_path):
+    """Scripts named "t1", "t1" and "t1-2": the second "t1" was written to runs.t1-2.csv, and the script named "t1-2"
+    to runs.t1-2-2.csv. A name made unique never takes another script's own, and stderr says which file is whose."""
+    text = SLASHED.replace('"left/right"', '"{}"')
+    for file, name in (("a", "t1"), ("b", "t1"), ("c", "t1-2")):
+        (tmp_path / f"{file}.toml").write_text(text.format(name), encoding="utf-8")
+    (tmp_path / "b.toml").write_text(text.format("t1").replace('keys = ["throttle"]', 'keys = ["brake"]'),
+                                     encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    done = run_cli("replay", *(tmp_path / f"{f}.toml" for f in "abc"), "--csv", out / "runs.csv")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["runs.t1-2.csv", "runs.t1-3.csv", "runs.t1.csv"]
+    said = [line for line in done.stderr.splitlines() if line.startswith("csv: ")]
+    assert said == [f"csv: {out / 'runs.t1.csv'} <- t1 ({tmp_path / 'a.toml'})",
+                    f"csv: {out / 'runs.t1-3.csv'} <- t1 ({tmp_path / 'b.toml'})",
+                    f"csv: {out / 'runs.t1-2.csv'} <- t1-2 ({tmp_path / 'c.toml'})"]
+    braked = parse_csv((out / "runs.t1-3.csv").read_text(encoding="utf-8"))
+    assert braked[1][:, braked[0].index("brake")].max() == 1.0  # b.toml's run, the one that brakes
+    driven = parse_csv((out / "runs.t1-2.csv").read_text(encoding="utf-8"))
+    assert driven[1][:, driven[0].index("brake")].max() == 0.0
+
+
+def test_unique_names_never_take_another_names_own():
+    assert unique_names(["t1", "t1", "t1-2"]) == ["t1", "t1-3", "t1-2"]
+    assert unique_names(["a", "a", "a"]) == ["a", "a-2", "a-3"]
+    assert unique_names(["a-2", "a", "a"]) == ["a-2", "a", "a-3"]
+    assert unique_names([]) == []
 
 
 SLASHED = """[script]

@@ -1356,6 +1356,8 @@ def test_control_characters_in_names_and_texts_stay_on_their_line(tmp_path, monk
     from workbench.streams import one_line as escaped
 
     assert escaped("a\nb\tc\r\x1b[2J\x7f\x85é\u2028") == "a\\nb\\tc\\r\\x1b[2J\\x7f\\x85é\\u2028"
+    # A right-to-left override (or isolate) in a name reordered the rest of its line on a terminal.
+    assert escaped("na\u00efve\u202eevil\u2066x\u200f") == "na\u00efve\\u202eevil\\u2066x\\u200f"
     monkeypatch.chdir(tmp_path)
     code, out, err = run(["replay", "no\nsuch.toml"], capsys)
     one_line(code, out, err, ["no\\nsuch.toml: no such script file"])

@@ -488,7 +488,7 @@ def run(args, render=None, stdout=None, stderr=None) -> int:
         refuse_repeats(args.vs_set, "--vs-set")
         cars = [car_of(args.manoeuvre_preset, args.sets, "--set")]
         if args.vs_preset is not None:
-            cars.append(car_of(args.vs_preset, args.sets, "--set", "--vs-preset"))
+            cars.append(car_of(args.vs_preset, args.sets, "--set (on the --vs-preset car)", "--vs-preset"))
         elif args.vs_set:
             cars.append(car_of(args.manoeuvre_preset, args.sets + args.vs_set, "--vs-set",
                                first=frozenset(item.split("=", 1)[0].strip() for item in args.vs_set)))

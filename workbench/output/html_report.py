@@ -21,7 +21,7 @@ import numpy as np
 from physics import CarParams, PresetError, channel_infos, load_preset, preset_names
 from physics.presets import cars_dir, presets_root
 from physics.units import display_unit, shown
-from workbench.names import printable
+from workbench.names import printable, unique_names
 from workbench.output.charts import FAIL_COLOUR, PASS_COLOUR, Band, Chart, Line, Marker, Renderer, Series, with_unit
 from workbench.output.files import OutputPathError, atomic_write_text, check_output_dir
 from workbench.output.report import how_shown, measured_text
@@ -295,13 +295,9 @@ def write_report(results: Sequence, folder: str | Path, render: Renderer, violat
             f'<p>{len(results)} script{"s" if len(results) != 1 else ""}: '
             f'<span class="{"fail" if failing else "pass"}">{failing} failing</span>, {html.escape(checked)}.</p>']
     body.extend(f'<p class="muted">{html.escape(n)}</p>' for n in notes)
-    used: set[str] = set()
-    for i, r in enumerate(results):
+    ids = unique_names([_safe(r.program.name) for r in results])
+    for i, (r, base) in enumerate(zip(results, ids, strict=True)):
         p = r.program
-        base, n = _safe(p.name), 2
-        while base in used:
-            base, n = f"{_safe(p.name)}-{n}", n + 1
-        used.add(base)
         status = "PASS" if r.passed and i not in flagged else "FAIL"
         body.append(f'<h2 id="{base}">{html.escape(p.name)} <span class="{status.lower()}">{status}</span></h2>')
         if p.script.description:

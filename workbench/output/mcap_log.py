@@ -29,7 +29,7 @@ from mcap.writer import CompressionType, Writer
 
 from physics import CarParams
 from physics.units import display_of
-from workbench.names import printable, printable_doc
+from workbench.names import printable, printable_doc, unique_names
 from workbench.output.files import atomic_writer
 from workbench.output.html_report import stamp
 from workbench.output.report import how_shown, measure_display, scaled
@@ -87,14 +87,9 @@ VERDICT_SCHEMA = {
 }
 
 
-def _topic(name: str, used: set[str]) -> str:
+def _topic(name: str) -> str:
     # Letters and digits of any script (MCAP topics are UTF-8: "Bremsweg über 100" was "/Bremsweg_ber_100", "ä" "/script")
-    base = re.sub(r"[^\w.-]+", "_", name).strip("_") or "script"
-    topic, n = base, 2
-    while topic in used:
-        topic, n = f"{base}-{n}", n + 1
-    used.add(topic)
-    return topic
+    return re.sub(r"[^\w.-]+", "_", name).strip("_") or "script"
 
 
 @dataclass(frozen=True)
@@ -141,9 +136,9 @@ def write_runs(runs: Sequence[Run], path: str | Path) -> Path:
                                                json.dumps(PARAMETERS_SCHEMA).encode())
         verdict_schema = writer.register_schema("carbench.Verdict", "jsonschema", json.dumps(VERDICT_SCHEMA).encode())
         schemas: dict[str, int] = {}
-        used: set[str] = set()
-        streams = [_messages(writer, run, _topic(run.name, used), schemas, params_schema, verdict_schema)
-                   for run in runs]
+        topics = unique_names([_topic(run.name) for run in runs])
+        streams = [_messages(writer, run, topic, schemas, params_schema, verdict_schema)
+                   for run, topic in zip(runs, topics, strict=True)]
         for log_time, _, channel, data, seq in heapq.merge(*streams, key=lambda m: (m[0], m[1])):
             writer.add_message(channel, log_time, data, log_time, seq)  # every message in log-time order
         writer.finish()
