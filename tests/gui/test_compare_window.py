@@ -693,3 +693,17 @@ def test_a_narrow_dock_keeps_each_names_last_part_whole_where_the_values_numbers
         for item in items:
             shown = drawn_value(dock.tree, item, column)
             assert shown is not None and shown.split(" ")[0] == item.text(column).split(" ")[0], (shown, column)
+
+
+def test_channels_one_car_does_not_have_are_listed_as_not_compared(carbench_window, qtbot):
+    """The four-wheel sedan pinned against sedan_single_track: the corners, roll and stability control's channels read
+    a constant on the single-track car and made a divergence at frame 0 in load_fl; the dock lists them apart."""
+    window = carbench_window
+    dock, _ = parameters_against(window, qtbot, "sedan_single_track")
+    tops = {dock.tree.topLevelItem(i).text(0): dock.tree.topLevelItem(i) for i in range(dock.tree.topLevelItemCount())}
+    (title,) = [t for t in tops if t.startswith("not compared (")]
+    left = {tops[title].child(i).text(0) for i in range(tops[title].childCount())}
+    assert {"load_fl", "esc_active", "roll"} <= left and left == set(dock.comparison.left_out)
+    largest = next(item for t, item in tops.items() if t.startswith("largest difference"))
+    assert not {largest.child(i).text(0) for i in range(largest.childCount())} & left
+    assert dock.comparison.divergence is None or not {r.name for r in dock.comparison.divergence.channels} & left
