@@ -152,8 +152,20 @@ def yaw_target(p, previous, vx, steer, road_mu, dt):
 
 
 @scalar
-def esc_torques(p, vx, yaw_rate, target):
-    """Stability control's brake torques [N m] on fl, fr, rl and rr.
+def esc_slip_reference(p, vx, target):
+    """The body slip angle [rad] of the linear bicycle turning steadily at yaw rate ``target`` (the one stability
+    control holds the car to, capped by what the road allows): lr r / vx less the rear tyres' slip angle, the rear
+    compliance m lf / (L Cr) times the lateral acceleration vx r (Gillespie, "Fundamentals of Vehicle Dynamics",
+    1992, ch. 6). A slow tight turn has the slip angle of its geometry, lr / R (17 deg at the sedan's full lock, which
+    counted from 0 was a slide past 11.1 deg, the inner front wheel braked in every frame at 3.5 m/s); a car at its
+    limit at speed, its rear tyres at their slip angle, a little the other way (-1.6 deg at 90 km/h on the sedan's
+    dry road); that of an understeering car follows the capped yaw rate, not the steer it is given."""
+    return target * (p.body_lr / vx - p.rear_compliance * vx)
+
+
+@scalar
+def esc_torques(p, vx, vy, yaw_rate, target):
+    """Stability control's brake torques [N m] on fl, fr, rl and rr, and the share of the engine's torque it cuts.
 
     Oversteer, the car yawing more than ``target`` by more than ``esc_threshold``, or yawing the other way by more
     than the threshold (a spin against a counter-steer): the front wheel on the outside of the car's own yaw is
@@ -167,21 +179,54 @@ def esc_torques(p, vx, yaw_rate, target):
     the error was past the threshold), and how often depended on dt (a split-mu launch braked the front wheel in 22%
     of all its frames at 1/120 s and 17% at 1/2000 s, and reached 65.0 against 67.5 km/h at 8 s). At a threshold's
     yaw the other way the two measures give the same torque, so only the wheel changes there.
+
+    The body's slip angle: a car whose slip angle is further than ``esc_slip_angle`` from the linear bicycle's at the
+    yaw rate held to (:func:`esc_slip_reference`) is oversteering whatever its yaw rate, and its front wheel on the
+    side the car slides towards is braked, ``esc_slip_gain`` per rad beyond that angle (the yaw rate's
+    oversteer torque where larger and on the same wheel). A yaw rate alone misses the slow drift: with the yaw rate at
+    what the road allows (the reference's cap) a rear-driven car at full throttle slid on round the ISO 4138 circle to
+    90 deg with stability control braking. The angle is beta_max = atan(0.02 mu g) at mu = 1, 11.1 deg (R. Rajamani,
+    "Vehicle Dynamics and Control", 2nd ed., Springer 2012, ch. 8, where it bounds the slip angle the controller's
+    target may ask for; as the slide's trigger it is carbench's choice), on every road: a car at its limit on ice
+    already slides a few degrees, its rear tyres at their peak slip angle, which the friction does not move, and the
+    2.3 deg that formula gives at mu 0.2 braked such a car's front and inner rear wheels in turn.
+
+    FMVSS 126 S4 asks of an ESC system both a side slip estimate and a means to modify propulsion torque: against
+    oversteer the engine gives up ``esc_cut`` times the share of one wheel's full brake that stability control applies
+    (the last value returned, 0..1, 0 for a car without brakes; physics.step.grip_drive cuts the throttle by it, but not
+    while the engine turns within its limiter band of idle, and during a launch too).
     """
     if p.aids_esc <= 0 or vx < 3.0:
-        return 0.0, 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0.0
     threshold = p.aids_esc_threshold
     same_way = yaw_rate * target >= 0.0
     spin = not same_way and abs(yaw_rate) > threshold
     over = abs(yaw_rate - target) - threshold if (spin or same_way and abs(yaw_rate) > abs(target)) else 0.0
-    if over > 0.0:
-        torque = p.aids_esc_gain * over
-        return (0.0, torque, 0.0, 0.0) if yaw_rate > 0.0 else (torque, 0.0, 0.0, 0.0)
+    beta = approx.atan2(vy, vx) - esc_slip_reference(p, vx, target)
+    beyond = abs(beta) - p.aids_esc_slip_angle
+    slide = p.aids_esc_slip_gain * beyond if beyond > 0.0 else 0.0
+    yawing = p.aids_esc_gain * over if over > 0.0 else 0.0
+    if slide > 0.0 or yawing > 0.0:
+        # The front wheel on the outside: of the slide (at a negative slip angle the car moves to the right of where
+        # its nose points, its rear swung out to the right, and the right front's brake turns the nose back towards
+        # its course), or of the car's own yaw.
+        right = beta < 0.0 if slide > 0.0 else yaw_rate > 0.0
+        # Beyond the slip bound the slide decides the wheel: a car yawing back towards its course (the way it slides)
+        # is recovering, and the yaw rate's own measure, which calls that a spin the other way, adds only where it
+        # asks for the same wheel.
+        torque = max(slide, yawing) if slide == 0.0 or (yaw_rate > 0.0) == right else slide
+        top = 0.5 * p.brakes_force * p.body_wheel_radius  # one wheel's whole brake
+        cut = min(p.aids_esc_cut * torque / top, 1.0) if p.aids_esc_cut > 0.0 and top > 0.0 else 0.0
+        return (0.0, torque, 0.0, 0.0, cut) if right else (torque, 0.0, 0.0, 0.0, cut)
+    # The inner rear's brake against understeer yaws the car into the turn: with the slip angle watched, not while its
+    # tail is out the other way by more than half the slip bound (the slide term would brake the front again once the
+    # car passed it, and on ice the two took turns, the slide growing back to the bound each time).
+    tail_out = p.aids_esc_slip_gain > 0.0 and beta * target < 0.0 and abs(beta) > 0.5 * p.aids_esc_slip_angle
     under = (target - yaw_rate) * (1.0 if target > 0.0 else -1.0) - threshold
-    if under > 0.0:
+    if under > 0.0 and not tail_out:
         torque = p.aids_esc_gain * under
-        return (0.0, 0.0, torque, 0.0) if target > 0.0 else (0.0, 0.0, 0.0, torque)
-    return 0.0, 0.0, 0.0, 0.0
+        return (0.0, 0.0, torque, 0.0, 0.0) if target > 0.0 else (0.0, 0.0, 0.0, torque, 0.0)
+    return 0.0, 0.0, 0.0, 0.0, 0.0
 
 
 @scalar

@@ -980,15 +980,18 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     elif front_share > 0.0:
         kappa = min(kappa, k_fl.kappa, k_fr.kappa)
     driven = carrier(front_share, s.wheel_fl, s.wheel_fr, s.wheel_rl, s.wheel_rr)
-    d, engine_torque, capacity, direct_torque, tcs, closed = _step.grip_drive(p, s, c, u.start, kappa, driven, dt)
+    # Stability control's brakes, and its cut of the engine against oversteer (physics.aids.esc_torques).
+    road_mu = 0.25 * (g_fl + g_fr + g_rl + g_rr)
+    yaw_target = aids.yaw_target(p, s.yaw_target, s.vx, c.steer, road_mu, dt)
+    e_fl, e_fr, e_rl, e_rr, esc_cut = aids.esc_torques(p, s.vx, s.vy, s.yaw_rate, yaw_target)
+    d, engine_torque, capacity, direct_torque, tcs, closed = _step.grip_drive(p, s, c, u.start, kappa, driven, dt,
+                                                                             esc_cut)
     ratio = d.ratio
     full = d.brake_share * p.brakes_force * radius
     b_front = 0.5 * p.brakes_front_share * full
     b_rear = 0.5 * full - b_front
     if c.handbrake:
         b_rear = b_rear + 0.5 * p.brakes_force * radius
-    yaw_target = aids.yaw_target(p, s.yaw_target, s.vx, c.steer, 0.25 * (g_fl + g_fr + g_rl + g_rr), dt)
-    e_fl, e_fr, e_rl, e_rr = aids.esc_torques(p, s.vx, s.yaw_rate, yaw_target)
     top = 0.5 * p.brakes_force * radius  # one wheel's whole brake
     b_fl, b_fr = min(b_front + e_fl, top), min(b_front + e_fr, top)
     b_rl, b_rr = min(b_rear + e_rl, top), min(b_rear + e_rr, top)

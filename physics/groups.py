@@ -398,6 +398,22 @@ class AidParams:
     # slide at town speed (the yaw error that brakes 2 kN m).
     esc_slip: float = param(0.3, doc="four_wheel: the most slip ratio stability control's brake takes a wheel to, "
                                      "with ABS on or off (1 = lock)", lo=0.01, hi=1.0, span=(0.05, 1.0))
+    # The body's slip angle (FMVSS 126 S4: an ESC system estimates the side slip and modifies the propulsion torque),
+    # beyond the linear bicycle's at the yaw rate held to: beta_max = atan(0.02 mu g) at mu = 1, 0.1937 rad
+    # (R. Rajamani, Vehicle Dynamics and Control, 2nd ed., ch. 8, a bound of the controller's target there), on every
+    # road (physics.aids.esc_torques says why it does not shrink on ice). The gain is carbench's choice: 1,745 N m at
+    # 5 deg beyond the bound, what esc_gain brakes at 0.22 rad/s (12.5 deg/s) beyond the yaw-rate threshold. The
+    # engine's cut: a wheel's full brake against oversteer closes the throttle.
+    esc_slip_angle: float = param(0.1937, unit="rad", doc="four_wheel: the body slip angle (beyond the linear "
+                                                          "bicycle's at the yaw rate held to) past which stability "
+                                                          "control brakes against the slide", lo=0.001, hi=1.5,
+                                  span=(0.02, 0.6), display="deg")
+    esc_slip_gain: float = param(20000.0, unit="N m/rad", doc="four_wheel: brake torque stability control applies per "
+                                                              "rad of body slip beyond that angle (0 = the yaw rate "
+                                                              "alone)", lo=0.0, hi=1e7, span=(0.0, 100000.0))
+    esc_cut: float = param(1.0, doc="four_wheel: share of the engine's torque stability control cuts against "
+                                    "oversteer, per share of one wheel's full brake it applies (0 = brakes alone)",
+                           lo=0.0, hi=100.0, span=(0.0, 5.0))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -59,6 +59,8 @@ DERIVED = {
     "cornering_norm": (np.float64, "sin(2 atan(1 / tyres.cornering_load)): the cornering stiffness's saturation "
                                    "at the reference load (physics.four_wheel.cornering_scale)"),
     "understeer": (np.float64, "[rad s^2/L] the linear bicycle's understeer gradient m / L (lr / Cf - lf / Cr)"),
+    "rear_compliance": (np.float64, "[rad s^2/L] the linear bicycle's rear slip angle per lateral acceleration, "
+                                    "m lf / (L Cr)"),
     "diff_kind": (np.int64, "the differential: 0 open, 1 locked, 2 limited slip, 3 torque sensing"),
     "front_drive": (np.float64, "the front axle's share of the drive: 0 rear-driven, 1 front-driven, the centre "
                                 "differential's split with all-wheel drive"),
@@ -179,7 +181,8 @@ def reference_stiffness(load: float, reference: float, q: float, sensitivity: fl
 
 def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     """The four-wheel car's derived values: static loads, each axle's roll stiffness, the roll axis, the
-    linear bicycle's understeer gradient (for stability control's yaw reference) and the differential."""
+    linear bicycle's understeer gradient and rear compliance (for stability control's yaw and slip references) and
+    the differential."""
     b, t = car.body, car.tyres
     lf = b.wheelbase - b.lr
     rec["four_wheel"] = True
@@ -197,6 +200,7 @@ def four_wheel_derived(rec: np.void, car: CarParams) -> None:
     c_rear = t.b_rear * t.c * t.lateral_share * t.mu * 2.0 * reference_stiffness(
         rec["static_rear"], rec["reference_rear"], t.cornering_load, t.load_sensitivity)
     rec["understeer"] = b.mass / b.wheelbase * (b.lr / c_front - lf / c_rear)  # Gillespie (1992), ch. 6
+    rec["rear_compliance"] = b.mass * lf / (b.wheelbase * c_rear)  # the rear axle's share of m a_y, over Cr
     rec["diff_kind"] = DIFFERENTIALS.index(car.differential.kind)
     axle = car.body.driven_axle
     rec["front_drive"] = 0.0 if axle == "rear" else (1.0 if axle == "front" else car.differential.centre_split)

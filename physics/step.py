@@ -519,20 +519,22 @@ def launch_control(p, s, engine_torque, capacity, allowance, ratio, imposed, dt)
 
 
 @scalar(inline=True)
-def grip_drive(p, s, c, cranking, kappa, driven, dt):
+def grip_drive(p, s, c, cranking, kappa, driven, dt, esc_cut):
     """Combined model: the engine's torque, the clutch's capacity and the overall ratio, or 002's direct drive.
 
     ``driven`` is the speed [rad/s] of what the gearbox drives (the driven wheels' mean).
 
     Traction control cuts the throttle by what the driven wheels' slip ratio ``kappa`` asks
-    (physics.aids.tcs_cut). Returns (Drivetrain for the telemetry, engine torque, clutch capacity
+    (physics.aids.tcs_cut), stability control by ``esc_cut`` (physics.aids.esc_torques; 0 on a single-track car),
+    neither below the engine's idle. Returns (Drivetrain for the telemetry, engine torque, clutch capacity
     [N m], drive torque of a direct-drive car at its wheels [N m], the share traction control cut, the running
     engine's closed-throttle torque [N m] at this speed, what traction control may take it down to: 0 for direct
     drive).
     """
     if not p.manual:
         cut = aids.tcs_cut(p, kappa, 1.0, s.tcs, dt)
-        demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut), c.brake, s.vx, p, c.throttle)
+        demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut) * (1.0 - esc_cut), c.brake, s.vx, p,
+                                                      c.throttle)
         d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
                        demand * p.body_wheel_radius, 0.0, 0.0)
         return d, 0.0, 0.0, demand * p.body_wheel_radius, cut, 0.0
@@ -554,9 +556,9 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt):
     # wheels' slip through the clutch instead (:func:`launch_control`) and leaves the throttle alone: a
     # throttle cut reaches the wheels only through the engine's speed, which the launch clutch's engagement
     # follows, and the launch cycled between spin and bog.
-    cut = aids.tcs_cut(p, kappa, brakes.sign(ratio), s.tcs, dt) \
-        if s.rpm > p.engine_idle_rpm + p.engine_limiter_band and not launching(p, s, c, auto) else 0.0
-    throttle = engine.limited_throttle(c.throttle, s.rpm, p) * (1.0 - cut)
+    above_idle = s.rpm > p.engine_idle_rpm + p.engine_limiter_band
+    cut = aids.tcs_cut(p, kappa, brakes.sign(ratio), s.tcs, dt) if above_idle and not launching(p, s, c, auto) else 0.0
+    throttle = engine.limited_throttle(c.throttle, s.rpm, p) * (1.0 - cut) * (1.0 - (esc_cut if above_idle else 0.0))
     torque, closed = engine.governed_torques(throttle, s.rpm, p, s.stalled, cranking)
     d = Drivetrain(0.0, c.brake, float(c.gear), ratio, engagement, throttle, torque, 0.0, 0.0, auto)
     return d, torque, p.clutch_capacity * engagement, 0.0, cut, closed
@@ -650,7 +652,7 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     # Drive and brake torques. The brake pedal's torque is split front/rear; the handbrake locks the rear.
     driven_slip = max(kappa_f, kappa_r) if p.all_driven else kappa_r
     d, engine_torque, capacity, direct_torque, tcs, closed = grip_drive(p, s, c, u.start, driven_slip, s.wheel_rear,
-                                                                       dt)
+                                                                       dt, 0.0)
     full_brake = d.brake_share * p.brakes_force * radius
     brake_f = p.brakes_front_share * full_brake
     brake_r = full_brake - brake_f

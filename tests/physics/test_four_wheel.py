@@ -479,7 +479,9 @@ def test_stability_control_brakes_a_wheel_past_its_peak_but_locks_it_only_when_a
 
     run = drive(sim, 7.0, driver)
     braked = (run.esc_fr > 0.0) & (np.arange(len(run)) * DT >= 4.4) & (run.brake == 0.0)
-    assert braked.sum() > 30 and run.esc_fl.max() == 0.0  # the outer front wheel of the car yawing right
+    # The outer front wheel of the car yawing left with its tail out to the right; the left front only once the car
+    # yaws back the other way (the yaw rate's oversteer of a recovery that overshoots, past the slip bound).
+    assert braked.sum() > 30 and run.esc_fl[run.yaw_rate >= 0.0].max() == 0.0
     slip = run.slip_ratio_fr[braked]
     if esc_slip < 1.0:
         # Held at the target against the road's speed at the frame's end; the channel is the frame's start.
@@ -638,7 +640,12 @@ def test_stability_control_on_an_icy_road_asks_for_the_yaw_rate_the_road_allows(
     """ESC's yaw reference was capped at the car's own tyres.mu g / V: on a road surface of mu 0.2 (the car's tyres
     dry) it asked for the dry road's yaw rate, called the car understeering and braked its inside rear wheel, which
     started the spin it is there to stop (max body slip 45 deg, against 34 on the same ice as the car's own mu). Now
-    the cap is the road's under the car, and on either ice it brakes the outer front wheel against the oversteer."""
+    the cap is the road's under the car, and on either ice it brakes the outer front wheel against the oversteer.
+
+    The body slip then grew to 30 deg (22 on the car's own ice) with stability control braking that wheel on the yaw
+    rate alone; its slip-angle bound and engine cut hold it under 16 deg (12.7 and 14.1). The inner rear wheel is
+    braked against understeer only once the slide is caught, within half that bound: braked while the tail was out,
+    it yawed the car back into the slide."""
     ice = {"tyres.mu": 0.2} if where == "tyres" else {}
     car = four(**{"aids.esc": 1, **ice})
     sim = Simulation(car, n=1, dt=DT)
@@ -650,8 +657,9 @@ def test_stability_control_on_an_icy_road_asks_for_the_yaw_rate_the_road_allows(
     assert len(braked)
     first = braked[0]
     assert (run.esc_fr[first], run.esc_rl[first]) == (1.0, 0.0)  # the outer front wheel of this left turn
-    assert run.esc_rl.max() == 0.0  # and never the inner rear
-    assert np.abs(run.beta).max() < math.radians(35.0)
+    inner_rear = run.esc_rl > 0.0
+    assert np.abs(run.beta[inner_rear]).max(initial=0.0) <= 0.5 * car.aids.esc_slip_angle + math.radians(0.5)
+    assert np.abs(run.beta).max() < math.radians(16.0)
 
 
 def ice_on_the_left(mu: float = 0.2) -> np.ndarray:
