@@ -36,7 +36,8 @@ the speed. Pedal demands move at the car's pedal rates (physics.pedals.ramp). A 
 down for a kick-down (:func:`shift_phase`): clutch in at its rate, the gear selected once the clutch is down
 to the gearbox's ``shift_clutch``, clutch out. On a car with the automatic clutch, under hard braking (``BRAKING``)
 nothing is shifted down; off the throttle, braking hard or after the trigger, where the gear would drag the engine
-below idle, the clutch goes in and stays in, with the gear for the speed put in.
+below idle, the clutch goes in and stays in, with the gear for the speed put in. Braking hard below ABS's floor the
+driver holds the steer (:func:`stopping`).
 """
 
 from __future__ import annotations
@@ -277,6 +278,15 @@ def shift_phase(d, p, s, speed, force, holding, target_speed, braking):
 
 
 @scalar
+def stopping(p, s, u, speed):
+    """Braking hard (``BRAKING``, the pedal as it is) below ABS's ``abs_min_speed``, where the brakes may lock the
+    wheels: the driver holds the steer as it is. A locked front wheel does not steer the car, and the preview law,
+    which steers for the distance ahead at any speed, wound on full opposite lock over a split-mu stop's last metres
+    (to -31.5 deg as the car stopped, the car's yaw from its wheels locked on split mu) and left it there."""
+    return speed < p.brakes_abs_min_speed and (u.brake_value if u.brake_on else s.brake) >= BRAKING
+
+
+@scalar
 def drive(d, track, p, s, u, v, dt, t):
     """The inputs the car's frame gets (into ``v``): ``u`` with the driver's controls; returns its Look."""
     copy_inputs(u, v)
@@ -300,6 +310,8 @@ def drive(d, track, p, s, u, v, dt, t):
         share, lateral_i, tx, ty = steer_share(d, track, p, s, speed, row, path_s, error, heading, curvature, dt)
         if triggered and d.after_steer == 1:
             share = steer_hold
+        elif stopping(p, s, u, speed):
+            share, lateral_i = s.steer / p.steering_lock, s.drv_lateral_i
         if not u.steer_on:
             v.steer_on = True
             v.steer_value = share

@@ -418,3 +418,17 @@ def test_a_car_stopped_hard_pulls_away_again_in_first():
     assert speed[standing].max() < 0.1 and np.all(gear[standing] == 1)
     assert not np.any(result.column("stalled"))
     assert abs(speed[-1] - 100.0) < 1.0 and gear[-1] == 4
+
+
+def test_braking_hard_below_abs_floor_the_driver_holds_the_steer():
+    """split_mu_braking's last metres: below ABS's abs_min_speed the wheels lock on split mu and the car yaws (about
+    10 deg/s); the preview law, steering for the distance ahead at any speed, wound on full opposite lock (-31.5 deg)
+    as the car stopped and left it there. A locked front wheel does not steer the car: the driver holds the steer."""
+    (result,) = replay([compile_script(load_script(resolve_script("split_mu_braking")))])
+    params = result.program.params
+    speed, steer, brake = result.column("speed"), result.column("steer"), result.column("brake")
+    held = (speed < params.brakes.abs_min_speed) & (brake >= 0.3)
+    first = int(np.argmax(held))
+    assert held.sum() > 20 and np.all(held[first:])  # to the end of the script, standing
+    assert np.all(steer[first:] == steer[first - 1])
+    assert abs(steer[first]) < 0.1 * params.steering.lock
