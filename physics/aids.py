@@ -191,10 +191,10 @@ def esc_torques(p, vx, vy, yaw_rate, target):
     already slides a few degrees, its rear tyres at their peak slip angle, which the friction does not move, and the
     2.3 deg that formula gives at mu 0.2 braked such a car's front and inner rear wheels in turn.
 
-    FMVSS 126 S4 asks of an ESC system both a side slip estimate and a means to modify propulsion torque: against
+    FMVSS 126 S4 asks of an ESC system both a side slip estimate and a means to modify the engine torque: against
     oversteer the engine gives up ``esc_cut`` times the share of one wheel's full brake that stability control applies
-    (the last value returned, 0..1, 0 for a car without brakes; physics.step.grip_drive cuts the throttle by it, but not
-    while the engine turns within its limiter band of idle, and during a launch too).
+    (the last value returned, 0..1, 0 for a car without brakes; physics.step.grip_drive cuts the throttle by it, also
+    during a launch, but not while the engine turns within its limiter band above idle).
     """
     if p.aids_esc <= 0 or vx < 3.0:
         return 0.0, 0.0, 0.0, 0.0, 0.0

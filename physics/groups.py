@@ -398,7 +398,7 @@ class AidParams:
     # slide at town speed (the yaw error that brakes 2 kN m).
     esc_slip: float = param(0.3, doc="four_wheel: the most slip ratio stability control's brake takes a wheel to, "
                                      "with ABS on or off (1 = lock)", lo=0.01, hi=1.0, span=(0.05, 1.0))
-    # The body's slip angle (FMVSS 126 S4: an ESC system estimates the side slip and modifies the propulsion torque),
+    # The body's slip angle (FMVSS 126 S4: an ESC system estimates the side slip and modifies the engine torque),
     # beyond the linear bicycle's at the yaw rate held to: beta_max = atan(0.02 mu g) at mu = 1, 0.1937 rad
     # (R. Rajamani, Vehicle Dynamics and Control, 2nd ed., ch. 8, a bound of the controller's target there), on every
     # road (physics.aids.esc_torques says why it does not shrink on ice). The gain is carbench's choice: 1,745 N m at

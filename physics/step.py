@@ -526,7 +526,7 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt, esc_cut):
 
     Traction control cuts the throttle by what the driven wheels' slip ratio ``kappa`` asks
     (physics.aids.tcs_cut), stability control by ``esc_cut`` (physics.aids.esc_torques; 0 on a single-track car),
-    neither below the engine's idle. Returns (Drivetrain for the telemetry, engine torque, clutch capacity
+    neither while the engine turns within its limiter band above idle. Returns (Drivetrain for the telemetry, engine torque, clutch capacity
     [N m], drive torque of a direct-drive car at its wheels [N m], the share traction control cut, the running
     engine's closed-throttle torque [N m] at this speed, what traction control may take it down to: 0 for direct
     drive).

@@ -72,7 +72,7 @@ def _slip(**aids) -> float:
 def test_stability_control_keeps_a_rear_driven_car_from_sliding_round_at_full_throttle():
     """Past its limit on the circle the driver holds full throttle to keep the speed profile, and the tail slides
     out with the yaw rate at what the road allows: on the yaw rate alone stability control braked and the car slid on
-    to 90 deg (FMVSS 126 S4: an ESC system also estimates the side slip and modifies the propulsion torque). With the
+    to 90 deg (FMVSS 126 S4: an ESC system also estimates the side slip and modifies the engine torque). With the
     slip angle's bound the body slip stays within 20 deg (15.8 measured; 18.0 without the engine's cut); the cut
     without the bound does not hold it, as the yaw rate alone (89.8) and no stability control (90.0)."""
     assert _slip(esc=1) < 20.0

@@ -172,5 +172,6 @@ def test_a_car_without_brakes_has_no_cut_and_no_nan():
     """The cut is the share of one wheel's whole brake: with brakes.force = 0 it was 0 / 0 (esc_cut 0) or inf."""
     bare = param_records([load_preset("sedan").params.with_value("brakes.force", 0.0)]).view(np.recarray)[0]
     assert answer(0.6, 0.1, car=bare)[4] == 0.0
-    off = param_records([load_preset("sedan").params.with_value("aids.esc_cut", 0.0)]).view(np.recarray)[0]
-    assert answer(0.6, 0.1, car=off)[4] == 0.0
+    # and with esc_cut 0 too, the 0 / 0 the review found (not a NaN)
+    both = param_records([load_preset("sedan").params.with_values({"brakes.force": 0.0, "aids.esc_cut": 0.0})])
+    assert answer(0.6, 0.1, car=both.view(np.recarray)[0])[4] == 0.0

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from physics import ANALOG, KEYS
+from physics import ANALOG, KEYS, load_preset
+from physics.presets import cars_dir
+from physics.telemetry import channels_of
 from workbench.scripts.format import ScriptError, parse_script
 from workbench.scripts.program import compile_script, frame_of
 
@@ -197,3 +199,18 @@ def test_an_expectation_on_a_channel_the_car_has_is_taken(preset, channel):
     text = (f'[script]\nname = "c"\npreset = "{preset}"\nduration = 1.0\n'
             f'[[expect]]\nchannel = "{channel}"\nat = 0.5\nmax = 1e9\n')
     compile_script(parse_script(text, "c.toml"))
+
+
+@pytest.mark.parametrize("channel", ["tcs_active", "esc_active", "esc_fr", "tcs_rl"])
+def test_a_four_wheel_car_without_aids_refuses_the_aids_channels(tmp_path, channel):
+    """A four-wheel car whose preset has no [aids]: stability and traction control's channels read 0 there, and an
+    [[expect]] on esc_active passed whatever the car did (tcs_active alone was refused)."""
+    text = (cars_dir() / "sedan.toml").read_text(encoding="utf-8")
+    start = text.index("\n[aids]")
+    end = text.index("\n[", start + 1)
+    (tmp_path / "bare.toml").write_text(text[:start] + text[end:], encoding="utf-8")
+    script = (f'[script]\nname = "c"\npreset = "{tmp_path / "bare.toml"}"\nduration = 1.0\n'
+              f'[[expect]]\nchannel = "{channel}"\nat = 0.5\nmax = 1.0\n')
+    with pytest.raises(ScriptError, match=f"channel '{channel}' is refused: the bare car has no driver aids"):
+        compile_script(parse_script(script, "c.toml"))
+    assert channel not in {info.name for info in channels_of(load_preset(tmp_path / "bare.toml").params)}

@@ -291,7 +291,9 @@ class CompareDock(QWidget):
         for r in result.channels:
             QTreeWidgetItem(largest, [r.name, _with_unit(f"{r.delta + 0.0:+.4g}", r.unit), f"at {r.time:.3f} s"])
         if result.left_out:  # channels one car has and the other does not (a preset of the other layout pinned)
-            left = QTreeWidgetItem(self.tree, [f"not compared ({len(result.left_out)} channels one car lacks)"])
+            count = len(result.left_out)
+            left = QTreeWidgetItem(self.tree, [f"not compared ({count} channel{'s' if count != 1 else ''} one car "
+                                               "lacks)"])
             for name in result.left_out:
                 item = QTreeWidgetItem(left, [name])
                 item.setFirstColumnSpanned(True)

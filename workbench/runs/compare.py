@@ -317,8 +317,8 @@ class Divergence:
     channels: tuple[ChannelRow, ...]
 
 
-MOTION = ("x", "y", "heading", "vx", "vy", "yaw_rate")
-LEFT_OUT_SHOWN = 6  # channels named in the text's line of those not compared  # the car's motion: where it is, which way, how it moves
+MOTION = ("x", "y", "heading", "vx", "vy", "yaw_rate")  # the car's motion: where it is, which way, how it moves
+LEFT_OUT_SHOWN = 6  # channels named in the text's line of those not compared
 
 
 @dataclass

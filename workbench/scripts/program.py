@@ -25,7 +25,7 @@ from physics import (
     check_dt,
 )
 from physics.simulation import MAX_DT
-from physics.telemetry import ENGINE_CHANNELS
+from physics.telemetry import ENGINE_CHANNELS, aids_channels
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory, format_bytes, run_bytes
@@ -344,15 +344,15 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
     if channel in ENGINE_CHANNELS and params.engine is None:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no engine, clutch or "
                           "gearbox (a direct drive force); it reads a constant here")
-    if channel == "tcs_active" and params.aids is None:
-        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no driver aids (no [aids] "
-                          "in its preset); it reads a constant here")
     if channel in TYRE_CHANNELS and params.tyres is None:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car is kinematic and has no "
                           "tyre model")
     if channel in FOUR_WHEEL_CHANNELS and params.model.layout != "four_wheel":
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has one tyre per axle (it is the "
                           "four-wheel car's: its corners, roll and stability control); it reads a constant here")
+    if params.aids is None and channel in aids_channels():
+        raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no driver aids (no [aids] "
+                          "in its preset); it reads a constant here")
     if channel in COMBINED_CHANNELS and params.model.traction != "combined":
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car drives on 003's simple traction "
                           "rule, which has no tyre slip ratio nor longitudinal tyre force; it reads a constant here")
