@@ -141,3 +141,25 @@ def test_a_process_that_cannot_start_leaves_the_window_to_run_without_it(monkeyp
 
     monkeypatch.setattr(app.subprocess, "Popen", refused)
     assert app.compile_the_rest() is None
+
+
+def test_a_preset_the_script_replaces_is_refused_in_one_line(qapp, monkeypatch, tmp_path, capsys):
+    """``carbench --preset tail_happy --script iso4138_circle``: the script loaded its own car, the sedan, and the
+    --preset given was dropped without a word. Now one line and exit 2 (the same preset as the script's opens, below)."""
+    from physics.presets import scripts_dir
+
+    script = str(scripts_dir() / "iso4138_circle.toml")
+    code, calls, _ = _run_app(monkeypatch, tmp_path, preset="tail_happy", script=script)
+    err = capsys.readouterr().err
+    assert code == 2 and calls == []
+    assert err.startswith(f"carbench: --preset tail_happy: the script {script} drives its own car, sedan; ")
+    assert err.count("\n") == 1
+
+
+def test_a_preset_the_same_as_the_scripts_opens_the_window(qapp, monkeypatch, tmp_path):
+    from physics.presets import scripts_dir
+
+    code, _, started = _run_app(monkeypatch, tmp_path, preset="sedan", script=str(scripts_dir() / "iso4138_circle.toml"))
+    assert code == 0
+    for _, process in started:
+        assert process.wait(timeout=300) == 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from physics import PresetError
 from physics.kernel import COMPILE_SECONDS
+from workbench.streams import one_line
 
 NOTICE_AFTER = 1.0  # [s] a compile still running after this gets a window saying so (loading a cached one: ~0.5 s)
 
@@ -44,6 +45,14 @@ def run_app(preset: str | None = None, script: str | None = None) -> int:
             window.model.load_script(script)
         except (ScriptError, PresetError) as exc:
             print(f"carbench: {exc}", file=sys.stderr)
+            return 2
+        shown = window.model.session.preset
+        if preset is not None and shown.path != car.path:
+            # A script drives its own car: the --preset given was replaced by it without a word.
+            print(f"carbench: {one_line(f'--preset {preset}: the script {script} drives its own car, {shown.name}; ')}"
+                  "give one of the two (carbench replay SCRIPT --preset NAME replays a script on another car)",
+                  file=sys.stderr)
+            window.close()
             return 2
     # The first run's compile of the block the car on show needs (the preset's, or the last session's or the
     # script's, which may be of the other kind), with the notice, before its first frame: not on the first frame in
