@@ -37,7 +37,7 @@ down for a kick-down (:func:`shift_phase`): clutch in at its rate, the gear sele
 to the gearbox's ``shift_clutch``, clutch out. On a car with the automatic clutch, under hard braking (``BRAKING``)
 nothing is shifted down; off the throttle, braking hard or after the trigger, where the gear would drag the engine
 below idle, the clutch goes in and stays in, with the gear for the speed put in. Braking hard below ABS's floor the
-driver holds the steer (:func:`stopping`).
+driver holds the steer.
 """
 
 from __future__ import annotations
@@ -278,15 +278,6 @@ def shift_phase(d, p, s, speed, force, holding, target_speed, braking):
 
 
 @scalar
-def stopping(p, s, u, speed):
-    """Braking hard (``BRAKING``, the pedal as it is) below ABS's ``abs_min_speed``, where the brakes may lock the
-    wheels: the driver holds the steer as it is. A locked front wheel does not steer the car, and the preview law,
-    which steers for the distance ahead at any speed, wound on full opposite lock over a split-mu stop's last metres
-    (to -31.5 deg as the car stopped, the car's yaw from its wheels locked on split mu) and left it there."""
-    return speed < p.brakes_abs_min_speed and (u.brake_value if u.brake_on else s.brake) >= BRAKING
-
-
-@scalar
 def drive(d, track, p, s, u, v, dt, t):
     """The inputs the car's frame gets (into ``v``): ``u`` with the driver's controls; returns its Look."""
     copy_inputs(u, v)
@@ -305,12 +296,18 @@ def drive(d, track, p, s, u, v, dt, t):
         steer_hold, throttle_hold = s.steer / p.steering_lock, s.throttle
         speed_i = 0.0
 
+    # Hard braking, the pedal as it is (the script's, or the driver's own from its last frame)
+    hard_braking = (u.brake_value if u.brake_on else s.brake) >= BRAKING
     lateral_i, tx, ty = s.drv_lateral_i, s.x, s.y
     if d.lateral and has_path:
         share, lateral_i, tx, ty = steer_share(d, track, p, s, speed, row, path_s, error, heading, curvature, dt)
         if triggered and d.after_steer == 1:
             share = steer_hold
-        elif stopping(p, s, u, speed):
+        elif hard_braking and speed < p.brakes_abs_min_speed:
+            # Below ABS's floor the brakes may lock the wheels, and a locked front wheel does not steer the car: the
+            # driver holds the steer. The preview law, which steers for the distance ahead at any speed, wound on full
+            # opposite lock over a split-mu stop's last metres (-31.5 deg as the car stopped, yawing on its locked
+            # wheels) and left it there.
             share, lateral_i = s.steer / p.steering_lock, s.drv_lateral_i
         if not u.steer_on:
             v.steer_on = True
@@ -321,9 +318,9 @@ def drive(d, track, p, s, u, v, dt, t):
     if d.pedals != 0:
         throttle, brake, new_i = 0.0, 0.0, speed_i
         mode = d.after_throttle if triggered else AFTER_CONTINUE
-        # Hard braking, the pedal as it is (the script's, or the driver's own from its last frame), on a car with the
-        # automatic clutch (a bare manual shifts down as before: nothing would let its clutch out at a standstill)
-        braking = p.clutch_auto_speed > 0.0 and (u.brake_value if u.brake_on else s.brake) >= BRAKING
+        # Hard braking on a car with the automatic clutch (a bare manual shifts down as before: nothing would let its
+        # clutch out at a standstill)
+        braking = p.clutch_auto_speed > 0.0 and hard_braking
         imposed = per_ratio(p, s.vx) if p.manual else 0.0  # [rpm per unit ratio] the engine speed the road imposes
         if mode == AFTER_CONTINUE:
             force = 0.0

@@ -181,13 +181,10 @@ TYRE_CHANNELS = ("vy", "beta", "wheelspin", "slip_front", "slip_rear", "fy_front
                  "load_rear", "kinematic_weight", "grip_front", "grip_rear", "mu_front", "mu_rear")
 SLIP_RATIO_CHANNELS = ("slip_ratio_front", "slip_ratio_rear", "fx_front")
 FOUR_WHEEL_CHANNELS = ("roll", "esc_active")
-AIDS_CORNER_PARTS = ("tcs", "esc")  # per-corner channels of the driver aids: tcs_fl ... esc_rr
-
-
-def aids_channels() -> tuple[str, ...]:
-    """The channels of the driver aids (traction and stability control), which a car without ``[aids]`` reads as 0."""
-    return ("tcs_active", "esc_active") + tuple(name for name, *_ in corners.channel_fields()
-                                                if name.split("_", 1)[0] in AIDS_CORNER_PARTS)
+# The channels of the driver aids (traction and stability control, and their corners' tcs_fl ... esc_rr), which a car
+# without [aids] reads as 0.
+AIDS_CHANNELS = ("tcs_active", "esc_active") + tuple(name for name, *_ in corners.channel_fields()
+                                                     if name.split("_", 1)[0] in ("tcs", "esc"))
 
 
 def channels_of(params) -> list[ChannelInfo]:
@@ -209,7 +206,7 @@ def channels_of(params) -> list[ChannelInfo]:
     if model.kind == KINEMATIC or model.traction != COMBINED:
         hidden.update(SLIP_RATIO_CHANNELS)
     if params.aids is None:
-        hidden.update(aids_channels())
+        hidden.update(AIDS_CHANNELS)
     if params.tyres is None or model.layout != FOUR_WHEEL:
         hidden.update(FOUR_WHEEL_CHANNELS)
         hidden.update(name for name, *_ in corners.channel_fields())

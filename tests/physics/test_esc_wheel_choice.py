@@ -15,7 +15,14 @@ from physics import aids, load_preset, step
 from physics.records import STATE, param_records
 from physics.step import Controls
 
-P = param_records([load_preset("sedan").params]).view(np.recarray)[0]  # stability control on, as shipped
+
+def record(preset: str = "sedan", **changes):
+    """A preset's parameter record (physics.records.PARAMS) with ``changes`` (path=value, dots as double underscores)."""
+    params = load_preset(preset).params.with_values({k.replace("__", "."): v for k, v in changes.items()})
+    return param_records([params]).view(np.recarray)[0]
+
+
+P = record()  # stability control on, as shipped
 GAIN, THRESHOLD = float(P.aids_esc_gain), float(P.aids_esc_threshold)
 FL, FR, RL, RR = range(4)
 SPEED = 20.0
@@ -94,7 +101,7 @@ def test_a_slide_past_the_slip_angle_brakes_the_outer_front_wheel_of_the_slide_w
     expected = SLIP_GAIN * (abs(math.atan2(SPEED * math.sin(beta), SPEED * math.cos(beta))) - SLIP)
     assert torques(0.0, 0.0, beta) == pytest.approx(only(outer_front, expected), rel=1e-9)
     assert torques(0.0, 0.0, -sign * SLIP * (1 - 1e-6)) == (0.0, 0.0, 0.0, 0.0)
-    off = param_records([load_preset("sedan").params.with_value("aids.esc_slip_gain", 0.0)]).view(np.recarray)[0]
+    off = record(aids__esc_slip_gain=0.0)
     assert answer(0.0, 0.0, beta, off)[:4] == (0.0, 0.0, 0.0, 0.0)  # the yaw rate alone, as before
 
 
@@ -131,7 +138,7 @@ def test_against_oversteer_the_engine_gives_up_the_share_of_a_wheels_brake_appli
 def test_the_engines_cut_is_the_throttle_it_would_have_at_a_lower_pedal_and_never_below_idle():
     """physics.step.grip_drive: the throttle cut by esc_cut gives the engine exactly what the pedal at (1 - cut) gives;
     with the engine at idle nothing is cut (it would stall)."""
-    p = param_records([load_preset("tail_happy").params]).view(np.recarray)[0]
+    p = record("tail_happy")
     state = np.zeros(1, dtype=STATE)[0]
     state["rpm"], state["vx"], state["gear"], state["auto_clutch"] = 4000.0, 20.0, 2, 1.0
     full, three_quarters = (Controls(pedal, 0.0, 0.0, 0.0, False, 2, False, False) for pedal in (1.0, 0.75))
@@ -170,8 +177,7 @@ def test_the_slip_angle_is_counted_from_the_linear_bicycles_at_the_yaw_rate_held
 
 def test_a_car_without_brakes_has_no_cut_and_no_nan():
     """The cut is the share of one wheel's whole brake: with brakes.force = 0 it was 0 / 0 (esc_cut 0) or inf."""
-    bare = param_records([load_preset("sedan").params.with_value("brakes.force", 0.0)]).view(np.recarray)[0]
+    bare = record(brakes__force=0.0)
     assert answer(0.6, 0.1, car=bare)[4] == 0.0
     # and with esc_cut 0 too, the 0 / 0 the review found (not a NaN)
-    both = param_records([load_preset("sedan").params.with_values({"brakes.force": 0.0, "aids.esc_cut": 0.0})])
-    assert answer(0.6, 0.1, car=both.view(np.recarray)[0])[4] == 0.0
+    assert answer(0.6, 0.1, car=record(brakes__force=0.0, aids__esc_cut=0.0))[4] == 0.0

@@ -25,7 +25,7 @@ from physics import (
     check_dt,
 )
 from physics.simulation import MAX_DT
-from physics.telemetry import ENGINE_CHANNELS, aids_channels
+from physics.telemetry import AIDS_CHANNELS, ENGINE_CHANNELS
 from workbench.scripts.driving import Drive, DriveError, compile_drive, robot_angle, steer_share
 from workbench.scripts.format import GEAR_KEYS, Script, ScriptError
 from workbench.scripts.limits import DEFAULT_MAX_MEMORY, MIN_DT, LimitError, check_memory, format_bytes, run_bytes
@@ -350,7 +350,7 @@ def _check_expect_channel(channel: str, params: CarParams, car: str, where: str)
     if channel in FOUR_WHEEL_CHANNELS and params.model.layout != "four_wheel":
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has one tyre per axle (it is the "
                           "four-wheel car's: its corners, roll and stability control); it reads a constant here")
-    if params.aids is None and channel in aids_channels():
+    if params.aids is None and channel in AIDS_CHANNELS:
         raise ScriptError(f"{where}: channel {channel!r} is refused: the {car} car has no driver aids (no [aids] "
                           "in its preset); it reads a constant here")
     if channel in COMBINED_CHANNELS and params.model.traction != "combined":
