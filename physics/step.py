@@ -55,7 +55,7 @@ Drivetrain = namedtuple("Drivetrain", "demand brake_share gear ratio engagement 
 """What the drivetrain does this frame, before the road's grip limit: the drive force the wheels ask
 of the road, the share of the brake pedal that brakes, the gear as reported (direct drive: -1 while
 reversing), the overall ratio engine -> wheel (0 in neutral or without a gearbox), the clutch
-engagement, the throttle after the rev limiter, engine and axle torque, the engine speed the wheels
+engagement, the throttle after the rev limiter and the driver aids' cuts (telemetry's ``throttle_applied``), engine and axle torque, the engine speed the wheels
 impose and the automatic clutch's engagement this frame."""
 
 GripCurves = namedtuple("GripCurves", "sin_d cos_d tan_d load_f load_r mu_f rolling_f mu_r rolling_r uf wf ur wr df "
@@ -533,9 +533,9 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt, esc_cut):
     """
     if not p.manual:
         cut = aids.tcs_cut(p, kappa, 1.0, s.tcs, dt)
-        demand, brake_share, reversing = drive.direct(c.throttle * (1.0 - cut) * (1.0 - esc_cut), c.brake, s.vx, p,
-                                                      c.throttle)
-        d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, c.throttle, 0.0,
+        applied = c.throttle * (1.0 - cut) * (1.0 - esc_cut)
+        demand, brake_share, reversing = drive.direct(applied, c.brake, s.vx, p, c.throttle)
+        d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, applied, 0.0,
                        demand * p.body_wheel_radius, 0.0, 0.0)
         return d, 0.0, 0.0, demand * p.body_wheel_radius, cut, 0.0
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive
@@ -990,6 +990,7 @@ def frame_telemetry(p, s, c, d, out, t, curvature):
     out.steer = c.steer
     out.curvature = curvature
     out.throttle = c.throttle
+    out.throttle_applied = d.throttle
     out.brake = c.brake
     out.clutch_pedal = c.clutch_pedal
     out.clutch = d.engagement

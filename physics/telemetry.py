@@ -41,6 +41,8 @@ class Telemetry:
     wheel_right: np.ndarray = channel("rad", "right front wheel angle (Ackermann)", "deg")
     curvature: np.ndarray = channel("1/m", "predicted path curvature of the rear axle, tan(steer) / L")
     throttle: np.ndarray = channel("", "throttle pedal 0..1")
+    throttle_applied: np.ndarray = channel("", "the throttle the engine (or a direct drive) gets, 0..1: the pedal less "
+                                               "what the rev limiter, traction control and stability control cut")
     brake: np.ndarray = channel("", "brake pedal 0..1")
     clutch_pedal: np.ndarray = channel("", "clutch pedal 0..1 (1 = pressed)")
     clutch: np.ndarray = channel("", "clutch engagement 0..1 (1 = engaged)")

@@ -92,3 +92,5 @@ def test_against_oversteer_stability_control_cuts_the_engine():
     pedal = cut.column("throttle")[k]
     assert cut.column("esc_active")[k] == 1.0 and pedal == kept.column("throttle")[k] and pedal > 0.0
     assert torque[k] < torque_kept[k]
+    # The cut is a channel of its own: the throttle the engine got, below the pedal and below the run without it.
+    assert cut.column("throttle_applied")[k] < kept.column("throttle_applied")[k] <= pedal

@@ -63,7 +63,7 @@ def test_channels_one_car_does_not_have_are_left_out_and_named(capsys, tmp_path)
     header = out_csv.read_text().splitlines()[0]
     assert "load_fl.a" not in header and "speed_kmh.a" in header
     code, out, err = cli(capsys, "compare", "accel_80_120", "--vs-preset", "sedan_single_track")
-    assert f"not compared: {len(four - single)} channels one of the cars does not have (" in out
+    assert f"not compared: {len(four - single)} channels one of the runs does not have (" in out
 
 
 def test_vs_set_mass_lists_that_parameter_and_diverges_where_mass_first_acts(capsys):
@@ -285,8 +285,8 @@ def test_csvs_not_written_by_carbench_are_refused(tmp_path, capsys):
     blank.write_text("\n".join(lines[:2] + ["", ""] + lines[2:4] + [lines[4].rsplit(",", 1)[0]]) + "\n",
                      encoding="utf-8")
     code, _, err = cli(capsys, "compare", good, blank)
-    assert code == 2 and err == f"carbench: {blank}: line 7: 101 values for 102 channels\n".replace(
-        "101", str(lines[0].count(","))).replace("102", str(lines[0].count(",") + 1)), err
+    columns = lines[0].count(",") + 1
+    assert code == 2 and err == f"carbench: {blank}: line 7: {columns - 1} values for {columns} channels\n", err
     # A value as the file has it; one whose difference or display unit would overflow (to inf in the table, the JSON
     # and the CSV, with numpy's warnings on stderr) is refused too.
     for cell, said in (("abc", "'abc' is not a number"), ("nan", "'nan' is not finite"), ("-Inf", "'-Inf' is not finite"),
@@ -593,3 +593,61 @@ def test_a_csv_with_a_gap_in_its_time_says_where(tmp_path, capsys):
     code, out, err = cli(capsys, "compare", still, whole)
     assert code == 2 and err == f"carbench: {still}: the time column does not advance: its first two frames are at " \
                                 "t = 0 and 0 s\n", err
+
+
+def _without(lines: list[str], names: set[str]) -> str:
+    """A telemetry CSV's lines with the columns of ``names`` left out, as an earlier release wrote it."""
+    keep = [j for j, cell in enumerate(lines[0].split(",")) if split_header_cell(cell)[0] not in names]
+    return "".join(",".join(line.split(",")[j] for j in keep) + "\n" for line in lines)
+
+
+def test_a_csv_of_an_earlier_release_is_compared_on_the_channels_both_have(tmp_path, capsys):
+    """A release that adds a channel writes one more column: a CSV written before it (the list less that channel) is
+    still carbench's, and compared on every channel both have; the one only the newer has is named, not compared."""
+    new = tmp_path / "new.csv"
+    main(["replay", LAUNCH, "--csv", str(new)])
+    capsys.readouterr()
+    lines = new.read_text(encoding="utf-8").splitlines()
+    old = tmp_path / "old.csv"
+    old.write_text(_without(lines, {"throttle_applied", "esc_active"}), encoding="utf-8")
+    code, out, err = cli(capsys, "compare", old, new, "--json")
+    doc = json.loads(out)
+    assert code == 0 and err == "" and doc["left_out"] == ["throttle_applied", "esc_active"]
+    code, out, _ = cli(capsys, "compare", new, old)
+    assert code == 0 and "not compared: 2 channels one of the runs does not have (throttle_applied, esc_active)" in out
+    # The comparison finds a difference in a channel both have.
+    cells = lines[40].split(",")
+    x = [split_header_cell(c)[0] for c in lines[0].split(",")].index("x")
+    cells[x] = repr(float(cells[x]) + 1.0)
+    moved = tmp_path / "moved.csv"
+    moved.write_text(_without(lines[:40] + [",".join(cells)] + lines[41:], {"throttle_applied"}), encoding="utf-8")
+    code, out, _ = cli(capsys, "compare", new, moved, "--json")
+    assert code == 1 and json.loads(out)["divergence"]["frame"] == 39
+
+
+@pytest.mark.parametrize("change", ["swapped", "no motion", "twice", "not t first", "other unit"])
+def test_a_header_that_is_not_carbench_s_list_less_some_channels_is_refused(tmp_path, capsys, change):
+    new = tmp_path / "new.csv"
+    main(["replay", COAST, "--csv", str(new)])
+    capsys.readouterr()
+    lines = new.read_text(encoding="utf-8").splitlines()
+    cells = lines[0].split(",")
+    names = [split_header_cell(c)[0] for c in cells]
+    if change == "swapped":  # two channels in another order
+        j, k = names.index("vx"), names.index("vy")
+        cells[j], cells[k] = cells[k], cells[j]
+        bad = [",".join(cells)] + lines[1:]
+    elif change == "no motion":
+        bad = _without(lines, {"yaw_rate"}).splitlines()
+    elif change == "twice":
+        cells[names.index("vy")] = cells[names.index("vx")]
+        bad = [",".join(cells)] + lines[1:]
+    elif change == "not t first":
+        bad = _without(lines, {"t"}).splitlines()
+    else:  # a list less a channel, with a unit carbench does not write the channel in
+        cells[names.index("x")] = "x [px]"
+        bad = _without([",".join(cells)] + lines[1:], {"throttle_applied"}).splitlines()
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(bad) + "\n", encoding="utf-8")
+    code, out, err = cli(capsys, "compare", new, path)
+    assert code == 2 and out == "" and err.count("\n") == 1 and str(path) in err, err

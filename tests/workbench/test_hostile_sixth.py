@@ -26,7 +26,7 @@ def test_a_sweep_of_a_handling_tests_script_too_long_at_its_dt_is_one_line_not_a
 def test_a_run_over_the_memory_budget_names_max_memory_only_where_the_command_has_it(tmp_path, capsys):
     """compare and a test's sweep said '(shorten the script, raise dt, or raise --max-memory)', an option neither
     takes (argparse refused it); replay, which has it, still names it."""
-    said = "coastdown_fit.toml: 17,000,001 frames of 102 channels would take 14.6 GiB, over the memory budget of 2 GiB"
+    said = "coastdown_fit.toml: 17,000,001 frames of 103 channels would take 14.7 GiB, over the memory budget of 2 GiB"
     code, out, err = run(["compare", "coastdown_fit", "--vs-dt", "1e-5"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1 and said in err, err
     assert err.endswith("(shorten the script or raise dt)\n"), err

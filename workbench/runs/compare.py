@@ -59,7 +59,8 @@ class Run:
 
     @property
     def infos(self) -> list[ChannelInfo]:
-        return channel_infos(self.unit)
+        """The channels the run has, in carbench's order (a CSV of an earlier release lacks the channels added since)."""
+        return [info for info in channel_infos(self.unit) if info.name in self.data]
 
     def distance(self) -> np.ndarray:
         """Distance travelled by the reference point up to each frame, in the preset's unit."""
@@ -84,7 +85,7 @@ MAX_CSV_BYTES = 1024**3
 
 MAX_CSV_FRAMES = 2_000_000
 """Most frames compare reads of a telemetry CSV (as of a script's run, compare_command.MAX_FRAMES): 4.6 hours at
-1/120 s, 1.6 GB of values for carbench's 102 channels. A CSV that carbench writes of the largest size compare reads
+1/120 s, 1.6 GB of values for carbench's 103 channels. A CSV that carbench writes of the largest size compare reads
 (1 GiB) holds about 1.6 million frames; the limit bounds what a file of short cells (``0,0,...``, some five million
 lines in 1 GiB) would take."""
 
@@ -142,9 +143,10 @@ def _count_lines(path: Path, handle) -> int:
 def read_csv_run(path: str | Path) -> Run:
     """A telemetry CSV that carbench wrote (``replay --csv``), as a run.
 
-    carbench's CSV is recognised by its header row: exactly the channel list of a car in metres or
-    in pixels, in carbench's order (which also tells the unit); every value a finite number. The file is read a
-    line at a time (at most MAX_CSV_FRAMES frames), so what it takes in memory is its values' own.
+    carbench's CSV is recognised by its header row: the channel list of a car in metres or in pixels, in
+    carbench's order (which also tells the unit), or, as an earlier release wrote it, that list less channels added
+    since (:func:`_header_unit`); every value a finite number. The file is read a line at a time (at most
+    MAX_CSV_FRAMES frames), so what it takes in memory is its values' own.
     """
     from workbench.names import path_problem
     from workbench.scripts.limits import LimitError, open_regular
@@ -176,13 +178,15 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
     cells = [split_header_cell(c) for c in first[1].split(",")]
     header = [name for name, _ in cells]
-    unit = next((u for u in LENGTH_UNITS if header == channel_names(u)), None)
+    unit = _header_unit(header, cells)
     if unit is None:
         raise CompareError(f"{path}: not a telemetry CSV written by carbench (its header row is not "
                            "carbench's channel list)")
-    for info, (name, shown) in zip(channel_infos(unit), cells, strict=True):
-        if shown is not None and shown != info.unit:
-            raise CompareError(f"{path}: column {name} is in {shown}, carbench writes it in {info.unit or 'no unit'}")
+    infos = {info.name: info for info in channel_infos(unit)}
+    for name, shown in cells:
+        if shown is not None and shown != infos[name].unit:
+            raise CompareError(f"{path}: column {name} is in {shown}, carbench writes it in "
+                               f"{infos[name].unit or 'no unit'}")
     width = len(header)
     values = np.empty((max(rows, 0), width))
     frames = 0
@@ -231,6 +235,28 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
         raise CompareError(f"{path}: the time column does not advance by a fixed dt: frame {k} (t = {t[k]:.6g} s) "
                            f"follows t = {t[k - 1]:.6g} s, where frames 0 and 1 are {dt:.6g} s apart")
     return Run(str(path), unit, dt, data)
+
+
+def _header_unit(header: list[str], cells: list[tuple[str, str | None]]) -> str | None:
+    """The unit of length of a CSV whose header row names ``header``: the first of LENGTH_UNITS whose channel list it
+    is, or failing that, whose list it is with channels left out, in order, and no unit of its cells another's (a CSV
+    of an earlier release, written before some channels were added: compare leaves those out). Such a list starts
+    with ``t`` and holds the car's motion (MOTION) and no name twice. None for any other header."""
+    for unit in LENGTH_UNITS:
+        if header == channel_names(unit):
+            return unit
+    if len(set(header)) != len(header) or header[:1] != ["t"] or not set(MOTION) <= set(header):
+        return None
+    for unit in LENGTH_UNITS:
+        names = channel_names(unit)
+        where = {name: k for k, name in enumerate(names)}
+        if not all(name in where for name in header):
+            continue
+        order = [where[name] for name in header]
+        units = {info.name: info.unit for info in channel_infos(unit)}
+        if order == sorted(order) and all(shown is None or shown == units[name] for name, shown in cells):
+            return unit
+    return None
 
 
 _CHECK_BLOCK = 256  # frames of a CSV whose values are checked at once
@@ -379,7 +405,7 @@ class Comparison:
             shown = ", ".join(self.left_out[:LEFT_OUT_SHOWN]) + (
                 f" and {len(self.left_out) - LEFT_OUT_SHOWN} more" if len(self.left_out) > LEFT_OUT_SHOWN else "")
             lines.append(f"not compared: {len(self.left_out)} channel{'s' if len(self.left_out) != 1 else ''} one of "
-                         f"the cars does not have ({shown})")
+                         f"the runs does not have ({shown})")
         lines.append("")
         if self.a.params is not None and self.b.params is not None:
             start = " at the start" if self.edits else ""
@@ -621,6 +647,9 @@ def compare(a: Run, b: Run, atol: float = ATOL, rtol: float = RTOL) -> Compariso
     if a.params is not None and b.params is not None:
         has_a, has_b = ({info.name for info in channels_of(run.params)} for run in (a, b))
         result.left_out = [name for name in a_values if (name in has_a) != (name in has_b)]
+    # A CSV of an earlier release lacks the channels added since: those of one run only are not compared either.
+    result.left_out += [name for name in a_values if name not in b_values and name not in result.left_out]
+    result.left_out += [name for name in b_values if name not in a_values]
 
     def a_frame(j: int) -> int:  # the compared frame's number: both runs' (one dt), or the frames_of run's
         return j
