@@ -300,9 +300,9 @@ def test_the_lane_changes_speed_is_the_measured_entry_speed_of_a_run_that_reache
     from workbench.manoeuvres.lane_change import SPEEDS, series_kpis
 
     def results(entries, touched_from=None):
-        return [(int(touched_from is not None and v >= touched_from), 0.1, entry / KMH)
+        return [(int(touched_from is not None and v >= touched_from), 0.1, entry / KMH, 0)
                 for v, entry in zip(SPEEDS, entries, strict=False)] + \
-               [(0, 0.1, 46.0 / KMH)] * (len(SPEEDS) - len(entries))
+               [(0, 0.1, 46.0 / KMH, 0)] * (len(SPEEDS) - len(entries))
 
     (k,) = series_kpis(results([40.3, 42.1, 44.0, 45.9]))  # then 46 km/h at every set speed
     assert k.value == pytest.approx(46.0) and "does not reach 50 km/h at the course's entry (46 km/h)" in k.note
@@ -447,3 +447,41 @@ def test_a_set_the_second_car_refuses_says_it_is_the_second_cars(capsys):
     err = capsys.readouterr().err
     assert err.startswith("carbench: --set (on the --vs-preset car): engine.peak_torque: unknown parameter")
     assert err.count("\n") == 1
+
+
+def test_the_lane_change_counts_the_gates_a_line_misses():
+    """ISO 3888-2 cl. 4: the car drives through lanes 1, 3 and 5. The driver's own line passes every gate; a straight
+    line down lane 1 passes beside lane 3 touching nothing, and misses its five gates; one that stops short of lane 3's
+    middle gate misses it, the two after it and lane 5's (it never crosses them)."""
+    import numpy as np
+
+    from physics import load_preset
+    from workbench.manoeuvres.lane_change import gates_missed
+    from workbench.scripts.courses import CONES_PER_SIDE, _body_reach, body_clearance, course_of
+    from workbench.scripts.format import load_script, resolve_script
+
+    script = load_script(resolve_script("iso3888_2"))
+    car = load_preset("sedan").params
+    course = course_of(script.driver.path, car)
+    front, back = _body_reach(car)
+    ahead = 0.5 * (front - back)
+    rows = course.rows
+    x, y, heading = rows[:, 0], rows[:, 1], rows[:, 2]
+    # The reference point behind the line's point by ``ahead``, so that the body's centre is on the line.
+    assert gates_missed(x - ahead * np.cos(heading), y - ahead * np.sin(heading), heading, course.cones, ahead) == 0
+    straight = np.linspace(0.0, x[-1], 4000)
+    flat = np.zeros_like(straight)
+    assert body_clearance(straight, flat, flat, course.cones, front, back, car.body.width).min() > 0.0  # no cone
+    assert gates_missed(straight, flat, flat, course.cones, ahead) == CONES_PER_SIDE
+    lane3_middle = 0.5 * (course.lanes[1][0] + course.lanes[1][1])
+    short = (x - ahead * np.cos(heading)) < lane3_middle - ahead
+    assert gates_missed(x[short] - ahead * np.cos(heading[short]), y[short] - ahead * np.sin(heading[short]),
+                        heading[short], course.cones, ahead) == (CONES_PER_SIDE - CONES_PER_SIDE // 2) + CONES_PER_SIDE
+
+
+def test_a_car_that_cannot_steer_gets_no_lane_change_speed(capsys):
+    """It drove straight on beside lane 3, touched no cone, and passed at 100 km/h."""
+    code = main(["manoeuvre", "iso3888_2", "--set", "steering.lock=0.1", "--json"])
+    (kpi,) = json.loads(capsys.readouterr().out)["manoeuvres"]["iso3888_2"]["cars"][0]
+    assert code == 0 and kpi["key"] == "max_entry_speed" and kpi["value"] is None
+    assert kpi["note"].startswith("drives outside the lanes at 40 km/h (5 gates missed) already")

@@ -142,3 +142,24 @@ def test_the_near_linear_sedan_through_the_test_has_the_bicycles_steady_gain_and
     got = {k.key: k.value for k in m.kpis(run)}
     assert got["low_frequency_gain"] == pytest.approx(yaw_gain(linear_sedan(), v), rel=0.01)
     assert got["bandwidth"] == pytest.approx(closed_bandwidth(v), rel=0.04)
+
+
+def test_the_phase_at_1_hz_is_the_transfer_function_s_own_whatever_the_bins_below_it():
+    """A lag of 1 / (1 + j w tau) and a pure delay whose phase at 1 Hz is past -180 deg: the phase KPI is the angle
+    of the function at 1 Hz, in (-180, 180], also with the bins below it noise (a car sliding on ice, where the phase
+    unwrapped from the sweep's lowest bin read 296 and 2159 deg at 1 Hz)."""
+    from workbench.manoeuvres.transient import phase_at
+
+    freq = np.arange(1, 31) * 0.1  # 0.1 .. 3 Hz, 1 Hz a bin
+    tau = 0.05
+    h = 1.0 / (1.0 + 2j * math.pi * freq * tau)
+    gain, phase = np.abs(h), np.degrees(np.angle(h))
+    assert phase_at(1.0, freq, gain, phase) == pytest.approx(-math.degrees(math.atan(2 * math.pi * tau)), abs=1e-12)
+    noisy = phase.copy()
+    noisy[:9] = np.random.default_rng(3).uniform(-180.0, 180.0, 9)
+    assert phase_at(1.0, freq, gain, noisy) == pytest.approx(phase_at(1.0, freq, gain, phase), abs=1e-12)
+    # Between bins: the function's own value, linear between them, then its angle.
+    between = phase_at(1.05, freq, gain, phase)
+    assert between == pytest.approx(math.degrees(np.angle(0.5 * (h[9] + h[10]))), abs=1e-12)
+    delay = np.exp(-2j * math.pi * freq * 0.6)  # -216 deg at 1 Hz: read as +144, its angle
+    assert phase_at(1.0, freq, np.abs(delay), np.degrees(np.angle(delay))) == pytest.approx(144.0, abs=1e-9)

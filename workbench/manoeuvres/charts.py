@@ -264,7 +264,7 @@ def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
     it, and the run whose measured entry speed is the KPI's value (the fastest clean one) is drawn; where no run is
     clean, the first of the series (where it stopped). The script's own speed (50 km/h) was drawn, under a KPI of
     52 km/h."""
-    from workbench.manoeuvres.lane_change import SPEEDS, at_speed, cone_touches, series_kpis
+    from workbench.manoeuvres.lane_change import SPEEDS, at_speed, clean, cone_touches, series_kpis
     from workbench.manoeuvres.runner import Car, run_jobs
 
     jobs = []
@@ -279,11 +279,11 @@ def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
         mine = series[i * len(SPEEDS):(i + 1) * len(SPEEDS)]
         results = [cone_touches(r) for r in mine]
         (kpi,) = series_kpis(results)
-        k = next((j for j, (touched, _, entry) in enumerate(results) if not touched and entry is not None
-                  and kpi.value is not None and entry * KMH == kpi.value), None)
+        k = next((j for j, result in enumerate(results) if clean(result) and result[2] is not None
+                  and kpi.value is not None and result[2] * KMH == kpi.value), None)
         if k is None:
-            touched, _, entry = results[0]
-            why = "touches a cone" if touched else "does not reach its speed"
+            touched, _, entry, missed = results[0]
+            why = "touches a cone" if touched else "drives outside the lanes" if missed else "does not reach its speed"
             out.append((mine[0], f"{label}, {SPEEDS[0]:g} km/h: {why}"))
         else:
             out.append((mine[k], f"{label}, {SPEEDS[k]:g} km/h"))

@@ -322,6 +322,14 @@ def held_steer(freq: np.ndarray, dt: float) -> np.ndarray:
     return np.exp(1j * math.pi * freq * dt)
 
 
+def phase_at(f: float, freq: np.ndarray, gain: np.ndarray, phase: np.ndarray) -> float:
+    """The phase [deg] at ``f`` of the transfer function given by its ``gain`` and ``phase`` [deg] at ``freq``: the
+    function itself (real and imaginary parts) linear between the bins, its angle in (-180, 180]. The phase unwrapped
+    from the sweep's lowest frequency read 296 and 2159 deg at 1 Hz on a car sliding on ice, its bins below 1 Hz noise."""
+    h = gain * np.exp(1j * np.radians(phase))
+    return float(np.degrees(np.angle(np.interp(f, freq, h.real) + 1j * np.interp(f, freq, h.imag))))
+
+
 class FrequencyResponse(Manoeuvre):
     name = "iso7401_sweep"
     title = "Frequency response (sine sweep) at 80 km/h"
@@ -371,8 +379,8 @@ class FrequencyResponse(Manoeuvre):
             k = below[0]  # linear between the bins on either side of -3 dB
             g0, g1 = gain[k - 1], gain[k]
             bandwidth = float(freq[k - 1] + (freq[k] - freq[k - 1]) * (g0 - low / math.sqrt(2.0)) / (g0 - g1))
-        phase_1hz = float(np.interp(1.0, freq, np.unwrap(np.radians(b["phase"])))) * DEG
-        ay_phase_1hz = float(np.interp(1.0, freq, np.unwrap(np.radians(b["ay_phase"])))) * DEG
+        phase_1hz = phase_at(1.0, freq, gain, b["phase"])
+        ay_phase_1hz = phase_at(1.0, freq, b["ay_gain"], b["ay_phase"])
         return [Kpi("low_frequency_gain", f"yaw-rate gain at {freq[0]:.2g} Hz (road wheel)", low, "1/s", SWEEP_CLAUSE,
                     note=self.unsettled(run)),
                 Kpi("bandwidth", "yaw-rate -3 dB bandwidth", bandwidth, "Hz", SWEEP_CLAUSE,
