@@ -41,14 +41,14 @@ class Telemetry:
     wheel_right: np.ndarray = channel("rad", "right front wheel angle (Ackermann)", "deg")
     curvature: np.ndarray = channel("1/m", "predicted path curvature of the rear axle, tan(steer) / L")
     throttle: np.ndarray = channel("", "throttle pedal 0..1")
-    throttle_applied: np.ndarray = channel("", "the throttle the engine (or a direct drive) gets, 0..1: the pedal less "
-                                               "what the rev limiter, traction control and stability control cut")
     brake: np.ndarray = channel("", "brake pedal 0..1")
     clutch_pedal: np.ndarray = channel("", "clutch pedal 0..1 (1 = pressed)")
     clutch: np.ndarray = channel("", "clutch engagement 0..1 (1 = engaged)")
     handbrake: np.ndarray = channel("", "handbrake on (1) or off (0)")
     gear: np.ndarray = channel("", "gear: -1 reverse, 0 neutral, 1.. forward")
     rpm: np.ndarray = channel("rpm", "engine speed")
+    throttle_applied: np.ndarray = channel("", "the throttle the engine (or a direct drive) gets, 0..1: the pedal less "
+                                               "what the rev limiter, traction control and stability control cut")
     engine_torque: np.ndarray = channel("N m", "engine torque at the flywheel (negative: engine braking)")
     axle_torque: np.ndarray = channel("N m", "torque reaching the driven axle")
     drive_force: np.ndarray = channel("N", "drive force the driven wheels put on the road")

@@ -20,8 +20,8 @@ README_EXAMPLE = '''
 from workbench.gui.testing import drive
 
 def test_my_script_in_the_window(carbench_window):
-    verdicts = drive(carbench_window, "{script}")
-    assert all(v.passed for v in verdicts)
+    driven = drive(carbench_window, "{script}")
+    assert driven.passed, driven.failures()
 '''
 
 

@@ -283,8 +283,8 @@ def test_the_pytest_plugin_runs_the_readme_example_offscreen_without_a_display(t
     (tmp_path / "test_readme.py").write_text(
         "from workbench.gui.testing import drive\n\n\n"
         "def test_my_script_in_the_window(carbench_window):\n"
-        "    verdicts = drive(carbench_window, 'my_script.toml')\n"
-        "    assert all(v.passed for v in verdicts)\n")
+        "    driven = drive(carbench_window, 'my_script.toml')\n"
+        "    assert driven.passed, driven.failures()\n")
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     env["PYTHONPATH"] = str(REPO)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], capture_output=True,

@@ -11,8 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit
+from PySide6.QtGui import QKeyEvent, QKeySequence, QWindow
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLineEdit,
+    QWidget,
+)
 
 from workbench.gui.keymap import DRIVING_KEYS
 
@@ -103,7 +112,7 @@ class DrivingKeys(QObject):
         if kind == QEvent.Type.KeyRelease:
             return self._on_release(event)
         if kind == QEvent.Type.KeyPress:
-            return self._on_press(event)
+            return self._on_press(event, watched)
         if kind == QEvent.Type.ShortcutOverride and _is_undo_redo(event) and _in_spin_box(QApplication.focusWidget()):
             # A spin box would keep Ctrl+Z for its own text; the window's undo (of the edit just
             # made there) is what is meant: the override is refused, so the window's shortcut fires.
@@ -111,12 +120,27 @@ class DrivingKeys(QObject):
             return True
         return False
 
-    def _may_drive(self) -> bool:
-        if not self._window.isActiveWindow() and not _offscreen():
+    def _may_drive(self, watched) -> bool:
+        if _offscreen():
+            # No window system decides which window the keys go to: the key's receiver says. Each window's filter
+            # sees every key of the application, and the newest window's drove its car with keys sent to another's.
+            if not self._is_mine(watched):
+                return False
+        elif not self._window.isActiveWindow():
             return False
         return not isinstance(QApplication.focusWidget(), EDITORS)
 
-    def _on_press(self, event) -> bool:
+    def _is_mine(self, watched) -> bool:
+        """Whether ``watched`` (a widget, or the window system's window a key reaches first) is in this window or in
+        one of its docks floating on its own."""
+        if isinstance(watched, QWidget):
+            top = watched.window()
+            return top is self._window or isinstance(top, QDockWidget) and top.parentWidget() is self._window
+        if isinstance(watched, QWindow):
+            return watched is self._window.windowHandle()
+        return True
+
+    def _on_press(self, event, watched) -> bool:
         code = event.key()
         control = DRIVING_KEYS.get(code)
         if control is None:
@@ -130,10 +154,10 @@ class DrivingKeys(QObject):
             # editor has the focus now; never steps that editor.
             self._letting_go.pop(code, None)  # its release never reaches the car
             self._down.add(code)
-            if driving_key(event) is not None and self._may_drive():
+            if driving_key(event) is not None and self._may_drive(watched):
                 self._model.press(control)
             return True
-        if driving_key(event) is None or not self._may_drive():
+        if driving_key(event) is None or not self._may_drive(watched):
             return False
         self._letting_go.pop(code, None)  # pressed again before its release let go: the car keeps it
         self._down.add(code)

@@ -10,7 +10,9 @@ Fixtures (they need pytest-qt; Qt is imported only when a fixture is used):
   Message boxes never block: errors are collected in ``window.shown_errors`` and the questions about
   unsaved parameters and an unsaved recording are answered "Discard" (replace ``window.ask_unsaved`` or
   ``window.ask_recording`` to answer otherwise).
-  ``window.hold(keys, seconds)`` and ``window.press(key)`` send real key events to the car view.
+  ``window.hold(keys, seconds)`` and ``window.press(key)`` send real key events to the car view (the window made
+  the active one first, as a click on it does). A relative path in a marker is the test file's folder's where
+  the file is there, else the working directory's.
 
 After a test, the carbench windows it registered with qtbot are deleted once closed (pytest-qt only
 schedules that with ``deleteLater``); other widgets are left to pytest-qt.
@@ -24,8 +26,9 @@ same tests run on a build machine; set ``QT_QPA_PLATFORM`` yourself to choose ot
 
 Helpers: :func:`drive` replays a script through the window frame by frame, exactly as the GUI does,
 repainting about every 30 ms of wall time (``realtime=True`` to watch it at the script's pace), and
-returns its verdicts with the run (channels in display units, the stamp); :func:`hold` steps the
-window with keys held.
+returns its verdicts with the run (channels in display units, the stamp; ``assert driven.passed,
+driven.failures()`` fails with the failed expectations as ``carbench replay`` prints them); :func:`hold` steps the
+window's model a number of frames with keys held, without key events.
 """
 
 from __future__ import annotations
@@ -85,12 +88,15 @@ def _check_screenshot_folder(folder: str | None) -> None:
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Every test that drives Qt (it uses qtbot or carbench_window) fails on a Qt warning not allowed above,
-    unless it says otherwise with its own qt_log_level_fail marker."""
+    unless it says otherwise with its own qt_log_level_fail marker or the project sets pytest-qt's
+    ``qt_log_level_fail`` in its ini file (the plugin loads for every project of the environment: a project's own
+    ``qt_log_level_fail = NO`` was overridden)."""
+    own_level = "qt_log_level_fail" in getattr(config, "inicfg", {})
     for item in items:
         names = getattr(item, "fixturenames", ())
         if "qtbot" not in names and "carbench_window" not in names:
             continue
-        if item.get_closest_marker("qt_log_level_fail") is None:
+        if not own_level and item.get_closest_marker("qt_log_level_fail") is None:
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
         item.add_marker(pytest.mark.qt_log_ignore(*QT_MESSAGES_ALLOWED, extend=True))
 
@@ -111,9 +117,25 @@ def pytest_runtest_teardown(item):
     try:
         return (yield)
     finally:
-        if windows:
-            _delete_closed(windows)
-        _collect_due()
+        try:
+            if windows:
+                _delete_closed_checked(windows)
+        finally:
+            _collect_due()
+
+
+def _delete_closed_checked(windows) -> None:
+    """:func:`_delete_closed`, failing the test's teardown with an exception a slot raised meanwhile (the deletion
+    runs after pytest-qt's capture of the teardown: such an exception was printed and the test passed)."""
+    try:
+        from pytestqt.exceptions import capture_exceptions, format_captured_exceptions
+    except ImportError:  # pytest-qt is what made the windows; without its helpers, delete them as before
+        _delete_closed(windows)
+        return
+    with capture_exceptions() as exceptions:
+        _delete_closed(windows)
+    if exceptions:
+        pytest.fail("while the plugin deleted the window:\n" + format_captured_exceptions(exceptions), pytrace=False)
 
 
 def _collect_due() -> None:
@@ -182,6 +204,8 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture
 def carbench_settings(tmp_path):
+    """A QSettings file of its own in the test's ``tmp_path``: what the window remembers (its layout, the last preset)
+    never comes from another test nor reaches the user's settings."""
     from PySide6.QtCore import QSettings
 
     return QSettings(str(tmp_path / "carbench-settings.ini"), QSettings.Format.IniFormat)
@@ -234,15 +258,26 @@ def _file_dialogs(monkeypatch, window) -> None:
 def carbench_script(request):
     """The script carbench_window loads: the ``carbench_script`` marker's, else none (override to choose)."""
     marker = request.node.get_closest_marker("carbench_script")
-    return _marker_argument(marker, "a script's shipped name or path") if marker else None
+    return _marker_argument(marker, "a script's shipped name or path", request) if marker else None
 
 
-def _marker_argument(marker, what: str):
-    """The one argument of a carbench marker, or a usage error naming the marker (it was an IndexError)."""
-    if len(marker.args) != 1 or not isinstance(marker.args[0], (str, os.PathLike)) or not str(marker.args[0]):
-        raise pytest.UsageError(f"@pytest.mark.{marker.name}(...) takes one argument, {what}; "
-                                f"got {marker.args!r}")
-    return marker.args[0]
+def _marker_argument(marker, what: str, request=None) -> str:
+    """The one argument of a carbench marker as a string, or a usage error naming the marker (it was an IndexError).
+    A relative path is the test file's folder's where the file is there (with ``request``), else left as it is: the
+    working directory's, or a shipped name."""
+    if (len(marker.args) != 1 or marker.kwargs or not isinstance(marker.args[0], (str, os.PathLike))
+            or not os.fspath(marker.args[0])):
+        given = ", ".join([repr(a) for a in marker.args] + [f"{k}={v!r}" for k, v in marker.kwargs.items()])
+        raise pytest.UsageError(f"@pytest.mark.{marker.name}(...) takes one argument, {what}, not as a keyword; "
+                                f"got ({given})")
+    argument = os.fspath(marker.args[0])
+    path = Path(argument)
+    test_file = getattr(request, "path", None) if request is not None else None
+    if not path.is_absolute() and test_file is not None:
+        beside = Path(test_file).parent / path
+        if beside.is_file():
+            return str(beside)
+    return argument
 
 
 def activate(window, timeout: float = 5.0) -> None:
@@ -264,8 +299,10 @@ def activate(window, timeout: float = 5.0) -> None:
 
 @pytest.fixture
 def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypatch):
+    """A shown MainWindow on the sedan (the ``carbench_preset`` marker's car), the ``carbench_script`` marker's script
+    loaded, its timer stopped, the active window: see the module's docstring. Deleted after the test."""
     marker = request.node.get_closest_marker("carbench_preset")
-    window = make_window(_marker_argument(marker, "a preset's name or path") if marker else "sedan",
+    window = make_window(_marker_argument(marker, "a preset's name or path", request) if marker else "sedan",
                          carbench_settings)
     _file_dialogs(monkeypatch, window)
     qtbot.addWidget(window)
@@ -275,7 +312,13 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
     window.hold = lambda keys, seconds: hold_keys(window, keys, seconds)
     window.press = lambda key: press_key(window, key)
     if carbench_script is not None:
+        car = window.model.session.preset
         _load(window, carbench_script)
+        shown = window.model.session.preset
+        if marker is not None and shown.path != car.path:
+            # As `carbench --preset X --script Y`: a script drives its own car, and the marker's was dropped unsaid.
+            raise pytest.UsageError(f"@pytest.mark.carbench_preset({marker.args[0]!r}): the script "
+                                    f"{carbench_script} drives its own car, {shown.name}; give one of the two")
     # Active, as a window the user clicks on: on a display with no window manager (xvfb-run) the window was shown
     # inactive and hold() drove nothing; loading a script of another car left it inactive offscreen.
     activate(window)
@@ -286,8 +329,17 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
     request.node._carbench_window = None
 
 
-def hold(window, keys: Iterable[str], frames: int) -> None:
-    """Step the window ``frames`` frames with ``keys`` held (as if pressed on the keyboard), then release them."""
+def hold(window, keys: Iterable[str] | str, frames: int) -> None:
+    """Step the window's model ``frames`` frames (a whole number: not seconds, as ``window.hold`` takes) with
+    ``keys`` held (the model's own presses, no key events: see :func:`hold_keys` for those), then release them."""
+    import numbers
+
+    if isinstance(frames, bool) or not isinstance(frames, numbers.Integral) or frames < 1:
+        raise ValueError(f"hold: frames must be a whole number of frames, 1 or more, not {frames!r} (window.hold "
+                         "takes seconds)")
+    keys = [keys] if isinstance(keys, str) else list(keys)
+    for key in keys:
+        _key_of(key)  # a name that is no driving key, refused before anything is held
     model = window.model
     for key in keys:
         model.press(key)
@@ -338,20 +390,23 @@ def _send(window, key, press: bool) -> None:
 HOLD_MAX = 3600.0  # [s] the longest hold(): an hour of driving (1e7 s ran for minutes and ended in a MemoryError)
 
 
-def hold_keys(window, keys: Iterable[str], seconds: float) -> None:
-    """Press ``keys`` (driving controls: "throttle", "left", ...) on the car view as real key events, step the
-    window ``seconds`` of simulated time (at least one frame), and release them, whatever happens meanwhile.
-    ``seconds`` must be more than 0 and at most HOLD_MAX (a negative or nan one drove a frame, an inf one left the
-    keys held for the rest of the test)."""
+def hold_keys(window, keys: Iterable[str] | str, seconds: float) -> None:
+    """Press ``keys`` (driving controls: "throttle", "left", ...; one name alone is one key) on the car view as real
+    key events, step the window ``seconds`` of simulated time (at least one frame), and release them, whatever
+    happens meanwhile. The window is made the active one first, as a user's click on it does: on a display, keys sent
+    while a dialog of the window or another window was active drove nothing. ``seconds`` must be more than 0 and at
+    most HOLD_MAX (a negative or nan one drove a frame, an inf one left the keys held for the rest of the test)."""
     import math
     import numbers
 
     from PySide6.QtWidgets import QApplication
 
-    codes = [_key_of(k) for k in keys]
+    codes = [_key_of(k) for k in ([keys] if isinstance(keys, str) else keys)]
     if (isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not math.isfinite(seconds)
             or not 0.0 < seconds <= HOLD_MAX):
         raise ValueError(f"hold: seconds must be more than 0 and at most {HOLD_MAX:g}, not {seconds!r}")
+    if not window.isActiveWindow():
+        activate(window)
     window.car_view.setFocus()
     for code in codes:
         _send(window, code, True)
@@ -370,10 +425,12 @@ def press_key(window, key: str) -> None:
     hold_keys(window, [key], window.model.session.dt)
 
 
-@dataclass
-class DrivenRun:
-    """What :func:`drive` gives: the verdicts (iterate it like a list of them) and the run.
+@dataclass(repr=False)
+class DrivenRun(Sequence):
+    """What :func:`drive` gives: the verdicts (a sequence of them) and the run.
 
+    ``passed`` says whether every expectation passed, ``failures()`` the failed ones as ``carbench replay`` prints
+    them (bound and value in the channel's display unit), for ``assert driven.passed, driven.failures()``.
     ``run.channel("speed_kmh")`` is a channel's values per frame in its display unit (degrees for angles),
     ``run.unit(name)`` that unit, ``run.t`` the frame times [s], ``stamp`` the run's stamp (as ``replay --json``
     gives it), ``frames`` and ``repaints`` how it was driven.
@@ -392,6 +449,28 @@ class DrivenRun:
 
     def __getitem__(self, i):
         return self.verdicts[i]
+
+    def __repr__(self) -> str:
+        failed = sum(not v.passed for v in self.verdicts)
+        return (f"DrivenRun({len(self.verdicts)} verdicts, {failed} failed, {self.frames} frames, "
+                f"{self.repaints} repaints)")
+
+    @property
+    def passed(self) -> bool:
+        return all(v.passed for v in self.verdicts)
+
+    def failures(self) -> str:
+        """The failed expectations, one line each as ``carbench replay``'s table has them ("" when none failed)."""
+        from physics import channel_infos
+        from workbench.output.report import verdict_row
+
+        infos = {info.name: info for info in channel_infos(self.run.unit)} if self.run is not None else {}
+        rows = [verdict_row(v, infos) for v in self.verdicts if not v.passed]
+        if not rows:
+            return ""
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                         for row in rows)
 
     @property
     def stamp(self):
@@ -421,8 +500,6 @@ class DrivenRun:
         return self.run.data[name] * factor
 
 
-Sequence.register(DrivenRun)
-
 
 def drive(window, script: str | Path, realtime: bool = False, repaint_every: float = REPAINT_EVERY,
           chunk: int | None = None) -> DrivenRun:
@@ -433,8 +510,12 @@ def drive(window, script: str | Path, realtime: bool = False, repaint_every: flo
     instead, for a test to watch; ``chunk`` repaints after every ``chunk`` frames. Returns the verdicts (every window is over at the end) with the run: the
     window's own history, stepped by the same code path as ``carbench replay``.
     """
+    import numbers
+
     from PySide6.QtWidgets import QApplication
 
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral) or chunk < 1):
+        raise ValueError(f"drive: chunk must be a whole number of frames, 1 or more, not {chunk!r}")
     _load(window, script)
     if window.isVisible():
         activate(window)  # its shortcuts work after drive(), whatever took the activation before
@@ -444,7 +525,7 @@ def drive(window, script: str | Path, realtime: bool = False, repaint_every: flo
     began = time.perf_counter()
     frames = repaints = 0
     fixed = chunk is not None
-    chunk = max(int(chunk), 1) if fixed else MIN_CHUNK  # frames per repaint, fitted to repaint_every
+    chunk = int(chunk) if fixed else MIN_CHUNK  # frames per repaint, fitted to repaint_every
     while model.session.replaying:
         last = time.perf_counter()
         if realtime:

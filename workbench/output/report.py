@@ -56,14 +56,8 @@ def table(results: Sequence[ReplayResult]) -> str:
                      f"{p.frames} frames")
         if not r.verdicts:
             lines.append("  (no expectations)")
-        rows = []
         infos = {c.name: c for c in channel_infos(p.params.model.unit)}
-        for v in r.verdicts:
-            shown, factor = display_of(infos[v.expect.channel]) if v.expect.channel in infos else (v.unit, 1.0)
-            unit = f" {shown}" if shown else ""
-            where = "" if v.expect.at is not None else f" at {v.time:.4g} s"
-            rows.append(("PASS" if v.passed else "FAIL", one_line(v.expect.label()), v.expect.channel, _window(v),
-                         v.expect.bound_text(scale=factor) + unit, f"{_value(v.measured * factor)}{unit}{where}"))
+        rows = [verdict_row(v, infos) for v in r.verdicts]
         if rows:
             widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
             for row in rows:
@@ -83,6 +77,16 @@ def table(results: Sequence[ReplayResult]) -> str:
                  f"{total - failed} passed, {failed} failed"
                  + (f" ({scripts_failed} script{'s' if scripts_failed != 1 else ''} failing)" if failed else ""))
     return "\n".join(lines)
+
+
+def verdict_row(v: Verdict, infos: dict) -> tuple[str, str, str, str, str, str]:
+    """A verdict as the table shows it: PASS or FAIL, the expectation's label, its channel, its frames, its bound and
+    the value measured (both in the channel's display unit; ``infos`` the car's channels by name)."""
+    shown, factor = display_of(infos[v.expect.channel]) if v.expect.channel in infos else (v.unit, 1.0)
+    unit = f" {shown}" if shown else ""
+    where = "" if v.expect.at is not None else f" at {v.time:.4g} s"
+    return ("PASS" if v.passed else "FAIL", one_line(v.expect.label()), v.expect.channel, _window(v),
+            v.expect.bound_text(scale=factor) + unit, f"{_value(v.measured * factor)}{unit}{where}")
 
 
 def scaled(x, factor: float):
