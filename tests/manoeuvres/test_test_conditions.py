@@ -179,3 +179,23 @@ def test_braking_in_a_turn_in_gear_gives_figures_that_settle_as_dt_shrinks():
     coarse, fine = heading(1.0 / 120.0), heading(1.0 / 1000.0)
     assert fine > 1.5
     assert coarse == pytest.approx(fine, rel=0.04)
+
+
+def test_the_slowly_increasing_steer_s_a_is_the_handwheel_angle_at_0_3_g_in_closed_form():
+    """FMVSS 126 S7.6: A is the handwheel angle at 0.3 g. A car whose lateral acceleration is 0.15 m/s^2 per deg of
+    handwheel on the ramp reaches 0.3 g at 0.3 g / 0.15 deg; past the fit's top it loses control and passes back
+    through the same accelerations at larger angles, which do not count."""
+    from workbench.manoeuvres.kpi import DEG, G
+    from workbench.manoeuvres.sine_dwell import SIS_FIT, sis_amplitude
+
+    ratio, dt = 15.0, 1.0 / 120.0
+    t = np.arange(0.0, 30.0, dt)
+    handwheel = 13.5 * t  # [deg] S7.6's ramp
+    ay = 0.15 * handwheel
+    lost = np.flatnonzero(ay > SIS_FIT[1] + 1.0)[0]
+    ay[lost:] = np.linspace(ay[lost], 0.5, len(t) - lost)  # the car lets go: back down through the fit's range
+    run = RunData({"t": t, "steer": handwheel / ratio / DEG, "accel_lat": ay}, dt, load_preset("sedan").params, None)
+    assert sis_amplitude(run, ratio) == pytest.approx(0.3 * G / 0.15, rel=1e-12)
+    never = RunData({"t": t, "steer": handwheel / ratio / DEG, "accel_lat": np.minimum(ay, 0.29 * G)}, dt,
+                    load_preset("sedan").params, None)
+    assert sis_amplitude(never, ratio) is None  # never at 0.3 g: no A drawn from the line past its data

@@ -413,8 +413,14 @@ def sine_dwell_chart(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
             lines.append(Line(c["cos"], "x", label="COS"))
             lines += [Line(c["cos"] + after, "x", label=f"+{after:.2f} s") for after, _ in YAW_LIMITS]
             if c["psi_peak"] is not None:  # the limits as yaw rates of this run: a share of its reversed peak
-                lines += [Line(limit * c["psi_peak"] * DEG, "y", FAIL_MARK, label=f"{100 * limit:g}% of the peak",
-                               label_at=0.05) for _, limit in YAW_LIMITS]
+                whose = f"{name}'s peak" if len(runs) > 1 else "the peak"  # the other cars' peaks are their own
+                # The two limits are a few deg/s apart, and their labels overlapped: the larger one's label on its
+                # side away from zero, the smaller one's on its side towards zero, and apart along the axis.
+                largest = max(limit for _, limit in YAW_LIMITS)
+                for k, (_, limit) in enumerate(YAW_LIMITS):
+                    value = limit * c["psi_peak"] * DEG
+                    lines.append(Line(value, "y", FAIL_MARK, label=f"{100 * limit:g}% of {whose}",
+                                      below=value < 0 if limit == largest else value > 0, label_at=0.05 + 0.3 * k))
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
     return Chart(f"{m.title}: each car's run of its worst yaw-rate ratio", "time [s]", "yaw rate [deg/s]",
                  [within(s, lo, hi) for s in series], lines=lines,

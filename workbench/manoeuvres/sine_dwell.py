@@ -1,11 +1,17 @@
 """UN R140 / FMVSS 126 sine with dwell at 80 km/h, after the slowly increasing steer that sizes it.
 
-FMVSS 126 S7.6 (UN R140 Annex 3, the same test): the slowly increasing steer ramps the handwheel at
+FMVSS 126 S7.6 (UN R140 has the same test in its main text, as GTR No. 8 words it; its Annex 4 is the simulation
+tool, not this test): the slowly increasing steer ramps the handwheel at
 13.5 deg/s at 80 km/h; A is the handwheel angle at 0.3 g, from a least-squares line of handwheel
 angle against lateral acceleration over SIS_FIT (NHTSA TP-126). S7.9: the sine with dwell, 0.7 Hz
 with a 500 ms dwell at its second peak, runs at 1.5 A and upwards in steps of 0.5 A to 6.5 A or
 270 deg, whichever is greater (the last run at 300 deg when 6.5 A would pass it), the throttle
-released, here steering left first. Per run (S5.2):
+released. carbench's choices where the standard asks more: the series steers left first only, where S7.6 and S7.9
+run a counter-clockwise and a clockwise series (the model's cars are symmetric, so the mirror series is the same car
+mirrored, and the same KPIs, unless a road's surfaces are not); A is from one slowly increasing steer, where S7.6
+averages six; and the signals are the model's frames as they are, with none of S7.11's 12-pole phaseless Butterworth
+filters (10 Hz on the steer, 6 Hz on the yaw rate and the lateral acceleration) nor its zeroing over the second
+before the steer (the model's signals are noise-free and at rest there). Per run (S5.2):
 
 - S5.2.1: the yaw rate 1.00 s after the completion of steer (COS) is at most 35% of the first yaw
   rate peak after the steer changes sign (psi_peak);
@@ -49,8 +55,9 @@ def displacement_min(params) -> float:
 
 
 def clause(number: str) -> str:
-    """A KPI's clause: FMVSS 126's section number (UN R140 numbers its paragraphs otherwise), with R140's test."""
-    return f"FMVSS 126 {number}; UN R140 Annex 3"
+    """A KPI's clause: FMVSS 126's section number (UN R140, which has the same test as GTR No. 8, numbers its
+    paragraphs otherwise)."""
+    return f"FMVSS 126 {number}; UN R140"
 
 
 BOS_ANGLE = 5.0  # [deg of handwheel] FMVSS 126 S7.11.6: BOS is where the handwheel angle first reaches 5 deg
