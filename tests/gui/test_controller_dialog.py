@@ -230,3 +230,74 @@ def test_restore_defaults_is_offered_only_with_a_controller_on_show(carbench_win
         dialog.restore.click()  # disabled: nothing happens, nothing raises
     finally:
         dialog.close()
+
+
+GAMEPAD_GUID = "ff005efa63617262656e636820007601"  # the virtual gamepad's
+
+
+def test_a_saved_mapping_that_is_not_usable_is_kept_when_an_edit_saves_over_it(carbench_window, virtual_gamepad):
+    """One bad entry made the whole saved mapping unusable, said for 6 s in the status bar only; the first edit in the
+    dialog then saved the default and the edit over it, and the user's calibrated steer was gone."""
+    window = carbench_window
+    key = f"controllers/{GAMEPAD_GUID}"
+    stored = json.dumps({"axes": [{"axis": "leftx", "control": "steer", "dead_zone": 0.1, "low": -30000, "high": 30000},
+                                  {"axis": "righttrigger", "control": "throttle_pedal", "dead_zone": 0.9}],
+                         "buttons": {"dpup": "gear_up"}})
+    window.settings.setValue(key, stored)
+    said = []
+    window.analog.controllers.message.connect(said.append)
+    window.analog.pump()
+    dialog = window.analog.show_dialog()
+    try:
+        assert "is not usable (axis 'righttrigger': dead zone 0.9" in dialog.problem.text()
+        row(dialog, "lefttrigger").invert.setChecked(True)
+        assert window.settings.value(key + "-refused") == stored  # kept, under its own key
+        assert said[-1].endswith(f"is kept in {window.settings.fileName()}, key {key}-refused")
+        assert saved(window, dialog)["axes"] != json.loads(stored)["axes"]  # the edit saved
+        row(dialog, "lefttrigger").invert.setChecked(False)  # a second edit keeps nothing more
+        assert window.settings.value(key + "-refused") == stored
+    finally:
+        dialog.close()
+
+
+@pytest.mark.parametrize("stored", [["1", "2"], b"\x00\x01"], ids=["list", "bytes"])
+def test_a_saved_mapping_that_is_no_text_is_said_to_be_unusable(carbench_window, virtual_gamepad, stored):
+    """`controllers/<GUID>=1, 2` in the file reads as a list: it was read as "" and the default used without a word."""
+    window = carbench_window
+    window.settings.setValue(f"controllers/{GAMEPAD_GUID}", stored)
+    said = []
+    window.analog.controllers.message.connect(said.append)
+    window.analog.pump()
+    assert said[-1].endswith(f"not a mapping's JSON text); using the default"), said
+
+
+def test_a_warning_about_a_saved_mapping_is_the_message_left_when_two_controllers_come_at_once(
+        carbench_window, virtual_gamepad, virtual_wheel):
+    window = carbench_window
+    window.settings.setValue(f"controllers/{GAMEPAD_GUID}", '{"axes": 1}')
+    window.analog.pump()
+    assert "is not usable (`axes` must be a list" in window.status_message.toolTip()
+
+
+def test_a_refused_edit_leaves_the_row_as_the_mapping_is_and_a_later_edit_clears_the_problem(carbench_window,
+                                                                                         virtual_wheel):
+    """The row kept showing the refused choice ("steer" on a pedal calibrated to -1000 .. 32767) while the mapping
+    still had the pedal on the throttle, and the refusal stayed in red after edits that went through."""
+    carbench_window.analog.pump()
+    dialog = carbench_window.analog.show_dialog()
+    try:
+        pedal = row(dialog, "axis 1")
+        pedal.calibrate.click()
+        for raw in (-1000, 15000, 32767):
+            virtual_wheel.set_axis(1, raw)
+            dialog.update_values()
+        pedal.calibrate.click()
+        assert dialog.problem.text() == ""
+        pedal.control.setCurrentText("steer")
+        assert dialog.problem.text().startswith("axis 1: ") and "to steer" in dialog.problem.text()
+        assert pedal.control.currentText() == "throttle_pedal"
+        assert dialog.controllers.mapping(dialog.device()).axis_for("axis 1").control == "throttle_pedal"
+        row(dialog, "axis 2").invert.setChecked(False)
+        assert dialog.problem.text() == ""
+    finally:
+        dialog.close()

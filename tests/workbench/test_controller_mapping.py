@@ -204,3 +204,21 @@ def test_a_steering_calibration_through_both_sides_is_taken():
     for raw in (0, -30000, 0, 25000, 0):
         calibrator.feed(raw)
     assert calibrator.result(steering=True) == (-30000, 25000)
+
+
+def test_a_gamepad_without_triggers_steers_and_leaves_the_pedals_to_the_keys():
+    """A gamepad SDL knows with sticks but no triggers got the wheel layout: its centred sticks were pedals read half
+    down (0.49), and the throttle stuck there once the stick had moved; its A and B shifted."""
+    from workbench.controllers.device import DeviceInfo
+
+    info = DeviceInfo("00" * 16, "pad", "gamepad", ("leftx", "lefty", "rightx", "righty"), ("a", "b", "start"))
+    mapping = default_mapping(info)
+    assert [(a.axis, a.control) for a in mapping.axes] == [("leftx", "steer")]
+    assert mapping.sample({"leftx": 0, "lefty": 0, "rightx": 0, "righty": 0}) == {"steer": 0.0}
+    assert mapping.buttons == {"a": "handbrake", "b": "clutch", "start": "pause"}
+
+
+def test_a_wrong_type_in_a_saved_axis_names_the_axis():
+    with pytest.raises(MappingError, match=r"axis 'righttrigger': `low` = 0.0 has the wrong type"):
+        ControllerMapping.from_dict({"axes": [{"axis": "leftx", "control": "steer"},
+                                              {"axis": "righttrigger", "control": "throttle_pedal", "low": 0.0}]})

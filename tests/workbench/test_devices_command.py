@@ -87,3 +87,34 @@ def test_the_replay_path_never_loads_sdl2():
     done = run_python(code)
     assert done.returncode == 0, done.stderr
     assert "SDL: []" in done.stdout
+
+
+def _attach(sdl_lib, joystick_type: int, name: bytes, axes: int = 2, buttons: int = 2):
+    """A virtual joystick of SDL's ``joystick_type``; returns (its device index, its name buffer SDL keeps)."""
+    desc = sdl_lib.SDL_VirtualJoystickDesc()
+    desc.version = sdl_lib.SDL_VIRTUAL_JOYSTICK_DESC_VERSION
+    desc.type = joystick_type
+    desc.naxes, desc.nbuttons = axes, buttons
+    keep = ctypes.c_char_p(name)
+    desc.name = keep
+    return sdl_lib.SDL_JoystickAttachVirtualEx(ctypes.byref(desc)), keep
+
+
+def test_every_kind_sdl_reports_is_named_as_sdl_names_it(capsys):
+    """SDL_JoystickType counts from 1 (GAMECONTROLLER) to 9 (THROTTLE): a "joystick" sat at the third place of the
+    kinds, and an arcade stick was named a joystick, a flight stick an arcade stick ... a throttle an arcade pad."""
+    lib = sdl.load_sdl()
+    sdl._init(lib, lib.SDL_INIT_JOYSTICK)
+    kinds = {"ARCADE_STICK": "arcade stick", "FLIGHT_STICK": "flight stick", "DANCE_PAD": "dance pad",
+             "GUITAR": "guitar", "DRUM_KIT": "drum kit", "ARCADE_PAD": "arcade pad", "THROTTLE": "throttle",
+             "UNKNOWN": "joystick"}
+    attached = [_attach(lib, getattr(lib, f"SDL_JOYSTICK_TYPE_{t}"), f"kind {t}".encode()) for t in kinds]
+    try:
+        assert main(["devices", "--json"]) == 0
+        listed = {d["name"]: d["kind"] for d in json.loads(capsys.readouterr().out)["devices"]}
+        assert {f"kind {t}": kind for t, kind in kinds.items()} == {n: k for n, k in listed.items()
+                                                                     if n.startswith("kind ")}
+    finally:
+        for index, _ in reversed(attached):
+            lib.SDL_JoystickDetachVirtual(index)
+        lib.SDL_QuitSubSystem(lib.SDL_INIT_JOYSTICK)

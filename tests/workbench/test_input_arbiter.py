@@ -64,3 +64,17 @@ def test_a_move_of_exactly_the_threshold_never_takes_a_control_wherever_it_start
             arbiter.frame(set(), {"pad": {control: start}})
             assert arbiter.frame(set(), {"pad": {control: round(start + 0.05, 4)}}) == {}, (control, start)
             assert arbiter.frame(set(), {"pad": {control: round(start + 0.0501, 4)}}) != {}, (control, start)
+
+
+def test_an_edited_mapping_is_no_move_of_the_axis():
+    """Inverting a resting trigger's mapping made it read 1.0: judged against its reading before the edit, that was
+    a move, and the brake went full on from the keys. After rebase() the new reading is where it is judged from."""
+    arbiter = InputArbiter()
+    arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 0.0}})
+    arbiter.rebase("pad")
+    assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 1.0}}) == {}  # the inverted trigger at rest
+    assert arbiter.owner["brake_pedal"] == KEYBOARD
+    assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 0.5}}) == {"brake_pedal": 0.5}  # then moved
+    # A control the source drives stays its own through an edit: the edit changes what it drives with.
+    arbiter.rebase("pad")
+    assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 0.2}}) == {"brake_pedal": 0.2}

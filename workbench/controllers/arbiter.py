@@ -64,6 +64,13 @@ class InputArbiter:
                 out[control] = sources[owner][control]
         return out
 
+    def rebase(self, source: str) -> None:
+        """``source``'s mapping changed: what it reads now is where the controls it does not drive are judged from
+        (an edit is no move: inverting a resting trigger read as the brake pressed, and took it from the keys)."""
+        for name, control in list(self._anchor):
+            if name == source and self.owner[control] != source:
+                del self._anchor[name, control]  # its next reading anchors it, and takes nothing
+
     def release(self) -> None:
         """Every control back to the keys (a reset, a new car): the sources must move again to take one."""
         self.owner = dict.fromkeys(ANALOG, KEYBOARD)

@@ -1,7 +1,9 @@
 """The mapping a controller starts with, before anyone edits it: one for gamepads, one for wheels.
 
 A gamepad (anything SDL's game controller API knows) steers with the left stick and has the right
-and left triggers as throttle and brake, as racing games do. Anything else is taken for a wheel
+and left triggers as throttle and brake, as racing games do; one without triggers steers with its left stick and
+leaves the pedals to the keys (its sticks, centred at rest, read half a pedal each as a wheel's pedals: the throttle
+stuck at 0.49 once the stick had moved). Anything else is taken for a wheel
 with pedals, as most report themselves: the first axis steers, the next three are throttle, brake
 and clutch (pedals that read the top of their range at rest, hence inverted), and the first two
 buttons (the paddles on many wheels) shift up and down; a wheel with fewer shifts on its first hat, up and
@@ -34,7 +36,7 @@ WHEEL_BUTTONS = ("gear_up", "gear_down")
 
 def default_mapping(info: DeviceInfo) -> ControllerMapping:
     """The starting mapping for ``info``: the gamepad layout, or the wheel layout for anything else."""
-    if info.kind == "gamepad" and {"leftx", "lefttrigger", "righttrigger"} <= set(info.axes):
+    if info.kind == "gamepad":
         return _gamepad(info)
     return _wheel(info)
 
@@ -44,9 +46,10 @@ def _gamepad(info: DeviceInfo) -> ControllerMapping:
         low, high = info.axis_range(name)
         return AxisMapping(name, control, low=low, high=high, **options)
 
-    axes = (axis("leftx", "steer", dead_zone=GAMEPAD_STEER_DEAD_ZONE, curve="power", exponent=GAMEPAD_STEER_EXPONENT),
-            axis("righttrigger", "throttle_pedal", dead_zone=TRIGGER_DEAD_ZONE),
-            axis("lefttrigger", "brake_pedal", dead_zone=TRIGGER_DEAD_ZONE))
+    axes = tuple(axis(name, control, **options) for name, control, options in (
+        ("leftx", "steer", {"dead_zone": GAMEPAD_STEER_DEAD_ZONE, "curve": "power", "exponent": GAMEPAD_STEER_EXPONENT}),
+        ("righttrigger", "throttle_pedal", {"dead_zone": TRIGGER_DEAD_ZONE}),
+        ("lefttrigger", "brake_pedal", {"dead_zone": TRIGGER_DEAD_ZONE})) if name in info.axes)
     buttons = {b: action for b, action in GAMEPAD_BUTTONS.items() if b in info.buttons}
     return ControllerMapping(axes, buttons)
 

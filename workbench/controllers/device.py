@@ -6,9 +6,13 @@ from dataclasses import dataclass
 
 from workbench.controllers.mapping import RAW_MAX, RAW_MIN
 
-KINDS = ("gamepad", "wheel", "joystick", "arcade stick", "flight stick", "dance pad", "guitar", "drum kit",
-         "arcade pad", "throttle")
-"""SDL_JoystickType's kinds (``gamepad`` also for any device SDL's game controller API knows)."""
+SDL_KINDS = ("gamepad", "wheel", "arcade stick", "flight stick", "dance pad", "guitar", "drum kit", "arcade pad",
+             "throttle")
+"""SDL_JoystickType's kinds, its values 1 to 9 in order (SDL_JOYSTICK_TYPE_GAMECONTROLLER to _THROTTLE)."""
+KINDS = SDL_KINDS + ("joystick",)
+"""What a device is: one of SDL's kinds (``gamepad`` also for any device SDL's game controller API knows), or
+``joystick`` for one SDL does not know the kind of (SDL_JOYSTICK_TYPE_UNKNOWN, 0) and a gamepad it has no mapping
+for."""
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,9 @@ class ControllerMapping:
                      "exponent": (int, float), "low": int, "high": int}
             for key, value in entry.items():
                 if not isinstance(value, kinds[key]) or (key != "invert" and isinstance(value, bool)):
-                    raise MappingError(f"axis `{key}` = {value!r} has the wrong type")
+                    raise MappingError(f"axis {entry['axis']!r}: `{key}` = {value!r} has the wrong type"
+                                       if isinstance(entry["axis"], str) and key != "axis"
+                                       else f"axis `{key}` = {value!r} has the wrong type")
             parsed.append(AxisMapping(**entry))
         return cls(tuple(parsed), dict(buttons))
 

@@ -16,7 +16,7 @@ import importlib
 import warnings
 from functools import partial
 
-from workbench.controllers.device import KINDS, DeviceInfo
+from workbench.controllers.device import SDL_KINDS, DeviceInfo
 from workbench.controllers.mapping import RAW_MAX, RAW_MIN
 
 HAT_DIRECTIONS = (("up", 1), ("right", 2), ("down", 4), ("left", 8))  # SDL_HAT_* bits
@@ -104,7 +104,9 @@ class Device:
             axes = tuple(f"axis {i}" for i in range(n_axes))
             ranges = ((RAW_MIN, RAW_MAX),) * n_axes
             kind_index = sdl.SDL_JoystickGetType(j)
-            kind = KINDS[kind_index - 1] if 1 <= kind_index <= len(KINDS) else "joystick"
+            # SDL_JoystickType counts from 1 (0 is unknown); "joystick" sat at 3 here, and every kind from SDL's
+            # arcade stick on was named as the one before it (a throttle as an arcade pad)
+            kind = SDL_KINDS[kind_index - 1] if 1 <= kind_index <= len(SDL_KINDS) else "joystick"
             kind = "joystick" if kind == "gamepad" else kind  # a gamepad SDL has no mapping for
             self._axis = {n: partial(sdl.SDL_JoystickGetAxis, j, i) for i, n in enumerate(axes)}
             self._button = {f"button {i}": partial(sdl.SDL_JoystickGetButton, j, i) for i in range(n_buttons)}

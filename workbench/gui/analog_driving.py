@@ -34,6 +34,7 @@ class AnalogDriving(QObject):
         self.controllers.message.connect(lambda text: window.show_message(text, MESSAGE_MS))
         self.controllers.devices_changed.connect(self._update_status)
         self.controllers.command.connect(self._on_command)
+        self.controllers.mapping_changed.connect(self._on_mapping_changed)
         window.model.frame_inputs = self.frame_inputs
         # A new car or script, and a reset (MainWindow.reset_car): every control back to the keys, and a source
         # takes one again only when it moves.
@@ -75,6 +76,13 @@ class AnalogDriving(QObject):
             text = (text + "  " if text else "") + "mouse steers"
         self.status.setText(text)
         self.status.setToolTip(tip)
+
+    def _on_mapping_changed(self, device) -> None:
+        """An edited mapping is no move of the axes: every controller of its model (one GUID, one mapping) is judged
+        from what it reads under the new mapping."""
+        for other in self.controllers.devices:
+            if other.info.guid == device.info.guid:
+                self.arbiter.rebase(f"controller {other.instance_id}")
 
     # -- per tick and per frame ----------------------------------------------------------------------
 

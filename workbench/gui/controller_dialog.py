@@ -290,6 +290,9 @@ class ControllerDialog(QDialog):
                            "once and are kept for every controller of this model. Steer: the right end of an axis "
                            "steers right; pedals: 0 at rest (invert a pedal that reads high at rest).")
         mapping = self.controllers.mapping(device)
+        # A saved mapping that was not usable: the default is on show, and the first edit saves over it (keeping it
+        # beside); it was said only in the status bar, for 6 s.
+        self.problem.setText(self.controllers.refused.get(info.guid, ""))
         axes = QGroupBox("Axes")
         grid = QGridLayout(axes)
         for column, title in enumerate(AXIS_COLUMNS):
@@ -326,8 +329,10 @@ class ControllerDialog(QDialog):
         try:
             updated = mapping.with_axis(row.edited(low, high), row.axis)
         except MappingError as exc:
-            self.problem.setText(str(exc))
+            self.problem.setText(f"{row.axis}: {exc}")
+            row.show(old)  # the row says what the mapping has: it kept the refused choice on show
             return
+        self.problem.clear()  # an edit that went through: an earlier refusal is over
         self.controllers.set_mapping(device, updated)
         for line in self.rows:  # another axis may have given its control up
             line.show(updated.axis_for(line.axis))
@@ -335,6 +340,7 @@ class ControllerDialog(QDialog):
     def _on_button_edited(self, button: str, action: str) -> None:
         device = self.device()
         mapping = self.controllers.mapping(device)
+        self.problem.clear()
         self.controllers.set_mapping(device, mapping.with_button(button, None if action == NONE else action))
 
     def _on_calibrate(self, row: _AxisRow, on: bool) -> None:

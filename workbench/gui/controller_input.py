@@ -19,6 +19,7 @@ from workbench.controllers.mapping import COMMANDS, ControllerMapping, MappingEr
 from workbench.controllers.sdl import ControllerHub, Device, SdlUnavailable
 
 SETTINGS_GROUP = "controllers"  # QSettings: controllers/<GUID> = the mapping as JSON
+REFUSED_SUFFIX = "-refused"  # controllers/<GUID>-refused: a saved mapping that was not usable, kept at the first edit
 
 
 class ControllerInput(QObject):
@@ -27,12 +28,16 @@ class ControllerInput(QObject):
     devices_changed = Signal()
     message = Signal(str)  # one line for the status bar
     command = Signal(str)  # a command button went down: reset, pause or pin
+    mapping_changed = Signal(object)  # a Device whose mapping was edited or reset
 
     def __init__(self, settings: QSettings, parent: QObject | None = None):
         super().__init__(parent)
         self._settings = settings
         self.unavailable: str | None = None  # why there are no controllers at all
         self.mappings: dict[str, ControllerMapping] = {}  # GUID -> mapping in use
+        # GUID -> why its saved mapping was not usable (the default is in use): the dialog says so, and the first
+        # edit keeps the saved text under REFUSED_SUFFIX before it saves over it (nothing the user saved is lost).
+        self.refused: dict[str, str] = {}
         self._commands_down: dict[int, set[str]] = {}  # instance id -> command buttons held at the last pump
         try:
             self.hub: ControllerHub | None = ControllerHub()
@@ -53,25 +58,46 @@ class ControllerInput(QObject):
         return self.mappings[guid]
 
     def _saved_mapping(self, device: Device) -> ControllerMapping:
-        text = self._settings.value(f"{SETTINGS_GROUP}/{device.info.guid}", "", type=str)
-        if text:
-            try:
-                return ControllerMapping.from_dict(json.loads(text))
-            except (ValueError, MappingError, RecursionError) as exc:  # RecursionError: JSON nested thousands deep
-                why = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
-                self.message.emit(f"{device.info.name}: the saved mapping ({self._settings.fileName()}, key "
-                                  f"{SETTINGS_GROUP}/{device.info.guid}) is not usable ({why}); using the default")
+        key = f"{SETTINGS_GROUP}/{device.info.guid}"
+        text = self._settings.value(key)  # as stored: a list or a byte array edited into the file is not a mapping
+        if text is not None and text != "":
+            why = None
+            if not isinstance(text, str):
+                why = f"a {type(text).__name__}, not a mapping's JSON text"  # read as "" before, without a word
+            else:
+                try:
+                    return ControllerMapping.from_dict(json.loads(text))
+                except (ValueError, MappingError, RecursionError) as exc:  # RecursionError: JSON nested deep
+                    why = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+            self.refused[device.info.guid] = (f"the saved mapping ({self._settings.fileName()}, key {key}) is not "
+                                              f"usable ({why}); using the default")
+            self.message.emit(f"{device.info.name}: {self.refused[device.info.guid]}")
         return default_mapping(device.info)
+
+    def _keep_refused(self, device: Device) -> None:
+        """Before the first save over a saved mapping that was not usable: keep it beside, under REFUSED_SUFFIX."""
+        guid = device.info.guid
+        if self.refused.pop(guid, None) is None:
+            return
+        key = f"{SETTINGS_GROUP}/{guid}"
+        kept = key + REFUSED_SUFFIX
+        self._settings.setValue(kept, self._settings.value(key))
+        self.message.emit(f"{device.info.name}: the saved mapping that was not usable is kept in "
+                          f"{self._settings.fileName()}, key {kept}")
 
     def set_mapping(self, device: Device, mapping: ControllerMapping) -> None:
         """Use ``mapping`` for this controller (and every one of its model: same GUID) and save it."""
+        self._keep_refused(device)
         self.mappings[device.info.guid] = mapping
         self._settings.setValue(f"{SETTINGS_GROUP}/{device.info.guid}", json.dumps(mapping.to_dict()))
+        self.mapping_changed.emit(device)
 
     def reset_mapping(self, device: Device) -> ControllerMapping:
-        """Back to the default mapping (the saved one is forgotten)."""
+        """Back to the default mapping (the saved one is forgotten; one that was not usable is kept beside)."""
+        self._keep_refused(device)
         self._settings.remove(f"{SETTINGS_GROUP}/{device.info.guid}")
         self.mappings[device.info.guid] = mapping = default_mapping(device.info)
+        self.mapping_changed.emit(device)
         return mapping
 
     # -- polling -----------------------------------------------------------------------------------
@@ -84,8 +110,11 @@ class ControllerInput(QObject):
         for device in removed:
             self._commands_down.pop(device.instance_id, None)
             self.message.emit(f"controller unplugged: {device.info.label}")
-        for device in added:  # said before the mapping is read: a warning about it is the message left on show
+        # Every device said first, then the mappings read: a warning about one is the message left on show (with a
+        # gamepad and a wheel plugged in together, the wheel's line replaced the gamepad's warning).
+        for device in added:
             self.message.emit(f"controller plugged in: {device.info.label}")
+        for device in added:
             self.mapping(device)
         if added or removed:
             self.devices_changed.emit()
