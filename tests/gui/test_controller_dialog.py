@@ -268,7 +268,7 @@ def test_a_saved_mapping_that_is_no_text_is_said_to_be_unusable(carbench_window,
     said = []
     window.analog.controllers.message.connect(said.append)
     window.analog.pump()
-    assert said[-1].endswith(f"not a mapping's JSON text); using the default"), said
+    assert said[-1].endswith("not a mapping's JSON text); using the default"), said
 
 
 def test_a_warning_about_a_saved_mapping_is_the_message_left_when_two_controllers_come_at_once(
