@@ -83,7 +83,8 @@ class Telemetry:
     tcs_active: np.ndarray = channel("", "traction control cutting the engine's torque (1) or not (0)")
     roll: np.ndarray = channel("rad", "body roll, positive to the right (four-wheel model)", "deg")
     mu_front: np.ndarray = channel("", "the front tyres' friction coefficient: the road's under them (four-wheel: the "
-                                       "front wheels' mean)")
+                                       "front wheels' mean, each the road's less tyres.load_sensitivity at its load: "
+                                       "mu_fl, mu_fr)")
     mu_rear: np.ndarray = channel("", "the rear tyres' friction coefficient")
     esc_active: np.ndarray = channel("", "stability control braking a wheel (1) or not (0)")
     lateral_error: np.ndarray = channel("m", "driver: distance of the reference point from the path, positive "

@@ -376,3 +376,22 @@ def test_a_parameter_edit_while_the_car_rolls_is_no_energy_gain(preset):
     assert "energy_gain" not in fired(text)
     if preset == "manual003":  # air that pushes the coasting car (the fault's kernel is the simple model's)
         assert "energy_gain" in fired(text, faults.pushing_drag)
+
+
+def test_the_stiffest_longitudinal_curve_allowed_gains_no_energy_braking_in_reverse(tmp_path):
+    """At tyres.b_long = 1,000 (its old upper limit) a sedan braked to a stop in reverse gained 54 J in one frame
+    (the energy_gain monitor); the limit is 200 now, and a run at it is clean."""
+    from dataclasses import replace
+
+    from physics import ParamError
+
+    sedan = load_preset("sedan")
+    with pytest.raises(ParamError):
+        sedan.params.with_value("tyres.b_long", 1000.0)
+    script = parse_script('[script]\nname = "reverse-brake"\npreset = "sedan"\nduration = 12.0\n'
+                          '[[set]]\nat = 0.0\ngear = -1\nthrottle_pedal = 1.0\n[[set]]\nat = 2.0\nsteer = 0.6\n'
+                          '[[set]]\nat = 4.0\nthrottle_pedal = 0.0\nclutch_pedal = 1.0\n'
+                          '[[set]]\nat = 7.0\nbrake_pedal = 1.0\n', "reverse_brake.toml")
+    car = replace(sedan, params=sedan.params.with_value("tyres.b_long", 200.0))
+    results = replay([compile_script(script, preset=car)])
+    assert check_results(results) == []
