@@ -236,6 +236,7 @@ class ControllerDialog(QDialog):
         layout.addWidget(self.scroll, 1)
         self.problem = QLabel()
         self.problem.setStyleSheet("color: #a40000")
+        self.problem.setWordWrap(True)  # a refused saved mapping names its settings file: a long path widened the dialog
         layout.addWidget(self.problem)
         bottom = QDialogButtonBox(QDialogButtonBox.StandardButton.RestoreDefaults | QDialogButtonBox.StandardButton.Close)
         self.restore = bottom.button(QDialogButtonBox.StandardButton.RestoreDefaults)
