@@ -535,7 +535,8 @@ def grip_drive(p, s, c, cranking, kappa, driven, dt, esc_cut):
         cut = aids.tcs_cut(p, kappa, 1.0, s.tcs, dt)
         applied = c.throttle * (1.0 - cut) * (1.0 - esc_cut)
         demand, brake_share, reversing = drive.direct(applied, c.brake, s.vx, p, c.throttle)
-        d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, applied, 0.0,
+        # Reversing on the brake, the drive takes none of the throttle (physics.drive.direct).
+        d = Drivetrain(demand, brake_share, -1.0 if reversing else 1.0, 0.0, 1.0, 0.0 if reversing else applied, 0.0,
                        demand * p.body_wheel_radius, 0.0, 0.0)
         return d, 0.0, 0.0, demand * p.body_wheel_radius, cut, 0.0
     ratio = p.gear_ratio[c.gear + 1] * p.gearbox_final_drive

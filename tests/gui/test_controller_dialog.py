@@ -301,3 +301,23 @@ def test_a_refused_edit_leaves_the_row_as_the_mapping_is_and_a_later_edit_clears
         assert dialog.problem.text() == ""
     finally:
         dialog.close()
+
+
+def test_inverting_a_resting_trigger_in_the_dialog_does_not_brake(carbench_window, dialog, virtual_gamepad):
+    """An edit is no move of the axis (InputArbiter.rebase, on the controller's mapping_changed): the trigger at rest,
+    inverted, reads 1.0, and took the brake from the keys at once; so did one the pad had driven and let go."""
+    window = carbench_window
+    window.model.advance(5)
+    row(dialog, "lefttrigger").invert.setChecked(True)
+    window.model.advance(5)
+    assert window.analog.arbiter.owner["brake_pedal"] == "keys"
+    assert window.model.session.log.column("brake")[-1] == 0.0
+    row(dialog, "lefttrigger").invert.setChecked(False)
+    virtual_gamepad.set_axis("lefttrigger", 32767)  # pressed: the pad drives the brake
+    window.model.advance(5)
+    virtual_gamepad.set_axis("lefttrigger", -32768)  # and let go: the pad still has it, at 0
+    window.model.advance(5)
+    assert window.analog.arbiter.owner["brake_pedal"].startswith("controller")
+    row(dialog, "lefttrigger").invert.setChecked(True)
+    window.model.advance(5)
+    assert window.analog.arbiter.owner["brake_pedal"] == "keys" and window.model.session.log.column("brake")[-1] == 0.0

@@ -1,6 +1,6 @@
-"""The ``carbench`` pytest plugin used the ways a review of it tried: keys while another window is active, two
-windows, paths in markers, a preset the script replaces, an exception while the window is deleted, a failing
-script's message, the project's own Qt log level."""
+"""The ``carbench`` pytest plugin used in hostile ways: keys while another window is active, two windows, paths in
+markers, a preset the script replaces, an exception while the window is deleted, a failing script's message, the
+project's own Qt log level."""
 
 from __future__ import annotations
 
@@ -163,3 +163,21 @@ def test_a_warning_the_project_allows(qtbot):
     result = _run(pytester, "-rA")
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*ERROR at teardown of test_deleted*", "*boom while the window is deleted*"])
+
+
+def test_a_driving_key_sent_to_the_plot_panel_or_a_floating_dock_drives_its_window(carbench_window):
+    """Offscreen the key's receiver says which window it is for: the plot panel (whose ``window`` attribute is its
+    time-window box, not QWidget.window) raised a TypeError inside the filter, and a floating dock is the window's."""
+    window = carbench_window
+    key = Qt.Key(_key_of("throttle"))
+    QTest.keyPress(window.plots, key)
+    window.model.advance(60)
+    QTest.keyRelease(window.plots, key)
+    assert speed(window) > 2.0
+    dock = window.plots_dock
+    dock.setFloating(True)
+    before = speed(window)
+    QTest.keyPress(window.plots, key)
+    window.model.advance(60)
+    QTest.keyRelease(window.plots, key)
+    assert speed(window) > before

@@ -332,3 +332,14 @@ def test_darker_takes_each_channel_towards_black():
 
     assert darker("#ff8000") == "#804000"
     assert darker("#ff8000", 0.0) == "#ff8000" and darker("#ff8000", 1.0) == "#000000"
+
+
+def test_on_ice_the_phase_kpis_are_angles_and_the_chart_passes_through_them():
+    """A car sliding on ice: the phases unwrapped from the sweep's lowest frequency read 296 and 2159 deg at 1 Hz, in
+    the KPIs and on the chart; now each KPI is the transfer function's angle at 1 Hz and each curve passes through it."""
+    m, runs = runs_of("iso7401_sweep", [Car(load_preset("sedan").params.with_value("tyres.mu", 0.1), "ice")])
+    (gain, phase) = charts_of(m, runs, ["ice"])
+    kpis = {k.key: k.value for k in m.kpis(runs[0])}
+    for series, key in zip(phase.series, ("yaw_phase_1hz", "ay_phase_1hz"), strict=True):
+        assert -180.0 <= kpis[key] <= 180.0
+        assert np.interp(1.0, series.x, series.y) == pytest.approx(kpis[key], abs=1e-6)

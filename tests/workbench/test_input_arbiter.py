@@ -75,6 +75,9 @@ def test_an_edited_mapping_is_no_move_of_the_axis():
     assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 1.0}}) == {}  # the inverted trigger at rest
     assert arbiter.owner["brake_pedal"] == KEYBOARD
     assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 0.5}}) == {"brake_pedal": 0.5}  # then moved
-    # A control the source drives stays its own through an edit: the edit changes what it drives with.
+    # A control the source drives goes back to the keys too: the trigger it drove the brake with, let go and then
+    # inverted, read 1.0 and braked at once.
+    arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 0.0}})
     arbiter.rebase("pad")
-    assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 0.2}}) == {"brake_pedal": 0.2}
+    assert arbiter.frame(set(), {"pad": {"steer": 0.0, "brake_pedal": 1.0}}) == {}
+    assert arbiter.owner["brake_pedal"] == KEYBOARD

@@ -62,3 +62,37 @@ def test_it_is_finite_and_within_the_pedal_on_every_kind_of_car(script, preset):
     applied, pedal = result.column("throttle_applied"), result.column("throttle")
     assert np.isfinite(applied).all() and (applied >= 0.0).all() and (applied <= pedal).all()
     assert (pedal > 0.0).any()
+
+
+def _direct_drive(force: float = 8000.0):
+    """The single-track sedan with a direct drive force in place of its engine, clutch and gearbox (aids kept)."""
+    import re
+
+    from physics.presets import Preset, cars_dir, parse_preset
+
+    kept, skip = [], False
+    for line in (cars_dir() / "sedan_single_track.toml").read_text().splitlines():
+        match = re.match(r"^\[(\w+)\]", line)
+        if match:
+            skip = match.group(1) in ("engine", "clutch", "gearbox")
+        if not skip:
+            kept.append(line)
+    kept.append(f"[drive]\nforce = {force}\npower = 0.0\nreverse_fraction = 0.5\n")
+    return Preset("direct", None, parse_preset("\n".join(kept), "direct.toml"))
+
+
+def test_a_direct_drive_s_applied_throttle_is_traction_control_s_and_none_reversing_on_the_brake():
+    from workbench.scripts.format import parse_script
+
+    launch = parse_script('[script]\nname = "launch"\npreset = "sedan"\nduration = 3.0\n'
+                          '[[set]]\nat = 0.0\nthrottle_pedal = 1.0\n', "launch.toml")
+    (result,) = replay([compile_script(launch, preset=_direct_drive(20000.0))])
+    applied, pedal = result.column("throttle_applied"), result.column("throttle")
+    cut = applied < pedal
+    assert cut.sum() > 50 and (result.column("tcs_active")[cut] == 1.0).all() and (applied <= pedal).all()
+    back = parse_script('[script]\nname = "back"\npreset = "sedan"\nduration = 3.0\n'
+                        '[[set]]\nat = 0.0\nthrottle_pedal = 0.3\nbrake_pedal = 1.0\n', "back.toml")
+    (result,) = replay([compile_script(back, preset=_direct_drive())])
+    reversing = result.column("drive_force") < 0.0
+    assert reversing.sum() > 100 and (result.column("throttle_applied")[reversing] == 0.0).all()
+    assert (result.column("throttle")[reversing] > 0.0).all()

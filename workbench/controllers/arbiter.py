@@ -65,10 +65,14 @@ class InputArbiter:
         return out
 
     def rebase(self, source: str) -> None:
-        """``source``'s mapping changed: what it reads now is where the controls it does not drive are judged from
-        (an edit is no move: inverting a resting trigger read as the brake pressed, and took it from the keys)."""
+        """``source``'s mapping changed: an edit is no move. Its controls go back to the keys and what it reads now
+        is where they are judged from (inverting a resting trigger read as the brake pressed, and took it from the
+        keys; one the source drove braked at once), so it takes one again only when it moves."""
+        for control in ANALOG:
+            if self.owner[control] == source:
+                self.owner[control] = KEYBOARD
         for name, control in list(self._anchor):
-            if name == source and self.owner[control] != source:
+            if name == source:
                 del self._anchor[name, control]  # its next reading anchors it, and takes nothing
 
     def release(self) -> None:

@@ -134,7 +134,7 @@ class DrivingKeys(QObject):
         """Whether ``watched`` (a widget, or the window system's window a key reaches first) is in this window or in
         one of its docks floating on its own."""
         if isinstance(watched, QWidget):
-            top = watched.window()
+            top = QWidget.window(watched)  # not watched.window(): the plot panel's ``window`` is its time-window box
             return top is self._window or isinstance(top, QDockWidget) and top.parentWidget() is self._window
         if isinstance(watched, QWindow):
             return watched is self._window.windowHandle()

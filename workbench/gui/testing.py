@@ -91,7 +91,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     unless it says otherwise with its own qt_log_level_fail marker or the project sets pytest-qt's
     ``qt_log_level_fail`` in its ini file (the plugin loads for every project of the environment: a project's own
     ``qt_log_level_fail = NO`` was overridden)."""
-    own_level = "qt_log_level_fail" in getattr(config, "inicfg", {})
+    own_level = _own_log_level(config)
     for item in items:
         names = getattr(item, "fixturenames", ())
         if "qtbot" not in names and "carbench_window" not in names:
@@ -99,6 +99,16 @@ def pytest_collection_modifyitems(config, items) -> None:
         if not own_level and item.get_closest_marker("qt_log_level_fail") is None:
             item.add_marker(pytest.mark.qt_log_level_fail("WARNING"))
         item.add_marker(pytest.mark.qt_log_ignore(*QT_MESSAGES_ALLOWED, extend=True))
+
+
+def _own_log_level(config) -> bool:
+    """Whether the project sets pytest-qt's ``qt_log_level_fail`` (its ini file, or ``-o``) to other than its default."""
+    try:
+        from pytestqt.logging import QtLoggingPlugin
+    except ImportError:
+        return False
+    value = config.getini("qt_log_level_fail")
+    return bool(value) and value != QtLoggingPlugin.LOG_FAIL_OPTIONS[0]
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -114,17 +124,21 @@ def pytest_runtest_teardown(item):
         from workbench.gui.main_window import MainWindow
 
         windows = [w for w in registered if isinstance(w, MainWindow)]
+    failing = False
     try:
         return (yield)
+    except BaseException:
+        failing = True  # the teardown's own error is the one reported, not one of the deletion's after it
+        raise
     finally:
         try:
             if windows:
-                _delete_closed_checked(windows)
+                _delete_closed_checked(windows, report=not failing)
         finally:
             _collect_due()
 
 
-def _delete_closed_checked(windows) -> None:
+def _delete_closed_checked(windows, report: bool = True) -> None:
     """:func:`_delete_closed`, failing the test's teardown with an exception a slot raised meanwhile (the deletion
     runs after pytest-qt's capture of the teardown: such an exception was printed and the test passed)."""
     try:
@@ -134,7 +148,7 @@ def _delete_closed_checked(windows) -> None:
         return
     with capture_exceptions() as exceptions:
         _delete_closed(windows)
-    if exceptions:
+    if exceptions and report:
         pytest.fail("while the plugin deleted the window:\n" + format_captured_exceptions(exceptions), pytrace=False)
 
 
@@ -315,7 +329,7 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
         car = window.model.session.preset
         _load(window, carbench_script)
         shown = window.model.session.preset
-        if marker is not None and shown.path != car.path:
+        if marker is not None and not _same_file(shown.path, car.path):
             # As `carbench --preset X --script Y`: a script drives its own car, and the marker's was dropped unsaid.
             raise pytest.UsageError(f"@pytest.mark.carbench_preset({marker.args[0]!r}): the script "
                                     f"{carbench_script} drives its own car, {shown.name}; give one of the two")
@@ -327,6 +341,16 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
     request.node._carbench_window = window
     yield window
     request.node._carbench_window = None
+
+
+def _same_file(a, b) -> bool:
+    """Whether two presets' paths (None for a preset built in code) name one file, however they are spelled."""
+    if a is None or b is None:
+        return a is b
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def hold(window, keys: Iterable[str] | str, frames: int) -> None:
@@ -464,7 +488,8 @@ class DrivenRun(Sequence):
         from physics import channel_infos
         from workbench.output.report import verdict_row
 
-        infos = {info.name: info for info in channel_infos(self.run.unit)} if self.run is not None else {}
+        # In the run's unit of length (metres for a DrivenRun made without a run): always the display units.
+        infos = {info.name: info for info in channel_infos(self.run.unit if self.run is not None else "m")}
         rows = [verdict_row(v, infos) for v in self.verdicts if not v.passed]
         if not rows:
             return ""

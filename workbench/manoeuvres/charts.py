@@ -55,6 +55,19 @@ def within(s: Series, lo: float, hi: float) -> Series:
     return replace(s, x=s.x[keep], y=s.y[keep])
 
 
+def phase_through_1hz(freq: np.ndarray, gain: np.ndarray, phase: np.ndarray) -> np.ndarray:
+    """A phase curve [deg] unwrapped along the sweep and moved by whole turns to pass through the KPI's value at 1 Hz
+    (transient.phase_at): unwrapped from the lowest frequency, a car sliding on ice read 296 and 2159 deg at 1 Hz on the
+    chart where its KPIs read -64 and -1."""
+    from workbench.manoeuvres.transient import phase_at
+
+    unwrapped = np.degrees(np.unwrap(np.radians(phase)))
+    if not len(freq):
+        return unwrapped
+    at = float(np.interp(1.0, freq, unwrapped))
+    return unwrapped + 360.0 * round((phase_at(1.0, freq, gain, phase) - at) / 360.0)
+
+
 def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
     """Gain of yaw rate over road-wheel angle against frequency, one curve per car, and the phase of yaw rate and of
     lateral acceleration (ISO 7401's frequency response reads both at 1 Hz)."""
@@ -65,9 +78,9 @@ def bode_charts(bodes: Sequence[dict], labels: Sequence[str]) -> list[Chart]:
     for i, (b, label) in enumerate(zip(bodes, labels, strict=True)):
         colour = PALETTE[i % len(PALETTE)]
         named = f"{label}: " if len(bodes) > 1 else ""
-        for key, what in (("phase", "yaw rate"), ("ay_phase", "lateral acceleration")):
-            phase.append(Series(b["frequency"], np.degrees(np.unwrap(np.radians(b[key]))), f"{named}{what}", colour,
-                                dashed=key == "ay_phase"))
+        for key, gain_key, what in (("phase", "gain", "yaw rate"), ("ay_phase", "ay_gain", "lateral acceleration")):
+            phase.append(Series(b["frequency"], phase_through_1hz(b["frequency"], b[gain_key], b[key]),
+                                f"{named}{what}", colour, dashed=key == "ay_phase"))
     # What the KPIs read, marked (of the first car): its gain at the sweep's lowest frequency less 3 dB, where the
     # bandwidth is read, and 1 Hz, where the phases are.
     marks = [Line(1.0, "x", MARK_COLOUR, label="1 Hz")]
@@ -264,7 +277,7 @@ def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
     it, and the run whose measured entry speed is the KPI's value (the fastest clean one) is drawn; where no run is
     clean, the first of the series (where it stopped). The script's own speed (50 km/h) was drawn, under a KPI of
     52 km/h."""
-    from workbench.manoeuvres.lane_change import SPEEDS, at_speed, clean, cone_touches, series_kpis
+    from workbench.manoeuvres.lane_change import REACHED, SPEEDS, at_speed, clean, cone_touches, series_kpis
     from workbench.manoeuvres.runner import Car, run_jobs
 
     jobs = []
@@ -283,7 +296,9 @@ def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
                   and kpi.value is not None and result[2] * KMH == kpi.value), None)
         if k is None:
             touched, _, entry, missed = results[0]
-            why = "touches a cone" if touched else "drives outside the lanes" if missed else "does not reach its speed"
+            # In series_kpis' order: a run short of its speed first, then a cone, then the lanes.
+            why = ("does not reach its speed" if entry is None or entry * KMH < SPEEDS[0] - REACHED else
+                   "touches a cone" if touched else "drives outside the lanes" if missed else "does not reach its speed")
             out.append((mine[0], f"{label}, {SPEEDS[0]:g} km/h: {why}"))
         else:
             out.append((mine[k], f"{label}, {SPEEDS[k]:g} km/h"))

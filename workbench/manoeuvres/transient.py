@@ -323,8 +323,9 @@ def held_steer(freq: np.ndarray, dt: float) -> np.ndarray:
 
 
 def phase_at(f: float, freq: np.ndarray, gain: np.ndarray, phase: np.ndarray) -> float:
-    """The phase [deg] at ``f`` of the transfer function given by its ``gain`` and ``phase`` [deg] at ``freq``: the
-    function itself (real and imaginary parts) linear between the bins, its angle in (-180, 180]. The phase unwrapped
+    """The phase [deg] at ``f`` (within ``freq``'s span: outside it, the nearest end's) of the transfer function given by
+    its ``gain`` and ``phase`` [deg] at ``freq``: the function itself (real and imaginary parts) linear between the
+    bins, its angle in [-180, 180] (a lag of 216 deg reads +144). The phase unwrapped
     from the sweep's lowest frequency read 296 and 2159 deg at 1 Hz on a car sliding on ice, its bins below 1 Hz noise."""
     h = gain * np.exp(1j * np.radians(phase))
     return float(np.degrees(np.angle(np.interp(f, freq, h.real) + 1j * np.interp(f, freq, h.imag))))

@@ -237,24 +237,24 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
     return Run(str(path), unit, dt, data)
 
 
+ADDED_SINCE = {"throttle_applied": "0.3.23"}
+"""The channels a release added, with the release: a CSV written before it has the list without them."""
+
+
 def _header_unit(header: list[str], cells: list[tuple[str, str | None]]) -> str | None:
     """The unit of length of a CSV whose header row names ``header``: the first of LENGTH_UNITS whose channel list it
-    is, or failing that, whose list it is with channels left out, in order, and no unit of its cells another's (a CSV
-    of an earlier release, written before some channels were added: compare leaves those out). Such a list starts
-    with ``t`` and holds the car's motion (MOTION) and no name twice. None for any other header."""
+    is, or failing that, whose list it is less channels added since (ADDED_SINCE), in order, and no unit of its cells
+    another's (a CSV of an earlier release: compare leaves those out). None for any other header. Only those may be
+    missing: the pixels list is the metres one less speed_kmh, and a pixels CSV of bare names read as metres."""
     for unit in LENGTH_UNITS:
         if header == channel_names(unit):
             return unit
-    if len(set(header)) != len(header) or header[:1] != ["t"] or not set(MOTION) <= set(header):
-        return None
     for unit in LENGTH_UNITS:
         names = channel_names(unit)
-        where = {name: k for k, name in enumerate(names)}
-        if not all(name in where for name in header):
+        if header != [name for name in names if name in header] or not set(names) - set(header) <= set(ADDED_SINCE):
             continue
-        order = [where[name] for name in header]
         units = {info.name: info.unit for info in channel_infos(unit)}
-        if order == sorted(order) and all(shown is None or shown == units[name] for name, shown in cells):
+        if len(set(header)) == len(header) and all(shown is None or shown == units[name] for name, shown in cells):
             return unit
     return None
 
