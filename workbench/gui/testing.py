@@ -102,13 +102,15 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 def _own_log_level(config) -> bool:
-    """Whether the project sets pytest-qt's ``qt_log_level_fail`` (its ini file, or ``-o``) to other than its default."""
+    """Whether the project sets pytest-qt's ``qt_log_level_fail`` itself, in its ini file or with ``-o`` (its value
+    cannot say: pytest-qt's default, NO, is also what a project sets to let warnings pass)."""
+    overrides = getattr(config, "_override_ini", None) or ()
+    if any(str(o).split("=", 1)[0].strip() == "qt_log_level_fail" for o in overrides):
+        return True
     try:
-        from pytestqt.logging import QtLoggingPlugin
-    except ImportError:
+        return "qt_log_level_fail" in config.inicfg
+    except Exception:  # a pytest without the ini's table as it was read
         return False
-    value = config.getini("qt_log_level_fail")
-    return bool(value) and value != QtLoggingPlugin.LOG_FAIL_OPTIONS[0]
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
