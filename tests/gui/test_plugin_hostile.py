@@ -163,6 +163,10 @@ def test_a_warning_the_project_allows(qtbot):
     result = _run(pytester, "-rA")
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*ERROR at teardown of test_deleted*", "*boom while the window is deleted*"])
+    # The same level given with -o, and none at all (the plugin's WARNING then fails the warning).
+    (pytester.path / "pytest.ini").write_text("[pytest]\n")
+    _run(pytester, "-o", "qt_log_level_fail=NO", "-k", "allows").assert_outcomes(passed=1)
+    _run(pytester, "-k", "allows").assert_outcomes(failed=1)
 
 
 def test_a_driving_key_sent_to_the_plot_panel_or_a_floating_dock_drives_its_window(carbench_window):

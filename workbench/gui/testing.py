@@ -101,15 +101,29 @@ def pytest_collection_modifyitems(config, items) -> None:
         item.add_marker(pytest.mark.qt_log_ignore(*QT_MESSAGES_ALLOWED, extend=True))
 
 
-def _own_log_level(config) -> bool:
-    """Whether the project sets pytest-qt's ``qt_log_level_fail`` itself, in its ini file or with ``-o`` (its value
-    cannot say: pytest-qt's default, NO, is also what a project sets to let warnings pass)."""
-    overrides = getattr(config, "_override_ini", None) or ()
-    if any(str(o).split("=", 1)[0].strip() == "qt_log_level_fail" for o in overrides):
+def _own_log_level(config, name: str = "qt_log_level_fail") -> bool:
+    """Whether the project sets pytest-qt's ``qt_log_level_fail`` itself, with ``-o`` or in its configuration file
+    (its value cannot say: pytest-qt's default, NO, is also what a project sets to let warnings pass; and pytest 9
+    deprecates reading the file's table through the config)."""
+    import configparser
+    import tomllib
+
+    overrides = getattr(config.option, "override_ini", None) or ()
+    if any(str(o).split("=", 1)[0].strip() == name for o in overrides):
         return True
+    path = getattr(config, "inipath", None)
+    if path is None:
+        return False
     try:
-        return "qt_log_level_fail" in config.inicfg
-    except Exception:  # a pytest without the ini's table as it was read
+        if path.suffix == ".toml":
+            with open(path, "rb") as handle:
+                table = tomllib.load(handle).get("tool", {}).get("pytest", {})
+            return name in table.get("ini_options", {}) or name in table
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(path, encoding="utf-8")
+        return any(parser.has_section(section) and parser.has_option(section, name)
+                   for section in ("pytest", "tool:pytest"))
+    except (OSError, ValueError, configparser.Error):  # unreadable: as pytest would have said by now
         return False
 
 
