@@ -343,3 +343,12 @@ def test_on_ice_the_phase_kpis_are_angles_and_the_chart_passes_through_them():
     for series, key in zip(phase.series, ("yaw_phase_1hz", "ay_phase_1hz"), strict=True):
         assert -180.0 <= kpis[key] <= 180.0
         assert np.interp(1.0, series.x, series.y) == pytest.approx(kpis[key], abs=1e-6)
+
+
+def test_a_lane_change_run_s_kpis_count_the_gates_it_missed():
+    """A run's own KPIs (as a report and a sweep measure read them) say how many gates it missed: none on the sedan's
+    drawn run, lane 3's five for a car that cannot steer."""
+    m, runs = runs_of("iso3888_2", [sedan(), Car(load_preset("sedan").params.with_value("steering.lock", 0.1745e-2),
+                                                  "no steer")])
+    missed = [{k.key: k for k in m.kpis(run)}["gates_missed"] for run in runs]
+    assert [k.value for k in missed] == [0.0, 5.0] and [k.passed for k in missed] == [True, False]
