@@ -89,8 +89,8 @@ def _check_screenshot_folder(folder: str | None) -> None:
 def pytest_collection_modifyitems(config, items) -> None:
     """Every test that drives Qt (it uses qtbot or carbench_window) fails on a Qt warning not allowed above,
     unless it says otherwise with its own qt_log_level_fail marker or the project sets pytest-qt's
-    ``qt_log_level_fail`` in its ini file (the plugin loads for every project of the environment: a project's own
-    ``qt_log_level_fail = NO`` was overridden)."""
+    ``qt_log_level_fail`` itself, in its configuration file or with ``-o`` (the plugin loads for every project of the
+    environment: a project's own ``qt_log_level_fail = NO`` was overridden)."""
     own_level = _own_log_level(config)
     for item in items:
         names = getattr(item, "fixturenames", ())
