@@ -395,3 +395,16 @@ def test_the_stiffest_longitudinal_curve_allowed_gains_no_energy_braking_in_reve
     car = replace(sedan, params=sedan.params.with_value("tyres.b_long", 200.0))
     results = replay([compile_script(script, preset=car)])
     assert check_results(results, everything=True) == []  # every monitor, not only those the script names
+
+
+def test_the_jerk_monitor_allows_the_grip_of_the_road_under_the_tyres():
+    """The combined model's tyres grip with the road's friction under them: with the car's own tyres.mu at 0.01, its
+    launch on split mu (the left wheels on a dry road) was an impossible jerk at 1.375 s (0.196 m/s^2 sideways against
+    a limit of 0.151 from mu 0.01)."""
+    from dataclasses import replace
+
+    sedan = load_preset("sedan")
+    car = replace(sedan, params=sedan.params.with_value("tyres.mu", 0.01))
+    script = parse_script(_shipped("split_mu_launch.toml"), "split_mu_launch.toml")
+    results = replay([compile_script(script, preset=car)])
+    assert check_results(results, everything=True) == []

@@ -240,11 +240,17 @@ def _jerk(f: Frames, tol: float):
         g = f.param(lambda p: p.model.gravity)[:-1]
         mu = f.param(lambda p: p.tyres.mu)[:-1]
         mu_peak = f.param(lambda p: max(p.tyres.mu, p.tyres.traction_mu))[:-1]
+        # The combined model's tyres grip with the road's friction under them (a laid surface, mu_front ... mu_rr):
+        # the car's own tyres.mu at 0.01 on a dry road had a launch's sideways jerk called impossible.
+        combined = f.param(lambda p: 1.0 if p.model.traction == "combined" else 0.0)[:-1] > 0.0
+        if combined.any():
+            names = [f"mu_{c}" for c in CORNERS] if _four_wheel(f) else ["mu_front", "mu_rear"]
+            road = np.where(combined, np.max([np.maximum(f[n][:-1], f[n][1:]) for n in names], axis=0), 0.0)
+            mu, mu_peak = np.maximum(mu, road), np.maximum(mu_peak, road)
         grip_long = mu_peak * g
         grip_lat = mu * g
         long_lim = grip_long + resist
-        yaw_grip = f.param(lambda p: p.tyres.mu * p.model.gravity * p.body.mass * _tyre_lever(p)
-                           / p.body.yaw_inertia)[:-1]
+        yaw_grip = mu * f.param(lambda p: p.model.gravity * p.body.mass * _tyre_lever(p) / p.body.yaw_inertia)[:-1]
         weight = np.maximum(f["kinematic_weight"][:-1], f["kinematic_weight"][1:])
     drag_lat = f.param(_c_drag)[:-1] * speed * speed / mass
     # The kinematic share of the motion turns with the wheel: its lateral and yaw accelerations
@@ -566,7 +572,7 @@ MONITORS: tuple[Monitor, ...] = (
             "tyres' grip and the drive and brakes allow", 0.5,
             "margin over the limit derived from the car's parameters (0.5 = 50%)", _jerk,
             ("heading", "vx", "vy", "yaw_rate", "speed", "drag_force", "rolling_force", "handbrake",
-             "kinematic_weight")),
+             "kinematic_weight", "mu_front", "mu_rear") + tuple(f"mu_{c}" for c in CORNERS)),
     Monitor("energy_gain", "kinetic energy never rises by more than the drive work while coasting or braking",
             1e-3, f"share of the kinetic energy the car may gain beyond the drive work in {ENERGY_WINDOW:g} s (twice "
             "that in one frame)", _energy,
