@@ -377,7 +377,7 @@ def hold(window, keys: Iterable[str] | str, frames: int) -> None:
     if isinstance(frames, bool) or not isinstance(frames, numbers.Integral) or frames < 1:
         raise ValueError(f"hold: frames must be a whole number of frames, 1 or more, not {frames!r} (window.hold "
                          "takes seconds)")
-    keys = [keys] if isinstance(keys, str) else list(keys)
+    keys = _key_names(keys)
     for key in keys:
         _key_of(key)  # a name that is no driving key, refused before anything is held
     model = window.model
@@ -411,6 +411,11 @@ def _script_path(script: str | Path) -> Path:
     return resolve_script(script)
 
 
+def _key_names(keys: Iterable[str] | str) -> list[str]:
+    """Driving keys' names as given to hold(): a list of them, or one name alone."""
+    return [keys] if isinstance(keys, str) else list(keys)
+
+
 def _key_of(name: str):
     from workbench.gui.keymap import DRIVING_KEYS
 
@@ -441,7 +446,7 @@ def hold_keys(window, keys: Iterable[str] | str, seconds: float) -> None:
 
     from PySide6.QtWidgets import QApplication
 
-    codes = [_key_of(k) for k in ([keys] if isinstance(keys, str) else keys)]
+    codes = [_key_of(k) for k in _key_names(keys)]
     if (isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not math.isfinite(seconds)
             or not 0.0 < seconds <= HOLD_MAX):
         raise ValueError(f"hold: seconds must be more than 0 and at most {HOLD_MAX:g}, not {seconds!r}")
@@ -502,16 +507,11 @@ class DrivenRun(Sequence):
     def failures(self) -> str:
         """The failed expectations, one line each as ``carbench replay``'s table has them ("" when none failed)."""
         from physics import channel_infos
-        from workbench.output.report import verdict_row
+        from workbench.output.report import aligned, verdict_row
 
         # In the run's unit of length (metres for a DrivenRun made without a run): always the display units.
         infos = {info.name: info for info in channel_infos(self.run.unit if self.run is not None else "m")}
-        rows = [verdict_row(v, infos) for v in self.verdicts if not v.passed]
-        if not rows:
-            return ""
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-                         for row in rows)
+        return "\n".join(aligned([verdict_row(v, infos) for v in self.verdicts if not v.passed]))
 
     @property
     def stamp(self):

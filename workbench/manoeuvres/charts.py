@@ -277,7 +277,7 @@ def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
     it, and the run whose measured entry speed is the KPI's value (the fastest clean one) is drawn; where no run is
     clean, the first of the series (where it stopped). The script's own speed (50 km/h) was drawn, under a KPI of
     52 km/h."""
-    from workbench.manoeuvres.lane_change import REACHED, SPEEDS, at_speed, clean, cone_touches, series_kpis
+    from workbench.manoeuvres.lane_change import SPEEDS, at_speed, clean, cone_touches, fault, series_kpis
     from workbench.manoeuvres.runner import Car, run_jobs
 
     jobs = []
@@ -295,10 +295,8 @@ def lane_change_runs(m: Manoeuvre, runs: Sequence[RunData], labels: Sequence[str
         k = next((j for j, result in enumerate(results) if clean(result) and result[2] is not None
                   and kpi.value is not None and result[2] * KMH == kpi.value), None)
         if k is None:
-            touched, _, entry, missed = results[0]
-            # In series_kpis' order: a run short of its speed first, then a cone, then the lanes.
-            why = ("does not reach its speed" if entry is None or entry * KMH < SPEEDS[0] - REACHED else
-                   "touches a cone" if touched else "drives outside the lanes" if missed else "does not reach its speed")
+            why = {"cone": "touches a cone", "lanes": "drives outside the lanes"}.get(fault(SPEEDS[0], results[0]),
+                                                                                     "does not reach its speed")
             out.append((mine[0], f"{label}, {SPEEDS[0]:g} km/h: {why}"))
         else:
             out.append((mine[k], f"{label}, {SPEEDS[k]:g} km/h"))

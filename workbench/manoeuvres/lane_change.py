@@ -68,6 +68,15 @@ def clean(result: tuple[int, float, float | None, int]) -> bool:
     return result[0] == 0 and result[3] == 0
 
 
+def fault(kmh: float, result: tuple[int, float, float | None, int]) -> str | None:
+    """What ends a series at a run set to ``kmh`` (:func:`cone_touches`' ``result``), in this order: "speed" (the car
+    does not reach it at the course's entry, within REACHED), "cone", "lanes"; None for a run that passes."""
+    touched, _, entry, missed = result
+    if entry is None or entry * KMH < kmh - REACHED:
+        return "speed"
+    return "cone" if touched else "lanes" if missed else None
+
+
 class ObstacleAvoidance(Manoeuvre):
     name = "iso3888_2"
     title = "Obstacle avoidance double lane change"
@@ -105,21 +114,21 @@ def series_kpis(results: list[tuple[int, float, float | None, int]]) -> list[Kpi
     first run that touches a cone, misses a gate or whose car does not reach its speed at the course's entry (within
     REACHED)."""
     best = stop = None
-    for v, (touched, _, entry, missed) in zip(SPEEDS, results, strict=True):
+    for v, result in zip(SPEEDS, results, strict=True):
+        _, _, entry, missed = result
         kmh = None if entry is None else entry * KMH
-        if kmh is None or kmh < v - REACHED:
+        why = fault(v, result)
+        if why == "speed":
             stop = f"does not reach {v:g} km/h at the course's entry" + ("" if kmh is None else f" ({kmh:.4g} km/h)")
-            break
-        if touched:
+        elif why == "cone":
             stop = f"touches a cone at {v:g} km/h"
-            break
-        if missed:
+        elif why == "lanes":
             stop = f"drives outside the lanes at {v:g} km/h ({missed} gate{'s' if missed != 1 else ''} missed)"
+        if why is not None:
             break
         best = (v, kmh)
     note = f"set speeds {SPEEDS[0]:g}..{SPEEDS[-1]:g} km/h in steps of {SPEEDS[1] - SPEEDS[0]:g}"
-    again = max((v for v, result in zip(SPEEDS, results, strict=True)
-                 if clean(result) and result[2] is not None and result[2] * KMH >= v - REACHED), default=None)
+    again = max((v for v, result in zip(SPEEDS, results, strict=True) if fault(v, result) is None), default=None)
     if again is not None and (best is None or again > best[0]):
         note += f"; passes again at {again:g} km/h"
     if best is not None:

@@ -57,18 +57,12 @@ def table(results: Sequence[ReplayResult]) -> str:
         if not r.verdicts:
             lines.append("  (no expectations)")
         infos = {c.name: c for c in channel_infos(p.params.model.unit)}
-        rows = [verdict_row(v, infos) for v in r.verdicts]
-        if rows:
-            widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-            for row in rows:
-                lines.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        lines += aligned([verdict_row(v, infos) for v in r.verdicts], "  ")
         if r.measurements:
             lines.append("  measures:")
             rows = [(one_line(m.measure.name), m.measure.channel, how_shown(m.measure, infos), measured_text(m, infos))
                     for m in r.measurements]
-            widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-            for row in rows:
-                lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+            lines += aligned(rows, "    ")
         total += len(r.verdicts)
         failed += sum(not v.passed for v in r.verdicts)
         lines.append("")
@@ -77,6 +71,14 @@ def table(results: Sequence[ReplayResult]) -> str:
                  f"{total - failed} passed, {failed} failed"
                  + (f" ({scripts_failed} script{'s' if scripts_failed != 1 else ''} failing)" if failed else ""))
     return "\n".join(lines)
+
+
+def aligned(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
+    """``rows`` of cells as lines, each column as wide as its widest cell, two spaces between columns."""
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
 
 
 def verdict_row(v: Verdict, infos: dict) -> tuple[str, str, str, str, str, str]:

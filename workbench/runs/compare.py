@@ -178,7 +178,7 @@ def _read_csv(path: Path, lines, rows: int) -> Run:
         raise CompareError(f"{path}: empty; not a telemetry CSV written by carbench")
     cells = [split_header_cell(c) for c in first[1].split(",")]
     header = [name for name, _ in cells]
-    unit = _header_unit(header, cells)
+    unit = _header_unit(header)
     if unit is None:
         raise CompareError(f"{path}: not a telemetry CSV written by carbench (its header row is not "
                            "carbench's channel list)")
@@ -241,20 +241,16 @@ ADDED_SINCE = {"throttle_applied": "0.3.23"}
 """The channels a release added, with the release: a CSV written before it has the list without them."""
 
 
-def _header_unit(header: list[str], cells: list[tuple[str, str | None]]) -> str | None:
-    """The unit of length of a CSV whose header row names ``header``: the first of LENGTH_UNITS whose channel list it
-    is, or failing that, whose list it is less channels added since (ADDED_SINCE), in order, and no unit of its cells
-    another's (a CSV of an earlier release: compare leaves those out). None for any other header. Only those may be
-    missing: the pixels list is the metres one less speed_kmh, and a pixels CSV of bare names read as metres."""
-    for unit in LENGTH_UNITS:
-        if header == channel_names(unit):
-            return unit
+def _header_unit(header: list[str]) -> str | None:
+    """The unit of length of a CSV whose header row names ``header``: the one of LENGTH_UNITS whose channel list it is,
+    in order, less none or some of the channels added since (ADDED_SINCE: a CSV of an earlier release; compare leaves
+    those out). None for any other header. Only those may be missing: the pixels list is the metres one less
+    speed_kmh, and a pixels CSV of bare names read as metres."""
+    if len(set(header)) != len(header):
+        return None
     for unit in LENGTH_UNITS:
         names = channel_names(unit)
-        if header != [name for name in names if name in header] or not set(names) - set(header) <= set(ADDED_SINCE):
-            continue
-        units = {info.name: info.unit for info in channel_infos(unit)}
-        if len(set(header)) == len(header) and all(shown is None or shown == units[name] for name, shown in cells):
+        if header == [name for name in names if name in header] and set(names) - set(header) <= set(ADDED_SINCE):
             return unit
     return None
 

@@ -138,6 +138,11 @@ def _manual(frames: Frames) -> bool:
     return frames.params[0][0][1].manual
 
 
+def _combined(frames: Frames) -> np.ndarray:
+    """Per (frame, car): whether the car runs the combined tyre model (it reads the road under its tyres)."""
+    return frames.param(lambda p: 1.0 if p.model.traction == "combined" else 0.0) > 0.0
+
+
 def _four_wheel(frames: Frames) -> bool:
     p = frames.params[0][0][1]
     return p.kind != "kinematic" and p.model.layout == "four_wheel"
@@ -242,7 +247,7 @@ def _jerk(f: Frames, tol: float):
         mu_peak = f.param(lambda p: max(p.tyres.mu, p.tyres.traction_mu))[:-1]
         # The combined model's tyres grip with the road's friction under them (a laid surface, mu_front ... mu_rr):
         # the car's own tyres.mu at 0.01 on a dry road had a launch's sideways jerk called impossible.
-        combined = f.param(lambda p: 1.0 if p.model.traction == "combined" else 0.0)[:-1] > 0.0
+        combined = _combined(f)[:-1]
         if combined.any():
             names = [f"mu_{c}" for c in CORNERS] if _four_wheel(f) else ["mu_front", "mu_rear"]
             road = np.where(combined, np.max([np.maximum(f[n][:-1], f[n][1:]) for n in names], axis=0), 0.0)
@@ -488,7 +493,7 @@ def _grip(f: Frames, tol: float):
 
         return bad4, values4
     mu = f.param(lambda p: p.tyres.mu)
-    combined = f.param(lambda p: 1.0 if p.model.traction == "combined" else 0.0) > 0.0
+    combined = _combined(f)
     drive_mu = f.param(lambda p: max(p.tyres.mu, p.tyres.traction_mu))
     all_driven = f.param(lambda p: 1.0 if p.body.driven_axle == "all" else 0.0) > 0.0
     out = np.zeros(f.shape, dtype=bool)
