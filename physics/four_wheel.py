@@ -233,7 +233,7 @@ def braked(free, brake, partner, partner_free, inertia, share, dt):
 
 
 @scalar
-def pair_braked(free_l, free_r, b_l, b_r, j_l, j_r, share, dt):
+def pair_braked(free_l, free_r, b_l, b_r, j_l, j_r, share, dt, one=False):
     """Both wheels of an axle after their brakes in their first, body-frozen update: (speed, stopped) of the left
     wheel, then of the right (physics.wheel.hold's). ``free_*`` their speeds without the brakes, ``b_*`` the brakes
     [N m], ``j_*`` the wheels' own inertias (their tyres' slopes taken implicitly), ``share`` each wheel's part of an
@@ -248,8 +248,17 @@ def pair_braked(free_l, free_r, b_l, b_r, j_l, j_r, share, dt):
     1.69 to 2.05 deg as dt shrank.) Where that would take a wheel through rest (its brake holds it there), the wheels
     turn opposite ways, or their brakes differ (stability control's on one wheel: solved together, the engine's answer
     sped the unbraked partner up, and the hunts on the stock sedan found energy), each is braked by :func:`braked`.
-    The differential's kind does not enter: a limited-slip or locked one that held this frame has had its wheels'
-    brakes shared already (locked_brakes), and its coupling turns them as one after the body's update."""
+    A limited-slip or locked differential that held this frame (``one``) has had its wheels' brakes shared already
+    (locked_brakes): the pair and the engine's share of it turn as one body under their sum, both wheels by
+    dt (B_l + B_r) / (j_l + j_r + 2 share), where that keeps them turning their way (else as above). (Braked each as
+    above, the wheel with the larger share of stability control's brake fell further within the update, the coupling
+    brought the two together only after the body's step, and the body had taken that tyre's force at the lower speed.)"""
+    if one and free_l * free_r > 0.0 and b_l + b_r > 0.0:
+        way = brakes.sign(free_l)
+        drop = dt * way * (b_l + b_r) / (j_l + j_r + 2.0 * share)
+        w_l, w_r = free_l - drop, free_r - drop
+        if w_l * free_l > 0.0 and w_r * free_r > 0.0:
+            return w_l, False, w_r, False
     if share > 0.0 and free_l * free_r > 0.0 and b_l == b_r:
         way = brakes.sign(free_l)
         mean = -dt * way * (b_l / j_l + b_r / j_r) / (2.0 + share * (1.0 / j_l + 1.0 / j_r))
@@ -893,12 +902,13 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
                e_rl, e_rr, dt):
     """The least :func:`spin_over` of the driven wheels of :class:`Driveline` ``g``: traction control's engine cut
     follows the less spinning one, its brake takes the others (through an open differential on one driven axle,
-    :func:`open_pair_over`)."""
-    if p.diff_kind == 0 and p.front_drive == 0.0:
+    :func:`open_pair_over`; a limited-slip or torque-sensing one that slips this frame counts as open, its
+    coupling's torque standing in the wheels' drives)."""
+    if (p.diff_kind == 0 or not g.held_rear) and p.front_drive == 0.0:
         return open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
                               g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
                               e_rr, dt)
-    if p.diff_kind == 0 and p.front_drive == 1.0:
+    if (p.diff_kind == 0 or not g.held_front) and p.front_drive == 1.0:
         return open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
                               g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction, spin_target,
                               bare_f, e_fl, e_fr, dt)
@@ -1118,8 +1128,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     free_fr, _, j_fr, _ = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, 0.0, radius, i_f, dt)
     free_rl, _, j_rl, _ = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, 0.0, radius, i_r, dt)
     free_rr, _, j_rr, _ = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, 0.0, radius, i_r, dt)
-    w_fl, held_fl, w_fr, held_fr = pair_braked(free_fl, free_fr, b_fl, b_fr, j_fl, j_fr, b_share_f, dt)
-    w_rl, held_rl, w_rr, held_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt)
+    w_fl, held_fl, w_fr, held_fr = pair_braked(free_fl, free_fr, b_fl, b_fr, j_fl, j_fr, b_share_f, dt, one_front)
+    w_rl, held_rl, w_rr, held_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt, one_rear)
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
     # by the rear axle's too (cornering brake control, physics.aids.front_room); a wheel stability control
     # brakes may go to its own, larger slip (physics.aids.esc_slip_target). With ABS switched off the pedal's
@@ -1144,7 +1154,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # took a brake for let off).
     if rear_abs and p.brakes_abs_select_low > 0:
         pedal_b_rl, pedal_b_rr = max(b_rl - e_rl, 0.0), max(b_rr - e_rr, 0.0)
-        pedal_rl, _, pedal_rr, _ = pair_braked(free_rl, free_rr, pedal_b_rl, pedal_b_rr, j_rl, j_rr, b_share_r, dt)
+        pedal_rl, _, pedal_rr, _ = pair_braked(free_rl, free_rr, pedal_b_rl, pedal_b_rr, j_rl, j_rr, b_share_r, dt,
+                                               one_rear)
         kept_rl = wheel.anti_lock(pedal_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
         kept_rr = wheel.anti_lock(pedal_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
         # Past its target under the pedal's brake, whether or not letting it off would help (the drivetrain can hold a
@@ -1173,7 +1184,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                 low_of_rr = min(radius * abs(g.fx_rr), pedal_b_rr)
             low = min(low_of_rl, low_of_rr)
             b_rl, b_rr = low + e_rl, low + e_rr  # the rear brakes from here on (no more than they were)
-            low_w_rl, low_rl, low_w_rr, low_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt)
+            low_w_rl, low_rl, low_w_rr, low_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt,
+                                                             one_rear)
             let_off_rl, let_off_rr = low_w_rl != w_rl, low_w_rr != w_rr  # the ABS let a rear brake off
             w_rl, w_rr = low_w_rl, low_w_rr
             held_rl = held_rl or low_rl or let_off_rl or kept_rl != w_rl
@@ -1184,14 +1196,24 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Traction control brakes with what the wheel's brake has left beside the pedal's and the handbrake's.
     most_fl, most_fr = dt * max(top - b_fl, 0.0) / j_fl, dt * max(top - b_fr, 0.0) / j_fr
     most_rl, most_rr = dt * max(top - b_rl, 0.0) / j_rl, dt * max(top - b_rr, 0.0) / j_rr
-    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, t_fl, spin_front, most_fl, dt, b_fl,
-                 e_fl, te_fl)
-    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, t_fr, spin_front, most_fr, dt, b_fr,
-                 e_fr, te_fr)
-    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, t_rl, spin_rear, most_rl, dt, b_rl, e_rl, te_rl)
-    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, t_rr, spin_rear, most_rr, dt, b_rr, e_rr, te_rr)
-    # Through an open differential on the one driven axle, with the engine locked to it and no pedal or handbrake on
-    # the axle, a brake on one wheel turns its partner up: the engine's inertia keeps the carrier, and the differential
+    # On wheels a differential holds as one, stability control's brake was shared with the pedal's (locked_brakes) and
+    # acted on the pair as one (pair_braked): ABS then lets the brake off where a wheel passes the larger target of the
+    # two. (Taken on top on the bare wheel, its whole torque slowed the braked wheel alone within the update: a locked
+    # differential's split-mu launch, stability control braking the dry rear wheel, took that tyre's force 500 N under
+    # its curve's at 1/120 s and reached 64.1 km/h at 8 s against 69.0 at 1/2000 s.)
+    a_fl, a_fr = (0.0, 0.0) if one_front else (e_fl, e_fr)
+    a_rl, a_rr = (0.0, 0.0) if one_rear else (e_rl, e_rr)
+    u_fl, u_fr = (te_fl, te_fr) if one_front and e_fl + e_fr > 0.0 else (t_fl, t_fr)
+    u_rl, u_rr = (te_rl, te_rr) if one_rear and e_rl + e_rr > 0.0 else (t_rl, t_rr)
+    h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, u_fl, spin_front, most_fl, dt, b_fl,
+                 a_fl, te_fl)
+    h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, u_fr, spin_front, most_fr, dt, b_fr,
+                 a_fr, te_fr)
+    h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, u_rl, spin_rear, most_rl, dt, b_rl, a_rl, te_rl)
+    h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, u_rr, spin_rear, most_rr, dt, b_rr, a_rr, te_rr)
+    # Through an open differential on the one driven axle (or one whose coupling slips this frame: its torque stands
+    # in the wheels' drives, and the rest passes as through an open one), with the engine locked to it and no pedal or
+    # handbrake on the axle, a brake on one wheel turns its partner up: the engine's inertia keeps the carrier, and the differential
     # passes the brake's torque across. Stability control's brake does so within the first update (open_axle_esc);
     # then traction control's on one wheel, its partner free or braked by stability control, turns both wheels as they
     # end (open_tcs), so that the body's step takes the partner's tyre force at the slip it ends with; the brake's
@@ -1201,7 +1223,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # 170 N m of their 3,300 and the wheels, spun up as the launch clutch locked, stayed at 2 of slip for 1.5 s.
     pull_fl = pull_fr = pull_rl = pull_rr = 1.0
     esc_only_f, esc_only_r = b_fl == e_fl and b_fr == e_fr, b_rl == e_rl and b_rr == e_rr  # no pedal or handbrake
-    if stuck and p.diff_kind == 0 and front_share == 1.0 and esc_only_f and free_fl * free_fr > 0.0:
+    if stuck and (p.diff_kind == 0 or not g.held_front) and front_share == 1.0 and esc_only_f and free_fl * free_fr > 0.0:
         h_fl, h_fr, w_fl, w_fr, free_fl, free_fr = open_axle_esc(
             h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr, held_fl, held_fr, e_fl, e_fr, i_f, c_f)
         if e_fl > 0.0:  # the partner, raised, as traction control finds it
@@ -1213,7 +1235,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         h_fl, h_fr, pull_fl, pull_fr = open_axle_tcs(p, k_fl, k_fr, h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr,
                                                      held_fl, held_fr, ahead * k_fl.c, ahead * k_fr.c, spin_front,
                                                      most_fl, most_fr, i_f, c_f, top, dt, b_fl, b_fr)
-    if stuck and p.diff_kind == 0 and front_share == 0.0 and esc_only_r and free_rl * free_rr > 0.0:
+    if stuck and (p.diff_kind == 0 or not g.held_rear) and front_share == 0.0 and esc_only_r and free_rl * free_rr > 0.0:
         h_rl, h_rr, w_rl, w_rr, free_rl, free_rr = open_axle_esc(
             h_rl, h_rr, w_rl, w_rr, free_rl, free_rr, j_rl, j_rr, held_rl, held_rr, e_rl, e_rr, i_r, c_r)
         if e_rl > 0.0:
