@@ -1,6 +1,7 @@
 """SPEC 8: a near-linear car matches the linear bicycle's closed forms.
 
-ISO 4138's understeer gradient against K = m/L (l_r/C_f - l_f/C_r), within 2%; ISO 7401's steady
+ISO 4138's understeer gradient against K = m/L (l_r/C_f - l_f/C_r), and its body slip angle gradient against
+-m l_f / (L C_r), within 2% and 0.5%; ISO 7401's steady
 yaw-rate gain against V / (L + K V^2), within 2%; the step response's 90% time and its fitted yaw
 damping within 5% of the 2-DOF model's (simulated with the run's own steer, and from the
 characteristic equation).
@@ -12,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from linear_car import bicycle_matrices, bicycle_yaw, damping, linear_sedan, understeer_gradient, yaw_gain
+from linear_car import bicycle_matrices, bicycle_yaw, damping, linear_sedan, stiffness, understeer_gradient, yaw_gain
 
 from workbench.manoeuvres.catalogue import CATALOGUE
 from workbench.manoeuvres.kpi import G
@@ -43,6 +44,18 @@ def test_understeer_gradient_matches_the_bicycle(car):
     measured = kpis("iso4138", car)["understeer_gradient"]
     assert measured == pytest.approx(expected, rel=0.02)
     assert expected > 0.5  # the sedan's tyres understeer: a gradient that could be told from zero
+
+
+def test_body_slip_gradient_matches_the_bicycle(car):
+    """On a circle of constant radius the linear bicycle's body slip angle is beta = l_r / R - m l_f a_y / (L C_r)
+    (Gillespie, Fundamentals of Vehicle Dynamics, 1992, ch. 6: the rear tyres' slip angle, which grows with a_y, less
+    the geometric l_r / R), so its gradient is -m l_f / (L C_r), negative: the body's nose points further in."""
+    b = car.params.body
+    _, cr = stiffness(car.params)
+    expected = -b.mass * (b.wheelbase - b.lr) / (b.wheelbase * cr) * 180.0 / math.pi * G  # deg/g
+    measured = kpis("iso4138", car)["body_slip_gradient"]
+    assert measured == pytest.approx(expected, rel=0.005)  # within 0.1% when measured
+    assert expected < -1.0  # a gradient that could be told from zero
 
 
 def test_characteristic_speed_follows_from_the_gradient(car):

@@ -267,3 +267,84 @@ def test_the_understeer_gradient_is_fitted_on_the_ramp_before_it_leaves_the_line
     kpis = {k.key: k.value for k in m.kpis(run)}
     assert kpis["max_lateral_acceleration"] == pytest.approx(2.9495, abs=1e-9)  # the ramp's last second, 29 .. 29.99 s
     assert kpis["understeer_gradient"] == pytest.approx(1.5, rel=1e-9)
+
+
+def constant_stop(v0_kmh: float, decel: float, dt: float = 1e-3) -> RunData:
+    """A straight stop at a constant ``decel`` [m/s^2] from ``v0_kmh``, braked from 1 s, sampled every ``dt``: the
+    speed and the position exact at each sample."""
+    v0 = v0_kmh / KMH
+    t = np.arange(0.0, 1.0 + v0 / decel + 1.0, dt)
+    after = np.clip(t - 1.0, 0.0, v0 / decel)
+    speed = np.where(t < 1.0, v0, v0 - decel * after)
+    x = v0 * np.minimum(t, 1.0) + v0 * after - 0.5 * decel * after * after
+    brake = (t >= 1.0).astype(float)
+    data = {"t": t, "speed": speed, "brake": brake, "x": x, "y": np.zeros_like(t)}
+    return RunData(data, dt, load_preset("sedan").params, CATALOGUE["iso21994"].base_script())
+
+
+@pytest.mark.parametrize("v0", [100.0, 97.0, 104.5])
+def test_the_stopping_distance_is_corrected_to_100_kmh_and_the_mfdd_is_the_deceleration(v0):
+    """ISO 21994's stopping distance corrected to 100 km/h as s (100 / v_0)^2, and UN R13-H's mean fully developed
+    deceleration (v_b^2 - v_e^2) / (25.92 (s_e - s_b)), 0.8 and 0.1 of v_0 in km/h, on a stop at a constant
+    deceleration a, where both have closed forms whatever v_0: (100 / 3.6)^2 / (2 a) and a."""
+    decel = 9.0
+    kpis = {k.key: k for k in CATALOGUE["iso21994"].kpis(constant_stop(v0, decel))}
+    assert kpis["stopping_distance"].value == pytest.approx(V100 ** 2 / (2.0 * decel), rel=1e-4)
+    assert kpis["mfdd"].value == pytest.approx(decel, rel=1e-4)
+    assert f"from {v0:.4g} km/h" in kpis["stopping_distance"].note
+
+
+def test_a_stop_from_further_than_the_tolerance_from_100_kmh_is_not_corrected():
+    kpis = {k.key: k for k in CATALOGUE["iso21994"].kpis(constant_stop(90.0, 9.0))}
+    assert kpis["stopping_distance"].value is None
+    assert "not within 5 km/h of 100 km/h, so not corrected" in kpis["stopping_distance"].note
+    assert kpis["mfdd"].value == pytest.approx(9.0, rel=1e-4)  # the deceleration needs no correction
+
+
+def circle_stop(decel: float, turn_rate=None, dt: float = 1e-3) -> RunData:
+    """ISO 7975's run driven by an ideal follower: on the script's circle (radius R, left) at the speed of 5 m/s^2,
+    braked from its trigger at a constant ``decel`` [m/s^2] to a stop, staying on the circle; or, with ``turn_rate``
+    [rad/s], its heading and yaw rate held at that rate after the onset (the positions are the circle's: a heading
+    test only)."""
+    script = CATALOGUE["iso7975"].base_script()
+    radius, tb = script.driver.path.get("radius"), script.driver.until
+    v0 = math.sqrt(5.0 * radius)
+    t = np.arange(0.0, tb + v0 / decel + 2.0, dt)
+    after = np.clip(t - tb, 0.0, v0 / decel)
+    speed = np.where(t < tb, v0, v0 - decel * after)
+    s = v0 * np.minimum(t, tb) + v0 * after - 0.5 * decel * after * after
+    angle = s / radius
+    heading, yaw = angle, speed / radius
+    if turn_rate is not None:
+        heading = np.where(t < tb, angle, v0 * tb / radius + turn_rate * (t - tb))
+        yaw = np.where(t < tb, yaw, turn_rate)
+    data = {"t": t, "x": radius * np.sin(angle), "y": radius * (1.0 - np.cos(angle)), "heading": heading,
+            "speed": speed, "yaw_rate": yaw, "accel_long": np.where((t >= tb) & (speed > 0.0), -decel, 0.0),
+            "brake": (t >= tb).astype(float)}
+    return RunData(data, dt, load_preset("sedan").params, script)
+
+
+def test_an_ideal_circle_follower_braking_in_the_turn_has_the_closed_form_kpis():
+    """ISO 7975's KPIs 1 s after the onset t0 for a car that stays on the 100 m circle while it slows at a constant a
+    from v0 = sqrt(5 R): yaw-rate ratio (v0 - a) / v0 (its yaw rate v / R), no heading or path deviation, a mean
+    deceleration of a, a stopping distance of v0^2 / (2 a), the speed at onset v0."""
+    decel, radius = 5.0, 100.0
+    v0 = math.sqrt(5.0 * radius)
+    kpis = {k.key: k.value for k in CATALOGUE["iso7975"].kpis(circle_stop(decel))}
+    assert kpis["yaw_ratio_1s"] == pytest.approx((v0 - decel) / v0, rel=1e-6)
+    assert kpis["heading_deviation_1s"] == pytest.approx(0.0, abs=1e-6)
+    assert kpis["path_deviation_1s"] == pytest.approx(0.0, abs=1e-6)
+    assert kpis["mean_deceleration_1s"] == pytest.approx(decel, rel=1e-6)
+    assert kpis["stopping_distance"] == pytest.approx(v0 * v0 / (2.0 * decel), rel=1e-4)
+    assert kpis["initial_speed"] == pytest.approx(v0 * KMH, rel=1e-9)
+
+
+def test_a_car_that_keeps_its_yaw_rate_as_it_slows_turns_in_by_the_closed_form():
+    """Its yaw rate held at v0 / R while the speed falls at a, the car turns in past the circle's turn at the speed
+    driven (integral of v / R) by a t^2 / (2 R): a / (2 R) rad at 1 s, positive (turned further in); its yaw-rate
+    ratio 1."""
+    decel, radius = 5.0, 100.0
+    v0 = math.sqrt(5.0 * radius)
+    kpis = {k.key: k.value for k in CATALOGUE["iso7975"].kpis(circle_stop(decel, turn_rate=v0 / radius))}
+    assert kpis["heading_deviation_1s"] == pytest.approx(math.degrees(decel / (2.0 * radius)), rel=1e-5)
+    assert kpis["yaw_ratio_1s"] == pytest.approx(1.0, abs=1e-12)
