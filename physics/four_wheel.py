@@ -249,11 +249,12 @@ def pair_braked(free_l, free_r, b_l, b_r, j_l, j_r, share, dt, one=False):
     turn opposite ways, or their brakes differ (stability control's on one wheel: solved together, the engine's answer
     sped the unbraked partner up, and the hunts on the stock sedan found energy), each is braked by :func:`braked`.
     A limited-slip or locked differential that held this frame (``one``) has had its wheels' brakes shared already
-    (locked_brakes): the pair and the engine's share of it turn as one body under their sum, both wheels by
-    dt (B_l + B_r) / (j_l + j_r + 2 share), where that keeps them turning their way (else as above). (Braked each as
+    (locked_brakes), in proportion to the wheels' inertias: with an engine locked to them, the pair and the engine's
+    share turn as one body under their sum, both wheels by dt (B_l + B_r) / (j_l + j_r + 2 share), where that keeps
+    them turning their way (else as above; without an engine on them, as above, which is the same but for rounding). (Braked each as
     above, the wheel with the larger share of stability control's brake fell further within the update, the coupling
     brought the two together only after the body's step, and the body had taken that tyre's force at the lower speed.)"""
-    if one and free_l * free_r > 0.0 and b_l + b_r > 0.0:
+    if one and share > 0.0 and free_l * free_r > 0.0 and b_l + b_r > 0.0:
         way = brakes.sign(free_l)
         drop = dt * way * (b_l + b_r) / (j_l + j_r + 2.0 * share)
         w_l, w_r = free_l - drop, free_r - drop
@@ -1406,7 +1407,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     heading = s.heading + dt * s.yaw_rate
     sin_h, cos_h = approx.sincos(heading)
     roll, roll_rate = suspension.roll_step(s.roll, s.roll_rate, suspension.roll_moment(p, accel_y),
-                                           p.roll_stiffness_front + p.roll_stiffness_rear, p.suspension_roll_damping,
+                                           suspension.roll_stiffness(p), p.suspension_roll_damping,
                                            p.suspension_roll_inertia, dt)
 
     # Telemetry: the channels every model shares, the axles' sums, and each corner's own. The torque into the driven

@@ -266,12 +266,16 @@ class CarParams:
         return su.roll_centre_front + (su.roll_centre_rear - su.roll_centre_front) * (b.wheelbase - b.lr) / b.wheelbase
 
     def roll_at_1g(self) -> float:
-        """A four-wheel car's steady roll [rad] at 1 g of lateral acceleration: m g h' / (K_front + K_rear), h' the
-        centre of mass's height above the roll axis and K an axle's roll stiffness, as physics.suspension rolls the
-        body (Milliken and Milliken, Race Car Vehicle Dynamics, 1995, ch. 18: the roll gradient). Negative where the
-        roll axis is above the centre of mass (the body leans into the turn)."""
+        """A four-wheel car's steady roll [rad] at 1 g of lateral acceleration: m g h' / (K_front + K_rear - m g h'),
+        h' the centre of mass's height above the roll axis and K an axle's roll stiffness, as physics.suspension rolls
+        the body (Gillespie, Fundamentals of Vehicle Dynamics, 1992, ch. 8: the roll gradient, the centre of mass's
+        sideways shift included). Negative where the roll axis is above the centre of mass (the body leans into the
+        turn); infinite where the springs cannot hold the body up against that shift (K <= m g h')."""
         front, rear = self.roll_stiffnesses()
-        return self.body.mass * self.model.gravity * (self.body.cg_height - self.roll_axis_height()) / (front + rear)
+        moment = self.body.mass * self.model.gravity * (self.body.cg_height - self.roll_axis_height())
+        if front + rear <= moment:
+            return math.inf
+        return moment / (front + rear - moment)
 
     def _roll_problem(self) -> str | None:
         """Why a four-wheel car's body would roll past ROLL_AT_1G_MAX at 1 g (:meth:`roll_at_1g`), or None."""

@@ -325,7 +325,10 @@ def test_wheels_held_as_one_are_braked_as_one(text, changes, preset):
         speed = wheels[0][hand]
         # rolling back on the handbrake: the wheels slow towards rest and never turn faster backwards again
         assert (speed[0] < speed[-1] <= 0.0) and (speed[1:] >= speed[:-1] - 1e-9).all()
-        assert (log.column("brake_torque_fl")[hand] == 0).all() and (log.column("brake_torque_rl")[hand] > 0).all()
+        # the handbrake's torque on the rear wheels; on the front ones none but rounding (the torques the wheels took,
+        # read back from their speeds, pass the rear brakes' whole torque by 5e-13 N m in a frame, and at_own_brakes
+        # gives that to the group's other wheels)
+        assert (abs(log.column("brake_torque_fl")[hand]) < 1e-9).all() and (log.column("brake_torque_rl")[hand] > 0).all()
 
 
 @pytest.mark.parametrize("changes", [
