@@ -904,7 +904,10 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
     """The least :func:`spin_over` of the driven wheels of :class:`Driveline` ``g``: traction control's engine cut
     follows the less spinning one, its brake takes the others (through an open differential on one driven axle,
     :func:`open_pair_over`; a limited-slip or torque-sensing one that slips this frame counts as open, its
-    coupling's torque standing in the wheels' drives)."""
+    coupling's torque standing in the wheels' drives). With all-wheel drive through axle differentials that let their
+    wheels apart, the least of each axle's, the engine's share on each axle (``c_front``, ``c_rear``) taken as a
+    one-axle car's: counted wheel by wheel, the brakes on the spinning axle sped the held one past its target through
+    the centre (0.120 of slip for a tcs_slip of 0.1 on snow at 1/120 s, 0.102 at 1/1000 s)."""
     if (p.diff_kind == 0 or not g.held_rear) and p.front_drive == 0.0:
         return open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
                               g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
@@ -913,6 +916,13 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
         return open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
                               g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction, spin_target,
                               bare_f, e_fl, e_fr, dt)
+    if 0.0 < p.front_drive < 1.0 and (p.diff_kind == 0 or not (g.held_front or g.held_rear)):
+        return min(open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
+                                  g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction,
+                                  spin_target, bare_f, e_fl, e_fr, dt),
+                   open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
+                                  g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
+                                  e_rr, dt))
     over = math.inf
     if p.front_drive > 0.0:
         over = min(spin_over(p, k_fl, g.start_fl, g.drive_fl, g.fx_fl, g.kx_fl, i_f, ahead * k_fl.c, direction, dt),
@@ -1212,9 +1222,10 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
                  a_fr, te_fr)
     h_rl = aided(p, k_rl, w_rl, free_rl, j_rl, held_rl, ahead, abs_rl, u_rl, spin_rear, most_rl, dt, b_rl, a_rl, te_rl)
     h_rr = aided(p, k_rr, w_rr, free_rr, j_rr, held_rr, ahead, abs_rr, u_rr, spin_rear, most_rr, dt, b_rr, a_rr, te_rr)
-    # Through an open differential on the one driven axle (or one whose coupling slips this frame: its torque stands
-    # in the wheels' drives, and the rest passes as through an open one), with the engine locked to it and no pedal or
-    # handbrake on the axle, a brake on one wheel turns its partner up: the engine's inertia keeps the carrier, and the differential
+    # Through an open differential on a driven axle (or one whose coupling slips this frame: its torque stands in the
+    # wheels' drives, and the rest passes as through an open one; with all-wheel drive each axle with its share of the
+    # engine), with the engine locked to it and no pedal or handbrake on the axle, a brake on one wheel turns its
+    # partner up: the engine's inertia keeps the carrier, and the differential
     # passes the brake's torque across. Stability control's brake does so within the first update (open_axle_esc);
     # then traction control's on one wheel, its partner free or braked by stability control, turns both wheels as they
     # end (open_tcs), so that the body's step takes the partner's tyre force at the slip it ends with; the brake's
@@ -1224,7 +1235,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # 170 N m of their 3,300 and the wheels, spun up as the launch clutch locked, stayed at 2 of slip for 1.5 s.
     pull_fl = pull_fr = pull_rl = pull_rr = 1.0
     esc_only_f, esc_only_r = b_fl == e_fl and b_fr == e_fr, b_rl == e_rl and b_rr == e_rr  # no pedal or handbrake
-    if stuck and (p.diff_kind == 0 or not g.held_front) and front_share == 1.0 and esc_only_f and free_fl * free_fr > 0.0:
+    if stuck and (p.diff_kind == 0 or not g.held_front) and front_share > 0.0 and esc_only_f and free_fl * free_fr > 0.0:
         h_fl, h_fr, w_fl, w_fr, free_fl, free_fr = open_axle_esc(
             h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr, held_fl, held_fr, e_fl, e_fr, i_f, c_f)
         if e_fl > 0.0:  # the partner, raised, as traction control finds it
@@ -1236,7 +1247,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
         h_fl, h_fr, pull_fl, pull_fr = open_axle_tcs(p, k_fl, k_fr, h_fl, h_fr, w_fl, w_fr, free_fl, free_fr, j_fl, j_fr,
                                                      held_fl, held_fr, ahead * k_fl.c, ahead * k_fr.c, spin_front,
                                                      most_fl, most_fr, i_f, c_f, top, dt, b_fl, b_fr)
-    if stuck and (p.diff_kind == 0 or not g.held_rear) and front_share == 0.0 and esc_only_r and free_rl * free_rr > 0.0:
+    if stuck and (p.diff_kind == 0 or not g.held_rear) and front_share < 1.0 and esc_only_r and free_rl * free_rr > 0.0:
         h_rl, h_rr, w_rl, w_rr, free_rl, free_rr = open_axle_esc(
             h_rl, h_rr, w_rl, w_rr, free_rl, free_rr, j_rl, j_rr, held_rl, held_rr, e_rl, e_rr, i_r, c_r)
         if e_rl > 0.0:

@@ -311,6 +311,31 @@ def test_a_split_mu_launch_through_a_coupling_differential_is_the_same_at_any_dt
     assert speeds[0] > 60.0  # no slower than through the open differential (68.9 km/h) by more than a little
 
 
+@pytest.mark.parametrize("differential", ['kind = "open"', 'kind = "limited_slip"\nramp = 0.2'])
+def test_an_all_wheel_drive_split_mu_launch_through_an_open_centre_is_the_same_at_any_dt(tmp_path, differential):
+    """The launch on the sedan driving all four wheels through an open centre: traction control brakes each axle's
+    icy wheel and stability control the dry rear one, and each axle's brake turns its partner through the axle's
+    differential within the frame, as on a car that drives one axle, the engine's cut counting it on both axles.
+    Braked on the bare wheels, the open axles reached 81.3 km/h at 8 s at 1/120 s against 85.0 at 1/2000 s, the
+    limited-slip ones 84.2 against 87.9 (carbench 0.3.23). (A locked centre is not held to this: see the README.)"""
+    text = (cars_dir() / "sedan.toml").read_text()
+    for old, new in (('kind = "open"', differential), ('driven_axle = "rear"', 'driven_axle = "all"')):
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    car = tmp_path / "all_wheels.toml"
+    car.write_text(text)
+    script = parse_script(load_script(resolve_script("split_mu_launch")).to_toml())
+    speeds = []
+    for dt in (DT, 1.0 / 2000.0):
+        (result,) = replay([compile_script(script, preset=str(car), dt=dt)])
+        assert result.passed
+        run = lambda name, result=result: result.log.column(name, result.car, result.program.frames)  # noqa: E731
+        speeds.append(_speed_at(run, 8.0, dt))
+        launched = run("t") > 2.0
+        assert (run("tcs_fr")[launched] > 0.0).mean() > 0.5 and (run("tcs_rr")[launched] > 0.0).mean() > 0.5
+    assert speeds[0] == pytest.approx(speeds[1], rel=0.01)
+
+
 def test_a_simulation_takes_ground_rows_directly():
     rows = np.array([[4, 0.2, -1, 0], [-50, -50, 0, 0], [50, -50, 0, 0], [50, 50, 0, 0], [-50, 50, 0, 0]], float)
     sim = Simulation(load_preset("sedan").params, n=1, ground=rows)
