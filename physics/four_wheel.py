@@ -904,9 +904,10 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
     """The least :func:`spin_over` of the driven wheels of :class:`Driveline` ``g``: traction control's engine cut
     follows the less spinning one, its brake takes the others (through an open differential on one driven axle,
     :func:`open_pair_over`; a limited-slip or torque-sensing one that slips this frame counts as open, its
-    coupling's torque standing in the wheels' drives). With all-wheel drive through axle differentials that let their
-    wheels apart, the least of each axle's, the engine's share on each axle (``c_front``, ``c_rear``) taken as a
-    one-axle car's: counted wheel by wheel, the brakes on the spinning axle sped the held one past its target through
+    coupling's torque standing in the wheels' drives). With all-wheel drive the least of each axle's: through its
+    differential where that lets the wheels apart (the engine's share on each axle, ``c_front`` and ``c_rear``, taken
+    as a one-axle car's; the centre's kind does not enter, so a locked centre is taken so too), wheel by wheel where it
+    holds: counted wheel by wheel, the brakes on the spinning axle sped the held one past its target through
     the centre (0.120 of slip for a tcs_slip of 0.1 on snow at 1/120 s, 0.102 at 1/1000 s)."""
     if (p.diff_kind == 0 or not g.held_rear) and p.front_drive == 0.0:
         return open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
@@ -916,13 +917,24 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
         return open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
                               g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction, spin_target,
                               bare_f, e_fl, e_fr, dt)
-    if 0.0 < p.front_drive < 1.0 and (p.diff_kind == 0 or not (g.held_front or g.held_rear)):
-        return min(open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
-                                  g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction,
-                                  spin_target, bare_f, e_fl, e_fr, dt),
-                   open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
-                                  g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
-                                  e_rr, dt))
+    if 0.0 < p.front_drive < 1.0:  # each axle: through its differential where that lets its wheels apart
+        if p.diff_kind == 0 or not g.held_front:
+            over_f = open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
+                                    g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction,
+                                    spin_target, bare_f, e_fl, e_fr, dt)
+        else:
+            over_f = min(spin_over(p, k_fl, g.start_fl, g.drive_fl, g.fx_fl, g.kx_fl, i_f, ahead * k_fl.c, direction,
+                                   dt),
+                         spin_over(p, k_fr, g.start_fr, g.drive_fr, g.fx_fr, g.kx_fr, i_f, ahead * k_fr.c, direction,
+                                   dt))
+        if p.diff_kind == 0 or not g.held_rear:
+            over_r = open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
+                                    g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r,
+                                    e_rl, e_rr, dt)
+        else:
+            over_r = min(spin_over(p, k_rl, g.start_rl, g.drive_rl, g.fx_rl, g.kx_rl, i_r, ahead, direction, dt),
+                         spin_over(p, k_rr, g.start_rr, g.drive_rr, g.fx_rr, g.kx_rr, i_r, ahead, direction, dt))
+        return min(over_f, over_r)
     over = math.inf
     if p.front_drive > 0.0:
         over = min(spin_over(p, k_fl, g.start_fl, g.drive_fl, g.fx_fl, g.kx_fl, i_f, ahead * k_fl.c, direction, dt),
@@ -1124,6 +1136,14 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     one_front = g.held_front and p.diff_kind != 0
     one_rear = g.held_rear and p.diff_kind != 0
     one_centre = g.held_centre and p.centre_kind != 0
+    # A pair its differential held in the drivetrain's solve, which takes no brakes, and which can hold the difference
+    # of stability control's brakes on its wheels too (a locked one, or a coupling whose locking torque, P + k |T|, is
+    # more): the pair and the engine answer the brakes as one body (pair_braked, aided below). A coupling that cannot
+    # would slip under that brake; its pair is left to the wheels' own updates, as before 0.3.24.
+    lock_p, lock_k = differential.capacity(p.diff_kind, p.differential_preload, p.differential_ramp,
+                                           p.differential_bias_ratio)
+    bears_f = one_front and (p.diff_kind == 1 or abs(e_fl - e_fr) <= lock_p + lock_k * abs(g.drive_fl + g.drive_fr))
+    bears_r = one_rear and (p.diff_kind == 1 or abs(e_rl - e_rr) <= lock_p + lock_k * abs(g.drive_rl + g.drive_rr))
     r2 = dt * radius * radius
     b_fl, b_fr, b_rl, b_rr = locked_brakes(one_front, one_rear, one_centre, b_fl, b_fr, b_rl, b_rr, i_f + r2 * kx_fl,
                                            i_f + r2 * kx_fr, i_r + r2 * kx_rl, i_r + r2 * kx_rr)
@@ -1139,8 +1159,8 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     free_fr, _, j_fr, _ = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, 0.0, radius, i_f, dt)
     free_rl, _, j_rl, _ = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, 0.0, radius, i_r, dt)
     free_rr, _, j_rr, _ = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, 0.0, radius, i_r, dt)
-    w_fl, held_fl, w_fr, held_fr = pair_braked(free_fl, free_fr, b_fl, b_fr, j_fl, j_fr, b_share_f, dt, one_front)
-    w_rl, held_rl, w_rr, held_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt, one_rear)
+    w_fl, held_fl, w_fr, held_fr = pair_braked(free_fl, free_fr, b_fl, b_fr, j_fl, j_fr, b_share_f, dt, bears_f)
+    w_rl, held_rl, w_rr, held_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt, bears_r)
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's
     # by the rear axle's too (cornering brake control, physics.aids.front_room); a wheel stability control
     # brakes may go to its own, larger slip (physics.aids.esc_slip_target). With ABS switched off the pedal's
@@ -1166,7 +1186,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     if rear_abs and p.brakes_abs_select_low > 0:
         pedal_b_rl, pedal_b_rr = max(b_rl - e_rl, 0.0), max(b_rr - e_rr, 0.0)
         pedal_rl, _, pedal_rr, _ = pair_braked(free_rl, free_rr, pedal_b_rl, pedal_b_rr, j_rl, j_rr, b_share_r, dt,
-                                               one_rear)
+                                               bears_r)
         kept_rl = wheel.anti_lock(pedal_rl, free_rl, k_rl.u, ahead, radius, p.model_slip_speed, t_rl)
         kept_rr = wheel.anti_lock(pedal_rr, free_rr, k_rr.u, ahead, radius, p.model_slip_speed, t_rr)
         # Past its target under the pedal's brake, whether or not letting it off would help (the drivetrain can hold a
@@ -1196,7 +1216,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
             low = min(low_of_rl, low_of_rr)
             b_rl, b_rr = low + e_rl, low + e_rr  # the rear brakes from here on (no more than they were)
             low_w_rl, low_rl, low_w_rr, low_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt,
-                                                             one_rear)
+                                                             bears_r)
             let_off_rl, let_off_rr = low_w_rl != w_rl, low_w_rr != w_rr  # the ABS let a rear brake off
             w_rl, w_rr = low_w_rl, low_w_rr
             held_rl = held_rl or low_rl or let_off_rl or kept_rl != w_rl
@@ -1207,15 +1227,18 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     # Traction control brakes with what the wheel's brake has left beside the pedal's and the handbrake's.
     most_fl, most_fr = dt * max(top - b_fl, 0.0) / j_fl, dt * max(top - b_fr, 0.0) / j_fr
     most_rl, most_rr = dt * max(top - b_rl, 0.0) / j_rl, dt * max(top - b_rr, 0.0) / j_rr
-    # On wheels a differential holds as one, stability control's brake was shared with the pedal's (locked_brakes) and
-    # acted on the pair as one (pair_braked): ABS then lets the brake off where a wheel passes the larger target of the
-    # two. (Taken on top on the bare wheel, its whole torque slowed the braked wheel alone within the update: a locked
-    # differential's split-mu launch, stability control braking the dry rear wheel, took that tyre's force 500 N under
-    # its curve's at 1/120 s and reached 64.1 km/h at 8 s against 69.0 at 1/2000 s.)
-    a_fl, a_fr = (0.0, 0.0) if one_front else (e_fl, e_fr)
-    a_rl, a_rr = (0.0, 0.0) if one_rear else (e_rl, e_rr)
-    u_fl, u_fr = (te_fl, te_fr) if one_front and e_fl + e_fr > 0.0 else (t_fl, t_fr)
-    u_rl, u_rr = (te_rl, te_rr) if one_rear and e_rl + e_rr > 0.0 else (t_rl, t_rr)
+    # On wheels a differential holds as one (bears_*), stability control's brake was shared with the pedal's
+    # (locked_brakes) and acted on the pair as one (pair_braked): ABS then lets the brake off where the wheel stability
+    # control brakes passes its larger target, and its partner where it passes its own. (Taken on top on the bare wheel,
+    # its whole torque slowed the braked wheel alone within the update: a locked differential's split-mu launch,
+    # stability control braking the dry rear wheel, took that tyre's force 500 N under its curve's at 1/120 s and
+    # reached 64.1 km/h at 8 s against 69.0 at 1/2000 s.)
+    a_fl, a_fr = (0.0, 0.0) if bears_f else (e_fl, e_fr)
+    a_rl, a_rr = (0.0, 0.0) if bears_r else (e_rl, e_rr)
+    u_fl = te_fl if bears_f and e_fl > 0.0 else t_fl
+    u_fr = te_fr if bears_f and e_fr > 0.0 else t_fr
+    u_rl = te_rl if bears_r and e_rl > 0.0 else t_rl
+    u_rr = te_rr if bears_r and e_rr > 0.0 else t_rr
     h_fl = aided(p, k_fl, w_fl, free_fl, j_fl, held_fl, ahead * k_fl.c, abs_fl, u_fl, spin_front, most_fl, dt, b_fl,
                  a_fl, te_fl)
     h_fr = aided(p, k_fr, w_fr, free_fr, j_fr, held_fr, ahead * k_fr.c, abs_fr, u_fr, spin_front, most_fr, dt, b_fr,
@@ -1314,16 +1337,16 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     ch_fl, ch_fr = pair_follow(kx_fl, kx_fr, j_fl, j_fr, c_f, du_fl, du_fr, radius, dt, co_f)
     ch_rl, ch_rr = pair_follow(kx_rl, kx_rr, j_rl, j_rr, c_r, du_rl, du_rr, radius, dt, co_r)
     n_fl = finish(p, k_fl, g.start_fl, h_fl, f_fl - x_f * du_fr, s_fl, r_fl, du_fl,
-                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, t_fl, spin_front, grip_fl, e_fl, te_fl,
+                  g.own_fl, b_fl, mass, dt, ahead * k_fl.c, abs_fl, u_fl, spin_front, grip_fl, a_fl, te_fl,
                   brake_torque(h_fl, pull_fl * j_fl, t_share_f, free_fl, b_fl, dt), one_front, ch_fl)
     n_fr = finish(p, k_fr, g.start_fr, h_fr, f_fr - x_f * du_fl, s_fr, r_fr, du_fr,
-                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, t_fr, spin_front, grip_fr, e_fr, te_fr,
+                  g.own_fr, b_fr, mass, dt, ahead * k_fr.c, abs_fr, u_fr, spin_front, grip_fr, a_fr, te_fr,
                   brake_torque(h_fr, pull_fr * j_fr, t_share_f, free_fr, b_fr, dt), one_front, ch_fr)
     n_rl = finish(p, k_rl, g.start_rl, h_rl, f_rl - x_r * du_rr, s_rl, r_rl, du_rl,
-                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, t_rl, spin_rear, grip_rl, e_rl, te_rl,
+                  g.own_rl, b_rl, mass, dt, ahead, abs_rl, u_rl, spin_rear, grip_rl, a_rl, te_rl,
                   brake_torque(h_rl, pull_rl * j_rl, t_share_r, free_rl, b_rl, dt), one_rear, ch_rl)
     n_rr = finish(p, k_rr, g.start_rr, h_rr, f_rr - x_r * du_rl, s_rr, r_rr, du_rr,
-                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, t_rr, spin_rear, grip_rr, e_rr, te_rr,
+                  g.own_rr, b_rr, mass, dt, ahead, abs_rr, u_rr, spin_rear, grip_rr, a_rr, te_rr,
                   brake_torque(h_rr, pull_rr * j_rr, t_share_r, free_rr, b_rr, dt), one_rear, ch_rr)
     # The lateral forces the step applied (the telemetry's), each within what its tyre's ellipse leaves beside its
     # longitudinal force: the body gives back what the linearised step carried past it, along the tyre's sideways

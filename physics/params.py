@@ -283,7 +283,9 @@ class CarParams:
         if abs(roll) <= ROLL_AT_1G_MAX:
             return None
         b, su, unit = self.body, self.suspension, self.model.unit
-        return (f"the body would roll {math.degrees(roll):.4g} deg at 1 g of lateral acceleration (body.cg_height "
+        amount = ("without end: its springs and anti-roll bars are too soft to hold it up against its weight as it "
+                  "leans" if math.isinf(roll) else f"{math.degrees(roll):.4g} deg at 1 g of lateral acceleration")
+        return (f"the body would roll {amount} (body.cg_height "
                 f"{b.cg_height:g} {unit}, suspension.roll_centre_front {su.roll_centre_front:g} {unit} and "
                 f"roll_centre_rear {su.roll_centre_rear:g} {unit}, the springs and anti-roll bars, body.mass and "
                 f"body.track), past the {math.degrees(ROLL_AT_1G_MAX):g} deg the model's roll is made for: stiffer "

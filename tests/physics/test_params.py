@@ -254,7 +254,20 @@ def test_a_four_wheel_car_whose_body_would_roll_past_30_deg_at_1_g_is_refused(ch
     with pytest.raises(ParamError) as info:
         car.with_values(changes)
     said = str(info.value)
-    assert "deg at 1 g" in said and "past the 30 deg" in said
+    assert "past the 30 deg" in said
+    # the roll m g h' / (K - m g h'): without end where the springs cannot hold the body up as it leans (K <= m g h')
+    b = car.body
+    s = car.suspension
+    values = {"cg": b.cg_height, "rf": s.roll_centre_front, "rr": s.roll_centre_rear, "kf": s.spring_front,
+              "kr": s.spring_rear, "af": s.arb_front, "ar": s.arb_rear}
+    values.update({{"body.cg_height": "cg", "suspension.roll_centre_front": "rf", "suspension.roll_centre_rear": "rr",
+                    "suspension.spring_front": "kf", "suspension.spring_rear": "kr", "suspension.arb_front": "af",
+                    "suspension.arb_rear": "ar"}[path]: value for path, value in changes.items()})
+    axis = values["rf"] + (values["rr"] - values["rf"]) * (b.wheelbase - b.lr) / b.wheelbase
+    k = 0.5 * (values["kf"] + values["kr"]) * b.track ** 2 + values["af"] + values["ar"]
+    moment = b.mass * car.model.gravity * (values["cg"] - axis)
+    assert ("without end" in said) == (k <= moment), said
+    assert ("deg at 1 g" in said) == (k > moment), said
     for path in ("body.cg_height", "roll_centre_front", "roll_centre_rear"):
         assert path in said
     # Each change alone is taken where the roll stays within the bound: a tuner's soft front springs, a high rear

@@ -25,10 +25,10 @@ CAR_SHOTS = (
     # The tail-happy sedan in the sine with dwell with its centre of gravity raised from 0.5 to 0.7 m (an
     # SUV's): steering back out of the second steer, its inside rear wheel off the ground (no load at all
     # at 15.75 s; it first lifts at 14.4 s, and in a quarter of the frames after 16.1 s).
-    # (As shipped, the tail-happy sedan lifts no wheel in the sine with dwell, the lane change, the slalom, power
-    # oversteer, braking in a turn or the skidpad, 1,053 N the least of any wheel in those; in this run its inside
-    # rear keeps at least 543 N of its 4,316 N (carbench 0.3.24, the body's roll with its centre of mass's sideways
-    # shift). With the centre of gravity at 0.6 m it lifts for 11 frames from 15.53 s.)
+    # (As shipped, the tail-happy sedan lifts no wheel in the sine with dwell, where its inside rear keeps at least
+    # 543 N of its 4,316 N (carbench 0.3.24, the body's roll with its centre of mass's sideways shift), nor in the lane
+    # change, the slalom, power oversteer, braking in a turn or the skidpad (1,053 N the least of any wheel in those).
+    # With the centre of gravity at 0.6 m it lifts in the sine with dwell for 11 frames from 15.53 s.)
     ("four-wheel.png", "r140_sine_dwell.toml", "tail_happy", {"body.cg_height": 0.7}, 15.75, (1500, 900), 10.0),
     # Braking with the left wheels on dry road and the right ones on ice: ABS on every wheel.
     ("split-mu.png", "split_mu_braking.toml", None, None, 15.0, (1500, 900), 16.0),
