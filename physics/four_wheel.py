@@ -907,8 +907,8 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
     coupling's torque standing in the wheels' drives). With all-wheel drive the least of each axle's: through its
     differential where that lets the wheels apart (the engine's share on each axle, ``c_front`` and ``c_rear``, taken
     as a one-axle car's; the centre's kind does not enter, so a locked centre is taken so too), wheel by wheel where it
-    holds: counted wheel by wheel, the brakes on the spinning axle sped the held one past its target through
-    the centre (0.120 of slip for a tcs_slip of 0.1 on snow at 1/120 s, 0.102 at 1/1000 s)."""
+    holds. (Counted wheel by wheel on both axles before 0.3.24, the brakes on the spinning axle sped the held one past
+    its target through the centre: 0.120 of slip for a tcs_slip of 0.1 on snow at 1/120 s, 0.102 at 1/1000 s.)"""
     if (p.diff_kind == 0 or not g.held_rear) and p.front_drive == 0.0:
         return open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
                               g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
