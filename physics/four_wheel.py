@@ -899,6 +899,19 @@ def esc_on_pair(free, free_partner, e, j, i, c, dt):
 
 
 @scalar
+def axle_over(p, held, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, kx_l, kx_r, i, c, ahead_l, ahead_r,
+              direction, spin_target, bare, e_l, e_r, dt):
+    """One driven axle's part of :func:`least_over`: through its differential (:func:`open_pair_over`) where that lets
+    the wheels apart (open, or a coupling that did not hold, ``held``), its wheels' own :func:`spin_over` where it
+    holds."""
+    if p.diff_kind == 0 or not held:
+        return open_pair_over(p, k_l, k_r, start_l, start_r, drive_l, drive_r, fx_l, fx_r, kx_l, kx_r, i, c, ahead_l,
+                              ahead_r, direction, spin_target, bare, e_l, e_r, dt)
+    return min(spin_over(p, k_l, start_l, drive_l, fx_l, kx_l, i, ahead_l, direction, dt),
+               spin_over(p, k_r, start_r, drive_r, fx_r, kx_r, i, ahead_r, direction, dt))
+
+
+@scalar
 def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_target, bare_f, bare_r, e_fl, e_fr,
                e_rl, e_rr, dt):
     """The least :func:`spin_over` of the driven wheels of :class:`Driveline` ``g``: traction control's engine cut
@@ -909,40 +922,16 @@ def least_over(p, g, k_fl, k_fr, k_rl, k_rr, ahead, direction, i_f, i_r, spin_ta
     as a one-axle car's; the centre's kind does not enter, so a locked centre is taken so too), wheel by wheel where it
     holds. (Counted wheel by wheel on both axles before 0.3.24, the brakes on the spinning axle sped the held one past
     its target through the centre: 0.120 of slip for a tcs_slip of 0.1 on snow at 1/120 s, 0.102 at 1/1000 s.)"""
-    if (p.diff_kind == 0 or not g.held_rear) and p.front_drive == 0.0:
-        return open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
-                              g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl,
-                              e_rr, dt)
-    if (p.diff_kind == 0 or not g.held_front) and p.front_drive == 1.0:
-        return open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
-                              g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction, spin_target,
-                              bare_f, e_fl, e_fr, dt)
-    if 0.0 < p.front_drive < 1.0:  # each axle: through its differential where that lets its wheels apart
-        if p.diff_kind == 0 or not g.held_front:
-            over_f = open_pair_over(p, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
-                                    g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction,
-                                    spin_target, bare_f, e_fl, e_fr, dt)
-        else:
-            over_f = min(spin_over(p, k_fl, g.start_fl, g.drive_fl, g.fx_fl, g.kx_fl, i_f, ahead * k_fl.c, direction,
-                                   dt),
-                         spin_over(p, k_fr, g.start_fr, g.drive_fr, g.fx_fr, g.kx_fr, i_f, ahead * k_fr.c, direction,
-                                   dt))
-        if p.diff_kind == 0 or not g.held_rear:
-            over_r = open_pair_over(p, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
-                                    g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r,
-                                    e_rl, e_rr, dt)
-        else:
-            over_r = min(spin_over(p, k_rl, g.start_rl, g.drive_rl, g.fx_rl, g.kx_rl, i_r, ahead, direction, dt),
-                         spin_over(p, k_rr, g.start_rr, g.drive_rr, g.fx_rr, g.kx_rr, i_r, ahead, direction, dt))
-        return min(over_f, over_r)
-    over = math.inf
-    if p.front_drive > 0.0:
-        over = min(spin_over(p, k_fl, g.start_fl, g.drive_fl, g.fx_fl, g.kx_fl, i_f, ahead * k_fl.c, direction, dt),
-                   spin_over(p, k_fr, g.start_fr, g.drive_fr, g.fx_fr, g.kx_fr, i_f, ahead * k_fr.c, direction, dt))
+    rear = 0.0
     if p.front_drive < 1.0:
-        over = min(over, spin_over(p, k_rl, g.start_rl, g.drive_rl, g.fx_rl, g.kx_rl, i_r, ahead, direction, dt),
-                   spin_over(p, k_rr, g.start_rr, g.drive_rr, g.fx_rr, g.kx_rr, i_r, ahead, direction, dt))
-    return over
+        rear = axle_over(p, g.held_rear, k_rl, k_rr, g.start_rl, g.start_rr, g.drive_rl, g.drive_rr, g.fx_rl, g.fx_rr,
+                         g.kx_rl, g.kx_rr, i_r, g.c_rear, ahead, ahead, direction, spin_target, bare_r, e_rl, e_rr, dt)
+        if p.front_drive == 0.0:
+            return rear
+    front = axle_over(p, g.held_front, k_fl, k_fr, g.start_fl, g.start_fr, g.drive_fl, g.drive_fr, g.fx_fl, g.fx_fr,
+                      g.kx_fl, g.kx_fr, i_f, g.c_front, ahead * k_fl.c, ahead * k_fr.c, direction, spin_target, bare_f,
+                      e_fl, e_fr, dt)
+    return front if p.front_drive == 1.0 else min(front, rear)
 
 
 @scalar(inline=True)

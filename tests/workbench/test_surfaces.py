@@ -180,6 +180,20 @@ def _speed_at(run, seconds: float, dt: float) -> float:
     return float(run("speed_kmh")[round(seconds / dt)])
 
 
+def _sedan_launch(tmp_path, replacements, dt: float):
+    """The shipped split-mu launch on a copy of the sedan's preset with each (old, new) of ``replacements`` made in its
+    text (each ``old`` there once): the result, and its telemetry by channel."""
+    text = (cars_dir() / "sedan.toml").read_text()
+    for old, new in replacements:
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    car = tmp_path / "copy.toml"
+    car.write_text(text)
+    script = parse_script(load_script(resolve_script("split_mu_launch")).to_toml())
+    (result,) = replay([compile_script(script, preset=str(car), dt=dt)])
+    return result, lambda name: result.log.column(name, result.car, result.program.frames)
+
+
 def test_a_split_mu_launch_without_stability_control_is_the_same_at_any_dt():
     """Full throttle with the left wheels on a dry road (mu 1.0) and the right ones on ice (0.1), the driver holding
     the lane: traction control brakes the icy rear wheel and its engine cut counts that brake (the dry wheel at
@@ -215,16 +229,9 @@ def test_no_wheel_shows_a_brake_torque_without_the_aid_that_put_it_there(tmp_pat
     which. Before 0.3.19 the telemetry showed traction control's brake with no flag on 6 frames at 1/120 s (up to
     3,300 N m; the second update at the tyre's grip brakes too, and only the first one's flags were shown) and on
     5,149 at 1/2000 s (the partner a brake turned up past its target)."""
-    text = (cars_dir() / "sedan.toml").read_text()
-    for old, new in (('driven_axle = "rear"', 'driven_axle = "front"'), ("tcs_slip = 0.1 ", "tcs_slip = 0.3 "),
-                     ("esc_gain = 8000.0 ", "esc_gain = 80000.0 ")):
-        assert text.count(old) == 1
-        text = text.replace(old, new)
-    car = tmp_path / "front_driven.toml"
-    car.write_text(text)
-    script = parse_script(load_script(resolve_script("split_mu_launch")).to_toml())
-    (result,) = replay([compile_script(script, preset=str(car), dt=dt)])
-    run = lambda name: result.log.column(name, result.car, result.program.frames)  # noqa: E731
+    front_driven = (('driven_axle = "rear"', 'driven_axle = "front"'), ("tcs_slip = 0.1 ", "tcs_slip = 0.3 "),
+                    ("esc_gain = 8000.0 ", "esc_gain = 80000.0 "))
+    _, run = _sedan_launch(tmp_path, front_driven, dt)
     bare = (run("brake") == 0.0) & (run("handbrake") == 0.0)
     braked = 0
     for w in ("fl", "fr", "rl", "rr"):
@@ -289,17 +296,10 @@ def test_a_split_mu_launch_through_a_coupling_differential_is_the_same_at_any_dt
     reached 43.0 km/h at 8 s against 64.5 at 1/1000 s (a ramp of 0.2; carbench 0.3.23). Where it holds them as one (a
     locked one), stability control's brake on the dry wheel slows the pair and the engine together: taken on the dry
     wheel alone, 64.1 km/h at 1/120 s against 69.0 at 1/2000 s. ``aid`` is the flag that shows the case is there."""
-    text = (cars_dir() / "sedan.toml").read_text()
-    old = 'kind = "open"'
-    assert text.count(old) == 1
-    car = tmp_path / "coupled.toml"
-    car.write_text(text.replace(old, differential))
-    script = parse_script(load_script(resolve_script("split_mu_launch")).to_toml())
     speeds, slips = [], []
     for dt in (DT, 1.0 / 2000.0):
-        (result,) = replay([compile_script(script, preset=str(car), dt=dt)])
+        result, run = _sedan_launch(tmp_path, (('kind = "open"', differential),), dt)
         assert result.passed  # the driver holds the lane
-        run = lambda name, result=result: result.log.column(name, result.car, result.program.frames)  # noqa: E731
         speeds.append(_speed_at(run, 8.0, dt))
         launched = run("t") > 2.0
         slips.append(run("slip_ratio_rl")[launched].mean())
@@ -318,18 +318,11 @@ def test_an_all_wheel_drive_split_mu_launch_through_an_open_centre_is_the_same_a
     differential within the frame, as on a car that drives one axle, the engine's cut counting it on both axles.
     Braked on the bare wheels, the open axles reached 81.3 km/h at 8 s at 1/120 s against 85.0 at 1/2000 s, the
     limited-slip ones 84.2 against 87.9 (carbench 0.3.23). (A locked centre is not held to this: see the README.)"""
-    text = (cars_dir() / "sedan.toml").read_text()
-    for old, new in (('kind = "open"', differential), ('driven_axle = "rear"', 'driven_axle = "all"')):
-        assert text.count(old) == 1
-        text = text.replace(old, new)
-    car = tmp_path / "all_wheels.toml"
-    car.write_text(text)
-    script = parse_script(load_script(resolve_script("split_mu_launch")).to_toml())
     speeds = []
     for dt in (DT, 1.0 / 2000.0):
-        (result,) = replay([compile_script(script, preset=str(car), dt=dt)])
+        all_wheels = (('kind = "open"', differential), ('driven_axle = "rear"', 'driven_axle = "all"'))
+        result, run = _sedan_launch(tmp_path, all_wheels, dt)
         assert result.passed
-        run = lambda name, result=result: result.log.column(name, result.car, result.program.frames)  # noqa: E731
         speeds.append(_speed_at(run, 8.0, dt))
         launched = run("t") > 2.0
         assert (run("tcs_fr")[launched] > 0.0).mean() > 0.5 and (run("tcs_rr")[launched] > 0.0).mean() > 0.5
@@ -347,15 +340,7 @@ def test_traction_control_s_brake_on_a_wheel_held_with_others_shows_on_that_whee
     on the dry wheel stability control braked, and the icy wheel's tcs flag stood with no torque (a locked rear
     differential's split-mu launch: in 7 of 8 such frames at 1/120 s, 80 of 81 at 1/1000 s; open axles through a
     locked centre in 763 of 925 at 1/120 s; carbench 0.3.23). Telemetry only: the car runs the same."""
-    text = (cars_dir() / "sedan.toml").read_text()
-    for old, new in (('kind = "open"', differential), ('driven_axle = "rear"', axle)):
-        assert text.count(old) == 1
-        text = text.replace(old, new)
-    car = tmp_path / "locked.toml"
-    car.write_text(text)
-    script = parse_script(load_script(resolve_script("split_mu_launch")).to_toml())
-    (result,) = replay([compile_script(script, preset=str(car), dt=dt)])
-    run = lambda name: result.log.column(name, result.car, result.program.frames)  # noqa: E731
+    _, run = _sedan_launch(tmp_path, (('kind = "open"', differential), ('driven_axle = "rear"', axle)), dt)
     flagged = run("tcs_rr") > 0.0
     assert flagged.sum() >= 5  # the case is there
     assert (np.abs(run("brake_torque_rr"))[flagged] > 1.0).all()
