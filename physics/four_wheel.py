@@ -1125,6 +1125,15 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     one_front = g.held_front and p.diff_kind != 0
     one_rear = g.held_rear and p.diff_kind != 0
     one_centre = g.held_centre and p.centre_kind != 0
+    # With the engine locked to the wheels and only stability control's brakes on them, an axle its differential lets
+    # apart takes them through the differential as a one-axle car's (open_axle_esc, open_axle_tcs below), also where
+    # the centre holds: the carrier, the engine and the other axle keep it, and locked_momentum moves both axles' means
+    # alike after. Shared among all four first (locked_brakes), the wheel stability control braked took its whole
+    # torque again on top (aided), and with the brake on the axles' other wheels the open-axle treatment of traction
+    # control's brakes was not taken.
+    if (one_centre and not (one_front and one_rear) and g.stuck and bare_f and bare_r and g.rub_front == 0.0
+            and g.rub_rear == 0.0):
+        one_centre = False
     # A pair its differential held in the drivetrain's solve, which takes no brakes, and which can hold the difference
     # of stability control's brakes on its wheels too (a locked one, or a coupling whose locking torque, P + k |T|, is
     # more): the pair and the engine answer the brakes as one body (pair_braked, aided below). A coupling that cannot
