@@ -178,6 +178,42 @@ def test_lateral_balance_counts_the_airs_drag_across_the_car(preset, area, gear)
         assert (w == 1.0).all() and across.max() > 0.1
 
 
+LOW_GRAVITY = """
+[script]
+name = "low-gravity-full-lock"
+preset = "PRESET"
+duration = 6.0
+
+[[set]]
+at = 0.0
+params = { "model.gravity" = GRAVITY }
+
+[[hold]]
+keys = ["left"]
+from = 0.0
+to = 6.0
+
+[[hold]]
+keys = ["throttle"]
+from = 0.5
+to = 6.0
+"""
+
+
+@pytest.mark.parametrize(("preset", "gravity"), [("tail_happy", 1.62), ("sedan", 2.5), ("sedan", 3.7),
+                                                 ("sedan_single_track", 1.0)])
+def test_lateral_balance_at_a_low_gravity_judges_only_motion_that_holds_still(preset, gravity):
+    """At the Moon's or Mars's gravity, full lock and throttle: the allowance, 0.1 (g + |vx r|), is less than the
+    0.5 m/s^2 of dvy/dt that counted as steady, and lateral_balance fired on a balance that held (tail_happy at
+    1.62 m/s^2: 1.291 m/s^2 of tyre force against 1.792 of vx r, with dvy/dt at -0.499: their sum 1.293). Motion
+    counts as steady where dvy/dt is below half the default allowance, too. (Each of these fired before.)"""
+    text = LOW_GRAVITY.replace("PRESET", preset).replace("GRAVITY", repr(gravity))
+    (result,) = replay([compile_script(parse_script(text, "low.toml"))])
+    frames = frames_of_result(result)
+    assert monitors.get("lateral_balance").run(frames) == []
+    assert np.abs(result.column("yaw_rate")).max() > 0.3  # the case is there: the car turns hard
+
+
 def test_synthetic_rest_is_silent_everywhere():
     assert run_monitors(frames_from_columns(**_synthetic())) == []
 
