@@ -12,7 +12,7 @@ from physics.groups import WHEEL_ANGLE_MAX
 from physics.params import YAW_INDEX_MIN, front_wheel_angles, widest_front_wheel
 from workbench.runs.monitors import frames_of_result, run_monitors
 from workbench.runs.replay import replay
-from workbench.scripts.format import parse_script
+from workbench.scripts.format import ScriptError, parse_script
 from workbench.scripts.program import compile_script
 
 SEDAN = load_preset("sedan").params
@@ -138,13 +138,59 @@ def test_a_yaw_inertia_below_the_floor_is_refused_with_the_least_it_may_be():
     with pytest.raises(ParamError) as err:
         SEDAN.with_values({"body.yaw_inertia": 3.0})  # made 31.7 J in a frame braking in a bend
     assert str(err.value) == ("body.yaw_inertia = 3 kg m^2 with body.mass 1600 kg, lf 1.425 m and lr 1.425 m: a "
-                              "dynamic index Iz / (m lf lr) of 0.00092, below the 0.05 the four-wheel car's yaw needs "
+                              "dynamic index Iz / (m lf lr) of 0.00092, below the 0.05 the model's yaw needs "
                               "(at least 162.5 kg m^2; road cars have 0.8 to 1.2)")
     # A heavier body on the same inertia is refused by the same rule, naming the mass.
     with pytest.raises(ParamError, match="body.yaw_inertia = 2900 kg m.2 with body.mass 30000 kg, .*index"):
         SEDAN.with_values({"body.mass": 30000.0})
-    # The single-track car's yaw is stable there and keeps its own limit.
-    assert load_preset("sedan_single_track").params.with_values({"body.yaw_inertia": 3.0}).body.yaw_inertia == 3.0
+
+
+MANUAL003_LIGHT_YAW = """
+[script]
+name = "manual003, a light yaw inertia, coasting in a turn"
+preset = "manual003"
+duration = 7.0
+
+[[set]]
+at = 0.0
+params = { "body.yaw_inertia" = INERTIA }
+
+[[hold]]
+keys = ["throttle"]
+from = 0.0
+to = 4.0
+
+[[hold]]
+keys = ["left"]
+from = 3.5
+to = 7.0
+
+[[hold]]
+keys = ["clutch"]
+from = 4.0
+to = 7.0
+"""
+
+
+@pytest.mark.parametrize("preset", ["manual003", "sedan_single_track", "f1tenth"])
+def test_a_single_track_car_is_held_to_the_same_floor(preset):
+    """A single-track car below the floor made energy too (carbench 0.3.24 ran it): manual003 at 3 kg m^2 coasting in a
+    turn with the clutch down spun at 18 rad/s and sped up from 7.19 to 9.21 m/s, 1,182 J in a frame; sedan_single_track
+    at 0.1 kg m^2, 7,306 J. Refused as the four-wheel car's is; at the floor the same run coasts down."""
+    params = load_preset(preset).params
+    b = params.body
+    least = YAW_INDEX_MIN * b.mass * (b.wheelbase - b.lr) * b.lr
+    with pytest.raises(ParamError, match=r"body.yaw_inertia = .* below the 0.05 the model's yaw needs"):
+        params.with_values({"body.yaw_inertia": 0.5 * least})
+    assert params.with_values({"body.yaw_inertia": least}).body.yaw_inertia == least
+    if preset == "manual003":
+        with pytest.raises(ScriptError, match="below the 0.05"):
+            compile_script(parse_script(MANUAL003_LIGHT_YAW.replace("INERTIA", "3.0")))
+        (result,) = replay([compile_script(parse_script(MANUAL003_LIGHT_YAW.replace("INERTIA", repr(least))))])
+        speed, t = result.column("speed"), result.column("t")
+        coasting = t >= 4.5
+        assert speed[coasting].max() <= speed[coasting][0] + 1e-9  # coasts down, never faster
+        assert not [v.monitor for v in run_monitors(frames_of_result(result))]
 
 
 def test_every_shipped_four_wheel_preset_is_well_within_the_floors():
@@ -177,6 +223,9 @@ def test_a_sweep_refuses_the_first_car_the_four_wheel_rules_refuse(axis, refused
         plan_sweep(program, [axis])
     assert str(err.value).startswith(refused), str(err.value)
     assert plan_sweep(program, ["steering.lock=10:65:8", "body.mass=900:1800:3"]).cars == 24
+    single = compile_script(parse_script(ONE_SECOND.replace('preset = "sedan"', 'preset = "sedan_single_track"')))
+    with pytest.raises(SweepError, match=r"car 2 \(body.yaw_inertia = 3 kg m\^2\): body.yaw_inertia = 3 kg m\^2"):
+        plan_sweep(single, ["body.yaw_inertia=500,3,5"])
 
 
 def test_a_live_edit_past_twelve_gears_is_refused_before_the_car_takes_it():

@@ -20,7 +20,7 @@ import numpy as np
 
 from physics import CarParams, Inputs, Kernel, Simulation
 from physics.car import prepare_swept, with_values
-from physics.params import FOUR_WHEEL_RULES
+from physics.params import DYNAMIC_RULES, FOUR_WHEEL_RULES
 from physics.records import INPUTS
 from workbench.runs.margins import columns_of
 from workbench.runs.measures import Tally
@@ -117,7 +117,7 @@ def check_cars(plan: Plan) -> None:
                 if problem:
                     raise SweepError(f"car {i + 1} ({_shown(plan, i)}): {group}.{problem}")
     for (_, base), swept in zip(bases, live, strict=True):
-        _check_four_wheel(plan, base, si, swept)
+        _check_dynamic(plan, base, si, swept)
     _check_path(plan, si)
 
 
@@ -159,16 +159,17 @@ def _shown(plan: Plan, i: int) -> str:
                      for a, v in zip(plan.axes, plan.values[i], strict=True))
 
 
-def _check_four_wheel(plan: Plan, base: CarParams, si: np.ndarray, swept: Sequence[int]) -> None:
-    """Refuse the first car that breaks a four-wheel car's rules across groups (CarParams.check: a front wheel past
-    80 deg, a dynamic index below the floor), each rule checked once per distinct combination of its values; the
-    axes ``swept`` laid on ``base`` (those a [[set]] has not taken back)."""
-    if base.kind != "dynamic" or base.model.layout != "four_wheel" or not swept:
+def _check_dynamic(plan: Plan, base: CarParams, si: np.ndarray, swept: Sequence[int]) -> None:
+    """Refuse the first car that breaks a dynamic car's rules across groups (CarParams.check: a four-wheel car's front
+    wheel past 80 deg, a dynamic index below the floor), each rule checked once per distinct combination of its
+    values; the axes ``swept`` laid on ``base`` (those a [[set]] has not taken back)."""
+    if base.kind != "dynamic" or not swept:
         return
+    rules = FOUR_WHEEL_RULES if base.model.layout == "four_wheel" else DYNAMIC_RULES
     paths = [plan.axes[d].path for d in swept]
     si = si[:, list(swept)]
     bad = np.zeros(plan.cars, dtype=bool)
-    for rule, judge in FOUR_WHEEL_RULES:
+    for rule, judge in rules:
         dims = [paths.index(p) for p in rule if p in paths]
         if not dims:
             continue
