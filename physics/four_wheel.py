@@ -1438,7 +1438,7 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     if ((_step.standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
             or _step.standstill.braked_to_rest(s.vx, vx, speed, (b_fl + b_fr + b_rl + b_rr) / radius, drive_force,
-                                               mass, dt)):
+                                               mass, dt, mu_fl * z_fl + mu_fr * z_fr + mu_rl * z_rl + mu_rr * z_rr)):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
         # The wheels stop with the car; those a stuck clutch holds to the engine keep its speed.
         if not (stuck and front_share > 0.0):

@@ -862,7 +862,8 @@ def grip_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
     # The stop rule ends a crawl; only where the tyres could have stopped the car within the frame.
     if ((standstill.stop_mask(speed, accel, drive_force, p.model_stop_speed, p.weight)
          and speed <= 0.25 * p.tyres_mu * p.model_gravity * dt)
-            or standstill.braked_to_rest(s.vx, vx, speed, (brake_f + brake_r) / radius, drive_force, mass, dt)):
+            or standstill.braked_to_rest(s.vx, vx, speed, (brake_f + brake_r) / radius, drive_force, mass, dt,
+                                         mu_f * load_f + mu_r * load_r)):
         vx, vy, yaw_rate = vx * 0.0, vy * 0.0, yaw_rate * 0.0
         wf_new = 0.0
         wr_new = 0.0 if not stuck else wr_new
