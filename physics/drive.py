@@ -33,15 +33,21 @@ def direct(throttle, brake, vx, p, pressed):
 
 
 @scalar
-def traction(demand, limit, spinning, still_spinning, spin_fraction):
+def traction(demand, limit, spinning, still_spinning, spin_fraction, may_spin):
     """003: the driven wheels pass at most ``limit`` [N]; past it they spin and only a fraction reaches the road.
 
     Wheels that spin keep spinning while ``still_spinning`` holds (the caller knows when they
     have caught up with the road again). A spinning tyre pushes with sliding grip, and never
-    with more than the axle delivers. Returns (force on the road, spinning).
+    with more than the axle delivers. They start to spin only where ``may_spin`` (the caller's: an engine that
+    could still turn them ahead of the road); else they pass the demand within ``limit``. (With the road turning the
+    engine past its rev limit in 1st, the spin's sliding grip pushed manual003 on to twice 1st gear's top speed,
+    41.7 m/s, the engine held at the limiter and the wheels turning at twice its speed.) Returns (force on the road,
+    spinning).
     """
     size = abs(demand)
-    spinning = size > limit or (spinning and still_spinning)
+    spinning = (size > limit and may_spin) or (spinning and still_spinning)
     if spinning:
         return sign(demand) * min(spin_fraction * limit, size), True
+    if size > limit:  # held from spinning
+        return sign(demand) * limit, False
     return demand, False

@@ -371,14 +371,18 @@ def dynamic_finish(p, s, u, c, new, out, dt, t, lanes, j, g):
 
     d = drivetrain(p, s, c, s.vx, dt)
     limit = p.tyres_traction_mu * (p.weight if p.all_driven else load_r)
+    may_spin = True
     if p.manual:
         # Spinning wheels flare the engine; they spin on while it is faster than the road and the
-        # axle still drives them (the clutch pressed or the throttle lifted, they grip again).
+        # axle still drives them (the clutch pressed or the throttle lifted, they grip again). Driven on, they
+        # start to only where the road turns the engine below its rev limit: past it the engine, which revs no
+        # higher, cannot turn them ahead of the road.
         still = s.rpm > d.imposed_rpm and d.demand * d.ratio > 0.0
+        may_spin = d.imposed_rpm < p.engine_rev_limit or d.demand * d.ratio <= 0.0
     else:
         # Without an engine model: until the demand falls below what sliding rubber passes.
         still = abs(d.demand) > p.tyres_spin_fraction * limit
-    force, spinning = drive.traction(d.demand, limit, s.spinning, still, p.tyres_spin_fraction)
+    force, spinning = drive.traction(d.demand, limit, s.spinning, still, p.tyres_spin_fraction, may_spin)
     if locked:  # locked rear wheels pass no drive and do not spin
         spinning = False
         force = force * 0.0

@@ -75,6 +75,22 @@ def test_about_six_seconds_in_first_reaches_the_rev_limit(full_throttle):
     assert run.rpm[0] == IDLE
 
 
+@pytest.mark.parametrize("edit", [{"engine.peak_torque": 600.0}, {"gearbox.final_drive": 6.0}])
+def test_no_wheelspin_carries_the_car_past_its_gear_s_top_speed(edit):
+    """Full throttle in 1st with more torque than the rear tyres pass (003's simple traction): the wheels spin until
+    the road catches the engine at its rev limit; the spin's sliding grip then pushed on, the engine held at the
+    limiter and the wheels turning at twice its speed, to twice 1st gear's top speed (41.7 m/s at 12 s with 600 N m;
+    44.7 with a final drive of 6, where 1st tops out at 12.2 m/s), and lifting the throttle threw the engine to
+    14,360 rpm in a frame (carbench 0.3.24). Wheels the road turns past the engine's limit cannot spin ahead of it."""
+    params = preset("manual003").with_values(edit)
+    run = record(Simulation(params, dt=DT), 13.0, lambda t, sim: keys("throttle") if t < 12.0 else keys()).car(0)
+    top = params.engine.rev_limit / 60.0 * 2.0 * np.pi / (RATIOS[0] * params.gearbox.final_drive) * WHEEL_RADIUS
+    assert (run.gear == 1).all()
+    assert (run.wheelspin > 0.0).any()  # the case is there: the tyres let go on the way
+    assert run.speed.max() <= top * 1.01
+    assert run.rpm.max() <= REV_LIMIT + 300.0
+
+
 def test_axle_torque_is_engine_torque_times_gear_and_final_drive(full_throttle):
     p = preset("manual003")
     run = full_throttle

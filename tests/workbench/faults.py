@@ -67,9 +67,9 @@ def _no_limiter(throttle, rpm, p):
     return throttle
 
 
-def _creeping_traction(demand, limit, spinning, still_spinning, spin_fraction):
+def _creeping_traction(demand, limit, spinning, still_spinning, spin_fraction, may_spin):
     """The drivetrain pushes 50 N with no throttle: a car at rest with no input rolls away."""
-    force, spin = _traction(demand, limit, spinning, still_spinning, spin_fraction)
+    force, spin = _traction(demand, limit, spinning, still_spinning, spin_fraction, may_spin)
     return force + 50.0, spin
 
 
