@@ -274,7 +274,9 @@ class TyreParams:
     b_rear: float = param(unit="1/rad", doc="Pacejka stiffness factor B, rear", lo=0.01, hi=100, span=(0.1, 20.0))
     # Below 2: past 2, sin(C atan(B alpha)) changes sign at large slip and the force pushes along the slide (a coasting
     # car gained speed, to 40 m/s at C = 3); Pacejka's lateral C is 1.3 to 1.6 (2012, table 4.2), as c_long is held.
-    c: float = param(doc="Pacejka shape factor C", lo=0.01, hi=2, hi_open=True, span=(0.5, 1.99))
+    # At least 0.3: with a curve that flat across (0.01 to 0.1) and a stiff one along (b_long 100 to 200) the sedan,
+    # braked in a bend, sped up (up to 190 J a frame); 0.2 and up did not, nor 0.01 with the preset's b_long.
+    c: float = param(doc="Pacejka shape factor C", lo=0.3, hi=2, hi_open=True, span=(0.5, 1.99))
     e: float = param(doc="Pacejka curvature factor E", lo=-100, hi=1, span=(-2.0, 1.0))
     # Up to 3, a road surface's most ([[surface]] mu): tail_happy at 4 to 10, braking from an ice patch onto the road
     # under its own tyres, gained up to 98 J a frame (5.7 kJ in 0.33 s at 10); racing slicks have 1.6 to 2.
