@@ -278,9 +278,7 @@ class TyreParams:
     # braked in a bend, sped up (up to 190 J a frame); 0.2 and up did not, nor 0.01 with the preset's b_long.
     c: float = param(doc="Pacejka shape factor C", lo=0.3, hi=2, hi_open=True, span=(0.5, 1.99))
     e: float = param(doc="Pacejka curvature factor E", lo=-100, hi=1, span=(-2.0, 1.0))
-    # Up to 3, a road surface's most ([[surface]] mu): tail_happy at 4 to 10, braking from an ice patch onto the road
-    # under its own tyres, gained up to 98 J a frame (5.7 kJ in 0.33 s at 10); racing slicks have 1.6 to 2.
-    mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0.01, hi=3, span=(0.1, 2.5))
+    mu: float = param(doc="peak lateral force per unit of axle load (D = mu * load)", lo=0.01, hi=10, span=(0.1, 2.5))
     traction_mu: float = param(doc="003: the drive force is limited to this times the driven axle's load", lo=0.01,
                                hi=10, span=(0.1, 2.5))
     spin_fraction: float = param(doc="003: share of the grip limit that reaches the road while the wheels spin", lo=0,

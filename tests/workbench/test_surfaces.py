@@ -373,53 +373,6 @@ def test_traction_control_s_brake_on_a_wheel_held_with_others_shows_on_that_whee
     assert (np.abs(run("brake_torque_rr"))[flagged] > 1.0).all()
 
 
-MU_SPLIT_BRAKING = """
-[script]
-name = "tyres of a high mu braking off an ice patch"
-preset = "tail_happy"
-duration = 7.0
-
-[[set]]
-at = 0.0
-params = { "tyres.mu" = MU }
-
-[[surface]]
-name = "dry, left"
-mu = 1.0
-x = [-10.0, 2000.0]
-y = [0.0, 10.0]
-
-[[surface]]
-name = "ice, right"
-mu = 0.1
-x = [-10.0, 2000.0]
-y = [-10.0, 0.0]
-
-[[hold]]
-keys = ["throttle"]
-from = 0.0
-to = 4.0
-
-[[hold]]
-keys = ["brake"]
-from = 4.0
-to = 7.0
-"""
-
-
-def test_the_tyres_own_mu_goes_no_higher_than_a_surface_s():
-    """tyres.mu was allowed up to 10, a surface's mu to 3: tail_happy at 4 to 10, braking with its front wheels
-    coming off the ice onto the road under its own tyres, gained up to 98 J a frame (5.7 kJ in 0.33 s at 10;
-    carbench 0.3.24). Held to 3 as a surface is, where the same run gains nothing."""
-    from workbench.runs.monitors import frames_of_result, run_monitors
-
-    with pytest.raises(ScriptError, match="tyres.mu = 4.0: 4 is out of range; allowed: 0.01 <= value <= 3"):
-        compile_script(parse_script(MU_SPLIT_BRAKING.replace("MU", "4.0")))
-    (result,) = replay([compile_script(parse_script(MU_SPLIT_BRAKING.replace("MU", "3.0")))])
-    assert run_monitors(frames_of_result(result)) == []
-    assert result.column("mu_fl").max() > 2.9  # the case is there: the front wheels reach the road's 3
-
-
 def test_a_simulation_takes_ground_rows_directly():
     rows = np.array([[4, 0.2, -1, 0], [-50, -50, 0, 0], [50, -50, 0, 0], [50, 50, 0, 0], [-50, 50, 0, 0]], float)
     sim = Simulation(load_preset("sedan").params, n=1, ground=rows)
