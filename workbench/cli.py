@@ -455,7 +455,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "manoeuvre":
         from workbench.manoeuvres.manoeuvre_command import run as run_manoeuvre
 
-        return run_manoeuvre(args, chart_renderer() if args.report is not None else None)
+        render = chart_renderer() if args.report is not None else None
+        if args.report is not None and render is None:
+            return _bad(charts_need("--report"))
+        return run_manoeuvre(args, render)
     if args.command == "presets":
         return _presets()
     if args.command == "bench":
@@ -486,16 +489,32 @@ def _check_window_arguments(preset: str | None, script: str | None) -> str | Non
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.program import compile_script
 
+    car = program = None
     try:
         if preset is not None:
-            load_named_preset(preset)
+            car = load_named_preset(preset)
         if script is not None:
-            compile_script(load_script(resolve_script(script)))
+            program = compile_script(load_script(resolve_script(script)))
     except (PresetError, NameRuleError) as exc:
         return f"--preset: {exc}"
     except ScriptError as exc:
         return f"--script: {exc}"
+    if car is not None and program is not None and not _same_file(car.path, program.preset_path):
+        # A script drives its own car (the window says the same; with no display the demo ran instead, exit 0).
+        own = program.preset if program.preset_path is None else program.preset_path.stem
+        return one_line(f"--preset {preset}: the script {script} drives its own car, {own}; give one of the two "
+                        "(carbench replay SCRIPT --preset NAME replays a script on another car)")
     return None
+
+
+def _same_file(a, b) -> bool:
+    """Whether two preset paths (either None: a car that is no file) name one file."""
+    if a is None or b is None:
+        return a is b
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
 
 
 def _bad(message: str) -> int:
@@ -504,14 +523,32 @@ def _bad(message: str) -> int:
 
 
 def chart_renderer():
-    """The PNG renderer for reports (pyqtgraph offscreen), or None where PySide6 or pyqtgraph is missing."""
+    """The PNG renderer for reports (pyqtgraph offscreen), or None where PySide6 or pyqtgraph is missing or cannot
+    load (:func:`charts_need` says which). Their modules are loaded here, before any run: found but unable to load
+    (Qt's libraries need the system's libEGL), the renderer ended the command in a traceback after the run."""
+    global _RENDERER_PROBLEM
+    _RENDERER_PROBLEM = None
     if not _installed("PySide6", "pyqtgraph"):  # the renderer imports them when it draws
         return None
     try:
-        from workbench.gui.charts import render_png
-    except ImportError:
+        from workbench.gui.charts import load_qt, render_png
+
+        load_qt()
+    except (ImportError, OSError) as exc:
+        _RENDERER_PROBLEM = one_line(str(exc)) or type(exc).__name__
         return None
     return render_png
+
+
+_RENDERER_PROBLEM: str | None = None
+
+
+def charts_need(option: str) -> str:
+    """The one line saying why ``option`` (--report, --plot) cannot draw its charts, after :func:`chart_renderer`
+    found no renderer."""
+    if _RENDERER_PROBLEM:
+        return f"{option} needs PySide6 and pyqtgraph, which are installed but do not load here: {_RENDERER_PROBLEM}"
+    return f"{option} needs PySide6 and pyqtgraph"
 
 
 def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMORY, monitors: bool = False,
@@ -573,7 +610,7 @@ def _replay(paths, preset, dt, csv, as_json, max_memory: int = DEFAULT_MAX_MEMOR
             check_report_dir(report, "--report", [*inputs, *targets, *([mcap] if mcap else [])])
             render = chart_renderer()
             if render is None:
-                return _bad("--report needs PySide6 and pyqtgraph")
+                return _bad(charts_need("--report"))
             render = deferring(render)
     except OutputPathError as exc:
         return _bad(str(exc))
@@ -656,7 +693,7 @@ def _sweep(args) -> int:
     if args.plot:
         render = chart_renderer()
         if render is None:
-            return _bad("--plot needs PySide6 and pyqtgraph")
+            return _bad(charts_need("--plot"))
     return run(SweepArgs(args.script, args.params, args.samples, args.seed, args.sweep_preset, args.dt, args.out,
                          args.json, args.plot, args.workers, args.scheduler,
                          DEFAULT_CHUNK if args.chunk is None else args.chunk), render)

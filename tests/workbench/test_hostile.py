@@ -27,6 +27,24 @@ CLUTCH = str(scripts_dir() / "clutch_coast.toml")
 LAUNCH = str(scripts_dir() / "launch_shift.toml")
 
 
+RECORDED = '''[script]
+name = "r"
+preset = "manual003"
+duration = 1.0
+dt = 0.01
+frames = 100
+
+[recorded]
+carbench = "VERSION"
+numpy = "2.4.6"
+preset = "manual003"
+preset_sha256 = "9c21d585398385c158a474345ca58c4b2cc2c6aeb8745e438cb0790ba4737a4b"
+params_sha256 = "9c21d585398385c158a474345ca58c4b2cc2c6aeb8745e438cb0790ba4737a4b"
+dt = 0.01
+changed = []
+'''
+
+
 def head(**changes) -> str:
     """HEAD with [script] keys replaced (value text as TOML) or removed (None)."""
     base = {"name": '"h"', "preset": '"sedan"', "duration": "4.0"}
@@ -268,6 +286,14 @@ CASES = [
          argv=["--script", "s.toml"]),
     Case("window-script-device", ["--script", "/dev/zero", "is a device"], script=None,
          argv=["--script", "/dev/zero"]),
+    # a script drives its own car: refused before the window or, with no display, the demo (which ran, exit 0)
+    Case("window-script-on-another-preset", ["--preset sedan", "drives its own car, manual003"], script=None,
+         argv=["--script", "clutch_coast", "--preset", "sedan"]),
+    # numbers Python will not read (more than 4,300 digits): a traceback before
+    S("recorded-version-of-4301-digits", RECORDED.replace("VERSION", "0." + "1" * 4301), "[recorded]",
+      "`carbench` is 4,303 characters long; a version has at most 64"),
+    Case("sweep-values-of-4301-digits", ["N = a number of 4,301 digits must be between 2 and"], script=None,
+         argv=["sweep", "clutch_coast", "--param", "body.mass=1000:1100:" + "1" * 4301]),
 ]
 
 

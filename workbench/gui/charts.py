@@ -16,6 +16,13 @@ from workbench.gui.clip import segments_in_box
 from workbench.output.charts import Chart, finite_or
 
 
+def load_qt() -> None:
+    """Load the modules :func:`render_png` draws with, now: ImportError (or OSError) where they cannot load here (a
+    PySide6 whose Qt libraries need a system library that is missing, libEGL), before a command runs."""
+    from PySide6 import QtGui, QtWidgets  # noqa: F401, I001  (Qt's own error first: pyqtgraph's names no library)
+    import pyqtgraph  # noqa: F401
+
+
 def _application():
     """The running QApplication, or a new one (offscreen unless a display is known to work)."""
     from PySide6.QtWidgets import QApplication

@@ -254,8 +254,13 @@ def charts_shown(folder: str | os.PathLike) -> set[str]:
             and name not in (".", "..")}
 
 
+NAME_CHARS = 100
+"""The most characters of a script's name a chart's file takes (ASCII once made safe): with "-expect-N.png" and the
+staged name's suffix it stays within a file name's 255 bytes (a name of 220 characters was refused after the run)."""
+
+
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "script"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:NAME_CHARS].strip("._") or "script"
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[int] = (),

@@ -249,7 +249,9 @@ def _finite_or_none(x: float) -> float | None:
 
 
 def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "chart"
+    """``text`` as a part of a chart's file name: ASCII letters, digits and dashes, 100 characters at most (an
+    expectation's name of 220 characters made a name the file system refused, after the sweep had run)."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", text)[:100].strip("-").lower() or "chart"
 
 
 def charts(result: SweepResult) -> list[tuple[str, Chart]]:

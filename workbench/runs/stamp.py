@@ -100,10 +100,12 @@ AS_PRESET = "as the preset"  # a parameter a stamp does not list as changed: the
 
 
 def _version(text: str) -> tuple[int, ...]:
-    """A version's leading numbers ("0.3.7" -> (0, 3, 7)); () for one that has none ("unknown")."""
+    """A version's leading numbers ("0.3.7" -> (0, 3, 7)); () for one that has none ("unknown"). Each number is read
+    to 18 digits at most (a recording's version of 4,301 digits ended the replay in a traceback: Python refuses to
+    read an int that long)."""
     import re
 
-    found = re.match(r"\d+(?:\.\d+)*", text or "")
+    found = re.match(r"\d{1,18}(?:\.\d{1,18})*", text or "")
     return tuple(int(part) for part in found.group(0).split(".")) if found else ()
 
 
@@ -158,6 +160,10 @@ def _exact_keys(table: dict, allowed: Sequence[str], where: str) -> None:
             raise ValueError(f"{where}: `{key}` is missing")
 
 
+MAX_VERSION = 64
+"""The longest version string a ``[recorded]`` table may carry (a release's, "0.3.25", or numpy's)."""
+
+
 def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
     """Parse a ``[recorded]`` table strictly; ValueError names the key and the reason."""
     if not isinstance(table, dict):
@@ -166,6 +172,10 @@ def stamp_from_table(table: Any, where: str = "[recorded]") -> Stamp:
     for key in ("carbench", "numpy", "preset", "preset_sha256", "params_sha256"):
         if not isinstance(table[key], str) or not table[key]:
             raise ValueError(f"{where}: `{key}` must be a non-empty string, got {table[key]!r}")
+    for key in ("carbench", "numpy"):  # a release's version: the replay's note quotes it
+        if len(table[key]) > MAX_VERSION:
+            raise ValueError(f"{where}: `{key}` is {len(table[key]):,} characters long; a version has at most "
+                             f"{MAX_VERSION}")
     for key in ("preset_sha256", "params_sha256"):
         if len(table[key]) != 64 or any(ch not in "0123456789abcdef" for ch in table[key]):
             raise ValueError(f"{where}: `{key}` must be 64 lowercase hex digits")

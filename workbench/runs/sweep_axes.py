@@ -109,9 +109,11 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
         lo, hi = _number(parts[0], where), _number(parts[1], where)
         if not parts[2].isascii() or not parts[2].isdigit():  # int() reads "\u0663" and "1_0" too
             raise SweepError(f"{where}: N = {parts[2]!r} must be a whole number of values (ASCII digits)")
-        n = int(parts[2])
+        digits = parts[2].lstrip("0") or "0"
+        n = int(digits) if len(digits) <= 18 else MAX_VALUES + 1  # (Python reads no int of 4,301 digits)
         if not 2 <= n <= MAX_VALUES:
-            raise SweepError(f"{where}: N = {n} must be between 2 and {MAX_VALUES} (one value: PATH=V)")
+            shown = f"{n}" if len(digits) <= 18 else f"a number of {len(digits):,} digits"
+            raise SweepError(f"{where}: N = {shown} must be between 2 and {MAX_VALUES} (one value: PATH=V)")
         if not lo < hi:
             raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
         if log and lo <= 0:
