@@ -236,9 +236,12 @@ class CarParams:
             return None
         unit, length = unit_in("kg m^2", self.model.unit), self.model.unit
         least = YAW_INDEX_MIN * b.mass * lf * b.lr
+        # In the fewest digits that still tell them apart (it read "an index of 0.05, below the 0.05 ...").
+        shown = _fewest(index, lambda v: v < YAW_INDEX_MIN, 2)
+        least_shown = _fewest(least, lambda v: v > b.yaw_inertia, 4)
         return (f"body.yaw_inertia = {b.yaw_inertia:g} {unit} with body.mass {b.mass:g} kg, lf {lf:g} {length} and lr "
-                f"{b.lr:g} {length}: a dynamic index Iz / (m lf lr) of {index:.2g}, below the {YAW_INDEX_MIN:g} the "
-                f"model's yaw needs (at least {least:.4g} {unit}; road cars have 0.8 to 1.2)")
+                f"{b.lr:g} {length}: a dynamic index Iz / (m lf lr) of {shown}, below the {YAW_INDEX_MIN:g} the "
+                f"model's yaw needs (at least {least_shown} {unit}; road cars have 0.8 to 1.2)")
 
     def _nominal_load_problem(self) -> str | None:
         """Why a four-wheel car's tyres.nominal_load is no load its tyres could be made for, or None: a reference load
@@ -411,6 +414,16 @@ def widest_front_wheel(lock, share, wheelbase, track):
     last = len(STEER_SAMPLES) - 1
     k = last - int(np.argmax(both[::-1]))  # the widest, at full lock where it ties
     return float(both[k]), float(lock) if k == last else float(steer[k]), bool(abs(inner[k]) >= abs(outer[k]))
+
+
+def _fewest(value: float, holds, digits: int) -> str:
+    """``value`` in ``digits`` significant digits, or more where fewer would not keep ``holds`` (a comparison a
+    message states) true of the number shown."""
+    for d in range(digits, 17):
+        text = f"{value:.{d}g}"
+        if holds(float(text)):
+            return text
+    return repr(value)
 
 
 def yaw_index(yaw_inertia, mass, wheelbase, lr):

@@ -292,6 +292,16 @@ CASES = [
     # numbers Python will not read (more than 4,300 digits): a traceback before
     S("recorded-version-of-4301-digits", RECORDED.replace("VERSION", "0." + "1" * 4301), "[recorded]",
       "`carbench` is 4,303 characters long; a version has at most 64"),
+    # a value next to a limit is quoted as typed, not rounded onto it ("80 deg is out of range; allowed: ... <= 80")
+    Case("vs-set-just-past-a-limit", ["steering.lock=80.000001 (deg)", "allowed: 0 < value <= 80 deg"], script=None,
+         argv=["compare", CLUTCH, "--vs-set", "steering.lock=80.000001"]),
+    Case("sweep-just-past-a-limit", ["steering.lock = 80.000001 deg is out of range"], script=None,
+         argv=["sweep", "clutch_coast", "--param", "steering.lock=80.000001,10"]),
+    Case("sweep-just-short-of-a-whole-number", ["brakes.abs = 0.9999999999999999 is not a whole number"], script=None,
+         argv=["sweep", "split_mu_launch", "--param", "brakes.abs=0.9999999999999999,0"]),
+    Case("set-just-below-the-yaw-floor", ["a dynamic index Iz / (m lf lr) of 0.049996, below the 0.05",
+                                          "(at least 2900.2 kg m^2"], script=None,
+         argv=["manoeuvre", "iso4138", "--set", "body.mass=28565"]),
     Case("sweep-values-of-4301-digits", ["N = a number of 4,301 digits must be between 2 and"], script=None,
          argv=["sweep", "clutch_coast", "--param", "body.mass=1000:1100:" + "1" * 4301]),
 ]

@@ -80,6 +80,7 @@ def parse_changes(items: list[str], params, option: str) -> dict[str, Any]:
     """
     from physics.units import display_of, to_si
     from workbench.runs.sweep_axes import range_problem
+    from workbench.scripts.format import exact_digits
 
     changes: dict[str, Any] = {}
     for item in items:
@@ -93,7 +94,7 @@ def parse_changes(items: list[str], params, option: str) -> dict[str, Any]:
             si = to_si(float(value), info)
             problem = range_problem(info, si)
             if problem:
-                raise CompareError(f"{option} {path}={value:g} ({unit}): {problem}")
+                raise CompareError(f"{option} {path}={exact_digits(float(value))} ({unit}): {problem}")
             value = si
         elif factor != 1.0 and isinstance(value, list):
             value = [to_si(float(v), info) if _is_number(v) else v for v in value]

@@ -12,6 +12,7 @@ import numpy as np
 from physics import CarParams, ParamError, ParamInfo
 from physics.toml_text import underflows
 from physics.units import DISPLAY_UNITS, display_of
+from workbench.scripts.format import exact_digits
 from workbench.scripts.limits import DECIMAL
 
 MAX_VALUES = 100_000  # values on one axis
@@ -134,7 +135,10 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
         raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
     to_si = _si_factor(unit, factor)
     for v in values:
-        _check_value(info, float(v) * to_si, f"{where}: {path} = {v:g}{' ' + unit if unit else ''}", unit, factor)
+        # the value as typed, in as few digits as tell it from the limit (80.000001 deg read "80 deg is out of range;
+        # allowed: 0 < value <= 80 deg")
+        _check_value(info, float(v) * to_si, f"{where}: {path} = {exact_digits(float(v))}{' ' + unit if unit else ''}",
+                     unit, factor)
     if not sample:
         _check_each_once(values, unit, factor, where, parts[0].split(",") if len(parts) == 1 else None)
     return Axis(path, unit, factor, values, log, spec)
