@@ -1125,13 +1125,22 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     one_front = g.held_front and p.diff_kind != 0
     one_rear = g.held_rear and p.diff_kind != 0
     one_centre = g.held_centre and p.centre_kind != 0
+    # The wheels' speeds without brakes in their first update, with the body frozen (their inertias j_* with their
+    # tyres' slopes).
+    free_fl, _, j_fl, _ = wheel.spin(g.start_fl, g.drive_fl, g.fx_fl, kx_fl, 0.0, radius, i_f, dt)
+    free_fr, _, j_fr, _ = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, 0.0, radius, i_f, dt)
+    free_rl, _, j_rl, _ = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, 0.0, radius, i_r, dt)
+    free_rr, _, j_rr, _ = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, 0.0, radius, i_r, dt)
     # With the engine locked to the wheels and only stability control's brakes on them, an axle its differential lets
     # apart takes them through the differential as a one-axle car's (open_axle_esc, open_axle_tcs below), also where
     # the centre holds: the carrier, the engine and the other axle keep it, and locked_momentum moves both axles' means
     # alike after. Shared among all four first (locked_brakes), the wheel stability control braked took its whole
     # torque again on top (aided), and with the brake on the axles' other wheels the open-axle treatment of traction
-    # control's brakes was not taken.
-    if (one_centre and not (one_front and one_rear) and g.stuck and bare_f and bare_r and g.rub_front == 0.0
+    # control's brakes was not taken. Only where both axles take that path (their wheels turning one way, neither held
+    # by its differential); else the centre shares the brakes as before.
+    front_open = (p.diff_kind == 0 or not g.held_front) and free_fl * free_fr > 0.0
+    rear_open = (p.diff_kind == 0 or not g.held_rear) and free_rl * free_rr > 0.0
+    if (one_centre and front_open and rear_open and g.stuck and bare_f and bare_r and g.rub_front == 0.0
             and g.rub_rear == 0.0):
         one_centre = False
     # A pair its differential held in the drivetrain's solve, which takes no brakes, and which can hold the difference
@@ -1153,10 +1162,6 @@ def four_wheel_frame(p, s, u, c, new, out, dt, t, road, lanes):
     c_f, c_r = g.c_front, g.c_rear
     one_axle = front_share == 0.0 or front_share == 1.0
     b_share_f, b_share_r = (c_f, c_r) if one_axle else (0.0, 0.0)
-    free_fl, _, j_fl, _ = wheel.spin(g.start_fl, g.drive_fl, g.fx_fl, kx_fl, 0.0, radius, i_f, dt)
-    free_fr, _, j_fr, _ = wheel.spin(g.start_fr, g.drive_fr, g.fx_fr, kx_fr, 0.0, radius, i_f, dt)
-    free_rl, _, j_rl, _ = wheel.spin(g.start_rl, g.drive_rl, g.fx_rl, kx_rl, 0.0, radius, i_r, dt)
-    free_rr, _, j_rr, _ = wheel.spin(g.start_rr, g.drive_rr, g.fx_rr, kx_rr, 0.0, radius, i_r, dt)
     w_fl, held_fl, w_fr, held_fr = pair_braked(free_fl, free_fr, b_fl, b_fr, j_fl, j_fr, b_share_f, dt, bears_f)
     w_rl, held_rl, w_rr, held_rr = pair_braked(free_rl, free_rr, b_rl, b_rr, j_rl, j_rr, b_share_r, dt, bears_r)
     # Each wheel's ABS slip target: the straight-line one lowered by its tyre's lateral demand, a front one's

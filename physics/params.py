@@ -238,7 +238,7 @@ class CarParams:
         least = YAW_INDEX_MIN * b.mass * lf * b.lr
         # In the fewest digits that still tell them apart (it read "an index of 0.05, below the 0.05 ...").
         shown = _fewest(index, lambda v: v < YAW_INDEX_MIN, 2)
-        least_shown = _fewest(least, lambda v: v > b.yaw_inertia, 4)
+        least_shown = _up(least, 4)
         return (f"body.yaw_inertia = {b.yaw_inertia:g} {unit} with body.mass {b.mass:g} kg, lf {lf:g} {length} and lr "
                 f"{b.lr:g} {length}: a dynamic index Iz / (m lf lr) of {shown}, below the {YAW_INDEX_MIN:g} the "
                 f"model's yaw needs (at least {least_shown} {unit}; road cars have 0.8 to 1.2)")
@@ -426,6 +426,14 @@ def _fewest(value: float, holds, digits: int) -> str:
     return repr(value)
 
 
+def _up(value: float, digits: int) -> str:
+    """``value`` (positive) rounded up to ``digits`` significant digits: a least value a message names is one the
+    check takes (2900.24 shown as 2900.2 was refused in turn)."""
+    step = 10.0 ** (math.floor(math.log10(value)) - digits + 1)
+    text = f"{math.ceil(value / step) * step:.{digits}g}"
+    return text if float(text) >= value else repr(value)
+
+
 def yaw_index(yaw_inertia, mass, wheelbase, lr):
     """The dynamic index Iz / (m lf lr) (floats or numpy arrays)."""
     return yaw_inertia / (mass * (wheelbase - lr) * lr)
@@ -440,7 +448,7 @@ def _index_below(yaw_inertia, mass, wheelbase, lr) -> np.ndarray:
 
 
 DYNAMIC_RULES = ((("body.yaw_inertia", "body.mass", "body.wheelbase", "body.lr"), _index_below),)
-"""The rules across groups that CarParams.check applies to every dynamic car (its dynamic index), as
+"""The rules across groups that CarParams.check applies to every dynamic car (its dynamic index), in the form of
 FOUR_WHEEL_RULES."""
 
 FOUR_WHEEL_RULES = ((("steering.lock", "steering.ackermann", "body.wheelbase", "body.track"), _wheels_past),

@@ -1,7 +1,8 @@
 """The ``carbench`` command.
 
 ``carbench`` opens the workbench (or, with no display, runs the headless demo); ``replay``, ``sweep``,
-``presets`` and ``bench`` are headless and never import Qt.
+``presets`` and ``bench`` are headless and import Qt only to draw charts (``--report``, ``--plot``: loaded, through
+workbench.gui.charts, before the run).
 """
 
 from __future__ import annotations

@@ -79,9 +79,9 @@ def test_about_six_seconds_in_first_reaches_the_rev_limit(full_throttle):
 def test_no_wheelspin_carries_the_car_past_its_gear_s_top_speed(edit):
     """Full throttle in 1st with more torque than the rear tyres pass (003's simple traction): the wheels spin until
     the road catches the engine at its rev limit; the spin's sliding grip then pushed on, the engine held at the
-    limiter and the wheels turning at twice its speed, to twice 1st gear's top speed (41.7 m/s at 12 s with 600 N m;
-    44.7 with a final drive of 6, where 1st tops out at 12.2 m/s), and lifting the throttle threw the engine to
-    14,360 rpm in a frame (carbench 0.3.24). Wheels the road turns past the engine's limit cannot spin ahead of it."""
+    limiter, to twice 1st gear's top speed with 600 N m (41.7 m/s at 12 s) and 3.7 times with a final drive of 6
+    (44.95 m/s, where 1st tops out at 12.2), and lifting the throttle threw the engine to 14,360 and 27,316 rpm in a
+    frame (carbench 0.3.24). Wheels the road turns past the engine's limit cannot spin ahead of it."""
     params = preset("manual003").with_values(edit)
     run = record(Simulation(params, dt=DT), 13.0, lambda t, sim: keys("throttle") if t < 12.0 else keys()).car(0)
     top = params.engine.rev_limit / 60.0 * 2.0 * np.pi / (RATIOS[0] * params.gearbox.final_drive) * WHEEL_RADIUS

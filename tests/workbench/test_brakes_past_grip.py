@@ -51,8 +51,8 @@ def test_a_car_sliding_on_brakes_stronger_than_its_tyres_is_not_stopped_dead(pre
     """Thrown into a slide and braked: as the car's speed along itself crossed zero, the stop rule took the brakes'
     whole force as what a frame could take away and stopped the car where it slid sideways (carbench 0.3.24:
     tail_happy on 2 MN of brakes from 9.9 m/s in a frame, 1,190 m/s^2; sedan_single_track on 10 MN from 10.6 m/s).
-    The brakes act through the tyres: no frame takes more speed away than a few times mu g does, and no monitor
-    fires."""
+    The brakes act through the tyres: no frame takes more speed away than a few times mu g does (the stop rule's
+    twice the grip and the frame's own braking), and no monitor fires."""
     text = SLIDE.replace("PRESET", preset).replace("PARAMS", params)
     (result,) = replay([compile_script(parse_script(text, "slide.toml"))])
     frames = frames_of_result(result)
@@ -60,5 +60,5 @@ def test_a_car_sliding_on_brakes_stronger_than_its_tyres_is_not_stopped_dead(pre
     vx, vy, t = result.column("vx"), result.column("vy"), result.column("t")
     change = np.hypot(np.diff(vx), np.diff(vy)) / np.diff(t)  # [m/s^2] the velocity's change in a frame
     mu_g = result.program.params.tyres.mu * result.program.params.model.gravity
-    assert change.max() < 3.0 * mu_g
+    assert change.max() < 5.0 * mu_g  # 1,190 and 1,385 m/s^2 before: 110 and 127 mu g
     assert (np.hypot(vx, vy)[t > 5.0] > 1.0).any()  # the case is there: braked while it still moves

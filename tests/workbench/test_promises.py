@@ -384,9 +384,9 @@ def test_every_command_reads_a_preset_file_whatever_its_extension(argv, tmp_path
 
 def test_the_window_takes_shipped_names_from_any_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "sedan").mkdir()
+    (tmp_path / "manual003").mkdir()
     (tmp_path / "braking_stop").mkdir()
-    assert cli._check_window_arguments("sedan", "braking_stop") is None
+    assert cli._check_window_arguments("manual003", "braking_stop") is None  # the script's own car
     assert "is a directory" in cli._check_window_arguments(None, "braking_stop/")
 
 

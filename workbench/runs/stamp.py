@@ -101,8 +101,8 @@ AS_PRESET = "as the preset"  # a parameter a stamp does not list as changed: the
 
 def _version(text: str) -> tuple[int, ...]:
     """A version's leading numbers ("0.3.7" -> (0, 3, 7)); () for one that has none ("unknown"). Each number is read
-    to 18 digits at most (a recording's version of 4,301 digits ended the replay in a traceback: Python refuses to
-    read an int that long)."""
+    to 18 digits at most, whatever the string (Python refuses to read an int of 4,301 digits; a recording's version of
+    more than MAX_VERSION characters is refused before it gets here)."""
     import re
 
     found = re.match(r"\d{1,18}(?:\.\d{1,18})*", text or "")

@@ -100,7 +100,7 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
             raise SweepError(f"{where}: with --samples give a range PATH=LO:HI or PATH=LO:HI:log")
         lo, hi = (_number(p, where) for p in parts)
         if not lo < hi:
-            raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
+            raise SweepError(f"{where}: HI ({exact_digits(hi)}) must be above LO ({exact_digits(lo)})")
         values = np.array([lo, hi])
     elif len(parts) == 1:
         values = np.array([_number(p, where) for p in parts[0].split(",")])
@@ -116,9 +116,9 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
             shown = f"{n}" if len(digits) <= 18 else f"a number of {len(digits):,} digits"
             raise SweepError(f"{where}: N = {shown} must be between 2 and {MAX_VALUES} (one value: PATH=V)")
         if not lo < hi:
-            raise SweepError(f"{where}: HI ({hi:g}) must be above LO ({lo:g})")
+            raise SweepError(f"{where}: HI ({exact_digits(hi)}) must be above LO ({exact_digits(lo)})")
         if log and lo <= 0:
-            raise SweepError(f"{where}: a log axis needs LO > 0, got {lo:g}")
+            raise SweepError(f"{where}: a log axis needs LO > 0, got {exact_digits(lo)}")
         values = np.geomspace(lo, hi, n) if log else np.linspace(lo, hi, n)
         # To 15 digits, which a float64 holds: 5:80:5:log's 20 came out 20.000000000000004 (and 40 as 39.99999999999999)
         # in the CSV, a value nobody typed or meant; what a car is given moves by 1e-15 of itself at most. And a zero
@@ -130,7 +130,7 @@ def parse_axis(spec: str, params: CarParams, sample: bool = False) -> Axis:
     else:
         raise SweepError(f"{where}: expected PATH=LO:HI:N, PATH=LO:HI:N:log or PATH=V1,V2,...")
     if sample and log and values[0] <= 0:
-        raise SweepError(f"{where}: a log range needs LO > 0, got {values[0]:g}")
+        raise SweepError(f"{where}: a log range needs LO > 0, got {exact_digits(float(values[0]))}")
     if len(values) > MAX_VALUES:
         raise SweepError(f"{where}: {len(values)} values; at most {MAX_VALUES} on one axis")
     to_si = _si_factor(unit, factor)
