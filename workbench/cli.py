@@ -487,6 +487,7 @@ def _check_window_arguments(preset: str | None, script: str | None) -> str | Non
     """Why ``--preset``/``--script`` cannot be opened (None when they can); checked before any window or demo."""
     from physics import PresetError
     from workbench.names import NameRuleError, load_named_preset
+    from workbench.output.files import same_preset_file
     from workbench.scripts.format import ScriptError, load_script, resolve_script
     from workbench.scripts.program import compile_script
 
@@ -500,22 +501,13 @@ def _check_window_arguments(preset: str | None, script: str | None) -> str | Non
         return f"--preset: {exc}"
     except ScriptError as exc:
         return f"--script: {exc}"
-    if car is not None and program is not None and not _same_file(car.path, program.preset_path):
+    if car is not None and program is not None and not same_preset_file(car.path, program.preset_path):
         # A script drives its own car (the window says the same; with no display the demo ran instead, exit 0).
         own = program.preset if program.preset_path is None else program.preset_path.stem
         return one_line(f"--preset {preset}: the script {script} drives its own car, {own}; give one of the two "
                         "(carbench replay SCRIPT --preset NAME replays a script on another car)")
     return None
 
-
-def _same_file(a, b) -> bool:
-    """Whether two preset paths (either None: a car that is no file) name one file."""
-    if a is None or b is None:
-        return a is b
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
 
 
 def _bad(message: str) -> int:

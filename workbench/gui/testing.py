@@ -43,6 +43,7 @@ import pytest
 
 from workbench.display import probe_display
 from workbench.gui.qt_messages import QT_MESSAGES_ALLOWED
+from workbench.output.files import same_preset_file
 
 
 def use_offscreen_without_a_display() -> bool:
@@ -345,7 +346,7 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
         car = window.model.session.preset
         _load(window, carbench_script)
         shown = window.model.session.preset
-        if marker is not None and not _same_file(shown.path, car.path):
+        if marker is not None and not same_preset_file(shown.path, car.path):
             # As `carbench --preset X --script Y`: a script drives its own car, and the marker's was dropped unsaid.
             raise pytest.UsageError(f"@pytest.mark.carbench_preset({marker.args[0]!r}): the script "
                                     f"{carbench_script} drives its own car, {shown.name}; give one of the two")
@@ -358,15 +359,6 @@ def carbench_window(qtbot, carbench_settings, carbench_script, request, monkeypa
     yield window
     request.node._carbench_window = None
 
-
-def _same_file(a, b) -> bool:
-    """Whether two presets' paths (None for a preset built in code) name one file, however they are spelled."""
-    if a is None or b is None:
-        return a is b
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return Path(a).resolve() == Path(b).resolve()
 
 
 def hold(window, keys: Iterable[str] | str, frames: int) -> None:

@@ -245,6 +245,14 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
         return False
 
 
+def same_preset_file(a: str | os.PathLike | None, b: str | os.PathLike | None) -> bool:
+    """Whether two presets' paths name one file (:func:`same_file`); None is a preset built in code, the same only as
+    another None."""
+    if a is None or b is None:
+        return a is b
+    return same_file(a, b)
+
+
 def _looked_at(path: Path, option: str, call):
     """``call()``, with an unusable path (too long, a loop of links, a deleted working folder) as OutputPathError."""
     try:
