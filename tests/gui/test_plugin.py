@@ -103,6 +103,17 @@ def test_drive_returns_the_run_in_display_units_with_its_stamp(carbench_window):
     assert driven.repaints < driven.frames  # several frames per repaint, not one
 
 
+def test_drive_repaints_less_often_offscreen_where_no_one_watches(qapp, monkeypatch):
+    from PySide6.QtGui import QGuiApplication
+
+    from workbench.gui import testing
+
+    assert QGuiApplication.platformName() == "offscreen"  # the suite's
+    assert testing.default_repaint_every() == testing.REPAINT_UNSEEN > testing.REPAINT_EVERY
+    monkeypatch.setattr(QGuiApplication, "platformName", staticmethod(lambda: "xcb"))
+    assert testing.default_repaint_every() == testing.REPAINT_EVERY == 0.03
+
+
 def test_pacing_does_not_change_the_physics(carbench_window):
     # A handbrake flick and a slide (6 s): the car moves, turns and slides; the slow run repaints every third frame,
     # the fast one about once a second of wall time (hundreds of frames).

@@ -25,7 +25,8 @@ With no display (none set, or one that no longer answers) the plugin runs Qt off
 same tests run on a build machine; set ``QT_QPA_PLATFORM`` yourself to choose otherwise.
 
 Helpers: :func:`drive` replays a script through the window frame by frame, exactly as the GUI does,
-repainting about every 30 ms of wall time (``realtime=True`` to watch it at the script's pace), and
+repainting about every 30 ms of wall time (every 0.25 s offscreen; ``realtime=True`` to watch it at the script's
+pace), and
 returns its verdicts with the run (channels in display units, the stamp; ``assert driven.passed,
 driven.failures()`` fails with the failed expectations as ``carbench replay`` prints them); :func:`hold` steps the
 window's model a number of frames with keys held, without key events.
@@ -55,6 +56,8 @@ def use_offscreen_without_a_display() -> bool:
 
 
 REPAINT_EVERY = 0.03  # [s] of wall time between repaints in drive(): the frames in between are stepped unseen
+REPAINT_UNSEEN = 0.25  # [s] the same offscreen, where no one watches: a repaint took about as long as the 30 ms of
+# frames between two, half of a driven test's time
 MIN_CHUNK = 8  # frames per repaint at least, however slow a repaint is
 SCREENSHOT_KEY = pytest.StashKey[Path]()
 
@@ -534,12 +537,21 @@ class DrivenRun(Sequence):
 
 
 
-def drive(window, script: str | Path, realtime: bool = False, repaint_every: float = REPAINT_EVERY,
+def default_repaint_every() -> float:
+    """The wall time between drive()'s repaints unless a test says: REPAINT_EVERY on a screen, REPAINT_UNSEEN
+    offscreen."""
+    from PySide6.QtGui import QGuiApplication
+
+    return REPAINT_UNSEEN if QGuiApplication.platformName() == "offscreen" else REPAINT_EVERY
+
+
+def drive(window, script: str | Path, realtime: bool = False, repaint_every: float | None = None,
           chunk: int | None = None) -> DrivenRun:
     """Load ``script`` in the window and replay it to the end.
 
     Frames are stepped as fast as they come, the window repainted about every ``repaint_every`` seconds of
-    wall time (the physics is the same at any pacing); ``realtime`` paces the frames at the script's dt
+    wall time (by default 0.03 s on a screen, 0.25 s offscreen, where no one watches; the physics is the same at any
+    pacing); ``realtime`` paces the frames at the script's dt
     instead, for a test to watch; ``chunk`` repaints after every ``chunk`` frames. Returns the verdicts (every window is over at the end) with the run: the
     window's own history, stepped by the same code path as ``carbench replay``.
     """
@@ -547,6 +559,8 @@ def drive(window, script: str | Path, realtime: bool = False, repaint_every: flo
 
     from PySide6.QtWidgets import QApplication
 
+    if repaint_every is None:
+        repaint_every = default_repaint_every()
     if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral) or chunk < 1):
         raise ValueError(f"drive: chunk must be a whole number of frames, 1 or more, not {chunk!r}")
     _load(window, script)
