@@ -442,7 +442,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "hunt":
         from workbench.runs import hunt_cli
 
-        return hunt_cli.run(args, chart_renderer)
+        return hunt_cli.run(args, chart_renderer, lambda: charts_need("it"))
     if args.command == "sweep":
         return _sweep(args)
     if args.command == "compare":

@@ -283,3 +283,26 @@ def test_a_lateral_balance_violation_is_charted_as_the_two_sides_the_monitor_wei
                                                                          rel=1e-6, abs=1e-9)
     k = int(np.argmin(np.abs(a_y.x - found.violation.time)))
     assert vx_r.y[k] == pytest.approx(values["vx r"], rel=1e-9, abs=1e-12)
+
+
+def test_a_hunt_whose_qt_cannot_load_says_why_it_wrote_no_report(tmp_path, capsys, monkeypatch):
+    """Its line said only "it needs PySide6 and pyqtgraph", where both were installed but Qt could not load its
+    libraries: the reason, as replay --report gives it, was left out."""
+    sys.path.insert(0, str(REPO / "tests" / "workbench"))
+    import faults
+
+    import workbench.gui.charts
+    from workbench.cli import main
+
+    def cannot_load():
+        raise ImportError("libEGL.so.1: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(workbench.gui.charts, "load_qt", cannot_load)
+    with faults.pushing_drag():
+        code = main(["hunt", "--preset", "manual003", "--cars", "3", "--seconds", "12", "--seed", "11", "--out",
+                     str(tmp_path / "found")])
+    assert code == 1 and sorted((tmp_path / "found").glob("*.toml"))  # the findings' scripts, no report
+    assert not (tmp_path / "found" / "report").exists()
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph, which are installed but do "
+        "not load here: libEGL.so.1: cannot open shared object file: No such file or directory")

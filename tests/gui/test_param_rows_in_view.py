@@ -4,7 +4,7 @@ unfolding, a search, Tab and ``rows`` build them."""
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory
 
 
 def _built(panel) -> list[str]:
@@ -12,11 +12,13 @@ def _built(panel) -> list[str]:
 
 
 def _focusable(row) -> list:
-    """The row's widgets that Tab reaches, in order."""
-    widgets = []
-    for editor in row.editors:
-        widgets += [editor.slider, editor.spin] if hasattr(editor, "spin") else [editor]
-    return [w for w in [*widgets, row.reset] if w.focusPolicy() & Qt.FocusPolicy.TabFocus and w.isEnabled()]
+    return [w for w in row.focusable() if w.isEnabled()]
+
+
+def _tab_order(panel) -> list:
+    """What Tab reaches in the rows, in order: each group's header, then its rows' editors and reset buttons."""
+    return [w for group, (header, _) in panel.groups.items()
+            for w in [header, *(w for info in panel._members[group] for w in _focusable(panel._rows[info.path]))]]
 
 
 def _heights(panel) -> dict[str, int]:
@@ -84,7 +86,7 @@ def test_rows_builds_every_row_and_the_values_are_the_cars(carbench_window):
     assert panel.groups["tyres"][0].text() == "tyres (1 modified)"  # counted before its rows were built
 
 
-def test_tab_goes_on_from_the_last_row_built_to_the_next_group(carbench_window, qtbot):
+def test_tab_goes_on_from_the_last_row_built_to_the_next_groups_header_and_rows(carbench_window, qtbot):
     panel = carbench_window.params
     built = _built(panel)
     nxt = next(group for group in panel.groups if group in panel._pending)
@@ -92,20 +94,107 @@ def test_tab_goes_on_from_the_last_row_built_to_the_next_group(carbench_window, 
     last.setFocus(Qt.FocusReason.TabFocusReason)
     assert QApplication.focusWidget() is last
     qtbot.keyClick(last, Qt.Key.Key_Tab)
-    first = _focusable(panel._rows[panel._members[nxt][0].path])[0]
-    assert QApplication.focusWidget() is first
+    assert QApplication.focusWidget() is panel.groups[nxt][0]  # its rows built as the keyboard went on
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is _focusable(panel._rows[panel._members[nxt][0].path])[0]
 
 
 def test_tab_keeps_the_rows_order_when_they_were_built_by_scrolling(carbench_window, qtbot):
+    """The rows built after the window's other widgets came last in its focus chain: Tab went from the headers, all
+    of them first, to the rows built with the window, then out of the panel (the Compare dock) and back."""
     panel = carbench_window.params
-    built = _built(panel)
     bar = panel._scroll.verticalScrollBar()
     bar.setValue(bar.maximum())  # every group built, the later ones well after the window's other widgets
     assert not panel._pending
-    paths = [info.path for group in panel.groups for info in panel._members[group]]
-    widgets = [w for path in paths for w in _focusable(panel._rows[path])]
-    start = widgets.index(_focusable(panel._rows[panel._members[built[-1]][0].path])[0])
-    widgets[start].setFocus(Qt.FocusReason.TabFocusReason)
-    for expected in widgets[start + 1:start + 40]:
+    widgets = _tab_order(panel)
+    widgets[0].setFocus(Qt.FocusReason.TabFocusReason)
+    for expected in widgets[1:]:
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         assert QApplication.focusWidget() is expected
+
+
+def test_the_rows_not_in_view_are_built_a_while_after_the_window_shows(carbench_window, qtbot):
+    """So that Shift+Tab from outside the panel reaches every row, as Tab does."""
+    panel = carbench_window.params
+    assert panel._pending and panel._rest_timer.isActive()
+    qtbot.waitUntil(lambda: not panel._pending, timeout=20_000)
+    widgets = _tab_order(panel)
+    carbench_window.car_view.setFocus(Qt.FocusReason.OtherFocusReason)
+    for _ in range(20):  # back through the docks after the panel (Compare's, the tab bar) into it
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Backtab)
+        if panel.isAncestorOf(QApplication.focusWidget()):
+            break
+    assert QApplication.focusWidget() is widgets[-1]  # the last group's last row
+
+
+def test_folding_a_group_builds_the_groups_that_come_up_into_view(carbench_window):
+    panel = carbench_window.params
+    for group in list(panel.groups)[:3]:
+        panel.groups[group][0].click()  # folded with its header
+    for _ in range(3):
+        QApplication.processEvents()  # laid out again
+    viewport = panel._scroll.viewport()
+    assert any(body.mapTo(viewport, body.rect().topLeft()).y() < viewport.height() for group, (_, body)
+               in panel.groups.items() if group not in list(panel.groups)[:4] and body.isVisibleTo(panel))
+    for group, (_, body) in panel.groups.items():
+        top = body.mapTo(viewport, body.rect().topLeft()).y()
+        if body.isVisibleTo(panel) and top < viewport.height():
+            assert group not in panel._pending, group
+
+
+@pytest.mark.carbench_preset("manual003")
+def test_a_list_of_another_length_gets_an_editor_per_entry(carbench_window):
+    """A script's [[set]] of gearbox.ratios with fewer entries raised an IndexError in the panel's slot (an editor
+    for each entry the preset had); with more, the extra entries had none."""
+    window, panel = carbench_window, carbench_window.params
+    ratios = list(window.model.session.params.gearbox.ratios)
+    window.model.set_param("gearbox.ratios", ratios[:3])
+    assert [e.spin.value() for e in panel.rows["gearbox.ratios"].editors] == ratios[:3]
+    bar = panel._scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    window.model.set_param("gearbox.ratios", ratios + [0.7, 0.6])
+    assert [e.spin.value() for e in panel.rows["gearbox.ratios"].editors] == ratios + [0.7, 0.6]
+    QApplication.processEvents()
+    assert all(e.isVisible() for e in panel.rows["gearbox.ratios"].editors)
+
+
+class _PerControlSpacing(QProxyStyle):
+    """A style that spaces each pair of controls its own way, as macOS's does (no one vertical spacing)."""
+
+    def pixelMetric(self, metric, option=None, widget=None):
+        if metric == QStyle.PixelMetric.PM_LayoutVerticalSpacing:
+            return -1
+        return super().pixelMetric(metric, option, widget)
+
+    def layoutSpacing(self, c1, c2, orientation, option=None, widget=None):
+        return 8
+
+
+@pytest.fixture
+def per_control_spacing(qapp):
+    old = qapp.style().name()
+    qapp.setStyle(_PerControlSpacing(QStyleFactory.create("Fusion")))
+    yield
+    qapp.setStyle(old)
+
+
+def test_with_a_style_that_spaces_each_pair_of_rows_the_waiting_groups_still_take_their_room(per_control_spacing,
+                                                                                           carbench_window):
+    """They were measured with no spacing between rows, and grew as they were built (the scroll range 2669 to 3357 px,
+    the view jumping as the user scrolled)."""
+    panel = carbench_window.params
+    QApplication.processEvents()
+    bar = panel._scroll.verticalScrollBar()
+    extent = bar.maximum()
+    panel.build_rest()
+    QApplication.processEvents()
+    assert bar.maximum() == extent
+
+
+def test_a_font_change_builds_the_rows_waiting(carbench_window):
+    """Measured in the font before, they would have taken the wrong room."""
+    panel = carbench_window.params
+    font = panel.font()
+    font.setPointSize(font.pointSize() + 4)
+    panel.setFont(font)
+    assert not panel._pending

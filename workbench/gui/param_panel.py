@@ -609,12 +609,21 @@ class ParamRow:
             self.reference.setToolTip(f"reference ({self.panel.reference_preset.name}): "
                                       f"{shown_value(self.info, reference)}")
 
+    def focusable(self) -> list[QWidget]:
+        """The row's widgets that Tab reaches, in order."""
+        widgets: list[QWidget] = []
+        for editor in self.editors:
+            widgets += [editor.slider, editor.spin] if isinstance(editor, NumberEditor) else [editor]
+        return [w for w in [*widgets, self.reset] if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
+
     def set_visible(self, visible: bool) -> None:
         for w in self.widgets:
             if w.isHidden() == visible:  # shown or hidden only when it changes: each call costs a show or hide
                 w.setVisible(visible)
 
 
+ROW_SPACING = 6  # [px] between rows where the style has no one spacing for them
+REST_AFTER_MS = 2000  # [ms] after the panel is shown, its rows not in view are built, one group a turn of the loop
 KEPT_PANELS = 5  # other sets of parameters whose rows are kept (with the one on show: the shipped presets' six)
 
 
@@ -753,6 +762,10 @@ class ParamPanel(QWidget):
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)
         self._status_timer.timeout.connect(lambda: self.status.setVisible(False))
+        # The rows not in view are built a while after the panel shows, a group per turn of the event loop.
+        self._rest_timer = QTimer(self)
+        self._rest_timer.setSingleShot(True)
+        self._rest_timer.timeout.connect(self._build_next)
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -847,6 +860,7 @@ class ParamPanel(QWidget):
             grid.setColumnMinimumWidth(1, sizes.editor)
             grid.setColumnMinimumWidth(2, sizes.reset)
             grid.setColumnMinimumWidth(3, REFERENCE_WIDTH)
+            grid.setVerticalSpacing(sizes.spacing)  # as measured, whatever the style would give a pair of rows
             self.groups[group][1].setMinimumHeight(self._rows_height(group))
         self._set_name_width(self._name_least)
         column.addStretch(1)
@@ -892,7 +906,9 @@ class ParamPanel(QWidget):
                        choice=max([c.sizeHint().height() for c in combos] + [rest]),
                        editor=max([w.minimumSizeHint().width() for w in (*editors, *combos)] + [0]),
                        reset=reset.sizeHint().width(),
-                       spacing=max(self.style().pixelMetric(QStyle.PixelMetric.PM_LayoutVerticalSpacing), 0))
+                       spacing=self.style().pixelMetric(QStyle.PixelMetric.PM_LayoutVerticalSpacing))
+        if sizes.spacing < 0:  # a style that spaces each pair of controls its own way (macOS): one spacing here
+            sizes.spacing = ROW_SPACING
         for widget in made:
             widget.deleteLater()
         return sizes
@@ -922,6 +938,8 @@ class ParamPanel(QWidget):
         self._fit_width()
         QTimer.singleShot(0, self._fit_width)  # again once the rows are polished (styles, fonts)
         self._refresh()  # and the rows in view built
+        if self._pending and self.isVisible():
+            self._rest_timer.start(REST_AFTER_MS)
 
     def _keep_shown(self) -> None:
         """Keep the rows on show, hidden (the panel their parent), for when their car comes back."""
@@ -1001,8 +1019,7 @@ class ParamPanel(QWidget):
         header.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
         body.setVisible(open_)
         (self.folded.discard if open_ else self.folded.add)(group)
-        if open_:
-            self._fill_view()
+        self._fill_view()  # opened, or folded: the groups below come up into the view
 
     def set_folded(self, groups) -> None:
         """Fold these groups (the others open); kept across preset loads and restarts."""
@@ -1052,6 +1069,43 @@ class ParamPanel(QWidget):
         for row in rows:
             self._show_row(row, params, base, ref)
             row.set_visible(True)  # at once: a widget put into a panel on show is shown only by the event loop
+        # Tab goes from the group's header through its rows (then on to the next header): rows made after the
+        # window's other widgets came last in its focus chain, and Tab left the panel halfway down.
+        previous = self.groups[group][0]
+        for row in rows:
+            for widget in row.focusable():
+                QWidget.setTabOrder(previous, widget)
+                previous = widget
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._pending and not self._rest_timer.isActive():
+            self._rest_timer.start(REST_AFTER_MS)
+
+    def _build_next(self) -> None:
+        """One group more, while the window is idle, until every row is built (the keyboard reaches every row,
+        Shift+Tab from outside the panel too)."""
+        if not self._pending or not self.isVisible():
+            return
+        self._build_group(next(iter(self._pending)))
+        if self._pending:
+            QTimer.singleShot(0, self, self._build_next)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.build_rest()  # the rows waiting were measured in the font and style before
+
+    def _rebuild_group(self, group: str) -> None:
+        """A group's rows made again (the value boxes' width stays: a list's entries are one parameter's)."""
+        _drop_typing(self.groups[group][1])
+        for info in self._members[group]:
+            for widget in self._rows.pop(info.path).widgets:
+                widget.hide()
+                widget.setParent(None)
+                widget.deleteLater()
+        self._pending[group] = True
+        self._build_group(group)
 
     def _show_row(self, row: ParamRow, params, base, ref) -> None:
         try:
@@ -1063,8 +1117,13 @@ class ParamPanel(QWidget):
     def _refresh(self) -> None:
         params, base = self._model.session.params, self._model.session.preset.params
         ref = self.reference_preset.params
+        for group in {path.split(".")[0] for path, row in self._rows.items()
+                      if row.info.kind is list and len(row.editors) != len(params.get(path))}:
+            self._rebuild_group(group)  # a list of another length (a script's [[set]]): an editor per entry
         for row in self._rows.values():
             self._show_row(row, params, base, ref)
+        for group in self._pending:  # a list's length may have changed
+            self.groups[group][1].setMinimumHeight(self._rows_height(group))
         for group, (header, _) in self.groups.items():
             modified = sum(params.get(i.path) != base.get(i.path) for i in self._members[group])
             header.setText(f"{group} ({modified} modified)" if modified else group)
@@ -1160,7 +1219,7 @@ class ParamPanel(QWidget):
     def row_menu(self, path: str, label: QWidget, pos) -> QMenu:
         """The right-click menu of a row: reset it to the preset's value, copy its dotted path, sweep it
         on the Sweep dock (a number), try the reference's value against the run on show (the Compare dock)."""
-        row = self.rows[path]
+        row = self._rows.get(path) or self.rows[path]  # a right-click comes from a row built: the rest can wait
         info = row.info
         params, base = self._model.session.params, self._model.session.preset.params
         value = params.get(path)

@@ -79,8 +79,9 @@ def write_report(paths: list[Path], folder: Path, render, shown_as: list[Path] |
     return write_html(results, folder, render, check_results(results), title="carbench hunt: minimal scripts")
 
 
-def run(args, renderer=lambda: None) -> int:
-    """``renderer()`` returns the chart renderer for the report, or None where Qt is missing."""
+def run(args, renderer=lambda: None, no_renderer=lambda: "it needs PySide6 and pyqtgraph") -> int:
+    """``renderer()`` returns the chart renderer for the report, or None where Qt is missing or cannot load, and
+    ``no_renderer()`` then says why (the end of the line that says there is no report)."""
     presets = args.hunt_presets or preset_names()
     if not 1 <= args.cars <= MAX_HUNT_CARS:
         return _bad(f"--cars {args.cars}: must be between 1 and {MAX_HUNT_CARS}")
@@ -174,5 +175,5 @@ def run(args, renderer=lambda: None) -> int:
         for line in staged.left_behind("an earlier hunt's chart"):  # the outputs are in place: only clutter
             say(f"--out {out / 'report'}: {line}")
     if paths and report is None:
-        print("carbench: no HTML report of the minimal scripts: it needs PySide6 and pyqtgraph", file=sys.stderr)
+        print(f"carbench: no HTML report of the minimal scripts: {no_renderer()}", file=sys.stderr)
     return EXIT_FAILED if findings else EXIT_OK
