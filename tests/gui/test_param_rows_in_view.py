@@ -198,3 +198,20 @@ def test_a_font_change_builds_the_rows_waiting(carbench_window):
     font.setPointSize(font.pointSize() + 4)
     panel.setFont(font)
     assert not panel._pending
+
+
+def test_a_kept_cars_waiting_groups_take_their_room_after_a_car_without_lists(carbench_window):
+    """Its waiting list (the gearbox's ratios) was measured with the sizes of the car built last, which had no list:
+    too short, and the view jumped when it was built."""
+    window, panel = carbench_window, carbench_window.params
+    assert window.model.load_preset("manual003")
+    QApplication.processEvents()
+    assert "gearbox" in panel._pending
+    assert window.model.load_preset("parking")  # no list among its parameters
+    assert window.model.load_preset("manual003")  # its rows kept, the gearbox's still waiting
+    QApplication.processEvents()
+    assert "gearbox" in panel._pending
+    waiting = _heights(panel)
+    panel.build_rest()
+    QApplication.processEvents()
+    assert _heights(panel) == waiting

@@ -878,9 +878,9 @@ class ParamPanel(QWidget):
         if sample is not None:
             value = params.get(sample.path)
             value = value[0] if sample.kind is list else value
-            editors = [NumberEditor(sample, value)]
-            if any(i.kind is list for i in numbers):  # a list's entries have a tag before them ("1st")
-                editors.append(NumberEditor(sample, value, "1st"))
+            # A list's entry (its tag before it, "1st"), measured whether or not this car has a list: rows kept
+            # for another car take their heights from these sizes too.
+            editors = [NumberEditor(sample, value), NumberEditor(sample, value, "1st")]
             made += editors
             metrics = editors[0].spin.fontMetrics()
             texts = [box_text_width(metrics, i, v) for i in numbers
@@ -901,10 +901,12 @@ class ParamPanel(QWidget):
         for widget in made:
             widget.ensurePolished()
         rest = max(reset.sizeHint().height(), label.sizeHint().height())
+        lists = any(i.kind is list for i in numbers)  # a list's tag widens the editors' column
         sizes = _Sizes(number=max([e.sizeHint().height() for e in editors[:1]] + [rest]),
                        item=max([e.sizeHint().height() for e in editors[1:]] + [0]),
                        choice=max([c.sizeHint().height() for c in combos] + [rest]),
-                       editor=max([w.minimumSizeHint().width() for w in (*editors, *combos)] + [0]),
+                       editor=max([w.minimumSizeHint().width() for w in (*editors[:2 if lists else 1], *combos)]
+                                  + [0]),
                        reset=reset.sizeHint().width(),
                        spacing=self.style().pixelMetric(QStyle.PixelMetric.PM_LayoutVerticalSpacing))
         if sizes.spacing < 0:  # a style that spaces each pair of controls its own way (macOS): one spacing here
