@@ -673,6 +673,7 @@ class _Built:
     members: dict  # group -> its parameters' ParamInfos
     pending: dict  # group -> True: its rows are not built yet
     spin_width: int
+    sizes: _Sizes
     name_most: int
     name_least: int
     infos: list
@@ -960,7 +961,7 @@ class ParamPanel(QWidget):
         if replaced is not None:
             replaced.content.deleteLater()
         self._kept[key] = _Built(content, self._rows, self.groups, self._grids, self._members, self._pending,
-                                 self._spin_width, self._name_most, self._name_least, self._built_for)
+                                 self._spin_width, self._sizes, self._name_most, self._name_least, self._built_for)
         while len(self._kept) > KEPT_PANELS:
             oldest = self._kept.pop(next(iter(self._kept)))
             oldest.content.deleteLater()
@@ -969,6 +970,7 @@ class ParamPanel(QWidget):
         """Rows built before for these parameters, on show again with the current values and folds."""
         self._rows, self.groups, self._grids = built.rows, built.groups, built.grids
         self._members, self._pending, self._spin_width = built.members, built.pending, built.spin_width
+        self._sizes = built.sizes
         self._name_most, self._name_least, self._built_for = built.name_most, built.name_least, built.infos
         for group in self.groups:
             self.set_group_open(group, group not in self.folded)
@@ -1091,20 +1093,24 @@ class ParamPanel(QWidget):
             return
         self._build_group(next(iter(self._pending)))
         if self._pending:
-            QTimer.singleShot(0, self, self._build_next)
+            self._rest_timer.start(0)  # one chain: another car's rows, or a show, start it again from here
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self.build_rest()  # the rows waiting were measured in the font and style before
+            for kept in self._kept.values():  # and other cars' rows kept: built again when their car comes back
+                kept.content.deleteLater()
+            self._kept.clear()
 
     def _rebuild_group(self, group: str) -> None:
         """A group's rows made again (the value boxes' width stays: a list's entries are one parameter's)."""
         _drop_typing(self.groups[group][1])
+        grid = self._grids[group]
         for info in self._members[group]:
-            for widget in self._rows.pop(info.path).widgets:
+            for widget in self._rows.pop(info.path).widgets:  # later: one of them may be sending the signal
+                grid.removeWidget(widget)
                 widget.hide()
-                widget.setParent(None)
                 widget.deleteLater()
         self._pending[group] = True
         self._build_group(group)

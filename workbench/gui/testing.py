@@ -79,20 +79,35 @@ def pytest_load_initial_conftests(early_config, parser, args) -> None:
     _model_not_rewritten(early_config)  # before a conftest imports the model
 
 
-OWN_PACKAGES = ("physics", "workbench")  # what carbench's distribution holds
+OWN_PACKAGES = ("physics", "workbench", "presets")  # the packages of carbench's distribution
 
 
 def _model_not_rewritten(config) -> None:
-    """carbench's own modules imported as they are, not through pytest's assertion rewriting. pytest rewrites the
-    asserts of every module of a distribution that brings a plugin (it cannot tell a plugin's helpers from the rest),
-    and where Python writes no bytecode (``PYTHONDONTWRITEBYTECODE``), or on a fresh checkout, it does so again in
-    every process: the model and the workbench, some 240 modules, cost each pytest process about 2.6 s (of 12.6 s
-    to collect this project's suite), a test that starts pytest in a process of its own too. The asserts in them
-    guard the code's own invariants; a test's asserts are rewritten as before. Only the hook's set of marked names is
-    touched, where this pytest has it."""
+    """carbench's own modules imported as they are, not through pytest's assertion rewriting (all but the few this
+    plugin imports as it loads). pytest rewrites the asserts of every module of a distribution that brings a plugin
+    (it cannot tell a plugin's helpers from the rest), and where Python writes no bytecode
+    (``PYTHONDONTWRITEBYTECODE``), or on a fresh checkout, it does so again in every process: the model and the
+    workbench, some 240 modules, cost each pytest process about 2.6 s (of 12.6 s to collect this project's suite), a
+    test that starts pytest in a process of its own too. The asserts in them guard the code's own invariants; a test's
+    asserts are rewritten as before. Only the hook's set of marked names is touched, where this pytest has it, and
+    only for a package found beside this plugin's (another distribution's package of the same name keeps its
+    rewriting)."""
+    import importlib.util
+
     marked = getattr(config.pluginmanager.rewrite_hook, "_must_rewrite", None)
-    if isinstance(marked, set):
-        marked.difference_update(OWN_PACKAGES)
+    if not isinstance(marked, set):
+        return
+    root = Path(__file__).resolve().parents[2]  # the folder that holds the workbench package
+    for name in OWN_PACKAGES:
+        if name not in marked:
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        origin = spec.origin if spec is not None else None
+        if origin and Path(origin).resolve().is_relative_to(root):
+            marked.discard(name)
 
 
 def _check_screenshot_folder(folder: str | None) -> None:
