@@ -387,10 +387,6 @@ class NumberEditor(QWidget):
         layout.addWidget(self.spin)
         self.show_value(value)
 
-    def text_width(self) -> int:
-        """Pixels the spin box needs to show its value, or either end of its slider, with the unit."""
-        return box_text_width(self.spin.fontMetrics(), self.info, self._value)
-
     def show_value(self, value: float) -> None:
         """Show a model value without emitting ``edited`` (no echo back to the model)."""
         self._value = value
